@@ -1,0 +1,30 @@
+# The Memorization Book. Two entry points: `make book` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PROFILE ?= quick
+
+.PHONY: book test lint venv bench clean
+
+$(STAMP): pyproject.toml requirements-lock.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c requirements-lock.txt -e '.[book,test]'
+	$(PY) -m ipykernel install --sys-prefix --name memnb --display-name "memnb (.venv)" > /dev/null
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+book: $(STAMP)
+	$(PY) book/build.py --profile $(PROFILE)
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py
+	$(PY) -m pytest -n 2 --dist loadfile -q tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_train.py
+
+clean:
+	rm -rf book/_build book/chapters book/_vendor

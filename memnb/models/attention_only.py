@@ -1,0 +1,271 @@
+"""The attention-only Transformer (AoT) of Dana, Pydi & Chevaleyre (AISTATS 2025), eqs. (1)-(2).
+
+One layer of ``H`` parallel attention heads on a residual stream, with no MLP and no LayerNorm.
+Only the last position's prediction is used:
+
+    x(t, s)   = e(t_s) + pos_s                                   (token + positional embedding)
+    a^h(t)    = softmax_s( x(t,S)^T W_Q^{hT} W_K^h x(t,s) )       (eq. 1, no 1/sqrt(d_h) scaling)
+    A^h(t)    = sum_s a^h_s(t) x(t,s)                             (in R^d)
+    T(t)      = W_U ( x(t,S) + sum_h W_O^h W_V^h A^h(t) )         (eq. 2, logits in R^N)
+
+so that ``W_QK^h = W_Q^{hT} W_K^h`` has rank at most ``d_h``. Two options reproduce the
+official code (``leodana2000/Transformer_Attentional_Memory``) instead of the paper:
+``scale_logits=True`` divides the attention logits by ``sqrt(d_h)`` (as
+``nn.MultiheadAttention`` does) and ``pos_placement="attention_only"`` adds the positional
+embedding only to the attention input (queries, keys and values), not to the residual stream.
+The code's shared ``d -> d_h`` compression is not reproduced: every head here has its own
+``W_Q^h, W_K^h, W_V^h`` as in the paper.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+PosPlacement = Literal["residual", "attention_only"]
+_POS_PLACEMENTS = ("residual", "attention_only")
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    """Return ``value`` if it is an int in ``[low, high]``; raise a ``ValueError`` naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return value
+
+
+def _is_functorch_wrapped(t: torch.Tensor) -> bool:
+    """True when ``t`` is batched/wrapped by a ``torch.func`` transform (value checks skipped)."""
+    checker = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
+    return bool(checker(t)) if checker is not None else False
+
+
+def _uniform(shape: tuple[int, ...], bound: float, g: torch.Generator) -> torch.Tensor:
+    return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
+
+
+class AttentionOnlyTransformer(nn.Module):
+    """Attention-only Transformer of Dana et al. (AISTATS 2025), eqs. (1)-(2).
+
+    Args:
+        vocab_size: ``N``, the number of tokens (>= 1).
+        seq_len: ``S``, the context length (>= 1); inputs are ``[B, S]`` token ids.
+        d: embedding dimension (>= 1).
+        d_h: head dimension, ``1 <= d_h <= d`` as in the paper (§2).
+        num_heads: ``H``, number of (padded) heads (>= 0).
+        active_heads: number of heads that contribute (``None`` = all); the others are masked
+            by the float buffer ``head_mask`` (model contract, docs/CONTRACTS.md).
+        scale_logits: divide attention logits by ``sqrt(d_h)`` (official code) instead of the
+            paper's unscaled eq. (1).
+        pos_placement: ``"residual"`` (paper, eq. 2: ``x = e + pos`` everywhere) or
+            ``"attention_only"`` (official code: ``pos`` only enters the attention input).
+        dtype: floating dtype of the parameters.
+        seed: seed of the ``torch.Generator`` used for initialisation.
+
+    Initialisation (PyTorch-default scales): embeddings ``e`` and ``pos`` ~ N(0, 1) like
+    ``nn.Embedding``; ``W_U``, ``W_Q^h``, ``W_K^h``, ``W_V^h`` ~ U(±1/sqrt(d)) and ``W_O^h`` ~
+    U(±1/sqrt(d_h)) like ``nn.Linear`` (bound 1/sqrt(fan_in)). Non-head parameters are drawn
+    first, then the heads one after another, so the first ``h`` heads equal those of an
+    ``h``-head model with the same seed. Values are drawn in float64 and then cast to ``dtype``.
+    """
+
+    head_mask: torch.Tensor
+
+    def __init__(
+        self,
+        vocab_size: int,
+        seq_len: int,
+        d: int,
+        d_h: int,
+        num_heads: int,
+        *,
+        active_heads: int | None = None,
+        scale_logits: bool = False,
+        pos_placement: PosPlacement = "residual",
+        dtype: torch.dtype = torch.float32,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        self.vocab_size = _check_int("vocab_size", vocab_size, 1)
+        self.seq_len = _check_int("seq_len", seq_len, 1)
+        self.d = _check_int("d", d, 1)
+        self.d_h = _check_int("d_h", d_h, 1, d)
+        self.num_heads = _check_int("num_heads", num_heads, 0)
+        if active_heads is None:
+            active_heads = num_heads
+        self.active_heads = _check_int("active_heads", active_heads, 0, num_heads)
+        if pos_placement not in _POS_PLACEMENTS:
+            raise ValueError(
+                f"pos_placement must be one of {_POS_PLACEMENTS}, got {pos_placement!r}"
+            )
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise ValueError(f"dtype must be a floating torch.dtype, got {dtype!r}")
+        _check_int("seed", seed, 0)
+        self.scale_logits = bool(scale_logits)
+        self.pos_placement: PosPlacement = pos_placement
+
+        g = torch.Generator().manual_seed(seed)
+        n, s, h_count = vocab_size, seq_len, num_heads
+        # non-head parameters first
+        token = torch.randn(n, d, generator=g, dtype=torch.float64)
+        pos = torch.randn(s, d, generator=g, dtype=torch.float64)
+        unemb = _uniform((n, d), 1.0 / math.sqrt(d), g)
+        # then the heads, one after another
+        heads = [
+            (
+                _uniform((d_h, d), 1.0 / math.sqrt(d), g),
+                _uniform((d_h, d), 1.0 / math.sqrt(d), g),
+                _uniform((d_h, d), 1.0 / math.sqrt(d), g),
+                _uniform((d, d_h), 1.0 / math.sqrt(d_h), g),
+            )
+            for _ in range(h_count)
+        ]
+
+        def stack(i: int, shape: tuple[int, int]) -> torch.Tensor:
+            if h_count == 0:
+                return torch.zeros((0, *shape), dtype=torch.float64)
+            return torch.stack([head[i] for head in heads])
+
+        self.token_embedding = nn.Parameter(token.to(dtype))
+        self.pos_embedding = nn.Parameter(pos.to(dtype))
+        self.W_Q = nn.Parameter(stack(0, (d_h, d)).to(dtype))
+        self.W_K = nn.Parameter(stack(1, (d_h, d)).to(dtype))
+        self.W_V = nn.Parameter(stack(2, (d_h, d)).to(dtype))
+        self.W_O = nn.Parameter(stack(3, (d, d_h)).to(dtype))
+        self.W_U = nn.Parameter(unemb.to(dtype))
+        mask = (torch.arange(h_count) < self.active_heads).to(dtype)
+        self.register_buffer("head_mask", mask)
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def from_weights(
+        cls,
+        *,
+        token_embedding: torch.Tensor,
+        pos_embedding: torch.Tensor,
+        W_Q: torch.Tensor,
+        W_K: torch.Tensor,
+        W_V: torch.Tensor,
+        W_O: torch.Tensor,
+        W_U: torch.Tensor,
+        scale_logits: bool = False,
+        pos_placement: PosPlacement = "residual",
+        dtype: torch.dtype = torch.float64,
+    ) -> AttentionOnlyTransformer:
+        """Build a model whose weights are given explicitly (used by the constructions).
+
+        Shapes: ``token_embedding [N, d]``, ``pos_embedding [S, d]``, ``W_Q, W_K, W_V
+        [H, d_h, d]``, ``W_O [H, d, d_h]``, ``W_U [N, d]``; all heads are active.
+        """
+        tensors = {
+            "token_embedding": token_embedding, "pos_embedding": pos_embedding, "W_Q": W_Q,
+            "W_K": W_K, "W_V": W_V, "W_O": W_O, "W_U": W_U,
+        }
+        for name, t in tensors.items():
+            if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+                raise ValueError(f"{name} must be a floating-point torch.Tensor")
+        if token_embedding.ndim != 2:
+            raise ValueError(f"token_embedding must be [N, d], got {tuple(token_embedding.shape)}")
+        n, d = token_embedding.shape
+        if pos_embedding.ndim != 2 or pos_embedding.shape[1] != d:
+            raise ValueError(f"pos_embedding must be [S, {d}], got {tuple(pos_embedding.shape)}")
+        s = pos_embedding.shape[0]
+        if W_Q.ndim != 3 or W_Q.shape[2] != d:
+            raise ValueError(f"W_Q must be [H, d_h, {d}], got {tuple(W_Q.shape)}")
+        h, d_h = W_Q.shape[0], W_Q.shape[1]
+        for name, t, shape in (("W_K", W_K, (h, d_h, d)), ("W_V", W_V, (h, d_h, d)),
+                               ("W_O", W_O, (h, d, d_h)), ("W_U", W_U, (n, d))):
+            if tuple(t.shape) != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {tuple(t.shape)}")
+        model = cls(n, s, d, d_h, h, scale_logits=scale_logits, pos_placement=pos_placement,
+                    dtype=dtype)
+        with torch.no_grad():
+            for name, t in tensors.items():
+                getattr(model, name).copy_(t.to(dtype))
+        return model
+
+    def qk_matrices(self) -> torch.Tensor:
+        """``W_QK^h = W_Q^{hT} W_K^h`` for every head, shape ``[H, d, d]`` (rank <= d_h)."""
+        return torch.einsum("hqi,hqj->hij", self.W_Q, self.W_K)
+
+    def num_parameters(self) -> int:
+        """Number of the paper's parameters, counting only active heads.
+
+        ``N d + S d + N d`` (embeddings, unembedding) plus ``4 d d_h`` per active head; equals
+        ``d (S + 2N + 4 d_h H)`` (Dana et al., Thm 1).
+        """
+        per_head = self.W_Q[0].numel() * 3 + self.W_O[0].numel() if self.num_heads else 0
+        return (self.token_embedding.numel() + self.pos_embedding.numel() + self.W_U.numel()
+                + per_head * self.active_heads)
+
+    # ------------------------------------------------------------------------------ forward
+    def _check_tokens(self, tokens: torch.Tensor) -> None:
+        if not isinstance(tokens, torch.Tensor):
+            raise ValueError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
+        if tokens.dtype.is_floating_point or tokens.dtype.is_complex or tokens.dtype == torch.bool:
+            raise ValueError(f"tokens must be an integer tensor, got dtype {tokens.dtype}")
+        if tokens.ndim != 2 or tokens.shape[1] != self.seq_len:
+            raise ValueError(
+                f"tokens must have shape [batch, seq_len={self.seq_len}], got {tuple(tokens.shape)}"
+            )
+        if not _is_functorch_wrapped(tokens) and tokens.numel() > 0:
+            low, high = int(tokens.min()), int(tokens.max())
+            if low < 0 or high >= self.vocab_size:
+                raise ValueError(
+                    f"tokens must lie in [0, vocab_size={self.vocab_size}), got values in "
+                    f"[{low}, {high}]"
+                )
+
+    def _streams(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return (attention input ``[B, S, d]``, residual at the last position ``[B, d]``)."""
+        emb = F.embedding(tokens, self.token_embedding)
+        x = emb + self.pos_embedding
+        if self.pos_placement == "residual":
+            return x, x[:, -1]
+        return x, emb[:, -1]
+
+    def _parts(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Attention ``[B, H, S]``, values ``W_V^h A^h`` ``[B, H, d_h]``, residual ``[B, d]``."""
+        self._check_tokens(tokens)
+        x, resid = self._streams(tokens)
+        q = torch.einsum("hqd,bd->bhq", self.W_Q, x[:, -1])
+        k = torch.einsum("hqd,bsd->bhsq", self.W_K, x)
+        logits = torch.einsum("bhq,bhsq->bhs", q, k)
+        if self.scale_logits:
+            logits = logits / math.sqrt(self.d_h)
+        attn = torch.softmax(logits, dim=-1)
+        v = torch.einsum("hqd,bsd->bhsq", self.W_V, x)
+        return attn, torch.einsum("bhs,bhsq->bhq", attn, v), resid
+
+    def attention_weights(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Attention weights ``a^h(t)`` of the last position (eq. 1), shape ``[B, H, S]``."""
+        return self._parts(tokens)[0]
+
+    def features(self, tokens: torch.Tensor) -> torch.Tensor:
+        """``F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)]``, shape ``[B, d + H d_h]``.
+
+        The logits are the linear map ``W_U [I_d | W_O^1 | ... | W_O^H]`` applied to ``F(t)``
+        (eq. 2); masked heads contribute zeros. This is the feature matrix of the construction
+        in ``memnb.constructions.aot``.
+        """
+        _, values, resid = self._parts(tokens)
+        values = values * self.head_mask[:, None]
+        return torch.cat([resid, values.flatten(1)], dim=1)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits ``T(t_{1:S})`` of eq. (2) for ``tokens`` ``[B, S]``; returns ``[B, N]``."""
+        _, values, resid = self._parts(tokens)
+        out = torch.einsum("hdq,bhq->bhd", self.W_O, values)
+        resid = resid + torch.einsum("bhd,h->bd", out, self.head_mask)
+        return resid @ self.W_U.T
+
+
+def num_parameters(model: AttentionOnlyTransformer) -> int:
+    """The paper's parameter count of ``model`` (active heads only); see the method."""
+    return model.num_parameters()

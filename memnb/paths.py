@@ -1,0 +1,52 @@
+"""Where the project finds its data and writes its results.
+
+The offline datasets are read in place, never copied into the repository. The data directory is,
+in order: the environment variable ``MEMNB_DATA_DIR``; ``data/external`` inside the repository;
+``../shared/data`` beside the repository.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def repo_root() -> Path:
+    """The root of the project checkout (the folder holding ``memnb/``)."""
+    return REPO_ROOT
+
+
+def data_dir_candidates() -> list[Path]:
+    """Every folder searched for the offline datasets, in the order they are tried."""
+    candidates = []
+    env = os.environ.get("MEMNB_DATA_DIR")
+    if env:
+        candidates.append(Path(env).expanduser())
+    candidates.append(REPO_ROOT / "data" / "external")
+    candidates.append(REPO_ROOT.parent / "shared" / "data")
+    return candidates
+
+
+def shared_data_dir() -> Path | None:
+    """The first existing data folder of :func:`data_dir_candidates`, or ``None``."""
+    for candidate in data_dir_candidates():
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def find_dataset(relative: str) -> Path | None:
+    """The first ``<data dir>/<relative>`` that exists, or ``None``."""
+    for candidate in data_dir_candidates():
+        path = candidate / relative
+        if path.exists():
+            return path
+    return None
+
+
+def results_dir() -> Path:
+    """Root of cached experiment results (``MEMNB_RESULTS_DIR`` or ``data/results``)."""
+    env = os.environ.get("MEMNB_RESULTS_DIR")
+    return Path(env).expanduser() if env else REPO_ROOT / "data" / "results"

@@ -1,0 +1,41 @@
+"""Shared test fixtures: small seeded models that follow the model contract."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+from torch import nn
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+torch.set_num_threads(1)
+
+
+class TinyClassifier(nn.Module):
+    """A one-hidden-layer MLP with padded, maskable hidden units (for the training-loop tests)."""
+
+    def __init__(self, d_in: int, width: int, classes: int, *, active_units: int | None = None,
+                 seed: int = 0) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        self.readout_bias = nn.Parameter(torch.randn(classes, generator=g) * 0.1)
+        # units are drawn one after another, so the first h units match an h-unit model
+        w_in, w_out = [], []
+        for _ in range(width):
+            w_in.append(torch.randn(d_in, generator=g) / d_in**0.5)
+            w_out.append(torch.randn(classes, generator=g) / classes**0.5)
+        self.w_in = nn.Parameter(torch.stack(w_in))
+        self.w_out = nn.Parameter(torch.stack(w_out))
+        active = width if active_units is None else active_units
+        self.register_buffer("unit_mask", (torch.arange(width) < active).float())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = torch.relu(x @ self.w_in.T) * self.unit_mask
+        return hidden @ self.w_out + self.readout_bias
+
+
+@pytest.fixture
+def tiny_classifier():
+    return TinyClassifier
