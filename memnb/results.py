@@ -89,7 +89,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     exp = get(name)
     check_profile(profile)
     check_device(device)
-    seeds = default_seeds(profile) if seeds is None else seeds
+    if seeds is None:
+        seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
     if seeds < 1:
         raise ValueError(f"seeds must be >= 1; got {seeds}")
     csv_path, json_path = result_paths(name, profile, root)

@@ -48,7 +48,7 @@ def write_point(cache_dir: Path, point: Mapping[str, Any], rows: Rows) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"point": dict(point), "rows": rows, "sha256": _rows_digest(rows)}
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(payload, sort_keys=True))
+    tmp.write_text(json.dumps(payload))  # rows keep their column order
     os.replace(tmp, path)
     return path
 

@@ -1,0 +1,278 @@
+"""Experiments 1-6 of Dana, Pydi & Chevaleyre (AISTATS 2025), §5 and App. B (Figs. 1-4).
+
+Every experiment trains attention-only Transformers (eq. 2) on the random bigram task
+(``S = 2``, ``t_3 = g(t_1, t_2)``, :mod:`memnb.data.synthetic`) with the official code's recipe:
+Adam, learning rate decaying linearly from 0.01 to 5e-4 (the code's *effective* rates, see the
+notes), batches of 256 drawn from one fixed sample of 16,384 contexts, 4,096 steps. Models that
+differ only in their head count or seed are trained as one packed stack.
+
+Differences from the official code, kept on purpose (the paper's equations are the reference):
+the model follows eqs. (1)-(2) (no 1/sqrt(d_h) scaling, per-head projections instead of the code's
+shared d -> d_h compression, positions added to the residual stream); the learning rate decays
+every step instead of every epoch; the reported accuracy is that of the best-training-loss
+checkpoint on the whole training sample (the code averages the last 100 training batches).
+
+The paper's values (``PAPER_*``) are those of the official repository's CSV files, as listed in
+the reproduction notes (``dana_2025.md`` §3).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from memnb.data.synthetic import all_contexts, association_task
+from memnb.experiments.registry import experiment
+from memnb.models.attention_mlp import AttentionMLPTransformer
+from memnb.models.attention_only import AttentionOnlyTransformer
+from memnb.sweep import Point, Rows, run_sweep
+from memnb.train import TrainConfig, train_members
+
+HEADS_FULL = [1, 6, 11, 16, 21, 26, 31]
+
+# Paper values (official repository CSVs, notes §3).
+PAPER_EXP1_D10 = {"H": HEADS_FULL, "accuracy": [.130, .324, .506, .685, .861, .963, .997]}
+PAPER_EXP1_SLOPES = {3: .0013, 5: .0072, 7: .0163, 9: .0275, 10: .0340, 11: .0415, 13: .0554}
+PAPER_EXP2 = {"d_h": list(range(1, 11)),
+              "accuracy": [.081, .110, .155, .209, .288, .357, .453, .546, .639, .804]}
+PAPER_EXP3 = {"d": list(range(5, 11)), "accuracy": [.264, .362, .460, .578, .697, .809]}
+PAPER_EXP3_PLATEAU = (0.777, 0.814)  # d = 11..15: "flat at .777-.814" (per-point values not listed)
+PAPER_EXP4_FITS = {"quadratic": {"a": 3.33e-4, "b": -6.4e-4, "sse": 2.6e-5},
+                   "cubic": {"a": 2.41e-5, "b": 5.9e-3, "sse": 1.4e-4}}
+PAPER_EXP5_FINAL = {7: (.270, .239), 10: (.594, .693), 13: (.999, .998)}  # (AoT, MLP) at H = 31
+PAPER_EXP6 = {"H": [1, 5, 9, 13, 17, 21], "accuracy": [.330, .497, .633, .734, .857, .858]}
+
+_TRAIN_FULL = {"steps": 4096, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
+_TRAIN_QUICK = {"steps": 2048, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
+_TRAIN_CI = {"steps": 150, "batch": 128, "samples": 2048, "lr": 0.01, "lr_final": 5e-4}
+_EXP5_FULL = {"steps": 16384, "batch": 1024, "samples": 262144, "lr": 0.01, "lr_final": 5e-4,
+              "lr_final_mlp": 1e-4}
+_EXP5_QUICK = {"steps": 2048, "batch": 512, "samples": 32768, "lr": 0.01, "lr_final": 5e-4,
+               "lr_final_mlp": 1e-4}
+_EXP5_CI = {**_TRAIN_CI, "lr_final_mlp": 1e-4}
+
+_GROUP_FIELDS = ("model", "N", "S", "d", "d_h", "steps", "batch", "samples", "lr", "lr_final",
+                 "data_seed")
+
+
+def _group_key(point: Point) -> tuple:
+    return tuple(point.get(k) for k in _GROUP_FIELDS)
+
+
+def _build(point: Point, padded_heads: int, padded_width: int) -> torch.nn.Module:
+    common = {"vocab_size": point["N"], "seq_len": point["S"], "d": point["d"],
+              "d_h": point["d_h"], "num_heads": padded_heads, "active_heads": point["H"],
+              "seed": point["seed"]}
+    if point["model"] == "mlp":
+        return AttentionMLPTransformer(**common, width=padded_width, active_width=point["width"])
+    return AttentionOnlyTransformer(**common)
+
+
+def train_group(points: list[Point], *, device: str = "cpu", progress: bool = True) -> list[Rows]:
+    """Train one packed stack of compatible points (same task, shapes up to heads/width).
+
+    Returns, per point, one row: accuracy on the training sample and on all ``N^S`` contexts,
+    the final training loss, the number of steps run and the paper's parameter count.
+    """
+    first = points[0]
+    if any(_group_key(p) != _group_key(first) for p in points):
+        raise ValueError("train_group needs points that share " + ", ".join(_GROUP_FIELDS))
+    task = association_task(first["N"], first["S"], first["samples"], first["data_seed"])
+    padded_heads = max(p["H"] for p in points)
+    padded_width = max(p.get("width", 0) for p in points)
+    members = [_build(p, padded_heads, padded_width) for p in points]
+    config = TrainConfig(steps=first["steps"], lr=first["lr"], optimizer="adam",
+                         schedule="linear", final_lr_factor=first["lr_final"] / first["lr"],
+                         batch_size=first["batch"], eval_every=max(first["steps"] // 16, 1),
+                         seed=first["data_seed"], device=device)
+    desc = f"{first['model']} d={first['d']} d_h={first['d_h']} ({len(points)} models)"
+    result = train_members(members, task.tokens, task.targets, config, progress=progress,
+                           desc=desc)
+    contexts = all_contexts(first["N"], first["S"])
+    out: list[Rows] = []
+    for k, model in enumerate(result.models):
+        with torch.no_grad():
+            predictions = model.cpu()(contexts).argmax(dim=-1)
+        out.append([{
+            "accuracy": float(result.accuracy[k]),
+            "accuracy_all_contexts": float((predictions == task.table).double().mean()),
+            "loss": float(result.best_loss[k]),
+            "steps_run": int(result.steps_run[k]),
+            "params": int(model.num_parameters()),
+            "T0": task.num_associations,
+        }])
+    return out
+
+
+def _sweep(points: list[Point], *, device: str, cache_dir: Path, executor: str | None,
+           desc: str) -> pd.DataFrame:
+    evaluate = functools.partial(train_group, device=device)
+    return run_sweep(points, evaluate, cache_dir=cache_dir, group_key=_group_key,
+                     executor=executor, desc=desc)
+
+
+def _points(params: dict[str, Any], seeds: int, **axes: list[Any]) -> list[Point]:
+    base = {"model": params.get("model", "aot"), "N": params["N"], "S": 2,
+            "steps": params["steps"], "batch": params["batch"], "samples": params["samples"],
+            "lr": params["lr"], "lr_final": params["lr_final"],
+            "data_seed": params.get("data_seed", 2222)}
+    points: list[Point] = [base]
+    for name, values in axes.items():
+        points = [{**p, name: v} for p in points for v in values]
+    return [{**p, "seed": s} for p in points for s in range(seeds)]
+
+
+def _finish(points: list[Point]) -> list[Point]:
+    """Fill ``d_h = d`` where a point does not set ``d_h`` explicitly."""
+    return [{**p, "d_h": p.get("d_h", p["d"])} for p in points]
+
+
+@experiment(
+    "dana.exp1", title="Accuracy vs number of heads H (d = d_h)",
+    paper_figure="Dana et al. Fig. 1a (Experiment 1)",
+    profiles={
+        "ci": {"N": 12, "d": [4], "H": [1, 3, 6], **_TRAIN_CI},
+        "quick": {"N": 50, "d": [6, 8, 10], "H": HEADS_FULL, **_TRAIN_QUICK},
+        "full": {"N": 50, "d": list(range(3, 14)), "H": HEADS_FULL, **_TRAIN_FULL},
+    },
+)
+def exp1(params: dict, *, seeds: int, device: str, cache_dir: Path,
+         executor: str | None = None) -> pd.DataFrame:
+    """Experiment 1: accuracy against H for several d = d_h (the paper plots d = 10)."""
+    points = _finish(_points(params, seeds, d=params["d"], H=params["H"]))
+    return _sweep(points, device=device, cache_dir=cache_dir, executor=executor, desc="dana.exp1")
+
+
+@experiment(
+    "dana.exp2", title="Accuracy vs head dimension d_h (d = 10, H = 20)",
+    paper_figure="Dana et al. Fig. 1b (Experiment 2)",
+    profiles={
+        "ci": {"N": 12, "d": 4, "H": 4, "d_h": [1, 4], **_TRAIN_CI},
+        "quick": {"N": 50, "d": 10, "H": 20, "d_h": [1, 2, 4, 6, 8, 10], **_TRAIN_QUICK},
+        "full": {"N": 50, "d": 10, "H": 20, "d_h": list(range(1, 11)), **_TRAIN_FULL},
+    },
+)
+def exp2(params: dict, *, seeds: int, device: str, cache_dir: Path,
+         executor: str | None = None) -> pd.DataFrame:
+    """Experiment 2: accuracy against d_h at fixed d and H."""
+    points = _points(params, seeds, d=[params["d"]], H=[params["H"]], d_h=params["d_h"])
+    return _sweep(points, device=device, cache_dir=cache_dir, executor=executor, desc="dana.exp2")
+
+
+@experiment(
+    "dana.exp3", title="Accuracy vs embedding dimension d (H = 20, d_h = 10)",
+    paper_figure="Dana et al. Fig. 2a (Experiment 3)",
+    profiles={
+        "ci": {"N": 12, "H": 4, "d_h": 4, "d": [3, 6], **_TRAIN_CI},
+        "quick": {"N": 50, "H": 20, "d_h": 10, "d": [5, 7, 9, 10, 12, 15], **_TRAIN_QUICK},
+        "full": {"N": 50, "H": 20, "d_h": 10, "d": list(range(5, 16)), **_TRAIN_FULL},
+    },
+)
+def exp3(params: dict, *, seeds: int, device: str, cache_dir: Path,
+         executor: str | None = None) -> pd.DataFrame:
+    """Experiment 3: accuracy against d at fixed H and d_h (d_h may exceed d, as in the code)."""
+    points = _points(params, seeds, d=params["d"], H=[params["H"]], d_h=[params["d_h"]])
+    return _sweep(points, device=device, cache_dir=cache_dir, executor=executor, desc="dana.exp3")
+
+
+def head_slopes(table: pd.DataFrame, threshold: float = 0.95) -> pd.DataFrame:
+    """Least-squares slope of accuracy vs H per (d, seed), using points up to the first
+    accuracy above ``threshold`` (the official ``reg_lin`` rule); columns d, seed, slope."""
+    rows = []
+    for (d, seed), part in table.groupby(["d", "seed"]):
+        part = part.sort_values("H")
+        above = np.flatnonzero(part["accuracy"].to_numpy() > threshold)
+        stop = above[0] + 1 if above.size else len(part)
+        used = part.iloc[: max(stop, 2)]
+        slope = np.polyfit(used["H"], used["accuracy"], 1)[0]
+        rows.append({"d": int(d), "seed": int(seed), "slope": float(slope),
+                     "points_used": len(used)})
+    return pd.DataFrame(rows)
+
+
+def fit_power(d: np.ndarray, slopes: np.ndarray, power: int) -> dict[str, float]:
+    """Least squares ``slope = a d^power + b`` (Experiment 4); returns a, b and the SSE."""
+    design = np.stack([np.asarray(d, float) ** power, np.ones(len(d))], axis=1)
+    coef, *_ = np.linalg.lstsq(design, np.asarray(slopes, float), rcond=None)
+    sse = float(np.sum((design @ coef - slopes) ** 2))
+    return {"a": float(coef[0]), "b": float(coef[1]), "sse": sse}
+
+
+@experiment(
+    "dana.exp4", title="Scaling of the per-head slope C(d, N) with d",
+    paper_figure="Dana et al. Fig. 2b (Experiment 4)",
+    profiles={
+        "ci": {"N": 12, "d": [3, 4], "H": [1, 3, 6], **_TRAIN_CI},
+        "quick": {"N": 50, "d": [6, 8, 10], "H": HEADS_FULL, **_TRAIN_QUICK},
+        "full": {"N": 50, "d": list(range(3, 14)), "H": HEADS_FULL, **_TRAIN_FULL},
+    },
+)
+def exp4(params: dict, *, seeds: int, device: str, cache_dir: Path,
+         executor: str | None = None) -> pd.DataFrame:
+    """Experiment 4: slopes of Experiment 1 against d, fitted by a d^2 + b and a d^3 + b.
+
+    Reuses Experiment 1's cached points (same grid, same cache), so it costs nothing after
+    ``dana.exp1`` under the same profile.
+    """
+    exp1_cache = Path(cache_dir).parent / "dana.exp1"
+    table = exp1(params, seeds=seeds, device=device, cache_dir=exp1_cache, executor=executor)
+    slopes = head_slopes(table)
+    mean = slopes.groupby("d")["slope"].mean()
+    rows = [{"kind": "slope", "d": int(d), "seed": int(s), "slope": float(v)}
+            for d, s, v in slopes[["d", "seed", "slope"]].itertuples(index=False)]
+    for power, name in ((2, "quadratic"), (3, "cubic")):
+        fit = fit_power(mean.index.to_numpy(), mean.to_numpy(), power)
+        rows.append({"kind": f"fit_{name}", **fit})
+    return pd.DataFrame(rows)
+
+
+def _exp5_points(params: dict, seeds: int) -> list[Point]:
+    points = []
+    for d in params["d"]:
+        for kind, lr_final in (("aot", params["lr_final"]), ("mlp", params["lr_final_mlp"])):
+            for h in params["H"]:
+                heads, width = (h, 0) if kind == "aot" else (1, 2 * d * (h - 1))
+                for seed in range(seeds):
+                    points.append({"model": kind, "N": params["N"], "S": 2, "d": d, "d_h": d,
+                                   "H": heads, "H_equiv": h, "width": width,
+                                   "steps": params["steps"], "batch": params["batch"],
+                                   "samples": params["samples"], "lr": params["lr"],
+                                   "lr_final": lr_final, "data_seed": 2222, "seed": seed})
+    return points
+
+
+@experiment(
+    "dana.exp5", title="Attention-only vs one head + MLP at equal parameter count",
+    paper_figure="Dana et al. Fig. 3 (Experiment 5)",
+    profiles={
+        "ci": {"N": 12, "d": [4], "H": [1, 3], **_EXP5_CI},
+        "quick": {"N": 70, "d": [7, 10], "H": [1, 11, 21, 31], **_EXP5_QUICK},
+        "full": {"N": 70, "d": [7, 10, 13], "H": HEADS_FULL, **_EXP5_FULL},
+    },
+)
+def exp5(params: dict, *, seeds: int, device: str, cache_dir: Path,
+         executor: str | None = None) -> pd.DataFrame:
+    """Experiment 5: AoT with H heads vs 1 head + MLP of width 2d(H-1); x-axis = parameters."""
+    return _sweep(_exp5_points(params, seeds), device=device, cache_dir=cache_dir,
+                  executor=executor, desc="dana.exp5")
+
+
+@experiment(
+    "dana.exp6", title="Small vocabulary: N = 10, d = d_h = 2",
+    paper_figure="Dana et al. Fig. 4 (Experiment 6)",
+    profiles={
+        "ci": {"N": 10, "d": 2, "H": [1, 5, 9], **_TRAIN_CI},
+        "quick": {"N": 10, "d": 2, "H": [1, 5, 9, 13, 17, 21], **_TRAIN_QUICK},
+        "full": {"N": 10, "d": 2, "H": [1, 5, 9, 13, 17, 21], "seeds": 20, **_TRAIN_FULL},
+    },
+)
+def exp6(params: dict, *, seeds: int, device: str, cache_dir: Path,
+         executor: str | None = None) -> pd.DataFrame:
+    """Experiment 6: the d = 2 regime of Corollary 1 (the paper uses 20 repetitions)."""
+    points = _finish(_points(params, seeds, d=[params["d"]], H=params["H"]))
+    return _sweep(points, device=device, cache_dir=cache_dir, executor=executor, desc="dana.exp6")

@@ -1,0 +1,83 @@
+"""Sweep caching: resume after interruption, corrupted cache files, grouping, tidy output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memnb.sweep import cache_path, grid, point_key, run_sweep
+
+
+class Interrupted(RuntimeError):
+    pass
+
+
+def _square(group, calls, fail_on=None):
+    calls.append([p["x"] for p in group])
+    out = []
+    for p in group:
+        if fail_on is not None and p["x"] == fail_on:
+            raise Interrupted(f"stopped at x={p['x']}")
+        out.append([{"y": p["x"] ** 2 + p["seed"]}])
+    return out
+
+
+def test_grid_and_key():
+    points = grid(x=[1, 2], seed=[0, 1])
+    assert points == [{"x": 1, "seed": 0}, {"x": 1, "seed": 1}, {"x": 2, "seed": 0},
+                      {"x": 2, "seed": 1}]
+    assert point_key({"a": 1, "b": 2}) == point_key({"b": 2, "a": 1})
+    with pytest.raises(ValueError, match="axis 'x'"):
+        grid(x=[])
+
+
+def test_resume_after_interruption_recomputes_only_missing(tmp_path):
+    points = grid(x=list(range(6)), seed=[0])
+    calls: list = []
+    with pytest.raises(Interrupted):
+        run_sweep(points, lambda g: _square(g, calls, fail_on=4), cache_dir=tmp_path,
+                  progress=False)
+    assert len(list(tmp_path.glob("*.json"))) == 4  # points 0..3 were cached as they finished
+    calls.clear()
+    table = run_sweep(points, lambda g: _square(g, calls), cache_dir=tmp_path, progress=False)
+    assert calls == [[4], [5]]
+    assert table["y"].tolist() == [x * x for x in range(6)]
+    assert list(table.columns) == ["x", "seed", "y"]
+
+
+def test_corrupted_cache_is_recomputed(tmp_path):
+    points = grid(x=[1, 2, 3], seed=[0])
+    calls: list = []
+    run_sweep(points, lambda g: _square(g, calls), cache_dir=tmp_path, progress=False)
+    bad = cache_path(tmp_path, points[1])
+    bad.write_text(bad.read_text()[:-7])  # truncated file
+    tampered = cache_path(tmp_path, points[2])
+    payload = json.loads(tampered.read_text())
+    payload["rows"][0]["y"] = -1  # checksum no longer matches
+    tampered.write_text(json.dumps(payload))
+    calls.clear()
+    with pytest.warns(UserWarning, match="corrupted"):
+        table = run_sweep(points, lambda g: _square(g, calls), cache_dir=tmp_path,
+                          progress=False)
+    assert sorted(c[0] for c in calls) == [2, 3]
+    assert table["y"].tolist() == [1, 4, 9]
+
+
+def test_groups_pack_compatible_points(tmp_path):
+    points = grid(x=[1, 2, 3, 4], seed=[0, 1])
+    calls: list = []
+    run_sweep(points, lambda g: _square(g, calls), cache_dir=tmp_path,
+              group_key=lambda p: p["x"] % 2, max_group_size=3, progress=False)
+    assert sorted(len(c) for c in calls) == [1, 1, 3, 3]
+    assert all(len({x % 2 for x in c}) == 1 for c in calls)
+
+
+def test_duplicate_points_rejected(tmp_path):
+    with pytest.raises(ValueError, match="distinct"):
+        run_sweep([{"x": 1}, {"x": 1}], lambda g: [], cache_dir=tmp_path, progress=False)
+
+
+def test_wrong_result_count_is_an_error(tmp_path):
+    with pytest.raises(RuntimeError, match="returned 0 results"):
+        run_sweep([{"x": 1}], lambda g: [], cache_dir=tmp_path, progress=False)
