@@ -12,7 +12,10 @@ Thm 1"):
    ``W_QK^h = W_Q^{hT} W_K^h`` has rank ``d_h``, as the model requires);
 2. build the features ``F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)] ∈ R^{d + H d_h}``;
 3. take ``W_U`` rows = distinct unit vectors (circle points when ``d = 2``, normalised Gaussians
-   otherwise) and targets ``E(t) = λ W_U[g(t)]``, so that ``argmax W_U E(t) = g(t)``;
+   otherwise) and targets ``E(t) = λ W_U[g(t)]``, so that ``argmax W_U E(t) = g(t)``
+   (when these ``E(t)`` do not span ``R^d`` -- fewer than ``d`` distinct targets, or ``N = 2``
+   on the circle -- each is nudged by a generic vector of norm ``<= λ·margin/4``; otherwise
+   ``M_0`` below would be singular);
 4. solve ``M F = E`` for ``M = [M_0 | W_O^1 ... W_O^H] ∈ R^{d × (d + H d_h)}``;
 5. reparametrize ``e <- e M_0^T``, ``pos <- pos M_0^T``, ``W_{Q,K,V}^h <- W_{Q,K,V}^h M_0^{-1}``,
    which leaves every attention pattern and every ``W_V^h A^h`` unchanged and turns the
@@ -38,9 +41,11 @@ least half the designed margin); if it fails, it is redrawn deterministically fr
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import pandas as pd
 import torch
 
 from memnb.models.attention_only import AttentionOnlyTransformer
@@ -65,7 +70,9 @@ class ConstructionReport:
         qk_scale: scale of the accepted ``W_Q, W_K`` draw (``nan`` for ``S = 1``).
         cond_features: 2-norm condition number of the feature matrix ``F`` (``T_0`` columns).
         cond_m0: condition number of ``M_0`` (the reparametrization of the residual stream).
-        design_margin: ``λ min_t (1 - max_{j != g(t)} <W_U[j], W_U[g(t)]>)``.
+        design_margin: smallest margin ``min_t (l_{g(t)} - max_{j != g(t)} l_j)`` of the
+            intended logits ``l = W_U E(t)`` (``λ min_t (1 - max_{j != g(t)} <W_U[j],
+            W_U[g(t)]>)`` unless the targets were nudged).
         min_margin: smallest ``logit_{g(t)} - max_{j != g(t)} logit_j`` of the built model.
         max_logit_error: ``max |T(t) - W_U E(t)|`` of the built model (exactness of eq. 2).
         accuracy: fraction of sequences whose argmax equals the target (1.0 when accepted).
@@ -95,8 +102,8 @@ def unit_unembedding(vocab_size: int, d: int, rng: np.random.Generator) -> np.nd
     """Distinct unit vectors as rows of ``W_U`` ``[N, d]``.
 
     ``d = 2``: the circle points ``(cos 2πi/N, sin 2πi/N)`` of Prop. 3; ``d >= 3``: normalised
-    Gaussian rows (distinct with probability one), the best-separated of a few draws. With unit rows, ``<W_U[j], W_U[g]>`` is
-    maximal exactly at ``j = g``.
+    Gaussian rows (distinct with probability one), the best separated of a few draws. With unit
+    rows, ``<W_U[j], W_U[g]>`` is maximal exactly at ``j = g``.
     """
     if d == 2:
         angles = 2.0 * np.pi * np.arange(vocab_size) / vocab_size
@@ -116,11 +123,11 @@ def _validate(tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int, d: i
               H: int, scale: float, max_attempts: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     for name, value, low in (("vocab_size", vocab_size, 1), ("d", d, 2), ("d_h", d_h, 1),
                              ("H", H, 0), ("max_attempts", max_attempts, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
     if d_h > d:
         raise ValueError(f"d_h must be in 1..d={d} (the paper assumes d_h <= d), got {d_h}")
-    if not (isinstance(scale, int | float) and math.isfinite(scale) and scale > 0):
+    if not (isinstance(scale, numbers.Real) and math.isfinite(scale) and scale > 0):
         raise ValueError(f"scale (λ) must be a positive finite number, got {scale!r}")
     if not isinstance(tokens, torch.Tensor) or tokens.dtype.is_floating_point \
             or tokens.dtype == torch.bool or tokens.ndim != 2:
@@ -178,12 +185,19 @@ def _model(e: np.ndarray, pos: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: n
 
 
 def _attempt(tok: np.ndarray, tgt: np.ndarray, vocab_size: int, d: int, d_h: int, H: int,
-             scale: float, seed: int) -> tuple[AttentionOnlyTransformer, dict[str, float]] | None:
+             scale: float, seed: int) -> tuple[AttentionOnlyTransformer, dict] | None:
     """One deterministic draw of the construction; ``None`` if the draw is degenerate."""
     rng = np.random.default_rng(seed)
     t0, s = tok.shape
     wu = unit_unembedding(vocab_size, d, rng)
     targets_e = scale * wu[tgt]  # E(t) = λ W_U[g(t)], shape [T0, d]
+    if np.linalg.matrix_rank(targets_e) < min(d, t0):
+        # few distinct targets (or N < d): E would make M_0 singular; nudge E(t) by a generic
+        # vector of norm <= λ·margin/4, which keeps the argmax with at least half the margin.
+        margin = _margins(targets_e @ wu.T, tgt).min() / scale if vocab_size > 1 else 1.0
+        nudge = rng.standard_normal((t0, d))
+        nudge /= np.linalg.norm(nudge, axis=1, keepdims=True)
+        targets_e = targets_e + 0.25 * scale * margin * rng.uniform(0.5, 1.0, (t0, 1)) * nudge
     e = rng.uniform(0.0, 1.0, (vocab_size, d))
     pos = rng.uniform(0.0, 1.0, (s, d))
     wv = rng.standard_normal((H, d_h, d))
@@ -196,7 +210,8 @@ def _attempt(tok: np.ndarray, tgt: np.ndarray, vocab_size: int, d: int, d_h: int
         # every head is linear in x(t,1): set the embedding directly (exact), heads off.
         e[tok[:, 0]] = targets_e - pos[0]
         model = _model(e, pos, wq0, wk0, wv, wo_zero, wu)
-        return model, {"qk_scale": float("nan"), "cond_features": 1.0, "cond_m0": 1.0}
+        return model, {"qk_scale": float("nan"), "cond_features": 1.0, "cond_m0": 1.0,
+                       "targets_e": targets_e}
 
     best: tuple[float, float, np.ndarray] | None = None
     for qk_scale in QK_SCALES:
@@ -225,7 +240,8 @@ def _attempt(tok: np.ndarray, tgt: np.ndarray, vocab_size: int, d: int, d_h: int
     wo = m[:, d:].reshape(d, H, d_h).transpose(1, 0, 2)  # [H, d, d_h]
     model = _model(e @ m0.T, pos @ m0.T, qk_scale * wq0 @ m0_inv, qk_scale * wk0 @ m0_inv,
                    wv @ m0_inv, wo, wu)
-    return model, {"qk_scale": qk_scale, "cond_features": cond_f, "cond_m0": cond_m0}
+    return model, {"qk_scale": qk_scale, "cond_features": cond_f, "cond_m0": cond_m0,
+                   "targets_e": targets_e}
 
 
 def memorize_with_report(
@@ -262,6 +278,7 @@ def memorize_with_report(
             distinct last tokens (see the module docstring).
     """
     tok, tgt = _validate(tokens, targets, vocab_size, d, d_h, H, scale, max_attempts, seed)
+    vocab_size, d, d_h, H, seed = int(vocab_size), int(d), int(d_h), int(H), int(seed)
     t0, s = tok.shape
     for attempt in range(max_attempts):
         result = _attempt(tok, tgt, vocab_size, d, d_h, H, float(scale), seed + attempt)
@@ -269,7 +286,7 @@ def memorize_with_report(
             continue
         model, info = result
         wu = model.W_U.detach().numpy()
-        intended = float(scale) * wu[tgt] @ wu.T  # W_U E(t), [T0, N]
+        intended = info["targets_e"] @ wu.T  # W_U E(t), [T0, N]
         design = _margins(intended, tgt).min() if vocab_size > 1 else float("inf")
         with torch.no_grad():
             logits = model(torch.from_numpy(tok)).numpy()
@@ -315,3 +332,22 @@ def memorize(
     model, _ = memorize_with_report(tokens, targets, vocab_size, d, d_h, H, scale=scale,
                                     seed=seed, max_attempts=max_attempts)
     return model
+
+
+def construction_table(configs: list[tuple[int, int, int, int, int]], *,
+                       seed: int = 0) -> pd.DataFrame:
+    """Build the construction at capacity for each ``(N, S, d, d_h, H)`` and report it.
+
+    For each configuration, ``T_0 = H d_h + d`` distinct random sequences with random targets
+    (:func:`memnb.data.synthetic.distinct_sequences`) are memorized by :func:`memorize_with_report`;
+    the row holds the report (accuracy, margins, condition numbers, parameter counts).
+    """
+    from memnb.data.synthetic import distinct_sequences
+
+    rows = []
+    for N, S, d, d_h, H in configs:
+        T0 = H * d_h + d
+        tokens, targets = distinct_sequences(T0, N, S, seed=seed)
+        _, report = memorize_with_report(tokens, targets, N, d, d_h, H, seed=seed)
+        rows.append({"N": N, "S": S, "d": d, "d_h": d_h, "H": H, **report.as_dict()})
+    return pd.DataFrame(rows)

@@ -70,3 +70,22 @@ def association_task(vocab_size: int, seq_len: int, num_samples: int,
     tokens = torch.randint(vocab_size, (num_samples, seq_len), generator=g)
     targets = table[context_index(tokens, vocab_size)]
     return AssociationTask(tokens, targets, table, vocab_size, seq_len)
+
+
+def distinct_sequences(num_sequences: int, vocab_size: int, seq_len: int,
+                       seed: int) -> tuple[Tensor, Tensor]:
+    """``num_sequences`` distinct contexts in ``[N]^S`` and uniformly random targets (seeded).
+
+    The input of the memorization constructions: ``T_0`` associations ``t_{1:S} -> g(t)``.
+    """
+    _check_positive("num_sequences", num_sequences)
+    total = vocab_size**seq_len
+    if num_sequences > total:
+        raise ValueError(
+            f"num_sequences must be <= vocab_size**seq_len = {total}; got {num_sequences}")
+    g = torch.Generator().manual_seed(seed)
+    chosen = torch.randperm(total, generator=g)[:num_sequences]
+    tokens = torch.stack([(chosen // vocab_size**(seq_len - 1 - s)) % vocab_size
+                          for s in range(seq_len)], dim=1)
+    targets = torch.randint(vocab_size, (num_sequences,), generator=g)
+    return tokens, targets

@@ -48,11 +48,11 @@ PAPER_EXP5_FINAL = {7: (.270, .239), 10: (.594, .693), 13: (.999, .998)}  # (AoT
 PAPER_EXP6 = {"H": [1, 5, 9, 13, 17, 21], "accuracy": [.330, .497, .633, .734, .857, .858]}
 
 _TRAIN_FULL = {"steps": 4096, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
-_TRAIN_QUICK = {"steps": 2048, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
-_TRAIN_CI = {"steps": 150, "batch": 128, "samples": 2048, "lr": 0.01, "lr_final": 5e-4}
+_TRAIN_QUICK = {"steps": 1024, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
+_TRAIN_CI = {"steps": 300, "batch": 128, "samples": 2048, "lr": 0.01, "lr_final": 5e-4}
 _EXP5_FULL = {"steps": 16384, "batch": 1024, "samples": 262144, "lr": 0.01, "lr_final": 5e-4,
               "lr_final_mlp": 1e-4}
-_EXP5_QUICK = {"steps": 2048, "batch": 512, "samples": 32768, "lr": 0.01, "lr_final": 5e-4,
+_EXP5_QUICK = {"steps": 1024, "batch": 512, "samples": 32768, "lr": 0.01, "lr_final": 5e-4,
                "lr_final_mlp": 1e-4}
 _EXP5_CI = {**_TRAIN_CI, "lr_final_mlp": 1e-4}
 
@@ -137,7 +137,7 @@ def _finish(points: list[Point]) -> list[Point]:
     paper_figure="Dana et al. Fig. 1a (Experiment 1)",
     profiles={
         "ci": {"N": 12, "d": [4], "H": [1, 3, 6], **_TRAIN_CI},
-        "quick": {"N": 50, "d": [6, 8, 10], "H": HEADS_FULL, **_TRAIN_QUICK},
+        "quick": {"N": 50, "d": [6, 10], "H": HEADS_FULL, **_TRAIN_QUICK},
         "full": {"N": 50, "d": list(range(3, 14)), "H": HEADS_FULL, **_TRAIN_FULL},
     },
 )
@@ -153,7 +153,8 @@ def exp1(params: dict, *, seeds: int, device: str, cache_dir: Path,
     paper_figure="Dana et al. Fig. 1b (Experiment 2)",
     profiles={
         "ci": {"N": 12, "d": 4, "H": 4, "d_h": [1, 4], **_TRAIN_CI},
-        "quick": {"N": 50, "d": 10, "H": 20, "d_h": [1, 2, 4, 6, 8, 10], **_TRAIN_QUICK},
+        "quick": {"N": 50, "d": 10, "H": 20, "d_h": [1, 2, 4, 6, 8, 10], "seeds": 1,
+                  **_TRAIN_QUICK},
         "full": {"N": 50, "d": 10, "H": 20, "d_h": list(range(1, 11)), **_TRAIN_FULL},
     },
 )
@@ -169,7 +170,8 @@ def exp2(params: dict, *, seeds: int, device: str, cache_dir: Path,
     paper_figure="Dana et al. Fig. 2a (Experiment 3)",
     profiles={
         "ci": {"N": 12, "H": 4, "d_h": 4, "d": [3, 6], **_TRAIN_CI},
-        "quick": {"N": 50, "H": 20, "d_h": 10, "d": [5, 7, 9, 10, 12, 15], **_TRAIN_QUICK},
+        "quick": {"N": 50, "H": 20, "d_h": 10, "d": [5, 7, 10, 12, 15], "seeds": 1,
+                  **_TRAIN_QUICK},
         "full": {"N": 50, "H": 20, "d_h": 10, "d": list(range(5, 16)), **_TRAIN_FULL},
     },
 )
@@ -208,7 +210,7 @@ def fit_power(d: np.ndarray, slopes: np.ndarray, power: int) -> dict[str, float]
     paper_figure="Dana et al. Fig. 2b (Experiment 4)",
     profiles={
         "ci": {"N": 12, "d": [3, 4], "H": [1, 3, 6], **_TRAIN_CI},
-        "quick": {"N": 50, "d": [6, 8, 10], "H": HEADS_FULL, **_TRAIN_QUICK},
+        "quick": {"N": 50, "d": [6, 10], "H": HEADS_FULL, **_TRAIN_QUICK},
         "full": {"N": 50, "d": list(range(3, 14)), "H": HEADS_FULL, **_TRAIN_FULL},
     },
 )
@@ -251,7 +253,7 @@ def _exp5_points(params: dict, seeds: int) -> list[Point]:
     paper_figure="Dana et al. Fig. 3 (Experiment 5)",
     profiles={
         "ci": {"N": 12, "d": [4], "H": [1, 3], **_EXP5_CI},
-        "quick": {"N": 70, "d": [7, 10], "H": [1, 11, 21, 31], **_EXP5_QUICK},
+        "quick": {"N": 70, "d": [7, 10], "H": [1, 11, 21, 31], "seeds": 1, **_EXP5_QUICK},
         "full": {"N": 70, "d": [7, 10, 13], "H": HEADS_FULL, **_EXP5_FULL},
     },
 )
@@ -267,7 +269,7 @@ def exp5(params: dict, *, seeds: int, device: str, cache_dir: Path,
     paper_figure="Dana et al. Fig. 4 (Experiment 6)",
     profiles={
         "ci": {"N": 10, "d": 2, "H": [1, 5, 9], **_TRAIN_CI},
-        "quick": {"N": 10, "d": 2, "H": [1, 5, 9, 13, 17, 21], **_TRAIN_QUICK},
+        "quick": {"N": 10, "d": 2, "H": [1, 5, 9, 13, 17, 21], "seeds": 3, **_TRAIN_QUICK},
         "full": {"N": 10, "d": 2, "H": [1, 5, 9, 13, 17, 21], "seeds": 20, **_TRAIN_FULL},
     },
 )

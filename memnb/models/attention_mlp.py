@@ -63,9 +63,7 @@ class AttentionMLPTransformer(AttentionOnlyTransformer):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``[B, N]``: eq. (2)'s residual stream passed through the residual MLP."""
-        _, values, resid = self._parts(tokens)
-        out = torch.einsum("hdq,bhq->bhd", self.W_O, values)
-        resid = resid + torch.einsum("bhd,h->bd", out, self.head_mask)
+        resid = self._residual_out(tokens)
         hidden = F.gelu(resid @ self.mlp_in.T + self.mlp_in_bias) * self.unit_mask
         resid = resid + hidden @ self.mlp_out + self.mlp_out_bias
         return resid @ self.W_U.T

@@ -1,0 +1,438 @@
+"""Build the Memorization Book: execute the chapters, vendor the JavaScript, run Jupyter Book.
+
+    python book/build.py [--profile quick] [--only NAME] [--skip-execute] [--strict]
+                         [--notebooks DIR]
+
+1. Every ``notebooks/*.ipynb`` (stored without outputs) is executed with papermill, with the
+   parameter ``profile`` injected, into ``book/chapters/<name>.ipynb``. The kernel is a kernelspec
+   named ``memnb`` that runs *this* Python (registered inside the environment, so a fresh clone
+   needs no user-level kernels). Kernels get ``MEMNB_SLIDER=static``, so sliders are the
+   pre-computed kind that works without a kernel. A cell error stops the build (exit 1).
+2. The JavaScript the HTML pages need (RequireJS and the ipywidgets HTML manager for embedded
+   widgets, MathJax for the equations) is installed once with npm into ``book/.cache/npm`` and
+   copied into ``book/_vendor/``, which Sphinx publishes as ``_static/``; the pages load it from
+   there, never from a CDN.
+3. The table of contents is generated from the executed chapters present (order: dana, mahdavi,
+   kajitsuka_sato, then any others alphabetically) plus the static pages ``book/*.md``, and
+   ``jupyter-book build`` runs with ``execute_notebooks: "off"``.
+4. The built HTML is checked: no page may load a script, stylesheet or font from another host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+BOOK = Path(__file__).resolve().parent
+REPO = BOOK.parent
+CHAPTERS = BOOK / "chapters"
+VENDOR = BOOK / "_vendor"
+CACHE = BOOK / ".cache"
+NPM_DIR = CACHE / "npm"
+HTML_DIR = BOOK / "_build" / "html"
+GENERATED_TOC = BOOK / "_build" / "_toc.generated.yml"
+FAILED = BOOK / "_build" / "failed"  # where a notebook is executed; it stays there if it fails
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from memnb.profiles import PROFILES  # noqa: E402
+
+#: Chapters in reading order; any other executed notebook follows, alphabetically.
+CHAPTER_ORDER: tuple[str, ...] = ("dana", "mahdavi", "kajitsuka_sato")
+#: Static pages (``book/<name>.md``) listed first in the reference part, in this order.
+STATIC_ORDER: tuple[str, ...] = ("running_at_scale",)
+KERNEL_NAME = "memnb"
+
+#: npm packages the offline pages need, pinned.
+NPM_PACKAGES: dict[str, str] = {
+    "@jupyter-widgets/html-manager": "1.0.6",
+    "requirejs": "2.3.7",
+    "mathjax": "3.2.2",
+}
+#: vendored file (relative to book/_vendor) -> file in node_modules
+VENDOR_FILES: dict[str, str] = {
+    "widgets/require.js": "requirejs/require.js",
+    "widgets/embed-amd.js": "@jupyter-widgets/html-manager/dist/embed-amd.js",
+    "mathjax/tex-chtml.js": "mathjax/es5/tex-chtml.js",
+}
+#: folders of MathJax loaded on demand (TeX extensions, fonts, menu, accessibility)
+VENDOR_DIRS: dict[str, str] = {
+    f"mathjax/{d}": f"mathjax/es5/{d}" for d in ("input", "output", "ui", "a11y", "sre", "adaptors")
+}
+
+
+class BuildError(RuntimeError):
+    """A step of the build failed; the message says which and what to do."""
+
+
+def log(message: str) -> None:
+    """Print one progress line (flushed, so it interleaves with subprocess output)."""
+    print(f"[book] {message}", flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel and notebook execution
+# --------------------------------------------------------------------------------------------
+
+
+def ensure_kernel() -> str:
+    """Register a kernelspec ``memnb`` that runs this Python, and make it the one found.
+
+    The spec is written into ``<sys.prefix>/share/jupyter/kernels/memnb`` (inside the virtual
+    environment; ``book/.cache/jupyter`` if that is not writable), and that folder is put first
+    on ``JUPYTER_PATH`` so that a user-level kernel of the same name cannot shadow it.
+    Returns the kernel name.
+    """
+    try:
+        import ipykernel  # noqa: F401
+    except ImportError as err:
+        raise BuildError(f"ipykernel is not installed in {sys.executable}; install it") from err
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python (memnb)",
+        "language": "python",
+        "metadata": {"debugger": False},
+    }
+    for root in (Path(sys.prefix) / "share" / "jupyter", CACHE / "jupyter"):
+        kernel_dir = root / "kernels" / KERNEL_NAME
+        try:
+            kernel_dir.mkdir(parents=True, exist_ok=True)
+            target = kernel_dir / "kernel.json"
+            if not _runs_this_python(target):  # keep a spec installed by `ipykernel install`
+                target.write_text(json.dumps(spec, indent=1) + "\n")
+        except OSError:
+            continue
+        paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+        if str(root) not in paths:
+            os.environ["JUPYTER_PATH"] = os.pathsep.join([str(root), *paths])
+        return KERNEL_NAME
+    raise BuildError("could not write the memnb kernelspec (no writable folder)")
+
+
+def _runs_this_python(kernel_json: Path) -> bool:
+    """Whether ``kernel_json`` is a kernelspec that starts this very Python."""
+    try:
+        argv = json.loads(kernel_json.read_text()).get("argv", [])
+    except (OSError, ValueError):
+        return False
+    return bool(argv) and Path(argv[0]) == Path(sys.executable)
+
+
+@contextlib.contextmanager
+def kernel_environment() -> Iterator[None]:
+    """Environment given to the kernels that execute notebooks (restored afterwards).
+
+    ``MEMNB_SLIDER=static`` makes :func:`memnb.viz.slider` embed pre-computed frames; the
+    repository is put on ``PYTHONPATH`` so ``import memnb`` works from the checkout.
+    """
+    saved = dict(os.environ)
+    python_path = [str(REPO), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                if p and p != str(REPO)]]
+    os.environ.update({
+        "MEMNB_SLIDER": "static",
+        "PYTHONPATH": os.pathsep.join(python_path),
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    })
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def execute_notebook(
+    source: Path,
+    output: Path,
+    profile: str,
+    *,
+    timeout: float | None = None,
+    cwd: Path | None = None,
+) -> float:
+    """Execute ``source`` with papermill (parameter ``profile``) into ``output``; return seconds.
+
+    The kernel's working directory is ``cwd``, by default the source notebook's folder, as when
+    a reader opens it in Jupyter. ``timeout`` limits each cell (seconds; None: no limit).
+    Raises :class:`BuildError` naming the failing cell if any cell raises.
+    """
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    kernel = ensure_kernel()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    with kernel_environment():
+        try:
+            papermill.execute_notebook(
+                str(source), str(output), parameters={"profile": profile}, kernel_name=kernel,
+                language="python", cwd=str(cwd or source.parent), progress_bar=False,
+                log_output=False, execution_timeout=timeout,
+            )
+        except PapermillExecutionError as err:
+            raise BuildError(
+                f"{source.name}: the cell executed as [{err.exec_count}] raised {err.ename}: "
+                f"{err.evalue}\n"
+                f"the partly executed notebook is at {output}"
+            ) from err
+    return time.perf_counter() - start
+
+
+def ordered_names(names: Sequence[str]) -> list[str]:
+    """Chapter names in reading order: :data:`CHAPTER_ORDER` first, then the rest sorted."""
+    known = [n for n in CHAPTER_ORDER if n in names]
+    return known + sorted(n for n in names if n not in CHAPTER_ORDER)
+
+
+def source_notebooks(folder: Path) -> dict[str, Path]:
+    """``{name: path}`` of the source notebooks in ``folder``, in reading order."""
+    found = {p.stem: p for p in folder.glob("*.ipynb") if not p.name.startswith(".")}
+    return {name: found[name] for name in ordered_names(list(found))}
+
+
+def execute_all(
+    notebooks: dict[str, Path], profile: str, *, only: str | None = None, prune: bool = True
+) -> None:
+    """Execute the chosen notebooks into ``book/chapters/``, printing progress.
+
+    With ``prune`` (a full run), executed copies whose source notebook is gone are deleted.
+    """
+    if only is not None:
+        if only not in notebooks:
+            raise BuildError(f"--only {only}: no notebook {only}.ipynb (have: {list(notebooks)})")
+        notebooks = {only: notebooks[only]}
+    CHAPTERS.mkdir(parents=True, exist_ok=True)
+    if prune and only is None:
+        for stale in CHAPTERS.glob("*.ipynb"):
+            if stale.stem not in notebooks:
+                log(f"removing {stale.relative_to(REPO)} (its source notebook is gone)")
+                stale.unlink()
+    failures = []
+    for i, (name, path) in enumerate(notebooks.items(), start=1):
+        log(f"[{i}/{len(notebooks)}] executing {path.name} with profile={profile} ...")
+        # Execute beside the book; only a notebook that ran through replaces its chapter.
+        partial = FAILED / f"{name}.ipynb"
+        try:
+            seconds = execute_notebook(path, partial, profile)
+        except BuildError as err:
+            log(f"[{i}/{len(notebooks)}] FAILED {err}")
+            failures.append(name)
+            continue
+        shutil.move(partial, CHAPTERS / f"{name}.ipynb")
+        log(f"[{i}/{len(notebooks)}] {path.name} done in {seconds:.1f} s")
+    if failures:
+        raise BuildError(f"notebook errors in: {', '.join(failures)} (the book was not built)")
+
+
+# --------------------------------------------------------------------------------------------
+# Offline JavaScript
+# --------------------------------------------------------------------------------------------
+
+
+def _installed_version(package: str) -> str | None:
+    manifest = NPM_DIR / "node_modules" / package / "package.json"
+    if not manifest.is_file():
+        return None
+    return json.loads(manifest.read_text()).get("version")
+
+
+def vendor_javascript() -> None:
+    """Install the pinned npm packages (once) and copy what the pages load into book/_vendor/."""
+    wanted = {p: v for p, v in NPM_PACKAGES.items() if _installed_version(p) != v}
+    if wanted:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise BuildError(
+                "npm was not found. The book serves the widget and MathJax JavaScript itself "
+                "(no CDN), so the first build needs npm (Node.js) to fetch "
+                + ", ".join(f"{p}@{v}" for p, v in NPM_PACKAGES.items())
+                + ". Install Node.js (e.g. `apt-get install npm` or `conda install nodejs`) and "
+                "rerun; later builds reuse book/.cache/npm and need neither npm nor a network."
+            )
+        NPM_DIR.mkdir(parents=True, exist_ok=True)
+        specs = [f"{p}@{v}" for p, v in NPM_PACKAGES.items()]
+        log(f"npm install {' '.join(specs)} into {NPM_DIR.relative_to(REPO)} ...")
+        cmd = [npm, "install", "--prefix", str(NPM_DIR), "--no-save", "--no-audit", "--no-fund",
+               "--ignore-scripts", "--loglevel=error", *specs]
+        done = subprocess.run(cmd, cwd=NPM_DIR, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildError(f"npm install failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        still = [p for p, v in NPM_PACKAGES.items() if _installed_version(p) != v]
+        if still:
+            raise BuildError(f"npm install did not produce the pinned versions of {still}")
+    stamp = VENDOR / "versions.json"
+    expected = json.dumps(NPM_PACKAGES, indent=1, sort_keys=True) + "\n"
+    complete = all((VENDOR / f).is_file() for f in VENDOR_FILES) and all(
+        (VENDOR / d).is_dir() for d in VENDOR_DIRS)
+    if complete and stamp.is_file() and stamp.read_text() == expected:
+        log("vendored JavaScript is up to date (book/_vendor)")
+        return
+    modules = NPM_DIR / "node_modules"
+    for target, source in VENDOR_FILES.items():
+        (VENDOR / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(modules / source, VENDOR / target)
+    for target, source in VENDOR_DIRS.items():
+        if (VENDOR / target).exists():
+            shutil.rmtree(VENDOR / target)
+        shutil.copytree(modules / source, VENDOR / target)
+    stamp.write_text(expected)
+    log("vendored RequireJS, the ipywidgets HTML manager and MathJax into book/_vendor")
+
+
+# --------------------------------------------------------------------------------------------
+# Table of contents, Jupyter Book, checks
+# --------------------------------------------------------------------------------------------
+
+
+def static_pages() -> list[str]:
+    """Names of the static pages ``book/*.md`` other than the landing page, in TOC order."""
+    names = [p.stem for p in BOOK.glob("*.md") if p.stem not in ("intro", "README")]
+    first = [n for n in STATIC_ORDER if n in names]
+    return first + sorted(n for n in names if n not in STATIC_ORDER)
+
+
+def toc_text(chapters: Sequence[str], pages: Sequence[str]) -> str:
+    """The ``_toc.yml`` (jb-book format) for the given executed chapters and static pages."""
+    lines = [
+        "# Generated by book/build.py from the executed chapters in book/chapters/.",
+        "format: jb-book",
+        "root: intro",
+    ]
+    parts = [("Chapters", [f"chapters/{c}" for c in chapters]), ("Reference", list(pages))]
+    parts = [(caption, files) for caption, files in parts if files]
+    if parts:
+        lines.append("parts:")
+        for caption, files in parts:
+            lines += [f"  - caption: {caption}", "    chapters:"]
+            lines += [f"      - file: {f}" for f in files]
+    return "\n".join(lines) + "\n"
+
+
+def write_toc() -> list[str]:
+    """Write the generated TOC to ``book/_build/``; return the chapter names it lists."""
+    chapters = ordered_names([p.stem for p in CHAPTERS.glob("*.ipynb")])
+    GENERATED_TOC.parent.mkdir(parents=True, exist_ok=True)
+    GENERATED_TOC.write_text(toc_text(chapters, static_pages()))
+    return chapters
+
+
+def jupyter_book_command() -> list[str]:
+    """The ``jupyter-book`` command of this environment."""
+    script = Path(sys.executable).with_name("jupyter-book")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; "
+            "sys.exit(main())"]
+
+
+def run_jupyter_book(*, strict: bool = False) -> None:
+    """``jupyter-book build book/ --all`` with the generated TOC; raise on failure.
+
+    With ``strict``, Sphinx warnings (broken references, bad markup) fail the build too.
+    """
+    if (BOOK / "_static").is_dir():
+        # Jupyter Book adds every .js under all static paths to every page once _static exists,
+        # which would load the 5 MB widget bundle everywhere.
+        raise BuildError("book/_static exists: put page assets elsewhere (see book/_config.yml)")
+    cmd = [*jupyter_book_command(), "build", str(BOOK), "--toc", str(GENERATED_TOC), "--all"]
+    if strict:
+        cmd += ["-W", "--keep-going"]
+    if HTML_DIR.exists():
+        shutil.rmtree(HTML_DIR)  # no stale pages of removed chapters
+    log("jupyter-book build ...")
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=REPO)
+    if done.returncode != 0:
+        raise BuildError(f"jupyter-book build failed with exit code {done.returncode}")
+    if not (HTML_DIR / "index.html").is_file():
+        raise BuildError(f"jupyter-book did not produce {HTML_DIR / 'index.html'}")
+    log(f"jupyter-book build done in {time.perf_counter() - start:.1f} s")
+
+
+_REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)["']""", re.I)
+_TAG = re.compile(r"<(script|link|img|iframe|source)\b[^>]*>", re.I)
+_CSS_URL = re.compile(r"""url\(\s*["']?((?:https?:)?//[^)"']+)""", re.I)
+
+
+def remote_resources(html_dir: Path = HTML_DIR) -> dict[str, list[str]]:
+    """``{file: [url, ...]}`` of scripts, stylesheets, images, fonts loaded from other hosts.
+
+    Plain hyperlinks (``<a href>``) and ``<link rel="canonical">``-style metadata are allowed;
+    anything the browser would fetch to render the page is not.
+    """
+    found: dict[str, list[str]] = {}
+    for page in sorted(html_dir.rglob("*.html")):
+        urls = []
+        for tag in _TAG.finditer(page.read_text(errors="replace")):
+            text = tag.group(0)
+            if tag.group(1).lower() == "link" and not re.search(
+                    r"""rel\s*=\s*["'][^"']*(stylesheet|preload|modulepreload|icon)""", text, re.I):
+                continue
+            urls += [m.group(1) for m in _REMOTE.finditer(text)]
+        if urls:
+            found[str(page.relative_to(html_dir))] = urls
+    for sheet in sorted((html_dir / "_static").rglob("*.css")):
+        urls = [m.group(1) for m in _CSS_URL.finditer(sheet.read_text(errors="replace"))]
+        if urls:
+            found[str(sheet.relative_to(html_dir))] = urls
+    return found
+
+
+def check_offline() -> None:
+    """Fail if any built page loads a resource from another host (a CDN, a font service)."""
+    remote = remote_resources()
+    if remote:
+        listing = "\n".join(f"  {f}: {', '.join(sorted(set(u)))}" for f, u in remote.items())
+        raise BuildError(f"the built book loads resources from other hosts:\n{listing}")
+    widget_pages = [p for p in HTML_DIR.rglob("*.html") if "widgets/embed-amd.js" in p.read_text()]
+    log(f"offline check passed ({len(widget_pages)} page(s) with embedded ipywidgets)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", choices=PROFILES, default="quick",
+                        help="experiment sizes injected into every notebook (default: quick)")
+    parser.add_argument("--only", metavar="NAME",
+                        help="execute only notebooks/NAME.ipynb (other chapters: their last "
+                             "executed copy)")
+    parser.add_argument("--skip-execute", action="store_true",
+                        help="do not execute; build from the executed copies in book/chapters/")
+    parser.add_argument("--strict", action="store_true",
+                        help="turn Sphinx warnings into errors")
+    parser.add_argument("--notebooks", type=Path, default=REPO / "notebooks",
+                        help="folder of the source notebooks (default: notebooks/)")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        if not args.skip_execute:
+            notebooks = source_notebooks(args.notebooks)
+            if not notebooks:
+                log(f"no notebooks in {args.notebooks}; building the static pages only")
+            execute_all(notebooks, args.profile, only=args.only)
+        vendor_javascript()
+        chapters = write_toc()
+        log(f"table of contents: intro, {', '.join(chapters) or '(no chapters)'}"
+            f"{', ' if static_pages() else ''}{', '.join(static_pages())}")
+        run_jupyter_book(strict=args.strict)
+        check_offline()
+    except BuildError as err:
+        log(f"ERROR: {err}")
+        return 1
+    log(f"book built in {time.perf_counter() - start:.0f} s: {HTML_DIR / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

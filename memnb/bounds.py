@@ -1,0 +1,254 @@
+"""Closed-form capacity and parameter-count formulas of the three papers, one function each.
+
+Every function validates its inputs (``ValueError`` naming the parameter and the allowed range)
+and cites the statement it implements. Papers:
+
+* Dana, Pydi & Chevaleyre, *Memorization in Attention-only Transformers*, AISTATS 2025.
+* Mahdavi, Liao & Thrampoulidis, *Memorization Capacity of Multi-Head Attention in
+  Transformers*, ICLR 2024.
+* Kajitsuka & Sato, ICLR 2025 (section at the end of the module).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+
+def _int(name: str, value: object, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[low, high]``, else a ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return value
+
+
+# --- Dana, Pydi & Chevaleyre (AISTATS 2025) ---------------------------------------------------
+
+
+def dana_capacity(H: int, d_h: int, d: int) -> int:
+    """Associations an AoT memorizes: ``H d_h + d``.
+
+    Dana et al. (AISTATS 2025), Thm 1 with ε = 0 (``d_h H + d >= T_0``) and Cor. 1 (``H d_h + 2``
+    with ``d = 2``); the paper assumes ``d_h <= d``. ``H = 0`` leaves the skip connection alone.
+    """
+    d = _int("d", d)
+    return _int("H", H, 0) * _int("d_h", d_h, 1, d) + d
+
+
+def dana_parameter_count(N: int, S: int, d: int, d_h: int, H: int) -> int:
+    """Parameters of the AoT of eq. (2): ``d (S + 2N + 4 d_h H)``.
+
+    Dana et al. (AISTATS 2025), Thm 1: ``e`` (N d), ``pos`` (S d), ``W_U`` (N d) and per head
+    ``W_Q, W_K, W_V`` (3 d_h d) and ``W_O`` (d d_h).
+    """
+    d = _int("d", d)
+    return d * (_int("S", S) + 2 * _int("N", N) + 4 * _int("d_h", d_h, 1, d) * _int("H", H, 0))
+
+
+def dana_parameter_count_rank1(N: int, S: int, d: int, d_h: int, H: int) -> int:
+    """Parameters with rank-1 ``W_QK^h`` (``W_Q, W_K ∈ R^d``): ``d (S + 2N + 2 (d_h + 1) H)``.
+
+    Dana et al. (AISTATS 2025), Remark 2.
+    """
+    d = _int("d", d)
+    return d * (_int("S", S) + 2 * _int("N", N)
+                + 2 * (_int("d_h", d_h, 1, d) + 1) * _int("H", H, 0))
+
+
+def dana_parameter_count_at_capacity(N: int, S: int, d: int, T0: int) -> int:
+    """Parameters of the AoT that memorizes ``T_0`` associations: ``d (S + 2N + 4 (T_0 - d))``.
+
+    Dana et al. (AISTATS 2025), Thm 1 with ε = 0 (``H d_h = T_0 - d``); with ``d = 2`` this is
+    Cor. 1's ``2 (S + 2N + 4 (T_0 - 2))``. Requires ``T_0 >= d``.
+    """
+    d = _int("d", d)
+    return d * (_int("S", S) + 2 * _int("N", N) + 4 * (_int("T0", T0, d) - d))
+
+
+def dana_accuracy_lower_bound(X: ArrayLike, N: int, T0: int) -> float | np.ndarray:
+    """``φ(X) = 1/N + (1 - 1/N) X / T_0``, clipped at 1.
+
+    Dana et al. (AISTATS 2025), Cor. 2: with a uniform prior over ``T_0`` associations, a model
+    that memorizes ``X`` of them and guesses uniformly on the rest has expected accuracy
+    ``φ(X)``; ``X = H d_h + d`` gives the paper's bound and ``X = H (d_h - 1) + 1`` the
+    "previous lower bound" of its plots. Accepts a scalar or an array ``X >= 0``.
+    """
+    N = _int("N", N)
+    T0 = _int("T0", T0)
+    x = np.asarray(X, dtype=float)
+    if not np.all(np.isfinite(x)) or np.any(x < 0):
+        raise ValueError(f"X must be finite and >= 0, got {X!r}")
+    phi = np.minimum(1.0, 1.0 / N + (1.0 - 1.0 / N) * x / T0)
+    return float(phi) if phi.ndim == 0 else phi
+
+
+def dana_expected_accuracy_bound(H: int, d_h: int, d: int, N: int, T0: int) -> float:
+    """``1/N + (1 - 1/N)(H d_h + d)/T_0`` clipped at 1: Dana et al. (AISTATS 2025), Cor. 2."""
+    return float(dana_accuracy_lower_bound(dana_capacity(H, d_h, d), N, T0))
+
+
+def dana_previous_capacity(H: int, d_h: int) -> int:
+    """``H (d_h - 1) + 1``: the "previous lower bound" curve of Dana et al.'s plots (Figs 1-4).
+
+    It is Mahdavi et al. (ICLR 2024) Thm 1, ``H (min(n, d_h) - 1) + 1``, with ``n >= d_h``
+    (see :func:`mahdavi_capacity`).
+    """
+    return _int("H", H, 0) * (_int("d_h", d_h) - 1) + 1
+
+
+def dana_jl_constant(N: int, d: int) -> float:
+    """``C = sqrt(32 log(N + 1) / d)``: the Johnson-Lindenstrauss coherence of Thm 2.
+
+    Dana et al. (AISTATS 2025), Thm 2: there is ``W ∈ R^{d×N}`` whose Gram matrix satisfies
+    ``||W^T W - I||_∞ <= C``; the bound of Thm 2 is finite only when ``C < 1/2``.
+    """
+    return math.sqrt(32.0 * math.log(_int("N", N) + 1) / _int("d", d))
+
+
+def dana_jl_threshold(N: int) -> float:
+    """``128 ln(N + 1)``: Thm 2 of Dana et al. (AISTATS 2025) is non-vacuous iff ``d`` exceeds it.
+
+    ``C < 1/2  <=>  32 ln(N+1)/d < 1/4  <=>  d > 128 ln(N+1)`` (for ``N = 50``: ``d > 503``).
+    """
+    return 128.0 * math.log(_int("N", N) + 1)
+
+
+def dana_jl_nonvacuous(N: int, d: int) -> bool:
+    """Whether Thm 2's bound is finite (``C < 1/2``, i.e. ``d > 128 ln(N+1)``); Dana et al."""
+    return dana_jl_constant(N, d) < 0.5
+
+
+# --- Mahdavi, Liao & Thrampoulidis (ICLR 2024) ------------------------------------------------
+
+
+def mahdavi_capacity(H: int, n: int, d_h: int) -> int:
+    """``H (min(n, d_h) - 1) + 1`` examples memorized by one H-head attention layer.
+
+    Mahdavi et al. (ICLR 2024), Thm 1 (under their Assumptions 1-2 and ``n < d``), where ``n``
+    is the context length and ``d_h`` the key/query dimension.
+    """
+    return _int("H", H) * (min(_int("n", n), _int("d_h", d_h)) - 1) + 1
+
+
+def mahdavi_parameter_count(H: int, d: int, d_h: int, d_v: int, d_o: int) -> int:
+    """``2 H d d_h + 2 H d d_v + d d_o``: parameters of the H-head layer plus read-out.
+
+    Mahdavi et al. (ICLR 2024), parameter count of Thm 1 (``W_K, W_Q ∈ R^{d×d_h}``,
+    ``W_V ∈ R^{d×d_v}`` per head, ``W_O ∈ R^{H d_v × d}``, read-out ``W_D ∈ R^{d×d_o}``).
+    """
+    H, d = _int("H", H), _int("d", d)
+    return 2 * H * d * _int("d_h", d_h) + 2 * H * d * _int("d_v", d_v) + d * _int("d_o", d_o)
+
+
+def mahdavi_shared_context_rank_bound(H: int, n: int) -> int:
+    """``H (n - 1) + 1``: rank of the attention features with a shared context, for any weights.
+
+    Mahdavi et al. (ICLR 2024), Prop. 2 (tightness of Thm 1 when ``E^(t) = E`` for all t).
+    """
+    return _int("H", H) * (_int("n", n) - 1) + 1
+
+
+def mahdavi_constant_sum_rank_bound(H: int, d: int) -> int:
+    """``H (d - 1) + 1``: feature rank when every context token's entries sum to a constant.
+
+    Mahdavi et al. (ICLR 2024), Prop. 5.
+    """
+    return _int("H", H) * (_int("d", d) - 1) + 1
+
+
+# --- Kajitsuka & Sato (ICLR 2025) ---
+# Symbols: N sequences of length n over a vocabulary of V tokens in R^d, labels in [C].
+# Kajitsuka & Sato state their bounds up to constants and log factors (Õ, Ω); the functions
+# below drop both, so only the *shape* of each curve is meaningful, never its height.
+
+
+def kajitsuka_sufficient(N: int, n: int = 1, *, task: str = "next_token") -> float:
+    """``sqrt(N)`` (Thm 4.1, next-token) or ``sqrt(n N)`` (Cor. 4.1, seq-to-seq), logs dropped.
+
+    Kajitsuka & Sato (ICLR 2025): Õ(√N) parameters suffice to memorize N sequences for
+    next-token prediction (nearly independent of n), Õ(√(nN)) for sequence-to-sequence.
+    """
+    N, n = _int("N", N), _int("n", n)
+    if task not in ("next_token", "seq2seq"):
+        raise ValueError(f"task must be 'next_token' or 'seq2seq'; got {task!r}")
+    return math.sqrt(N * (n if task == "seq2seq" else 1))
+
+
+def kajitsuka_lower_bound(N: int, n: int = 1, *, task: str = "next_token") -> float:
+    """``sqrt(N)`` (Thm 4.2) or ``sqrt(n N)`` (seq-to-seq, hardmax): the shape of the lower bound.
+
+    Kajitsuka & Sato (ICLR 2025), Thm 4.2: memorizing every dataset of N sequences needs
+    Ω(√N) parameters; for seq-to-seq with hardmax attention Ω(√(nN)). Argument
+    [reconstruction, chapter notes §1]: with all tokens of a sequence equal, attention returns
+    its input, so the Transformer is a token-wise ReLU network on N points; its VC dimension is
+    O(P² ) (O(P L log P) for L layers), and memorizing all labelings of N points needs VC
+    dimension >= N, so P = Ω(√N) (up to logs). Constants are unknown: the curve is ``sqrt(N)``.
+    """
+    return kajitsuka_sufficient(N, n, task=task)
+
+
+def kajitsuka_information_floor_bits(N: int, C: int) -> float:
+    """``N log2 C``: bits any model needs to memorize N arbitrary labels in [C] (Remark 4.4)."""
+    return _int("N", N) * math.log2(_int("C", C))
+
+
+def kim_parameter_count(N: int, n: int, d: int) -> float:
+    """``d + n + sqrt(n N)``: Kim, Kim & Mozafari (ICLR 2023), Õ(d + n + √(nN)), seq-to-seq.
+
+    As compared in Kajitsuka & Sato's Table 1 (logs dropped).
+    """
+    return _int("d", d) + _int("n", n) + math.sqrt(n * _int("N", N))
+
+
+def park_parameter_count(N: int) -> float:
+    """``N^(2/3)``: Park, Lee, Yun & Shin (COLT 2021), O(N^{2/3}) parameters for a ReLU network
+    memorizing N points (logs dropped)."""
+    return _int("N", N) ** (2.0 / 3.0)
+
+
+def naive_parameter_count(N: int) -> float:
+    """``N``: the naive Θ(N) memorizer (about one neuron / parameter per sample)."""
+    return float(_int("N", N))
+
+
+def kajitsuka_construction_parameter_model(N: int, n: int, C: int, V: int, *,
+                                           task: str = "next_token") -> int:
+    """Predicted parameter count of ``memnb.constructions.seq_id.memorize`` (our construction).
+
+    A closed form of the layer sizes of the reconstructed construction (chapter notes §2; our
+    widths and constants, not the paper's) for integer tokens in ``[0, V)`` with positional
+    token IDs ``w = n z + k`` (``b_w`` bits). ``M`` = number of IDs (N, or nN for seq-to-seq),
+    prime ``p ~ 2^{b_w} M^2`` (``b_p`` bits), ``L = bitlength(n p 2^{b_w})`` bits per ID,
+    ``K = bitlength(C - 1)`` bits per label, ``ρ = ceil(sqrt(M / (L + 3)))``, ``m = ceil(M/ρ)``:
+
+    * FFN₁ (hash ``a^w mod p``): ``b_w (56 b_p + 43) + 10`` (per bit of ``w``: one bit layer,
+      ``b_p`` reduction layers of width 7, one gate);
+    * attention: 12;
+    * FFN₂ (memorizer): ``30 (m - 1) + ρ (60 + 110 (K - 1) + 88 + 72 (L - K - 1) + 139) + 6``
+      (block selection, then per slot ``L`` bit layers and three gate layers).
+
+    Layers are counted as dense (``i o + o``). Within a few per cent of the built network (tested).
+    """
+    N, n, C, V = _int("N", N), _int("n", n), _int("C", C), _int("V", V, 2)
+    if task not in ("next_token", "seq2seq"):
+        raise ValueError(f"task must be 'next_token' or 'seq2seq'; got {task!r}")
+    M = N * (n if task == "seq2seq" else 1)
+    z_bits = max(1, (V - 1).bit_length())
+    w_max = (2**z_bits - 1) * n + n - 1
+    b_w = w_max.bit_length()
+    b_p = ((w_max + 1) * max(M, 2) ** 2).bit_length()
+    K = max(1, (C - 1).bit_length())
+    L = max((n * 2**b_p * (w_max + 1)).bit_length(), K)
+    rho = max(1, math.ceil(math.sqrt(M / (L + 3))))
+    m = math.ceil(M / rho)
+    ffn1 = b_w * (56 * b_p + 43) + 10
+    slot = 60 + 110 * (K - 1) + 88 + 72 * max(L - K - 1, 0) + 139
+    ffn2 = 30 * (m - 1) + rho * slot + 6
+    return int(ffn1 + 12 + ffn2)

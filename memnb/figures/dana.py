@@ -1,0 +1,204 @@
+"""Figures of the Dana, Pydi & Chevaleyre chapter (AISTATS 2025, Figs. 1-4).
+
+Each function takes our tidy result table (and, when it exists, the cached full-scale table) and
+draws it beside the paper's values (``memnb.experiments.dana.PAPER_*``) and the bounds of
+Corollary 2: ``φ(H d_h + d)`` (this paper) and ``φ(H (d_h - 1) + 1)`` (the previous bound of
+Mahdavi et al.), with ``φ(X) = 1/N + (1 - 1/N) X / T_0``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from memnb import bounds, viz
+from memnb.experiments import dana as exp
+
+_ACC = "accuracy (fraction of training sample predicted)"
+
+
+def _phi(x: np.ndarray, n: int, t0: int) -> np.ndarray:
+    return np.asarray(bounds.dana_accuracy_lower_bound(np.asarray(x, float), n, t0))
+
+
+def _bounds(ax: Any, xs: np.ndarray, ours_x: np.ndarray, prev_x: np.ndarray, n: int,
+            t0: int) -> None:
+    viz.plot_bound(ax, (xs, _phi(ours_x, n, t0)), label="Cor. 2 bound φ(H·d_h + d)")
+    viz.plot_bound(ax, (xs, _phi(prev_x, n, t0)), label="previous bound φ(H(d_h−1)+1)",
+                   color="#999999")
+
+
+def _select(table: pd.DataFrame | None, **equal: Any) -> pd.DataFrame | None:
+    if table is None:
+        return None
+    mask = np.ones(len(table), dtype=bool)
+    for column, value in equal.items():
+        mask &= table[column].to_numpy() == value
+    part = table[mask]
+    return part if len(part) else None
+
+
+def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None,
+                d_paper: int = 10) -> plt.Figure:
+    """Accuracy vs H for each d = d_h (Fig. 1a): ours, paper at d = 10, bounds at ``d_paper``
+    (or at the largest d we ran when ``d_paper`` is absent)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    d_bound = d_paper if d_paper in set(table["d"]) else int(table["d"].max())
+    paper = pd.DataFrame(exp.PAPER_EXP1_D10) if d_bound == 10 else None
+    viz.compare_with_paper(ax, table, paper, x="H", y="accuracy", by="d", cached=cached,
+                           paper_label="paper, d=10", legend=False,
+                           xlabel="number of heads H", ylabel=_ACC)
+    n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
+    hs = np.sort(table["H"].unique())
+    _bounds(ax, hs, hs * d_bound + d_bound, hs * (d_bound - 1) + 1, n, t0)
+    ax.set_title(f"N = {n}, T0 = {t0}; bounds drawn for d = d_h = {d_bound}")
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+    """Accuracy vs d_h at d = 10, H = 20 (Fig. 1b) with the paper's a·d_h² + b fit."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    paper = pd.DataFrame(exp.PAPER_EXP2)
+    viz.compare_with_paper(ax, table, paper, x="d_h", y="accuracy", cached=cached, legend=False,
+                           xlabel="head dimension d_h", ylabel=_ACC)
+    n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
+    h, d = int(table["H"].iloc[0]), int(table["d"].iloc[0])
+    xs = np.arange(1, int(table["d_h"].max()) + 1)
+    _bounds(ax, xs, h * xs + d, h * (xs - 1) + 1, n, t0)
+    ax.set_title(f"N = {n}, d = {d}, H = {h}")
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+    """Accuracy vs d at H = 20, d_h = 10 (Fig. 2a): linear up to d = d_h, then a plateau."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    paper = pd.DataFrame(exp.PAPER_EXP3)
+    viz.compare_with_paper(ax, table, paper, x="d", y="accuracy", cached=cached, legend=False,
+                           xlabel="embedding dimension d", ylabel=_ACC)
+    lo, hi = exp.PAPER_EXP3_PLATEAU
+    ax.axhspan(lo, hi, xmin=0.55, color=viz.PALETTE["paper"], alpha=0.12,
+               label="paper, d = 11..15 (range .777–.814)")
+    n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
+    h, d_h = int(table["H"].iloc[0]), int(table["d_h"].iloc[0])
+    xs = np.sort(table["d"].unique())
+    _bounds(ax, xs, h * d_h + xs, np.full(len(xs), h * (d_h - 1) + 1), n, t0)
+    ax.set_title(f"N = {n}, H = {h}, d_h = {d_h}")
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def exp4_figure(result: pd.DataFrame) -> plt.Figure:
+    """Per-head slope vs d (Fig. 2b): our slopes and fits beside the paper's slopes and fits."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    slopes = result[result["kind"] == "slope"]
+    paper = pd.DataFrame({"d": list(exp.PAPER_EXP1_SLOPES),
+                          "slope": list(exp.PAPER_EXP1_SLOPES.values())})
+    viz.compare_with_paper(ax, slopes, paper, x="d", y="slope", legend=False,
+                           xlabel="d = d_h", ylabel="accuracy gained per head (slope)")
+    xs = np.linspace(2, 14, 100)
+    for kind, style in (("quadratic", "-"), ("cubic", ":")):
+        ours = result[result["kind"] == f"fit_{kind}"].iloc[0]
+        power = 2 if kind == "quadratic" else 3
+        ax.plot(xs, ours["a"] * xs**power + ours["b"], style, color=viz.PALETTE["ours"],
+                linewidth=1, label=f"ours: a·d^{power}+b, a={ours['a']:.2e}")
+        p = exp.PAPER_EXP4_FITS[kind]
+        ax.plot(xs, p["a"] * xs**power + p["b"], style, color=viz.PALETTE["paper"], linewidth=1,
+                label=f"paper: a·d^{power}+b, a={p['a']:.2e}")
+    n = 50
+    ax.plot(xs, (1 - 1 / n) * xs / n**2, "--", color=viz.PALETTE["bound"], linewidth=1,
+            label="Cor. 2 slope (1−1/N)·d_h/T0")
+    ax.set_ylim(bottom=min(0.0, float(slopes["slope"].min()) - 0.002))
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+    """AoT (H heads) vs one head + MLP (width 2d(H−1)) against parameter count (Fig. 3)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    labelled = table.assign(curve=table["model"].map({"aot": "AoT", "mlp": "1 head + MLP"})
+                            + ", d=" + table["d"].astype(str))
+    viz.plot_ours(ax, labelled, "params", "accuracy", by="curve")
+    if cached is not None:
+        cached = cached.assign(curve=cached["model"] + ", d=" + cached["d"].astype(str))
+        viz.plot_ours(ax, cached, "params", "accuracy", by="curve", role="ours_cached")
+    for d, (aot, mlp) in exp.PAPER_EXP5_FINAL.items():
+        n = int(table["N"].iloc[0])
+        params = 4 * d * d * 31 + d * (2 * n + 1)
+        ax.plot([params], [aot], marker="o", mfc="none", color=viz.PALETTE["paper"],
+                linestyle="none", label=f"paper AoT, d={d}, H=31")
+        ax.plot([params], [mlp], marker="s", mfc="none", color=viz.PALETTE["paper"],
+                linestyle="none", label=f"paper MLP, d={d}")
+    ax.set_xlabel("parameters (4d²H + d(2N+1))")
+    ax.set_ylabel(_ACC)
+    ax.legend(fontsize=6, loc="lower right", ncol=2)
+    return fig
+
+
+def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+    """Accuracy vs H at N = 10, d = d_h = 2 (Fig. 4), with the bounds and the paper's points."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    paper = pd.DataFrame(exp.PAPER_EXP6)
+    viz.compare_with_paper(ax, table, paper, x="H", y="accuracy", cached=cached, legend=False,
+                           xlabel="number of heads H", ylabel=_ACC)
+    n, t0, d = int(table["N"].iloc[0]), int(table["T0"].iloc[0]), int(table["d"].iloc[0])
+    hs = np.sort(table["H"].unique())
+    _bounds(ax, hs, hs * d + d, hs * (d - 1) + 1, n, t0)
+    ax.set_title(f"N = {n}, d = d_h = {d}, T0 = {t0}")
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def slope_report(table: pd.DataFrame, n: int, d_h: int) -> dict[str, float]:
+    """Slope of accuracy vs H (seed-averaged, points up to the first accuracy > 0.95), the
+    Cor. 2 slope ``(1 − 1/N) d_h / T_0`` and their ratio."""
+    mean = table.groupby("H")["accuracy"].mean().reset_index().assign(d=0, seed=0)
+    slope = float(exp.head_slopes(mean)["slope"].iloc[0])
+    t0 = int(table["T0"].iloc[0])
+    bound_slope = (1 - 1 / n) * d_h / t0
+    return {"slope": slope, "bound_slope": bound_slope, "ratio": slope / bound_slope}
+
+
+def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
+    """One slider frame: the accuracy-vs-H curve at ``d``, with H = ``h`` highlighted next to
+    the value of the Cor. 2 bound at that H."""
+    part = table[table["d"] == d]
+    n, t0 = int(part["N"].iloc[0]), int(part["T0"].iloc[0])
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    viz.plot_ours(ax, part, "H", "accuracy")
+    hs = np.sort(part["H"].unique())
+    _bounds(ax, hs, hs * d + d, hs * (d - 1) + 1, n, t0)
+    ours = part[part["H"] == h]["accuracy"].mean()
+    bound = float(_phi(np.array(h * d + d), n, t0))
+    ax.plot([h], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
+    ax.plot([h], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
+    ax.set_title(f"H = {h}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
+    ax.set_xlabel("number of heads H")
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=6, loc="upper left")
+    return fig
+
+
+def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
+    """One slider frame: accuracy vs d_h (Experiment 2) with ``d_h`` highlighted."""
+    n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
+    h, d = int(table["H"].iloc[0]), int(table["d"].iloc[0])
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    viz.plot_ours(ax, table, "d_h", "accuracy")
+    xs = np.sort(table["d_h"].unique())
+    _bounds(ax, xs, h * xs + d, h * (xs - 1) + 1, n, t0)
+    ours = table[table["d_h"] == d_h]["accuracy"].mean()
+    bound = float(_phi(np.array(h * d_h + d), n, t0))
+    ax.plot([d_h], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
+    ax.plot([d_h], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
+    ax.set_title(f"d_h = {d_h}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
+    ax.set_xlabel("head dimension d_h")
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=6, loc="upper left")
+    return fig

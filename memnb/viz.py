@@ -1,0 +1,665 @@
+"""One plotting style for the whole book, figure captions, and sliders.
+
+Every chapter of the book compares three kinds of curves on the same axes:
+
+- **ours**: what this project's code measured (mean over seeds, with a band for the spread);
+  full-scale results read from the cache are drawn as **ours (cached)**, in a lighter colour;
+- **paper**: values read off the paper's figure or table, drawn as hollow markers;
+- **bound**: a closed-form capacity bound (a line, dashed).
+
+The colours are the Okabe-Ito palette (readable with colour-vision deficiencies), the same role
+always gets the same colour and marker, and legends say which is which.
+
+Sliders come in two forms. :func:`frame_slider` embeds pre-computed frames (PNG, base64) and a few
+lines of JavaScript in an HTML output, so it works in the static HTML book: no kernel, no CDN.
+:func:`live_slider` uses ``ipywidgets`` and calls Python on every move; it only makes sense when a
+person is at a live Jupyter kernel. :func:`slider` picks one of the two (see
+:func:`use_live_widgets`); notebooks executed headless (papermill, nbval, the book build) always
+get the static slider.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import math
+import os
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "BAND_ALPHA",
+    "PALETTE",
+    "ROLES",
+    "ROLE_STYLES",
+    "SPREADS",
+    "SliderHTML",
+    "apply_style",
+    "caption",
+    "compare_with_paper",
+    "figure_to_png",
+    "frame_slider",
+    "in_kernel",
+    "live_slider",
+    "plot_bound",
+    "plot_ours",
+    "plot_paper",
+    "role_style",
+    "slider",
+    "summarize",
+    "use_live_widgets",
+]
+
+# Okabe-Ito colours: one per role, plus a cycle for groups (heads, widths, ...).
+PALETTE: dict[str, str] = {
+    "ours": "#0072B2",  # blue
+    "ours_cached": "#56B4E9",  # sky blue
+    "paper": "#D55E00",  # vermillion
+    "bound": "#222222",  # near black
+    "construction": "#009E73",  # bluish green
+}
+GROUP_CYCLE: tuple[str, ...] = (
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
+)
+BAND_ALPHA = 0.2
+
+#: Line and marker style of each role; colours come from :data:`PALETTE`.
+ROLE_STYLES: dict[str, dict[str, Any]] = {
+    "ours": {"linestyle": "-", "marker": "o", "markersize": 4.5, "linewidth": 1.6},
+    "ours_cached": {"linestyle": "-.", "marker": "s", "markersize": 4.5, "linewidth": 1.4},
+    "paper": {"linestyle": "none", "marker": "D", "markersize": 6, "markerfacecolor": "none",
+              "markeredgewidth": 1.4},
+    "bound": {"linestyle": "--", "marker": "", "linewidth": 1.3},
+    "construction": {"linestyle": ":", "marker": "^", "markersize": 5, "linewidth": 1.4},
+}
+ROLES: tuple[str, ...] = tuple(ROLE_STYLES)
+SPREADS: tuple[str, ...] = ("std", "sem", "minmax", "none")
+
+_RC: dict[str, Any] = {
+    "figure.figsize": (5.0, 3.2),
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "savefig.bbox": "tight",
+    "font.size": 9.5,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9.5,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.6,
+    "lines.linewidth": 1.6,
+    "image.cmap": "viridis",
+}
+
+
+def apply_style() -> None:
+    """Set the book's matplotlib style (small figures, light grid, Okabe-Ito colour cycle).
+
+    Call once at the top of every chapter. It only changes ``matplotlib.rcParams``.
+    """
+    import matplotlib as mpl
+    from cycler import cycler
+
+    mpl.rcParams.update(_RC)
+    mpl.rcParams["axes.prop_cycle"] = cycler(color=list(GROUP_CYCLE))
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLE_STYLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
+    return role
+
+
+def role_style(role: str, color: str | None = None) -> dict[str, Any]:
+    """Matplotlib keyword arguments (colour, line, marker) of one role of :data:`ROLES`."""
+    style = dict(ROLE_STYLES[_check_role(role)])
+    style["color"] = color or PALETTE[role]
+    return style
+
+
+# --------------------------------------------------------------------------------------------
+# Aggregation and the three kinds of curves
+# --------------------------------------------------------------------------------------------
+
+
+def summarize(
+    df: pd.DataFrame, x: str, y: str, *, by: str | None = None, spread: str = "std"
+) -> pd.DataFrame:
+    """Mean of ``y`` at each ``x`` (and each ``by`` group) with the band drawn around it.
+
+    Returns columns ``[by,] x, mean, lo, hi, n``, sorted by ``x``. ``spread`` sets the band:
+    ``"std"`` (mean ± one standard deviation over seeds, ddof = 1), ``"sem"`` (± standard error),
+    ``"minmax"`` (min to max over seeds) or ``"none"`` (lo = hi = mean). With one seed every band
+    has zero width.
+    """
+    if spread not in SPREADS:
+        raise ValueError(f"spread must be one of {', '.join(SPREADS)}; got {spread!r}")
+    missing = [c for c in (x, y, by) if c is not None and c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the table (columns: {list(df.columns)})")
+    if df.empty:
+        raise ValueError("df is empty: there is nothing to summarize")
+    keys = [by, x] if by is not None else [x]
+    grouped = df.groupby(keys, sort=True)[y]
+    out = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index()
+    out = out.rename(columns={"count": "n"})
+    std = out["std"].fillna(0.0)
+    if spread == "std":
+        lo, hi = out["mean"] - std, out["mean"] + std
+    elif spread == "sem":
+        sem = std / np.sqrt(out["n"].clip(lower=1))
+        lo, hi = out["mean"] - sem, out["mean"] + sem
+    elif spread == "minmax":
+        lo, hi = out["min"], out["max"]
+    else:
+        lo, hi = out["mean"], out["mean"]
+    out["lo"], out["hi"] = lo, hi
+    return out[[*keys, "mean", "lo", "hi", "n"]]
+
+
+_SPREAD_WORDS = {"std": "± std", "sem": "± s.e.m.", "minmax": "min to max", "none": ""}
+
+
+def _group_colors(groups: Sequence[Any]) -> dict[Any, str]:
+    return {g: GROUP_CYCLE[i % len(GROUP_CYCLE)] for i, g in enumerate(groups)}
+
+
+def plot_ours(
+    ax: Any,
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    by: str | None = None,
+    spread: str = "std",
+    label: str | None = None,
+    role: str = "ours",
+    colors: Mapping[Any, str] | None = None,
+) -> pd.DataFrame:
+    """Draw this project's results: mean over seeds as a line, the spread as a shaded band.
+
+    ``df`` is a tidy table (one row per run and seed). With ``by``, one curve per group, coloured
+    from the group cycle (or ``colors``); otherwise the colour of ``role`` (``"ours"``, or
+    ``"ours_cached"`` for cached full-scale results). Returns the summary of :func:`summarize`.
+    """
+    _check_role(role)
+    summary = summarize(df, x, y, by=by, spread=spread)
+    n_max = int(summary["n"].max())
+    base = label or ("ours (cached full run)" if role == "ours_cached" else "ours")
+    if n_max > 1 and spread != "none":
+        base += f", mean {_SPREAD_WORDS[spread]} over {n_max} seeds"
+    groups = list(summary[by].unique()) if by is not None else [None]
+    palette = dict(colors) if colors is not None else _group_colors(groups)
+    for g in groups:
+        part = summary if g is None else summary[summary[by] == g]
+        color = PALETTE[role] if g is None else palette.get(g, PALETTE[role])
+        name = base if g is None else f"{by}={g} ({base})"
+        ax.plot(part[x], part["mean"], label=name, **role_style(role, color))
+        if spread != "none" and (part["hi"] > part["lo"]).any():
+            ax.fill_between(part[x], part["lo"], part["hi"], color=color, alpha=BAND_ALPHA,
+                            linewidth=0)
+    return summary
+
+
+def _paper_table(points: Any, x: str, y: str, by: str | None) -> pd.DataFrame:
+    """Normalise the accepted forms of paper values to a DataFrame with columns x, y[, by]."""
+    if isinstance(points, pd.DataFrame):
+        need = [c for c in (x, y, by) if c is not None]
+        missing = [c for c in need if c not in points.columns]
+        if missing:
+            raise ValueError(f"paper_points lacks columns {missing} (has {list(points.columns)})")
+        return points[need]
+    if by is not None:
+        raise ValueError("paper_points must be a DataFrame with the `by` column when by is given")
+    if isinstance(points, Mapping):
+        pairs = list(points.items())
+    else:
+        pairs = [tuple(p) for p in points]
+        if any(len(p) != 2 for p in pairs):
+            raise ValueError("paper_points must be a DataFrame, a {x: y} mapping or (x, y) pairs")
+    return pd.DataFrame(pairs, columns=[x, y])
+
+
+def plot_paper(
+    ax: Any,
+    points: pd.DataFrame | Mapping[Any, float] | Iterable[tuple[Any, float]],
+    x: str = "x",
+    y: str = "y",
+    *,
+    by: str | None = None,
+    label: str = "paper",
+    colors: Mapping[Any, str] | None = None,
+) -> pd.DataFrame:
+    """Draw values reported by a paper as hollow markers (no line: they are read-off points).
+
+    ``points``: a DataFrame with columns ``x``, ``y`` (and ``by``), a ``{x: y}`` mapping, or
+    ``(x, y)`` pairs. With ``by``, group colours match those of :func:`plot_ours`.
+    """
+    table = _paper_table(points, x, y, by)
+    if by is None:
+        ax.plot(table[x], table[y], label=label, **role_style("paper"))
+        return table
+    groups = list(table[by].unique())
+    palette = dict(colors) if colors is not None else _group_colors(groups)
+    for g in groups:
+        part = table[table[by] == g]
+        ax.plot(part[x], part[y], label=f"{by}={g} ({label})",
+                **role_style("paper", palette.get(g, PALETTE["paper"])))
+    return table
+
+
+def plot_bound(
+    ax: Any,
+    bound: float | Callable[[np.ndarray], np.ndarray] | tuple[Sequence[float], Sequence[float]],
+    *,
+    xs: Sequence[float] | np.ndarray | None = None,
+    label: str = "bound",
+    vertical: bool = False,
+    color: str | None = None,
+) -> None:
+    """Draw a closed-form bound as a dashed line.
+
+    ``bound`` is a number (a horizontal line, or a vertical one with ``vertical=True``, e.g. the
+    number of associations T = H d_h + d at which capacity is reached), a function of ``x``
+    evaluated at ``xs``, or an ``(xs, ys)`` pair.
+    """
+    style = role_style("bound", color)
+    style.pop("marker", None)
+    if isinstance(bound, (int, float, np.number)):
+        line = ax.axvline if vertical else ax.axhline
+        line(float(bound), label=label, color=style["color"], linestyle=style["linestyle"],
+             linewidth=style["linewidth"])
+        return
+    if callable(bound):
+        if xs is None:
+            raise ValueError("xs is required when bound is a function")
+        grid = np.asarray(xs, dtype=float)
+        values = np.asarray(bound(grid), dtype=float)
+    elif isinstance(bound, tuple) and len(bound) == 2:
+        grid = np.asarray(bound[0], dtype=float)
+        values = np.asarray(bound[1], dtype=float)
+    else:
+        raise ValueError("bound must be a number, a function of x, or an (xs, ys) pair")
+    if grid.shape != values.shape:
+        raise ValueError(f"bound xs and ys differ in shape: {grid.shape} vs {values.shape}")
+    ax.plot(grid, values, label=label, **style)
+
+
+def compare_with_paper(
+    ax: Any,
+    ours: pd.DataFrame | None,
+    paper_points: Any = None,
+    x: str = "x",
+    y: str = "y",
+    *,
+    by: str | None = None,
+    spread: str = "std",
+    cached: pd.DataFrame | None = None,
+    bound: Any = None,
+    bound_xs: Sequence[float] | np.ndarray | None = None,
+    bound_label: str = "bound",
+    bound_vertical: bool = False,
+    ours_label: str | None = None,
+    paper_label: str = "paper",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    legend: bool = True,
+) -> Any:
+    """Our curve (mean ± spread over seeds) vs the paper's values vs a bound, on one axes.
+
+    ``ours`` and ``cached`` (a cached full-scale run) are tidy tables with columns ``x``, ``y``
+    (one row per seed) and ``by`` if given; ``paper_points`` as in :func:`plot_paper`; ``bound``
+    as in :func:`plot_bound` (a function is evaluated at ``bound_xs``, by default at the x values
+    of ``ours``). Axis labels default to the column names. Returns ``ax``.
+    """
+    if ours is None and cached is None and paper_points is None:
+        raise ValueError("give at least one of ours, cached or paper_points")
+    groups: list[Any] = []
+    for table in (ours, cached, paper_points):
+        if by is not None and isinstance(table, pd.DataFrame) and by in table.columns:
+            groups += [g for g in pd.unique(table[by]) if g not in groups]
+    colors = _group_colors(sorted(groups, key=_sort_key)) if by is not None else None
+    if ours is not None:
+        plot_ours(ax, ours, x, y, by=by, spread=spread, label=ours_label, colors=colors)
+    if cached is not None:
+        plot_ours(ax, cached, x, y, by=by, spread=spread, role="ours_cached", colors=colors)
+    if paper_points is not None:
+        plot_paper(ax, paper_points, x, y, by=by, label=paper_label, colors=colors)
+    if bound is not None:
+        xs = bound_xs
+        if xs is None and callable(bound):
+            source = ours if ours is not None else cached
+            if source is None:
+                raise ValueError("bound_xs is required for a bound function without ours/cached")
+            xs = np.sort(pd.unique(source[x]))
+        plot_bound(ax, bound, xs=xs, label=bound_label, vertical=bound_vertical)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    if legend:
+        ax.legend(loc="best")
+    return ax
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    return (0, value) if isinstance(value, (int, float, np.number)) else (1, str(value))
+
+
+# --------------------------------------------------------------------------------------------
+# Captions
+# --------------------------------------------------------------------------------------------
+
+
+def caption(
+    fig_or_text: Any,
+    paper_figure: str | None = None,
+    *,
+    text: str | None = None,
+    profile: str | None = None,
+    source: str = "ours",
+) -> Any:
+    """A Markdown caption that says what the figure shows and which paper figure it mirrors.
+
+    ``caption("Accuracy vs T ...", paper_figure="Dana et al. Fig. 1a", profile="quick")`` returns
+    an ``IPython.display.Markdown`` object (shown as the cell's result). Passing a matplotlib
+    Figure first (``caption(fig, "Dana et al. Fig. 1a", text="...")``) displays the figure, closes
+    it, and then returns the caption, so the caption always comes *below* its figure.
+    ``source`` is ``"ours"`` (a fresh run), ``"cached"`` (cached full-scale results) or ``"paper"``
+    (values taken from the paper); it is written into the caption.
+    """
+    from IPython.display import Markdown, display
+
+    sources = {"ours": "Our run", "cached": "Our cached full-scale run", "paper": "From the paper",
+               "mixed": "Our runs beside the paper's values"}
+    if source not in sources:
+        raise ValueError(f"source must be one of {', '.join(sources)}; got {source!r}")
+    if isinstance(fig_or_text, str):
+        if text is not None:
+            raise ValueError("give the caption text once: either first or as text=")
+        body = fig_or_text
+    else:
+        if not hasattr(fig_or_text, "savefig"):
+            raise ValueError("fig_or_text must be a caption string or a matplotlib Figure")
+        if text is None:
+            raise ValueError("text is required when a Figure is passed")
+        import matplotlib.pyplot as plt
+
+        display(fig_or_text)
+        plt.close(fig_or_text)
+        body = text
+    head = sources[source]
+    if profile:
+        head += f" (profile `{profile}`)"
+    parts = [f"**{head}.** {body.strip()}"]
+    if paper_figure:
+        parts.append(f"*Paper counterpart: {paper_figure}.*")
+    return Markdown(" ".join(parts))
+
+
+# --------------------------------------------------------------------------------------------
+# Sliders
+# --------------------------------------------------------------------------------------------
+
+
+def in_kernel() -> bool:
+    """True when this code runs inside an IPython (Jupyter) kernel, headless or not."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def use_live_widgets() -> bool:
+    """Whether :func:`slider` should build a live ``ipywidgets`` slider.
+
+    The environment variable ``MEMNB_SLIDER`` (``"live"`` or ``"static"``) decides if set.
+    Otherwise live widgets are used only inside a kernel started by a Jupyter server
+    (JupyterLab, Notebook 7), recognised by the ``JPY_SESSION_NAME`` variable the server gives
+    its kernels. Headless executors (papermill, nbclient, nbval, the book build) start kernels
+    without it, so executed notebooks hold the static slider, which works without a kernel.
+    """
+    choice = os.environ.get("MEMNB_SLIDER", "").strip().lower()
+    if choice in ("live", "static"):
+        return choice == "live"
+    if choice:
+        raise ValueError(f"MEMNB_SLIDER must be 'live' or 'static'; got {choice!r}")
+    return in_kernel() and "JPY_SESSION_NAME" in os.environ
+
+
+def figure_to_png(fig: Any, *, dpi: float = 80, close: bool = True) -> bytes:
+    """PNG bytes of a matplotlib Figure (no timestamp/version metadata, so output is stable)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    if close:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def _frame_bytes(frame: Any, dpi: float) -> bytes:
+    if isinstance(frame, (bytes, bytearray)):
+        data = bytes(frame)
+        if not data.startswith(b"\x89PNG"):
+            raise ValueError("frame bytes must be PNG data (they do not start with the PNG magic)")
+        return data
+    if hasattr(frame, "savefig"):
+        return figure_to_png(frame, dpi=dpi)
+    raise ValueError(f"each frame must be a matplotlib Figure or PNG bytes; got {type(frame)}")
+
+
+def _format_value(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
+    if fmt is None:
+        if isinstance(value, float) and not math.isnan(value):
+            return f"{value:g}"
+        return str(value)
+    return fmt(value) if callable(fmt) else format(value, fmt)
+
+
+_SLIDER_JS = """(function () {
+  var s = document.currentScript;
+  var root = (s && s.previousElementSibling) || document.getElementById("%(id)s");
+  if (!root || root.id !== "%(id)s") { root = document.getElementById("%(id)s"); }
+  if (!root) { return; }
+  var input = root.querySelector("input[type=range]");
+  var out = root.querySelector("output");
+  var frames = root.querySelectorAll("img.memnb-frame");
+  function show(i) {
+    for (var k = 0; k < frames.length; k++) {
+      frames[k].style.display = (k === i) ? "block" : "none";
+    }
+    out.textContent = frames[i].getAttribute("data-value");
+  }
+  input.addEventListener("input", function () { show(parseInt(input.value, 10)); });
+  show(parseInt(input.value, 10));
+})();"""
+
+
+class SliderHTML:
+    """A static slider: HTML with every frame embedded, shown by Jupyter and the HTML book.
+
+    ``html`` is the markup (also returned by ``_repr_html_``), ``values`` the slider values and
+    ``n_bytes`` the size of the embedded PNG data (base64).
+    """
+
+    def __init__(self, markup: str, values: list[str], n_bytes: int) -> None:
+        self.html = markup
+        self.values = values
+        self.n_bytes = n_bytes
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return f"<frame slider: {len(self.values)} frames, {self.n_bytes / 1e3:.0f} kB>"
+
+
+def frame_slider(
+    frames: Mapping[Any, Any],
+    label: str,
+    *,
+    initial: Any = None,
+    value_format: str | Callable[[Any], str] | None = None,
+    dpi: float = 80,
+    max_bytes: int = 1_000_000,
+    alt: str | None = None,
+) -> SliderHTML:
+    """A slider over pre-computed frames that works in a static HTML page (no kernel, no CDN).
+
+    ``frames`` maps each slider value (in slider order) to a matplotlib Figure (rendered to PNG at
+    ``dpi`` and closed) or to PNG bytes. The frames are embedded as base64 ``<img>`` elements and
+    a few lines of inline JavaScript show the one selected by an ``<input type="range">``; without
+    JavaScript the initial frame is shown. The element id is a hash of the content, so executing a
+    notebook twice gives the same output. A warning is issued when the embedded images exceed
+    ``max_bytes`` (lower ``dpi`` or the figure size).
+    """
+    if not isinstance(frames, Mapping) or len(frames) == 0:
+        raise ValueError("frames must be a non-empty mapping {value: Figure or PNG bytes}")
+    if not isinstance(label, str) or not label.strip():
+        raise ValueError("label must be a non-empty string")
+    if dpi <= 0:
+        raise ValueError(f"dpi must be > 0; got {dpi}")
+    keys = list(frames)
+    if initial is None:
+        start = 0
+    else:
+        if initial not in frames:
+            raise ValueError(f"initial={initial!r} is not one of the frame values {keys}")
+        start = keys.index(initial)
+    shown = [_format_value(k, value_format) for k in keys]
+    encoded = [base64.b64encode(_frame_bytes(frames[k], dpi)).decode("ascii") for k in keys]
+    n_bytes = sum(len(e) for e in encoded)
+    if n_bytes > max_bytes:
+        warnings.warn(
+            f"frame_slider {label!r}: {n_bytes / 1e6:.2f} MB of images (> {max_bytes / 1e6:.2f} "
+            "MB); lower dpi or the figure size to keep the book light",
+            stacklevel=2,
+        )
+    digest = hashlib.sha1(label.encode())
+    for v, e in zip(shown, encoded, strict=True):
+        digest.update(v.encode())
+        digest.update(e.encode())
+    uid = "memnb-slider-" + digest.hexdigest()[:12]
+    esc = html.escape
+    description = esc(alt or label)
+    imgs = "\n".join(
+        f'<img class="memnb-frame" data-value="{esc(v)}" alt="{description}: {esc(v)}" '
+        f'style="display:{"block" if i == start else "none"};max-width:100%;height:auto" '
+        f'src="data:image/png;base64,{e}"/>'
+        for i, (v, e) in enumerate(zip(shown, encoded, strict=True))
+    )
+    markup = (
+        f'<div class="memnb-slider" id="{uid}" style="margin:0.5em 0">\n'
+        f'<div style="display:flex;align-items:center;gap:0.75em;flex-wrap:wrap">'
+        f'<label for="{uid}-input"><strong>{esc(label)}</strong></label>'
+        f'<input type="range" id="{uid}-input" min="0" max="{len(keys) - 1}" step="1" '
+        f'value="{start}" aria-label="{esc(label)}" style="width:min(22em,60%)"/>'
+        f'<output for="{uid}-input" style="font-family:monospace">{esc(shown[start])}</output>'
+        f"</div>\n{imgs}\n</div>\n"
+        f"<script>\n{_SLIDER_JS % {'id': uid}}\n</script>\n"
+    )
+    return SliderHTML(markup, shown, n_bytes)
+
+
+def _show_result(result: Any) -> None:
+    """Display what a slider function returned: a Figure, PNG bytes, or nothing (pyplot state)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+
+    if result is None:
+        plt.show()
+    elif isinstance(result, (bytes, bytearray)):
+        display(Image(data=bytes(result), format="png"))
+    elif hasattr(result, "savefig"):
+        display(result)
+        plt.close(result)
+    else:
+        display(result)
+
+
+def live_slider(
+    fn: Callable[[Any], Any],
+    values: Sequence[Any],
+    label: str,
+    *,
+    initial: Any = None,
+    value_format: str | Callable[[Any], str] | None = None,
+) -> Any:
+    """A live ``ipywidgets`` slider: ``fn(value)`` is called (in the kernel) on every move.
+
+    ``fn`` returns a matplotlib Figure, PNG bytes, or draws with pyplot and returns None. Uses
+    ``ipywidgets.interactive`` over a ``SelectionSlider`` of ``values``; the returned widget is
+    displayed when it is the last expression of a cell. Needs a running kernel: in the static
+    book use :func:`frame_slider` (or :func:`slider`, which picks).
+    """
+    import ipywidgets as widgets
+
+    values = list(values)
+    if not values:
+        raise ValueError("values must be a non-empty sequence")
+    if initial is not None and initial not in values:
+        raise ValueError(f"initial={initial!r} is not one of values {values}")
+    options = [(_format_value(v, value_format), v) for v in values]
+    control = widgets.SelectionSlider(
+        options=options, value=values[0] if initial is None else initial, description=label,
+        continuous_update=False, style={"description_width": "initial"},
+        layout=widgets.Layout(width="28em"),
+    )
+    return widgets.interactive(lambda value: _show_result(fn(value)), value=control)
+
+
+def slider(
+    fn: Callable[[Any], Any],
+    values: Sequence[Any],
+    label: str,
+    *,
+    live: bool | None = None,
+    initial: Any = None,
+    value_format: str | Callable[[Any], str] | None = None,
+    dpi: float = 80,
+) -> Any:
+    """A slider over ``values`` showing ``fn(value)`` (a Figure or PNG bytes) for each value.
+
+    Live (:func:`live_slider`) when ``live`` is True, or when ``live`` is None and
+    :func:`use_live_widgets` says a person is at a Jupyter kernel; otherwise every frame is
+    computed now and embedded (:func:`frame_slider`), which is what the static book needs.
+    """
+    values = list(values)
+    if not values:
+        raise ValueError("values must be a non-empty sequence")
+    if live is None:
+        live = use_live_widgets()
+    if live:
+        return live_slider(fn, values, label, initial=initial, value_format=value_format)
+    frames: dict[Any, Any] = {}
+    for v in values:
+        result = fn(v)
+        if result is None:
+            import matplotlib.pyplot as plt
+
+            result = plt.gcf()
+        # Render now: fn may redraw and return the same Figure object for every value.
+        frames[v] = _frame_bytes(result, dpi)
+    return frame_slider(frames, label, initial=initial, value_format=value_format, dpi=dpi)
+

@@ -1,0 +1,335 @@
+"""Tests of memnb.viz: the book's plotting style, captions and the two kinds of slider."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+import warnings
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matplotlib.colors import to_hex
+
+from memnb import viz
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures(monkeypatch):
+    monkeypatch.delenv("MEMNB_SLIDER", raising=False)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    yield
+    plt.close("all")
+
+
+def _frame(h: int, size: tuple[float, float] = (4.0, 2.6)):
+    fig, ax = plt.subplots(figsize=size)
+    t = np.arange(1, 40)
+    ax.plot(t, np.minimum(1.0, (2 * h + 2) / t))
+    ax.set_title(f"H = {h}")
+    ax.set_xlabel("T")
+    ax.set_ylabel("accuracy")
+    return fig
+
+
+def _frames_in(markup: str) -> list[tuple[str, str, bytes]]:
+    """(value, display style, PNG bytes) of every frame embedded in slider markup."""
+    pattern = re.compile(
+        r'<img class="memnb-frame" data-value="([^"]*)"[^>]*style="display:(\w+);[^"]*" '
+        r'src="data:image/png;base64,([^"]+)"'
+    )
+    return [(v, d, base64.b64decode(b)) for v, d, b in pattern.findall(markup)]
+
+
+# ------------------------------------------------------------------ static slider
+
+
+def test_frame_slider_embeds_every_frame_and_the_script():
+    values = [1, 2, 4, 8]
+    slider = viz.frame_slider({h: _frame(h) for h in values}, "heads H")
+    markup = slider._repr_html_()
+    frames = _frames_in(markup)
+    assert [v for v, _, _ in frames] == ["1", "2", "4", "8"]
+    assert all(png.startswith(PNG_MAGIC) for _, _, png in frames)
+    assert len({png for _, _, png in frames}) == len(values), "frames must differ"
+    assert [d for _, d, _ in frames] == ["block", "none", "none", "none"]
+    assert 'type="range"' in markup and f'max="{len(values) - 1}"' in markup
+    assert "<script>" in markup and 'addEventListener("input"' in markup
+    assert "heads H" in markup
+    # No external resource of any kind: the slider must work offline.
+    assert "http://" not in markup and "https://" not in markup and "<script src" not in markup
+    # Figures are closed once rendered, so the inline backend does not show them twice.
+    assert plt.get_fignums() == []
+
+
+def test_frame_slider_accepts_png_bytes_initial_and_format():
+    pngs = {v: viz.figure_to_png(_frame(int(10 * v))) for v in (0.1, 0.25, 0.5)}
+    slider = viz.frame_slider(pngs, "ratio <a/b>", initial=0.25, value_format=".2f")
+    frames = _frames_in(slider.html)
+    assert [v for v, _, _ in frames] == ["0.10", "0.25", "0.50"]
+    assert [d for _, d, _ in frames] == ["none", "block", "none"]
+    assert [png for _, _, png in frames] == list(pngs.values())
+    assert 'value="1"' in slider.html
+    assert "ratio &lt;a/b&gt;" in slider.html and "<a/b>" not in slider.html
+
+
+def test_frame_slider_output_is_deterministic():
+    first = viz.frame_slider({h: _frame(h) for h in (1, 2)}, "H").html
+    second = viz.frame_slider({h: _frame(h) for h in (1, 2)}, "H").html
+    third = viz.frame_slider({h: _frame(h) for h in (1, 3)}, "H").html
+    assert first == second
+    ids = [re.search(r'id="(memnb-slider-[0-9a-f]+)"', m).group(1) for m in (first, third)]
+    assert ids[0] != ids[1]
+
+
+def test_ten_small_frames_stay_under_one_megabyte():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        slider = viz.frame_slider({h: _frame(h) for h in range(1, 11)}, "H")
+    assert len(slider.values) == 10
+    assert slider.n_bytes < 1_000_000
+
+
+def test_frame_slider_warns_when_too_heavy():
+    with pytest.warns(UserWarning, match="lower dpi"):
+        viz.frame_slider({1: _frame(1)}, "H", max_bytes=100)
+
+
+@pytest.mark.parametrize(
+    ("frames", "label", "kwargs", "match"),
+    [
+        ({}, "H", {}, "non-empty mapping"),
+        ({1: b"not a png"}, "H", {}, "PNG"),
+        ({1: "text"}, "H", {}, "Figure or PNG bytes"),
+        ({1: PNG_MAGIC}, " ", {}, "label"),
+        ({1: PNG_MAGIC}, "H", {"initial": 2}, "initial"),
+        ({1: PNG_MAGIC}, "H", {"dpi": 0}, "dpi"),
+    ],
+)
+def test_frame_slider_rejects_bad_input(frames, label, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        viz.frame_slider(frames, label, **kwargs)
+
+
+_NODE_HARNESS = """
+const vm = require("vm");
+const markup = %(markup)s;
+const script = markup.match(/<script>([\\s\\S]*)<\\/script>/)[1];
+const values = [...markup.matchAll(/data-value="([^"]*)"/g)].map(m => m[1]);
+const frames = values.map((v, i) => ({
+  style: {display: i === %(start)d ? "block" : "none"},
+  getAttribute: (name) => (name === "data-value" ? v : null),
+}));
+const listeners = {};
+const input = {value: "%(start)d", addEventListener: (ev, fn) => { listeners[ev] = fn; }};
+const out = {textContent: ""};
+const root = {
+  id: markup.match(/id="(memnb-slider-[0-9a-f]+)"/)[1],
+  querySelector: (sel) => (sel.startsWith("input") ? input : out),
+  querySelectorAll: () => frames,
+};
+const document = {currentScript: {previousElementSibling: root}, getElementById: () => root};
+vm.runInNewContext(script, {document});
+const shown = () => frames.map(f => f.style.display);
+const result = {initial: shown(), label0: out.textContent};
+input.value = "2"; listeners.input();
+result.moved = shown(); result.label2 = out.textContent;
+console.log(JSON.stringify(result));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the slider script")
+def test_slider_script_swaps_frames_when_the_range_moves():
+    slider = viz.frame_slider({h: _frame(h) for h in (1, 2, 4)}, "H")
+    js = _NODE_HARNESS % {"markup": json.dumps(slider.html), "start": 0}
+    done = subprocess.run(["node", "-e", js], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["initial"] == ["block", "none", "none"] and result["label0"] == "1"
+    assert result["moved"] == ["none", "none", "block"] and result["label2"] == "4"
+
+
+# ------------------------------------------------------------------ slider dispatch
+
+
+def test_without_a_kernel_the_slider_is_static(monkeypatch):
+    assert not viz.in_kernel()
+    monkeypatch.setenv("JPY_SESSION_NAME", "x.ipynb")  # a server variable alone is not enough
+    assert not viz.use_live_widgets()
+    calls = []
+
+    def fn(h):
+        calls.append(h)
+        return _frame(h)
+
+    out = viz.slider(fn, [1, 2, 3], "H")
+    assert isinstance(out, viz.SliderHTML)
+    assert calls == [1, 2, 3]
+    assert len(_frames_in(out.html)) == 3
+
+
+def test_slider_renders_each_value_even_if_fn_reuses_one_figure():
+    fig, ax = plt.subplots(figsize=(3, 2))
+
+    def fn(h):
+        ax.clear()
+        ax.plot([0, 1], [0, h])
+        ax.set_title(f"h={h}")
+        return fig
+
+    out = viz.slider(fn, [1, 2, 3], "h", live=False)
+    assert len({png for _, _, png in _frames_in(out.html)}) == 3
+
+
+def test_env_variable_selects_the_slider(monkeypatch):
+    monkeypatch.setenv("MEMNB_SLIDER", "live")
+    assert viz.use_live_widgets()
+    widget = viz.slider(lambda h: _frame(h), [1, 2, 3], "H")
+    import ipywidgets
+
+    assert isinstance(widget, ipywidgets.interactive)
+    control = widget.children[0]
+    assert list(control.options) == [("1", 1), ("2", 2), ("3", 3)]
+    assert control.description == "H"
+    monkeypatch.setenv("MEMNB_SLIDER", "static")
+    assert not viz.use_live_widgets()
+    monkeypatch.setenv("MEMNB_SLIDER", "sometimes")
+    with pytest.raises(ValueError, match="MEMNB_SLIDER"):
+        viz.use_live_widgets()
+
+
+def test_live_slider_rejects_bad_values():
+    with pytest.raises(ValueError, match="values"):
+        viz.live_slider(lambda v: None, [], "H")
+    with pytest.raises(ValueError, match="initial"):
+        viz.live_slider(lambda v: None, [1, 2], "H", initial=5)
+
+
+# ------------------------------------------------------------------ style helpers
+
+
+def _runs() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = [
+        {"T": t, "H": h, "seed": s, "acc": min(1.0, (2 * h + 2) / t) + 0.03 * rng.standard_normal()}
+        for h in (1, 2) for t in (4, 8, 16, 32) for s in range(3)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_apply_style_sets_the_book_palette():
+    viz.apply_style()
+    cycle = [to_hex(c["color"]) for c in matplotlib.rcParams["axes.prop_cycle"]]
+    assert cycle[0].lower() == viz.PALETTE["ours"].lower()
+    assert tuple(matplotlib.rcParams["figure.figsize"]) == (5.0, 3.2)
+
+
+def test_compare_with_paper_labels_axes_and_marks_each_role():
+    runs = _runs()
+    one = runs[runs["H"] == 1]
+    _fig, ax = plt.subplots()
+    viz.compare_with_paper(ax, one, {4: 1.0, 8: 0.6, 16: 0.3}, x="T", y="acc",
+                           bound=lambda t: np.minimum(1.0, 4 / t), bound_label="Cor. 2 bound",
+                           ylabel="accuracy")
+    assert ax.get_xlabel() == "T" and ax.get_ylabel() == "accuracy"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0].startswith("ours") and "3 seeds" in labels[0]
+    assert "paper" in labels and "Cor. 2 bound" in labels
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    ours = lines[labels[0]]
+    assert to_hex(ours.get_color()) == viz.PALETTE["ours"].lower()
+    assert to_hex(lines["paper"].get_markeredgecolor()) == viz.PALETTE["paper"].lower()
+    assert lines["paper"].get_linestyle() == "None"
+    assert lines["Cor. 2 bound"].get_linestyle() == "--"
+    expected = [one[one["T"] == t]["acc"].to_numpy().mean() for t in (4, 8, 16, 32)]
+    np.testing.assert_allclose(ours.get_ydata(), expected)
+    np.testing.assert_allclose(lines["Cor. 2 bound"].get_ydata(), [1.0, 0.5, 0.25, 0.125])
+    assert len(ax.collections) == 1, "one spread band for our curve"
+
+
+def test_compare_with_paper_groups_share_colours_between_ours_and_paper():
+    runs = _runs()
+    paper = pd.DataFrame({"T": [8, 8], "H": [1, 2], "acc": [0.5, 0.75]})
+    _fig, ax = plt.subplots()
+    viz.compare_with_paper(ax, runs, paper, x="T", y="acc", by="H", bound=8.0,
+                           bound_vertical=True, bound_label="T = Hd_h + d")
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    for h in (1, 2):
+        ours = next(v for k, v in lines.items() if k.startswith(f"H={h} (ours"))
+        paper_line = lines[f"H={h} (paper)"]
+        assert ours.get_color() == paper_line.get_markeredgecolor()
+    assert lines["H=1 (paper)"].get_markeredgecolor() != lines["H=2 (paper)"].get_markeredgecolor()
+    assert list(lines["T = Hd_h + d"].get_xdata()) == [8.0, 8.0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"ours": None, "paper_points": None}, "at least one"),
+        ({"spread": "iqr"}, "spread"),
+        ({"y": "missing"}, "missing"),
+        ({"paper_points": [(1, 2, 3)]}, "pairs"),
+    ],
+)
+def test_compare_with_paper_rejects_bad_input(kwargs, match):
+    args = {"ours": _runs(), "paper_points": {4: 1.0}, "x": "T", "y": "acc"} | kwargs
+    _fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=match):
+        viz.compare_with_paper(ax, **args)
+
+
+def test_plot_bound_needs_xs_for_a_function():
+    _fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="xs"):
+        viz.plot_bound(ax, lambda t: t)
+    with pytest.raises(ValueError, match="shape"):
+        viz.plot_bound(ax, ([1, 2, 3], [1, 2]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    values=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=12),
+    spread=st.sampled_from(viz.SPREADS),
+)
+def test_summarize_band_contains_the_mean(values, spread):
+    df = pd.DataFrame({"x": [i % 3 for i in range(len(values))], "y": values})
+    out = viz.summarize(df, "x", "y", spread=spread)
+    assert list(out["x"]) == sorted(set(df["x"]))
+    assert int(out["n"].sum()) == len(values)
+    tol = 1e-9 * (1 + np.abs(out["mean"]))
+    assert (out["lo"] <= out["mean"] + tol).all() and (out["mean"] <= out["hi"] + tol).all()
+    if spread == "minmax":
+        grouped = df.groupby("x")["y"]
+        np.testing.assert_allclose(out["lo"], grouped.min().to_numpy())
+        np.testing.assert_allclose(out["hi"], grouped.max().to_numpy())
+
+
+# ------------------------------------------------------------------ captions
+
+
+def test_caption_names_the_paper_figure_and_profile():
+    md = viz.caption("Accuracy vs $T$.", paper_figure="Dana et al. Fig. 1a", profile="quick")
+    assert md.data.startswith("**Our run (profile `quick`).** Accuracy vs $T$.")
+    assert "Dana et al. Fig. 1a" in md.data
+    cached = viz.caption("x", source="cached")
+    assert "cached" in cached.data and "Paper counterpart" not in cached.data
+
+
+def test_caption_with_a_figure_closes_it_and_needs_text():
+    fig = _frame(1)
+    md = viz.caption(fig, "Mahdavi et al. Fig. 2a", text="Capacity grows linearly in H.")
+    assert "Capacity grows linearly in H." in md.data and "Mahdavi et al. Fig. 2a" in md.data
+    assert not plt.fignum_exists(fig.number)
+    with pytest.raises(ValueError, match="text"):
+        viz.caption(_frame(2), "Fig. 1")
+    with pytest.raises(ValueError, match="source"):
+        viz.caption("x", source="blog")
