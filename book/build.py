@@ -140,6 +140,7 @@ def kernel_environment() -> Iterator[None]:
                                 if p and p != str(REPO)]]
     os.environ.update({
         "MEMNB_SLIDER": "static",
+        "TQDM_DISABLE": "1",  # a headless run has nobody to watch progress bars
         "PYTHONPATH": os.pathsep.join(python_path),
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",

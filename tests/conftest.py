@@ -9,6 +9,9 @@ import torch
 from torch import nn
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# pytest-xdist runs two workers on two cores: one thread each (kernels started by the notebook
+# tests inherit it), since two OpenMP pools spinning on one core slow small models tenfold.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 torch.set_num_threads(1)
 

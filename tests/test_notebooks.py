@@ -95,7 +95,10 @@ def _nbval(executed: Path, workdir: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, tmp_path: Path):
+def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, tmp_path: Path,
+                                                                   monkeypatch):
+    # results of this run go to a scratch folder, never into the checkout's data/results
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
     executed = tmp_path / path.name
     build.execute_notebook(path, executed, "ci", timeout=CELL_TIMEOUT_S, cwd=tmp_path)
     nb = nbformat.read(executed, as_version=4)

@@ -202,3 +202,25 @@ def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=6, loc="upper left")
     return fig
+
+
+def bound_check(table: pd.DataFrame, x: str) -> dict[str, Any]:
+    """Seed-averaged accuracy at each ``x`` against Cor. 2's ``φ(H d_h + d)`` and the previous
+    ``φ(H (d_h − 1) + 1)``: how many points lie above each (for the chapter's sentences)."""
+    rows = table.assign(
+        bound=_phi(table["H"] * table["d_h"] + table["d"], int(table["N"].iloc[0]),
+                   int(table["T0"].iloc[0])),
+        previous=_phi(table["H"] * (table["d_h"] - 1) + 1, int(table["N"].iloc[0]),
+                      int(table["T0"].iloc[0])))
+    mean = rows.groupby(x)[["accuracy", "bound", "previous"]].mean()
+    return {"points": len(mean),
+            "above_bound": int((mean["accuracy"] >= mean["bound"]).sum()),
+            "above_previous": int((mean["accuracy"] >= mean["previous"]).sum())}
+
+
+def bound_sentence(table: pd.DataFrame, x: str) -> str:
+    """"k of n points lie above Cor. 2's bound (m above the previous one)", from the data."""
+    c = bound_check(table, x)
+    return (f"{c['above_bound']} of {c['points']} seed-averaged points lie on or above "
+            f"Corollary 2's bound and {c['above_previous']} of {c['points']} above the "
+            f"previous bound")
