@@ -40,6 +40,9 @@ class TrainConfig:
     ``steps`` optimiser steps; learning rate ``lr`` warmed up linearly from
     ``lr * warmup_start_factor`` over ``warmup_steps``, then decayed by ``schedule`` to
     ``lr * final_lr_factor`` at the last step. ``batch_size=None`` is full-batch training.
+    ``tf32=True`` lets CUDA matrix products use TensorFloat-32 (10-bit mantissa inputs): faster on
+    recent GPUs, but logits then differ from float32 in the third or fourth significant digit, so
+    it is off by default and recorded in results that use it.
     """
 
     steps: int
@@ -59,6 +62,7 @@ class TrainConfig:
     loss: str = "ce"
     seed: int = 0
     device: str = "cpu"
+    tf32: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.steps, int) or self.steps < 1:
@@ -150,16 +154,21 @@ def _sample_losses(outputs: Tensor, targets: Tensor, loss: str) -> tuple[Tensor,
 
 
 class _IndexStream:
-    """Mini-batch indices of one member: shuffled epochs over ``n`` samples, seeded."""
+    """Mini-batch indices of one member: shuffled epochs over ``n`` samples, seeded.
 
-    def __init__(self, n: int, seed: int) -> None:
+    Permutations are drawn on the CPU (the same on every device) and moved to ``device`` a whole
+    epoch at a time, so a training step on a GPU needs no host-device transfer.
+    """
+
+    def __init__(self, n: int, seed: int, device: torch.device) -> None:
         self.n = n
+        self.device = device
         self.generator = torch.Generator().manual_seed(seed)
-        self.buffer = torch.empty(0, dtype=torch.long)
+        self.buffer = torch.empty(0, dtype=torch.long, device=device)
 
     def take(self, count: int) -> Tensor:
         while self.buffer.numel() < count:
-            perm = torch.randperm(self.n, generator=self.generator)
+            perm = torch.randperm(self.n, generator=self.generator).to(self.device)
             self.buffer = torch.cat([self.buffer, perm])
         out, self.buffer = self.buffer[:count], self.buffer[count:]
         return out
@@ -219,6 +228,9 @@ def train_members(
     mask = None if sample_mask is None else sample_mask.to(device)
 
     torch.manual_seed(config.seed)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = config.tf32
+        torch.backends.cudnn.allow_tf32 = config.tf32
     modules = [copy.deepcopy(m).to(device) for m in members]
     params, buffers = stack_module_state(modules)
     params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
@@ -262,21 +274,21 @@ def train_members(
 
     streams = None
     if config.batch_size is not None:
-        streams = [_IndexStream(int(c), config.seed) for c in counts]
+        streams = [_IndexStream(int(c), config.seed, device) for c in counts]
         valid_index = None
         if mask is not None:
-            valid_index = [torch.nonzero(mask[k].cpu()).flatten() for k in range(num_members)]
+            valid_index = [torch.nonzero(mask[k]).flatten() for k in range(num_members)]
 
     def next_batch() -> tuple[tuple[Tensor, ...], Tensor]:
         assert streams is not None
         if not per_member_data:
-            idx = streams[0].take(config.batch_size).to(device)
+            idx = streams[0].take(config.batch_size)
             return tuple(x[idx] for x in xs), ys[idx].expand(num_members, -1, *ys.shape[1:])
         rows = []
         for k, stream in enumerate(streams):
             local = stream.take(config.batch_size)
             rows.append(local if valid_index is None else valid_index[k][local])
-        idx = torch.stack(rows).to(device)
+        idx = torch.stack(rows)
         gather = [torch.gather(x, 1, idx.view(*idx.shape, *([1] * (x.dim() - 2))).expand(
             *idx.shape, *x.shape[2:])) for x in xs]
         y = torch.gather(ys, 1, idx.view(*idx.shape, *([1] * (ys.dim() - 2))).expand(
