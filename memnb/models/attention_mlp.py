@@ -39,7 +39,9 @@ class AttentionMLPTransformer(AttentionOnlyTransformer):
             raise ValueError(f"active_width must be in 0..width={width}; got {active_width}")
         self.width, self.active_width = width, active_width
         g = torch.Generator().manual_seed(seed + 7_919)
-        b1_bound, b2_bound = 1.0 / math.sqrt(d), 1.0 / math.sqrt(max(width, 1))
+        # scales follow the *active* width (nn.Linear's 1/sqrt(fan_in)), so that padding a
+        # model does not change the units it shares with the unpadded one
+        b1_bound, b2_bound = 1.0 / math.sqrt(d), 1.0 / math.sqrt(max(active_width, 1))
         b2 = (torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * b2_bound
         w1, b1, w2 = [], [], []
         for _ in range(width):

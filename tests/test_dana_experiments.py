@@ -1,0 +1,83 @@
+"""Dana et al. experiments: packed training equals one-at-a-time training, the bigram task, fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from memnb.data.synthetic import all_contexts, association_task, context_index, distinct_sequences
+from memnb.experiments import dana
+
+
+def _point(**kw):
+    base = {"model": "aot", "N": 8, "S": 2, "d": 4, "d_h": 4, "H": 3, "steps": 80, "batch": 32,
+            "samples": 256, "lr": 0.01, "lr_final": 5e-4, "data_seed": 3, "seed": 0}
+    return {**base, **kw}
+
+
+@pytest.mark.parametrize("model", ["aot", "mlp"])
+def test_packed_group_equals_each_point_alone(model):
+    if model == "aot":
+        points = [_point(H=h, seed=s) for h in (1, 3, 5) for s in (0, 1)]
+    else:
+        points = [_point(model="mlp", H=1, width=w, seed=s) for w in (0, 8, 24) for s in (0, 1)]
+    packed = dana.train_group(points, progress=False)
+    for point, rows in zip(points, packed, strict=True):
+        alone = dana.train_group([point], progress=False)[0]
+        assert rows[0]["params"] == alone[0]["params"]
+        assert rows[0]["loss"] == pytest.approx(alone[0]["loss"], rel=1e-4, abs=1e-6)
+        assert rows[0]["accuracy"] == pytest.approx(alone[0]["accuracy"], abs=2 / 256)
+
+
+def test_group_rejects_incompatible_points():
+    with pytest.raises(ValueError, match="share"):
+        dana.train_group([_point(d=4, d_h=4), _point(d=5, d_h=5)], progress=False)
+
+
+def test_association_task_is_deterministic_and_consistent():
+    task = association_task(6, 2, 500, seed=1)
+    again = association_task(6, 2, 500, seed=1)
+    assert torch.equal(task.tokens, again.tokens) and torch.equal(task.table, again.table)
+    assert torch.equal(task.targets, task.table[context_index(task.tokens, 6)])
+    assert task.num_associations == 36
+    assert task.distinct_contexts_seen() <= 36
+    contexts = all_contexts(6, 2)
+    assert torch.equal(context_index(contexts, 6), torch.arange(36))
+    with pytest.raises(ValueError, match="num_samples"):
+        association_task(6, 2, 0, seed=1)
+
+
+def test_distinct_sequences():
+    tokens, targets = distinct_sequences(40, 7, 3, seed=2)
+    assert tokens.shape == (40, 3) and targets.shape == (40,)
+    assert len({tuple(t) for t in tokens.tolist()}) == 40
+    with pytest.raises(ValueError, match="num_sequences must be <= "):
+        distinct_sequences(50, 3, 3, seed=0)
+
+
+def test_head_slopes_follow_the_official_rule():
+    # accuracy rises 0.1 per head until it passes 0.95, then is flat: only the rise is fitted
+    table = pd.DataFrame({"d": 4, "seed": 0, "H": [1, 2, 3, 4, 5, 6, 7],
+                          "accuracy": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0]})
+    slopes = dana.head_slopes(table)
+    assert slopes["slope"].iloc[0] == pytest.approx(0.1)
+    assert slopes["points_used"].iloc[0] == 6
+
+
+def test_fit_power_recovers_coefficients():
+    d = np.arange(3, 14)
+    fit = dana.fit_power(d, 3e-4 * d**2 - 1e-3, 2)
+    assert fit["a"] == pytest.approx(3e-4) and fit["b"] == pytest.approx(-1e-3)
+    assert fit["sse"] < 1e-20
+
+
+def test_profiles_follow_the_paper_at_full_scale():
+    from memnb.experiments.registry import get
+
+    full = get("dana.exp1").params("full")
+    assert full["N"] == 50 and full["H"] == [1, 6, 11, 16, 21, 26, 31]
+    assert full["steps"] == 4096 and full["batch"] == 256 and full["samples"] == 16384
+    assert get("dana.exp5").params("full")["N"] == 70
+    assert get("dana.exp6").params("full")["seeds"] == 20
