@@ -1,0 +1,99 @@
+"""Kajitsuka & Sato experiments: registry, packed Optuna training, capacity, caching."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from memnb import paths
+from memnb.data.text import MNLI_FILE
+from memnb.experiments import kajitsuka
+from memnb.experiments.registry import load_all
+from memnb.results import load, run_experiment
+
+NAMES = ["kajitsuka.capacity", "kajitsuka.construction", "kajitsuka.imdb_curves",
+         "kajitsuka.mnli_curves", "kajitsuka.random_curves", "kajitsuka.seq_len"]
+
+
+def test_registered_with_all_profiles():
+    experiments = load_all()
+    for name in NAMES:
+        assert name in experiments
+        assert set(experiments[name].profiles) == {"ci", "quick", "full"}
+    full = experiments["kajitsuka.capacity"].params("full")
+    assert full["N"] == list(range(600, 1701, 100)) and full["trials"] == 10
+    assert full["epochs"] == 1000
+
+
+def _point(**over):
+    base = {"dataset": "random", "N": 24, "n": 4, "vocab": 50, "classes": 2, "epochs": 20,
+            "trials": 1, "eval_every": 5, "early_stop": False, "data_seed": 0, "max_blocks": 3,
+            "record": "final", "blocks": 0, "seed": 0, **kajitsuka.MODEL}
+    return {**base, **over}
+
+
+def test_packed_group_equals_single_member_groups():
+    points = [_point(blocks=b) for b in (0, 1, 3)]
+    packed = kajitsuka.train_group(points, progress=False)
+    for point, rows in zip(points, packed, strict=True):
+        alone = kajitsuka.train_group([point], progress=False)[0]
+        assert abs(rows[0]["loss"] - alone[0]["loss"]) < 1e-4
+        assert rows[0]["params"] == alone[0]["params"]
+    assert packed[0][0]["params"] < packed[2][0]["params"]
+    with pytest.raises(ValueError, match="share"):
+        kajitsuka.train_group([_point(), _point(N=30)], progress=False)
+
+
+def test_optuna_trials_and_curves():
+    points = [_point(blocks=1, trials=2, record="curve"), _point(blocks=2, trials=2,
+                                                                 record="curve")]
+    rows = kajitsuka.train_group(points, progress=False)
+    for r in rows:
+        epochs = [row["epoch"] for row in r]
+        assert epochs == sorted(epochs) and epochs[0] == 0 and epochs[-1] == 20
+        assert {row["trial"] for row in r} <= {0, 1}
+        lo, hi = kajitsuka.SEARCH["lr"]
+        assert lo <= r[0]["lr"] <= hi
+
+
+def test_capacity_table_and_sqrt_fit():
+    N = np.array([400, 900, 1600])
+    table = pd.DataFrame([{"N": n, "seed": 0, "blocks": b,
+                           "accuracy": float(b >= math.sqrt(n) / 10)}
+                          for n in N for b in range(0, 6)])
+    cap = kajitsuka.capacity_table(table)
+    assert cap["min_blocks"].tolist() == [2.0, 3.0, 4.0]
+    fit = kajitsuka.sqrt_fit(cap["N"], cap["min_blocks"])
+    assert 0.09 < fit["c"] < 0.11 and 0.4 < fit["exponent"] < 0.8
+    none = kajitsuka.capacity_table(table.assign(accuracy=0.5))
+    assert none["min_blocks"].isna().all()
+
+
+def test_experiment_runs_and_resumes_from_cache(tmp_path):
+    first = run_experiment("kajitsuka.seq_len", "ci", root=tmp_path)
+    assert set(first.table["n"]) == {2, 8}
+    assert first.table["accuracy"].between(0, 1).all()
+    again = run_experiment("kajitsuka.seq_len", "ci", root=tmp_path)
+    pd.testing.assert_frame_equal(first.table, again.table)
+    assert load("kajitsuka.seq_len", "ci", root=tmp_path) is not None
+    assert load("kajitsuka.seq_len", "full", root=tmp_path) is None
+
+
+def test_construction_experiment(tmp_path):
+    table = run_experiment("kajitsuka.construction", "ci", root=tmp_path).table
+    verified = table[table["verify"]]
+    assert len(verified) >= 2 and verified["memorized"].astype(bool).all()
+    nt = table[(table["sweep"] == "N") & (table["task"] == "next_token")].sort_values("N")
+    assert nt["ffn2_parameters"].is_monotonic_increasing
+
+
+@pytest.mark.skipif(paths.find_dataset(MNLI_FILE) is None, reason="offline MultiNLI missing")
+def test_text_training_data():
+    x, y, C = kajitsuka.training_data(_point(dataset="mnli", N=30, n=8))
+    assert tuple(x.shape) == (30, 8, kajitsuka.MODEL["input_dim"]) and C == 3
+    assert int(y.max()) <= 2
+    with pytest.raises(ValueError, match="N must be"):
+        kajitsuka.training_data(_point(dataset="imdb", N=10**6, n=8))
