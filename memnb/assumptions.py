@@ -1,0 +1,274 @@
+"""The data assumptions of Mahdavi, Liao & Thrampoulidis (ICLR 2024), tested on any representation.
+
+A representation is a set of ``T`` examples, each a context ``E^(t) in R^{n x d}`` whose row
+``query_index`` is the query ``e^(t)`` (the [CLS] token of a ViT or BERT; the last token of GPT-2).
+
+* Assumption 2: every context has rank ``n`` (:func:`context_ranks`).
+* Assumption 1: the queries have Kruskal rank ``>= n``; General Position: Kruskal rank
+  ``min(T, d)``. The Kruskal rank (largest ``k`` such that *every* ``k`` vectors are independent)
+  is combinatorial, so, as the paper's notebooks do, it is tested by drawing ``k`` random queries
+  ``R`` times and reporting the fraction of draws of rank ``k`` (:func:`kruskal_test`). A draw
+  that fails proves the Kruskal rank is below ``k``; passing draws are only evidence, so
+  :func:`estimate_kruskal_rank` is an *upper* estimate. :func:`kruskal_rank_exact` enumerates
+  every subset for small sets.
+* Assumption 3: ``e^(t) + (1/n) sum_i E_i^(t)`` has Kruskal rank ``>= n`` (:func:`shifted_queries`;
+  the mean is over all ``n`` tokens, query included, as in the paper's notebook).
+* Proposition 4: one uniform self-attention layer with a skip connection maps data satisfying
+  Assumptions 2-3 to data satisfying Assumptions 1-2 (:func:`uniform_attention_skip`).
+
+The pass threshold used to call an assumption satisfied (0.99 by default) is ours: the paper
+reports fractions, and its threshold is not stated in the text we have [reconstruction].
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import torch
+from torch import Tensor
+
+__all__ = [
+    "KruskalTest",
+    "RepresentationSummary",
+    "assumption_table",
+    "context_ranks",
+    "estimate_kruskal_rank",
+    "kruskal_rank_exact",
+    "kruskal_test",
+    "merge_summaries",
+    "pass_fraction_curve",
+    "shifted_queries",
+    "summarize",
+    "uniform_attention_skip",
+]
+
+DEFAULT_THRESHOLD = 0.99
+
+
+def _check_vectors(vectors: Tensor) -> Tensor:
+    if not isinstance(vectors, Tensor) or vectors.ndim != 2 or not vectors.is_floating_point():
+        raise ValueError("vectors must be a floating-point tensor of shape [T, d]")
+    return vectors
+
+
+def _check_contexts(contexts: Tensor) -> Tensor:
+    if not isinstance(contexts, Tensor) or contexts.ndim != 3 or not contexts.is_floating_point():
+        raise ValueError("contexts must be a floating-point tensor of shape [T, n, d]")
+    return contexts
+
+
+def context_ranks(contexts: Tensor, *, batch_size: int = 64) -> Tensor:
+    """``rank E^(t)`` of every context (Assumption 2), ``LongTensor[T]``.
+
+    Computed in the data's own dtype with ``torch.linalg.matrix_rank``'s default tolerance
+    (``sigma_max * max(n, d) * eps``), as in the paper's notebooks.
+    """
+    _check_contexts(contexts)
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    out = [torch.linalg.matrix_rank(contexts[i:i + batch_size])
+           for i in range(0, contexts.shape[0], batch_size)]
+    return torch.cat(out) if out else torch.zeros(0, dtype=torch.long)
+
+
+@dataclass(frozen=True)
+class KruskalTest:
+    """Result of a random-subset Kruskal-rank test at size ``k``."""
+
+    k: int
+    repeats: int
+    passes: int
+    min_rank: int
+    max_rank: int
+
+    @property
+    def pass_fraction(self) -> float:
+        """Fraction of the ``repeats`` draws whose ``k`` vectors had rank ``k``."""
+        return self.passes / self.repeats
+
+
+def kruskal_test(vectors: Tensor, k: int, *, repeats: int, seed: int = 0,
+                 chunk: int = 16) -> KruskalTest:
+    """Draw ``k`` of the ``T`` vectors (without replacement) ``repeats`` times; count full rank.
+
+    The paper's test for Assumption 1 (``k = n``) and General Position (``k = d``), Table 1.
+    """
+    _check_vectors(vectors)
+    T = vectors.shape[0]
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= T:
+        raise ValueError(f"k must be an int in 1..T = {T}, got {k!r}")
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    g = torch.Generator().manual_seed(seed)
+    ranks = []
+    for start in range(0, repeats, chunk):
+        count = min(chunk, repeats - start)
+        idx = torch.stack([torch.randperm(T, generator=g)[:k] for _ in range(count)])
+        ranks.append(torch.linalg.matrix_rank(vectors[idx]))
+    all_ranks = torch.cat(ranks)
+    return KruskalTest(k, repeats, int((all_ranks == k).sum()), int(all_ranks.min()),
+                       int(all_ranks.max()))
+
+
+def kruskal_rank_exact(vectors: Tensor, *, max_subsets: int = 200_000) -> int:
+    """The Kruskal rank by enumerating every subset (small sets only)."""
+    _check_vectors(vectors)
+    T = vectors.shape[0]
+    best = 0
+    checked = 0
+    for k in range(1, min(T, vectors.shape[1]) + 1):
+        for subset in itertools.combinations(range(T), k):
+            checked += 1
+            if checked > max_subsets:
+                raise ValueError(f"more than max_subsets = {max_subsets} subsets to enumerate; "
+                                 "use kruskal_test / estimate_kruskal_rank")
+            if int(torch.linalg.matrix_rank(vectors[list(subset)])) < k:
+                return best
+        best = k
+    return best
+
+
+def estimate_kruskal_rank(vectors: Tensor, *, repeats: int, threshold: float = 1.0,
+                          seed: int = 0) -> int:
+    """Largest ``k`` whose random-subset pass fraction is ``>= threshold`` (bisection on ``k``).
+
+    An upper estimate of the Kruskal rank (a subset that was not drawn may be dependent); with
+    ``threshold < 1`` it is the paper's "estimated Kruskal rank" of App. J.
+    """
+    _check_vectors(vectors)
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    lo, hi = 0, min(vectors.shape)
+
+    def ok(k: int) -> bool:
+        return kruskal_test(vectors, k, repeats=repeats, seed=seed + k).pass_fraction >= threshold
+
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def pass_fraction_curve(vectors: Tensor, ks: Sequence[int], *, repeats: int,
+                        seed: int = 0) -> pd.DataFrame:
+    """Pass fraction against ``k`` (the paper's Figure 1): columns k, pass_fraction, ranks."""
+    rows = []
+    for k in sorted(set(int(k) for k in ks)):
+        res = kruskal_test(vectors, k, repeats=repeats, seed=seed + k)
+        rows.append({"k": k, "pass_fraction": res.pass_fraction, "min_rank": res.min_rank,
+                     "max_rank": res.max_rank, "repeats": repeats})
+    return pd.DataFrame(rows)
+
+
+def shifted_queries(contexts: Tensor, queries: Tensor) -> Tensor:
+    """``e^(t) + (1/n) sum_i E_i^(t)`` (Assumption 3), ``[T, d]``."""
+    _check_contexts(contexts)
+    _check_vectors(queries)
+    if queries.shape != (contexts.shape[0], contexts.shape[2]):
+        raise ValueError(f"queries must be [T, d] = {(contexts.shape[0], contexts.shape[2])}, "
+                         f"got {tuple(queries.shape)}")
+    return queries + contexts.mean(dim=1)
+
+
+def uniform_attention_skip(contexts: Tensor, queries: Tensor) -> tuple[Tensor, Tensor]:
+    """Proposition 4's layer: uniform self-attention (``W_K W_Q^T = 0``), ``W_V W_O = I``, skip.
+
+    Every token ``x`` becomes ``x + mean(E)``: returns ``(E + 1 mean(E)^T, e + mean(E))``.
+    """
+    shifted = shifted_queries(contexts, queries)
+    return contexts + contexts.mean(dim=1, keepdim=True), shifted
+
+
+@dataclass
+class RepresentationSummary:
+    """What the assumption checks need from a representation, kept small: per-example context
+    ranks, the queries and the Assumption-3 vectors."""
+
+    name: str
+    n: int
+    d: int
+    ranks: Tensor
+    queries: Tensor
+    shifted: Tensor
+
+    @property
+    def num_examples(self) -> int:
+        """``T``, the number of examples."""
+        return int(self.ranks.numel())
+
+
+def summarize(batches: Iterable[Tensor], *, name: str, query_index: int = 0
+              ) -> RepresentationSummary:
+    """Reduce hidden states ``[B, n, d]`` (batch after batch) to a :class:`RepresentationSummary`.
+
+    The query of each example is its row ``query_index`` (0 = [CLS]; -1 = last token).
+    """
+    ranks, queries, shifted = [], [], []
+    shape = None
+    for batch in batches:
+        _check_contexts(batch)
+        if shape is None:
+            shape = tuple(batch.shape[1:])
+        elif tuple(batch.shape[1:]) != shape:
+            raise ValueError(f"every batch must have shape [B, {shape[0]}, {shape[1]}]")
+        ranks.append(context_ranks(batch))
+        query = batch[:, query_index]
+        queries.append(query)
+        shifted.append(shifted_queries(batch, query))
+    if shape is None:
+        raise ValueError("batches is empty")
+    return RepresentationSummary(name, shape[0], shape[1], torch.cat(ranks), torch.cat(queries),
+                                 torch.cat(shifted))
+
+
+def merge_summaries(parts: Sequence[RepresentationSummary]) -> RepresentationSummary:
+    """One summary from summaries of consecutive batches of the same representation."""
+    if not parts:
+        raise ValueError("parts is empty")
+    first = parts[0]
+    if any((p.name, p.n, p.d) != (first.name, first.n, first.d) for p in parts):
+        raise ValueError("summaries to merge must share name, n and d")
+    return RepresentationSummary(first.name, first.n, first.d,
+                                 torch.cat([p.ranks for p in parts]),
+                                 torch.cat([p.queries for p in parts]),
+                                 torch.cat([p.shifted for p in parts]))
+
+
+def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats: int | None = None,
+                     seed: int = 0, threshold: float = DEFAULT_THRESHOLD,
+                     assumption3: bool = True) -> list[dict]:
+    """The rows of the paper's Table 1 / Table 3 for one representation (tidy dicts).
+
+    ``check`` is one of ``assumption2`` (fraction of contexts of rank n), ``assumption1``
+    (Kruskal test at ``k = n``), ``general_position`` (at ``k = min(T, d)``) and ``assumption3``.
+    ``k`` is clipped to ``T`` when there are fewer examples than ``n`` (then the test cannot
+    confirm Assumption 1 or 3, and ``valid`` is False).
+    """
+    T, n, d = summary.num_examples, summary.n, summary.d
+    rows = [{
+        "representation": summary.name, "check": "assumption2", "k": n,
+        "pass_fraction": float((summary.ranks == n).double().mean()),
+        "min_rank": int(summary.ranks.min()), "max_rank": int(summary.ranks.max()),
+        "repeats": T, "valid": n <= d,
+    }]
+    tests = [("assumption1", summary.queries, n, repeats),
+             ("general_position", summary.queries, min(T, d), gp_repeats or repeats)]
+    if assumption3:
+        tests.append(("assumption3", summary.shifted, n, repeats))
+    for check, vectors, k, reps in tests:
+        k_used = min(k, T)
+        res = kruskal_test(vectors.double() if vectors.dtype == torch.float16 else vectors,
+                           k_used, repeats=reps, seed=seed)
+        rows.append({"representation": summary.name, "check": check, "k": k_used,
+                     "pass_fraction": res.pass_fraction, "min_rank": res.min_rank,
+                     "max_rank": res.max_rank, "repeats": reps, "valid": k_used == k})
+    for row in rows:
+        row.update({"n": n, "d": d, "T": T,
+                    "satisfied": bool(row["valid"] and row["pass_fraction"] >= threshold)})
+    return rows

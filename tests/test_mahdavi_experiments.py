@@ -1,0 +1,87 @@
+"""Tests of the Mahdavi et al. sweeps: data, packing, registry and a ci run."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from memnb.experiments import mahdavi
+from memnb.experiments.registry import get, load_all
+from memnb.results import load, run_experiment
+
+
+def test_dataset_prefix_property_and_kinds():
+    big = mahdavi.make_dataset(50, 3, 4, num_classes=7, shared=False, seed=3)
+    small = mahdavi.make_dataset(20, 3, 4, num_classes=7, shared=False, seed=3)
+    for a, b in zip(big, small, strict=True):
+        torch.testing.assert_close(a[:20], b)
+    ctx, q, y = mahdavi.make_dataset(10, 3, 4, num_classes=1, shared=True, seed=0)
+    assert ctx.shape == (10, 3, 4) and ctx.stride(0) == 0 and y.shape == (10, 1)
+    assert y.dtype == torch.float32 and 0 <= float(y.min()) and float(y.max()) < 1
+    _, _, labels = mahdavi.make_dataset(200, 2, 4, num_classes=5, shared=True, seed=0)
+    assert labels.dtype == torch.long and set(labels.tolist()) == set(range(5))
+    with pytest.raises(ValueError, match="num_classes"):
+        mahdavi.make_dataset(5, 2, 4, num_classes=0, shared=True, seed=0)
+
+
+def test_official_steps():
+    assert mahdavi.official_steps(10_000, 50_000) == 50_000
+    assert mahdavi.official_steps(40_000, 50_000) == 78_125
+
+
+def _point(**kw):
+    base = {"kind": "heads", "d": 6, "C": 5, "shared": True, "lr": 1e-2, "batch": 16,
+            "eval_every": 10, "early_stop": True, "seed": 0, "n": 3, "d_h": 4, "H": 2, "T": 40,
+            "steps": 40}
+    base.update(kw)
+    return base
+
+
+def test_packed_group_equals_points_trained_alone():
+    """Members differing in H, d_h, T and seed train exactly as they would alone."""
+    points = [_point(H=1, T=30, d_h=2), _point(H=3, T=40), _point(seed=1, H=2, T=40)]
+    packed = mahdavi.train_group(points, progress=False)
+    for point, rows in zip(points, packed, strict=True):
+        alone = mahdavi.train_group([point], progress=False)[0][0]
+        assert rows[0]["memorized"] == alone["memorized"]
+        assert rows[0]["best_loss"] == pytest.approx(alone["best_loss"], rel=1e-4, abs=1e-6)
+        assert rows[0]["capacity"] == point["H"] * (min(point["n"], point["d_h"]) - 1) + 1
+
+
+def test_saturation_rows_are_a_distribution():
+    point = _point(kind="saturation", threshold=0.99, early_stop=False, steps=30)
+    rows = mahdavi.train_group([point], progress=False)[0]
+    assert [r["saturated_heads"] for r in rows] == [0, 1, 2]
+    assert sum(r["example_fraction"] for r in rows) == pytest.approx(1.0)
+
+
+def test_registry_profiles():
+    names = [n for n in load_all() if n.startswith("mahdavi.")]
+    for name in ("heads", "context", "head_dim", "saturation", "nonshared", "regression"):
+        assert f"mahdavi.{name}" in names
+    full = get("mahdavi.heads").params("full")
+    assert full["d"] == 64 and full["C"] == 100 and full["heads"] == mahdavi.HEADS_FULL
+    assert full["sizes"] == [10_000, 20_000, 30_000, 40_000]
+
+
+def test_linear_fit_recovers_a_line():
+    table = pd.DataFrame({"H": [1, 2, 3, 4, 1, 2, 3, 4], "m": [3, 5, 7, 9, 3, 5, 7, 9]})
+    fit = mahdavi.linear_fit(table, "H", "m")
+    assert fit["slope"] == pytest.approx(2.0) and fit["intercept"] == pytest.approx(1.0)
+    assert fit["r2"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="two distinct"):
+        mahdavi.linear_fit(table[table.H == 1], "H", "m")
+
+
+def test_ci_run_writes_and_resumes(tmp_path):
+    result = run_experiment("mahdavi.head_dim", "ci", seeds=1, root=tmp_path)
+    table = result.table
+    assert set(table["d_h"]) == {1, 4, 8}
+    assert (table["memorized"] <= table["T"]).all()
+    assert (table["capacity"] == 2 * (table[["n", "d_h"]].min(axis=1) - 1) + 1).all()
+    again = load("mahdavi.head_dim", "ci", root=tmp_path)
+    assert again is not None and len(again.table) == len(table)
+    # cached points are reused: a second run returns the same numbers
+    rerun = run_experiment("mahdavi.head_dim", "ci", seeds=1, root=tmp_path).table
+    assert list(rerun["memorized"]) == list(table["memorized"])
