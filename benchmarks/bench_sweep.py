@@ -82,13 +82,16 @@ def bench_dana(steps: int, seeds: int, device: str) -> tuple[int, float, float]:
 def bench_mahdavi(steps: int, seeds: int, device: str) -> tuple[int, float, float]:
     from memnb.experiments import mahdavi
 
-    exp = get("mahdavi.heads")
-    points = mahdavi.quick_benchmark_points(exp.params("quick"), seeds, steps)
+    params = {**get("mahdavi.heads").params("quick"), "min_steps": steps, "epochs": 0,
+              "early_stop": False}
+    points = mahdavi._points(params, seeds, "heads", H=params["heads"], T=params["sizes"])
 
     def official() -> None:
         for p in points:
-            x, y = mahdavi.official_inputs(p)
-            train_mahdavi_official(x, y, heads=p["H"], d_h=p["d_h"], classes=p["C"],
+            contexts, queries, targets = mahdavi.make_dataset(
+                p["T"], p["n"], p["d"], num_classes=p["C"], shared=p["shared"], seed=p["seed"])
+            x = torch.cat([queries[:, None], contexts], dim=1)  # the official input [e; E]
+            train_mahdavi_official(x, targets, heads=p["H"], d_h=p["d_h"], classes=p["C"],
                                    steps=steps, batch=p["batch"], lr=p["lr"],
                                    eval_every=p["eval_every"], seed=p["seed"])
 

@@ -138,7 +138,7 @@ def summarize(
 ) -> pd.DataFrame:
     """Mean of ``y`` at each ``x`` (and each ``by`` group) with the band drawn around it.
 
-    Returns columns ``[by,] x, mean, lo, hi, n``, sorted by ``x``. ``spread`` sets the band:
+    Returns columns ``[by,] x, mean, lo, hi, n_runs``, sorted by ``x``. ``spread`` sets the band:
     ``"std"`` (mean ± one standard deviation over seeds, ddof = 1), ``"sem"`` (± standard error),
     ``"minmax"`` (min to max over seeds) or ``"none"`` (lo = hi = mean). With one seed every band
     has zero width.
@@ -153,19 +153,19 @@ def summarize(
     keys = [by, x] if by is not None else [x]
     grouped = df.groupby(keys, sort=True)[y]
     out = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index()
-    out = out.rename(columns={"count": "n"})
+    out = out.rename(columns={"count": "n_runs"})
     std = out["std"].fillna(0.0)
     if spread == "std":
         lo, hi = out["mean"] - std, out["mean"] + std
     elif spread == "sem":
-        sem = std / np.sqrt(out["n"].clip(lower=1))
+        sem = std / np.sqrt(out["n_runs"].clip(lower=1))
         lo, hi = out["mean"] - sem, out["mean"] + sem
     elif spread == "minmax":
         lo, hi = out["min"], out["max"]
     else:
         lo, hi = out["mean"], out["mean"]
     out["lo"], out["hi"] = lo, hi
-    return out[[*keys, "mean", "lo", "hi", "n"]]
+    return out[[*keys, "mean", "lo", "hi", "n_runs"]]
 
 
 _SPREAD_WORDS = {"std": "± std", "sem": "± s.e.m.", "minmax": "min to max", "none": ""}
@@ -195,7 +195,7 @@ def plot_ours(
     """
     _check_role(role)
     summary = summarize(df, x, y, by=by, spread=spread)
-    n_max = int(summary["n"].max())
+    n_max = int(summary["n_runs"].max())
     base = label or ("ours (cached full run)" if role == "ours_cached" else "ours")
     if n_max > 1 and spread != "none":
         base += f", mean {_SPREAD_WORDS[spread]} over {n_max} seeds"

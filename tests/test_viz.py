@@ -304,7 +304,7 @@ def test_summarize_band_contains_the_mean(values, spread):
     df = pd.DataFrame({"x": [i % 3 for i in range(len(values))], "y": values})
     out = viz.summarize(df, "x", "y", spread=spread)
     assert list(out["x"]) == sorted(set(df["x"]))
-    assert int(out["n"].sum()) == len(values)
+    assert int(out["n_runs"].sum()) == len(values)
     tol = 1e-9 * (1 + np.abs(out["mean"]))
     assert (out["lo"] <= out["mean"] + tol).all() and (out["mean"] <= out["hi"] + tol).all()
     if spread == "minmax":

@@ -47,7 +47,7 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None,
     (or at the largest d we ran when ``d_paper`` is absent)."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     d_bound = d_paper if d_paper in set(table["d"]) else int(table["d"].max())
-    paper = pd.DataFrame(exp.PAPER_EXP1_D10) if d_bound == 10 else None
+    paper = pd.DataFrame(exp.PAPER_EXP1_D10).assign(d=10) if d_bound == 10 else None
     viz.compare_with_paper(ax, table, paper, x="H", y="accuracy", by="d", cached=cached,
                            paper_label="paper, d=10", legend=False,
                            xlabel="number of heads H", ylabel=_ACC)

@@ -2,5 +2,8 @@
 
 from memnb.models.attention_mlp import AttentionMLPTransformer
 from memnb.models.attention_only import AttentionOnlyTransformer
+from memnb.models.ffn_attention import FFNAttentionTransformer
+from memnb.models.multi_head import MultiHeadAttention
 
-__all__ = ["AttentionMLPTransformer", "AttentionOnlyTransformer"]
+__all__ = ["AttentionMLPTransformer", "AttentionOnlyTransformer", "FFNAttentionTransformer",
+           "MultiHeadAttention"]
