@@ -163,45 +163,35 @@ def slope_report(table: pd.DataFrame, n: int, d_h: int) -> dict[str, float]:
     return {"slope": slope, "bound_slope": bound_slope, "ratio": slope / bound_slope}
 
 
-def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
-    """One slider frame: the accuracy-vs-H curve at ``d``, with H = ``h`` highlighted next to
-    the value of the Cor. 2 bound at that H."""
-    part = table[table["d"] == d]
-    n, t0 = int(part["N"].iloc[0]), int(part["T0"].iloc[0])
+def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str) -> plt.Figure:
+    """One slider frame: accuracy against ``x`` with the bounds, the point ``x = value``
+    highlighted (round: measured; diamond: Cor. 2's bound there). Rows hold H, d_h, d, N, T0."""
+    n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
     fig, ax = plt.subplots(figsize=(5.2, 3.4))
-    viz.plot_ours(ax, part, "H", "accuracy")
-    hs = np.sort(part["H"].unique())
-    _bounds(ax, hs, hs * d + d, hs * (d - 1) + 1, n, t0)
-    ours = part[part["H"] == h]["accuracy"].mean()
-    bound = float(_phi(np.array(h * d + d), n, t0))
-    ax.plot([h], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
-    ax.plot([h], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
-    ax.set_title(f"H = {h}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
-    ax.set_xlabel("number of heads H")
-    ax.set_ylabel("accuracy")
-    ax.set_ylim(0, 1.05)
+    viz.plot_ours(ax, table, x, "accuracy")
+    grid = table.groupby(x)[["H", "d_h", "d"]].first().sort_index()
+    xs = grid.index.to_numpy()
+    _bounds(ax, xs, grid["H"] * grid["d_h"] + grid["d"], grid["H"] * (grid["d_h"] - 1) + 1,
+            n, t0)
+    ours = table[table[x] == value]["accuracy"].mean()
+    row = grid.loc[value]
+    bound = float(_phi(np.array(row["H"] * row["d_h"] + row["d"]), n, t0))
+    ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
+    ax.plot([value], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
+    ax.set_title(f"{x} = {value}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
+    ax.set(xlabel=xlabel, ylabel="accuracy", ylim=(0, 1.05))
     ax.legend(fontsize=6, loc="upper left")
     return fig
+
+
+def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
+    """Slider frame over H (Experiment 1 at embedding dimension ``d``), H = ``h`` highlighted."""
+    return _highlight_frame(table[table["d"] == d], "H", h, "number of heads H")
 
 
 def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
-    """One slider frame: accuracy vs d_h (Experiment 2) with ``d_h`` highlighted."""
-    n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
-    h, d = int(table["H"].iloc[0]), int(table["d"].iloc[0])
-    fig, ax = plt.subplots(figsize=(5.2, 3.4))
-    viz.plot_ours(ax, table, "d_h", "accuracy")
-    xs = np.sort(table["d_h"].unique())
-    _bounds(ax, xs, h * xs + d, h * (xs - 1) + 1, n, t0)
-    ours = table[table["d_h"] == d_h]["accuracy"].mean()
-    bound = float(_phi(np.array(h * d_h + d), n, t0))
-    ax.plot([d_h], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
-    ax.plot([d_h], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
-    ax.set_title(f"d_h = {d_h}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
-    ax.set_xlabel("head dimension d_h")
-    ax.set_ylabel("accuracy")
-    ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=6, loc="upper left")
-    return fig
+    """Slider frame over d_h (Experiment 2), ``d_h`` highlighted."""
+    return _highlight_frame(table, "d_h", d_h, "head dimension d_h")
 
 
 def bound_check(table: pd.DataFrame, x: str) -> dict[str, Any]:
