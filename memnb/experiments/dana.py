@@ -88,7 +88,7 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
     members = [_build(p, padded_heads, padded_width) for p in points]
     config = TrainConfig(steps=first["steps"], lr=first["lr"], optimizer="adam",
                          schedule="linear", final_lr_factor=first["lr_final"] / first["lr"],
-                         batch_size=first["batch"], eval_every=max(first["steps"] // 16, 1),
+                         batch_size=first["batch"], eval_every=max(first["steps"] // 4, 1),
                          seed=first["data_seed"], device=device)
     desc = f"{first['model']} d={first['d']} d_h={first['d_h']} ({len(points)} models)"
     result = train_members(members, task.tokens, task.targets, config, progress=progress,
