@@ -20,26 +20,16 @@ The code's shared ``d -> d_h`` compression is not reproduced: every head here ha
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Literal
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from memnb.validation import check_int as _check_int
+
 PosPlacement = Literal["residual", "attention_only"]
 _POS_PLACEMENTS = ("residual", "attention_only")
-
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    """Return ``value`` if it is an int in ``[low, high]``; raise a ``ValueError`` naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return value
 
 
 def _is_functorch_wrapped(t: torch.Tensor) -> bool:

@@ -30,14 +30,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return value
+from memnb.validation import check_int as _check_int
 
 
 def _uniform(shape: tuple[int, ...], fan_in: int, g: torch.Generator) -> Tensor:

@@ -33,16 +33,9 @@ import math
 import torch
 from torch import nn
 
+from memnb.validation import check_int as _check_int
+
 __all__ = ["MultiHeadAttention", "sinusoidal_encoding"]
-
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return value
 
 
 def sinusoidal_encoding(length: int, d: int) -> torch.Tensor:
