@@ -12,21 +12,16 @@ and cites the statement it implements. Papers:
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from memnb.validation import check_int
+
 
 def _int(name: str, value: object, low: int = 1, high: int | None = None) -> int:
-    """``value`` as an ``int`` in ``[low, high]``, else a ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return value
+    """:func:`memnb.validation.check_int` with ``low = 1`` by default (sizes and counts)."""
+    return check_int(name, value, low, high)
 
 
 # --- Dana, Pydi & Chevaleyre (AISTATS 2025) ---------------------------------------------------

@@ -35,14 +35,14 @@ from scipy.optimize import brentq, minimize
 from scipy.special import softmax
 
 from memnb.bounds import dana_jl_constant, dana_jl_threshold
+from memnb.validation import check_int
 
 # ----------------------------------------------------------------------------- validation
 
 
 def _int(name: str, value: object, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+    """:func:`memnb.validation.check_int` with ``low = 1`` by default (sizes and counts)."""
+    return check_int(name, value, low)
 
 
 def _conditionals(conditionals: ArrayLike) -> np.ndarray:
