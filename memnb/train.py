@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -153,6 +153,30 @@ def _sample_losses(outputs: Tensor, targets: Tensor, loss: str) -> tuple[Tensor,
     return per, torch.zeros_like(per)
 
 
+def _distinct_samples(xs: tuple[Tensor, ...], ys: Tensor
+                      ) -> tuple[tuple[Tensor, ...], Tensor, Tensor | None]:
+    """The distinct (input, target) rows of an integer data set and their multiplicities.
+
+    Evaluating each distinct sample once, weighted by how often it occurs, gives the same mean
+    loss and accuracy as evaluating every sample (up to floating-point summation order) at a
+    fraction of the cost when samples repeat (e.g. Dana et al.'s 16,384 contexts drawn from
+    N^2 = 2,500). Returns the data unchanged and ``None`` for float data or when nothing repeats.
+    """
+    if any(t.is_floating_point() or t.is_complex() for t in (*xs, ys)):
+        return xs, ys, None
+    total = ys.shape[0]
+    rows = torch.cat([t.reshape(total, -1).long() for t in (*xs, ys)], dim=1)
+    distinct, counts = torch.unique(rows, dim=0, return_counts=True)
+    if distinct.shape[0] == total:
+        return xs, ys, None
+    out, start = [], 0
+    for t in (*xs, ys):
+        width = t[0].numel()
+        out.append(distinct[:, start:start + width].reshape(-1, *t.shape[1:]).to(t.dtype))
+        start += width
+    return tuple(out[:-1]), out[-1], counts
+
+
 class _IndexStream:
     """Mini-batch indices of one member: shuffled epochs over ``n`` samples, seeded.
 
@@ -174,6 +198,36 @@ class _IndexStream:
         return out
 
 
+def _adam_update(params: list[Tensor], grads: list[Tensor],
+                 moments: tuple[list[Tensor], list[Tensor]], lr_members: Tensor, step: int,
+                 config: TrainConfig) -> None:
+    """One Adam/AdamW step (Kingma & Ba 2015; Loshchilov & Hutter 2019) on stacked parameters.
+
+    ``lr_members`` holds each member's learning rate (zero freezes a stopped member); every
+    element follows the update it would follow in a model trained alone. Written with the
+    multi-tensor ``torch._foreach_*`` kernels: a handful of operations per step for all
+    parameters together instead of several per parameter tensor.
+    """
+    beta1, beta2 = config.betas
+    first, second = moments
+    lr_views = [lr_members.view(-1, *([1] * (p.dim() - 1))) for p in params]
+    if config.weight_decay and config.optimizer == "adamw":
+        torch._foreach_mul_(params, [1.0 - lr * config.weight_decay for lr in lr_views])
+    elif config.weight_decay:
+        grads = torch._foreach_add(grads, params, alpha=config.weight_decay)
+    torch._foreach_mul_(first, beta1)
+    torch._foreach_add_(first, grads, alpha=1.0 - beta1)
+    torch._foreach_mul_(second, beta2)
+    torch._foreach_addcmul_(second, grads, grads, value=1.0 - beta2)
+    bias1, bias2 = 1.0 - beta1**step, 1.0 - beta2**step
+    denom = torch._foreach_sqrt(second)
+    torch._foreach_div_(denom, math.sqrt(bias2))
+    torch._foreach_add_(denom, config.eps)
+    update = torch._foreach_div(first, denom)
+    torch._foreach_mul_(update, [lr / bias1 for lr in lr_views])
+    torch._foreach_sub_(params, update)
+
+
 def train_members(
     members: Sequence[nn.Module],
     inputs: Inputs,
@@ -182,6 +236,7 @@ def train_members(
     *,
     sample_mask: Tensor | None = None,
     per_member_data: bool = False,
+    constant_inputs: Sequence[int] = (),
     progress: bool = True,
     desc: str | None = None,
 ) -> TrainResult:
@@ -193,12 +248,27 @@ def train_members(
     never drawn and never counted. Mini-batches are drawn from a stream seeded by
     ``config.seed`` over each member's own samples, so a member trained alone with the same seed
     sees the same batches.
+
+    ``constant_inputs`` lists the positions in ``inputs`` of tensors that are the same for every
+    sample (e.g. the one context shared by all examples in Mahdavi et al.'s Figs. 2-3): they have
+    no sample dimension (``[...]``, or ``[K, ...]`` with ``per_member_data``) and are passed whole
+    with every mini-batch, so the model can process them once per step instead of once per sample.
     """
     _check_members(members)
     num_members = len(members)
     device = torch.device(config.device)
     xs = tuple(x.to(device) for x in _as_tuple(inputs))
     ys = targets.to(device)
+    constant = set(constant_inputs)
+    if not constant <= set(range(len(xs))):
+        raise ValueError(f"constant_inputs must be positions in inputs (0..{len(xs) - 1}); "
+                         f"got {sorted(constant)}")
+    sampled = tuple(i not in constant for i in range(len(xs)))
+
+    def per_sample(fn: Callable[[Tensor], Tensor], tensors: tuple[Tensor, ...]
+                   ) -> tuple[Tensor, ...]:
+        """Apply ``fn`` (a selection of samples) to the per-sample inputs only."""
+        return tuple(fn(x) if keep else x for x, keep in zip(tensors, sampled, strict=True))
     if config.loss == "ce" and ys.dtype != torch.long:
         raise ValueError("targets must be integer class labels (torch.long) when loss='ce'")
 
@@ -250,22 +320,34 @@ def train_members(
             return per.mean(dim=-1)
         return (per * weights).sum(dim=-1) / weights.sum(dim=-1)
 
+    if per_member_data:
+        eval_xs, eval_ys, eval_counts = xs, ys, None
+    else:
+        distinct_xs, eval_ys, eval_counts = _distinct_samples(
+            tuple(x for x, keep in zip(xs, sampled, strict=True) if keep), ys)
+        rows = iter(distinct_xs)
+        eval_xs = tuple(next(rows) if keep else x for x, keep in zip(xs, sampled, strict=True))
+    num_eval = eval_ys.shape[1] if per_member_data else eval_ys.shape[0]
+
     def evaluate() -> tuple[Tensor, Tensor]:
+        """Mean loss and accuracy of every member on its whole training set."""
         total_loss = torch.zeros(num_members, device=device, dtype=torch.float64)
         total_correct = torch.zeros(num_members, device=device, dtype=torch.float64)
         with torch.no_grad():
-            for start in range(0, num_slots, config.eval_batch_size):
-                stop = min(start + config.eval_batch_size, num_slots)
+            for start in range(0, num_eval, config.eval_batch_size):
+                stop = min(start + config.eval_batch_size, num_eval)
                 if per_member_data:
-                    chunk_x = tuple(x[:, start:stop] for x in xs)
-                    chunk_y = ys[:, start:stop]
+                    chunk_x = per_sample(lambda x, rows=slice(start, stop): x[:, rows], eval_xs)
+                    chunk_y = eval_ys[:, start:stop]
+                    weights = None if mask is None else mask[:, start:stop]
                 else:
-                    chunk_x = tuple(x[start:stop] for x in xs)
-                    chunk_y = ys[start:stop].expand(num_members, *ys[start:stop].shape)
+                    chunk_x = per_sample(lambda x, rows=slice(start, stop): x[rows], eval_xs)
+                    chunk_y = eval_ys[start:stop].expand(num_members, *eval_ys[start:stop].shape)
+                    weights = None if eval_counts is None else eval_counts[start:stop][None]
                 out = forward_all(params, buffers, *chunk_x)
                 per, correct = _sample_losses(out, chunk_y, config.loss)
-                weights = None if mask is None else mask[:, start:stop].to(per.dtype)
                 if weights is not None:
+                    weights = weights.to(per.dtype)
                     per, correct = per * weights, correct * weights
                 total_loss += per.sum(dim=-1).double()
                 total_correct += correct.sum(dim=-1).double()
@@ -283,34 +365,36 @@ def train_members(
         assert streams is not None
         if not per_member_data:
             idx = streams[0].take(config.batch_size)
-            return tuple(x[idx] for x in xs), ys[idx].expand(num_members, -1, *ys.shape[1:])
+            return per_sample(lambda x: x[idx], xs), ys[idx].expand(num_members, -1,
+                                                                     *ys.shape[1:])
         rows = []
         for k, stream in enumerate(streams):
             local = stream.take(config.batch_size)
             rows.append(local if valid_index is None else valid_index[k][local])
         idx = torch.stack(rows)
-        gather = [torch.gather(x, 1, idx.view(*idx.shape, *([1] * (x.dim() - 2))).expand(
-            *idx.shape, *x.shape[2:])) for x in xs]
+        gather = per_sample(lambda x: torch.gather(x, 1, idx.view(
+            *idx.shape, *([1] * (x.dim() - 2))).expand(*idx.shape, *x.shape[2:])), xs)
         y = torch.gather(ys, 1, idx.view(*idx.shape, *([1] * (ys.dim() - 2))).expand(
             *idx.shape, *ys.shape[2:]))
-        return tuple(gather), y
+        return gather, y
 
-    first_moment = {k: torch.zeros_like(v) for k, v in params.items()}
-    second_moment = {k: torch.zeros_like(v) for k, v in params.items()}
+    param_list = list(params.values())
+    moments = ([torch.zeros_like(v) for v in param_list],
+               [torch.zeros_like(v) for v in param_list])
     best_params = {k: v.detach().clone() for k, v in params.items()}
     best_loss = torch.full((num_members,), math.inf, device=device, dtype=torch.float64)
     best_acc = torch.zeros(num_members, device=device, dtype=torch.float64)
     active = torch.ones(num_members, device=device, dtype=torch.bool)
     steps_run = torch.zeros(num_members, dtype=torch.long)
     history: list[dict] = []
-    beta1, beta2 = config.betas
     full_y = None if per_member_data else ys.expand(num_members, *ys.shape)
     full_w = None if mask is None else mask.to(torch.float32)
 
     def record(step: int, lr_now: float) -> bool:
         """Evaluate, update checkpoints and early stopping; True when every member is done."""
-        nonlocal best_loss, best_acc, active
+        nonlocal best_loss, best_acc, active, latest
         loss, acc = evaluate()
+        latest = (loss, acc)
         improved = (loss < best_loss) & active
         for k, v in params.items():
             best_params[k] = torch.where(member_view(improved, v), v.detach(), best_params[k])
@@ -326,6 +410,7 @@ def train_members(
             active = active & (acc < 1.0)
         return not bool(active.any())
 
+    latest: tuple[Tensor, Tensor] | None = None
     bar = tqdm(total=config.steps, desc=desc or f"training {num_members} model(s)",
                disable=not progress, leave=False)
     step = 0
@@ -346,27 +431,17 @@ def train_members(
             member_loss = masked_mean(per, batch_w)
             grads = torch.autograd.grad(member_loss.sum(), list(params.values()))
             step += 1
-            bias1, bias2 = 1.0 - beta1**step, 1.0 - beta2**step
             lr_members = active.to(per.dtype) * lr_now
             with torch.no_grad():
-                for (name, p), g in zip(params.items(), grads, strict=True):
-                    lr_k = member_view(lr_members, p)
-                    if config.weight_decay and config.optimizer == "adamw":
-                        p.mul_(1.0 - lr_k * config.weight_decay)
-                    elif config.weight_decay:
-                        g = g + config.weight_decay * p
-                    m, v = first_moment[name], second_moment[name]
-                    m.mul_(beta1).add_(g, alpha=1.0 - beta1)
-                    v.mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
-                    denom = (v.sqrt() / math.sqrt(bias2)).add_(config.eps)
-                    p.sub_(lr_k / bias1 * m / denom)
+                _adam_update(param_list, list(grads), moments, lr_members, step, config)
         bar.update(chunk_end - bar.n)
         done = record(step, lr_now)
         if progress:
             bar.set_postfix(active=int(active.sum()), best_loss=f"{float(best_loss.min()):.3g}")
     bar.close()
 
-    final_loss, final_acc = evaluate()
+    assert latest is not None  # the loop always ends with an evaluation of the final weights
+    final_loss, final_acc = latest
     trained = []
     for member, module in enumerate(modules):
         state = {k: v[member].detach().clone() for k, v in best_params.items()}

@@ -34,9 +34,13 @@ def _reference_logits(model: AttentionOnlyTransformer, tokens: torch.Tensor) -> 
 
 @pytest.mark.parametrize("scale_logits", [False, True])
 @pytest.mark.parametrize("pos_placement", ["residual", "attention_only"])
-def test_forward_matches_eq2(scale_logits: bool, pos_placement: str) -> None:
-    model = AttentionOnlyTransformer(7, 4, 5, 3, 3, active_heads=2, scale_logits=scale_logits,
+@pytest.mark.parametrize(("d_h", "merged"), [(1, False), (3, True)])
+def test_forward_matches_eq2(scale_logits: bool, pos_placement: str, d_h: int,
+                             merged: bool) -> None:
+    """Both evaluation orders (per-head projections for small d_h, W_QK/W_OV otherwise)."""
+    model = AttentionOnlyTransformer(7, 4, 5, d_h, 3, active_heads=2, scale_logits=scale_logits,
                                      pos_placement=pos_placement, dtype=torch.float64, seed=3)
+    assert model._merged_is_cheaper() is merged
     tokens = torch.randint(0, 7, (6, 4), generator=torch.Generator().manual_seed(0))
     logits = model(tokens)
     assert logits.shape == (6, 7)

@@ -16,8 +16,11 @@ def _data(T: int, n: int, d: int, seed: int = 0) -> tuple[torch.Tensor, torch.Te
     return torch.rand(T, n, d, generator=g), torch.rand(T, d, generator=g)
 
 
-def test_forward_matches_equations_1_to_6():
-    model = MultiHeadAttention(6, 3, 4, 2, 5, dtype=torch.float64, seed=3)
+@pytest.mark.parametrize(("d_h", "merged"), [(2, False), (4, True)])
+def test_forward_matches_equations_1_to_6(d_h, merged):
+    """Both evaluation orders of the logits (through d_h, or with W_Q W_K^T merged)."""
+    model = MultiHeadAttention(6, 3, d_h, 2, 5, dtype=torch.float64, seed=3)
+    assert model._merged_is_cheaper() is merged
     E, e = _data(7, 4, 6)
     E, e = E.double(), e.double()
     out = model(E, e)
@@ -32,6 +35,39 @@ def test_forward_matches_equations_1_to_6():
     z = model.features(E, e)
     assert z.shape == (7, 18)
     torch.testing.assert_close(z[:, 6:12], model.head_outputs(E, e)[:, 1])
+
+
+def test_shared_context_given_once_equals_repeated_context():
+    model = MultiHeadAttention.official(6, 4, 3, 5, 7, seed=2)
+    E, e = _data(9, 4, 6)
+    shared = E[0]
+    torch.testing.assert_close(model(shared, e), model(shared.expand(9, 4, 6), e))
+    torch.testing.assert_close(model.attention_weights(shared, e),
+                               model.attention_weights(shared.expand(9, 4, 6), e))
+
+
+def test_training_with_a_constant_context_equals_per_example_contexts():
+    """``constant_inputs`` passes the shared context once; training is unchanged."""
+    E, e = _data(12, 3, 8, seed=4)
+    shared = E[0]
+    y = torch.randint(0, 3, (12,), generator=torch.Generator().manual_seed(2))
+    cfg = TrainConfig(steps=24, lr=1e-2, eval_every=8, batch_size=5, early_stop=False)
+    members = [MultiHeadAttention.official(8, 3, 3, 8, 3, active_heads=h, seed=h)
+               for h in (1, 3)]
+    once = train_members(members, (shared, e), y, cfg, constant_inputs=(0,), progress=False)
+    repeated = train_members(members, (shared.expand(12, 3, 8), e), y, cfg, progress=False)
+    torch.testing.assert_close(once.best_loss, repeated.best_loss, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(once.models[1](E, e), repeated.models[1](E, e), rtol=1e-4,
+                               atol=1e-5)
+    # per-member data: one context per member ([K, n, d]), examples padded to the longest set
+    mask = torch.ones(2, 12, dtype=torch.bool)
+    mask[0, 7:] = False
+    per_member = train_members(members, (torch.stack([shared, shared]), e.expand(2, 12, 8)),
+                               y.expand(2, 12), cfg, sample_mask=mask, per_member_data=True,
+                               constant_inputs=(0,), progress=False)
+    torch.testing.assert_close(per_member.best_loss[1], once.best_loss[1], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="constant_inputs"):
+        train_members(members, (shared, e), y, cfg, constant_inputs=(2,), progress=False)
 
 
 def test_official_options_and_parameter_count():

@@ -59,6 +59,27 @@ def test_per_member_data_with_padding_matches_alone(tiny_classifier):
         torch.testing.assert_close(stacked.models[k](x), alone.models[0](x), rtol=1e-4, atol=1e-5)
 
 
+def test_repeated_integer_samples_are_evaluated_once_with_their_counts():
+    """Evaluation on distinct samples weighted by multiplicity equals the plain mean."""
+    from memnb.models.attention_only import AttentionOnlyTransformer
+
+    g = torch.Generator().manual_seed(5)
+    distinct = torch.randint(0, 6, (9, 3), generator=g)
+    labels = torch.randint(0, 6, (9,), generator=g)
+    picks = torch.randint(0, 9, (200,), generator=g)  # heavy repetition, shuffled order
+    tokens, targets = distinct[picks], labels[picks]
+    model = AttentionOnlyTransformer(6, 3, 4, 4, 2, seed=1)
+    config = TrainConfig(steps=3, lr=1e-3, eval_every=1, early_stop=False)
+    history = train(model, tokens, targets, config, progress=False).history
+    first = history[history["step"] == 0].iloc[0]
+    with torch.no_grad():
+        logits = model(tokens)
+    expected_loss = float(torch.nn.functional.cross_entropy(logits, targets))
+    expected_acc = float((logits.argmax(-1) == targets).double().mean())
+    assert first["loss"] == pytest.approx(expected_loss, rel=1e-6)
+    assert first["accuracy"] == pytest.approx(expected_acc, abs=1e-12)
+
+
 def test_adam_matches_torch_adam(tiny_classifier):
     x, y = _task()
     config = TrainConfig(steps=25, lr=0.01, schedule="constant", eval_every=25, early_stop=False)

@@ -48,7 +48,7 @@ PAPER_EXP5_FINAL = {7: (.270, .239), 10: (.594, .693), 13: (.999, .998)}  # (AoT
 PAPER_EXP6 = {"H": [1, 5, 9, 13, 17, 21], "accuracy": [.330, .497, .633, .734, .857, .858]}
 
 _TRAIN_FULL = {"steps": 4096, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
-_TRAIN_QUICK = {"steps": 1024, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
+_TRAIN_QUICK = {"steps": 4096, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
 _TRAIN_CI = {"steps": 300, "batch": 128, "samples": 2048, "lr": 0.01, "lr_final": 5e-4}
 _EXP5_FULL = {"steps": 16384, "batch": 1024, "samples": 262144, "lr": 0.01, "lr_final": 5e-4,
               "lr_final_mlp": 1e-4}

@@ -173,10 +173,13 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
                for p in points]
     config = _config(p0, device)
     desc = f"mahdavi {p0['kind']} n={n}"
+    shared = bool(p0["shared"])
+    # a shared context is passed once ([n, d]) rather than once per example (same function)
+    constant = (0,) if shared else ()
     if len(data) == 1 and len(set(sizes)) == 1:
         contexts, queries, targets = data[seeds[0]]
-        result = train_members(members, (contexts, queries), targets, config, progress=progress,
-                               desc=desc)
+        result = train_members(members, (contexts[0] if shared else contexts, queries), targets,
+                               config, constant_inputs=constant, progress=progress, desc=desc)
     else:
         k = len(points)
         mask = torch.arange(t_max)[None, :] < torch.tensor(sizes)[:, None]
@@ -184,9 +187,10 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
             stacked = [x.unsqueeze(0).expand(k, *x.shape) for x in data[seeds[0]]]
         else:
             stacked = [torch.stack([data[s][j] for s in seeds]) for j in range(3)]
-        result = train_members(members, (stacked[0], stacked[1]), stacked[2], config,
-                               sample_mask=mask, per_member_data=True, progress=progress,
-                               desc=desc)
+        contexts = stacked[0][:, 0] if shared else stacked[0]
+        result = train_members(members, (contexts, stacked[1]), stacked[2], config,
+                               sample_mask=mask, per_member_data=True,
+                               constant_inputs=constant, progress=progress, desc=desc)
     out: list[Rows] = []
     for i, p in enumerate(points):
         T = int(p["T"])

@@ -266,12 +266,43 @@ class AttentionOnlyTransformer(nn.Module):
         """Logits ``T(t_{1:S})`` of eq. (2) for ``tokens`` ``[B, S]``; returns ``[B, N]``."""
         return self._residual_out(tokens) @ self.W_U.T
 
+    def _merged_is_cheaper(self) -> bool:
+        """Whether the ``W_QK``/``W_OV`` evaluation needs fewer multiply-adds per sample.
+
+        Per head and sample, the factored form costs about ``d_h (2 d (1 + S) + 2 S)`` (queries,
+        keys, values, logits, weighted sum, output), the merged form ``d (2 d + 2 S)``.
+        """
+        d, d_h, s = self.d, self.d_h, self.seq_len
+        return d * (2 * d + 2 * s) < d_h * (2 * d * (1 + s) + 2 * s)
+
     def _residual_out(self, tokens: torch.Tensor) -> torch.Tensor:
-        """The residual stream after the heads, ``x(t,S) + sum_h W_O^h W_V^h A^h(t)``."""
-        _, values, resid = self._parts(tokens)
-        values = values * self.head_mask[:, None]
-        w_o = self.W_O.permute(0, 2, 1).reshape(-1, self.d)  # [H d_h, d]
-        return resid + values.flatten(1) @ w_o
+        """The residual stream after the heads, ``x(t,S) + sum_h W_O^h W_V^h A^h(t)``.
+
+        Two evaluation orders of the same function: per-head projections (``_parts``), or the
+        merged matrices ``W_QK^h = W_Q^{hT} W_K^h`` and ``W_OV^h = W_O^h W_V^h`` (``[H, d, d]``,
+        formed once per call) applied to the embeddings, which avoids the ``[B, S, H, d_h]``
+        keys and values and is cheaper when ``d_h`` is close to ``d`` (eq. 2 either way; the
+        results differ only by floating-point rounding).
+        """
+        if not self._merged_is_cheaper():
+            _, values, resid = self._parts(tokens)
+            w_o = (self.W_O * self.head_mask[:, None, None]).permute(0, 2, 1).reshape(-1, self.d)
+            return resid + values.flatten(1) @ w_o  # w_o: [H d_h, d], masked heads zero
+        self._check_tokens(tokens)
+        x, resid = self._streams(tokens)
+        batch, d, heads = x.shape[0], self.d, self.W_Q.shape[0]
+        w_qk = self.qk_matrices()  # [H, d, d]
+        query_dirs = (x[:, -1] @ w_qk.permute(1, 0, 2).reshape(d, heads * d))
+        # logits laid out [B, S, H]: a softmax over a middle dimension is much faster on CPUs
+        # than one over a short last dimension (S = 2 in the paper's experiments)
+        logits = x @ query_dirs.view(batch, heads, d).transpose(1, 2)
+        if self.scale_logits:
+            logits = logits / math.sqrt(self.d_h)
+        attended = torch.softmax(logits, dim=1).transpose(1, 2) @ x  # A^h(t), [B, H, d]
+        # masked heads removed through their small W_OV rather than the [B, H, d] activations
+        w_ov = (self.W_O @ self.W_V) * self.head_mask[:, None, None]  # [H, d, d]
+        return resid + attended.reshape(batch, heads * d) @ w_ov.transpose(1, 2).reshape(
+            heads * d, d)
 
 
 def num_parameters(model: AttentionOnlyTransformer) -> int:

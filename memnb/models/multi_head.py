@@ -226,16 +226,17 @@ class MultiHeadAttention(nn.Module):
 
     def _tokens(self, contexts: torch.Tensor, queries: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        if contexts.ndim != 3 or contexts.shape[-1] != self.d:
-            raise ValueError(f"contexts must be [batch, n, d={self.d}], got "
-                             f"{tuple(contexts.shape)}")
-        if queries.ndim != 2 or queries.shape[-1] != self.d or queries.shape[0] != \
-                contexts.shape[0]:
-            raise ValueError(f"queries must be [batch={contexts.shape[0]}, d={self.d}], got "
+        if contexts.ndim not in (2, 3) or contexts.shape[-1] != self.d:
+            raise ValueError(f"contexts must be [batch, n, d={self.d}] or, shared by the batch, "
+                             f"[n, d={self.d}]; got {tuple(contexts.shape)}")
+        if queries.ndim != 2 or queries.shape[-1] != self.d or (
+                contexts.ndim == 3 and queries.shape[0] != contexts.shape[0]):
+            batch = contexts.shape[0] if contexts.ndim == 3 else "batch"
+            raise ValueError(f"queries must be [{batch}, d={self.d}], got "
                              f"{tuple(queries.shape)}")
-        if self.has_positional_encoding and contexts.shape[1] != self.context_len:
+        if self.has_positional_encoding and contexts.shape[-2] != self.context_len:
             raise ValueError(f"contexts must have n = context_len = {self.context_len} tokens, "
-                             f"got {contexts.shape[1]}")
+                             f"got {contexts.shape[-2]}")
         if self.has_input_map:
             contexts = contexts @ self.W_in.T + self.b_in
             queries = queries @ self.W_in.T + self.b_in
@@ -244,13 +245,32 @@ class MultiHeadAttention(nn.Module):
             contexts = contexts + self.pos_encoding[1:]
         return contexts, queries
 
+    def _merged_is_cheaper(self) -> bool:
+        """Whether ``W_{Q_h} W_{K_h}^T`` (``[d, d]``) costs fewer multiply-adds per query than
+        the two projections through ``d_h`` (``d d`` against ``2 d d_h`` per head)."""
+        return self.d < 2 * self.d_h
+
+    def _key_directions(self, queries: torch.Tensor) -> torch.Tensor:
+        """``W_{K_h} W_{Q_h}^T e`` for every head, ``[B, H, d]`` (the logits are ``E`` times it).
+
+        Computed either through the ``d_h``-dimensional queries or with the merged ``[d, d]``
+        matrices, whichever is cheaper (the same numbers up to floating-point rounding); both are
+        one matrix product over all heads.
+        """
+        heads, d = self.W_Q.shape[0], self.d
+        w_q = self.W_Q * self.d_h_mask  # [H, d, d_h], masked key/query coordinates
+        if self._merged_is_cheaper():
+            w_qk = w_q @ self.W_K.transpose(1, 2)  # [H, d, d]: (W_Q W_K^T)_h
+            return (queries @ w_qk.permute(1, 0, 2).reshape(d, heads * d)).view(-1, heads, d)
+        q = (queries @ w_q.permute(1, 0, 2).reshape(d, -1)).view(-1, heads, self.d_h)
+        return torch.einsum("bhk,hdk->bhd", q, self.W_K)
+
     def _attention(self, contexts: torch.Tensor, queries: torch.Tensor
                    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(attention ``[B, H, n]``, transformed contexts ``[B, n, d]``)."""
+        """(attention ``[B, H, n]``, transformed contexts ``[B, n, d]`` or shared ``[n, d]``)."""
         x_c, x_q = self._tokens(contexts, queries)
-        q = torch.einsum("bd,hdk->bhk", x_q, self.W_Q) * self.d_h_mask
-        key_dir = torch.einsum("bhk,hdk->bhd", q, self.W_K)  # W_K W_Q^T e, per head
-        logits = torch.einsum("bnd,bhd->bhn", x_c, key_dir)
+        key_dir = self._key_directions(x_q)
+        logits = key_dir @ x_c.transpose(-1, -2)  # [B, H, n]; one product when shared
         if self.scale_logits:
             logits = logits / math.sqrt(self.d)
         return torch.softmax(logits, dim=-1), x_c
@@ -262,17 +282,27 @@ class MultiHeadAttention(nn.Module):
     def head_outputs(self, contexts: torch.Tensor, queries: torch.Tensor) -> torch.Tensor:
         """``p_h = E^T alpha_h`` of eq. (3), ``[B, H, d]`` (masked heads are zero)."""
         attn, x_c = self._attention(contexts, queries)
-        return torch.einsum("bhn,bnd->bhd", attn, x_c) * self.head_mask[:, None]
+        return (attn @ x_c) * self.head_mask[:, None]
 
     def features(self, contexts: torch.Tensor, queries: torch.Tensor) -> torch.Tensor:
         """The rows ``z = [p_1; ...; p_H]`` of ``Z`` (eq. 7), ``[B, H d]``."""
         return self.head_outputs(contexts, queries).flatten(1)
 
     def forward(self, contexts: torch.Tensor, queries: torch.Tensor) -> torch.Tensor:
-        """``y_hat`` of eq. (6) for ``contexts [B, n, d]`` and ``queries [B, d]``: ``[B, d_o]``."""
-        p = self.head_outputs(contexts, queries)
-        o = torch.einsum("bhd,hdv->bhv", p, self.W_V)
-        u = torch.einsum("bhv,hvd->bd", o, self.W_O)
+        """``y_hat`` of eq. (6) for ``queries [B, d]`` and ``contexts [B, n, d]`` (one context per
+        example) or ``[n, d]`` (one context shared by the batch, as in the paper's Figs. 2-3):
+        ``[B, d_o]``."""
+        attn, x_c = self._attention(contexts, queries)
+        heads, d_v = self.W_V.shape[0], self.d_v
+        # o_h = W_{V_h}^T E^T alpha_h, with the values E W_{V_h} formed first (cheaper than p_h)
+        values = (x_c @ self.W_V.permute(1, 0, 2).reshape(self.d, heads * d_v)).unflatten(
+            -1, (heads, d_v)).transpose(-3, -2)  # [(B,) H, n, d_v]
+        if x_c.dim() == 2:  # one shared context: one product per head for the whole batch
+            o = (attn.transpose(0, 1) @ values).transpose(0, 1)
+        else:
+            o = (attn.unsqueeze(-1) * values).sum(dim=-2)
+        o = o * self.head_mask[:, None]  # [B, H, d_v]
+        u = o.reshape(o.shape[0], heads * d_v) @ self.W_O.reshape(heads * d_v, self.d)
         y = u @ self.W_D
         if self.has_readout_bias:
             y = y + self.b_D
