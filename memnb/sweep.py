@@ -11,6 +11,7 @@ missing points.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -153,3 +154,12 @@ def run_sweep(
         for row in results[point_key(point)]:
             table.append({**point, **row})
     return pd.DataFrame(table)
+
+
+def training_sweep(train_group: Callable[..., list[Rows]], group_key: Callable[[Point], Hashable],
+                   points: Sequence[Point], *, device: str, cache_dir: Path | str,
+                   executor: str | None = None, desc: str = "sweep") -> pd.DataFrame:
+    """:func:`run_sweep` for a chapter's training grid: points grouped by ``group_key`` and each
+    group trained as one packed stack by ``train_group(group, device=device)``."""
+    return run_sweep(points, functools.partial(train_group, device=device), cache_dir=cache_dir,
+                     group_key=group_key, executor=executor, desc=desc)

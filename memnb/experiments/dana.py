@@ -30,7 +30,7 @@ from memnb.data.synthetic import all_contexts, association_task
 from memnb.experiments.registry import experiment
 from memnb.models.attention_mlp import AttentionMLPTransformer
 from memnb.models.attention_only import AttentionOnlyTransformer
-from memnb.sweep import Point, Rows, run_sweep
+from memnb.sweep import Point, Rows, training_sweep
 from memnb.train import TrainConfig, train_members
 
 HEADS_FULL = [1, 6, 11, 16, 21, 26, 31]
@@ -109,11 +109,7 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
     return out
 
 
-def _sweep(points: list[Point], *, device: str, cache_dir: Path, executor: str | None,
-           desc: str) -> pd.DataFrame:
-    evaluate = functools.partial(train_group, device=device)
-    return run_sweep(points, evaluate, cache_dir=cache_dir, group_key=_group_key,
-                     executor=executor, desc=desc)
+_sweep = functools.partial(training_sweep, train_group, _group_key)
 
 
 def _points(params: dict[str, Any], seeds: int, **axes: list[Any]) -> list[Point]:

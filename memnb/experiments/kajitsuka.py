@@ -44,7 +44,7 @@ from memnb.data.random_sequences import random_sequences, token_vectors
 from memnb.data.text import load_imdb, load_mnli, load_token_embeddings
 from memnb.experiments.registry import experiment
 from memnb.models.ffn_attention import FFNAttentionTransformer
-from memnb.sweep import Point, Rows, run_sweep
+from memnb.sweep import Point, Rows, run_sweep, training_sweep
 from memnb.train import TrainConfig, train_members
 
 MODEL = {"d": 16, "d_ff": 32, "num_heads": 2, "input_dim": 16}
@@ -183,11 +183,7 @@ def _points(params: dict[str, Any], seeds: int, *, dataset: str, record: str,
             for nn in N for ln in n for b in blocks for s in range(seeds)]
 
 
-def _sweep(points: list[Point], *, device: str, cache_dir: Path, executor: str | None,
-           desc: str) -> pd.DataFrame:
-    evaluate = functools.partial(train_group, device=device)
-    return run_sweep(points, evaluate, cache_dir=cache_dir, group_key=_group_key,
-                     executor=executor, desc=desc)
+_sweep = functools.partial(training_sweep, train_group, _group_key)
 
 
 def capacity_table(table: pd.DataFrame, by: str = "N") -> pd.DataFrame:

@@ -38,7 +38,7 @@ import torch
 from memnb.bounds import mahdavi_capacity
 from memnb.experiments.registry import experiment
 from memnb.models.multi_head import MultiHeadAttention
-from memnb.sweep import Point, Rows, run_sweep
+from memnb.sweep import Point, Rows, run_sweep, training_sweep
 from memnb.train import TrainConfig, train_members
 
 # ---------------------------------------------------------------------------------------------
@@ -209,11 +209,7 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
     return out
 
 
-def _sweep(points: list[Point], *, device: str, cache_dir: Path, executor: str | None,
-           desc: str) -> pd.DataFrame:
-    evaluate = functools.partial(train_group, device=device)
-    return run_sweep(points, evaluate, cache_dir=cache_dir, group_key=_group_key,
-                     executor=executor, desc=desc)
+_sweep = functools.partial(training_sweep, train_group, _group_key)
 
 
 def _points(params: dict[str, Any], seeds: int, kind: str, **axes: list[Any]) -> list[Point]:
