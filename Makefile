@@ -20,7 +20,7 @@ book: $(STAMP)
 	$(PY) book/build.py --profile $(PROFILE)
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py
+	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py notebooks
 	$(PY) -m pytest -n 2 --dist loadfile -q tests
 
 bench: $(STAMP)

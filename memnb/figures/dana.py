@@ -92,14 +92,17 @@ def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     return fig
 
 
-def exp4_figure(result: pd.DataFrame) -> plt.Figure:
-    """Per-head slope vs d (Fig. 2b): our slopes and fits beside the paper's slopes and fits."""
+def exp4_figure(result: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+    """Per-head slope vs d (Fig. 2b): our slopes and fits beside the paper's slopes and fits,
+    and the slopes of a cached full-scale run when there is one."""
     fig, ax = plt.subplots(figsize=(6.0, 3.8))
     slopes = result[result["kind"] == "slope"]
+    cached_slopes = None if cached is None else cached[cached["kind"] == "slope"]
     paper = pd.DataFrame({"d": list(exp.PAPER_EXP1_SLOPES),
                           "slope": list(exp.PAPER_EXP1_SLOPES.values())})
-    viz.compare_with_paper(ax, slopes, paper, x="d", y="slope", legend=False,
-                           xlabel="d = d_h", ylabel="accuracy gained per head (slope)")
+    viz.compare_with_paper(ax, slopes, paper, x="d", y="slope", cached=cached_slopes,
+                           legend=False, xlabel="d = d_h",
+                           ylabel="accuracy gained per head (slope)")
     xs = np.linspace(2, 14, 100)
     for kind, style in (("quadratic", "-"), ("cubic", ":")):
         ours = result[result["kind"] == f"fit_{kind}"].iloc[0]
@@ -151,6 +154,30 @@ def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     ax.set_title(f"N = {n}, d = d_h = {d}, T0 = {t0}")
     ax.legend(fontsize=7, loc="upper left")
     return fig
+
+
+def slopes_against_paper(exp4_result: pd.DataFrame) -> pd.DataFrame:
+    """Seed-averaged per-head slope per d (Experiment 4 rows of kind ``slope``) beside the
+    paper's slope at the same d (``PAPER_EXP1_SLOPES``) and the relative difference."""
+    slopes = exp4_result[exp4_result["kind"] == "slope"].groupby("d")["slope"].agg(
+        ["mean", "std", "count"])
+    rows = []
+    for d, row in slopes.iterrows():
+        paper = exp.PAPER_EXP1_SLOPES.get(int(d))
+        rows.append({"d": int(d), "ours": float(row["mean"]), "ours_std": float(row["std"]),
+                     "seeds": int(row["count"]), "paper": paper,
+                     "difference_%": None if paper is None
+                     else 100.0 * (float(row["mean"]) / paper - 1.0)})
+    return pd.DataFrame(rows)
+
+
+def fits_sentence(exp4_result: pd.DataFrame) -> str:
+    """Which of the fits a d^2 + b and a d^3 + b has the smaller squared error, from the data."""
+    fits = exp4_result[exp4_result["kind"].str.startswith("fit_")].set_index("kind")["sse"]
+    better = "quadratic" if fits["fit_quadratic"] < fits["fit_cubic"] else "cubic"
+    count = exp4_result.loc[exp4_result["kind"] == "slope", "d"].nunique()
+    return (f"the {better} fit has the smaller error (SSE {fits['fit_quadratic']:.2g} quadratic "
+            f"vs {fits['fit_cubic']:.2g} cubic, from {count} values of d)")
 
 
 def slope_report(table: pd.DataFrame, n: int, d_h: int) -> dict[str, float]:
