@@ -96,6 +96,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     csv_path, json_path = result_paths(name, profile, root)
     cache_dir = csv_path.parent / ".cache" / name
     started = datetime.now(UTC)
+    commit = _git_commit()  # the code that computes the points, read before they are computed
     t0 = time.perf_counter()
     table = exp.run(profile, seeds=seeds, device=device, cache_dir=cache_dir, executor=executor)
     wall = time.perf_counter() - t0
@@ -114,7 +115,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "torch_version": torch.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "git_commit": _git_commit(),
+        "git_commit": commit,
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 2),
         "rows": len(table),
@@ -134,3 +135,25 @@ def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult 
         return None
     provenance = json.loads(json_path.read_text())
     return ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance)
+
+
+def provenance_summary(names: list[str], profile: str,
+                       root: Path | None = None) -> pd.DataFrame:
+    """One row per written result of ``names`` under ``profile``: how and where it was computed.
+
+    Columns: experiment, paper_figure, device_name, seeds, rows, wall_time_s, git_commit (short),
+    started_utc. Experiments without a written result are left out, so an empty frame means
+    that none of them has been run under ``profile`` in this checkout.
+    """
+    check_profile(profile)
+    columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "wall_time_s",
+               "git_commit", "started_utc"]
+    rows = []
+    for name in names:
+        result = load(name, profile, root)
+        if result is None:
+            continue
+        info = {key: result.provenance.get(key) for key in columns}
+        info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
+        rows.append(info)
+    return pd.DataFrame(rows, columns=columns)

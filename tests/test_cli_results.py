@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from memnb import cli
+from memnb import cli, results
 from memnb.experiments.registry import get, load_all
-from memnb.results import check_device, load, run_experiment
+from memnb.results import check_device, load, provenance_summary, run_experiment
 
 
 def test_list_shows_every_experiment_with_profiles(capsys):
@@ -42,6 +42,34 @@ def test_rerun_reuses_cached_points(tmp_path):
     assert second.provenance["wall_time_s"] < first.provenance["wall_time_s"]
     assert load("dana.exp1", "ci", root=tmp_path) is not None
     assert load("dana.exp2", "ci", root=tmp_path) is None
+
+
+def test_provenance_records_the_commit_read_before_computing(tmp_path, monkeypatch):
+    # A commit made while a long run computes must not be credited with its points.
+    state = {"running": False}
+    monkeypatch.setattr(results, "_git_commit",
+                        lambda: "commit-after-run" if state["running"] else "commit-before-run")
+    original_run = type(get("dana.exp6")).run
+
+    def run_and_commit(self, *args, **kwargs):
+        state["running"] = True
+        return original_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(get("dana.exp6")), "run", run_and_commit)
+    result = run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
+    assert result.provenance["git_commit"] == "commit-before-run"
+
+
+def test_provenance_summary_lists_only_written_results(tmp_path):
+    assert provenance_summary(["dana.exp6"], "ci", root=tmp_path).empty
+    run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
+    summary = provenance_summary(["dana.exp1", "dana.exp6"], "ci", root=tmp_path)
+    assert list(summary["experiment"]) == ["dana.exp6"]
+    row = summary.iloc[0]
+    assert row["seeds"] == 1 and row["rows"] == len(load("dana.exp6", "ci", root=tmp_path).table)
+    assert row["wall_time_s"] >= 0 and len(row["git_commit"]) <= 7
+    with pytest.raises(ValueError, match="profile"):
+        provenance_summary(["dana.exp6"], "huge", root=tmp_path)
 
 
 def test_bad_arguments(capsys):

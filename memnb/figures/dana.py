@@ -248,8 +248,10 @@ def _paper_setting(table: pd.DataFrame, **values: int) -> bool:
     return all(int(table[k].iloc[0]) == v for k, v in values.items())
 
 
-def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame) -> str:
+def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "this run") -> str:
     """Markdown paragraph on where Experiments 2 and 3 (Figs. 1b, 2a) depart from the paper.
+
+    ``run_label`` names the run the tables come from (e.g. ``"cached full run"``).
 
     States, from the data, our accuracy at the smallest ``d_h`` against the paper's, whether our
     curve in ``d_h`` is convex (as the paper's quadratic fit) or concave, and whether our accuracy
@@ -261,7 +263,8 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame) -> str:
         if len(by_dh) >= 3 else 0.0
     shape = "convex (as the paper's)" if curvature > 0 else "concave (the paper's is convex)"
     dh_lo = int(by_dh.index[0])
-    parts = [f"**Where our curves depart from the paper's.** Experiment 2: at d_h = {dh_lo} we "
+    parts = [f"**Where our curves depart from the paper's ({run_label}).** Experiment 2: at "
+             f"d_h = {dh_lo} we "
              f"reach {by_dh.iloc[0]:.3f} and at d_h = {int(by_dh.index[-1])} "
              f"{by_dh.iloc[-1]:.3f}; the curve is {shape}."]
     paper2 = dict(zip(exp.PAPER_EXP2["d_h"], exp.PAPER_EXP2["accuracy"], strict=True))
