@@ -17,10 +17,10 @@ def _point(**kw):
     return {**base, **kw}
 
 
-@pytest.mark.parametrize("model", ["aot", "mlp"])
+@pytest.mark.parametrize("model", ["aot", "mlp", "aot_code", "aot_code_uncompressed"])
 def test_packed_group_equals_each_point_alone(model):
-    if model == "aot":
-        points = [_point(H=h, seed=s) for h in (1, 3, 5) for s in (0, 1)]
+    if model != "mlp":
+        points = [_point(model=model, H=h, seed=s, d_h=3) for h in (1, 3, 5) for s in (0, 1)]
     else:
         points = [_point(model="mlp", H=1, width=w, seed=s) for w in (0, 8, 24) for s in (0, 1)]
     packed = dana.train_group(points, progress=False)
@@ -29,6 +29,23 @@ def test_packed_group_equals_each_point_alone(model):
         assert rows[0]["params"] == alone[0]["params"]
         assert rows[0]["loss"] == pytest.approx(alone[0]["loss"], rel=1e-4, abs=1e-6)
         assert rows[0]["accuracy"] == pytest.approx(alone[0]["accuracy"], abs=2 / 256)
+
+
+def test_unknown_model_kind_is_named():
+    with pytest.raises(ValueError, match="model must be one of"):
+        dana.train_group([_point(model="transformer")], progress=False)
+
+
+def test_layout_experiment_trains_both_code_variants_on_both_sweeps(tmp_path):
+    params = {"N": 8, "H": 2, "d": 4, "d_h": 4, "d_h_sweep": [1, 4], "d_sweep": [3, 4],
+              "steps": 20, "batch": 32, "samples": 128, "lr": 0.01, "lr_final": 5e-4}
+    table = dana.layout(params, seeds=1, device="cpu", cache_dir=tmp_path)
+    shapes = {(4, 1), (4, 4), (3, 4)}  # d = d_h = 4 belongs to both sweeps, trained once
+    for kind in ("aot_code", "aot_code_uncompressed"):
+        part = table[table["model"] == kind]
+        assert set(zip(part["d"], part["d_h"], strict=True)) == shapes
+    code = table[(table["model"] == "aot_code") & (table["d_h"] == 1)]
+    assert int(code["params"].iloc[0]) == 2 * 8 * 4 + 2 * 1 + 2 * 4 * 1 + 4 * 1 * 2
 
 
 def test_group_rejects_incompatible_points():

@@ -30,6 +30,7 @@ from memnb.data.synthetic import all_contexts, association_task
 from memnb.experiments.registry import experiment
 from memnb.models.attention_mlp import AttentionMLPTransformer
 from memnb.models.attention_only import AttentionOnlyTransformer
+from memnb.models.compressed_attention_only import CompressedAttentionOnlyTransformer
 from memnb.sweep import Point, Rows, training_sweep
 from memnb.train import TrainConfig, train_members
 
@@ -64,13 +65,31 @@ def _group_key(point: Point) -> tuple:
     return tuple(point.get(k) for k in _GROUP_FIELDS)
 
 
+#: Model kinds of the points: eq. (2), eq. (2) + MLP (Experiment 5), and (``dana.layout``, ours)
+#: the official code's model and eq. (2) with only the code's scaling and positions.
+MODEL_KINDS = {
+    "aot": "eq. (2)",
+    "mlp": "eq. (2) + MLP",
+    "aot_code": "official code's model (shared d→d_h compression)",
+    "aot_code_uncompressed": "eq. (2) with the code's 1/√d_h and positions",
+}
+
+
 def _build(point: Point, padded_heads: int, padded_width: int) -> torch.nn.Module:
     common = {"vocab_size": point["N"], "seq_len": point["S"], "d": point["d"],
               "d_h": point["d_h"], "num_heads": padded_heads, "active_heads": point["H"],
               "seed": point["seed"]}
-    if point["model"] == "mlp":
+    kind = point["model"]
+    if kind == "mlp":
         return AttentionMLPTransformer(**common, width=padded_width, active_width=point["width"])
-    return AttentionOnlyTransformer(**common)
+    if kind == "aot_code":
+        return CompressedAttentionOnlyTransformer(**common)
+    if kind == "aot_code_uncompressed":
+        return AttentionOnlyTransformer(**common, scale_logits=True,
+                                        pos_placement="attention_only")
+    if kind == "aot":
+        return AttentionOnlyTransformer(**common)
+    raise ValueError(f"model must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
 
 
 def train_group(points: list[Point], *, device: str = "cpu", progress: bool = True) -> list[Rows]:
@@ -274,3 +293,36 @@ def exp6(params: dict, *, seeds: int, device: str, cache_dir: Path,
     """Experiment 6: the d = 2 regime of Corollary 1 (the paper uses 20 repetitions)."""
     points = _finish(_points(params, seeds, d=[params["d"]], H=params["H"]))
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor, desc="dana.exp6")
+
+
+@experiment(
+    "dana.layout", title="Experiments 2 and 3 with the official code's model (ours)",
+    paper_figure="Dana et al. Figs. 1b and 2a (Experiments 2 and 3)",
+    profiles={
+        "ci": {"N": 12, "H": 4, "d": 4, "d_h": 4, "d_h_sweep": [1, 4], "d_sweep": [3, 6],
+               **_TRAIN_CI},
+        "quick": {"N": 50, "H": 20, "d": 10, "d_h": 10, "d_h_sweep": [1, 4, 10],
+                  "d_sweep": [5, 10, 15], "seeds": 1, **_TRAIN_QUICK},
+        "full": {"N": 50, "H": 20, "d": 10, "d_h": 10, "d_h_sweep": list(range(1, 11)),
+                 "d_sweep": list(range(5, 16)), **_TRAIN_FULL},
+    },
+)
+def layout(params: dict, *, seeds: int, device: str, cache_dir: Path,
+           executor: str | None = None) -> pd.DataFrame:
+    """Experiments 2 and 3 (Figs. 1b, 2a) trained with the official code's model (ours).
+
+    Tests our reading of where Experiments 2 and 3 depart from the paper: for each shape of
+    Experiment 2 (``d`` fixed, ``d_h`` in ``d_h_sweep``) and Experiment 3 (``d_h`` fixed, ``d``
+    in ``d_sweep``) it trains ``aot_code`` (the code's shared ``d -> d_h`` compression, see
+    :class:`~memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`) and,
+    to separate the compression from the code's other two differences, ``aot_code_uncompressed``
+    (eq. 2 with the code's ``1/sqrt(d_h)`` and positions only in the attention input). The
+    eq. (2) curves are those of ``dana.exp2`` and ``dana.exp3``; the recipe is theirs.
+    """
+    shapes = sorted({(params["d"], d_h) for d_h in params["d_h_sweep"]}
+                    | {(d, params["d_h"]) for d in params["d_sweep"]})
+    points = [point for kind in ("aot_code", "aot_code_uncompressed") for d, d_h in shapes
+              for point in _points({**params, "model": kind}, seeds, d=[d], d_h=[d_h],
+                                   H=[params["H"]])]
+    return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
+                  desc="dana.layout")

@@ -38,6 +38,25 @@ def _is_functorch_wrapped(t: torch.Tensor) -> bool:
     return bool(checker(t)) if checker is not None else False
 
 
+def check_tokens(tokens: torch.Tensor, seq_len: int, vocab_size: int) -> None:
+    """Raise ``ValueError`` unless ``tokens`` is an integer ``[batch, seq_len]`` tensor of ids in
+    ``[0, vocab_size)`` (the value check is skipped inside ``torch.func`` transforms)."""
+    if not isinstance(tokens, torch.Tensor):
+        raise ValueError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
+    if tokens.dtype.is_floating_point or tokens.dtype.is_complex or tokens.dtype == torch.bool:
+        raise ValueError(f"tokens must be an integer tensor, got dtype {tokens.dtype}")
+    if tokens.ndim != 2 or tokens.shape[1] != seq_len:
+        raise ValueError(
+            f"tokens must have shape [batch, seq_len={seq_len}], got {tuple(tokens.shape)}"
+        )
+    if not _is_functorch_wrapped(tokens) and tokens.numel() > 0:
+        low, high = int(tokens.min()), int(tokens.max())
+        if low < 0 or high >= vocab_size:
+            raise ValueError(
+                f"tokens must lie in [0, vocab_size={vocab_size}), got values in [{low}, {high}]"
+            )
+
+
 def _uniform(shape: tuple[int, ...], bound: float, g: torch.Generator) -> torch.Tensor:
     return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
 
@@ -200,21 +219,7 @@ class AttentionOnlyTransformer(nn.Module):
 
     # ------------------------------------------------------------------------------ forward
     def _check_tokens(self, tokens: torch.Tensor) -> None:
-        if not isinstance(tokens, torch.Tensor):
-            raise ValueError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
-        if tokens.dtype.is_floating_point or tokens.dtype.is_complex or tokens.dtype == torch.bool:
-            raise ValueError(f"tokens must be an integer tensor, got dtype {tokens.dtype}")
-        if tokens.ndim != 2 or tokens.shape[1] != self.seq_len:
-            raise ValueError(
-                f"tokens must have shape [batch, seq_len={self.seq_len}], got {tuple(tokens.shape)}"
-            )
-        if not _is_functorch_wrapped(tokens) and tokens.numel() > 0:
-            low, high = int(tokens.min()), int(tokens.max())
-            if low < 0 or high >= self.vocab_size:
-                raise ValueError(
-                    f"tokens must lie in [0, vocab_size={self.vocab_size}), got values in "
-                    f"[{low}, {high}]"
-                )
+        check_tokens(tokens, self.seq_len, self.vocab_size)
 
     def _streams(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (attention input ``[B, S, d]``, residual at the last position ``[B, d]``)."""
