@@ -186,12 +186,14 @@ def plot_ours(
     label: str | None = None,
     role: str = "ours",
     colors: Mapping[Any, str] | None = None,
+    color: str | None = None,
 ) -> pd.DataFrame:
     """Draw this project's results: mean over seeds as a line, the spread as a shaded band.
 
     ``df`` is a tidy table (one row per run and seed). With ``by``, one curve per group, coloured
-    from the group cycle (or ``colors``); otherwise the colour of ``role`` (``"ours"``, or
-    ``"ours_cached"`` for cached full-scale results). Returns the summary of :func:`summarize`.
+    from the group cycle (or ``colors``); otherwise ``color``, by default the colour of ``role``
+    (``"ours"``, or ``"ours_cached"`` for cached full-scale results). Returns the summary of
+    :func:`summarize`.
     """
     _check_role(role)
     summary = summarize(df, x, y, by=by, spread=spread)
@@ -203,11 +205,11 @@ def plot_ours(
     palette = dict(colors) if colors is not None else _group_colors(groups)
     for g in groups:
         part = summary if g is None else summary[summary[by] == g]
-        color = PALETTE[role] if g is None else palette.get(g, PALETTE[role])
+        color_g = (color or PALETTE[role]) if g is None else palette.get(g, PALETTE[role])
         name = base if g is None else f"{by}={g} ({base})"
-        ax.plot(part[x], part["mean"], label=name, **role_style(role, color))
+        ax.plot(part[x], part["mean"], label=name, **role_style(role, color_g))
         if spread != "none" and (part["hi"] > part["lo"]).any():
-            ax.fill_between(part[x], part["lo"], part["hi"], color=color, alpha=BAND_ALPHA,
+            ax.fill_between(part[x], part["lo"], part["hi"], color=color_g, alpha=BAND_ALPHA,
                             linewidth=0)
     return summary
 

@@ -11,6 +11,8 @@ the model follows eqs. (1)-(2) (no 1/sqrt(d_h) scaling, per-head projections ins
 shared d -> d_h compression, positions added to the residual stream); the learning rate decays
 every step instead of every epoch; the reported accuracy is that of the best-training-loss
 checkpoint on the whole training sample (the code averages the last 100 training batches).
+``dana.layout`` (ours) retrains Experiments 2 and 3 with the code's model to measure what the
+first difference changes.
 
 The paper's values (``PAPER_*``) are those of the official repository's CSV files, as listed in
 the reproduction notes (``dana_2025.md`` §3).

@@ -281,10 +281,101 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
         if _paper_setting(exp3, N=50, H=20, d_h=10):
             lo, hi = exp.PAPER_EXP3_PLATEAU
             parts.append(f"The paper's flattens at {lo:.3f}–{hi:.3f} for d = 11–15.")
-    parts.append("Our reading (not tested here): the official code compresses every token from "
-                 "d to d_h with one matrix shared by all heads and maps the heads' summed output "
-                 "back with one d_h → d matrix, so all heads together write into a "
+    parts.append("Our reading, tested below (`dana.layout`): the official code compresses every "
+                 "token from d to d_h with one matrix shared by all heads and maps the heads' "
+                 "summed output back with one d_h → d matrix, so all heads together write into a "
                  "d_h-dimensional subspace of the residual stream. Eq. (2), which we follow, "
                  "gives each head its own W_O^h into R^d: more capacity at small d_h, and no "
                  "ceiling at d = d_h.")
+    return " ".join(parts)
+
+
+_LAYOUT_COLORS = {"aot": viz.PALETTE["ours"], "aot_code": "#009E73",
+                  "aot_code_uncompressed": "#CC79A7"}
+
+
+def _layout_panels(layout: pd.DataFrame, exp2: pd.DataFrame,
+                   exp3: pd.DataFrame) -> list[tuple[str, str, dict[str, pd.DataFrame], dict]]:
+    """Per experiment: x column, name, the table of each model kind, the paper's values."""
+    d, d_h = int(exp2["d"].iloc[0]), int(exp3["d_h"].iloc[0])
+    panels = []
+    for x, name, eq2, fixed, paper in (("d_h", "Experiment 2", exp2, {"d": d}, exp.PAPER_EXP2),
+                                       ("d", "Experiment 3", exp3, {"d_h": d_h}, exp.PAPER_EXP3)):
+        tables = {"aot": eq2}
+        for kind in ("aot_code", "aot_code_uncompressed"):
+            part = _select(layout, model=kind, **fixed)
+            if part is not None:
+                tables[kind] = part
+        panels.append((x, name, tables, dict(zip(paper[x], paper["accuracy"], strict=True))))
+    return panels
+
+
+def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) -> plt.Figure:
+    """Figs. 1b and 2a with three models (ours, ``dana.layout``): eq. (2), the official code's
+    model (shared ``d -> d_h`` compression) and eq. (2) with only the code's ``1/sqrt(d_h)`` and
+    positions, beside the paper's values (which the official code produced)."""
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    labels = {"d_h": "head dimension d_h", "d": "embedding dimension d"}
+    for ax, (x, name, tables, paper) in zip(axes, _layout_panels(layout, exp2, exp3), strict=True):
+        for kind, table in tables.items():
+            viz.plot_ours(ax, table, x, "accuracy", label=f"ours: {exp.MODEL_KINDS[kind]}",
+                          color=_LAYOUT_COLORS[kind])
+        viz.plot_paper(ax, paper, x, "accuracy", label="paper (official code)")
+        fixed = (f"d = {int(exp2['d'].iloc[0])}" if x == "d_h"
+                 else f"d_h = {int(exp3['d_h'].iloc[0])}")
+        ax.set(xlabel=labels[x], ylabel=_ACC,
+               title=f"{name}: N = {int(exp2['N'].iloc[0])}, H = {int(exp2['H'].iloc[0])}, "
+                     f"{fixed}")
+    lo, hi = exp.PAPER_EXP3_PLATEAU
+    axes[1].axhspan(lo, hi, xmin=0.55, color=viz.PALETTE["paper"], alpha=0.12,
+                    label="paper, d = 11..15 (range .777–.814)")
+    axes[0].legend(fontsize=7, loc="upper left")
+    axes[1].legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def layout_distances(layout: pd.DataFrame, exp2: pd.DataFrame,
+                     exp3: pd.DataFrame) -> pd.DataFrame:
+    """Mean absolute difference from the paper's accuracies, per experiment and model kind.
+
+    Uses the seed-averaged accuracy at every x where both we and the paper have a value
+    (Experiment 2: d_h = 1..10; Experiment 3: d = 5..10) and, for Experiment 3, the accuracy at
+    the largest d we ran (the paper's lies in 0.777–0.814 for d = 11..15). Columns:
+    experiment, model, points, mean_abs_difference, accuracy_at_largest_x.
+    """
+    rows = []
+    for x, name, tables, paper in _layout_panels(layout, exp2, exp3):
+        for kind, table in tables.items():
+            mean = table.groupby(x)["accuracy"].mean()
+            common = [v for v in mean.index if v in paper]
+            diff = (float(np.mean([abs(mean[v] - paper[v]) for v in common]))
+                    if common else float("nan"))
+            rows.append({"experiment": name, "model": exp.MODEL_KINDS[kind],
+                         "points": len(common), "mean_abs_difference": diff,
+                         f"accuracy_at_largest_{x}": float(mean.iloc[-1])})
+    return pd.DataFrame(rows)
+
+
+def layout_report(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) -> str:
+    """Markdown sentence, from the data, on which model is closest to the paper's Figs. 1b, 2a."""
+    if not (_paper_setting(exp2, N=50, d=10, H=20) and _paper_setting(exp3, N=50, H=20, d_h=10)):
+        return ("**Which model is closest to the paper's curves?** This profile does not run the "
+                "paper's setting (N = 50, H = 20, d = 10 or d_h = 10), so the question is left "
+                "to the `quick` and `full` profiles.")
+    table = layout_distances(layout, exp2, exp3)
+    parts = ["**Which model is closest to the paper's curves?** Mean absolute difference from "
+             "the paper's accuracies:"]
+    for name, part in table.groupby("experiment", sort=False):
+        cells = ", ".join(f"{m} {v:.3f}" for m, v in
+                          zip(part["model"], part["mean_abs_difference"], strict=True))
+        best = part.loc[part["mean_abs_difference"].idxmin(), "model"]
+        parts.append(f"{name} ({int(part['points'].max())} points): {cells}; closest: {best}.")
+    exp3_rows = table[table["experiment"] == "Experiment 3"]
+    column = [c for c in exp3_rows.columns if c.startswith("accuracy_at_largest_d")
+              and not c.endswith("d_h")][0]
+    largest = int(exp3["d"].max())
+    cells = ", ".join(f"{m} {v:.3f}" for m, v in
+                      zip(exp3_rows["model"], exp3_rows[column], strict=True))
+    lo, hi = exp.PAPER_EXP3_PLATEAU
+    parts.append(f"At d = {largest}: {cells} (paper {lo:.3f}–{hi:.3f}).")
     return " ".join(parts)

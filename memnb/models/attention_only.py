@@ -13,8 +13,9 @@ official code (``leodana2000/Transformer_Attentional_Memory``) instead of the pa
 ``scale_logits=True`` divides the attention logits by ``sqrt(d_h)`` (as
 ``nn.MultiheadAttention`` does) and ``pos_placement="attention_only"`` adds the positional
 embedding only to the attention input (queries, keys and values), not to the residual stream.
-The code's shared ``d -> d_h`` compression is not reproduced: every head here has its own
-``W_Q^h, W_K^h, W_V^h`` as in the paper.
+The code's shared ``d -> d_h`` compression is not an option here: every head has its own
+``W_Q^h, W_K^h, W_V^h`` as in the paper; the code's model is
+:class:`memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`.
 """
 
 from __future__ import annotations
