@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 import numbers
+from typing import Literal
+
+#: How a model with per-head projections evaluates its heads: ``"auto"`` picks the cheaper of the
+#: two orders for its sizes, ``"per_head"`` projects through ``d_h`` as the equations are written,
+#: ``"merged"`` forms ``W_Q^T W_K``-type ``[d, d]`` products first. Both give the same function;
+#: in floating point the per-head order keeps more digits when the weights span many scales (the
+#: exact constructions), the merged one is faster when ``d_h`` is close to ``d`` (training).
+EvaluationOrder = Literal["auto", "per_head", "merged"]
+EVALUATION_ORDERS: tuple[str, ...] = ("auto", "per_head", "merged")
 
 
 def check_int(name: str, value: object, low: int, high: int | None = None) -> int:
@@ -15,3 +24,12 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> in
         allowed = f">= {low}" if high is None else f"in {low}..{high}"
         raise ValueError(f"{name} must be {allowed}, got {value}")
     return value
+
+
+def check_evaluation_order(value: object) -> EvaluationOrder:
+    """Return ``value`` if it is one of :data:`EVALUATION_ORDERS`; raise a ``ValueError``
+    naming ``evaluation_order`` and the allowed values otherwise."""
+    if value not in EVALUATION_ORDERS:
+        raise ValueError(f"evaluation_order must be one of {', '.join(EVALUATION_ORDERS)}; "
+                         f"got {value!r}")
+    return value  # type: ignore[return-value]

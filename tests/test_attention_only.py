@@ -48,6 +48,19 @@ def test_forward_matches_eq2(scale_logits: bool, pos_placement: str, d_h: int,
     torch.testing.assert_close(logits, _reference_logits(model, tokens), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("order", ["per_head", "merged"])
+def test_forced_evaluation_order_matches_eq2(order: str) -> None:
+    for d_h in (1, 3):  # each order forced where "auto" would pick the other one too
+        model = AttentionOnlyTransformer(7, 4, 5, d_h, 3, evaluation_order=order,
+                                         dtype=torch.float64, seed=3)
+        assert model._use_merged() is (order == "merged")
+        tokens = torch.randint(0, 7, (6, 4), generator=torch.Generator().manual_seed(0))
+        torch.testing.assert_close(model(tokens), _reference_logits(model, tokens), rtol=1e-10,
+                                   atol=1e-10)
+    with pytest.raises(ValueError, match="evaluation_order must be one of"):
+        AttentionOnlyTransformer(7, 4, 5, 3, 3, evaluation_order="fast")
+
+
 def test_shapes_features_and_attention() -> None:
     model = AttentionOnlyTransformer(11, 3, 6, 2, 4, seed=0)
     tokens = torch.randint(0, 11, (5, 3))

@@ -63,5 +63,7 @@ def test_layout_figure_draws_three_models_and_the_paper_per_panel():
         labels = [line.get_label() for line in ax.get_lines()]
         assert sum(label.startswith("ours:") for label in labels) == 3
         assert any(label.startswith("paper") for label in labels)
-        assert ax.get_xlabel() and ax.get_ylabel()
+        assert ax.get_xlabel()
+    assert fig.axes[0].get_ylabel().startswith("accuracy")
+    assert len(fig.legends) == 1  # one legend for both panels, below them
     plt.close(fig)

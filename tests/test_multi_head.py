@@ -16,11 +16,15 @@ def _data(T: int, n: int, d: int, seed: int = 0) -> tuple[torch.Tensor, torch.Te
     return torch.rand(T, n, d, generator=g), torch.rand(T, d, generator=g)
 
 
-@pytest.mark.parametrize(("d_h", "merged"), [(2, False), (4, True)])
-def test_forward_matches_equations_1_to_6(d_h, merged):
-    """Both evaluation orders of the logits (through d_h, or with W_Q W_K^T merged)."""
-    model = MultiHeadAttention(6, 3, d_h, 2, 5, dtype=torch.float64, seed=3)
-    assert model._merged_is_cheaper() is merged
+@pytest.mark.parametrize(("d_h", "merged", "order"),
+                         [(2, False, "auto"), (4, True, "auto"), (2, True, "merged"),
+                          (4, False, "per_head")])
+def test_forward_matches_equations_1_to_6(d_h, merged, order):
+    """Both evaluation orders of the logits (through d_h, or with W_Q W_K^T merged), chosen by
+    cost (``auto``) or forced."""
+    model = MultiHeadAttention(6, 3, d_h, 2, 5, evaluation_order=order, dtype=torch.float64,
+                               seed=3)
+    assert model._use_merged() is merged
     E, e = _data(7, 4, 6)
     E, e = E.double(), e.double()
     out = model(E, e)

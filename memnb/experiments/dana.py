@@ -73,7 +73,7 @@ MODEL_KINDS = {
     "aot": "eq. (2)",
     "mlp": "eq. (2) + MLP",
     "aot_code": "official code's model (shared d→d_h compression)",
-    "aot_code_uncompressed": "eq. (2) with the code's 1/√d_h and positions",
+    "aot_code_uncompressed": "eq. (2) + code's 1/√d_h and positions",
 }
 
 

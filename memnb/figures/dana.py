@@ -314,7 +314,7 @@ def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) 
     """Figs. 1b and 2a with three models (ours, ``dana.layout``): eq. (2), the official code's
     model (shared ``d -> d_h`` compression) and eq. (2) with only the code's ``1/sqrt(d_h)`` and
     positions, beside the paper's values (which the official code produced)."""
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9), layout="constrained")
     labels = {"d_h": "head dimension d_h", "d": "embedding dimension d"}
     for ax, (x, name, tables, paper) in zip(axes, _layout_panels(layout, exp2, exp3), strict=True):
         for kind, table in tables.items():
@@ -323,14 +323,14 @@ def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) 
         viz.plot_paper(ax, paper, x, "accuracy", label="paper (official code)")
         fixed = (f"d = {int(exp2['d'].iloc[0])}" if x == "d_h"
                  else f"d_h = {int(exp3['d_h'].iloc[0])}")
-        ax.set(xlabel=labels[x], ylabel=_ACC,
+        ax.set(xlabel=labels[x], ylabel=_ACC if x == "d_h" else None,
                title=f"{name}: N = {int(exp2['N'].iloc[0])}, H = {int(exp2['H'].iloc[0])}, "
                      f"{fixed}")
     lo, hi = exp.PAPER_EXP3_PLATEAU
     axes[1].axhspan(lo, hi, xmin=0.55, color=viz.PALETTE["paper"], alpha=0.12,
                     label="paper, d = 11..15 (range .777–.814)")
-    axes[0].legend(fontsize=7, loc="upper left")
-    axes[1].legend(fontsize=7, loc="lower right")
+    handles, names = axes[1].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=2, fontsize=7.5)
     return fig
 
 

@@ -27,6 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from memnb.validation import EvaluationOrder, check_evaluation_order
 from memnb.validation import check_int as _check_int
 
 PosPlacement = Literal["residual", "attention_only"]
@@ -37,6 +38,21 @@ def _is_functorch_wrapped(t: torch.Tensor) -> bool:
     """True when ``t`` is batched/wrapped by a ``torch.func`` transform (value checks skipped)."""
     checker = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
     return bool(checker(t)) if checker is not None else False
+
+
+def check_sizes(vocab_size: int, seq_len: int, d: int, d_h: int, num_heads: int,
+                active_heads: int | None,
+                dtype: torch.dtype) -> tuple[int, int, int, int, int, int]:
+    """Validated ``(vocab_size, seq_len, d, d_h, num_heads, active_heads)`` of an attention-only
+    model (``active_heads=None`` means all heads); each error names its parameter and range."""
+    sizes = (_check_int("vocab_size", vocab_size, 1), _check_int("seq_len", seq_len, 1),
+             _check_int("d", d, 1), _check_int("d_h", d_h, 1),
+             _check_int("num_heads", num_heads, 0))
+    active = _check_int("active_heads", num_heads if active_heads is None else active_heads, 0,
+                        sizes[-1])
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating torch.dtype, got {dtype!r}")
+    return (*sizes, active)
 
 
 def check_tokens(tokens: torch.Tensor, seq_len: int, vocab_size: int) -> None:
@@ -79,6 +95,9 @@ class AttentionOnlyTransformer(nn.Module):
             paper's unscaled eq. (1).
         pos_placement: ``"residual"`` (paper, eq. 2: ``x = e + pos`` everywhere) or
             ``"attention_only"`` (official code: ``pos`` only enters the attention input).
+        evaluation_order: ``"auto"`` (the cheaper order for these sizes, see
+            :meth:`_residual_out`), ``"per_head"`` or ``"merged"``
+            (:data:`memnb.validation.EvaluationOrder`).
         dtype: floating dtype of the parameters.
         seed: seed of the ``torch.Generator`` used for initialisation.
 
@@ -102,24 +121,19 @@ class AttentionOnlyTransformer(nn.Module):
         active_heads: int | None = None,
         scale_logits: bool = False,
         pos_placement: PosPlacement = "residual",
+        evaluation_order: EvaluationOrder = "auto",
         dtype: torch.dtype = torch.float32,
         seed: int = 0,
     ) -> None:
         super().__init__()
-        self.vocab_size = _check_int("vocab_size", vocab_size, 1)
-        self.seq_len = _check_int("seq_len", seq_len, 1)
-        self.d = _check_int("d", d, 1)
-        self.d_h = _check_int("d_h", d_h, 1)
-        self.num_heads = _check_int("num_heads", num_heads, 0)
-        if active_heads is None:
-            active_heads = num_heads
-        self.active_heads = _check_int("active_heads", active_heads, 0, num_heads)
+        self.evaluation_order = check_evaluation_order(evaluation_order)
+        (self.vocab_size, self.seq_len, self.d, self.d_h, self.num_heads,
+         self.active_heads) = check_sizes(vocab_size, seq_len, d, d_h, num_heads, active_heads,
+                                          dtype)
         if pos_placement not in _POS_PLACEMENTS:
             raise ValueError(
                 f"pos_placement must be one of {_POS_PLACEMENTS}, got {pos_placement!r}"
             )
-        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating torch.dtype, got {dtype!r}")
         seed = _check_int("seed", seed, 0)
         self.scale_logits = bool(scale_logits)
         self.pos_placement: PosPlacement = pos_placement
@@ -170,12 +184,16 @@ class AttentionOnlyTransformer(nn.Module):
         W_U: torch.Tensor,
         scale_logits: bool = False,
         pos_placement: PosPlacement = "residual",
+        evaluation_order: EvaluationOrder = "per_head",
         dtype: torch.dtype = torch.float64,
     ) -> AttentionOnlyTransformer:
         """Build a model whose weights are given explicitly (used by the constructions).
 
         Shapes: ``token_embedding [N, d]``, ``pos_embedding [S, d]``, ``W_Q, W_K, W_V
-        [H, d_h, d]``, ``W_O [H, d, d_h]``, ``W_U [N, d]``; all heads are active.
+        [H, d_h, d]``, ``W_O [H, d, d_h]``, ``W_U [N, d]``; all heads are active. The heads are
+        evaluated per head by default: constructed weights can span many scales, and the merged
+        ``W_QK``, ``W_OV`` then lose digits (on one float64 construction of Cor. 1, logits off by
+        3e-4 merged against 7e-9 per head).
         """
         tensors = {
             "token_embedding": token_embedding, "pos_embedding": pos_embedding, "W_Q": W_Q,
@@ -198,7 +216,7 @@ class AttentionOnlyTransformer(nn.Module):
             if tuple(t.shape) != shape:
                 raise ValueError(f"{name} must have shape {shape}, got {tuple(t.shape)}")
         model = cls(n, s, d, d_h, h, scale_logits=scale_logits, pos_placement=pos_placement,
-                    dtype=dtype)
+                    evaluation_order=evaluation_order, dtype=dtype)
         with torch.no_grad():
             for name, t in tensors.items():
                 getattr(model, name).copy_(t.to(dtype))
@@ -281,6 +299,12 @@ class AttentionOnlyTransformer(nn.Module):
         d, d_h, s = self.d, self.d_h, self.seq_len
         return d * (2 * d + 2 * s) < d_h * (2 * d * (1 + s) + 2 * s)
 
+    def _use_merged(self) -> bool:
+        """Whether :meth:`_residual_out` uses the merged order (``evaluation_order``)."""
+        if self.evaluation_order == "auto":
+            return self._merged_is_cheaper()
+        return self.evaluation_order == "merged"
+
     def _residual_out(self, tokens: torch.Tensor) -> torch.Tensor:
         """The residual stream after the heads, ``x(t,S) + sum_h W_O^h W_V^h A^h(t)``.
 
@@ -290,7 +314,7 @@ class AttentionOnlyTransformer(nn.Module):
         keys and values and is cheaper when ``d_h`` is close to ``d`` (eq. 2 either way; the
         results differ only by floating-point rounding).
         """
-        if not self._merged_is_cheaper():
+        if not self._use_merged():
             _, values, resid = self._parts(tokens)
             w_o = (self.W_O * self.head_mask[:, None, None]).permute(0, 2, 1).reshape(-1, self.d)
             return resid + values.flatten(1) @ w_o  # w_o: [H d_h, d], masked heads zero

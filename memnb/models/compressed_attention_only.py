@@ -27,7 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from memnb.models.attention_only import _uniform, check_tokens
+from memnb.models.attention_only import _uniform, check_sizes, check_tokens
 from memnb.validation import check_int as _check_int
 
 
@@ -55,15 +55,9 @@ class CompressedAttentionOnlyTransformer(nn.Module):
                  active_heads: int | None = None, dtype: torch.dtype = torch.float32,
                  seed: int = 0) -> None:
         super().__init__()
-        self.vocab_size = _check_int("vocab_size", vocab_size, 1)
-        self.seq_len = _check_int("seq_len", seq_len, 1)
-        self.d = _check_int("d", d, 1)
-        self.d_h = _check_int("d_h", d_h, 1)
-        self.num_heads = _check_int("num_heads", num_heads, 0)
-        self.active_heads = _check_int(
-            "active_heads", num_heads if active_heads is None else active_heads, 0, num_heads)
-        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating torch.dtype, got {dtype!r}")
+        (self.vocab_size, self.seq_len, self.d, self.d_h, self.num_heads,
+         self.active_heads) = check_sizes(vocab_size, seq_len, d, d_h, num_heads, active_heads,
+                                          dtype)
         seed = _check_int("seed", seed, 0)
         n, s, d, d_h, h_count = self.vocab_size, self.seq_len, self.d, self.d_h, self.num_heads
         self.compressed = d != d_h

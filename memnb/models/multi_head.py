@@ -33,6 +33,7 @@ import math
 import torch
 from torch import nn
 
+from memnb.validation import EvaluationOrder, check_evaluation_order
 from memnb.validation import check_int as _check_int
 
 __all__ = ["MultiHeadAttention", "sinusoidal_encoding"]
@@ -86,6 +87,9 @@ class MultiHeadAttention(nn.Module):
         positional_encoding: add sinusoidal encodings (query position 0, context 1..n).
         input_map: apply a learned ``Linear(d -> d)`` to every token first (official code).
         readout_bias: add a bias to the read-out ``W_D``.
+        evaluation_order: ``"auto"`` (the cheaper order for these sizes, see
+            :meth:`_key_directions`), ``"per_head"`` or ``"merged"``
+            (:data:`memnb.validation.EvaluationOrder`).
         dtype: floating dtype of the parameters.
         seed: seed of the ``torch.Generator`` used for initialisation.
 
@@ -112,10 +116,12 @@ class MultiHeadAttention(nn.Module):
         positional_encoding: bool = False,
         input_map: bool = False,
         readout_bias: bool = False,
+        evaluation_order: EvaluationOrder = "auto",
         dtype: torch.dtype = torch.float32,
         seed: int = 0,
     ) -> None:
         super().__init__()
+        self.evaluation_order = check_evaluation_order(evaluation_order)
         self.d = _check_int("d", d, 1)
         self.num_heads = _check_int("num_heads", num_heads, 1)
         self.d_h = _check_int("d_h", d_h, 1)
@@ -182,11 +188,13 @@ class MultiHeadAttention(nn.Module):
     @classmethod
     def from_weights(cls, *, W_K: torch.Tensor, W_Q: torch.Tensor, W_V: torch.Tensor,
                      W_O: torch.Tensor, W_D: torch.Tensor,
+                     evaluation_order: EvaluationOrder = "per_head",
                      dtype: torch.dtype = torch.float64) -> MultiHeadAttention:
         """A paper-convention model with explicit weights (used by the constructions).
 
         Shapes: ``W_K, W_Q [H, d, d_h]``, ``W_V [H, d, d_v]``, ``W_O [H, d_v, d]`` (the per-head
-        row blocks of the paper's ``W_O``), ``W_D [d, d_o]``.
+        row blocks of the paper's ``W_O``), ``W_D [d, d_o]``. Evaluated per head by default, the
+        order that keeps most digits when constructed weights span many scales.
         """
         tensors = {"W_K": W_K, "W_Q": W_Q, "W_V": W_V, "W_O": W_O, "W_D": W_D}
         for name, t in tensors.items():
@@ -203,7 +211,7 @@ class MultiHeadAttention(nn.Module):
         for name, t, shape in (("W_Q", W_Q, (h, d, d_h)), ("W_O", W_O, (h, d_v, d))):
             if tuple(t.shape) != shape:
                 raise ValueError(f"{name} must have shape {shape}, got {tuple(t.shape)}")
-        model = cls(d, h, d_h, d_v, W_D.shape[1], dtype=dtype)
+        model = cls(d, h, d_h, d_v, W_D.shape[1], evaluation_order=evaluation_order, dtype=dtype)
         with torch.no_grad():
             for name, t in tensors.items():
                 getattr(model, name).copy_(t.to(dtype))
@@ -250,16 +258,22 @@ class MultiHeadAttention(nn.Module):
         the two projections through ``d_h`` (``d d`` against ``2 d d_h`` per head)."""
         return self.d < 2 * self.d_h
 
+    def _use_merged(self) -> bool:
+        """Whether :meth:`_key_directions` uses the merged order (``evaluation_order``)."""
+        if self.evaluation_order == "auto":
+            return self._merged_is_cheaper()
+        return self.evaluation_order == "merged"
+
     def _key_directions(self, queries: torch.Tensor) -> torch.Tensor:
         """``W_{K_h} W_{Q_h}^T e`` for every head, ``[B, H, d]`` (the logits are ``E`` times it).
 
         Computed either through the ``d_h``-dimensional queries or with the merged ``[d, d]``
-        matrices, whichever is cheaper (the same numbers up to floating-point rounding); both are
-        one matrix product over all heads.
+        matrices, as ``evaluation_order`` says (by default whichever is cheaper; the same numbers
+        up to floating-point rounding); both are one matrix product over all heads.
         """
         heads, d = self.W_Q.shape[0], self.d
         w_q = self.W_Q * self.d_h_mask  # [H, d, d_h], masked key/query coordinates
-        if self._merged_is_cheaper():
+        if self._use_merged():
             w_qk = w_q @ self.W_K.transpose(1, 2)  # [H, d, d]: (W_Q W_K^T)_h
             return (queries @ w_qk.permute(1, 0, 2).reshape(d, heads * d)).view(-1, heads, d)
         q = (queries @ w_q.permute(1, 0, 2).reshape(d, -1)).view(-1, heads, self.d_h)
