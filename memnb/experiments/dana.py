@@ -328,3 +328,29 @@ def layout(params: dict, *, seeds: int, device: str, cache_dir: Path,
                                    H=[params["H"]])]
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
                   desc="dana.layout")
+
+
+@experiment(
+    "dana.layout_heads", title="Experiment 1 with the official code's model (ours)",
+    paper_figure="Dana et al. Figs. 1a and 2b (Experiments 1 and 4)",
+    profiles={
+        "ci": {"N": 12, "d": [4], "H": [1, 3, 6], **_TRAIN_CI},
+        "quick": {"N": 50, "d": [10], "H": HEADS_FULL, "seeds": 1, **_TRAIN_QUICK},
+        "full": {"N": 50, "d": [10, 13], "H": HEADS_FULL, **_TRAIN_FULL},
+    },
+)
+def layout_heads(params: dict, *, seeds: int, device: str, cache_dir: Path,
+                 executor: str | None = None) -> pd.DataFrame:
+    """Experiment 1 (Fig. 1a, and its per-head slopes of Fig. 2b) with the code's model (ours).
+
+    At ``d = d_h`` the code has no compression, so ``aot_code`` differs from eq. (2) only by the
+    ``1/sqrt(d_h)`` logit scale, positions added to the attention input alone, and
+    ``nn.MultiheadAttention``'s initialisation; ``aot_code_uncompressed`` has the first two
+    and eq. (2)'s initialisation, which separates the initialisation from the rest. Same recipe,
+    grid in ``H`` and seeds as ``dana.exp1``, whose table gives the eq. (2) curves.
+    """
+    points = [point for kind in ("aot_code", "aot_code_uncompressed")
+              for point in _finish(_points({**params, "model": kind}, seeds, d=params["d"],
+                                           H=params["H"]))]
+    return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
+                  desc="dana.layout_heads")
