@@ -67,3 +67,38 @@ def test_layout_figure_draws_three_models_and_the_paper_per_panel():
     assert fig.axes[0].get_ylabel().startswith("accuracy")
     assert len(fig.legends) == 1  # one legend for both panels, below them
     plt.close(fig)
+
+
+def _heads_tables(slopes: dict[str, float], ds=(10, 13), seeds=(0, 1)):
+    """Experiment 1 tables whose accuracy is 0.1 + slope * H (below 0.95) per model kind."""
+    def rows(kind):
+        return [{"model": kind, "N": 50, "d": d, "d_h": d, "H": h, "seed": s, "T0": 2500,
+                 "accuracy": 0.1 + slopes[kind] * h}
+                for d in ds for h in dana.HEADS_FULL[:4] for s in seeds]
+    exp1 = pd.DataFrame(rows("aot") + [{**r, "d": 6, "d_h": 6} for r in rows("aot")[:4]])
+    layout = pd.DataFrame(rows("aot_code") + rows("aot_code_uncompressed"))
+    return layout, exp1
+
+
+def test_layout_slopes_recover_each_models_slope_and_compare_with_the_paper():
+    slopes = {"aot": 0.03, "aot_code": 0.034, "aot_code_uncompressed": 0.02}
+    table = figures.layout_slopes(*_heads_tables(slopes))
+    assert len(table) == 6 and set(table["d"]) == {10, 13}  # d = 6 is not in layout_heads
+    for kind, slope in slopes.items():
+        rows = table[table["model"] == dana.MODEL_KINDS[kind]]
+        assert rows["slope"].to_numpy() == pytest.approx([slope, slope])
+        assert list(rows["seeds"]) == [2, 2]
+        for d, difference in zip(rows["d"], rows["difference_%"], strict=True):
+            paper = dana.PAPER_EXP1_SLOPES[d]
+            assert difference == pytest.approx(100 * (slope / paper - 1))
+
+
+def test_layout_heads_figure_has_one_panel_per_d_and_the_paper_at_d_10():
+    fig = figures.layout_heads_figure(*_heads_tables({"aot": 0.03, "aot_code": 0.034,
+                                                      "aot_code_uncompressed": 0.02}))
+    assert len(fig.axes) == 2 and len(fig.legends) == 1
+    for ax, has_paper in zip(fig.axes, (True, False), strict=True):
+        labels = [line.get_label() for line in ax.get_lines()]
+        assert sum(label.startswith("ours:") for label in labels) == 3
+        assert any(label.startswith("paper") for label in labels) is has_paper
+    plt.close(fig)

@@ -379,3 +379,60 @@ def layout_report(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) 
     lo, hi = exp.PAPER_EXP3_PLATEAU
     parts.append(f"At d = {largest}: {cells} (paper {lo:.3f}–{hi:.3f}).")
     return " ".join(parts)
+
+
+def _heads_tables(layout_heads: pd.DataFrame, exp1: pd.DataFrame,
+                  d: int) -> dict[str, pd.DataFrame]:
+    """The tables of each model kind at ``d = d_h = d`` (eq. 2 from Experiment 1's table)."""
+    tables = {}
+    for kind, source in (("aot", exp1), ("aot_code", layout_heads),
+                         ("aot_code_uncompressed", layout_heads)):
+        part = _select(source, model=kind, d=d)
+        if part is not None:
+            tables[kind] = part
+    return tables
+
+
+def layout_heads_figure(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> plt.Figure:
+    """Fig. 1a with three models (ours, ``dana.layout_heads``): accuracy against H at each
+    ``d = d_h`` of ``layout_heads`` for eq. (2), the official code's model and eq. (2) with only
+    the code's ``1/sqrt(d_h)`` and positions, beside the paper's values at d = 10."""
+    ds = sorted(int(d) for d in layout_heads["d"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(5.2 * len(ds), 3.9), layout="constrained",
+                             squeeze=False)
+    for ax, d in zip(axes[0], ds, strict=True):
+        for kind, table in _heads_tables(layout_heads, exp1, d).items():
+            viz.plot_ours(ax, table, "H", "accuracy", label=f"ours: {exp.MODEL_KINDS[kind]}",
+                          color=_LAYOUT_COLORS[kind])
+        if d == 10:
+            viz.plot_paper(ax, pd.DataFrame(exp.PAPER_EXP1_D10), "H", "accuracy",
+                           label="paper (official code), d = 10")
+        ax.set(xlabel="number of heads H", title=f"d = d_h = {d}, N = {int(exp1['N'].iloc[0])}")
+    axes[0][0].set_ylabel(_ACC)
+    handles: dict[str, Any] = {}
+    for ax in axes[0]:  # one legend entry per label, across panels
+        for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(name, handle)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2,
+               fontsize=7.5)
+    return fig
+
+
+def layout_slopes(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> pd.DataFrame:
+    """Per-head slope of each model kind at each ``d`` of ``layout_heads`` beside the paper's.
+
+    The slope is the official rule (``head_slopes``: least squares up to the first accuracy
+    above 0.95) per seed, averaged over seeds, as in Experiment 4's table. Columns: d, model,
+    slope, slope_std, seeds, paper, difference_% (ours relative to the paper's slope at that d).
+    """
+    rows = []
+    for d in sorted(int(d) for d in layout_heads["d"].unique()):
+        for kind, table in _heads_tables(layout_heads, exp1, d).items():
+            slopes = exp.head_slopes(table)["slope"]
+            paper = exp.PAPER_EXP1_SLOPES.get(d)
+            mean = float(slopes.mean())
+            rows.append({"d": d, "model": exp.MODEL_KINDS[kind], "slope": mean,
+                         "slope_std": float(slopes.std()) if len(slopes) > 1 else 0.0,
+                         "seeds": len(slopes), "paper": paper,
+                         "difference_%": None if paper is None else 100 * (mean / paper - 1)})
+    return pd.DataFrame(rows)
