@@ -72,7 +72,7 @@ def _group_key(point: Point) -> tuple:
 MODEL_KINDS = {
     "aot": "eq. (2)",
     "mlp": "eq. (2) + MLP",
-    "aot_code": "official code's model (shared d→d_h compression)",
+    "aot_code": "official code's model",
     "aot_code_uncompressed": "eq. (2) + code's 1/√d_h and positions",
 }
 
