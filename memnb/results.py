@@ -150,10 +150,11 @@ def provenance_summary(names: list[str], profile: str,
                "git_commit", "started_utc"]
     rows = []
     for name in names:
-        result = load(name, profile, root)
-        if result is None:
+        csv_path, json_path = result_paths(name, profile, root)
+        if not (csv_path.exists() and json_path.exists()):  # written results, as in load()
             continue
-        info = {key: result.provenance.get(key) for key in columns}
+        provenance = json.loads(json_path.read_text())  # the table itself is not needed
+        info = {key: provenance.get(key) for key in columns}
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)
     return pd.DataFrame(rows, columns=columns)

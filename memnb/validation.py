@@ -26,6 +26,14 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> in
     return value
 
 
+def uses_merged_order(evaluation_order: EvaluationOrder, merged_is_cheaper: bool) -> bool:
+    """Whether a model evaluates its heads in the merged order: as ``evaluation_order`` says,
+    or, for ``"auto"``, when ``merged_is_cheaper``."""
+    if evaluation_order == "auto":
+        return merged_is_cheaper
+    return evaluation_order == "merged"
+
+
 def check_evaluation_order(value: object) -> EvaluationOrder:
     """Return ``value`` if it is one of :data:`EVALUATION_ORDERS`; raise a ``ValueError``
     naming ``evaluation_order`` and the allowed values otherwise."""

@@ -75,6 +75,8 @@ MODEL_KINDS = {
     "aot_code": "official code's model",
     "aot_code_uncompressed": "eq. (2) + code's 1/√d_h and positions",
 }
+#: The kinds that ``dana.layout`` and ``dana.layout_heads`` train beside eq. (2).
+CODE_MODEL_KINDS = ("aot_code", "aot_code_uncompressed")
 
 
 def _build(point: Point, padded_heads: int, padded_width: int) -> torch.nn.Module:
@@ -323,7 +325,7 @@ def layout(params: dict, *, seeds: int, device: str, cache_dir: Path,
     """
     shapes = sorted({(params["d"], d_h) for d_h in params["d_h_sweep"]}
                     | {(d, params["d_h"]) for d in params["d_sweep"]})
-    points = [point for kind in ("aot_code", "aot_code_uncompressed") for d, d_h in shapes
+    points = [point for kind in CODE_MODEL_KINDS for d, d_h in shapes
               for point in _points({**params, "model": kind}, seeds, d=[d], d_h=[d_h],
                                    H=[params["H"]])]
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
@@ -349,7 +351,7 @@ def layout_heads(params: dict, *, seeds: int, device: str, cache_dir: Path,
     and eq. (2)'s initialisation, which separates the initialisation from the rest. Same recipe,
     grid in ``H`` and seeds as ``dana.exp1``, whose table gives the eq. (2) curves.
     """
-    points = [point for kind in ("aot_code", "aot_code_uncompressed")
+    points = [point for kind in CODE_MODEL_KINDS
               for point in _finish(_points({**params, "model": kind}, seeds, d=params["d"],
                                            H=params["H"]))]
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,

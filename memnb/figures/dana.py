@@ -290,6 +290,16 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
     return " ".join(parts)
 
 
+def _legend_below(fig: plt.Figure, axes: Any) -> None:
+    """One legend under all panels, one entry per label (panels repeat the same curves)."""
+    handles: dict[str, Any] = {}
+    for ax in np.ravel(axes):
+        for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(name, handle)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2,
+               fontsize=7.5)
+
+
 _LAYOUT_COLORS = {"aot": viz.PALETTE["ours"], "aot_code": "#009E73",
                   "aot_code_uncompressed": "#CC79A7"}
 
@@ -302,7 +312,7 @@ def _layout_panels(layout: pd.DataFrame, exp2: pd.DataFrame,
     for x, name, eq2, fixed, paper in (("d_h", "Experiment 2", exp2, {"d": d}, exp.PAPER_EXP2),
                                        ("d", "Experiment 3", exp3, {"d_h": d_h}, exp.PAPER_EXP3)):
         tables = {"aot": eq2}
-        for kind in ("aot_code", "aot_code_uncompressed"):
+        for kind in exp.CODE_MODEL_KINDS:
             part = _select(layout, model=kind, **fixed)
             if part is not None:
                 tables[kind] = part
@@ -329,8 +339,7 @@ def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) 
     lo, hi = exp.PAPER_EXP3_PLATEAU
     axes[1].axhspan(lo, hi, xmin=0.55, color=viz.PALETTE["paper"], alpha=0.12,
                     label="paper, d = 11..15 (range .777–.814)")
-    handles, names = axes[1].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncol=2, fontsize=7.5)
+    _legend_below(fig, axes)
     return fig
 
 
@@ -371,11 +380,9 @@ def layout_report(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) 
         best = part.loc[part["mean_abs_difference"].idxmin(), "model"]
         parts.append(f"{name} ({int(part['points'].max())} points): {cells}; closest: {best}.")
     exp3_rows = table[table["experiment"] == "Experiment 3"]
-    column = [c for c in exp3_rows.columns if c.startswith("accuracy_at_largest_d")
-              and not c.endswith("d_h")][0]
     largest = int(exp3["d"].max())
     cells = ", ".join(f"{m} {v:.3f}" for m, v in
-                      zip(exp3_rows["model"], exp3_rows[column], strict=True))
+                      zip(exp3_rows["model"], exp3_rows["accuracy_at_largest_d"], strict=True))
     lo, hi = exp.PAPER_EXP3_PLATEAU
     parts.append(f"At d = {largest}: {cells} (paper {lo:.3f}–{hi:.3f}).")
     return " ".join(parts)
@@ -385,8 +392,7 @@ def _heads_tables(layout_heads: pd.DataFrame, exp1: pd.DataFrame,
                   d: int) -> dict[str, pd.DataFrame]:
     """The tables of each model kind at ``d = d_h = d`` (eq. 2 from Experiment 1's table)."""
     tables = {}
-    for kind, source in (("aot", exp1), ("aot_code", layout_heads),
-                         ("aot_code_uncompressed", layout_heads)):
+    for kind, source in (("aot", exp1), *((k, layout_heads) for k in exp.CODE_MODEL_KINDS)):
         part = _select(source, model=kind, d=d)
         if part is not None:
             tables[kind] = part
@@ -409,12 +415,7 @@ def layout_heads_figure(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> plt.F
                            label="paper (official code), d = 10")
         ax.set(xlabel="number of heads H", title=f"d = d_h = {d}, N = {int(exp1['N'].iloc[0])}")
     axes[0][0].set_ylabel(_ACC)
-    handles: dict[str, Any] = {}
-    for ax in axes[0]:  # one legend entry per label, across panels
-        for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
-            handles.setdefault(name, handle)
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2,
-               fontsize=7.5)
+    _legend_below(fig, axes)
     return fig
 
 

@@ -27,7 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from memnb.validation import EvaluationOrder, check_evaluation_order
+from memnb.validation import EvaluationOrder, check_evaluation_order, uses_merged_order
 from memnb.validation import check_int as _check_int
 
 PosPlacement = Literal["residual", "attention_only"]
@@ -301,9 +301,7 @@ class AttentionOnlyTransformer(nn.Module):
 
     def _use_merged(self) -> bool:
         """Whether :meth:`_residual_out` uses the merged order (``evaluation_order``)."""
-        if self.evaluation_order == "auto":
-            return self._merged_is_cheaper()
-        return self.evaluation_order == "merged"
+        return uses_merged_order(self.evaluation_order, self._merged_is_cheaper())
 
     def _residual_out(self, tokens: torch.Tensor) -> torch.Tensor:
         """The residual stream after the heads, ``x(t,S) + sum_h W_O^h W_V^h A^h(t)``.

@@ -33,7 +33,7 @@ import math
 import torch
 from torch import nn
 
-from memnb.validation import EvaluationOrder, check_evaluation_order
+from memnb.validation import EvaluationOrder, check_evaluation_order, uses_merged_order
 from memnb.validation import check_int as _check_int
 
 __all__ = ["MultiHeadAttention", "sinusoidal_encoding"]
@@ -260,9 +260,7 @@ class MultiHeadAttention(nn.Module):
 
     def _use_merged(self) -> bool:
         """Whether :meth:`_key_directions` uses the merged order (``evaluation_order``)."""
-        if self.evaluation_order == "auto":
-            return self._merged_is_cheaper()
-        return self.evaluation_order == "merged"
+        return uses_merged_order(self.evaluation_order, self._merged_is_cheaper())
 
     def _key_directions(self, queries: torch.Tensor) -> torch.Tensor:
         """``W_{K_h} W_{Q_h}^T e`` for every head, ``[B, H, d]`` (the logits are ``E`` times it).
