@@ -50,3 +50,32 @@ def results_dir() -> Path:
     """Root of cached experiment results (``MEMNB_RESULTS_DIR`` or ``data/results``)."""
     env = os.environ.get("MEMNB_RESULTS_DIR")
     return Path(env).expanduser() if env else REPO_ROOT / "data" / "results"
+
+
+def papers_dir_candidates() -> list[Path]:
+    """Every folder searched for the papers' published material (official result files, texts).
+
+    In order: ``MEMNB_PAPERS_DIR``; ``../shared/papers`` beside the repository.
+    """
+    candidates = []
+    env = os.environ.get("MEMNB_PAPERS_DIR")
+    if env:
+        candidates.append(Path(env).expanduser())
+    candidates.append(REPO_ROOT.parent / "shared" / "papers")
+    return candidates
+
+
+def find_paper_file(relative: str) -> Path:
+    """``<papers dir>/<relative>``, from the first candidate folder that has it.
+
+    Raises ``FileNotFoundError`` naming every folder tried and the variable that adds another.
+    """
+    for candidate in papers_dir_candidates():
+        path = candidate / relative
+        if path.exists():
+            return path
+    tried = ", ".join(str(c) for c in papers_dir_candidates())
+    raise FileNotFoundError(
+        f"the papers' published file {relative!r} was not found (looked in: {tried}); put the "
+        "papers folder (with dana_official_results/ and sources/) beside the repository as "
+        "shared/papers, or point MEMNB_PAPERS_DIR at it")

@@ -137,6 +137,42 @@ def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult 
     return ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance)
 
 
+@dataclass
+class FreshAndCached:
+    """A chapter's view of one experiment: the run it just made and the committed full run.
+
+    ``fresh`` is the table computed (or resumed) under the chapter's profile; ``cached`` is the
+    committed ``full`` table when the chapter runs a smaller profile and one exists, else None
+    (under ``full`` the fresh table *is* the full run). ``note`` says which is which, in one line.
+    """
+
+    name: str
+    fresh: pd.DataFrame
+    cached: pd.DataFrame | None
+    params: dict[str, Any]
+    note: str
+
+
+def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
+                     seeds: int | None = None, root: Path | None = None) -> FreshAndCached:
+    """Run (or resume) ``name`` under ``profile`` and load its committed full-scale run beside it.
+
+    The one loader every chapter uses, so that ``PROFILE=full`` behaves the same in all of them.
+    """
+    fresh = run_experiment(name, profile, device=device, seeds=seeds, root=root)
+    cached = None if profile == "full" else load(name, "full", root)
+    if profile == "full":
+        note = f"{name}: this is the full-scale run ({fresh.provenance['device_name']})"
+    elif cached is None:
+        note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
+    else:
+        prov = cached.provenance
+        note = (f"{name}: `{profile}` run beside the committed full-scale run of "
+                f"{prov['started_utc'][:10]} ({prov['device_name']}, {prov['seeds']} seeds)")
+    return FreshAndCached(name, fresh.table, None if cached is None else cached.table,
+                          get(name).params(profile), note)
+
+
 def provenance_summary(names: list[str], profile: str,
                        root: Path | None = None) -> pd.DataFrame:
     """One row per written result of ``names`` under ``profile``: how and where it was computed.

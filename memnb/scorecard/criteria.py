@@ -1,0 +1,243 @@
+"""Criteria of the reproduction scorecard: each one turns measured numbers into a verdict.
+
+A criterion is a pure function of numbers (never of prose). It returns a :class:`Verdict` whose
+``status`` is one of :data:`STATUSES` and whose ``measured`` string states the numbers it used, so
+that a scorecard row shows both the verdict and why. The statuses mean:
+
+- ``reproduced``: the paper's claim holds in our measurement, within the stated tolerance;
+- ``trend``: the claimed shape holds (direction, linearity, ordering) but the values do not match
+  within tolerance, or only a reduced-size run was available;
+- ``differs``: the claim does not hold in our measurement;
+- ``not run``: no result of ours exists yet (the row says what computes it);
+- ``not computable``: the statement has no checkable content at any size we can run (the row
+  says why).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from scipy import stats
+
+Status = Literal["reproduced", "trend", "differs", "not run", "not computable"]
+STATUSES: tuple[str, ...] = ("reproduced", "trend", "differs", "not run", "not computable")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one criterion: a status, the numbers behind it, and any extra values."""
+
+    status: Status
+    measured: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
+
+    @property
+    def holds(self) -> bool:
+        """True when the status is ``reproduced``."""
+        return self.status == "reproduced"
+
+
+def _arrays(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if xs.shape != ys.shape or xs.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of equal length; got {xs.shape} and {ys.shape}")
+    keep = np.isfinite(xs) & np.isfinite(ys)
+    return xs[keep], ys[keep]
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    """Least-squares line y = slope·x + intercept with R² and a 95 % interval on the slope."""
+
+    slope: float
+    intercept: float
+    r2: float
+    slope_low: float
+    slope_high: float
+    n: int
+
+
+def linear_fit(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> LinearFit:
+    """Ordinary least squares of ``y`` on ``x`` with a Student-t interval on the slope.
+
+    With fewer than three points the interval is infinite (no residual degrees of freedom).
+    """
+    xs, ys = _arrays(x, y)
+    if len(xs) < 2 or np.ptp(xs) == 0:
+        raise ValueError("linear_fit needs at least two distinct x values")
+    res = stats.linregress(xs, ys)
+    dof = len(xs) - 2
+    half = stats.t.ppf(0.5 + level / 2, dof) * res.stderr if dof > 0 else math.inf
+    r2 = float(res.rvalue ** 2) if np.ptp(ys) > 0 else 1.0
+    return LinearFit(float(res.slope), float(res.intercept), r2, float(res.slope - half),
+                     float(res.slope + half), len(xs))
+
+
+def linear_trend(x: Sequence[float], y: Sequence[float], *, min_r2: float = 0.9,
+                 expected_slope: float | None = None, rel_tol: float = 0.15) -> Verdict:
+    """The claim "y grows linearly in x".
+
+    ``trend`` when R² ≥ ``min_r2`` and the slope's 95 % interval lies above 0; ``reproduced`` when
+    in addition ``expected_slope`` is None or the slope is within ``rel_tol`` of it; ``differs``
+    otherwise.
+    """
+    fit = linear_fit(x, y)
+    measured = (f"slope {fit.slope:.4g} (95 % CI {fit.slope_low:.4g} to {fit.slope_high:.4g}), "
+                f"R² = {fit.r2:.3f}, {fit.n} points")
+    values = {"slope": fit.slope, "r2": fit.r2, "slope_low": fit.slope_low,
+              "slope_high": fit.slope_high}
+    if not (fit.r2 >= min_r2 and fit.slope_low > 0):
+        return Verdict("differs", measured, values)
+    if expected_slope is None:
+        return Verdict("reproduced", measured, values)
+    rel = (fit.slope - expected_slope) / abs(expected_slope)
+    measured += f"; paper's slope {expected_slope:.4g} ({rel:+.0%})"
+    values["relative_difference"] = rel
+    return Verdict("reproduced" if abs(rel) <= rel_tol else "trend", measured, values)
+
+
+def plateau(x: Sequence[float], y: Sequence[float], knee: float, *,
+            max_ratio: float = 0.25) -> Verdict:
+    """The claim "y grows up to ``knee`` and is flat after it".
+
+    Fits a line on x ≤ knee and one on x ≥ knee; ``reproduced`` when the slope before is positive
+    and |slope after| ≤ ``max_ratio`` × slope before; ``differs`` otherwise.
+    """
+    xs, ys = _arrays(x, y)
+    before, after = xs <= knee, xs >= knee
+    if before.sum() < 2 or after.sum() < 2:
+        raise ValueError(f"plateau needs at least two x values on each side of knee = {knee}")
+    s_before = linear_fit(xs[before], ys[before]).slope
+    s_after = linear_fit(xs[after], ys[after]).slope
+    ratio = abs(s_after) / s_before if s_before > 0 else math.inf
+    measured = (f"slope {s_before:.4g} up to {knee:g}, {s_after:.4g} after "
+                f"(ratio {ratio:.2f}; plateau if ≤ {max_ratio:g})")
+    status: Status = "reproduced" if s_before > 0 and ratio <= max_ratio else "differs"
+    return Verdict(status, measured, {"slope_before": s_before, "slope_after": s_after,
+                                      "ratio": ratio})
+
+
+def monotone(x: Sequence[float], y: Sequence[float], *, increasing: bool = True,
+             tol: float = 0.0) -> Verdict:
+    """The claim "y is monotone in x" (allowing steps against the direction of at most ``tol``)."""
+    xs, ys = _arrays(x, y)
+    order = np.argsort(xs, kind="stable")
+    steps = np.diff(ys[order])
+    against = -steps if increasing else steps
+    worst = float(against.max()) if len(against) else 0.0
+    word = "increasing" if increasing else "decreasing"
+    if worst <= tol:
+        return Verdict("reproduced", f"{word} over {len(xs)} points", {"worst_step": worst})
+    i = int(np.argmax(against))
+    xo = xs[order]
+    return Verdict("differs", f"not {word}: from x = {xo[i]:g} to {xo[i + 1]:g} y goes "
+                   f"{ys[order][i]:.4g} → {ys[order][i + 1]:.4g}", {"worst_step": worst})
+
+
+def within_spread(ours: Sequence[float], paper: float, *, abs_tol: float = 0.0,
+                  n_sd: float = 2.0) -> Verdict:
+    """Our seeds' values against one published value.
+
+    ``reproduced`` when |mean − paper| ≤ max(n_sd · sd, abs_tol) (sd over our seeds, 0 for one
+    seed); ``differs`` otherwise.
+    """
+    vals = np.asarray(ours, dtype=float)
+    vals = vals[np.isfinite(vals)]
+    if len(vals) == 0:
+        raise ValueError("within_spread needs at least one finite value of ours")
+    mean = float(vals.mean())
+    sd = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
+    allowed = max(n_sd * sd, abs_tol)
+    diff = mean - paper
+    measured = (f"ours {mean:.4g} ± {sd:.2g} ({len(vals)} seeds), paper {paper:.4g}, "
+                f"difference {diff:+.3g} (allowed ±{allowed:.3g})")
+    status: Status = "reproduced" if abs(diff) <= allowed else "differs"
+    return Verdict(status, measured, {"mean": mean, "sd": sd, "difference": diff})
+
+
+def curve_agreement(ours: Sequence[float], paper: Sequence[float], *, abs_tol: float) -> Verdict:
+    """Two curves on the same x grid: ``reproduced`` when the mean |difference| ≤ ``abs_tol``."""
+    a, b = _arrays(ours, paper)
+    if len(a) == 0:
+        raise ValueError("curve_agreement needs at least one common point")
+    mad = float(np.mean(np.abs(a - b)))
+    worst = float(np.max(np.abs(a - b)))
+    measured = (f"mean |ours − paper| = {mad:.3g} over {len(a)} points (max {worst:.3g}; "
+                f"tolerance {abs_tol:g})")
+    status: Status = "reproduced" if mad <= abs_tol else "differs"
+    return Verdict(status, measured, {"mean_abs_difference": mad, "max_abs_difference": worst})
+
+
+def fitted_exponent(x: Sequence[float], y: Sequence[float], expected: float, *,
+                    level: float = 0.95) -> Verdict:
+    """The claim "y ∝ x^expected": a least-squares fit of log y on log x.
+
+    ``reproduced`` when ``expected`` lies in the exponent's interval; ``differs`` when it does not;
+    with fewer than three points (no interval) or non-positive values the status is ``trend`` or
+    the function raises, respectively.
+    """
+    xs, ys = _arrays(x, y)
+    if (xs <= 0).any() or (ys <= 0).any():
+        raise ValueError("fitted_exponent needs positive x and y (log-log fit)")
+    fit = linear_fit(np.log(xs), np.log(ys), level)
+    measured = (f"exponent {fit.slope:.3g} (95 % CI {fit.slope_low:.3g} to {fit.slope_high:.3g}), "
+                f"expected {expected:g}, {fit.n} points")
+    values = {"exponent": fit.slope, "low": fit.slope_low, "high": fit.slope_high}
+    if not math.isfinite(fit.slope_low):
+        return Verdict("trend", measured + " (too few points for an interval)", values)
+    status: Status = "reproduced" if fit.slope_low <= expected <= fit.slope_high else "differs"
+    return Verdict(status, measured, values)
+
+
+def bound_holds(measured_values: Sequence[float], bound_values: Sequence[float], *,
+                kind: Literal["upper", "lower"] = "upper", rtol: float = 1e-9) -> Verdict:
+    """A bound against measurements: does it hold everywhere, and how loose is it?
+
+    ``kind="upper"``: every measured value ≤ its bound (× (1 + rtol)); ``"lower"``: every measured
+    value ≥ its bound. The looseness is the largest ratio bound/measured (upper) or
+    measured/bound (lower) over the points where both are positive.
+    """
+    m, b = _arrays(measured_values, bound_values)
+    if len(m) == 0:
+        raise ValueError("bound_holds needs at least one point")
+    if kind == "upper":
+        ok = m <= b + rtol * np.abs(b)
+        ratio = b / m
+    elif kind == "lower":
+        ok = m >= b - rtol * np.abs(b)
+        ratio = m / b
+    else:
+        raise ValueError(f"kind must be 'upper' or 'lower'; got {kind!r}")
+    positive = (m > 0) & (b > 0)
+    loose = float(ratio[positive].max()) if positive.any() else math.nan
+    tight = float(ratio[positive].min()) if positive.any() else math.nan
+    violations = int((~ok).sum())
+    measured = (f"{kind} bound holds at {int(ok.sum())}/{len(m)} points; looseness "
+                f"{tight:.3g}× to {loose:.3g}×")
+    status: Status = "reproduced" if violations == 0 else "differs"
+    return Verdict(status, measured, {"violations": violations, "loosest": loose,
+                                      "tightest": tight})
+
+
+def exact_check(passed: bool, measured: str) -> Verdict:
+    """An exact computation (a construction, a rank, an identity): reproduced iff it passed."""
+    return Verdict("reproduced" if passed else "differs", measured)
+
+
+def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:
+    """Downgrade ``reproduced`` to ``trend`` when the evidence is a reduced-size run.
+
+    Used where the paper's claim is about values at its own scale and only a ``quick`` or ``ci``
+    run was available: the shape can reproduce, the values cannot be compared.
+    """
+    if verdict.status != "reproduced":
+        return verdict
+    return Verdict("trend", f"{verdict.measured} [{reason}]", verdict.values)

@@ -1,0 +1,78 @@
+"""The scorecard as the book shows it: a table per paper, a summary of the statuses."""
+
+from __future__ import annotations
+
+import html
+
+from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts
+from memnb.scorecard.criteria import STATUSES
+
+#: Colour of each status badge (colour-blind safe, with the word always written).
+STATUS_COLOURS: dict[str, str] = {
+    "reproduced": "#1b7837", "trend": "#5aae61", "differs": "#c51b7d",
+    "not run": "#777777", "not computable": "#444444",
+}
+
+
+def source_profile(profile: str) -> str:
+    """The profile a chapter's scorecard reads: its own for ``ci``; else full runs where they
+    exist, falling back to ``quick``."""
+    return "ci" if profile == "ci" else "full"
+
+
+def _badge(status: str) -> str:
+    colour = STATUS_COLOURS.get(status, "#777777")
+    return (f'<span style="background:{colour};color:white;padding:0 .4em;border-radius:.3em;'
+            f'white-space:nowrap">{html.escape(status)}</span>')
+
+
+def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
+    """An HTML table of ``rows`` (item, claim, criterion, measured, evidence, status)."""
+    head = ["Paper"] if show_paper else []
+    head += ["Item", "Claim", "Criterion", "Measured", "Evidence", "Status"]
+    out = ['<table class="scorecard" style="font-size:85%">', "<thead><tr>"]
+    out += [f"<th>{h}</th>" for h in head]
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        cells = [PAPERS.get(r.paper, r.paper)] if show_paper else []
+        item = r.item + (" <em>(ours)</em>" if r.ours else "")
+        cells_html = [html.escape(c) for c in cells]
+        cells_html += [item, html.escape(r.claim), html.escape(r.criterion),
+                       html.escape(r.measured), html.escape(r.evidence), _badge(r.status)]
+        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells_html) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def summary_sentence(rows: list[Row]) -> str:
+    """One sentence counting the rows per status, e.g. "12 items: 7 reproduced, 2 trend, ..."."""
+    counts = status_counts(rows)
+    parts = [f"{n} {s}" for s, n in counts.items() if n]
+    return f"{len(rows)} items: " + ", ".join(parts) + "."
+
+
+def chapter_scorecard(paper: str, profile: str):  # noqa: ANN201 - IPython display object
+    """The rows of ``paper`` as a displayable HTML block for the end of its chapter."""
+    from IPython.display import HTML
+
+    rows = build_scorecard(source_profile(profile), [paper])
+    return HTML(f"<p>{html.escape(summary_sentence(rows))}</p>" + rows_html(rows))
+
+
+def book_scorecard(profile: str):  # noqa: ANN201 - IPython display object
+    """Every paper's rows, one table each, with a summary line per paper."""
+    from IPython.display import HTML
+
+    rows = build_scorecard(source_profile(profile))
+    parts = []
+    for paper, name in PAPERS.items():
+        mine = [r for r in rows if r.paper == paper]
+        if not mine:
+            continue
+        parts.append(f"<h3>{html.escape(name)}</h3><p>{html.escape(summary_sentence(mine))}</p>")
+        parts.append(rows_html(mine))
+    return HTML("\n".join(parts))
+
+
+__all__ = ["STATUSES", "STATUS_COLOURS", "book_scorecard", "chapter_scorecard", "rows_html",
+           "source_profile", "summary_sentence"]

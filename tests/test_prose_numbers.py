@@ -1,0 +1,55 @@
+"""No chapter's Markdown contains a hand-typed number about a result (see memnb.prose)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memnb.prose import hand_typed_numbers
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As Fig. 2a and Table 1 show, Theorem 4.1 and eqs. 1-6 hold.",
+        "Propositions 2 and 5 (App. A.2, Sec. 3) with GPT-2 and ViT-B/16 in float64.",
+        "The bound $H(d_h - 1) + 1 = 41$ and $$T = 120$$ are formulas.",
+        "Our slope is {glue:text}`exp1_slope:.3f` per head {cite:p}`dana2025`.",
+        "Run `memnb run dana.exp1 --profile quick` (Kajitsuka & Sato, 2025).",
+        "See [the page](running_at_scale.md#section-2).",
+    ],
+)
+def test_allowed_numbers_pass(text: str) -> None:
+    assert hand_typed_numbers(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Our counts keep rising (73 at d_h = n).", ["73"]),
+        ("a slope a little above 0.49", ["0.49"]),
+        ("the paper reports 1,200 steps and -7 %", ["1,200", "-7"]),
+        ("loss 2x higher than Fig. 3 at 4 blocks", ["2x", "4"]),
+    ],
+)
+def test_typed_numbers_are_found(text: str, expected: list[str]) -> None:
+    assert hand_typed_numbers(text) == expected
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_chapter_markdown_has_no_hand_typed_numbers(path: Path) -> None:
+    cells = json.loads(path.read_text())["cells"]
+    offending = {}
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        found = hand_typed_numbers("".join(cell["source"]))
+        if found:
+            offending[i] = found
+    assert not offending, (
+        f"{path.name}: Markdown cells with hand-typed numbers (insert them from the data with "
+        f"glue or generated Markdown, see memnb/prose.py): {offending}")
