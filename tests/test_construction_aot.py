@@ -13,6 +13,7 @@ from memnb.bounds import (
     dana_parameter_count,
     dana_parameter_count_at_capacity,
 )
+from memnb.constructions import aot
 from memnb.constructions.aot import memorize, memorize_with_report, unit_unembedding
 
 
@@ -185,3 +186,25 @@ def test_value_errors() -> None:
     same_last = torch.tensor([[i, 0] for i in range(6)])
     with pytest.raises(ValueError, match="distinct last tokens"):
         memorize(same_last, torch.arange(6), 10, 4, 1, 2)  # 6 > H d_h + min(d, 1) = 3
+
+
+@pytest.mark.parametrize(("d", "H", "S", "d_h"), [(10, 5, 2, 6), (6, 2, 3, 3), (4, 3, 2, 2)])
+def test_repeated_token_sequences_reach_exactly_the_rank_bound(d: int, H: int, S: int,
+                                                               d_h: int) -> None:
+    """Lemma 2 fails for sequences of one repeated token: their features have rank
+    d + H(S - 1) (the bound is attained by a generic draw), below T0."""
+    vocab = 3 * (d + H * (S - 1))
+    tokens = torch.arange(vocab).unsqueeze(1).repeat(1, S)
+    ranks = [aot.feature_rank(tokens, vocab, d, d_h, H, seed) for seed in range(3)]
+    assert max(ranks) == aot.repeated_token_rank_bound(d, H, S) < vocab
+
+
+def test_too_many_repeated_token_sequences_raise_a_value_error_naming_lemma_2() -> None:
+    d, H, S, d_h, vocab = 10, 5, 2, 6, 40
+    tokens = torch.arange(vocab).unsqueeze(1).repeat(1, S)
+    targets = torch.randint(0, vocab, (vocab,), generator=torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match="Lemma 2"):
+        aot.memorize(tokens, targets, vocab, d, d_h, H)
+    limit = aot.repeated_token_rank_bound(d, H, S)
+    model = aot.memorize(tokens[:limit], targets[:limit], vocab, d, d_h, H)
+    assert (model(tokens[:limit]).argmax(1) == targets[:limit]).all()

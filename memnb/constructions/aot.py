@@ -168,7 +168,32 @@ def _validate(tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int, d: i
                 f"x(t,S) depends on the last token only, so this construction handles at most "
                 f"H·d_h + min(d, {k}) = {H * d_h + min(d, k)} of them"
             )
+        repeated = int(np.sum(np.all(tok == tok[:, :1], axis=1)))
+        limit = repeated_token_rank_bound(d, H, s)
+        if repeated > limit:
+            raise ValueError(
+                f"{repeated} of the T0={t0} sequences repeat one token: for such a sequence every "
+                f"head's output is e(i) + Σ_s a_s pos_s, so their features span at most "
+                f"d + H(S - 1) = {limit} dimensions whatever the weights, and Lemma 2's "
+                f"rank{{A}} = T0 (needed by Thm 1's proof) fails; at most {limit} such sequences "
+                "can be memorized this way"
+            )
     return tok, tgt
+
+
+def repeated_token_rank_bound(d: int, H: int, S: int) -> int:
+    """Largest rank of the features of sequences that repeat one token, for any weights.
+
+    Dana et al.'s Lemma 2 states that the attention outputs ``A^h(t)`` of ``T_0`` distinct
+    sequences are linearly independent for generic weights. For a sequence ``(i, ..., i)`` of
+    length ``S`` each head outputs ``A^h = e(i) + Σ_s a_s^h pos_s`` with ``Σ_s a_s^h = 1``, so the
+    features are ``F(t) = L(e(i) + pos_S) + Σ_h [0; ...; W_V^h Σ_{s<S} a_s^h (pos_s - pos_S); ...]``
+    with the fixed map ``L x = [x; W_V^1 x; ...; W_V^H x]``: they lie in a space of dimension at
+    most ``d`` (the range of ``L``) ``+ H(S - 1)``. More such sequences than that cannot be
+    memorized by the construction of Thm 1, whatever the draw: a gap of Lemma 2 as stated (the
+    finding is ours).
+    """
+    return d + H * (S - 1)
 
 
 def _margins(logits: np.ndarray, tgt: np.ndarray) -> np.ndarray:
@@ -318,10 +343,42 @@ def memorize_with_report(
             paper_parameter_count=d * (s + 2 * vocab_size + 4 * d_h * H),
         )
         return model, report
+    ranks = [feature_rank(tok, vocab_size, d, d_h, H, seed + a)
+             for a in range(min(3, max_attempts))]
+    if max(ranks) < t0:
+        raise ValueError(
+            f"the features of these T0={t0} sequences have rank at most {max(ranks)} < T0 in every "
+            f"draw tried (seeds {seed}..{seed + len(ranks) - 1}): the sequences are not in the "
+            "general position Lemma 2 assumes (rank{A} = T0), so Thm 1's construction cannot "
+            "memorize them"
+        )
     raise RuntimeError(
         f"no well-conditioned draw found in {max_attempts} attempts (seeds {seed}.."
         f"{seed + max_attempts - 1}); try another seed or a larger max_attempts"
     )
+
+
+def feature_rank(tokens: torch.Tensor | np.ndarray, vocab_size: int, d: int, d_h: int, H: int,
+                 seed: int = 0) -> int:
+    """Numerical rank of the feature matrix ``F`` (``[x(t,S); W_V^h A^h(t)]``, Lemma 2 of Dana
+    et al.) of ``tokens`` under one random draw of the construction's weights (float64).
+
+    Lemma 2 claims rank ``T_0`` for generic weights; the maximum over draws is a lower bound on
+    the generic rank.
+    """
+    tok = np.asarray(tokens, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    s = tok.shape[1]
+    e = rng.uniform(0.0, 1.0, (vocab_size, d))
+    pos = rng.uniform(0.0, 1.0, (s, d))
+    wv = rng.standard_normal((H, d_h, d))
+    wq = rng.standard_normal((H, d_h, d)) / math.sqrt(d)
+    wk = rng.standard_normal((H, d_h, d)) / math.sqrt(d)
+    wu = unit_unembedding(vocab_size, d, rng)
+    probe = _model(e, pos, wq, wk, wv, np.zeros((H, d, d_h)), wu)
+    with torch.no_grad():
+        feats = probe.features(torch.from_numpy(tok)).numpy()
+    return int(np.linalg.matrix_rank(feats))
 
 
 def memorize(

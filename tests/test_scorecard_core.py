@@ -1,0 +1,71 @@
+"""The scorecard machinery: rows from items, fallbacks, not-run rows, the CLI's JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from memnb.cli import main
+from memnb.scorecard import core
+from memnb.scorecard.criteria import Verdict, monotone
+
+
+def _write(root, name: str, profile: str, table: pd.DataFrame) -> None:
+    folder = root / profile
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_csv(folder / f"{name}.csv", index=False)
+    (folder / f"{name}.json").write_text(json.dumps(
+        {"device_name": "CPU", "seeds": 1, "git_commit": "abcdef123", "started_utc": "2026"}))
+
+
+def _item(fn) -> core.Item:
+    return core.Item("dana", "Fig. 0", "y grows", "monotone", fn)
+
+
+def test_item_reads_full_then_falls_back_to_quick(tmp_path) -> None:
+    _write(tmp_path, "toy.exp", "quick", pd.DataFrame({"x": [1, 2, 3], "y": [1, 2, 3]}))
+
+    def check(results: core.ResultSource) -> Verdict:
+        t = results.table("toy.exp")
+        return monotone(t["x"], t["y"])
+
+    row = _item(check).evaluate(core.ResultSource("full", tmp_path))
+    assert row.status == "reproduced"
+    assert "fell back to `quick`" in row.evidence
+    _write(tmp_path, "toy.exp", "full", pd.DataFrame({"x": [1, 2, 3], "y": [3, 2, 1]}))
+    row = _item(check).evaluate(core.ResultSource("full", tmp_path))
+    assert row.status == "differs" and "`full` run of toy.exp" in row.evidence
+
+
+def test_missing_result_gives_a_not_run_row_with_its_command(tmp_path) -> None:
+    item = core.Item("dana", "Fig. 0", "c", "k", lambda r: r.table("toy.none"),
+                     cost="about 1 GPU-hour")
+    row = item.evaluate(core.ResultSource("quick", tmp_path))
+    assert row.status == "not run"
+    assert "memnb run toy.none --profile quick" in row.measured and "GPU-hour" in row.measured
+
+
+def test_not_computable_rows_say_why(tmp_path) -> None:
+    def check(_: core.ResultSource) -> Verdict:
+        raise core.NotComputable("asymptotic statement without constants")
+
+    row = _item(check).evaluate(core.ResultSource("quick", tmp_path))
+    assert row.status == "not computable" and "constants" in row.measured
+
+
+def test_unknown_paper_and_status_are_rejected() -> None:
+    with pytest.raises(ValueError, match="paper must be one of"):
+        core.item("nobody", "Fig. 1", claim="c", criterion="k")
+    with pytest.raises(ValueError, match="status must be one of"):
+        core.Row("dana", "Fig. 1", "c", "k", "m", "e", "ok")
+
+
+def test_cli_json_has_the_documented_keys(capsys) -> None:
+    assert main(["scorecard", "--profile", "ci", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert isinstance(rows, list)
+    for row in rows:
+        assert set(core.COLUMNS) <= set(row)
+        assert row["status"] in {"reproduced", "trend", "differs", "not run", "not computable"}

@@ -1,0 +1,93 @@
+"""Each scorecard criterion on synthetic tables whose answer is known, both ways."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memnb.scorecard import criteria as c
+
+X = np.arange(1.0, 11.0)
+
+
+def test_linear_trend_accepts_a_line_and_compares_the_slope() -> None:
+    y = 3.0 * X + 1.0 + np.random.default_rng(0).normal(0, 0.1, X.size)
+    assert c.linear_trend(X, y).status == "reproduced"
+    assert c.linear_trend(X, y, expected_slope=3.1).status == "reproduced"
+    assert c.linear_trend(X, y, expected_slope=5.0).status == "trend"
+
+
+def test_linear_trend_rejects_flat_and_curved_data() -> None:
+    flat = np.random.default_rng(1).normal(5, 1, X.size)
+    assert c.linear_trend(X, flat).status == "differs"
+    assert c.linear_trend(X, np.exp(X)).status == "differs"  # R² below 0.9
+
+
+def test_linear_fit_interval_covers_true_slope() -> None:
+    y = 2.0 * X + np.random.default_rng(2).normal(0, 0.5, X.size)
+    fit = c.linear_fit(X, y)
+    assert fit.slope_low < 2.0 < fit.slope_high
+    with pytest.raises(ValueError, match="two distinct"):
+        c.linear_fit([1, 1], [2, 3])
+
+
+def test_plateau_both_ways() -> None:
+    knee = 5.0
+    saturating = np.minimum(X, knee)
+    assert c.plateau(X, saturating, knee).status == "reproduced"
+    assert c.plateau(X, X, knee).status == "differs"
+
+
+def test_monotone_both_ways() -> None:
+    assert c.monotone(X, X).status == "reproduced"
+    dip = X.copy()
+    dip[4] = 0.0
+    verdict = c.monotone(X, dip)
+    assert verdict.status == "differs" and "not increasing" in verdict.measured
+    assert c.monotone(X, -X, increasing=False).status == "reproduced"
+    assert c.monotone(X, dip, tol=10).status == "reproduced"
+
+
+def test_within_spread_uses_seed_spread_and_tolerance() -> None:
+    assert c.within_spread([0.50, 0.52, 0.48], 0.51).status == "reproduced"
+    assert c.within_spread([0.50, 0.51, 0.49], 0.70).status == "differs"
+    assert c.within_spread([0.5], 0.52, abs_tol=0.05).status == "reproduced"
+    assert c.within_spread([0.5], 0.52).status == "differs"
+
+
+def test_curve_agreement_both_ways() -> None:
+    assert c.curve_agreement([0.1, 0.2, 0.3], [0.11, 0.19, 0.31], abs_tol=0.02).status == \
+        "reproduced"
+    assert c.curve_agreement([0.1, 0.2, 0.3], [0.3, 0.4, 0.5], abs_tol=0.02).status == "differs"
+
+
+def test_fitted_exponent_both_ways() -> None:
+    n = np.array([100.0, 200, 400, 800, 1600])
+    y = 3 * n ** 0.5 * np.exp(np.random.default_rng(3).normal(0, 0.01, n.size))
+    assert c.fitted_exponent(n, y, 0.5).status == "reproduced"
+    assert c.fitted_exponent(n, y, 1.0).status == "differs"
+    assert c.fitted_exponent(n[:2], y[:2], 0.5).status == "trend"  # no interval from two points
+    with pytest.raises(ValueError, match="positive"):
+        c.fitted_exponent([1, 2, 3], [0, 1, 2], 0.5)
+
+
+def test_bound_holds_reports_violations_and_looseness() -> None:
+    upper = c.bound_holds([1, 2, 3], [2, 4, 3])
+    assert upper.status == "reproduced" and upper.values["loosest"] == pytest.approx(2.0)
+    assert c.bound_holds([1, 5, 3], [2, 4, 3]).status == "differs"
+    lower = c.bound_holds([3, 4], [1, 2], kind="lower")
+    assert lower.status == "reproduced" and lower.values["loosest"] == pytest.approx(3.0)
+    assert c.bound_holds([1, 4], [2, 2], kind="lower").status == "differs"
+
+
+def test_exact_check_and_reduced_scale() -> None:
+    assert c.exact_check(True, "rank 41 = 41").status == "reproduced"
+    assert c.exact_check(False, "rank 40 < 41").status == "differs"
+    down = c.at_reduced_scale(c.exact_check(True, "ok"), "quick run")
+    assert down.status == "trend" and "quick run" in down.measured
+    assert c.at_reduced_scale(c.exact_check(False, "no"), "quick").status == "differs"
+
+
+def test_verdict_rejects_unknown_status() -> None:
+    with pytest.raises(ValueError, match="status must be one of"):
+        c.Verdict("fine", "x")
