@@ -98,3 +98,34 @@ def test_profiles_follow_the_paper_at_full_scale():
     assert full["steps"] == 4096 and full["batch"] == 256 and full["samples"] == 16384
     assert get("dana.exp5").params("full")["N"] == 70
     assert get("dana.exp6").params("full")["seeds"] == 20
+
+
+def test_official_slopes_fit_the_seed_averaged_curve():
+    # seed 0 saturates early, seed 1 late: the mean curve is not the mean of per-seed fits
+    rows = [{"d": 5, "seed": s, "H": h, "accuracy": min(1.0, 0.1 + rate * h)}
+            for s, rate in ((0, 0.3), (1, 0.1)) for h in range(1, 8)]
+    table = pd.DataFrame(rows)
+    official = dana.official_slopes(table).iloc[0]
+    mean = table.groupby("H")["accuracy"].mean()
+    above = np.flatnonzero(mean.to_numpy() > 0.95)
+    stop = above[0] + 1 if above.size else len(mean)
+    expected = np.polyfit(mean.index[:stop], mean.to_numpy()[:stop], 1)[0]
+    assert official["slope"] == pytest.approx(expected)
+    assert official["slope"] != pytest.approx(dana.head_slopes(table)["slope"].mean())
+    assert official["seeds"] == 2 and official["slope_std"] > 0
+
+
+def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
+    import json
+
+    folder = tmp_path / "full"
+    folder.mkdir()
+    pd.DataFrame({"d": [4], "H": [1], "accuracy": [0.5]}).to_csv(folder / "dana.exp1.csv",
+                                                                 index=False)
+    (folder / "dana.exp1.json").write_text(json.dumps(
+        {"device_name": "GPU X", "seeds": 5, "started_utc": "2026-01-02T00:00:00",
+         "git_commit": "1234567890", "wall_time_s": 600, "params": {"N": 50}}))
+    run = dana.chapter_results("dana.exp1", "quick", root=tmp_path)
+    assert dana.reused_full(run) and run.cached is None
+    assert list(run.fresh["accuracy"]) == [0.5] and run.params == {"N": 50}
+    assert "GPU X" in run.note and "1234567" in run.note and "10 min" in run.note

@@ -14,8 +14,8 @@ checkpoint on the whole training sample (the code averages the last 100 training
 ``dana.layout`` (ours) retrains Experiments 2 and 3 with the code's model to measure what the
 first difference changes.
 
-The paper's values (``PAPER_*``) are those of the official repository's CSV files, as listed in
-the reproduction notes (``dana_2025.md`` §3).
+The paper's values are not in this module: :mod:`memnb.papers.dana` reads them from the official
+repository's CSV files.
 """
 
 from __future__ import annotations
@@ -37,18 +37,6 @@ from memnb.sweep import Point, Rows, training_sweep
 from memnb.train import TrainConfig, train_members
 
 HEADS_FULL = [1, 6, 11, 16, 21, 26, 31]
-
-# Paper values (official repository CSVs, notes §3).
-PAPER_EXP1_D10 = {"H": HEADS_FULL, "accuracy": [.130, .324, .506, .685, .861, .963, .997]}
-PAPER_EXP1_SLOPES = {3: .0013, 5: .0072, 7: .0163, 9: .0275, 10: .0340, 11: .0415, 13: .0554}
-PAPER_EXP2 = {"d_h": list(range(1, 11)),
-              "accuracy": [.081, .110, .155, .209, .288, .357, .453, .546, .639, .804]}
-PAPER_EXP3 = {"d": list(range(5, 11)), "accuracy": [.264, .362, .460, .578, .697, .809]}
-PAPER_EXP3_PLATEAU = (0.777, 0.814)  # d = 11..15: "flat at .777-.814" (per-point values not listed)
-PAPER_EXP4_FITS = {"quadratic": {"a": 3.33e-4, "b": -6.4e-4, "sse": 2.6e-5},
-                   "cubic": {"a": 2.41e-5, "b": 5.9e-3, "sse": 1.4e-4}}
-PAPER_EXP5_FINAL = {7: (.270, .239), 10: (.594, .693), 13: (.999, .998)}  # (AoT, MLP) at H = 31
-PAPER_EXP6 = {"H": [1, 5, 9, 13, 17, 21], "accuracy": [.330, .497, .633, .734, .857, .858]}
 
 _TRAIN_FULL = {"steps": 4096, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
 _TRAIN_QUICK = {"steps": 4096, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4}
@@ -216,6 +204,27 @@ def head_slopes(table: pd.DataFrame, threshold: float = 0.95) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def official_slopes(table: pd.DataFrame) -> pd.DataFrame:
+    """Per-head slope at each d by the official rule: fit the *seed-averaged* curve (as the
+    official code fits its CSV means), with :func:`memnb.papers.dana.official_slope`.
+
+    Columns: d, slope, intercept, points_used, seeds, slope_std (the spread of the per-seed
+    slopes of :func:`head_slopes`, 0 with one seed).
+    """
+    from memnb.papers.dana import official_slope
+
+    rows = []
+    per_seed = head_slopes(table)
+    for d, part in table.groupby("d"):
+        mean = part.groupby("H")["accuracy"].mean()
+        slope, intercept, used = official_slope(mean.index.to_numpy(), mean.to_numpy())
+        seeds = per_seed[per_seed["d"] == d]["slope"]
+        rows.append({"d": int(d), "slope": slope, "intercept": intercept, "points_used": used,
+                     "seeds": int(part["seed"].nunique()),
+                     "slope_std": float(seeds.std()) if len(seeds) > 1 else 0.0})
+    return pd.DataFrame(rows)
+
+
 def fit_power(d: np.ndarray, slopes: np.ndarray, power: int) -> dict[str, float]:
     """Least squares ``slope = a d^power + b`` (Experiment 4); returns a, b and the SSE."""
     design = np.stack([np.asarray(d, float) ** power, np.ones(len(d))], axis=1)
@@ -356,3 +365,40 @@ def layout_heads(params: dict, *, seeds: int, device: str, cache_dir: Path,
                                            H=params["H"]))]
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
                   desc="dana.layout_heads")
+
+
+def chapter_results(name: str, profile: str, *, device: str = "cpu",
+                    seeds: int | None = None, root: Path | None = None) -> Any:
+    """The chapter's tables of experiment ``name``: under ``quick``, the committed full run
+    when one exists (read, not rerun: the chapter only needs it, and rerunning it at reduced
+    size would cost minutes for a worse table); otherwise :func:`memnb.results.fresh_and_cached`.
+
+    Returns a :class:`memnb.results.FreshAndCached` whose ``fresh`` is the table the chapter
+    draws; ``note`` says which run it is (from the provenance) and ``cached`` is None when the
+    full run is the drawn table itself.
+    """
+    from memnb.results import FreshAndCached, fresh_and_cached, load
+
+    if profile == "quick":
+        full = load(name, "full", root)
+        if full is not None:
+            prov = full.provenance
+            note = (f"{name}: the committed full run ({prov.get('device_name', '?')}, "
+                    f"{prov.get('seeds', '?')} seeds, {str(prov.get('started_utc', '?'))[:10]}, "
+                    f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "
+                    f"{float(prov.get('wall_time_s', 0)) / 60:.0f} min), read instead of a "
+                    f"`quick` rerun")
+            return FreshAndCached(name, full.table, None, dict(prov.get("params", {})), note)
+    return fresh_and_cached(name, profile, device=device, seeds=seeds, root=root)
+
+
+def reused_full(result: Any) -> bool:
+    """Whether a :func:`chapter_results` value is a committed full run read in place."""
+    return "read instead of" in result.note
+
+
+def get_params(name: str, profile: str) -> dict[str, Any]:
+    """The parameters of experiment ``name`` under ``profile`` (from the registry)."""
+    from memnb.experiments.registry import get
+
+    return get(name).params(profile)

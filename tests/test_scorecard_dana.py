@@ -1,0 +1,135 @@
+"""The Dana rows of the reproduction scorecard (memnb.scorecard.dana)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from memnb.papers import dana as paper
+from memnb.scorecard import ResultSource, build_scorecard
+from memnb.scorecard import dana as sc
+
+NUMBERED = ["Proposition 1", "Proposition 2", "Proposition 3", "Theorem 1", "Remarks 1",
+            "Corollary 1", "Lemma 1", "Lemma 2", "Remark 2", "Corollary 2", "Lemma 3",
+            "Theorem 2", "Theorem 3", "Lemma 4", "Fig. 1a", "Fig. 1b", "Fig. 2a", "Fig. 2b",
+            "Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8", "Fig. 9", "Fig. 10",
+            "Table 1"]
+
+
+def _write(root, profile, name, table):
+    folder = root / profile
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_csv(folder / f"{name}.csv", index=False)
+    (folder / f"{name}.json").write_text(json.dumps(
+        {"device_name": "test", "seeds": 2, "git_commit": "abcdef0", "started_utc": "x"}))
+
+
+@pytest.fixture(scope="module")
+def empty_rows(tmp_path_factory):
+    root = tmp_path_factory.mktemp("results")
+    return {r.item: r for r in build_scorecard("full", ["dana"], root)}
+
+
+def test_every_numbered_item_has_a_row(empty_rows):
+    assert set(NUMBERED) <= set(empty_rows)
+    assert all(empty_rows[k].status in ("reproduced", "differs", "not computable")
+               for k in ("Proposition 1", "Theorem 1", "Lemma 1", "Lemma 2", "Table 1"))
+
+
+def test_without_results_the_experiment_rows_say_not_run(empty_rows):
+    for item in ("Fig. 1a", "Fig. 1b", "Fig. 2a", "Fig. 2b", "Fig. 3", "Fig. 4", "Corollary 2"):
+        assert empty_rows[item].status == "not run"
+        assert "memnb run dana." in empty_rows[item].measured
+    assert "GPU-hours" in empty_rows["Fig. 3"].measured
+    for item in ("Fig. 5", "Fig. 10"):  # no experiment of ours covers App. B
+        assert empty_rows[item].status == "not run"
+        assert "paper's own CSV" in empty_rows[item].measured
+
+
+def test_lemma_2_fails_on_repeated_tokens_and_holds_on_generic_sequences(empty_rows):
+    row = empty_rows["Lemma 2"]
+    assert row.status == "differs" and "repeated token" in row.measured
+
+
+def test_convex_growth_both_ways():
+    x = np.arange(1, 11)
+    assert sc.convex_growth(x, 0.01 * x**2).status == "reproduced"
+    assert sc.convex_growth(x, np.sqrt(x)).status == "differs"
+    with pytest.raises(ValueError, match="three points"):
+        sc.convex_growth([1, 2], [1, 2])
+
+
+def _exp2(curve, n=50):
+    return pd.DataFrame([{"model": "aot", "N": n, "d": 10, "H": 20, "d_h": dh, "seed": s,
+                          "T0": n * n, "accuracy": curve(dh)} for dh in range(1, 11)
+                         for s in (0, 1)])
+
+
+def test_fig_1b_reproduced_near_the_paper_and_differs_when_concave(tmp_path):
+    theirs = paper.exp2().set_index("d_h")["accuracy"]
+    _write(tmp_path, "full", "dana.exp2", _exp2(lambda dh: theirs[dh] + 0.01))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 1b"]
+    assert row.status == "reproduced" and "`full` run of dana.exp2" in row.evidence
+    _write(tmp_path, "full", "dana.exp2", _exp2(lambda dh: 0.3 + 0.2 * np.sqrt(dh)))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 1b"]
+    assert row.status == "differs" and "concave" in row.measured
+
+
+def _exp3(curve):
+    return pd.DataFrame([{"model": "aot", "N": 50, "H": 20, "d_h": 10, "d": d, "seed": 0,
+                          "T0": 2500, "accuracy": curve(d)} for d in range(5, 16)])
+
+
+def test_law_verdicts_separate_a_plateau_from_growth():
+    exp2 = _exp2(lambda dh: 0.3 + 0.2 * np.sqrt(dh))
+    exp3 = _exp3(lambda d: 0.1 * d - 0.2)
+    code2 = _exp2(lambda dh: 0.08 + 0.007 * dh**2).assign(model="aot_code")
+    code3 = _exp3(lambda d: 0.1 * min(d, 10) - 0.2).assign(model="aot_code")
+    law = sc.law_verdicts(pd.concat([code2, code3]), exp2, exp3).set_index("model")
+    assert bool(law.loc["official code's model", "law"])
+    assert not bool(law.loc["eq. (2)", "law"])
+    assert bool(law.loc["paper (official CSVs)", "law"])
+
+
+def test_fig_3_says_when_only_a_quick_run_exists(tmp_path):
+    rows = []
+    for kind, acc in (("aot", 0.6), ("mlp", 0.4)):
+        for h in (1, 31):
+            rows.append({"model": kind, "N": 70, "d": 10, "d_h": 10, "H_equiv": h, "seed": 0,
+                         "H": h if kind == "aot" else 1, "params": 400 * h + 1410,
+                         "accuracy": acc if h == 31 else 0.07})
+    _write(tmp_path, "quick", "dana.exp5", pd.DataFrame(rows))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 3"]
+    assert "no full run of dana.exp5" in row.measured
+    assert "fell back to `quick`" in row.evidence
+    # the paper's CSV has the MLP ahead at d = 10, H = 31; this table has the AoT ahead
+    assert row.status == "differs"
+
+
+def test_last_token_gap_matches_the_bound():
+    gap = sc.last_token_gap(ks=(2, 6))
+    assert (gap["feature_rank"] == gap["bound"]).all()
+    assert (gap["head0_rank"] == np.minimum(gap["k"], gap["d"])).all()
+    assert gap["feature_rank"].iloc[0] < gap["T0"].iloc[0]
+
+
+def test_result_source_reads_nothing_outside_root(tmp_path):
+    with pytest.raises(Exception, match="no result"):
+        ResultSource("full", tmp_path).table("dana.exp1")
+
+
+def test_combine_keeps_the_weakest_status():
+    from memnb.scorecard.criteria import Verdict
+
+    both = sc.combine(Verdict("reproduced", "a", {"x": 1}), Verdict("trend", "b", {"y": 2}))
+    assert both.status == "trend" and both.measured == "a | b" and both.values == {"x": 1, "y": 2}
+    assert sc.combine(Verdict("differs", "a"), Verdict("reproduced", "b")).status == "differs"
+
+
+def test_earlier_versions_have_their_own_rows(empty_rows):
+    assert "not the paper" in empty_rows["Slides (June 2024): least-squares maps"].measured
+    assert empty_rows["Preprint §6: associative memory"].status in ("reproduced", "trend",
+                                                                    "differs")
