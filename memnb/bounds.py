@@ -247,3 +247,105 @@ def kajitsuka_construction_parameter_model(N: int, n: int, C: int, V: int, *,
     slot = 60 + 110 * (K - 1) + 88 + 72 * max(L - K - 1, 0) + 139
     ffn2 = 30 * (m - 1) + rho * slot + 6
     return int(ffn1 + 12 + ffn2)
+
+
+# --- Cross-paper comparison (ours): the remaining counts on one axis ---------------------------
+
+
+def vardi_parameter_count(N: int) -> float:
+    """``sqrt(N)``: Vardi, Yehudai & Shamir (ICLR 2022), Õ(√N) parameters for a ReLU network
+    memorizing N separated points, optimal up to logs (logs and constants dropped)."""
+    return math.sqrt(_int("N", N))
+
+
+def sequence_mlp_parameter_count(V: int, n: int, C: int, w1: int, w2: int = 0) -> int:
+    """Parameters of :class:`memnb.models.sequence_mlp.SequenceMLP` (ours, the classical reference).
+
+    ``n V w_1 + w_1 + C w_1 + C`` with one hidden layer (``w_2 = 0``), else
+    ``n V w_1 + w_1 + w_1 w_2 + w_2 + C w_2 + C``.
+    """
+    nv, C, w1 = _int("V", V) * _int("n", n), _int("C", C), _int("w1", w1)
+    w2 = check_int("w2", w2, 0)
+    if w2 == 0:
+        return nv * w1 + w1 + C * w1 + C
+    return nv * w1 + w1 + w1 * w2 + w2 + C * w2 + C
+
+
+def ffn_attention_parameter_count(input_dim: int, C: int, n: int, blocks: int, d: int,
+                                  d_ff: int, H: int, head_dim: int, *, positional: bool = True,
+                                  layer_norm: bool = True) -> int:
+    """Parameters of Kajitsuka & Sato's experiment model as built by
+    :class:`memnb.models.ffn_attention.FFNAttentionTransformer` ([reconstruction] widths).
+
+    ``E_in``: ``d (input_dim + 1)``; positions ``n d``; attention ``4 H head_dim d``; ``E_out``:
+    ``C (d + 1)``; each of the ``2 · blocks`` FFN blocks ``2 d d_ff + d_ff + d`` (``+ 2 d`` with
+    LayerNorm); the final LayerNorm ``2 d``.
+    """
+    d, d_ff = _int("d", d), _int("d_ff", d_ff)
+    block = 2 * d * d_ff + d_ff + d + (2 * d if layer_norm else 0)
+    total = (d * (_int("input_dim", input_dim) + 1) + (_int("n", n) * d if positional else 0)
+             + 4 * _int("H", H) * _int("head_dim", head_dim) * d + _int("C", C) * (d + 1)
+             + (2 * d if layer_norm else 0))
+    return total + 2 * check_int("blocks", blocks, 0) * block
+
+
+def information_floor_examples(bits: float, C: int) -> float:
+    """``bits / log2 C``: the most arbitrary ``C``-class labels that ``bits`` bits can store
+    (Kajitsuka & Sato, Remark 4.4, read the other way: ``N log2 C <= bits``)."""
+    if not (isinstance(bits, int | float) and math.isfinite(bits) and bits >= 0):
+        raise ValueError(f"bits must be a finite number >= 0; got {bits!r}")
+    C = _int("C", C, 2)
+    return bits / math.log2(C)
+
+
+def dana_best_capacity(P: int, V: int, S: int, *, d: int = 2, d_h: int = 1) -> int:
+    """The most associations ``H d_h + d`` that Dana et al.'s Thm 1 / Cor. 1 guarantee within a
+    budget of ``P`` parameters, for fixed ``d`` and ``d_h`` (ours: Thm 1 read at a budget).
+
+    ``H = floor((P / d - S - 2V) / (4 d_h))`` heads fit; returns 0 when not even ``H = 0`` fits.
+    """
+    P, V, S, d = _int("P", P), _int("V", V), _int("S", S), _int("d", d, 2)
+    d_h = _int("d_h", d_h, 1, d)
+    free = P // d - S - 2 * V
+    if free < 0:
+        return 0
+    return dana_capacity(free // (4 * d_h), d_h, d)
+
+
+def mahdavi_best_capacity(P: int, n: int, C: int, *, d: int, d_h: int, d_v: int = 1) -> int:
+    """The most examples ``H (min(n, d_h) - 1) + 1`` that Mahdavi et al.'s Thm 1 guarantees within
+    ``P`` parameters (``2 H d (d_h + d_v) + d C``) at fixed ``d, d_h, d_v`` (ours); 0 if no head
+    fits. The theorem needs ``n < d``."""
+    P, n, C, d = _int("P", P), _int("n", n), _int("C", C), _int("d", d)
+    d_h, d_v = _int("d_h", d_h), _int("d_v", d_v)
+    if n >= d:
+        raise ValueError(f"d must exceed n (Mahdavi et al. assume n < d); got n={n}, d={d}")
+    H = (P - d * C) // (2 * d * (d_h + d_v))
+    return mahdavi_capacity(H, n, d_h) if H >= 1 else 0
+
+
+# --- Dana et al.'s Table 1 and §7: prior work as Dana et al. state it (orders, constants dropped)
+
+
+def kim2023_parameter_order(T0: int, S: int, N: int) -> float:
+    """``S + N + sqrt(T_0 log T_0)``: Kim, Kim & Mozafari (ICLR 2023) Thm 4.1 as read by Dana et
+    al. (AISTATS 2025, §7; their Table 1 prints ``T_0 log T_0`` without the root). An order:
+    constants dropped. Capacity ``O(L^2)`` with depth ``L``."""
+    T0 = _int("T0", T0, 2)
+    return _int("S", S) + _int("N", N) + math.sqrt(T0 * math.log(T0))
+
+
+def huben_morris_parameter_order(T0: int, S: int, N: int, d: int) -> int:
+    """``(d + S)(S + N + T_0)``: attention heads simulating MLP neurons (Huben & Morris 2023), as
+    Dana et al. (AISTATS 2025, §7) count them; needs ``d_h >= S + 1`` and ``d >= S + 2``. An
+    order: constants dropped."""
+    S, d = _int("S", S), _int("d", d)
+    if d < S + 2:
+        raise ValueError(f"d must be >= S + 2 = {S + 2} (Huben & Morris's construction), got {d}")
+    return (d + S) * (S + _int("N", N) + _int("T0", T0))
+
+
+def linear_parameter_order(T0: int, S: int, N: int) -> int:
+    """``S + N + T_0``: the ``O(S + N + T_0)`` of Dana et al.'s Table 1 for Mahdavi et al. and
+    for their own Cor. 1 (constants dropped)."""
+    return _int("S", S) + _int("N", N) + _int("T0", T0)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from memnb.profiles import PROFILES, check_profile
 
-CHAPTER_MODULES: tuple[str, ...] = ("dana", "mahdavi", "kajitsuka")
+CHAPTER_MODULES: tuple[str, ...] = ("dana", "mahdavi", "kajitsuka", "compare")
 
 ExperimentFn = Callable[..., pd.DataFrame]
 

@@ -1,0 +1,291 @@
+"""Figures of the cross-paper chapter (ours): the capacity statements of Dana et al., Mahdavi et
+al. and Kajitsuka & Sato on one axis, and the four architectures trained head to head.
+
+Each function takes tables computed by :mod:`memnb.experiments.compare` and returns a Figure;
+captions are built from the same tables by the ``*_caption`` functions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from memnb.experiments import compare as exp
+from memnb.papers import external
+
+#: One colour per architecture (Okabe-Ito), the same in every figure of the chapter.
+ARCH_COLORS: dict[str, str] = {"aot": "#0072B2", "mha": "#D55E00", "ffn_attention": "#009E73",
+                               "mlp": "#CC79A7"}
+_GUARANTEE_STYLES = {
+    "Dana": {"color": "#0072B2", "linestyle": "--"},
+    "Mahdavi": {"color": "#D55E00", "linestyle": "--"},
+    "earlier": {"color": "#999999", "linestyle": "--"},
+}
+_CONSTRUCTION_COLORS = {"aot": "#0072B2", "mha": "#D55E00", "seq_id": "#009E73"}
+
+
+def _style(statement: str) -> dict[str, Any]:
+    for key, style in _GUARANTEE_STYLES.items():
+        if statement.startswith(key):
+            return style
+    return {"color": "#555555", "linestyle": "--"}
+
+
+def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = False) -> None:
+    for arch in exp.ARCHITECTURES:
+        part = best[(best["architecture"] == arch) & (best["capacity"] > 0)]
+        part = part.sort_values("parameters")  # budgets where nothing fitted are left out
+        if part.empty:
+            continue
+        xs = part["parameters"] * (32 if bits_axis else 1)
+        ax.errorbar(xs, part["capacity"], yerr=part["capacity_std"],
+                    color=ARCH_COLORS[arch], marker="o", markersize=4.5, linewidth=1.4,
+                    capsize=2, label=f"trained {exp.SHORT[arch]} (ours, best shape)")
+
+
+def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
+                  task: dict[str, int], *, budget: float | None = None) -> plt.Figure:
+    """Examples memorized against parameters (left) and against total bits of the weights
+    (right): guarantees, the information floor, shape-only asymptotics, the built constructions
+    and the trained capacities; ``budget`` marks one budget with a vertical line."""
+    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.6))
+    ax = axes[0]
+    for statement, part in theory.groupby("statement", sort=False):
+        kind = part["kind"].iloc[0]
+        part = part[part["N"] > 0]
+        if kind == "guarantee":
+            ax.plot(part["parameters"], part["N"], label=f"{statement} (guarantee)",
+                    linewidth=1.4, **_style(statement))
+        elif kind == "forbidden above":
+            ax.plot(part["parameters"], part["N"], color="#222222", linewidth=1.6,
+                    label=f"{statement}: forbidden above")
+            ax.fill_between(part["parameters"], part["N"], part["N"] * 1e6, color="#222222",
+                            alpha=0.08, linewidth=0)
+        else:
+            ax.plot(part["parameters"], part["N"], color="#BBBBBB", linestyle=":",
+                    linewidth=1.2, label=f"{statement} [shape only, constant 1]")
+    for name, part in constructions.groupby("construction", sort=False):
+        key = name.split()[0]
+        ok = part[part["memorized"]]
+        ax.plot(ok["parameters"], ok["N"], linestyle="none", marker="^", markersize=7,
+                markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key],
+                label=f"built: {name}, all memorized")
+    _trained_points(ax, best, "parameters")
+    lo = max(1.0, float(theory["N"][theory["N"] > 0].min()) / 2)
+    hi = float(theory.loc[theory["kind"] == "forbidden above", "N"].max()) * 4
+    ax.set(xscale="log", yscale="log", ylim=(lo, hi), xlabel="parameters P",
+           ylabel="examples memorized N",
+           title=f"vs parameters (V = {task['V']}, n = {task['n']}, C = {task['C']})")
+    ax2 = axes[1]
+    bits = np.geomspace(max(1.0, float(theory["bits"].min()) / 2),
+                        float(constructions["bits"].max()) * 2, 50)
+    ax2.plot(bits, bits / math.log2(task["C"]), color="#222222", linewidth=1.6)
+    ax2.fill_between(bits, bits / math.log2(task["C"]), bits * 1e6, color="#222222",
+                     alpha=0.08, linewidth=0)
+    for name, part in constructions.groupby("construction", sort=False):
+        key = name.split()[0]
+        ok = part[part["memorized"]]
+        ax2.plot(ok["bits"], ok["N"], linestyle="none", marker="^", markersize=7,
+                 markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key])
+    _trained_points(ax2, best, "parameters", bits_axis=True)
+    ax2.set(xscale="log", yscale="log", ylim=(lo, hi),
+            xlabel="total bits of the weights", ylabel="examples memorized N",
+            title="vs total bits (information floor N log2 C = bits)")
+    if budget is not None:
+        ax.axvline(budget, color="#E69F00", linewidth=1.2)
+        ax2.axvline(32 * budget, color="#E69F00", linewidth=1.2)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=7.5,
+               bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout()
+    return fig
+
+
+def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.Figure:
+    """Left: bits per parameter at capacity (``capacity · log2 C / P``) against the budget,
+    best shape per architecture (mean ± std over seeds), with the external anchors. Right:
+    training accuracy at a fixed ``N`` per budget
+    (:func:`memnb.experiments.compare.accuracy_at_fixed_N`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
+    for arch in exp.ARCHITECTURES:
+        part = best[best["architecture"] == arch].sort_values("budget")
+        if not part.empty:
+            axes[0].errorbar(part["budget"], part["bits"], yerr=part["bits_std"], capsize=2,
+                             color=ARCH_COLORS[arch], marker="o", markersize=4.5,
+                             label=exp.LABELS[arch])
+        part = fixed[fixed["architecture"] == arch].sort_values("budget")
+        if not part.empty:
+            axes[1].errorbar(part["budget"], part["accuracy"], yerr=part["accuracy_std"],
+                             capsize=2, color=ARCH_COLORS[arch], marker="o", markersize=4.5)
+    for key, value in external.anchors().items():
+        axes[0].axhline(float(value), color="#777777", linestyle=":", linewidth=1.2)
+        axes[0].annotate(f"{external.NAMES[key]}: {float(value):g} bits/param (another measure)",
+                         (best["budget"].min(), float(value)), fontsize=7.5, color="#555555",
+                         xytext=(2, 2), textcoords="offset points")
+    budgets = sorted(best["budget"].unique())
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xticks(budgets, [str(b) for b in budgets])
+        ax.minorticks_off()
+    top = max(4.2, float((best["bits"] + best["bits_std"]).max()) * 1.1)
+    axes[0].set(ylim=(0, top), xlabel="parameter budget P",
+                ylabel="bits per parameter at capacity\n(capacity · log2 C / P)",
+                title="stored per parameter (ours)")
+    axes[1].axhline(1 / C, color="#999999", linestyle="--", linewidth=1.0)
+    axes[1].annotate("chance 1/C", (fixed["budget"].min(), 1 / C), fontsize=7.5,
+                     color="#555555", xytext=(2, 2), textcoords="offset points")
+    ratio = float((fixed["N"] * math.log2(C) / fixed["budget"]).median()) if len(fixed) else 0
+    axes[1].set(ylim=(0, 1.05), xlabel="parameter budget P",
+                ylabel="training accuracy",
+                title=f"accuracy at fixed N ≈ {ratio:.2g} · P / log2 C (ours)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8,
+               bbox_to_anchor=(0.5, -0.1))
+    fig.tight_layout()
+    return fig
+
+
+def _short_statement(statement: str) -> str:
+    """A two-line label of a statement for the bar chart of :func:`budget_frame`."""
+    for prefix, short in (("Dana", "Dana Thm 1\nH d_h + d"),
+                          ("Mahdavi", "Mahdavi Thm 1\nH(min(n,d_h)-1)+1"),
+                          ("earlier", "earlier\nH(d_h-1)+1"),
+                          ("information", "floor\nN log2 C <= 32 P")):
+        if statement.startswith(prefix):
+            return short
+    return statement
+
+
+def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
+                 task: dict[str, int]) -> plt.Figure:
+    """One slider frame: at ``budget``, the trained capacity of each architecture (mean ± std)
+    beside what each statement says at that size (bars, log scale)."""
+    fig, ax = plt.subplots(figsize=(8.4, 3.8))
+    here = best[best["budget"] == budget]
+    names, values, errs, colors = [], [], [], []
+    for arch in exp.ARCHITECTURES:
+        row = here[here["architecture"] == arch]
+        if len(row):
+            names.append(f"trained\n{exp.SHORT[arch]}")
+            values.append(max(float(row["capacity"].iloc[0]), 0.8))
+            errs.append(float(row["capacity_std"].iloc[0]))
+            colors.append(ARCH_COLORS[arch])
+    at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
+    for r in at.itertuples():
+        names.append(_short_statement(r.statement))
+        values.append(max(float(r.N), 0.8))
+        errs.append(0.0)
+        colors.append("#222222" if r.kind == "forbidden above" else _style(r.statement)["color"])
+    bars = ax.bar(range(len(values)), values, yerr=errs, color=colors, alpha=0.85, capsize=3)
+    for bar, value, err in zip(bars, values, errs, strict=True):
+        shown = "none" if value < 1 else f"{value:.0f}"
+        ax.annotate(shown, (bar.get_x() + bar.get_width() / 2, max(value + err, 1.0)),
+                    ha="center",
+                    va="bottom", fontsize=7.5, xytext=(0, 2), textcoords="offset points")
+    ax.set_xticks(range(len(values)), names, fontsize=7.5)
+    ax.set(yscale="log", ylim=(0.8, max(values) * 3), ylabel="examples N",
+           title=f"budget P = {budget}: trained capacity (ours) and the statements at P "
+                 f"(C = {task['C']})")
+    fig.tight_layout()
+    return fig
+
+
+def classes_frame(C: int, task: dict[str, int], budgets: list[int],
+                  best: pd.DataFrame | None) -> plt.Figure:
+    """One frame of the slider over ``C``: the guarantees and the information floor against P
+    for ``C`` classes; the trained capacities (measured at the task's ``C`` only) are drawn in
+    that frame alone."""
+    th = exp.theory_curves({**task, "C": C}, budgets)
+    fig, ax = plt.subplots(figsize=(7.6, 3.8))
+    for statement, part in th[th["kind"] != "shape only"].groupby("statement", sort=False):
+        kind = part["kind"].iloc[0]
+        style = ({"color": "#222222", "linestyle": "-"} if kind == "forbidden above"
+                 else _style(statement))
+        part = part[part["N"] > 0]
+        ax.plot(part["parameters"], part["N"], label=statement, linewidth=1.5, **style)
+    if best is not None and C == task["C"]:
+        _trained_points(ax, best, "parameters")
+    ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
+           ylabel="examples memorized N", title=f"C = {C} classes")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------- captions
+def winners(best: pd.DataFrame) -> pd.DataFrame:
+    """Per budget: the architecture with the most bits per parameter at capacity, its value,
+    the runner-up and the ratio between the two (``inf`` when the runner-up memorized none)."""
+    rows = []
+    for budget, part in best.groupby("budget"):
+        part = part.sort_values("bits", ascending=False)
+        first = part.iloc[0]
+        second = part.iloc[1] if len(part) > 1 else None
+        ratio = (math.inf if second is None or second["bits"] == 0
+                 else float(first["bits"] / second["bits"]))
+        spread = float(first["bits_std"]) + (0.0 if second is None
+                                              else float(second["bits_std"]))
+        rows.append({"budget": budget, "winner": first["architecture"],
+                     "bits": float(first["bits"]),
+                     "clear": second is None or float(first["bits"] - second["bits"]) > spread,
+                     "runner_up": None if second is None else second["architecture"],
+                     "runner_up_bits": math.nan if second is None else float(second["bits"]),
+                     "ratio": ratio})
+    return pd.DataFrame(rows)
+
+
+def winners_markdown(best: pd.DataFrame) -> str:
+    """One sentence per budget naming who stores most per parameter and by how much (ours)."""
+    lines = []
+    for r in winners(best).itertuples():
+        if r.bits == 0:
+            lines.append(f"- P = {r.budget}: no architecture fitted any training set tried.")
+            continue
+        ratio = "no runner-up memorized anything" if math.isinf(r.ratio) else (
+            f"{r.ratio:.2f}× the runner-up, {exp.SHORT[r.runner_up]} "
+            f"({r.runner_up_bits:.2f} bits/parameter)")
+        spread = "" if r.clear else " (a gap within the seed spread)"
+        lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {r.bits:.2f} "
+                     f"bits/parameter, {ratio}{spread}.")
+    return "\n".join(lines)
+
+
+def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
+    """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data."""
+    w = winners(best)
+    w = w[w["bits"] > 0]
+    seeds = int(best["seeds"].min())
+    if w.empty:
+        verdict = "no architecture memorized any training set entirely at any budget"
+    else:
+        counts = w["winner"].value_counts()
+        verdict = (f"{exp.SHORT[counts.index[0]]} stores most per parameter at "
+                   f"{counts.iloc[0]} of {best['budget'].nunique()} budgets")
+    anchors = ", ".join(f"{external.NAMES[k]} {float(v):g}"
+                        for k, v in external.anchors().items())
+    return (f"**Figure (ours).** Bits per parameter at capacity (largest N fitted at 100 % "
+            f"training accuracy, times log2 {C}, over P), best shape per architecture, mean ± "
+            f"std over {seeds} seed(s), `{profile}` profile. Verdict (computed): "
+            f"{verdict}. Dotted lines: the external anchors ({anchors} bits/parameter), which "
+            f"count information differently (see text).")
+
+
+def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
+                   C: int) -> str:
+    """Caption of :func:`bounds_figure` with where each statement sits against the trained
+    capacity at the largest budget (computed)."""
+    top = int(best["budget"].max())
+    trained = best[best["budget"] == top]
+    cap = float(trained["capacity"].max())
+    at = theory[(theory["parameters"] == top) & (theory["kind"] != "shape only")]
+    parts = [f"{r.statement.split(':')[0]} {r.N:.0f}" + (
+        f" ({r.N / cap:.2g}× the best trained)" if cap > 0 else "") for r in at.itertuples()]
+    built = constructions.groupby("construction")["memorized"].all()
+    return (f"**Figure (ours).** At P = {top} the best trained capacity is {cap:.0f} examples; "
+            f"the statements there: {'; '.join(parts)}. Constructions built and checked: "
+            f"{int(built.sum())} of {len(built)} memorize every example at every size built. "
+            f"Shaded: forbidden by the information floor N log2 {C} <= total bits.")

@@ -1,0 +1,251 @@
+"""The cross-paper comparison (ours): shapes and parameter counts against the closed forms, the
+MLP reference model, the capacity search on tasks whose capacity is known, the bounds on one
+axis, the constructions at matching sizes, and the scorecard verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from memnb import bounds
+from memnb.experiments import compare
+from memnb.models.sequence_mlp import SequenceMLP
+from memnb.papers import external
+from memnb.scorecard import compare as card
+from memnb.train import TrainConfig, train_members
+
+TASK = {"V": 4, "n": 6, "C": 4, "N_max": 64}
+
+
+# ------------------------------------------------------------------ parameter counts
+@pytest.mark.parametrize("profile", ["ci", "quick", "full"])
+def test_planned_shapes_match_budget_and_closed_forms(profile):
+    params = compare.get_params(profile)
+    plan = compare.planned_shapes(params)
+    assert set(plan["architecture"]) == set(compare.ARCHITECTURES)
+    assert ((plan["parameters"] - plan["budget"]).abs() <= 0.05 * plan["budget"]).all()
+    assert max(params["budgets"]) / min(params["budgets"]) > 10
+    assert len(params["budgets"]) >= 5
+    if profile != "ci":  # several shapes per architecture at (almost) every budget
+        per = plan.groupby(["architecture", "budget"]).size()
+        assert (per >= 2).mean() > 0.8
+    task = {k: params[k] for k in ("V", "n", "C")} | {"N_max": 1}
+    for r in plan.itertuples():
+        model = compare.build_model(r.architecture, r.shape_dict, task, seed=0)
+        assert model.num_parameters() == r.parameters, (r.architecture, r.shape)
+
+
+def test_closed_forms_by_hand():
+    s = {"d": 2, "d_h": 1, "H": 4}
+    assert compare.parameter_count("aot", s, TASK) == 2 * (6 + 2 * 4 + 4 * 1 * 4)
+    s = {"d": 7, "d_h": 2, "H": 3}
+    assert compare.parameter_count("mha", s, TASK) == 2 * 3 * 7 * (2 + 1) + 7 * 4
+    s = {"w2": 0, "w1": 5}
+    assert compare.parameter_count("mlp", s, TASK) == 24 * 5 + 5 + 4 * 5 + 4
+    s = {"w2": 6, "w1": 3}
+    assert compare.parameter_count("mlp", s, TASK) == 24 * 3 + 3 + 3 * 6 + 6 + 4 * 6 + 4
+    s = {"d": 4, "heads": 2, "ff_ratio": 2, "blocks": 3}
+    ffn = (4 * 5 + 6 * 4 + 4 * 2 * 2 * 4 + 4 * 5 + 2 * 4) + 2 * 3 * (2 * 4 * 8 + 8 + 4 + 8)
+    assert compare.parameter_count("ffn_attention", s, TASK) == ffn
+
+
+@pytest.mark.parametrize("padded", [None, 9])
+def test_padded_models_keep_their_count(padded):
+    for arch, shape in [("aot", {"d": 2, "d_h": 1, "H": 4}), ("mha", {"d": 7, "d_h": 1, "H": 3}),
+                        ("ffn_attention", {"d": 4, "heads": 1, "ff_ratio": 1, "blocks": 2}),
+                        ("mlp", {"w2": 0, "w1": 5})]:
+        model = compare.build_model(arch, shape, TASK, seed=1, pad_to=padded)
+        assert model.num_parameters() == compare.parameter_count(arch, shape, TASK)
+
+
+def test_shapes_errors():
+    with pytest.raises(ValueError, match="architecture"):
+        compare.shapes_for_budget("rnn", 100, TASK, count=1)
+    with pytest.raises(ValueError, match="tolerance"):
+        compare.shapes_for_budget("aot", 100, TASK, count=1, tolerance=0)
+    assert compare.shapes_for_budget("ffn_attention", 10, TASK, count=2) == []
+
+
+# ------------------------------------------------------------------ the MLP reference
+def test_sequence_mlp_is_the_one_hot_mlp():
+    model = SequenceMLP(4, 3, 5, 6, seed=2, dtype=torch.float64)
+    tokens = torch.tensor([[0, 3, 1], [2, 2, 0]])
+    x = torch.nn.functional.one_hot(tokens, 4).reshape(2, 12).double()
+    h = torch.relu(x @ model.W1 + model.b1)
+    assert torch.allclose(model(tokens), h @ model.W_out.T + model.b_out)
+    assert model.num_parameters() == bounds.sequence_mlp_parameter_count(4, 3, 5, 6)
+    deep = SequenceMLP(4, 3, 5, 6, width2=4, seed=2)
+    assert deep.num_parameters() == bounds.sequence_mlp_parameter_count(4, 3, 5, 6, 4)
+    assert deep(tokens).shape == (2, 5)
+
+
+def test_sequence_mlp_seeded_and_padded():
+    tokens = torch.randint(0, 4, (10, 3), generator=torch.Generator().manual_seed(0))
+    a, b = SequenceMLP(4, 3, 5, 6, seed=3), SequenceMLP(4, 3, 5, 6, seed=3)
+    assert torch.equal(a(tokens), b(tokens))
+    assert not torch.equal(a(tokens), SequenceMLP(4, 3, 5, 6, seed=4)(tokens))
+    padded = SequenceMLP(4, 3, 5, 11, active_width=6, seed=3)
+    assert torch.allclose(a(tokens), padded(tokens), atol=1e-6)
+    deep = SequenceMLP(4, 3, 5, 6, width2=3, seed=3)
+    deep_padded = SequenceMLP(4, 3, 5, 6, width2=8, active_width2=3, seed=3)
+    assert torch.allclose(deep(tokens), deep_padded(tokens), atol=1e-6)
+
+
+def test_sequence_mlp_errors():
+    with pytest.raises(ValueError, match="width"):
+        SequenceMLP(4, 3, 5, 0)
+    with pytest.raises(ValueError, match="active_width"):
+        SequenceMLP(4, 3, 5, 4, active_width=5)
+    with pytest.raises(ValueError, match="tokens"):
+        SequenceMLP(4, 3, 5, 4)(torch.zeros(2, 4, dtype=torch.long))
+
+
+def test_packed_mlp_training_matches_separate():
+    g = torch.Generator().manual_seed(1)
+    tokens = torch.randint(0, 4, (20, 3), generator=g)
+    labels = torch.randint(0, 5, (20,), generator=g)
+    config = TrainConfig(steps=30, lr=1e-2, eval_every=10, early_stop=False)
+    packed = train_members([SequenceMLP(4, 3, 5, 8, active_width=w, seed=0) for w in (3, 8)],
+                           tokens, labels, config, progress=False)
+    alone = train_members([SequenceMLP(4, 3, 5, 3, seed=0)], tokens, labels, config,
+                          progress=False)
+    assert math.isclose(float(packed.best_loss[0]), float(alone.best_loss[0]), rel_tol=1e-4)
+
+
+# ------------------------------------------------------------------ the capacity search
+def test_next_round_brackets_and_extends():
+    assert compare.next_round({10: True, 20: True, 40: False}, 1, 1000) == [28]
+    assert compare.next_round({10: True, 40: False}, 3, 1000) == [14, 20, 28]
+    assert compare.next_round({10: False, 20: False}, 2, 1000) == [2, 5]
+    assert compare.next_round({10: True, 20: True}, 2, 50) == [40, 50]
+    with pytest.raises(ValueError, match="tried"):
+        compare.next_round({}, 1, 10)
+
+
+@pytest.mark.parametrize("capacity", [1, 7, 23, 100, 311])
+def test_search_finds_a_known_capacity(capacity):
+    """An oracle task whose capacity is known: memorized iff N <= capacity."""
+    calls = []
+
+    def memorizes(ns):
+        calls.append(list(ns))
+        return [n <= capacity for n in ns]
+
+    found, tried = compare.search_capacity(memorizes, [8, 32, 128], rounds=6, refine=3,
+                                           N_max=1000)
+    assert found <= capacity
+    above = [n for n, ok in tried.items() if not ok]
+    assert found == capacity or (above and min(above) <= math.ceil(found * 1.2) + 1)
+    assert len(calls) <= 6
+
+
+def test_search_with_training_on_a_task_of_known_capacity():
+    """Trained for real: example K + 1 repeats an earlier sequence with another label, so no model
+    fits more than K examples, while a wide MLP fits every K examples: the capacity is K."""
+    K, V, n, C = 12, 4, 3, 3
+    rng = np.random.default_rng(0)
+    seqs = np.array(list({tuple(r) for r in rng.integers(0, V, (60, n)).tolist()})[:K])
+    labels = rng.integers(0, C, K)
+    clash = np.concatenate([seqs, seqs[:1]]), np.concatenate([labels, [(labels[0] + 1) % C]])
+    more = rng.integers(0, C, 40)
+    tokens = torch.from_numpy(np.concatenate([clash[0], np.repeat(seqs[:1], 40, axis=0)]))
+    targets = torch.from_numpy(np.concatenate([clash[1], more]))
+
+    def memorizes(ns):
+        members = [SequenceMLP(V, n, C, 32, seed=0) for _ in ns]
+        top = max(ns)
+        mask = torch.zeros(len(ns), top, dtype=torch.bool)
+        for k, N in enumerate(ns):
+            mask[k, :N] = True
+        x = tokens[:top].expand(len(ns), top, n)
+        y = targets[:top].expand(len(ns), top)
+        result = train_members(members, x, y, TrainConfig(steps=300, lr=3e-2, eval_every=20),
+                               sample_mask=mask, per_member_data=True, progress=False)
+        return [float(a) >= 1.0 for a in torch.maximum(result.accuracy, result.final_accuracy)]
+
+    found, tried = compare.search_capacity(memorizes, [4, 16], rounds=4, refine=3, N_max=50)
+    assert found == K, tried
+
+
+# ------------------------------------------------------------------ bounds and constructions
+def test_best_capacities_fit_the_budget():
+    for P in (60, 200, 961):
+        cap = bounds.dana_best_capacity(P, 4, 6, d=2, d_h=1)
+        H = cap - 2
+        assert bounds.dana_parameter_count(4, 6, 2, 1, H) <= P
+        assert bounds.dana_parameter_count(4, 6, 2, 1, H + 1) > P
+        m = bounds.mahdavi_best_capacity(P, 6, 4, d=7, d_h=6, d_v=4)
+        if m:
+            H = (m - 1) // 5
+            assert bounds.mahdavi_parameter_count(H, 7, 6, 4, 4) <= P
+    assert bounds.dana_best_capacity(10, 4, 6) == 0
+    with pytest.raises(ValueError, match="d must exceed n"):
+        bounds.mahdavi_best_capacity(100, 6, 4, d=6, d_h=2)
+    assert bounds.information_floor_examples(64.0, 4) == 32.0
+    assert bounds.vardi_parameter_count(49) == 7.0
+    with pytest.raises(ValueError, match="bits"):
+        bounds.information_floor_examples(-1.0, 4)
+
+
+def test_theory_curves_kinds_and_floor():
+    th = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [60, 960])
+    assert set(th["kind"]) == {"guarantee", "forbidden above", "shape only"}
+    floor = th[th["kind"] == "forbidden above"].set_index("parameters")["N"]
+    assert floor[960] == 960 * 32 / 2
+    guarantees = th[th["kind"] == "guarantee"]
+    assert (guarantees["N"] <= th.loc[th["kind"] == "forbidden above", "N"].max()).all()
+
+
+def test_constructions_memorize_at_matching_sizes():
+    built = compare.constructions_at_budgets({"V": 4, "n": 6, "C": 4}, [120, 240])
+    assert built["memorized"].all()
+    aot = built[built["construction"].str.startswith("aot")]
+    assert (aot["parameters"] <= aot["budget"]).all()
+    seq = built[built["construction"].str.startswith("seq_id")]
+    assert (seq["bits"] >= seq["N"] * 2).all()  # the information floor holds for the build
+
+
+# ------------------------------------------------------------------ experiment and verdicts
+def _fake_table() -> pd.DataFrame:
+    rows = []
+    for arch, per_bit in [("aot", 0.3), ("mha", 0.2), ("ffn_attention", 0.1), ("mlp", 0.6)]:
+        for budget in (100, 200, 400):
+            for seed in (0, 1):
+                cap = int(budget * per_bit / 2) + seed
+                for N, acc in [(cap, 1.0), (2 * cap + 5, 0.8)]:
+                    rows.append({"architecture": arch, "budget": budget, "parameters": budget,
+                                 "shape": "d=2 d_h=1 H=3" if arch in ("aot", "mha") else "w=1",
+                                 "seed": seed, "N": N, "accuracy": acc, "round": 0})
+    return pd.DataFrame(rows)
+
+
+def test_verdicts_on_a_known_table():
+    table = _fake_table()
+    v = card.ranking_verdict(table, 4)
+    assert v.values["winner"] == "mlp" and v.status in ("reproduced", "trend")
+    assert card.floor_verdict(table, 4).status == "reproduced"
+    v = card.linear_capacity_verdict(table, 4, "mlp")
+    assert v.status in ("reproduced", "trend")
+    assert card.anchors_verdict(table, 4).status == "reproduced"
+    caps = compare.capacity_table(table, 4)
+    assert (caps["capacity_bits_per_parameter"] < min(float(a) for a in
+                                                      external.anchors().values())).all()
+
+
+def test_experiment_is_registered_with_three_profiles():
+    from memnb.experiments.registry import get
+
+    exp = get("compare.capacity")
+    assert set(exp.profiles) == {"ci", "quick", "full"}
+    assert exp.params("quick")["budgets"] == compare.get_params("quick")["budgets"]
+
+
+def test_external_anchors_have_sources():
+    for key, value in external.anchors().items():
+        assert value.source and key in external.DEFINITIONS
+    assert float(external.MORRIS_BITS_PER_PARAMETER) > float(
+        external.ALLEN_ZHU_LI_BITS_PER_PARAMETER)
