@@ -59,17 +59,33 @@ def test_optuna_trials_and_curves():
         assert lo <= r[0]["lr"] <= hi
 
 
-def test_capacity_table_and_sqrt_fit():
+def test_capacity_table_and_depth_search():
     N = np.array([400, 900, 1600])
     table = pd.DataFrame([{"N": n, "seed": 0, "blocks": b,
                            "accuracy": float(b >= math.sqrt(n) / 10)}
                           for n in N for b in range(0, 6)])
     cap = kajitsuka.capacity_table(table)
     assert cap["min_blocks"].tolist() == [2.0, 3.0, 4.0]
-    fit = kajitsuka.sqrt_fit(cap["N"], cap["min_blocks"])
-    assert 0.09 < fit["c"] < 0.11 and 0.4 < fit["exponent"] < 0.8
+    assert kajitsuka.non_monotone(table).empty
     none = kajitsuka.capacity_table(table.assign(accuracy=0.5))
     assert none["min_blocks"].isna().all()
+    # a deeper model that memorizes less than a shallower one is reported, not hidden
+    dip = table.copy()
+    dip.loc[(dip["N"] == 900) & (dip["blocks"] == 5), "accuracy"] = 0.99
+    bad = kajitsuka.non_monotone(dip)
+    assert bad[["N", "blocks"]].values.tolist() == [[900, 5]]
+    depth = kajitsuka.depth_table(dip)
+    assert set(depth.columns) >= {"N", "blocks", "accuracy", "memorized", "below_shallower"}
+    assert not depth.loc[(depth["N"] == 900) & (depth["blocks"] == 5), "memorized"].item()
+
+
+def test_every_depth_is_its_own_group():
+    params = {"blocks": [0, 2, 5], "epochs": 10, "trials": 1, "eval_every": 5}
+    points = kajitsuka._points(params, 2, dataset="random", record="final", early_stop=True,
+                               N=[40], n=[4])
+    assert all(p["max_blocks"] == p["blocks"] for p in points)
+    groups = {kajitsuka._group_key(p) for p in points}
+    assert len(groups) == 3  # one per depth; the two seeds of a depth train together
 
 
 def test_experiment_runs_and_resumes_from_cache(tmp_path):
@@ -97,3 +113,15 @@ def test_text_training_data():
     assert int(y.max()) <= 2
     with pytest.raises(ValueError, match="N must be"):
         kajitsuka.training_data(_point(dataset="imdb", N=10**6, n=8))
+
+
+def test_capacity_search_per_width():
+    rows = [{"N": N, "d": d, "seed": 0, "blocks": b, "accuracy": float(b >= need)}
+            for d, needs in ((16, {200: 1, 400: 1}), (8, {200: 2, 400: 3}))
+            for N, need in needs.items() for b in range(0, 5)]
+    table = pd.DataFrame(rows)
+    assert kajitsuka.widths(table) == [8, 16]
+    cap = kajitsuka.capacity_table(table).set_index(["d", "N"])["min_blocks"]
+    assert cap.to_dict() == {(8, 200): 2.0, (8, 400): 3.0, (16, 200): 1.0, (16, 400): 1.0}
+    full = load_all()["kajitsuka.capacity"].params("full")
+    assert len(full["widths"]) >= 2  # the paper's width is unknown: at least two are run

@@ -201,3 +201,40 @@ def test_primes():
     assert [v for v in range(30) if is_prime(v)] == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
     assert next_prime(2**31) == 2**31 + 11
     assert not is_prime(3215031751)  # strong pseudoprime to bases 2, 3, 5, 7
+
+
+def test_affine_hash_sum_modulo_p_is_the_plain_sum():
+    from memnb.constructions.seq_id.hashing import distinct_sum_ids
+
+    tokens = random_sequences(400, 8, 30, 2, seed=5).tokens
+    linear = distinct_sum_ids(tokens, kind="linear")
+    assert distinct_sum_ids(tokens, kind="affine", reduce_sum=True) == linear
+    assert distinct_sum_ids(tokens, kind="affine") >= linear
+    assert distinct_sum_ids(tokens, kind="power") == 400
+
+
+def test_float64_report_finds_the_first_inexact_layer():
+    from memnb.constructions.seq_id.precision import (
+        first_float64_failure,
+        float64_report,
+        float64_sentence,
+    )
+    from memnb.constructions.seq_id.relu_program import ReLUProgramBuilder, var
+
+    data = random_sequences(120, 6, 60, 3, seed=4)
+    net = memorize(data.tokens, data.labels, seed=4)
+    report = float64_report(net, data.tokens)
+    assert report["prime_squared_bits"] == (net.hash.p ** 2).bit_length()
+    for part in ("ffn1", "ffn2"):
+        if not report[f"{part}_exact"]:
+            assert report[f"{part}_max_product_bits"] > 53
+    assert "float64" in float64_sentence(report)
+    # a small program is exact in float64; one with a 60-bit weight is not
+    b = ReLUProgramBuilder(["u"])
+    b.layer({"v": var("u", 3)})
+    small = b.build()
+    assert first_float64_failure(small, {"u": np.array([1, 2], dtype=object)}).exact
+    b = ReLUProgramBuilder(["u"])
+    b.layer({"v": var("u", 2**60 + 1)})
+    big = first_float64_failure(b.build(), {"u": np.array([1], dtype=object)})
+    assert big.layer == 0 and big.max_weight_bits == 61

@@ -17,11 +17,14 @@ best-performing model was selected after running ten trials of hyperparameter tu
 heads, :mod:`memnb.models.ffn_attention`), the fixed pretrained word embeddings of
 all-MiniLM-L6-v2 as input tokens (random Gaussian vectors for random sequences), a constant
 learning rate, and the search space (log-uniform learning rate in [1e-4, 1e-1], weight decay
-uniform in [0, 1e-2]). One Optuna study (TPE, seeded, in-memory) runs per group of compatible
-points; each trial trains the whole stack of #blocks values (and seeds) at once with one
-(learning rate, weight decay), the study minimises the stack's mean log training loss, and every
-member keeps its own best trial (highest training accuracy, then lowest loss). The first trial
-is the default point (learning rate 3e-3, no weight decay).
+uniform in [0, 1e-2]). One Optuna study (TPE, seeded, in-memory) runs per model size, as in the
+paper ("best of ten trials" for each #blocks): points are grouped by their depth (never padded to
+the deepest member of the grid), each trial trains the group's seeds at once with one (learning
+rate, weight decay), the study minimises the stack's mean log training loss, and every member
+keeps its own best trial (highest training accuracy, then lowest loss). The first trial is the
+default point (learning rate 3e-3, no weight decay). A capacity search reports the accuracy of
+every depth it tried (:func:`depth_table`), so a deeper model that memorizes less than a
+shallower one is shown, not hidden.
 
 The paper's figures have no published numbers (chapter notes §3): only the expected trend
 (#blocks growing roughly like √N) can be compared.
@@ -44,6 +47,7 @@ from memnb.data.random_sequences import random_sequences, token_vectors
 from memnb.data.text import load_imdb, load_mnli, load_token_embeddings
 from memnb.experiments.registry import experiment
 from memnb.models.ffn_attention import FFNAttentionTransformer
+from memnb.papers import kajitsuka as published
 from memnb.sweep import Point, Rows, run_sweep, training_sweep
 from memnb.train import TrainConfig, train_members
 
@@ -56,8 +60,8 @@ DEFAULT_TRIAL = {"lr": 3e-3, "weight_decay": 0.0}
 SMALL_WORK = 2e8
 
 #: Fig. 7's grid of dataset sizes [source: caption] and Fig. 2's #blocks (ICLR version) [source].
-FIG7_N = list(range(600, 1701, 100))
-FIG2_BLOCKS = [1, 10, 20, 30, 40]
+FIG7_N = list(published.FIG7_N.value)
+FIG2_BLOCKS = list(published.FIG2_BLOCKS.value)
 
 _GROUP_FIELDS = ("dataset", "N", "n", "vocab", "classes", "epochs", "trials", "eval_every",
                  "early_stop", "data_seed", "max_blocks", "record", "d", "d_ff", "num_heads",
@@ -177,36 +181,56 @@ def _points(params: dict[str, Any], seeds: int, *, dataset: str, record: str,
     base = {"dataset": dataset, "vocab": params.get("vocab"), "classes": params.get("classes"),
             "epochs": params["epochs"], "trials": params["trials"],
             "eval_every": params["eval_every"], "early_stop": early_stop,
-            "data_seed": params.get("data_seed", 0), "max_blocks": max(blocks), "record": record,
+            "data_seed": params.get("data_seed", 0), "record": record,
             **{k: params.get(k, v) for k, v in MODEL.items()}}
-    return [{**base, "N": nn, "n": ln, "blocks": b, "seed": s}
+    # one group (and one Optuna study) per depth: "max_blocks" is the member's own depth
+    return [{**base, "N": nn, "n": ln, "blocks": b, "max_blocks": b, "seed": s}
             for nn in N for ln in n for b in blocks for s in range(seeds)]
 
 
 _sweep = functools.partial(training_sweep, train_group, _group_key)
 
 
+def widths(table: pd.DataFrame) -> list[int]:
+    """The model widths ``d`` of a capacity table, in increasing order ([16] if it has none)."""
+    return sorted(int(v) for v in table["d"].unique()) if "d" in table else [MODEL["d"]]
+
+
 def capacity_table(table: pd.DataFrame, by: str = "N") -> pd.DataFrame:
-    """Smallest #blocks with 100 % training accuracy per (``by``, seed); NaN if none did."""
+    """Smallest #blocks with 100 % training accuracy per (``by``, seed) and model width ``d``
+    (when the table has it); NaN if no tried depth did."""
     rows = []
-    for (value, seed), part in table.groupby([by, "seed"]):
+    keys = [by, "d", "seed"] if "d" in table else [by, "seed"]
+    for key, part in table.groupby(keys):
         hit = part[part["accuracy"] >= 1.0]
-        rows.append({by: value, "seed": seed,
+        rows.append({**dict(zip(keys, key, strict=True)),
                      "min_blocks": float(hit["blocks"].min()) if len(hit) else math.nan,
                      "max_blocks_tried": int(part["blocks"].max())})
     return pd.DataFrame(rows)
 
 
-def sqrt_fit(N: np.ndarray, blocks: np.ndarray) -> dict[str, float]:
-    """Least squares ``blocks = c sqrt(N)`` and a free power law ``blocks = a N^e`` (e, a)."""
-    N, blocks = np.asarray(N, float), np.asarray(blocks, float)
-    ok = np.isfinite(blocks) & (blocks > 0)
-    if ok.sum() < 2:
-        return {"c": math.nan, "exponent": math.nan, "a": math.nan}
-    root = np.sqrt(N[ok])
-    c = float(root @ blocks[ok] / (root @ root))
-    e, loga = np.polyfit(np.log(N[ok]), np.log(blocks[ok]), 1)
-    return {"c": c, "exponent": float(e), "a": float(np.exp(loga))}
+def depth_table(table: pd.DataFrame, by: str = "N") -> pd.DataFrame:
+    """The capacity search per depth: mean final training accuracy per (``by``, #blocks).
+
+    Columns ``by``, ``d`` (if the table has widths), ``blocks``, ``accuracy`` (mean over
+    seeds), ``memorized`` (every seed at 100 %), ``seeds`` and ``below_shallower``: True where
+    this depth memorized less than a shallower depth at the same ``by`` and width (a
+    non-monotone search: more blocks did worse).
+    """
+    keys = [by, "d"] if "d" in table else [by]
+    grouped = (table.groupby([*keys, "blocks"])["accuracy"]
+               .agg(accuracy="mean", worst="min", seeds="count").reset_index())
+    grouped["memorized"] = grouped["worst"] >= 1.0
+    best_before = grouped.groupby(keys)["accuracy"].transform(lambda a: a.cummax().shift(1))
+    grouped["below_shallower"] = (grouped["accuracy"] < best_before).fillna(False).astype(bool)
+    return grouped.drop(columns="worst")
+
+
+def non_monotone(table: pd.DataFrame, by: str = "N") -> pd.DataFrame:
+    """Rows of :func:`depth_table` where a deeper model reached a lower accuracy than a shallower
+    one at the same ``by`` (empty when the search is monotone)."""
+    depth = depth_table(table, by)
+    return depth[depth["below_shallower"]].reset_index(drop=True)
 
 
 # ------------------------------------------------------------------------------ experiments
@@ -214,7 +238,9 @@ _CURVE_PROFILES = {
     "ci": {"N": 48, "blocks": [1, 2], "epochs": 30, "trials": 1, "eval_every": 5},
     "quick": {"N": 300, "blocks": [0, 1, 4], "epochs": 200, "trials": 1, "eval_every": 10,
               "max_seeds": 1},
-    "full": {"N": 3000, "blocks": FIG2_BLOCKS, "epochs": 1000, "trials": 10, "eval_every": 10},
+    "full": {"N": int(published.FIG2_N.value), "blocks": FIG2_BLOCKS,
+             "epochs": int(published.EPOCHS.value), "trials": int(published.OPTUNA_TRIALS.value),
+             "eval_every": 10},
 }
 
 
@@ -255,18 +281,29 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
     "kajitsuka.capacity", title="Memorization capacity: smallest #blocks reaching 100 % (MultiNLI)",
     paper_figure="Kajitsuka & Sato Fig. 7",
     profiles={
-        "ci": {"N": [40, 80], "blocks": [0, 1, 2], "epochs": 40, "trials": 1, "eval_every": 10},
+        "ci": {"N": [40, 80], "blocks": [0, 1, 2], "epochs": 40, "trials": 1, "eval_every": 10,
+               "widths": [[16, 32], [8, 16]]},
         "quick": {"N": [200, 400, 600, 800], "blocks": [0, 1, 2, 4], "epochs": 300,
-                  "trials": 1, "eval_every": 10, "max_seeds": 1},
+                  "trials": 1, "eval_every": 10, "max_seeds": 1, "widths": [[16, 32]]},
         "full": {"N": FIG7_N, "blocks": list(range(0, 21)) + [24, 28, 32, 36, 40],
-                 "epochs": 1000, "trials": 10, "eval_every": 10},
+                 "epochs": 1000, "trials": 10, "eval_every": 10,
+                 "widths": [[16, 32], [8, 16]]},
     },
 )
 def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
              executor: str | None = None) -> pd.DataFrame:
-    """Final training accuracy per (N, #blocks); :func:`capacity_table` gives Fig. 7's curve."""
-    points = _points(params, seeds, dataset="mnli", record="final", early_stop=True,
-                     N=params["N"], n=[params.get("n", 8)])
+    """Final training accuracy per (width, N, #blocks); :func:`capacity_table` gives Fig. 7.
+
+    ``params["widths"]`` lists ``[d, d_ff]`` pairs **[ours]**: the paper's width is not in our
+    sources. With ``d = 16`` one block already memorizes every N of the quick grid; a narrower
+    ``d = 8`` needed three blocks at N = 600 in one trial run (1000 epochs, default
+    hyper-parameters), so the full profile runs both widths: the paper's N range can then span
+    several depths.
+    """
+    points = [{**pt, "d": d, "d_ff": d_ff}
+              for d, d_ff in params.get("widths", [[MODEL["d"], MODEL["d_ff"]]])
+              for pt in _points(params, seeds, dataset="mnli", record="final", early_stop=True,
+                                N=params["N"], n=[params.get("n", 8)])]
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
                   desc="kajitsuka.capacity")
 
@@ -337,99 +374,3 @@ def construction(params: dict, *, seeds: int, device: str, cache_dir: Path,
                                "n": n, "seed": s, "verify": False})
     return run_sweep(points, construction_group, cache_dir=cache_dir, executor=executor,
                      desc="kajitsuka.construction")
-
-
-# ----------------------------------------------------------------------- figures of the chapter
-BOUNDS_TABLE = pd.DataFrame([
-    {"paper": "Kim, Kim & Mozafari (ICLR 2023)", "setting": "seq-to-seq, softmax",
-     "parameters": "Õ(d + n + √(nN))", "kind": "sufficient"},
-    {"paper": "Mahdavi, Liao & Thrampoulidis (ICLR 2024)", "setting":
-     "one H-head attention layer, next-token", "parameters": "Θ(H d²) for N = H(n−1)+1, i.e. "
-     "Θ(d² N / n)", "kind": "sufficient"},
-    {"paper": "Dana, Pydi & Chevaleyre (AISTATS 2025)", "setting": "attention-only, next-token",
-     "parameters": "d(n + 2V + 4N) for N = H d_h + d associations, i.e. Θ(d N)",
-     "kind": "sufficient"},
-    {"paper": "Kajitsuka & Sato (ICLR 2025), Thm 4.1", "setting": "next-token, hardmax/softmax",
-     "parameters": "Õ(√N) (width 14, depth Õ(√N))", "kind": "sufficient"},
-    {"paper": "Kajitsuka & Sato (ICLR 2025), Thm 4.2", "setting": "next-token",
-     "parameters": "Ω(√N)", "kind": "necessary"},
-    {"paper": "Kajitsuka & Sato (ICLR 2025), Cor. 4.1", "setting": "seq-to-seq",
-     "parameters": "Õ(√(nN)); Ω(√(nN)) for hardmax", "kind": "both"},
-])
-"""Table 1 of Kajitsuka & Sato in one set of symbols (N sequences of length n, tokens in R^d,
-vocabulary V); chapter notes §1 and the Mahdavi / Dana notes. Õ, Ω hide logs and constants."""
-
-
-def bound_curves(N: np.ndarray, n: int, *, C: int = 2, V: int = 1000, d: int = 16
-                 ) -> dict[str, np.ndarray]:
-    """Parameter counts against N: our construction's model (next-token, seq2seq) and the
-    bounds of :mod:`memnb.bounds` (shapes only: constants and logs dropped)."""
-    from memnb import bounds
-
-    N = np.asarray(N, dtype=int)
-    return {
-        "construction, next-token (model)": np.array(
-            [bounds.kajitsuka_construction_parameter_model(int(x), n, C, V) for x in N]),
-        "construction, seq2seq (model)": np.array(
-            [bounds.kajitsuka_construction_parameter_model(int(x), n, C, V, task="seq2seq")
-             for x in N]),
-        "Kim et al. d+n+√(nN)": np.array([bounds.kim_parameter_count(int(x), n, d) for x in N]),
-        "Park et al. N^(2/3)": np.array([bounds.park_parameter_count(int(x)) for x in N]),
-        "naive N": np.array([bounds.naive_parameter_count(int(x)) for x in N]),
-        "lower bound √N (Thm 4.2)": np.array([bounds.kajitsuka_lower_bound(int(x)) for x in N]),
-    }
-
-
-def bounds_figure(N_now: int, n: int, *, N_max: int = 100_000) -> Any:
-    """One slider frame: the curves of :func:`bound_curves` up to ``N_max``, a marker at
-    ``N_now`` and the values there (log-log axes)."""
-    import matplotlib.pyplot as plt
-
-    from memnb import viz
-
-    grid = np.unique(np.logspace(1, np.log10(N_max), 40).astype(int))
-    curves = bound_curves(grid, n)
-    now = bound_curves(np.array([N_now]), n)
-    fig, ax = plt.subplots(figsize=(7.2, 3.8))
-    for i, (label, ys) in enumerate(curves.items()):
-        color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
-        style = "-" if "construction" in label else "--"
-        ax.plot(grid, ys, style, color=color, label=f"{label}: {now[label][0]:,.0f}")
-        ax.plot([N_now], now[label], "o", color=color)
-    ax.set(xscale="log", yscale="log", xlabel="N (number of sequences)",
-           ylabel="parameters (shape; constants dropped)", title=f"n = {n}, N = {N_now:,}")
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    return fig
-
-
-def plot_curves(table: pd.DataFrame, axes: Any, *, role: str = "ours") -> None:
-    """Training loss (log scale) and accuracy against epochs, one curve per #blocks."""
-    from memnb import viz
-
-    viz.plot_ours(axes[0], table, "epoch", "loss", by="blocks", role=role)
-    viz.plot_ours(axes[1], table, "epoch", "accuracy", by="blocks", role=role)
-    axes[0].set(yscale="log", xlabel="epoch (full-batch step)", ylabel="training loss")
-    axes[1].set(xlabel="epoch (full-batch step)", ylabel="training accuracy", ylim=(0, 1.02))
-    axes[1].legend(title="#blocks", fontsize=7)
-
-
-def plot_capacity(table: pd.DataFrame, ax: Any, *, by: str = "N", role: str = "ours"
-                  ) -> dict[str, float]:
-    """Smallest #blocks reaching 100 % against ``by``, with the ``c sqrt(N)`` fit; returns it."""
-    from memnb import viz
-
-    cap = capacity_table(table, by=by)
-    column = "sequence length n" if by == "n" else by  # viz.summarize uses a column "n"
-    reached = cap.dropna().rename(columns={by: column})
-    if len(reached):
-        viz.plot_ours(ax, reached, column, "min_blocks", role=role)
-    mean = cap.groupby(by)["min_blocks"].mean()
-    fit = sqrt_fit(mean.index.to_numpy(), mean.to_numpy())
-    if by == "N" and np.isfinite(fit["c"]):
-        grid = np.linspace(mean.index.min(), mean.index.max(), 50)
-        viz.plot_bound(ax, (grid, fit["c"] * np.sqrt(grid)),
-                       label=f"fit {fit['c']:.3f} √N")
-    ax.set(xlabel=by if by != "N" else "N (training sequences)",
-           ylabel="smallest #blocks with 100 % train acc.")
-    return fit

@@ -283,14 +283,18 @@ class UniformAttention:
 
 # ----------------------------------------------------------------- why the hash must be nonlinear
 def distinct_sum_ids(tokens: np.ndarray, *, kind: Literal["linear", "affine", "power"],
-                     seed: int = 0) -> int:
+                     seed: int = 0, reduce_sum: bool = False) -> int:
     """How many distinct values ``sum_j h(z_j)`` takes over the rows of ``tokens`` ``[N, n]``.
 
     ``linear``: ``h(z) = z``; ``affine``: ``h(z) = (a z + b) mod p``; ``power``: ``h(z) = a^z mod
     p`` (the construction's hash), with ``p`` the first prime above ``max(2n, (max z + 1) N^2)``
-    and ``a, b`` drawn with ``seed``. The linear and affine sums depend only on the sum of the
-    tokens (mod p), so multisets like {1, 4} and {2, 3} collide; the power hash separates all
-    multisets with high probability (chapter notes §2, step 1).
+    and ``a, b`` drawn with ``seed``. With ``reduce_sum=True`` the sum is taken modulo ``p``.
+
+    Modulo ``p`` the affine sum is ``a sum_j z_j + n b``, a function of the token sum alone, so it
+    takes exactly as many values as the linear sum (multisets like {1, 4} and {2, 3} collide).
+    The integer sum (``reduce_sum=False``, what the attention layer averages) also depends on how
+    many tokens wrap around ``p``, so it separates more multisets than the linear sum but, unlike
+    the power hash, not all of them (chapter notes §2, step 1; measured in the chapter).
     """
     if kind not in ("linear", "affine", "power"):
         raise ValueError(f"kind must be 'linear', 'affine' or 'power'; got {kind!r}")
@@ -305,4 +309,5 @@ def distinct_sum_ids(tokens: np.ndarray, *, kind: Literal["linear", "affine", "p
             return z
         return (a * z + b) % p if kind == "affine" else pow(a, z, p)
 
-    return len({sum(h(int(z)) for z in row) for row in toks.tolist()})
+    sums = (sum(h(int(z)) for z in row) for row in toks.tolist())
+    return len({v % p for v in sums} if reduce_sum else set(sums))

@@ -1,0 +1,318 @@
+"""Figures and captions of the Kajitsuka & Sato chapter (ICLR 2025: Thm 4.1, Cor. 4.1, Remark 4.4,
+Figs. 1/2, 4/5 and 7, the ICLR version's random data and sweep over n).
+
+Every function returns ``(figure, caption)``; the caption is Markdown computed from the data and
+states the verdict of the matching scorecard row (:mod:`memnb.scorecard.kajitsuka`), so a caption
+cannot say more than the numbers under it. :func:`show` displays both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+from memnb import bounds, viz
+from memnb.experiments.kajitsuka import capacity_table, depth_table, widths
+from memnb.papers import kajitsuka as paper
+from memnb.scorecard import kajitsuka as card
+from memnb.scorecard.criteria import Verdict, at_reduced_scale
+
+_BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 7, "frameon": False}
+
+
+def show(fig: Any, caption: str) -> None:
+    """Display ``fig`` and its Markdown ``caption`` (in a notebook)."""
+    from IPython.display import Markdown, display
+
+    plt.show()
+    display(Markdown(caption))
+
+
+def _verdict(v: Verdict) -> str:
+    return f"**Verdict: {v.status}** ({v.measured})"
+
+
+def _scale(v: Verdict, profile: str) -> Verdict:
+    return v if profile == "full" else at_reduced_scale(
+        v, f"`{profile}` run at reduced size, not the paper's scale")
+
+
+# ------------------------------------------------------------------------ the construction
+def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str
+                        ) -> tuple[plt.Figure, str]:
+    """Parameters of the construction against N (n = 8) and against n (N fixed), next-token and
+    seq-to-seq, with the fitted exponents (Thm 4.1 and Cor. 4.1; the paper has no such figure).
+    Draws the full-scale table ``cached`` when there is one, else ``fresh``."""
+    table = cached if cached is not None else fresh
+    used = "the full-scale run" if cached is not None else f"our `{profile}` run"
+    found = card.construction_verdicts(table)
+    nt, s2 = card._sweep(table, "N", "next_token"), card._sweep(table, "N", "seq2seq")
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    ax = axes[0]
+    ax.plot(nt["N"], nt["num_parameters"], "o-", label="next-token, all parameters")
+    ax.plot(nt["N"], nt["ffn2_parameters"], "s-", label="next-token, FFN₂ (memorizer)")
+    ax.plot(nt["N"], nt["ffn1_parameters"], "^:", label="next-token, FFN₁ (hash)")
+    ax.plot(s2["N"], s2["num_parameters"], "d-", label="seq-to-seq, all parameters")
+    model = [bounds.kajitsuka_construction_parameter_model(int(N), int(nt["n"].iloc[0]), 2, 1000)
+             for N in nt["N"]]
+    ax.plot(nt["N"], model, "k--", lw=1, label="closed-form count (memnb.bounds)")
+    ref = nt["ffn2_parameters"].iloc[0] * np.sqrt(nt["N"] / nt["N"].iloc[0])
+    ax.plot(nt["N"], ref, color="grey", ls=":", label="∝ √N (through FFN₂'s first point)")
+    ax.set(xscale="log", yscale="log", xlabel="N (sequences)", ylabel="parameters (count)",
+           title=f"against N (n = {int(nt['n'].iloc[0])})")
+    ax.legend(**_BELOW, ncol=2)
+    byn = table[table["sweep"] == "n"]
+    ax = axes[1]
+    for task, marker in (("next_token", "o-"), ("seq2seq", "d-")):
+        part = byn[byn["task"] == task].sort_values("n")
+        ax.plot(part["n"], part["num_parameters"], marker, label=task.replace("_", "-"))
+    ns = sorted(byn["n"].unique())
+    ax.set(xscale="log", yscale="log", xlabel="n (sequence length, tokens)",
+           ylabel="parameters (count)", title=f"against n (N = {int(byn['N'].iloc[0])})")
+    ax.set_xticks(ns, [str(v) for v in ns])
+    ax.minorticks_off()
+    ax.legend(**_BELOW, ncol=2)
+    fig.tight_layout()
+    thm = card.thm41_verdict(table)
+    caption = (
+        "*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper has no "
+        f"such figure; the construction is our reconstruction), from {used}.* "
+        f"Against $N$, Theorem 4.1 row: {_verdict(thm)}. "
+        "The total grows more slowly than FFN₂ because FFN₁, whose size grows only like a "
+        "power of $\\log N$, dominates at these sizes. "
+        f"Against $n$: {found['seq2seq_n'].measured}, status {found['seq2seq_n'].status} for "
+        f"Cor. 4.1's $\\sqrt{{nN}}$; {found['next_token_n'].measured}: small but not zero, since "
+        "$\\log n$ enters through the bits of the IDs.")
+    return fig, caption
+
+
+def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
+                ) -> tuple[plt.Figure, str]:
+    """Bits of the largest weight and of all weights against N, beside float64's 53 bits and the
+    information floor N log₂C (Remark 4.4); the full-scale table ``cached`` when there is one."""
+    table = cached if cached is not None else fresh
+    nt = card._sweep(table, "N", "next_token")
+    C = int(nt["C"].iloc[0])
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.8))
+    axes[0].plot(nt["N"], nt["max_weight_bits"], "o-", label="largest weight (ours)")
+    axes[0].axhline(53, color="k", ls="--", lw=1, label="float64 significand (53 bits)")
+    axes[0].set(xscale="log", xlabel="N (sequences)", ylabel="bits",
+                title="bits of the largest weight")
+    axes[1].plot(nt["N"], nt["total_weight_bits"], "o-", label="all weights (ours)")
+    axes[1].plot(nt["N"], [bounds.kajitsuka_information_floor_bits(int(N), C) for N in nt["N"]],
+                 "k--", lw=1, label="information floor N log₂C")
+    axes[1].set(xscale="log", yscale="log", xlabel="N (sequences)", ylabel="bits",
+                title="total bits")
+    for ax in axes:
+        ax.legend(**_BELOW, ncol=2)
+    fig.tight_layout()
+    v = card.bits_verdict(table, C)
+    caption = ("*Bits of our construction (Remark 4.4).* The largest weight has "
+               f"{int(nt['max_weight_bits'].iloc[0])} bits at $N = {int(nt['N'].iloc[0])}$ and "
+               f"{int(nt['max_weight_bits'].iloc[-1])} at $N = {int(nt['N'].iloc[-1])}$. "
+               f"Remark 4.4 row: {_verdict(v)}. The overhead over the floor shrinks at these "
+               "sizes because FFN₁'s bits are a nearly fixed cost; the paper's Θ̃(N) is "
+               "asymptotic.")
+    return fig, caption
+
+
+def hash_markdown(counts: dict[str, int] | None = None) -> str:
+    """What the hash comparison measured, as one Markdown paragraph (counts of
+    :func:`memnb.scorecard.kajitsuka.hash_counts`)."""
+    c = counts or card.hash_counts()
+    return (f"Over {c['sequences']:,} random multisets: the plain sum takes {c['linear']} "
+            f"distinct values; the affine hash summed as integers takes {c['affine']} (more than "
+            "the plain sum, because how many tokens wrap around $p$ also varies) but the same "
+            f"sum taken modulo $p$ takes {c['affine mod p']}, exactly as many as the plain sum "
+            "(modulo $p$ it is $a\\sum_j z_j + nb$); the power hash $a^z \\bmod p$ separates "
+            f"all {c['power']:,}.")
+
+
+# ------------------------------------------------------------------------------ the slider
+def bound_curves(N: np.ndarray, n: int, *, C: int = 2, V: int = 1000, d: int = 16
+                 ) -> dict[str, np.ndarray]:
+    """Parameter counts against N: our construction's closed form (next-token, seq-to-seq) and
+    the bounds of :mod:`memnb.bounds` as shapes (constants set to 1, logs dropped)."""
+    N = np.asarray(N, dtype=int)
+    return {
+        "construction, next-token (ours)": np.array(
+            [bounds.kajitsuka_construction_parameter_model(int(x), n, C, V) for x in N]),
+        "construction, seq-to-seq (ours)": np.array(
+            [bounds.kajitsuka_construction_parameter_model(int(x), n, C, V, task="seq2seq")
+             for x in N]),
+        "Kim et al. d+n+√(nN)": np.array([bounds.kim_parameter_count(int(x), n, d) for x in N]),
+        "Park et al. N^(2/3)": np.array([bounds.park_parameter_count(int(x)) for x in N]),
+        "naive N": np.array([bounds.naive_parameter_count(int(x)) for x in N]),
+        "lower bound √N (Thm 4.2)": np.array([bounds.kajitsuka_lower_bound(int(x)) for x in N]),
+    }
+
+
+def crossing(n: int, rival: str, *, N_max: int = 100_000, task: str = "next-token"
+             ) -> float | None:
+    """The smallest N ≤ ``N_max`` (on a fine log grid) where our construction's count falls
+    below the ``rival`` curve of :func:`bound_curves`, or None if it never does there."""
+    grid = np.unique(np.logspace(1, np.log10(N_max), 400).astype(int))
+    curves = bound_curves(grid, n)
+    ours = curves[f"construction, {task} (ours)"]
+    below = np.nonzero(ours < curves[rival])[0]
+    return float(grid[below[0]]) if len(below) else None
+
+
+def slider_markdown(ns: list[int], *, N_max: int = 100_000) -> str:
+    """Where, within the drawn range, our construction's count drops below the naive N and
+    Park et al.'s N^(2/3) (constants set to 1), for each n in ``ns``."""
+    names = {"naive N": "the naive $N$", "Park et al. N^(2/3)": "Park et al.'s $N^{2/3}$"}
+    parts = []
+    for n in ns:
+        words = []
+        for rival, name in names.items():
+            at = crossing(n, rival, N_max=N_max)
+            if at:
+                words.append(f"below {name} from $N \\approx$ {at:,.0f}")
+                continue
+            far = crossing(n, rival, N_max=10**15)
+            words.append(f"above {name} over the whole drawn range (it drops below only at "
+                         f"$N \\approx$ {far:.1e})" if far else
+                         f"above {name} up to $N = 10^{{15}}$")
+        parts.append(f"at $n$ = {n} it lies " + " and ".join(words))
+    return ("With the other bounds drawn as shapes (constant 1, logs dropped), our "
+            "construction's next-token count compares with them as follows: "
+            + "; ".join(parts) + ". Its constants are large (every bit of an ID costs a layer), "
+            "so its $\\sqrt N$ growth pays off only at large $N$, and the crossings compare our "
+            "constants with bounds that state none.")
+
+
+def bounds_figure(N_now: int, n: int, *, N_max: int = 100_000) -> plt.Figure:
+    """One slider frame: the curves of :func:`bound_curves` up to ``N_max``, a marker at
+    ``N_now`` and the values there (log-log axes)."""
+    grid = np.unique(np.logspace(1, np.log10(N_max), 40).astype(int))
+    curves = bound_curves(grid, n)
+    now = bound_curves(np.array([N_now]), n)
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    for i, (label, ys) in enumerate(curves.items()):
+        color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
+        style = "-" if "ours" in label else "--"
+        ax.plot(grid, ys, style, color=color, label=f"{label}: {now[label][0]:,.0f}")
+        ax.plot([N_now], now[label], "o", color=color)
+    ax.set(xscale="log", yscale="log", xlabel="N (number of sequences)",
+           ylabel="parameters (count; bounds as shapes)", title=f"n = {n}, N = {N_now:,}")
+    ax.legend(**_BELOW, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def table1() -> pd.DataFrame:
+    """Table 1 of the paper as far as our sources give it (memnb.papers.kajitsuka.TABLE1)."""
+    return paper.TABLE1[["work", "setting", "parameters", "kind", "source"]]
+
+
+# ---------------------------------------------------------------------- training experiments
+def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
+                  paper_figs: str, profile: str) -> tuple[plt.Figure, str]:
+    """Training loss and accuracy against epochs per #blocks (Figs. 1/2 MultiNLI, 4/5 IMDb, the
+    ICLR random set), with the verdicts of the matching scorecard rows."""
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    viz.plot_ours(axes[0], fresh, "epoch", "loss", by="blocks")
+    viz.plot_ours(axes[1], fresh, "epoch", "accuracy", by="blocks")
+    if cached is not None:
+        viz.plot_ours(axes[0], cached, "epoch", "loss", by="blocks", role="ours_cached")
+        viz.plot_ours(axes[1], cached, "epoch", "accuracy", by="blocks", role="ours_cached")
+    axes[0].set(yscale="log", xlabel="epoch (full-batch step)", ylabel="training loss (nats)")
+    lo = float(np.nanmin(fresh["accuracy"]))
+    axes[1].set(xlabel="epoch (full-batch step)", ylabel="training accuracy (fraction)",
+                ylim=(max(0.0, lo - 0.02), 1.005))
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3,
+               fontsize=7, frameon=False)
+    fig.suptitle(f"{title}: N = {int(fresh['N'].iloc[0])}, n = {int(fresh['n'].iloc[0])} "
+                 f"({profile} profile)")
+    fig.tight_layout()
+    table = cached if cached is not None else fresh
+    loss = _scale(card.curves_verdict(table, "loss"), "full" if cached is not None else profile)
+    acc = _scale(card.curves_verdict(table, "accuracy"),
+                 "full" if cached is not None else profile)
+    which = "the full-scale run" if cached is not None else f"our `{profile}` run"
+    worse = _worse_than_one_block(table)
+    caption = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
+               f"the paper's figures carry no readable values, only the expected trend: more "
+               f"blocks fit better).* From {which}: loss {_verdict(loss)}; accuracy "
+               f"{_verdict(acc)}.{worse}")
+    return fig, caption
+
+
+def _worse_than_one_block(curves: pd.DataFrame) -> str:
+    final = card.final_values(curves).set_index("blocks")
+    if 1 not in final.index:
+        return ""
+    deeper = final[final.index > 1]
+    worse = deeper[deeper["loss"] > final.loc[1, "loss"]]
+    if not len(worse):
+        return " No deeper model ends above the 1-block loss."
+    return " " + "; ".join(
+        f"At {int(b)} blocks the final loss ({r.loss:.3g}) is higher than at 1 block "
+        f"({final.loc[1, 'loss']:.3g}), against the expected trend"
+        for b, r in worse.iterrows()) + "."
+
+
+def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
+                    by: str = "N") -> tuple[plt.Figure, str]:
+    """Fig. 7 (``by="N"``) or the ICLR sweep over n (``by="n"``): the smallest #blocks reaching
+    100 % (left) and the whole per-depth search (right: final accuracy against #blocks)."""
+    table = cached if cached is not None else fresh
+    used = "full" if cached is not None else profile
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    cap = capacity_table(table, by)
+    ds = widths(table)
+    styles = dict(zip(ds, ["-", "--", ":", "-."], strict=False))
+    markers = dict(zip(ds, ["o", "s", "^", "d"], strict=False))
+    for i, d in enumerate(ds):
+        part = cap[cap["d"] == d] if "d" in cap else cap
+        mean = part.groupby(by)["min_blocks"].mean()
+        color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
+        axes[0].plot(part[by], part["min_blocks"], markers[d], alpha=0.5, color=color)
+        axes[0].plot(mean.index, mean.to_numpy(), styles[d], marker=markers[d], color=color,
+                     label=f"width d = {d} (mean over seeds; dots: seeds)")
+        for x in mean[mean.isna()].index:
+            axes[0].axvline(x, color=color, ls=":", lw=1)
+    xlabel = "N (training sequences)" if by == "N" else "n (sequence length, tokens)"
+    top = int(table["blocks"].max())
+    axes[0].set(xlabel=xlabel, ylabel="smallest #blocks at 100 % train acc.",
+                ylim=(-0.3, top + 0.3), title="capacity (dotted line: no tried depth memorized)")
+    axes[0].legend(**_BELOW, ncol=1)
+    depth = depth_table(table, by)
+    values = sorted(depth[by].unique())
+    colors = {v: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, v in enumerate(values)}
+    for d in ds:
+        part_d = depth[depth["d"] == d] if "d" in depth else depth
+        for value, part in part_d.groupby(by):
+            name = f"{by} = {value:g}" + (f", d = {d}" if len(ds) > 1 else "")
+            axes[1].plot(part["blocks"], part["accuracy"], styles[d], marker=markers[d],
+                         color=colors[value], label=name)
+    flagged = depth[depth["below_shallower"]]
+    axes[1].plot(flagged["blocks"], flagged["accuracy"], "x", color="#c51b7d", ms=10,
+                 label="below a shallower depth")
+    axes[1].axhline(1.0, color="k", lw=0.8, ls="--")
+    axes[1].set(xlabel="#blocks of each FFN", ylabel="final training accuracy (fraction)",
+                title="the search per depth" + (" (line style: width)" if len(ds) > 1 else ""))
+    for ax in axes[1:]:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[1].legend(**_BELOW, ncol=3)
+    fig.tight_layout()
+    verdict = card.capacity_verdict(table, by) if by == "N" else card.seq_len_verdict(table)
+    verdict = _scale(verdict, used)
+    what = ("*Memorization capacity against N (Fig. 7 of the paper: MultiNLI, n = 8, "
+            f"N from {paper.FIG7_N.value[0]} to {paper.FIG7_N.value[-1]}).*" if by == "N" else
+            "*Capacity against the sequence length n (the ICLR version's sweep over n; its "
+            "values of n are not in our sources, ours are a reconstruction).*")
+    source = "the full-scale run" if cached is not None else f"our `{profile}` run"
+    tried = ", ".join(str(b) for b in sorted(table["blocks"].unique()))
+    shown = ", ".join(f"$d = {d}$" for d in widths(table))
+    caption = (f"{what} From {source}, model widths {shown} (ours: the paper's width is not in "
+               f"our sources), #blocks tried: {tried}. "
+               f"{_verdict(verdict)}")
+    return fig, caption

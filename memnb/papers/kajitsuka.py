@@ -1,0 +1,125 @@
+"""Published values of Kajitsuka & Sato, *On the Optimal Memorization Capacity of Transformers*,
+ICLR 2025 (arXiv:2409.17677).
+
+Our sources are the paper's summary (seed 000: abstract, Theorem 4.1, the figure captions) and the
+reproduction notes ``kajitsuka_sato_2025.md``; the full text was not available. Every value says
+where it comes from. ``[unverified]`` marks a value recalled from the paper or related work and
+not checked against it; ``[reconstruction]`` marks our choice where the paper's is unknown. The
+paper's figures carry no numbers we could read: only their settings are published here.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from memnb.papers import Published
+
+PAPER = "Kajitsuka & Sato (ICLR 2025)"
+_SEED = "seed 000 (summary of arXiv:2409.17677)"
+
+#: Theorem 4.1: the memorizing Transformer has width 14 (and depth Õ(√N)).
+THM41_WIDTH = Published(14, f"Theorem 4.1, {_SEED}")
+#: Theorem 4.1 and the abstract: Õ(√N) parameters for next-token prediction.
+THM41_EXPONENT = Published(0.5, f"Theorem 4.1 and abstract, Õ(√N), {_SEED}")
+#: Theorem 4.2: Ω(√N) parameters are necessary ("optimal up to logarithmic factors").
+THM42_EXPONENT = Published(0.5, f"Theorem 4.2 and abstract, Ω(√N), {_SEED}")
+#: Corollary 4.1: Õ(√(nN)) parameters for sequence-to-sequence prediction (exponent of n N).
+COR41_EXPONENT = Published(0.5, f"Corollary 4.1 and abstract, Õ(√(nN)), {_SEED}")
+#: Width of the ReLU memorizer of Vardi, Yehudai & Shamir (2022), Thm 3.1 [unverified].
+VARDI_WIDTH = Published(12, "Vardi et al. (2022), Thm 3.1, as recalled in notes §2 [unverified]")
+
+#: Fig. 7: N = 600 ... 1700 in increments of 100, MultiNLI, n = 8.
+FIG7_N = Published(tuple(range(600, 1701, 100)), f"Fig. 7 caption, {_SEED}")
+FIG7_SEQ_LEN = Published(8, "§5 text as quoted in notes §3 ('fixed at n = 8')")
+#: Training of every experiment: full-batch gradient descent for 1000 epochs, 10 Optuna trials.
+EPOCHS = Published(1000, f"Fig. 7 caption, {_SEED}")
+OPTUNA_TRIALS = Published(10, f"Fig. 7 caption, {_SEED}")
+#: ICLR version, Fig. 2: #blocks = 1, 10, 20, 30, 40 on a dataset of size N = 3000.
+FIG2_BLOCKS = Published((1, 10, 20, 30, 40), "ICLR version, Fig. 2 caption (notes §3)")
+FIG2_N = Published(3000, "ICLR version, Fig. 2 caption (notes §3)")
+#: Optimizer of the experiments.
+OPTIMIZER = "AdamW (notes §3, from the acmrep page of the ICLR version)"
+
+#: What the paper's figures show, as far as our sources say (the expected trends).
+FIGURES = pd.DataFrame([
+    {"item": "Fig. 1", "shows": "training loss on MultiNLI, one curve per #blocks",
+     "expected": "more blocks reach a lower training loss", "numbers": "none readable",
+     "source": f"caption, {_SEED}; trend [unverified]"},
+    {"item": "Fig. 2", "shows": "accuracy on MultiNLI, one curve per #blocks",
+     "expected": "more blocks reach a higher training accuracy", "numbers": "none readable",
+     "source": f"caption, {_SEED}; trend [unverified]"},
+    {"item": "Fig. 4", "shows": "training loss on IMDb, one curve per #blocks",
+     "expected": "more blocks reach a lower training loss", "numbers": "none readable",
+     "source": f"caption, {_SEED}; trend [unverified]"},
+    {"item": "Fig. 5", "shows": "accuracy on IMDb, one curve per #blocks",
+     "expected": "more blocks reach a higher training accuracy", "numbers": "none readable",
+     "source": f"caption, {_SEED}; trend [unverified]"},
+    {"item": "Fig. 7", "shows": "smallest #blocks memorizing MultiNLI against N (n = 8)",
+     "expected": "sublinear growth, roughly ∝ √N", "numbers": "none readable",
+     "source": f"caption, {_SEED}; trend from notes §3 [unverified]"},
+])
+
+#: Table 1 of the paper (comparison with prior work). Only the caption and some cells are in our
+#: sources; the rows below are the bounds as our sources state them, in one set of symbols
+#: (N sequences of length n, tokens in R^d, vocabulary V). Õ and Ω hide logs and constants.
+TABLE1 = pd.DataFrame([
+    {"work": "Kim, Kim & Mozafari (ICLR 2023)", "cite": "kim2023",
+     "setting": "seq-to-seq, softmax", "parameters": "Õ(d + n + √(nN))", "kind": "sufficient",
+     "source": "Table 1 as quoted in notes §1"},
+    {"work": "Madden et al. (2024)", "cite": "madden2024",
+     "setting": "next-token, one attention layer", "parameters": "in terms of ω = vocabulary "
+     "size (cell not in our sources)", "kind": "sufficient",
+     "source": "Table 1 caption as quoted in notes §1; cell [unverified]"},
+    {"work": "Mahdavi, Liao & Thrampoulidis (ICLR 2024)", "cite": "mahdavi2024",
+     "setting": "one H-head attention layer, next-token",
+     "parameters": "Θ(H d²) for N = H(n−1)+1, i.e. Θ(d² N / n)", "kind": "sufficient",
+     "source": "Mahdavi et al. Thm 1 (notes mahdavi_2024.md); Table 1 cell [unverified]"},
+    {"work": "Kajitsuka & Sato (ICLR 2024)", "cite": "",
+     "setting": "the authors' previous paper (cell not in our sources)",
+     "parameters": "cell not in our sources", "kind": "sufficient",
+     "source": "Table 1 caption as quoted in notes §1; cell [unverified]"},
+    {"work": "Kajitsuka & Sato (ICLR 2025), Thm 4.1", "cite": "kajitsuka2025",
+     "setting": "next-token, hardmax or softmax", "parameters": "Õ(√N) (width 14, depth Õ(√N))",
+     "kind": "sufficient", "source": f"Theorem 4.1, {_SEED}"},
+    {"work": "Kajitsuka & Sato (ICLR 2025), Thm 4.2", "cite": "kajitsuka2025",
+     "setting": "next-token", "parameters": "Ω(√N)", "kind": "necessary",
+     "source": f"Theorem 4.2 title and abstract, {_SEED}"},
+    {"work": "Kajitsuka & Sato (ICLR 2025), Cor. 4.1", "cite": "kajitsuka2025",
+     "setting": "seq-to-seq", "parameters": "Õ(√(nN)); Ω(√(nN)) with hardmax",
+     "kind": "both", "source": f"Corollary 4.1 title and abstract, {_SEED}"},
+])
+
+#: The paper's numbered items as our sources list them (seed 000, 'Theorems & Definitions').
+#: The seed counts 23 theorem-like statements and 47 theorems and definitions in all; only
+#: these ten are named in our sources.
+NAMED_ITEMS: tuple[str, ...] = (
+    "Remark 3.1", "Theorem 4.1", "Remark 4.1", "Remark 4.2", "Remark 4.3", "Definition 4.1",
+    "Remark 4.4", "Theorem 4.2", "Corollary 4.1", "Remark 4.5",
+)
+
+#: Prior-work rates of the slider (Table 1's neighbours), exponents of N [source in each].
+RATES = pd.DataFrame([
+    {"curve": "naive Θ(N)", "exponent_N": 1.0,
+     "source": "one parameter per sample (textbook memorizer)"},
+    {"curve": "Park et al. O(N^(2/3))", "exponent_N": 2.0 / 3.0,
+     "source": "Park, Lee, Yun & Shin (COLT 2021), ReLU networks"},
+    {"curve": "Vardi et al. Õ(√N)", "exponent_N": 0.5,
+     "source": "Vardi, Yehudai & Shamir (ICLR 2022), ReLU networks [unverified constants]"},
+    {"curve": "Kajitsuka & Sato Õ(√N)", "exponent_N": 0.5, "source": f"Theorem 4.1, {_SEED}"},
+])
+
+
+def published_settings() -> pd.DataFrame:
+    """The experiment settings the paper publishes, one row each with its source."""
+    rows = [
+        ("Fig. 7 dataset sizes N", f"{FIG7_N.value[0]} … {FIG7_N.value[-1]} (step 100)",
+         FIG7_N.source),
+        ("sequence length n", FIG7_SEQ_LEN.value, FIG7_SEQ_LEN.source),
+        ("epochs (full batch)", EPOCHS.value, EPOCHS.source),
+        ("Optuna trials", OPTUNA_TRIALS.value, OPTUNA_TRIALS.source),
+        ("optimizer", "AdamW", OPTIMIZER),
+        ("Fig. 2 #blocks (ICLR)", ", ".join(map(str, FIG2_BLOCKS.value)), FIG2_BLOCKS.source),
+        ("Fig. 2 dataset size N (ICLR)", FIG2_N.value, FIG2_N.source),
+        ("width of the construction", THM41_WIDTH.value, THM41_WIDTH.source),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "value", "source"])
