@@ -34,6 +34,7 @@ __all__ = [
     "KruskalTest",
     "RepresentationSummary",
     "assumption_table",
+    "conclusive",
     "context_ranks",
     "estimate_kruskal_rank",
     "kruskal_rank_exact",
@@ -246,9 +247,11 @@ def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats
     """The rows of the paper's Table 1 / Table 3 for one representation (tidy dicts).
 
     ``check`` is one of ``assumption2`` (fraction of contexts of rank n), ``assumption1``
-    (Kruskal test at ``k = n``), ``general_position`` (at ``k = min(T, d)``) and ``assumption3``.
-    ``k`` is clipped to ``T`` when there are fewer examples than ``n`` (then the test cannot
-    confirm Assumption 1 or 3, and ``valid`` is False).
+    (Kruskal test at ``k = n``), ``general_position`` (at ``k = d``, as the paper tests it) and
+    ``assumption3``. ``k`` is clipped to ``T`` when there are fewer examples than the paper's
+    ``k``; ``valid`` is then False: a pass at ``k = T`` cannot confirm the assumption. A failure
+    still refutes it (a dependent ``T``-subset means a Kruskal rank below ``T``, hence below
+    ``n`` or ``d``), which :func:`conclusive` says.
     """
     T, n, d = summary.num_examples, summary.n, summary.d
     rows = [{
@@ -258,11 +261,11 @@ def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats
         "repeats": T, "valid": n <= d,
     }]
     tests = [("assumption1", summary.queries, n, repeats),
-             ("general_position", summary.queries, min(T, d), gp_repeats or repeats)]
+             ("general_position", summary.queries, d, gp_repeats or repeats)]
     if assumption3:
         tests.append(("assumption3", summary.shifted, n, repeats))
     for check, vectors, k, reps in tests:
-        k_used = min(k, T)
+        k_used = min(k, T)  # the paper's k (n, or d for General Position), clipped to T
         res = kruskal_test(vectors.double() if vectors.dtype == torch.float16 else vectors,
                            k_used, repeats=reps, seed=seed)
         rows.append({"representation": summary.name, "check": check, "k": k_used,
@@ -271,4 +274,12 @@ def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats
     for row in rows:
         row.update({"n": n, "d": d, "T": T,
                     "satisfied": bool(row["valid"] and row["pass_fraction"] >= threshold)})
+        row["conclusive"] = conclusive(row, threshold)
     return rows
+
+
+def conclusive(row: dict, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """Whether a row of :func:`assumption_table` decides its assumption: always at the paper's
+    ``k``; at a clipped ``k = T`` only when it fails (a dependent subset refutes the Kruskal
+    rank; passing subsets of a smaller set say nothing about ``k = n`` or ``d``)."""
+    return bool(row["valid"]) or float(row["pass_fraction"]) < threshold

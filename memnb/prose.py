@@ -27,7 +27,7 @@ REFERENCE_WORDS: frozenset[str] = frozenset(
         "Cor", "Remark", "Remarks", "Definition", "Assumption", "Assumptions", "Experiment",
         "Experiments", "Exp", "Sec", "Section", "Sections", "App", "Appendix", "Appendices",
         "eq", "eqs", "Eq", "Eqs", "equation", "equations", "Chapter", "Example", "Algorithm",
-        "Conjecture",
+        "Conjecture", "Claim", "Claims", "Definitions",
     ))
 _CONNECTORS = frozenset({"and", "or", "to", ",", "&", "-", "–", "through", "of"})
 _STRIP = [

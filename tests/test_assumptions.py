@@ -100,3 +100,23 @@ def test_summarize_and_table():
     assert not rows["assumption2"]["satisfied"]
     with pytest.raises(ValueError, match="empty"):
         summarize([], name="none")
+
+
+def test_general_position_is_tested_at_d_and_a_clipped_test_decides_only_a_failure():
+    """The paper tests General Position at k = d; with fewer examples than d the test runs at
+    k = T: a pass there is not conclusive (valid False), a failure is (it refutes the rank)."""
+    from memnb.assumptions import conclusive
+
+    g = torch.Generator().manual_seed(5)
+    few = summarize([torch.randn(4, 2, 6, generator=g, dtype=torch.float64)], name="few")
+    gp = {r["check"]: r for r in assumption_table(few, repeats=5)}["general_position"]
+    assert gp["k"] == 4 and not gp["valid"] and gp["pass_fraction"] == 1.0
+    assert not gp["conclusive"] and not conclusive(gp)
+    dup = torch.randn(4, 2, 6, generator=g, dtype=torch.float64)
+    dup[3, 0] = dup[0, 0]  # two equal queries among four
+    gp = {r["check"]: r for r in assumption_table(summarize([dup], name="dup"),
+                                                  repeats=5)}["general_position"]
+    assert gp["pass_fraction"] == 0.0 and gp["conclusive"]
+    enough = summarize([torch.randn(9, 2, 6, generator=g, dtype=torch.float64)], name="many")
+    gp = {r["check"]: r for r in assumption_table(enough, repeats=5)}["general_position"]
+    assert gp["k"] == 6 and gp["valid"] and gp["conclusive"]

@@ -130,3 +130,61 @@ def test_proposition3_relu_network_rank_is_capped():
     rank, params = relu_network_jacobian_rank(E, e, width)
     assert params == width * ((n + 1) * d + 2) + 1
     assert rank <= width * (d + 2) + 1 < params
+
+
+# --- memnb.constructions.mha_checks: the paper's other numbered statements -------------------
+
+def test_claims_and_lemmas_hold_exactly():
+    from memnb.constructions import mha_checks as c
+
+    claim = c.claim1_check(n=5, d=9, seed=2)
+    assert claim["max_error"] < 1e-10 and claim["rank_W"] <= 5
+    l3 = c.lemma3_check(seed=1)
+    assert l3["max_on_S"] < 1e-12 and l3["min_gap_off_S"] > 0 and l3["rank_W0"] == 1
+    l4 = c.lemma4_check(seed=1)
+    assert (l4["off_S_distance"].diff().dropna() < 0).all()
+    assert l4["on_S_change"].max() < 1e-10 and l4["off_S_distance"].iloc[-1] < 1e-2
+    assert c.lemma1_check(trials=20)["violations"] == 0
+    assert c.lemma5_check(trials=20)["violations"] == 0
+    l2 = c.lemma2_check(n=4)
+    assert (l2["rank"].iloc[:-1] == 4).all() and l2["rank"].iloc[-1] == 3  # fails at c = -1/n
+
+
+def test_remark1_skip_connection_and_proposition4():
+    from memnb.constructions import mha_checks as c
+
+    r = c.remark1_check(heads=2, n=5, k=3, d=8)
+    assert r["T"] == 2 * (3 - 1) + 1 == r["z_rank"] and r["max_abs_error"] < 1e-6
+    assert c.skip_connection_check()["max_abs_error"] < 1e-6
+    p4 = c.proposition4_check()
+    assert p4["kruskal_before"] == 1 and p4["kruskal_after"] >= p4["n"]
+    assert p4["contexts_rank_n_after"] == p4["T"]
+
+
+def test_positional_encoding_is_numerically_rank_deficient_at_vit_size():
+    from memnb.constructions.mha_checks import positional_rank_check
+
+    small = positional_rank_check(n=8, d=16, trials=2)
+    assert small["pe_rank"] == 8 and small["random_full_rank"] == 2
+    vit = positional_rank_check(trials=1)
+    assert vit["pe_rank"] < vit["n"] and vit["pe_smallest_relative_sv"] < 1e-12
+
+
+def test_relu_comparison_reports_a_true_upper_bound():
+    from memnb.constructions.mha_checks import relu_comparison
+
+    t = relu_comparison(heads=2, n=4, d=6, T=50)
+    relu = t[t["width"].notna()]
+    assert (relu["examples"] == (relu["width"] * (6 + 2) + 1).clip(upper=50)).all()
+    assert (relu["jacobian_rank"] <= relu["examples"]).all()
+    assert t.iloc[0]["examples"] == mahdavi_capacity(2, 4, 6)
+
+
+def test_construction_grid_and_theory_dataset_validation():
+    from memnb.constructions.mha_checks import construction_grid, theory_dataset
+
+    grid = construction_grid([1, 2], [3], [2, 4], d=6)
+    assert grid["memorized_all"].all() and grid["rank_grows_per_head"].all()
+    assert (grid["z_rank"] == grid["capacity"]).all()
+    with pytest.raises(ValueError, match="n must be"):
+        theory_dataset(4, 0, 3)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 import torch
 
@@ -65,13 +64,38 @@ def test_registry_profiles():
     assert full["sizes"] == [10_000, 20_000, 30_000, 40_000]
 
 
-def test_linear_fit_recovers_a_line():
-    table = pd.DataFrame({"H": [1, 2, 3, 4, 1, 2, 3, 4], "m": [3, 5, 7, 9, 3, 5, 7, 9]})
-    fit = mahdavi.linear_fit(table, "H", "m")
-    assert fit["slope"] == pytest.approx(2.0) and fit["intercept"] == pytest.approx(1.0)
-    assert fit["r2"] == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="two distinct"):
-        mahdavi.linear_fit(table[table.H == 1], "H", "m")
+@pytest.mark.parametrize("profile", ["quick", "full"])
+@pytest.mark.parametrize("name", ["mahdavi.heads", "mahdavi.context", "mahdavi.head_dim",
+                                  "mahdavi.nonshared", "mahdavi.regression",
+                                  "mahdavi.saturation"])
+def test_budget_scales_with_dataset_size(name, profile):
+    """Issue 14's protocol: at least 500 epochs and the minimum steps, in quick as in full, so
+    that a data set twice as large gets (at least) twice the steps once the epochs dominate."""
+    params = get(name).params(profile)
+    assert params["epochs"] >= 500
+    batch, min_steps = params["batch"], params["min_steps"]
+    for T in (params.get("sizes") or [t for _, t in params["configs"]]):
+        steps = mahdavi.official_steps(T, min_steps, params["epochs"], batch)
+        assert steps >= params["epochs"] * T // batch and steps >= min_steps
+    big = 4 * max(min_steps * batch // params["epochs"], 1)
+    assert (mahdavi.official_steps(2 * big, min_steps, params["epochs"], batch)
+            >= 2 * mahdavi.official_steps(big, min_steps, params["epochs"], batch) - 1)
+
+
+def test_points_carry_the_budget_of_their_size():
+    params = {**get("mahdavi.heads").params("quick"), "sizes": [200, 400]}
+    points = mahdavi._points(params, 1, "heads", H=[1], T=params["sizes"])
+    steps = {p["T"]: p["steps"] for p in points}
+    assert steps[400] == 2 * steps[200] == 2 * (500 * 200 // params["batch"])
+    # different budgets never share a packed stack
+    assert mahdavi._group_key(points[0]) != mahdavi._group_key(points[1])
+
+
+def test_official_steps_validation():
+    with pytest.raises(ValueError, match="T must be"):
+        mahdavi.official_steps(0, 10)
+    with pytest.raises(ValueError, match="no step"):
+        mahdavi.official_steps(10, 0, epochs=0)
 
 
 def test_ci_run_writes_and_resumes(tmp_path):

@@ -20,10 +20,12 @@ Theorem 1 / Proposition 1: under Assumption 1 (the queries have Kruskal rank >= 
    ``W_{V_h} = W*_h``, ``W_O`` summing the heads into the first ``d_o`` coordinates and
    ``W_D = [I_{d_o}; 0]`` (needs ``d_o <= d``).
 
-Besides the construction the module checks the paper's other rank statements numerically:
-Proposition 2 (shared context: ``rank Z <= H(n-1)+1`` for all weights), Proposition 5 (tokens
-summing to a constant: ``rank Z <= H(d-1)+1``) and Proposition 3's comparison with a two-layer ReLU
-network (:func:`relu_network_jacobian_rank`).
+Besides the construction the module gives the pieces the paper's other rank statements need:
+random-weight ranks of ``Z`` (Proposition 2, shared context: ``rank Z <= H(n-1)+1`` for all
+weights; Proposition 5, tokens summing to a constant: ``rank Z <= H(d-1)+1``) and the output
+Jacobian of a two-layer ReLU network (Proposition 3, :func:`relu_network_jacobian_rank`). The
+checks of every numbered statement, built from these, are in
+:mod:`memnb.constructions.mha_checks`.
 """
 
 from __future__ import annotations

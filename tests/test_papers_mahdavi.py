@@ -1,0 +1,47 @@
+"""The published values of Mahdavi et al. (ICLR 2024): every value has a source, and the
+experiments read their grids from there instead of retyping them."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from memnb.experiments import mahdavi as experiments
+from memnb.experiments.registry import get
+from memnb.papers import Published
+from memnb.papers import mahdavi as paper
+
+
+def test_every_table_has_a_source_and_figure1_is_marked_read_off():
+    for frame in (paper.table1(), paper.figure1(), paper.table3(), paper.sweeps()):
+        assert isinstance(frame, pd.DataFrame) and len(frame)
+        assert frame["source"].map(lambda s: isinstance(s, str) and len(s) > 5).all()
+    assert paper.figure1()["source"].str.contains("read off figure").all()
+    assert set(paper.table1()["representation"]) == set(paper.TABLE1_COLUMNS)
+
+
+def test_single_values_carry_sources():
+    values = [v for v in vars(paper).values() if isinstance(v, Published)]
+    assert len(values) >= 15
+    assert all(v.source for v in values)
+    assert len(paper.sources()) == len(paper.sources()["value"].unique())
+
+
+def test_table_values_as_published():
+    t1 = paper.table1().set_index(["representation", "check"])["pass_fraction"]
+    assert t1[("embedding", "assumption1")] == 0.0
+    assert t1[("trained_vit_b16", "assumption1")] == 0.9982
+    assert (paper.table1().query("check == 'general_position'")["pass_fraction"] == 0).all()
+    t3 = paper.table3()
+    a2 = t3[t3["check"] == "assumption2"].set_index(["model", "weights", "layer"])
+    assert a2.loc[("gpt2", "trained", 1), "pass_fraction"] < 1.0
+    assert (a2.drop(index=("gpt2", "trained", 1))["pass_fraction"] == 1.0).all()
+
+
+def test_experiments_read_the_paper_grids():
+    assert experiments.HEADS_FULL is paper.HEADS_GRID
+    full = get("mahdavi.heads").params("full")
+    assert full["sizes"] == paper.sweeps().set_index("figure").loc["Fig. 2a", "sizes"]
+    assert full["d"] == paper.D.value and full["lr"] == paper.LEARNING_RATE.value
+    sat = get("mahdavi.saturation").params("full")
+    assert [tuple(c) for c in sat["configs"]] == list(paper.SATURATION_CONFIGS.value)
+    assert not any(name.startswith("PAPER_") for name in vars(experiments))

@@ -1,0 +1,160 @@
+"""The scorecard rows of Mahdavi et al. (ICLR 2024): every numbered item, computed statuses, and
+each figure criterion checked both ways on synthetic tables whose answer is known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from memnb.papers import mahdavi as paper
+from memnb.scorecard import mahdavi as sc
+from memnb.scorecard.core import NotComputable, build_scorecard
+
+ITEMS = ["Definition 1", "Definition 2", "Assumption 1", "Assumption 2", "Assumption 3",
+         "Theorem 1", "Proposition 1", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2", "Lemma 3",
+         "Lemma 4", "Lemma 5", "Remark 1", "Proposition 2", "Proposition 3", "Proposition 4",
+         "Proposition 5", "App. A", "App. C", "Table 1", "Fig. 1", "Table 2", "Table 3",
+         "Fig. 2a", "Fig. 2b", "Fig. 2c", "Fig. 3", "Fig. 4", "Fig. 5"]
+
+
+def _sweep(x: str, values: list[int], counts: list[float], *, T: int = 300, seeds: int = 2,
+           **fixed: int) -> pd.DataFrame:
+    rows = []
+    for seed in range(seeds):
+        for v, c in zip(values, counts, strict=True):
+            row = {"seed": seed, "T": T, x: v, "memorized": c + seed, "accuracy": (c + seed) / T,
+                   "capacity": 1 + v, "steps": 100, **fixed}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _write(root: Path, name: str, table: pd.DataFrame, profile: str = "quick") -> None:
+    folder = root / profile
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_csv(folder / f"{name}.csv", index=False)
+    (folder / f"{name}.json").write_text(json.dumps({"device_name": "test", "seeds": 2,
+                                                      "git_commit": "abc", "started_utc": "x"}))
+
+
+@pytest.fixture(scope="module")
+def empty_rows(tmp_path_factory):
+    return build_scorecard("full", ["mahdavi"], root=tmp_path_factory.mktemp("empty"))
+
+
+def test_every_numbered_item_has_one_row(empty_rows):
+    assert [r.item for r in empty_rows] == ITEMS
+
+
+def test_exact_items_reproduce_and_missing_runs_say_not_run(empty_rows):
+    by_item = {r.item: r for r in empty_rows}
+    for name in ("Theorem 1", "Proposition 1", "Proposition 2", "Proposition 3",
+                 "Proposition 4", "Proposition 5", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2",
+                 "Lemma 3", "Lemma 4", "Lemma 5", "Remark 1", "App. A", "App. C",
+                 "Definition 1", "Definition 2"):
+        assert by_item[name].status == "reproduced", (name, by_item[name].measured)
+        assert "exact computation" in by_item[name].evidence
+    for name in ("Table 1", "Fig. 1", "Table 3", "Fig. 2a", "Fig. 2c", "Fig. 5"):
+        assert by_item[name].status == "not run"
+        assert "memnb run mahdavi." in by_item[name].measured
+    assert by_item["Table 2"].status == "not computable"
+
+
+def test_fig2a_linear_and_not():
+    line = _sweep("H", [1, 2, 3, 4, 5], [20, 40, 60, 80, 100], n=8, d_h=16)
+    assert sc.fig2a_verdict(line).status == "reproduced"
+    flat = _sweep("H", [1, 2, 3, 4, 5], [20, 90, 20, 90, 20], n=8, d_h=16)
+    assert sc.fig2a_verdict(flat).status == "differs"
+    margin = sc.guarantee_margin(line, "H")
+    assert margin.status == "reproduced" and margin.values["tightest"] > 1
+
+
+def test_fig2b_monotone_and_not():
+    up = _sweep("n", [1, 2, 4, 8], [5, 50, 100, 150], H=4, d_h=16)
+    assert sc.fig2b_verdict(up).status == "reproduced"
+    down = _sweep("n", [1, 2, 4, 8], [5, 150, 100, 50], H=4, d_h=16)
+    assert sc.fig2b_verdict(down).status == "differs"
+
+
+def test_fig2c_plateau_and_rise():
+    flat = _sweep("d_h", [1, 2, 4, 6, 9, 12], [20, 40, 80, 120, 121, 120], n=6, H=4)
+    assert sc.fig2c_verdict(flat).status == "reproduced"
+    rising = _sweep("d_h", [1, 2, 4, 6, 9, 12], [20, 40, 80, 120, 150, 180], n=6, H=4)
+    verdict = sc.fig2c_verdict(rising)
+    assert verdict.status == "differs" and "at d_h = n = 6" in verdict.measured
+
+
+def _saturation(accuracy: float, unsaturated: float) -> pd.DataFrame:
+    rows = []
+    for h, t in ((4, 80), (8, 250)):
+        for k in range(h + 1):
+            rows.append({"H": h, "T": t, "accuracy": accuracy, "saturated_heads": k,
+                         "example_fraction": 1.0 / (h + 1), "saturated_fraction": 0.5,
+                         "some_head_unsaturated": unsaturated})
+    return pd.DataFrame(rows)
+
+
+def test_fig3_needs_perfect_memorization():
+    assert sc.fig3_verdict(_saturation(1.0, 0.99)).status == "reproduced"
+    assert sc.fig3_verdict(_saturation(1.0, 0.5)).status == "differs"
+    with pytest.raises(NotComputable, match="not memorized perfectly"):
+        sc.fig3_verdict(_saturation(0.6, 0.99))
+
+
+def _regression(shared_rise: bool) -> pd.DataFrame:
+    rows = []
+    for shared in (True, False):
+        for seed in range(2):
+            for h, mse in zip([1, 2, 4, 8], [0.08, 0.06, 0.04, 0.02], strict=True):
+                if shared and shared_rise and h == 8:
+                    mse = 0.07
+                rows.append({"sweep": "heads", "shared": shared, "H": h, "n": 8, "T": 100,
+                             "mse": mse + 1e-4 * seed, "seed": seed})
+            for n, mse in zip([2, 8], [0.07, 0.03], strict=True):
+                rows.append({"sweep": "context", "shared": shared, "H": 4, "n": n, "T": 100,
+                             "mse": mse, "seed": seed})
+    return pd.DataFrame(rows)
+
+
+def test_fig5_judges_shared_and_nonshared_separately():
+    assert sc.fig5_verdict(_regression(False)).status == "reproduced"
+    verdict = sc.fig5_verdict(_regression(True))
+    assert verdict.status == "differs"
+    parts = sc.fig5_parts(_regression(True))
+    bad = parts[parts["status"] != "reproduced"]
+    assert list(zip(bad["sweep"], bad["shared"], strict=True)) == [("heads", True)]
+
+
+def _table1(embedding_a1: float) -> pd.DataFrame:
+    rows = []
+    for rep, a1 in (("embedding", embedding_a1), ("random_attention", 1.0)):
+        for check, frac, k in (("assumption2", 1.0, 197), ("assumption1", a1, 197),
+                               ("general_position", 0.0, 340), ("assumption3", 1.0, 197)):
+            rows.append({"representation": rep, "check": check, "k": k, "pass_fraction": frac,
+                         "valid": k != 340, "repeats": 20, "T": 340, "min_rank": 1,
+                         "max_rank": k, "n": 197, "d": 768})
+    for k, frac in zip(paper.figure1()["k"], paper.figure1()["pass_fraction"], strict=True):
+        if k <= 340:
+            rows.append({"representation": "random_attention", "check": "figure1", "k": k,
+                         "pass_fraction": frac, "repeats": 6, "T": 340, "n": 197, "d": 768})
+    return pd.DataFrame(rows)
+
+
+def test_table1_cells_both_ways_and_fig1():
+    ok = sc.table1_verdict(_table1(0.0))
+    assert ok.status == "reproduced" and ok.values["disagree"] == 0
+    bad = sc.table1_verdict(_table1(1.0))
+    assert bad.status == "differs" and "embedding/assumption1" in bad.measured
+    assert sc.fig1_verdict(_table1(0.0)).status == "reproduced"
+
+
+def test_quick_results_count_at_most_as_trend(tmp_path):
+    _write(tmp_path, "mahdavi.heads", _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16))
+    _write(tmp_path, "mahdavi.regression", _regression(True))
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    assert rows["Fig. 2a"].status == "trend" and "fell back" in rows["Fig. 2a"].evidence
+    assert "lower bound holds" in rows["Fig. 2a"].measured
+    assert rows["Fig. 5"].status == "differs"
+
