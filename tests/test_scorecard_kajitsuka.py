@@ -107,9 +107,11 @@ def test_every_named_item_has_a_row_and_missing_runs_are_not_run(tmp_path):
     assert items["Fig. 7"].status == "not run" and "memnb run kajitsuka.capacity" in \
         items["Fig. 7"].measured
     assert items["Theorem 4.1"].status == "not run"
-    for exact in ("Remark 4.1", "Remark 4.2", "Definition 4.1", "Theorem 4.2",
-                  "Nonlinear hash"):
+    for exact in ("Definition 4.1", "Nonlinear hash"):
         assert items[exact].status == "reproduced", items[exact]
+    # exact checks of our reading of a title, or of one proof step, count at most as a trend
+    for partial in ("Remark 4.1", "Remark 4.2", "Theorem 4.2"):
+        assert items[partial].status == "trend", items[partial]
     for none in ("Remark 3.1", "Remark 4.5", "Table 1"):
         assert items[none].status == "not computable"
     assert items["Nonlinear hash"].ours

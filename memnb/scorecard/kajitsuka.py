@@ -228,6 +228,10 @@ def thm41(results: ResultSource) -> Verdict:
     return thm41_verdict(results.table("kajitsuka.construction"))
 
 
+_TITLE_ONLY = ("only the remark's title is in our sources: this checks our reading of it, not "
+               "the paper's statement")
+
+
 @item(P, "Remark 4.1", claim="Deep sets: the attention layer only needs to average "
       "(pooling suffices) [content unverified: only the title is in our sources]",
       criterion="the construction's one head has W_Q = W_K = 0, and its hardmax and softmax "
@@ -242,8 +246,10 @@ def remark41(results: ResultSource) -> Verdict:
     zero = not any(net.attention.W_Q) and not any(net.attention.W_K)
     same = bool(np.array_equal(net.ids(data.tokens, attention="hardmax"),
                                net.ids(data.tokens, attention="softmax")))
-    return criteria.exact_check(zero and same, f"W_Q = W_K = 0: {zero}; hardmax IDs equal "
-                                f"softmax IDs on {len(data.tokens)} sequences: {same}")
+    return criteria.at_reduced_scale(
+        criteria.exact_check(zero and same, f"W_Q = W_K = 0: {zero}; hardmax IDs equal "
+                             f"softmax IDs on {len(data.tokens)} sequences: {same}"),
+        _TITLE_ONLY)
 
 
 @item(P, "Remark 4.2", claim="Embedding layer: an input embedding (e.g. with positional "
@@ -264,8 +270,10 @@ def remark42(results: ResultSource) -> Verdict:
     labels = np.concatenate([small.labels, (small.labels[keep] + 1) % 3])
     net = memorize(vocab[tokens], labels, positional=True, seed=1)
     exact = bool(np.array_equal(net.predict(vocab[tokens]), labels))
-    return criteria.exact_check(exact, f"{len(tokens)} sequences ({int(keep.sum())} permuted "
-                                f"copies relabelled), every label exact: {exact}")
+    return criteria.at_reduced_scale(
+        criteria.exact_check(exact, f"{len(tokens)} sequences ({int(keep.sum())} permuted "
+                             f"copies relabelled), every label exact: {exact}"),
+        _TITLE_ONLY)
 
 
 @item(P, "Remark 4.3", claim="Dependence on d: Õ(d + √N) parameters [unverified reading of "
@@ -329,8 +337,11 @@ def thm42(results: ResultSource) -> Verdict:
             out += WO @ WV @ Z @ weights
             expected += np.repeat((WO @ WV @ x)[:, None], n, axis=1)
         worst = max(worst, float(np.max(np.abs(out - expected) / (1 + np.abs(expected)))))
-    return criteria.exact_check(worst < 1e-12, f"largest relative deviation {worst:.2g} over "
-                                "20 draws")
+    return criteria.at_reduced_scale(
+        criteria.exact_check(worst < 1e-12, f"largest relative deviation {worst:.2g} over "
+                             "20 draws"),
+        "only one step of our reconstructed proof is checked; the lower bound itself, whose "
+        "constant is not in our sources, is not measured")
 
 
 @item(P, "Corollary 4.1", claim="seq-to-seq: Õ(√(nN)) parameters suffice (and are necessary "
@@ -347,8 +358,10 @@ def cor41(results: ResultSource) -> Verdict:
     exact = bool(np.array_equal(net.predict(s2s.tokens), s2s.labels))
     v = construction_verdicts(results.table("kajitsuka.construction"))["seq2seq_n"]
     ok = exact and v.status == "reproduced"
-    return Verdict("reproduced" if ok else "differs",
-                   f"all {s2s.labels.size} token labels exact: {exact}; {v.measured}", v.values)
+    return criteria.at_reduced_scale(
+        Verdict("reproduced" if ok else "differs",
+                f"all {s2s.labels.size} token labels exact: {exact}; {v.measured}", v.values),
+        "only the sufficiency half is checked; the necessity with hardmax is not measured")
 
 
 @item(P, "Remark 4.5", claim="Sparse Transformers (content not in our sources)",
