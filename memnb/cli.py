@@ -2,7 +2,12 @@
 
     memnb list
     memnb run dana.exp1 --profile quick [--device cpu|cuda] [--seeds K] [--executor dask://HOST:PORT]
+              [--time-limit SECONDS]
     memnb scorecard [--profile full|quick|ci] [--paper dana] [--json]
+    memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
+
+``memnb run`` exits with 0 when the table is complete, 2 on bad arguments, and 3 when it
+stopped at its ``--time-limit`` (every finished point is cached; rerun the same command).
 """
 
 from __future__ import annotations
@@ -10,8 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 from memnb.profiles import PROFILES
+
+PARTIAL = 3
+"""Exit code of ``memnb run`` when it stopped at its time limit with part of the grid done."""
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -25,16 +34,43 @@ def _cmd_list(_: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from memnb.results import run_experiment
+    from memnb.results import TimeLimitReached, run_experiment
 
     try:
         result = run_experiment(args.experiment, args.profile, device=args.device,
-                                seeds=args.seeds, executor=args.executor)
+                                seeds=args.seeds, executor=args.executor,
+                                time_limit_s=args.time_limit,
+                                clock_start=args.started)
     except ValueError as err:
         print(f"memnb run: error: {err}", file=sys.stderr)
         return 2
+    except TimeLimitReached as err:
+        print(f"memnb run: partial: {err}", file=sys.stderr)
+        return PARTIAL
     print(f"{len(result.table)} rows written to {result.csv_path}")
     print(f"provenance written to {result.provenance_path}")
+    if not result.complete:
+        prov = result.provenance
+        print(f"memnb run: partial: stopped at the time limit with {prov['points_done']} of "
+              f"{prov['points_done'] + prov['points_missing']} points; every finished point is "
+              "cached: rerun the same command to continue", file=sys.stderr)
+        return PARTIAL
+    return 0
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from memnb.planner import plan, plan_markdown
+    from memnb.results import device_description
+
+    try:
+        table = plan(args.target, args.profile, device=args.device, budget_s=args.calibration)
+    except ValueError as err:
+        print(f"memnb plan: error: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(table.to_json(orient="records", indent=1))
+        return 0
+    print(plan_markdown(table, device_name=device_description(args.device)))
     return 0
 
 
@@ -63,6 +99,16 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0; got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memnb`` command."""
     parser = argparse.ArgumentParser(prog="memnb", description=__doc__.splitlines()[0])
@@ -75,6 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", type=int, default=None, help="number of seeds (profile default)")
     run.add_argument("--executor", default=None,
                      help="dask://HOST:PORT to spread the sweep over a dask cluster")
+    run.add_argument("--time-limit", type=_positive_seconds, default=None, metavar="SECONDS",
+                     help="stop starting groups of points that would not end within SECONDS; "
+                          "finished points stay cached and the exit code is 3 when partial")
+    planner = sub.add_parser("plan", help="runs, model-steps, FLOPs and estimated wall time of "
+                             "experiments, from a short calibration on this device")
+    planner.add_argument("target", help="an experiment (dana.exp1), a chapter (dana) or all")
+    planner.add_argument("--profile", choices=PROFILES, default="full")
+    planner.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
+    planner.add_argument("--calibration", type=_positive_seconds, default=2.0, metavar="SECONDS",
+                         help="time spent calibrating groups of each experiment (default 2)")
+    planner.add_argument("--json", action="store_true", help="print the rows as JSON")
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")
     card.add_argument("--profile", choices=PROFILES, default="full",
@@ -89,8 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``memnb`` console script."""
+    started = time.monotonic()
     args = build_parser().parse_args(argv)
-    handler = {"list": _cmd_list, "run": _cmd_run, "scorecard": _cmd_scorecard}[args.command]
+    args.started = started  # --time-limit counts from here (interpreter start-up not included)
+    handler = {"list": _cmd_list, "run": _cmd_run, "scorecard": _cmd_scorecard,
+               "plan": _cmd_plan}[args.command]
     return handler(args)
 
 

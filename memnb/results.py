@@ -2,11 +2,14 @@
 
 Only the project's own code writes here (:func:`run_experiment`). The JSON beside each CSV records
 how the table was made: the experiment and its parameters, profile, seeds, device, package
-versions, git commit, command line, dates and wall time.
+versions, git commit, the fingerprint of the code that computed its points, command line, dates
+and wall time. A run stopped at its time limit writes the points it finished, and its JSON says
+so (``complete: false``, with the points still missing).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import subprocess
@@ -24,6 +27,7 @@ import memnb
 from memnb.experiments.registry import get
 from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile, default_seeds
+from memnb.sweep import TimeBudget, code_fingerprint, code_modules, time_limit
 
 
 @dataclass
@@ -34,6 +38,27 @@ class ExperimentResult:
     csv_path: Path
     provenance_path: Path
     provenance: dict[str, Any]
+    complete: bool = True
+
+
+class TimeLimitReached(RuntimeError):
+    """A run stopped at its time limit before it had enough points to build its table."""
+
+    def __init__(self, name: str, budget: TimeBudget) -> None:
+        super().__init__(
+            f"{name}: stopped at the time limit with {budget.done} points finished and "
+            f"{len(budget.missing)} missing, too few to build its table; every finished point is "
+            "cached: rerun the same command to continue")
+        self.budget = budget
+
+
+def _time_budget(seconds: float | None, started: float
+                 ) -> contextlib.AbstractContextManager[TimeBudget | None]:
+    """A sweep time limit ending ``seconds`` after ``started`` (a ``time.monotonic()`` reading),
+    less a margin (5 %, at most 10 s) left for writing the results."""
+    if seconds is None:
+        return contextlib.nullcontext()
+    return time_limit(seconds - min(10.0, 0.05 * seconds), start=started)
 
 
 def _git_commit() -> str:
@@ -80,12 +105,20 @@ def result_paths(name: str, profile: str, root: Path | None = None) -> tuple[Pat
 
 def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                    seeds: int | None = None, executor: str | None = None,
-                   root: Path | None = None) -> ExperimentResult:
+                   root: Path | None = None, time_limit_s: float | None = None,
+                   clock_start: float | None = None) -> ExperimentResult:
     """Run experiment ``name`` under ``profile``, write its table and provenance, return both.
 
     Points already computed (in ``<root>/<profile>/.cache/<name>/``) are reused, so an
-    interrupted run resumes where it stopped.
+    interrupted run resumes where it stopped. With ``time_limit_s``, no group of points starts
+    that would not end before the limit (estimated from the longest group so far); the table
+    then holds the finished points, ``complete`` is False and the provenance lists the missing
+    ones. :class:`TimeLimitReached` is raised when too few points finished to build the table.
+    The limit counts from ``clock_start`` (a ``time.monotonic()`` reading; default: now).
     """
+    clock_start = time.monotonic() if clock_start is None else clock_start
+    if time_limit_s is not None and not time_limit_s > 0:
+        raise ValueError(f"time_limit_s must be > 0 seconds; got {time_limit_s!r}")
     exp = get(name)
     check_profile(profile)
     check_device(device)
@@ -97,9 +130,20 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     cache_dir = csv_path.parent / ".cache" / name
     started = datetime.now(UTC)
     commit = _git_commit()  # the code that computes the points, read before they are computed
+    code = code_fingerprint(code_modules(exp.fn.__module__))
     t0 = time.perf_counter()
-    table = exp.run(profile, seeds=seeds, device=device, cache_dir=cache_dir, executor=executor)
+    with _time_budget(time_limit_s, clock_start) as budget:
+        try:
+            table = exp.run(profile, seeds=seeds, device=device, cache_dir=cache_dir,
+                            executor=executor)
+        except Exception as err:
+            if budget is not None and budget.stopped:
+                raise TimeLimitReached(name, budget) from err
+            raise
     wall = time.perf_counter() - t0
+    complete = budget is None or not budget.stopped
+    if not complete and budget.done == 0:
+        raise TimeLimitReached(name, budget)  # no point to show: keep any earlier table
     provenance = {
         "experiment": name,
         "title": exp.title,
@@ -116,16 +160,28 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "python": platform.python_version(),
         "platform": platform.platform(),
         "git_commit": commit,
+        "code_fingerprint": code,
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 2),
         "rows": len(table),
         "note": "wall_time_s covers only the points computed in this invocation; cached points"
                 " from an interrupted earlier run are reused",
+        "complete": complete,
     }
+    if not complete:
+        provenance.update({
+            "time_limit_s": time_limit_s,
+            "points_done": budget.done,
+            "points_missing": len(budget.missing),
+            "missing_points": budget.missing,
+            "note": f"partial run stopped at its time limit: {budget.done} of "
+                    f"{budget.done + len(budget.missing)} points; the table holds only those, "
+                    "and missing_points lists the others. " + provenance["note"],
+        })
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
-    return ExperimentResult(table, csv_path, json_path, provenance)
+    return ExperimentResult(table, csv_path, json_path, provenance, complete)
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:
@@ -134,7 +190,8 @@ def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult 
     if not (csv_path.exists() and json_path.exists()):
         return None
     provenance = json.loads(json_path.read_text())
-    return ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance)
+    return ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance,
+                            bool(provenance.get("complete", True)))
 
 
 @dataclass
@@ -169,6 +226,10 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         prov = cached.provenance
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{prov['started_utc'][:10]} ({prov['device_name']}, {prov['seeds']} seeds)")
+    if cached is not None and not cached.complete:
+        prov = cached.provenance
+        note += (f"; the full-scale run is partial ({prov.get('points_done')} of "
+                 f"{prov.get('points_done', 0) + prov.get('points_missing', 0)} points ran)")
     return FreshAndCached(name, fresh.table, None if cached is None else cached.table,
                           get(name).params(profile), note)
 

@@ -1,23 +1,39 @@
 """A grid of runs into a tidy table, each point cached as soon as it is computed.
 
 A *point* is a JSON-serialisable dict of parameters (including its seed). ``run_sweep`` looks up
-every point in a cache folder (one JSON file per point, named by a hash of the point, holding the
-point, its result rows and a checksum of those rows). Missing or corrupted points are computed,
-in groups chosen by ``group_key`` so that compatible points can be trained together as one packed
-stack of models, and each point's file is written atomically as soon as its group finishes. An
-interrupted sweep therefore loses only the group in flight, and rerunning it computes only the
-missing points.
+every point in a cache folder (one JSON file per point, named by a hash of the point and of the
+code that computes it, holding the point, the code's fingerprint, its result rows and a checksum
+of those rows). Missing or corrupted points are computed, in groups chosen by ``group_key`` so
+that compatible points can be trained together as one packed stack of models, and each point's
+file is written atomically as soon as its group finishes. An interrupted sweep therefore loses
+only the group in flight, and rerunning it computes only the missing points.
+
+The code fingerprint (:func:`code_fingerprint`) covers the source of the modules every training
+point depends on (:data:`CORE_MODULES`) and of the evaluator's own module with the ``memnb``
+modules it imports, so a changed model, loop or experiment never reuses a point computed by
+older code: the point is recomputed under a new key (the old file stays until deleted).
+
+Inside :func:`time_limit`, a sweep starts a group only while the time left exceeds the longest
+group seen so far; it then returns the points finished so far and the budget records the rest,
+so a run stopped at its limit keeps every finished point and says which are missing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import importlib.util
 import json
 import os
+import re
+import sys
+import time
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -26,6 +42,15 @@ from tqdm.auto import tqdm
 Point = dict[str, Any]
 Rows = list[dict[str, Any]]
 GroupEvaluator = Callable[[list[Point]], list[Rows]]
+
+CORE_MODULES: tuple[str, ...] = ("memnb.models", "memnb.train", "memnb.sweep", "memnb.data",
+                                 "memnb.constructions", "memnb.bounds")
+"""Modules (packages include every file below them) in every sweep's code fingerprint."""
+
+_NOT_CODE = ("memnb.experiments.registry", "memnb.paths", "memnb.profiles", "memnb.results",
+             "memnb.figures", "memnb.scorecard", "memnb.prose", "memnb.viz", "memnb.cli")
+"""Imported by experiment modules (with everything below them) but never part of what a point
+computes: the catalogue, paths, profile names, result files, figures, scorecard and prose."""
 
 
 def point_key(point: Mapping[str, Any]) -> str:
@@ -38,38 +63,198 @@ def _rows_digest(rows: Rows) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
 
 
-def cache_path(cache_dir: Path, point: Mapping[str, Any]) -> Path:
-    """The file that holds the cached result of ``point``."""
-    return Path(cache_dir) / f"{point_key(point)}.json"
+# --- code fingerprints ------------------------------------------------------------------------
+
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
 
 
-def write_point(cache_dir: Path, point: Mapping[str, Any], rows: Rows) -> Path:
+def _source_digest(path: Path) -> str:
+    """Hash of a source file without its blank and comment-only lines and trailing spaces.
+
+    Plain text processing (no tokenizer or AST), so the same source gives the same digest under
+    every Python version, e.g. on a GPU machine with another interpreter.
+    """
+    stat = path.stat()
+    memo = (str(path), stat.st_mtime_ns, stat.st_size)
+    if memo not in _FILE_DIGESTS:
+        lines = [line.rstrip() for line in path.read_text(encoding="utf-8").splitlines()]
+        kept = "\n".join(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#"))
+        _FILE_DIGESTS[memo] = hashlib.sha256(kept.encode()).hexdigest()
+    return _FILE_DIGESTS[memo]
+
+
+def _module_files(name: str) -> list[tuple[str, Path]]:
+    """(label, path) of the source files of module or package ``name``, in a stable order."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ValueError(f"code module {name!r} cannot be found")
+    if spec.submodule_search_locations:
+        files = []
+        for folder in spec.submodule_search_locations:
+            root = Path(folder)
+            files += [(f"{name}/{p.relative_to(root).as_posix()}", p)
+                      for p in sorted(root.rglob("*.py"))]
+        return files
+    return [(name, Path(spec.origin))]
+
+
+def code_fingerprint(modules: Iterable[str]) -> str:
+    """A 16-hex-digit hash of the source of ``modules`` (packages: every ``.py`` below them).
+
+    Comments and blank lines do not count; any other change of any file does.
+    """
+    digest = hashlib.sha256()
+    for name in sorted(set(modules)):
+        for label, path in _module_files(name):
+            digest.update(f"{label}:{_source_digest(path)}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(memnb(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
+                     r"|import[ \t]+(memnb\.[\w.]+))", re.MULTILINE)
+
+
+def _imported_modules(source: str) -> set[str]:
+    """The ``memnb`` modules a source file imports, at the top or inside functions."""
+    found: set[str] = set()
+    for package, names, plain in _IMPORT.findall(source):
+        if plain:
+            found.add(plain)
+            continue
+        # from P import a, b: the names that are submodules of P, else P itself
+        words = re.findall(r"\w+", re.sub(r"#[^\n]*", "", names))
+        modules = {f"{package}.{w}" for w in words if w != "as" and _is_module(f"{package}.{w}")}
+        found |= modules or {package}
+    return found
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, AttributeError, ValueError):
+        return False
+
+
+def code_modules(evaluate: Callable[..., Any] | str | ModuleType | None) -> tuple[str, ...]:
+    """The modules whose source a sweep of ``evaluate`` depends on.
+
+    :data:`CORE_MODULES`, plus, when ``evaluate`` (a function, possibly wrapped in
+    ``functools.partial``, or a module or module name) lives in ``memnb``, its module and the
+    ``memnb`` modules that module imports (at its top or inside its functions).
+    """
+    if evaluate is None:
+        return CORE_MODULES
+    if isinstance(evaluate, str):
+        name = evaluate
+    elif isinstance(evaluate, ModuleType):
+        name = evaluate.__name__
+    else:
+        name = getattr(_unwrap(evaluate), "__module__", "") or ""
+    if not name.startswith("memnb."):
+        return CORE_MODULES
+    module = sys.modules.get(name) or importlib.import_module(name)
+    source = getattr(module, "__file__", None)
+    found = {name} if source is not None else set()  # a module made in memory has no source
+    for value in vars(module).values():
+        other = value.__name__ if isinstance(value, ModuleType) else getattr(
+            value, "__module__", None)
+        if isinstance(other, str) and other.startswith("memnb."):
+            found.add(other)
+    if source is not None:
+        found |= _imported_modules(Path(source).read_text(encoding="utf-8"))
+    found = {n for n in found if _is_module(n)
+             and not any(n == m or n.startswith(f"{m}.") for m in _NOT_CODE)}
+    names = set(CORE_MODULES) | found
+    return tuple(sorted(n for n in names if not any(n.startswith(f"{m}.") for m in names)))
+
+
+# --- the cache ----------------------------------------------------------------------------------
+
+def cache_path(cache_dir: Path, point: Mapping[str, Any], code: str | None = None) -> Path:
+    """The file that holds the cached result of ``point`` computed by code ``code``.
+
+    ``code`` is a :func:`code_fingerprint` (``None``: a point not tied to any code version).
+    """
+    suffix = "" if code is None else f".{code}"
+    return Path(cache_dir) / f"{point_key(point)}{suffix}.json"
+
+
+def write_point(cache_dir: Path, point: Mapping[str, Any], rows: Rows,
+                code: str | None = None) -> Path:
     """Write one point's rows atomically (temporary file, then rename)."""
-    path = cache_path(cache_dir, point)
+    path = cache_path(cache_dir, point, code)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"point": dict(point), "rows": rows, "sha256": _rows_digest(rows)}
+    payload = {"point": dict(point), "code": code, "rows": rows, "sha256": _rows_digest(rows)}
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(payload))  # rows keep their column order
     os.replace(tmp, path)
     return path
 
 
-def read_point(cache_dir: Path, point: Mapping[str, Any]) -> Rows | None:
-    """The cached rows of ``point``; ``None`` if absent or corrupted (a warning says which)."""
-    path = cache_path(cache_dir, point)
+def read_point(cache_dir: Path, point: Mapping[str, Any], code: str | None = None
+               ) -> Rows | None:
+    """The cached rows of ``point`` computed by ``code``; ``None`` if absent or corrupted (a
+    warning says which)."""
+    path = cache_path(cache_dir, point, code)
     if not path.exists():
         return None
     try:
         payload = json.loads(path.read_text())
         rows = payload["rows"]
-        ok = payload["sha256"] == _rows_digest(rows) and payload["point"] == json.loads(
-            json.dumps(dict(point), sort_keys=True, default=str))
+        ok = (payload["sha256"] == _rows_digest(rows)
+              and payload["point"] == json.loads(json.dumps(dict(point), sort_keys=True,
+                                                            default=str))
+              and payload.get("code") == code)
     except (json.JSONDecodeError, KeyError, TypeError, UnicodeDecodeError):
         ok = False
     if not ok:
         warnings.warn(f"cache file {path.name} is corrupted; recomputing that point", stacklevel=2)
         return None
     return rows
+
+
+# --- time limits --------------------------------------------------------------------------------
+
+@dataclass
+class TimeBudget:
+    """The time a run may take, and what the sweeps inside it finished and left undone."""
+
+    deadline: float
+    longest_group_s: float = 0.0
+    stopped: bool = False
+    done: int = 0
+    missing: list[Point] = field(default_factory=list)
+
+    def left(self) -> float:
+        """Seconds left before the deadline."""
+        return self.deadline - time.monotonic()
+
+    def allows_group(self) -> bool:
+        """Whether a group as long as the longest so far still ends before the deadline."""
+        return self.left() > self.longest_group_s
+
+
+_BUDGET: list[TimeBudget] = []
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, *, start: float | None = None) -> Iterator[TimeBudget]:
+    """Within the block, sweeps stop starting groups that would not end within ``seconds`` of
+    ``start`` (a ``time.monotonic()`` reading; default: now)."""
+    if not seconds > 0:
+        raise ValueError(f"time limit must be > 0 seconds; got {seconds!r}")
+    budget = TimeBudget((time.monotonic() if start is None else start) + seconds)
+    _BUDGET.append(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.remove(budget)
 
 
 def grid(**axes: Iterable[Any]) -> list[Point]:
@@ -103,6 +288,7 @@ def run_sweep(
     executor: str | None = None,
     progress: bool = True,
     desc: str = "sweep",
+    code: str | None = None,
 ) -> pd.DataFrame:
     """Evaluate every point of ``points`` (cached), return one tidy table.
 
@@ -111,22 +297,30 @@ def run_sweep(
     Each row is joined with its point's parameters in the returned table. ``executor`` is
     ``None`` (in-process) or ``"dask://HOST:PORT"`` (a ``dask.distributed`` scheduler), in which
     case each group is a task on the cluster and results are cached here as they arrive.
+
+    Cached points are keyed by their parameters and by ``code``, the fingerprint of the code
+    that computes them (default: :func:`code_fingerprint` of :func:`code_modules` of
+    ``evaluate``). Inside :func:`time_limit`, the table holds only the points finished before
+    the limit; the budget lists the others.
     """
     if len({point_key(p) for p in points}) != len(points):
         raise ValueError("points must be distinct (two points of the sweep are identical)")
     if max_group_size is not None and max_group_size < 1:
         raise ValueError(f"max_group_size must be >= 1 or None; got {max_group_size}")
     cache_dir = Path(cache_dir)
+    if code is None:
+        code = code_fingerprint(code_modules(evaluate))
     results: dict[str, Rows] = {}
     missing: list[Point] = []
     for point in points:
-        rows = read_point(cache_dir, point)
+        rows = read_point(cache_dir, point, code)
         if rows is None:
             missing.append(point)
         else:
             results[point_key(point)] = rows
 
     groups = _groups(missing, group_key, max_group_size) if missing else []
+    budget = _BUDGET[-1] if _BUDGET else None
     bar = tqdm(total=len(points), initial=len(points) - len(missing), desc=desc,
                disable=not progress)
 
@@ -135,24 +329,36 @@ def run_sweep(
             raise RuntimeError(
                 f"evaluate returned {len(group_rows)} results for a group of {len(group)} points")
         for point, rows in zip(group, group_rows, strict=True):
-            write_point(cache_dir, point, rows)
+            write_point(cache_dir, point, rows, code)
             results[point_key(point)] = rows
         bar.update(len(group))
 
     if executor is None:
         for group in groups:
+            if budget is not None and not budget.allows_group():
+                budget.stopped = True
+                break
+            started = time.monotonic()
             store(group, evaluate(group))
+            if budget is not None:
+                budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
     else:
         from memnb.distributed import map_groups
 
         for group, group_rows in map_groups(executor, evaluate, groups):
             store(group, group_rows)
+            if budget is not None and budget.left() <= 0:
+                budget.stopped = True  # groups still on the cluster are not waited for
+                break
     bar.close()
 
     table = []
     for point in points:
-        for row in results[point_key(point)]:
+        for row in results.get(point_key(point), []):
             table.append({**point, **row})
+    if budget is not None:
+        budget.done += sum(point_key(p) in results for p in points)
+        budget.missing += [p for p in points if point_key(p) not in results]
     return pd.DataFrame(table)
 
 

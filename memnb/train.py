@@ -11,13 +11,20 @@ Recipe (shared by the papers' official codes): Adam or AdamW, linear warm-up the
 linear decay, full-batch or mini-batch, evaluation of the whole training set every
 ``eval_every`` steps, a best-training-loss checkpoint per member, and per-member early stopping
 at 100 % training accuracy (a stopped member's learning rate is set to zero, which freezes it).
+
+The loop is built from four parts: the data and its mini-batches (:class:`_TrainingData`,
+:class:`_MiniBatches`), the evaluation of the training set (:class:`_Evaluator`), the
+best-checkpoint tracking with early stopping and history (:class:`_BestCheckpoint`,
+:class:`_Members`), and the short loop that drives them (:func:`_train_loop`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -228,6 +235,267 @@ def _adam_update(params: list[Tensor], grads: list[Tensor],
     torch._foreach_sub_(params, update)
 
 
+@contextlib.contextmanager
+def tf32_matmul(enabled: bool) -> Iterator[None]:
+    """Let CUDA matrix products and cuDNN use TensorFloat-32 inside the block (or forbid it).
+
+    The two global flags (``torch.backends.cuda.matmul.allow_tf32`` and
+    ``torch.backends.cudnn.allow_tf32``) are restored on leaving, also after an error, so a
+    training run never changes the precision of code that runs after it.
+    """
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = enabled
+    torch.backends.cudnn.allow_tf32 = enabled
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+Batch = tuple[tuple[Tensor, ...], Tensor, Tensor | None]
+
+
+class _TrainingData:
+    """The training set on the device, checked: inputs, targets, each member's real samples.
+
+    Shared data has leading dim ``T``; per-member data ``[K, T_max]`` with ``mask`` marking each
+    member's real samples. Inputs listed in ``constant_inputs`` have no sample dimension and are
+    passed whole with every batch.
+    """
+
+    def __init__(self, inputs: Inputs, targets: Tensor, num_members: int, device: torch.device,
+                 *, sample_mask: Tensor | None, per_member_data: bool,
+                 constant_inputs: Sequence[int], loss: str) -> None:
+        self.num_members = num_members
+        self.device = device
+        self.per_member = per_member_data
+        self.xs = tuple(x.to(device) for x in _as_tuple(inputs))
+        self.ys = targets.to(device)
+        constant = set(constant_inputs)
+        if not constant <= set(range(len(self.xs))):
+            raise ValueError(f"constant_inputs must be positions in inputs (0..{len(self.xs) - 1});"
+                             f" got {sorted(constant)}")
+        self.sampled = tuple(i not in constant for i in range(len(self.xs)))
+        if loss == "ce" and self.ys.dtype != torch.long:
+            raise ValueError("targets must be integer class labels (torch.long) when loss='ce'")
+        if per_member_data:
+            for x in (*self.xs, self.ys):
+                if x.shape[0] != num_members:
+                    raise ValueError(
+                        f"per_member_data=True needs a leading member dimension {num_members}; "
+                        f"got shape {tuple(x.shape)}"
+                    )
+            num_slots = self.ys.shape[1]
+            if sample_mask is None:
+                sample_mask = torch.ones(num_members, num_slots, dtype=torch.bool)
+            if tuple(sample_mask.shape) != (num_members, num_slots):
+                raise ValueError(
+                    f"sample_mask must have shape {(num_members, num_slots)}; "
+                    f"got {tuple(sample_mask.shape)}"
+                )
+            self.counts = sample_mask.sum(dim=1).tolist()
+        else:
+            if sample_mask is not None:
+                raise ValueError("sample_mask is only used with per_member_data=True")
+            self.counts = [self.ys.shape[0]]
+        if min(self.counts) < 1:
+            raise ValueError("every member needs at least one training sample")
+        self.mask = None if sample_mask is None else sample_mask.to(device)
+
+    def per_sample(self, fn: Callable[[Tensor], Tensor], tensors: tuple[Tensor, ...]
+                   ) -> tuple[Tensor, ...]:
+        """Apply ``fn`` (a selection of samples) to the per-sample inputs only."""
+        return tuple(fn(x) if keep else x for x, keep in zip(tensors, self.sampled, strict=True))
+
+    def full_batch(self) -> Batch:
+        """Every sample: inputs, targets ``[K, T, ...]`` and the weights of padded data."""
+        ys = self.ys if self.per_member else self.ys.expand(self.num_members, *self.ys.shape)
+        weights = None if self.mask is None else self.mask.to(torch.float32)
+        return self.xs, ys, weights
+
+
+class _MiniBatches:
+    """Each member's mini-batches, drawn by its own seeded :class:`_IndexStream` over its own
+    real samples, so a member trained alone with the same seed sees the same batches."""
+
+    def __init__(self, data: _TrainingData, batch_size: int, seed: int) -> None:
+        self.data = data
+        self.batch_size = batch_size
+        self.streams = [_IndexStream(int(c), seed, data.device) for c in data.counts]
+        self.valid_index = None
+        if data.mask is not None:
+            self.valid_index = [torch.nonzero(data.mask[k]).flatten()
+                                for k in range(data.num_members)]
+
+    def next(self) -> Batch:
+        """The next mini-batch of every member (no weights: padded samples are never drawn)."""
+        data, xs, ys = self.data, self.data.xs, self.data.ys
+        if not data.per_member:
+            idx = self.streams[0].take(self.batch_size)
+            return (data.per_sample(lambda x: x[idx], xs),
+                    ys[idx].expand(data.num_members, -1, *ys.shape[1:]), None)
+        rows = []
+        for k, stream in enumerate(self.streams):
+            local = stream.take(self.batch_size)
+            rows.append(local if self.valid_index is None else self.valid_index[k][local])
+        idx = torch.stack(rows)
+        gather = data.per_sample(lambda x: torch.gather(x, 1, idx.view(
+            *idx.shape, *([1] * (x.dim() - 2))).expand(*idx.shape, *x.shape[2:])), xs)
+        y = torch.gather(ys, 1, idx.view(*idx.shape, *([1] * (ys.dim() - 2))).expand(
+            *idx.shape, *ys.shape[2:]))
+        return gather, y, None
+
+
+class _Evaluator:
+    """Mean loss and accuracy of every member on its whole training set, in chunks of
+    ``batch_size``; repeated integer samples of shared data are evaluated once, weighted."""
+
+    def __init__(self, data: _TrainingData, forward_all: Callable[..., Tensor], loss: str,
+                 batch_size: int) -> None:
+        self.data, self.forward_all = data, forward_all
+        self.loss, self.batch_size = loss, batch_size
+        if data.per_member:
+            self.xs, self.ys, self.counts = data.xs, data.ys, None
+        else:
+            distinct_xs, self.ys, self.counts = _distinct_samples(
+                tuple(x for x, keep in zip(data.xs, data.sampled, strict=True) if keep), data.ys)
+            rows = iter(distinct_xs)
+            self.xs = tuple(next(rows) if keep else x
+                            for x, keep in zip(data.xs, data.sampled, strict=True))
+        self.size = self.ys.shape[1] if data.per_member else self.ys.shape[0]
+
+    def _chunk(self, start: int, stop: int) -> Batch:
+        data = self.data
+        if data.per_member:
+            chunk_x = data.per_sample(lambda x: x[:, start:stop], self.xs)
+            weights = None if data.mask is None else data.mask[:, start:stop]
+            return chunk_x, self.ys[:, start:stop], weights
+        chunk_x = data.per_sample(lambda x: x[start:stop], self.xs)
+        chunk_y = self.ys[start:stop].expand(data.num_members, *self.ys[start:stop].shape)
+        weights = None if self.counts is None else self.counts[start:stop][None]
+        return chunk_x, chunk_y, weights
+
+    def __call__(self, params: dict[str, Tensor], buffers: dict[str, Tensor],
+                 rows: int | None = None) -> tuple[Tensor, Tensor]:
+        """Mean loss and accuracy per member; with ``rows``, of the first ``rows`` rows of the
+        evaluation set only (to measure its cost: the means are then of those rows' samples)."""
+        device, members = self.data.device, self.data.num_members
+        total_loss = torch.zeros(members, device=device, dtype=torch.float64)
+        total_correct = torch.zeros(members, device=device, dtype=torch.float64)
+        end = self.size if rows is None else min(self.size, rows)
+        with torch.no_grad():
+            for start in range(0, end, self.batch_size):
+                chunk_x, chunk_y, weights = self._chunk(start, min(start + self.batch_size, end))
+                out = self.forward_all(params, buffers, *chunk_x)
+                per, correct = _sample_losses(out, chunk_y, self.loss)
+                if weights is not None:
+                    weights = weights.to(per.dtype)
+                    per, correct = per * weights, correct * weights
+                total_loss += per.sum(dim=-1).double()
+                total_correct += correct.sum(dim=-1).double()
+        n = torch.tensor(self.data.counts, device=device, dtype=torch.float64)
+        if end < self.size:
+            n = self._weight(end)
+        return total_loss / n, total_correct / n
+
+    def _weight(self, stop: int) -> Tensor:
+        """How many samples the first ``stop`` rows stand for, per member."""
+        members, device = self.data.num_members, self.data.device
+        if self.data.per_member:
+            mask = self.data.mask
+            count = torch.full((members,), float(stop), device=device) if mask is None else (
+                mask[:, :stop].sum(dim=-1))
+        else:
+            count = torch.full((members,), float(stop if self.counts is None
+                                                 else self.counts[:stop].sum()), device=device)
+        return count.to(torch.float64).clamp_min(1.0)
+
+
+def _member_view(vec: Tensor, like: Tensor) -> Tensor:
+    return vec.view(-1, *([1] * (like.dim() - 1)))
+
+
+class _BestCheckpoint:
+    """Each member's parameters at its lowest training loss so far, with that loss and accuracy."""
+
+    def __init__(self, params: dict[str, Tensor], num_members: int, device: torch.device) -> None:
+        self.params = {k: v.detach().clone() for k, v in params.items()}
+        self.loss = torch.full((num_members,), math.inf, device=device, dtype=torch.float64)
+        self.accuracy = torch.zeros(num_members, device=device, dtype=torch.float64)
+
+    def update(self, params: dict[str, Tensor], loss: Tensor, accuracy: Tensor,
+               active: Tensor) -> None:
+        """Keep the current parameters of the active members whose loss improved."""
+        improved = (loss < self.loss) & active
+        for k, v in params.items():
+            self.params[k] = torch.where(_member_view(improved, v), v.detach(), self.params[k])
+        self.loss = torch.where(improved, loss, self.loss)
+        self.accuracy = torch.where(improved, accuracy, self.accuracy)
+
+    def load_into(self, modules: list[nn.Module], buffers: dict[str, Tensor]) -> list[nn.Module]:
+        """Load each member's best parameters (and its buffers) into its module."""
+        for member, module in enumerate(modules):
+            state = {k: v[member].detach().clone() for k, v in self.params.items()}
+            state.update({k: v[member].clone() for k, v in buffers.items()})
+            module.load_state_dict(state)
+        return modules
+
+
+class _Members:
+    """Which members still train, the step each was last evaluated at, and the history rows."""
+
+    def __init__(self, num_members: int, device: torch.device, early_stop: bool) -> None:
+        self.active = torch.ones(num_members, device=device, dtype=torch.bool)
+        self.steps_run = torch.zeros(num_members, dtype=torch.long)
+        self.history: list[dict] = []
+        self.early_stop = early_stop
+
+    def record(self, step: int, lr: float, loss: Tensor, accuracy: Tensor) -> bool:
+        """Log the active members' evaluation, stop those at 100 % accuracy; True when all are."""
+        loss_cpu, acc_cpu, active_cpu = loss.cpu(), accuracy.cpu(), self.active.cpu()
+        for member in range(len(active_cpu)):
+            if active_cpu[member]:
+                self.steps_run[member] = step
+                self.history.append({"member": member, "step": step,
+                                     "loss": float(loss_cpu[member]),
+                                     "accuracy": float(acc_cpu[member]), "lr": lr})
+        if self.early_stop:
+            self.active = self.active & (accuracy < 1.0)
+        return not bool(self.active.any())
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.history, columns=["member", "step", "loss", "accuracy", "lr"])
+
+
+def _gradients(forward_all: Callable[..., Tensor], params: dict[str, Tensor],
+               buffers: dict[str, Tensor], batch: Batch, loss: str
+               ) -> tuple[tuple[Tensor, ...], torch.dtype]:
+    """Gradients of the sum of the members' mean losses on ``batch`` (each member's own)."""
+    batch_x, batch_y, weights = batch
+    per, _ = _sample_losses(forward_all(params, buffers, *batch_x), batch_y, loss)
+    member_loss = per.mean(dim=-1) if weights is None else (
+        (per * weights).sum(dim=-1) / weights.sum(dim=-1))
+    return torch.autograd.grad(member_loss.sum(), list(params.values())), per.dtype
+
+
+def _stack(members: Sequence[nn.Module], data: _TrainingData, seed: int
+           ) -> tuple[list[nn.Module], dict[str, Tensor], dict[str, Tensor], Callable[..., Tensor]]:
+    """Copies of the members on the device, their stacked parameters (trainable) and buffers,
+    and the vmapped forward pass of all members at once."""
+    torch.manual_seed(seed)
+    modules = [copy.deepcopy(m).to(data.device) for m in members]
+    params, buffers = stack_module_state(modules)
+    params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
+    base = copy.deepcopy(modules[0]).to("meta")
+
+    def forward_one(p: dict, b: dict, *x: Tensor) -> Tensor:
+        return functional_call(base, (p, b), x)
+
+    data_dim = 0 if data.per_member else None
+    return modules, params, buffers, vmap(forward_one,
+                                          in_dims=(0, 0, *([data_dim] * len(data.xs))))
+
+
 def train_members(
     members: Sequence[nn.Module],
     inputs: Inputs,
@@ -253,210 +521,166 @@ def train_members(
     sample (e.g. the one context shared by all examples in Mahdavi et al.'s Figs. 2-3): they have
     no sample dimension (``[...]``, or ``[K, ...]`` with ``per_member_data``) and are passed whole
     with every mini-batch, so the model can process them once per step instead of once per sample.
+
+    On CUDA, ``config.tf32`` sets the global TF32 flags for the run only (see :func:`tf32_matmul`).
     """
     _check_members(members)
-    num_members = len(members)
     device = torch.device(config.device)
-    xs = tuple(x.to(device) for x in _as_tuple(inputs))
-    ys = targets.to(device)
-    constant = set(constant_inputs)
-    if not constant <= set(range(len(xs))):
-        raise ValueError(f"constant_inputs must be positions in inputs (0..{len(xs) - 1}); "
-                         f"got {sorted(constant)}")
-    sampled = tuple(i not in constant for i in range(len(xs)))
+    data = _TrainingData(inputs, targets, len(members), device, sample_mask=sample_mask,
+                         per_member_data=per_member_data, constant_inputs=constant_inputs,
+                         loss=config.loss)
+    precision = tf32_matmul(config.tf32) if device.type == "cuda" else contextlib.nullcontext()
+    with precision:
+        return _train_loop(members, data, config, progress=progress, desc=desc)
 
-    def per_sample(fn: Callable[[Tensor], Tensor], tensors: tuple[Tensor, ...]
-                   ) -> tuple[Tensor, ...]:
-        """Apply ``fn`` (a selection of samples) to the per-sample inputs only."""
-        return tuple(fn(x) if keep else x for x, keep in zip(tensors, sampled, strict=True))
-    if config.loss == "ce" and ys.dtype != torch.long:
-        raise ValueError("targets must be integer class labels (torch.long) when loss='ce'")
 
-    if per_member_data:
-        for x in (*xs, ys):
-            if x.shape[0] != num_members:
-                raise ValueError(
-                    f"per_member_data=True needs a leading member dimension {num_members}; "
-                    f"got shape {tuple(x.shape)}"
-                )
-        num_slots = ys.shape[1]
-        if sample_mask is None:
-            sample_mask = torch.ones(num_members, num_slots, dtype=torch.bool)
-        if tuple(sample_mask.shape) != (num_members, num_slots):
-            raise ValueError(
-                f"sample_mask must have shape {(num_members, num_slots)}; "
-                f"got {tuple(sample_mask.shape)}"
-            )
-        counts = sample_mask.sum(dim=1).tolist()
-    else:
-        if sample_mask is not None:
-            raise ValueError("sample_mask is only used with per_member_data=True")
-        num_slots = ys.shape[0]
-        counts = [num_slots]
-    if min(counts) < 1:
-        raise ValueError("every member needs at least one training sample")
-    mask = None if sample_mask is None else sample_mask.to(device)
-
-    torch.manual_seed(config.seed)
-    if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = config.tf32
-        torch.backends.cudnn.allow_tf32 = config.tf32
-    modules = [copy.deepcopy(m).to(device) for m in members]
-    params, buffers = stack_module_state(modules)
-    params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
-    base = copy.deepcopy(modules[0]).to("meta")
-
-    def forward_one(p: dict, b: dict, *x: Tensor) -> Tensor:
-        return functional_call(base, (p, b), x)
-
-    data_dim = 0 if per_member_data else None
-    forward_all = vmap(forward_one, in_dims=(0, 0, *([data_dim] * len(xs))))
-
-    def member_view(vec: Tensor, like: Tensor) -> Tensor:
-        return vec.view(-1, *([1] * (like.dim() - 1)))
-
-    def masked_mean(per: Tensor, weights: Tensor | None) -> Tensor:
-        if weights is None:
-            return per.mean(dim=-1)
-        return (per * weights).sum(dim=-1) / weights.sum(dim=-1)
-
-    if per_member_data:
-        eval_xs, eval_ys, eval_counts = xs, ys, None
-    else:
-        distinct_xs, eval_ys, eval_counts = _distinct_samples(
-            tuple(x for x, keep in zip(xs, sampled, strict=True) if keep), ys)
-        rows = iter(distinct_xs)
-        eval_xs = tuple(next(rows) if keep else x for x, keep in zip(xs, sampled, strict=True))
-    num_eval = eval_ys.shape[1] if per_member_data else eval_ys.shape[0]
-
-    def evaluate() -> tuple[Tensor, Tensor]:
-        """Mean loss and accuracy of every member on its whole training set."""
-        total_loss = torch.zeros(num_members, device=device, dtype=torch.float64)
-        total_correct = torch.zeros(num_members, device=device, dtype=torch.float64)
-        with torch.no_grad():
-            for start in range(0, num_eval, config.eval_batch_size):
-                stop = min(start + config.eval_batch_size, num_eval)
-                if per_member_data:
-                    chunk_x = per_sample(lambda x, rows=slice(start, stop): x[:, rows], eval_xs)
-                    chunk_y = eval_ys[:, start:stop]
-                    weights = None if mask is None else mask[:, start:stop]
-                else:
-                    chunk_x = per_sample(lambda x, rows=slice(start, stop): x[rows], eval_xs)
-                    chunk_y = eval_ys[start:stop].expand(num_members, *eval_ys[start:stop].shape)
-                    weights = None if eval_counts is None else eval_counts[start:stop][None]
-                out = forward_all(params, buffers, *chunk_x)
-                per, correct = _sample_losses(out, chunk_y, config.loss)
-                if weights is not None:
-                    weights = weights.to(per.dtype)
-                    per, correct = per * weights, correct * weights
-                total_loss += per.sum(dim=-1).double()
-                total_correct += correct.sum(dim=-1).double()
-        n = torch.tensor(counts, device=device, dtype=torch.float64)
-        return total_loss / n, total_correct / n
-
-    streams = None
-    if config.batch_size is not None:
-        streams = [_IndexStream(int(c), config.seed, device) for c in counts]
-        valid_index = None
-        if mask is not None:
-            valid_index = [torch.nonzero(mask[k]).flatten() for k in range(num_members)]
-
-    def next_batch() -> tuple[tuple[Tensor, ...], Tensor]:
-        assert streams is not None
-        if not per_member_data:
-            idx = streams[0].take(config.batch_size)
-            return per_sample(lambda x: x[idx], xs), ys[idx].expand(num_members, -1,
-                                                                     *ys.shape[1:])
-        rows = []
-        for k, stream in enumerate(streams):
-            local = stream.take(config.batch_size)
-            rows.append(local if valid_index is None else valid_index[k][local])
-        idx = torch.stack(rows)
-        gather = per_sample(lambda x: torch.gather(x, 1, idx.view(
-            *idx.shape, *([1] * (x.dim() - 2))).expand(*idx.shape, *x.shape[2:])), xs)
-        y = torch.gather(ys, 1, idx.view(*idx.shape, *([1] * (ys.dim() - 2))).expand(
-            *idx.shape, *ys.shape[2:]))
-        return gather, y
-
+def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: TrainConfig, *,
+                progress: bool, desc: str | None) -> TrainResult:
+    """Adam steps in chunks of ``eval_every``, each chunk followed by an evaluation that updates
+    the best checkpoints and stops the members at 100 % training accuracy."""
+    modules, params, buffers, forward_all = _stack(members, data, config.seed)
+    evaluate = _Evaluator(data, forward_all, config.loss, config.eval_batch_size)
+    batches = None if config.batch_size is None else _MiniBatches(data, config.batch_size,
+                                                                   config.seed)
     param_list = list(params.values())
     moments = ([torch.zeros_like(v) for v in param_list],
                [torch.zeros_like(v) for v in param_list])
-    best_params = {k: v.detach().clone() for k, v in params.items()}
-    best_loss = torch.full((num_members,), math.inf, device=device, dtype=torch.float64)
-    best_acc = torch.zeros(num_members, device=device, dtype=torch.float64)
-    active = torch.ones(num_members, device=device, dtype=torch.bool)
-    steps_run = torch.zeros(num_members, dtype=torch.long)
-    history: list[dict] = []
-    full_y = None if per_member_data else ys.expand(num_members, *ys.shape)
-    full_w = None if mask is None else mask.to(torch.float32)
+    best = _BestCheckpoint(params, data.num_members, data.device)
+    state = _Members(data.num_members, data.device, config.early_stop and config.loss == "ce")
 
-    def record(step: int, lr_now: float) -> bool:
-        """Evaluate, update checkpoints and early stopping; True when every member is done."""
-        nonlocal best_loss, best_acc, active, latest
-        loss, acc = evaluate()
-        latest = (loss, acc)
-        improved = (loss < best_loss) & active
-        for k, v in params.items():
-            best_params[k] = torch.where(member_view(improved, v), v.detach(), best_params[k])
-        best_loss = torch.where(improved, loss, best_loss)
-        best_acc = torch.where(improved, acc, best_acc)
-        loss_cpu, acc_cpu, active_cpu = loss.cpu(), acc.cpu(), active.cpu()
-        for member in range(num_members):
-            if active_cpu[member]:
-                steps_run[member] = step
-                history.append({"member": member, "step": step, "loss": float(loss_cpu[member]),
-                                "accuracy": float(acc_cpu[member]), "lr": lr_now})
-        if config.early_stop and config.loss == "ce":
-            active = active & (acc < 1.0)
-        return not bool(active.any())
+    def record(step: int, lr: float) -> tuple[bool, tuple[Tensor, Tensor]]:
+        """Evaluate; update checkpoints, history and early stopping; True when all are done."""
+        loss, acc = evaluate(params, buffers)
+        best.update(params, loss, acc, state.active)
+        return state.record(step, lr, loss, acc), (loss, acc)
 
-    latest: tuple[Tensor, Tensor] | None = None
-    bar = tqdm(total=config.steps, desc=desc or f"training {num_members} model(s)",
+    bar = tqdm(total=config.steps, desc=desc or f"training {data.num_members} model(s)",
                disable=not progress, leave=False)
     step = 0
-    done = record(0, config.lr * config.lr_factor(0))
+    done, latest = record(0, config.lr * config.lr_factor(0))
     while step < config.steps and not done:
         chunk_end = min(config.steps, (step // config.eval_every + 1) * config.eval_every)
         while step < chunk_end:
             lr_now = config.lr * config.lr_factor(step)
-            if streams is None:
-                batch_x = xs
-                batch_y = full_y if full_y is not None else ys
-                batch_w = full_w
-            else:
-                batch_x, batch_y = next_batch()
-                batch_w = None
-            out = forward_all(params, buffers, *batch_x)
-            per, _ = _sample_losses(out, batch_y, config.loss)
-            member_loss = masked_mean(per, batch_w)
-            grads = torch.autograd.grad(member_loss.sum(), list(params.values()))
+            batch = data.full_batch() if batches is None else batches.next()
+            grads, dtype = _gradients(forward_all, params, buffers, batch, config.loss)
             step += 1
-            lr_members = active.to(per.dtype) * lr_now
             with torch.no_grad():
-                _adam_update(param_list, list(grads), moments, lr_members, step, config)
+                _adam_update(param_list, list(grads), moments,
+                             state.active.to(dtype) * lr_now, step, config)
         bar.update(chunk_end - bar.n)
-        done = record(step, lr_now)
+        done, latest = record(step, lr_now)
         if progress:
-            bar.set_postfix(active=int(active.sum()), best_loss=f"{float(best_loss.min()):.3g}")
+            bar.set_postfix(active=int(state.active.sum()),
+                            best_loss=f"{float(best.loss.min()):.3g}")
     bar.close()
 
-    assert latest is not None  # the loop always ends with an evaluation of the final weights
-    final_loss, final_acc = latest
-    trained = []
-    for member, module in enumerate(modules):
-        state = {k: v[member].detach().clone() for k, v in best_params.items()}
-        state.update({k: v[member].clone() for k, v in buffers.items()})
-        module.load_state_dict(state)
-        trained.append(module)
+    final_loss, final_acc = latest  # the last evaluation is always of the final weights
     return TrainResult(
-        best_loss=best_loss.cpu(),
-        accuracy=best_acc.cpu(),
+        best_loss=best.loss.cpu(),
+        accuracy=best.accuracy.cpu(),
         final_loss=final_loss.cpu(),
         final_accuracy=final_acc.cpu(),
-        steps_run=steps_run,
-        history=pd.DataFrame(history, columns=["member", "step", "loss", "accuracy", "lr"]),
-        models=trained,
+        steps_run=state.steps_run,
+        history=state.frame(),
+        models=best.load_into(modules, buffers),
     )
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """Measured cost of one optimiser step and of one evaluation of the whole training set, for
+    all members together (seconds on the device; FLOPs as counted by
+    :class:`torch.utils.flop_counter.FlopCounterMode`: matrix products and attention)."""
+
+    step_s: float
+    eval_s: float
+    step_flops: float
+    eval_flops: float
+
+
+def measure_step(members: Sequence[nn.Module], inputs: Inputs, targets: Tensor,
+                 config: TrainConfig, *, sample_mask: Tensor | None = None,
+                 per_member_data: bool = False, constant_inputs: Sequence[int] = (),
+                 repeats: int = 3, eval_rows: int = 2048, **_: object
+                 ) -> tuple[StepCost, TrainResult]:
+    """The cost of :func:`train_members`' parts on these members and data, without training.
+
+    Counts the FLOPs of one real training step (forward and backward; Adam's element-wise update
+    is not counted) and of one evaluation on the first member, times the number of members
+    (every member runs the same operations on tensors of the same shapes). Then times one
+    evaluation and one step of all members together; when that step takes under 0.2 s,
+    ``repeats`` further steps are timed and averaged. Evaluations are measured on the first
+    ``eval_rows`` rows of the evaluation set and scaled to the whole set. Also returns the members'
+    :class:`TrainResult` at step 0 (untrained copies, one history row each, their loss and
+    accuracy on those rows), so code that expects a training result can go on.
+    """
+    from torch.utils.flop_counter import FlopCounterMode
+
+    _check_members(members)
+    device = torch.device(config.device)
+    kwargs = {"per_member_data": per_member_data, "constant_inputs": constant_inputs,
+              "loss": config.loss}
+    data = _TrainingData(inputs, targets, len(members), device, sample_mask=sample_mask,
+                         **kwargs)
+    if per_member_data:  # the first member's own data
+        first = _TrainingData(tuple(x[:1] for x in _as_tuple(inputs)), targets[:1], 1, device,
+                              sample_mask=None if sample_mask is None else sample_mask[:1],
+                              **kwargs)
+    else:
+        first = _TrainingData(inputs, targets, 1, device, sample_mask=None, **kwargs)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    precision = tf32_matmul(config.tf32) if device.type == "cuda" else contextlib.nullcontext()
+    with precision:
+        _, params, buffers, forward_all = _stack(members[:1], first, config.seed)
+        probe = _Evaluator(first, forward_all, config.loss, config.eval_batch_size)
+        with FlopCounterMode(display=False) as counter:
+            probe(params, buffers, rows=eval_rows)
+        eval_flops = (float(counter.get_total_flops()) * len(members)
+                      * probe.size / min(probe.size, eval_rows))
+        batch = first.full_batch() if config.batch_size is None else _MiniBatches(
+            first, config.batch_size, config.seed).next()
+        with FlopCounterMode(display=False) as counter:
+            _gradients(forward_all, params, buffers, batch, config.loss)
+        step_flops = float(counter.get_total_flops()) * len(members)
+
+        _, params, buffers, forward_all = _stack(members, data, config.seed)
+        evaluate = _Evaluator(data, forward_all, config.loss, config.eval_batch_size)
+        batches = None if config.batch_size is None else _MiniBatches(data, config.batch_size,
+                                                                       config.seed)
+        param_list = list(params.values())
+        moments = ([torch.zeros_like(v) for v in param_list],
+                   [torch.zeros_like(v) for v in param_list])
+        lr = torch.full((len(members),), config.lr, device=device)
+
+        def timed_steps(count: int) -> float:
+            sync()
+            t0 = time.perf_counter()
+            for k in range(count):
+                batch = data.full_batch() if batches is None else batches.next()
+                grads, dtype = _gradients(forward_all, params, buffers, batch, config.loss)
+                with torch.no_grad():
+                    _adam_update(param_list, list(grads), moments, lr.to(dtype), k + 1, config)
+            sync()
+            return (time.perf_counter() - t0) / count
+
+        sync()
+        t0 = time.perf_counter()
+        loss, acc = evaluate(params, buffers, rows=eval_rows)
+        sync()
+        eval_s = (time.perf_counter() - t0) * evaluate.size / min(evaluate.size, eval_rows)
+        step_s = timed_steps(1)
+        if step_s < 0.2:
+            step_s = timed_steps(repeats)
+    history = pd.DataFrame([{"member": k, "step": 0, "loss": float(loss[k]),
+                             "accuracy": float(acc[k]), "lr": config.lr * config.lr_factor(0)}
+                            for k in range(len(members))],
+                           columns=["member", "step", "loss", "accuracy", "lr"])
+    untrained = TrainResult(best_loss=loss.cpu(), accuracy=acc.cpu(), final_loss=loss.cpu(),
+                            final_accuracy=acc.cpu(),
+                            steps_run=torch.zeros(len(members), dtype=torch.long),
+                            history=history, models=[copy.deepcopy(m) for m in members])
+    return StepCost(step_s, eval_s, step_flops, eval_flops), untrained
 
 
 def train(model: nn.Module, inputs: Inputs, targets: Tensor, config: TrainConfig,

@@ -39,6 +39,16 @@ class TinyClassifier(nn.Module):
         return hidden @ self.w_out + self.readout_bias
 
 
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests marked ``cuda`` where no CUDA GPU is available."""
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU (marker: cuda)")
+    for test in items:
+        if test.get_closest_marker("cuda") is not None:
+            test.add_marker(skip)
+
+
 @pytest.fixture
 def tiny_classifier():
     return TinyClassifier

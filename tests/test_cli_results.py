@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
 import pytest
@@ -81,3 +82,82 @@ def test_bad_arguments(capsys):
         check_device("tpu")
     with pytest.raises(ValueError, match="profile must be one of"):
         get("dana.exp1").params("huge")
+
+
+def _slow_experiment(monkeypatch, calls: list):
+    """Register a tiny experiment of 6 points, one group each, each taking 0.3 s."""
+    from memnb.experiments import registry
+    from memnb.sweep import grid, run_sweep
+
+    def slow_group(group):
+        time.sleep(0.3)
+        calls.extend(p["x"] for p in group)
+        return [[{"y": p["x"] ** 2}] for p in group]
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        points = grid(x=list(range(params["n"])), seed=list(range(seeds)))
+        return run_sweep(points, slow_group, cache_dir=cache_dir, progress=False)
+
+    profiles = {p: {"n": 6, "seeds": 1} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.slow",
+                        registry.Experiment("tiny.slow", "six slow points", "none", profiles, fn))
+
+
+def test_time_limit_stops_cleanly_and_the_rerun_completes(tmp_path, monkeypatch, capsys):
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    started = time.perf_counter()
+    code = cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "1.6"])
+    assert time.perf_counter() - started < 1.6  # stopped before its limit
+    assert code == cli.PARTIAL
+    assert "partial" in capsys.readouterr().err
+    done = len(calls)
+    assert 1 <= done < 6
+    provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
+    assert provenance["complete"] is False and provenance["points_done"] == done
+    assert [p["x"] for p in provenance["missing_points"]] == list(range(done, 6))
+    assert "partial" in provenance["note"]
+    table = pd.read_csv(tmp_path / "ci" / "tiny.slow.csv")
+    assert table["x"].tolist() == list(range(done))  # the CSV holds the points that ran
+    assert load("tiny.slow", "ci", root=tmp_path).complete is False
+
+    calls.clear()
+    assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
+    assert calls == list(range(done, 6))  # only the missing points were computed
+    provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
+    assert provenance["complete"] is True and "missing_points" not in provenance
+    assert len(provenance["code_fingerprint"]) == 16
+    with pytest.raises(SystemExit):
+        cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "-1"])
+
+
+def test_a_run_stopped_before_it_can_build_its_table_says_so(tmp_path, monkeypatch, capsys):
+    from memnb.experiments import registry
+    from memnb.sweep import run_sweep
+
+    def needs_all(params, *, seeds, device, cache_dir, executor=None):
+        table = run_sweep([{"x": x} for x in range(4)],
+                          lambda g: time.sleep(0.3) or [[{"y": 1}] for _ in g],
+                          cache_dir=cache_dir, progress=False)
+        return table.set_index("x").loc[[0, 1, 2, 3]].reset_index()  # fails when partial
+
+    profiles = {p: {} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.needs_all",
+                        registry.Experiment("tiny.needs_all", "t", "none", profiles, needs_all))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.needs_all", "--profile", "ci", "--time-limit", "0.5"]) == 3
+    err = capsys.readouterr().err
+    assert "too few to build its table" in err and "rerun the same command" in err
+    assert not (tmp_path / "ci" / "tiny.needs_all.csv").exists()
+    assert len(list((tmp_path / "ci" / ".cache" / "tiny.needs_all").glob("*.json"))) >= 1
+
+
+
+def test_a_limit_used_up_before_the_first_point_writes_no_table(tmp_path, monkeypatch, capsys):
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "1e-6"]) == 3
+    assert calls == [] and "0 points finished" in capsys.readouterr().err
+    assert not (tmp_path / "ci" / "tiny.slow.csv").exists()

@@ -14,7 +14,7 @@ import pytest
 
 from memnb.distributed import scheduler_address
 from memnb.experiments.dana import train_group
-from memnb.sweep import cache_path, run_sweep
+from memnb.sweep import cache_path, code_fingerprint, code_modules, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -91,7 +91,8 @@ def test_killed_worker_loses_no_finished_point(cluster, tmp_path):
 
     cached = {p.name for p in cache.glob("*.json")}
     assert finished_before_kill <= cached  # nothing finished was lost
-    missing = [p for p in points if not cache_path(cache, p).exists()]
+    code = code_fingerprint(code_modules(train_group))  # the key of the points cached above
+    missing = [p for p in points if not cache_path(cache, p, code).exists()]
     recomputed: list[dict] = []
 
     def counting(group: list[dict]) -> list:
@@ -99,8 +100,48 @@ def test_killed_worker_loses_no_finished_point(cluster, tmp_path):
         return evaluate(group)
 
     table = run_sweep(points, counting, cache_dir=cache, group_key=_one_per_group,
-                      progress=False)
+                      progress=False, code=code)
     assert recomputed == missing  # a rerun computes only what is missing
     reference = run_sweep(points, evaluate, cache_dir=tmp_path / "reference",
                           group_key=_one_per_group, progress=False)
     pd.testing.assert_frame_equal(table, reference)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_scheduler_fails_fast_with_a_clear_message():
+    from memnb.distributed import SchedulerUnreachable, map_groups
+
+    port = _free_port()  # nothing listens there once the socket is closed
+    start = time.perf_counter()
+    with pytest.raises(SchedulerUnreachable) as info:
+        next(map_groups(f"dask://127.0.0.1:{port}", lambda group: [], [[{"H": 1}]]))
+    assert time.perf_counter() - start < 5
+    message = str(info.value)
+    assert f"tcp://127.0.0.1:{port}" in message
+    assert f"dask scheduler --host 127.0.0.1 --port {port}" in message
+    assert isinstance(info.value, ValueError)  # `memnb run` reports it without a traceback
+
+
+def test_memnb_run_reports_an_unreachable_scheduler_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    port = _free_port()
+    env = {**os.environ, "MEMNB_RESULTS_DIR": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "memnb.cli", "run", "dana.exp1", "--profile", "ci",
+         "--executor", f"dask://127.0.0.1:{port}"],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"no dask scheduler reachable at tcp://127.0.0.1:{port}" in done.stderr
+    assert "dask scheduler --host" in done.stderr
+    assert time.perf_counter() - start < 60

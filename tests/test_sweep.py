@@ -1,12 +1,24 @@
-"""Sweep caching: resume after interruption, corrupted cache files, grouping, tidy output."""
+"""Sweep caching: resume after interruption, corrupted cache files, grouping, tidy output, the
+cache keyed by the code that computes a point, and sweeps stopped at a time limit."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from memnb.sweep import cache_path, grid, point_key, run_sweep
+from memnb import sweep
+from memnb.sweep import (
+    CORE_MODULES,
+    cache_path,
+    code_fingerprint,
+    code_modules,
+    grid,
+    point_key,
+    run_sweep,
+    time_limit,
+)
 
 
 class Interrupted(RuntimeError):
@@ -50,9 +62,10 @@ def test_corrupted_cache_is_recomputed(tmp_path):
     points = grid(x=[1, 2, 3], seed=[0])
     calls: list = []
     run_sweep(points, lambda g: _square(g, calls), cache_dir=tmp_path, progress=False)
-    bad = cache_path(tmp_path, points[1])
+    code = code_fingerprint(code_modules(None))  # the lambda lives outside memnb: core modules
+    bad = cache_path(tmp_path, points[1], code)
     bad.write_text(bad.read_text()[:-7])  # truncated file
-    tampered = cache_path(tmp_path, points[2])
+    tampered = cache_path(tmp_path, points[2], code)
     payload = json.loads(tampered.read_text())
     payload["rows"][0]["y"] = -1  # checksum no longer matches
     tampered.write_text(json.dumps(payload))
@@ -81,3 +94,72 @@ def test_duplicate_points_rejected(tmp_path):
 def test_wrong_result_count_is_an_error(tmp_path):
     with pytest.raises(RuntimeError, match="returned 0 results"):
         run_sweep([{"x": 1}], lambda g: [], cache_dir=tmp_path, progress=False)
+
+
+def _fake_module(root, text: str) -> None:
+    package = root / "fake_memnb_code"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / "model.py").write_text(text)
+
+
+def test_cache_is_keyed_by_the_code_that_computes_the_points(tmp_path, monkeypatch):
+    """A changed source file of a fingerprinted module recomputes; an unchanged one (or one
+    changed only in comments and blank lines) reuses the cached points."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sweep, "CORE_MODULES", ("fake_memnb_code",))
+    _fake_module(tmp_path, "def width():\n    return 3\n")
+    points = grid(x=[1, 2], seed=[0])
+    calls: list = []
+    cache = tmp_path / "cache"
+    run_sweep(points, lambda g: _square(g, calls), cache_dir=cache, progress=False)
+    assert len(calls) == 2
+    calls.clear()
+    run_sweep(points, lambda g: _square(g, calls), cache_dir=cache, progress=False)
+    assert calls == []  # unchanged code: reused
+    _fake_module(tmp_path, "# a comment\n\ndef width():  \n    return 3\n")
+    run_sweep(points, lambda g: _square(g, calls), cache_dir=cache, progress=False)
+    assert calls == []  # comments, blank lines and trailing spaces are not code
+    _fake_module(tmp_path, "def width():\n    return 4\n")
+    table = run_sweep(points, lambda g: _square(g, calls), cache_dir=cache, progress=False)
+    assert sorted(c[0] for c in calls) == [1, 2]  # changed code: every point recomputed
+    assert table["y"].tolist() == [1, 4]
+    payloads = [json.loads(p.read_text()) for p in cache.glob("*.json")]
+    assert len({p["code"] for p in payloads}) == 2  # both versions are kept, each under its key
+
+
+def test_fingerprint_covers_the_training_code_and_the_experiment_module():
+    from memnb.experiments import dana, kajitsuka, mahdavi
+
+    for module in (dana, mahdavi, kajitsuka):
+        modules = code_modules(module.train_group)
+        for name in ("memnb.models", "memnb.train", "memnb.sweep", "memnb.data",
+                     "memnb.constructions", "memnb.bounds", module.__name__):
+            assert name in modules, (module.__name__, name)
+    assert set(CORE_MODULES) <= set(code_modules(lambda g: g))
+    assert code_fingerprint(code_modules(dana.train_group)) != code_fingerprint(
+        code_modules(mahdavi.train_group))
+    with pytest.raises(ValueError, match="code module"):
+        code_fingerprint(["memnb.no_such_module"])
+
+
+def test_time_limit_stops_between_groups_and_keeps_every_finished_point(tmp_path):
+    points = grid(x=list(range(8)), seed=[0])
+    calls: list = []
+
+    def slow(group):
+        time.sleep(0.15)
+        return _square(group, calls)
+
+    with time_limit(0.5) as budget:
+        partial = run_sweep(points, slow, cache_dir=tmp_path, progress=False)
+    assert budget.stopped and 1 <= budget.done < len(points)
+    assert budget.done + len(budget.missing) == len(points)
+    assert partial["x"].tolist() == [c[0] for c in calls]  # the table holds the finished points
+    assert len(list(tmp_path.glob("*.json"))) == budget.done  # each of them cached
+    calls.clear()
+    table = run_sweep(points, slow, cache_dir=tmp_path, progress=False)
+    assert sorted(c[0] for c in calls) == sorted(p["x"] for p in budget.missing)
+    assert table["y"].tolist() == [x * x for x in range(8)]
+    with pytest.raises(ValueError, match="time limit"), time_limit(0):
+        pass

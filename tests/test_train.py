@@ -1,11 +1,33 @@
-"""The shared training loop: memorization, batched == sequential, schedules, bad arguments."""
+"""The shared training loop: memorization, batched == sequential, schedules, bad arguments, the
+global TF32 flags, and the split loop equal bit for bit to the single-function loop it replaced."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+
+import pandas as pd
 import pytest
 import torch
+from torch import Tensor, nn
+from torch.func import functional_call, stack_module_state, vmap
 
-from memnb.train import TrainConfig, train, train_members
+from memnb.train import (
+    Inputs,
+    TrainConfig,
+    TrainResult,
+    _adam_update,
+    _as_tuple,
+    _check_members,
+    _distinct_samples,
+    _IndexStream,
+    _sample_losses,
+    tf32_matmul,
+    train,
+    train_members,
+)
 
 
 def _task(n: int = 24, d_in: int = 6, classes: int = 4, seed: int = 0):
@@ -130,3 +152,387 @@ def test_members_must_share_shapes(tiny_classifier):
     with pytest.raises(ValueError, match="members must share"):
         train_members([tiny_classifier(6, 4, 4), tiny_classifier(6, 5, 4)], x, y,
                       TrainConfig(steps=2), progress=False)
+
+
+def _tf32_flags() -> tuple[bool, bool]:
+    return torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_tf32_flags_are_restored_after_the_block_and_after_an_error(enabled):
+    saved = _tf32_flags()
+    try:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = (not enabled,
+                                                                                  enabled)
+        before = _tf32_flags()
+        with tf32_matmul(enabled):
+            assert _tf32_flags() == (enabled, enabled)
+        assert _tf32_flags() == before
+        with pytest.raises(RuntimeError, match="boom"), tf32_matmul(enabled):
+            raise RuntimeError("boom")
+        assert _tf32_flags() == before
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def test_training_leaves_the_global_tf32_flags_as_it_found_them(tiny_classifier):
+    x, y = _task()
+    before = _tf32_flags()
+    train(tiny_classifier(6, 8, 4), x, y, TrainConfig(steps=3, tf32=True), progress=False)
+    assert _tf32_flags() == before
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("tf32", [True, False])
+def test_cuda_training_restores_tf32_flags_and_matches_cpu(tiny_classifier, tf32):
+    x, y = _task(n=32)
+    saved = _tf32_flags()
+    config = TrainConfig(steps=40, lr=0.02, eval_every=10, batch_size=8, early_stop=False)
+    on_gpu = train(tiny_classifier(6, 16, 4, seed=2), x, y,
+                   dataclasses.replace(config, device="cuda", tf32=tf32), progress=False)
+    assert _tf32_flags() == saved
+    on_cpu = train(tiny_classifier(6, 16, 4, seed=2), x, y, config, progress=False)
+    tol = 1e-2 if tf32 else 1e-4
+    torch.testing.assert_close(on_gpu.best_loss, on_cpu.best_loss, rtol=tol, atol=tol)
+
+
+def _cuda_models():
+    """One small model of every family, with an input batch (for the CUDA checks)."""
+    from memnb.models.attention_mlp import AttentionMLPTransformer
+    from memnb.models.attention_only import AttentionOnlyTransformer
+    from memnb.models.compressed_attention_only import CompressedAttentionOnlyTransformer
+    from memnb.models.ffn_attention import FFNAttentionTransformer
+    from memnb.models.multi_head import MultiHeadAttention
+    from memnb.models.sequence_mlp import SequenceMLP
+
+    g = torch.Generator().manual_seed(0)
+    tokens = torch.randint(0, 9, (16, 3), generator=g)
+    return {
+        "attention_only": (AttentionOnlyTransformer(9, 3, 8, 4, 3, seed=1), (tokens,)),
+        "attention_mlp": (AttentionMLPTransformer(9, 3, 8, 4, 2, 16, seed=1), (tokens,)),
+        "compressed": (CompressedAttentionOnlyTransformer(9, 3, 8, 2, 4, seed=1), (tokens,)),
+        "sequence_mlp": (SequenceMLP(9, 3, 5, 12, seed=1), (tokens,)),
+        "ffn_attention": (FFNAttentionTransformer(6, 4, 5, 2, d=8, d_ff=16, seed=1),
+                          (torch.randn(16, 5, 6, generator=g),)),
+        "multi_head": (MultiHeadAttention(6, 3, 4, 4, 2, seed=1),
+                       (torch.randn(16, 5, 6, generator=g), torch.randn(16, 6, generator=g))),
+    }
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", ["attention_only", "attention_mlp", "compressed", "sequence_mlp",
+                                  "ffn_attention", "multi_head"])
+def test_cuda_forward_matches_cpu(name):
+    model, inputs = _cuda_models()[name]
+    with tf32_matmul(False), torch.no_grad():
+        on_cpu = model(*inputs)
+        on_gpu = copy.deepcopy(model).to("cuda")(*(x.to("cuda") for x in inputs))
+    torch.testing.assert_close(on_gpu.cpu(), on_cpu, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.cuda
+def test_cuda_packed_training_matches_alone():
+    from memnb.models.attention_only import AttentionOnlyTransformer
+
+    g = torch.Generator().manual_seed(3)
+    tokens = torch.randint(0, 9, (48, 3), generator=g)
+    labels = torch.randint(0, 9, (48,), generator=g)
+    config = TrainConfig(steps=60, lr=0.01, eval_every=20, batch_size=16, early_stop=False,
+                         device="cuda")
+    heads = [1, 2, 4]
+    padded = [AttentionOnlyTransformer(9, 3, 8, 4, 4, active_heads=h, seed=h) for h in heads]
+    stacked = train_members(padded, tokens, labels, config, progress=False)
+    for i, h in enumerate(heads):
+        alone = train(AttentionOnlyTransformer(9, 3, 8, 4, h, seed=h), tokens, labels, config,
+                      progress=False)
+        torch.testing.assert_close(stacked.best_loss[i], alone.best_loss[0], rtol=1e-4, atol=1e-6)
+
+
+def _reference_train_members(
+    members: Sequence[nn.Module],
+    inputs: Inputs,
+    targets: Tensor,
+    config: TrainConfig,
+    *,
+    sample_mask: Tensor | None = None,
+    per_member_data: bool = False,
+    constant_inputs: Sequence[int] = (),
+    progress: bool = False,
+    desc: str | None = None,
+) -> TrainResult:
+    """The loop as one function with closures, before the split (reference only)."""
+    _check_members(members)
+    num_members = len(members)
+    device = torch.device(config.device)
+    xs = tuple(x.to(device) for x in _as_tuple(inputs))
+    ys = targets.to(device)
+    constant = set(constant_inputs)
+    if not constant <= set(range(len(xs))):
+        raise ValueError(f"constant_inputs must be positions in inputs (0..{len(xs) - 1}); "
+                         f"got {sorted(constant)}")
+    sampled = tuple(i not in constant for i in range(len(xs)))
+
+    def per_sample(fn: Callable[[Tensor], Tensor], tensors: tuple[Tensor, ...]
+                   ) -> tuple[Tensor, ...]:
+        """Apply ``fn`` (a selection of samples) to the per-sample inputs only."""
+        return tuple(fn(x) if keep else x for x, keep in zip(tensors, sampled, strict=True))
+    if config.loss == "ce" and ys.dtype != torch.long:
+        raise ValueError("targets must be integer class labels (torch.long) when loss='ce'")
+
+    if per_member_data:
+        for x in (*xs, ys):
+            if x.shape[0] != num_members:
+                raise ValueError(
+                    f"per_member_data=True needs a leading member dimension {num_members}; "
+                    f"got shape {tuple(x.shape)}"
+                )
+        num_slots = ys.shape[1]
+        if sample_mask is None:
+            sample_mask = torch.ones(num_members, num_slots, dtype=torch.bool)
+        if tuple(sample_mask.shape) != (num_members, num_slots):
+            raise ValueError(
+                f"sample_mask must have shape {(num_members, num_slots)}; "
+                f"got {tuple(sample_mask.shape)}"
+            )
+        counts = sample_mask.sum(dim=1).tolist()
+    else:
+        if sample_mask is not None:
+            raise ValueError("sample_mask is only used with per_member_data=True")
+        num_slots = ys.shape[0]
+        counts = [num_slots]
+    if min(counts) < 1:
+        raise ValueError("every member needs at least one training sample")
+    mask = None if sample_mask is None else sample_mask.to(device)
+
+    torch.manual_seed(config.seed)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = config.tf32
+        torch.backends.cudnn.allow_tf32 = config.tf32
+    modules = [copy.deepcopy(m).to(device) for m in members]
+    params, buffers = stack_module_state(modules)
+    params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
+    base = copy.deepcopy(modules[0]).to("meta")
+
+    def forward_one(p: dict, b: dict, *x: Tensor) -> Tensor:
+        return functional_call(base, (p, b), x)
+
+    data_dim = 0 if per_member_data else None
+    forward_all = vmap(forward_one, in_dims=(0, 0, *([data_dim] * len(xs))))
+
+    def member_view(vec: Tensor, like: Tensor) -> Tensor:
+        return vec.view(-1, *([1] * (like.dim() - 1)))
+
+    def masked_mean(per: Tensor, weights: Tensor | None) -> Tensor:
+        if weights is None:
+            return per.mean(dim=-1)
+        return (per * weights).sum(dim=-1) / weights.sum(dim=-1)
+
+    if per_member_data:
+        eval_xs, eval_ys, eval_counts = xs, ys, None
+    else:
+        distinct_xs, eval_ys, eval_counts = _distinct_samples(
+            tuple(x for x, keep in zip(xs, sampled, strict=True) if keep), ys)
+        rows = iter(distinct_xs)
+        eval_xs = tuple(next(rows) if keep else x for x, keep in zip(xs, sampled, strict=True))
+    num_eval = eval_ys.shape[1] if per_member_data else eval_ys.shape[0]
+
+    def evaluate() -> tuple[Tensor, Tensor]:
+        """Mean loss and accuracy of every member on its whole training set."""
+        total_loss = torch.zeros(num_members, device=device, dtype=torch.float64)
+        total_correct = torch.zeros(num_members, device=device, dtype=torch.float64)
+        with torch.no_grad():
+            for start in range(0, num_eval, config.eval_batch_size):
+                stop = min(start + config.eval_batch_size, num_eval)
+                if per_member_data:
+                    chunk_x = per_sample(lambda x, rows=slice(start, stop): x[:, rows], eval_xs)
+                    chunk_y = eval_ys[:, start:stop]
+                    weights = None if mask is None else mask[:, start:stop]
+                else:
+                    chunk_x = per_sample(lambda x, rows=slice(start, stop): x[rows], eval_xs)
+                    chunk_y = eval_ys[start:stop].expand(num_members, *eval_ys[start:stop].shape)
+                    weights = None if eval_counts is None else eval_counts[start:stop][None]
+                out = forward_all(params, buffers, *chunk_x)
+                per, correct = _sample_losses(out, chunk_y, config.loss)
+                if weights is not None:
+                    weights = weights.to(per.dtype)
+                    per, correct = per * weights, correct * weights
+                total_loss += per.sum(dim=-1).double()
+                total_correct += correct.sum(dim=-1).double()
+        n = torch.tensor(counts, device=device, dtype=torch.float64)
+        return total_loss / n, total_correct / n
+
+    streams = None
+    if config.batch_size is not None:
+        streams = [_IndexStream(int(c), config.seed, device) for c in counts]
+        valid_index = None
+        if mask is not None:
+            valid_index = [torch.nonzero(mask[k]).flatten() for k in range(num_members)]
+
+    def next_batch() -> tuple[tuple[Tensor, ...], Tensor]:
+        assert streams is not None
+        if not per_member_data:
+            idx = streams[0].take(config.batch_size)
+            return per_sample(lambda x: x[idx], xs), ys[idx].expand(num_members, -1,
+                                                                     *ys.shape[1:])
+        rows = []
+        for k, stream in enumerate(streams):
+            local = stream.take(config.batch_size)
+            rows.append(local if valid_index is None else valid_index[k][local])
+        idx = torch.stack(rows)
+        gather = per_sample(lambda x: torch.gather(x, 1, idx.view(
+            *idx.shape, *([1] * (x.dim() - 2))).expand(*idx.shape, *x.shape[2:])), xs)
+        y = torch.gather(ys, 1, idx.view(*idx.shape, *([1] * (ys.dim() - 2))).expand(
+            *idx.shape, *ys.shape[2:]))
+        return gather, y
+
+    param_list = list(params.values())
+    moments = ([torch.zeros_like(v) for v in param_list],
+               [torch.zeros_like(v) for v in param_list])
+    best_params = {k: v.detach().clone() for k, v in params.items()}
+    best_loss = torch.full((num_members,), math.inf, device=device, dtype=torch.float64)
+    best_acc = torch.zeros(num_members, device=device, dtype=torch.float64)
+    active = torch.ones(num_members, device=device, dtype=torch.bool)
+    steps_run = torch.zeros(num_members, dtype=torch.long)
+    history: list[dict] = []
+    full_y = None if per_member_data else ys.expand(num_members, *ys.shape)
+    full_w = None if mask is None else mask.to(torch.float32)
+
+    def record(step: int, lr_now: float) -> bool:
+        """Evaluate, update checkpoints and early stopping; True when every member is done."""
+        nonlocal best_loss, best_acc, active, latest
+        loss, acc = evaluate()
+        latest = (loss, acc)
+        improved = (loss < best_loss) & active
+        for k, v in params.items():
+            best_params[k] = torch.where(member_view(improved, v), v.detach(), best_params[k])
+        best_loss = torch.where(improved, loss, best_loss)
+        best_acc = torch.where(improved, acc, best_acc)
+        loss_cpu, acc_cpu, active_cpu = loss.cpu(), acc.cpu(), active.cpu()
+        for member in range(num_members):
+            if active_cpu[member]:
+                steps_run[member] = step
+                history.append({"member": member, "step": step, "loss": float(loss_cpu[member]),
+                                "accuracy": float(acc_cpu[member]), "lr": lr_now})
+        if config.early_stop and config.loss == "ce":
+            active = active & (acc < 1.0)
+        return not bool(active.any())
+
+    latest: tuple[Tensor, Tensor] | None = None
+    step = 0
+    done = record(0, config.lr * config.lr_factor(0))
+    while step < config.steps and not done:
+        chunk_end = min(config.steps, (step // config.eval_every + 1) * config.eval_every)
+        while step < chunk_end:
+            lr_now = config.lr * config.lr_factor(step)
+            if streams is None:
+                batch_x = xs
+                batch_y = full_y if full_y is not None else ys
+                batch_w = full_w
+            else:
+                batch_x, batch_y = next_batch()
+                batch_w = None
+            out = forward_all(params, buffers, *batch_x)
+            per, _ = _sample_losses(out, batch_y, config.loss)
+            member_loss = masked_mean(per, batch_w)
+            grads = torch.autograd.grad(member_loss.sum(), list(params.values()))
+            step += 1
+            lr_members = active.to(per.dtype) * lr_now
+            with torch.no_grad():
+                _adam_update(param_list, list(grads), moments, lr_members, step, config)
+        done = record(step, lr_now)
+
+    assert latest is not None  # the loop always ends with an evaluation of the final weights
+    final_loss, final_acc = latest
+    trained = []
+    for member, module in enumerate(modules):
+        state = {k: v[member].detach().clone() for k, v in best_params.items()}
+        state.update({k: v[member].clone() for k, v in buffers.items()})
+        module.load_state_dict(state)
+        trained.append(module)
+    return TrainResult(
+        best_loss=best_loss.cpu(),
+        accuracy=best_acc.cpu(),
+        final_loss=final_loss.cpu(),
+        final_accuracy=final_acc.cpu(),
+        steps_run=steps_run,
+        history=pd.DataFrame(history, columns=["member", "step", "loss", "accuracy", "lr"]),
+        models=trained,
+    )
+
+
+
+
+class _ContextModel(nn.Module):
+    """Scores each sample against one context shared by every sample (a constant input)."""
+
+    def __init__(self, d: int, classes: int, seed: int) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        self.w = nn.Parameter(torch.randn(d, d, generator=g) / d**0.5)
+        self.out = nn.Parameter(torch.randn(d, classes, generator=g) / d**0.5)
+
+    def forward(self, x: Tensor, context: Tensor) -> Tensor:
+        scores = torch.softmax(x @ self.w @ context.T, dim=-1)  # [B, L]
+        return (scores @ context) @ self.out
+
+
+def _scenarios(tiny_classifier):
+    """(members, inputs, targets, config, keyword arguments) covering every branch of the loop."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(32, 6, generator=g)
+    y = torch.randint(4, (32,), generator=g)
+    padded = [tiny_classifier(6, 16, 4, active_units=w, seed=10 + w) for w in (3, 8, 16)]
+    sizes = [10, 20]
+    xs, ys = torch.zeros(2, 20, 6), torch.zeros(2, 20, dtype=torch.long)
+    mask = torch.zeros(2, 20, dtype=torch.bool)
+    for k, s in enumerate(sizes):
+        xs[k, :s], ys[k, :s], mask[k, :s] = torch.randn(s, 6, generator=g), torch.randint(
+            4, (s,), generator=g), True
+    tokens = torch.randint(0, 5, (9, 3), generator=g)[torch.randint(0, 9, (120,), generator=g)]
+    labels = tokens.sum(-1) % 5
+    context = torch.randn(7, 6, generator=g)
+    from memnb.models.attention_only import AttentionOnlyTransformer
+
+    return {
+        "full batch, early stop": (padded, x, y, TrainConfig(
+            steps=300, lr=0.05, eval_every=25, warmup_steps=10, warmup_start_factor=0.1), {}),
+        "mini-batch, AdamW": (padded, x, y, TrainConfig(
+            steps=90, lr=0.02, eval_every=20, batch_size=8, optimizer="adamw",
+            weight_decay=0.01, schedule="linear", early_stop=False), {}),
+        "per-member data, mini-batch": ([tiny_classifier(6, 8, 4, seed=k) for k in range(2)],
+                                        xs, ys, TrainConfig(steps=60, lr=0.02, eval_every=15,
+                                                            batch_size=4, early_stop=False),
+                                        {"sample_mask": mask, "per_member_data": True}),
+        "per-member data, full batch": ([tiny_classifier(6, 8, 4, seed=k) for k in range(2)],
+                                        xs, ys, TrainConfig(steps=200, lr=0.05, eval_every=10),
+                                        {"sample_mask": mask, "per_member_data": True}),
+        "regression": (padded[:2], x, torch.randn(32, 4, generator=g), TrainConfig(
+            steps=50, lr=0.02, loss="mse", eval_every=10, eval_batch_size=7), {}),
+        "repeated integer samples": ([AttentionOnlyTransformer(5, 3, 4, 4, 2, seed=s)
+                                      for s in (1, 2)], tokens, labels, TrainConfig(
+            steps=40, lr=0.01, eval_every=7, eval_batch_size=4, batch_size=16), {}),
+        "constant input": ([_ContextModel(6, 4, seed=s) for s in (0, 1)], (x, context), y,
+                           TrainConfig(steps=30, lr=0.02, eval_every=10, batch_size=8,
+                                       eval_batch_size=5), {"constant_inputs": (1,)}),
+    }
+
+
+SCENARIOS = ["full batch, early stop", "mini-batch, AdamW", "per-member data, mini-batch",
+             "per-member data, full batch", "regression", "repeated integer samples",
+             "constant input"]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_split_loop_equals_reference_bit_for_bit(tiny_classifier, name):
+    members, inputs, targets, config, kwargs = _scenarios(tiny_classifier)[name]
+    ours = train_members(members, inputs, targets, config, progress=False, **kwargs)
+    ref = _reference_train_members(members, inputs, targets, config, **kwargs)
+    for field in ("best_loss", "accuracy", "final_loss", "final_accuracy", "steps_run"):
+        assert torch.equal(getattr(ours, field), getattr(ref, field)), field
+    pd.testing.assert_frame_equal(ours.history, ref.history, check_exact=True)
+    for mine, theirs in zip(ours.models, ref.models, strict=True):
+        for (k, a), (_, b) in zip(mine.state_dict().items(), theirs.state_dict().items(),
+                                  strict=True):
+            assert torch.equal(a, b), k
+    if name == "full batch, early stop":
+        assert int(ours.steps_run.min()) < config.steps  # the early-stop branch was exercised

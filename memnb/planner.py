@@ -1,0 +1,341 @@
+"""The cost of an experiment before it runs: runs, model-steps, FLOPs and estimated wall time.
+
+``memnb plan <experiment|chapter> --profile full`` answers "how long would this take here?"
+without running the experiment. For each experiment it
+
+1. builds the experiment's grid exactly as ``memnb run`` would, by calling the experiment with
+   its sweep intercepted: the points and the packed groups are recorded and nothing is trained
+   (only the first sweep is seen: an adaptive search's later rounds depend on its results);
+2. calibrates a few groups on this device: each group's own training code runs, but every call
+   of the training loop (:func:`memnb.train.train_members`) is replaced by
+   :func:`memnb.train.measure_step` on the same members and data (once per distinct shape),
+   which gives the time of one optimiser step, of one evaluation of the training set, and the
+   FLOPs of each (counted on one real step with
+   :class:`torch.utils.flop_counter.FlopCounterMode`, which counts matrix products and
+   attention, not element-wise work);
+3. adds up the full number of steps each call would have run: model-steps (members x steps),
+   FLOPs and wall time, interpolating per point between calibrated groups (at least the
+   first and the last of the grid) for the others.
+
+Estimates are upper bounds in one way (they ignore early stopping at 100 % training accuracy,
+which ends many runs sooner) and lower bounds in another (an adaptive search may need more
+rounds). Experiments that train nothing (assumption checks, exact constructions) are not timed:
+their row gives the wall time of their last recorded run instead, when there is one.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import sys
+import tempfile
+import time
+import types
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pandas as pd
+import torch
+
+from memnb import sweep
+from memnb.experiments.registry import get, load_all
+from memnb.profiles import default_seeds
+from memnb.train import StepCost, measure_step
+
+Point = dict[str, Any]
+
+
+class _Captured(Exception):
+    """Raised by the intercepted sweep once it has recorded its grid."""
+
+
+@dataclass
+class CapturedSweep:
+    """The grid of one sweep of an experiment: its points, packed groups and evaluator."""
+
+    points: list[Point]
+    groups: list[list[Point]]
+    evaluate: Callable[[list[Point]], list]
+
+
+def capture_sweep(name: str, profile: str, *, seeds: int | None = None,
+                  device: str = "cpu") -> CapturedSweep | None:
+    """The first sweep experiment ``name`` makes under ``profile``; ``None`` if it makes none.
+
+    The experiment runs with its sweep replaced by a recorder that raises as soon as the grid is
+    known, so nothing is evaluated and nothing is cached.
+    """
+    exp = get(name)
+    params = exp.params(profile)
+    if seeds is None:
+        seeds = int(params.get("seeds", default_seeds(profile)))
+    captured: list[CapturedSweep] = []
+
+    def record(points: Sequence[Point], evaluate: Callable, *, group_key: Callable | None = None,
+               max_group_size: int | None = None, **_: Any) -> pd.DataFrame:
+        points = list(points)
+        captured.append(CapturedSweep(points, sweep._groups(points, group_key, max_group_size)
+                                      if points else [], evaluate))
+        raise _Captured
+
+    module = sys.modules[exp.fn.__module__]
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+        stack.enter_context(mock.patch.object(sweep, "run_sweep", record))
+        if hasattr(module, "run_sweep"):
+            stack.enter_context(mock.patch.object(module, "run_sweep", record))
+        with suppress(_Captured):
+            exp.fn(params, seeds=seeds, device=device, cache_dir=Path(tmp), executor=None)
+    return captured[0] if captured else None
+
+
+def trains(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` (or a function of its module that it calls, at any depth) calls the
+    training loop ``train_members``; read from the code, nothing is run."""
+    fn = sweep._unwrap(fn)
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            if "train_members" in c.co_names:
+                return True
+            codes += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+            for n in c.co_names:
+                target = f.__globals__.get(n)
+                if isinstance(target, types.FunctionType) and target.__module__ == f.__module__:
+                    todo.append(target)
+    return False
+
+
+@dataclass
+class _Call:
+    """One call of the training loop, as the experiment would make it, and its measured cost."""
+
+    members: int
+    steps: int
+    evaluations: int
+    cost: StepCost
+
+    @property
+    def wall_s(self) -> float:
+        return self.steps * self.cost.step_s + self.evaluations * self.cost.eval_s
+
+    @property
+    def flops(self) -> float:
+        return self.steps * self.cost.step_flops + self.evaluations * self.cost.eval_flops
+
+
+def _signature(members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,
+               config: Any, kwargs: dict[str, Any]) -> tuple:
+    """What the cost of a training call depends on: shapes, batch sizes, loss and device."""
+    tensors = inputs if isinstance(inputs, tuple) else (inputs,)
+    return (len(members), type(members[0]).__name__,
+            tuple((k, tuple(v.shape)) for k, v in members[0].state_dict().items()),
+            tuple(tuple(t.shape) for t in (*tensors, targets)), config.batch_size,
+            config.eval_batch_size, config.loss, config.device, config.tf32,
+            bool(kwargs.get("per_member_data")), tuple(kwargs.get("constant_inputs", ())))
+
+
+@dataclass
+class _Calibration:
+    """Replaces ``train_members`` while a group is calibrated: each call is measured by
+    :func:`memnb.train.measure_step` (once per distinct shape) instead of being trained."""
+
+    memo: dict[tuple, tuple[StepCost, Any]]
+    calls: list[_Call] = field(default_factory=list)
+    measuring_s: float = 0.0
+
+    def __call__(self, members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,
+                 config: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        key = _signature(members, inputs, targets, config, kwargs)
+        if key not in self.memo:
+            self.memo[key] = measure_step(members, inputs, targets, config, **kwargs)
+        cost, untrained = self.memo[key]
+        self.calls.append(_Call(len(members), config.steps,
+                                math.ceil(config.steps / config.eval_every) + 1, cost))
+        self.measuring_s += time.perf_counter() - started
+        return dataclasses.replace(untrained, models=[copy.deepcopy(m) for m in members])
+
+
+@dataclass
+class ExperimentPlan:
+    """The planned cost of one experiment under one profile on one device."""
+
+    experiment: str
+    paper_figure: str
+    runs: int
+    groups: int
+    calibrated: int
+    model_steps: float | None
+    flops: float | None
+    wall_s: float | None
+    note: str = ""
+    recorded_s: float | None = None
+    recorded_on: str = ""
+
+
+def _spread(n: int) -> list[int]:
+    """Indices 0..n-1 ordered so that any prefix is spread over the whole range."""
+    order, step = [0, n - 1] if n > 1 else [0], n
+    while len(order) < n and step > 1:
+        step = max(1, step // 2)
+        order += [i for i in range(0, n, step) if i not in order]
+    return order
+
+
+def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
+                    budget_s: float = 2.0, seeds: int | None = None,
+                    memo: dict | None = None) -> ExperimentPlan:
+    """Plan experiment ``name``: its grid in full, and groups calibrated for about ``budget_s``
+    seconds (at least the first and the last), the others interpolated per point. ``memo``
+    shares measurements
+    between experiments (the same group, or a training call of the same shapes, is measured
+    once)."""
+    memo = {} if memo is None else memo
+    exp = get(name)
+    captured = capture_sweep(name, profile, seeds=seeds, device=device)
+    if captured is None or not captured.points:
+        return ExperimentPlan(name, exp.paper_figure, 0, 0, 0, None, None, None,
+                              "makes no sweep")
+    grid_key = ("grid", sweep._unwrap(captured.evaluate).__module__,
+                tuple(sweep.point_key(p) for p in captured.points))
+    if grid_key in memo:  # the same grid as an experiment planned before (its cache is shared)
+        first = memo[grid_key]
+        return dataclasses.replace(first, experiment=name, paper_figure=exp.paper_figure,
+                                   note=f"the grid of `{first.experiment}` (its points are reused)",
+                                   recorded_s=None, recorded_on="")
+    runs, groups = len(captured.points), captured.groups
+    if not trains(captured.evaluate):
+        return ExperimentPlan(name, exp.paper_figure, runs, len(groups), 0, 0, None, None,
+                              "trains nothing (not calibrated)", *_recorded(name, profile))
+    module = sys.modules[sweep._unwrap(captured.evaluate).__module__]
+    per_group: dict[int, tuple[float, float, float]] = {}
+    started = time.perf_counter()
+    for index in _spread(len(groups)):
+        if len(per_group) >= min(2, len(groups)) and time.perf_counter() - started > budget_s:
+            break  # at least the first and the last group, to interpolate between
+        group_key = (module.__name__, tuple(sweep.point_key(p) for p in groups[index]))
+        if group_key not in memo:
+            calibration = _Calibration(memo)
+            t0 = time.perf_counter()
+            with mock.patch.object(module, "train_members", calibration):
+                captured.evaluate(groups[index])
+            overhead = time.perf_counter() - t0 - calibration.measuring_s
+            memo[group_key] = (sum(c.members * c.steps for c in calibration.calls),
+                               sum(c.flops for c in calibration.calls),
+                               overhead + sum(c.wall_s for c in calibration.calls))
+        per_group[index] = memo[group_key]
+    totals = [_interpolated_total([len(g) for g in groups], per_group, column)
+              for column in range(3)]
+    note = "" if len(per_group) == len(groups) else "others interpolated per point"
+    if "capacity" in name or "search" in name:
+        note = "; ".join(filter(None, [note, "first round of an adaptive search"]))
+    memo[grid_key] = ExperimentPlan(name, exp.paper_figure, runs, len(groups), len(per_group),
+                                    totals[0], totals[1], totals[2], note,
+                                    *_recorded(name, profile))
+    return memo[grid_key]
+
+
+def _interpolated_total(sizes: list[int], measured: dict[int, tuple[float, ...]],
+                        column: int) -> float:
+    """Sum over all groups of a measured quantity: calibrated groups as measured, the others
+    per point, interpolated linearly between the nearest calibrated groups in grid order (a
+    grid's groups usually follow the parameter that sets their cost)."""
+    known = sorted(measured)
+    per_point = {i: measured[i][column] / sizes[i] for i in known}
+    total = 0.0
+    for i, size in enumerate(sizes):
+        if i in measured:
+            total += measured[i][column]
+            continue
+        lo = max((k for k in known if k < i), default=None)
+        hi = min((k for k in known if k > i), default=None)
+        if lo is None or hi is None:
+            value = per_point[hi if lo is None else lo]
+        else:
+            value = per_point[lo] + (per_point[hi] - per_point[lo]) * (i - lo) / (hi - lo)
+        total += size * value
+    return total
+
+
+def _recorded(name: str, profile: str) -> tuple[float | None, str]:
+    """Wall time and device of the last complete run of ``name`` under ``profile``, if any
+    (only the points computed in that invocation: a resumed run took longer in all)."""
+    from memnb.results import load
+
+    result = load(name, profile)
+    if result is None or not result.complete:
+        return None, ""
+    wall = float(result.provenance.get("wall_time_s") or 0.0) or None
+    return wall, str(result.provenance.get("device_name", ""))
+
+
+def experiments_of(target: str) -> list[str]:
+    """The experiments named by ``target``: one experiment, a chapter (``dana``) or ``all``."""
+    names = list(load_all())
+    if target == "all":
+        return names
+    if target in names:
+        return [target]
+    chosen = [n for n in names if n.split(".")[0] == target]
+    if not chosen:
+        chapters = sorted({n.split(".")[0] for n in names})
+        raise ValueError(f"target must be an experiment, a chapter ({', '.join(chapters)}) or "
+                         f"'all'; got {target!r}")
+    return chosen
+
+
+def plan(target: str, profile: str = "full", *, device: str = "cpu",
+         budget_s: float = 2.0) -> pd.DataFrame:
+    """One row per experiment of ``target``: runs, groups, calibrated groups, model-steps,
+    FLOPs and estimated wall time on ``device`` (see the module docstring)."""
+    from memnb.results import check_device
+
+    check_device(device)
+    memo: dict = {}
+    rows = [dataclasses.asdict(plan_experiment(n, profile, device=device, budget_s=budget_s,
+                                               memo=memo))
+            for n in experiments_of(target)]
+    return pd.DataFrame(rows, columns=[f.name for f in dataclasses.fields(ExperimentPlan)])
+
+
+def format_duration(seconds: float | None) -> str:
+    """``seconds`` as a short human duration (s, min, h, d); '-' when unknown."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    for unit, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.1f} s"
+
+
+def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
+    """The plan as a Markdown table (for ``memnb plan`` and the "Running at scale" page)."""
+    lines = [f"| experiment | paper item | runs | groups (calibrated) | model-steps | FLOPs | "
+             f"estimated wall time on {device_name} | recorded run | note |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in table.itertuples():
+        steps = "-" if r.model_steps is None or pd.isna(r.model_steps) else f"{r.model_steps:.3g}"
+        flops = "-" if r.flops is None or pd.isna(r.flops) else f"{r.flops:.2e}"
+        recorded = "-" if r.recorded_s is None or pd.isna(r.recorded_s) else (
+            f"{format_duration(r.recorded_s)} ({r.recorded_on})")
+        lines.append(f"| `{r.experiment}` | {r.paper_figure} | {r.runs} | {r.groups} "
+                     f"({r.calibrated}) | {steps} | {flops} | {format_duration(r.wall_s)} | "
+                     f"{recorded} | {r.note} |")
+    own = ~table["note"].str.startswith("the grid of")  # a shared grid runs once
+    total = table.loc[own, "wall_s"].dropna().sum()
+    lines.append(f"\nTotal of the estimated wall times (a grid shared by two experiments counted "
+                 f"once): {format_duration(total)}.")
+    return "\n".join(lines)

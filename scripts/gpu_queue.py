@@ -1,0 +1,241 @@
+"""Run the full-scale queue on a lent GPU in slices that fit one command, losing nothing.
+
+One call of this script, run from the repository root on the GPU machine:
+
+1. restores ``data/results/full/`` (tables, provenance and the point cache) from the archive a
+   previous call packed, when that archive was carried along (``--restore PATH``);
+2. runs the CUDA tests first (``pytest -m cuda``) when a GPU is present, and stops if they fail;
+3. runs the queue in order (:data:`QUEUE`: Mahdavi et al. Figs. 2a, 2b, 2c, 4, 3, 5; Kajitsuka &
+   Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5), each experiment
+   with ``memnb run ... --time-limit`` set to the time left, so that the whole call ends within
+   ``--budget`` seconds; an experiment stopped at its limit keeps every finished point in the
+   cache and the queue stops there;
+4. packs ``data/results/full/`` into one archive under ``--out`` (``$OUT`` on the device
+   machine), with a log of what ran.
+
+Rerun the same call, carrying the archive it packed, until the log says the queue is done. The
+experiments already complete are then read from the cache in seconds.
+
+    python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz --out "$OUT"
+    (carry .cache/gpu_queue; any ignored path works, e.g. one listed in .git/info/exclude)
+    python3 scripts/gpu_queue.py --unpack-only --restore PATH   # here, after a call
+
+``--bench`` first runs ``benchmarks/bench_sweep.py`` on the device and ``--plan`` writes the cost
+plan of every experiment there (``scripts/plan_table.py``), both into ``--out``; their time comes
+out of the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS_FULL = REPO / "data" / "results" / "full"
+ARCHIVE_NAME = "results_full.tar.gz"
+
+QUEUE: tuple[str, ...] = (
+    "mahdavi.heads",         # Fig. 2a
+    "mahdavi.context",       # Fig. 2b
+    "mahdavi.head_dim",      # Fig. 2c
+    "mahdavi.nonshared",     # Fig. 4
+    "mahdavi.saturation",    # Fig. 3
+    "mahdavi.regression",    # Fig. 5
+    "kajitsuka.capacity",    # Fig. 7
+    "kajitsuka.mnli_curves",  # Figs. 1 and 2
+    "kajitsuka.imdb_curves",  # Figs. 4 and 5
+    "kajitsuka.seq_len",     # the sweep over n
+    "dana.exp5",             # Experiment 5
+)
+"""The order of issue "paper-scale results": the experiments no CPU run can reach."""
+
+PARTIAL = 3  # exit code of `memnb run` stopped at its time limit
+
+
+def pack(results: Path, archive: Path) -> Path:
+    """Write every file below ``results`` (tables, provenance, point cache) into ``archive``
+    (gzip-compressed tar, paths relative to ``results``)."""
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    tmp = archive.with_name(archive.name + ".tmp")
+    with tarfile.open(tmp, "w:gz") as tar:
+        for path in sorted(p for p in results.rglob("*") if p.is_file()):
+            tar.add(path, arcname=path.relative_to(results).as_posix(), recursive=False)
+    os.replace(tmp, archive)
+    return archive
+
+
+def restore(archive: Path, results: Path) -> list[str]:
+    """Unpack ``archive`` (made by :func:`pack`) into ``results``; returns the files written.
+
+    Only regular files with relative paths inside ``results`` are accepted: anything else (an
+    absolute path, ``..``, a link) raises ``ValueError`` before a file is written.
+    """
+    with tarfile.open(archive, "r:gz") as tar:
+        members = tar.getmembers()
+        root = results.resolve()
+        for member in members:
+            target = (results / member.name).resolve()
+            if (not member.isfile() or Path(member.name).is_absolute()
+                    or not target.is_relative_to(root)):
+                raise ValueError(f"archive member {member.name!r} is not a file inside the "
+                                 "results folder; nothing restored")
+        results.mkdir(parents=True, exist_ok=True)
+        for member in members:
+            target = results / member.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = tar.extractfile(member)
+            assert source is not None
+            tmp = target.with_name(target.name + ".restoring")
+            tmp.write_bytes(source.read())
+            os.replace(tmp, target)
+    return [m.name for m in members]
+
+
+@dataclass
+class Step:
+    """One command of the queue and how it ended."""
+
+    name: str
+    command: list[str]
+    returncode: int | None
+    seconds: float
+    time_limit_s: float | None = None
+    tail: str = ""
+
+
+Runner = Callable[[list[str], float], tuple[int, str]]
+
+
+def _subprocess_runner(command: list[str], timeout: float) -> tuple[int, str]:
+    """Run ``command`` from the repository root; (exit code, last lines of its output)."""
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+           "PYTHONUNBUFFERED": "1", "TQDM_DISABLE": "1"}
+    try:
+        done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as err:
+        out = (err.stdout or b"").decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+        return 124, out[-2000:]
+    return done.returncode, (done.stdout + done.stderr)[-2000:]
+
+
+def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: float = 45.0,
+              min_slice_s: float = 30.0, runner: Runner = _subprocess_runner,
+              cuda_tests: bool = True, clock: Callable[[], float] = time.monotonic
+              ) -> tuple[list[Step], str]:
+    """Run the CUDA tests (if asked), then each experiment of ``queue`` with a time limit that
+    keeps the whole call within ``budget_s`` seconds (``reserve_s`` kept for packing).
+
+    Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
+    at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
+    not import here) or ``cuda tests failed``.
+    """
+    start = clock()
+    steps: list[Step] = []
+    python = sys.executable
+    command = [python, "-c", "from memnb.experiments.registry import load_all; load_all()"]
+    t0 = clock()
+    code, tail = runner(command, 120.0)
+    steps.append(Step("imports", command, code, clock() - t0, tail=tail))
+    if code != 0:  # e.g. optuna is not in the GPU image: carry its wheels (see the device notes)
+        return steps, "missing packages"
+    if cuda_tests:
+        marked = sorted(str(p.relative_to(REPO)) for p in (REPO / "tests").glob("test_*.py")
+                        if "mark.cuda" in p.read_text(encoding="utf-8"))
+        command = [python, "-m", "pytest", "-p", "no:xdist", "-q", "-m", "cuda", *marked]
+        t0 = clock()
+        code, tail = runner(command, max(budget_s - reserve_s, 1.0))
+        steps.append(Step("cuda tests", command, code, clock() - t0, tail=tail))
+        if code != 0:
+            return steps, "cuda tests failed"
+    for name in queue:
+        left = budget_s - reserve_s - (clock() - start)
+        if left < min_slice_s:
+            return steps, "out of time"
+        command = [python, "-m", "memnb.cli", "run", name, "--profile", "full", "--device",
+                   device, "--time-limit", f"{left:.0f}"]
+        t0 = clock()
+        code, tail = runner(command, left + 30.0)  # a hard stop past the clean one
+        steps.append(Step(name, command, code, clock() - t0, left, tail))
+        if code in (PARTIAL, 124):
+            return steps, "out of time"
+    return steps, "done"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--restore", type=Path, default=None,
+                        help="archive packed by an earlier call (restored if it exists)")
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "gpu_out")),
+                        help="folder for the archive and the log (default $OUT)")
+    parser.add_argument("--budget", type=float, default=540.0,
+                        help="seconds the whole call may take (default 540, under 9 minutes)")
+    parser.add_argument("--device", default=None, help="default: cuda when available")
+    parser.add_argument("--only", nargs="*", default=None, help="run these experiments instead")
+    parser.add_argument("--unpack-only", action="store_true",
+                        help="only restore the archive (e.g. here, after a call)")
+    parser.add_argument("--allow-cpu", action="store_true",
+                        help="run the queue without a GPU (full profiles take days there)")
+    parser.add_argument("--bench", action="store_true",
+                        help="first run benchmarks/bench_sweep.py on this device (its output "
+                             "goes to --out as bench_sweep.txt)")
+    parser.add_argument("--plan", action="store_true",
+                        help="first write the cost plan of every experiment on this device "
+                             "(scripts/plan_table.py) into --out")
+    args = parser.parse_args(argv)
+
+    if args.restore is not None and args.restore.exists():
+        files = restore(args.restore, RESULTS_FULL)
+        print(f"restored {len(files)} files from {args.restore}")
+    elif args.restore is not None:
+        print(f"no archive at {args.restore}: starting from the checkout's results")
+    if args.unpack_only:
+        return 0
+
+    import torch
+
+    gpu = torch.cuda.is_available()
+    device = args.device or ("cuda" if gpu else "cpu")
+    if device == "cpu" and not args.allow_cpu:
+        print("no GPU here: the full-scale queue is meant for one (use --allow-cpu to insist)")
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    budget = args.budget
+    if args.bench:
+        t0 = time.monotonic()
+        code, tail = _subprocess_runner(
+            [sys.executable, "benchmarks/bench_sweep.py", "--device", device], 240.0)
+        (args.out / "bench_sweep.txt").write_text(f"exit {code}\n{tail}\n")
+        print(f"bench_sweep: exit {code}")
+        budget -= time.monotonic() - t0
+    if args.plan:
+        t0 = time.monotonic()
+        code, tail = _subprocess_runner(
+            [sys.executable, "scripts/plan_table.py", "--device", device, "--out",
+             str(args.out.resolve() / f"plan_full_{device.split(':')[0]}.md")], 180.0)
+        print(f"plan: exit {code}\n{tail}")
+        budget -= time.monotonic() - t0
+    steps, outcome = run_queue(args.only or QUEUE, budget_s=budget, device=device,
+                               cuda_tests=gpu)
+    archive = pack(RESULTS_FULL, args.out / ARCHIVE_NAME)
+    log = {"outcome": outcome, "device": torch.cuda.get_device_name() if gpu else "cpu",
+           "steps": [asdict(s) for s in steps], "archive_bytes": archive.stat().st_size}
+    (args.out / "queue_log.json").write_text(json.dumps(log, indent=1))
+    for s in steps:
+        print(f"{s.name:24s} exit {s.returncode}  {s.seconds:7.1f} s")
+    print(f"queue: {outcome}; {archive} ({archive.stat().st_size / 2**20:.1f} MiB)")
+    if archive.stat().st_size > 16 * 2**20:
+        print("warning: the archive is over 16 MiB, the most one file can bring back")
+    return 0 if outcome == "done" else PARTIAL
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

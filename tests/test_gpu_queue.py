@@ -1,0 +1,116 @@
+"""The GPU queue script: pack and restore of the full results (on the CPU), and the queue's
+order and time slices (with a stand-in for the commands)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from memnb.experiments.registry import load_all
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("gpu_queue", ROOT / "scripts" / "gpu_queue.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_queue"] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _results(folder: Path) -> dict[str, bytes]:
+    files = {"dana.exp5.csv": b"d,N,accuracy\n10,50,0.5\n",
+             "dana.exp5.json": b'{"complete": false}\n',
+             ".cache/dana.exp5/0123abcd.ffee.json": b'{"rows": []}',
+             ".cache/mahdavi.heads/9876.aa.json": bytes(range(256))}
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    return files
+
+
+def test_pack_then_restore_gives_back_every_file(tmp_path):
+    gpu_queue = _script()
+    files = _results(tmp_path / "full")
+    archive = gpu_queue.pack(tmp_path / "full", tmp_path / "out" / "results_full.tar.gz")
+    restored = tmp_path / "elsewhere" / "full"
+    (restored / ".cache" / "dana.exp5").mkdir(parents=True)
+    (restored / "dana.exp5.csv").write_text("old table")  # replaced by the archived one
+    (restored / "dana.exp1.csv").write_text("kept")  # files not in the archive stay
+    names = gpu_queue.restore(archive, restored)
+    assert sorted(names) == sorted(files)
+    for name, data in files.items():
+        assert (restored / name).read_bytes() == data
+    assert (restored / "dana.exp1.csv").read_text() == "kept"
+    assert not list(restored.rglob("*.restoring"))
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "/tmp/absolute.txt"])
+def test_restore_refuses_paths_outside_the_results(tmp_path, name):
+    gpu_queue = _script()
+    archive = tmp_path / "bad.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        info = tarfile.TarInfo("fine.csv")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+        info = tarfile.TarInfo(name)
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(ValueError, match="nothing restored"):
+        gpu_queue.restore(archive, tmp_path / "full")
+    assert not (tmp_path / "full" / "fine.csv").exists()
+
+
+def test_unpack_only_restores_a_carried_archive(tmp_path, monkeypatch):
+    gpu_queue = _script()
+    files = _results(tmp_path / "src")
+    archive = gpu_queue.pack(tmp_path / "src", tmp_path / "carry" / "results_full.tar.gz")
+    monkeypatch.setattr(gpu_queue, "RESULTS_FULL", tmp_path / "dest")
+    assert gpu_queue.main(["--restore", str(archive), "--unpack-only"]) == 0
+    assert {p.relative_to(tmp_path / "dest").as_posix() for p in (tmp_path / "dest").rglob("*")
+            if p.is_file()} == set(files)
+
+
+def test_queue_is_the_issue_order_of_registered_experiments():
+    gpu_queue = _script()
+    known = load_all()
+    assert all(name in known for name in gpu_queue.QUEUE)
+    figures = [known[name].paper_figure for name in gpu_queue.QUEUE[:6]]
+    assert [f.split()[-1] for f in figures] == ["2a", "2b", "2c", "4", "3", "5"]
+    assert gpu_queue.QUEUE[-1] == "dana.exp5"
+
+
+def test_queue_gives_each_experiment_the_time_left_and_stops_at_a_partial_one():
+    gpu_queue = _script()
+    now = [0.0]
+    seen: list[tuple[str, float]] = []
+
+    def runner(command, timeout):
+        if "-c" in command:
+            seen.append(("imports", None))
+            return 0, ""
+        name = "tests" if "pytest" in command else command[command.index("run") + 1]
+        limit = float(command[-1]) if "--time-limit" in command else None
+        seen.append((name, limit))
+        now[0] += {"tests": 20.0, "mahdavi.heads": 100.0}.get(name, 250.0)
+        return (gpu_queue.PARTIAL if name == "mahdavi.head_dim" else 0), ""
+
+    steps, outcome = gpu_queue.run_queue(gpu_queue.QUEUE, budget_s=540, device="cuda",
+                                         reserve_s=40, runner=runner, clock=lambda: now[0])
+    assert outcome == "out of time"
+    assert [s.name for s in steps] == ["imports", "cuda tests", "mahdavi.heads",
+                                       "mahdavi.context", "mahdavi.head_dim"]
+    assert [limit for _, limit in seen[2:]] == [480.0, 380.0, 130.0]  # 540 - 40 - time used
+    steps, outcome = gpu_queue.run_queue(["mahdavi.heads"], budget_s=540, device="cuda",
+                                         runner=lambda c, t: (1, "no optuna"), clock=lambda: 0.0)
+    assert outcome == "missing packages" and len(steps) == 1
+    steps, outcome = gpu_queue.run_queue(
+        ["mahdavi.heads"], budget_s=540, device="cuda", clock=lambda: 0.0,
+        runner=lambda c, t: (0 if "-c" in c else 1, "boom"))
+    assert outcome == "cuda tests failed" and len(steps) == 2
