@@ -16,15 +16,17 @@ $(STAMP): pyproject.toml requirements-lock.txt
 
 venv: $(STAMP)
 
+# Executes only the chapters whose notebook, memnb code, profile or cached results changed
+# (BOOKFLAGS=--force executes them all again).
 book: $(STAMP)
-	$(PY) book/build.py --profile $(PROFILE)
+	$(PY) book/build.py --profile $(PROFILE) $(BOOKFLAGS)
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py notebooks
+	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py book/buildtools notebooks
 	$(PY) -m pytest -n 2 --dist loadfile -q tests
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_train.py
 
 clean:
-	rm -rf book/_build book/chapters book/_vendor
+	rm -rf book/_build book/chapters book/_vendor book/reproducibility.md

@@ -1,21 +1,33 @@
 """Build the Memorization Book: execute the chapters, vendor the JavaScript, run Jupyter Book.
 
-    python book/build.py [--profile quick] [--only NAME] [--skip-execute] [--strict]
-                         [--notebooks DIR]
+    python book/build.py [--profile quick] [--only NAME] [--force] [--skip-execute] [--no-html]
+                         [--strict] [--notebooks DIR]
 
 1. Every ``notebooks/*.ipynb`` (stored without outputs) is executed with papermill, with the
-   parameter ``profile`` injected, into ``book/chapters/<name>.ipynb``. The kernel is a kernelspec
-   named ``memnb`` that runs *this* Python (registered inside the environment, so a fresh clone
-   needs no user-level kernels). Kernels get ``MEMNB_SLIDER=static``, so sliders are the
-   pre-computed kind that works without a kernel. A cell error stops the build (exit 1).
-2. The JavaScript the HTML pages need (RequireJS and the ipywidgets HTML manager for embedded
+   parameter ``profile`` injected, into ``book/chapters/<name>.ipynb``, the chapters in reading
+   order and the scorecard last (it reads every chapter's results). A chapter is executed again
+   only when its key changed: its notebook, the ``memnb`` code, the profile or the cached results
+   it reads (``buildtools/keys.py``; the key is stored beside the executed copy). Progress goes to
+   the terminal, a line per code cell (``buildtools/progress.py``). The kernel is a kernelspec named
+   ``memnb`` that runs *this* Python (registered inside the environment, so a fresh clone needs
+   no user-level kernels). Kernels get ``MEMNB_SLIDER=static``, so sliders are the pre-computed
+   kind that works without a kernel, and ``TQDM_DISABLE=1``, so no progress bar reaches a page.
+   A cell error stops the build (exit 1).
+2. Each executed copy is prepared for reading (``buildtools/reading.py``): the parameters cells
+   are removed from the page and one line states their values; progress bars drawn anyway are
+   removed. The page "How each page was
+   produced" is generated (``buildtools/reproducibility.py``).
+3. The JavaScript the HTML pages need (RequireJS and the ipywidgets HTML manager for embedded
    widgets, MathJax for the equations) is installed once with npm into ``book/.cache/npm`` and
    copied into ``book/_vendor/``, which Sphinx publishes as ``_static/``; the pages load it from
    there, never from a CDN.
-3. The table of contents is generated from the executed chapters present (order: dana, mahdavi,
-   kajitsuka_sato, then any others alphabetically) plus the static pages ``book/*.md``, and
-   ``jupyter-book build`` runs with ``execute_notebooks: "off"``.
-4. The built HTML is checked: no page may load a script, stylesheet or font from another host.
+4. The table of contents is generated from the executed chapters present (order: intro,
+   scorecard, dana, mahdavi, kajitsuka_sato, compare, then any others alphabetically; absent
+   ones are left out) plus the static pages ``book/*.md`` (running_at_scale, reproducibility,
+   bibliography first), and ``jupyter-book build`` runs with ``execute_notebooks: "off"``,
+   incrementally (Sphinx rereads only changed pages) unless the list of pages changed.
+5. The build fails on unresolved citations, and the built HTML is checked: no page may load a
+   script, stylesheet or font from another host.
 """
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 BOOK = Path(__file__).resolve().parent
@@ -41,16 +54,26 @@ NPM_DIR = CACHE / "npm"
 HTML_DIR = BOOK / "_build" / "html"
 GENERATED_TOC = BOOK / "_build" / "_toc.generated.yml"
 FAILED = BOOK / "_build" / "failed"  # where a notebook is executed; it stays there if it fails
+REPRODUCIBILITY_PAGE = BOOK / "reproducibility.md"  # generated at every build (not committed)
+PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for _path in (REPO, BOOK):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
+from buildtools import keys, reading, reproducibility  # noqa: E402
+from buildtools.progress import register as register_progress_engine  # noqa: E402
+
+from memnb.paths import results_dir  # noqa: E402
 from memnb.profiles import PROFILES  # noqa: E402
 
 #: Chapters in reading order; any other executed notebook follows, alphabetically.
-CHAPTER_ORDER: tuple[str, ...] = ("dana", "mahdavi", "kajitsuka_sato")
+CHAPTER_ORDER: tuple[str, ...] = ("scorecard", "dana", "mahdavi", "kajitsuka_sato", "compare")
+#: Chapters executed after all others, whatever their place in the reading order: they read
+#: the results every other chapter writes.
+EXECUTE_LAST: tuple[str, ...] = ("scorecard",)
 #: Static pages (``book/<name>.md``) listed first in the reference part, in this order.
-STATIC_ORDER: tuple[str, ...] = ("running_at_scale",)
+STATIC_ORDER: tuple[str, ...] = ("running_at_scale", "reproducibility", "bibliography")
 KERNEL_NAME = "memnb"
 
 #: npm packages the offline pages need, pinned.
@@ -159,11 +182,13 @@ def execute_notebook(
     *,
     timeout: float | None = None,
     cwd: Path | None = None,
+    progress: bool = False,
 ) -> float:
     """Execute ``source`` with papermill (parameter ``profile``) into ``output``; return seconds.
 
     The kernel's working directory is ``cwd``, by default the source notebook's folder, as when
     a reader opens it in Jupyter. ``timeout`` limits each cell (seconds; None: no limit).
+    With ``progress``, each code cell is reported on the terminal (stderr) as it starts.
     Raises :class:`BuildError` naming the failing cell if any cell raises.
     """
     import papermill
@@ -179,6 +204,7 @@ def execute_notebook(
             papermill.execute_notebook(
                 str(source), str(output), parameters={"profile": profile}, kernel_name=kernel,
                 language="python", cwd=str(cwd or source.parent), progress_bar=False,
+                engine_name=register_progress_engine() if progress else None,
                 log_output=False, execution_timeout=timeout,
             )
         except PapermillExecutionError as err:
@@ -196,6 +222,19 @@ def ordered_names(names: Sequence[str]) -> list[str]:
     return known + sorted(n for n in names if n not in CHAPTER_ORDER)
 
 
+def execution_order(names: Sequence[str]) -> list[str]:
+    """Chapter names in the order they are executed: reading order, :data:`EXECUTE_LAST` last."""
+    ordered = ordered_names(names)
+    return ([n for n in ordered if n not in EXECUTE_LAST]
+            + [n for n in EXECUTE_LAST if n in ordered])
+
+
+def chapter_key(name: str, source: Path, profile: str) -> dict:
+    """The key of chapter ``name`` as its inputs are now (see ``buildtools/keys.py``)."""
+    return keys.compute_key(name, source, profile, package=PACKAGE,
+                            results_root=results_dir(), reads_all=name in EXECUTE_LAST)
+
+
 def source_notebooks(folder: Path) -> dict[str, Path]:
     """``{name: path}`` of the source notebooks in ``folder``, in reading order."""
     found = {p.stem: p for p in folder.glob("*.ipynb") if not p.name.startswith(".")}
@@ -203,11 +242,14 @@ def source_notebooks(folder: Path) -> dict[str, Path]:
 
 
 def execute_all(
-    notebooks: dict[str, Path], profile: str, *, only: str | None = None, prune: bool = True
-) -> None:
-    """Execute the chosen notebooks into ``book/chapters/``, printing progress.
+    notebooks: dict[str, Path], profile: str, *, only: str | None = None, prune: bool = True,
+    force: bool = False,
+) -> dict[str, str]:
+    """Execute the chosen notebooks into ``book/chapters/`` where their key changed.
 
-    With ``prune`` (a full run), executed copies whose source notebook is gone are deleted.
+    Chapters whose executed copy is current (same key) are reused unless ``force``. With
+    ``prune`` (a full run), executed copies whose source notebook is gone are deleted.
+    Returns ``{name: "executed" | "reused"}``.
     """
     if only is not None:
         if only not in notebooks:
@@ -219,21 +261,54 @@ def execute_all(
             if stale.stem not in notebooks:
                 log(f"removing {stale.relative_to(REPO)} (its source notebook is gone)")
                 stale.unlink()
-    failures = []
-    for i, (name, path) in enumerate(notebooks.items(), start=1):
-        log(f"[{i}/{len(notebooks)}] executing {path.name} with profile={profile} ...")
+                keys.key_path(stale).unlink(missing_ok=True)
+    names = execution_order(list(notebooks))
+    failures, outcome = [], {}
+    for i, name in enumerate(names, start=1):
+        path, executed = notebooks[name], CHAPTERS / f"{name}.ipynb"
+        step = f"[{i}/{len(names)}] {name}"
+        before = chapter_key(name, path, profile)
+        changed = keys.changed_fields(executed, before)
+        if not changed and not force:
+            log(f"{step}: up to date (notebook, memnb code, profile {profile} and the results it "
+                f"reads unchanged); reusing {executed.relative_to(REPO)}")
+            outcome[name] = "reused"
+            continue
+        reason = "; ".join(f if f.startswith("no ") else f"{f} changed" for f in changed)
+        log(f"{step}: executing {path.name} with profile={profile} ({reason or 'forced'}) ...")
         # Execute beside the book; only a notebook that ran through replaces its chapter.
         partial = FAILED / f"{name}.ipynb"
         try:
-            seconds = execute_notebook(path, partial, profile)
+            seconds = execute_notebook(path, partial, profile, progress=True)
         except BuildError as err:
-            log(f"[{i}/{len(notebooks)}] FAILED {err}")
+            log(f"{step}: FAILED {err}")
             failures.append(name)
             continue
-        shutil.move(partial, CHAPTERS / f"{name}.ipynb")
-        log(f"[{i}/{len(notebooks)}] {path.name} done in {seconds:.1f} s")
+        shutil.move(partial, executed)
+        after = chapter_key(name, path, profile)  # the results it wrote are among its inputs
+        keys.write_key(executed, {**before, "experiments": after["experiments"],
+                                  "results": after["results"]},
+                       executed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
+                       seconds=round(seconds, 1),
+                       environment=reproducibility.environment(REPO))
+        outcome[name] = "executed"
+        log(f"{step}: done in {seconds:.1f} s")
     if failures:
         raise BuildError(f"notebook errors in: {', '.join(failures)} (the book was not built)")
+    return outcome
+
+
+def prepare_chapters() -> list[str]:
+    """Prepare every executed chapter for reading; return the names of those rewritten."""
+    return [p.stem for p in sorted(CHAPTERS.glob("*.ipynb")) if reading.prepare_file(p)]
+
+
+def write_reproducibility_page() -> bool:
+    """Generate ``book/reproducibility.md`` from the executed chapters; True if it changed."""
+    executed = [CHAPTERS / f"{n}.ipynb" for n in
+                ordered_names([p.stem for p in CHAPTERS.glob("*.ipynb")])]
+    text = reproducibility.page_markdown(executed, results_dir())
+    return reproducibility.write_page(REPRODUCIBILITY_PAGE, text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,12 +395,16 @@ def toc_text(chapters: Sequence[str], pages: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_toc() -> list[str]:
-    """Write the generated TOC to ``book/_build/``; return the chapter names it lists."""
+def write_toc() -> tuple[list[str], bool]:
+    """Write the generated TOC to ``book/_build/``; return the chapters it lists and whether the
+    TOC changed since the last build."""
     chapters = ordered_names([p.stem for p in CHAPTERS.glob("*.ipynb")])
     GENERATED_TOC.parent.mkdir(parents=True, exist_ok=True)
-    GENERATED_TOC.write_text(toc_text(chapters, static_pages()))
-    return chapters
+    text = toc_text(chapters, static_pages())
+    changed = not GENERATED_TOC.is_file() or GENERATED_TOC.read_text() != text
+    if changed:
+        GENERATED_TOC.write_text(text)
+    return chapters, changed
 
 
 def jupyter_book_command() -> list[str]:
@@ -337,25 +416,70 @@ def jupyter_book_command() -> list[str]:
             "sys.exit(main())"]
 
 
-def run_jupyter_book(*, strict: bool = False) -> None:
-    """``jupyter-book build book/ --all`` with the generated TOC; raise on failure.
+#: Sphinx warnings that mean a citation did not resolve (sphinxcontrib-bibtex, docutils).
+_CITATION_WARNING = re.compile(
+    r"WARNING: .*(could not find bibtex key|citation not found|bibtex|Unknown interpreted text "
+    r"role \"cite)", re.I)
 
-    With ``strict``, Sphinx warnings (broken references, bad markup) fail the build too.
+
+#: How sphinxcontrib-bibtex renders a citation whose key it could not find: empty brackets.
+_EMPTY_CITATION = re.compile(r'<span class="bibtex-citation"[^>]*>\s*[\[(]\s*[\])]\s*</span>')
+
+
+def citation_warnings(output: str) -> list[str]:
+    """The lines of a Sphinx build log that report an unresolved citation."""
+    return [line.strip() for line in output.splitlines() if _CITATION_WARNING.search(line)]
+
+
+def unresolved_citations(html_dir: Path = HTML_DIR) -> dict[str, int]:
+    """``{page: count}`` of citations rendered without a reference in the built HTML.
+
+    This catches what the log of an incremental build no longer reports (a page with a bad key
+    that was not reread).
+    """
+    found = {}
+    for page in sorted(html_dir.rglob("*.html")):
+        count = len(_EMPTY_CITATION.findall(page.read_text(errors="replace")))
+        if count:
+            found[str(page.relative_to(html_dir))] = count
+    return found
+
+
+def run_jupyter_book(*, strict: bool = False, rebuild_all: bool = True) -> None:
+    """``jupyter-book build book/`` with the generated TOC; raise on failure.
+
+    With ``rebuild_all`` every page is rebuilt from scratch (``--all``, after removing the old
+    HTML); otherwise Sphinx rereads only the pages whose source changed. With ``strict``, Sphinx
+    warnings (broken references, bad markup) fail the build too; unresolved citations always do.
     """
     if (BOOK / "_static").is_dir():
         # Jupyter Book adds every .js under all static paths to every page once _static exists,
         # which would load the 5 MB widget bundle everywhere.
         raise BuildError("book/_static exists: put page assets elsewhere (see book/_config.yml)")
-    cmd = [*jupyter_book_command(), "build", str(BOOK), "--toc", str(GENERATED_TOC), "--all"]
+    cmd = [*jupyter_book_command(), "build", str(BOOK), "--toc", str(GENERATED_TOC)]
+    if rebuild_all:
+        cmd.append("--all")
+        if HTML_DIR.exists():
+            shutil.rmtree(HTML_DIR)  # no stale pages of removed chapters
     if strict:
         cmd += ["-W", "--keep-going"]
-    if HTML_DIR.exists():
-        shutil.rmtree(HTML_DIR)  # no stale pages of removed chapters
-    log("jupyter-book build ...")
+    log(f"jupyter-book build ({'all pages' if rebuild_all else 'changed pages only'}) ...")
     start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=REPO)
-    if done.returncode != 0:
-        raise BuildError(f"jupyter-book build failed with exit code {done.returncode}")
+    lines = []
+    with subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, bufsize=1) as proc:
+        for line in proc.stdout:  # echoed as it comes, kept for the citation check
+            sys.stdout.write(line)
+            lines.append(line)
+    sys.stdout.flush()
+    if proc.returncode != 0:
+        raise BuildError(f"jupyter-book build failed with exit code {proc.returncode}")
+    unresolved = citation_warnings("".join(lines)) + [
+        f"{page}: {count} citation(s) without a reference"
+        for page, count in unresolved_citations().items()]
+    if unresolved:
+        raise BuildError("unresolved citations (add the work to book/references.bib or fix "
+                         "the key):\n  " + "\n  ".join(unresolved))
     if not (HTML_DIR / "index.html").is_file():
         raise BuildError(f"jupyter-book did not produce {HTML_DIR / 'index.html'}")
     log(f"jupyter-book build done in {time.perf_counter() - start:.1f} s")
@@ -408,8 +532,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", metavar="NAME",
                         help="execute only notebooks/NAME.ipynb (other chapters: their last "
                              "executed copy)")
+    parser.add_argument("--force", action="store_true",
+                        help="execute the chosen notebooks even where their key is unchanged")
     parser.add_argument("--skip-execute", action="store_true",
                         help="do not execute; build from the executed copies in book/chapters/")
+    parser.add_argument("--no-html", "--skip-html", dest="no_html", action="store_true",
+                        help="execute the notebooks only: no JavaScript vendoring, no "
+                             "jupyter-book build")
     parser.add_argument("--strict", action="store_true",
                         help="turn Sphinx warnings into errors")
     parser.add_argument("--notebooks", type=Path, default=REPO / "notebooks",
@@ -421,12 +550,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             notebooks = source_notebooks(args.notebooks)
             if not notebooks:
                 log(f"no notebooks in {args.notebooks}; building the static pages only")
-            execute_all(notebooks, args.profile, only=args.only)
+            outcome = execute_all(notebooks, args.profile, only=args.only, force=args.force)
+            executed = [n for n, how in outcome.items() if how == "executed"]
+            log(f"chapters executed: {', '.join(executed) or 'none'}; reused: "
+                f"{', '.join(n for n in outcome if n not in executed) or 'none'}")
+        rewritten = prepare_chapters()
+        if rewritten:
+            log(f"prepared for reading (parameters cells hidden, progress bars removed): "
+                f"{', '.join(rewritten)}")
+        if args.no_html:
+            log(f"done in {time.perf_counter() - start:.0f} s (--no-html: no HTML built)")
+            return 0
         vendor_javascript()
-        chapters = write_toc()
+        if write_reproducibility_page():
+            log(f"generated {REPRODUCIBILITY_PAGE.relative_to(REPO)}")
+        chapters, toc_changed = write_toc()
         log(f"table of contents: intro, {', '.join(chapters) or '(no chapters)'}"
             f"{', ' if static_pages() else ''}{', '.join(static_pages())}")
-        run_jupyter_book(strict=args.strict)
+        # --strict rebuilds every page, since an incremental build repeats no old warning
+        run_jupyter_book(strict=args.strict, rebuild_all=args.strict or toc_changed
+                         or not (HTML_DIR / "index.html").is_file())
         check_offline()
     except BuildError as err:
         log(f"ERROR: {err}")

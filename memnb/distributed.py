@@ -7,9 +7,20 @@ only its unfinished groups: dask reschedules them, and a rerun computes only wha
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator, Sequence
 
 from memnb.sweep import GroupEvaluator, Point, Rows
+
+#: Seconds to wait for the scheduler's port to accept a connection before giving up.
+CONNECT_TIMEOUT_S = 3.0
+
+
+class SchedulerUnreachable(ConnectionError, ValueError):
+    """No dask scheduler answers at the address given with ``--executor dask://HOST:PORT``.
+
+    A ``ValueError`` too, so that ``memnb run`` reports it as a usage error (no traceback).
+    """
 
 
 def scheduler_address(executor: str) -> str:
@@ -20,12 +31,49 @@ def scheduler_address(executor: str) -> str:
     return "tcp://" + executor[len(prefix):]
 
 
+def _host_port(address: str) -> tuple[str, int]:
+    """``tcp://HOST:PORT`` → ``(HOST, PORT)``; a ``ValueError`` if PORT is not a port number."""
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"executor port must be an integer in 1..65535; got {port!r}")
+    return host.strip("[]"), int(port)
+
+
+def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S) -> str:
+    """Return the ``tcp://`` address of ``executor`` if a scheduler listens there.
+
+    Raises :class:`SchedulerUnreachable`, naming the address and the command that starts a
+    scheduler, when nothing accepts a connection within ``timeout`` seconds.
+    """
+    address = scheduler_address(executor)
+    host, port = _host_port(address)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as err:
+        reason = (f"no answer within {timeout:g} s" if isinstance(err, TimeoutError)
+                  else (err.strerror or str(err)).lower())
+        raise SchedulerUnreachable(
+            f"no dask scheduler reachable at {address} ({reason}). "
+            f"Start one on that machine with `dask scheduler --host {host} --port {port}` and "
+            f"at least one worker with `dask worker {address} --nthreads 1`, or drop "
+            f"--executor to run in-process.") from None
+    return address
+
+
 def map_groups(executor: str, evaluate: GroupEvaluator,
                groups: Sequence[list[Point]]) -> Iterator[tuple[list[Point], list[Rows]]]:
     """Run ``evaluate`` on every group on the cluster, yielding ``(group, rows)`` as they finish."""
     from dask.distributed import Client, as_completed
 
-    with Client(scheduler_address(executor), timeout="30s") as client:
+    address = check_scheduler(executor)
+    try:
+        client = Client(address, timeout="10s")
+    except OSError as err:  # the port answered but no scheduler spoke the dask protocol
+        raise SchedulerUnreachable(
+            f"could not connect to a dask scheduler at {address}: {err}. Is `dask scheduler "
+            f"--port {_host_port(address)[1]}` what listens there?") from None
+    with client:
         futures = {client.submit(evaluate, group, pure=False): i for i, group in enumerate(groups)}
         for future in as_completed(futures):
             yield groups[futures[future]], future.result()

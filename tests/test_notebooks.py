@@ -6,7 +6,8 @@
   and the executed copy passes ``pytest --nbval-lax``: nbval runs it again in a fresh kernel and
   every cell marked ``# NBVAL_CHECK_OUTPUT`` must reproduce its output exactly.
 - The book pipeline orders the chapters, writes a valid table of contents and detects pages that
-  would load resources from another host.
+  would load resources from another host (keys, reading flow, the reproducibility page and the
+  citations: tests/test_build_*.py).
 
 The environment variable ``MEMNB_NOTEBOOKS_DIR`` points the notebook tests at another folder.
 """
@@ -114,10 +115,10 @@ def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, t
 # ------------------------------------------------------------------ book pipeline
 
 
-def test_chapters_are_ordered_dana_mahdavi_kajitsuka_sato_then_others():
-    names = ["zeta", "kajitsuka_sato", "cross_paper", "dana", "mahdavi"]
+def test_chapters_are_ordered_scorecard_dana_mahdavi_kajitsuka_sato_compare_then_others():
+    names = ["zeta", "kajitsuka_sato", "cross_paper", "dana", "mahdavi", "compare", "scorecard"]
     assert build.ordered_names(names) == [
-        "dana", "mahdavi", "kajitsuka_sato", "cross_paper", "zeta"]
+        "scorecard", "dana", "mahdavi", "kajitsuka_sato", "compare", "cross_paper", "zeta"]
     assert build.ordered_names(["mahdavi"]) == ["mahdavi"]
 
 

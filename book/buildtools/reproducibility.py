@@ -1,0 +1,217 @@
+"""The page "How each page was produced", generated at every build from what the build recorded.
+
+For each executed chapter: the profile and device it ran with, the execution time and slowest cells
+(from papermill's metadata in the executed notebook; myst-nb's ``{nb-exec-table}`` stays empty when
+papermill executes), the results it drew with their provenance (full or fresh, device, wall time,
+commit; ``memnb.results.provenance_summary``) and the environment it was executed in (recorded in
+its key file by ``book/build.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from buildtools.keys import stored_key
+from buildtools.reading import parameter_values
+
+
+def git_commit(repo: Path) -> str:
+    """The checkout's commit (short), with ``+uncommitted changes`` when the tree is dirty."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo, text=True,
+                                capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=repo, text=True, capture_output=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + (" + uncommitted changes" if dirty else "")
+
+
+def environment(repo: Path) -> dict[str, str]:
+    """Python, torch and numpy versions, platform, CPU, GPU and commit of this machine."""
+    import numpy
+    import torch
+
+    cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    gpus = ([torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+            if torch.cuda.is_available() else [])
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "gpu": ", ".join(gpus) or "none",
+        "commit": git_commit(repo),
+    }
+
+
+def notebook_title(nb: nbformat.NotebookNode, default: str) -> str:
+    """The first level-1 heading of the notebook, else ``default``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return default
+
+
+def cell_timings(nb: nbformat.NotebookNode) -> list[dict[str, Any]]:
+    """Per executed code cell: its index, execution count, seconds and first source line."""
+    rows = []
+    for index, cell in enumerate(nb.cells):
+        meta = cell.get("metadata", {}).get("papermill", {})
+        if cell.cell_type != "code" or meta.get("duration") is None:
+            continue
+        first = next((line for line in cell.source.splitlines() if line.strip()), "")
+        rows.append({"cell": index, "execution_count": cell.get("execution_count"),
+                     "seconds": float(meta["duration"]), "first_line": first.strip()})
+    return rows
+
+
+def slowest_cells(nb: nbformat.NotebookNode, count: int = 3) -> list[dict[str, Any]]:
+    """The ``count`` code cells that took longest, slowest first."""
+    return sorted(cell_timings(nb), key=lambda r: -r["seconds"])[:count]
+
+
+def chapter_record(executed: Path) -> dict[str, Any]:
+    """What the page says about one executed chapter, read from the notebook and its key."""
+    nb = nbformat.read(executed, as_version=4)
+    papermill = nb.metadata.get("papermill", {})
+    parameters = {**parameter_values(nb), **papermill.get("parameters", {})}
+    key = stored_key(executed) or {}
+    return {
+        "name": executed.stem,
+        "title": notebook_title(nb, executed.stem),
+        "profile": parameters.get("profile", key.get("profile", "unknown")),
+        "parameters": parameters,
+        "device": parameters.get("device", "cpu"),
+        "seconds": papermill.get("duration"),
+        "started": papermill.get("start_time"),
+        "ended": papermill.get("end_time"),
+        "cells": len(cell_timings(nb)),
+        "slowest": slowest_cells(nb),
+        "experiments": list(key.get("experiments", [])),
+        "environment": dict(key.get("environment", {})),
+    }
+
+
+def results_table(names: Sequence[str], profile: str,
+                  results_root: Path | None = None) -> list[dict[str, Any]]:
+    """Provenance of the results of ``names``: the fresh ones under ``profile`` and the full ones.
+
+    Rows carry ``run`` (``fresh (<profile>)`` or ``full (committed)``) and the columns of
+    :func:`memnb.results.provenance_summary`.
+    """
+    from memnb.results import provenance_summary
+
+    rows = []
+    runs = [(profile, f"fresh ({profile})")]
+    if profile != "full":
+        runs.append(("full", "full (cached)"))
+    for folder, label in runs:
+        summary = provenance_summary(list(names), folder, results_root)
+        for record in summary.to_dict("records"):
+            rows.append({"run": label, **record})
+    return rows
+
+
+def _cell(value: Any) -> str:
+    text = "–" if value is None or value == "" else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A Markdown pipe table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _seconds(value: Any) -> str:
+    return "–" if value is None else f"{float(value):.1f}"
+
+
+def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """The Markdown section of one chapter."""
+    parameters = ", ".join(f"`{k} = {v!r}`" for k, v in record["parameters"].items()) or "none"
+    lines = [
+        f"## {record['title']}",
+        "",
+        f"- Page: [{record['name']}](chapters/{record['name']}.ipynb); parameters: {parameters}",
+        f"- Profile `{record['profile']}`, device `{record['device']}`; executed by papermill "
+        f"on {_cell((record['started'] or '')[:19].replace('T', ' '))} UTC in "
+        f"{_seconds(record['seconds'])} s ({record['cells']} code cells).",
+        "",
+    ]
+    if record["slowest"]:
+        lines += ["Slowest cells:", "", markdown_table(
+            ["cell", "seconds", "first line"],
+            [(r["cell"], _seconds(r["seconds"]), f"`{r['first_line'][:80]}`")
+             for r in record["slowest"]]), ""]
+    if results:
+        ended = str(record.get("ended") or "")[:19]
+        later = [r for r in results if ended and str(r["started_utc"] or "")[:19] > ended]
+        lines += ["Results drawn on this page:", "", markdown_table(
+            ["experiment", "run", "paper item", "device", "wall time (s)", "commit, started (UTC)"],
+            [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
+              f"{r['run']}, {r['seeds']} seeds, {r['rows']} rows", r["paper_figure"],
+              r["device_name"], _seconds(r["wall_time_s"]),
+              f"`{r['git_commit']}`, {str(r['started_utc'] or '')[:16].replace('T', ' ')}")
+             for r in results]), ""]
+        if later:
+            lines += [f"{len(later)} of these results were written after this page was "
+                      "executed (the page shows the earlier ones); the next `make book` "
+                      "executes it again.", ""]
+    else:
+        lines += ["This page draws no cached experiment results.", ""]
+    return "\n".join(lines)
+
+
+ENVIRONMENT_FIELDS: tuple[tuple[str, str], ...] = (
+    ("python", "Python"), ("torch", "torch"), ("numpy", "numpy"), ("platform", "platform"),
+    ("cpu", "CPU"), ("gpu", "GPU"), ("commit", "commit"))
+
+
+def page_markdown(executed: Sequence[Path], results_root: Path | None = None) -> str:
+    """The whole page for the executed chapters ``executed`` (in reading order)."""
+    records = [chapter_record(path) for path in executed]
+    lines = [
+        "# How each page was produced",
+        "",
+        "*This page is generated by `book/build.py` at every build, from papermill's record in "
+        "each executed chapter and from the provenance stored beside each cached result "
+        "(`data/results/<profile>/<experiment>.json`). A chapter is executed again only when its "
+        "notebook, the `memnb` code, the profile or the cached results it reads change; "
+        "otherwise the build reuses the executed copy described here.*",
+        "",
+    ]
+    if not records:
+        lines += ["No chapter has been executed yet (`make book` executes them).", ""]
+    for record in records:
+        results = results_table(record["experiments"], record["profile"], results_root)
+        lines.append(chapter_section(record, results))
+    if records:
+        lines += ["## Environment", "",
+                  "The machine and versions each chapter was executed with:", "",
+                  markdown_table(["chapter", *(label for _, label in ENVIRONMENT_FIELDS)],
+                                 [(r["name"], *(r["environment"].get(f, "unknown")
+                                                for f, _ in ENVIRONMENT_FIELDS))
+                                  for r in records]), ""]
+    return "\n".join(lines)
+
+
+def write_page(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` unless it already holds it (keeps Sphinx's rebuild minimal)."""
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+

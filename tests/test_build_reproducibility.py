@@ -1,0 +1,110 @@
+"""The generated page "How each page was produced" (book/buildtools/reproducibility.py): per
+chapter the profile, device, execution time and slowest cells from papermill's metadata, the
+results drawn with their provenance, and the environment recorded when the chapter ran."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO / "book") not in sys.path:  # book/buildtools is imported as book/build.py does
+    sys.path.insert(0, str(REPO / "book"))
+
+from buildtools import keys, reproducibility  # noqa: E402
+
+
+def _executed_chapter(folder: Path, name: str, durations: list[float]) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"parameters": {"profile": "quick", "device": "cpu"},
+                                "duration": sum(durations),
+                                "start_time": "2026-01-02T03:04:05.678901"}
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# The {name} chapter\n\nProse.")]
+    for i, seconds in enumerate(durations):
+        nb.cells.append(nbformat.v4.new_code_cell(
+            f"\nstep_{i}(profile)\nmore()", metadata={"papermill": {"duration": seconds}}))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    key = {"notebook": "n", "memnb": "m", "profile": "quick", "experiments": ["dana.exp1"],
+           "results": "r"}
+    keys.write_key(path, key, environment={
+        "python": "3.11.7", "torch": "2.5.0", "numpy": "2.1.0", "platform": "Linux-x",
+        "cpu": "x86_64, 2 cores", "gpu": "none", "commit": "abc1234"})
+    return path
+
+
+def _result(root: Path, profile: str, commit: str, device: str, wall: float) -> None:
+    folder = root / profile
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dana.exp1.csv").write_text("H,acc\n1,0.5\n")
+    (folder / "dana.exp1.json").write_text(json.dumps({
+        "experiment": "dana.exp1", "paper_figure": "Fig. 1a", "device_name": device,
+        "seeds": 5, "rows": 1, "wall_time_s": wall, "git_commit": commit,
+        "started_utc": "2026-01-01T10:00:00+00:00"}))
+
+
+def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp_path):
+    chapter = _executed_chapter(tmp_path / "chapters", "dana", [0.5, 42.25, 3.0, 7.5])
+    results = tmp_path / "results"
+    _result(results, "quick", "1111111aaaa", "CPU (x86_64, 2 threads)", 12.5)
+    _result(results, "full", "2222222bbbb", "NVIDIA H100", 1778.0)
+    page = reproducibility.page_markdown([chapter], results)
+
+    assert page.startswith("# How each page was produced")
+    assert "## The dana chapter" in page
+    assert "Profile `quick`, device `cpu`" in page
+    assert "2026-01-02 03:04:05 UTC in 53.2 s (4 code cells)" in page
+    slowest = page[page.index("Slowest cells:"):page.index("Results drawn")]
+    rows = [line for line in slowest.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[1:] == ["| 2 | 42.2 | `step_1(profile)` |", "| 4 | 7.5 | `step_3(profile)` |",
+                        "| 3 | 3.0 | `step_2(profile)` |"]
+    assert ("| `dana.exp1` | fresh (quick), 5 seeds, 1 rows | Fig. 1a | CPU (x86_64, 2 threads) "
+            "| 12.5 | `1111111`, 2026-01-01 10:00 |") in page
+    assert ("| `dana.exp1` | full (cached), 5 seeds, 1 rows | Fig. 1a | NVIDIA H100 | 1778.0 | "
+            "`2222222`, 2026-01-01 10:00 |") in page
+    assert "newer than the page" not in page
+    assert "| dana | 3.11.7 | 2.5.0 | 2.1.0 | Linux-x | x86_64, 2 cores | none | abc1234 |" in page
+
+
+def test_results_written_after_the_page_are_flagged(tmp_path):
+    chapter = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    nb = nbformat.read(chapter, as_version=4)
+    nb.metadata["papermill"]["end_time"] = "2026-01-01T09:00:00.000000"
+    nbformat.write(nb, chapter)
+    _result(tmp_path / "results", "quick", "1111111", "CPU", 1.0)  # started 10:00
+    page = reproducibility.page_markdown([chapter], tmp_path / "results")
+    assert "| `dana.exp1` (newer than the page) |" in page
+    assert "1 of these results were written after this page was executed" in page
+
+
+def test_page_without_results_or_chapters_says_so(tmp_path):
+    chapter = _executed_chapter(tmp_path / "chapters", "extra", [1.0])
+    page = reproducibility.page_markdown([chapter], tmp_path / "no-results")
+    assert "This page draws no cached experiment results." in page
+    assert "No chapter has been executed yet" in reproducibility.page_markdown([], tmp_path)
+
+
+def test_environment_names_this_machine():
+    import numpy
+    import torch
+
+    env = reproducibility.environment(REPO)
+    assert env["python"] == platform.python_version()
+    assert env["torch"] == torch.__version__ and env["numpy"] == numpy.__version__
+    if torch.cuda.is_available():
+        assert torch.cuda.get_device_name(0) in env["gpu"]
+    else:
+        assert env["gpu"] == "none"
+    assert env["commit"] != ""
+
+
+def test_write_page_rewrites_only_on_change(tmp_path):
+    path = tmp_path / "page.md"
+    assert reproducibility.write_page(path, "a")
+    assert not reproducibility.write_page(path, "a")
+    assert reproducibility.write_page(path, "b") and path.read_text() == "b"
