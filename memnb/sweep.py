@@ -39,6 +39,8 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from memnb.progress import bar_disabled
+
 Point = dict[str, Any]
 Rows = list[dict[str, Any]]
 GroupEvaluator = Callable[[list[Point]], list[Rows]]
@@ -322,7 +324,7 @@ def run_sweep(
     groups = _groups(missing, group_key, max_group_size) if missing else []
     budget = _BUDGET[-1] if _BUDGET else None
     bar = tqdm(total=len(points), initial=len(points) - len(missing), desc=desc,
-               disable=not progress)
+               disable=bar_disabled(progress))
 
     def store(group: list[Point], group_rows: list[Rows]) -> None:
         if len(group_rows) != len(group):

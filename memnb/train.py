@@ -33,6 +33,8 @@ from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
+from memnb.progress import bar_disabled
+
 Inputs = Tensor | tuple[Tensor, ...]
 
 _OPTIMIZERS = ("adam", "adamw")
@@ -555,7 +557,7 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
         return state.record(step, lr, loss, acc), (loss, acc)
 
     bar = tqdm(total=config.steps, desc=desc or f"training {data.num_members} model(s)",
-               disable=not progress, leave=False)
+               disable=bar_disabled(progress), leave=False)
     step = 0
     done, latest = record(0, config.lr * config.lr_factor(0))
     while step < config.steps and not done:

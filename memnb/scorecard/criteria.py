@@ -208,14 +208,15 @@ def bound_holds(measured_values: Sequence[float], bound_values: Sequence[float],
     m, b = _arrays(measured_values, bound_values)
     if len(m) == 0:
         raise ValueError("bound_holds needs at least one point")
-    if kind == "upper":
-        ok = m <= b + rtol * np.abs(b)
-        ratio = b / m
-    elif kind == "lower":
-        ok = m >= b - rtol * np.abs(b)
-        ratio = m / b
-    else:
+    if kind not in ("upper", "lower"):
         raise ValueError(f"kind must be 'upper' or 'lower'; got {kind!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):  # ratios are read only where both > 0
+        if kind == "upper":
+            ok = m <= b + rtol * np.abs(b)
+            ratio = b / m
+        else:
+            ok = m >= b - rtol * np.abs(b)
+            ratio = m / b
     positive = (m > 0) & (b > 0)
     loose = float(ratio[positive].max()) if positive.any() else math.nan
     tight = float(ratio[positive].min()) if positive.any() else math.nan
