@@ -69,3 +69,12 @@ def test_cli_json_has_the_documented_keys(capsys) -> None:
     for row in rows:
         assert set(core.COLUMNS) <= set(row)
         assert row["status"] in {"reproduced", "trend", "differs", "not run", "not computable"}
+
+
+def test_rows_html_puts_status_second_and_escapes_text() -> None:
+    from memnb.scorecard.render import rows_html
+
+    page = rows_html([core.Row("dana", "Fig. 1", "a < b", "k", "m", "e", "trend", True)])
+    headers = [h.split("</th>")[0] for h in page.split("<th>")[1:]]
+    assert headers[:2] == ["Item", "Status"]
+    assert "a &lt; b" in page and "(ours)" in page and "overflow-x:auto" in page

@@ -27,20 +27,23 @@ def _badge(status: str) -> str:
 
 
 def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
-    """An HTML table of ``rows`` (item, claim, criterion, measured, evidence, status)."""
+    """An HTML table of ``rows``: item and status first (the columns a reader scans), then the
+    claim, the criterion, what was measured and the evidence. The table scrolls sideways inside
+    the page's text column instead of being cut off."""
     head = ["Paper"] if show_paper else []
-    head += ["Item", "Claim", "Criterion", "Measured", "Evidence", "Status"]
-    out = ['<table class="scorecard" style="font-size:85%">', "<thead><tr>"]
+    head += ["Item", "Status", "Claim", "Criterion", "Measured", "Evidence"]
+    out = ['<div style="overflow-x:auto">',
+           '<table class="scorecard" style="font-size:80%;min-width:60em">', "<thead><tr>"]
     out += [f"<th>{h}</th>" for h in head]
     out.append("</tr></thead><tbody>")
     for r in rows:
-        cells = [PAPERS.get(r.paper, r.paper)] if show_paper else []
-        item = r.item + (" <em>(ours)</em>" if r.ours else "")
-        cells_html = [html.escape(c) for c in cells]
-        cells_html += [item, html.escape(r.claim), html.escape(r.criterion),
-                       html.escape(r.measured), html.escape(r.evidence), _badge(r.status)]
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells_html) + "</tr>")
-    out.append("</tbody></table>")
+        cells = [html.escape(PAPERS.get(r.paper, r.paper))] if show_paper else []
+        item = html.escape(r.item) + (" <em>(ours)</em>" if r.ours else "")
+        cells += [item, _badge(r.status), html.escape(r.claim), html.escape(r.criterion),
+                  html.escape(r.measured), html.escape(r.evidence)]
+        out.append("<tr>" + "".join(f'<td style="vertical-align:top">{c}</td>' for c in cells)
+                   + "</tr>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 
