@@ -457,7 +457,7 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
     rows = []
     for P in (int(p) for p in budgets):
         dana = max((bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)
-                    for d in (2, 3, 4, 8, 16) for dh in range(1, d + 1)), default=0)
+                    for d in (2, 3, 4, 8, 16) for dh in range(1, d + 1)), default=math.nan)
         prev = 0
         for d in (2, 3, 4, 8, 16):
             for dh in range(1, d + 1):
@@ -466,7 +466,7 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
                     prev = max(prev, bounds.dana_previous_capacity(free // (4 * dh), dh))
         mahdavi = max((bounds.mahdavi_best_capacity(P, n, C, d=d, d_h=dh, d_v=C)
                        for d in range(max(n + 1, C), 4 * n + 1) for dh in range(1, n + 1)),
-                      default=0)
+                      default=math.nan)  # no shape of the theorem fits the budget
         floor = bounds.information_floor_examples(weight_bits * P, C)
         kim_n = max(P - 1 - n, 0) ** 2 / n  # P = d + n + sqrt(nN) with d = 1
         rows += [
