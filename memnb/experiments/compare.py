@@ -456,17 +456,19 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
     V, n, C = task["V"], task["n"], task["C"]
     rows = []
     for P in (int(p) for p in budgets):
-        dana = max((bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)
-                    for d in (2, 3, 4, 8, 16) for dh in range(1, d + 1)), default=math.nan)
+        # a capacity of 0 means that no shape of the theorem fits the budget: left empty (NaN)
+        dana = max((c for d in (2, 3, 4, 8, 16) for dh in range(1, d + 1)
+                    if (c := bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)) > 0),
+                   default=math.nan)
         prev = 0
         for d in (2, 3, 4, 8, 16):
             for dh in range(1, d + 1):
                 free = P // d - n - 2 * V
                 if free >= 0 and free // (4 * dh) >= 1:
                     prev = max(prev, bounds.dana_previous_capacity(free // (4 * dh), dh))
-        mahdavi = max((bounds.mahdavi_best_capacity(P, n, C, d=d, d_h=dh, d_v=C)
-                       for d in range(max(n + 1, C), 4 * n + 1) for dh in range(1, n + 1)),
-                      default=math.nan)  # no shape of the theorem fits the budget
+        mahdavi = max((c for d in range(max(n + 1, C), 4 * n + 1) for dh in range(1, n + 1)
+                       if (c := bounds.mahdavi_best_capacity(P, n, C, d=d, d_h=dh, d_v=C)) > 0),
+                      default=math.nan)
         floor = bounds.information_floor_examples(weight_bits * P, C)
         kim_n = max(P - 1 - n, 0) ** 2 / n  # P = d + n + sqrt(nN) with d = 1
         rows += [
