@@ -498,6 +498,38 @@ def _stack(members: Sequence[nn.Module], data: _TrainingData, seed: int
                                           in_dims=(0, 0, *([data_dim] * len(data.xs))))
 
 
+def _precision(config: TrainConfig, device: torch.device) -> contextlib.AbstractContextManager:
+    """The matmul precision of a run: ``config.tf32`` on CUDA (restored afterwards), else as is."""
+    return tf32_matmul(config.tf32) if device.type == "cuda" else contextlib.nullcontext()
+
+
+@dataclass
+class _Run:
+    """What a training run (or its cost measurement) starts from: the stacked members on the
+    device, their evaluator and mini-batch stream, and Adam's zeroed moments."""
+
+    modules: list[nn.Module]
+    params: dict[str, Tensor]
+    buffers: dict[str, Tensor]
+    forward_all: Callable[..., Tensor]
+    evaluate: _Evaluator
+    batches: _MiniBatches | None
+    param_list: list[Tensor]
+    moments: tuple[list[Tensor], list[Tensor]]
+
+    @classmethod
+    def prepare(cls, members: Sequence[nn.Module], data: _TrainingData,
+                config: TrainConfig) -> _Run:
+        modules, params, buffers, forward_all = _stack(members, data, config.seed)
+        evaluate = _Evaluator(data, forward_all, config.loss, config.eval_batch_size)
+        batches = None if config.batch_size is None else _MiniBatches(
+            data, config.batch_size, config.seed)
+        param_list = list(params.values())
+        moments = ([torch.zeros_like(v) for v in param_list],
+                   [torch.zeros_like(v) for v in param_list])
+        return cls(modules, params, buffers, forward_all, evaluate, batches, param_list, moments)
+
+
 def train_members(
     members: Sequence[nn.Module],
     inputs: Inputs,
@@ -531,8 +563,7 @@ def train_members(
     data = _TrainingData(inputs, targets, len(members), device, sample_mask=sample_mask,
                          per_member_data=per_member_data, constant_inputs=constant_inputs,
                          loss=config.loss)
-    precision = tf32_matmul(config.tf32) if device.type == "cuda" else contextlib.nullcontext()
-    with precision:
+    with _precision(config, device):
         return _train_loop(members, data, config, progress=progress, desc=desc)
 
 
@@ -540,13 +571,9 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
                 progress: bool, desc: str | None) -> TrainResult:
     """Adam steps in chunks of ``eval_every``, each chunk followed by an evaluation that updates
     the best checkpoints and stops the members at 100 % training accuracy."""
-    modules, params, buffers, forward_all = _stack(members, data, config.seed)
-    evaluate = _Evaluator(data, forward_all, config.loss, config.eval_batch_size)
-    batches = None if config.batch_size is None else _MiniBatches(data, config.batch_size,
-                                                                   config.seed)
-    param_list = list(params.values())
-    moments = ([torch.zeros_like(v) for v in param_list],
-               [torch.zeros_like(v) for v in param_list])
+    run = _Run.prepare(members, data, config)
+    modules, params, buffers, forward_all = run.modules, run.params, run.buffers, run.forward_all
+    evaluate, batches, param_list, moments = run.evaluate, run.batches, run.param_list, run.moments
     best = _BestCheckpoint(params, data.num_members, data.device)
     state = _Members(data.num_members, data.device, config.early_stop and config.loss == "ce")
 
@@ -632,8 +659,7 @@ def measure_step(members: Sequence[nn.Module], inputs: Inputs, targets: Tensor,
     else:
         first = _TrainingData(inputs, targets, 1, device, sample_mask=None, **kwargs)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    precision = tf32_matmul(config.tf32) if device.type == "cuda" else contextlib.nullcontext()
-    with precision:
+    with _precision(config, device):
         _, params, buffers, forward_all = _stack(members[:1], first, config.seed)
         probe = _Evaluator(first, forward_all, config.loss, config.eval_batch_size)
         with FlopCounterMode(display=False) as counter:
@@ -646,13 +672,10 @@ def measure_step(members: Sequence[nn.Module], inputs: Inputs, targets: Tensor,
             _gradients(forward_all, params, buffers, batch, config.loss)
         step_flops = float(counter.get_total_flops()) * len(members)
 
-        _, params, buffers, forward_all = _stack(members, data, config.seed)
-        evaluate = _Evaluator(data, forward_all, config.loss, config.eval_batch_size)
-        batches = None if config.batch_size is None else _MiniBatches(data, config.batch_size,
-                                                                       config.seed)
-        param_list = list(params.values())
-        moments = ([torch.zeros_like(v) for v in param_list],
-                   [torch.zeros_like(v) for v in param_list])
+        run = _Run.prepare(members, data, config)
+        params, buffers, forward_all = run.params, run.buffers, run.forward_all
+        evaluate, batches, param_list, moments = (run.evaluate, run.batches, run.param_list,
+                                                  run.moments)
         lr = torch.full((len(members),), config.lr, device=device)
 
         def timed_steps(count: int) -> float:

@@ -203,8 +203,7 @@ def floor(results: ResultSource) -> Verdict:
 for _arch in exp.ARCHITECTURES:
     def _linear(results: ResultSource, arch: str = _arch) -> Verdict:
         table, params = _table(results)
-        verdict = linear_capacity_verdict(table, params["C"], arch)
-        return Verdict(verdict.status, verdict.measured, verdict.values)
+        return linear_capacity_verdict(table, params["C"], arch)
 
     _linear.__qualname__ = f"linear_{_arch}"
     item(P, f"Capacity vs budget, {exp.SHORT[_arch]}", ours=True, cost=_COST,

@@ -19,14 +19,14 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from memnb.profiles import check_profile
-from memnb.scorecard.criteria import STATUSES, Verdict
+from memnb.scorecard.criteria import STATUSES, Verdict, at_reduced_scale
 
 #: Papers in book order, with the name the scorecard prints.
 PAPERS: dict[str, str] = {
@@ -88,9 +88,10 @@ class ResultSource:
         self.profile = check_profile(profile)
         self.root = root
         self._used: list[str] = []
-        self._cache: dict[str, tuple[pd.DataFrame, str]] = {}
+        self._cache: dict[str, tuple[pd.DataFrame, str, str]] = {}
 
-    def _lookup(self, name: str) -> tuple[pd.DataFrame, str]:
+    def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str]:
+        """``(table, profile it was read from, one-line description)`` of ``name``."""
         from memnb.results import load
 
         if name in self._cache:
@@ -108,24 +109,34 @@ class ResultSource:
                      f"{prov.get('seeds', '?')} seeds, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
                      f"{prov.get('started_utc', '?')}")
-            self._cache[name] = (result.table, what)
+            self._cache[name] = (result.table, profile, what)
             return self._cache[name]
         raise NotRun(name, self.profile)
 
     def table(self, name: str) -> pd.DataFrame:
         """The result table of experiment ``name`` (see the class docstring)."""
-        table, what = self._lookup(name)
+        table, _, what = self._lookup(name)
         if what not in self._used:
             self._used.append(what)
         return table
 
     def fell_back(self, name: str) -> bool:
         """True when ``name``'s table is a ``quick`` stand-in for a missing ``full`` run."""
-        return "fell back" in self._lookup(name)[1]
+        return self.used_profile(name) != self.profile
 
     def used_profile(self, name: str) -> str:
         """The profile whose table :meth:`table` returns for ``name``."""
-        return self._lookup(name)[1].split("`")[1]
+        return self._lookup(name)[1]
+
+    def at_paper_scale(self, name: str, verdict: Verdict, reason: str | None = None) -> Verdict:
+        """``verdict`` as it stands when ``name`` was read from a ``full`` run; otherwise a
+        ``reproduced`` is downgraded to ``trend`` (:func:`criteria.at_reduced_scale`), because a
+        reduced-size run can show the paper's shape but not its values."""
+        used = self.used_profile(name)
+        if used == "full":
+            return verdict
+        return at_reduced_scale(verdict, reason or f"`{used}` run of {name}, not the paper's "
+                                                   "scale")
 
     def start_item(self) -> None:
         """Forget the evidence recorded for the previous item."""
@@ -151,7 +162,6 @@ class Item:
     evidence: str | None = None
     ours: bool = False
     cost: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def evaluate(self, results: ResultSource) -> Row:
         """Run the check on ``results`` and return the row (never raises for missing data)."""

@@ -203,10 +203,9 @@ def seq_len_verdict(table: pd.DataFrame) -> Verdict:
 
 
 def _scaled(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
-    if results.used_profile(name) != "full":
-        return criteria.at_reduced_scale(
-            verdict, f"`{results.used_profile(name)}` run at reduced size, not the paper's scale")
-    return verdict
+    used = results.used_profile(name)
+    return results.at_paper_scale(name, verdict,
+                                  f"`{used}` run at reduced size, not the paper's scale")
 
 
 # -------------------------------------------------------------------------------- items
