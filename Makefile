@@ -4,6 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= quick
+DEVICE  ?= cpu
 
 .PHONY: book test lint venv bench clean
 
@@ -17,9 +18,9 @@ $(STAMP): pyproject.toml requirements-lock.txt
 venv: $(STAMP)
 
 # Executes only the chapters whose notebook, memnb code, profile or cached results changed
-# (BOOKFLAGS=--force executes them all again).
+# (BOOKFLAGS=--force executes them all again). DEVICE=cuda trains on a GPU.
 book: $(STAMP)
-	$(PY) book/build.py --profile $(PROFILE) $(BOOKFLAGS)
+	$(PY) book/build.py --profile $(PROFILE) --device $(DEVICE) $(BOOKFLAGS)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py book/buildtools notebooks

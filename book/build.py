@@ -1,6 +1,7 @@
 """Build the Memorization Book: execute the chapters, vendor the JavaScript, run Jupyter Book.
 
-    python book/build.py [--profile quick] [--only NAME] [--force] [--skip-execute] [--no-html]
+    python book/build.py [--profile quick] [--device cpu|cuda] [--only NAME] [--force]
+                         [--skip-execute] [--no-html]
                          [--strict] [--notebooks DIR]
 
 1. Every ``notebooks/*.ipynb`` (stored without outputs) is executed with papermill, with the
@@ -183,8 +184,10 @@ def execute_notebook(
     timeout: float | None = None,
     cwd: Path | None = None,
     progress: bool = False,
+    device: str = "cpu",
 ) -> float:
-    """Execute ``source`` with papermill (parameter ``profile``) into ``output``; return seconds.
+    """Execute ``source`` with papermill (parameters ``profile`` and ``device``) into ``output``;
+    return seconds.
 
     The kernel's working directory is ``cwd``, by default the source notebook's folder, as when
     a reader opens it in Jupyter. ``timeout`` limits each cell (seconds; None: no limit).
@@ -196,13 +199,15 @@ def execute_notebook(
 
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    device = check_device(device)
     kernel = ensure_kernel()
     output.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with kernel_environment():
         try:
             papermill.execute_notebook(
-                str(source), str(output), parameters={"profile": profile}, kernel_name=kernel,
+                str(source), str(output), parameters=notebook_parameters(source, profile, device),
+                kernel_name=kernel,
                 language="python", cwd=str(cwd or source.parent), progress_bar=False,
                 engine_name=register_progress_engine() if progress else None,
                 log_output=False, execution_timeout=timeout,
@@ -229,9 +234,36 @@ def execution_order(names: Sequence[str]) -> list[str]:
             + [n for n in EXECUTE_LAST if n in ordered])
 
 
-def chapter_key(name: str, source: Path, profile: str) -> dict:
+def check_device(device: str) -> str:
+    """``device`` if the chapters can run on it here (``cpu``, or ``cuda[:N]`` with a visible
+    GPU); else a :class:`BuildError` saying why."""
+    from memnb.results import check_device as usable
+
+    try:
+        return usable(device)
+    except ValueError as err:
+        raise BuildError(f"--device {device}: {err}") from err
+
+
+def notebook_parameters(source: Path, profile: str, device: str) -> dict[str, str]:
+    """The papermill parameters for ``source``: ``profile`` always, ``device`` for a notebook
+    whose parameters cell declares one (the scorecard trains nothing and has none)."""
+    params = {"profile": profile}
+    import nbformat
+
+    nb = nbformat.read(source, as_version=4)
+    declared = "".join(c.source for c in nb.cells
+                       if "parameters" in c.get("metadata", {}).get("tags", []))
+    if "device" in declared:
+        params["device"] = device
+    elif device != "cpu":
+        log(f"{source.name} declares no device parameter; it runs as written")
+    return params
+
+
+def chapter_key(name: str, source: Path, profile: str, device: str = "cpu") -> dict:
     """The key of chapter ``name`` as its inputs are now (see ``buildtools/keys.py``)."""
-    return keys.compute_key(name, source, profile, package=PACKAGE,
+    return keys.compute_key(name, source, profile, device=device, package=PACKAGE,
                             results_root=results_dir(), reads_all=name in EXECUTE_LAST)
 
 
@@ -243,7 +275,7 @@ def source_notebooks(folder: Path) -> dict[str, Path]:
 
 def execute_all(
     notebooks: dict[str, Path], profile: str, *, only: str | None = None, prune: bool = True,
-    force: bool = False,
+    force: bool = False, device: str = "cpu",
 ) -> dict[str, str]:
     """Execute the chosen notebooks into ``book/chapters/`` where their key changed.
 
@@ -267,25 +299,27 @@ def execute_all(
     for i, name in enumerate(names, start=1):
         path, executed = notebooks[name], CHAPTERS / f"{name}.ipynb"
         step = f"[{i}/{len(names)}] {name}"
-        before = chapter_key(name, path, profile)
+        before = chapter_key(name, path, profile, device)
         changed = keys.changed_fields(executed, before)
         if not changed and not force:
-            log(f"{step}: up to date (notebook, memnb code, profile {profile} and the results it "
-                f"reads unchanged); reusing {executed.relative_to(REPO)}")
+            log(f"{step}: up to date (notebook, memnb code, profile {profile}, device {device} "
+                f"and the results it reads unchanged); reusing {executed.relative_to(REPO)}")
             outcome[name] = "reused"
             continue
         reason = "; ".join(f if f.startswith("no ") else f"{f} changed" for f in changed)
-        log(f"{step}: executing {path.name} with profile={profile} ({reason or 'forced'}) ...")
+        log(f"{step}: executing {path.name} with profile={profile}, device={device} "
+            f"({reason or 'forced'}) ...")
         # Execute beside the book; only a notebook that ran through replaces its chapter.
         partial = FAILED / f"{name}.ipynb"
         try:
-            seconds = execute_notebook(path, partial, profile, progress=True)
+            seconds = execute_notebook(path, partial, profile, progress=True, device=device)
         except BuildError as err:
             log(f"{step}: FAILED {err}")
             failures.append(name)
             continue
         shutil.move(partial, executed)
-        after = chapter_key(name, path, profile)  # the results it wrote are among its inputs
+        # the results it wrote are among its inputs
+        after = chapter_key(name, path, profile, device)
         keys.write_key(executed, {**before, "experiments": after["experiments"],
                                   "results": after["results"]},
                        executed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -529,6 +563,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=PROFILES, default="quick",
                         help="experiment sizes injected into every notebook (default: quick)")
+    parser.add_argument("--device", default="cpu",
+                        help="where the chapters train: cpu (default) or cuda[:N] (a GPU)")
     parser.add_argument("--only", metavar="NAME",
                         help="execute only notebooks/NAME.ipynb (other chapters: their last "
                              "executed copy)")
@@ -550,7 +586,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             notebooks = source_notebooks(args.notebooks)
             if not notebooks:
                 log(f"no notebooks in {args.notebooks}; building the static pages only")
-            outcome = execute_all(notebooks, args.profile, only=args.only, force=args.force)
+            outcome = execute_all(notebooks, args.profile, only=args.only, force=args.force,
+                                  device=check_device(args.device))
             executed = [n for n, how in outcome.items() if how == "executed"]
             log(f"chapters executed: {', '.join(executed) or 'none'}; reused: "
                 f"{', '.join(n for n in outcome if n not in executed) or 'none'}")

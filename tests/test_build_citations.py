@@ -4,7 +4,6 @@ Book build resolves every citation (an unresolved key fails the build)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from script_loader import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
@@ -26,10 +26,7 @@ REQUIRED: tuple[str, ...] = (
 
 
 def _load_build():
-    spec = importlib.util.spec_from_file_location("memnb_book_build", BOOK / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("book/build.py", "memnb_book_build")
 
 
 def _bib_entries() -> dict:

@@ -4,21 +4,18 @@ whose key is unchanged and executes the scorecard after every other chapter."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import nbformat
 import pytest
+from script_loader import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def _load_build():
-    spec = importlib.util.spec_from_file_location("memnb_book_build", REPO / "book" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("book/build.py", "memnb_book_build")
 
 
 build = _load_build()
@@ -53,9 +50,10 @@ def tree(tmp_path: Path) -> dict[str, Path]:
     return {"package": package, "source": source, "results": results}
 
 
-def _key(tree, profile: str = "quick", chapter: str = "dana", reads_all: bool = False) -> dict:
+def _key(tree, profile: str = "quick", chapter: str = "dana", reads_all: bool = False,
+         device: str = "cpu") -> dict:
     return keys.compute_key(chapter, tree["source"], profile, package=tree["package"],
-                            results_root=tree["results"], reads_all=reads_all)
+                            results_root=tree["results"], reads_all=reads_all, device=device)
 
 
 def test_key_is_stable_when_nothing_changes(tree):
@@ -72,11 +70,12 @@ def test_chapter_reads_its_papers_results_and_those_it_names(tree):
 
 
 @pytest.mark.parametrize("change", [
-    "notebook", "memnb edit", "memnb new file", "memnb data file", "profile", "own result",
+    "notebook", "memnb edit", "memnb new file", "memnb data file", "profile", "device",
+    "own result",
     "own full result", "named result", "new result of the paper"])
 def test_key_changes_when_an_input_changes(tree, change):
     before = _key(tree)
-    profile = "quick"
+    profile, device = "quick", "cpu"
     if change == "notebook":
         nb = nbformat.read(tree["source"], as_version=4)
         nb.cells.append(nbformat.v4.new_markdown_cell("More prose."))
@@ -93,6 +92,8 @@ def test_key_changes_when_an_input_changes(tree, change):
         field = "memnb"
     elif change == "profile":
         profile, field = "full", "profile"
+    elif change == "device":
+        device, field = "cuda", "device"
     elif change == "own result":
         _write_result(tree["results"], "quick", "dana.exp1", 2)
         field = "results"
@@ -105,7 +106,7 @@ def test_key_changes_when_an_input_changes(tree, change):
     else:
         _write_result(tree["results"], "full", "dana.exp3", 1)
         field = "experiments"
-    after = _key(tree, profile=profile)
+    after = _key(tree, profile=profile, device=device)
     assert keys.key_digest(after) != keys.key_digest(before)
     assert after[field] != before[field]
 
@@ -187,7 +188,8 @@ def test_build_executes_changed_chapters_only(tree, tmp_path, monkeypatch, capsy
     assert list(first.items()) == [("dana", "executed"), ("scorecard", "executed")]
     assert build.execute_all(notebooks, "ci") == {"dana": "reused", "scorecard": "reused"}
     captured = capsys.readouterr()
-    assert "[1/2] dana: executing dana.ipynb with profile=ci (no executed copy)" in captured.out
+    assert ("[1/2] dana: executing dana.ipynb with profile=ci, device=cpu (no executed copy)"
+            in captured.out)
     assert "dana: up to date" in captured.out
     # progress per cell goes to the terminal, never into the executed notebook
     assert "[book] dana cell 3/3 (0:" in captured.err  # parameters, injected, print
@@ -228,3 +230,27 @@ def test_cell_reporter_reports_code_cells_and_slow_ones():
     assert lines[2] == "[book] dana cell 2/2 (0:00): z = 2"
     assert len(lines) == 4
     assert first_line("a" * 100, width=10) == "a" * 9 + "…"
+
+
+def test_device_is_a_parameter_only_of_notebooks_that_declare_one(tmp_path):
+    declares, silent = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    for path, source in [(declares, 'profile = "quick"\ndevice = "cpu"'),
+                         (silent, 'profile = "quick"')]:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(source, metadata={"tags": ["parameters"]})]
+        nbformat.write(nb, path)
+    assert build.notebook_parameters(declares, "ci", "cuda") == {"profile": "ci",
+                                                                 "device": "cuda"}
+    assert build.notebook_parameters(silent, "ci", "cuda") == {"profile": "ci"}
+
+
+def test_build_refuses_a_device_it_cannot_use():
+    import torch
+
+    assert build.check_device("cpu") == "cpu"
+    with pytest.raises(build.BuildError, match="--device tpu: device must be 'cpu' or"):
+        build.check_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(build.BuildError, match="no CUDA GPU is available"):
+            build.check_device("cuda")
+    assert build.main(["--device", "tpu", "--no-html", "--only", "none"]) == 1

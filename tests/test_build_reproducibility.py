@@ -30,7 +30,8 @@ def _executed_chapter(folder: Path, name: str, durations: list[float]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.ipynb"
     nbformat.write(nb, path)
-    key = {"notebook": "n", "memnb": "m", "profile": "quick", "experiments": ["dana.exp1"],
+    key = {"notebook": "n", "memnb": "m", "profile": "quick", "device": "cpu",
+           "experiments": ["dana.exp1"],
            "results": "r"}
     keys.write_key(path, key, environment={
         "python": "3.11.7", "torch": "2.5.0", "numpy": "2.1.0", "platform": "Linux-x",

@@ -3,13 +3,12 @@ order and time slices (with a stand-in for the commands)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
+from script_loader import load_script
 
 from memnb.experiments.registry import load_all
 
@@ -17,11 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("gpu_queue", ROOT / "scripts" / "gpu_queue.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_queue"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/gpu_queue.py", "gpu_queue")
 
 
 def _results(folder: Path) -> dict[str, bytes]:

@@ -9,13 +9,13 @@
   would load resources from another host (keys, reading flow, the reproducibility page and the
   citations: tests/test_build_*.py).
 
-The environment variable ``MEMNB_NOTEBOOKS_DIR`` points the notebook tests at another folder.
+The environment variable ``MEMNB_NOTEBOOKS_DIR`` points the notebook tests at another folder;
+``MEMNB_TEST_DEVICE=cuda`` executes (and nbval re-runs) them on a GPU.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import subprocess
 import sys
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from script_loader import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = Path(os.environ.get("MEMNB_NOTEBOOKS_DIR", REPO / "notebooks"))
@@ -31,10 +32,7 @@ CELL_TIMEOUT_S = 600
 
 
 def _load_build():
-    spec = importlib.util.spec_from_file_location("memnb_book_build", REPO / "book" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("book/build.py", "memnb_book_build")
 
 
 build = _load_build()
@@ -101,7 +99,8 @@ def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, t
     # results of this run go to a scratch folder, never into the checkout's data/results
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
     executed = tmp_path / path.name
-    build.execute_notebook(path, executed, "ci", timeout=CELL_TIMEOUT_S, cwd=tmp_path)
+    build.execute_notebook(path, executed, "ci", timeout=CELL_TIMEOUT_S, cwd=tmp_path,
+                           device=os.environ.get("MEMNB_TEST_DEVICE", "cpu"))
     nb = nbformat.read(executed, as_version=4)
     assert nb.metadata["papermill"]["parameters"] == {"profile": "ci"}
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs

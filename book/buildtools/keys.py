@@ -5,7 +5,7 @@ hashes four inputs:
 
 - ``notebook``: the source notebook ``notebooks/<name>.ipynb``;
 - ``memnb``: every file of the ``memnb`` package (its code and any data files it ships);
-- ``profile``: the profile injected into the notebook;
+- ``profile`` and ``device``: the profile and the device injected into the notebook;
 - ``results``: the cached result tables the chapter reads, the CSV and its JSON provenance under
   ``data/results/<profile>/`` and ``data/results/full/``, for the experiments of the chapter's
   paper (``dana.*`` for ``dana``), those named in the notebook or in the ``memnb`` modules of the
@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 #: The parts of a key that decide whether a chapter is executed again.
-KEY_FIELDS: tuple[str, ...] = ("notebook", "memnb", "profile", "experiments", "results")
+KEY_FIELDS: tuple[str, ...] = ("notebook", "memnb", "profile", "device", "experiments",
+                               "results")
 
 
 def files_digest(paths: Iterable[Path], root: Path) -> str:
@@ -93,7 +94,7 @@ def result_files(names: Sequence[str], profile: str, results_root: Path) -> list
 
 
 def compute_key(chapter: str, source: Path, profile: str, *, package: Path, results_root: Path,
-                reads_all: bool = False) -> dict[str, Any]:
+                reads_all: bool = False, device: str = "cpu") -> dict[str, Any]:
     """The key of chapter ``chapter`` (source notebook ``source``) as the inputs are now."""
     names = experiments_read(chapter, chapter_text(chapter, source, package),
                              available_experiments(results_root, profile), reads_all=reads_all)
@@ -101,6 +102,7 @@ def compute_key(chapter: str, source: Path, profile: str, *, package: Path, resu
         "notebook": hashlib.sha256(source.read_bytes()).hexdigest(),
         "memnb": files_digest(package_files(package), package.parent),
         "profile": profile,
+        "device": device,
         "experiments": names,
         "results": files_digest(result_files(names, profile, results_root), results_root),
     }
