@@ -22,7 +22,8 @@ REQUIRED: tuple[str, ...] = (
     "dana2025", "mahdavi2024", "kajitsuka2025", "kim2023", "park2021", "vardi2022", "bietti2023",
     "cabannes2024", "huben2024", "madden2024", "yun2020", "williams2018", "maas2011", "deng2009",
     "dosovitskiy2021", "oquab2024", "radford2019", "devlin2019", "wang2020", "allenzhu2024",
-    "morris2025", "kingma2015", "akiba2019", "vaswani2017", "kruskal1977")
+    "morris2025", "kingma2015", "akiba2019", "vaswani2017", "kruskal1977", "kajitsuka2024",
+    "bartlett2019")
 
 
 def _load_build():

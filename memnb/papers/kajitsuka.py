@@ -59,35 +59,55 @@ FIGURES = pd.DataFrame([
      "source": f"caption, {_SEED}; trend from notes §3 [unverified]"},
 ])
 
-#: Table 1 of the paper (comparison with prior work). Only the caption and some cells are in our
-#: sources; the rows below are the bounds as our sources state them, in one set of symbols
-#: (N sequences of length n, tokens in R^d, vocabulary V). Õ and Ω hide logs and constants.
+#: Table 1 of the paper (comparison with prior work). Our sources give its caption (liner summary,
+#: notes §1: "Comparisons between our results and related work regarding the memorization
+#: capacity of Transformers. The variable ω in the bounds presented by Madden et al. (2024)
+#: represents the vocabulary size, or the number of distinct word vectors ...") but not its
+#: printed cells. Each row below is the work's bound as the source named in ``source`` states it,
+#: in one set of symbols (N sequences of length n, tokens in R^d, vocabulary of ω tokens); where
+#: the printed cell itself is not in our sources, ``printed`` says so. Õ, Θ and Ω hide logs and
+#: constants. ``computable`` names what :func:`memnb.figures.kajitsuka.table1` evaluates.
 TABLE1 = pd.DataFrame([
     {"work": "Kim, Kim & Mozafari (ICLR 2023)", "cite": "kim2023",
      "setting": "seq-to-seq, softmax", "parameters": "Õ(d + n + √(nN))", "kind": "sufficient",
-     "source": "Table 1 as quoted in notes §1"},
-    {"work": "Madden et al. (2024)", "cite": "madden2024",
-     "setting": "next-token, one attention layer", "parameters": "in terms of ω = vocabulary "
-     "size (cell not in our sources)", "kind": "sufficient",
-     "source": "Table 1 caption as quoted in notes §1; cell [unverified]"},
+     "printed": "yes (notes §1)", "computable": "order d + n + √(nN)",
+     "source": "Table 1 as quoted in notes §1; Kim et al.'s abstract"},
+    {"work": "Madden, Fox & Thrampoulidis (2024)", "cite": "madden2024",
+     "setting": "next-token, one-layer multi-head decoder", "parameters": "Θ(ωN)",
+     "kind": "sufficient and necessary", "printed": "no: only the caption's ω is in our sources",
+     "computable": "order ωN",
+     "source": "Madden et al.'s own statement (capacity Θ(k/(ω−1)) contexts with k parameters; "
+               "summary of arXiv:2405.13718); Table 1 caption for ω"},
     {"work": "Mahdavi, Liao & Thrampoulidis (ICLR 2024)", "cite": "mahdavi2024",
-     "setting": "one H-head attention layer, next-token",
+     "setting": "one H-head attention layer, next-token, n < d",
      "parameters": "Θ(H d²) for N = H(n−1)+1, i.e. Θ(d² N / n)", "kind": "sufficient",
+     "printed": "no (cell not in our sources)", "computable": "order H d², H = ⌈(N−1)/(n−1)⌉",
      "source": "Mahdavi et al. Thm 1 (notes mahdavi_2024.md); Table 1 cell [unverified]"},
-    {"work": "Kajitsuka & Sato (ICLR 2024)", "cite": "",
-     "setting": "the authors' previous paper (cell not in our sources)",
-     "parameters": "cell not in our sources", "kind": "sufficient",
+    {"work": "Kajitsuka & Sato (ICLR 2024)", "cite": "kajitsuka2024",
+     "setting": "one-layer single-head Transformer (the authors' previous paper)",
+     "parameters": "not in our sources", "kind": "sufficient",
+     "printed": "no (cell not in our sources)", "computable": "nothing (no bound in our sources)",
      "source": "Table 1 caption as quoted in notes §1; cell [unverified]"},
     {"work": "Kajitsuka & Sato (ICLR 2025), Thm 4.1", "cite": "kajitsuka2025",
      "setting": "next-token, hardmax or softmax", "parameters": "Õ(√N) (width 14, depth Õ(√N))",
-     "kind": "sufficient", "source": f"Theorem 4.1, {_SEED}"},
+     "kind": "sufficient", "printed": "yes (abstract, Theorem 4.1)",
+     "computable": "our construction's exact count", "source": f"Theorem 4.1, {_SEED}"},
     {"work": "Kajitsuka & Sato (ICLR 2025), Thm 4.2", "cite": "kajitsuka2025",
      "setting": "next-token", "parameters": "Ω(√N)", "kind": "necessary",
+     "printed": "yes (abstract)", "computable": "smallest W of our instantiated VC bound",
      "source": f"Theorem 4.2 title and abstract, {_SEED}"},
     {"work": "Kajitsuka & Sato (ICLR 2025), Cor. 4.1", "cite": "kajitsuka2025",
      "setting": "seq-to-seq", "parameters": "Õ(√(nN)); Ω(√(nN)) with hardmax",
-     "kind": "both", "source": f"Corollary 4.1 title and abstract, {_SEED}"},
+     "kind": "sufficient and necessary (hardmax)", "printed": "yes (abstract)",
+     "computable": "our construction's exact count; smallest W of our instantiated VC bound",
+     "source": f"Corollary 4.1 title and abstract, {_SEED}"},
 ])
+
+#: The VC-dimension bound instantiated for Thm 4.2 and Cor. 4.1 (the paper's is not in our
+#: sources; our choice, see :mod:`memnb.lower_bounds`).
+VC_BOUND = ("Bartlett, Harvey, Liaw & Mehrabian (JMLR 2019), Theorem 6: VCdim ≤ L + L̄ W "
+            "log2(4 e p R log2(2 e p R)) [unverified: the formula as we recall it; our choice of "
+            "bound; the paper's is not in our sources]")
 
 #: The paper's numbered items as our sources list them (seed 000, 'Theorems & Definitions').
 #: The seed counts 23 theorem-like statements and 47 theorems and definitions in all; only

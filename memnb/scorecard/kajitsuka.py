@@ -10,6 +10,7 @@ notes §2), not the paper's lemmas, whose statements are not in our sources.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,10 @@ from memnb.papers import kajitsuka as paper
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, ResultSource, item
 from memnb.scorecard.criteria import Verdict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memnb.constructions.seq_id import SeqIdNetwork
+    from memnb.constructions.seq_id.transformer import SeqIdTransformer
 
 P = "kajitsuka"
 _RECON = "[reconstruction of the construction, chapter notes §2]"
@@ -106,6 +111,63 @@ def bits_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
                 f"log₂N vs N: {fe.measured}")
     return Verdict("reproduced" if ok else "differs", measured,
                    {"ratio_first": ratio[0], "ratio_last": ratio[-1], **fe.values})
+
+
+def overhead_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
+    """Remark 4.4's overhead, read as "total bits = fixed cost + N log₂C × O(log N)".
+
+    The fixed cost (FFN₁, the hash, nearly independent of N) is removed by differencing: the
+    marginal overhead (Δ total bits / Δ N) / log₂C between consecutive N of the next-token sweep,
+    against log₂ of their geometric mean, judged by :func:`criteria.linear_trend` (R² ≥ 0.9 and a
+    slope whose 95 % interval lies above 0). The plain ratio total bits / (N log₂C), which the
+    fixed cost makes fall with N, is reported beside it.
+    """
+    nt = _sweep(table, "N", "next_token")
+    N = nt["N"].to_numpy(float)
+    bits = nt["total_weight_bits"].to_numpy(float)
+    per_class = math.log2(num_classes)
+    ratio = bits / (N * per_class)
+    marginal = np.diff(bits) / np.diff(N) / per_class
+    at = np.log2(np.sqrt(N[1:] * N[:-1]))
+    v = criteria.linear_trend(at, marginal)
+    plain = criteria.linear_fit(np.log2(N), ratio)
+    measured = (f"marginal overhead (Δbits/ΔN)/log₂C {marginal[0]:.4g} to {marginal[-1]:.4g} "
+                f"(range {marginal.min():.4g} to {marginal.max():.4g}); against log₂N: "
+                f"{v.measured}; for reference the plain ratio total/(N log₂C) goes "
+                f"{ratio[0]:.4g} at N = {N[0]:g} to {ratio[-1]:.4g} at N = {N[-1]:g} (slope "
+                f"{plain.slope:.4g} against log₂N, FFN₁'s fixed cost spread over more sequences)")
+    return Verdict(v.status, measured, {**v.values, "ratio_slope": plain.slope,
+                                        "marginal_first": marginal[0],
+                                        "marginal_last": marginal[-1]})
+
+
+def lower_bound_verdict(table: pd.DataFrame, task: str = "next_token") -> Verdict:
+    """Thm 4.2 (``next_token``) or Cor. 4.1 (``seq2seq``) against the construction sweep: the
+    smallest parameter count our instantiated VC bound allows
+    (:func:`memnb.lower_bounds.min_parameters`, for N points, or nN points at length n) is
+    non-decreasing in N and lies below the construction's parameter count at every N (a lower
+    bound above a working construction would refute one of the two). The fitted exponent of the
+    smallest count in the number of points is reported (the bound is Θ(√(points / log points)) by
+    its form, so the fit shows the log factor, not a test of the paper)."""
+    from memnb.lower_bounds import min_parameters
+
+    part = _sweep(table, "N", task)
+    N = part["N"].to_numpy(int)
+    n = int(part["n"].iloc[0])
+    m = n if task == "seq2seq" else 1
+    points = N * m
+    wmin = np.array([min_parameters(int(p), m) for p in points])
+    ours = part["num_parameters"].to_numpy(float)
+    below = criteria.bound_holds(wmin, ours, kind="upper")
+    mono = criteria.monotone(points, wmin)
+    fit = criteria.linear_fit(np.log(points), np.log(wmin))
+    ok = below.holds and mono.holds
+    measured = (f"smallest W {wmin[0]} for {points[0]:,} points to {wmin[-1]} for "
+                f"{points[-1]:,} points ({mono.measured}; fitted exponent in the points "
+                f"{fit.slope:.3f}); under our construction's count: {below.measured}")
+    return Verdict("reproduced" if ok else "differs", measured,
+                   {"wmin_first": int(wmin[0]), "wmin_last": int(wmin[-1]),
+                    "exponent": fit.slope, "loosest": below.values["loosest"]})
 
 
 def final_values(curves: pd.DataFrame) -> pd.DataFrame:
@@ -276,11 +338,36 @@ def remark42(results: ResultSource) -> Verdict:
 
 
 @item(P, "Remark 4.3", claim="Dependence on d: Õ(d + √N) parameters [unverified reading of "
-      "the title]", criterion="none: the remark's statement is not in our sources")
+      "the title]",
+      criterion="in our construction d enters additively: the only layer that reads the d "
+      "coordinates of a token (the projection of FFN₁) has exactly d + 1 parameters, at every d "
+      "tried; the rest depends on d only through the token-ID bits " + _RECON,
+      evidence="exact construction on the same 40 sequences (n = 4) with tokens in R^d, "
+                "d = 2 … 1024")
 def remark43(results: ResultSource) -> Verdict:
-    raise NotComputable("only the title is in our sources; the reading Õ(d + √N) is unverified "
-                        "(notes §1). In our construction d enters only through the projection "
-                        "layer of FFN₁ (d + 1 weights)")
+    rows = remark43_sizes()
+    ok = all(r["projection"] == r["d"] + 1 for r in rows)
+    shown = "; ".join(f"d = {r['d']}: projection {r['projection']}, rest {r['rest']:,} "
+                      f"({r['id_bits']} ID bits)" for r in rows)
+    return criteria.at_reduced_scale(criteria.exact_check(ok, shown), _TITLE_ONLY)
+
+
+def remark43_sizes(dims: tuple[int, ...] = (2, 8, 64, 256, 1024)) -> list[dict[str, int]]:
+    """Our construction on one dataset with tokens in R^d for each ``d`` in ``dims``: parameters
+    of the projection layer (the only one reading the d coordinates), of the rest, and the
+    token-ID bits (Remark 4.3, ours)."""
+    from memnb.constructions.seq_id import memorize
+    from memnb.data.random_sequences import random_sequences, token_vectors
+
+    small = random_sequences(40, 4, 20, 3, seed=1)
+    rows = []
+    for d in dims:
+        vocab = token_vectors(20, d, seed=1)
+        net = memorize(vocab[small.tokens], small.labels, seed=1)
+        first = net.token_program.layers[0].num_parameters
+        rows.append({"d": d, "projection": first, "rest": net.num_parameters - first,
+                     "id_bits": net.quantizer.bits})
+    return rows
 
 
 @item(P, "Definition 4.1", claim="a contextual mapping gives distinct, separated IDs to "
@@ -313,15 +400,43 @@ def remark44(results: ResultSource) -> Verdict:
     return bits_verdict(results.table("kajitsuka.construction"))
 
 
+@item(P, "Remark 4.4, overhead ∝ log N", claim="the construction's total bits exceed the "
+      "floor N log₂C by a factor growing like log N (Θ̃(N) bits) [our reading of Remark 4.4]",
+      criterion="with the fixed cost differenced out, the marginal overhead (Δ total bits/ΔN)/"
+      "log₂C of the next-token sweep is linear in log₂N with R² ≥ 0.9 and a slope whose 95 % "
+      "interval lies above 0 (criteria.linear_trend) " + _RECON,
+      evidence="our construction's bit counts", cost=_QUICK_COST)
+def remark44_overhead(results: ResultSource) -> Verdict:
+    return overhead_verdict(results.table("kajitsuka.construction"))
+
+
 @item(P, "Theorem 4.2", claim="Ω(√N) parameters are necessary to memorize every dataset of N "
       "sequences (optimality of Theorem 4.1 up to logs)",
-      criterion="the proof step of our sketch holds: on sequences of one repeated token a "
-      "softmax attention layer with random W_Q, W_K returns x + W_O W_V x at every position "
-      "(|error| < 1e-12), so the model is a token-wise ReLU network on N points [reconstruction "
-      "of the proof]; the bound's constant is not in our sources",
-      evidence="exact computation in float64, 4 heads with random weights, d = 6, n = 5")
+      criterion="(1) the proof step: on sequences of one repeated token a softmax attention "
+      "layer with random W_Q, W_K returns x + W_O W_V x at every position (|error| < 1e-12), so "
+      "the model is a token-wise ReLU network on N points [reconstruction of the proof]; (2) the "
+      "smallest W allowed by our instantiated VC bound (Bartlett et al. 2019, Thm 6; our choice "
+      "of bound and constants) is non-decreasing in N and below our construction's count at "
+      "every N of the sweep; `trend`: a proof step and our constants, not the paper's proof",
+      evidence="exact computation in float64 (4 heads, d = 6, n = 5) and the construction sweep",
+      cost=_QUICK_COST)
 def thm42(results: ResultSource) -> Verdict:
-    rng = np.random.default_rng(0)
+    worst = attention_reduction_error()
+    step = criteria.exact_check(worst < 1e-12, f"reduction: largest relative deviation "
+                                f"{worst:.2g} over 20 draws")
+    bound = lower_bound_verdict(results.table("kajitsuka.construction"))
+    ok = step.holds and bound.holds
+    return criteria.at_reduced_scale(
+        Verdict("reproduced" if ok else "differs", f"{step.measured}; {bound.measured}",
+                bound.values),
+        "a step of our reconstructed proof and our instantiation of the VC bound, whose "
+        "constants are ours; the paper's own bound is not in our sources")
+
+
+def attention_reduction_error(seed: int = 0) -> float:
+    """Largest relative deviation of softmax attention from ``x + Σ_h W_O W_V x`` on sequences of
+    one repeated token (20 draws, 4 random heads, d = 6, n = 5): the reduction of Thm 4.2."""
+    rng = np.random.default_rng(seed)
     d, n, heads = 6, 5, 4
     worst = 0.0
     for _ in range(20):
@@ -336,37 +451,49 @@ def thm42(results: ResultSource) -> Verdict:
             out += WO @ WV @ Z @ weights
             expected += np.repeat((WO @ WV @ x)[:, None], n, axis=1)
         worst = max(worst, float(np.max(np.abs(out - expected) / (1 + np.abs(expected)))))
-    return criteria.at_reduced_scale(
-        criteria.exact_check(worst < 1e-12, f"largest relative deviation {worst:.2g} over "
-                             "20 draws"),
-        "only one step of our reconstructed proof is checked; the lower bound itself, whose "
-        "constant is not in our sources, is not measured")
+    return worst
 
 
 @item(P, "Corollary 4.1", claim="seq-to-seq: Õ(√(nN)) parameters suffice (and are necessary "
       "with hardmax)",
-      criterion="a seq-to-seq construction outputs every token's label exactly, and the exponent "
-      "of its FFN₂ parameters/√(L+3) in n (N fixed) has a 95 % interval containing ½ " + _RECON,
-      evidence="our construction (exact arithmetic)", cost=_QUICK_COST)
+      criterion="sufficiency: a seq-to-seq construction outputs every token's label exactly, and "
+      "the exponent of its FFN₂ parameters/√(L+3) in n (N fixed) has a 95 % interval containing "
+      "½ " + _RECON + "; necessity: N = 2 sequences of n = 3 distinct tokens are shattered (all "
+      "64 labellings memorized by our hardmax construction: nN points) while identical-token "
+      "sequences give only N points, and the smallest W of our instantiated VC bound for nN "
+      "points stays below the construction's count [reconstruction of the proof; our constants]",
+      evidence="our construction (exact arithmetic) and the construction sweep", cost=_QUICK_COST)
 def cor41(results: ResultSource) -> Verdict:
     from memnb.constructions.seq_id import memorize
     from memnb.data.random_sequences import random_sequences
+    from memnb.lower_bounds import shattering_check
 
     s2s = random_sequences(60, 6, 50, 3, seed=2, seq2seq=True)
     net = memorize(s2s.tokens, s2s.labels, task="seq2seq", positional=True, seed=2)
     exact = bool(np.array_equal(net.predict(s2s.tokens), s2s.labels))
-    v = construction_verdicts(results.table("kajitsuka.construction"))["seq2seq_n"]
-    ok = exact and v.status == "reproduced"
+    table = results.table("kajitsuka.construction")
+    v = construction_verdicts(table)["seq2seq_n"]
+    distinct = shattering_check(np.arange(1, 7).reshape(2, 3))
+    same = shattering_check(np.repeat(np.array([[1], [2]]), 3, axis=1))
+    shattered = (distinct["memorized"] == distinct["labellings"] == 2 ** distinct["points"]
+                 and same["points"] == 2 and same["memorized"] == 2 ** same["points"])
+    bound = lower_bound_verdict(table, "seq2seq")
+    ok = exact and v.status == "reproduced" and shattered and bound.holds
+    measured = (f"all {s2s.labels.size} token labels exact: {exact}; {v.measured}; distinct "
+                f"tokens: {distinct['memorized']}/{distinct['labellings']} labellings memorized "
+                f"({distinct['points']} points); identical tokens: {same['memorized']} memorized, "
+                f"{same['refused']} refused ({same['points']} points); {bound.measured}")
     return criteria.at_reduced_scale(
-        Verdict("reproduced" if ok else "differs",
-                f"all {s2s.labels.size} token labels exact: {exact}; {v.measured}", v.values),
-        "only the sufficiency half is checked; the necessity with hardmax is not measured")
+        Verdict("reproduced" if ok else "differs", measured, v.values),
+        "the necessity half is a step of our reconstructed proof with our constants")
 
 
 @item(P, "Remark 4.5", claim="Sparse Transformers (content not in our sources)",
       criterion="none: only the title is in our sources")
 def remark45(results: ResultSource) -> Verdict:
-    raise NotComputable("only the title is in our sources (seed 000)")
+    raise NotComputable("only the title 'Sparse Transformers' is in our sources (seed 000): "
+                        "neither the sparsity pattern the remark considers nor its claimed "
+                        "parameter count can be read, so there is nothing to compute")
 
 
 @item(P, "Lemmas (§4 and appendix)", claim="the lemmas behind Theorems 4.1 and 4.2 (the seed "
@@ -378,11 +505,26 @@ def lemmas(results: ResultSource) -> Verdict:
                         "Theorem 4.1, is a reconstruction of the same shape")
 
 
-@item(P, "Table 1", claim="comparison of memorization bounds with prior work",
-      criterion="none: a table of other papers' bounds, several cells missing from our sources")
+@item(P, "Table 1", claim="comparison of memorization bounds with prior work: the paper's "
+      "Õ(√N) needs fewer parameters than the prior Transformer bounds",
+      criterion="at N = 10⁴, n = 8, d = 16, ω = 1000 (ours): with constants set to 1 and logs "
+      "dropped, √N is below every prior row that our sources state, and the smallest W of our "
+      "instantiated VC bound is below our construction's exact count; `trend`: orders, not the "
+      "printed cells (most are not in our sources)",
+      evidence="memnb.figures.kajitsuka.table1 (closed forms and our construction's count)")
 def table1(results: ResultSource) -> Verdict:
-    raise NotComputable("a comparison of published bounds, not a measurement; shown in the "
-                        "chapter from memnb.papers.kajitsuka.TABLE1 with the missing cells marked")
+    from memnb.figures.kajitsuka import table1 as computed
+
+    t = computed()
+    prior = t[t["count"] == "order (prior work)"]
+    ours = t.set_index("row")
+    sqrtN = float(ours.loc["Thm 4.1 order √N", "value"])
+    lower = float(ours.loc["Thm 4.2 smallest W", "value"])
+    built = float(ours.loc["Thm 4.1 our construction", "value"])
+    ok = bool((prior["value"] > sqrtN).all()) and lower < built
+    shown = ", ".join(f"{r}: {v:,.0f}" for r, v in zip(t["row"], t["value"], strict=True))
+    return criteria.at_reduced_scale(criteria.exact_check(ok, shown),
+                                     "orders with constants set to 1, not the printed cells")
 
 
 def _curves_item(number: str, name: str, metric: str, dataset: str) -> None:
@@ -455,3 +597,85 @@ def hash_counts(num: int = 2000, n: int = 16, vocab: int = 50, seed: int = 0) ->
             "affine": distinct_sum_ids(tokens, kind="affine"),
             "affine mod p": distinct_sum_ids(tokens, kind="affine", reduce_sum=True),
             "power": distinct_sum_ids(tokens, kind="power")}
+
+
+# ------------------------------------------------- Theorem 4.1 as explicit Transformer blocks
+def transformer_verdict(T: SeqIdTransformer, net: SeqIdNetwork, sequences: np.ndarray,
+                        labels: np.ndarray) -> Verdict:
+    """Theorem 4.1 as a Transformer: the explicit residual blocks ``T = net.transformer()``
+    (exact arithmetic) output every label, agree with the ReLU form ``net``, and hold the same
+    stream ``(w, h, s)`` -- hence the same sequence IDs -- after the attention block."""
+    pred = T.predict(sequences)
+    exact = bool(np.array_equal(pred, labels))
+    same = bool(np.array_equal(pred, net.predict(sequences)))
+    sa = T.blocks[T.attention_index]
+    Z = T.stream_after(sequences, T.attention_index)
+    stream = net.stream_after_attention(sequences)
+    ids = all(np.array_equal(Z[:, sa.channels[c], :], stream[:, :, i])
+              for i, c in enumerate("whs"))
+    return criteria.exact_check(
+        exact and same and ids,
+        f"{T.depth - 1} blocks F^(FF) and 1 block F^(SA) (σ = {sa.sigma}), exact arithmetic: "
+        f"all {labels.size} labels exact: {exact}; equal to the ReLU form: {same}; stream after "
+        f"the attention equal to the network's (w, h, s): {ids}")
+
+
+def transformer_width_verdict(transformers: dict[str, SeqIdTransformer]) -> Verdict:
+    """The width of Theorem 4.1, counted the paper's way (notes §1 [unverified]): the largest
+    of the rows of ``Z``, heads × head size and the FFN hidden width; reproduced when every
+    Transformer in ``transformers`` (name -> Transformer) has width at most the paper's 14."""
+    widths = [T.width() for T in transformers.values()]
+    parts = "; ".join(f"{name}: width {T.width()} = max(rows of Z {T.stream_width}, heads × "
+                      f"head size {T.attention_width}, FFN hidden {T.ffn_width})"
+                      for name, T in transformers.items())
+    return criteria.exact_check(
+        max(widths) <= paper.THM41_WIDTH.value,
+        f"{parts}; paper {paper.THM41_WIDTH.value} (counting convention [unverified])")
+
+
+_TRANSFORMER_EXAMPLES: dict[str, tuple] = {}
+
+
+def transformer_examples() -> dict[str, tuple[SeqIdNetwork, SeqIdTransformer, np.ndarray,
+                                               np.ndarray]]:
+    """The scorecard's two small constructions: ``(net, T, sequences, labels)`` for integer
+    tokens (40 sequences, n = 6) and real tokens (d = 8, positional, 20 sequences, n = 3);
+    built once per process."""
+    from memnb.constructions.seq_id import memorize
+    from memnb.data.random_sequences import random_sequences, token_vectors
+
+    if not _TRANSFORMER_EXAMPLES:
+        data = random_sequences(40, 6, 50, 3, seed=4)
+        net = memorize(data.tokens, data.labels, seed=4)
+        vocab = token_vectors(12, 8, seed=5)
+        real = random_sequences(20, 3, 12, 3, seed=5)
+        rnet = memorize(vocab[real.tokens], real.labels, positional=True, seed=5)
+        _TRANSFORMER_EXAMPLES.update(
+            integer=(net, net.transformer(), data.tokens, data.labels),
+            real=(rnet, rnet.transformer(), vocab[real.tokens], real.labels))
+    return _TRANSFORMER_EXAMPLES
+
+
+@item(P, "Theorem 4.1 (as a Transformer)", claim="the memorizing network is a Transformer "
+      "E_out ∘ blocks ∘ E_in of residual self-attention and feed-forward blocks",
+      criterion="the construction compiled into explicit blocks F^(SA)(Z) = Z + Σ_h W_O W_V Z "
+      "σ[(W_K Z)ᵀ W_Q Z] (hardmax) and F^(FF)(Z) = Z + W_2 σ_R(W_1 Z + b_1 1ᵀ) + b_2 1ᵀ, "
+      "evaluated in exact arithmetic, outputs every label, equals the ReLU form and holds the "
+      "same sequence IDs after the attention " + _RECON,
+      evidence="exact computation (memnb.constructions.seq_id.transformer): 40 integer-token "
+      "sequences (n = 6) and 20 real-token sequences (n = 3, d = 8, positional)")
+def thm41_transformer(results: ResultSource) -> Verdict:
+    found = [transformer_verdict(T, net, X, y) for net, T, X, y in transformer_examples().values()]
+    ok = all(v.holds for v in found)
+    return criteria.exact_check(ok, " | ".join(f"{k} tokens: {v.measured}" for k, v in
+                                               zip(("integer", "real"), found, strict=True)))
+
+
+@item(P, "Theorem 4.1 (width 14)", claim="the memorizing Transformer has width 14",
+      criterion="width counted the paper's way, max(rows of Z, heads × head size, FFN hidden "
+      "width) [convention unverified, notes §1], is at most 14 for integer tokens and for real "
+      "tokens (d = 8; the embedding projects, so the width does not grow with d) " + _RECON,
+      evidence="exact construction (memnb.constructions.seq_id.transformer)")
+def thm41_width(results: ResultSource) -> Verdict:
+    return transformer_width_verdict({f"{k} tokens": ex[1]
+                                      for k, ex in transformer_examples().items()})

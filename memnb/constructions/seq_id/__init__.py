@@ -5,6 +5,9 @@
   mapping, Definition 4.1);
 * :mod:`.memorizer` -- block packing and bit extraction (FFN₂, after Vardi et al. 2022);
 * :mod:`.network` -- :func:`memorize`, which assembles the three parts (Thm 4.1, Cor. 4.1);
+* :mod:`.transformer` -- ``memorize(...).transformer()``: the same construction as explicit
+  residual blocks F^(SA), F^(FF) with embedding and read-out, evaluated in exact arithmetic,
+  with ``width()`` and ``parameter_count()`` counted the paper's way;
 * :mod:`.scaling` -- parameter counts for the scaling plots and sliders.
 """
 

@@ -16,14 +16,16 @@ label. Such a *consistency violation* is a ``ValueError`` (with ``positional=Tru
 sequences with different labels violate it).
 
 The FFNs are written as plain deep ReLU networks (every layer ``relu(A h + b)``); a residual FFN
-block ``Z + W_2 relu(W_1 Z + b_1) + b_2`` of the same width emulates each such layer.
+block ``Z + W_2 relu(W_1 Z + b_1) + b_2`` of the same width emulates each such layer:
+:meth:`SeqIdNetwork.transformer` builds those blocks explicitly
+(:mod:`~memnb.constructions.seq_id.transformer`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -46,6 +48,9 @@ from memnb.constructions.seq_id.relu_program import (
     const,
     var,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memnb.constructions.seq_id.transformer import SeqIdTransformer
 
 Task = Literal["next_token", "seq2seq"]
 _TASKS = ("next_token", "seq2seq")
@@ -108,6 +113,14 @@ class SeqIdNetwork:
     def total_weight_bits(self) -> int:
         """Bits needed to write every non-zero weight (Remark 4.4's bit count)."""
         return self.token_program.total_weight_bits() + self.memorizer.total_weight_bits() + 2 * 3
+
+    def transformer(self, *, sigma: AttentionKind = "hardmax") -> SeqIdTransformer:
+        """The same construction as explicit residual Transformer blocks in exact arithmetic:
+        embedding, FF blocks (FFN₁), one self-attention block, FF blocks (FFN₂), read-out
+        (:mod:`~memnb.constructions.seq_id.transformer`; ``sigma`` as there)."""
+        from memnb.constructions.seq_id.transformer import compile_transformer
+
+        return compile_transformer(self, sigma=sigma)
 
     # ---------------------------------------------------------------------------- forward
     def _inputs(self, sequences: np.ndarray) -> dict[str, np.ndarray]:

@@ -63,12 +63,19 @@ def bits(value: Number) -> int:
 
 @dataclass(frozen=True)
 class Layer:
-    """``out[o] = relu(bias[o] + sum_{(i, w) in rows[o]} w * in[i])``."""
+    """``out[o] = relu(bias[o] + sum_{(i, w) in rows[o]} w * in[i])``.
+
+    ``kept[o]`` is True for a *carried* output (a ``keep`` of the builder: a channel or an
+    alias whose value the construction keeps non-negative, so its ReLU is the identity); empty
+    when unknown. :mod:`~memnb.constructions.seq_id.transformer` uses it to write carried
+    values as linear residual updates.
+    """
 
     in_names: tuple[str, ...]
     out_names: tuple[str, ...]
     biases: tuple[Number, ...]
     rows: tuple[tuple[tuple[int, Number], ...], ...]
+    kept: tuple[bool, ...] = ()
 
     @property
     def num_parameters(self) -> int:
@@ -193,6 +200,7 @@ class ReLUProgramBuilder:
         a channel or an alias (it is materialised). Aliases are dropped after the layer.
         """
         outputs: dict[str, Expr] = {}
+        keep = list(keep)
         for name in keep:
             outputs[name] = self.expand(name)
         for name, expr in new.items():
@@ -205,7 +213,7 @@ class ReLUProgramBuilder:
             biases.append(expr.get(ONE, 0))
             rows.append(tuple(sorted((index[k], v) for k, v in expr.items() if k != ONE)))
         self.layers.append(Layer(tuple(self.channels), tuple(outputs), tuple(biases),
-                                 tuple(rows)))
+                                 tuple(rows), tuple(name in keep for name in outputs)))
         self.channels = list(outputs)
         self.aliases = {}
 
