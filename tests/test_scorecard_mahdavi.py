@@ -158,3 +158,70 @@ def test_quick_results_count_at_most_as_trend(tmp_path):
     assert "lower bound holds" in rows["Fig. 2a"].measured
     assert rows["Fig. 5"].status == "differs"
 
+
+
+def _dinov2_rows(l0_a3: float, l1_a1: float, *, k_l1: int = 257) -> pd.DataFrame:
+    rows = []
+    for rep, a1, a3, k in (("dinov2_vits14_l0", 0.0, l0_a3, 257),
+                           ("dinov2_vits14_l1", l1_a1, 0.5, k_l1)):
+        for check, frac in (("assumption2", 1.0), ("assumption1", a1), ("assumption3", a3),
+                            ("general_position", 0.0)):
+            rows.append({"representation": rep, "check": check, "k": k if check != "general_"
+                         "position" else 384, "pass_fraction": frac, "valid": k == 257,
+                         "repeats": 20, "T": 1000, "min_rank": 1, "max_rank": 257, "n": 257,
+                         "d": 384})
+    return pd.concat([_table1(0.0), pd.DataFrame(rows)], ignore_index=True)
+
+
+def test_dinov2_verdict_is_read_from_the_table():
+    from types import SimpleNamespace
+
+    from memnb.figures import mahdavi as fig
+
+    assert sc.dinov2_verdict(_table1(0.0)) is None
+    statuses, verdict = sc.dinov2_verdict(_dinov2_rows(0.0, 1.0))
+    assert statuses == {"l0_a1": "fail", "l0_a3": "fail", "l1_a1": "pass", "l1_a2": "pass"}
+    assert "not with its explanation" in verdict
+    assert "agrees with the paper**" in sc.dinov2_verdict(_dinov2_rows(1.0, 1.0))[1]
+    assert "disagrees" in sc.dinov2_verdict(_dinov2_rows(1.0, 0.0))[1]
+    assert "undecided" in sc.dinov2_verdict(_dinov2_rows(0.0, 1.0, k_l1=100))[1]
+    # the chapter's text: the full table when one exists, and "not run" without DINOv2 rows
+    quick_only = SimpleNamespace(fresh=_table1(0.0), cached=None)
+    text = fig.dinov2_discussion(quick_only, "quick")
+    assert "not run" in text and fig.DINOV2_COMMAND in text and "agrees" not in text
+    with_full = SimpleNamespace(fresh=_table1(0.0), cached=_dinov2_rows(0.0, 1.0))
+    text = fig.dinov2_discussion(with_full, "quick")
+    assert "`full` Table 1 run" in text and "not with its explanation" in text
+    layers = fig.assumptions_by_layer(_dinov2_rows(0.0, 1.0)).set_index("representation")
+    assert layers.loc["dinov2_vits14_l0", "status_assumption3"] == "fail"
+
+
+def test_assumption3_row_reports_dinov2_from_the_full_table(tmp_path):
+    _write(tmp_path, "mahdavi.table1", _table1(0.0), profile="quick")
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    assert "DINOv2 (ours, beyond the paper): not run" in rows["Assumption 3"].measured
+    _write(tmp_path, "mahdavi.table1", _dinov2_rows(0.0, 1.0), profile="full")
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    assert "trained embedding layer A3 fail, first block A1 pass" in rows["Assumption 3"].measured
+    assert rows["Assumption 3"].status == "reproduced"
+
+
+def test_table3_missing_gpt2_names_the_packages_checked():
+    from types import SimpleNamespace
+
+    from memnb.figures import mahdavi as fig
+
+    rows = [{"representation": "gpt2_random", "model": "gpt2_random", "layer": layer,
+             "check": check, "k": 128, "pass_fraction": frac, "valid": True, "T": 200,
+             "repeats": 20, "min_rank": 1, "max_rank": 128, "n": 128, "d": 768}
+            for layer, check, frac in ((0, "assumption1", 0.0), (1, "assumption1", 1.0))]
+    rows.append({"representation": "gpt2_trained", "check": "missing",
+                 "reason": "gpt2 needs the hub: no network"})
+    table = pd.DataFrame(rows)
+    verdict = sc.table3_verdict(table)
+    assert all(name in verdict.measured for name, _, _ in sc.GPT2_PACKAGES_CHECKED)
+    note = fig.gpt2_trained_note(SimpleNamespace(fresh=table, cached=None), "quick")
+    assert note.startswith("**Trained GPT-2: not computed**") and "Gpt2 needs the hub" in note
+    present = table[table["check"] != "missing"].assign(representation="gpt2_trained")
+    note = fig.gpt2_trained_note(SimpleNamespace(fresh=table, cached=present), "quick")
+    assert note == "The trained GPT-2 column was computed in the `full` table."

@@ -2,7 +2,8 @@
 
 Small deterministic float64 checks, each of one numbered item: Theorem 1 / Proposition 1 over a
 grid (:func:`construction_grid`), Propositions 2 and 5 (:func:`rank_bound_checks`),
-Proposition 3 (:func:`relu_comparison`), Proposition 4 (:func:`proposition4_check`), Claims 1-2
+Proposition 3 (:func:`relu_comparison`), Proposition 4 (:func:`proposition4_check`, the layer run
+by ``torch.nn.MultiheadAttention`` and its output tested), Claims 1-2
 and Lemmas 1-5 of App. B and D, Remark 1 (:func:`remark1_check`), App. C
 (:func:`skip_connection_check`) and the positional-encoding argument of Sec. 4.4 for
 Assumption 2 (:func:`positional_rank_check`).
@@ -42,10 +43,14 @@ __all__ = [
     "lemma4_check",
     "lemma5_check",
     "positional_rank_check",
+    "proposition4_cases",
     "proposition4_check",
+    "proposition4_data",
+    "proposition4_layer",
     "rank_bound_checks",
     "relu_comparison",
     "remark1_check",
+    "self_attention_skip",
     "skip_connection_check",
     "theory_dataset",
 ]
@@ -295,26 +300,153 @@ def lemma5_check(*, trials: int = 50, seed: int = 0) -> dict[str, int]:
 # ---------------------------------------------------------------------------------------------
 
 
-def proposition4_check(*, T: int = 12, n: int = 3, d: int = 6, seed: int = 0) -> dict[str, int]:
-    """Proposition 4: identical queries ([CLS] at position 0, A1 fails) in contexts of rank n
-    (A2) whose shifted queries ``e + mean(E)`` have Kruskal rank >= n (A3); one uniform
-    attention layer with a skip connection outputs queries ``e + mean(E)`` (so A1 after the layer
-    *is* A3 before it, by construction) and contexts ``E + 1 mean(E)^T``, which keep rank n
-    (the non-trivial half, Lemma 2). Kruskal ranks by enumerating every subset."""
-    from memnb.assumptions import kruskal_rank_exact, shifted_queries, uniform_attention_skip
+def proposition4_layer(d: int, *, seed: int = 0, value_out: str = "identity",
+                       rank: int | None = None) -> dict[str, torch.Tensor]:
+    """Random weights of Proposition 4's layer: ``W_K W_Q^T = 0`` and ``W_V W_O = I``.
 
+    ``W_Q = U_1 A`` and ``W_K = U_2 B`` with ``U_1, U_2`` orthonormal blocks of complementary
+    subspaces, so every logit ``x W_Q W_K^T x'^T`` is exactly 0 (uniform attention) although
+    neither factor is; ``W_V`` is a random invertible matrix and ``W_O = W_V^{-1}``.
+    ``value_out`` breaks the proposition's hypothesis on purpose (ours, for the negative checks):
+    ``"minus_identity"`` gives ``W_V W_O = -I`` (the singular case ``c = -1/n`` of Lemma 2),
+    ``"zero"`` gives ``W_V W_O = 0`` (the layer does not mix). Weights in the convention of
+    :class:`torch.nn.MultiheadAttention` (``q = x W_Q^T``), float64.
+    """
+    if isinstance(d, bool) or not isinstance(d, int) or d < 2:
+        raise ValueError(f"d must be an int >= 2, got {d!r}")
+    factors = {"identity": 1.0, "minus_identity": -1.0, "zero": 0.0}
+    if value_out not in factors:
+        raise ValueError(f"value_out must be one of {sorted(factors)}, got {value_out!r}")
+    r = d // 2 if rank is None else rank
+    if not 1 <= r <= d // 2:
+        raise ValueError(f"rank must be in [1, d // 2 = {d // 2}], got {r}")
+    g = torch.Generator().manual_seed(seed)
+    basis, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
+    u1, u2 = basis[:, :r], basis[:, r:2 * r]
+    w_q = u1 @ torch.randn(r, d, generator=g, dtype=torch.float64)
+    w_k = u2 @ torch.randn(r, d, generator=g, dtype=torch.float64)
+    w_v = torch.randn(d, d, generator=g, dtype=torch.float64) + 2 * torch.eye(d,
+                                                                            dtype=torch.float64)
+    w_o = factors[value_out] * torch.linalg.inv(w_v)
+    return {"W_Q": w_q, "W_K": w_k, "W_V": w_v, "W_O": w_o}
+
+
+def self_attention_skip(tokens: torch.Tensor, weights: dict[str, torch.Tensor]) -> torch.Tensor:
+    """One single-head self-attention layer with a skip connection, ``X + Attn(X)``, evaluated by
+    :class:`torch.nn.MultiheadAttention` (no bias), independently of the closed form
+    ``x + mean(E)`` that Proposition 4's proof derives (App. G, eqs. 30-31)."""
+    if tokens.ndim != 3:
+        raise ValueError(f"tokens must be [T, n, d], got shape {tuple(tokens.shape)}")
+    d = tokens.shape[2]
+    layer = torch.nn.MultiheadAttention(d, 1, bias=False, batch_first=True,
+                                        dtype=torch.float64)
+    with torch.no_grad():
+        layer.in_proj_weight.copy_(torch.cat([weights["W_Q"], weights["W_K"], weights["W_V"]]))
+        layer.out_proj.weight.copy_(weights["W_O"])
+        out, _ = layer(tokens, tokens, tokens, need_weights=False)
+    return tokens + out
+
+
+def proposition4_data(T: int, n: int, d: int, *, seed: int = 0, break_assumption: str | None = None
+                      ) -> torch.Tensor:
+    """Self-attention inputs ``[T, n, d]`` as in a ViT's embedding layer: token 0 (the query,
+    [CLS] plus its position) is the same vector in every example, so Assumption 1 fails; the
+    other ``n - 1`` tokens are random, so Assumptions 2 and 3 hold almost surely.
+
+    ``break_assumption`` (ours, for the negative checks): ``"A2"`` makes the last token of every
+    context the sum of the two before it (rank ``n - 1``; needs ``n >= 3``); ``"A3"`` gives all
+    examples the same multiset of tokens in different orders, so ``e + mean(E)`` is one vector.
+    """
+    for name, value in (("T", T), ("n", n), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    if n >= d:
+        raise ValueError(f"Proposition 4 needs n < d; got n = {n}, d = {d}")
     g = torch.Generator().manual_seed(seed)
     cls = torch.randn(d, generator=g, dtype=torch.float64)
-    ctx = torch.cat([cls.expand(T, 1, d),
-                     torch.randn(T, n - 1, d, generator=g, dtype=torch.float64)], 1)
-    queries = ctx[:, 0]
-    new_ctx, new_q = uniform_attention_skip(ctx, queries)
-    return {"n": n, "kruskal_before": kruskal_rank_exact(queries),
-            "kruskal_shifted": kruskal_rank_exact(shifted_queries(ctx, queries)),
-            "kruskal_after": kruskal_rank_exact(new_q),
-            "contexts_rank_n_before": int((torch.linalg.matrix_rank(ctx) == n).sum()),
-            "contexts_rank_n_after": int((torch.linalg.matrix_rank(new_ctx) == n).sum()),
-            "T": T}
+    if break_assumption == "A3":
+        rest = torch.randn(n - 1, d, generator=g, dtype=torch.float64)
+        order = [torch.randperm(n - 1, generator=g) for _ in range(T)]
+        others = torch.stack([rest[o] for o in order])
+    else:
+        others = torch.randn(T, n - 1, d, generator=g, dtype=torch.float64)
+    tokens = torch.cat([cls.expand(T, 1, d), others], dim=1)
+    if break_assumption == "A2":
+        if n < 3:
+            raise ValueError(f"break_assumption='A2' needs n >= 3, got n = {n}")
+        tokens[:, -1] = tokens[:, -2] + tokens[:, -3]
+    elif break_assumption not in (None, "A3"):
+        raise ValueError(f"break_assumption must be None, 'A2' or 'A3', got {break_assumption!r}")
+    return tokens
+
+
+def proposition4_check(tokens: torch.Tensor, weights: dict[str, torch.Tensor]
+                       ) -> dict[str, int | bool | float]:
+    """Proposition 4 (Sec. 4.4, App. G) tested as an implication on one input and one layer.
+
+    Hypotheses, checked on the input: Assumption 2 (every context of rank ``n``), Assumption 3
+    (``e + mean(E)`` of Kruskal rank ``>= n``, the query being token 0) and the layer's
+    ``W_K W_Q^T = 0``, ``W_V W_O = I``. Conclusion, checked on the *output of the layer* as
+    :func:`self_attention_skip` computes it: Assumption 1 (the new queries, token 0 of the
+    output, have Kruskal rank ``>= n``) and Assumption 2 (every output context of rank ``n``).
+    Kruskal ranks by enumerating every subset (small ``T`` only). ``holds`` is "hypotheses imply
+    conclusion"; ``closed_form_error`` compares the output with the proof's ``x + mean(E)``.
+    """
+    from memnb.assumptions import kruskal_rank_exact, shifted_queries
+
+    T, n, d = tokens.shape
+    eye = torch.eye(d, dtype=torch.float64)
+    kq = weights["W_Q"].T @ weights["W_K"]
+    vo = weights["W_O"] @ weights["W_V"]  # the value-output map x -> x W_V^T W_O^T
+    layer_ok = bool(kq.abs().max() <= 1e-10 and (vo - eye).abs().max() <= 1e-8)
+    queries = tokens[:, 0]
+    a2_before = int((torch.linalg.matrix_rank(tokens) == n).sum())
+    kruskal_shifted = kruskal_rank_exact(shifted_queries(tokens, queries))
+    out = self_attention_skip(tokens, weights)
+    kruskal_after = kruskal_rank_exact(out[:, 0])
+    a2_after = int((torch.linalg.matrix_rank(out) == n).sum())
+    hypotheses = layer_ok and a2_before == T and kruskal_shifted >= n
+    conclusion = kruskal_after >= n and a2_after == T
+    closed = tokens + tokens.mean(dim=1, keepdim=True)
+    return {"T": T, "n": n, "d": d, "layer_hypotheses": layer_ok,
+            "kruskal_before": kruskal_rank_exact(queries), "kruskal_shifted": kruskal_shifted,
+            "contexts_rank_n_before": a2_before, "kruskal_after": kruskal_after,
+            "contexts_rank_n_after": a2_after, "hypotheses": hypotheses,
+            "conclusion": conclusion, "holds": (not hypotheses) or conclusion,
+            "closed_form_error": float((out - closed).abs().max())}
+
+
+def proposition4_cases(*, draws: int = 12, seed: int = 0) -> pd.DataFrame:
+    """Proposition 4 over random sizes ``(T, n, d)`` (``n < d``, ``T <= 9``) and random layers
+    meeting its hypotheses, plus three inputs that break one hypothesis each (ours): a context
+    of rank ``n - 1`` (A2), tokens shared by every example (A3) and ``W_V W_O = -I``. One row per
+    case with :func:`proposition4_check`'s fields and ``case``."""
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(draws):
+        n = int(rng.integers(2, 6))
+        d = n + int(rng.integers(1, 5))
+        T = int(rng.integers(n, 10))
+        s = int(rng.integers(0, 2**31))
+        check = proposition4_check(proposition4_data(T, n, d, seed=s),
+                                   proposition4_layer(d, seed=s))
+        rows.append({"case": f"random {i + 1}", **check})
+    negatives = {
+        "A2 broken (a context of rank n - 1)": (proposition4_data(8, 4, 7, seed=seed,
+                                                                  break_assumption="A2"),
+                                                proposition4_layer(7, seed=seed)),
+        "A3 broken (the same tokens in every example)": (
+            proposition4_data(8, 4, 7, seed=seed, break_assumption="A3"),
+            proposition4_layer(7, seed=seed)),
+        "W_V W_O = -I instead of I": (proposition4_data(8, 4, 7, seed=seed),
+                                      proposition4_layer(7, seed=seed,
+                                                         value_out="minus_identity")),
+    }
+    for name, (tokens, weights) in negatives.items():
+        rows.append({"case": name, **proposition4_check(tokens, weights)})
+    return pd.DataFrame(rows)
 
 
 def remark1_check(*, heads: int = 3, n: int = 6, k: int = 3, d: int = 10, seed: int = 0

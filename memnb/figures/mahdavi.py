@@ -237,6 +237,113 @@ def table3_caption(table: pd.DataFrame, profile: str) -> str:
             + verdict_sentence("Table 3", profile))
 
 
+# --- Sec. 4.4 against our representations (DINOv2, ours) ---------------------------------------
+
+_CHECK_NAMES = {"assumption1": "A1", "assumption2": "A2", "assumption3": "A3",
+                "general_position": "General Position"}
+#: Sec. 4.4 / 5.1's representations in the paper's words, and ours (DINOv2 is ours).
+LAYER_LABELS = {"embedding": "embedding layer (random weights)",
+                "random_attention": "one random attention layer on it",
+                "random_vit": "first block of a random ViT-B/16",
+                "trained_vit_b16": "first block of the trained ViT-B/16",
+                "dinov2_vits14_l0": "DINOv2-small embedding layer (trained; ours)",
+                "dinov2_vits14_l1": "DINOv2-small first block (trained; ours)"}
+DINOV2_COMMAND = "memnb run mahdavi.table1 --profile full"
+
+
+def assumptions_by_layer(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per representation of a Table 1 run: for each check ``pass``, ``fail`` or
+    ``undecided`` (a pass at a ``k`` clipped below the paper's, :func:`memnb.assumptions.
+    conclusive`), with the pass fraction and ``k``. Columns: representation, layer, A2, A1, A3,
+    General Position (each ``"pass (1 at k = 197)"``-style text) and the raw ``status_<check>``."""
+    rows = table1_comparison(table)
+    out = []
+    for rep, part in rows.groupby("representation", sort=False):
+        row: dict[str, Any] = {"representation": rep, "layer": LAYER_LABELS.get(rep, rep)}
+        for check, label in _CHECK_NAMES.items():
+            cell = part[part["check"] == check]
+            if cell.empty:
+                row[label], row[f"status_{check}"] = "not tested", "not tested"
+                continue
+            r = cell.iloc[0]
+            status = ("undecided" if not r["decided"]
+                      else "pass" if r["ours"] >= sc.PASS else "fail")
+            ranks = (f"; ranks {int(r['min_rank'])}-{int(r['max_rank'])}"
+                     if status == "fail" and pd.notna(r["min_rank"]) else "")
+            row[label] = f"{status} (pass fraction {r['ours']:.3g} at k = {int(r['k'])}{ranks})"
+            row[f"status_{check}"] = status
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def full_or_fresh(result: Any, profile: str) -> tuple[pd.DataFrame, str]:
+    """The table a discussion reads from a :func:`memnb.results.fresh_and_cached` result: the
+    full-scale table when one exists (committed, or this run under ``full``), else this
+    profile's; and that table's profile."""
+    if profile == "full" or result.cached is None:
+        return result.fresh, profile
+    return result.cached, "full"
+
+
+def dinov2_discussion(result: Any, profile: str) -> str:
+    """Sec. 4.4 against the data: which assumption each layer passes, and whether DINOv2 (ours)
+    agrees with the paper's account (A3 at the embedding layer, hence A1 after one attention
+    layer by Proposition 4). Says that DINOv2 was not run when its rows are absent."""
+    table, used = full_or_fresh(result, profile)
+    layers = assumptions_by_layer(table)
+    lines = [f"Assumptions per layer in the `{used}` Table 1 run "
+             f"({int(table['T'].dropna().max())} images):", ""]
+    for r in layers.to_dict("records"):
+        lines.append(f"- {r['layer']}: A2 {r['A2']}; A1 {r['A1']}; A3 {r['A3']}; General "
+                     f"Position {r['General Position']}.")
+    missing = table[table["check"] == "missing"]
+    for r in missing.itertuples():
+        lines.append(f"- {LAYER_LABELS.get(r.representation, r.representation)}: not computed "
+                     f"({r.reason}).")
+    by = layers.set_index("representation")
+    if not {"dinov2_vits14_l0", "dinov2_vits14_l1"} <= set(by.index):
+        reasons = dict(zip(missing["representation"], missing.get("reason", []), strict=False))
+        why = (f"it could not be computed: {reasons['dinov2_vits14']}"
+               if "dinov2_vits14" in reasons else
+               f"it runs in the `full` profile only (`{DINOV2_COMMAND}`)")
+        lines += ["", f"**DINOv2 (ours): not run.** The `{used}` table has no DINOv2 rows: "
+                  f"{why}. Nothing is concluded about trained embeddings here."]
+        return "\n".join(lines)
+    emb_a3 = by["status_assumption3"].get("embedding", "not tested")
+    statuses, verdict = sc.dinov2_verdict(table)
+    lines += ["", f"Sec. 4.4 and 5.1 report Assumption 3 at a *randomly initialised* "
+              f"embedding layer (ours here: {emb_a3}) and Assumption 1 after the first block of "
+              f"the trained ViT. DINOv2's trained embedding layer: A1 {statuses['l0_a1']}, A3 "
+              f"{statuses['l0_a3']}; its first block: A1 {statuses['l1_a1']}, A2 "
+              f"{statuses['l1_a2']}. Verdict (ours, from the `{used}` table): DINOv2 "
+              f"{verdict}."]
+    return "\n".join(lines)
+
+
+# --- Table 3: the trained GPT-2 -----------------------------------------------------------------
+
+GPT2_PACKAGES_CHECKED = sc.GPT2_PACKAGES_CHECKED
+
+
+def gpt2_trained_note(result: Any, profile: str) -> str:
+    """Why Table 3 has no trained GPT-2 column (when the full-scale table, or else this
+    profile's, has none): the loader's reason and the packages checked for offline weights
+    (:data:`GPT2_PACKAGES_CHECKED`)."""
+    table, used = full_or_fresh(result, profile)
+    missing = table[(table["check"] == "missing") & (table["representation"] == "gpt2_trained")]
+    if missing.empty:
+        present = (table["representation"] == "gpt2_trained").any()
+        return (f"The trained GPT-2 column was computed in the `{used}` table." if present else
+                f"The `{used}` table does not include the trained GPT-2.")
+    checked = "; ".join(f"`{name}` {version}: {what}" for name, version, what in
+                        GPT2_PACKAGES_CHECKED)
+    reason = str(missing.iloc[0]["reason"])
+    reason = reason[:1].upper() + reason[1:]
+    return (f"**Trained GPT-2: not computed** (`{used}` table). {reason}. No package of the "
+            "Python package index that we found ships trained GPT-2 weights for offline use; "
+            f"checked: {checked}. The column stays empty until a network reaches the hub.")
+
+
 # --- Figs. 2a-c --------------------------------------------------------------------------------
 
 def fig2a(result: Any, profile: str) -> Any:
@@ -395,6 +502,8 @@ def fig5(result: Any, profile: str) -> Any:
     return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile)
 
 
-__all__ = ["construction_frame", "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
+__all__ = ["DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "LAYER_LABELS", "assumptions_by_layer",
+           "construction_frame", "dinov2_discussion", "gpt2_trained_note", "full_or_fresh",
+           "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
            "missing_sentence", "scorecard_row", "table1_caption", "table1_comparison",
            "table3_caption", "table3_comparison", "verdict_sentence", "verdicts_markdown"]
