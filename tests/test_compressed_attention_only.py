@@ -105,3 +105,50 @@ def test_bad_arguments_name_the_parameter(kwargs, name):
     model = CompressedAttentionOnlyTransformer(5, 2, 4, 2, 2)
     with pytest.raises(ValueError, match="vocab_size=5"):
         model(torch.tensor([[0, 5]]))
+
+
+def _code_module_weights(n: int, s: int, d: int, d_h: int) -> dict[str, torch.Tensor]:
+    """The weights the official ``models.py`` draws for these roles, from the same modules:
+    ``nn.Linear(d, N)`` (word_emb), ``nn.Linear(d_h, S + 1)`` (pos_emb, rows 0..S-1 used),
+    ``nn.Linear(d, N)`` (unemb) and ``nn.MultiheadAttention(d_h, 1, bias=False)``."""
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(d_h, 1, bias=False, batch_first=True)
+    return {"token_embedding": nn.Linear(d, n, bias=False).weight,
+            "pos_embedding": nn.Linear(d_h, s + 1, bias=False).weight[:s],
+            "W_U": nn.Linear(d, n, bias=False).weight,
+            "W_Q": mha.in_proj_weight[:d_h], "W_O": mha.out_proj.weight}
+
+
+@pytest.mark.parametrize(("name", "bound"), [
+    ("token_embedding", 1 / 12 ** 0.5), ("pos_embedding", 1 / 5 ** 0.5),
+    ("W_U", 1 / 12 ** 0.5), ("W_Q", (6 / (4 * 5)) ** 0.5), ("W_O", 1 / 5 ** 0.5),
+    ("compress", 1 / 12 ** 0.5), ("decompress", 1 / 5 ** 0.5),
+])
+def test_initialisation_is_the_codes_uniform_bounds(name, bound):
+    # N = 400, S = 30, d = 12, d_h = 5: embeddings are nn.Linear weights, U(±1/sqrt(fan_in))
+    # with fan_in = d (tokens) and d_h (positions), not nn.Embedding's N(0, 1)
+    from scipy import stats
+
+    models = [CompressedAttentionOnlyTransformer(400, 30, 12, 5, 40, dtype=torch.float64,
+                                                 seed=s) for s in range(3)]
+    values = torch.cat([getattr(m, name).detach().flatten() for m in models]).numpy()
+    assert abs(values).max() <= bound
+    assert abs(values).max() > 0.9 * bound  # the whole interval is used
+    assert stats.kstest(values, "uniform", args=(-bound, 2 * bound)).pvalue > 1e-3
+    assert values.var() == pytest.approx(bound ** 2 / 3, rel=0.15)
+
+
+def test_initialisation_matches_the_codes_modules():
+    # two-sample KS test against the weights PyTorch's own modules draw (models.py's classes)
+    from scipy import stats
+
+    code = _code_module_weights(400, 30, 12, 5)
+    models = [CompressedAttentionOnlyTransformer(400, 30, 12, 5, 40, seed=s) for s in range(3)]
+    for name, theirs in code.items():
+        ours = torch.cat([getattr(m, name).detach().flatten() for m in models]).numpy()
+        result = stats.ks_2samp(ours, theirs.detach().flatten().numpy())
+        assert result.pvalue > 1e-3, (name, result)
+    # and against eq. (2)'s model, whose N(0, 1) embeddings the test must tell apart
+    paper = AttentionOnlyTransformer(400, 30, 12, 5, 1, seed=0).token_embedding
+    assert stats.ks_2samp(paper.detach().flatten().numpy(),
+                          code["token_embedding"].detach().flatten().numpy()).pvalue < 1e-6

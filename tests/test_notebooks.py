@@ -99,10 +99,11 @@ def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, t
     # results of this run go to a scratch folder, never into the checkout's data/results
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
     executed = tmp_path / path.name
+    device = os.environ.get("MEMNB_TEST_DEVICE", "cpu")
     build.execute_notebook(path, executed, "ci", timeout=CELL_TIMEOUT_S, cwd=tmp_path,
-                           device=os.environ.get("MEMNB_TEST_DEVICE", "cpu"))
+                           device=device)
     nb = nbformat.read(executed, as_version=4)
-    assert nb.metadata["papermill"]["parameters"] == {"profile": "ci"}
+    assert nb.metadata["papermill"]["parameters"] == build.notebook_parameters(path, "ci", device)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
     assert not errors, f"{path.name}: error outputs {[e.ename for e in errors]}"

@@ -8,7 +8,9 @@ differ only in their head count or seed are trained as one packed stack.
 
 Differences from the official code, kept on purpose (the paper's equations are the reference):
 the model follows eqs. (1)-(2) (no 1/sqrt(d_h) scaling, per-head projections instead of the code's
-shared d -> d_h compression, positions added to the residual stream); the learning rate decays
+shared d -> d_h compression, positions added to the residual stream) with N(0, 1) embeddings
+(the code's are ``nn.Linear`` weights, U(±1/sqrt(d)); the paper states no initialisation), and
+Experiment 5's MLP block is the code's (input bias, no output bias); the learning rate decays
 every step instead of every epoch; the reported accuracy is that of the best-training-loss
 checkpoint on the whole training sample (the code averages the last 100 training batches).
 ``dana.layout`` (ours) retrains Experiments 2 and 3 with the code's model to measure what the
@@ -355,8 +357,9 @@ def layout_heads(params: dict, *, seeds: int, device: str, cache_dir: Path,
     """Experiment 1 (Fig. 1a, and its per-head slopes of Fig. 2b) with the code's model (ours).
 
     At ``d = d_h`` the code has no compression, so ``aot_code`` differs from eq. (2) only by the
-    ``1/sqrt(d_h)`` logit scale, positions added to the attention input alone, and
-    ``nn.MultiheadAttention``'s initialisation; ``aot_code_uncompressed`` has the first two
+    ``1/sqrt(d_h)`` logit scale, positions added to the attention input alone, and the code's
+    initialisation (embeddings U(±1/sqrt(d)) and U(±1/sqrt(d_h)) as ``nn.Linear`` weights,
+    ``nn.MultiheadAttention``'s projections); ``aot_code_uncompressed`` has the first two
     and eq. (2)'s initialisation, which separates the initialisation from the rest. Same recipe,
     grid in ``H`` and seeds as ``dana.exp1``, whose table gives the eq. (2) curves.
     """

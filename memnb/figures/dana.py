@@ -701,8 +701,11 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"the full runs use the official code's budget ({full1['steps']:,} steps of "
         f"{full1['batch']:,}, learning rate {full1['lr']:g} → {full1['lr_final']:g}).{exp5_line}",
         "- **Model details.** We follow eq. (2); the official code divides logits by √d_h, adds "
-        "positions only to the attention input and shares one d → d_h compression across heads "
-        "(`CompressedAttentionOnlyTransformer`, used by `dana.layout` and `dana.layout_heads`).",
+        "positions only to the attention input, shares one d → d_h compression across heads "
+        "and draws its embeddings as `nn.Linear` weights, uniform in ±1/√d and ±1/√d_h, where "
+        "ours are N(0, 1) (`CompressedAttentionOnlyTransformer`, used by `dana.layout` and "
+        "`dana.layout_heads`, has the code's). Experiment 5's MLP block is the code's: a bias "
+        "on its input layer, none on its output layer.",
         "- **Paper vs its code.** App. B states a learning rate from "
         f"{t['lr_start_appendix'].value:g} to {t['lr_end_appendix'].value:g}; the code's "
         f"effective rate is {full1['lr']:g} → "

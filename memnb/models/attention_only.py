@@ -101,11 +101,16 @@ class AttentionOnlyTransformer(nn.Module):
         dtype: floating dtype of the parameters.
         seed: seed of the ``torch.Generator`` used for initialisation.
 
-    Initialisation (PyTorch-default scales): embeddings ``e`` and ``pos`` ~ N(0, 1) like
-    ``nn.Embedding``; ``W_U``, ``W_Q^h``, ``W_K^h``, ``W_V^h`` ~ U(±1/sqrt(d)) and ``W_O^h`` ~
-    U(±1/sqrt(d_h)) like ``nn.Linear`` (bound 1/sqrt(fan_in)). Non-head parameters are drawn
-    first, then the heads one after another, so the first ``h`` heads equal those of an
-    ``h``-head model with the same seed. Values are drawn in float64 and then cast to ``dtype``.
+    Initialisation (PyTorch-default scales for the paper's model; the paper states none):
+    embeddings ``e`` and ``pos`` ~ N(0, 1) like ``nn.Embedding``; ``W_U``, ``W_Q^h``, ``W_K^h``,
+    ``W_V^h`` ~ U(±1/sqrt(d)) and ``W_O^h`` ~ U(±1/sqrt(d_h)) like ``nn.Linear`` (bound
+    1/sqrt(fan_in)). This is not the official code's initialisation: its embeddings are
+    ``nn.Linear`` weights, U(±1/sqrt(d)) and U(±1/sqrt(d_h)), and its heads
+    ``nn.MultiheadAttention`` modules (see
+    :class:`~memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`, which
+    has the code's). Non-head parameters are drawn first, then the heads one after another, so
+    the first ``h`` heads equal those of an ``h``-head model with the same seed. Values are drawn
+    in float64 and then cast to ``dtype``.
     """
 
     head_mask: torch.Tensor

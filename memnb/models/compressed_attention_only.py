@@ -17,6 +17,24 @@ not parameters) when ``d = d_h``, as in the code. Every head writes into the sam
 ``d_h``-dimensional subspace ``range(D)`` of the residual stream, where eq. (2) gives each head
 its own ``W_O^h`` into ``R^d``. This module exists to test whether that difference explains
 where our Experiments 2 and 3 depart from the paper's (``dana.layout``, ours).
+
+Checked against ``models.py`` of the official repository (commit ``cffc0d8``), class
+``Transformer.__init__`` and ``forward``:
+
+- ``word_emb = nn.Linear(d, N, bias=False)`` and ``pos_emb = nn.Linear(d_head, context_window,
+  bias=False)``; ``forward`` indexes their weights (``word_emb.weight[x]``, ``pos_emb.weight[:S]``),
+  so ``e`` is an ``[N, d]`` and ``p`` a ``[context_window, d_h]`` matrix (``context_window = S +
+  1``; its last row is never read). They are *not* ``nn.Embedding``: their initialisation is
+  ``nn.Linear``'s, ``U(±1/sqrt(fan_in))`` with ``fan_in`` the layer's input size, ``d`` for ``e``
+  and ``d_h`` for ``p`` (not ``N`` or ``S``).
+- ``linear_compress = nn.Linear(d, d_head, bias=False)`` and ``linear_decompress =
+  nn.Linear(d_head, d, bias=False)``, applied only when ``d != d_head``.
+- each head is ``nn.MultiheadAttention(d_head, nb_head, batch_first=True, bias=False)`` with
+  ``nb_head = 1`` in every experiment, one module per "parallel head", outputs summed; its
+  ``in_proj_weight`` ``[3 d_h, d_h]`` is Xavier-uniform, its ``out_proj`` an ``nn.Linear``
+  without bias.
+- ``unemb = nn.Linear(d, N, bias=False)``; no bias anywhere in the attention-only model, and no
+  LayerNorm (despite the class docstring).
 """
 
 from __future__ import annotations
@@ -42,11 +60,14 @@ class CompressedAttentionOnlyTransformer(nn.Module):
             float buffer ``head_mask`` (model contract, docs/CONTRACTS.md).
         dtype: floating dtype of the parameters. seed: seed of the initialisation generator.
 
-    Initialisation (the code's PyTorch defaults): ``e`` and ``p`` ~ N(0, 1) (``nn.Embedding``);
-    ``C`` ~ U(±1/sqrt(d)), ``D`` and ``W_O^h`` ~ U(±1/sqrt(d_h)), ``W_U`` ~ U(±1/sqrt(d))
-    (``nn.Linear``); ``W_Q^h, W_K^h, W_V^h`` ~ U(±sqrt(6 / (4 d_h))), the Xavier bound of
-    ``nn.MultiheadAttention``'s stacked ``[3 d_h, d_h]`` input projection. Non-head parameters
-    are drawn first, then the heads one after another.
+    Initialisation (the distributions the code's modules draw, see the module docstring): ``e``
+    ~ U(±1/sqrt(d)) and ``p`` ~ U(±1/sqrt(d_h)) (weights of ``nn.Linear(d, N)`` and
+    ``nn.Linear(d_h, S + 1)``, *not* the N(0, 1) of ``nn.Embedding``); ``C`` ~ U(±1/sqrt(d)),
+    ``D`` and ``W_O^h`` ~ U(±1/sqrt(d_h)), ``W_U`` ~ U(±1/sqrt(d)) (``nn.Linear``: bound
+    1/sqrt(fan_in)); ``W_Q^h, W_K^h, W_V^h`` ~ U(±sqrt(6 / (4 d_h))), the Xavier bound of
+    ``nn.MultiheadAttention``'s stacked ``[3 d_h, d_h]`` input projection. The values come from
+    our own seeded generator, not PyTorch's global one, so they are the code's distributions,
+    not its draws. Non-head parameters are drawn first, then the heads one after another.
     """
 
     head_mask: torch.Tensor
@@ -62,10 +83,9 @@ class CompressedAttentionOnlyTransformer(nn.Module):
         n, s, d, d_h, h_count = self.vocab_size, self.seq_len, self.d, self.d_h, self.num_heads
         self.compressed = d != d_h
         g = torch.Generator().manual_seed(seed)
-        self.token_embedding = nn.Parameter(torch.randn(n, d, generator=g,
-                                                        dtype=torch.float64).to(dtype))
-        self.pos_embedding = nn.Parameter(torch.randn(s, d_h, generator=g,
-                                                      dtype=torch.float64).to(dtype))
+        # word_emb and pos_emb are nn.Linear weights in the code: U(±1/sqrt(fan_in))
+        self.token_embedding = nn.Parameter(_uniform((n, d), 1.0 / math.sqrt(d), g).to(dtype))
+        self.pos_embedding = nn.Parameter(_uniform((s, d_h), 1.0 / math.sqrt(d_h), g).to(dtype))
         self.W_U = nn.Parameter(_uniform((n, d), 1.0 / math.sqrt(d), g).to(dtype))
         if self.compressed:
             self.compress = nn.Parameter(_uniform((d_h, d), 1.0 / math.sqrt(d), g).to(dtype))

@@ -57,9 +57,10 @@ def _common(ours: pd.Series, theirs: pd.Series) -> tuple[np.ndarray, np.ndarray,
 
 
 def _scale(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
-    if results.fell_back(name):
-        return criteria.at_reduced_scale(verdict, f"no full run of {name}: `quick` run only")
-    return verdict
+    """``verdict`` of a values comparison, downgraded like every paper's when ``name`` was not
+    read from a full run (:meth:`ResultSource.at_paper_scale`)."""
+    return results.at_paper_scale(name, verdict, f"no full run of {name}: "
+                                                 f"`{results.used_profile(name)}` run only")
 
 
 _RANK = {"reproduced": 0, "trend": 1, "differs": 2}
@@ -684,8 +685,8 @@ def law_verdicts(layout: pd.DataFrame, exp2: pd.DataFrame,
 
 @item(P, "Figs. 1b, 2a: which model", ours=True,
       claim="the paper's empirical law (quadratic in d_h, plateau at d ≥ d_h) comes from the "
-            "official code's shared d → d_h compression, not from eq. (2), the model the paper "
-            "analyses",
+            "official code's model (its shared d → d_h compression, with the code's "
+            "initialisation), not from eq. (2), the model the paper analyses",
       criterion="Fig. 1b's convex growth and Fig. 2a's plateau (criteria above) both hold for "
                 "the code's model and not both for eq. (2) → reproduced; else differs")
 def which_model(results: ResultSource) -> Verdict:
