@@ -127,10 +127,7 @@ class SeqIdNetwork:
         seqs = np.asarray(sequences)
         n = self.seq_len
         if self.quantizer is None:
-            if seqs.ndim != 2 or seqs.shape[1] != n or seqs.dtype.kind not in "iu":
-                raise ValueError(f"sequences must be integer token IDs [N, {n}]; got "
-                                 f"{seqs.dtype} {seqs.shape}")
-            flat = {"z": seqs.reshape(-1).astype(object)}
+            flat = {"z": check_token_ids(seqs, n).reshape(-1).astype(object)}
         else:
             if seqs.ndim != 3 or seqs.shape[1:] != (n, self.input_dim):
                 raise ValueError(f"sequences must be real tokens [N, {n}, {self.input_dim}]; "
@@ -201,6 +198,18 @@ class SeqIdNetwork:
         y = self.memorizer.run(cols, arithmetic=arithmetic)["y"]
         labels = np.array([int(round(float(v))) for v in y], dtype=np.int64)
         return labels.reshape(len(sequences), -1) if self.task == "seq2seq" else labels
+
+
+def check_token_ids(sequences: np.ndarray, seq_len: int) -> np.ndarray:
+    """``sequences`` if they are integer token IDs ``[N, seq_len]``, all ``>= 0``; else a
+    ``ValueError`` naming the expected shape."""
+    if (sequences.ndim != 2 or sequences.shape[1] != seq_len
+            or sequences.dtype.kind not in "iu"):
+        raise ValueError(f"sequences must be integer token IDs [N, {seq_len}]; got "
+                         f"{sequences.dtype} {sequences.shape}")
+    if sequences.size and sequences.min() < 0:
+        raise ValueError("sequences must hold token IDs >= 0")
+    return sequences
 
 
 def _summary(program: ReLUProgram) -> dict[str, int]:

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from memnb.constructions.seq_id.hashing import as_fractions
+from memnb.constructions.seq_id.network import check_token_ids
 from memnb.constructions.seq_id.relu_program import Layer, Number, ReLUProgram, bits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,6 +101,26 @@ def _dense_bits(*arrays: np.ndarray) -> int:
 
 
 # ------------------------------------------------------------------------------------ blocks
+class _Weights:
+    """Size, non-zero count and largest bit length of a block's weight arrays
+    (:meth:`matrices`)."""
+
+    def matrices(self) -> tuple[np.ndarray, ...]:
+        raise NotImplementedError
+
+    @property
+    def num_parameters(self) -> int:
+        return int(sum(m.size for m in self.matrices()))
+
+    @property
+    def nonzero_parameters(self) -> int:
+        return int(sum(np.count_nonzero(m != 0) for m in self.matrices()))
+
+    @property
+    def max_weight_bits(self) -> int:
+        return _dense_bits(*self.matrices())
+
+
 @dataclass(frozen=True, eq=False)
 class Embedding:
     """``E_in``: ``Z = E X + P`` with ``X`` the input ``[d_in, n]`` (one column per token).
@@ -124,7 +145,7 @@ class Embedding:
 
 
 @dataclass(frozen=True, eq=False)
-class SelfAttentionBlock:
+class SelfAttentionBlock(_Weights):
     """``F^(SA)(Z) = Z + sum_h W_O^h W_V^h Z sigma[(W_K^h Z)^T W_Q^h Z]`` (see module docstring).
 
     ``W_Q, W_K, W_V`` are ``[H, s, width]`` and ``W_O`` is ``[H, width, s]`` (``H`` heads of size
@@ -181,21 +202,13 @@ class SelfAttentionBlock:
             out = out + np.matmul(self.W_O[h], np.matmul(v, alpha))  # [.., width, n]
         return _exact(out)
 
-    @property
-    def num_parameters(self) -> int:
-        return int(self.W_Q.size + self.W_K.size + self.W_V.size + self.W_O.size)
-
-    @property
-    def nonzero_parameters(self) -> int:
-        return int(sum(np.count_nonzero(m != 0) for m in (self.W_Q, self.W_K, self.W_V, self.W_O)))
-
-    @property
-    def max_weight_bits(self) -> int:
-        return _dense_bits(self.W_Q, self.W_K, self.W_V, self.W_O)
+    def matrices(self) -> tuple[np.ndarray, ...]:
+        """``W_Q, W_K, W_V, W_O``."""
+        return (self.W_Q, self.W_K, self.W_V, self.W_O)
 
 
 @dataclass(frozen=True, eq=False)
-class FeedForwardBlock:
+class FeedForwardBlock(_Weights):
     """``F^(FF)(Z) = Z + W_2 sigma_R(W_1 Z + b_1 1^T) + b_2 1^T`` (token-wise, residual).
 
     ``part`` and ``layer`` name the ReLU layer it implements (``FFN1``/``FFN2``, index);
@@ -231,17 +244,9 @@ class FeedForwardBlock:
         return any(isinstance(v, Fraction) and v.denominator != 1
                    for m in (self.W_1, self.b_1, self.W_2, self.b_2) for v in m.ravel())
 
-    @property
-    def num_parameters(self) -> int:
-        return int(self.W_1.size + self.b_1.size + self.W_2.size + self.b_2.size)
-
-    @property
-    def nonzero_parameters(self) -> int:
-        return int(sum(np.count_nonzero(m != 0) for m in (self.W_1, self.b_1, self.W_2, self.b_2)))
-
-    @property
-    def max_weight_bits(self) -> int:
-        return _dense_bits(self.W_1, self.b_1, self.W_2, self.b_2)
+    def matrices(self) -> tuple[np.ndarray, ...]:
+        """``W_1, b_1, W_2, b_2``."""
+        return (self.W_1, self.b_1, self.W_2, self.b_2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -364,12 +369,7 @@ class SeqIdTransformer:
         seqs = np.asarray(sequences)
         n = self.seq_len
         if self.quantizer_dim is None:
-            if seqs.ndim != 2 or seqs.shape[1] != n or seqs.dtype.kind not in "iu":
-                raise ValueError(f"sequences must be integer token IDs [N, {n}]; got "
-                                 f"{seqs.dtype} {seqs.shape}")
-            if seqs.size and seqs.min() < 0:
-                raise ValueError("sequences must hold token IDs >= 0")
-            return seqs.astype(object)[:, None, :]
+            return check_token_ids(seqs, n).astype(object)[:, None, :]
         d = self.quantizer_dim
         if seqs.ndim != 3 or seqs.shape[1:] != (n, d) or seqs.dtype.kind != "f":
             raise ValueError(f"sequences must be real token vectors [N, {n}, {d}]; got "
