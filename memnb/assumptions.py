@@ -10,7 +10,10 @@ A representation is a set of ``T`` examples, each a context ``E^(t) in R^{n x d}
   ``R`` times and reporting the fraction of draws of rank ``k`` (:func:`kruskal_test`). A draw
   that fails proves the Kruskal rank is below ``k``; passing draws are only evidence, so
   :func:`estimate_kruskal_rank` is an *upper* estimate. :func:`kruskal_rank_exact` enumerates
-  every subset for small sets.
+  every subset for small sets. Two ways of computing the same ranks faster are ours:
+  ``kruskal_test(method="gram")`` (eigenvalues of the draw's Gram matrix instead of an SVD) and
+  ``pass_fraction_curve(method="prefix")`` (Figure 1 from the prefixes of random permutations,
+  one QR a permutation); both decide rank as ``torch.linalg.matrix_rank`` does.
 * Assumption 3: ``e^(t) + (1/n) sum_i E_i^(t)`` has Kruskal rank ``>= n`` (:func:`shifted_queries`;
   the mean is over all ``n`` tokens, query included, as in the paper's notebook).
 * Proposition 4: one uniform self-attention layer with a skip connection maps data satisfying
@@ -22,8 +25,10 @@ reports fractions, and its threshold is not stated in the text we have [reconstr
 
 from __future__ import annotations
 
+import bisect
 import itertools
-from collections.abc import Iterable, Sequence
+import statistics
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -31,6 +36,8 @@ import torch
 from torch import Tensor
 
 __all__ = [
+    "CURVE_METHODS",
+    "RANK_METHODS",
     "KruskalTest",
     "RepresentationSummary",
     "assumption_table",
@@ -91,24 +98,57 @@ class KruskalTest:
         return self.passes / self.repeats
 
 
+RANK_METHODS = ("svd", "gram")
+
+
+def _gram_applies(vectors: Tensor, k: int) -> bool:
+    """Whether :func:`kruskal_test`'s ``gram`` route decides as the SVD does: ``k <= d`` and a
+    tolerance ``(max(k, d) eps)^2`` far above float64 rounding of the Gram eigenvalues."""
+    d = vectors.shape[1]
+    f = max(k, d) * torch.finfo(vectors.dtype).eps
+    return k <= d and f * f >= 1e4 * k * torch.finfo(torch.float64).eps
+
+
 def kruskal_test(vectors: Tensor, k: int, *, repeats: int, seed: int = 0,
-                 chunk: int = 16) -> KruskalTest:
+                 chunk: int = 16, method: str = "svd") -> KruskalTest:
     """Draw ``k`` of the ``T`` vectors (without replacement) ``repeats`` times; count full rank.
 
     The paper's test for Assumption 1 (``k = n``) and General Position (``k = d``), Table 1.
+    The rank of a draw is ``torch.linalg.matrix_rank``'s: the number of singular values above
+    ``sigma_max * max(k, d) * eps`` (``eps`` of the vectors' dtype).
+
+    ``method="svd"`` computes it as ``matrix_rank`` does (one SVD of the ``k x d`` draw).
+    ``method="gram"`` (ours) reads the draw's ``k x k`` Gram matrix off the float64 Gram matrix
+    of all ``T`` vectors (computed once) and counts its eigenvalues above
+    ``(max(k, d) eps sigma_max)^2``: the same count, since ``sigma_i^2`` are those eigenvalues,
+    and cheaper (a symmetric eigenvalue problem of size ``k`` instead of an SVD of ``k x d``).
+    Squaring is safe only where the tolerance stays far above float64 rounding: for float32
+    (or float16) vectors and ``k <= d``; elsewhere ``gram`` falls back to ``svd``. Both methods
+    draw the same subsets for the same seed.
     """
     _check_vectors(vectors)
     T = vectors.shape[0]
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= T:
         raise ValueError(f"k must be an int in 1..T = {T}, got {k!r}")
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    if method not in RANK_METHODS:
+        raise ValueError(f"method must be one of {RANK_METHODS}, got {method!r}")
+    gram = None
+    if method == "gram" and _gram_applies(vectors, k):
+        data = vectors.to(torch.float64)
+        gram = data @ data.T
+        f2 = (max(k, vectors.shape[1]) * torch.finfo(vectors.dtype).eps) ** 2
     g = torch.Generator().manual_seed(seed)
     ranks = []
     for start in range(0, repeats, chunk):
         count = min(chunk, repeats - start)
         idx = torch.stack([torch.randperm(T, generator=g)[:k] for _ in range(count)])
-        ranks.append(torch.linalg.matrix_rank(vectors[idx]))
+        if gram is None:
+            ranks.append(torch.linalg.matrix_rank(vectors[idx]))
+        else:
+            eig = torch.linalg.eigvalsh(gram[idx[:, :, None], idx[:, None, :]])
+            ranks.append((eig > f2 * eig[:, -1:]).sum(dim=1))
     all_ranks = torch.cat(ranks)
     return KruskalTest(k, repeats, int((all_ranks == k).sum()), int(all_ranks.min()),
                        int(all_ranks.max()))
@@ -156,14 +196,150 @@ def estimate_kruskal_rank(vectors: Tensor, *, repeats: int, threshold: float = 1
     return lo
 
 
-def pass_fraction_curve(vectors: Tensor, ks: Sequence[int], *, repeats: int,
-                        seed: int = 0) -> pd.DataFrame:
-    """Pass fraction against ``k`` (the paper's Figure 1): columns k, pass_fraction, ranks."""
+CURVE_METHODS = ("prefix", "subsets")
+
+
+def _check_ks(ks: Sequence[int], T: int) -> list[int]:
+    try:
+        values = sorted(set(int(k) for k in ks))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"ks must be a sequence of ints in 1..T = {T}, got {ks!r}") from err
+    if not values or values[0] < 1 or values[-1] > T:
+        raise ValueError(f"ks must be a non-empty sequence of ints in 1..T = {T}, got {ks!r}")
+    return values
+
+
+def _full_rank(R: Tensor, k: int, factor: float) -> bool:
+    """Whether the leading ``k x k`` block of the triangular ``R`` has full numerical rank:
+    ``sigma_min > factor * sigma_max`` (``matrix_rank``'s test)."""
+    s = torch.linalg.svdvals(R[:k, :k])
+    return bool(s[-1] > factor * s[0])
+
+
+def _monotone_search(n: int, guess: int, passes: Callable[[int], bool]) -> int:
+    """The number of leading indices of ``0..n-1`` that pass, for a test that passes on a
+    prefix of the indices only: doubling steps away from ``guess``, then bisection."""
+    lo, hi = 0, n  # indices < lo pass, indices >= hi fail
+    if n == 0:
+        return 0
+    g = min(max(guess, 0), n - 1)
+    step = 1
+    if passes(g):
+        lo = g + 1
+        while lo < hi:
+            m = min(hi - 1, lo - 1 + step)
+            if not passes(m):
+                hi = m
+                break
+            lo, step = m + 1, 2 * step
+    else:
+        hi = g
+        while lo < hi:
+            m = max(lo, hi - step)
+            if passes(m):
+                lo = m + 1
+                break
+            hi, step = m, 2 * step
+    while lo < hi:
+        m = (lo + hi) // 2
+        if passes(m):
+            lo = m + 1
+        else:
+            hi = m
+    return lo
+
+
+def _prefix_curve_passes(vectors: Tensor, ks: list[int], *, repeats: int, seed: int,
+                         chunk: int) -> list[int]:
+    """For each ``k`` of ``ks``, how many of ``repeats`` random permutations have a full-rank
+    prefix of length ``k`` (decided as ``torch.linalg.matrix_rank`` decides it)."""
+    T, d = vectors.shape
+    eps = torch.finfo(vectors.dtype).eps
+    factor = d * eps  # matrix_rank's rtol = max(k, d) * eps, and max(k, d) = d for k <= d
+    cands = [k for k in ks if k <= d]  # a prefix longer than d has rank <= d < k: fails
+    passes = [0] * len(ks)
+    if not cands:
+        return passes
+    where = {k: i for i, k in enumerate(ks)}
+    K = cands[-1]
+    data = vectors.to(torch.float64)
+    norms = torch.linalg.vector_norm(data, dim=1)
+    g = torch.Generator().manual_seed(seed)
+    longest: list[int] = []
+    for start in range(0, repeats, chunk):
+        count = min(chunk, repeats - start)
+        perms = torch.stack([torch.randperm(T, generator=g)[:K] for _ in range(count)])
+        R = torch.linalg.qr(data[perms].transpose(1, 2), mode="r").R  # [count, min(d, K), K]
+        diag = R.diagonal(dim1=-2, dim2=-1).abs()
+        # certain failure: sigma_min(R_k) <= min_i |R_ii| and sigma_max(R_k) >= the largest
+        # column norm among the first k vectors
+        low = diag.cummin(dim=1).values <= factor * norms[perms].cummax(dim=1).values
+        for b in range(count):
+            failing = torch.nonzero(low[b]).flatten()
+            limit = int(failing[0]) + 1 if failing.numel() else K + 1  # first certain failure
+            pool = [k for k in cands if k < limit]
+            # full rank of the prefix is monotone in k (interlacing: sigma_min can only fall,
+            # sigma_max only rise as columns are added): search for the longest passing prefix
+            # from the previous permutations' median, in doubling steps, then by bisection
+            guess = bisect.bisect_right(pool, statistics.median_low(longest)) - 1 if longest \
+                else len(pool) - 1
+            lo = _monotone_search(len(pool), guess,
+                                  lambda i, R_b=R[b], pool=pool: _full_rank(R_b, pool[i], factor))
+            longest.append(pool[lo - 1] if lo else 0)
+            for k in pool[:lo]:
+                passes[where[k]] += 1
+    return passes
+
+
+def pass_fraction_curve(vectors: Tensor, ks: Sequence[int], *, repeats: int, seed: int = 0,
+                        method: str = "prefix", chunk: int = 16) -> pd.DataFrame:
+    """Pass fraction against ``k`` (Mahdavi et al.'s Figure 1): the fraction of random
+    ``k``-subsets of the ``T`` vectors that have rank ``k``.
+
+    Columns ``k``, ``pass_fraction``, ``min_rank``, ``max_rank``, ``repeats``, ``method``.
+
+    * ``method="subsets"`` runs :func:`kruskal_test` at every ``k`` (independent draws, seed
+      ``seed + k``): one SVD per draw and ``k``, and ``min_rank``/``max_rank`` of the draws.
+    * ``method="prefix"`` (ours, the default) draws ``repeats`` random permutations and tests
+      every prefix of each: the first ``k`` entries of a uniformly random permutation are a
+      uniformly random ``k``-subset, so the pass fraction at each ``k`` is an unbiased estimate
+      of the same probability. The estimates at different ``k`` are correlated (they share the
+      permutations), and the curve is non-increasing in ``k`` by construction. One unpivoted QR
+      (in float64) of the ``d x K`` matrix of a permutation's first ``K = max k`` vectors gives
+      every prefix: the prefix of length ``k`` has the singular values of the leading ``k x k``
+      block ``R_k``. Its decision is ``torch.linalg.matrix_rank``'s, with its default tolerance
+      in the vectors' dtype: full rank iff ``sigma_min(R_k) > max(k, d) * eps * sigma_max(R_k)``.
+      That test is monotone in ``k`` (interlacing), so a search over ``ks`` (from the
+      longest passing prefix of the permutations before, in doubling steps, then bisection)
+      needs about two SVDs of ``R_k`` a permutation where that guess is close,
+      ``2 log2(len(ks))`` at most;
+      ``k`` where some ``|R_ii|`` (the distance of ``v_i`` to the span of the vectors before
+      it, an upper bound on ``sigma_min(R_k)``) is below the tolerance computed with the
+      largest column norm (a lower bound on ``sigma_max``) fail without an SVD.
+      ``min_rank`` and ``max_rank`` are not computed (missing).
+
+    Decisions can differ from ``matrix_rank`` on the same subset only where ``sigma_min`` is
+    within the float rounding of ``matrix_rank``'s own SVD of the tolerance.
+    """
+    _check_vectors(vectors)
+    T = vectors.shape[0]
+    if method not in CURVE_METHODS:
+        raise ValueError(f"method must be one of {CURVE_METHODS}, got {method!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be an int >= 1, got {chunk!r}")
+    values = _check_ks(ks, T)
     rows = []
-    for k in sorted(set(int(k) for k in ks)):
-        res = kruskal_test(vectors, k, repeats=repeats, seed=seed + k)
-        rows.append({"k": k, "pass_fraction": res.pass_fraction, "min_rank": res.min_rank,
-                     "max_rank": res.max_rank, "repeats": repeats})
+    if method == "subsets":
+        for k in values:
+            res = kruskal_test(vectors, k, repeats=repeats, seed=seed + k)
+            rows.append({"k": k, "pass_fraction": res.pass_fraction, "min_rank": res.min_rank,
+                         "max_rank": res.max_rank, "repeats": repeats, "method": method})
+    else:
+        passes = _prefix_curve_passes(vectors, values, repeats=repeats, seed=seed, chunk=chunk)
+        rows = [{"k": k, "pass_fraction": p / repeats, "min_rank": None, "max_rank": None,
+                 "repeats": repeats, "method": method} for k, p in zip(values, passes, strict=True)]
     return pd.DataFrame(rows)
 
 
@@ -243,7 +419,7 @@ def merge_summaries(parts: Sequence[RepresentationSummary]) -> RepresentationSum
 
 def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats: int | None = None,
                      seed: int = 0, threshold: float = DEFAULT_THRESHOLD,
-                     assumption3: bool = True) -> list[dict]:
+                     assumption3: bool = True, method: str = "svd") -> list[dict]:
     """The rows of the paper's Table 1 / Table 3 for one representation (tidy dicts).
 
     ``check`` is one of ``assumption2`` (fraction of contexts of rank n), ``assumption1``
@@ -251,14 +427,18 @@ def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats
     ``assumption3``. ``k`` is clipped to ``T`` when there are fewer examples than the paper's
     ``k``; ``valid`` is then False: a pass at ``k = T`` cannot confirm the assumption. A failure
     still refutes it (a dependent ``T``-subset means a Kruskal rank below ``T``, hence below
-    ``n`` or ``d``), which :func:`conclusive` says.
+    ``n`` or ``d``), which :func:`conclusive` says. ``method`` is :func:`kruskal_test`'s; each
+    Kruskal row records the one used (``gram`` falls back to ``svd`` where it does not apply),
+    the Assumption 2 row ``matrix_rank`` (:func:`context_ranks`).
     """
+    if method not in RANK_METHODS:
+        raise ValueError(f"method must be one of {RANK_METHODS}, got {method!r}")
     T, n, d = summary.num_examples, summary.n, summary.d
     rows = [{
         "representation": summary.name, "check": "assumption2", "k": n,
         "pass_fraction": float((summary.ranks == n).double().mean()),
         "min_rank": int(summary.ranks.min()), "max_rank": int(summary.ranks.max()),
-        "repeats": T, "valid": n <= d,
+        "repeats": T, "valid": n <= d, "method": "svd",
     }]
     tests = [("assumption1", summary.queries, n, repeats),
              ("general_position", summary.queries, d, gp_repeats or repeats)]
@@ -266,11 +446,13 @@ def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats
         tests.append(("assumption3", summary.shifted, n, repeats))
     for check, vectors, k, reps in tests:
         k_used = min(k, T)  # the paper's k (n, or d for General Position), clipped to T
-        res = kruskal_test(vectors.double() if vectors.dtype == torch.float16 else vectors,
-                           k_used, repeats=reps, seed=seed)
+        vectors = vectors.double() if vectors.dtype == torch.float16 else vectors
+        res = kruskal_test(vectors, k_used, repeats=reps, seed=seed, method=method)
+        used = "gram" if method == "gram" and _gram_applies(vectors, k_used) else "svd"
         rows.append({"representation": summary.name, "check": check, "k": k_used,
                      "pass_fraction": res.pass_fraction, "min_rank": res.min_rank,
-                     "max_rank": res.max_rank, "repeats": reps, "valid": k_used == k})
+                     "max_rank": res.max_rank, "repeats": reps, "valid": k_used == k,
+                     "method": used})
     for row in rows:
         row.update({"n": n, "d": d, "T": T,
                     "satisfied": bool(row["valid"] and row["pass_fraction"] >= threshold)})

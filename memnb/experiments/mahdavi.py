@@ -413,7 +413,13 @@ def _missing_row(name: str, reason: str) -> dict:
 
 def assumption_group(points: list[Point]) -> list[Rows]:
     """Evaluate Table 1 columns / Table 3 models (one point each): the assumption checks of
-    :func:`memnb.assumptions.assumption_table`, plus Figure 1's curve for Random Attention."""
+    :func:`memnb.assumptions.assumption_table`, plus Figure 1's curve for Random Attention
+    (:func:`memnb.assumptions.pass_fraction_curve` with the point's ``curve_method``). Each
+    row's ``method`` column says how its ranks were computed: the fixed-``k`` tests with the
+    point's ``rank_method`` (``gram``, ours, in every profile: the eigenvalues of the draw's
+    Gram matrix, the same ranks as ``matrix_rank``'s SVD, see
+    :func:`memnb.assumptions.kruskal_test`), the curve with ``prefix`` (ours: nested draws, one
+    QR a permutation instead of one SVD a subset and ``k``)."""
     from memnb.assumptions import assumption_table, merge_summaries, pass_fraction_curve, summarize
     from memnb.data.images import list_images
     from memnb.representations import (
@@ -427,7 +433,7 @@ def assumption_group(points: list[Point]) -> list[Rows]:
     out: list[Rows] = []
     for p in points:
         checks = {"repeats": int(p["repeats"]), "gp_repeats": int(p["gp_repeats"]),
-                  "seed": int(p["seed"])}
+                  "seed": int(p["seed"]), "method": str(p.get("rank_method", "svd"))}
         rows: Rows = []
         try:
             if p["table"] == "table1":
@@ -449,7 +455,8 @@ def assumption_group(points: list[Point]) -> list[Rows]:
                     ks = [k for k in p["curve_ks"] if k <= summaries[0].num_examples]
                     curve = pass_fraction_curve(summaries[0].queries, ks,
                                                 repeats=int(p["curve_repeats"]),
-                                                seed=int(p["seed"]))
+                                                seed=int(p["seed"]),
+                                                method=str(p.get("curve_method", "subsets")))
                     for row in curve.to_dict("records"):
                         rows.append({"representation": name, "check": "figure1", **row,
                                      "n": summaries[0].n, "d": summaries[0].d,
@@ -490,14 +497,15 @@ def _hub_flag() -> bool:
     paper_figure="Table 1, Fig. 1",
     profiles={
         "ci": {"images": 24, "repeats": 3, "gp_repeats": 2, "batch": 24, "curve_repeats": 2,
-               "curve_ks": [1, 8, 16, 24], "columns": ["embedding", "random_attention"]},
+               "curve_ks": [1, 8, 16, 24], "curve_method": "prefix", "rank_method": "gram",
+               "columns": ["embedding", "random_attention"]},
         "quick": {"images": 800, "repeats": 20, "gp_repeats": 4, "batch": 50,
-                  "curve_repeats": 6,
+                  "curve_repeats": 6, "curve_method": "prefix", "rank_method": "gram",
                   "curve_ks": [1, 101, 197, 241, 281, 291, 301, 331, 401, 501, 768],
                   "columns": [c for c in TABLE1_COLUMNS if c != "dinov2_vits14"]},
         "full": {"images": 1000, "repeats": int(paper.TABLE1_DRAWS.value),
                  "gp_repeats": int(paper.TABLE1_DRAWS.value), "batch": 50,
-                 "curve_repeats": 1000,
+                 "curve_repeats": 1000, "curve_method": "prefix", "rank_method": "gram",
                  "curve_ks": [*range(1, 762, 10), 197, 768], "columns": list(TABLE1_COLUMNS)},
     },
 )
@@ -510,13 +518,14 @@ def table1(params: dict, *, seeds: int, device: str, cache_dir: Path,
     fewer draws, and leaves out the DINOv2 column (ours) to stay within the chapter's time
     budget."""
     hub = _hub_flag()
-    keys = ("images", "repeats", "gp_repeats", "batch", "curve_repeats", "curve_ks")
+    keys = ("images", "repeats", "gp_repeats", "batch", "curve_repeats", "curve_ks",
+            "curve_method", "rank_method")
     points = [{"table": "table1", "representation": c, "seed": 0,
                "hub": hub if c == "trained_vit_b16" else None, **{k: params[k] for k in keys}}
               for c in params["columns"]]
     table = run_sweep(points, assumption_group, cache_dir=cache_dir, executor=executor,
                       desc="mahdavi.table1")
-    return table.drop(columns=["curve_ks"])
+    return table.drop(columns=["curve_ks", "curve_method", "rank_method"], errors="ignore")
 
 
 @experiment(
@@ -525,11 +534,14 @@ def table1(params: dict, *, seeds: int, device: str, cache_dir: Path,
     paper_figure="Table 3 (App. J)",
     profiles={
         "ci": {"bert_length": 32, "gpt_length": 32, "sequences": 40, "repeats": 3,
-               "gp_repeats": 2, "batch": 20, "models": ["bert_trained", "gpt2_random"]},
+               "gp_repeats": 2, "batch": 20, "rank_method": "gram",
+               "models": ["bert_trained", "gpt2_random"]},
         "quick": {"bert_length": 128, "gpt_length": 128, "sequences": 200, "repeats": 20,
-                  "gp_repeats": 4, "batch": 25, "models": list(TABLE3_MODELS)},
+                  "gp_repeats": 4, "batch": 25, "rank_method": "gram",
+                  "models": list(TABLE3_MODELS)},
         "full": {"bert_length": 192, "gpt_length": 512, "sequences": 2000, "repeats": 5000,
-                 "gp_repeats": 1000, "batch": 25, "models": list(TABLE3_MODELS)},
+                 "gp_repeats": 1000, "batch": 25, "rank_method": "gram",
+                 "models": list(TABLE3_MODELS)},
     },
 )
 def table3(params: dict, *, seeds: int, device: str, cache_dir: Path,
@@ -545,7 +557,9 @@ def table3(params: dict, *, seeds: int, device: str, cache_dir: Path,
                "length": params["bert_length"] if m.startswith("bert") else params["gpt_length"],
                "sequences": params["sequences"], "repeats": params["repeats"],
                "gp_repeats": params["gp_repeats"], "batch": params["batch"],
+               "rank_method": params["rank_method"],
                "hub": hub if m == "gpt2_trained" else None}
               for m in params["models"]]
-    return run_sweep(points, assumption_group, cache_dir=cache_dir, executor=executor,
-                     desc="mahdavi.table3")
+    table = run_sweep(points, assumption_group, cache_dir=cache_dir, executor=executor,
+                      desc="mahdavi.table3")
+    return table.drop(columns=["rank_method"], errors="ignore")
