@@ -6,8 +6,8 @@ One call of this script, run from the repository root on the GPU machine:
    previous call packed, when that archive was carried along (``--restore PATH``);
 2. runs the CUDA tests first (``pytest -m cuda``) when a GPU is present, and stops if they fail;
 3. runs the queue in order (:data:`QUEUE`: Mahdavi et al. Figs. 2a, 2b, 2c, 4, 3, 5; Kajitsuka &
-   Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5; then Mahdavi et
-   al. Tables 1 and 3, whose rank tests use the machine's CPU cores), each experiment
+   Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5 and App. B; then
+   Mahdavi et al. Tables 1 and 3, whose rank tests use the machine's CPU cores), each experiment
    with ``memnb run ... --time-limit`` set to the time left, so that the whole call ends within
    ``--budget`` seconds; an experiment stopped at its limit keeps every finished point in the
    cache and the queue stops there;
@@ -55,6 +55,8 @@ QUEUE: tuple[str, ...] = (
     "kajitsuka.imdb_curves",  # Figs. 4 and 5
     "kajitsuka.seq_len",     # the sweep over n
     "dana.exp5",             # Experiment 5
+    "dana.appendix_dim",     # App. B.1, Figs. 5-7
+    "dana.appendix_depth",   # App. B.2, Figs. 8-10
     # CPU-bound rank tests (5,000 draws, Fig. 1's k grid): hours on a 2-core CPU, and the lent
     # machine's 16 cores are idle while it holds the GPU; they need the ImageNet sample and the
     # IMDb text under data/external/ and the offline ViT/BERT weights in the carried venv

@@ -129,3 +129,61 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
     assert dana.reused_full(run) and run.cached is None
     assert list(run.fresh["accuracy"]) == [0.5] and run.params == {"N": 50}
     assert "GPU X" in run.note and "1234567" in run.note and "10 min" in run.note
+
+
+@pytest.mark.parametrize("model", ["aot", "mlp"])
+def test_packed_group_trains_a_five_layer_member_as_alone(model):
+    if model == "aot":
+        points = [_point(H=h, seed=s, layers=5, steps=40) for h in (1, 3, 5) for s in (0, 1)]
+    else:
+        points = [_point(model="mlp", H=1, width=w, seed=0, layers=5, steps=40)
+                  for w in (0, 8, 24)]
+    packed = dana.train_group(points, progress=False)
+    for point, rows in zip(points, packed, strict=True):
+        alone = dana.train_group([point], progress=False)[0]
+        assert rows[0]["params"] == alone[0]["params"]
+        assert rows[0]["loss"] == pytest.approx(alone[0]["loss"], rel=1e-4, abs=1e-6)
+        assert rows[0]["accuracy"] == pytest.approx(alone[0]["accuracy"], abs=2 / 256)
+    one = dana.train_group([_point(H=3, steps=40)], progress=False)[0][0]
+    assert packed[2][0]["params"] > one["params"] if model == "aot" else True
+
+
+def test_depth_needs_an_eq_2_model():
+    with pytest.raises(ValueError, match="layers > 1"):
+        dana.train_group([_point(model="aot_code", layers=2)], progress=False)
+
+
+@pytest.mark.parametrize("name", ["appendix_dim", "appendix_depth"])
+def test_appendix_experiments_tag_every_figure(tmp_path, name):
+    from memnb.experiments.registry import get
+
+    params = get(f"dana.{name}").params("ci")
+    table = getattr(dana, name)(params, seeds=1, device="cpu", cache_dir=tmp_path)
+    figures = params["figures"]
+    assert set(table["figure"]) == set(figures)
+    exp5 = dana.appendix_rows(table, figures[2])
+    # the ci recipes agree, so Fig. 7/10's AoT curve is the Exp. 1 figure's, not retrained
+    assert set(exp5["model"]) == {"aot", "mlp"}
+    assert (table[table["figure"] == figures[2]]["model"] == "mlp").all()
+    assert sorted(exp5[exp5["model"] == "mlp"]["width"]) == [
+        2 * d * (h - 1) for d in params["exp5_d"] for h in params["H"]]
+    assert (table["layers"] == (params.get("layers", 1))).all()
+    with pytest.raises(ValueError, match="Figs. 5-10"):
+        dana.appendix_rows(table, "Fig. 3")
+
+
+def test_full_appendix_grids_are_the_paper_csvs():
+    from memnb.experiments.registry import get
+    from memnb.papers import dana as paper
+
+    dim, depth = get("dana.appendix_dim").params("full"), get("dana.appendix_depth").params("full")
+    assert dim["d"] == sorted(paper.dim_exp1()["d"].unique().tolist())
+    assert dim["H"] == sorted(paper.dim_exp1()["H"].unique().tolist())
+    assert dim["exp2_d_h"] == paper.dim_exp2()["d_h"].tolist()
+    assert (dim["N"], dim["exp2_d"], dim["exp2_H"]) == (200, 50, 11)
+    assert depth["H"] == sorted(paper.depth_exp1()["H"].unique().tolist())
+    assert depth["exp2_d_h"] == paper.depth_exp2()["d_h"].tolist()
+    assert (depth["N"], depth["exp2_d"], depth["exp2_H"]) == (70, 10, 21)
+    widths = sorted(paper.depth_exp5().query("d == 10")["width"])
+    assert widths == [2 * 10 * (h - 1) for h in depth["H"]]
+    assert "layers" not in depth and dana.APPENDIX_LAYERS == 5

@@ -162,3 +162,35 @@ def test_departures_report_uses_all_eleven_values_of_the_paper():
     layout, exp2, exp3 = _tables({"aot": 0.1, "aot_code": 0, "aot_code_uncompressed": 0})
     report = figures.departures_report(exp2, exp3)
     assert "Over the 11 values of d" in report and "0.100 from the paper's" in report
+
+
+def _appendix_quick_table():
+    rows = [{"figure": "Fig. 8", "model": "aot", "N": 40, "d": 7, "d_h": 7, "H": h, "seed": 0,
+             "layers": 5, "params": 100 * h, "accuracy": 0.1 + 0.02 * h} for h in (1, 5, 9)]
+    rows += [{"figure": "Fig. 9", "model": "aot", "N": 40, "d": 7, "d_h": dh, "H": 9, "seed": 0,
+              "layers": 5, "params": 50 * dh, "accuracy": 0.1 + 0.01 * dh**2} for dh in (1, 4, 7)]
+    rows += [{"figure": "Fig. 10", "model": "mlp", "N": 40, "d": 7, "d_h": 7, "H": 1,
+              "H_equiv": h, "width": 14 * (h - 1), "seed": 0, "layers": 5, "params": 100 * h,
+              "accuracy": 0.1 + 0.01 * h} for h in (1, 5, 9)]
+    return pd.DataFrame(rows)
+
+
+def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts():
+    from types import SimpleNamespace
+
+    table = _appendix_quick_table()
+    fig = figures.appendix_figure(table, "depth")
+    axes = fig.axes
+    assert [ax.get_xlabel() for ax in axes] == ["heads H (d_h = d)", "head dimension d_h",
+                                                "parameters (our count, per model)"]
+    assert "Fig. 10" in axes[2].get_title() and "5 layers" in axes[0].get_title()
+    labels = axes[0].get_legend_handles_labels()[1]
+    assert "ours: d = 7, N = 40" in labels and "paper: d = 13, N = 70" in labels
+    verdicts = {f: SimpleNamespace(item=f, status="trend", measured="m")
+                for f in ("Fig. 8", "Fig. 9", "Fig. 10")}
+    text = figures.appendix_caption(table, "depth", verdicts)
+    assert "reduced scale" in text and "Verdict (Fig. 10): **trend**" in text
+    assert "with 5 residual attention layers" in text
+    plt.close(fig)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        figures.appendix_figure(table, "width")

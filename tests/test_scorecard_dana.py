@@ -44,9 +44,9 @@ def test_without_results_the_experiment_rows_say_not_run(empty_rows):
         assert empty_rows[item].status == "not run"
         assert "memnb run dana." in empty_rows[item].measured
     assert "GPU-hours" in empty_rows["Fig. 3"].measured
-    for item in ("Fig. 5", "Fig. 10"):  # no experiment of ours covers App. B
+    for item, name in (("Fig. 5", "dana.appendix_dim"), ("Fig. 10", "dana.appendix_depth")):
         assert empty_rows[item].status == "not run"
-        assert "paper's own CSV" in empty_rows[item].measured
+        assert f"memnb run {name} --profile full" in empty_rows[item].measured
 
 
 def test_lemma_2_fails_on_repeated_tokens_and_holds_on_generic_sequences(empty_rows):
@@ -133,3 +133,71 @@ def test_earlier_versions_have_their_own_rows(empty_rows):
     assert "not the paper" in empty_rows["Slides (June 2024): least-squares maps"].measured
     assert empty_rows["Preprint §6: associative memory"].status in ("reproduced", "trend",
                                                                     "differs")
+
+
+# --- App. B (Figs. 5-10): dana.appendix_dim and dana.appendix_depth ---------------------------
+
+def _appendix_table(exp1, exp2, mlp, *, figures=("Fig. 5", "Fig. 6", "Fig. 7"),
+                    exp2_shift=0.0, mlp_shift=0.0):
+    """A synthetic appendix table in the paper's settings, from the paper's own CSVs."""
+    f1, f2, f5 = figures
+    rows = [{"figure": f1, "model": "aot", "N": r.N, "d": r.d, "d_h": r.d, "H": r.H, "seed": s,
+             "accuracy": r.accuracy} for r in exp1.itertuples() for s in (0, 1)]
+    rows += [{"figure": f2, "model": "aot", "N": r.N, "d": r.d, "d_h": r.d_h, "H": r.H,
+              "seed": 0, "accuracy": r.accuracy + exp2_shift} for r in exp2.itertuples()]
+    rows += [{"figure": f5, "model": "mlp", "N": r.N, "d": r.d, "d_h": r.d, "H": 1,
+              "H_equiv": r.width // (2 * r.d) + 1, "width": r.width, "seed": 0,
+              "accuracy": r.accuracy + mlp_shift} for r in mlp.itertuples()]
+    return pd.DataFrame(rows)
+
+
+
+def test_appendix_dim_rows_compare_with_the_paper_csvs(tmp_path):
+    table = _appendix_table(paper.dim_exp1(), paper.dim_exp2(), paper.dim_exp5())
+    _write(tmp_path, "full", "dana.appendix_dim", table)
+    rows = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    for item in ("Fig. 5", "Fig. 6", "Fig. 7"):
+        assert rows[item].status == "reproduced", (item, rows[item].measured)
+        assert "the paper's CSV" in rows[item].measured
+    assert "mean |relative difference| 0%" in rows["Fig. 5"].measured
+    assert rows["Fig. 8"].status == "not run"
+    # the MLP far ahead at every width: the paper has the AoT ahead at H = 11 -> differs
+    _write(tmp_path, "full", "dana.appendix_dim",
+           _appendix_table(paper.dim_exp1(), paper.dim_exp2(), paper.dim_exp5(), mlp_shift=0.3))
+    rows = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    assert rows["Fig. 7"].status == "differs" and "MLP ahead" in rows["Fig. 7"].measured
+
+
+def test_appendix_depth_quick_run_is_downgraded_and_shapes_are_checked(tmp_path):
+    table = _appendix_table(paper.depth_exp1(), paper.depth_exp2(), paper.depth_exp5(),
+                            figures=("Fig. 8", "Fig. 9", "Fig. 10"))
+    _write(tmp_path, "quick", "dana.appendix_depth", table)
+    rows = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    for item in ("Fig. 8", "Fig. 9", "Fig. 10"):
+        assert rows[item].status == "trend", (item, rows[item].measured)
+        assert "fell back to `quick`" in rows[item].evidence
+    # a concave d_h curve far from the paper's fails Fig. 9's quadratic growth
+    concave = table.copy()
+    part = concave["figure"] == "Fig. 9"
+    concave.loc[part, "accuracy"] = 0.6 + 0.1 * np.sqrt(concave.loc[part, "d_h"])
+    _write(tmp_path, "quick", "dana.appendix_depth", concave)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 9"]
+    assert row.status == "differs" and "concave" in row.measured
+
+
+def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
+    rows = [{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20, "H": h,
+             "seed": 0, "accuracy": 0.05 + 0.03 * h} for h in (1, 5, 11)]
+    rows += [{"figure": "Fig. 6", "model": "aot", "N": 100, "d": 25, "d_h": dh, "H": 11,
+              "seed": 0, "accuracy": 0.001 * dh**2 + 0.05} for dh in (1, 12, 25)]
+    rows += [{"figure": "Fig. 7", "model": "mlp", "N": 100, "d": 20, "d_h": 20, "H": 1,
+              "H_equiv": h, "width": 40 * (h - 1), "seed": 0, "accuracy": 0.5}
+             for h in (1, 5, 11)]
+    _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(rows))
+    got = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    assert got["Fig. 5"].status == "trend" and "no setting in common" in got["Fig. 5"].measured
+    # convex, better fitted by a·d_h² + b than by a line: not Fig. 6's linear growth
+    assert got["Fig. 6"].status == "differs"
+    # our AoT curve for Fig. 7 is Fig. 5's (quick recipe); the paper's nearest d is 40
+    assert "nearest: N = 200, d = 40" in got["Fig. 7"].measured
+    assert got["Fig. 7"].status == "differs"  # MLP ahead at H = 11, the paper's AoT ahead

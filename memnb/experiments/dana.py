@@ -1,4 +1,5 @@
-"""Experiments 1-6 of Dana, Pydi & Chevaleyre (AISTATS 2025), §5 and App. B (Figs. 1-4).
+"""Experiments 1-6 of Dana, Pydi & Chevaleyre (AISTATS 2025), §5 and App. B (Figs. 1-4), and
+App. B.1-B.2's reruns of Experiments 1, 2 and 5 with a larger dimension or 5 layers (Figs. 5-10).
 
 Every experiment trains attention-only Transformers (eq. 2) on the random bigram task
 (``S = 2``, ``t_3 = g(t_1, t_2)``, :mod:`memnb.data.synthetic`) with the official code's recipe:
@@ -50,7 +51,7 @@ _EXP5_QUICK = {"steps": 1024, "batch": 512, "samples": 32768, "lr": 0.01, "lr_fi
 _EXP5_CI = {**_TRAIN_CI, "lr_final_mlp": 1e-4}
 
 _GROUP_FIELDS = ("model", "N", "S", "d", "d_h", "steps", "batch", "samples", "lr", "lr_final",
-                 "data_seed")
+                 "data_seed", "layers")
 
 
 def _group_key(point: Point) -> tuple:
@@ -73,6 +74,10 @@ def _build(point: Point, padded_heads: int, padded_width: int) -> torch.nn.Modul
     common = {"vocab_size": point["N"], "seq_len": point["S"], "d": point["d"],
               "d_h": point["d_h"], "num_heads": padded_heads, "active_heads": point["H"],
               "seed": point["seed"]}
+    if point.get("layers", 1) != 1:
+        if point["model"] not in ("aot", "mlp"):
+            raise ValueError(f"layers > 1 needs model 'aot' or 'mlp'; got {point['model']!r}")
+        common["num_layers"] = point["layers"]
     kind = point["model"]
     if kind == "mlp":
         return AttentionMLPTransformer(**common, width=padded_width, active_width=point["width"])
@@ -368,6 +373,159 @@ def layout_heads(params: dict, *, seeds: int, device: str, cache_dir: Path,
                                            H=params["H"]))]
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
                   desc="dana.layout_heads")
+
+
+# --- App. B.1 and B.2: larger embedding dimension, deeper models (Figs. 5-10) ----------------
+#
+# The grids are those of the official CSVs (``Data_exp_{1,2,5}_*_dim.csv`` and ``*_depth.csv``):
+# App. B.1 at N = 200 with d = d_h = 40, 50, 60, H = 1, 3, ..., 11 (Fig. 5), d = 50, H = 11,
+# d_h = 1, 5, ..., 50 (Fig. 6) and one head + MLP of width 2d(H - 1) (Fig. 7); App. B.2 with
+# 5 layers at N = 70, d = d_h = 7, 10, 13, H = 1, 5, ..., 21 (Fig. 8), d = 10, H = 21,
+# d_h = 1..10 (Fig. 9) and the MLP model with 5 layers (Fig. 10). The official code builds
+# these with its own ``Transformer``; we use the models of our Experiments 1, 2 and 5 (eq. 2
+# and eq. 2 + MLP, with ``num_layers``), trained with their recipes, so that each appendix
+# figure differs from its §5 counterpart only by the size or the depth.
+
+#: The appendix's numbers of layers: App. B.2 says "5 layers instead of 1", and the official
+#: ``expe_depth.py`` sets ``nb_layers = 5`` (only the plot titles of ``EXP_depth.py`` say 3).
+APPENDIX_LAYERS = 5
+_DIM_H = [1, 3, 5, 7, 9, 11]
+_DEPTH_H = [1, 5, 9, 13, 17, 21]
+#: N = 200 has 40,000 contexts: the sample is 2^18 contexts (as Experiment 5's) so that the
+#: training sample covers nearly all of them, as the official code's 1,000 batches of 1,024 do.
+_DIM_SAMPLES = 262144
+#: ``quick``: a reduced scale (smaller N and d, three points per figure, fewer steps) that
+#: trains in well under a minute on a CPU; its values are not the paper's.
+_APPENDIX_QUICK = {"steps": 600, "batch": 256, "samples": 16384, "lr": 0.01, "lr_final": 5e-4,
+                   "lr_final_mlp": 1e-4}
+_APPENDIX_QUICK_DEPTH = {**_APPENDIX_QUICK, "steps": 500, "batch": 128, "samples": 8192}
+
+
+def _appendix_points(params: dict, seeds: int, layers: int) -> list[Point]:
+    """The points of one appendix experiment: its Exp. 1, Exp. 2 and Exp. 5 variants, each
+    tagged with the figure (``figure`` column) and trained with the recipe of that experiment
+    (``exp5`` keys for the Exp. 5 variant, where both the AoT and the MLP model are trained)."""
+    n = params["N"]
+    fig1, fig2, fig5 = params["figures"]
+
+    def point(figure: str, recipe: dict, **kw: Any) -> Point:
+        return {"figure": figure, "model": "aot", "N": n, "S": 2, "layers": layers,
+                "steps": recipe["steps"], "batch": recipe["batch"],
+                "samples": recipe["samples"], "lr": recipe["lr"],
+                "lr_final": recipe["lr_final"], "data_seed": 2222, **kw}
+
+    base, exp5 = params["train"], params["exp5"]
+    recipe = ("steps", "batch", "samples", "lr", "lr_final")
+    # when both recipes agree (``quick``, ``ci``), the Exp. 5 figure reuses the Exp. 1 AoT points
+    shared_aot = all(base[k] == exp5[k] for k in recipe) and set(params["exp5_d"]) <= set(
+        params["d"])
+    points = [point(fig1, base, d=d, d_h=d, H=h, seed=s)
+              for d in params["d"] for h in params["H"] for s in range(seeds)]
+    points += [point(fig2, base, d=params["exp2_d"], d_h=d_h, H=params["exp2_H"], seed=s)
+               for d_h in params["exp2_d_h"] for s in range(seeds)]
+    for d in params["exp5_d"]:
+        for kind in ("mlp",) if shared_aot else ("aot", "mlp"):
+            for h in params["H"]:
+                heads, width = (h, 0) if kind == "aot" else (1, 2 * d * (h - 1))
+                lr_final = exp5["lr_final"] if kind == "aot" else exp5["lr_final_mlp"]
+                points += [{**point(fig5, exp5, d=d, d_h=d, H=heads, seed=s), "model": kind,
+                            "H_equiv": h, "width": width, "lr_final": lr_final}
+                           for s in range(seeds)]
+    return points
+
+
+def appendix_rows(table: pd.DataFrame, figure: str) -> pd.DataFrame:
+    """The rows of ``dana.appendix_dim``/``appendix_depth`` that draw ``figure`` (Figs. 5-10).
+
+    For the Experiment 5 figures (7, 10) the AoT rows are those trained with Experiment 5's
+    recipe, or, when the profile trained none (same recipe as Experiment 1, as in ``quick``),
+    the Experiment 1 figure's AoT rows at the same d with ``H_equiv = H`` and ``width = 0``.
+    Raises ``ValueError`` for a figure outside Figs. 5-10.
+    """
+    figures = {f: i for figs in (_DIM_FIGS, _DEPTH_FIGS) for i, f in enumerate(figs)}
+    if figure not in figures:
+        raise ValueError(f"figure must be one of Figs. 5-10 ('Fig. 5' ... 'Fig. 10'); "
+                         f"got {figure!r}")
+    rows = table[table["figure"] == figure].copy()
+    if figures[figure] != 2 or (rows["model"] == "aot").any():
+        return rows
+    exp1_figure = (_DIM_FIGS if figure in _DIM_FIGS else _DEPTH_FIGS)[0]
+    aot = table[(table["figure"] == exp1_figure) & table["d"].isin(rows["d"].unique())].copy()
+    aot = aot.assign(figure=figure, H_equiv=aot["H"], width=0)
+    return pd.concat([aot, rows], ignore_index=True)
+
+
+def _appendix_profile(*, N: int, d: list[int], H: list[int], exp2_d: int, exp2_H: int,
+                      exp2_d_h: list[int], exp5_d: list[int], figures: tuple[str, str, str],
+                      train: dict, exp5: dict, **extra: Any) -> dict[str, Any]:
+    return {"N": N, "d": d, "H": H, "exp2_d": exp2_d, "exp2_H": exp2_H, "exp2_d_h": exp2_d_h,
+            "exp5_d": exp5_d, "figures": list(figures), "train": train, "exp5": exp5, **extra}
+
+
+_DIM_FIGS = ("Fig. 5", "Fig. 6", "Fig. 7")
+_DEPTH_FIGS = ("Fig. 8", "Fig. 9", "Fig. 10")
+
+
+@experiment(
+    "dana.appendix_dim", title="Experiments 1, 2 and 5 at N = 200, d = 40-60 (App. B.1)",
+    paper_figure="Dana et al. Figs. 5, 6 and 7 (App. B.1)",
+    profiles={
+        "ci": _appendix_profile(N=12, d=[4], H=[1, 3], exp2_d=4, exp2_H=3, exp2_d_h=[1, 2, 4],
+                                exp5_d=[4], figures=_DIM_FIGS, train=_TRAIN_CI, exp5=_EXP5_CI),
+        "quick": _appendix_profile(N=100, d=[20], H=[1, 5, 11], exp2_d=25, exp2_H=11,
+                                   exp2_d_h=[1, 12, 25], exp5_d=[20], figures=_DIM_FIGS,
+                                   train={**_APPENDIX_QUICK, "samples": 32768},
+                                   exp5={**_APPENDIX_QUICK, "samples": 32768}, seeds=1),
+        "full": _appendix_profile(N=200, d=[40, 50, 60], H=_DIM_H, exp2_d=50, exp2_H=11,
+                                  exp2_d_h=[1] + list(range(5, 51, 5)), exp5_d=[40, 50, 60],
+                                  figures=_DIM_FIGS,
+                                  train={**_TRAIN_FULL, "samples": _DIM_SAMPLES},
+                                  exp5={**_EXP5_FULL, "samples": _DIM_SAMPLES}),
+    },
+)
+def appendix_dim(params: dict, *, seeds: int, device: str, cache_dir: Path,
+                 executor: str | None = None) -> pd.DataFrame:
+    """App. B.1 (Figs. 5-7): Experiments 1, 2 and 5 with N = 200 and d = 40, 50, 60.
+
+    One table, column ``figure`` naming the figure of each row (``Fig. 7`` rows carry
+    ``H_equiv`` and ``width`` as in ``dana.exp5``). The models and recipes are those of
+    ``dana.exp1``/``exp2`` (Figs. 5, 6) and ``dana.exp5`` (Fig. 7), with a sample of
+    ``2^18`` contexts at N = 200 in ``full`` (see ``_DIM_SAMPLES``); ``quick`` is a reduced
+    scale with the paper's ratio d/N = 0.2 of d = 40: N = 100, d = 20 (Fig. 6 at d = 25, as
+    the paper's d = 50), three points per figure, 600 steps.
+    """
+    return _sweep(_appendix_points(params, seeds, layers=1), device=device, cache_dir=cache_dir,
+                  executor=executor, desc="dana.appendix_dim")
+
+
+@experiment(
+    "dana.appendix_depth", title="Experiments 1, 2 and 5 with 5 layers (App. B.2)",
+    paper_figure="Dana et al. Figs. 8, 9 and 10 (App. B.2)",
+    profiles={
+        "ci": _appendix_profile(N=12, d=[4], H=[1, 3], exp2_d=4, exp2_H=3, exp2_d_h=[1, 2, 4],
+                                exp5_d=[4], figures=_DEPTH_FIGS, train=_TRAIN_CI,
+                                exp5=_EXP5_CI, layers=2),
+        "quick": _appendix_profile(N=40, d=[7], H=[1, 5, 9], exp2_d=7, exp2_H=9,
+                                   exp2_d_h=[1, 4, 7], exp5_d=[7], figures=_DEPTH_FIGS,
+                                   train=_APPENDIX_QUICK_DEPTH, exp5=_APPENDIX_QUICK_DEPTH,
+                                   seeds=1),
+        "full": _appendix_profile(N=70, d=[7, 10, 13], H=_DEPTH_H, exp2_d=10, exp2_H=21,
+                                  exp2_d_h=list(range(1, 11)), exp5_d=[7, 10, 13],
+                                  figures=_DEPTH_FIGS, train=_TRAIN_FULL, exp5=_EXP5_FULL),
+    },
+)
+def appendix_depth(params: dict, *, seeds: int, device: str, cache_dir: Path,
+                   executor: str | None = None) -> pd.DataFrame:
+    """App. B.2 (Figs. 8-10): Experiments 1, 2 and 5 with ``layers`` (5 by default, the
+    paper's and ``expe_depth.py``'s) residual attention layers at N = 70.
+
+    Same table layout as :func:`appendix_dim`; each layer of the Fig. 10 MLP model has its own
+    MLP block (as the code's). ``ci`` uses 2 layers to stay fast; ``quick`` is a reduced scale
+    with the 5 layers: N = 40, d = 7, H = 1, 5, 9 (Fig. 9 at H = 9), 500 steps of 128.
+    """
+    layers = int(params.get("layers", APPENDIX_LAYERS))
+    return _sweep(_appendix_points(params, seeds, layers=layers), device=device,
+                  cache_dir=cache_dir, executor=executor, desc="dana.appendix_depth")
 
 
 def chapter_results(name: str, profile: str, *, device: str = "cpu",

@@ -712,8 +712,9 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"{full1['lr_final']:g}. App. B's d_h = {t['exp6_d_h_appendix'].value:g} for Experiment 6 "
         f"contradicts Fig. 4 and the CSV (d_h = {int(paper.exp6()['d_h'].iloc[0])}). Experiment "
         f"5's N = {int(paper.exp5()['N'].iloc[0])} appears only in the code and CSVs. App. B.2 "
-        f"says {t['depth_layers_text'].value:g} layers; the code uses "
-        f"{t['depth_layers_code'].value:g}. Fig. 4's slope ratio is "
+        f"says {t['depth_layers_text'].value:g} layers, as the code's `expe_depth.py` "
+        f"(`nb_layers = {t['depth_layers_code'].value:g}`); only the titles of its plotting "
+        f"script say {t['depth_layers_titles'].value:g}. Fig. 4's slope ratio is "
         f"{t['exp6_ratio_caption'].value:g} in the caption and {float(ref['ratio']):.2f} in the "
         f"CSV (official rule).",
     ])
@@ -840,3 +841,118 @@ def gap_sentence(gap: pd.DataFrame) -> str:
             f"of {len(gap)}; with k = {', '.join(str(k) for k in short['k'])} distinct last "
             f"tokens the rank stays below T_0 = {int(gap['T0'].iloc[0])}, so neither our "
             f"construction nor the paper's proof, as written, reaches capacity on such a set.")
+
+
+# --- App. B: larger dimension (Figs. 5-7) and deeper models (Figs. 8-10) --------------------
+
+_APPENDIX = {
+    "dim": {"name": "dana.appendix_dim", "figures": ("Fig. 5", "Fig. 6", "Fig. 7"),
+            "exp1": paper.dim_exp1, "exp2": paper.dim_exp2, "exp5": paper.dim_exp5,
+            "section": "App. B.1, larger embedding dimension"},
+    "depth": {"name": "dana.appendix_depth", "figures": ("Fig. 8", "Fig. 9", "Fig. 10"),
+              "exp1": paper.depth_exp1, "exp2": paper.depth_exp2, "exp5": paper.depth_exp5,
+              "section": "App. B.2, deeper models"},
+}
+_D_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+
+
+def _check_kind(kind: str) -> dict[str, Any]:
+    if kind not in _APPENDIX:
+        raise ValueError(f"kind must be one of {', '.join(_APPENDIX)}; got {kind!r}")
+    return _APPENDIX[kind]
+
+
+def _paper_params(table: pd.DataFrame, layers: int, mlp: bool) -> pd.Series:
+    """Our parameter count (``num_parameters``) of the paper's CSV rows: d(S + 2N) plus, per
+    layer, 4 d d_h H (AoT) or 4 d d_h + w(2d + 1) (one head + MLP of width w), S = 2."""
+    base = table["d"] * (2 + 2 * table["N"])
+    if mlp:
+        return base + layers * (4 * table["d"] * table["d_h"]
+                                + table["width"] * (2 * table["d"] + 1))
+    return base + layers * 4 * table["d"] * table["d_h"] * table["H"]
+
+
+def appendix_figure(table: pd.DataFrame, kind: str,
+                    cached: pd.DataFrame | None = None) -> plt.Figure:
+    """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) as
+    three panels: accuracy vs H (Exp. 1), vs d_h (Exp. 2) and vs parameter count, AoT and one
+    head + MLP (Exp. 5). Ours (markers, mean ± std over seeds; the committed full run dashed
+    when ``cached`` is given) beside the paper's official CSVs (dotted); colour = d."""
+    spec = _check_kind(kind)
+    f1, f2, f5 = spec["figures"]
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.9), layout="constrained")
+    tables = [("ours", table)] + ([("ours_cached", cached)] if cached is not None else [])
+    ref1, ref2, ref5 = spec["exp1"](), spec["exp2"](), spec["exp5"]()
+    ds = sorted(set(int(d) for _, t in tables for d in t["d"].unique())
+                | set(int(d) for d in ref1["d"].unique()))
+    color = {d: _D_COLORS[i % len(_D_COLORS)] for i, d in enumerate(ds)}
+    layers = int(table["layers"].iloc[0]) if "layers" in table else 1
+    paper_layers = int(ref1["layers"].iloc[0]) if "layers" in ref1 else 1
+    for role, t in tables:
+        run = "ours" if role == "ours" else "ours (full run)"
+        for d, part in exp.appendix_rows(t, f1).groupby("d"):
+            viz.plot_ours(axes[0], part, "H", "accuracy", role=role, color=color[int(d)],
+                          label=f"{run}: d = {int(d)}, N = {int(part['N'].iloc[0])}")
+        part = exp.appendix_rows(t, f2)
+        if len(part):
+            d = int(part["d"].iloc[0])
+            viz.plot_ours(axes[1], part, "d_h", "accuracy", role=role, color=color.get(d),
+                          label=f"{run}: d = {d}, H = {int(part['H'].iloc[0])}")
+        rows5 = exp.appendix_rows(t, f5)
+        for (d, model), part in rows5.groupby(["d", "model"]):
+            viz.plot_ours(axes[2], part, "params", "accuracy", role=role,
+                          color=color[int(d)] if model == "aot" else "#444444",
+                          label=f"{run}: d = {int(d)}, "
+                                f"{'AoT' if model == 'aot' else '1 head + MLP'}")
+    paper_style = {**viz.role_style("paper"), "linestyle": ":"}
+    for d, part in ref1.groupby("d"):
+        axes[0].plot(part["H"], part["accuracy"], **{**paper_style, "color": color[int(d)]},
+                     label=f"paper: d = {int(d)}, N = {int(part['N'].iloc[0])}")
+        axes[2].plot(_paper_params(part, paper_layers, False), part["accuracy"],
+                     **{**paper_style, "color": color[int(d)]}, label=f"paper: d = {int(d)}, AoT")
+    axes[1].plot(ref2["d_h"], ref2["accuracy"],
+                 **{**paper_style, "color": color.get(int(ref2["d"].iloc[0]), "#444444")},
+                 label=f"paper: d = {int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}")
+    for d, part in ref5.groupby("d"):
+        axes[2].plot(_paper_params(part, paper_layers, True), part["accuracy"],
+                     **{**paper_style, "color": color[int(d)], "marker": "x"},
+                     label=f"paper: d = {int(d)}, 1 head + MLP")
+    depth = f", {layers} layers" if layers > 1 else ""
+    titles = (f"{f1}: Exp. 1{depth}", f"{f2}: Exp. 2{depth}", f"{f5}: Exp. 5{depth}")
+    xlabels = ("heads H (d_h = d)", "head dimension d_h", "parameters (our count, per model)")
+    axes[0].set_ylabel("accuracy (training sample)")
+    axes[2].ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
+    for ax, title, xlabel in zip(axes, titles, xlabels, strict=True):
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(xlabel)
+        ax.set_ylim(bottom=0)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6.5, ncol=1,
+                  frameon=False)
+    return fig
+
+
+def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any]) -> str:
+    """Caption of :func:`appendix_figure`: what is drawn at which settings (from the table
+    and the paper's CSVs), whether it is the paper's scale, and the three verdicts."""
+    spec = _check_kind(kind)
+    f1, f2, f5 = spec["figures"]
+    ref1, ref2 = spec["exp1"](), spec["exp2"]()
+    n_ours = int(table["N"].iloc[0])
+    layers = int(table["layers"].iloc[0]) if "layers" in table else 1
+    ours_d = ", ".join(str(int(d)) for d in sorted(exp.appendix_rows(table, f1)["d"].unique()))
+    paper_d = ", ".join(str(int(d)) for d in sorted(ref1["d"].unique()))
+    same = n_ours == int(ref1["N"].iloc[0]) and set(exp.appendix_rows(table, f1)["d"]) <= set(
+        ref1["d"])
+    scale = ("at the paper's settings" if same else
+             f"at a reduced scale (ours N = {n_ours}, d = {ours_d}; the paper's N = "
+             f"{int(ref1['N'].iloc[0])}, d = {paper_d}): compare shapes, not values")
+    part2 = exp.appendix_rows(table, f2)
+    figs = f"Figs. {f1.split()[-1]}-{f5.split()[-1]}"
+    text = (f"{spec['section']} (Dana et al. {figs}): Experiments 1, 2 and 5 "
+            f"{'with ' + str(layers) + ' residual attention layers ' if layers > 1 else ''}"
+            f"{scale}. Left: accuracy against H ({f1}); middle: against d_h at d = "
+            f"{int(part2['d'].iloc[0])}, H = {int(part2['H'].iloc[0])} (the paper's: d = "
+            f"{int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}; {f2}); right: AoT with H "
+            f"heads against one head + MLP of width 2d(H − 1) per layer at equal parameter count "
+            f"({f5}). Dotted: the paper's official CSVs.")
+    return text + " " + " ".join(verdict_sentence(verdicts[f]) for f in (f1, f2, f5))

@@ -13,6 +13,10 @@ So ``W_1`` has a bias ``b_1`` and ``W_2`` has **no** output bias. The paper's §
 attention part (embeddings, heads, their initialisation) is eq. (2)'s
 :class:`~memnb.models.attention_only.AttentionOnlyTransformer`, the same as the AoT it is compared
 with in Experiment 5.
+
+With ``num_layers = L > 1`` (App. B.2, "AoT and MLP-based Transformer with 5 layers") every
+attention layer is followed by its own residual MLP block of the same width, as in the code's
+``Transformer`` (one ``mlp_seq`` entry per layer), applied at every position.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from memnb.models.attention_only import AttentionOnlyTransformer
+from memnb.models.attention_only import LAYER_SEED_STRIDE, AttentionOnlyTransformer
 
 
 class AttentionMLPTransformer(AttentionOnlyTransformer):
@@ -37,7 +41,10 @@ class AttentionMLPTransformer(AttentionOnlyTransformer):
     does not change the units it shares with the unpadded one. The MLP is drawn after every
     attention parameter from a generator seeded by ``seed`` (offset), unit after unit, so the
     first ``w`` units of a padded model equal those of a width-``w`` model with the same seed.
-    There is no output bias (``nn.Linear(width, d, bias=False)`` in the code).
+    There is no output bias (``nn.Linear(width, d, bias=False)`` in the code). With
+    ``num_layers = L > 1`` the blocks of layers ``2..L`` are ``mlp_in_deep`` (``[L-1, w, d]``),
+    ``mlp_in_bias_deep`` (``[L-1, w]``) and ``mlp_out_deep`` (``[L-1, w, d]``), layer ``l``
+    drawn the same way from a generator seeded by ``seed + 7_919 + LAYER_SEED_STRIDE (l - 1)``.
     """
 
     unit_mask: torch.Tensor
@@ -52,30 +59,51 @@ class AttentionMLPTransformer(AttentionOnlyTransformer):
         if not 0 <= active_width <= width:
             raise ValueError(f"active_width must be in 0..width={width}; got {active_width}")
         self.width, self.active_width = width, active_width
-        g = torch.Generator().manual_seed(seed + 7_919)
         in_bound, out_bound = 1.0 / math.sqrt(d), 1.0 / math.sqrt(max(active_width, 1))
-        w1, b1, w2 = [], [], []
-        for _ in range(width):
-            w1.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
-            b1.append((torch.rand((), generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
-            w2.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * out_bound)
+
+        def draw(layer_seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            g = torch.Generator().manual_seed(layer_seed)
+            w1, b1, w2 = [], [], []
+            for _ in range(width):
+                w1.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
+                b1.append((torch.rand((), generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
+                w2.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * out_bound)
+            return stack(w1, (0, d)), stack(b1, (0,)), stack(w2, (0, d))
 
         def stack(items: list[torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
             out = torch.stack(items) if items else torch.zeros(shape, dtype=torch.float64)
             return out.to(dtype)
 
-        self.mlp_in = nn.Parameter(stack(w1, (0, d)))  # W_1, [w, d]
-        self.mlp_in_bias = nn.Parameter(stack(b1, (0,)))  # b_1, [w]
-        self.mlp_out = nn.Parameter(stack(w2, (0, d)))  # W_2^T, [w, d]; no output bias
+        w1, b1, w2 = draw(seed + 7_919)
+        self.mlp_in = nn.Parameter(w1)  # W_1, [w, d]
+        self.mlp_in_bias = nn.Parameter(b1)  # b_1, [w]
+        self.mlp_out = nn.Parameter(w2)  # W_2^T, [w, d]; no output bias
         self.register_buffer("unit_mask", (torch.arange(width) < active_width).to(dtype))
+        if self.num_layers > 1:
+            deep = [draw(seed + 7_919 + LAYER_SEED_STRIDE * layer)
+                    for layer in range(1, self.num_layers)]
+            for i, name in enumerate(("mlp_in_deep", "mlp_in_bias_deep", "mlp_out_deep")):
+                self.register_parameter(name, nn.Parameter(torch.stack([p[i] for p in deep])))
 
     def num_parameters(self) -> int:
         """Attention parameters (see base class) plus ``2 d w + w`` for the active MLP
-        (``W_1``, ``b_1``, ``W_2``)."""
-        return super().num_parameters() + self.active_width * (2 * self.d + 1)
+        (``W_1``, ``b_1``, ``W_2``) of each layer."""
+        return super().num_parameters() + self.active_width * (2 * self.d + 1) * self.num_layers
+
+    def _block(self, stream: torch.Tensor, layer: int) -> torch.Tensor:
+        """Layer ``layer``'s residual MLP on ``stream`` (``[B, S, d]``), at every position."""
+        if layer == 0:
+            w1, b1, w2 = self.mlp_in, self.mlp_in_bias, self.mlp_out
+        else:
+            w1, b1, w2 = (self.mlp_in_deep[layer - 1], self.mlp_in_bias_deep[layer - 1],
+                          self.mlp_out_deep[layer - 1])
+        hidden = F.gelu(stream @ w1.T + b1) * self.unit_mask
+        return stream + hidden @ w2
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``[B, N]``: eq. (2)'s residual stream passed through the residual MLP."""
+        if self.num_layers > 1:
+            return self._deep_out(tokens) @ self.W_U.T
         resid = self._residual_out(tokens)
         hidden = F.gelu(resid @ self.mlp_in.T + self.mlp_in_bias) * self.unit_mask
         return (resid + hidden @ self.mlp_out) @ self.W_U.T

@@ -16,6 +16,15 @@ embedding only to the attention input (queries, keys and values), not to the res
 The code's shared ``d -> d_h`` compression is not an option here: every head has its own
 ``W_Q^h, W_K^h, W_V^h`` as in the paper; the code's model is
 :class:`memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`.
+
+``num_layers = L > 1`` stacks ``L`` such residual attention layers (App. B.2 of the paper,
+"5 layers instead of 1"), the way the official code's ``Transformer`` stacks them: every layer
+attends causally over the whole sequence (position ``s`` sees positions ``1..s``) and adds its
+heads' outputs to the residual stream; the embeddings, the positional embedding and ``W_U`` are
+shared, and only the last position of the last layer is unembedded. With
+``pos_placement="attention_only"`` the positional embedding is added to every layer's attention
+input, as in the code. ``L = 1`` is eq. (2) exactly (the default; its parameters, their draws and
+its forward pass are those of the one-layer model).
 """
 
 from __future__ import annotations
@@ -78,6 +87,28 @@ def _uniform(shape: tuple[int, ...], bound: float, g: torch.Generator) -> torch.
     return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
 
 
+#: Seed offset between the generators of consecutive layers ``2..L`` (a prime, far from the
+#: MLP's offset in :mod:`memnb.models.attention_mlp`).
+LAYER_SEED_STRIDE = 104_729
+
+
+def _draw_heads(count: int, d: int, d_h: int, g: torch.Generator
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``W_Q, W_K, W_V`` ``[count, d_h, d]`` ~ U(±1/sqrt(d)) and ``W_O`` ``[count, d, d_h]`` ~
+    U(±1/sqrt(d_h)), drawn head after head (the layer-1 order of
+    :class:`AttentionOnlyTransformer`)."""
+    q_bound, o_bound = 1.0 / math.sqrt(d), 1.0 / math.sqrt(d_h)
+    heads = [(_uniform((d_h, d), q_bound, g), _uniform((d_h, d), q_bound, g),
+              _uniform((d_h, d), q_bound, g), _uniform((d, d_h), o_bound, g))
+             for _ in range(count)]
+    if not heads:
+        return (torch.zeros(0, d_h, d, dtype=torch.float64),
+                torch.zeros(0, d_h, d, dtype=torch.float64),
+                torch.zeros(0, d_h, d, dtype=torch.float64),
+                torch.zeros(0, d, d_h, dtype=torch.float64))
+    return tuple(torch.stack([head[i] for head in heads]) for i in range(4))  # type: ignore[return-value]
+
+
 class AttentionOnlyTransformer(nn.Module):
     """Attention-only Transformer of Dana et al. (AISTATS 2025), eqs. (1)-(2).
 
@@ -100,6 +131,10 @@ class AttentionOnlyTransformer(nn.Module):
             (:data:`memnb.validation.EvaluationOrder`).
         dtype: floating dtype of the parameters.
         seed: seed of the ``torch.Generator`` used for initialisation.
+        num_layers: ``L >= 1`` residual attention layers (see the module docstring). Layers
+            ``2..L`` are the parameters ``W_Q_deep``, ``W_K_deep``, ``W_V_deep`` (``[L-1, H, d_h,
+            d]``) and ``W_O_deep`` (``[L-1, H, d, d_h]``), present only when ``L > 1``; the same
+            ``active_heads`` (and ``head_mask``) apply to every layer.
 
     Initialisation (PyTorch-default scales for the paper's model; the paper states none):
     embeddings ``e`` and ``pos`` ~ N(0, 1) like ``nn.Embedding``; ``W_U``, ``W_Q^h``, ``W_K^h``,
@@ -110,7 +145,9 @@ class AttentionOnlyTransformer(nn.Module):
     :class:`~memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`, which
     has the code's). Non-head parameters are drawn first, then the heads one after another, so
     the first ``h`` heads equal those of an ``h``-head model with the same seed. Values are drawn
-    in float64 and then cast to ``dtype``.
+    in float64 and then cast to ``dtype``. Layer ``l >= 2`` draws its heads, with the same
+    distributions, from its own generator seeded by ``seed + LAYER_SEED_STRIDE (l - 1)``, so that
+    padding the head count changes no active head of any layer.
     """
 
     head_mask: torch.Tensor
@@ -129,6 +166,7 @@ class AttentionOnlyTransformer(nn.Module):
         evaluation_order: EvaluationOrder = "auto",
         dtype: torch.dtype = torch.float32,
         seed: int = 0,
+        num_layers: int = 1,
     ) -> None:
         super().__init__()
         self.evaluation_order = check_evaluation_order(evaluation_order)
@@ -140,6 +178,7 @@ class AttentionOnlyTransformer(nn.Module):
                 f"pos_placement must be one of {_POS_PLACEMENTS}, got {pos_placement!r}"
             )
         seed = _check_int("seed", seed, 0)
+        self.num_layers = _check_int("num_layers", num_layers, 1)
         self.scale_logits = bool(scale_logits)
         self.pos_placement: PosPlacement = pos_placement
 
@@ -174,6 +213,12 @@ class AttentionOnlyTransformer(nn.Module):
         self.W_U = nn.Parameter(unemb.to(dtype))
         mask = (torch.arange(h_count) < self.active_heads).to(dtype)
         self.register_buffer("head_mask", mask)
+        if self.num_layers > 1:
+            deep = [_draw_heads(h_count, d, d_h, torch.Generator().manual_seed(
+                seed + LAYER_SEED_STRIDE * layer)) for layer in range(1, self.num_layers)]
+            for i, name in enumerate(("W_Q_deep", "W_K_deep", "W_V_deep", "W_O_deep")):
+                self.register_parameter(
+                    name, nn.Parameter(torch.stack([layer[i] for layer in deep]).to(dtype)))
 
     # ------------------------------------------------------------------ construction helpers
     @classmethod
@@ -234,12 +279,12 @@ class AttentionOnlyTransformer(nn.Module):
     def num_parameters(self) -> int:
         """Number of the paper's parameters, counting only active heads.
 
-        ``N d + S d + N d`` (embeddings, unembedding) plus ``4 d d_h`` per active head; equals
-        ``d (S + 2N + 4 d_h H)`` (Dana et al., Thm 1).
+        ``N d + S d + N d`` (embeddings, unembedding) plus ``4 d d_h`` per active head and
+        layer; equals ``d (S + 2N + 4 d_h H L)`` (Dana et al., Thm 1, for ``L = 1``).
         """
         per_head = self.W_Q[0].numel() * 3 + self.W_O[0].numel() if self.num_heads else 0
         return (self.token_embedding.numel() + self.pos_embedding.numel() + self.W_U.numel()
-                + per_head * self.active_heads)
+                + per_head * self.active_heads * self.num_layers)
 
     # ------------------------------------------------------------------------------ forward
     def _check_tokens(self, tokens: torch.Tensor) -> None:
@@ -285,15 +330,66 @@ class AttentionOnlyTransformer(nn.Module):
 
         The logits are the linear map ``W_U [I_d | W_O^1 | ... | W_O^H]`` applied to ``F(t)``
         (eq. 2); masked heads contribute zeros. This is the feature matrix of the construction
-        in ``memnb.constructions.aot``.
+        in ``memnb.constructions.aot``. One layer only.
         """
+        if self.num_layers > 1:
+            raise ValueError(f"features needs num_layers = 1; this model has {self.num_layers}")
         _, values, resid = self._parts(tokens)
         values = values * self.head_mask[:, None]
         return torch.cat([resid, values.flatten(1)], dim=1)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``T(t_{1:S})`` of eq. (2) for ``tokens`` ``[B, S]``; returns ``[B, N]``."""
+        if self.num_layers > 1:
+            return self._deep_out(tokens) @ self.W_U.T
         return self._residual_out(tokens) @ self.W_U.T
+
+    # ------------------------------------------------------------------ several layers (L > 1)
+    def _layer_weights(self, layer: int) -> tuple[torch.Tensor, ...]:
+        """``W_Q, W_K, W_V, W_O`` of layer ``layer`` (0-based)."""
+        if layer == 0:
+            return self.W_Q, self.W_K, self.W_V, self.W_O
+        return (self.W_Q_deep[layer - 1], self.W_K_deep[layer - 1], self.W_V_deep[layer - 1],
+                self.W_O_deep[layer - 1])
+
+    def _block(self, stream: torch.Tensor, layer: int) -> torch.Tensor:
+        """What follows layer ``layer``'s attention on the residual stream (nothing here; the
+        MLP of :class:`~memnb.models.attention_mlp.AttentionMLPTransformer`)."""
+        return stream
+
+    def _deep_out(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Residual stream at the last position after ``L`` causal residual attention layers
+        (each followed by :meth:`_block`), ``[B, d]``; the last layer is evaluated at the last
+        position only, whose causal attention covers the whole sequence as in eq. (1)."""
+        self._check_tokens(tokens)
+        emb = F.embedding(tokens, self.token_embedding)
+        pos = self.pos_embedding
+        stream = emb + pos if self.pos_placement == "residual" else emb
+        batch, seq = tokens.shape
+        heads, d_h = self.W_Q.shape[0], self.W_Q.shape[1]
+        # additive causal mask [S_q, S, 1]: query position i sees key positions <= i
+        causal = torch.full((seq, seq), float("-inf"), dtype=stream.dtype,
+                            device=stream.device).triu(1).unsqueeze(-1)
+        for layer in range(self.num_layers):
+            w_q, w_k, w_v, w_o = self._layer_weights(layer)
+            x = stream if self.pos_placement == "residual" else stream + pos
+            last = layer == self.num_layers - 1
+            queries = x[:, -1:] if last else x
+            n_q = queries.shape[1]
+            q = (queries @ self._flat(w_q)).view(batch, n_q, 1, heads, d_h)
+            k = (x @ self._flat(w_k)).view(batch, 1, seq, heads, d_h)
+            logits = (q * k).sum(dim=-1)  # [B, S_q, S, H]
+            if self.scale_logits:
+                logits = logits / math.sqrt(self.d_h)
+            # softmax over the middle (key) dimension, faster on CPUs than over a short last one
+            attn = torch.softmax(logits + (causal[-1:] if last else causal), dim=2)
+            v = (x @ self._flat(w_v)).view(batch, 1, seq, heads, d_h)
+            values = (attn.unsqueeze(-1) * v).sum(dim=2)  # [B, S_q, H, d_h]
+            w_o = (w_o * self.head_mask[:, None, None]).permute(0, 2, 1).reshape(-1, self.d)
+            update = values.reshape(batch, n_q, heads * d_h) @ w_o
+            stream = (stream[:, -1:] if last else stream) + update
+            stream = self._block(stream, layer)
+        return stream[:, -1]
 
     def _merged_is_cheaper(self) -> bool:
         """Whether the ``W_QK``/``W_OV`` evaluation needs fewer multiply-adds per sample.

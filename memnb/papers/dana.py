@@ -317,10 +317,12 @@ TEXT: dict[str, Published] = {
     "hours_appendix": Published(15, "App. B: 'taking about 15 hours total'"),
     "dim_N": Published(200, "App. B.1: 'N = 200 dictionnary size'"),
     "dim_d": Published(50, "App. B.1: 'and well as d = 50'"),
-    "depth_layers_text": Published(5, "App. B.2: '5 layers instead of 1' (the code and CSVs: "
-                                      "nb_layers = 3)"),
-    "depth_layers_code": Published(3, "official code, EXP_depth (nb_layers = 3), as read in the "
-                                      "reproduction notes §3; not in the camera-ready"),
+    "depth_layers_text": Published(5, "App. B.2: '5 layers instead of 1'"),
+    "depth_layers_code": Published(5, "official code, expe_depth.py (nb_layers = 5, every run "
+                                      "of the script; EXP_depth.py's parameter count also "
+                                      "multiplies by 5), commit cffc0d8"),
+    "depth_layers_titles": Published(3, "official code, EXP_depth.py: docstrings and plot "
+                                        "titles say '3 layers' (the parameter count uses 5)"),
     "cor1_same_scaling_d": Published(2, "§5.1: 'Corollary 1 gives the same scaling in H for "
                                         "all d ≥ 2'"),
     "gpt2_S": Published(1024, "§7 footnote 5: 'In GPT2 S = 1024'"),
