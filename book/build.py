@@ -56,6 +56,7 @@ HTML_DIR = BOOK / "_build" / "html"
 GENERATED_TOC = BOOK / "_build" / "_toc.generated.yml"
 FAILED = BOOK / "_build" / "failed"  # where a notebook is executed; it stays there if it fails
 REPRODUCIBILITY_PAGE = BOOK / "reproducibility.md"  # generated at every build (not committed)
+FULL_RUNS_SECTION = BOOK / "generated" / "full_runs.md"  # generated at every build (not committed)
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
 for _path in (REPO, BOOK):
@@ -337,6 +338,15 @@ def prepare_chapters() -> list[str]:
     return [p.stem for p in sorted(CHAPTERS.glob("*.ipynb")) if reading.prepare_file(p)]
 
 
+def write_full_runs_section() -> bool:
+    """Generate ``book/generated/full_runs.md`` (included by the "Running at scale" page) from
+    the committed full results' provenance; True if it changed."""
+    from memnb.experiments.registry import load_all
+
+    text = reproducibility.full_runs_markdown(sorted(load_all()), results_dir())
+    return reproducibility.write_page(FULL_RUNS_SECTION, text)
+
+
 def write_reproducibility_page() -> bool:
     """Generate ``book/reproducibility.md`` from the executed chapters; True if it changed."""
     executed = [CHAPTERS / f"{n}.ipynb" for n in
@@ -601,6 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         vendor_javascript()
         if write_reproducibility_page():
             log(f"generated {REPRODUCIBILITY_PAGE.relative_to(REPO)}")
+        if write_full_runs_section():
+            log(f"generated {FULL_RUNS_SECTION.relative_to(REPO)}")
         chapters, toc_changed = write_toc()
         log(f"table of contents: intro, {', '.join(chapters) or '(no chapters)'}"
             f"{', ' if static_pages() else ''}{', '.join(static_pages())}")
