@@ -116,14 +116,15 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     _result(results, "full", "2222222bbbb", "CPU (x86_64, 1 threads)", 1800.0)
     _result(results, "quick", "1111111aaaa", "CPU (x86_64, 2 threads)", 12.5)  # not a full run
     text = reproducibility.full_runs_markdown(["dana.exp1", "dana.exp5"], results)
-    assert "| `dana.exp1` | Fig. 1a | 1 | 5 | CPU (x86_64, 1 threads) | 30.0 min | complete" in text
-    assert "`2222222`" in text and "1111111" not in text
+    assert ("| `dana.exp1` | Fig. 1a | 5 | 30.0 min on CPU (x86_64, 1 threads) | `2222222`, "
+            "2026-01-01 |") in text
+    assert "1111111" not in text and "partial" not in text
     assert "1 of 2 registered experiments" in text and "0.5 hours" in text
     assert "No full-profile result yet" in text and "`dana.exp5`" in text
     # a partial grid is said to be one
     prov = json.loads((results / "full" / "dana.exp1.json").read_text())
     (results / "full" / "dana.exp1.json").write_text(json.dumps({**prov, "complete": False}))
-    assert "partial grids: `dana.exp1`" in reproducibility.full_runs_markdown(["dana.exp1"],
-                                                                              results)
+    partial = reproducibility.full_runs_markdown(["dana.exp1"], results)
+    assert "30.0 min (partial grid) on" in partial and "partial grids: `dana.exp1`" in partial
     assert "None of the 1 registered" in reproducibility.full_runs_markdown(
         ["dana.exp1"], tmp_path / "empty")
