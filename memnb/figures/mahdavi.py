@@ -270,7 +270,7 @@ def assumptions_by_layer(table: pd.DataFrame) -> pd.DataFrame:
                       else "pass" if r["ours"] >= sc.PASS else "fail")
             ranks = (f"; ranks {int(r['min_rank'])}-{int(r['max_rank'])}"
                      if status == "fail" and pd.notna(r["min_rank"]) else "")
-            row[label] = f"{status} (pass fraction {r['ours']:.3g} at k = {int(r['k'])}{ranks})"
+            row[label] = f"{status} (pass fraction {r['ours']:.4g} at k = {int(r['k'])}{ranks})"
             row[f"status_{check}"] = status
         out.append(row)
     return pd.DataFrame(out)

@@ -200,7 +200,7 @@ def table1_verdict(table: pd.DataFrame) -> Verdict:
         if key not in ours.index:
             continue
         orow = ours.loc[key]
-        label = f"{key[0]}/{key[1]} (ours {orow['pass_fraction']:.3g} at k = {int(orow['k'])}, " \
+        label = f"{key[0]}/{key[1]} (ours {orow['pass_fraction']:.4g} at k = {int(orow['k'])}, " \
                 f"paper {prow['pass_fraction']:.4g})"
         if not orow["conclusive"]:
             open_.append(label)
@@ -263,7 +263,7 @@ def table3_verdict(table: pd.DataFrame) -> Verdict:
             continue
         theirs = float(ref.loc[key, "pass_fraction"])
         label = (f"{r['representation']} L{int(r['layer'])} {r['check']} "
-                 f"(ours {r['pass_fraction']:.3g} at k = {int(r['k'])}, paper {theirs:.3g})")
+                 f"(ours {r['pass_fraction']:.4g} at k = {int(r['k'])}, paper {theirs:.3g})")
         if not conclusive(r, PASS):
             open_.append(label)
         elif (r["pass_fraction"] >= PASS) == (theirs >= PASS):
@@ -453,7 +453,7 @@ def assumption_3(results: ResultSource) -> Verdict:
              "(`memnb run mahdavi.table1 --profile full`)" if dino is None else
              f"; DINOv2 (ours, beyond the paper): trained embedding layer A3 {dino[0]['l0_a3']}, "
              f"first block A1 {dino[0]['l1_a1']}: {dino[1].replace('**', '')}")
-    measured = (f"embedding layer: {r['pass_fraction']:.3g} at k = {int(r['k'])} "
+    measured = (f"embedding layer: {r['pass_fraction']:.4g} at k = {int(r['k'])} "
                 f"({int(r['repeats'])} draws of {int(r['T'])} images; paper {theirs:g})" + extra)
     if not r["conclusive"]:
         raise NotComputable(f"{measured}; a pass at k below n does not decide Assumption 3")
