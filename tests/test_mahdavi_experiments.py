@@ -109,3 +109,21 @@ def test_ci_run_writes_and_resumes(tmp_path):
     # cached points are reused: a second run returns the same numbers
     rerun = run_experiment("mahdavi.head_dim", "ci", seeds=1, root=tmp_path).table
     assert list(rerun["memorized"]) == list(table["memorized"])
+
+
+def test_table1_caption_judges_general_position_at_each_representations_own_width():
+    """DINOv2-small has d = 384: its test at k = 384 is at k = d, not below it."""
+    import pandas as pd
+
+    from memnb.figures import mahdavi as figures
+
+    table = pd.DataFrame([
+        {"table": "table1", "representation": r, "check": "general_position", "k": k,
+         "pass_fraction": 0.0, "min_rank": k - 30, "max_rank": k - 20, "repeats": 10,
+         "images": 1000, "valid": True, "n": n, "d": d, "T": 1000, "satisfied": False}
+        for r, k, n, d in [("random_attention", 768, 197, 768),
+                           ("dinov2_vits14_l1", 384, 257, 384),
+                           ("random_vit", 400, 197, 768)]])
+    caption = figures.table1_caption(table, "full")
+    assert "dinov2_vits14_l1: tested at k = 384 < d" not in caption
+    assert "random_vit: tested at k = 400 < d" in caption
