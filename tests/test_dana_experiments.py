@@ -17,18 +17,25 @@ def _point(**kw):
     return {**base, **kw}
 
 
-@pytest.mark.parametrize("model", ["aot", "mlp", "aot_code", "aot_code_uncompressed"])
-def test_packed_group_equals_each_point_alone(model):
-    if model != "mlp":
-        points = [_point(model=model, H=h, seed=s, d_h=3) for h in (1, 3, 5) for s in (0, 1)]
-    else:
-        points = [_point(model="mlp", H=1, width=w, seed=s) for w in (0, 8, 24) for s in (0, 1)]
+def _assert_packed_equals_alone(points: list[dict]) -> list:
+    """Train ``points`` as one packed group and each alone; the rows must agree. Returns the
+    packed rows."""
     packed = dana.train_group(points, progress=False)
     for point, rows in zip(points, packed, strict=True):
         alone = dana.train_group([point], progress=False)[0]
         assert rows[0]["params"] == alone[0]["params"]
         assert rows[0]["loss"] == pytest.approx(alone[0]["loss"], rel=1e-4, abs=1e-6)
         assert rows[0]["accuracy"] == pytest.approx(alone[0]["accuracy"], abs=2 / 256)
+    return packed
+
+
+@pytest.mark.parametrize("model", ["aot", "mlp", "aot_code", "aot_code_uncompressed"])
+def test_packed_group_equals_each_point_alone(model):
+    if model != "mlp":
+        points = [_point(model=model, H=h, seed=s, d_h=3) for h in (1, 3, 5) for s in (0, 1)]
+    else:
+        points = [_point(model="mlp", H=1, width=w, seed=s) for w in (0, 8, 24) for s in (0, 1)]
+    _assert_packed_equals_alone(points)
 
 
 def test_unknown_model_kind_is_named():
@@ -138,14 +145,10 @@ def test_packed_group_trains_a_five_layer_member_as_alone(model):
     else:
         points = [_point(model="mlp", H=1, width=w, seed=0, layers=5, steps=40)
                   for w in (0, 8, 24)]
-    packed = dana.train_group(points, progress=False)
-    for point, rows in zip(points, packed, strict=True):
-        alone = dana.train_group([point], progress=False)[0]
-        assert rows[0]["params"] == alone[0]["params"]
-        assert rows[0]["loss"] == pytest.approx(alone[0]["loss"], rel=1e-4, abs=1e-6)
-        assert rows[0]["accuracy"] == pytest.approx(alone[0]["accuracy"], abs=2 / 256)
-    one = dana.train_group([_point(H=3, steps=40)], progress=False)[0][0]
-    assert packed[2][0]["params"] > one["params"] if model == "aot" else True
+    packed = _assert_packed_equals_alone(points)
+    if model == "aot":
+        one = dana.train_group([_point(H=3, steps=40)], progress=False)[0][0]
+        assert packed[2][0]["params"] > one["params"]
 
 
 def test_depth_needs_an_eq_2_model():

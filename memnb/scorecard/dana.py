@@ -585,11 +585,15 @@ def _heads_row(results: ResultSource, name: str, figure: str, theirs: pd.DataFra
     return _scale(results, name, Verdict(status, measured, values))
 
 
+_HEADS_CRITERION = (f"our per-head slopes (official rule) within {SLOPE_REL_TOL:.0%} of the "
+                    "paper's CSV slopes → reproduced; else ours linear in H (R² ≥ 0.9, slope CI "
+                    "> 0) → trend; else differs (as Figs. 1a, 2b)")
+"""Figs. 5 and 8 (Experiment 1 in the appendix): the criterion of :func:`_heads_row`."""
+
+
 @item(P, "Fig. 5",
       claim="App. B.1: at N = 200, d = d_h = 40, 50, 60 the accuracy stays linear in H",
-      criterion=f"our per-head slopes (official rule) within {SLOPE_REL_TOL:.0%} of the paper's "
-                "CSV slopes → reproduced; else ours linear in H (R² ≥ 0.9, slope CI > 0) → "
-                "trend; else differs (as Figs. 1a, 2b)",
+      criterion=_HEADS_CRITERION,
       cost=_APPENDIX_COST["dana.appendix_dim"])
 def fig_5(results: ResultSource) -> Verdict:
     return _heads_row(results, "dana.appendix_dim", "Fig. 5", paper.dim_exp1(),
@@ -599,9 +603,7 @@ def fig_5(results: ResultSource) -> Verdict:
 @item(P, "Fig. 8",
       claim="App. B.2: with 5 layers (text and expe_depth.py; EXP_depth.py's titles say 3) "
             "the accuracy stays linear in H",
-      criterion=f"our per-head slopes (official rule) within {SLOPE_REL_TOL:.0%} of the paper's "
-                "CSV slopes → reproduced; else ours linear in H (R² ≥ 0.9, slope CI > 0) → "
-                "trend; else differs (as Figs. 1a, 2b)",
+      criterion=_HEADS_CRITERION,
       cost=_APPENDIX_COST["dana.appendix_depth"])
 def fig_8(results: ResultSource) -> Verdict:
     return _heads_row(results, "dana.appendix_depth", "Fig. 8", paper.depth_exp1(),
