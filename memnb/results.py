@@ -72,6 +72,12 @@ def _git_commit() -> str:
     return commit + ("+uncommitted-changes" if dirty else "")
 
 
+def git_commit() -> str:
+    """The commit of this checkout (``+uncommitted-changes`` when ``memnb/`` differs from it), or
+    ``unknown`` outside a git checkout."""
+    return _git_commit()
+
+
 def _command_line(name: str, profile: str, device: str, seeds: int) -> str:
     if Path(sys.argv[0]).name == "memnb":
         return " ".join(["memnb", *sys.argv[1:]])
@@ -165,9 +171,11 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "wall_time_s": round(wall, 2),
         "rows": len(table),
         "note": "wall_time_s covers only the points computed in this invocation; cached points"
-                " from an interrupted earlier run are reused",
+                " from an interrupted earlier run are reused (total_wall_time_s adds the earlier"
+                " invocations of a resumed partial run, listed in invocations)",
         "complete": complete,
     }
+    provenance.update(_invocations(json_path, provenance, budget))
     if not complete:
         provenance.update({
             "time_limit_s": time_limit_s,
@@ -182,6 +190,79 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
+
+
+def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget | None
+                 ) -> dict[str, Any]:
+    """``invocations`` (one record per ``memnb run`` that computed points of this table, the
+    earlier ones read from the partial run it resumes) and their ``total_wall_time_s``.
+
+    An earlier record counts only when it was partial and computed with the same code, profile,
+    seeds and device: then its cached points are the ones this run reused (a run that resumes
+    across sessions from a committed point cache keeps its whole history).
+    """
+    earlier: list[dict[str, Any]] = []
+    if json_path.exists():
+        try:
+            previous = json.loads(json_path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            previous = {}
+        same = all(previous.get(k) == provenance[k]
+                   for k in ("code_fingerprint", "profile", "seeds", "device"))
+        if same and previous.get("complete") is False:
+            earlier = previous.get("invocations") or [_invocation(previous)]
+    done = None if budget is None else budget.done
+    this = _invocation({**provenance, "points_done": done})
+    records = [*earlier, this]
+    total = sum(float(r.get("wall_time_s") or 0.0) for r in records)
+    return {"invocations": records, "total_wall_time_s": round(total, 2)}
+
+
+def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:
+    return {key: provenance.get(key) for key in ("started_utc", "wall_time_s", "git_commit",
+                                                 "device_name", "points_done")}
+
+
+_GRID_AXES = ("seed", "H", "T", "N", "n", "d", "d_h", "blocks", "num_layers")
+
+
+def describe_points(points: list[dict[str, Any]]) -> str:
+    """The parameters that vary among ``points``, each with the values it takes (e.g.
+    ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers."""
+    if not points:
+        return "none"
+    keys = [k for k in points[0] if len({json.dumps(p.get(k), default=str) for p in points}) > 1]
+    if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
+        point = points[0]
+        shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}
+        return ", ".join(f"{k} = {v}" for k, v in shown.items())
+    parts = []
+    for key in keys:
+        values = sorted({json.dumps(p.get(key), default=str) for p in points},
+                        key=lambda v: (len(v), v))
+        parts.append(f"{key} ∈ {{{', '.join(values)}}}")
+    return "; ".join(parts)
+
+
+def partial_summary(provenance: dict[str, Any]) -> str | None:
+    """One line saying which points a partial run computed and which it lacks; ``None`` for a
+    complete run."""
+    if provenance.get("complete", True):
+        return None
+    done = int(provenance.get("points_done") or 0)
+    missing = list(provenance.get("missing_points") or [])
+    return (f"partial: {done} of {done + len(missing)} points ran; missing "
+            f"{describe_points(missing)}")
+
+
+def cached_point_files(name: str, profile: str, root: Path | None = None) -> tuple[int, int]:
+    """``(files, current)``: the point files in the cache of ``name`` under ``profile``, and how
+    many of them were computed by today's code (the fingerprint a run would look them up by),
+    i.e. how many a rerun resumes from."""
+    folder = result_paths(name, profile, root)[0].parent / ".cache" / name
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    code = code_fingerprint(code_modules(get(name).fn.__module__))
+    return len(files), sum(1 for f in files if f.name.endswith(f".{code}.json"))
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:
@@ -208,6 +289,8 @@ class FreshAndCached:
     cached: pd.DataFrame | None
     params: dict[str, Any]
     note: str
+    partial: str | None = None
+    """:func:`partial_summary` of the committed full run when it is partial, else None."""
 
 
 def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
@@ -226,19 +309,19 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         prov = cached.provenance
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{prov['started_utc'][:10]} ({prov['device_name']}, {prov['seeds']} seeds)")
-    if cached is not None and not cached.complete:
-        prov = cached.provenance
-        note += (f"; the full-scale run is partial ({prov.get('points_done')} of "
-                 f"{prov.get('points_done', 0) + prov.get('points_missing', 0)} points ran)")
+    partial = None if cached is None else partial_summary(cached.provenance)
+    if partial is not None:
+        note += f"; the full-scale run is {partial}"
     return FreshAndCached(name, fresh.table, None if cached is None else cached.table,
-                          get(name).params(profile), note)
+                          get(name).params(profile), note, partial)
 
 
 def provenance_summary(names: list[str], profile: str,
                        root: Path | None = None) -> pd.DataFrame:
     """One row per written result of ``names`` under ``profile``: how and where it was computed.
 
-    Columns: experiment, paper_figure, device_name, seeds, rows, wall_time_s, git_commit (short),
+    Columns: experiment, paper_figure, device_name, seeds, rows, wall_time_s (of every
+    invocation of a resumed run: ``total_wall_time_s`` where recorded), git_commit (short),
     started_utc. Experiments without a written result are left out, so an empty frame means
     that none of them has been run under ``profile`` in this checkout.
     """
@@ -252,6 +335,7 @@ def provenance_summary(names: list[str], profile: str,
             continue
         provenance = json.loads(json_path.read_text())  # the table itself is not needed
         info = {key: provenance.get(key) for key in columns}
+        info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)
     return pd.DataFrame(rows, columns=columns)

@@ -161,3 +161,47 @@ def test_a_limit_used_up_before_the_first_point_writes_no_table(tmp_path, monkey
     assert cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "1e-6"]) == 3
     assert calls == [] and "0 points finished" in capsys.readouterr().err
     assert not (tmp_path / "ci" / "tiny.slow.csv").exists()
+
+
+def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_path, monkeypatch):
+    # What a later session does: it gets the committed table, provenance and point cache in a
+    # fresh checkout (another folder), reruns the same command and computes only what is missing.
+    import shutil
+
+    from memnb.results import cached_point_files, partial_summary
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    first = tmp_path / "session1"
+    partial = run_experiment("tiny.slow", "full", root=first, time_limit_s=1.6)
+    done = len(calls)
+    assert not partial.complete and 1 <= done < 6
+    summary = partial_summary(partial.provenance)
+    assert summary.startswith(f"partial: {done} of 6 points ran; missing x ")
+    assert cached_point_files("tiny.slow", "full", first) == (done, done)
+
+    second = tmp_path / "session2"
+    shutil.copytree(first, second)
+    calls.clear()
+    resumed = run_experiment("tiny.slow", "full", root=second)
+    assert resumed.complete and calls == list(range(done, 6))
+    assert resumed.table["x"].tolist() == list(range(6))
+    history = resumed.provenance["invocations"]
+    assert [r["points_done"] for r in history] == [done, None]
+    assert resumed.provenance["total_wall_time_s"] == pytest.approx(
+        partial.provenance["wall_time_s"] + resumed.provenance["wall_time_s"], abs=0.02)
+    assert partial_summary(resumed.provenance) is None
+    # a rerun of the complete table starts a new history
+    again = run_experiment("tiny.slow", "full", root=second)
+    assert len(again.provenance["invocations"]) == 1
+
+
+def test_describe_points_names_the_parameters_that_vary():
+    from memnb.results import describe_points
+
+    points = [{"seed": s, "H": h, "d": 64} for s in (3, 4) for h in (4, 8)]
+    assert describe_points(points) == "seed ∈ {3, 4}; H ∈ {4, 8}"
+    assert describe_points([{"seed": 2, "H": 8, "d": 64}]) == "seed = 2, H = 8, d = 64"
+    long = {"seed": 2, "H": 8, "lr": 0.1, "batch": 8, "d": 64, "C": 10, "kind": "x"}
+    assert describe_points([long]) == "seed = 2, H = 8, d = 64"
+    assert describe_points([]) == "none"

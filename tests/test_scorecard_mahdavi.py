@@ -103,6 +103,37 @@ def test_fig3_needs_perfect_memorization():
         sc.fig3_verdict(_saturation(0.6, 0.99))
 
 
+def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import mahdavi as fig
+
+    table = _saturation(1.0, 0.99).assign(seed=0)
+    _write(tmp_path, "mahdavi.saturation", table, profile="full")
+    path = tmp_path / "full" / "mahdavi.saturation.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "complete": False,
+                                "points_done": 2,
+                                "missing_points": [{"seed": 1, "H": 4}, {"seed": 1, "H": 8}]}))
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    assert rows["Fig. 3"].status == "reproduced"
+    assert "partial: 2 of 4 points ran; missing H ∈ {4, 8}" in rows["Fig. 3"].evidence
+    # the figure: the full run in the top row, this build's run below, the partial run named
+    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr("IPython.display.display", lambda figure: None)
+    quick = _saturation(1.0, 1.0).assign(seed=0, T=lambda t: t["T"] // 10)
+    result = SimpleNamespace(fresh=quick, cached=table, partial="partial: 2 of 4 points ran")
+    caption = fig.fig3(result, "quick").data
+    assert caption.index("Top row, the full-scale run: H = 4, T = 80") < caption.index(
+        "this build's `quick` run: H = 4, T = 8:")
+    assert "(The full-scale run is partial: 2 of 4 points ran.)" in caption
+    assert "99.0% of examples keep a non-saturated head" in caption
+    alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None), "quick").data
+    assert "Top row" not in alone and "This build's `quick` run" in alone
+    plt.close("all")
+
+
 def _regression(shared_rise: bool) -> pd.DataFrame:
     rows = []
     for shared in (True, False):

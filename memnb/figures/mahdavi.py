@@ -411,32 +411,59 @@ def fig2c(result: Any, profile: str) -> Any:
 
 # --- Fig. 3 ------------------------------------------------------------------------------------
 
-def fig3(result: Any, profile: str) -> Any:
-    """Fig. 3: distribution of the number of saturated heads per example."""
-    table = result.fresh
-    summary = table.groupby(["H", "T", "saturated_heads"],
-                            as_index=False)["example_fraction"].mean()
-    configs = list(summary.groupby(["H", "T"]))
-    fig, axes = plt.subplots(1, len(configs), figsize=(3.0 * len(configs) + 0.6, 3.2),
-                             layout="constrained", squeeze=False)
-    for ax, ((h, t), part) in zip(axes[0], configs, strict=True):
-        acc = float(table[(table["H"] == h) & (table["T"] == t)]["accuracy"].mean())
-        ax.bar(part["saturated_heads"], part["example_fraction"], color=viz.PALETTE["ours"])
-        ax.set(xlabel="saturated heads (max attention > 0.99)", title=f"H = {h}, T = {t} "
-               f"(training accuracy {acc:.1%})", xticks=range(int(h) + 1), ylim=(0, 1))
-    axes[0, 0].set_ylabel("fraction of examples")
-    stats = table.groupby(["H", "T"])[["accuracy", "some_head_unsaturated",
-                                       "saturated_fraction"]].mean()
-    valid = bool((stats["accuracy"] >= 1.0).all())
-    text = "; ".join(f"H = {h}, T = {t}: {r.saturated_fraction:.0%} of (head, example) pairs "
+def _saturation_stats(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (H, T): mean training accuracy, fraction of examples with a non-saturated head and of
+    saturated (head, example) pairs, over the seeds in ``table``."""
+    return table.groupby(["H", "T"])[["accuracy", "some_head_unsaturated",
+                                      "saturated_fraction"]].mean()
+
+
+def _saturation_text(table: pd.DataFrame) -> str:
+    stats = _saturation_stats(table)
+    return "; ".join(f"H = {h}, T = {t}: {r.saturated_fraction:.0%} of (head, example) pairs "
                      f"saturated, {r.some_head_unsaturated:.1%} of examples keep a "
                      f"non-saturated head, training accuracy {r.accuracy:.1%}"
-                     for (h, t), r in stats.iterrows()) + ". "
-    if not valid:
-        text += ("These sets were not memorized perfectly, so the comparison with the paper "
-                 "(perfectly memorized sets) is not valid. ")
-    text += ("Sizes chosen below what the quick training memorizes (ours); the paper's are the "
-             "largest its models memorized perfectly. " if profile != "full" else "")
+                     for (h, t), r in stats.iterrows())
+
+
+def fig3(result: Any, profile: str) -> Any:
+    """Fig. 3: distribution of the number of saturated heads per example; the committed
+    full-scale run (the paper's configurations) in the top row when one exists, this build's run
+    below it."""
+    runs = [(f"this build's `{profile}` run", result.fresh)]
+    if result.cached is not None:
+        runs.insert(0, ("full-scale run", result.cached))
+    width = max(len(table.groupby(["H", "T"])) for _, table in runs)
+    fig, axes = plt.subplots(len(runs), width, figsize=(3.4 * width + 0.6, 3.4 * len(runs)),
+                             layout="constrained", squeeze=False)
+    for row, (label, table) in zip(axes, runs, strict=True):
+        summary = table.groupby(["H", "T", "saturated_heads"],
+                                as_index=False)["example_fraction"].mean()
+        configs = list(summary.groupby(["H", "T"]))
+        for ax, ((h, t), part) in zip(row, configs, strict=False):
+            acc = float(table[(table["H"] == h) & (table["T"] == t)]["accuracy"].mean())
+            seeds = table.loc[(table["H"] == h) & (table["T"] == t), "seed"].nunique()
+            ax.bar(part["saturated_heads"], part["example_fraction"], color=viz.PALETTE["ours"])
+            ax.set(xlabel="saturated heads (max attention > 0.99)", xticks=range(int(h) + 1),
+                   ylim=(0, 1))
+            ax.set_title(f"{label}\nH = {h}, T = {t}, {seeds} seed{'s' * (seeds != 1)}\n"
+                         f"training accuracy {acc:.1%}", fontsize=9)
+        for ax in row[len(configs):]:
+            ax.set_visible(False)
+        row[0].set_ylabel("fraction of examples")
+    text = ""
+    if result.cached is not None:
+        text += f"Top row, the full-scale run: {_saturation_text(result.cached)}. "
+        if getattr(result, "partial", None):
+            text += f"(The full-scale run is {result.partial}.) "
+        text += "Bottom row, "
+    text += f"{'this' if text else 'This'} build's `{profile}` run: "
+    text += f"{_saturation_text(result.fresh)}. "
+    if not bool((_saturation_stats(result.fresh)["accuracy"] >= 1.0).all()):
+        text += ("This build's sets were not memorized perfectly, so their comparison with the "
+                 "paper (perfectly memorized sets) is not valid. ")
+    text += ("Its sizes are chosen below what the quick training memorizes (ours); the paper's "
+             "are the largest its models memorized perfectly. " if profile != "full" else "")
     return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile,
                        text=text + verdict_sentence("Fig. 3", profile))
 

@@ -92,7 +92,7 @@ class ResultSource:
 
     def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str]:
         """``(table, profile it was read from, one-line description)`` of ``name``."""
-        from memnb.results import load
+        from memnb.results import load, partial_summary
 
         if name in self._cache:
             return self._cache[name]
@@ -109,6 +109,9 @@ class ResultSource:
                      f"{prov.get('seeds', '?')} seeds, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
                      f"{prov.get('started_utc', '?')}")
+            partial = partial_summary(prov)
+            if partial:
+                what += f" ({partial})"
             self._cache[name] = (result.table, profile, what)
             return self._cache[name]
         raise NotRun(name, self.profile)

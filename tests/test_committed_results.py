@@ -1,0 +1,64 @@
+"""The committed full-scale results (``data/results/full/``) are what ``memnb run`` wrote.
+
+Each table has its provenance, of a registered experiment, with as many rows as it says. A
+partial run (stopped at its time limit) is committed with its point cache, so that the next
+session resumes it from a fresh clone: the cache holds at least the finished points, computed by
+the code the provenance names, with valid checksums. A complete run commits no cache (it would
+only weigh on every clone).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from memnb.experiments.registry import load_all
+from memnb.paths import repo_root
+from memnb.sweep import read_point
+
+FULL = repo_root() / "data" / "results" / "full"
+PROVENANCE = sorted(FULL.glob("*.json"))
+
+
+def _tracked(folder: Path) -> list[Path]:
+    """The files below ``folder`` that git tracks (``[]`` outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--", str(folder)], cwd=repo_root(),
+                             capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: which cache files are committed is unknown")
+    return [repo_root() / name for name in out.split("\0") if name]
+
+
+@pytest.mark.parametrize("path", PROVENANCE, ids=[p.stem for p in PROVENANCE])
+def test_each_full_table_has_provenance_of_a_registered_experiment(path: Path) -> None:
+    provenance = json.loads(path.read_text())
+    assert provenance["experiment"] == path.stem and path.stem in load_all()
+    assert provenance["profile"] == "full"
+    assert provenance["git_commit"] and provenance["device_name"]
+    table = pd.read_csv(path.with_suffix(".csv"))
+    assert len(table) == provenance["rows"]
+
+
+@pytest.mark.parametrize("path", PROVENANCE, ids=[p.stem for p in PROVENANCE])
+def test_partial_runs_commit_their_point_cache_and_complete_runs_none(path: Path) -> None:
+    provenance = json.loads(path.read_text())
+    cached = [f for f in _tracked(FULL / ".cache" / path.stem) if f.suffix == ".json"]
+    if provenance.get("complete", True):
+        assert cached == [], f"{path.stem} is complete: its point cache need not be committed"
+        return
+    code = provenance["code_fingerprint"]
+    valid = 0
+    for file in cached:
+        payload = json.loads(file.read_text())
+        rows = read_point(file.parent, payload["point"], payload["code"])
+        assert rows is not None, f"{file.name}: checksum, point or name does not match"
+        valid += payload["code"] == code
+    assert valid >= provenance["points_done"], (
+        f"{path.stem} is partial with {provenance['points_done']} points done, but only {valid} "
+        f"committed point files were computed by its code {code}: commit its cache "
+        f"(git add -f data/results/full/.cache/{path.stem})")
