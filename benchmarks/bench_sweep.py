@@ -12,6 +12,7 @@ It prints both wall times and their ratio; on a GPU also the achieved FLOP/s of 
 training step as a fraction of the device's dense peak.
 
     python benchmarks/bench_sweep.py [--steps 128] [--device cpu|cuda] [--only dana|mahdavi]
+                                     [--record data/benchmarks/bench_sweep.cpu.json]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from official_style import train_dana_official, train_mahdavi_official  # noqa: E402
+from record import now, write_record  # noqa: E402
 
 from memnb.data.synthetic import association_task  # noqa: E402
 from memnb.experiments import dana  # noqa: E402
@@ -104,7 +106,7 @@ def bench_mahdavi(steps: int, seeds: int, device: str) -> tuple[int, float, floa
     return len(points), _timed(official, device), _timed(packed, device)
 
 
-def packed_step_flops(device: str) -> None:
+def packed_step_flops(device: str) -> dict[str, object]:
     """Achieved FLOP/s of one packed training step of Experiment 1 (d = 10, all H, 5 seeds)."""
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -137,6 +139,9 @@ def packed_step_flops(device: str) -> None:
     if peak:
         line += f", {100 * achieved / peak:.2f} % of the fp32 dense peak {peak / 1e12:.0f} TFLOP/s"
     print(line)
+    return {"measure": "packed Exp. 1 step (d = 10, H = 1..31, 5 seeds)", "models": len(members),
+            "steps": steps, "gflop_per_s": round(achieved / 1e9, 2),
+            "fraction_of_fp32_peak": None if peak is None else achieved / peak}
 
 
 def main() -> None:
@@ -145,7 +150,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--only", choices=["dana", "mahdavi"], default=None)
+    parser.add_argument("--record", type=Path, default=None, metavar="PATH",
+                        help="also write the measurements with their provenance to PATH (JSON), "
+                             "as the records in data/benchmarks/ that the book's pages show")
     args = parser.parse_args()
+    started = now()
+    measured = []
     print(f"device {args.device}, {torch.get_num_threads()} threads, {args.steps} steps per run, "
           f"{args.seeds} seeds")
     benches = {"dana": ("Dana et al. Exp. 1 (quick grid)", bench_dana),
@@ -156,8 +166,16 @@ def main() -> None:
         runs, official, packed = bench(args.steps, args.seeds, args.device)
         print(f"{title}: {runs} runs | official way {official:7.1f} s | packed {packed:6.1f} s "
               f"| ratio {official / packed:5.1f}x")
+        measured.append({"measure": title, "runs": runs, "steps_per_run": args.steps,
+                         "official_way_s": round(official, 2), "packed_s": round(packed, 2),
+                         "ratio": round(official / packed, 2)})
     if args.device.startswith("cuda") or args.only is None:
-        packed_step_flops(args.device)
+        measured.append(packed_step_flops(args.device))
+    if args.record is not None:
+        path = write_record(args.record, "bench_sweep", args.device,
+                            {"steps": args.steps, "seeds": args.seeds, "only": args.only},
+                            measured, started)
+        print(f"record written to {path}")
 
 
 if __name__ == "__main__":

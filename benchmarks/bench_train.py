@@ -6,19 +6,25 @@ steps, trained (a) one after another with ``memnb.train.train`` and (b) as one p
 ``memnb.train.train_members``. Prints both wall times and their ratio, and checks that both give
 the same losses.
 
-    python benchmarks/bench_train.py [--steps 200] [--seeds 2] [--device cpu]
+    python benchmarks/bench_train.py [--steps 200] [--seeds 2] [--device cpu] [--record PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import torch
 
 from memnb.data.synthetic import association_task
 from memnb.models.attention_only import AttentionOnlyTransformer
 from memnb.train import TrainConfig, train, train_members
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from record import now, write_record  # noqa: E402
 
 HEADS = [1, 6, 11, 16, 21, 26, 31]
 
@@ -29,7 +35,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--record", type=Path, default=None, metavar="PATH",
+                        help="also write the measurements with their provenance to PATH (JSON)")
     args = parser.parse_args()
+    started = now()
 
     task = association_task(50, 2, 16384, seed=2222)
     config = TrainConfig(steps=args.steps, lr=0.01, schedule="linear", final_lr_factor=0.05,
@@ -73,6 +82,15 @@ def main() -> None:
     print(f"packed:     {t_packed:8.2f} s")
     print(f"ratio sequential/packed: {t_sequential / t_packed:.2f}x")
     print(f"largest final-loss difference between the two: {max_gap:.2e}")
+    if args.record is not None:
+        result = {"measure": f"Exp. 1 slice, same model code (H = 1..31, {args.seeds} seeds)",
+                  "runs": len(specs), "steps_per_run": args.steps,
+                  "sequential_s": round(t_sequential, 2), "packed_s": round(t_packed, 2),
+                  "ratio": round(t_sequential / t_packed, 2), "max_final_loss_gap": max_gap}
+        path = write_record(args.record, "bench_train", args.device,
+                            {"steps": args.steps, "seeds": args.seeds, "batch": args.batch},
+                            [result], started)
+        print(f"record written to {path}")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,8 @@ GENERATED_TOC = BOOK / "_build" / "_toc.generated.yml"
 FAILED = BOOK / "_build" / "failed"  # where a notebook is executed; it stays there if it fails
 REPRODUCIBILITY_PAGE = BOOK / "reproducibility.md"  # generated at every build (not committed)
 FULL_RUNS_SECTION = BOOK / "generated" / "full_runs.md"  # generated at every build (not committed)
+BENCHMARKS_SECTION = BOOK / "generated" / "benchmarks.md"  # likewise, from data/benchmarks/
+BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
 for _path in (REPO, BOOK):
@@ -347,6 +349,13 @@ def write_full_runs_section() -> bool:
     return reproducibility.write_page(FULL_RUNS_SECTION, text)
 
 
+def write_benchmarks_section() -> bool:
+    """Generate ``book/generated/benchmarks.md`` (the "Measured speed" tables of the "Running at
+    scale" page) from the committed benchmark records; True if it changed."""
+    return reproducibility.write_page(BENCHMARKS_SECTION,
+                                      reproducibility.benchmarks_markdown(BENCHMARK_RECORDS))
+
+
 def write_reproducibility_page() -> bool:
     """Generate ``book/reproducibility.md`` from the executed chapters; True if it changed."""
     executed = [CHAPTERS / f"{n}.ipynb" for n in
@@ -613,6 +622,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log(f"generated {REPRODUCIBILITY_PAGE.relative_to(REPO)}")
         if write_full_runs_section():
             log(f"generated {FULL_RUNS_SECTION.relative_to(REPO)}")
+        if write_benchmarks_section():
+            log(f"generated {BENCHMARKS_SECTION.relative_to(REPO)}")
         chapters, toc_changed = write_toc()
         log(f"table of contents: intro, {', '.join(chapters) or '(no chapters)'}"
             f"{', ' if static_pages() else ''}{', '.join(static_pages())}")

@@ -194,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the queue without a GPU (full profiles take days there)")
     parser.add_argument("--bench", action="store_true",
                         help="first run benchmarks/bench_sweep.py on this device (its output "
-                             "goes to --out as bench_sweep.txt)")
+                             "goes to --out as bench_sweep.txt, its record as "
+                             "bench_sweep.DEVICE.json, to be committed to data/benchmarks/)")
     parser.add_argument("--plan", action="store_true",
                         help="first write the cost plan of every experiment on this device "
                              "(scripts/plan_table.py) into --out")
@@ -220,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.bench:
         t0 = time.monotonic()
         code, tail = _subprocess_runner(
-            [sys.executable, "benchmarks/bench_sweep.py", "--device", device], 240.0)
+            [sys.executable, "benchmarks/bench_sweep.py", "--device", device, "--record",
+             str(args.out.resolve() / f"bench_sweep.{device.split(':')[0]}.json")], 240.0)
         (args.out / "bench_sweep.txt").write_text(f"exit {code}\n{tail}\n")
         print(f"bench_sweep: exit {code}")
         budget -= time.monotonic() - t0

@@ -121,10 +121,46 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert "1111111" not in text and "partial" not in text
     assert "1 of 2 registered experiments" in text and "0.5 hours" in text
     assert "No full-profile result yet" in text and "`dana.exp5`" in text
-    # a partial grid is said to be one
+    assert "None of them ran on a GPU" in text
+    # a partial grid is said to be one, with the points it lacks and what a rerun would reuse
     prov = json.loads((results / "full" / "dana.exp1.json").read_text())
-    (results / "full" / "dana.exp1.json").write_text(json.dumps({**prov, "complete": False}))
+    missing = [{"seed": 3, "H": 4}, {"seed": 4, "H": 4}]
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "complete": False, "points_done": 6, "missing_points": missing}))
     partial = reproducibility.full_runs_markdown(["dana.exp1"], results)
-    assert "30.0 min (partial grid) on" in partial and "partial grids: `dana.exp1`" in partial
+    assert "30.0 min (partial grid) on" in partial
+    assert "`dana.exp1` (partial: 6 of 8 points ran; missing seed ∈ {3, 4}" in partial
+    assert "0 of the 0 cached point files match today's code" in partial
+    # a resumed run reports the wall time of all its invocations
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "total_wall_time_s": 3600.0, "invocations": [{}, {}]}))
+    assert "60.0 min over 2 invocations on" in reproducibility.full_runs_markdown(
+        ["dana.exp1"], results)
     assert "None of the 1 registered" in reproducibility.full_runs_markdown(
         ["dana.exp1"], tmp_path / "empty")
+
+
+def test_benchmark_tables_are_read_from_the_records(tmp_path):
+    from script_loader import load_script
+
+    record = load_script("benchmarks/record.py", "bench_record")
+    folder = tmp_path / "benchmarks"
+    grid = {"measure": "Dana et al. Exp. 1 (quick grid)", "runs": 28, "steps_per_run": 256,
+            "official_way_s": 75.04, "packed_s": 4.41, "ratio": 17.02}
+    flops = {"measure": "packed step", "models": 35, "steps": 200, "gflop_per_s": 23.5,
+             "fraction_of_fp32_peak": None}
+    path = record.write_record(folder / "bench_sweep.cpu.json", "bench_sweep", "cpu",
+                               {"steps": 256}, [grid, flops], record.now())
+    assert json.loads(path.read_text())["results"] == [grid, flops]
+    text = reproducibility.benchmarks_markdown(folder)
+    assert "**`bench_sweep`** on CPU (x86_64" in text and "`python " in text
+    assert ("| Dana et al. Exp. 1 (quick grid) | 28 | 256 | 75.0 | 4.4 | 17.0× |") in text
+    assert "| packed step | 35 | 200 | 23.5 | – |" in text  # a second table: other columns
+    assert "official codes' way (s)" in text and "GFLOP/s" in text
+    assert "No benchmark record" in reproducibility.benchmarks_markdown(tmp_path / "none")
+    assert "not measured" in text  # no record from a GPU
+    record.write_record(folder / "bench_sweep.cuda.json", "bench_sweep", "cpu", {}, [grid],
+                        record.now())
+    path = folder / "bench_sweep.cuda.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "device": "cuda"}))
+    assert "not measured" not in reproducibility.benchmarks_markdown(folder)
