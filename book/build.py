@@ -59,6 +59,8 @@ REPRODUCIBILITY_PAGE = BOOK / "reproducibility.md"  # generated at every build (
 FULL_RUNS_SECTION = BOOK / "generated" / "full_runs.md"  # generated at every build (not committed)
 BENCHMARKS_SECTION = BOOK / "generated" / "benchmarks.md"  # likewise, from data/benchmarks/
 BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
+PLANS_SECTION = BOOK / "generated" / "plans.md"  # likewise, from data/plans/
+PLAN_RECORDS = REPO / "data" / "plans"
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
 for _path in (REPO, BOOK):
@@ -356,6 +358,13 @@ def write_benchmarks_section() -> bool:
                                       reproducibility.benchmarks_markdown(BENCHMARK_RECORDS))
 
 
+def write_plans_section() -> bool:
+    """Generate ``book/generated/plans.md`` (the cost plans of the "Running at scale" page) from
+    the committed plan records and today's provenance; True if it changed."""
+    return reproducibility.write_page(PLANS_SECTION,
+                                      reproducibility.plans_markdown(PLAN_RECORDS, results_dir()))
+
+
 def write_reproducibility_page() -> bool:
     """Generate ``book/reproducibility.md`` from the executed chapters; True if it changed."""
     executed = [CHAPTERS / f"{n}.ipynb" for n in
@@ -624,6 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log(f"generated {FULL_RUNS_SECTION.relative_to(REPO)}")
         if write_benchmarks_section():
             log(f"generated {BENCHMARKS_SECTION.relative_to(REPO)}")
+        if write_plans_section():
+            log(f"generated {PLANS_SECTION.relative_to(REPO)}")
         chapters, toc_changed = write_toc()
         log(f"table of contents: intro, {', '.join(chapters) or '(no chapters)'}"
             f"{', ' if static_pages() else ''}{', '.join(static_pages())}")

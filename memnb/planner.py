@@ -270,16 +270,50 @@ def _interpolated_total(sizes: list[int], measured: dict[int, tuple[float, ...]]
     return total
 
 
-def _recorded(name: str, profile: str) -> tuple[float | None, str]:
-    """Wall time and device of the last complete run of ``name`` under ``profile``, if any
-    (only the points computed in that invocation: a resumed run took longer in all)."""
+def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float | None, str]:
+    """Wall time and device of the last run of ``name`` under ``profile``, if any: of every
+    invocation of a resumed run where its provenance records them (``total_wall_time_s``), and
+    for a partial run the device says how many points it computed."""
     from memnb.results import load
 
-    result = load(name, profile)
-    if result is None or not result.complete:
+    result = load(name, profile, root)
+    if result is None:
         return None, ""
-    wall = float(result.provenance.get("wall_time_s") or 0.0) or None
-    return wall, str(result.provenance.get("device_name", ""))
+    prov = result.provenance
+    wall = float(prov.get("total_wall_time_s", prov.get("wall_time_s")) or 0.0) or None
+    on = str(prov.get("device_name", ""))
+    if not result.complete:
+        done = int(prov.get("points_done") or 0)
+        on += f"; partial, {done} of {done + int(prov.get('points_missing') or 0)} points"
+    return wall, on
+
+
+def with_recorded(table: pd.DataFrame, profile: str = "full",
+                  root: Path | None = None) -> pd.DataFrame:
+    """``table`` (a plan) with its ``recorded_s`` / ``recorded_on`` columns read anew from the
+    results' provenance, so a plan computed earlier shows the runs recorded since."""
+    table = table.copy()
+    for i, r in table.iterrows():
+        shared = str(r["note"]).startswith("the grid of")
+        table.at[i, "recorded_s"], table.at[i, "recorded_on"] = (
+            (None, "") if shared else _recorded(r["experiment"], profile, root))
+    return table
+
+
+def plan_record(table: pd.DataFrame, **about: Any) -> dict[str, Any]:
+    """A plan as a JSON-ready record: ``about`` (command, date, commit, device name, ...) and one
+    row per experiment, without the recorded runs (those are read at display time,
+    :func:`with_recorded`)."""
+    rows = table.drop(columns=["recorded_s", "recorded_on"]).to_dict("records")
+    clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+             for r in rows]
+    return {**about, "rows": clean}
+
+
+def plan_from_record(record: dict[str, Any]) -> pd.DataFrame:
+    """The plan table of a :func:`plan_record` (``recorded_*`` empty)."""
+    table = pd.DataFrame(record["rows"])
+    return table.assign(recorded_s=None, recorded_on="")
 
 
 def experiments_of(target: str) -> list[str]:
