@@ -168,7 +168,8 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     results = tmp_path / "results"
     text = reproducibility.plans_markdown(plans, results)
     assert "Computed by `python scripts/plan_table.py --device cpu` on 2026-01-01" in text
-    assert "| `dana.exp6` | Fig. 4 | 120 | 1 (1) |" in text and "| 5.0 min | - |" in text
+    assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 5.0 min | - |" in text
+    assert "estimated (CPU, 1 thread)" in text
     # a run recorded after the plan appears in it, a partial one as such
     (results / "full").mkdir(parents=True)
     (results / "full" / "dana.exp6.csv").write_text("H\n1\n")
@@ -177,5 +178,5 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
          "total_wall_time_s": 240.0, "complete": False, "points_done": 60,
          "points_missing": 60}))
     text = reproducibility.plans_markdown(plans, results)
-    assert "| 4.0 min (CPU (x86_64, 2 threads); partial, 60 of 120 points) |" in text
+    assert "| 4.0 min (CPU, 2 threads; partial, 60 of 120 points) |" in text
     assert "No plan has been recorded" in reproducibility.plans_markdown(tmp_path / "none")
