@@ -198,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                              "bench_sweep.DEVICE.json, to be committed to data/benchmarks/)")
     parser.add_argument("--plan", action="store_true",
                         help="first write the cost plan of every experiment on this device "
-                             "(scripts/plan_table.py) into --out")
+                             "(scripts/plan_table.py) into --out as full.DEVICE.json, to be "
+                             "committed to data/plans/")
     args = parser.parse_args(argv)
 
     if args.restore is not None and args.restore.exists():
@@ -230,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         code, tail = _subprocess_runner(
             [sys.executable, "scripts/plan_table.py", "--device", device, "--out",
-             str(args.out.resolve() / f"plan_full_{device.split(':')[0]}.md")], 180.0)
+             str(args.out.resolve() / f"full.{device.split(':')[0]}.json")], 180.0)
         print(f"plan: exit {code}\n{tail}")
         budget -= time.monotonic() - t0
     steps, outcome = run_queue(args.only or QUEUE, budget_s=budget, device=device,
