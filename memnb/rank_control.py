@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from memnb.assumptions import kruskal_test
+from memnb.assumptions import KruskalTest, kruskal_test
 
 __all__ = ["ToleranceControl", "gaussian_control"]
 
@@ -28,20 +28,17 @@ class ToleranceControl:
 
     T: int
     d: int
-    k: int
-    repeats: int
-    passes: int
-    min_rank: int
-    max_rank: int
+    test: KruskalTest
+    """The rank test's draws: ``k``, ``repeats``, ``passes`` and the ranks reached."""
 
     @property
     def rejected_fraction(self) -> float:
         """Fraction of the draws the tolerance rejected, though every draw has full rank a.s."""
-        return 1.0 - self.passes / self.repeats
+        return 1.0 - self.test.pass_fraction
 
     def rejected_interval(self, z: float = 1.96) -> tuple[float, float]:
         """Wilson score interval of :attr:`rejected_fraction` (95 % for ``z = 1.96``)."""
-        n, p = self.repeats, self.rejected_fraction
+        n, p = self.test.repeats, self.rejected_fraction
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
         return max(0.0, centre - half), min(1.0, centre + half)
@@ -63,5 +60,5 @@ def gaussian_control(T: int, d: int, *, repeats: int, k: int | None = None,
         raise ValueError(f"k must be an int in 1..min(T, d) = {min(T, d)}; got {k!r}")
     generator = torch.Generator().manual_seed(seed)
     vectors = torch.randn(T, d, generator=generator, dtype=torch.float32)
-    test = kruskal_test(vectors, k, repeats=repeats, seed=seed, method="gram")
-    return ToleranceControl(T, d, k, repeats, test.passes, test.min_rank, test.max_rank)
+    return ToleranceControl(T, d, kruskal_test(vectors, k, repeats=repeats, seed=seed,
+                                               method="gram"))

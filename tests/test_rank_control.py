@@ -12,15 +12,16 @@ from memnb.rank_control import gaussian_control
 
 def test_the_float32_tolerance_rejects_full_rank_square_draws():
     control = gaussian_control(600, 512, repeats=60, seed=0)
-    assert control.k == 512 and 0 < control.passes < 60
-    assert control.min_rank == 511 and control.max_rank == 512  # one singular value too small
+    test = control.test
+    assert test.k == 512 and 0 < test.passes < 60
+    assert test.min_rank == 511 and test.max_rank == 512  # one singular value too small
     low, high = control.rejected_interval()
     assert low < control.rejected_fraction < high
     # the same draws in float64 all have full rank: the rejections are the tolerance's
     vectors = torch.randn(600, 512, generator=torch.Generator().manual_seed(0))
     assert kruskal_test(vectors.double(), 512, repeats=60, seed=0).passes == 60
     # at a small width the tolerance is far below the smallest singular value
-    assert gaussian_control(40, 16, repeats=50).passes == 50
+    assert gaussian_control(40, 16, repeats=50).test.passes == 50
 
 
 def test_bad_arguments_name_the_parameter():

@@ -181,18 +181,19 @@ def gp_tolerance_note(table: pd.DataFrame, *, repeats: int, seed: int = 0) -> st
     sentences = []
     for (T, d), part in gp.groupby(["T", "d"]):
         control = gaussian_control(int(T), int(d), repeats=repeats, seed=seed)
+        test = control.test
         low, high = control.rejected_interval()
         below = [f"{LAYER_LABELS.get(r.representation, r.representation)} "
                  f"{int(r.min_rank)}-{int(r.max_rank)}" for r in part.itertuples()
-                 if r.max_rank < control.min_rank]
+                 if r.max_rank < test.min_rank]
         within = [f"{LAYER_LABELS.get(r.representation, r.representation)} "
                   f"{int(r.min_rank)}-{int(r.max_rank)}" for r in part.itertuples()
-                  if r.max_rank >= control.min_rank]
+                  if r.max_rank >= test.min_rank]
         text = (f"**Control (ours), T = {int(T)} vectors in d = {int(d)}:** i.i.d. Gaussian "
                 f"float32 vectors, in General Position with probability one, pass "
-                f"{control.passes} of {control.repeats} draws of k = {int(d)}: the tolerance alone "
+                f"{test.passes} of {test.repeats} draws of k = {int(d)}: the tolerance alone "
                 f"rejects {control.rejected_fraction:.0%} of them (95 % interval "
-                f"{low:.0%}-{high:.0%}), at ranks {control.min_rank}-{control.max_rank}. So a "
+                f"{low:.0%}-{high:.0%}), at ranks {test.min_rank}-{test.max_rank}. So a "
                 "pass fraction below 1 at k = d does not by itself refute General Position; a "
                 "draw's rank far below d does.")
         if below:
