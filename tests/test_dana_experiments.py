@@ -138,6 +138,38 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
     assert "GPU X" in run.note and "1234567" in run.note and "10 min" in run.note
 
 
+def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, monkeypatch):
+    import json
+
+    from memnb import results
+
+    folder = tmp_path / "full"
+    folder.mkdir()
+    pd.DataFrame({"d": [4], "H": [1], "accuracy": [0.5]}).to_csv(folder / "dana.exp5.csv",
+                                                                 index=False)
+    (folder / "dana.exp5.json").write_text(json.dumps(
+        {"device_name": "CPU", "seeds": 5, "complete": False, "points_done": 7,
+         "missing_points": [{"seed": 1}], "params": {"N": 70}}))
+    calls = []
+    monkeypatch.setattr(results, "fresh_and_cached",
+                        lambda name, profile, **kw: calls.append((name, profile)) or "fresh")
+    assert dana.chapter_results("dana.exp5", "quick", root=tmp_path) == "fresh"
+    assert calls == [("dana.exp5", "quick")]
+
+
+def test_exp5_packs_one_seed_per_group_seed_after_seed():
+    from memnb.experiments.registry import get
+    from memnb.sweep import _groups
+
+    params = get("dana.exp5").params("full")
+    groups = _groups(dana._exp5_points(params, 5), dana._seed_group_key, None)
+    assert len(groups) == 2 * len(params["d"]) * 5
+    assert all(len(g) == len(params["H"]) and len({p["seed"] for p in g}) == 1 for g in groups)
+    first = groups[:2 * len(params["d"])]  # the whole figure for seed 0 comes first
+    assert {(g[0]["seed"], g[0]["d"], g[0]["model"]) for g in first} == {
+        (0, d, m) for d in params["d"] for m in ("aot", "mlp")}
+
+
 @pytest.mark.parametrize("model", ["aot", "mlp"])
 def test_packed_group_trains_a_five_layer_member_as_alone(model):
     if model == "aot":

@@ -130,6 +130,16 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
 _sweep = functools.partial(training_sweep, train_group, _group_key)
 
 
+def _seed_group_key(point: Point) -> tuple:
+    return (*_group_key(point), point["seed"])
+
+
+#: Experiment 5 packs one seed's heads sweep per group: its full profile's groups of 7 take about
+#: half an hour each on one CPU thread, so a run resumed session after session loses at most one
+#: such group at a stop, where whole-model groups of 35 would take two hours.
+_sweep_per_seed = functools.partial(training_sweep, train_group, _seed_group_key)
+
+
 def _points(params: dict[str, Any], seeds: int, **axes: list[Any]) -> list[Point]:
     base = {"model": params.get("model", "aot"), "N": params["N"], "S": 2,
             "steps": params["steps"], "batch": params["batch"], "samples": params["samples"],
@@ -269,12 +279,15 @@ def exp4(params: dict, *, seeds: int, device: str, cache_dir: Path,
 
 
 def _exp5_points(params: dict, seeds: int) -> list[Point]:
+    """Seed after seed (the outer loop), so that a run stopped part-way holds the whole figure
+    (both models at every d) for its first seeds rather than all seeds of its first panels."""
     points = []
-    for d in params["d"]:
-        for kind, lr_final in (("aot", params["lr_final"]), ("mlp", params["lr_final_mlp"])):
-            for h in params["H"]:
-                heads, width = (h, 0) if kind == "aot" else (1, 2 * d * (h - 1))
-                for seed in range(seeds):
+    for seed in range(seeds):
+        for d in params["d"]:
+            for kind, lr_final in (("aot", params["lr_final"]),
+                                   ("mlp", params["lr_final_mlp"])):
+                for h in params["H"]:
+                    heads, width = (h, 0) if kind == "aot" else (1, 2 * d * (h - 1))
                     points.append({"model": kind, "N": params["N"], "S": 2, "d": d, "d_h": d,
                                    "H": heads, "H_equiv": h, "width": width,
                                    "steps": params["steps"], "batch": params["batch"],
@@ -295,8 +308,8 @@ def _exp5_points(params: dict, seeds: int) -> list[Point]:
 def exp5(params: dict, *, seeds: int, device: str, cache_dir: Path,
          executor: str | None = None) -> pd.DataFrame:
     """Experiment 5: AoT with H heads vs 1 head + MLP of width 2d(H-1); x-axis = parameters."""
-    return _sweep(_exp5_points(params, seeds), device=device, cache_dir=cache_dir,
-                  executor=executor, desc="dana.exp5")
+    return _sweep_per_seed(_exp5_points(params, seeds), device=device, cache_dir=cache_dir,
+                           executor=executor, desc="dana.exp5")
 
 
 @experiment(
@@ -531,8 +544,10 @@ def appendix_depth(params: dict, *, seeds: int, device: str, cache_dir: Path,
 def chapter_results(name: str, profile: str, *, device: str = "cpu",
                     seeds: int | None = None, root: Path | None = None) -> Any:
     """The chapter's tables of experiment ``name``: under ``quick``, the committed full run
-    when one exists (read, not rerun: the chapter only needs it, and rerunning it at reduced
-    size would cost minutes for a worse table); otherwise :func:`memnb.results.fresh_and_cached`.
+    when one exists and is complete (read, not rerun: the chapter only needs it, and rerunning
+    it at reduced size would cost minutes for a worse table); otherwise (no full run, a partial
+    one, or another profile) :func:`memnb.results.fresh_and_cached`, which draws a partial full
+    run beside this profile's fresh run.
 
     Returns a :class:`memnb.results.FreshAndCached` whose ``fresh`` is the table the chapter
     draws; ``note`` says which run it is (from the provenance) and ``cached`` is None when the
@@ -542,12 +557,13 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
 
     if profile == "quick":
         full = load(name, "full", root)
-        if full is not None:
+        if full is not None and full.complete:
             prov = full.provenance
             note = (f"{name}: the committed full run ({prov.get('device_name', '?')}, "
                     f"{prov.get('seeds', '?')} seeds, {str(prov.get('started_utc', '?'))[:10]}, "
                     f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "
-                    f"{float(prov.get('wall_time_s', 0)) / 60:.0f} min), read instead of a "
+                    f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
+                    " min), read instead of a "
                     f"`quick` rerun")
             return FreshAndCached(name, full.table, None, dict(prov.get("params", {})), note)
     return fresh_and_cached(name, profile, device=device, seeds=seeds, root=root)
