@@ -158,6 +158,29 @@ def test_exp5_order_compares_with_the_papers_csv():
     assert row["paper_ahead"] == ("AoT" if ref["aot"] > ref["mlp"] else "MLP")
 
 
+def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):
+    from types import SimpleNamespace
+
+    from memnb.experiments.registry import get
+    from memnb.scorecard import dana as scorecard_dana
+
+    # a partial full run holding only the AoT of d = 7: no row for that d, nothing raised
+    partial = _exp5_table(aot=0.6, mlp=0.4, d=7).query("model == 'aot'")
+    both = pd.concat([partial, _exp5_table(aot=0.6, mlp=0.4)], ignore_index=True)
+    assert list(figures.exp5_order(both)["d"]) == [10]
+    fig = figures.exp5_figure(_exp5_table(aot=0.5, mlp=0.45), partial)
+    plt.close(fig)
+    monkeypatch.setattr(scorecard_dana, "full_run_exists", lambda name: True)
+    run = SimpleNamespace(name="dana.exp5", fresh=_exp5_table(aot=0.5, mlp=0.45),
+                          cached=partial, partial="partial: 7 of 210 points ran; missing ...",
+                          params=get("dana.exp5").params("quick"))
+    row = SimpleNamespace(item="Fig. 3", status="trend", measured="m")
+    text = figures.exp5_caption(run, row)
+    assert text.startswith("The committed full run of Experiment 5 is partial: 7 of 210 points")
+    assert "drawn beside this profile's `dana.exp5` run" in text
+    assert "d = 10, H = 31: AoT 0.500 vs MLP 0.450" in text
+
+
 def test_departures_report_uses_all_eleven_values_of_the_paper():
     layout, exp2, exp3 = _tables({"aot": 0.1, "aot_code": 0, "aot_code_uncompressed": 0})
     report = figures.departures_report(exp2, exp3)

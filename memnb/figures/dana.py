@@ -198,10 +198,13 @@ def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.F
 def exp5_order(table: pd.DataFrame) -> pd.DataFrame:
     """Experiment 5 at the largest H of ``table`` per d: ours (AoT, MLP, which is ahead) beside
     the paper's CSV at the same d and H (when it has them). Columns: d, H, ours_aot, ours_mlp,
-    ours_ahead, paper_aot, paper_mlp, paper_ahead."""
+    ours_ahead, paper_aot, paper_mlp, paper_ahead. A d with only one of the two models (a
+    partial run) has no row."""
     official = paper.exp5()
     rows = []
     for d, part in table.groupby("d"):
+        if set(part["model"]) != {"aot", "mlp"}:
+            continue  # a partial run may hold one model of a panel: nothing to compare
         h = int(part["H_equiv"].max())
         last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
         ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
@@ -632,9 +635,17 @@ def exp5_caption(run: Any, row: Any) -> str:
     full = exp.get_params("dana.exp5", "full")
     budget = (f"{params['steps']:,} steps of {params['batch']:,} (the paper's code: "
               f"{full['steps']:,} of {full['batch']:,})")
-    head = ("" if full_run_exists("dana.exp5") else
-            f"No full run of Experiment 5 is committed, so this is the `{run.name}` run of this "
-            f"profile: {budget}. ")
+    if getattr(run, "partial", None):
+        head = (f"The committed full run of Experiment 5 is {run.partial}; it is drawn beside "
+                f"this profile's `{run.name}` run ({budget}), which the text below reads. ")
+    elif not full_run_exists("dana.exp5"):
+        head = (f"No full run of Experiment 5 is committed, so this is the `{run.name}` run of "
+                f"this profile: {budget}. ")
+    elif run.cached is not None:
+        head = (f"This profile's `{run.name}` run ({budget}) is drawn beside the committed full "
+                "run; the text below reads this profile's run. ")
+    else:
+        head = ""
     order = exp5_order(table)
     cells = []
     for r in order.itertuples():

@@ -88,10 +88,11 @@ class ResultSource:
         self.profile = check_profile(profile)
         self.root = root
         self._used: list[str] = []
-        self._cache: dict[str, tuple[pd.DataFrame, str, str]] = {}
+        self._cache: dict[str, tuple[pd.DataFrame, str, str, str | None]] = {}
 
-    def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str]:
-        """``(table, profile it was read from, one-line description)`` of ``name``."""
+    def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
+        """``(table, profile it was read from, one-line description, partial summary or None)``
+        of ``name``."""
         from memnb.results import load, partial_summary
 
         if name in self._cache:
@@ -112,13 +113,13 @@ class ResultSource:
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
-            self._cache[name] = (result.table, profile, what)
+            self._cache[name] = (result.table, profile, what, partial)
             return self._cache[name]
         raise NotRun(name, self.profile)
 
     def table(self, name: str) -> pd.DataFrame:
         """The result table of experiment ``name`` (see the class docstring)."""
-        table, _, what = self._lookup(name)
+        table, _, what, _ = self._lookup(name)
         if what not in self._used:
             self._used.append(what)
         return table
@@ -132,14 +133,22 @@ class ResultSource:
         return self._lookup(name)[1]
 
     def at_paper_scale(self, name: str, verdict: Verdict, reason: str | None = None) -> Verdict:
-        """``verdict`` as it stands when ``name`` was read from a ``full`` run; otherwise a
-        ``reproduced`` is downgraded to ``trend`` (:func:`criteria.at_reduced_scale`), because a
-        reduced-size run can show the paper's shape but not its values."""
+        """``verdict`` as it stands when ``name`` was read from a complete ``full`` run;
+        otherwise a ``reproduced`` is downgraded to ``trend`` (:func:`criteria.at_reduced_scale`),
+        because a reduced-size run, or a full run that has not computed all of its grid and
+        seeds yet, can show the paper's shape but not its values."""
         used = self.used_profile(name)
-        if used == "full":
+        if used == "full" and not self.partial(name):
             return verdict
+        if used == "full":  # the paper's sizes, but not all of its grid or seeds yet
+            return at_reduced_scale(verdict, f"{name}: {self.partial(name)}")
         return at_reduced_scale(verdict, reason or f"`{used}` run of {name}, not the paper's "
                                                    "scale")
+
+    def partial(self, name: str) -> str | None:
+        """:func:`memnb.results.partial_summary` of the run :meth:`table` reads for ``name``
+        (None when that run is complete)."""
+        return self._lookup(name)[3]
 
     def start_item(self) -> None:
         """Forget the evidence recorded for the previous item."""

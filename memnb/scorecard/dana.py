@@ -477,6 +477,9 @@ def fig_3(results: ResultSource) -> Verdict:
     table = results.table("dana.exp5")
     order = exp5_order(table)
     order = order[order["paper_ahead"].notna()]
+    if order.empty and results.partial("dana.exp5"):
+        raise NotComputable(f"the full run of dana.exp5 is {results.partial('dana.exp5')}: no "
+                            "d has both models at the paper's H yet")
     if order.empty:
         raise NotRun("dana.exp5", "full")
     same = order["ours_ahead"] == order["paper_ahead"]
