@@ -308,12 +308,22 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     else:
         prov = cached.provenance
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
-                f"{prov['started_utc'][:10]} ({prov['device_name']}, {prov['seeds']} seeds)")
+                f"{prov['started_utc'][:10]} ({prov['device_name']}, "
+                f"{seeds_used(cached.table, prov)} seeds)")
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"
     return FreshAndCached(name, fresh.table, None if cached is None else cached.table,
                           get(name).params(profile), note, partial)
+
+
+def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:
+    """How many seeds a result holds: the distinct values of its ``seed`` column when it has
+    one (a check that draws with one fixed seed holds 1, whatever the profile's default count
+    recorded as ``seeds``), else the provenance's ``seeds``."""
+    if "seed" in table.columns and table["seed"].notna().any():
+        return int(table["seed"].nunique())
+    return provenance.get("seeds", "?")
 
 
 def provenance_summary(names: list[str], profile: str,
@@ -333,8 +343,9 @@ def provenance_summary(names: list[str], profile: str,
         csv_path, json_path = result_paths(name, profile, root)
         if not (csv_path.exists() and json_path.exists()):  # written results, as in load()
             continue
-        provenance = json.loads(json_path.read_text())  # the table itself is not needed
+        provenance = json.loads(json_path.read_text())
         info = {key: provenance.get(key) for key in columns}
+        info["seeds"] = seeds_used(pd.read_csv(csv_path), provenance)
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)

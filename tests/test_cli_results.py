@@ -205,3 +205,12 @@ def test_describe_points_names_the_parameters_that_vary():
     long = {"seed": 2, "H": 8, "lr": 0.1, "batch": 8, "d": 64, "C": 10, "kind": "x"}
     assert describe_points([long]) == "seed = 2, H = 8, d = 64"
     assert describe_points([]) == "none"
+
+
+def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():
+    from memnb.results import seeds_used
+
+    provenance = {"seeds": 5}  # the profile's default, recorded whether used or not
+    assert seeds_used(pd.DataFrame({"seed": [0, 0, 0], "x": [1, 2, 3]}), provenance) == 1
+    assert seeds_used(pd.DataFrame({"seed": [0, 1, 2, 2]}), provenance) == 3
+    assert seeds_used(pd.DataFrame({"x": [1]}), provenance) == 5

@@ -93,7 +93,7 @@ class ResultSource:
     def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
         """``(table, profile it was read from, one-line description, partial summary or None)``
         of ``name``."""
-        from memnb.results import load, partial_summary
+        from memnb.results import load, partial_summary, seeds_used
 
         if name in self._cache:
             return self._cache[name]
@@ -107,7 +107,7 @@ class ResultSource:
             if profile != self.profile:
                 what += f" (no `{self.profile}` run exists; fell back to `{profile}`)"
             what += (f": {prov.get('device_name', prov.get('device', '?'))}, "
-                     f"{prov.get('seeds', '?')} seeds, commit "
+                     f"{seeds_used(result.table, prov)} seeds, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
                      f"{prov.get('started_utc', '?')}")
             partial = partial_summary(prov)
