@@ -151,7 +151,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         if what is not None:
             files, current = cached_point_files(name, "full", results_root)
             partial.append(f"`{name}` ({what}; {current} of the {files} cached point files "
-                           "match today's code and would be reused by the same command)")
+                           "match today's code and would be reused by "
+                           f"`memnb run {name} --profile full --time-limit SECONDS`)")
         rows.append([f"`{name}`", paper_item(name, str(record["paper_figure"])), record["seeds"],
                      f"{minutes}{'' if what is None else ' (partial grid)'} on "
                      f"{record['device_name']}",
