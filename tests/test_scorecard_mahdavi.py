@@ -130,6 +130,10 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
         "this build's `quick` run: H = 4, T = 8:")
     assert "(The full-scale run is partial: 2 of 4 points ran.)" in caption
     assert "99.0% of examples keep a non-saturated head" in caption
+    assert "did not memorize every example" not in caption
+    short = table.assign(accuracy=lambda t: t["accuracy"].where(t["H"] == 4, 0.978))
+    caption = fig.fig3(SimpleNamespace(fresh=quick, cached=short, partial=None), "quick").data
+    assert "did not memorize every example (H = 8, T = 250: 97.8%)" in caption
     alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None), "quick").data
     assert "Top row" not in alone and "This build's `quick` run" in alone
     plt.close("all")
