@@ -15,6 +15,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -228,10 +229,16 @@ _GRID_AXES = ("seed", "H", "T", "N", "n", "d", "d_h", "blocks", "num_layers")
 
 def describe_points(points: list[dict[str, Any]]) -> str:
     """The parameters that vary among ``points``, each with the values it takes (e.g.
-    ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers."""
+    ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers. Where the
+    seed and more than one other parameter vary, the points are counted per seed instead
+    (``seed 0 (7 points), seed 1 (42 points)``)."""
     if not points:
         return "none"
     keys = [k for k in points[0] if len({json.dumps(p.get(k), default=str) for p in points}) > 1]
+    if "seed" in keys and len(keys) > 2:  # a whole sub-grid per seed: count the points a seed
+        counts = Counter(p.get("seed") for p in points)
+        return ", ".join(f"seed {seed} ({n} point{'s' * (n != 1)})"
+                         for seed, n in sorted(counts.items()))
     if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
         point = points[0]
         shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}

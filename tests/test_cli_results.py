@@ -205,6 +205,8 @@ def test_describe_points_names_the_parameters_that_vary():
     long = {"seed": 2, "H": 8, "lr": 0.1, "batch": 8, "d": 64, "C": 10, "kind": "x"}
     assert describe_points([long]) == "seed = 2, H = 8, d = 64"
     assert describe_points([]) == "none"
+    grid = [{"seed": s, "H": h, "T": t} for s in (0, 1) for h, t in ((4, 550), (8, 1300))]
+    assert describe_points(grid[1:]) == "seed 0 (1 point), seed 1 (2 points)"
 
 
 def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():

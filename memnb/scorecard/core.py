@@ -186,7 +186,8 @@ class Item:
             return self._row("not run", f"no result yet: {cmd} computes it{cost}",
                              "none in this checkout")
         except NotComputable as why:
-            return self._row("not computable", str(why), "none (see measured)")
+            return self._row("not computable", str(why),
+                             results.evidence() or "none (see measured)")
         evidence = results.evidence()
         if self.evidence:
             evidence = f"{self.evidence}; {evidence}" if evidence else self.evidence
