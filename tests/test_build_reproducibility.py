@@ -109,6 +109,8 @@ def test_write_page_rewrites_only_on_change(tmp_path):
     assert reproducibility.write_page(path, "a")
     assert not reproducibility.write_page(path, "a")
     assert reproducibility.write_page(path, "b") and path.read_text() == "b"
+    nested = tmp_path / "generated" / "page.md"  # a folder a fresh clone does not have
+    assert reproducibility.write_page(nested, "c") and nested.read_text() == "c"
 
 
 def test_full_runs_section_lists_committed_results_and_the_experiments_without_one(tmp_path):

@@ -390,9 +390,11 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
 
 
 def write_page(path: Path, text: str) -> bool:
-    """Write ``text`` to ``path`` unless it already holds it (keeps Sphinx's rebuild minimal)."""
+    """Write ``text`` to ``path`` (creating its folder) unless it already holds it (keeps
+    Sphinx's rebuild minimal)."""
     if path.is_file() and path.read_text() == text:
         return False
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return True
 
