@@ -217,3 +217,16 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
     plt.close(fig)
     with pytest.raises(ValueError, match="kind must be one of"):
         figures.appendix_figure(table, "width")
+
+
+def test_differences_say_whether_experiment_5_has_a_partial_full_run():
+    from types import SimpleNamespace
+
+    params = {"steps": 1024, "batch": 512}
+    partial = SimpleNamespace(partial="partial: 35 of 210 points ran", params=params,
+                              note="dana.exp5: `quick` run beside the committed full-scale run")
+    text = figures.differences_markdown({"dana.exp5": partial})
+    assert "The committed full run of Experiment 5 is partial: 35 of 210 points ran" in text
+    absent = SimpleNamespace(partial=None, params=params, note="no full-scale run")
+    assert "No full run of Experiment 5 is committed" in figures.differences_markdown(
+        {"dana.exp5": absent})

@@ -704,9 +704,15 @@ def differences_markdown(runs: dict[str, Any]) -> str:
     full1 = exp.get_params("dana.exp1", "full")
     ref = paper.exp6_slope_ratio()
     exp5 = runs.get("dana.exp5")
-    exp5_line = "" if exp5 is None or exp.reused_full(exp5) else (
-        f" No full run of Experiment 5 is committed; its figure draws this profile's run, "
-        f"trained {exp5.params['steps']:,} steps of {exp5.params['batch']:,}.")
+    exp5_line = ""
+    if exp5 is not None and getattr(exp5, "partial", None):
+        exp5_line = (f" The committed full run of Experiment 5 is {exp5.partial}; its figure "
+                     f"draws it beside this profile's run, trained {exp5.params['steps']:,} "
+                     f"steps of {exp5.params['batch']:,}, which its caption reads.")
+    elif exp5 is not None and not exp.reused_full(exp5):
+        exp5_line = (f" No full run of Experiment 5 is committed; its figure draws this "
+                     f"profile's run, trained {exp5.params['steps']:,} steps of "
+                     f"{exp5.params['batch']:,}.")
     return "\n".join([
         "- **Training budget and grid.** Each figure draws the run its caption names: "
         f"the full runs use the official code's budget ({full1['steps']:,} steps of "
