@@ -210,8 +210,10 @@ def benchmarks_markdown(folder: Path) -> str:
     records = sorted(Path(folder).glob("*.json")) if Path(folder).is_dir() else []
     if not records:
         return "\n".join([*lines, "No benchmark record has been committed yet."]) + "\n"
+    devices = []
     for path in records:
         record = json.loads(path.read_text())
+        devices.append(str(record.get("device", "")))
         lines += ["", f"**`{record['benchmark']}`** on {record['device_name']}, commit "
                       f"`{str(record['git_commit'])[:7]}`, {str(record['started_utc'])[:10]}: "
                       f"`{record['command']}`", ""]
@@ -222,7 +224,7 @@ def benchmarks_markdown(folder: Path) -> str:
             header = [BENCHMARK_COLUMNS.get(k, k) for k in keys_]
             rows = [[_benchmark_value(k, r.get(k)) for k in keys_] for r in results]
             lines += [markdown_table(header, rows), ""]
-    if not any(json.loads(p.read_text()).get("device", "").startswith("cuda") for p in records):
+    if not any(device.startswith("cuda") for device in devices):
         lines.append("No benchmark record comes from a GPU yet: the GPU ratios and the share of "
                      "a GPU's dense peak are **not measured**.")
     return "\n".join(lines) + "\n"

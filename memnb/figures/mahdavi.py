@@ -183,12 +183,11 @@ def gp_tolerance_note(table: pd.DataFrame, *, repeats: int, seed: int = 0) -> st
         control = gaussian_control(int(T), int(d), repeats=repeats, seed=seed)
         test = control.test
         low, high = control.rejected_interval()
-        below = [f"{LAYER_LABELS.get(r.representation, r.representation)} "
-                 f"{int(r.min_rank)}-{int(r.max_rank)}" for r in part.itertuples()
-                 if r.max_rank < test.min_rank]
-        within = [f"{LAYER_LABELS.get(r.representation, r.representation)} "
-                  f"{int(r.min_rank)}-{int(r.max_rank)}" for r in part.itertuples()
-                  if r.max_rank >= test.min_rank]
+        below, within = [], []  # ranks under the control's lowest, or among its ranks
+        for r in part.itertuples():
+            (below if r.max_rank < test.min_rank else within).append(
+                f"{LAYER_LABELS.get(r.representation, r.representation)} "
+                f"{int(r.min_rank)}-{int(r.max_rank)}")
         text = (f"**Control (ours), T = {int(T)} vectors in d = {int(d)}:** i.i.d. Gaussian "
                 f"float32 vectors, in General Position with probability one, pass "
                 f"{test.passes} of {test.repeats} draws of k = {int(d)}: the tolerance alone "
@@ -457,8 +456,8 @@ def _saturation_stats(table: pd.DataFrame) -> pd.DataFrame:
                                       "saturated_fraction"]].mean()
 
 
-def _saturation_text(table: pd.DataFrame) -> str:
-    stats = _saturation_stats(table)
+def _saturation_text(stats: pd.DataFrame) -> str:
+    """One clause per (H, T) of :func:`_saturation_stats`."""
     return "; ".join(f"H = {h}, T = {t}: {r.saturated_fraction:.0%} of (head, example) pairs "
                      f"saturated, {r.some_head_unsaturated:.1%} of examples keep a "
                      f"non-saturated head, training accuracy {r.accuracy:.1%}"
@@ -492,10 +491,10 @@ def fig3(result: Any, profile: str) -> Any:
         row[0].set_ylabel("fraction of examples")
     text = ""
     if result.cached is not None:
-        text += f"Top row, the full-scale run: {_saturation_text(result.cached)}. "
+        full = _saturation_stats(result.cached)
+        text += f"Top row, the full-scale run: {_saturation_text(full)}. "
         if getattr(result, "partial", None):
             text += f"(The full-scale run is {result.partial}.) "
-        full = _saturation_stats(result.cached)
         short = full[full["accuracy"] < 1.0]
         if len(short):
             text += ("At the paper's sizes, which App. H gives as about the largest its models "
@@ -506,9 +505,9 @@ def fig3(result: Any, profile: str) -> Any:
                      + "), so these sets are not comparable with the paper's (a finding of ours "
                      "about the paper's sizes, not a verdict on saturation). ")
         text += "Bottom row, "
-    text += f"{'this' if text else 'This'} build's `{profile}` run: "
-    text += f"{_saturation_text(result.fresh)}. "
-    if not bool((_saturation_stats(result.fresh)["accuracy"] >= 1.0).all()):
+    fresh = _saturation_stats(result.fresh)
+    text += f"{'this' if text else 'This'} build's `{profile}` run: {_saturation_text(fresh)}. "
+    if not bool((fresh["accuracy"] >= 1.0).all()):
         text += ("This build's sets were not memorized perfectly, so their comparison with the "
                  "paper (perfectly memorized sets) is not valid. ")
     text += ("Its sizes are chosen below what the quick training memorizes (ours); the paper's "

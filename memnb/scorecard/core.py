@@ -138,10 +138,9 @@ class ResultSource:
         because a reduced-size run, or a full run that has not computed all of its grid and
         seeds yet, can show the paper's shape but not its values."""
         used = self.used_profile(name)
-        if used == "full" and not self.partial(name):
-            return verdict
-        if used == "full":  # the paper's sizes, but not all of its grid or seeds yet
-            return at_reduced_scale(verdict, f"{name}: {self.partial(name)}")
+        if used == "full":
+            partial = self.partial(name)  # the paper's sizes, but maybe not all its grid yet
+            return verdict if partial is None else at_reduced_scale(verdict, f"{name}: {partial}")
         return at_reduced_scale(verdict, reason or f"`{used}` run of {name}, not the paper's "
                                                    "scale")
 
