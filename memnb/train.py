@@ -20,6 +20,7 @@ best-checkpoint tracking with early stopping and history (:class:`_BestCheckpoin
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import math
@@ -52,6 +53,10 @@ class TrainConfig:
     ``tf32=True`` lets CUDA matrix products use TensorFloat-32 (10-bit mantissa inputs): faster on
     recent GPUs, but logits then differ from float32 in the third or fourth significant digit, so
     it is off by default and recorded in results that use it.
+    ``batch_accuracy_window = k > 0`` also records each member's mean accuracy on the training
+    mini-batches of the ``k`` steps before the last one, each scored before its update: the
+    accuracy Dana et al.'s official code reports (``sum(Acc[-101:-1]) / 100``, ``k = 100``),
+    beside the checkpoint's accuracy on the whole training set.
     """
 
     steps: int
@@ -72,6 +77,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     tf32: bool = False
+    batch_accuracy_window: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.steps, int) or self.steps < 1:
@@ -101,6 +107,11 @@ class TrainConfig:
             raise ValueError(f"eval_every must be >= 1; got {self.eval_every}")
         if self.eval_batch_size < 1:
             raise ValueError(f"eval_batch_size must be >= 1; got {self.eval_batch_size}")
+        if (isinstance(self.batch_accuracy_window, bool)
+                or not isinstance(self.batch_accuracy_window, int)
+                or not 0 <= self.batch_accuracy_window < self.steps):
+            raise ValueError(f"batch_accuracy_window must be an integer in [0, steps - 1 = "
+                             f"{self.steps - 1}]; got {self.batch_accuracy_window!r}")
         if not all(0.0 <= b < 1.0 for b in self.betas):
             raise ValueError(f"betas must lie in [0, 1); got {self.betas!r}")
 
@@ -130,6 +141,9 @@ class TrainResult:
     steps_run: Tensor
     history: pd.DataFrame
     models: list[nn.Module] = field(repr=False)
+    #: Mean mini-batch accuracy over the window of ``TrainConfig.batch_accuracy_window`` steps
+    #: (``None`` when the window is 0); over fewer steps when every member stopped early.
+    last_batches_accuracy: Tensor | None = None
 
 
 def _as_tuple(inputs: Inputs) -> tuple[Tensor, ...]:
@@ -471,13 +485,19 @@ class _Members:
 
 def _gradients(forward_all: Callable[..., Tensor], params: dict[str, Tensor],
                buffers: dict[str, Tensor], batch: Batch, loss: str
-               ) -> tuple[tuple[Tensor, ...], torch.dtype]:
-    """Gradients of the sum of the members' mean losses on ``batch`` (each member's own)."""
+               ) -> tuple[tuple[Tensor, ...], torch.dtype, Tensor]:
+    """Gradients of the sum of the members' mean losses on ``batch`` (each member's own), and
+    each member's accuracy on the batch before the update (``[K]``, detached)."""
     batch_x, batch_y, weights = batch
-    per, _ = _sample_losses(forward_all(params, buffers, *batch_x), batch_y, loss)
-    member_loss = per.mean(dim=-1) if weights is None else (
-        (per * weights).sum(dim=-1) / weights.sum(dim=-1))
-    return torch.autograd.grad(member_loss.sum(), list(params.values())), per.dtype
+    per, correct = _sample_losses(forward_all(params, buffers, *batch_x), batch_y, loss)
+    if weights is None:
+        member_loss, member_acc = per.mean(dim=-1), correct.mean(dim=-1)
+    else:
+        total = weights.sum(dim=-1)
+        member_loss = (per * weights).sum(dim=-1) / total
+        member_acc = (correct * weights).sum(dim=-1) / total
+    grads = torch.autograd.grad(member_loss.sum(), list(params.values()))
+    return grads, per.dtype, member_acc.detach()
 
 
 def _stack(members: Sequence[nn.Module], data: _TrainingData, seed: int
@@ -585,6 +605,8 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
 
     bar = tqdm(total=config.steps, desc=desc or f"training {data.num_members} model(s)",
                disable=bar_disabled(progress), leave=False)
+    window = config.batch_accuracy_window
+    recent: collections.deque[Tensor] = collections.deque(maxlen=window + 1)
     step = 0
     done, latest = record(0, config.lr * config.lr_factor(0))
     while step < config.steps and not done:
@@ -592,7 +614,9 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
         while step < chunk_end:
             lr_now = config.lr * config.lr_factor(step)
             batch = data.full_batch() if batches is None else batches.next()
-            grads, dtype = _gradients(forward_all, params, buffers, batch, config.loss)
+            grads, dtype, batch_acc = _gradients(forward_all, params, buffers, batch, config.loss)
+            if window:
+                recent.append(batch_acc)
             step += 1
             with torch.no_grad():
                 _adam_update(param_list, list(grads), moments,
@@ -613,7 +637,17 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
         steps_run=state.steps_run,
         history=state.frame(),
         models=best.load_into(modules, buffers),
+        last_batches_accuracy=_window_mean(recent, window),
     )
+
+
+def _window_mean(recent: collections.deque[Tensor], window: int) -> Tensor | None:
+    """Mean batch accuracy per member over the recorded steps but the last (the official
+    code's slice ``Acc[-window-1:-1]``); None without a window or a recorded step."""
+    if not window or not recent:
+        return None
+    kept = list(recent)[:-1] if len(recent) > 1 else list(recent)
+    return torch.stack(kept).double().mean(dim=0).cpu()
 
 
 @dataclass(frozen=True)
@@ -683,7 +717,7 @@ def measure_step(members: Sequence[nn.Module], inputs: Inputs, targets: Tensor,
             t0 = time.perf_counter()
             for k in range(count):
                 batch = data.full_batch() if batches is None else batches.next()
-                grads, dtype = _gradients(forward_all, params, buffers, batch, config.loss)
+                grads, dtype, _ = _gradients(forward_all, params, buffers, batch, config.loss)
                 with torch.no_grad():
                     _adam_update(param_list, list(grads), moments, lr.to(dtype), k + 1, config)
             sync()
@@ -704,7 +738,9 @@ def measure_step(members: Sequence[nn.Module], inputs: Inputs, targets: Tensor,
     untrained = TrainResult(best_loss=loss.cpu(), accuracy=acc.cpu(), final_loss=loss.cpu(),
                             final_accuracy=acc.cpu(),
                             steps_run=torch.zeros(len(members), dtype=torch.long),
-                            history=history, models=[copy.deepcopy(m) for m in members])
+                            history=history, models=[copy.deepcopy(m) for m in members],
+                            last_batches_accuracy=(acc.cpu() if config.batch_accuracy_window
+                                                   else None))
     return StepCost(step_s, eval_s, step_flops, eval_flops), untrained
 
 

@@ -151,10 +151,27 @@ def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, mo
         {"device_name": "CPU", "seeds": 5, "complete": False, "points_done": 7,
          "missing_points": [{"seed": 1}], "params": {"N": 70}}))
     calls = []
+    fresh = results.FreshAndCached("dana.exp5", pd.DataFrame({"accuracy": [0.4]}), None, {},
+                                   "dana.exp5: `quick` run")
     monkeypatch.setattr(results, "fresh_and_cached",
-                        lambda name, profile, **kw: calls.append((name, profile)) or "fresh")
-    assert dana.chapter_results("dana.exp5", "quick", root=tmp_path) == "fresh"
+                        lambda name, profile, **kw: calls.append((name, profile)) or fresh)
+    assert dana.chapter_results("dana.exp5", "quick", root=tmp_path) is fresh
     assert calls == [("dana.exp5", "quick")]
+
+
+def test_train_group_records_both_accuracies():
+    """Each point of an Experiment 5 group (the MLP model, packed by width) records the
+    checkpoint's accuracy and the official code's mean over the last training batches."""
+    from memnb.experiments.registry import get
+
+    params = get("dana.exp5").params("ci")
+    group = [p for p in dana._exp5_points(params, 1) if p["model"] == "mlp"]
+    rows = dana.train_group(group, progress=False)
+    assert len(rows) == len(group)
+    for (row,) in rows:
+        assert 0.0 <= row["accuracy_last_batches"] <= 1.0
+        # 100 batches of 128 drawn from 2,048 samples: the two estimates are close, not equal
+        assert abs(row["accuracy_last_batches"] - row["accuracy"]) < 0.2
 
 
 def test_exp5_packs_one_seed_per_group_seed_after_seed():

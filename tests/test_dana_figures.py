@@ -230,3 +230,35 @@ def test_differences_say_whether_experiment_5_has_a_partial_full_run():
     absent = SimpleNamespace(partial=None, params=params, note="no full-scale run")
     assert "No full run of Experiment 5 is committed" in figures.differences_markdown(
         {"dana.exp5": absent})
+
+
+def test_accuracy_definitions_note_measures_the_gap_and_names_older_tables():
+    from memnb.results import FreshAndCached
+
+    recorded = figures.as_the_paper_reports(pd.DataFrame(
+        {"d": [7, 10], "model": ["aot", "mlp"], "accuracy": [0.5, 0.8],
+         "accuracy_last_batches": [0.49, 0.75]}))
+    older = pd.DataFrame({"d": [7], "accuracy": [0.3]})
+    runs = {"dana.exp5": FreshAndCached("dana.exp5", recorded, None, {}, ""),
+            "dana.exp1": FreshAndCached("dana.exp1", older, None, {}, "")}
+    note = figures.accuracy_definitions_note(runs)
+    assert "Over the 2 points" in note
+    assert "by 0.0300 on average and by at most 0.0500 (`dana.exp5`, mlp, d = 10)" in note
+    assert "compare the best checkpoint's accuracy instead: `dana.exp1`." in note
+    none = figures.accuracy_definitions_note({"dana.exp1": runs["dana.exp1"]})
+    assert "No drawn table holds" in none
+
+
+def test_the_paper_is_compared_on_the_accuracy_its_code_reports():
+    """Rows with the mean of the last batches compare it; rows without it keep the checkpoint's
+    accuracy, and the note says which of the two a table holds."""
+    recorded = pd.DataFrame({"accuracy": [0.9, 0.5], "accuracy_last_batches": [0.85, 0.45]})
+    shown = figures.as_the_paper_reports(recorded)
+    assert shown["accuracy"].tolist() == [0.85, 0.45]
+    assert shown["accuracy_checkpoint"].tolist() == [0.9, 0.5]
+    assert "last 100 training batches" in figures.reported_accuracy(shown)
+    older = pd.DataFrame({"accuracy": [0.9]})
+    assert figures.as_the_paper_reports(older).equals(older)
+    assert "best checkpoint" in figures.reported_accuracy(older)
+    mixed = recorded.assign(accuracy_last_batches=[0.85, float("nan")])
+    assert figures.as_the_paper_reports(mixed)["accuracy"].tolist() == [0.9, 0.5]

@@ -116,6 +116,55 @@ def test_adam_matches_torch_adam(tiny_classifier):
     torch.testing.assert_close(ours(x), ref(x), rtol=1e-4, atol=1e-5)
 
 
+def test_last_batches_accuracy_is_the_official_codes_slice(tiny_classifier):
+    """Dana et al.'s code reports sum(Acc[-101:-1]) / 100: the mean accuracy of the batches of
+    the `window` steps before the last, each scored before its update. A plain loop with
+    torch.optim.Adam over the same batches gives the same number."""
+    x, y = _task(n=40)
+    steps, window, batch = 30, 10, 8
+    config = TrainConfig(steps=steps, lr=0.01, schedule="constant", eval_every=steps,
+                         batch_size=batch, early_stop=False, batch_accuracy_window=window)
+    ours = train(tiny_classifier(6, 8, 4, seed=3), x, y, config, progress=False)
+    ref = tiny_classifier(6, 8, 4, seed=3)
+    opt = torch.optim.Adam(ref.parameters(), lr=0.01)
+    stream = _IndexStream(40, config.seed, torch.device("cpu"))
+    accs = []
+    for _ in range(steps):
+        idx = stream.take(batch)
+        logits = ref(x[idx])
+        accs.append(float((logits.argmax(-1) == y[idx]).double().mean()))
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(logits, y[idx]).backward()
+        opt.step()
+    expected = sum(accs[-window - 1:-1]) / window
+    assert len(set(accs[-window - 1:])) > 1  # the batches score differently: the slice matters
+    assert float(ours.last_batches_accuracy[0]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_last_batches_accuracy_per_member_and_off_by_default(tiny_classifier):
+    x, y = _task(n=32)
+    config = TrainConfig(steps=40, lr=0.02, eval_every=10, batch_size=8, early_stop=False,
+                         batch_accuracy_window=5)
+    widths = [3, 16]
+    stacked = train_members([tiny_classifier(6, 16, 4, active_units=w, seed=w) for w in widths],
+                            x, y, config, progress=False)
+    assert stacked.last_batches_accuracy.shape == (2,)
+    for i, w in enumerate(widths):
+        alone = train(tiny_classifier(6, w, 4, seed=w), x, y, config, progress=False)
+        assert float(stacked.last_batches_accuracy[i]) == pytest.approx(
+            float(alone.last_batches_accuracy[0]), abs=1e-9)
+    off = train(tiny_classifier(6, 3, 4, seed=3), x, y,
+                dataclasses.replace(config, batch_accuracy_window=0), progress=False)
+    assert off.last_batches_accuracy is None
+
+
+@pytest.mark.parametrize("window", [-1, 40, 1.5, True])
+def test_bad_batch_accuracy_window_names_the_range(window):
+    with pytest.raises(ValueError, match=r"batch_accuracy_window must be an integer in \[0, "
+                                         r"steps - 1 = 39\]"):
+        TrainConfig(steps=40, batch_accuracy_window=window)
+
+
 def test_schedule_shapes():
     cfg = TrainConfig(steps=101, lr=1.0, warmup_steps=10, warmup_start_factor=0.01,
                       schedule="cosine", final_lr_factor=0.0)

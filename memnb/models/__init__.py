@@ -2,9 +2,11 @@
 
 from memnb.models.attention_mlp import AttentionMLPTransformer
 from memnb.models.attention_only import AttentionOnlyTransformer
+from memnb.models.compressed_attention_mlp import CompressedAttentionMLPTransformer
 from memnb.models.compressed_attention_only import CompressedAttentionOnlyTransformer
 from memnb.models.ffn_attention import FFNAttentionTransformer
 from memnb.models.multi_head import MultiHeadAttention
 
 __all__ = ["AttentionMLPTransformer", "AttentionOnlyTransformer",
-           "CompressedAttentionOnlyTransformer", "FFNAttentionTransformer", "MultiHeadAttention"]
+           "CompressedAttentionMLPTransformer", "CompressedAttentionOnlyTransformer",
+           "FFNAttentionTransformer", "MultiHeadAttention"]

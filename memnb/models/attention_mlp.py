@@ -29,6 +29,50 @@ from torch.nn import functional as F
 
 from memnb.models.attention_only import LAYER_SEED_STRIDE, AttentionOnlyTransformer
 
+#: Offset of the MLP's generator seed from the model's, so the MLP draws never repeat the
+#: attention parameters' draws.
+MLP_SEED_OFFSET = 7_919
+
+
+def draw_mlp_block(d: int, width: int, active_width: int, seed: int,
+                   dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``W_1`` ``[w, d]``, ``b_1`` ``[w]`` and ``W_2^T`` ``[w, d]`` of one residual MLP block of
+    (padded) width ``width``, initialised as the official code's ``nn.Linear(d, w)`` and
+    ``nn.Linear(w, d, bias=False)``: ``W_1``, ``b_1`` ~ U(±1/sqrt(d)), ``W_2`` ~
+    U(±1/sqrt(active_width)). Drawn unit after unit from a generator seeded by ``seed``, so the
+    first ``w`` units of a padded block equal those of a width-``w`` block with the same seed."""
+    g = torch.Generator().manual_seed(seed)
+    in_bound, out_bound = 1.0 / math.sqrt(d), 1.0 / math.sqrt(max(active_width, 1))
+    w1, b1, w2 = [], [], []
+    for _ in range(width):
+        w1.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
+        b1.append((torch.rand((), generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
+        w2.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * out_bound)
+
+    def stack(items: list[torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
+        out = torch.stack(items) if items else torch.zeros(shape, dtype=torch.float64)
+        return out.to(dtype)
+
+    return stack(w1, (0, d)), stack(b1, (0,)), stack(w2, (0, d))
+
+
+def mlp_residual(stream: torch.Tensor, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Tensor,
+                 unit_mask: torch.Tensor) -> torch.Tensor:
+    """``stream + W_2 GELU(W_1 stream + b_1)`` on ``stream`` ``[..., d]``, hidden units beyond
+    the active width masked out by ``unit_mask`` ``[w]``."""
+    hidden = F.gelu(stream @ w1.T + b1) * unit_mask
+    return stream + hidden @ w2
+
+
+def check_width(width: int, active_width: int | None) -> tuple[int, int]:
+    """Validated ``(width, active_width)`` of an MLP block (``None``: the whole width)."""
+    if isinstance(width, bool) or not isinstance(width, int) or width < 0:
+        raise ValueError(f"width must be an integer >= 0; got {width!r}")
+    active_width = width if active_width is None else active_width
+    if not 0 <= active_width <= width:
+        raise ValueError(f"active_width must be in 0..width={width}; got {active_width}")
+    return width, active_width
+
 
 class AttentionMLPTransformer(AttentionOnlyTransformer):
     """:class:`AttentionOnlyTransformer` plus one residual GELU MLP of (padded) width ``width``.
@@ -53,34 +97,19 @@ class AttentionMLPTransformer(AttentionOnlyTransformer):
                  width: int, *, active_width: int | None = None, seed: int = 0,
                  dtype: torch.dtype = torch.float32, **kwargs: object) -> None:
         super().__init__(vocab_size, seq_len, d, d_h, num_heads, seed=seed, dtype=dtype, **kwargs)
-        if isinstance(width, bool) or not isinstance(width, int) or width < 0:
-            raise ValueError(f"width must be an integer >= 0; got {width!r}")
-        active_width = width if active_width is None else active_width
-        if not 0 <= active_width <= width:
-            raise ValueError(f"active_width must be in 0..width={width}; got {active_width}")
+        width, active_width = check_width(width, active_width)
         self.width, self.active_width = width, active_width
-        in_bound, out_bound = 1.0 / math.sqrt(d), 1.0 / math.sqrt(max(active_width, 1))
 
         def draw(layer_seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            g = torch.Generator().manual_seed(layer_seed)
-            w1, b1, w2 = [], [], []
-            for _ in range(width):
-                w1.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
-                b1.append((torch.rand((), generator=g, dtype=torch.float64) * 2 - 1) * in_bound)
-                w2.append((torch.rand(d, generator=g, dtype=torch.float64) * 2 - 1) * out_bound)
-            return stack(w1, (0, d)), stack(b1, (0,)), stack(w2, (0, d))
+            return draw_mlp_block(d, width, active_width, layer_seed, dtype)
 
-        def stack(items: list[torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
-            out = torch.stack(items) if items else torch.zeros(shape, dtype=torch.float64)
-            return out.to(dtype)
-
-        w1, b1, w2 = draw(seed + 7_919)
+        w1, b1, w2 = draw(seed + MLP_SEED_OFFSET)
         self.mlp_in = nn.Parameter(w1)  # W_1, [w, d]
         self.mlp_in_bias = nn.Parameter(b1)  # b_1, [w]
         self.mlp_out = nn.Parameter(w2)  # W_2^T, [w, d]; no output bias
         self.register_buffer("unit_mask", (torch.arange(width) < active_width).to(dtype))
         if self.num_layers > 1:
-            deep = [draw(seed + 7_919 + LAYER_SEED_STRIDE * layer)
+            deep = [draw(seed + MLP_SEED_OFFSET + LAYER_SEED_STRIDE * layer)
                     for layer in range(1, self.num_layers)]
             for i, name in enumerate(("mlp_in_deep", "mlp_in_bias_deep", "mlp_out_deep")):
                 self.register_parameter(name, nn.Parameter(torch.stack([p[i] for p in deep])))
@@ -97,13 +126,12 @@ class AttentionMLPTransformer(AttentionOnlyTransformer):
         else:
             w1, b1, w2 = (self.mlp_in_deep[layer - 1], self.mlp_in_bias_deep[layer - 1],
                           self.mlp_out_deep[layer - 1])
-        hidden = F.gelu(stream @ w1.T + b1) * self.unit_mask
-        return stream + hidden @ w2
+        return mlp_residual(stream, w1, b1, w2, self.unit_mask)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``[B, N]``: eq. (2)'s residual stream passed through the residual MLP."""
         if self.num_layers > 1:
             return self._deep_out(tokens) @ self.W_U.T
         resid = self._residual_out(tokens)
-        hidden = F.gelu(resid @ self.mlp_in.T + self.mlp_in_bias) * self.unit_mask
-        return (resid + hidden @ self.mlp_out) @ self.W_U.T
+        return mlp_residual(resid, self.mlp_in, self.mlp_in_bias, self.mlp_out,
+                            self.unit_mask) @ self.W_U.T

@@ -111,6 +111,10 @@ class CompressedAttentionOnlyTransformer(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``[B, N]`` of the last position for ``tokens`` ``[B, S]`` (module docstring)."""
+        return self._residual_out(tokens) @ self.W_U.T
+
+    def _residual_out(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The residual stream at the last position, ``x_S + D sum_h (...)``, ``[B, d]``."""
         check_tokens(tokens, self.seq_len, self.vocab_size)
         x = F.embedding(tokens, self.token_embedding)  # [B, S, d]
         c = (x @ self.compress.T if self.compressed else x) + self.pos_embedding  # [B, S, d_h]
@@ -128,4 +132,4 @@ class CompressedAttentionOnlyTransformer(nn.Module):
         w_o = (self.W_O * self.head_mask[:, None, None]).permute(0, 2, 1).reshape(-1, d_h)
         summed = values.reshape(batch, heads * d_h) @ w_o  # sum_h W_O^h (...), [B, d_h]
         out = summed @ self.decompress.T if self.compressed else summed
-        return (x[:, -1] + out) @ self.W_U.T
+        return x[:, -1] + out

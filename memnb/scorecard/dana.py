@@ -35,9 +35,17 @@ _EXACT = "exact computation in float64 at small size"
 
 # --- helpers ---------------------------------------------------------------------------------
 
+def _table(results: ResultSource, name: str) -> pd.DataFrame:
+    """``name``'s table with the accuracy the paper reports wherever the run recorded it
+    (:func:`memnb.figures.dana.as_the_paper_reports`)."""
+    from memnb.figures.dana import as_the_paper_reports
+
+    return as_the_paper_reports(results.table(name))
+
+
 def _at_setting(results: ResultSource, name: str, **setting: int) -> pd.DataFrame:
     """``name``'s table, or NotRun when it was not run at the paper's setting (e.g. ``ci``)."""
-    table = results.table(name)
+    table = _table(results, name)
     for column, value in setting.items():
         if not (table[column] == value).any():
             raise NotRun(name, "full")
@@ -56,11 +64,22 @@ def _common(ours: pd.Series, theirs: pd.Series) -> tuple[np.ndarray, np.ndarray,
     return xs, ours.loc[xs].to_numpy(float), theirs.loc[xs].to_numpy(float)
 
 
+def _with_metric(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
+    """``verdict`` with the accuracy ``name``'s run compared appended to its measured text."""
+    from memnb.figures.dana import reported_accuracy
+
+    return Verdict(verdict.status,
+                   f"{verdict.measured}; {reported_accuracy(_table(results, name))}",
+                   verdict.values)
+
+
 def _scale(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
     """``verdict`` of a values comparison, downgraded like every paper's when ``name`` was not
-    read from a full run (:meth:`ResultSource.at_paper_scale`)."""
-    return results.at_paper_scale(name, verdict, f"no full run of {name}: "
-                                                 f"`{results.used_profile(name)}` run only")
+    read from a full run (:meth:`ResultSource.at_paper_scale`); its measured text says which
+    accuracy was compared."""
+    return results.at_paper_scale(name, _with_metric(results, name, verdict),
+                                  f"no full run of {name}: "
+                                  f"`{results.used_profile(name)}` run only")
 
 
 _RANK = {"reproduced": 0, "trend": 1, "differs": 2}
@@ -310,7 +329,7 @@ def remark_2(results: ResultSource) -> Verdict:
                 "above φ(H d_h + d) (looseness = measured/bound); and constructed AoTs on all N² "
                 "bigrams reach φ(H d_h + d) in expectation (memnb.scorecard.dana_theory)")
 def corollary_2(results: ResultSource) -> Verdict:
-    table = results.table("dana.exp1")
+    table = _table(results, "dana.exp1")
     mean = table.groupby(["d", "H"]).agg(accuracy=("accuracy", "mean"), N=("N", "first"),
                                          T0=("T0", "first"), d_h=("d_h", "first")).reset_index()
     bound = bounds.dana_accuracy_lower_bound(mean["H"] * mean["d_h"] + mean["d"],
@@ -474,7 +493,7 @@ def fig_2b(results: ResultSource) -> Verdict:
 def fig_3(results: ResultSource) -> Verdict:
     from memnb.figures.dana import exp5_order
 
-    table = results.table("dana.exp5")
+    table = _table(results, "dana.exp5")
     order = exp5_order(table)
     order = order[order["paper_ahead"].notna()]
     if order.empty and results.partial("dana.exp5"):
@@ -491,7 +510,8 @@ def fig_3(results: ResultSource) -> Verdict:
         measured = f"no full run of dana.exp5 exists; {measured}"
     verdict = Verdict("reproduced" if same.all() else "differs", measured,
                       {"agreeing": int(same.sum()), "points": len(order)})
-    return results.at_paper_scale("dana.exp5", verdict, "reduced training budget")
+    return results.at_paper_scale("dana.exp5", _with_metric(results, "dana.exp5", verdict),
+                                  "reduced training budget")
 
 
 @item(P, "Fig. 4",
@@ -533,7 +553,7 @@ def _appendix_table(results: ResultSource, name: str, figure: str) -> pd.DataFra
     """Our rows of ``figure`` in ``name``'s table; NotRun when absent."""
     from memnb.experiments.dana import appendix_rows
 
-    rows = appendix_rows(results.table(name), figure)
+    rows = appendix_rows(_table(results, name), figure)
     if rows.empty:
         raise NotRun(name, "full")
     return rows
