@@ -262,3 +262,40 @@ def test_the_paper_is_compared_on_the_accuracy_its_code_reports():
     assert "best checkpoint" in figures.reported_accuracy(older)
     mixed = recorded.assign(accuracy_last_batches=[0.85, float("nan")])
     assert figures.as_the_paper_reports(mixed)["accuracy"].tolist() == [0.9, 0.5]
+
+
+def _exp5_rows(models: dict[str, float], d: int = 7, h: int = 31, steps: int = 16384):
+    return pd.DataFrame([{"model": m, "d": d, "H_equiv": h, "N": 70, "steps": steps,
+                          "batch": 1024, "samples": 262144, "seed": 0, "accuracy": a}
+                         for m, a in models.items()])
+
+
+def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
+    code = _exp5_rows({"aot_code": 0.26, "mlp_code": 0.23, "mlp_code_uncompressed": 0.45})
+    eq2 = _exp5_rows({"aot": 0.25, "mlp": 0.53})
+    text = figures.exp5_code_summary(code, eq2)
+    assert "the code's AoT reaches 0.260 and its one head + MLP 0.230 (AoT ahead)" in text
+    # the paper's CSV at d = 7, H = 31: AoT 0.270, MLP 0.239
+    assert "the paper's CSV has 0.270 and 0.239 (AoT ahead, the same order)" in text
+    # (0.45 - 0.23) / (0.53 - 0.23) = 73 %
+    assert "accounts for 73% of the gap" in text and "most of it" in text
+    assert "1 seed of ours" in text
+    assert "Eq. (2)" not in figures.exp5_code_summary(code, None)
+
+
+def test_same_budget_keeps_only_rows_trained_like_the_reference():
+    code = _exp5_rows({"aot_code": 0.26})
+    mixed = pd.concat([_exp5_rows({"aot": 0.25}), _exp5_rows({"aot": 0.1}, steps=1024)])
+    assert figures.same_budget(mixed, code)["accuracy"].tolist() == [0.25]
+    assert figures.same_budget(_exp5_rows({"aot": 0.1}, steps=1024), code) is None
+    assert figures.same_budget(None, code) is None
+
+
+def test_exp5_code_figure_draws_every_model_and_the_paper():
+    code = pd.concat([_exp5_rows({"aot_code": 0.26, "mlp_code": 0.23,
+                                  "mlp_code_uncompressed": 0.45}, h=h) for h in (1, 31)])
+    eq2 = pd.concat([_exp5_rows({"aot": 0.25, "mlp": 0.53}, h=h) for h in (1, 31)])
+    fig = figures.exp5_code_figure(code, eq2)
+    labels = {line.get_label() for line in fig.axes[0].get_lines()}
+    assert {"ours: code's AoT", "ours: eq. (2) + MLP", "paper (official CSV): AoT"} <= labels
+    plt.close(fig)

@@ -201,3 +201,25 @@ def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
     # our AoT curve for Fig. 7 is Fig. 5's (quick recipe); the paper's nearest d is 40
     assert "nearest: N = 200, d = 40" in got["Fig. 7"].measured
     assert got["Fig. 7"].status == "differs"  # MLP ahead at H = 11, the paper's AoT ahead
+
+
+def _exp5_table(models: dict[str, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"model": kind, "N": 70, "d": 7, "d_h": 7, "H_equiv": h, "seed": 0,
+                          "steps": 16384, "batch": 1024, "samples": 262144,
+                          "accuracy": acc if h == 31 else 0.05}
+                         for kind, acc in models.items() for h in (1, 31)])
+
+
+@pytest.mark.parametrize(("aot_code", "status"), [(0.26, "reproduced"), (0.2, "differs")])
+def test_fig_3_which_model_compares_the_codes_models_with_the_csv(tmp_path, aot_code, status):
+    # the paper's CSV at d = 7, H = 31: AoT 0.270 ahead of the MLP's 0.239
+    _write(tmp_path, "full", "dana.exp5_code", _exp5_table(
+        {"aot_code": aot_code, "mlp_code": 0.23, "mlp_code_uncompressed": 0.45}))
+    _write(tmp_path, "full", "dana.exp5", _exp5_table({"aot": 0.25, "mlp": 0.53}))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 3: which model"]
+    assert row.status == status
+    assert "accounts for 73% of the gap" in row.measured
+
+
+def test_fig_3_which_model_is_not_run_without_the_ablation(empty_rows):
+    assert empty_rows["Fig. 3: which model"].status == "not run"

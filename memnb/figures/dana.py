@@ -251,6 +251,106 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     return fig
 
 
+#: Experiment 5's models: label, colour and marker (AoTs in blues, MLP models in reds).
+_EXP5_MODELS = {
+    "aot": ("eq. (2) AoT", "#0072B2", "o"),
+    "mlp": ("eq. (2) + MLP", "#D55E00", "o"),
+    "aot_code": ("code's AoT", "#56B4E9", "s"),
+    "mlp_code": ("code's 1 head + MLP", "#CC79A7", "s"),
+    "mlp_code_uncompressed": ("eq. (2) + code's scale, positions + MLP", "#E69F00", "^"),
+}
+
+
+def same_budget(table: pd.DataFrame | None, like: pd.DataFrame) -> pd.DataFrame | None:
+    """The rows of ``table`` trained as ``like``'s (same N, steps, batch, sample), or None."""
+    if table is None or table.empty:
+        return None
+    keys = ["N", "steps", "batch", "samples"]
+    first = like.iloc[0]
+    rows = table[np.logical_and.reduce([table[k] == first[k] for k in keys])]
+    return rows if len(rows) else None
+
+
+def eq2_beside(exp5_run: Any, code: pd.DataFrame) -> pd.DataFrame | None:
+    """The ``dana.exp5`` table (this profile's run, else the committed full run) trained at
+    ``code``'s budget, to draw eq. (2)'s models beside the code's; None when neither is."""
+    for table in (exp5_run.fresh, exp5_run.cached):
+        rows = same_budget(table, code)
+        if rows is not None:
+            return rows
+    return None
+
+
+def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure:
+    """Experiment 5 (Fig. 3) with the official code's models (``dana.exp5_code``, ours) beside
+    eq. (2)'s (``dana.exp5`` at the same budget, when given) and the paper's CSV: accuracy
+    against the AoT's head count H (the MLP models: one head, width 2d(H − 1)), one panel per d."""
+    official = paper.exp5()
+    ds = sorted(int(d) for d in code["d"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(5.6 * len(ds), 4.0), layout="constrained",
+                             squeeze=False, sharey=True)
+    tables = [code] if eq2 is None else [eq2, code]
+    for ax, d in zip(axes[0], ds, strict=True):
+        for table in tables:
+            for kind, (label, color, marker) in _EXP5_MODELS.items():
+                part = table[(table["d"] == d) & (table["model"] == kind)]
+                if len(part):
+                    mean = part.groupby("H_equiv")["accuracy"].mean()
+                    ax.plot(mean.index, mean.to_numpy(), marker=marker, color=color,
+                            label=f"ours: {label}", lw=1.6, ms=5)
+        for kind, name in (("aot", "AoT"), ("mlp", "1 head + MLP")):
+            ref = official[(official["d"] == d) & (official["model"] == kind)]
+            if len(ref) and int(ref["N"].iloc[0]) == int(code["N"].iloc[0]):
+                ax.plot(ref["H"], ref["accuracy"], label=f"paper (official CSV): {name}",
+                        **{**viz.role_style("paper"), "color": _EXP5_MODELS[kind][1]})
+        ax.set_title(f"d = d_h = {d}, N = {int(code['N'].iloc[0])}", fontsize=9)
+        ax.set_xlabel("AoT heads H (MLP models: 1 head, width 2d(H − 1))")
+    axes[0][0].set_ylabel(_ACC)
+    _legend_below(fig, axes)
+    return fig
+
+
+def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
+    """What ``dana.exp5_code`` measures, at the largest H of each d, computed from the tables:
+    the code's two models against the paper's CSV (which is ahead), and how much of the gap
+    between eq. (2) + MLP and the code's MLP the initialisation alone accounts for
+    (``mlp_code_uncompressed`` differs from the code's MLP by its initialisation only)."""
+    official = paper.exp5()
+    cells = []
+    for d, part in code.groupby("d"):
+        h = int(part["H_equiv"].max())
+        last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
+        ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
+        if not {"aot_code", "mlp_code"} <= set(last.index):
+            continue
+        ahead = "AoT" if last["aot_code"] > last["mlp_code"] else "MLP"
+        cell = (f"At d = {int(d)} and H = {h} (MLP width {2 * int(d) * (h - 1)}), the code's AoT "
+                f"reaches {last['aot_code']:.3f} and its one head + MLP {last['mlp_code']:.3f} "
+                f"({ahead} ahead)")
+        if {"aot", "mlp"} <= set(ref.index):
+            paper_ahead = "AoT" if ref["aot"] > ref["mlp"] else "MLP"
+            order = "the same order" if ahead == paper_ahead else "the reverse order"
+            cell += (f"; the paper's CSV has {ref['aot']:.3f} and {ref['mlp']:.3f} "
+                     f"({paper_ahead} ahead, {order})")
+        ours = None if eq2 is None else eq2[(eq2["d"] == d) & (eq2["H_equiv"] == h)]
+        if ours is not None and {"aot", "mlp"} <= set(ours["model"]):
+            mean = ours.groupby("model")["accuracy"].mean()
+            cell += (f". Eq. (2)'s AoT and one head + MLP reach {mean['aot']:.3f} and "
+                     f"{mean['mlp']:.3f} at the same budget")
+            if "mlp_code_uncompressed" in last.index and mean["mlp"] != last["mlp_code"]:
+                share = ((last["mlp_code_uncompressed"] - last["mlp_code"])
+                         / (mean["mlp"] - last["mlp_code"]))
+                cell += (f"; eq. (2) + MLP with only the code's logit scale and positions (eq. "
+                         f"(2)'s N(0, 1) embeddings) reaches {last['mlp_code_uncompressed']:.3f}, "
+                         f"so the initialisation alone accounts for {share:.0%} of the gap "
+                         f"between eq. (2) + MLP and the code's MLP "
+                         f"({'most of it' if share > 0.5 else 'less than half of it'})")
+        cells.append(cell + ".")
+    seeds = int(code["seed"].nunique())
+    return (" ".join(cells) + f" ({seeds} seed{'s' if seeds > 1 else ''} of ours; the paper's CSV "
+            "averages 5.)")
+
+
 def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
     """Accuracy vs H at N = 10, d = d_h = 2 (Fig. 4), with the bounds and the paper's CSV."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")

@@ -881,6 +881,34 @@ def which_model(results: ResultSource) -> Verdict:
     return _scale(results, "dana.layout", verdict)
 
 
+@item(P, "Fig. 3: which model", ours=True,
+      claim="the paper's order of the two models of Experiment 5 (at d = 7: AoT ahead of one "
+            "head + MLP under the training budget) is that of the official code's models, "
+            "whose embeddings are drawn U(±1/√d); eq. (2)'s N(0, 1) embeddings change it",
+      criterion="at the largest H of each d of dana.exp5_code, the code's AoT and one head + "
+                "MLP are in the paper's CSV order → reproduced; else differs (trend when only a "
+                "reduced `quick` run exists)",
+      cost="about 1.1 CPU-hours (the planner, one thread)")
+def fig_3_which_model(results: ResultSource) -> Verdict:
+    from memnb.figures.dana import exp5_code_summary, same_budget
+
+    code = _table(results, "dana.exp5_code")
+    eq2 = same_budget(_table(results, "dana.exp5"), code)
+    official = paper.exp5()
+    agree = []
+    for d, part in code.groupby("d"):
+        h = int(part["H_equiv"].max())
+        last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
+        ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
+        if {"aot_code", "mlp_code"} <= set(last.index) and {"aot", "mlp"} <= set(ref.index):
+            agree.append((last["aot_code"] > last["mlp_code"]) == (ref["aot"] > ref["mlp"]))
+    if not agree:
+        raise NotRun("dana.exp5_code", "full")
+    verdict = Verdict("reproduced" if all(agree) else "differs", exp5_code_summary(code, eq2),
+                      {"agreeing": int(sum(agree)), "points": len(agree)})
+    return _scale(results, "dana.exp5_code", verdict)
+
+
 # --- for the chapter ------------------------------------------------------------------------
 
 def rows(profile: str, items: tuple[str, ...] | None = None) -> dict[str, Row]:
