@@ -63,7 +63,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from memnb.results import device_description
 
     try:
-        table = plan(args.target, args.profile, device=args.device, budget_s=args.calibration)
+        chosen = {} if args.calibrate is None else {"calibrate": args.calibrate}
+        table = plan(args.target, args.profile, device=args.device, **chosen)
     except ValueError as err:
         print(f"memnb plan: error: {err}", file=sys.stderr)
         return 2
@@ -109,6 +110,17 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _calibrated_groups(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer >= 2 (the first and the last group); got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memnb`` command."""
     parser = argparse.ArgumentParser(prog="memnb", description=__doc__.splitlines()[0])
@@ -129,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     planner.add_argument("target", help="an experiment (dana.exp1), a chapter (dana) or all")
     planner.add_argument("--profile", choices=PROFILES, default="full")
     planner.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
-    planner.add_argument("--calibration", type=_positive_seconds, default=2.0, metavar="SECONDS",
-                         help="time spent calibrating groups of each experiment (default 2)")
+    planner.add_argument("--calibrate", type=_calibrated_groups, default=None, metavar="GROUPS",
+                         help="groups calibrated per experiment, spread over its grid (at least "
+                              "2; default memnb.planner.CALIBRATED_GROUPS)")
     planner.add_argument("--json", action="store_true", help="print the rows as JSON")
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from memnb.planner import plan, plan_markdown, plan_record  # noqa: E402
+from memnb.planner import CALIBRATED_GROUPS, plan, plan_markdown, plan_record  # noqa: E402
 from memnb.results import device_description, git_commit  # noqa: E402
 
 
@@ -28,13 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--target", default="all", help="experiment, chapter or all")
-    parser.add_argument("--calibration", type=float, default=2.0,
-                        help="seconds of calibration per experiment (default 2)")
+    parser.add_argument("--calibrate", type=int, default=CALIBRATED_GROUPS,
+                        help=f"groups calibrated per experiment (default {CALIBRATED_GROUPS})")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     out = args.out or REPO / "data" / "plans" / f"full.{args.device.split(':')[0]}.json"
     started = time.perf_counter()
-    table = plan(args.target, "full", device=args.device, budget_s=args.calibration)
+    table = plan(args.target, "full", device=args.device, calibrate=args.calibrate)
     device = device_description(args.device)
     record = plan_record(table, command=f"python scripts/plan_table.py --device {args.device}",
                          date=f"{datetime.now(UTC):%Y-%m-%d}", git_commit=git_commit(),

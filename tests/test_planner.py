@@ -95,19 +95,19 @@ def _tiny_training_experiment(monkeypatch, tiny_classifier):
 
 def test_plan_counts_runs_model_steps_flops_and_time(monkeypatch, tiny_classifier):
     _tiny_training_experiment(monkeypatch, tiny_classifier)
-    row = planner.plan_experiment("tiny.plan", "full", budget_s=60)
+    row = planner.plan_experiment("tiny.plan", "full", calibrate=3)
     assert (row.runs, row.groups, row.calibrated) == (6, 3, 3)
     # each group trains its two points with the first point's steps (100): members x steps
     assert row.model_steps == 3 * 2 * 100
     assert row.flops > 0 and row.wall_s > 0
-    quick = planner.plan_experiment("tiny.plan", "full", budget_s=0)  # first and last group
+    quick = planner.plan_experiment("tiny.plan", "full", calibrate=2)  # first and last group
     assert quick.calibrated == 2 and quick.model_steps == pytest.approx(row.model_steps)
     # every FLOP of this model is proportional to its width (4, 16, 32): the middle group,
     # interpolated between its neighbours, counts as width 18
     assert quick.flops / row.flops == pytest.approx((4 + 18 + 32) / (4 + 16 + 32), rel=1e-9)
     memo: dict = {}
-    first = planner.plan_experiment("tiny.plan", "full", budget_s=0, memo=memo)
-    again = planner.plan_experiment("tiny.plan", "full", budget_s=0, memo=memo)
+    first = planner.plan_experiment("tiny.plan", "full", calibrate=2, memo=memo)
+    again = planner.plan_experiment("tiny.plan", "full", calibrate=2, memo=memo)
     assert again.model_steps == first.model_steps and "its points are reused" in again.note
 
 
@@ -180,3 +180,26 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     text = reproducibility.plans_markdown(plans, results)
     assert "| 4.0 min (CPU, 2 threads; partial, 60 of 120 points) |" in text
     assert "No plan has been recorded" in reproducibility.plans_markdown(tmp_path / "none")
+
+
+@pytest.mark.parametrize("calibrate", [1, 0, 2.5, True])
+def test_calibrate_must_count_at_least_the_first_and_last_group(calibrate):
+    with pytest.raises(ValueError, match="calibrate must be an integer >= 2"):
+        planner.plan_experiment("dana.exp1", "full", calibrate=calibrate)
+
+
+def test_plan_command_rejects_a_calibration_below_two_groups(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["plan", "dana.exp1", "--calibrate", "1"])
+    assert "must be an integer >= 2" in capsys.readouterr().err
+
+
+def test_the_same_groups_are_calibrated_whatever_the_load(monkeypatch, tiny_classifier):
+    """A count, not a time budget: a slow machine calibrates the groups a fast one does."""
+    _tiny_training_experiment(monkeypatch, tiny_classifier)
+    fast = planner.plan_experiment("tiny.plan", "full", calibrate=2)
+    clock = iter(range(0, 10**6, 1000))
+    monkeypatch.setattr(planner.time, "perf_counter", lambda: float(next(clock)))
+    slow = planner.plan_experiment("tiny.plan", "full", calibrate=2)
+    assert slow.calibrated == fast.calibrated == 2
+    assert slow.flops == pytest.approx(fast.flops)
