@@ -195,27 +195,39 @@ def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.F
     return fig
 
 
-def exp5_order(table: pd.DataFrame) -> pd.DataFrame:
-    """Experiment 5 at the largest H of ``table`` per d: ours (AoT, MLP, which is ahead) beside
-    the paper's CSV at the same d and H (when it has them). Columns: d, H, ours_aot, ours_mlp,
-    ours_ahead, paper_aot, paper_mlp, paper_ahead. A d with only one of the two models (a
-    partial run) has no row."""
+def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.DataFrame:
+    """Experiment 5 at the largest H of ``table`` per d: our models ``aot`` and ``mlp`` (the
+    model kinds; ``dana.exp5_code`` has the code's), which is ahead, beside the paper's CSV at the
+    same d and H (when it has them). Columns: d, H, ours_aot, ours_mlp, ours_ahead, paper_aot,
+    paper_mlp, paper_ahead. A d without both models (a partial run) has no row."""
     official = paper.exp5()
     rows = []
     for d, part in table.groupby("d"):
-        if set(part["model"]) != {"aot", "mlp"}:
+        if not {aot, mlp} <= set(part["model"]):
             continue  # a partial run may hold one model of a panel: nothing to compare
         h = int(part["H_equiv"].max())
         last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
+        if not {aot, mlp} <= set(last.index):
+            continue
         ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
-        row = {"d": int(d), "H": h, "ours_aot": float(last["aot"]), "ours_mlp": float(last["mlp"]),
-               "ours_ahead": "AoT" if last["aot"] > last["mlp"] else "MLP",
+        row = {"d": int(d), "H": h, "ours_aot": float(last[aot]), "ours_mlp": float(last[mlp]),
+               "ours_ahead": "AoT" if last[aot] > last[mlp] else "MLP",
                "paper_aot": float(ref["aot"]) if "aot" in ref else None,
                "paper_mlp": float(ref["mlp"]) if "mlp" in ref else None}
         row["paper_ahead"] = (None if row["paper_aot"] is None or row["paper_mlp"] is None else
                               "AoT" if row["paper_aot"] > row["paper_mlp"] else "MLP")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _paper_exp5_line(ax: plt.Axes, official: pd.DataFrame, d: int, n: int, kind: str, x: str,
+                     label: str, color: str) -> None:
+    """The paper's CSV curve of model ``kind`` at ``d`` against ``x`` (``"H"`` or ``"params"``,
+    the paper's 4d²H + d(2N+1)), drawn only when the CSV has the same N."""
+    ref = official[(official["d"] == d) & (official["model"] == kind)]
+    if len(ref) and n == int(ref["N"].iloc[0]):
+        ref = ref.assign(params=4 * d * d * ref["H"] + d * (2 * n + 1))
+        ax.plot(ref[x], ref["accuracy"], label=label, **{**viz.role_style("paper"), "color": color})
 
 
 def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
@@ -239,11 +251,8 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
                 if len(full):
                     viz.plot_ours(ax, full, "params", "accuracy", role="ours_cached",
                                   label=f"ours (full run): {names[kind]}", color=colors[kind])
-            ref = official[(official["d"] == d) & (official["model"] == kind)]
-            if len(ref) and n == int(ref["N"].iloc[0]):
-                ref = ref.assign(params=4 * d * d * ref["H"] + d * (2 * n + 1))
-                ax.plot(ref["params"], ref["accuracy"], label=f"paper: {names[kind]}",
-                        **{**viz.role_style("paper"), "color": colors[kind]})
+            _paper_exp5_line(ax, official, d, n, kind, "params", f"paper: {names[kind]}",
+                             colors[kind])
         ax.set_title(f"d = d_h = {d}, N = {n}", fontsize=9)
         ax.set_xlabel("parameters 4d²H + d(2N+1)")
     axes[0][0].set_ylabel(_ACC)
@@ -299,10 +308,8 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
                     ax.plot(mean.index, mean.to_numpy(), marker=marker, color=color,
                             label=f"ours: {label}", lw=1.6, ms=5)
         for kind, name in (("aot", "AoT"), ("mlp", "1 head + MLP")):
-            ref = official[(official["d"] == d) & (official["model"] == kind)]
-            if len(ref) and int(ref["N"].iloc[0]) == int(code["N"].iloc[0]):
-                ax.plot(ref["H"], ref["accuracy"], label=f"paper (official CSV): {name}",
-                        **{**viz.role_style("paper"), "color": _EXP5_MODELS[kind][1]})
+            _paper_exp5_line(ax, official, d, int(code["N"].iloc[0]), kind, "H",
+                             f"paper (official CSV): {name}", _EXP5_MODELS[kind][1])
         ax.set_title(f"d = d_h = {d}, N = {int(code['N'].iloc[0])}", fontsize=9)
         ax.set_xlabel("AoT heads H (MLP models: 1 head, width 2d(H − 1))")
     axes[0][0].set_ylabel(_ACC)
@@ -315,35 +322,28 @@ def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
     the code's two models against the paper's CSV (which is ahead), and how much of the gap
     between eq. (2) + MLP and the code's MLP the initialisation alone accounts for
     (``mlp_code_uncompressed`` differs from the code's MLP by its initialisation only)."""
-    official = paper.exp5()
+    ours = None if eq2 is None else exp5_order(eq2).set_index("d")
     cells = []
-    for d, part in code.groupby("d"):
-        h = int(part["H_equiv"].max())
-        last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
-        ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
-        if not {"aot_code", "mlp_code"} <= set(last.index):
-            continue
-        ahead = "AoT" if last["aot_code"] > last["mlp_code"] else "MLP"
-        cell = (f"At d = {int(d)} and H = {h} (MLP width {2 * int(d) * (h - 1)}), the code's AoT "
-                f"reaches {last['aot_code']:.3f} and its one head + MLP {last['mlp_code']:.3f} "
-                f"({ahead} ahead)")
-        if {"aot", "mlp"} <= set(ref.index):
-            paper_ahead = "AoT" if ref["aot"] > ref["mlp"] else "MLP"
-            order = "the same order" if ahead == paper_ahead else "the reverse order"
-            cell += (f"; the paper's CSV has {ref['aot']:.3f} and {ref['mlp']:.3f} "
-                     f"({paper_ahead} ahead, {order})")
-        ours = None if eq2 is None else eq2[(eq2["d"] == d) & (eq2["H_equiv"] == h)]
-        if ours is not None and {"aot", "mlp"} <= set(ours["model"]):
-            mean = ours.groupby("model")["accuracy"].mean()
-            cell += (f". Eq. (2)'s AoT and one head + MLP reach {mean['aot']:.3f} and "
-                     f"{mean['mlp']:.3f} at the same budget")
-            if "mlp_code_uncompressed" in last.index and mean["mlp"] != last["mlp_code"]:
-                share = ((last["mlp_code_uncompressed"] - last["mlp_code"])
-                         / (mean["mlp"] - last["mlp_code"]))
+    for r in exp5_order(code, "aot_code", "mlp_code").itertuples():
+        cell = (f"At d = {r.d} and H = {r.H} (MLP width {2 * r.d * (r.H - 1)}), the code's AoT "
+                f"reaches {r.ours_aot:.3f} and its one head + MLP {r.ours_mlp:.3f} "
+                f"({r.ours_ahead} ahead)")
+        if r.paper_ahead is not None:
+            order = "the same order" if r.ours_ahead == r.paper_ahead else "the reverse order"
+            cell += (f"; the paper's CSV has {r.paper_aot:.3f} and {r.paper_mlp:.3f} "
+                     f"({r.paper_ahead} ahead, {order})")
+        if ours is not None and r.d in ours.index and int(ours.loc[r.d, "H"]) == r.H:
+            eq2_aot, eq2_mlp = float(ours.loc[r.d, "ours_aot"]), float(ours.loc[r.d, "ours_mlp"])
+            cell += (f". Eq. (2)'s AoT and one head + MLP reach {eq2_aot:.3f} and {eq2_mlp:.3f} "
+                     "at the same budget")
+            plain = code[(code["d"] == r.d) & (code["H_equiv"] == r.H)
+                         & (code["model"] == "mlp_code_uncompressed")]["accuracy"]
+            if len(plain) and eq2_mlp != r.ours_mlp:
+                share = (plain.mean() - r.ours_mlp) / (eq2_mlp - r.ours_mlp)
                 cell += (f"; eq. (2) + MLP with only the code's logit scale and positions (eq. "
-                         f"(2)'s N(0, 1) embeddings) reaches {last['mlp_code_uncompressed']:.3f}, "
-                         f"so the initialisation alone accounts for {share:.0%} of the gap "
-                         f"between eq. (2) + MLP and the code's MLP "
+                         f"(2)'s N(0, 1) embeddings) reaches {plain.mean():.3f}, so the "
+                         f"initialisation alone accounts for {share:.0%} of the gap between eq. "
+                         f"(2) + MLP and the code's MLP "
                          f"({'most of it' if share > 0.5 else 'less than half of it'})")
         cells.append(cell + ".")
     seeds = int(code["seed"].nunique())

@@ -890,18 +890,13 @@ def which_model(results: ResultSource) -> Verdict:
                 "reduced `quick` run exists)",
       cost="about 1.1 CPU-hours (the planner, one thread)")
 def fig_3_which_model(results: ResultSource) -> Verdict:
-    from memnb.figures.dana import exp5_code_summary, same_budget
+    from memnb.figures.dana import exp5_code_summary, exp5_order, same_budget
 
     code = _table(results, "dana.exp5_code")
     eq2 = same_budget(_table(results, "dana.exp5"), code)
-    official = paper.exp5()
-    agree = []
-    for d, part in code.groupby("d"):
-        h = int(part["H_equiv"].max())
-        last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
-        ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
-        if {"aot_code", "mlp_code"} <= set(last.index) and {"aot", "mlp"} <= set(ref.index):
-            agree.append((last["aot_code"] > last["mlp_code"]) == (ref["aot"] > ref["mlp"]))
+    order = exp5_order(code, "aot_code", "mlp_code")
+    order = order[order["paper_ahead"].notna()]
+    agree = (order["ours_ahead"] == order["paper_ahead"]).tolist()
     if not agree:
         raise NotRun("dana.exp5_code", "full")
     verdict = Verdict("reproduced" if all(agree) else "differs", exp5_code_summary(code, eq2),
