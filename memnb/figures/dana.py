@@ -827,6 +827,9 @@ def exp5_caption(run: Any, row: Any) -> str:
                  f"{full['steps'] // params['steps']}× fewer steps than the paper's; the paper "
                  f"itself reads its comparison as the MLP being harder to optimise, which a "
                  f"shorter budget would accentuate (our reading, not a measurement).")
+    if len(reversed_):
+        text += (" Sec. 7 retrains Experiment 5 with the official code's models (ours), to see "
+                 "whether the model explains the reversed order.")
     return f"{text} {verdict_sentence(row)}"
 
 
