@@ -296,7 +296,7 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
     against the AoT's head count H (the MLP models: one head, width 2d(H − 1)), one panel per d."""
     official = paper.exp5()
     ds = sorted(int(d) for d in code["d"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(5.6 * len(ds), 4.0), layout="constrained",
+    fig, axes = plt.subplots(1, len(ds), figsize=(6.4 * len(ds), 4.6), layout="constrained",
                              squeeze=False, sharey=True)
     tables = [code] if eq2 is None else [eq2, code]
     for ax, d in zip(axes[0], ds, strict=True):
@@ -312,7 +312,7 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
                              f"paper (official CSV): {name}", _EXP5_MODELS[kind][1])
         ax.set_title(f"d = d_h = {d}, N = {int(code['N'].iloc[0])}", fontsize=9)
         ax.set_xlabel("AoT heads H (MLP models: 1 head, width 2d(H − 1))")
-    axes[0][0].set_ylabel(_ACC)
+    axes[0][0].set_ylabel("accuracy on the training sample")
     _legend_below(fig, axes)
     return fig
 
