@@ -133,7 +133,9 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     assert "did not memorize every example" not in caption
     short = table.assign(accuracy=lambda t: t["accuracy"].where(t["H"] == 4, 0.978))
     caption = fig.fig3(SimpleNamespace(fresh=quick, cached=short, partial=None), "quick").data
-    assert "did not memorize every example (H = 8, T = 250: 97.8%)" in caption
+    assert "did not memorize every example (mean training accuracy H = 8, T = 250: 97.8%" in caption
+    assert "memorized their set perfectly: 1 of 1 at H = 4, T = 80, 0 of 1 at H = 8, T = 250" \
+        in caption
     alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None), "quick").data
     assert "Top row" not in alone and "This build's `quick` run" in alone
     plt.close("all")
@@ -261,3 +263,19 @@ def test_table3_missing_gpt2_names_the_packages_checked():
     present = table[table["check"] != "missing"].assign(representation="gpt2_trained")
     note = fig.gpt2_trained_note(SimpleNamespace(fresh=table, cached=present), "quick")
     assert note == "The trained GPT-2 column was computed in the `full` table."
+
+
+def test_fig3_is_checked_on_the_runs_that_memorized_perfectly():
+    memorized = _saturation(1.0, 0.99).assign(seed=0)
+    short = _saturation(0.9, 0.5).assign(seed=1)  # not memorized: out of the paper's scope
+    verdict = sc.fig3_verdict(pd.concat([memorized, short]))
+    assert verdict.status == "trend"
+    assert "1 of 2 at H = 4, T = 80, 1 of 2 at H = 8, T = 250" in verdict.measured
+    assert "99.0% with a non-saturated one" in verdict.measured
+    both = sc.fig3_verdict(pd.concat([memorized, memorized.assign(seed=1)]))
+    assert both.status == "reproduced"
+    failing = _saturation(1.0, 0.5).assign(seed=0)
+    assert sc.fig3_verdict(pd.concat([failing, short])).status == "differs"
+    only_one = pd.concat([memorized[memorized["H"] == 4], short])
+    with pytest.raises(NotComputable, match="not memorized perfectly by any run"):
+        sc.fig3_verdict(only_one)
