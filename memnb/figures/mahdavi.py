@@ -466,14 +466,12 @@ def _saturation_text(stats: pd.DataFrame) -> str:
 
 def _memorized_count_text(table: pd.DataFrame) -> str:
     """How many runs of each (H, T) memorized their set perfectly, and what the verdict reads."""
-    from memnb.scorecard.mahdavi import memorized_runs
+    from memnb.scorecard.mahdavi import memorized_counts
 
     if "seed" not in table:
         return ""
-    ran = table.groupby(["H", "T"])["seed"].nunique()
-    kept = memorized_runs(table).groupby(["H", "T"])["seed"].nunique().reindex(ran.index)
-    kept = kept.fillna(0).astype(int)
-    counts = ", ".join(f"{kept[i]} of {ran[i]} at H = {i[0]}, T = {i[1]}" for i in ran.index)
+    counts = ", ".join(f"{r.kept} of {r.ran} at H = {h}, T = {t}"
+                       for (h, t), r in memorized_counts(table).iterrows())
     return (f"Runs that memorized their set perfectly: {counts}; the paper's statement is about "
             "such sets, so the verdict reads those runs only, where there is one. ")
 

@@ -104,6 +104,15 @@ def memorized_runs(table: pd.DataFrame) -> pd.DataFrame:
     return table[perfect]
 
 
+def memorized_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (H, T) of a Fig. 3 table: ``ran``, its runs (seeds; one without a seed column), and
+    ``kept``, how many of them memorized their set perfectly (:func:`memorized_runs`)."""
+    keys = ["H", "T"] + (["seed"] if "seed" in table else [])
+    perfect = table.groupby(keys)["accuracy"].min() >= 1.0
+    by_size = perfect.groupby(level=["H", "T"])
+    return pd.DataFrame({"ran": by_size.size(), "kept": by_size.sum().astype(int)})
+
+
 def _fig3_stats(table: pd.DataFrame) -> pd.DataFrame:
     per = table.groupby(["H", "T"]).agg(
         accuracy=("accuracy", "mean"), unsaturated=("some_head_unsaturated", "mean"),
@@ -128,20 +137,18 @@ def fig3_verdict(table: pd.DataFrame) -> Verdict:
     some runs did not, and NotComputable is raised when no run of some (H, T) did."""
     everything = _fig3_stats(table)
     text = _fig3_text(everything)
-    memorized = memorized_runs(table)
-    seed_count = (lambda t: t.groupby(["H", "T"])["seed"].nunique()) if "seed" in table else (
-        lambda t: t.groupby(["H", "T"]).size().clip(upper=1))
-    ran, kept = seed_count(table), seed_count(memorized).reindex(everything.index).fillna(0)
+    counts = memorized_counts(table)
+    ran, kept = counts["ran"], counts["kept"]
     if (kept == 0).any():
         raise NotComputable(f"{text}: a set was not memorized perfectly by any run, so the "
                             "comparison with the paper (perfectly memorized sets) is not valid")
-    per = _fig3_stats(memorized)
+    per = _fig3_stats(memorized_runs(table))
     ok = bool((per["some_saturated"] > 0.5).all() and (per["unsaturated"] >= 0.95).all())
     if (kept == ran).all():
         return criteria.exact_check(ok, text)
-    counts = ", ".join(f"{int(kept[i])} of {int(ran[i])} at H = {i[0]}, T = {i[1]}"
-                       for i in everything.index)
-    measured = (f"on the runs that memorized their set perfectly ({counts}): {_fig3_text(per)}; "
+    counted = ", ".join(f"{int(kept[i])} of {int(ran[i])} at H = {i[0]}, T = {i[1]}"
+                        for i in everything.index)
+    measured = (f"on the runs that memorized their set perfectly ({counted}): {_fig3_text(per)}; "
                 f"over all runs: {text}")
     return Verdict("trend" if ok else "differs",
                    measured + (" (holds on the memorized runs; the others did not memorize their "
