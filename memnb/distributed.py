@@ -3,13 +3,18 @@
 Each packed group of sweep points is one task. Results come back as tasks finish and are cached
 by :func:`memnb.sweep.run_sweep` on the submitting machine, so a worker that dies mid-sweep loses
 only its unfinished groups: dask reschedules them, and a rerun computes only what is missing.
+Inside a time limit (``memnb run --time-limit``) groups go out one per worker thread and only
+while the next would end in time, so a stopped run has finished every group it started.
 """
 
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Iterator, Sequence
+from typing import Any
 
+from memnb import sweep
 from memnb.sweep import GroupEvaluator, Point, Rows
 
 #: Seconds to wait for the scheduler's port to accept a connection before giving up.
@@ -63,7 +68,14 @@ def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S) -> str:
 
 def map_groups(executor: str, evaluate: GroupEvaluator,
                groups: Sequence[list[Point]]) -> Iterator[tuple[list[Point], list[Rows]]]:
-    """Run ``evaluate`` on every group on the cluster, yielding ``(group, rows)`` as they finish."""
+    """Run ``evaluate`` on every group on the cluster, yielding ``(group, rows)`` as they finish.
+
+    Outside :func:`memnb.sweep.time_limit` every group is submitted at once. Inside it, at most
+    one group per worker thread is on the cluster at a time, and a further group is submitted
+    only while one as long as the longest so far still ends before the deadline (the in-process
+    rule); the budget is then marked stopped. So a limited run ends near its limit with every
+    group it started finished and cached, instead of dropping the groups still running.
+    """
     from dask.distributed import Client, as_completed
 
     address = check_scheduler(executor)
@@ -73,7 +85,50 @@ def map_groups(executor: str, evaluate: GroupEvaluator,
         raise SchedulerUnreachable(
             f"could not connect to a dask scheduler at {address}: {err}. Is `dask scheduler "
             f"--port {_host_port(address)[1]}` what listens there?") from None
+    budget = sweep._BUDGET[-1] if sweep._BUDGET else None  # the run's time_limit, if any
     with client:
-        futures = {client.submit(evaluate, group, pure=False): i for i, group in enumerate(groups)}
-        for future in as_completed(futures):
-            yield groups[futures[future]], future.result()
+        if budget is None:
+            futures = {client.submit(evaluate, group, pure=False): i
+                       for i, group in enumerate(groups)}
+            for future in as_completed(futures):
+                yield groups[futures[future]], future.result()
+            return
+        yield from _within_budget(client, evaluate, groups, budget)
+
+
+def _worker_threads(client: Any) -> int:
+    """Threads of the cluster's workers (at least 1: a task waits for a worker to join)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(info.get("nthreads", 1)) for info in workers.values()))
+
+
+def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[Point]],
+                   budget: sweep.TimeBudget) -> Iterator[tuple[list[Point], list[Rows]]]:
+    """:func:`map_groups` inside a time limit: one group per worker thread, submitted while the
+    budget allows one more; each group's time (submit to result) updates the longest seen."""
+    from dask.distributed import as_completed
+
+    queue = list(enumerate(groups))[::-1]  # popped from the end: groups in their given order
+    submitted: dict[Any, tuple[int, float]] = {}
+    running = as_completed()
+
+    def submit_next() -> None:
+        if not queue:
+            return
+        if not budget.allows_group():
+            budget.stopped = True
+            queue.clear()
+            return
+        i, group = queue.pop()
+        future = client.submit(evaluate, group, pure=False)
+        submitted[future] = (i, time.monotonic())
+        running.add(future)
+
+    for _ in range(_worker_threads(client)):
+        submit_next()
+    for future in running:
+        i, started = submitted.pop(future)
+        rows = future.result()
+        budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
+        submit_next()  # before yielding, so that the worker is busy while the rows are cached
+        yield groups[i], rows

@@ -107,6 +107,36 @@ def test_killed_worker_loses_no_finished_point(cluster, tmp_path):
     pd.testing.assert_frame_equal(table, reference)
 
 
+def test_time_limited_sweep_finishes_every_group_it_starts(cluster, tmp_path):
+    """Inside a time limit the cluster gets one group per worker and no group past the point
+    where the longest so far would overrun: every group that starts is finished and cached."""
+    from memnb.sweep import time_limit
+
+    started_dir = tmp_path / "started"
+    started_dir.mkdir()
+    seconds_per_group = 1.0
+
+    def slow(group: list[dict]) -> list:  # a local function: dask pickles it by value
+        for point in group:
+            (started_dir / f"{point['H']}-{point['seed']}").touch()
+        time.sleep(seconds_per_group)
+        return [[{"accuracy": 1.0}] for _ in group]
+
+    points = [{"H": h, "seed": s} for h in range(1, 7) for s in range(2)]  # 12 groups of 1
+    cache = tmp_path / "cache"
+    start = time.monotonic()
+    with time_limit(2.5) as budget:
+        table = run_sweep(points, slow, cache_dir=cache, group_key=_one_per_group,
+                          executor=_executor(cluster), progress=False, code="test")
+    elapsed = time.monotonic() - start
+    cached = len(list(cache.glob("*.json")))
+    assert budget.stopped and budget.missing
+    assert 2 <= cached < len(points) and len(table) == cached == budget.done
+    assert len(list(started_dir.iterdir())) == cached  # nothing started was dropped
+    assert elapsed < 2.5 + 2 * seconds_per_group  # stopped near the limit, not after 12 groups
+    assert budget.longest_group_s >= seconds_per_group
+
+
 def _free_port() -> int:
     import socket
 
