@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -89,7 +90,9 @@ def device_description(device: str) -> str:
     """A human-readable name of ``device`` (the GPU model, or the CPU)."""
     if device.startswith("cuda") and torch.cuda.is_available():
         return torch.cuda.get_device_name(torch.device(device))
-    return f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
+    threads = torch.get_num_threads()
+    return (f"CPU ({platform.processor() or platform.machine()}, {threads} "
+            f"thread{'s' if threads != 1 else ''})")
 
 
 def check_device(device: str) -> str:
@@ -315,8 +318,7 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     else:
         prov = cached.provenance
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
-                f"{prov['started_utc'][:10]} ({prov['device_name']}, "
-                f"{seeds_used(cached.table, prov)} seeds)")
+                f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"
@@ -331,6 +333,19 @@ def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:
     if "seed" in table.columns and table["seed"].notna().any():
         return int(table["seed"].nunique())
     return provenance.get("seeds", "?")
+
+
+def device_label(provenance: dict[str, Any]) -> str:
+    """The device a result was computed on, as :func:`device_description` names it (runs
+    recorded before it used the singular say ``1 threads``: shown as ``1 thread``)."""
+    device = str(provenance.get("device_name", provenance.get("device", "?")))
+    return re.sub(r"\b1 threads\b", "1 thread", device)
+
+
+def run_label(table: pd.DataFrame, provenance: dict[str, Any]) -> str:
+    """``"<device>, <n> seed(s)"`` for a result, e.g. ``"CPU (x86_64, 1 thread), 1 seed"``."""
+    seeds = seeds_used(table, provenance)
+    return f"{device_label(provenance)}, {seeds} seed{'' if seeds == 1 else 's'}"
 
 
 def provenance_summary(names: list[str], profile: str,
@@ -353,6 +368,7 @@ def provenance_summary(names: list[str], profile: str,
         provenance = json.loads(json_path.read_text())
         info = {key: provenance.get(key) for key in columns}
         info["seeds"] = seeds_used(pd.read_csv(csv_path), provenance)
+        info["device_name"] = device_label(provenance)
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)

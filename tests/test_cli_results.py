@@ -216,3 +216,18 @@ def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():
     assert seeds_used(pd.DataFrame({"seed": [0, 0, 0], "x": [1, 2, 3]}), provenance) == 1
     assert seeds_used(pd.DataFrame({"seed": [0, 1, 2, 2]}), provenance) == 3
     assert seeds_used(pd.DataFrame({"x": [1]}), provenance) == 5
+
+
+def test_run_label_counts_seeds_and_threads_in_words():
+    import pandas as pd
+
+    from memnb.results import device_label, run_label
+
+    one = pd.DataFrame({"seed": [0, 0], "accuracy": [0.1, 0.2]})
+    old = {"device_name": "CPU (x86_64, 1 threads)", "seeds": 5}
+    assert device_label(old) == "CPU (x86_64, 1 thread)"
+    assert run_label(one, old) == "CPU (x86_64, 1 thread), 1 seed"
+    two = pd.DataFrame({"seed": [0, 1]})
+    assert run_label(two, {"device_name": "CPU (x86_64, 2 threads)"}) == (
+        "CPU (x86_64, 2 threads), 2 seeds")
+    assert run_label(pd.DataFrame({"x": [1]}), {"device": "cpu", "seeds": 3}) == "cpu, 3 seeds"

@@ -181,6 +181,27 @@ def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):
     assert "d = 10, H = 31: AoT 0.500 vs MLP 0.450" in text
 
 
+def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch):
+    from types import SimpleNamespace
+
+    from memnb.experiments.registry import get
+    from memnb.scorecard import dana as scorecard_dana
+
+    monkeypatch.setattr(scorecard_dana, "full_run_exists", lambda name: True)
+    full = _exp5_table(aot=0.25, mlp=0.52, d=7)  # the paper's CSV has the AoT ahead at d = 7
+    run = SimpleNamespace(name="dana.exp5", fresh=_exp5_table(aot=0.19, mlp=0.09, d=7),
+                          cached=full, partial="partial: 14 of 210 points ran; missing ...",
+                          params=get("dana.exp5").params("quick"))
+    row = SimpleNamespace(item="Fig. 3", status="differs", measured="m")
+    text = figures.exp5_caption(run, row)
+    assert "the text below reads both" in text
+    assert ("The committed full run, at the paper's budget (1 seed so far), has: d = 7, H = 31: "
+            "AoT 0.250 vs MLP 0.520 (MLP ahead") in text
+    assert "an MLP short of training does not explain the difference there" in text
+    run.cached = None  # without it, no sentence about the full run
+    assert "paper's budget" not in figures.exp5_caption(run, row)
+
+
 def test_departures_report_uses_all_eleven_values_of_the_paper():
     layout, exp2, exp3 = _tables({"aot": 0.1, "aot_code": 0, "aot_code_uncompressed": 0})
     report = figures.departures_report(exp2, exp3)

@@ -93,7 +93,7 @@ class ResultSource:
     def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
         """``(table, profile it was read from, one-line description, partial summary or None)``
         of ``name``."""
-        from memnb.results import load, partial_summary, seeds_used
+        from memnb.results import load, partial_summary, run_label
 
         if name in self._cache:
             return self._cache[name]
@@ -106,8 +106,7 @@ class ResultSource:
             what = f"`{profile}` run of {name}"
             if profile != self.profile:
                 what += f" (no `{self.profile}` run exists; fell back to `{profile}`)"
-            what += (f": {prov.get('device_name', prov.get('device', '?'))}, "
-                     f"{seeds_used(result.table, prov)} seeds, commit "
+            what += (f": {run_label(result.table, prov)}, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
                      f"{prov.get('started_utc', '?')}")
             partial = partial_summary(prov)
