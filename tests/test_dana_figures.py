@@ -247,7 +247,9 @@ def test_differences_say_whether_experiment_5_has_a_partial_full_run():
     partial = SimpleNamespace(partial="partial: 35 of 210 points ran", params=params,
                               note="dana.exp5: `quick` run beside the committed full-scale run")
     text = figures.differences_markdown({"dana.exp5": partial})
-    assert "The committed full run of Experiment 5 is partial: 35 of 210 points ran" in text
+    assert "The full run of Experiment 5 is not complete yet" in text
+    assert "trained 1,024 steps of 512" in text
+    assert "16,384 steps of 1,024" in text  # Experiment 5's own budget, beside Experiment 1's
     absent = SimpleNamespace(partial=None, params=params, note="no full-scale run")
     assert "No full run of Experiment 5 is committed" in figures.differences_markdown(
         {"dana.exp5": absent})
@@ -320,3 +322,16 @@ def test_exp5_code_figure_draws_every_model_and_the_paper():
     labels = {line.get_label() for line in fig.axes[0].get_lines()}
     assert {"ours: code's AoT", "ours: eq. (2) + MLP", "paper (official CSV): AoT"} <= labels
     plt.close(fig)
+
+
+def test_verdict_sentence_does_not_repeat_what_the_caption_printed():
+    from types import SimpleNamespace
+
+    summary = "At d = 7 the code's AoT reaches 0.275."
+    row = SimpleNamespace(item="Fig. 3: which model", status="reproduced",
+                          measured=summary + "; accuracy is the mean over the last 100 batches")
+    text = figures.verdict_sentence(row, shown=summary)
+    assert text == ("Verdict (Fig. 3: which model): **reproduced** (the numbers above; accuracy "
+                    "is the mean over the last 100 batches).")
+    assert summary in figures.verdict_sentence(row)  # nothing shown: the whole measured text
+    assert summary in figures.verdict_sentence(row, shown="something else")

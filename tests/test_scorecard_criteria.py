@@ -91,3 +91,15 @@ def test_exact_check_and_reduced_scale() -> None:
 def test_verdict_rejects_unknown_status() -> None:
     with pytest.raises(ValueError, match="status must be one of"):
         c.Verdict("fine", "x")
+
+
+def test_a_curve_that_saturates_after_the_knee_is_no_plateau():
+    from memnb.scorecard import criteria
+
+    x = [5, 7, 10, 12, 15]
+    rising = [0.4, 0.7, 0.97, 0.99, 1.0]  # flattens where it reaches 1
+    assert criteria.plateau(x, rising, knee=10).status == "reproduced"  # ratio 0.05
+    saturated = criteria.plateau(x, rising, knee=10, ceiling=0.99)
+    assert saturated.status == "not computable" and "saturated" in saturated.measured
+    below = criteria.plateau(x, [0.3, 0.5, 0.8, 0.81, 0.82], knee=10, ceiling=0.99)
+    assert below.status == "reproduced"

@@ -195,12 +195,22 @@ def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
              for h in (1, 5, 11)]
     _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(rows))
     got = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
-    assert got["Fig. 5"].status == "trend" and "no setting in common" in got["Fig. 5"].measured
+    # three values of H: a slope interval with one degree of freedom decides nothing
+    assert got["Fig. 5"].status == "not computable"
+    assert "3 values of H per d" in got["Fig. 5"].measured
     # convex, better fitted by a·d_h² + b than by a line: not Fig. 6's linear growth
     assert got["Fig. 6"].status == "differs"
     # our AoT curve for Fig. 7 is Fig. 5's (quick recipe); the paper's nearest d is 40
     assert "nearest: N = 200, d = 40" in got["Fig. 7"].measured
     assert got["Fig. 7"].status == "differs"  # MLP ahead at H = 11, the paper's AoT ahead
+
+
+def test_appendix_linearity_in_h_is_judged_from_four_values_of_h(tmp_path):
+    rows = [{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20, "H": h,
+             "seed": 0, "accuracy": 0.05 + 0.03 * h} for h in (1, 3, 5, 11)]
+    _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(rows))
+    got = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    assert got["Fig. 5"].status == "trend" and "no setting in common" in got["Fig. 5"].measured
 
 
 def _exp5_table(models: dict[str, float]) -> pd.DataFrame:

@@ -638,9 +638,20 @@ def layout_slopes(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> pd.DataFram
 
 # --- the chapter's generated prose: captions and paragraphs with their verdicts ---------------
 
-def verdict_sentence(row: Any) -> str:
-    """The scorecard's verdict on one item, for the end of a comparison sentence."""
-    return f"Verdict ({row.item}): **{row.status}** ({row.measured})."
+def verdict_sentence(row: Any, shown: str = "") -> str:
+    """The scorecard's verdict on one item, for the end of a comparison sentence. When its
+    measured text begins with ``shown`` (the caption already printed it), that part is not
+    repeated: the sentence points to it."""
+    measured = str(row.measured)
+    if shown and measured.startswith(shown.strip()):
+        rest = measured[len(shown.strip()):].lstrip("; ").strip()
+        measured = "the numbers above" + (f"; {rest}" if rest else "")
+    return f"Verdict ({row.item}): **{row.status}** ({measured})."
+
+
+def verdict_recalled(row: Any) -> str:
+    """The verdict's status alone, for text under a caption that printed it in full."""
+    return f"Verdict ({row.item}): **{row.status}**, with its numbers in the caption above."
 
 
 def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str) -> Any:
@@ -735,7 +746,8 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
     return (f"Accuracy against the number of heads H, one panel per d = d_h (N = "
             f"{int(table['N'].iloc[0])}), beside the paper's official CSV at the same d; dashed: "
             f"Corollary 2's bound and the previous one. At d = {d_max}, "
-            f"{bound_sentence(table[table['d'] == d_max], 'H')}. {verdict_sentence(row)}")
+            f"{bound_sentence(table[table['d'] == d_max], 'H')}. The verdict reads the panel "
+            f"d = 10, the setting of the paper's text. {verdict_sentence(row)}")
 
 
 def exp1_reading(table: pd.DataFrame, row: Any) -> str:
@@ -750,12 +762,13 @@ def exp1_reading(table: pd.DataFrame, row: Any) -> str:
     if n == 50:
         theirs = paper.exp1_slopes().set_index("d").loc[d, "slope"]
         per_head = theirs * n * n / (1 - 1 / n)
+        rel = 100 * (report["slope"] / theirs - 1)
         parts.append(f"The paper's CSV gives {theirs:.4f} per head, so ours is "
-                     f"{100 * (report['slope'] / theirs - 1):+.0f} % from it. Its point is that "
+                     f"{abs(rel):.0f} % {'below' if rel < 0 else 'above'} it. Its point is that "
                      f"trained heads store far more than the bound's d_h = {d} associations each "
                      f"(its slope is {per_head:.0f} associations per head at N = {n}); a ratio "
                      f"well above 1 says the same of ours.")
-    parts.append(verdict_sentence(row))
+    parts.append(verdict_recalled(row))
     return " ".join(parts)
 
 
@@ -877,7 +890,7 @@ def headline(law: pd.DataFrame, row: Any) -> str:
     return ("**Our conclusion (ours, computed).** The paper's empirical law, accuracy convex "
             "(its 'quadratic') in d_h and flat once d ≥ d_h, holds for: "
             + (", ".join(holds) or "none") + "; it fails for: " + (", ".join(fails) or "none")
-            + ". " + verdict_sentence(row))
+            + ". " + verdict_recalled(row))
 
 
 def differences_markdown(runs: dict[str, Any]) -> str:
@@ -886,20 +899,24 @@ def differences_markdown(runs: dict[str, Any]) -> str:
     t = paper.TEXT
     full1 = exp.get_params("dana.exp1", "full")
     ref = paper.exp6_slope_ratio()
+    full5 = exp.get_params("dana.exp5", "full")
     exp5 = runs.get("dana.exp5")
     exp5_line = ""
     if exp5 is not None and getattr(exp5, "partial", None):
-        exp5_line = (f" The committed full run of Experiment 5 is {exp5.partial}; its figure "
-                     f"draws it beside this profile's run, trained {exp5.params['steps']:,} "
-                     f"steps of {exp5.params['batch']:,}, which its caption reads.")
+        exp5_line = (" The full run of Experiment 5 is not complete yet (its caption says which "
+                     "points ran); its figure draws it beside this profile's run, trained "
+                     f"{exp5.params['steps']:,} steps of {exp5.params['batch']:,}.")
     elif exp5 is not None and not exp.reused_full(exp5):
         exp5_line = (f" No full run of Experiment 5 is committed; its figure draws this "
                      f"profile's run, trained {exp5.params['steps']:,} steps of "
                      f"{exp5.params['batch']:,}.")
     return "\n".join([
-        "- **Training budget and grid.** Each figure draws the run its caption names: "
-        f"the full runs use the official code's budget ({full1['steps']:,} steps of "
-        f"{full1['batch']:,}, learning rate {full1['lr']:g} → {full1['lr_final']:g}).{exp5_line}",
+        "- **Training budget and grid.** Each figure draws the run its caption names. The full "
+        f"runs use the official code's budgets: {full1['steps']:,} steps of {full1['batch']:,}, "
+        f"learning rate {full1['lr']:g} → {full1['lr_final']:g}, for Experiments 1-4 and 6; "
+        f"{full5['steps']:,} steps of {full5['batch']:,}, learning rate {full5['lr']:g} → "
+        f"{full5['lr_final']:g} (→ {full5['lr_final_mlp']:g} for the MLP model), for "
+        f"Experiment 5 and `dana.exp5_code`.{exp5_line}",
         "- **Model details.** We follow eq. (2); the official code divides logits by √d_h, adds "
         "positions only to the attention input, shares one d → d_h compression across heads "
         "and draws its embeddings as `nn.Linear` weights, uniform in ±1/√d and ±1/√d_h, where "

@@ -105,11 +105,13 @@ def linear_trend(x: Sequence[float], y: Sequence[float], *, min_r2: float = 0.9,
 
 
 def plateau(x: Sequence[float], y: Sequence[float], knee: float, *,
-            max_ratio: float = 0.25) -> Verdict:
+            max_ratio: float = 0.25, ceiling: float | None = None) -> Verdict:
     """The claim "y grows up to ``knee`` and is flat after it".
 
     Fits a line on x ≤ knee and one on x ≥ knee; ``reproduced`` when the slope before is positive
-    and |slope after| ≤ ``max_ratio`` × slope before; ``differs`` otherwise.
+    and |slope after| ≤ ``max_ratio`` × slope before; ``differs`` otherwise. With ``ceiling``
+    (e.g. an accuracy of 1), a curve that reaches it after the knee is ``not computable``: it
+    stops rising because nothing is left to learn, which a plateau test cannot tell apart.
     """
     xs, ys = _arrays(x, y)
     before, after = xs <= knee, xs >= knee
@@ -121,6 +123,10 @@ def plateau(x: Sequence[float], y: Sequence[float], knee: float, *,
     measured = (f"slope {s_before:.4g} up to {knee:g}, {s_after:.4g} after "
                 f"(ratio {ratio:.2f}; plateau if ≤ {max_ratio:g})")
     status: Status = "reproduced" if s_before > 0 and ratio <= max_ratio else "differs"
+    if ceiling is not None and ys[after].max() >= ceiling:
+        status = "not computable"
+        measured += (f"; reaches {ys[after].max():.3f} ≥ {ceiling:g} after {knee:g}: saturated, "
+                     "so flatness there says nothing about a plateau")
     return Verdict(status, measured, {"slope_before": s_before, "slope_after": s_after,
                                       "ratio": ratio})
 
