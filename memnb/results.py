@@ -352,14 +352,15 @@ def provenance_summary(names: list[str], profile: str,
                        root: Path | None = None) -> pd.DataFrame:
     """One row per written result of ``names`` under ``profile``: how and where it was computed.
 
-    Columns: experiment, paper_figure, device_name, seeds, rows, wall_time_s (of every
-    invocation of a resumed run: ``total_wall_time_s`` where recorded), git_commit (short),
-    started_utc. Experiments without a written result are left out, so an empty frame means
-    that none of them has been run under ``profile`` in this checkout.
+    Columns: experiment, paper_figure, device_name, seeds, rows, points (``all``, or ``k of n``
+    for a partial run), wall_time_s (of every invocation of a resumed run:
+    ``total_wall_time_s`` where recorded), git_commit (short), started_utc. Experiments
+    without a written result are left out, so an empty frame means that none of them has been
+    run under ``profile`` in this checkout.
     """
     check_profile(profile)
-    columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "wall_time_s",
-               "git_commit", "started_utc"]
+    columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "points",
+               "wall_time_s", "git_commit", "started_utc"]
     rows = []
     for name in names:
         csv_path, json_path = result_paths(name, profile, root)
@@ -369,6 +370,11 @@ def provenance_summary(names: list[str], profile: str,
         info = {key: provenance.get(key) for key in columns}
         info["seeds"] = seeds_used(pd.read_csv(csv_path), provenance)
         info["device_name"] = device_label(provenance)
+        if provenance.get("complete", True):
+            info["points"] = "all"
+        else:
+            done = int(provenance.get("points_done") or 0)
+            info["points"] = f"{done} of {done + len(provenance.get('missing_points') or [])}"
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)

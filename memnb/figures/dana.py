@@ -835,7 +835,9 @@ def exp5_caption(run: Any, row: Any) -> str:
         head = ""
     order = exp5_order(table)
     text = (f"{head}Attention-only (H heads) against one head + MLP of width 2d(H−1), at the same "
-            f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])}. At the largest H we "
+            f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])} (Fig. 3's axis in "
+            f"our notes on the paper; Theorem 1's count d(S + 2N + 4d_hH) with S = 2 is d more at "
+            f"every H, a shift of each curve, not of its slope). At the largest H we "
             f"ran: {_order_cells(order)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
