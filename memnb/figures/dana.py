@@ -780,7 +780,9 @@ def exp2_caption(table: pd.DataFrame, row: Any) -> str:
     return (f"Accuracy against the head dimension d_h at d = {int(table['d'].iloc[0])}, H = "
             f"{int(table['H'].iloc[0])}, N = {int(table['N'].iloc[0])}; "
             f"{bound_sentence(table, 'd_h')}. Our fit a·d_h² + b gives a = {a:.5f}; the paper's "
-            f"CSV gives a = {theirs.value:.5f} (it calls the growth quadratic). "
+            f"CSV gives a = {theirs.value:.5f} (it calls the growth quadratic). That fit has no "
+            f"linear term, so a > 0 says only that the accuracy grows; whether it grows convexly "
+            f"is the sign of the curvature c₂ of a full quadratic, which the verdict reads. "
             f"{verdict_sentence(row)}")
 
 
