@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -324,3 +325,99 @@ def test_dana_theory_verdicts_are_computed() -> None:
         assert v.measured, name
     assert dana_theory.table1().status == "reproduced"
     assert dana_theory.remark2().status == "reproduced"
+
+
+# ------------------------------------------------- readings and verdicts follow their numbers
+
+
+def _cor2_frame(means: list[float], phi: float = 0.2, sd: float = 0.02) -> pd.DataFrame:
+    rows = [{"N": 10, "d": 2, "d_h": 2, "H": h, "X": 10 + h, "phi": phi, "accuracy_mean": m,
+             "accuracy_sd": sd, "accuracy_min": m - sd, "memorized": 1.0,
+             "accuracy_rest_mean": 0.1, "below_phi": 0.5, "tasks": 10}
+            for h, m in enumerate(means)]
+    frame = pd.DataFrame(rows)
+    se = frame["accuracy_sd"] / np.sqrt(frame["tasks"])
+    return frame.assign(se=se, z=(frame["accuracy_mean"] - frame["phi"]) / se, saturated=False)
+
+
+def test_corollary2_reading_says_meets_only_when_no_mean_is_below_phi() -> None:
+    from memnb.scorecard import dana_theory
+
+    below = dana_theory.corollary2_reading(_cor2_frame([0.195, 0.198, 0.203]))
+    assert "meets" not in below and "below φ in 2 of 3" in below
+    assert "consistent with an expected accuracy of exactly φ" in below
+    assert "meets φ" in dana_theory.corollary2_reading(_cor2_frame([0.2, 0.21]))
+    far = dana_theory.corollary2_reading(_cor2_frame([0.1, 0.2]))
+    assert far.startswith("The construction falls short of φ")
+    assert dana_theory.corollary2(tab=_cor2_frame([0.1, 0.2])).status == "differs"
+    assert dana_theory.corollary2(tab=_cor2_frame([0.195, 0.205])).status == "trend"
+
+
+def test_corollary2_chapter_and_verdict_read_one_table() -> None:
+    from memnb.scorecard import dana_theory
+
+    tab = dana_theory.corollary2_table()
+    assert list(tab["H"]) == list(dana_theory.COR2_HEADS)
+    s = dana_theory.corollary2_summary(tab)
+    v = dana_theory.corollary2(tab=tab)
+    assert f"from {s['diff_min']:+.3f} to {s['diff_max']:+.3f}" in v.measured
+    assert f"tasks below φ: {s['tasks_below']:.0%}" in v.measured
+    assert f"{s['tasks_below']:.0%} of the tasks" in dana_theory.corollary2_reading(tab)
+    assert f"within {dana_theory.COR2_SE:g} standard errors" in v.measured
+
+
+def test_thm1_verdict_quotes_the_chapter_table_with_one_ratio() -> None:
+    from memnb.scorecard import dana_theory
+
+    tab = dana_theory.thm1_table()
+    v = dana_theory.thm1_epsilon(tab=tab)
+    assert f"{len(tab)} AoTs" in v.measured and "looseness" not in v.measured
+    ratio = tab["looseness_eq14"]
+    assert f"from {ratio.min():.3g}×" in v.measured and f"to {ratio.max():.4g}×" in v.measured
+    assert "generic sets" in v.measured and "Lemma 2" in v.measured
+    assert v.values["generic"] == bool((tab["last_tokens"] >= tab["d"]).all())
+
+
+def test_uniform_kl() -> None:
+    from memnb.scorecard import dana_theory
+
+    assert dana_theory.uniform_kl(np.full((3, 7), 1 / 7)) == pytest.approx(0.0, abs=1e-12)
+    assert dana_theory.uniform_kl(np.eye(7)[:4]) == pytest.approx(math.log(7))
+
+
+def test_thm2_informative_needs_a_bound_below_the_uniform_kl() -> None:
+    from memnb.scorecard import dana_theory
+
+    row = {"N": 900, "d": 890, "T": 900, "bound": 50.0, "kl_theorem_lambda": 0.6,
+           "kl_reoptimised_lambda": 0.05, "uniform_kl": 5.9, "log_N": math.log(900),
+           "informative": False}
+    nowhere = dana_theory.thm2_informative(tab=pd.DataFrame([row]))
+    assert nowhere.status == "not computable" and "nowhere" in nowhere.measured
+    some = dana_theory.thm2_informative(tab=pd.DataFrame(
+        [row, {**row, "N": 1500, "bound": 5.0, "informative": True}]))
+    assert some.status == "reproduced" and "first informative" in some.measured
+    margin = dana_theory.thm2_margin(869, 867, num_sequences=900)
+    assert not margin["informative"] and margin["bound"] > margin["log_N"]
+
+
+def test_bietti_status_follows_the_about_d_reading() -> None:
+    from memnb.scorecard import dana_theory
+
+    ds = [8, 16, 32, 64]
+    near = pd.DataFrame({"N": 500, "d": ds, "capacity": [float(d) for d in ds]})
+    assert dana_theory.bietti_capacity(tab=near).status == "reproduced"
+    offset = pd.DataFrame({"N": 500, "d": ds, "capacity": [d - 7.0 for d in ds]})
+    v = dana_theory.bietti_capacity(tab=offset)
+    assert v.status == "trend" and "outside: N=500, d=8" in v.measured
+    flat = pd.DataFrame({"N": 500, "d": ds, "capacity": [3.0, 1.0, 3.0, 1.0]})
+    assert dana_theory.bietti_capacity(tab=flat).status == "differs"
+
+
+def test_condition_reading_claims_growth_only_when_monotone() -> None:
+    from memnb.scorecard import dana_theory
+
+    rising = pd.DataFrame({"num_sequences": [12, 22, 34], "cond_features": [1e3, 1e4, 1e5]})
+    assert "rising with T_0 at every step" in dana_theory.condition_reading(rising)
+    dip = pd.DataFrame({"num_sequences": [12, 22, 34], "cond_features": [7.6e3, 5.5e4, 3.3e3]})
+    text = dana_theory.condition_reading(dip)
+    assert "not at every step" in text and "T_0 = 34 has 3.3e+03, below T_0 = 22's" in text
