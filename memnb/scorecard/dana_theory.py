@@ -392,7 +392,8 @@ def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> 
                      "only the linear growth (slope within 50 % of 1) → trend (\"linear in d\" "
                      "holds, \"about d\" does not); else differs",
                    {**verdict.values, "ratio_min": float(ratio.min()),
-                    "ratio_max": float(ratio.max()), "near_d": near_d})
+                    "ratio_max": float(ratio.max()), "near_d": near_d,
+                    "inside": int(inside.sum()), "points": int(len(ratio))})
 
 
 #: Every verdict of this module, by the paper's item it checks (for registration and tests).
