@@ -6,6 +6,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from pathlib import Path  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -25,10 +27,14 @@ def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     plt.close(fig)
     assert "Verdict: differs" in caption
     assert "At 4 blocks the final loss (0.02) is higher than at 1 block (0.01)" in caption
+    fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.0105}), None, "IMDb",
+                                       "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    assert "Verdict: trend" in caption and "No deeper model ends more than 10 %" in caption
     fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.001}), None, "IMDb",
                                        "Figs. 4 and 5", "quick")
     plt.close(fig)
-    assert "Verdict: trend" in caption and "No deeper model ends above" in caption
+    assert "Verdict: trend" in caption and "No deeper model ends more than" in caption
 
 
 def test_capacity_caption_reports_a_flat_curve():
@@ -37,7 +43,46 @@ def test_capacity_caption_reports_a_flat_curve():
                           for N in (200, 400, 600, 800) for b in (0, 1, 2, 4)])
     fig, caption = ksfig.capacity_figure(table, None, "quick")
     plt.close(fig)
-    assert "Verdict: differs" in caption and "no exponent fitted" in caption
+    # √N from N = 400 to 800 is less than a whole block more: the grid cannot show it
+    assert "Verdict: trend" in caption and "no exponent fitted" in caption
+    assert "cannot show it" in caption
+    assert "model width $d = 16$" in caption and "widths" not in caption
+
+
+def test_float64_sentence_does_not_add_bits_that_never_meet():
+    report = {"prime_bits": 24, "prime_squared_bits": 47, "float64_accuracy": 0.263,
+              "ffn1_exact": False, "ffn1_first_failing_layer": 28, "ffn1_depth": 183,
+              "ffn1_max_weight_bits": 47, "ffn1_max_value_bits": 47, "ffn1_max_product_bits": 90,
+              "ffn2_exact": False, "ffn2_first_failing_layer": 0, "ffn2_depth": 211,
+              "ffn2_max_weight_bits": 93, "ffn2_max_value_bits": 40, "ffn2_max_product_bits": 130}
+    text = ksfig.float64_markdown(report)
+    assert "the largest product formed has 90 bits" in text
+    assert "would have 93 or 94 bits" in text and "never meet in one product" in text
+    assert "give products of 90 bits" not in text
+    assert "a weight or bias of 93 bits does not fit" in text and "26.3%" in text
+    met = ksfig.float64_markdown({**report, "ffn1_max_product_bits": 94})
+    assert "never meet" not in met and "the largest product formed has 94 bits" in met
+
+
+def test_chapter_prints_the_scorecard_rows_of_theorem_42_and_corollary_41():
+    from memnb.scorecard.core import ResultSource, load_items
+
+    root = Path(__file__).parents[1] / "data/results"
+    table = pd.read_csv(root / "full/kajitsuka.construction.csv")
+    items = {i.item: i for i in load_items(["kajitsuka"])}
+    source = ResultSource("full", root=root)
+    rows = {k: items[k].evaluate(source) for k in ("Theorem 4.2", "Corollary 4.1")}
+    fig, caption = ksfig.lower_bound_figure(table)
+    plt.close(fig)
+    thm, cor = caption.split("Corollary 4.1 row")
+    assert f"**Verdict: {rows['Theorem 4.2'].status}** ({rows['Theorem 4.2'].measured})" in thm
+    assert f"**Verdict: {rows['Corollary 4.1'].status}** ({rows['Corollary 4.1'].measured})" \
+        in cor
+    fig, caption = ksfig.construction_figure(table, None, "quick")
+    plt.close(fig)
+    status = rows["Corollary 4.1"].status
+    assert f"whose verdict (with the necessity half, Sec. 4) is **{status}**" in caption
+    assert "status reproduced" not in caption
 
 
 def test_crossings_are_where_the_closed_forms_cross():

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from memnb.papers import kajitsuka as paper
-from memnb.scorecard import build_scorecard
+from memnb.scorecard import build_scorecard, mahdavi
 from memnb.scorecard import kajitsuka as card
 
 
@@ -45,7 +45,10 @@ def test_theorem_41_verdict_both_ways():
 
 
 def test_bits_verdict_both_ways():
-    assert card.bits_verdict(_construction(0.5)).status == "reproduced"
+    good = card.bits_verdict(_construction(0.5))
+    assert good.status == "reproduced"
+    # the criterion is an upper bound (lower end of the interval ≤ 1), and the text says so
+    assert "expected 1" not in good.measured and "allows an exponent up to 1" in good.measured
     below = _construction(0.5).assign(total_weight_bits=lambda t: t["N"] * 0.5)
     assert card.bits_verdict(below).status == "differs"  # under the floor N log2 C
     faster = _construction(0.5).assign(total_weight_bits=lambda t: t["N"] ** 1.6)
@@ -67,6 +70,24 @@ def test_curves_verdict_both_ways():
     assert card.curves_verdict(good, "accuracy").status == "reproduced"
     bad = card.curves_verdict(_curves({0: 0.3, 1: 0.01, 4: 0.02}), "loss")
     assert bad.status == "differs" and "not decreasing" in bad.measured
+    assert "4 blocks ends at 0.02, +100 % above 1 block" in bad.measured
+    # a rise within the stated relative tolerance is not a rise; one just above it is
+    small = card.curves_verdict(_curves({0: 0.3, 1: 0.01, 4: 0.0105}), "loss")
+    assert small.status == "reproduced" and "at most 10 % allowed" in small.measured
+    assert card.curves_verdict(_curves({0: 0.3, 1: 0.01, 4: 0.0115}), "loss").status == "differs"
+    # the rise is measured against the lowest shallower loss, so creeping steps add up
+    creep = _curves({0: 0.01, 1: 0.0108, 2: 0.0116, 3: 0.0124})
+    assert card.curves_verdict(creep, "loss").status == "differs"
+    assert card.LOSS_RISE == mahdavi.MSE_RISE  # one tolerance for the same kind of check
+
+
+def test_counts_of_blocks_are_pluralized():
+    text = card.curves_verdict(_curves({0: 0.3, 1: 0.1, 4: 0.01}), "loss").measured
+    assert "1 block: 0.1" in text and "1 blocks" not in text and "4 blocks: 0.01" in text
+    flat = _capacity({2: 1, 4: 1, 8: 2, 16: 1}).rename(columns={"N": "n"})
+    assert "range 1 block (" in card.seq_len_verdict(flat).measured
+    flat_acc = card.curves_verdict(_curves({0: 0.3, 5: 0.1, 6: 0.01}), "accuracy").measured
+    assert "non-decreasing over 3 depths" in flat_acc  # 0.5, 1, 1: not "increasing"
 
 
 def _capacity(min_blocks: dict[int, int], dip: tuple[int, int] | None = None) -> pd.DataFrame:
@@ -81,8 +102,15 @@ def _capacity(min_blocks: dict[int, int], dip: tuple[int, int] | None = None) ->
 def test_capacity_verdict_both_ways():
     sqrt_like = {400: 4, 900: 6, 1600: 8, 2500: 11}
     assert card.capacity_verdict(_capacity(sqrt_like)).status == "reproduced"
+    # 1 block from N = 400 to 800: √N predicts 1.41 blocks at 800, not a whole block more,
+    # so the grid cannot show the growth (trend, with the reason), and flat is not "increasing"
     flat = card.capacity_verdict(_capacity({200: 0, 400: 1, 600: 1, 800: 1}))
-    assert flat.status == "differs" and "no exponent fitted" in flat.measured
+    assert flat.status == "trend" and "no exponent fitted" in flat.measured
+    assert "predicts 1.41 at 800" in flat.measured and "cannot show it" in flat.measured
+    assert "increasing" not in flat.measured.replace("non-decreasing", "")
+    # over a fourfold range √N predicts a whole block more: a flat depth then differs
+    wide = card.capacity_verdict(_capacity({200: 0, 400: 1, 900: 1, 1600: 1}))
+    assert wide.status == "differs" and "which the search did not find" in wide.measured
     linear = {N: N // 100 for N in (100, 200, 400, 800)}
     assert card.capacity_verdict(_capacity(linear)).status == "differs"
     dipped = card.capacity_verdict(_capacity(sqrt_like, dip=(900, 12)))
@@ -124,6 +152,8 @@ def test_capacity_verdict_needs_every_width():
     flat = _capacity({400: 1, 900: 1, 1600: 1, 2500: 1}).assign(d=16)
     both = card.capacity_verdict(pd.concat([sqrt_like, flat]))
     assert both.status == "differs"
+    narrow = _capacity({400: 1, 500: 1, 600: 1, 700: 1}).assign(d=16)
+    assert card.capacity_verdict(pd.concat([sqrt_like, narrow])).status == "trend"
     assert "width d = 8: reproduced" in both.measured and "width d = 16: differs" in both.measured
     assert card.capacity_verdict(sqrt_like).status == "reproduced"
 

@@ -79,14 +79,17 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     ax.legend(**_BELOW, ncol=2)
     fig.tight_layout()
     thm = card.thm41_verdict(table)
+    cor = card.cor41_verdict(table)
     caption = (
         "*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper has no "
         f"such figure; the construction is our reconstruction), from {used}.* "
         f"Against $N$, Theorem 4.1 row: {_verdict(thm)}. "
         "The total grows more slowly than FFN₂ because FFN₁, whose size grows only like a "
         "power of $\\log N$, dominates at these sizes. "
-        f"Against $n$: {found['seq2seq_n'].measured}, status {found['seq2seq_n'].status} for "
-        f"Cor. 4.1's $\\sqrt{{nN}}$; {found['next_token_n'].measured}: small but not zero, since "
+        f"Against $n$: {found['seq2seq_n'].measured}; this is the sufficiency exponent for "
+        "Cor. 4.1's $\\sqrt{nN}$, one of the checks of the Corollary 4.1 row, whose verdict "
+        f"(with the necessity half, Sec. 4) is **{cor.status}**; "
+        f"{found['next_token_n'].measured}: small but not zero, since "
         "$\\log n$ enters through the bits of the IDs.")
     return fig, caption
 
@@ -119,6 +122,40 @@ def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
                "sizes because FFN₁'s bits are a nearly fixed cost; the paper's Θ̃(N) is "
                "asymptotic.")
     return fig, caption
+
+
+def float64_markdown(report: dict[str, object]) -> str:
+    """What :func:`memnb.constructions.seq_id.precision.float64_report` measured, as one
+    Markdown sentence. The bits of a failing layer are maxima over its terms taken separately:
+    the largest weight, the largest value it multiplies, and the largest product actually
+    formed, which has fewer bits than the first two together when the largest weight never
+    multiplies the largest value."""
+    from memnb.constructions.seq_id.precision import FLOAT64_BITS
+
+    p2 = int(report["prime_squared_bits"])  # type: ignore[arg-type]
+    parts = [f"The modulus $p$ has {report['prime_bits']} bits and $p^2$ has {p2} bits, "
+             f"{'below' if p2 <= FLOAT64_BITS else 'above'} float64's {FLOAT64_BITS}"]
+    for name, label in (("ffn1", "FFN₁ (hash)"), ("ffn2", "FFN₂ (memorizer)")):
+        w, v, pr = (int(report[f"{name}_max_{k}_bits"])  # type: ignore[call-overload]
+                    for k in ("weight", "value", "product"))
+        if report[f"{name}_exact"]:
+            parts.append(f"{label} is exact in float64 (largest product {pr} bits)")
+            continue
+        if w > FLOAT64_BITS:
+            why = f"a weight or bias of {w} bits does not fit in float64"
+        elif pr > FLOAT64_BITS:
+            apart = (f" (a product of the two would have {w + v - 1} or {w + v} bits: the "
+                     "largest weight and the largest value never meet in one product)"
+                     if pr < w + v - 1 else "")
+            why = (f"its weights have up to {w} bits and the values they multiply up to {v} "
+                   f"bits; the largest product formed has {pr} bits{apart}, more than float64 "
+                   "holds, so it is rounded before the terms cancel")
+        else:
+            why = f"sums of terms of up to {pr} bits are rounded"
+        parts.append(f"{label} first differs at layer {report[f'{name}_first_failing_layer']} "
+                     f"of {report[f'{name}_depth']}: {why}")
+    acc = float(report["float64_accuracy"])  # type: ignore[arg-type]
+    return "; ".join(parts) + f". In float64 the network gets {acc:.1%} of the labels right."
 
 
 def hash_markdown(counts: dict[str, int] | None = None) -> str:
@@ -309,15 +346,16 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
            ylabel="parameters (count)")
     ax.legend(**_BELOW, ncol=2)
     fig.tight_layout()
-    v42 = card.lower_bound_verdict(cached)
-    v41 = card.lower_bound_verdict(cached, "seq2seq")
+    v42 = card.thm42_verdict(cached)
+    v41 = card.cor41_verdict(cached)
     caption = ("*Lower bounds of Theorem 4.2 and Corollary 4.1, instantiated (ours).* Dashed and "
                "dotted: the smallest parameter count $W$ for which the VC bound of "
                f"{paper.VC_BOUND.split(':')[0]} (architecture-free form; our choice of bound "
                "and constants) reaches the number of points to shatter. Markers: our "
-               f"construction's exact counts (committed full sweep). Theorem 4.2: {_verdict(v42)}."
-               f" Corollary 4.1 (hardmax): {_verdict(v41)}. A row whose smallest $W$ rose above "
-               "a working construction would refute the bound or the construction; the gap "
+               f"construction's exact counts (committed full sweep). Theorem 4.2 row of the "
+               f"scorecard: {_verdict(v42)}. Corollary 4.1 row (hardmax): {_verdict(v41)}. "
+               "A smallest $W$ above a working construction would refute the bound or the "
+               "construction; the gap "
                "between them is the constant of our construction against that of the bound.")
     return fig, caption
 
@@ -375,17 +413,17 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
 
 
 def _worse_than_one_block(curves: pd.DataFrame) -> str:
-    final = card.final_values(curves).set_index("blocks")
-    if 1 not in final.index:
-        return ""
-    deeper = final[final.index > 1]
-    worse = deeper[deeper["loss"] > final.loc[1, "loss"]]
-    if not len(worse):
-        return " No deeper model ends above the 1-block loss."
+    """The rises of :func:`memnb.scorecard.kajitsuka.loss_rises` (the loss row's own rule) in
+    words, or that there is none."""
+    rises = card.loss_rises(card.final_values(curves))
+    if not rises:
+        return (" No deeper model ends more than "
+                f"{card.LOSS_RISE * 100:g} % above the loss of a shallower one.")
     return " " + "; ".join(
-        f"At {int(b)} blocks the final loss ({r.loss:.3g}) is higher than at 1 block "
-        f"({final.loc[1, 'loss']:.3g}), against the expected trend"
-        for b, r in worse.iterrows()) + "."
+        f"At {card.blocks_word(b)} the final loss ({lb:.3g}) is higher than at "
+        f"{card.blocks_word(a)} ({la:.3g}), by more than the {card.LOSS_RISE * 100:g} % the "
+        "criterion allows, against the expected trend"
+        for a, b, la, lb in rises) + "."
 
 
 def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
@@ -441,8 +479,10 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
             "values of n are not in our sources, ours are a reconstruction).*")
     source = "the full-scale run" if cached is not None else f"our `{profile}` run"
     tried = ", ".join(str(b) for b in sorted(table["blocks"].unique()))
-    shown = ", ".join(f"$d = {d}$" for d in widths(table))
-    caption = (f"{what} From {source}, model widths {shown} (ours: the paper's width is not in "
+    ds = widths(table)
+    shown = ", ".join(f"$d = {d}$" for d in ds)
+    caption = (f"{what} From {source}, model width{'s' if len(ds) > 1 else ''} {shown} (ours: "
+               "the paper's width is not in "
                f"our sources), #blocks tried: {tried}. "
                f"{_verdict(verdict)}")
     return fig, caption
