@@ -256,15 +256,16 @@ def winners_markdown(best: pd.DataFrame) -> str:
 
 def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
     """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data."""
-    w = winners(best)
-    w = w[w["bits"] > 0]
+    from memnb.scorecard import compare as card
+
     seeds = int(best["seeds"].min())
-    if w.empty:
+    v = card.scaled(card.checked(card.ranking_from_best, best), profile)
+    if v.status == "not computable":
         verdict = "no architecture memorized any training set entirely at any budget"
     else:
-        counts = w["winner"].value_counts()
-        verdict = (f"{exp.SHORT[counts.index[0]]} stores most per parameter at "
-                   f"{counts.iloc[0]} of {best['budget'].nunique()} budgets")
+        capped = v.measured[v.measured.rindex(" ["):] if v.measured.endswith("]") else ""
+        verdict = (f"**{v.status}** (the head-to-head row's criterion): "
+                   f"{v.values['summary']}{capped}")
     anchors = ", ".join(f"{external.NAMES[k]} {float(v):g}"
                         for k, v in external.anchors().items())
     return (f"**Figure (ours).** Bits per parameter at capacity (largest N fitted at 100 % "
