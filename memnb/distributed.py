@@ -104,8 +104,9 @@ def _worker_threads(client: Any) -> int:
 
 def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[Point]],
                    budget: sweep.TimeBudget) -> Iterator[tuple[list[Point], list[Rows]]]:
-    """:func:`map_groups` inside a time limit: one group per worker thread, submitted while the
-    budget allows one more; each group's time (submit to result) updates the longest seen."""
+    """:func:`map_groups` inside a time limit: one group per worker thread (workers that join
+    later get groups too), submitted while the budget allows one more; each group's time (submit
+    to result) updates the longest seen."""
     from dask.distributed import as_completed
 
     queue = list(enumerate(groups))[::-1]  # popped from the end: groups in their given order
@@ -124,11 +125,14 @@ def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[
         submitted[future] = (i, time.monotonic())
         running.add(future)
 
-    for _ in range(_worker_threads(client)):
-        submit_next()
+    def fill() -> None:  # one group per worker thread, counting workers that joined since
+        while queue and len(submitted) < _worker_threads(client):
+            submit_next()
+
+    fill()
     for future in running:
         i, started = submitted.pop(future)
         rows = future.result()
         budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
-        submit_next()  # before yielding, so that the worker is busy while the rows are cached
+        fill()  # before yielding, so that the worker is busy while the rows are cached
         yield groups[i], rows
