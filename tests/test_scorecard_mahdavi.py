@@ -18,6 +18,8 @@ ITEMS = ["Definition 1", "Definition 2", "Assumption 1", "Assumption 2", "Assump
          "Lemma 4", "Lemma 5", "Remark 1", "Proposition 2", "Proposition 3", "Proposition 4",
          "Proposition 5", "App. A", "App. C", "Table 1", "Fig. 1", "Table 2", "Table 3",
          "Fig. 2a", "Fig. 2b", "Fig. 2c", "Fig. 3", "Fig. 4", "Fig. 5"]
+#: Our rows (marked ``ours``), after the paper's items.
+OURS = ["Sec. 4.4: the encoding's rank", "Sec. 4.4 on a trained ViT"]
 
 
 def _sweep(x: str, values: list[int], counts: list[float], *, T: int = 300, seeds: int = 2,
@@ -45,7 +47,8 @@ def empty_rows(tmp_path_factory):
 
 
 def test_every_numbered_item_has_one_row(empty_rows):
-    assert [r.item for r in empty_rows] == ITEMS
+    assert [r.item for r in empty_rows] == ITEMS + OURS
+    assert [r.item for r in empty_rows if r.ours] == OURS
 
 
 def test_exact_items_reproduce_and_missing_runs_say_not_run(empty_rows):
@@ -126,8 +129,9 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     quick = _saturation(1.0, 1.0).assign(seed=0, T=lambda t: t["T"] // 10)
     result = SimpleNamespace(fresh=quick, cached=table, partial="partial: 2 of 4 points ran")
     caption = fig.fig3(result, "quick").data
-    assert caption.index("Top row, the full-scale run: H = 4, T = 80") < caption.index(
-        "this build's `quick` run: H = 4, T = 8:")
+    # the caption's head says "Our run (profile quick)": that run comes first, the full run after
+    assert caption.index("Bottom row, this run: H = 4, T = 8:") < caption.index(
+        "Top row, the committed full-scale run at the paper's sizes: H = 4, T = 80")
     assert "(The full-scale run is partial: 2 of 4 points ran.)" in caption
     assert "99.0% of examples keep a non-saturated head" in caption
     assert "did not memorize every example" not in caption
@@ -137,7 +141,7 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     assert "memorized their set perfectly: 1 of 1 at H = 4, T = 80, 0 of 1 at H = 8, T = 250" \
         in caption
     alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None), "quick").data
-    assert "Top row" not in alone and "This build's `quick` run" in alone
+    assert "Top row" not in alone and "This `quick` run: H = 4" in alone
     plt.close("all")
 
 
@@ -234,14 +238,59 @@ def test_dinov2_verdict_is_read_from_the_table():
     assert layers.loc["dinov2_vits14_l0", "status_assumption3"] == "fail"
 
 
-def test_assumption3_row_reports_dinov2_from_the_full_table(tmp_path):
+def test_dinov2_is_an_ours_row_not_folded_into_assumption3(tmp_path):
     _write(tmp_path, "mahdavi.table1", _table1(0.0), profile="quick")
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
-    assert "DINOv2 (ours, beyond the paper): not run" in rows["Assumption 3"].measured
-    _write(tmp_path, "mahdavi.table1", _dinov2_rows(0.0, 1.0), profile="full")
+    assert "DINOv2" not in rows["Assumption 3"].measured
+    assert rows["Sec. 4.4 on a trained ViT"].status == "not run"
+    assert "--profile full" in rows["Sec. 4.4 on a trained ViT"].measured
+    full = _dinov2_rows(0.0, 1.0).assign(T=paper.TABLE1_IMAGES.value)
+    _write(tmp_path, "mahdavi.table1", full, profile="full")
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
-    assert "trained embedding layer A3 fail, first block A1 pass" in rows["Assumption 3"].measured
-    assert rows["Assumption 3"].status == "reproduced"
+    assert rows["Assumption 3"].status == "reproduced" and "DINOv2" not in rows[
+        "Assumption 3"].measured
+    ours = rows["Sec. 4.4 on a trained ViT"]
+    assert ours.ours and ours.status == "differs"  # the finding holds, its explanation does not
+    assert "trained embedding layer A1 fail, A3 fail" in ours.measured
+    _write(tmp_path, "mahdavi.table1", _dinov2_rows(1.0, 1.0).assign(
+        T=paper.TABLE1_IMAGES.value), profile="full")
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    assert rows["Sec. 4.4 on a trained ViT"].status == "reproduced"
+
+
+def test_encoding_rank_is_an_ours_row_beside_assumption2(empty_rows):
+    by_item = {r.item: r for r in empty_rows}
+    row = by_item["Sec. 4.4: the encoding's rank"]
+    assert row.ours and row.status == "differs"  # numerical rank far below n = 197
+    assert "of 197" in row.measured and "exact arithmetic only" in row.measured
+    assert by_item["Assumption 2"].status == "not run"
+
+
+def test_table1_rows_with_a_smaller_pool_are_at_most_trend(tmp_path):
+    """Fig. 1 and Assumptions 1-3 read mahdavi.table1: a full run drawing from fewer images than
+    the paper's is capped at trend, as Table 1 is; at the paper's pool they reproduce."""
+    items = ("Fig. 1", "Assumption 1", "Assumption 2", "Assumption 3")
+    _write(tmp_path, "mahdavi.table1", _table1(0.0), profile="full")  # a pool of 340 images
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    for name in items:
+        assert rows[name].status == "trend", (name, rows[name].measured)
+        assert "smaller pool to draw from" in rows[name].measured
+        assert "smaller pool to draw from" in rows[name].criterion
+    assert rows["Table 1"].status == "trend"
+    _write(tmp_path, "mahdavi.table1", _table1(0.0).assign(T=paper.TABLE1_IMAGES.value),
+           profile="full")
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    for name in items:
+        assert rows[name].status == "reproduced", (name, rows[name].measured)
+    assert "mean (not the largest)" in rows["Fig. 1"].criterion
+
+
+def test_fig1_names_its_largest_difference():
+    table = _table1(0.0)
+    k = int(paper.figure1()["k"].iloc[2])
+    table.loc[(table["check"] == "figure1") & (table["k"] == k), "pass_fraction"] += 0.3
+    verdict = sc.fig1_verdict(table.assign(pass_fraction=table["pass_fraction"].clip(0, 1)))
+    assert verdict.values["worst_k"] == k and f"the largest at k = {k}" in verdict.measured
 
 
 def test_table3_missing_gpt2_names_the_packages_checked():
@@ -279,3 +328,102 @@ def test_fig3_is_checked_on_the_runs_that_memorized_perfectly():
     only_one = pd.concat([memorized[memorized["H"] == 4], short])
     with pytest.raises(NotComputable, match="not memorized perfectly by any run"):
         sc.fig3_verdict(only_one)
+
+
+def _per_seed(x: str, values: list[int], per_seed: list[list[float]], *, T: int = 200,
+              **fixed: int) -> pd.DataFrame:
+    return pd.DataFrame([{"seed": seed, "T": T, x: v, "memorized": c, "accuracy": c / T,
+                          "capacity": 1 + v, "steps": 100, **fixed}
+                         for seed, counts in enumerate(per_seed)
+                         for v, c in zip(values, counts, strict=True)])
+
+
+def test_fig2c_allows_for_seed_noise_as_fig2b_does():
+    d_h = [1, 2, 4, 6, 9, 12]
+    # a rise past d_h = n = 6 of about 20 (ratio above 0.25) with a seed spread of about 27
+    noisy = _per_seed("d_h", d_h, [[86, 134, 162, 145, 134, 157], [92, 102, 166, 146, 172, 174]],
+                      n=6, H=4)
+    verdict = sc.fig2c_verdict(noisy)
+    assert verdict.values["ratio"] > sc.PLATEAU_RATIO  # the plateau test alone would fail
+    assert verdict.values["within_noise"] and verdict.status == "reproduced"
+    assert "within the largest seed spread" in verdict.measured
+    # the same means with seeds that agree: the rise is beyond the noise
+    means = noisy.groupby("d_h")["memorized"].mean().tolist()
+    tight = _per_seed("d_h", d_h, [means, [m + 1 for m in means]], n=6, H=4)
+    verdict = sc.fig2c_verdict(tight)
+    assert verdict.status == "differs" and "beyond the largest seed spread" in verdict.measured
+
+
+def _nonshared(context_per_seed: list[list[float]]) -> pd.DataFrame:
+    heads = _per_seed("H", [1, 2, 3, 4], [[30, 100, 180, 260], [26, 95, 175, 255]], T=300, n=8,
+                      d_h=16).assign(sweep="heads")
+    ctx = _per_seed("n", [2, 8], context_per_seed, T=300, H=4, d_h=16).assign(sweep="context")
+    return pd.concat([heads, ctx], ignore_index=True)
+
+
+def test_fig4_compares_gains_per_token_seed_by_seed():
+    shared = _per_seed("n", [1, 2, 4, 8], [[7, 82, 133, 141], [6, 75, 145, 182]], H=4, d_h=16)
+    # the quick run's numbers: per-seed slopes 22.8, 14.5 against 9.8, 17.8 overlap
+    overlap = sc.fig4_verdict(_nonshared([[142, 279], [170, 257]]), shared)
+    assert overlap.status == "trend" and "not decided at our seeds" in overlap.measured
+    assert "at n = 2, 8 (the context lengths both runs have)" in overlap.measured
+    weaker = sc.fig4_verdict(_nonshared([[100, 130], [100, 135]]), shared)
+    assert weaker.status == "reproduced" and "below the shared run's" in weaker.measured
+    stronger = sc.fig4_verdict(_nonshared([[100, 260], [100, 270]]), shared)
+    assert stronger.status == "differs" and "above the shared run's" in stronger.measured
+    assert sc.fig4_verdict(_nonshared([[100, 130], [100, 135]])).status == "trend"
+
+
+def test_fig5_a_rise_that_the_seeds_disagree_on_is_a_trend():
+    split = _regression(True)
+    last = split["shared"] & (split["sweep"] == "heads") & (split["H"] == 8)
+    split.loc[last & (split["seed"] == 0), "mse"] = 0.2  # the mean rises with seed 0 ...
+    split.loc[last & (split["seed"] == 1), "mse"] = 0.01  # ... while seed 1 keeps falling
+    parts = sc.fig5_parts(split).set_index(["sweep", "shared"])
+    assert parts.loc[("heads", True), "status"] == "trend"
+    assert "only 1 of 2 seeds rises: the seeds disagree" in parts.loc[("heads", True), "measured"]
+    assert sc.fig5_verdict(split).status == "trend"
+    assert sc.fig5_verdict(_regression(True)).status == "differs"  # both seeds rise
+
+
+def test_fig3_says_why_a_met_criterion_is_a_trend():
+    memorized = _saturation(1.0, 0.99).assign(seed=0)
+    short = _saturation(0.9, 0.5).assign(seed=1)
+    verdict = sc.fig3_verdict(pd.concat([memorized, short]))
+    assert verdict.measured.startswith("criterion met, but only on the runs (seeds) that "
+                                       "memorized their set perfectly, 1 of 2 at H = 4")
+    assert "hence trend, not reproduced" in verdict.measured
+
+
+def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import mahdavi as fig
+
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr("IPython.display.display", lambda figure: None)
+    quick, full = _table1(0.0).assign(T=300, repeats=6), _table1(0.0).assign(T=1000,
+                                                                           repeats=1000)
+    _write(tmp_path, "mahdavi.table1", quick, profile="quick")
+    _write(tmp_path, "mahdavi.table1", full, profile="full")
+    assert fig.verdict_run("mahdavi.table1", "quick") == "the committed full-scale run"
+    caption = fig.fig1(quick, full, "quick").data
+    assert "This build's `quick` run: 6 draws per k from a pool of 300 images" in caption
+    assert ("The committed full-scale run, drawn beside it: 1000 draws per k from a pool of "
+            "1000 images") in caption
+    assert "The verdict reads the committed full-scale run." in caption
+    # Theorem 1's margin is explained once (Fig. 2a) and referred back to afterwards
+    line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16)
+    assert "That is consistent" in fig._margin_sentence(line, "H")
+    later = fig._margin_sentence(line, "H", explain=False)
+    assert "That is consistent" not in later and "reasons given under Fig. 2a)." in later
+    # Fig. 2c's words follow the noise-aware verdict
+    noisy = _per_seed("d_h", [1, 2, 4, 6, 9, 12],
+                      [[86, 134, 162, 145, 134, 157], [92, 102, 166, 146, 172, 174]], n=6, H=4)
+    result = SimpleNamespace(fresh=noisy, cached=None, params={"H": 4, "n": 6})
+    text = fig.fig2c(result, "quick").data
+    assert "do not move beyond seed noise" in text and "keep rising" not in text
+    plt.close("all")

@@ -48,8 +48,23 @@ def verdict_sentence(number: str, profile: str) -> str:
 def verdicts_markdown(numbers: list[str], profile: str) -> str:
     """One Markdown paragraph per item: its claim and its scorecard verdict."""
     rows = [scorecard_row(n, profile) for n in numbers]
-    return "\n\n".join(f"**{r.item}** ({r.claim}). Verdict: **{r.status}**: {r.measured}."
-                       for r in rows)
+    return "\n\n".join(f"**{r.item}**{' *(ours)*' if r.ours else ''} ({r.claim}). Verdict: "
+                       f"**{r.status}**: {r.measured}." for r in rows)
+
+
+def verdict_run(name: str, profile: str) -> str | None:
+    """Which run of experiment ``name`` the scorecard verdict reads when the chapter is built
+    under ``profile``: "this build's `quick` run", "the committed full-scale run", ... (None
+    when there is none)."""
+    from memnb.scorecard.core import NotRun, ResultSource
+
+    try:
+        used = ResultSource(source_profile(profile)).used_profile(name)
+    except NotRun:
+        return None
+    if used == profile:
+        return f"this build's `{used}` run"
+    return "the committed full-scale run" if used == "full" else f"the `{used}` run"
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -76,15 +91,20 @@ def _memorized_panel(ax: Any, table: pd.DataFrame, cached: pd.DataFrame | None, 
     ax.set_ylim(bottom=0)
 
 
-def _margin_sentence(table: pd.DataFrame, x: str) -> str:
+def _margin_sentence(table: pd.DataFrame, x: str, *, explain: bool = True) -> str:
+    """How far the trained counts sit above Theorem 1's guarantee; ``explain`` adds why that is
+    consistent (said once, at Fig. 2a; the later figures refer back to it)."""
     margin = sc.guarantee_margin(table, x)
     v = margin.values
-    return (f"The trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× above Theorem "
+    text = (f"The trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× above Theorem "
             f"1's guarantee (it holds as a lower bound at "
-            f"{margin.measured.split('holds at ')[1].split(';')[0]}). That is consistent: the "
-            "guarantee is for exact real-valued labels on worst-case data, while a count here "
-            "only needs the right class to win the argmax over C classes, on random data, with "
-            "the official model's input map, positions and read-out bias.")
+            f"{margin.measured.split('holds at ')[1].split(';')[0]}")
+    if not explain:
+        return text + "; consistent, for the reasons given under Fig. 2a)."
+    return text + ("). That is consistent: the guarantee is for exact real-valued labels on "
+                   "worst-case data, while a count here only needs the right class to win the "
+                   "argmax over C classes, on random data, with the official model's input "
+                   "map, positions and read-out bias.")
 
 
 def _sizes_note(table: pd.DataFrame) -> str:
@@ -222,18 +242,35 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
                label=f"d = {paper.VIT_D.value:g} (General Position)")
     ax.set_xlim(0, top * 1.03)
     _legend_below(fig, ax)
+    runs = [(f"this build's `{profile}` run", curve)]
+    if cached_curve is not None and len(cached_curve):
+        runs.append(("the committed full-scale run, drawn beside it", cached_curve))
+    text = ("Random k-subsets of the [CLS] vectors after one random attention layer. "
+            + " ".join(_fig1_run(label, c) for label, c in runs))
+    reads = verdict_run("mahdavi.table1", profile)
+    if reads is not None:
+        text += f" The verdict reads {reads}."
+    text += " " + verdict_sentence("Fig. 1", profile)
+    return viz.caption(fig, "Mahdavi et al. Fig. 1", text=text, profile=profile, source="mixed")
+
+
+def _fig1_run(label: str, curve: pd.DataFrame) -> str:
+    """One run's Fig. 1 curve in words: its draws, its pool of images, where it passes and
+    fails, and (when its k reaches near the pool) why the pass fraction there is not the
+    paper's."""
     passing = curve[curve["pass_fraction"] >= sc.PASS]["k"]
     failing = curve[curve["pass_fraction"] == 0]["k"]
     where = f"passes up to k = {int(passing.max())}" if len(passing) else "never passes"
     where += (f" and fails from k = {int(failing.min())} on" if len(failing)
               else f" and never fails up to k = {int(curve['k'].max())}")
     pool = int(curve["T"].iloc[0])
-    text = (f"Random k-subsets of the [CLS] vectors after one random attention layer, "
-            f"{int(curve['repeats'].iloc[0])} draws per k from {pool} images. Ours {where}; "
-            f"with a pool of {pool} images, draws at k near {pool} overlap, so the pass "
-            "fraction there is not the paper's (its pool is "
-            f"{int(paper.TABLE1_IMAGES.value)}). " + verdict_sentence("Fig. 1", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 1", text=text, profile=profile, source="mixed")
+    draws = int(curve["repeats"].iloc[0])
+    text = (f"{label[:1].upper()}{label[1:]}: {draws} draw{'s' * (draws != 1)} per k from a pool "
+            f"of {pool} images (the paper's {int(paper.TABLE1_IMAGES.value)}); it {where}.")
+    if curve["k"].max() > pool / 2:
+        text += (f" With a pool of {pool} images, draws at k near {pool} overlap, so the pass "
+                 "fraction there is not the paper's.")
+    return text
 
 
 def table3_comparison(table: pd.DataFrame) -> pd.DataFrame:
@@ -415,7 +452,8 @@ def fig2b(result: Any, profile: str) -> Any:
     means = sc.by_x(table, "n")
     text = ("Mean count at " + ", ".join(f"n = {int(r.n)}: {r.mean:.1f}"
                                          for r in means.itertuples())
-            + f". {_margin_sentence(table, 'n')} " + verdict_sentence("Fig. 2b", profile))
+            + f". {_margin_sentence(table, 'n', explain=False)} "
+            + verdict_sentence("Fig. 2b", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text, profile=profile)
 
 
@@ -434,16 +472,21 @@ def fig2c(result: Any, profile: str) -> Any:
     after = means[means["d_h"] > n]
     trend = ""
     if len(at_n) and len(after):
-        base = float(at_n["mean"].iloc[0])
-        last = after.iloc[-1]
-        word = "keep rising" if last["mean"] > base else "do not rise"
-        trend = (f"Our counts {word} past d_h = n: {base:.1f} at d_h = n = {n}, "
-                 + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples())
-                 + f" (largest seed spread {means['sd'].max():.1f}). ")
+        v = sc.fig2c_verdict(table).values
+        counts = (f"{float(at_n['mean'].iloc[0]):.1f} at d_h = n = {n}, "
+                  + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
+        change = (f"the line fitted past d_h = n changes the count by {v['change']:+.1f} over "
+                  f"the sweep, against a largest seed spread of {v['tol']:.1f}")
+        if v["within_noise"]:
+            trend = (f"Past d_h = n our mean counts ({counts}) do not move beyond seed noise: "
+                     f"{change}. ")
+        else:
+            word = "rise" if v["change"] > 0 else "fall"
+            trend = f"Past d_h = n our mean counts {word} beyond seed noise ({counts}): {change}. "
     text = (trend + "With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
             "at most min(n, d_h), so d_h > n adds no function the layer could not already "
-            "represent; a rise past n is an optimisation effect (App. A: larger d_h trains "
-            "faster until enough steps are run). " + verdict_sentence("Fig. 2c", profile))
+            "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
+            "trains faster until enough steps are run). " + verdict_sentence("Fig. 2c", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text, profile=profile)
 
 
@@ -501,10 +544,18 @@ def fig3(result: Any, profile: str) -> Any:
         for ax in row[len(configs):]:
             ax.set_visible(False)
         row[0].set_ylabel("fraction of examples")
-    text = ""
+    fresh = _saturation_stats(result.fresh)
+    where = "Bottom row, this run" if result.cached is not None else f"This `{profile}` run"
+    text = f"{where}: {_saturation_text(fresh)}. "
+    if not bool((fresh["accuracy"] >= 1.0).all()):
+        text += ("This run's sets were not memorized perfectly, so their comparison with the "
+                 "paper (perfectly memorized sets) is not valid. ")
+    text += ("Its sizes are chosen below what the quick training memorizes (ours); the paper's "
+             "are the largest its models memorized perfectly. " if profile != "full" else "")
     if result.cached is not None:
         full = _saturation_stats(result.cached)
-        text += f"Top row, the full-scale run: {_saturation_text(full)}. "
+        text += ("Top row, the committed full-scale run at the paper's sizes: "
+                 f"{_saturation_text(full)}. ")
         if getattr(result, "partial", None):
             text += f"(The full-scale run is {result.partial}.) "
         short = full[full["accuracy"] < 1.0]
@@ -516,14 +567,9 @@ def fig3(result: Any, profile: str) -> Any:
                                  for (h, t), r in short.iterrows())
                      + "; a finding of ours about the paper's sizes). "
                      + _memorized_count_text(result.cached))
-        text += "Bottom row, "
-    fresh = _saturation_stats(result.fresh)
-    text += f"{'this' if text else 'This'} build's `{profile}` run: {_saturation_text(fresh)}. "
-    if not bool((fresh["accuracy"] >= 1.0).all()):
-        text += ("This build's sets were not memorized perfectly, so their comparison with the "
-                 "paper (perfectly memorized sets) is not valid. ")
-    text += ("Its sizes are chosen below what the quick training memorizes (ours); the paper's "
-             "are the largest its models memorized perfectly. " if profile != "full" else "")
+    reads = verdict_run("mahdavi.saturation", profile)
+    if reads is not None:
+        text += f"The verdict reads {reads}. "
     return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile,
                        text=text + verdict_sentence("Fig. 3", profile))
 
@@ -548,7 +594,7 @@ def fig4(result: Any, profile: str) -> Any:
         ax.set_title(f"{fixed}, d_h = {d_h}, T = {', '.join(map(str, sizes))}", fontsize=9)
     _legend_below(fig, axes, ncol=3)
     heads = table[table["sweep"] == "heads"]
-    text = (f"Non-shared (i.i.d.) contexts. {_margin_sentence(heads, 'H')} "
+    text = (f"Non-shared (i.i.d.) contexts. {_margin_sentence(heads, 'H', explain=False)} "
             + verdict_sentence("Fig. 4", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile)
 
