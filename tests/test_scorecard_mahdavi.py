@@ -427,3 +427,11 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     text = fig.fig2c(result, "quick").data
     assert "do not move beyond seed noise" in text and "keep rising" not in text
     plt.close("all")
+
+
+def test_criteria_state_the_noise_rules_the_code_applies(empty_rows):
+    by_item = {r.item: r for r in empty_rows}
+    assert "within the largest seed spread" in by_item["Fig. 2c"].criterion
+    assert "in every seed" in by_item["Fig. 4"].criterion
+    assert "the seeds disagree on → trend" in by_item["Fig. 5"].criterion
+    assert "met while other runs did not memorize → trend" in by_item["Fig. 3"].criterion
