@@ -415,6 +415,8 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     assert ("The committed full-scale run, drawn beside it: 1000 draws per k from a pool of "
             "1000 images") in caption
     assert "The verdict reads the committed full-scale run." in caption
+    assert caption.count("draws at k near the pool size overlap") == 1  # said once
+    assert "With a pool of 300 images" in caption  # the full run's k stay far below 1000
     # Theorem 1's margin is explained once (Fig. 2a) and referred back to afterwards
     line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16)
     assert "That is consistent" in fig._margin_sentence(line, "H")
