@@ -1005,11 +1005,17 @@ def propositions_caption(lams: np.ndarray, bottleneck: pd.DataFrame) -> str:
     """Caption of :func:`propositions_figure`, from the data."""
     from memnb import lookup_tables
 
-    last = {n: float(lookup_tables.circle_encoder_kl(n, lams[-1:])[0]) for n in (10, 50)}
+    def kl_words(n: int, lam: float) -> str:
+        kl = float(lookup_tables.circle_encoder_kl(n, np.array([lam]))[0])
+        value = ("0 in float64 (the true value underflows)" if kl == 0 else f"{kl:.2g}")
+        return f"{value} at λ = {lam:g} (N = {n})"
+
+    at_scorecard = "; ".join(kl_words(n, 10 * n * n) for n in (10, 50))
     rank = int(bottleneck["centered_rank"].iloc[0])
     pos = bottleneck[bottleneck["kl_fit"] > 1e-6]["d"]
-    return (f"Left: the exact KL of the circle encoder falls to {last[10]:.2g} (N = 10) and "
-            f"{last[50]:.2g} (N = 50) at λ = {lams[-1]:g}, so two dimensions suffice for "
+    return (f"Left: the exact KL of the circle encoder falls as λ grows, to "
+            f"{kl_words(10, float(lams[-1]))} and {kl_words(50, float(lams[-1]))}; at the "
+            f"scorecard's λ = 10N² it is {at_scorecard}. So two dimensions suffice for "
             f"deterministic targets (it needs λ of order N² as N grows). Right: the best rank-d "
             f"KL is positive for d = {', '.join(str(int(d)) for d in pos)} and vanishes from d = "
             f"{rank}, the rank of the centred log π (fitted by L-BFGS from a truncated-SVD "
