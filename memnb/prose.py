@@ -48,6 +48,13 @@ _NUMBER = re.compile(r"^[-–+]?\d[\d,.]*(%|×|x)?([-–]\d[\d,.]*)?[.,]?$")
 _YEAR = re.compile(r"^(19|20)\d\d[.,]?$")
 
 
+def counted(n: float | str, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``"1 seed"``, ``"4 blocks"``, ``"2.5 blocks"``
+    (floats written with ``:g``; a non-number such as ``"?"`` takes the plural)."""
+    number = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{number} {noun}{'' if n == 1 else 's'}"
+
+
 def hand_typed_numbers(markdown: str) -> list[str]:
     """The numbers in ``markdown`` that break the convention of this module, in order."""
     text = markdown

@@ -29,6 +29,7 @@ import memnb
 from memnb.experiments.registry import get
 from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile, default_seeds
+from memnb.prose import counted
 from memnb.sweep import TimeBudget, code_fingerprint, code_modules, time_limit
 
 
@@ -90,9 +91,8 @@ def device_description(device: str) -> str:
     """A human-readable name of ``device`` (the GPU model, or the CPU)."""
     if device.startswith("cuda") and torch.cuda.is_available():
         return torch.cuda.get_device_name(torch.device(device))
-    threads = torch.get_num_threads()
-    return (f"CPU ({platform.processor() or platform.machine()}, {threads} "
-            f"thread{'s' if threads != 1 else ''})")
+    return (f"CPU ({platform.processor() or platform.machine()}, "
+            f"{counted(torch.get_num_threads(), 'thread')})")
 
 
 def check_device(device: str) -> str:
@@ -259,10 +259,15 @@ def partial_summary(provenance: dict[str, Any]) -> str | None:
     complete run."""
     if provenance.get("complete", True):
         return None
+    done, total = points_ran(provenance)
+    return (f"partial: {done} of {total} points ran; missing "
+            f"{describe_points(list(provenance.get('missing_points') or []))}")
+
+
+def points_ran(provenance: dict[str, Any]) -> tuple[int, int]:
+    """``(done, total)`` points of a partial run, from its provenance."""
     done = int(provenance.get("points_done") or 0)
-    missing = list(provenance.get("missing_points") or [])
-    return (f"partial: {done} of {done + len(missing)} points ran; missing "
-            f"{describe_points(missing)}")
+    return done, done + len(provenance.get("missing_points") or [])
 
 
 def cached_point_files(name: str, profile: str, root: Path | None = None) -> tuple[int, int]:
@@ -344,8 +349,7 @@ def device_label(provenance: dict[str, Any]) -> str:
 
 def run_label(table: pd.DataFrame, provenance: dict[str, Any]) -> str:
     """``"<device>, <n> seed(s)"`` for a result, e.g. ``"CPU (x86_64, 1 thread), 1 seed"``."""
-    seeds = seeds_used(table, provenance)
-    return f"{device_label(provenance)}, {seeds} seed{'' if seeds == 1 else 's'}"
+    return f"{device_label(provenance)}, {counted(seeds_used(table, provenance), 'seed')}"
 
 
 def provenance_summary(names: list[str], profile: str,
@@ -370,11 +374,8 @@ def provenance_summary(names: list[str], profile: str,
         info = {key: provenance.get(key) for key in columns}
         info["seeds"] = seeds_used(pd.read_csv(csv_path), provenance)
         info["device_name"] = device_label(provenance)
-        if provenance.get("complete", True):
-            info["points"] = "all"
-        else:
-            done = int(provenance.get("points_done") or 0)
-            info["points"] = f"{done} of {done + len(provenance.get('missing_points') or [])}"
+        done, total = points_ran(provenance)
+        info["points"] = "all" if provenance.get("complete", True) else f"{done} of {total}"
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)

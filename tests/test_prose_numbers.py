@@ -53,3 +53,11 @@ def test_chapter_markdown_has_no_hand_typed_numbers(path: Path) -> None:
     assert not offending, (
         f"{path.name}: Markdown cells with hand-typed numbers (insert them from the data with "
         f"glue or generated Markdown, see memnb/prose.py): {offending}")
+
+
+def test_counted_writes_the_singular_only_for_one():
+    from memnb.prose import counted
+
+    assert counted(1, "seed") == "1 seed" and counted(2, "seed") == "2 seeds"
+    assert counted(1.0, "block") == "1 block" and counted(2.5, "block") == "2.5 blocks"
+    assert counted(0, "thread") == "0 threads" and counted("?", "seed") == "? seeds"

@@ -18,6 +18,7 @@ import pandas as pd
 from memnb import bounds, viz
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
+from memnb.prose import counted
 
 _ACC = "accuracy (fraction of training sample predicted)"
 
@@ -802,6 +803,13 @@ def exp4_caption(table: pd.DataFrame, row: Any) -> str:
             f"is Corollary 2's slope, linear in d. {verdict_sentence(row)}")
 
 
+def _reversed(order: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an :func:`exp5_order` table where our order is the reverse of the paper's."""
+    if order.empty:
+        return order
+    return order[order["paper_ahead"].notna() & (order["ours_ahead"] != order["paper_ahead"])]
+
+
 def _order_cells(order: pd.DataFrame) -> str:
     """``exp5_order`` rows as prose: our two accuracies, which is ahead, the paper's CSV."""
     cells = []
@@ -843,23 +851,19 @@ def exp5_caption(run: Any, row: Any) -> str:
             f"ran: {_order_cells(order)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
-        seeds = run.cached["seed"].nunique()
-        seed_words = f"{seeds} seed{'s' if seeds != 1 else ''}"
+        seed_words = counted(int(run.cached["seed"].nunique()), "seed")
         if getattr(run, "partial", None):
             seed_words += " so far"
         text += (f" The committed full run, at the paper's budget ({seed_words}), has: "
                  f"{_order_cells(full_order)}.")
-    reversed_ = order[(order["paper_ahead"].notna())
-                      & (order["ours_ahead"] != order["paper_ahead"])]
+    reversed_ = _reversed(order)
     if len(reversed_) and params["steps"] < full["steps"] and (reversed_["ours_ahead"] ==
                                                                "AoT").all():
         text += (f" Where this profile's order is reversed, our MLP trails the AoT after "
                  f"{full['steps'] // params['steps']}× fewer steps than the paper's; the paper "
                  f"itself reads its comparison as the MLP being harder to optimise, which a "
                  f"shorter budget would accentuate (our reading, not a measurement).")
-    full_reversed = (full_order[(full_order["paper_ahead"].notna())
-                                & (full_order["ours_ahead"] != full_order["paper_ahead"])]
-                     if len(full_order) else full_order)
+    full_reversed = _reversed(full_order)
     if len(full_reversed) and (full_reversed["ours_ahead"] == "MLP").any():
         text += (" At the paper's budget our MLP is ahead where the paper's trails, so an MLP "
                  "short of training does not explain the difference there.")

@@ -26,6 +26,11 @@ from scipy import stats
 Status = Literal["reproduced", "trend", "differs", "not run", "not computable"]
 STATUSES: tuple[str, ...] = ("reproduced", "trend", "differs", "not run", "not computable")
 
+#: A training loss (or MSE) counts as rising, against "more capacity fits better", only when it
+#: grows by more than this fraction: relative, since losses span decades (Mahdavi et al. Fig. 5,
+#: Kajitsuka & Sato Figs. 1/4 and the random data).
+LOSS_RISE = 0.10
+
 
 @dataclass(frozen=True)
 class Verdict:

@@ -186,9 +186,10 @@ def thm2_grid() -> pd.DataFrame:
     informative N (d = N − 2, N sequences): :func:`jl_lookup.thm2_point` with the uniform
     prediction's KL and ``informative`` (bound below it). The chapter's table and the verdict
     (computed once per process; a fresh copy each call)."""
-    return _thm2_grid().copy()
+    return _thm2_rows().copy()
 
 
+@functools.lru_cache(maxsize=1)
 def _thm2_rows() -> pd.DataFrame:
     rows = []
     points = [(N, d, THM2_SEQUENCES) for N, d in THM2_GRID]
@@ -201,11 +202,6 @@ def _thm2_rows() -> pd.DataFrame:
         rows.append({**pt, "uniform_kl": margin["uniform_kl"], "log_N": margin["log_N"],
                      "informative": margin["informative"]})
     return pd.DataFrame(rows)
-
-
-@functools.lru_cache(maxsize=1)
-def _thm2_grid() -> pd.DataFrame:
-    return _thm2_rows()
 
 
 def thm2_informative(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:

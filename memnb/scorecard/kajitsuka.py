@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from memnb.papers import kajitsuka as paper
+from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, ResultSource, item
 from memnb.scorecard.criteria import Verdict
@@ -176,14 +177,14 @@ def lower_bound_verdict(table: pd.DataFrame, task: str = "next_token") -> Verdic
 
 #: Figs. 1/4 and the random data: a depth's final loss counts against "deeper fits better" only
 #: when it exceeds the lowest final loss of the shallower depths by more than this fraction
-#: (relative, since the losses span decades; the rule of Mahdavi et al.'s Fig. 5,
-#: :data:`memnb.scorecard.mahdavi.MSE_RISE`). The accuracy has no tolerance.
-LOSS_RISE = 0.10
+#: (relative, since the losses span decades; :data:`criteria.LOSS_RISE`, the rule of Mahdavi
+#: et al.'s Fig. 5 too). The accuracy has no tolerance.
+LOSS_RISE = criteria.LOSS_RISE
 
 
 def blocks_word(b: float) -> str:
     """``"1 block"``, ``"4 blocks"``."""
-    return f"{b:g} block{'' if b == 1 else 's'}"
+    return counted(b, "block")
 
 
 def final_values(curves: pd.DataFrame) -> pd.DataFrame:

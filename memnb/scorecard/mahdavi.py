@@ -130,19 +130,22 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
                    values)
 
 
+def _run_keys(table: pd.DataFrame) -> list[str]:
+    """The columns that name one run of a Fig. 3 table: ``(H, T, seed)``, or ``(H, T)``
+    without a seed column."""
+    return ["H", "T"] + (["seed"] if "seed" in table else [])
+
+
 def memorized_runs(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the runs (one ``(H, T, seed)``; ``(H, T)`` without a seed column) of a Fig. 3
-    table that memorized their set perfectly (training accuracy 100 %)."""
-    keys = ["H", "T"] + (["seed"] if "seed" in table else [])
-    perfect = table.groupby(keys)["accuracy"].transform("min") >= 1.0
-    return table[perfect]
+    """The rows of the runs (:func:`_run_keys`) of a Fig. 3 table that memorized their set
+    perfectly (training accuracy 100 %)."""
+    return table[table.groupby(_run_keys(table))["accuracy"].transform("min") >= 1.0]
 
 
 def memorized_counts(table: pd.DataFrame) -> pd.DataFrame:
     """Per (H, T) of a Fig. 3 table: ``ran``, its runs (seeds; one without a seed column), and
     ``kept``, how many of them memorized their set perfectly (:func:`memorized_runs`)."""
-    keys = ["H", "T"] + (["seed"] if "seed" in table else [])
-    perfect = table.groupby(keys)["accuracy"].min() >= 1.0
+    perfect = table.groupby(_run_keys(table))["accuracy"].min() >= 1.0
     by_size = perfect.groupby(level=["H", "T"])
     return pd.DataFrame({"ran": by_size.size(), "kept": by_size.sum().astype(int)})
 
@@ -256,7 +259,7 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
 
 
 #: Fig. 5: a step of the mean MSE counts as a rise when it grows by more than this fraction.
-MSE_RISE = 0.10
+MSE_RISE = criteria.LOSS_RISE
 #: Fig. 5: MSE differences below this are float32 round-off (labels have variance 1/12), not rises.
 MSE_FLOOR = 1e-6
 
