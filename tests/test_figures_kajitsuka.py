@@ -100,3 +100,15 @@ def test_hash_markdown_states_the_counts():
     text = ksfig.hash_markdown({"sequences": 10, "linear": 3, "affine": 7, "affine mod p": 3,
                                 "power": 10})
     assert "takes 3 distinct values" in text and "takes 7" in text and "all 10" in text
+
+
+def test_a_partial_full_run_caps_the_caption_verdicts_at_trend():
+    curves = _curves({0: 0.3, 1: 0.01, 4: 0.001})
+    fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    assert "loss **Verdict: reproduced**" in caption
+    fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick",
+                                       partial="partial: 12 of 25 points")
+    plt.close(fig)
+    assert "reproduced" not in caption and "loss **Verdict: trend**" in caption
+    assert "[the full-scale run is partial: 12 of 25 points]" in caption

@@ -37,9 +37,13 @@ def _verdict(v: Verdict) -> str:
     return f"**Verdict: {v.status}** ({v.measured})"
 
 
-def _scale(v: Verdict, profile: str) -> Verdict:
-    return v if profile == "full" else at_reduced_scale(
-        v, f"`{profile}` run at reduced size, not the paper's scale")
+def _scale(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
+    """``v`` capped at ``trend`` unless it reads a complete full-scale run, as the scorecard caps
+    its row (:meth:`memnb.scorecard.core.ResultSource.at_paper_scale`): a reduced profile shows
+    the shape only, and so does a partial full run (``partial``: what it holds)."""
+    if profile != "full":
+        return at_reduced_scale(v, f"`{profile}` run at reduced size, not the paper's scale")
+    return v if partial is None else at_reduced_scale(v, f"the full-scale run is {partial}")
 
 
 # ------------------------------------------------------------------------ the construction
@@ -380,9 +384,11 @@ def overhead_markdown(table: pd.DataFrame) -> str:
 
 # ---------------------------------------------------------------------- training experiments
 def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
-                  paper_figs: str, profile: str) -> tuple[plt.Figure, str]:
+                  paper_figs: str, profile: str, *, partial: str | None = None
+                  ) -> tuple[plt.Figure, str]:
     """Training loss and accuracy against epochs per #blocks (Figs. 1/2 MultiNLI, 4/5 IMDb, the
-    ICLR random set), with the verdicts of the matching scorecard rows."""
+    ICLR random set), with the verdicts of the matching scorecard rows. ``partial`` says what a
+    partial full-scale run ``cached`` holds (:func:`memnb.results.partial_summary`)."""
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
     viz.plot_ours(axes[0], fresh, "epoch", "loss", by="blocks")
     viz.plot_ours(axes[1], fresh, "epoch", "accuracy", by="blocks")
@@ -400,9 +406,9 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
                  f"({profile} profile)")
     fig.tight_layout()
     table = cached if cached is not None else fresh
-    loss = _scale(card.curves_verdict(table, "loss"), "full" if cached is not None else profile)
-    acc = _scale(card.curves_verdict(table, "accuracy"),
-                 "full" if cached is not None else profile)
+    used = "full" if cached is not None else profile
+    loss = _scale(card.curves_verdict(table, "loss"), used, partial)
+    acc = _scale(card.curves_verdict(table, "accuracy"), used, partial)
     which = "the full-scale run" if cached is not None else f"our `{profile}` run"
     worse = _worse_than_one_block(table)
     caption = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
@@ -427,9 +433,10 @@ def _worse_than_one_block(curves: pd.DataFrame) -> str:
 
 
 def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
-                    by: str = "N") -> tuple[plt.Figure, str]:
+                    by: str = "N", partial: str | None = None) -> tuple[plt.Figure, str]:
     """Fig. 7 (``by="N"``) or the ICLR sweep over n (``by="n"``): the smallest #blocks reaching
-    100 % (left) and the whole per-depth search (right: final accuracy against #blocks)."""
+    100 % (left) and the whole per-depth search (right: final accuracy against #blocks).
+    ``partial`` says what a partial full-scale run ``cached`` holds."""
     table = cached if cached is not None else fresh
     used = "full" if cached is not None else profile
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
@@ -472,7 +479,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     axes[1].legend(**_BELOW, ncol=3)
     fig.tight_layout()
     verdict = card.capacity_verdict(table, by) if by == "N" else card.seq_len_verdict(table)
-    verdict = _scale(verdict, used)
+    verdict = _scale(verdict, used, partial)
     what = ("*Memorization capacity against N (Fig. 7 of the paper: MultiNLI, n = 8, "
             f"N from {paper.FIG7_N.value[0]} to {paper.FIG7_N.value[-1]}).*" if by == "N" else
             "*Capacity against the sequence length n (the ICLR version's sweep over n; its "
