@@ -195,8 +195,13 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
     row = SimpleNamespace(item="Fig. 3", status="differs", measured="m")
     text = figures.exp5_caption(run, row)
     assert "the text below reads both" in text
-    assert ("The committed full run, at the paper's budget (1 seed so far), has: d = 7, H = 31: "
+    assert ("The committed full run, at the paper's budget, has: d = 7, H = 31 (1 seed): "
             "AoT 0.250 vs MLP 0.520 (MLP ahead") in text
+    # a partial run with a second seed of the AoT only: each mean says what it averages
+    second = full.query("model == 'aot'").assign(seed=1, accuracy=0.27)
+    run.cached = pd.concat([full, second], ignore_index=True)
+    assert ("d = 7, H = 31 (AoT 2 seeds, MLP 1): AoT 0.260 vs MLP 0.520"
+            in figures.exp5_caption(run, row))
     assert "an MLP short of training does not explain the difference there" in text
     run.cached = None  # without it, no sentence about the full run
     assert "paper's budget" not in figures.exp5_caption(run, row)
@@ -312,6 +317,9 @@ def test_same_budget_keeps_only_rows_trained_like_the_reference():
     assert figures.same_budget(mixed, code)["accuracy"].tolist() == [0.25]
     assert figures.same_budget(_exp5_rows({"aot": 0.1}, steps=1024), code) is None
     assert figures.same_budget(None, code) is None
+    # seed for seed: a seed the reference did not run is left out
+    two_seeds = pd.concat([_exp5_rows({"aot": 0.25}), _exp5_rows({"aot": 0.3}).assign(seed=1)])
+    assert figures.same_budget(two_seeds, code)["accuracy"].tolist() == [0.25]
 
 
 def test_exp5_code_figure_draws_every_model_and_the_paper():

@@ -200,19 +200,23 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
     """Experiment 5 at the largest H of ``table`` per d: our models ``aot`` and ``mlp`` (the
     model kinds; ``dana.exp5_code`` has the code's), which is ahead, beside the paper's CSV at the
     same d and H (when it has them). Columns: d, H, ours_aot, ours_mlp, ours_ahead, paper_aot,
-    paper_mlp, paper_ahead. A d without both models (a partial run) has no row."""
+    paper_mlp, paper_ahead, and seeds_aot, seeds_mlp (how many seeds each mean averages, which
+    differ while a full run is partial). A d without both models (a partial run) has no row."""
     official = paper.exp5()
     rows = []
     for d, part in table.groupby("d"):
         if not {aot, mlp} <= set(part["model"]):
             continue  # a partial run may hold one model of a panel: nothing to compare
         h = int(part["H_equiv"].max())
-        last = part[part["H_equiv"] == h].groupby("model")["accuracy"].mean()
+        at_h = part[part["H_equiv"] == h].groupby("model")
+        last = at_h["accuracy"].mean()
         if not {aot, mlp} <= set(last.index):
             continue
+        seeds = at_h["seed"].nunique() if "seed" in part else pd.Series(1, index=last.index)
         ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
         row = {"d": int(d), "H": h, "ours_aot": float(last[aot]), "ours_mlp": float(last[mlp]),
                "ours_ahead": "AoT" if last[aot] > last[mlp] else "MLP",
+               "seeds_aot": int(seeds[aot]), "seeds_mlp": int(seeds[mlp]),
                "paper_aot": float(ref["aot"]) if "aot" in ref else None,
                "paper_mlp": float(ref["mlp"]) if "mlp" in ref else None}
         row["paper_ahead"] = (None if row["paper_aot"] is None or row["paper_mlp"] is None else
@@ -272,12 +276,15 @@ _EXP5_MODELS = {
 
 
 def same_budget(table: pd.DataFrame | None, like: pd.DataFrame) -> pd.DataFrame | None:
-    """The rows of ``table`` trained as ``like``'s (same N, steps, batch, sample), or None."""
+    """The rows of ``table`` trained as ``like``'s (same N, steps, batch, samples) on the seeds
+    ``like`` ran, so that two models are compared seed for seed; None when there are none."""
     if table is None or table.empty:
         return None
     keys = ["N", "steps", "batch", "samples"]
     first = like.iloc[0]
     rows = table[np.logical_and.reduce([table[k] == first[k] for k in keys])]
+    if "seed" in rows and "seed" in like:
+        rows = rows[rows["seed"].isin(like["seed"].unique())]
     return rows if len(rows) else None
 
 
@@ -810,11 +817,22 @@ def _reversed(order: pd.DataFrame) -> pd.DataFrame:
     return order[order["paper_ahead"].notna() & (order["ours_ahead"] != order["paper_ahead"])]
 
 
-def _order_cells(order: pd.DataFrame) -> str:
-    """``exp5_order`` rows as prose: our two accuracies, which is ahead, the paper's CSV."""
+def seeds_words(r: Any) -> str:
+    """How many seeds an ``exp5_order`` row's two means average: "2 seeds" or, while a partial
+    run holds more of one model, "AoT 2 seeds, MLP 1"."""
+    if r.seeds_aot == r.seeds_mlp:
+        return counted(r.seeds_aot, "seed")
+    return f"AoT {counted(r.seeds_aot, 'seed')}, MLP {r.seeds_mlp}"
+
+
+def _order_cells(order: pd.DataFrame, with_seeds: bool = False) -> str:
+    """``exp5_order`` rows as prose: our two accuracies (with their seed counts when
+    ``with_seeds``), which is ahead, the paper's CSV."""
     cells = []
     for r in order.itertuples():
-        cell = f"d = {r.d}, H = {r.H}: AoT {r.ours_aot:.3f} vs MLP {r.ours_mlp:.3f}"
+        cell = f"d = {r.d}, H = {r.H}"
+        cell += f" ({seeds_words(r)})" if with_seeds else ""
+        cell += f": AoT {r.ours_aot:.3f} vs MLP {r.ours_mlp:.3f}"
         if r.paper_ahead is not None:
             same = "same order as" if r.ours_ahead == r.paper_ahead else "the reverse of"
             cell += (f" ({r.ours_ahead} ahead; the paper's CSV {r.paper_aot:.3f} vs "
@@ -851,11 +869,8 @@ def exp5_caption(run: Any, row: Any) -> str:
             f"ran: {_order_cells(order)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
-        seed_words = counted(int(run.cached["seed"].nunique()), "seed")
-        if getattr(run, "partial", None):
-            seed_words += " so far"
-        text += (f" The committed full run, at the paper's budget ({seed_words}), has: "
-                 f"{_order_cells(full_order)}.")
+        text += (" The committed full run, at the paper's budget, has: "
+                 f"{_order_cells(full_order, with_seeds=True)}.")
     reversed_ = _reversed(order)
     if len(reversed_) and params["steps"] < full["steps"] and (reversed_["ours_ahead"] ==
                                                                "AoT").all():

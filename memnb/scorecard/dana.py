@@ -516,7 +516,7 @@ def paper_exp5_exceptions() -> str:
                 "CSV → reproduced (trend when only a reduced `quick` run exists); else differs",
       cost="about 3 GPU-hours (16,384 steps of 1,024 per model)")
 def fig_3(results: ResultSource) -> Verdict:
-    from memnb.figures.dana import exp5_order
+    from memnb.figures.dana import exp5_order, seeds_words
 
     table = _table(results, "dana.exp5")
     order = exp5_order(table)
@@ -529,8 +529,8 @@ def fig_3(results: ResultSource) -> Verdict:
     same = order["ours_ahead"] == order["paper_ahead"]
     measured = "; ".join(
         f"d = {r.d}, H = {r.H}: ours AoT {r.ours_aot:.3f} / MLP {r.ours_mlp:.3f} ({r.ours_ahead} "
-        f"ahead), paper {r.paper_aot:.3f} / {r.paper_mlp:.3f} ({r.paper_ahead} ahead)"
-        for r in order.itertuples())
+        f"ahead; {seeds_words(r)}), paper {r.paper_aot:.3f} / {r.paper_mlp:.3f} "
+        f"({r.paper_ahead} ahead)" for r in order.itertuples())
     if results.fell_back("dana.exp5"):
         measured = f"no full run of dana.exp5 exists; {measured}"
     measured += paper_exp5_exceptions()
