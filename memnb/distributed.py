@@ -66,6 +66,46 @@ def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S) -> str:
     return address
 
 
+def _torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def cluster_description(executor: str, device: str = "cpu") -> str:
+    """What computes the points of a ``dask://`` run, for its provenance: the workers' device,
+    how many there are, and the task threads and torch threads of each, e.g. ``CPU (x86_64),
+    dask cluster: 2 workers × 1 task thread, 1 torch thread each``. The submitting process's own
+    thread count says nothing about them, so it is not what a dask run records."""
+    from dask.distributed import Client
+
+    from memnb.prose import counted
+
+    with Client(check_scheduler(executor), timeout="10s") as client:
+        workers = client.scheduler_info().get("workers", {})
+        tasks = sorted({int(info.get("nthreads", 1)) for info in workers.values()})
+        torch_threads = sorted(set(client.run(_torch_threads).values()))
+        machines = sorted(set(client.run(_machine, device).values()))
+    if not workers:
+        return "dask cluster with no worker connected when the run started"
+    each = "/".join(str(t) for t in tasks)
+    per_torch = "/".join(str(t) for t in torch_threads)
+    return (f"{', '.join(machines)}, dask cluster: {counted(len(workers), 'worker')} × {each} "
+            f"task thread{'s' if tasks != [1] else ''}, {per_torch} torch "
+            f"thread{'s' if torch_threads != [1] else ''} each")
+
+
+def _machine(device: str) -> str:
+    """The device of a worker: the GPU model for a ``cuda`` device, else the CPU."""
+    import platform
+
+    import torch
+
+    if device.startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name(torch.device(device))
+    return f"CPU ({platform.processor() or platform.machine()})"
+
+
 def map_groups(executor: str, evaluate: GroupEvaluator,
                groups: Sequence[list[Point]]) -> Iterator[tuple[list[Point], list[Rows]]]:
     """Run ``evaluate`` on every group on the cluster, yielding ``(group, rows)`` as they finish.

@@ -87,8 +87,14 @@ def _command_line(name: str, profile: str, device: str, seeds: int) -> str:
     return f"run_experiment({name!r}, {profile!r}, device={device!r}, seeds={seeds})"
 
 
-def device_description(device: str) -> str:
-    """A human-readable name of ``device`` (the GPU model, or the CPU)."""
+def device_description(device: str, executor: str | None = None) -> str:
+    """A human-readable name of ``device`` (the GPU model, or the CPU and its threads); with a
+    ``dask://`` ``executor``, of the cluster's workers, which compute the points
+    (:func:`memnb.distributed.cluster_description`)."""
+    if executor is not None and executor.startswith("dask://"):
+        from memnb.distributed import cluster_description
+
+        return cluster_description(executor, device)
     if device.startswith("cuda") and torch.cuda.is_available():
         return torch.cuda.get_device_name(torch.device(device))
     return (f"CPU ({platform.processor() or platform.machine()}, "
@@ -140,6 +146,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     cache_dir = csv_path.parent / ".cache" / name
     started = datetime.now(UTC)
     commit = _git_commit()  # the code that computes the points, read before they are computed
+    device_name = device_description(device, executor)  # the workers', for a dask run
     code = code_fingerprint(code_modules(exp.fn.__module__))
     t0 = time.perf_counter()
     with _time_budget(time_limit_s, clock_start) as budget:
@@ -162,7 +169,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "params": exp.params(profile),
         "seeds": seeds,
         "device": device,
-        "device_name": device_description(device),
+        "device_name": device_name,
         "executor": executor or "in-process",
         "command": _command_line(name, profile, device, seeds),
         "memnb_version": memnb.__version__,

@@ -175,3 +175,21 @@ def test_memnb_run_reports_an_unreachable_scheduler_without_a_traceback(tmp_path
     assert f"no dask scheduler reachable at tcp://127.0.0.1:{port}" in done.stderr
     assert "dask scheduler --host" in done.stderr
     assert time.perf_counter() - start < 60
+
+
+def test_a_dask_run_records_the_workers_not_the_submitting_process(cluster, monkeypatch):
+    """Provenance of a dask run names what computed its points: the workers, their task threads
+    and their torch threads, not the thread count of the process that submitted the groups."""
+    import re
+
+    import torch
+
+    from memnb.distributed import cluster_description
+    from memnb.results import device_description
+
+    text = cluster_description(_executor(cluster))
+    assert re.fullmatch(r"CPU \(.+\), dask cluster: 2 workers × 1 task thread, "
+                        r"\d+ torch threads? each", text), text
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 7)  # this process only
+    assert device_description("cpu", _executor(cluster)) == text
+    assert "7 threads" in device_description("cpu")
