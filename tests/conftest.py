@@ -6,6 +6,7 @@ import os
 
 import pytest
 import torch
+from hypothesis import settings
 from torch import nn
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -14,6 +15,12 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 torch.set_num_threads(1)
+
+# Property tests draw the same examples on every run, so a CI run is reproducible and a failure
+# can be rerun as it was; `pytest --hypothesis-profile=explore` draws fresh random examples.
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("reproducible")
 
 
 class TinyClassifier(nn.Module):
