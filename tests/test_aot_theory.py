@@ -128,10 +128,10 @@ def test_rank1_memorizes_capacity(N, S, d, d_h, H, seed) -> None:
     try:
         model, rep = aot_rank1.memorize_rank1(tokens, targets, N, d, d_h, H, seed=seed)
     except RuntimeError:
-        # Allowed only where rank-1 features cannot reach rank T_0 at all (not a numerical
-        # accident): e.g. N=8, S=2, d=d_h=4, H=1, seed=86 gives rank 7 < 8 on every draw, since
-        # a rank-1 head sees [a, b] only through α x_a + (1 − α) x_b and the non-repeated
-        # sequences there use three tokens. A full-rank draw that fails is a bug.
+        # Allowed only where the features cannot reach rank T_0 at all (not a numerical
+        # accident): e.g. N=8, S=2, d=d_h=4, H=1, seed=86 gives rank 7 < 8 on every draw, with
+        # rank-1 and full-rank W_QK alike (the Lemma 2 gap for non-generic sets that the Dana
+        # chapter records). A full-rank feature matrix that fails is a bug.
         for attempt in range(3):
             w = aot_draw.draw(N, S, d, d_h, H, qk_rank=1, seed=seed + attempt)
             assert np.linalg.matrix_rank(aot_draw.features(w, tokens)) < t0
