@@ -19,7 +19,7 @@ from memnb import bounds, lower_bounds, viz
 from memnb.experiments.kajitsuka import capacity_table, depth_table, widths
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import kajitsuka as card
-from memnb.scorecard.criteria import Verdict, at_reduced_scale
+from memnb.scorecard.criteria import Verdict, at_paper_scale
 from memnb.validation import check_int
 
 _BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 7, "frameon": False}
@@ -41,9 +41,8 @@ def _scale(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
     """``v`` capped at ``trend`` unless it reads a complete full-scale run, as the scorecard caps
     its row (:meth:`memnb.scorecard.core.ResultSource.at_paper_scale`): a reduced profile shows
     the shape only, and so does a partial full run (``partial``: what it holds)."""
-    if profile != "full":
-        return at_reduced_scale(v, f"`{profile}` run at reduced size, not the paper's scale")
-    return v if partial is None else at_reduced_scale(v, f"the full-scale run is {partial}")
+    return at_paper_scale(v, profile, partial, incomplete=f"the full-scale run is {partial}",
+                          reduced=f"`{profile}` run at reduced size, not the paper's scale")
 
 
 # ------------------------------------------------------------------------ the construction

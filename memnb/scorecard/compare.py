@@ -213,10 +213,8 @@ def scaled(verdict: Verdict, profile: str, partial: str | None = None) -> Verdic
     """``verdict`` capped as the rows cap it (:meth:`ResultSource.at_paper_scale`): a
     ``reproduced`` from a table of a ``quick`` or ``ci`` run, or of a partial ``full`` run,
     is a ``trend``. For the chapter's sentences, which judge the table of its ``profile``."""
-    if profile == "full":
-        return verdict if partial is None else criteria.at_reduced_scale(
-            verdict, f"{NAME}: {partial}")
-    return criteria.at_reduced_scale(verdict, _reduced(profile))
+    return criteria.at_paper_scale(verdict, profile, partial, reduced=_reduced(profile),
+                                   incomplete=f"{NAME}: {partial}")
 
 
 def checked(fn: object, *args: object) -> Verdict:

@@ -26,7 +26,8 @@ from typing import Any
 import pandas as pd
 
 from memnb.profiles import check_profile
-from memnb.scorecard.criteria import STATUSES, Verdict, at_reduced_scale
+from memnb.scorecard import criteria
+from memnb.scorecard.criteria import STATUSES, Verdict
 
 #: Papers in book order, with the name the scorecard prints.
 PAPERS: dict[str, str] = {
@@ -133,15 +134,13 @@ class ResultSource:
 
     def at_paper_scale(self, name: str, verdict: Verdict, reason: str | None = None) -> Verdict:
         """``verdict`` as it stands when ``name`` was read from a complete ``full`` run;
-        otherwise a ``reproduced`` is downgraded to ``trend`` (:func:`criteria.at_reduced_scale`),
+        otherwise a ``reproduced`` is downgraded to ``trend`` (:func:`criteria.at_paper_scale`),
         because a reduced-size run, or a full run that has not computed all of its grid and
         seeds yet, can show the paper's shape but not its values."""
-        used = self.used_profile(name)
-        if used == "full":
-            partial = self.partial(name)  # the paper's sizes, but maybe not all its grid yet
-            return verdict if partial is None else at_reduced_scale(verdict, f"{name}: {partial}")
-        return at_reduced_scale(verdict, reason or f"`{used}` run of {name}, not the paper's "
-                                                   "scale")
+        used, partial = self.used_profile(name), self.partial(name)
+        return criteria.at_paper_scale(
+            verdict, used, partial, incomplete=f"{name}: {partial}",
+            reduced=reason or f"`{used}` run of {name}, not the paper's scale")
 
     def partial(self, name: str) -> str | None:
         """:func:`memnb.results.partial_summary` of the run :meth:`table` reads for ``name``

@@ -253,3 +253,14 @@ def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:
     if verdict.status != "reproduced":
         return verdict
     return Verdict("trend", f"{verdict.measured} [{reason}]", verdict.values)
+
+
+def at_paper_scale(verdict: Verdict, profile: str, partial: str | None, *, reduced: str,
+                   incomplete: str) -> Verdict:
+    """``verdict`` as it stands when read from a complete ``full`` run; from a ``quick`` or
+    ``ci`` run, or from a ``full`` run that has not computed its whole grid yet (``partial``: what
+    it holds), a ``reproduced`` becomes a ``trend`` (:func:`at_reduced_scale`) whose reason is
+    ``reduced`` or ``incomplete``. The one cap of the scorecard rows and the chapters' captions."""
+    if profile != "full":
+        return at_reduced_scale(verdict, reduced)
+    return verdict if partial is None else at_reduced_scale(verdict, incomplete)
