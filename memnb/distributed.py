@@ -66,12 +66,6 @@ def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S) -> str:
     return address
 
 
-def _torch_threads() -> int:
-    import torch
-
-    return torch.get_num_threads()
-
-
 def cluster_description(executor: str, device: str = "cpu") -> str:
     """What computes the points of a ``dask://`` run, for its provenance: the workers' device,
     how many there are, and the task threads and torch threads of each, e.g. ``CPU (x86_64),
@@ -83,11 +77,12 @@ def cluster_description(executor: str, device: str = "cpu") -> str:
 
     with Client(check_scheduler(executor), timeout="10s") as client:
         workers = client.scheduler_info().get("workers", {})
-        tasks = sorted({int(info.get("nthreads", 1)) for info in workers.values()})
-        torch_threads = sorted(set(client.run(_torch_threads).values()))
-        machines = sorted(set(client.run(_machine, device).values()))
+        probed = client.run(_worker_device, device).values()  # (device, torch threads) each
     if not workers:
         return "dask cluster with no worker connected when the run started"
+    tasks = sorted({int(info.get("nthreads", 1)) for info in workers.values()})
+    machines = sorted({machine for machine, _ in probed})
+    torch_threads = sorted({threads for _, threads in probed})
     each = "/".join(str(t) for t in tasks)
     per_torch = "/".join(str(t) for t in torch_threads)
     return (f"{', '.join(machines)}, dask cluster: {counted(len(workers), 'worker')} × {each} "
@@ -95,15 +90,18 @@ def cluster_description(executor: str, device: str = "cpu") -> str:
             f"thread{'s' if torch_threads != [1] else ''} each")
 
 
-def _machine(device: str) -> str:
-    """The device of a worker: the GPU model for a ``cuda`` device, else the CPU."""
+def _worker_device(device: str) -> tuple[str, int]:
+    """On a worker: its device (the GPU model for a ``cuda`` device, else the CPU) and torch's
+    thread count there, in one round trip."""
     import platform
 
     import torch
 
     if device.startswith("cuda") and torch.cuda.is_available():
-        return torch.cuda.get_device_name(torch.device(device))
-    return f"CPU ({platform.processor() or platform.machine()})"
+        machine = torch.cuda.get_device_name(torch.device(device))
+    else:
+        machine = f"CPU ({platform.processor() or platform.machine()})"
+    return machine, torch.get_num_threads()
 
 
 def map_groups(executor: str, evaluate: GroupEvaluator,
