@@ -210,9 +210,12 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
 
     An earlier record counts only when it was partial and computed with the same code, profile,
     seeds and device: then its cached points are the ones this run reused (a run that resumes
-    across sessions from a committed point cache keeps its whole history).
+    across sessions from a committed point cache keeps its whole history, and the
+    ``corrections`` made by hand to that history, each a sentence saying what was changed and
+    why, are kept with it).
     """
     earlier: list[dict[str, Any]] = []
+    corrections: list[str] = []
     if json_path.exists():
         try:
             previous = json.loads(json_path.read_text())
@@ -222,11 +225,15 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
                    for k in ("code_fingerprint", "profile", "seeds", "device"))
         if same and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
+            corrections = list(previous.get("corrections") or [])
     done = None if budget is None else budget.done
     this = _invocation({**provenance, "points_done": done})
     records = [*earlier, this]
     total = sum(float(r.get("wall_time_s") or 0.0) for r in records)
-    return {"invocations": records, "total_wall_time_s": round(total, 2)}
+    history: dict[str, Any] = {"invocations": records, "total_wall_time_s": round(total, 2)}
+    if corrections:
+        history["corrections"] = corrections
+    return history
 
 
 def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:

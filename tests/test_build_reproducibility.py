@@ -139,6 +139,15 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         {**prov, "total_wall_time_s": 3600.0, "invocations": [{}, {}]}))
     assert "60.0 min over 2 invocations on" in reproducibility.full_runs_markdown(
         ["dana.exp1"], results)
+    # a run resumed on other devices names each, with the invocations that ran on it
+    runs = [{"device_name": "CPU (x86_64, 1 threads)"}, {"device_name": "CPU (x86_64, 1 thread)"},
+            {"device_name": "dask cluster"}, {"device_name": "dask cluster"}]
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "total_wall_time_s": 3600.0, "invocations": runs, "corrections": ["a", "b"]}))
+    assert ("60.0 min over 4 invocations on CPU (x86_64, 1 thread) (invocations 1–2); dask "
+            "cluster (invocations 3–4); 2 corrections by hand, listed under `corrections` in "
+            "`data/results/full/dana.exp1.json` |") in reproducibility.full_runs_markdown(
+        ["dana.exp1"], results)
     assert "None of the 1 registered" in reproducibility.full_runs_markdown(
         ["dana.exp1"], tmp_path / "empty")
 
