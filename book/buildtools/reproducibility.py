@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -184,14 +183,21 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     return "\n".join(lines) + "\n"
 
 
+def _device(device_name: Any) -> str:
+    """A recorded device name as the chapters show it (``memnb.results.device_label``: records
+    written before the singular say ``1 threads``)."""
+    from memnb.results import device_label
+
+    return device_label({"device_name": "?" if device_name is None else str(device_name)})
+
+
 def _devices(provenance: dict[str, Any], device_name: str) -> str:
     """The device of a full run, or, for a run resumed across invocations on different
     devices, each device with the invocations (counted from 1) that ran on it, in order."""
     runs = provenance.get("invocations") or []
-    names = [re.sub(r"\b1 threads\b", "1 thread", str(r.get("device_name") or "?"))
-             for r in runs]
+    names = [_device(r.get("device_name")) for r in runs]
     if len(set(names)) < 2:
-        return device_name
+        return _device(device_name)
     spans: list[list[Any]] = []  # [device, first, last]
     for number, name in enumerate(names, start=1):
         if spans and spans[-1][0] == name:
@@ -237,7 +243,7 @@ def benchmarks_markdown(folder: Path) -> str:
     for path in records:
         record = json.loads(path.read_text())
         devices.append(str(record.get("device", "")))
-        lines += ["", f"**`{record['benchmark']}`** on {record['device_name']}, commit "
+        lines += ["", f"**`{record['benchmark']}`** on {_device(record['device_name'])}, commit "
                       f"`{str(record['git_commit'])[:7]}`, {str(record['started_utc'])[:10]}: "
                       f"`{record['command']}`", ""]
         shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
@@ -268,7 +274,8 @@ def plans_markdown(folder: Path, results_root: Path | None = None) -> str:
         record = json.loads(path.read_text())
         table = with_recorded(plan_from_record(record), "full", results_root)
         lines += ["", f"Computed by `{record['command']}` on {record['date']} at commit "
-                      f"`{str(record['git_commit'])[:7]}`, on {record['device_name']}; the "
+                      f"`{str(record['git_commit'])[:7]}`, on "
+                      f"{_device(record['device_name'])}; the "
                       f"planning itself took {float(record['planning_s']):.0f} s.", "",
                   _plan_table(table, record["device_name"]), ""]
     return "\n".join(lines) + "\n"
@@ -283,7 +290,7 @@ def _short_device(name: str) -> str:
     device, _, rest = name.partition(";")
     if device.startswith("CPU (") and device.endswith(")"):
         threads = device[5:-1].split(", ")[-1]
-        device = "CPU, " + ("1 thread" if threads == "1 threads" else threads)
+        device = "CPU, " + _device(threads)
     return device + (f";{rest}" if rest else "")
 
 
@@ -368,7 +375,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
             ["experiment", "run", "paper item", "device", "wall time (s)", "commit, started (UTC)"],
             [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
               f"{r['run']}, {r['seeds']} seeds, {r['rows']} rows", r["paper_figure"],
-              r["device_name"], _seconds(r["wall_time_s"]),
+              _device(r["device_name"]), _seconds(r["wall_time_s"]),
               f"`{r['git_commit']}`, {str(r['started_utc'] or '')[:16].replace('T', ' ')}")
              for r in results]), ""]
         if later:
