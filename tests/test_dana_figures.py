@@ -203,8 +203,27 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
     assert ("d = 7, H = 31 (AoT 2 seeds, MLP 1): AoT 0.260 vs MLP 0.520"
             in figures.exp5_caption(run, row))
     assert "an MLP short of training does not explain the difference there" in text
+    assert "Our eq. (2) AoT over the paper's CSV AoT, at every H of the committed full run" in text
     run.cached = None  # without it, no sentence about the full run
     assert "paper's budget" not in figures.exp5_caption(run, row)
+
+
+def test_exp5_level_divides_ours_by_the_papers_csv_at_every_h():
+    theirs = paper.exp5()
+    ref = theirs[(theirs["d"] == 10) & (theirs["model"] == "aot")].set_index("H")["accuracy"]
+    table = _exp5_table(aot=0.8 * float(ref[31]), mlp=0.4)
+    table.loc[table["H_equiv"] == 1, "accuracy"] = float(ref[1])
+    level = figures.exp5_level(table).iloc[0]
+    assert (level["d"], level["H_min"], level["H_max"]) == (10, 31, 31)
+    assert level["ratio_h1"] == pytest.approx(1.0) and level["ratio_max"] == pytest.approx(0.8)
+    text = figures.exp5_level_sentence(table)
+    assert "d = 10: 1.00 at H = 1, 0.80–0.80 at H = 31..31 (1 seed)" in text
+    assert "Below 1 at every H > 1 of all 1 panel" in text
+    above = _exp5_table(aot=1.1 * float(ref[31]), mlp=0.4)
+    assert "reaches or passes the paper's at some H > 1 (d = 10)" in figures.exp5_level_sentence(
+        above)
+    other_n = _exp5_table(0.5, 0.4).assign(N=50)  # not the paper's N: nothing to compare
+    assert figures.exp5_level_sentence(other_n) == ""
 
 
 def test_departures_report_uses_all_eleven_values_of_the_paper():
