@@ -203,9 +203,14 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
     assert ("d = 7, H = 31 (AoT 2 seeds, MLP 1): AoT 0.260 vs MLP 0.520"
             in figures.exp5_caption(run, row))
     assert "an MLP short of training does not explain the difference there" in text
-    assert "Our eq. (2) AoT over the paper's CSV AoT, at every H of the committed full run" in text
+    assert "Our eq. (2) AoT over the paper's CSV AoT, at every H of the full run" in text
+    # a complete full run is drawn itself (no cached table): the level is read from it
+    drawn = SimpleNamespace(name="dana.exp5", fresh=full, cached=None, partial=None,
+                            params=get("dana.exp5").params("full"))
+    assert "at every H of the full run: d = 7" in figures.exp5_caption(drawn, row)
     run.cached = None  # without it, no sentence about the full run
-    assert "paper's budget" not in figures.exp5_caption(run, row)
+    alone = figures.exp5_caption(run, row)
+    assert "paper's budget" not in alone and "every H of the full run" not in alone
 
 
 def test_exp5_level_divides_ours_by_the_papers_csv_at_every_h():
