@@ -200,14 +200,16 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
     # a partial run with a second seed of the AoT only: each mean says what it averages
     second = full.query("model == 'aot'").assign(seed=1, accuracy=0.27)
     run.cached = pd.concat([full, second], ignore_index=True)
-    assert ("d = 7, H = 31 (AoT 2 seeds, MLP 1): AoT 0.260 vs MLP 0.520"
-            in figures.exp5_caption(run, row))
+    assert ("d = 7, H = 31 (AoT 2 seeds, MLP 1; per seed AoT 0.250–0.270): AoT 0.260 vs MLP "
+            "0.520" in figures.exp5_caption(run, row))
     assert "an MLP short of training does not explain the difference there" in text
     assert "Our eq. (2) AoT over the paper's CSV AoT, at every H of the full run" in text
     # a complete full run is drawn itself (no cached table): the level is read from it
     drawn = SimpleNamespace(name="dana.exp5", fresh=full, cached=None, partial=None,
                             params=get("dana.exp5").params("full"))
-    assert "at every H of the full run: d = 7" in figures.exp5_caption(drawn, row)
+    drawn_text = figures.exp5_caption(drawn, row)
+    assert "at every H of the full run: d = 7" in drawn_text
+    assert "At the largest H we ran: d = 7, H = 31 (1 seed): AoT 0.250" in drawn_text
     run.cached = None  # without it, no sentence about the full run
     alone = figures.exp5_caption(run, row)
     assert "paper's budget" not in alone and "every H of the full run" not in alone

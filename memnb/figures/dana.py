@@ -200,8 +200,10 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
     """Experiment 5 at the largest H of ``table`` per d: our models ``aot`` and ``mlp`` (the
     model kinds; ``dana.exp5_code`` has the code's), which is ahead, beside the paper's CSV at the
     same d and H (when it has them). Columns: d, H, ours_aot, ours_mlp, ours_ahead, paper_aot,
-    paper_mlp, paper_ahead, and seeds_aot, seeds_mlp (how many seeds each mean averages, which
-    differ while a full run is partial). A d without both models (a partial run) has no row."""
+    paper_mlp, paper_ahead, seeds_aot, seeds_mlp (how many seeds each mean averages, which
+    differ while a full run is partial), and aot_lo, aot_hi, mlp_lo, mlp_hi (the lowest and
+    highest seed of each; None without a seed column). A d without both models (a partial run)
+    has no row."""
     official = paper.exp5()
     rows = []
     for d, part in table.groupby("d"):
@@ -213,10 +215,15 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
         if not {aot, mlp} <= set(last.index):
             continue
         seeds = at_h["seed"].nunique() if "seed" in part else pd.Series(1, index=last.index)
+        per_seed = (part[part["H_equiv"] == h].groupby(["model", "seed"])["accuracy"].mean()
+                    if "seed" in part else None)
         ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
         row = {"d": int(d), "H": h, "ours_aot": float(last[aot]), "ours_mlp": float(last[mlp]),
                "ours_ahead": "AoT" if last[aot] > last[mlp] else "MLP",
                "seeds_aot": int(seeds[aot]), "seeds_mlp": int(seeds[mlp]),
+               **{f"{name}_{end}": (None if per_seed is None else float(
+                   getattr(per_seed[kind], "min" if end == "lo" else "max")()))
+                  for name, kind in (("aot", aot), ("mlp", mlp)) for end in ("lo", "hi")},
                "paper_aot": float(ref["aot"]) if "aot" in ref else None,
                "paper_mlp": float(ref["mlp"]) if "mlp" in ref else None}
         row["paper_ahead"] = (None if row["paper_aot"] is None or row["paper_mlp"] is None else
@@ -870,10 +877,18 @@ def _reversed(order: pd.DataFrame) -> pd.DataFrame:
 
 def seeds_words(r: Any) -> str:
     """How many seeds an ``exp5_order`` row's two means average: "2 seeds" or, while a partial
-    run holds more of one model, "AoT 2 seeds, MLP 1"."""
+    run holds more of one model, "AoT 2 seeds, MLP 1"; then, for a model averaged over more than
+    one seed, the range of its seeds ("per seed AoT 0.483–0.547"), so a mean never hides a wide
+    spread."""
     if r.seeds_aot == r.seeds_mlp:
-        return counted(r.seeds_aot, "seed")
-    return f"AoT {counted(r.seeds_aot, 'seed')}, MLP {r.seeds_mlp}"
+        words = counted(r.seeds_aot, "seed")
+    else:
+        words = f"AoT {counted(r.seeds_aot, 'seed')}, MLP {r.seeds_mlp}"
+    spread = [f"{name} {lo:.3f}–{hi:.3f}" for name, n, lo, hi in (
+        ("AoT", r.seeds_aot, getattr(r, "aot_lo", None), getattr(r, "aot_hi", None)),
+        ("MLP", r.seeds_mlp, getattr(r, "mlp_lo", None), getattr(r, "mlp_hi", None)))
+        if n > 1 and lo is not None and not pd.isna(lo)]
+    return words + (f"; per seed {', '.join(spread)}" if spread else "")
 
 
 def _order_cells(order: pd.DataFrame, with_seeds: bool = False) -> str:
@@ -917,7 +932,7 @@ def exp5_caption(run: Any, row: Any) -> str:
             f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])} (Fig. 3's axis in "
             f"our notes on the paper; Theorem 1's count d(S + 2N + 4d_hH) with S = 2 is d more at "
             f"every H, a shift of each curve, not of its slope). At the largest H we "
-            f"ran: {_order_cells(order)}.")
+            f"ran: {_order_cells(order, with_seeds=params['steps'] == full['steps'])}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
         text += (" The committed full run, at the paper's budget, has: "
