@@ -209,6 +209,8 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
                             params=get("dana.exp5").params("full"))
     drawn_text = figures.exp5_caption(drawn, row)
     assert "at every H of the full run: d = 7" in drawn_text
+    assert drawn_text.count("Sec. 7") == 1
+    assert "to see whether the model explains the reversed order and the level." in drawn_text
     assert "At the largest H we ran: d = 7, H = 31 (1 seed): AoT 0.250" in drawn_text
     run.cached = None  # without it, no sentence about the full run
     alone = figures.exp5_caption(run, row)

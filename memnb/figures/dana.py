@@ -941,8 +941,7 @@ def exp5_caption(run: Any, row: Any) -> str:
         table if params["steps"] == full["steps"] else None)  # the drawn run is the full run
     level = "" if at_paper_budget is None else exp5_level_sentence(at_paper_budget)
     if level:
-        text += (f" {level} Sec. 7 sets eq. (2) beside the official code's models, in "
-                 "Experiment 1 and in Experiment 5 at d = 7 (ours).")
+        text += f" {level}"
     reversed_ = _reversed(order)
     if len(reversed_) and params["steps"] < full["steps"] and (reversed_["ours_ahead"] ==
                                                                "AoT").all():
@@ -954,9 +953,12 @@ def exp5_caption(run: Any, row: Any) -> str:
     if len(full_reversed) and (full_reversed["ours_ahead"] == "MLP").any():
         text += (" At the paper's budget our MLP is ahead where the paper's trails, so an MLP "
                  "short of training does not explain the difference there.")
-    if len(reversed_) or len(full_reversed):
-        text += (" Sec. 7 retrains Experiment 5 with the official code's models (ours), to see "
-                 "whether the model explains the reversed order.")
+    why = [w for w, found in (("the reversed order", len(reversed_) or len(full_reversed)),
+                              ("the level", bool(level))) if found]
+    if why:
+        text += (" Sec. 7 sets eq. (2) beside the official code's models (ours; Experiment 1, "
+                 "and Experiment 5 at d = 7), to see whether the model explains "
+                 f"{' and '.join(why)}.")
     return f"{text} {verdict_sentence(row)}"
 
 
