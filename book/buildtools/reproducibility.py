@@ -14,6 +14,7 @@ import os
 import platform
 import subprocess
 from collections.abc import Sequence
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -198,14 +199,13 @@ def _devices(provenance: dict[str, Any], device_name: str) -> str:
     names = [_device(r.get("device_name")) for r in runs]
     if len(set(names)) < 2:
         return _device(device_name)
-    spans: list[list[Any]] = []  # [device, first, last]
-    for number, name in enumerate(names, start=1):
-        if spans and spans[-1][0] == name:
-            spans[-1][2] = number
-        else:
-            spans.append([name, number, number])
-    return "; ".join(f"{name} (invocation{'' if first == last else 's'} {first}"
-                     f"{'' if first == last else f'–{last}'})" for name, first, last in spans)
+    spans = []
+    for name, run in groupby(enumerate(names, start=1), key=lambda numbered: numbered[1]):
+        numbers = [number for number, _ in run]
+        which = (f"invocation {numbers[0]}" if len(numbers) == 1
+                 else f"invocations {numbers[0]}–{numbers[-1]}")
+        spans.append(f"{name} ({which})")
+    return "; ".join(spans)
 
 
 BENCHMARK_COLUMNS = {

@@ -210,20 +210,21 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
         if not {aot, mlp} <= set(part["model"]):
             continue  # a partial run may hold one model of a panel: nothing to compare
         h = int(part["H_equiv"].max())
-        at_h = part[part["H_equiv"] == h].groupby("model")
+        rows_h = part[part["H_equiv"] == h]
+        at_h = rows_h.groupby("model")
         last = at_h["accuracy"].mean()
         if not {aot, mlp} <= set(last.index):
             continue
         seeds = at_h["seed"].nunique() if "seed" in part else pd.Series(1, index=last.index)
-        per_seed = (part[part["H_equiv"] == h].groupby(["model", "seed"])["accuracy"].mean()
-                    if "seed" in part else None)
+        spread = (rows_h.groupby(["model", "seed"])["accuracy"].mean().groupby("model")
+                  .agg(["min", "max"]) if "seed" in part else None)  # over the seeds' means
         ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
         row = {"d": int(d), "H": h, "ours_aot": float(last[aot]), "ours_mlp": float(last[mlp]),
                "ours_ahead": "AoT" if last[aot] > last[mlp] else "MLP",
                "seeds_aot": int(seeds[aot]), "seeds_mlp": int(seeds[mlp]),
-               **{f"{name}_{end}": (None if per_seed is None else float(
-                   getattr(per_seed[kind], "min" if end == "lo" else "max")()))
-                  for name, kind in (("aot", aot), ("mlp", mlp)) for end in ("lo", "hi")},
+               **{f"{name}_{end}": None if spread is None else float(spread.loc[kind, stat])
+                  for name, kind in (("aot", aot), ("mlp", mlp))
+                  for end, stat in (("lo", "min"), ("hi", "max"))},
                "paper_aot": float(ref["aot"]) if "aot" in ref else None,
                "paper_mlp": float(ref["mlp"]) if "mlp" in ref else None}
         row["paper_ahead"] = (None if row["paper_aot"] is None or row["paper_mlp"] is None else
@@ -243,8 +244,7 @@ def exp5_level(table: pd.DataFrame, model: str = "aot") -> pd.DataFrame:
     rows = []
     ours = table[table["model"] == model]
     for d, part in ours.groupby("d"):
-        if (int(part["N"].iloc[0]) != int(official["N"].iloc[0])
-                or int(d) not in set(official["d"])):
+        if not _paper_setting(part, N=int(official["N"].iloc[0])) or d not in set(official["d"]):
             continue
         by_h = part.groupby("H_equiv")
         ratio = pd.Series({int(h): float(acc) / float(ref[(int(d), int(h))])
@@ -885,9 +885,8 @@ def seeds_words(r: Any) -> str:
     else:
         words = f"AoT {counted(r.seeds_aot, 'seed')}, MLP {r.seeds_mlp}"
     spread = [f"{name} {lo:.3f}–{hi:.3f}" for name, n, lo, hi in (
-        ("AoT", r.seeds_aot, getattr(r, "aot_lo", None), getattr(r, "aot_hi", None)),
-        ("MLP", r.seeds_mlp, getattr(r, "mlp_lo", None), getattr(r, "mlp_hi", None)))
-        if n > 1 and lo is not None and not pd.isna(lo)]
+        ("AoT", r.seeds_aot, r.aot_lo, r.aot_hi), ("MLP", r.seeds_mlp, r.mlp_lo, r.mlp_hi))
+        if n > 1 and not pd.isna(lo)]
     return words + (f"; per seed {', '.join(spread)}" if spread else "")
 
 
@@ -914,6 +913,7 @@ def exp5_caption(run: Any, row: Any) -> str:
 
     table, params = run.fresh, run.params
     full = exp.get_params("dana.exp5", "full")
+    paper_budget = params["steps"] == full["steps"]  # the drawn run is the full run
     budget = (f"{params['steps']:,} steps of {params['batch']:,} (the paper's code: "
               f"{full['steps']:,} of {full['batch']:,})")
     if getattr(run, "partial", None):
@@ -932,14 +932,13 @@ def exp5_caption(run: Any, row: Any) -> str:
             f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])} (Fig. 3's axis in "
             f"our notes on the paper; Theorem 1's count d(S + 2N + 4d_hH) with S = 2 is d more at "
             f"every H, a shift of each curve, not of its slope). At the largest H we "
-            f"ran: {_order_cells(order, with_seeds=params['steps'] == full['steps'])}.")
+            f"ran: {_order_cells(order, with_seeds=paper_budget)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
         text += (" The committed full run, at the paper's budget, has: "
                  f"{_order_cells(full_order, with_seeds=True)}.")
-    at_paper_budget = run.cached if run.cached is not None else (
-        table if params["steps"] == full["steps"] else None)  # the drawn run is the full run
-    level = "" if at_paper_budget is None else exp5_level_sentence(at_paper_budget)
+    full_table = run.cached if run.cached is not None else table if paper_budget else None
+    level = "" if full_table is None else exp5_level_sentence(full_table)
     if level:
         text += f" {level}"
     reversed_ = _reversed(order)
