@@ -14,8 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from memnb import sweep
-from memnb.sweep import GroupEvaluator, Point, Rows
+from memnb.sweep import GroupEvaluator, Point, Rows, TimeBudget
 
 #: Seconds to wait for the scheduler's port to accept a connection before giving up.
 CONNECT_TIMEOUT_S = 3.0
@@ -104,11 +103,13 @@ def _worker_device(device: str) -> tuple[str, int]:
     return machine, torch.get_num_threads()
 
 
-def map_groups(executor: str, evaluate: GroupEvaluator,
-               groups: Sequence[list[Point]]) -> Iterator[tuple[list[Point], list[Rows]]]:
+def map_groups(executor: str, evaluate: GroupEvaluator, groups: Sequence[list[Point]],
+               budget: TimeBudget | None = None,
+               ) -> Iterator[tuple[list[Point], list[Rows]]]:
     """Run ``evaluate`` on every group on the cluster, yielding ``(group, rows)`` as they finish.
 
-    Outside :func:`memnb.sweep.time_limit` every group is submitted at once. Inside it, at most
+    Without a ``budget`` (the run's :func:`memnb.sweep.time_limit`, which
+    :func:`memnb.sweep.run_sweep` passes) every group is submitted at once. With one, at most
     one group per worker thread is on the cluster at a time, and a further group is submitted
     only while one as long as the longest so far still ends before the deadline (the in-process
     rule); the budget is then marked stopped. So a limited run ends near its limit with every
@@ -123,7 +124,6 @@ def map_groups(executor: str, evaluate: GroupEvaluator,
         raise SchedulerUnreachable(
             f"could not connect to a dask scheduler at {address}: {err}. Is `dask scheduler "
             f"--port {_host_port(address)[1]}` what listens there?") from None
-    budget = sweep._BUDGET[-1] if sweep._BUDGET else None  # the run's time_limit, if any
     with client:
         if budget is None:
             futures = {client.submit(evaluate, group, pure=False): i
@@ -141,7 +141,7 @@ def _worker_threads(client: Any) -> int:
 
 
 def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[Point]],
-                   budget: sweep.TimeBudget) -> Iterator[tuple[list[Point], list[Rows]]]:
+                   budget: TimeBudget) -> Iterator[tuple[list[Point], list[Rows]]]:
     """:func:`map_groups` inside a time limit: one group per worker thread (workers that join
     later get groups too), submitted while the budget allows one more; each group's time (submit
     to result) updates the longest seen."""

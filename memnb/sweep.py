@@ -347,7 +347,7 @@ def run_sweep(
     else:
         from memnb.distributed import map_groups
 
-        for group, group_rows in map_groups(executor, evaluate, groups):
+        for group, group_rows in map_groups(executor, evaluate, groups, budget):
             store(group, group_rows)
             if budget is not None and budget.left() <= 0:
                 budget.stopped = True  # groups still on the cluster are not waited for

@@ -64,9 +64,9 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
     rows = [line for line in slowest.splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[1:] == ["| 2 | 42.2 | `step_1(profile)` |", "| 4 | 7.5 | `step_3(profile)` |",
                         "| 3 | 3.0 | `step_2(profile)` |"]
-    assert ("| `dana.exp1` | fresh (quick), 5 seeds, 1 rows | Fig. 1a | CPU (x86_64, 2 threads) "
+    assert ("| `dana.exp1` | fresh (quick), 5 seeds, 1 row | Fig. 1a | CPU (x86_64, 2 threads) "
             "| 12.5 | `1111111`, 2026-01-01 10:00 |") in page
-    assert ("| `dana.exp1` | full (cached), 5 seeds, 1 rows | Fig. 1a | NVIDIA H100 | 1778.0 | "
+    assert ("| `dana.exp1` | full (cached), 5 seeds, 1 row | Fig. 1a | NVIDIA H100 | 1778.0 | "
             "`2222222`, 2026-01-01 10:00 |") in page
     assert "newer than the page" not in page
     assert "| dana | 3.11.7 | 2.5.0 | 2.1.0 | Linux-x | x86_64, 2 cores | none | abc1234 |" in page

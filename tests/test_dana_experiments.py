@@ -135,7 +135,15 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
     run = dana.chapter_results("dana.exp1", "quick", root=tmp_path)
     assert dana.reused_full(run) and run.cached is None
     assert list(run.fresh["accuracy"]) == [0.5] and run.params == {"N": 50}
-    assert "GPU X" in run.note and "1234567" in run.note and "10 min" in run.note
+    assert "GPU X, 5 seeds" in run.note and "1234567" in run.note and "10 min" in run.note
+
+    # a run of one seed on one thread, recorded before the singular: named as a reader writes it
+    pd.DataFrame({"d": [4], "H": [1], "seed": [0], "accuracy": [0.5]}).to_csv(
+        folder / "dana.exp1.csv", index=False)
+    (folder / "dana.exp1.json").write_text(json.dumps(
+        {"device_name": "CPU (x86_64, 1 threads)", "seeds": 1, "wall_time_s": 60}))
+    note = dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
+    assert "(CPU (x86_64, 1 thread), 1 seed, " in note and "threads" not in note
 
 
 def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, monkeypatch):

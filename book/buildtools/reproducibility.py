@@ -369,12 +369,15 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
             [(r["cell"], _seconds(r["seconds"]), f"`{r['first_line'][:80]}`")
              for r in record["slowest"]]), ""]
     if results:
+        from memnb.prose import counted
+
         ended = str(record.get("ended") or "")[:19]
         later = [r for r in results if ended and str(r["started_utc"] or "")[:19] > ended]
         lines += ["Results drawn on this page:", "", markdown_table(
             ["experiment", "run", "paper item", "device", "wall time (s)", "commit, started (UTC)"],
             [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
-              f"{r['run']}, {r['seeds']} seeds, {r['rows']} rows", r["paper_figure"],
+              f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
+              r["paper_figure"],
               _device(r["device_name"]), _seconds(r["wall_time_s"]),
               f"`{r['git_commit']}`, {str(r['started_utc'] or '')[:16].replace('T', ' ')}")
              for r in results]), ""]

@@ -347,7 +347,7 @@ EXP5_CODE_KINDS = ("aot_code", "mlp_code", "mlp_code_uncompressed")
     profiles={
         "ci": {"N": 12, "d": [4], "H": [1, 3], **_EXP5_CI},
         "quick": {"N": 70, "d": [7], "H": [1, 11, 21, 31], "seeds": 1, **_EXP5_QUICK},
-        "full": {"N": 70, "d": [7], "H": HEADS_FULL, "seeds": 1, **_EXP5_FULL},
+        "full": {"N": 70, "d": [7, 10], "H": HEADS_FULL, "seeds": 1, **_EXP5_FULL},
     },
 )
 def exp5_code(params: dict, *, seeds: int, device: str, cache_dir: Path,
@@ -361,7 +361,9 @@ def exp5_code(params: dict, *, seeds: int, device: str, cache_dir: Path,
     code's initialisation (embeddings U(±1/sqrt(d)) where ours are N(0, 1));
     ``mlp_code_uncompressed`` has the first two and eq. (2)'s initialisation, which separates the
     initialisation from the rest. Same recipe and grid in ``H`` as ``dana.exp5``; ``full`` runs
-    d = 7, where our one head + MLP departs furthest from the paper's CSV, with one seed.
+    one seed at d = 7, where our one head + MLP departs furthest from the paper's CSV, and at
+    d = 10, where our eq. (2) AoT stays below the paper's level at every H > 1 while neither
+    model nears 1 (as both do at d = 13), to measure whether the code's models account for both.
     """
     return _sweep_per_seed(_exp5_points(params, seeds, EXP5_CODE_KINDS), device=device,
                            cache_dir=cache_dir, executor=executor, desc="dana.exp5_code")
@@ -611,14 +613,14 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     wherever a run recorded it.
     """
     from memnb.figures.dana import as_the_paper_reports, reported_accuracy
-    from memnb.results import FreshAndCached, fresh_and_cached, load
+    from memnb.results import FreshAndCached, fresh_and_cached, load, run_label
 
     if profile == "quick":
         full = load(name, "full", root)
         if full is not None and full.complete:
             prov = full.provenance
-            note = (f"{name}: the committed full run ({prov.get('device_name', '?')}, "
-                    f"{prov.get('seeds', '?')} seeds, {str(prov.get('started_utc', '?'))[:10]}, "
+            note = (f"{name}: the committed full run ({run_label(full.table, prov)}, "
+                    f"{str(prov.get('started_utc', '?'))[:10]}, "
                     f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "
                     f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
                     " min), read instead of a "

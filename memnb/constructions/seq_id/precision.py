@@ -102,28 +102,3 @@ def float64_report(net: SeqIdNetwork, sequences: np.ndarray) -> dict[str, object
                        f"{name}_max_value_bits": fail.max_value_bits,
                        f"{name}_max_product_bits": fail.max_product_bits})
     return report
-
-
-def float64_sentence(report: dict[str, object]) -> str:
-    """One Markdown sentence stating what :func:`float64_report` measured."""
-    p2 = int(report["prime_squared_bits"])  # type: ignore[arg-type]
-    parts = [f"The modulus $p$ has {report['prime_bits']} bits and $p^2$ has {p2} bits, "
-             f"{'below' if p2 <= FLOAT64_BITS else 'above'} float64's {FLOAT64_BITS}"]
-    for name, label in (("ffn1", "FFN₁ (hash)"), ("ffn2", "FFN₂ (memorizer)")):
-        if report[f"{name}_exact"]:
-            parts.append(f"{label} is exact in float64 (largest product "
-                         f"{report[f'{name}_max_product_bits']} bits)")
-        else:
-            w, v, pr = (int(report[f"{name}_max_{k}_bits"])  # type: ignore[call-overload]
-                        for k in ("weight", "value", "product"))
-            if w > FLOAT64_BITS:
-                why = f"a weight or bias of {w} bits does not fit in float64"
-            elif pr > FLOAT64_BITS:
-                why = (f"weights of up to {w} bits times values of up to {v} bits give products "
-                       f"of {pr} bits, which float64 rounds before they cancel")
-            else:
-                why = f"sums of terms of up to {pr} bits are rounded"
-            parts.append(f"{label} first differs at layer {report[f'{name}_first_failing_layer']}"
-                         f" of {report[f'{name}_depth']}: {why}")
-    acc = float(report["float64_accuracy"])  # type: ignore[arg-type]
-    return "; ".join(parts) + f". In float64 the network gets {acc:.1%} of the labels right."
