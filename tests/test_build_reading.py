@@ -127,3 +127,12 @@ def test_widget_metadata_goes_when_only_progress_bars_used_it():
         "state": {"aa01": _model()}, "version_major": 2, "version_minor": 0}}
     assert reading.prepare_for_reading(nb)
     assert nb.cells[4].outputs == [] and "widgets" not in nb.metadata
+
+
+def test_parameters_line_says_what_a_parameter_left_at_none_means():
+    parameters_line = reading.parameters_line
+    line = parameters_line({"profile": "quick", "seeds": None})
+    assert line.startswith("*Executed with* `profile = 'quick'`, `seeds = None` (each experiment's")
+    assert "`seeds = 3`" in parameters_line({"seeds": 3}) and "(each" not in parameters_line(
+        {"seeds": 3})
+    assert parameters_line({}) == "*Executed without parameters.*"

@@ -211,6 +211,9 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
     assert "at every H of the full run: d = 7" in drawn_text
     assert drawn_text.count("Sec. 7") == 1
     assert "to see whether the model explains the reversed order and the level." in drawn_text
+    assert "and Experiment 5), to see" in drawn_text  # no d named without Sec. 7's table
+    pointer = figures.exp5_caption(drawn, row, pd.Series([10, 7, 7, 10]))
+    assert "(ours; Experiment 1, and Experiment 5 at d = 7 and 10), to see" in pointer
     assert "At the largest H we ran: d = 7, H = 31 (1 seed): AoT 0.250" in drawn_text
     run.cached = None  # without it, no sentence about the full run
     alone = figures.exp5_caption(run, row)
@@ -337,6 +340,28 @@ def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
     assert "accounts for 73% of the gap" in text and "most of it" in text
     assert "1 seed of ours" in text
     assert "Eq. (2)" not in figures.exp5_code_summary(code, None)
+
+
+def test_exp5_code_level_says_where_the_codes_aot_meets_the_papers_level():
+    theirs = paper.exp5()
+    ref = theirs[theirs["model"] == "aot"].set_index(["d", "H"])["accuracy"]
+    # d = 7: the code's AoT at 0.97 of the paper's, eq. (2)'s at 0.85: accounted for;
+    # d = 10: the code's at 0.85, eq. (2)'s at 0.80: closer, but not within 10 %
+    code = pd.concat([_exp5_rows({"aot_code": 0.97 * ref[(7, 31)]}),
+                      _exp5_rows({"aot_code": 0.85 * ref[(10, 31)]}, d=10)])
+    eq2 = pd.concat([_exp5_rows({"aot": 0.85 * ref[(7, 31)]}),
+                     _exp5_rows({"aot": 0.80 * ref[(10, 31)]}, d=10)])
+    text = figures.exp5_code_level(code, eq2)
+    assert text.startswith("The level, the AoT over the paper's CSV AoT (criterion: within 10%")
+    assert ("d = 7: the code's AoT is 0.97–0.97 of the paper's at H = 31..31, within 10% at 1 "
+            "of 1 H; eq. (2)'s AoT, same seeds, 0.85–0.85, so the code's is the closer at 1 of "
+            "them (the code's model accounts for the level)") in text
+    assert "d = 10: the code's AoT is 0.85–0.85" in text
+    assert "within 10% at 0 of 1 H" in text
+    assert "(the code's model does not account for the whole level)." in text
+    # without eq. (2)'s run only the code's level is given; at another N nothing is compared
+    assert "the code's is the closer" not in figures.exp5_code_level(code, None)
+    assert figures.exp5_code_level(code.assign(N=50), eq2) == ""
 
 
 def test_same_budget_keeps_only_rows_trained_like_the_reference():

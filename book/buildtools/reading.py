@@ -122,11 +122,18 @@ def parameter_values(nb: nbformat.NotebookNode) -> dict[str, Any]:
     return values
 
 
+#: What a parameter left at ``None`` means in the chapters, said beside it on the page.
+NONE_MEANS = {"seeds": "each experiment's own number of seeds under the profile"}
+
+
 def parameters_line(values: dict[str, Any]) -> str:
-    """The Markdown line that replaces the parameters cells on the page."""
+    """The Markdown line that replaces the parameters cells on the page (a parameter left at
+    ``None`` is followed by what that means, from :data:`NONE_MEANS`)."""
     if not values:
         return "*Executed without parameters.*"
-    shown = ", ".join(f"`{name} = {value!r}`" for name, value in values.items())
+    shown = ", ".join(f"`{name} = {value!r}`" + (f" ({NONE_MEANS[name]})" if value is None
+                                                  and name in NONE_MEANS else "")
+                      for name, value in values.items())
     return (f"*Executed with* {shown} *(see [how each page was produced]"
             f"(../reproducibility.md)).*")
 

@@ -924,10 +924,11 @@ def which_model(results: ResultSource) -> Verdict:
 
 
 @item(P, "Fig. 3: which model", ours=True,
-      claim="the paper's order of the two models of Experiment 5 (at d = 7: AoT ahead of one "
-            "head + MLP under the training budget) is that of the official code's models "
-            "(logits scaled by 1/√d_h, positions in the attention input only, embeddings drawn "
-            "U(±1/√d)); eq. (2) and eq. (2) + MLP, trained the same way, need not give it",
+      claim="the paper's order of the two models of Experiment 5 (in its CSV at the largest H, "
+            "the AoT ahead of one head + MLP at d = 7, behind it at d = 10) is that of the "
+            "official code's models (logits scaled by 1/√d_h, positions in the attention input "
+            "only, embeddings drawn U(±1/√d)); eq. (2) and eq. (2) + MLP, trained the same "
+            "way, need not give it",
       criterion="at the largest H of each d of dana.exp5_code, the code's AoT and one head + "
                 "MLP are in the paper's CSV order → reproduced; else differs (trend when only a "
                 "reduced `quick` run exists)",
