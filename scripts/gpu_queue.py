@@ -14,8 +14,10 @@ One call of this script, run from the repository root on the GPU machine:
 4. packs ``data/results/full/`` into one archive under ``--out`` (``$OUT`` on the device
    machine), with a log of what ran.
 
-Rerun the same call, carrying the archive it packed, until the log says the queue is done. The
-experiments already complete are then read from the cache in seconds.
+Rerun the same call, carrying the archive it packed, until the log says the queue is done. An
+experiment whose full result is already complete (here, or in the checkout, e.g. a CPU run) is
+skipped: the queue neither spends GPU time recomputing it nor replaces its table with a partial
+one when its slice runs out.
 
     python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz --out "$OUT"
     (carry .cache/gpu_queue; any ignored path works, e.g. one listed in .git/info/exclude)
@@ -122,6 +124,18 @@ class Step:
 Runner = Callable[[list[str], float], tuple[int, str]]
 
 
+def complete_result(name: str, results: Path = RESULTS_FULL) -> bool:
+    """Whether ``results`` holds a complete full result of ``name``: its table, and a provenance
+    not marked ``complete: false`` (an unreadable provenance counts as not complete)."""
+    table, provenance = results / f"{name}.csv", results / f"{name}.json"
+    if not (table.exists() and provenance.exists()):
+        return False
+    try:
+        return bool(json.loads(provenance.read_text(encoding="utf-8")).get("complete", True))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+
+
 def _subprocess_runner(command: list[str], timeout: float) -> tuple[int, str]:
     """Run ``command`` from the repository root; (exit code, last lines of its output)."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
@@ -137,10 +151,11 @@ def _subprocess_runner(command: list[str], timeout: float) -> tuple[int, str]:
 
 def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: float = 45.0,
               min_slice_s: float = 30.0, runner: Runner = _subprocess_runner,
-              cuda_tests: bool = True, clock: Callable[[], float] = time.monotonic
-              ) -> tuple[list[Step], str]:
-    """Run the CUDA tests (if asked), then each experiment of ``queue`` with a time limit that
-    keeps the whole call within ``budget_s`` seconds (``reserve_s`` kept for packing).
+              cuda_tests: bool = True, clock: Callable[[], float] = time.monotonic,
+              complete: Callable[[str], bool] = complete_result) -> tuple[list[Step], str]:
+    """Run the CUDA tests (if asked), then each experiment of ``queue`` that is not
+    ``complete`` already (those are logged as skipped) with a time limit that keeps the whole
+    call within ``budget_s`` seconds (``reserve_s`` kept for packing).
 
     Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
     at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
@@ -165,6 +180,9 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
         if code != 0:
             return steps, "cuda tests failed"
     for name in queue:
+        if complete(name):
+            steps.append(Step(name, [], None, 0.0, tail="complete already: skipped"))
+            continue
         left = budget_s - reserve_s - (clock() - start)
         if left < min_slice_s:
             return steps, "out of time"
@@ -241,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
            "steps": [asdict(s) for s in steps], "archive_bytes": archive.stat().st_size}
     (args.out / "queue_log.json").write_text(json.dumps(log, indent=1))
     for s in steps:
-        print(f"{s.name:24s} exit {s.returncode}  {s.seconds:7.1f} s")
+        ended = "skipped (complete)" if s.returncode is None else f"exit {s.returncode}"
+        print(f"{s.name:24s} {ended}  {s.seconds:7.1f} s")
     print(f"queue: {outcome}; {archive} ({archive.stat().st_size / 2**20:.1f} MiB)")
     if archive.stat().st_size > 16 * 2**20:
         print("warning: the archive is over 16 MiB, the most one file can bring back")

@@ -99,15 +99,45 @@ def test_queue_gives_each_experiment_the_time_left_and_stops_at_a_partial_one():
         return (gpu_queue.PARTIAL if name == "mahdavi.head_dim" else 0), ""
 
     steps, outcome = gpu_queue.run_queue(gpu_queue.QUEUE, budget_s=540, device="cuda",
-                                         reserve_s=40, runner=runner, clock=lambda: now[0])
+                                         reserve_s=40, runner=runner, clock=lambda: now[0],
+                                         complete=lambda name: False)
     assert outcome == "out of time"
     assert [s.name for s in steps] == ["imports", "cuda tests", "mahdavi.heads",
                                        "mahdavi.context", "mahdavi.head_dim"]
     assert [limit for _, limit in seen[2:]] == [480.0, 380.0, 130.0]  # 540 - 40 - time used
     steps, outcome = gpu_queue.run_queue(["mahdavi.heads"], budget_s=540, device="cuda",
-                                         runner=lambda c, t: (1, "no optuna"), clock=lambda: 0.0)
+                                         runner=lambda c, t: (1, "no optuna"), clock=lambda: 0.0,
+                                         complete=lambda name: False)
     assert outcome == "missing packages" and len(steps) == 1
     steps, outcome = gpu_queue.run_queue(
         ["mahdavi.heads"], budget_s=540, device="cuda", clock=lambda: 0.0,
-        runner=lambda c, t: (0 if "-c" in c else 1, "boom"))
+        runner=lambda c, t: (0 if "-c" in c else 1, "boom"), complete=lambda name: False)
     assert outcome == "cuda tests failed" and len(steps) == 2
+
+
+def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
+    gpu_queue = _script()
+    # complete (a CPU run, its cache not committed), partial, unreadable, absent
+    for name, provenance in (("dana.exp5", '{"complete": true}'),
+                             ("mahdavi.table1", "{}"),
+                             ("mahdavi.heads", '{"complete": false}'),
+                             ("mahdavi.context", "{not json")):
+        (tmp_path / f"{name}.csv").write_text("H,accuracy\n1,0.5\n")
+        (tmp_path / f"{name}.json").write_text(provenance)
+    assert [gpu_queue.complete_result(n, tmp_path) for n in
+            ("dana.exp5", "mahdavi.table1", "mahdavi.heads", "mahdavi.context",
+             "mahdavi.head_dim")] == [True, True, False, False, False]
+    ran: list[str] = []
+
+    def runner(command, timeout):
+        if "run" in command:
+            ran.append(command[command.index("run") + 1])
+        return 0, ""
+
+    queue = ["mahdavi.heads", "dana.exp5", "mahdavi.context", "mahdavi.table1"]
+    steps, outcome = gpu_queue.run_queue(
+        queue, budget_s=540, device="cuda", runner=runner, clock=lambda: 0.0, cuda_tests=False,
+        complete=lambda name: gpu_queue.complete_result(name, tmp_path))
+    assert outcome == "done" and ran == ["mahdavi.heads", "mahdavi.context"]
+    skipped = [s.name for s in steps if s.returncode is None]
+    assert skipped == ["dana.exp5", "mahdavi.table1"]
