@@ -137,6 +137,12 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         raise ValueError(f"time_limit_s must be > 0 seconds; got {time_limit_s!r}")
     exp = get(name)
     check_profile(profile)
+    from memnb.train import tf32_forced
+
+    tf32 = tf32_forced() and device.startswith("cuda")
+    if tf32 and root is None:
+        raise ValueError("a run under memnb.train.tf32_runs writes only to a results folder of "
+                         "its own (root=...), never to data/results, whose caches are float32")
     check_device(device)
     if seeds is None:
         seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
@@ -178,6 +184,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "platform": platform.platform(),
         "git_commit": commit,
         "code_fingerprint": code,
+        "matmul_precision": "TF32 (memnb.train.tf32_runs)" if tf32 else "float32",
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 2),
         "rows": len(table),

@@ -268,6 +268,27 @@ def tf32_matmul(enabled: bool) -> Iterator[None]:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
+_TF32_RUNS: list[bool] = []
+
+
+@contextlib.contextmanager
+def tf32_runs() -> Iterator[None]:
+    """Within the block, every training run on CUDA uses TensorFloat-32 whatever its
+    ``TrainConfig.tf32`` says: the TF32 side of ``scripts/precision_check.py``, whose runs
+    :func:`memnb.results.run_experiment` writes only to a results folder of their own, so that
+    no TF32 point enters a float32 cache."""
+    _TF32_RUNS.append(True)
+    try:
+        yield
+    finally:
+        _TF32_RUNS.pop()
+
+
+def tf32_forced() -> bool:
+    """Whether :func:`tf32_runs` is in effect."""
+    return bool(_TF32_RUNS)
+
+
 Batch = tuple[tuple[Tensor, ...], Tensor, Tensor | None]
 
 
@@ -519,8 +540,11 @@ def _stack(members: Sequence[nn.Module], data: _TrainingData, seed: int
 
 
 def _precision(config: TrainConfig, device: torch.device) -> contextlib.AbstractContextManager:
-    """The matmul precision of a run: ``config.tf32`` on CUDA (restored afterwards), else as is."""
-    return tf32_matmul(config.tf32) if device.type == "cuda" else contextlib.nullcontext()
+    """The matmul precision of a run: ``config.tf32`` (or :func:`tf32_runs`) on CUDA, restored
+    afterwards; else as is."""
+    if device.type != "cuda":
+        return contextlib.nullcontext()
+    return tf32_matmul(config.tf32 or tf32_forced())
 
 
 @dataclass

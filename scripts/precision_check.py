@@ -1,0 +1,126 @@
+"""Measure TensorFloat-32 against float32 on the same seeds, before any result uses TF32.
+
+    python scripts/precision_check.py [--experiments NAME ...] [--profile quick]
+                                      [--device cuda] [--out DIR]
+
+Runs each experiment twice with the same profile, seeds and code: once in float32 (the
+precision of every recorded result) and once with every CUDA matrix product in TF32
+(:func:`memnb.train.tf32_runs`, 10-bit mantissa inputs). Both runs are written to folders of
+their own under ``--out`` (``float32/`` and ``tf32/``), never to ``data/results``, whose point
+caches are float32. It then reports, per experiment, the largest difference of every result
+column between the two tables, and evaluates the scorecard on each folder: the issue
+"paper-scale results" allows TF32 only for an experiment where every scorecard verdict stays
+the same, which is the line ``TF32 allowed`` of the record. The record (``precision_check.json``
+under ``--out``) is to be committed to ``data/benchmarks/`` with the device it names.
+
+bf16 is not compared: no model of ``memnb`` trains in bf16. On a CPU TF32 changes nothing
+(``--allow-cpu`` runs the comparison anyway, as a check of the script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from memnb.results import device_description, git_commit, run_experiment  # noqa: E402
+from memnb.scorecard.core import build_scorecard  # noqa: E402
+from memnb.train import tf32_runs  # noqa: E402
+
+DEFAULT_EXPERIMENTS = ("mahdavi.heads", "kajitsuka.capacity", "dana.exp1")
+"""One experiment of each paper, the first of each in the GPU queue's order."""
+
+PRECISIONS = ("float32", "tf32")
+
+
+def table_differences(float32: pd.DataFrame, tf32: pd.DataFrame) -> dict[str, float]:
+    """The largest absolute difference of every float column between two tables of the same
+    points, row by row; the other columns (the points' parameters, and counts) must agree.
+
+    Raises ``ValueError`` when the tables do not hold the same points in the same order.
+    """
+    if list(float32.columns) != list(tf32.columns) or len(float32) != len(tf32):
+        raise ValueError("the two runs do not have the same columns and rows: "
+                         f"{list(float32.columns)} x {len(float32)} against "
+                         f"{list(tf32.columns)} x {len(tf32)}")
+    floats = [c for c in float32.columns if pd.api.types.is_float_dtype(float32[c])]
+    others = [c for c in float32.columns if c not in floats]
+    a, b = float32[others].reset_index(drop=True), tf32[others].reset_index(drop=True)
+    if not a.astype(str).equals(b.astype(str)):
+        raise ValueError(f"the two runs differ outside their float columns ({others})")
+    return {c: float((float32[c].reset_index(drop=True)
+                      - tf32[c].reset_index(drop=True)).abs().max()) for c in floats}
+
+
+def verdict_changes(float32_root: Path, tf32_root: Path, profile: str) -> list[dict[str, str]]:
+    """The scorecard items whose status differs between the results under the two folders."""
+    before = {(r.paper, r.item): r.status for r in build_scorecard(profile, root=float32_root)}
+    after = {(r.paper, r.item): r.status for r in build_scorecard(profile, root=tf32_root)}
+    return [{"paper": paper, "item": item, "float32": status, "tf32": after.get((paper, item),
+                                                                                  "missing")}
+            for (paper, item), status in before.items() if after.get((paper, item)) != status]
+
+
+def compare(experiments: list[str], profile: str, device: str, out: Path,
+            seeds: int | None = None) -> dict[str, Any]:
+    """Run every experiment in both precisions under ``out`` and return the record."""
+    runs: dict[str, dict[str, Any]] = {}
+    for name in experiments:
+        tables, seconds = {}, {}
+        for precision in PRECISIONS:
+            t0 = time.perf_counter()
+            if precision == "tf32":
+                with tf32_runs():
+                    result = run_experiment(name, profile, device=device, seeds=seeds,
+                                            root=out / precision)
+            else:
+                result = run_experiment(name, profile, device=device, seeds=seeds,
+                                        root=out / precision)
+            tables[precision], seconds[precision] = result.table, time.perf_counter() - t0
+        runs[name] = {"largest_difference": table_differences(tables["float32"], tables["tf32"]),
+                      "seconds": {p: round(s, 1) for p, s in seconds.items()}}
+    changes = verdict_changes(out / "float32", out / "tf32", profile)
+    changed = {c["item"] for c in changes}
+    return {"command": "python scripts/precision_check.py " + " ".join(sys.argv[1:]),
+            "date": f"{datetime.now(UTC):%Y-%m-%d}", "git_commit": git_commit(),
+            "device": device_description(device), "profile": profile, "runs": runs,
+            "verdict_changes": changes,
+            "tf32_allowed": not changes,
+            "note": "TF32 may be used only where every scorecard verdict stays the same "
+                    f"({'none changed' if not changes else 'changed: ' + ', '.join(changed)})"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--experiments", nargs="+", default=list(DEFAULT_EXPERIMENTS))
+    parser.add_argument("--profile", default="quick", choices=("ci", "quick", "full"))
+    parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--out", type=Path, default=Path("precision_check"))
+    parser.add_argument("--allow-cpu", action="store_true",
+                        help="compare on the CPU, where TF32 changes nothing (a check)")
+    args = parser.parse_args(argv)
+    if not args.device.startswith("cuda") and not args.allow_cpu:
+        print("TF32 acts on CUDA only: run with --device cuda on a GPU (or --allow-cpu)")
+        return 2
+    record = compare(args.experiments, args.profile, args.device, args.out, args.seeds)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "precision_check.json").write_text(json.dumps(record, indent=1) + "\n")
+    for name, run in record["runs"].items():
+        worst = max(run["largest_difference"].items(), key=lambda kv: kv[1], default=("-", 0.0))
+        print(f"{name:24s} largest difference {worst[1]:.3g} ({worst[0]})")
+    print(f"TF32 allowed: {record['tf32_allowed']} ({record['note']})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""The float32-vs-TF32 comparison (``scripts/precision_check.py``) and the switch it uses,
+checked on the CPU, where TF32 changes nothing: the tables must agree exactly there."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from script_loader import load_script
+
+from memnb import results, train
+from memnb.scorecard.core import Row
+
+
+def _script():
+    return load_script("scripts/precision_check.py", "precision_check")
+
+
+def test_tf32_runs_is_scoped_and_kept_out_of_the_float32_results():
+    assert not train.tf32_forced()
+    with train.tf32_runs():
+        assert train.tf32_forced()
+        with pytest.raises(ValueError, match="results folder of its own"):
+            results.run_experiment("dana.exp2", "ci", device="cuda")
+    assert not train.tf32_forced()
+
+
+def test_table_differences_compares_the_same_points_row_by_row():
+    check = _script()
+    a = pd.DataFrame({"H": [1, 2], "model": ["aot", "aot"], "accuracy": [0.5, 0.75]})
+    assert check.table_differences(a, a.copy()) == {"accuracy": 0.0}
+    b = a.assign(accuracy=[0.5, 0.7])
+    assert check.table_differences(a, b)["accuracy"] == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="differ outside their float columns"):
+        check.table_differences(a, a.assign(H=[1, 3]))
+    with pytest.raises(ValueError, match="same columns and rows"):
+        check.table_differences(a, a.iloc[:1])
+
+
+def test_verdict_changes_names_the_items_whose_status_moved(monkeypatch, tmp_path):
+    check = _script()
+
+    def rows(status):
+        return [Row("P", "Fig. 1", "c", "k", "m", "e", "reproduced"),
+                Row("P", "Fig. 2", "c", "k", "m", "e", status)]
+
+    monkeypatch.setattr(check, "build_scorecard",
+                        lambda profile, root: rows("trend" if root.name == "tf32" else "differs"))
+    changes = check.verdict_changes(tmp_path / "float32", tmp_path / "tf32", "quick")
+    assert changes == [{"paper": "P", "item": "Fig. 2", "float32": "differs", "tf32": "trend"}]
+
+
+def test_the_comparison_on_the_cpu_finds_no_difference_and_allows_tf32(tmp_path):
+    check = _script()
+    assert check.main(["--experiments", "dana.exp2", "--profile", "ci", "--device", "cpu",
+                       "--out", str(tmp_path)]) == 2  # TF32 acts on CUDA only
+    assert check.main(["--experiments", "dana.exp2", "--profile", "ci", "--device", "cpu",
+                       "--allow-cpu", "--out", str(tmp_path)]) == 0
+    record = json.loads((tmp_path / "precision_check.json").read_text())
+    differences = record["runs"]["dana.exp2"]["largest_difference"]
+    assert "accuracy" in differences and set(differences.values()) == {0.0}
+    assert record["tf32_allowed"] and record["verdict_changes"] == []
+    for precision in ("float32", "tf32"):  # each run in its own folder, none in data/results
+        provenance = json.loads((tmp_path / precision / "ci" / "dana.exp2.json").read_text())
+        assert provenance["matmul_precision"] == "float32"  # on the CPU TF32 does not apply
