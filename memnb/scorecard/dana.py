@@ -932,7 +932,7 @@ def which_model(results: ResultSource) -> Verdict:
       criterion="at the largest H of each d of dana.exp5_code, the code's AoT and one head + "
                 "MLP are in the paper's CSV order → reproduced; else differs (trend when only a "
                 "reduced `quick` run exists)",
-      cost="about an hour on one CPU thread")
+      cost="3 to 4 CPU-hours (d = 7 and 10, one seed)")
 def fig_3_which_model(results: ResultSource) -> Verdict:
     from memnb.figures.dana import exp5_code_summary, exp5_order, same_budget
 
