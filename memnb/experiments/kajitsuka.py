@@ -284,7 +284,7 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
         "ci": {"N": [40, 80], "blocks": [0, 1, 2], "epochs": 40, "trials": 1, "eval_every": 10,
                "widths": [[16, 32], [8, 16]]},
         "quick": {"N": [200, 400, 600, 800], "blocks": [0, 1, 2, 4], "epochs": 300,
-                  "trials": 1, "eval_every": 10, "max_seeds": 1, "widths": [[16, 32], [8, 16]]},
+                  "trials": 1, "eval_every": 10, "max_seeds": 1, "widths": [[16, 32]]},
         "full": {"N": FIG7_N, "blocks": list(range(0, 21)) + [24, 28, 32, 36, 40],
                  "epochs": 1000, "trials": 10, "eval_every": 10,
                  "widths": [[16, 32], [8, 16]]},
@@ -297,8 +297,8 @@ def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
     ``params["widths"]`` lists ``[d, d_ff]`` pairs **[ours]**: the paper's width is not in our
     sources. With ``d = 16`` one block already memorizes every N of the quick grid; a narrower
     ``d = 8`` needed three blocks at N = 600 in one trial run (1000 epochs, default
-    hyper-parameters), so both profiles run both widths: the paper's N range can then span
-    several depths in ``full``, and ``quick`` shows the width's effect at reduced size.
+    hyper-parameters), so the full profile runs both widths: the paper's N range can then span
+    several depths.
     """
     points = [{**pt, "d": d, "d_ff": d_ff}
               for d, d_ff in params.get("widths", [[MODEL["d"], MODEL["d_ff"]]])
