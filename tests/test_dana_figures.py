@@ -339,6 +339,11 @@ def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
     # (0.45 - 0.23) / (0.53 - 0.23) = 73 %
     assert "accounts for 73% of the gap" in text and "most of it" in text
     assert "1 seed of ours" in text
+    # a model outside the two does not give a share of the gap
+    beyond = _exp5_rows({"aot_code": 0.26, "mlp_code": 0.23, "mlp_code_uncompressed": 0.9})
+    text = figures.exp5_code_summary(beyond, eq2)
+    assert "reaches 0.900, outside the range of eq. (2) + MLP and the code's MLP" in text
+    assert "of the gap" not in text
     assert "Eq. (2)" not in figures.exp5_code_summary(code, None)
 
 

@@ -458,10 +458,15 @@ def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
             if len(plain) and eq2_mlp != r.ours_mlp:
                 share = (plain.mean() - r.ours_mlp) / (eq2_mlp - r.ours_mlp)
                 cell += (f"; eq. (2) + MLP with only the code's logit scale and positions (eq. "
-                         f"(2)'s N(0, 1) embeddings) reaches {plain.mean():.3f}, so the "
-                         f"initialisation alone accounts for {share:.0%} of the gap between eq. "
-                         f"(2) + MLP and the code's MLP "
-                         f"({'most of it' if share > 0.5 else 'less than half of it'})")
+                         f"(2)'s N(0, 1) embeddings) reaches {plain.mean():.3f}, ")
+                if 0 <= share <= 1:
+                    cell += (f"so the initialisation alone accounts for {share:.0%} of the gap "
+                             "between eq. (2) + MLP and the code's MLP "
+                             f"({'most of it' if share > 0.5 else 'less than half of it'})")
+                else:
+                    cell += ("outside the range of eq. (2) + MLP and the code's MLP, so the gap "
+                             "between those two does not split into a share of the "
+                             "initialisation")
         cells.append(cell + ".")
     level = exp5_code_level(code, eq2)
     seeds = int(code["seed"].nunique())
