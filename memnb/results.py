@@ -31,6 +31,7 @@ from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile, default_seeds
 from memnb.prose import counted
 from memnb.sweep import TimeBudget, code_fingerprint, code_modules, time_limit
+from memnb.train import tf32_forced
 
 
 @dataclass
@@ -137,8 +138,6 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         raise ValueError(f"time_limit_s must be > 0 seconds; got {time_limit_s!r}")
     exp = get(name)
     check_profile(profile)
-    from memnb.train import tf32_forced
-
     tf32 = tf32_forced() and device.startswith("cuda")
     if tf32 and root is None:
         raise ValueError("a run under memnb.train.tf32_runs writes only to a results folder of "

@@ -20,6 +20,7 @@ bf16 is not compared: no model of ``memnb`` trains in bf16. On a CPU TF32 change
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -78,11 +79,7 @@ def compare(experiments: list[str], profile: str, device: str, out: Path,
         tables, seconds = {}, {}
         for precision in PRECISIONS:
             t0 = time.perf_counter()
-            if precision == "tf32":
-                with tf32_runs():
-                    result = run_experiment(name, profile, device=device, seeds=seeds,
-                                            root=out / precision)
-            else:
+            with tf32_runs() if precision == "tf32" else contextlib.nullcontext():
                 result = run_experiment(name, profile, device=device, seeds=seeds,
                                         root=out / precision)
             tables[precision], seconds[precision] = result.table, time.perf_counter() - t0

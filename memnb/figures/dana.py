@@ -253,16 +253,14 @@ def _exp5_ratios(table: pd.DataFrame, model: str,
     return out
 
 
-def exp5_level(table: pd.DataFrame, model: str = "aot",
-               paper_model: str | None = None) -> pd.DataFrame:
+def exp5_level(table: pd.DataFrame, model: str = "aot") -> pd.DataFrame:
     """Experiment 5's accuracy level against the paper's: for each d, our seed-averaged accuracy
-    of ``model`` over the paper's CSV value of ``paper_model`` (default: ``model``; the code's
-    ``aot_code`` is read against the CSV's ``aot``) at the same d and H, at one head and over
-    H > 1 (the panels of Fig. 3 at the paper's N). Columns: d, H_min, H_max (the H > 1
-    compared), ratio_h1, ratio_min, ratio_max (over H > 1), seeds_min, seeds_max. A d without
-    the paper's CSV or with no H > 1 has no row."""
+    of ``model`` over the paper's CSV value at the same d and H, at one head and over H > 1 (the
+    panels of Fig. 3 at the paper's N). Columns: d, H_min, H_max (the H > 1 compared), ratio_h1,
+    ratio_min, ratio_max (over H > 1), seeds_min, seeds_max. A d without the paper's CSV or with
+    no H > 1 has no row."""
     rows = []
-    for d, (ratio, seeds) in _exp5_ratios(table, model, paper_model or model).items():
+    for d, (ratio, seeds) in _exp5_ratios(table, model, model).items():
         more = ratio[ratio.index > 1]
         if more.empty:
             continue
