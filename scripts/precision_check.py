@@ -43,23 +43,31 @@ DEFAULT_EXPERIMENTS = ("mahdavi.heads", "kajitsuka.capacity", "dana.exp1")
 PRECISIONS = ("float32", "tf32")
 
 
-def table_differences(float32: pd.DataFrame, tf32: pd.DataFrame) -> dict[str, float]:
-    """The largest absolute difference of every float column between two tables of the same
-    points, row by row; the other columns (the points' parameters, and counts) must agree.
+def table_differences(float32: pd.DataFrame, tf32: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """How two tables of the same points differ, row by row, column by column.
 
-    Raises ``ValueError`` when the tables do not hold the same points in the same order.
+    ``largest``: the largest absolute difference of every numeric column (floats, counts and
+    flags read as numbers), 0 where the column agrees. ``rows_differing``: for every column
+    with at least one differing row, how many rows differ (a flag such as ``memorized`` or a
+    count such as ``steps_run`` that TF32 moves shows here; a parameter column never should).
+
+    Raises ``ValueError`` when the tables do not have the same columns and number of rows.
     """
     if list(float32.columns) != list(tf32.columns) or len(float32) != len(tf32):
         raise ValueError("the two runs do not have the same columns and rows: "
                          f"{list(float32.columns)} x {len(float32)} against "
                          f"{list(tf32.columns)} x {len(tf32)}")
-    floats = [c for c in float32.columns if pd.api.types.is_float_dtype(float32[c])]
-    others = [c for c in float32.columns if c not in floats]
-    a, b = float32[others].reset_index(drop=True), tf32[others].reset_index(drop=True)
-    if not a.astype(str).equals(b.astype(str)):
-        raise ValueError(f"the two runs differ outside their float columns ({others})")
-    return {c: float((float32[c].reset_index(drop=True)
-                      - tf32[c].reset_index(drop=True)).abs().max()) for c in floats}
+    a, b = float32.reset_index(drop=True), tf32.reset_index(drop=True)
+    largest, differing = {}, {}
+    for column in a.columns:
+        x, y = a[column], b[column]
+        same = (x.astype(str) == y.astype(str)) | (x.isna() & y.isna())
+        if not same.all():
+            differing[column] = int((~same).sum())
+        if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y):
+            gap = (x.astype(float) - y.astype(float)).abs().max()
+            largest[column] = 0.0 if pd.isna(gap) else float(gap)
+    return {"largest": largest, "rows_differing": differing}
 
 
 def verdict_changes(float32_root: Path, tf32_root: Path, profile: str) -> list[dict[str, str]]:
@@ -83,7 +91,9 @@ def compare(experiments: list[str], profile: str, device: str, out: Path,
                 result = run_experiment(name, profile, device=device, seeds=seeds,
                                         root=out / precision)
             tables[precision], seconds[precision] = result.table, time.perf_counter() - t0
-        runs[name] = {"largest_difference": table_differences(tables["float32"], tables["tf32"]),
+        differences = table_differences(tables["float32"], tables["tf32"])
+        runs[name] = {"largest_difference": differences["largest"],
+                      "rows_differing": differences["rows_differing"], "rows": len(tables["tf32"]),
                       "seconds": {p: round(s, 1) for p, s in seconds.items()}}
     changes = verdict_changes(out / "float32", out / "tf32", profile)
     changed = {c["item"] for c in changes}
@@ -114,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "precision_check.json").write_text(json.dumps(record, indent=1) + "\n")
     for name, run in record["runs"].items():
         worst = max(run["largest_difference"].items(), key=lambda kv: kv[1], default=("-", 0.0))
-        print(f"{name:24s} largest difference {worst[1]:.3g} ({worst[0]})")
+        moved = ", ".join(f"{c} in {k}" for c, k in run["rows_differing"].items()) or "none"
+        print(f"{name:24s} largest difference {worst[1]:.3g} ({worst[0]}); rows differing "
+              f"of {run['rows']}: {moved}")
     print(f"TF32 allowed: {record['tf32_allowed']} ({record['note']})")
     return 0
 

@@ -28,12 +28,17 @@ def test_tf32_runs_is_scoped_and_kept_out_of_the_float32_results():
 
 def test_table_differences_compares_the_same_points_row_by_row():
     check = _script()
-    a = pd.DataFrame({"H": [1, 2], "model": ["aot", "aot"], "accuracy": [0.5, 0.75]})
-    assert check.table_differences(a, a.copy()) == {"accuracy": 0.0}
-    b = a.assign(accuracy=[0.5, 0.7])
-    assert check.table_differences(a, b)["accuracy"] == pytest.approx(0.05)
-    with pytest.raises(ValueError, match="differ outside their float columns"):
-        check.table_differences(a, a.assign(H=[1, 3]))
+    a = pd.DataFrame({"H": [1, 2], "model": ["aot", "aot"], "accuracy": [0.5, 0.75],
+                      "memorized": [True, False]})
+    same = check.table_differences(a, a.copy())
+    assert same == {"largest": {"H": 0.0, "accuracy": 0.0, "memorized": 0.0},
+                    "rows_differing": {}}
+    moved = check.table_differences(a, a.assign(accuracy=[0.5, 0.7], memorized=[True, True]))
+    assert moved["largest"]["accuracy"] == pytest.approx(0.05)
+    assert moved["largest"]["memorized"] == 1.0  # a flag TF32 flips is a result, not an error
+    assert moved["rows_differing"] == {"accuracy": 1, "memorized": 1}
+    assert check.table_differences(a, a.assign(model=["aot", "mlp"]))["rows_differing"] == {
+        "model": 1}
     with pytest.raises(ValueError, match="same columns and rows"):
         check.table_differences(a, a.iloc[:1])
 
@@ -60,6 +65,7 @@ def test_the_comparison_on_the_cpu_finds_no_difference_and_allows_tf32(tmp_path)
     record = json.loads((tmp_path / "precision_check.json").read_text())
     differences = record["runs"]["dana.exp2"]["largest_difference"]
     assert "accuracy" in differences and set(differences.values()) == {0.0}
+    assert record["runs"]["dana.exp2"]["rows_differing"] == {}
     assert record["tf32_allowed"] and record["verdict_changes"] == []
     for precision in ("float32", "tf32"):  # each run in its own folder, none in data/results
         provenance = json.loads((tmp_path / precision / "ci" / "dana.exp2.json").read_text())
