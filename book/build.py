@@ -60,6 +60,8 @@ FULL_RUNS_SECTION = BOOK / "generated" / "full_runs.md"  # generated at every bu
 BENCHMARKS_SECTION = BOOK / "generated" / "benchmarks.md"  # likewise, from data/benchmarks/
 BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
 PLANS_SECTION = BOOK / "generated" / "plans.md"  # likewise, from data/plans/
+PRECISION_SECTION = BOOK / "generated" / "precision.md"  # likewise, from data/precision/
+PRECISION_RECORDS = REPO / "data" / "precision"
 PLAN_RECORDS = REPO / "data" / "plans"
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
@@ -365,6 +367,13 @@ def write_plans_section() -> bool:
                                       reproducibility.plans_markdown(PLAN_RECORDS, results_dir()))
 
 
+def write_precision_section() -> bool:
+    """Generate ``book/generated/precision.md`` (the TF32 comparison of the "Running at scale"
+    page) from the committed ``scripts/precision_check.py`` records; True if it changed."""
+    return reproducibility.write_page(PRECISION_SECTION,
+                                      reproducibility.precision_markdown(PRECISION_RECORDS))
+
+
 def write_reproducibility_page() -> bool:
     """Generate ``book/reproducibility.md`` from the executed chapters; True if it changed."""
     executed = [CHAPTERS / f"{n}.ipynb" for n in
@@ -635,6 +644,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log(f"generated {BENCHMARKS_SECTION.relative_to(REPO)}")
         if write_plans_section():
             log(f"generated {PLANS_SECTION.relative_to(REPO)}")
+        if write_precision_section():
+            log(f"generated {PRECISION_SECTION.relative_to(REPO)}")
         chapters, toc_changed = write_toc()
         log(f"table of contents: intro, {', '.join(chapters) or '(no chapters)'}"
             f"{', ' if static_pages() else ''}{', '.join(static_pages())}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import platform
 import re
 import subprocess
@@ -252,26 +253,36 @@ _GRID_AXES = ("seed", "H", "T", "N", "n", "d", "d_h", "blocks", "num_layers")
 
 def describe_points(points: list[dict[str, Any]]) -> str:
     """The parameters that vary among ``points``, each with the values it takes (e.g.
-    ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers. Where the
-    seed and more than one other parameter vary, the points are counted per seed instead
-    (``seed 0 (7 points), seed 1 (42 points)``)."""
+    ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers.
+
+    A parameter that only mirrors another (``max_blocks`` equal to ``blocks`` point by point)
+    is named once. The value sets are given only when the points are every combination of
+    them; otherwise, where the seed varies, the points are counted per seed instead (``seed 0
+    (7 points), seed 1 (42 points)``)."""
     if not points:
         return "none"
-    keys = [k for k in points[0] if len({json.dumps(p.get(k), default=str) for p in points}) > 1]
-    if "seed" in keys and len(keys) > 2:  # a whole sub-grid per seed: count the points a seed
-        counts = Counter(p.get("seed") for p in points)
-        return ", ".join(f"seed {seed} ({n} point{'s' * (n != 1)})"
-                         for seed, n in sorted(counts.items()))
+
+    def value(p: dict[str, Any], key: str) -> str:
+        return json.dumps(p.get(key), default=str)
+
+    keys: list[str] = []
+    for key in (k for k in points[0] if len({value(p, k) for p in points}) > 1):
+        mirrors = any(len({(value(p, k), value(p, key)) for p in points})
+                      == len({value(p, k) for p in points})
+                      == len({value(p, key) for p in points}) for k in keys)
+        if not mirrors:
+            keys.append(key)
     if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
         point = points[0]
         shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}
         return ", ".join(f"{k} = {v}" for k, v in shown.items())
-    parts = []
-    for key in keys:
-        values = sorted({json.dumps(p.get(key), default=str) for p in points},
-                        key=lambda v: (len(v), v))
-        parts.append(f"{key} ∈ {{{', '.join(values)}}}")
-    return "; ".join(parts)
+    values = {k: sorted({value(p, k) for p in points}, key=lambda v: (len(v), v)) for k in keys}
+    combinations = len({tuple(value(p, k) for k in keys) for p in points})
+    if "seed" in keys and combinations < math.prod(len(v) for v in values.values()):
+        counts = Counter(p.get("seed") for p in points)  # not a product: count what each seed has
+        return ", ".join(f"seed {seed} ({n} point{'s' * (n != 1)})"
+                         for seed, n in sorted(counts.items()))
+    return "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
 
 
 def partial_summary(provenance: dict[str, Any]) -> str | None:

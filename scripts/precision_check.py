@@ -11,7 +11,8 @@ caches are float32. It then reports, per experiment, the largest difference of e
 column between the two tables, and evaluates the scorecard on each folder: the issue
 "paper-scale results" allows TF32 only for an experiment where every scorecard verdict stays
 the same, which is the line ``TF32 allowed`` of the record. The record (``precision_check.json``
-under ``--out``) is to be committed to ``data/benchmarks/`` with the device it names.
+under ``--out``) is to be committed to ``data/precision/`` (one file per device and
+experiment set), from which the "Running at scale" page draws its table.
 
 bf16 is not compared: no model of ``memnb`` trains in bf16. On a CPU TF32 changes nothing
 (``--allow-cpu`` runs the comparison anyway, as a check of the script).

@@ -176,3 +176,23 @@ def test_benchmark_tables_are_read_from_the_records(tmp_path):
     path = folder / "bench_sweep.cuda.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "device": "cuda"}))
     assert "not measured" not in reproducibility.benchmarks_markdown(folder)
+
+
+def test_precision_table_is_read_from_the_records(tmp_path):
+    folder = tmp_path / "precision"
+    assert "not been compared" in reproducibility.precision_markdown(folder)
+    folder.mkdir()
+    record = {"date": "2026-01-02", "git_commit": "abcdef0123", "device": "NVIDIA H100",
+              "profile": "quick", "verdict_changes": [{"paper": "P", "item": "Fig. 2a",
+                                                       "float32": "trend", "tf32": "differs"}],
+              "runs": {"mahdavi.heads": {"largest_difference": {"H": 0.0, "accuracy": 0.0633,
+                                                                "memorized": 19.0},
+                                         "rows_differing": {"accuracy": 7, "memorized": 7},
+                                         "rows": 8, "seconds": {"float32": 8.4, "tf32": 6.7}}}}
+    (folder / "precision_check.mahdavi.heads.cuda.json").write_text(json.dumps(record))
+    text = reproducibility.precision_markdown(folder)
+    assert ("| `mahdavi.heads` | 8 | accuracy: 7; memorized: 7 | accuracy: 0.0633; memorized: 19 "
+            "| 8.4 / 6.7 | Fig. 2a |") in text
+    assert "H:" not in text  # a column that agrees is not listed
+    assert "`precision_check.mahdavi.heads.cuda.json`: NVIDIA H100, `quick` profile, commit " \
+           "`abcdef0`, 2026-01-02" in text

@@ -213,6 +213,9 @@ def test_describe_points_names_the_parameters_that_vary():
     assert describe_points([]) == "none"
     grid = [{"seed": s, "H": h, "T": t} for s in (0, 1) for h, t in ((4, 550), (8, 1300))]
     assert describe_points(grid[1:]) == "seed 0 (1 point), seed 1 (2 points)"
+    # a whole product of depths and seeds, max_blocks mirroring blocks: the value sets, once
+    depths = [{"blocks": b, "max_blocks": b, "seed": s} for b in (20, 30, 40) for s in range(5)]
+    assert describe_points(depths) == "blocks ∈ {20, 30, 40}; seed ∈ {0, 1, 2, 3, 4}"
 
 
 def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():

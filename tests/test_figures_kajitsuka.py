@@ -112,3 +112,20 @@ def test_a_partial_full_run_caps_the_caption_verdicts_at_trend():
     plt.close(fig)
     assert "reproduced" not in caption and "loss **Verdict: trend**" in caption
     assert "[the full-scale run is partial: 12 of 25 points]" in caption
+
+
+def test_curves_caption_names_a_partial_run_and_each_seed_and_colours_a_depth_once():
+    quick = _curves({0: 0.3, 1: 0.01, 4: 0.001})
+    full = pd.concat([_curves({1: 0.01, 10: 0.02}).assign(N=3000, seed=s) for s in (0, 1)])
+    full.loc[(full["seed"] == 1) & (full["blocks"] == 10) & (full["epoch"] == 10),
+             "accuracy"] = 0.67  # one seed fails to train at 10 blocks
+    fig, caption = ksfig.curves_figure(quick, full, "MultiNLI", "Figs. 1 and 2", "quick",
+                                       partial="partial: 4 of 10 points ran")
+    lines = {line.get_label(): line.get_color() for line in fig.axes[1].get_lines()}
+    plt.close(fig)
+    assert lines["blocks=1 (ours)"] == lines["blocks=1 (ours (cached full run), mean ± std over "
+                                             "2 seeds)"]
+    assert "N = 50 (quick profile, circles) and N = 3000 (full-scale run, squares)" in \
+        fig._suptitle.get_text()
+    assert "From the full-scale run (partial: 4 of 10 points ran)" in caption
+    assert "worst to best: 1 block 1 to 1; 10 blocks 0.67 to 1." in caption

@@ -389,32 +389,51 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     ICLR random set), with the verdicts of the matching scorecard rows. ``partial`` says what a
     partial full-scale run ``cached`` holds (:func:`memnb.results.partial_summary`)."""
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
-    viz.plot_ours(axes[0], fresh, "epoch", "loss", by="blocks")
-    viz.plot_ours(axes[1], fresh, "epoch", "accuracy", by="blocks")
-    if cached is not None:
-        viz.plot_ours(axes[0], cached, "epoch", "loss", by="blocks", role="ours_cached")
-        viz.plot_ours(axes[1], cached, "epoch", "accuracy", by="blocks", role="ours_cached")
+    depths = sorted(set(fresh["blocks"]) | (set() if cached is None else set(cached["blocks"])))
+    colors = {b: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, b in enumerate(depths)}
+    for ax, metric in zip(axes, ("loss", "accuracy"), strict=True):  # one colour per depth
+        viz.plot_ours(ax, fresh, "epoch", metric, by="blocks", colors=colors)
+        if cached is not None:
+            viz.plot_ours(ax, cached, "epoch", metric, by="blocks", role="ours_cached",
+                          colors=colors)
     axes[0].set(yscale="log", xlabel="epoch (full-batch step)", ylabel="training loss (nats)")
-    lo = float(np.nanmin(fresh["accuracy"]))
+    shown = fresh if cached is None else pd.concat([fresh, cached])
+    lo = float(np.nanmin(shown["accuracy"]))
     axes[1].set(xlabel="epoch (full-batch step)", ylabel="training accuracy (fraction)",
                 ylim=(max(0.0, lo - 0.02), 1.005))
     handles, labels = axes[1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3,
                fontsize=7, frameon=False)
-    fig.suptitle(f"{title}: N = {int(fresh['N'].iloc[0])}, n = {int(fresh['n'].iloc[0])} "
-                 f"({profile} profile)")
+    sizes = f"N = {int(fresh['N'].iloc[0])} ({profile} profile, circles)"
+    if cached is not None:
+        sizes += f" and N = {int(cached['N'].iloc[0])} (full-scale run, squares)"
+    fig.suptitle(f"{title}, n = {int(fresh['n'].iloc[0])}: {sizes}")
     fig.tight_layout()
     table = cached if cached is not None else fresh
     used = "full" if cached is not None else profile
     loss = _scale(card.curves_verdict(table, "loss"), used, partial)
     acc = _scale(card.curves_verdict(table, "accuracy"), used, partial)
     which = "the full-scale run" if cached is not None else f"our `{profile}` run"
+    if cached is not None and partial is not None:
+        which += f" ({partial})"
     worse = _worse_than_one_block(table)
     caption = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
                f"the paper's figures carry no readable values, only the expected trend: more "
                f"blocks fit better).* From {which}: loss {_verdict(loss)}; accuracy "
-               f"{_verdict(acc)}.{worse}")
+               f"{_verdict(acc)}.{worse}{_seed_ranges(table)}")
     return fig, caption
+
+
+def _seed_ranges(curves: pd.DataFrame) -> str:
+    """The final training accuracy of the worst and the best seed at each depth, in words (a
+    mean over seeds can hide one seed that failed to train), or nothing for one seed."""
+    last = curves[curves["epoch"] == curves["epoch"].max()]
+    if last["seed"].nunique() < 2:
+        return ""
+    spans = last.groupby("blocks")["accuracy"].agg(["min", "max"])
+    return (f" Final training accuracy per seed ({last['seed'].nunique()} seeds), worst to "
+            "best: " + "; ".join(f"{card.blocks_word(int(b))} {r['min']:.4g} to {r['max']:.4g}"
+                                 for b, r in spans.iterrows()) + ".")
 
 
 def _worse_than_one_block(curves: pd.DataFrame) -> str:
