@@ -67,6 +67,10 @@ def test_fitted_exponent_both_ways() -> None:
     assert c.fitted_exponent(n, y, 0.5).status == "reproduced"
     assert c.fitted_exponent(n, y, 1.0).status == "differs"
     assert c.fitted_exponent(n[:2], y[:2], 0.5).status == "trend"  # no interval from two points
+    # an exact power law: an interval of width 0 whose rounding must not exclude the exponent
+    exact = c.fitted_exponent([400, 900, 1600], [4, 6, 8], 0.5)
+    assert exact.status == "reproduced", exact.measured
+    assert c.fitted_exponent([400, 900, 1600], [4, 6, 8], 0.51).status == "differs"
     with pytest.raises(ValueError, match="positive"):
         c.fitted_exponent([1, 2, 3], [0, 1, 2], 0.5)
 

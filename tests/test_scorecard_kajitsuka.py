@@ -116,7 +116,31 @@ def test_capacity_verdict_both_ways():
     dipped = card.capacity_verdict(_capacity(sqrt_like, dip=(900, 12)))
     assert "1 tried depth memorized less than a shallower one" in dipped.measured
     missing = _capacity(sqrt_like).assign(accuracy=lambda t: t["accuracy"] * 0.5)
-    assert card.capacity_verdict(missing).status == "differs"
+    assert card.capacity_verdict(missing).status == "differs"  # nothing memorized at all
+
+
+def test_a_capacity_above_the_tried_depths_is_not_measured():
+    def censored(table: pd.DataFrame, sizes: tuple[int, ...]) -> pd.DataFrame:
+        return table.assign(accuracy=table["accuracy"].where(~table["N"].isin(sizes), 0.9))
+
+    # N >= 600 memorized at no tried depth (up to 12 blocks), the smaller sizes at 1 and 3:
+    # growth whose rate the grid cannot measure, so at most a trend
+    grows = card.capacity_verdict(censored(_capacity({200: 1, 400: 3, 600: 5, 800: 5}),
+                                           (600, 800)))
+    assert grows.status == "trend"
+    assert "N ≥ 600 is memorized at no tried depth" in grows.measured
+    assert "lies above 12 blocks, not measured" in grows.measured
+    one = card.capacity_verdict(censored(_capacity({200: 0, 400: 1, 600: 1}), (400, 600)))
+    assert one.status == "trend"  # 0 blocks at N = 200, above 12 from N = 400 on
+    sqrt_fit = card.capacity_verdict(censored(_capacity({400: 4, 900: 6, 1600: 8, 2500: 13}),
+                                              (2500,)))
+    assert sqrt_fit.status == "trend" and "fitted exponent" in sqrt_fit.measured
+    # a size missing below a memorized one is not censoring: it differs
+    hole = card.capacity_verdict(censored(_capacity({200: 1, 400: 3, 600: 5}), (400,)))
+    assert hole.status == "differs" and "below a size that is" in hole.measured
+    # a falling measured part still differs
+    falls = card.capacity_verdict(censored(_capacity({200: 3, 400: 1, 600: 5}), (600,)))
+    assert falls.status == "differs"
 
 
 def test_seq_len_verdict_both_ways():

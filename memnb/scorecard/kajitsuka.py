@@ -250,9 +250,12 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N") -> Verdict:
     ½ (:func:`criteria.fitted_exponent` on the N with at least one block); ``trend`` when every
     N is memorized and the smallest depth is non-decreasing but takes one value b over the N
     needing a block, and √N growth from the first of them to the last predicts less than b + 1
-    blocks (:func:`resolves_sqrt`: whole blocks cannot show it on this grid); ``differs``
-    otherwise, with a flat curve, a missing capacity and every non-monotone depth named. The
-    row takes the weakest status of its widths.
+    blocks (:func:`resolves_sqrt`: whole blocks cannot show it on this grid). When the sizes
+    memorized at no tried depth are all larger than every memorized size, their capacity lies
+    above the tried depths (censored: consistent with growth, not measured), and the width is
+    at most ``trend``, judged on the measured sizes. ``differs`` otherwise, with a flat curve, a
+    size missing below a memorized one, no size memorized at all, and every non-monotone depth
+    named. The row takes the weakest status of its widths.
     """
     from memnb.experiments.kajitsuka import widths
 
@@ -288,10 +291,18 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
                   f"a shallower one ({listed})"
                   if len(bad) else "the accuracy never falls with depth")
     parts = [f"smallest #blocks per {by}: {shown}", depth_note]
-    ok = bool(np.isfinite(ys).all())
-    if not ok:
-        parts.append("some sizes are memorized at no tried depth")
     finite = np.isfinite(ys)
+    # sizes memorized at no tried depth, all larger than every memorized size: their capacity
+    # lies above the tried depths (censored), consistent with growth but not measured
+    above = bool(finite.any() and not finite.all()
+                 and xs[~finite].min() > xs[finite].max())
+    ok = bool(finite.all()) or above
+    if above:
+        parts.append(f"{by} ≥ {xs[~finite].min():g} is memorized at no tried depth: its capacity "
+                     f"lies above {blocks_word(float(table['blocks'].max()))}, not measured "
+                     "(at most a trend)")
+    elif not ok:
+        parts.append("some sizes are memorized at no tried depth, below a size that is")
     if finite.sum() >= 2:
         mono = criteria.monotone(xs[finite], ys[finite])
         strict = bool((np.diff(ys[finite]) > 0).all())
@@ -300,13 +311,17 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
         ok &= mono.holds
     positive = np.isfinite(ys) & (ys > 0)
     values: dict[str, float] = {}
-    if positive.sum() >= 2 and np.ptp(ys[positive]) > 0:
+    # beside censored sizes, two measured depths give no interval: no fit then
+    if positive.sum() >= (3 if above else 2) and np.ptp(ys[positive]) > 0:
         fe = criteria.fitted_exponent(xs[positive], ys[positive], 0.5)
         parts.append(f"fitted exponent: {fe.measured}")
         ok &= fe.holds
         values = dict(fe.values)
-        return Verdict("reproduced" if ok else "differs", "; ".join(parts), values)
+        return Verdict(("trend" if above else "reproduced") if ok else "differs",
+                       "; ".join(parts), values)
     flat = ys[positive]
+    if above and ok:  # growth from the measured depths to above the tried ones
+        return Verdict("trend", "; ".join(parts), values)
     if not len(flat):
         why = ("no size needs a block" if finite.any() else
                "no size is memorized at any tried depth")
