@@ -223,18 +223,30 @@ class _IndexStream:
 
 def _adam_update(params: list[Tensor], grads: list[Tensor],
                  moments: tuple[list[Tensor], list[Tensor]], lr_members: Tensor, step: int,
-                 config: TrainConfig) -> None:
+                 config: TrainConfig, wd_members: Tensor | None = None) -> None:
     """One Adam/AdamW step (Kingma & Ba 2015; Loshchilov & Hutter 2019) on stacked parameters.
 
-    ``lr_members`` holds each member's learning rate (zero freezes a stopped member); every
-    element follows the update it would follow in a model trained alone. Written with the
-    multi-tensor ``torch._foreach_*`` kernels: a handful of operations per step for all
-    parameters together instead of several per parameter tensor.
+    ``lr_members`` holds each member's learning rate (zero freezes a stopped member) and
+    ``wd_members``, if given, each member's weight decay (else ``config.weight_decay`` for
+    all); every element follows the update it would follow in a model trained alone. Written
+    with the multi-tensor ``torch._foreach_*`` kernels: a handful of operations per step for
+    all parameters together instead of several per parameter tensor.
     """
     beta1, beta2 = config.betas
     first, second = moments
-    lr_views = [lr_members.view(-1, *([1] * (p.dim() - 1))) for p in params]
-    if config.weight_decay and config.optimizer == "adamw":
+
+    def per_member(values: Tensor) -> list[Tensor]:
+        return [values.view(-1, *([1] * (p.dim() - 1))) for p in params]
+
+    lr_views = per_member(lr_members)
+    if wd_members is not None:
+        wd_views = per_member(wd_members)
+        if config.optimizer == "adamw":
+            torch._foreach_mul_(params, [1.0 - lr * wd for lr, wd in zip(lr_views, wd_views,
+                                                                          strict=True)])
+        else:
+            grads = torch._foreach_add(grads, torch._foreach_mul(params, wd_views))
+    elif config.weight_decay and config.optimizer == "adamw":
         torch._foreach_mul_(params, [1.0 - lr * config.weight_decay for lr in lr_views])
     elif config.weight_decay:
         grads = torch._foreach_add(grads, params, alpha=config.weight_decay)
@@ -487,15 +499,17 @@ class _Members:
         self.history: list[dict] = []
         self.early_stop = early_stop
 
-    def record(self, step: int, lr: float, loss: Tensor, accuracy: Tensor) -> bool:
-        """Log the active members' evaluation, stop those at 100 % accuracy; True when all are."""
+    def record(self, step: int, lr: float | Tensor, loss: Tensor, accuracy: Tensor) -> bool:
+        """Log the active members' evaluation (``lr``: the learning rate, one for all or one
+        per member), stop those at 100 % accuracy; True when all are."""
         loss_cpu, acc_cpu, active_cpu = loss.cpu(), accuracy.cpu(), self.active.cpu()
+        lrs = lr.cpu().tolist() if isinstance(lr, Tensor) else [lr] * len(active_cpu)
         for member in range(len(active_cpu)):
             if active_cpu[member]:
                 self.steps_run[member] = step
                 self.history.append({"member": member, "step": step,
                                      "loss": float(loss_cpu[member]),
-                                     "accuracy": float(acc_cpu[member]), "lr": lr})
+                                     "accuracy": float(acc_cpu[member]), "lr": lrs[member]})
         if self.early_stop:
             self.active = self.active & (accuracy < 1.0)
         return not bool(self.active.any())
@@ -583,10 +597,17 @@ def train_members(
     sample_mask: Tensor | None = None,
     per_member_data: bool = False,
     constant_inputs: Sequence[int] = (),
+    member_lr: Sequence[float] | None = None,
+    member_weight_decay: Sequence[float] | None = None,
     progress: bool = True,
     desc: str | None = None,
 ) -> TrainResult:
     """Train ``members`` (independent models of one architecture) together; see module docstring.
+
+    ``member_lr`` / ``member_weight_decay`` give each member its own base learning rate and
+    weight decay in place of ``config.lr`` / ``config.weight_decay`` (the schedule applies to
+    each), e.g. the trials of a hyper-parameter search trained as one stack; every member
+    follows the run it would follow alone with ``config`` set to its values.
 
     ``inputs``/``targets`` hold the training set, shared by all members (leading dim ``T``) or,
     with ``per_member_data=True``, one set per member (leading dims ``[K, T_max]``), in which case
@@ -604,24 +625,40 @@ def train_members(
     """
     _check_members(members)
     device = torch.device(config.device)
+    for name, values in (("member_lr", member_lr), ("member_weight_decay", member_weight_decay)):
+        if values is not None and len(values) != len(members):
+            raise ValueError(f"{name} must give one value per member ({len(members)}); "
+                             f"got {len(values)}")
+    if member_lr is not None and not all(v > 0 for v in member_lr):
+        raise ValueError(f"member_lr must be > 0 for every member; got {list(member_lr)}")
+    if member_weight_decay is not None and not all(v >= 0 for v in member_weight_decay):
+        raise ValueError("member_weight_decay must be >= 0 for every member; got "
+                         f"{list(member_weight_decay)}")
     data = _TrainingData(inputs, targets, len(members), device, sample_mask=sample_mask,
                          per_member_data=per_member_data, constant_inputs=constant_inputs,
                          loss=config.loss)
     with _precision(config, device):
-        return _train_loop(members, data, config, progress=progress, desc=desc)
+        return _train_loop(members, data, config, progress=progress, desc=desc,
+                           member_lr=member_lr, member_weight_decay=member_weight_decay)
 
 
 def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: TrainConfig, *,
-                progress: bool, desc: str | None) -> TrainResult:
+                progress: bool, desc: str | None, member_lr: Sequence[float] | None = None,
+                member_weight_decay: Sequence[float] | None = None) -> TrainResult:
     """Adam steps in chunks of ``eval_every``, each chunk followed by an evaluation that updates
     the best checkpoints and stops the members at 100 % training accuracy."""
     run = _Run.prepare(members, data, config)
+    # each member's base learning rate (config.lr for all unless member_lr) and weight decay
+    base_lr = (config.lr if member_lr is None else
+               torch.tensor(list(member_lr), dtype=torch.float32, device=data.device))
+    wd = (None if member_weight_decay is None else
+          torch.tensor(list(member_weight_decay), dtype=torch.float32, device=data.device))
     modules, params, buffers, forward_all = run.modules, run.params, run.buffers, run.forward_all
     evaluate, batches, param_list, moments = run.evaluate, run.batches, run.param_list, run.moments
     best = _BestCheckpoint(params, data.num_members, data.device)
     state = _Members(data.num_members, data.device, config.early_stop and config.loss == "ce")
 
-    def record(step: int, lr: float) -> tuple[bool, tuple[Tensor, Tensor]]:
+    def record(step: int, lr: float | Tensor) -> tuple[bool, tuple[Tensor, Tensor]]:
         """Evaluate; update checkpoints, history and early stopping; True when all are done."""
         loss, acc = evaluate(params, buffers)
         best.update(params, loss, acc, state.active)
@@ -632,11 +669,11 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
     window = config.batch_accuracy_window
     recent: collections.deque[Tensor] = collections.deque(maxlen=window + 1)
     step = 0
-    done, latest = record(0, config.lr * config.lr_factor(0))
+    done, latest = record(0, base_lr * config.lr_factor(0))
     while step < config.steps and not done:
         chunk_end = min(config.steps, (step // config.eval_every + 1) * config.eval_every)
         while step < chunk_end:
-            lr_now = config.lr * config.lr_factor(step)
+            lr_now = base_lr * config.lr_factor(step)
             batch = data.full_batch() if batches is None else batches.next()
             grads, dtype, batch_acc = _gradients(forward_all, params, buffers, batch, config.loss)
             if window:
@@ -644,7 +681,8 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
             step += 1
             with torch.no_grad():
                 _adam_update(param_list, list(grads), moments,
-                             state.active.to(dtype) * lr_now, step, config)
+                             state.active.to(dtype) * lr_now, step, config,
+                             None if wd is None else wd.to(dtype))
         bar.update(chunk_end - bar.n)
         done, latest = record(step, lr_now)
         if progress:

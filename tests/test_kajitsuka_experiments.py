@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from memnb import paths
 from memnb.data.text import MNLI_FILE
@@ -57,6 +58,43 @@ def test_optuna_trials_and_curves():
         assert {row["trial"] for row in r} <= {0, 1}
         lo, hi = kajitsuka.SEARCH["lr"]
         assert lo <= r[0]["lr"] <= hi
+
+
+def test_trials_trained_as_one_stack_equal_a_loop_of_trials():
+    """The group's trials, drawn first and trained as one stack, give each point the best of
+    the runs a loop of ask, train, tell would make (TPE draws at random for its first ten)."""
+    import optuna
+
+    from memnb.models.ffn_attention import FFNAttentionTransformer
+    from memnb.train import TrainConfig, train_members
+
+    points = [_point(blocks=2, max_blocks=2, trials=3, seed=s) for s in (0, 1)]
+    rows = kajitsuka.train_group(points, progress=False)
+    x, y, classes = kajitsuka.training_data(points[0])
+    study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0))
+    study.enqueue_trial(kajitsuka.DEFAULT_TRIAL)
+    runs = []
+    for _ in range(3):
+        trial = study.ask()
+        lr = trial.suggest_float("lr", *kajitsuka.SEARCH["lr"], log=True)
+        wd = trial.suggest_float("weight_decay", *kajitsuka.SEARCH["weight_decay"])
+        members = [FFNAttentionTransformer(x.shape[-1], classes, 4, 2, active_blocks=2,
+                                           seed=p["seed"], d=p["d"], d_ff=p["d_ff"],
+                                           num_heads=p["num_heads"]) for p in points]
+        config = TrainConfig(steps=20, lr=lr, optimizer="adamw", weight_decay=wd,
+                             schedule="constant", eval_every=5, early_stop=False, seed=0)
+        result = train_members(members, x, y, config, progress=False)
+        study.tell(trial, float(torch.log10(result.best_loss.clamp_min(1e-12)).mean()))
+        runs.append((lr, wd, result))
+    for k, point_rows in enumerate(rows):
+        t = max(range(3), key=lambda t: (float(runs[t][2].accuracy[k]),
+                                         -float(runs[t][2].best_loss[k]), -t))
+        row = point_rows[0]
+        assert (row["trial"], row["lr"], row["weight_decay"]) == (t, runs[t][0], runs[t][1])
+        assert row["loss"] == pytest.approx(float(runs[t][2].best_loss[k]), rel=1e-5)
+    assert {r[0]["trial"] for r in rows} <= {0, 1, 2}
+    with pytest.raises(ValueError, match="trials must be between 1 and 10"):
+        kajitsuka.train_group([_point(trials=11)], progress=False)
 
 
 def test_capacity_table_and_depth_search():
@@ -123,5 +161,5 @@ def test_capacity_search_per_width():
     assert kajitsuka.widths(table) == [8, 16]
     cap = kajitsuka.capacity_table(table).set_index(["d", "N"])["min_blocks"]
     assert cap.to_dict() == {(8, 200): 2.0, (8, 400): 3.0, (16, 200): 1.0, (16, 400): 1.0}
-    full = load_all()["kajitsuka.capacity"].params("full")
-    assert len(full["widths"]) >= 2  # the paper's width is unknown: at least two are run
+    for profile in ("quick", "full"):  # the paper's width is unknown: the book shows two
+        assert len(load_all()["kajitsuka.capacity"].params(profile)["widths"]) >= 2

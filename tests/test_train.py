@@ -63,6 +63,39 @@ def test_batched_matches_sequential(tiny_classifier, batch_size):
         torch.testing.assert_close(out_stacked, out_alone, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("optimizer", ["adamw", "adam"])
+def test_member_hyperparameters_match_runs_alone(tiny_classifier, optimizer):
+    """Members with their own learning rate and weight decay (e.g. the trials of a search
+    trained as one stack) follow the runs they would follow alone with those values."""
+    x, y = _task(n=32)
+    config = TrainConfig(steps=60, lr=0.01, eval_every=20, optimizer=optimizer,
+                         schedule="constant", early_stop=False)
+    hyper = [(0.02, 0.0), (0.005, 0.01), (0.05, 0.003)]
+    stacked = train_members([tiny_classifier(6, 8, 4, seed=3) for _ in hyper], x, y, config,
+                            member_lr=[lr for lr, _ in hyper],
+                            member_weight_decay=[wd for _, wd in hyper], progress=False)
+    for i, (lr, wd) in enumerate(hyper):
+        alone = train(tiny_classifier(6, 8, 4, seed=3), x, y,
+                      dataclasses.replace(config, lr=lr, weight_decay=wd), progress=False)
+        torch.testing.assert_close(stacked.best_loss[i], alone.best_loss[0], rtol=1e-5,
+                                   atol=1e-7)
+        lrs = stacked.history[stacked.history["member"] == i]["lr"]
+        assert lrs.to_numpy() == pytest.approx(lr)  # each member's own rate in its history
+    assert len(set(stacked.best_loss.tolist())) == len(hyper)  # the values did act
+
+
+def test_member_hyperparameters_are_checked(tiny_classifier):
+    x, y = _task()
+    members = [tiny_classifier(6, 8, 4, seed=s) for s in (0, 1)]
+    config = TrainConfig(steps=2)
+    with pytest.raises(ValueError, match="member_lr must give one value per member"):
+        train_members(members, x, y, config, member_lr=[0.1], progress=False)
+    with pytest.raises(ValueError, match="member_lr must be > 0"):
+        train_members(members, x, y, config, member_lr=[0.1, 0.0], progress=False)
+    with pytest.raises(ValueError, match="member_weight_decay must be >= 0"):
+        train_members(members, x, y, config, member_weight_decay=[0.1, -1.0], progress=False)
+
+
 def test_per_member_data_with_padding_matches_alone(tiny_classifier):
     sizes = [10, 20]
     tasks = [_task(n=s, seed=s) for s in sizes]

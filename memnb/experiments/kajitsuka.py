@@ -19,12 +19,15 @@ all-MiniLM-L6-v2 as input tokens (random Gaussian vectors for random sequences),
 learning rate, and the search space (log-uniform learning rate in [1e-4, 1e-1], weight decay
 uniform in [0, 1e-2]). One Optuna study (TPE, seeded, in-memory) runs per model size, as in the
 paper ("best of ten trials" for each #blocks): points are grouped by their depth (never padded to
-the deepest member of the grid), each trial trains the group's seeds at once with one (learning
-rate, weight decay), the study minimises the stack's mean log training loss, and every member
-keeps its own best trial (highest training accuracy, then lowest loss). The first trial is the
-default point (learning rate 3e-3, no weight decay). A capacity search reports the accuracy of
-every depth it tried (:func:`depth_table`), so a deeper model that memorizes less than a
-shallower one is shown, not hidden.
+the deepest member of the grid), each trial gives the group's seeds one (learning rate, weight
+decay), the study minimises the seeds' mean log training loss, and every point keeps its own
+best trial (highest training accuracy, then lowest loss, then the earlier trial). The first
+trial is the default point (learning rate 3e-3, no weight decay). TPE draws its first ten trials
+at random (Optuna's ``n_startup_trials``), so the paper's ten trials never use the study's
+history: we draw them first and train every trial of every seed as one stack
+(:data:`STARTUP_TRIALS`), which gives the same trials as a loop of ask, train, tell. A capacity
+search reports the accuracy of every depth it tried (:func:`depth_table`), so a deeper model
+that memorizes less than a shallower one is shown, not hidden.
 
 The paper's figures have no published numbers (chapter notes §3): only the expected trend
 (#blocks growing roughly like √N) can be compared.
@@ -54,6 +57,10 @@ from memnb.train import TrainConfig, train_members
 MODEL = {"d": 16, "d_ff": 32, "num_heads": 2, "input_dim": 16}
 SEARCH = {"lr": (1e-4, 1e-1), "weight_decay": (0.0, 1e-2)}
 DEFAULT_TRIAL = {"lr": 3e-3, "weight_decay": 0.0}
+STARTUP_TRIALS = 10
+"""Trials Optuna's TPE sampler draws at random before it models the history (its default,
+``n_startup_trials=10``, stated here). A study of at most this many trials never uses its
+history, so its trials are drawn first and trained as one stack; more trials are refused."""
 #: Below this much work per step (members x blocks x N x n x d_ff) a CPU stack trains on one
 #: thread: for such small matrices several threads only add synchronisation, and on a busy
 #: two-core machine they can slow training down by orders of magnitude.
@@ -119,7 +126,8 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
                                        active_blocks=p["blocks"], seed=p["seed"], d=first["d"],
                                        d_ff=first["d_ff"], num_heads=first["num_heads"])
                for p in points]
-    work = len(points) * max(1, first["max_blocks"]) * first["N"] * first["n"] * first["d_ff"]
+    work = (len(points) * first["trials"] * max(1, first["max_blocks"]) * first["N"] * first["n"]
+            * first["d_ff"])
     threads = torch.get_num_threads()
     if device == "cpu" and work < SMALL_WORK:
         torch.set_num_threads(1)
@@ -132,44 +140,50 @@ def train_group(points: list[Point], *, device: str = "cpu", progress: bool = Tr
 def _optuna_stack(points: list[Point], members: list[FFNAttentionTransformer], x: torch.Tensor,
                   y: torch.Tensor, *, device: str, progress: bool) -> list[Rows]:
     first = points[0]
-    sampler = optuna.samplers.TPESampler(seed=first["data_seed"])
+    if not 1 <= first["trials"] <= STARTUP_TRIALS:
+        raise ValueError(f"trials must be between 1 and {STARTUP_TRIALS} (the trials TPE draws at "
+                         f"random, trained as one stack); got {first['trials']}")
+    sampler = optuna.samplers.TPESampler(seed=first["data_seed"],
+                                         n_startup_trials=STARTUP_TRIALS)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="minimize", sampler=sampler)
     study.enqueue_trial(DEFAULT_TRIAL)
-    best: list[dict[str, Any] | None] = [None] * len(points)
-    for t in range(first["trials"]):
+    asked, hyper = [], []
+    for _ in range(first["trials"]):  # ask, suggest: the sampler's draws in the order of a loop
         trial = study.ask()
-        lr = trial.suggest_float("lr", *SEARCH["lr"], log=True)
-        wd = trial.suggest_float("weight_decay", *SEARCH["weight_decay"])
-        config = TrainConfig(steps=first["epochs"], lr=lr, optimizer="adamw", weight_decay=wd,
-                             schedule="constant", eval_every=first["eval_every"],
-                             early_stop=first["early_stop"], seed=first["data_seed"],
-                             device=device)
-        desc = f"{first['dataset']} N={first['N']} n={first['n']} trial {t + 1}/{first['trials']}"
-        result = train_members(members, x, y, config, progress=progress, desc=desc)
-        study.tell(trial, float(torch.log10(result.best_loss.clamp_min(1e-12)).mean()))
-        for k in range(len(points)):
-            score = (float(result.accuracy[k]), -float(result.best_loss[k]))
-            if best[k] is None or score > best[k]["score"]:
-                hist = result.history[result.history["member"] == k]
-                best[k] = {"score": score, "trial": t, "lr": lr, "weight_decay": wd,
-                           "loss": float(result.best_loss[k]),
-                           "accuracy": float(result.accuracy[k]),
-                           "epochs_run": int(result.steps_run[k]), "history": hist,
-                           "params": members[k].num_parameters()}
+        asked.append(trial)
+        hyper.append((trial.suggest_float("lr", *SEARCH["lr"], log=True),
+                      trial.suggest_float("weight_decay", *SEARCH["weight_decay"])))
+    config = TrainConfig(steps=first["epochs"], lr=DEFAULT_TRIAL["lr"], optimizer="adamw",
+                         schedule="constant", eval_every=first["eval_every"],
+                         early_stop=first["early_stop"], seed=first["data_seed"], device=device)
+    size = len(points)
+    # member t * size + k: trial t of point k
+    result = train_members([m for _ in hyper for m in members], x, y, config,
+                           member_lr=[lr for lr, _ in hyper for _ in points],
+                           member_weight_decay=[wd for _, wd in hyper for _ in points],
+                           progress=progress,
+                           desc=f"{first['dataset']} N={first['N']} n={first['n']}, "
+                                f"{len(hyper)} trial(s) x {size} model(s)")
+    log_loss = torch.log10(result.best_loss.clamp_min(1e-12)).view(len(hyper), size)
+    for trial, value in zip(asked, log_loss.mean(dim=1).tolist(), strict=True):
+        study.tell(trial, float(value))
     out: list[Rows] = []
-    for k in range(len(points)):
-        b = best[k]
-        assert b is not None
-        common = {"trial": b["trial"], "lr": b["lr"], "weight_decay": b["weight_decay"],
-                  "params": b["params"]}
+    for k in range(size):  # each point keeps its best trial: accuracy first, then loss
+        t = max(range(len(hyper)), key=lambda t: (float(result.accuracy[t * size + k]),
+                                                  -float(result.best_loss[t * size + k]), -t))
+        j = t * size + k
+        common = {"trial": t, "lr": hyper[t][0], "weight_decay": hyper[t][1],
+                  "params": members[k].num_parameters()}
         if first["record"] == "curve":
+            hist = result.history[result.history["member"] == j]
             out.append([{"epoch": int(r.step), "loss": float(r.loss),
                          "accuracy": float(r.accuracy), **common}
-                        for r in b["history"].itertuples()])
+                        for r in hist.itertuples()])
         else:
-            out.append([{"loss": b["loss"], "accuracy": b["accuracy"],
-                         "memorized": b["accuracy"] >= 1.0, "epochs_run": b["epochs_run"],
+            accuracy = float(result.accuracy[j])
+            out.append([{"loss": float(result.best_loss[j]), "accuracy": accuracy,
+                         "memorized": accuracy >= 1.0, "epochs_run": int(result.steps_run[j]),
                          **common}])
     return out
 
@@ -284,7 +298,7 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
         "ci": {"N": [40, 80], "blocks": [0, 1, 2], "epochs": 40, "trials": 1, "eval_every": 10,
                "widths": [[16, 32], [8, 16]]},
         "quick": {"N": [200, 400, 600, 800], "blocks": [0, 1, 2, 4], "epochs": 300,
-                  "trials": 1, "eval_every": 10, "max_seeds": 1, "widths": [[16, 32]]},
+                  "trials": 1, "eval_every": 10, "max_seeds": 1, "widths": [[16, 32], [8, 16]]},
         "full": {"N": FIG7_N, "blocks": list(range(0, 21)) + [24, 28, 32, 36, 40],
                  "epochs": 1000, "trials": 10, "eval_every": 10,
                  "widths": [[16, 32], [8, 16]]},
@@ -297,8 +311,8 @@ def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
     ``params["widths"]`` lists ``[d, d_ff]`` pairs **[ours]**: the paper's width is not in our
     sources. With ``d = 16`` one block already memorizes every N of the quick grid; a narrower
     ``d = 8`` needed three blocks at N = 600 in one trial run (1000 epochs, default
-    hyper-parameters), so the full profile runs both widths: the paper's N range can then span
-    several depths.
+    hyper-parameters), so both profiles run both widths: the paper's N range can then span
+    several depths in ``full``, and ``quick`` shows the width's effect at reduced size.
     """
     points = [{**pt, "d": d, "d_ff": d_ff}
               for d, d_ff in params.get("widths", [[MODEL["d"], MODEL["d_ff"]]])
