@@ -191,7 +191,7 @@ def test_precision_table_is_read_from_the_records(tmp_path):
                                          "rows": 8, "seconds": {"float32": 8.4, "tf32": 6.7}}}}
     (folder / "precision_check.mahdavi.heads.cuda.json").write_text(json.dumps(record))
     text = reproducibility.precision_markdown(folder)
-    assert ("| `mahdavi.heads` | 8 | accuracy: 7; memorized: 7 | accuracy: 0.0633; memorized: 19 "
+    assert ("| `mahdavi.heads` | 8 | accuracy: 7 (by up to 0.0633); memorized: 7 (by up to 19) "
             "| 8.4 / 6.7 | Fig. 2a |") in text
     assert "H:" not in text  # a column that agrees is not listed
     assert "`precision_check.mahdavi.heads.cuda.json`: NVIDIA H100, `quick` profile, commit " \

@@ -281,16 +281,16 @@ def precision_markdown(folder: Path) -> str:
         changed = {c["item"] for c in record["verdict_changes"]}
         for name, run in record["runs"].items():
             moved = run.get("rows_differing", {})
-            largest = {c: v for c, v in run["largest_difference"].items() if c in moved}
+            largest = run["largest_difference"]
             rows.append([
                 f"`{name}`", run.get("rows", "?"),
-                "; ".join(f"{c}: {k}" for c, k in moved.items()) or "none",
-                "; ".join(f"{c}: {v:.3g}" for c, v in largest.items()) or "0",
+                "; ".join(f"{c}: {k}" + (f" (by up to {largest[c]:.3g})" if c in largest else "")
+                          for c, k in moved.items()) or "none",
                 f"{run['seconds']['float32']:.1f} / {run['seconds']['tf32']:.1f}",
                 ", ".join(sorted(changed)) or "none"])
-    lines += ["", markdown_table(["experiment", "rows", "rows differing, by column",
-                                  "largest difference", "wall time float32 / TF32 (s)",
-                                  "scorecard verdicts changed"], rows), "",
+    lines += ["", markdown_table(["experiment", "rows", "rows that differ, by column (largest "
+                                  "difference)", "wall time float32 / TF32 (s)",
+                                  "verdicts changed"], rows), "",
               "Records (`data/precision/`): " + "; ".join(
                   f"{', '.join(files)}: {source}" for source, files in sources.items()) + "."]
     return "\n".join(lines) + "\n"
