@@ -671,7 +671,9 @@ def figs36(results: ResultSource) -> Verdict:
       criterion="every N memorized at a tried depth, smallest depth non-decreasing in N, fitted "
       "exponent's 95 % interval contains ½; `trend` when the smallest depth is one value b over "
       "the N needing a block and √N growth over them predicts less than b + 1 blocks (the grid "
-      "cannot show it), or at reduced scale", cost=_FULL_COST)
+      "cannot show it), when the N memorized at no tried depth all lie above the memorized ones "
+      "(their capacity is above the tried depths: not measured), or at reduced scale; each "
+      "width is judged, the row takes the weakest", cost=_FULL_COST)
 def fig7(results: ResultSource) -> Verdict:
     name = "kajitsuka.capacity"
     return _scaled(results, name, capacity_verdict(results.table(name)))
