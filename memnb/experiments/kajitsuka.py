@@ -154,6 +154,7 @@ def _optuna_stack(points: list[Point], members: list[FFNAttentionTransformer], x
         asked.append(trial)
         hyper.append((trial.suggest_float("lr", *SEARCH["lr"], log=True),
                       trial.suggest_float("weight_decay", *SEARCH["weight_decay"])))
+    # lr here only passes the config's check: member_lr and member_weight_decay replace it
     config = TrainConfig(steps=first["epochs"], lr=DEFAULT_TRIAL["lr"], optimizer="adamw",
                          schedule="constant", eval_every=first["eval_every"],
                          early_stop=first["early_stop"], seed=first["data_seed"], device=device)
