@@ -282,7 +282,7 @@ def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float 
     """Wall time and device of the last run of ``name`` under ``profile``, if any: of every
     invocation of a resumed run where its provenance records them (``total_wall_time_s``), and
     for a partial run the device says how many points it computed."""
-    from memnb.results import load
+    from memnb.results import load, profile_change
 
     result = load(name, profile, root)
     if result is None:
@@ -293,6 +293,8 @@ def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float 
     if not result.complete:
         done = int(prov.get("points_done") or 0)
         on += f"; partial, {done} of {done + int(prov.get('points_missing') or 0)} points"
+    if profile_change(prov) is not None:
+        on += f"; an earlier `{profile}` grid"
     return wall, on
 
 

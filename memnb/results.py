@@ -285,14 +285,39 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     return "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
 
 
-def partial_summary(provenance: dict[str, Any]) -> str | None:
-    """One line saying which points a partial run computed and which it lacks; ``None`` for a
-    complete run."""
-    if provenance.get("complete", True):
+def _shown(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def profile_change(provenance: dict[str, Any]) -> str | None:
+    """How the parameters a result was computed with differ from today's profile of the same
+    name (``None`` when they are the same, or the experiment or profile is unknown): a table
+    computed before a profile changed is not today's grid, and must not read as if it were."""
+    try:
+        today = json.loads(json.dumps(get(provenance["experiment"]).params(
+            provenance["profile"]), default=str))
+    except (KeyError, ValueError):
         return None
+    before = provenance.get("params") or {}
+    changed = [k for k in sorted(set(before) | set(today)) if before.get(k) != today.get(k)]
+    if not changed:
+        return None
+    return (f"computed under an earlier `{provenance['profile']}` profile ("
+            + "; ".join(f"{k} {_shown(before.get(k))}, today {_shown(today.get(k))}"
+                        for k in changed) + ")")
+
+
+def partial_summary(provenance: dict[str, Any]) -> str | None:
+    """One line saying which points a partial run computed and which it lacks, or how its
+    parameters differ from today's profile (:func:`profile_change`); ``None`` for a complete
+    run of today's profile."""
+    changed = profile_change(provenance)
+    if provenance.get("complete", True):
+        return None if changed is None else f"partial: {changed}"
     done, total = points_ran(provenance)
     return (f"partial: {done} of {total} points ran; missing "
-            f"{describe_points(list(provenance.get('missing_points') or []))}")
+            f"{describe_points(list(provenance.get('missing_points') or []))}"
+            + ("" if changed is None else f"; {changed}"))
 
 
 def points_ran(provenance: dict[str, Any]) -> tuple[int, int]:

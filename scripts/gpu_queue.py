@@ -126,12 +126,17 @@ Runner = Callable[[list[str], float], tuple[int, str]]
 
 def complete_result(name: str, results: Path = RESULTS_FULL) -> bool:
     """Whether ``results`` holds a complete full result of ``name``: its table, and a provenance
-    not marked ``complete: false`` (an unreadable provenance counts as not complete)."""
+    neither marked ``complete: false`` nor computed under an earlier full profile
+    (:func:`memnb.results.partial_summary`; an unreadable provenance counts as not complete)."""
     table, provenance = results / f"{name}.csv", results / f"{name}.json"
     if not (table.exists() and provenance.exists()):
         return False
+    if str(REPO) not in sys.path:  # run as a script: memnb is the checkout's
+        sys.path.insert(0, str(REPO))
+    from memnb.results import partial_summary  # here: the rest of the script needs no torch
+
     try:
-        return bool(json.loads(provenance.read_text(encoding="utf-8")).get("complete", True))
+        return partial_summary(json.loads(provenance.read_text(encoding="utf-8"))) is None
     except (json.JSONDecodeError, UnicodeDecodeError):
         return False
 

@@ -240,3 +240,22 @@ def test_run_label_counts_seeds_and_threads_in_words():
     assert run_label(two, {"device_name": "CPU (x86_64, 2 threads)"}) == (
         "CPU (x86_64, 2 threads), 2 seeds")
     assert run_label(pd.DataFrame({"x": [1]}), {"device": "cpu", "seeds": 3}) == "cpu, 3 seeds"
+
+
+def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
+    """A result computed before its profile changed is not today's grid: the book, the
+    scorecard and the GPU queue must not read it as complete."""
+    from memnb.results import partial_summary, profile_change
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    done = run_experiment("tiny.slow", "full", root=tmp_path)
+    assert done.complete and profile_change(done.provenance) is None
+    assert partial_summary(done.provenance) is None
+    earlier = {**done.provenance, "params": {**done.provenance["params"], "extra": [1, 2]}}
+    change = profile_change(earlier)
+    assert change == "computed under an earlier `full` profile (extra [1, 2], today null)"
+    assert partial_summary(earlier) == f"partial: {change}"
+    stopped = {**earlier, "complete": False, "points_done": 1, "missing_points": [{"x": 1}]}
+    assert partial_summary(stopped).endswith(f"; {change}")
+    assert profile_change({**earlier, "experiment": "no.such"}) is None

@@ -4,13 +4,14 @@ order and time slices (with a stand-in for the commands)."""
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 from pathlib import Path
 
 import pytest
 from script_loader import load_script
 
-from memnb.experiments.registry import load_all
+from memnb.experiments.registry import get, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -127,6 +128,15 @@ def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
     assert [gpu_queue.complete_result(n, tmp_path) for n in
             ("dana.exp5", "mahdavi.table1", "mahdavi.heads", "mahdavi.context",
              "mahdavi.head_dim")] == [True, True, False, False, False]
+    # complete, but computed under an earlier full profile: today's grid has not run
+    earlier = {"experiment": "mahdavi.saturation", "profile": "full", "complete": True,
+               "params": {**get("mahdavi.saturation").params("full"), "configs": [[4, 550]]}}
+    (tmp_path / "mahdavi.saturation.csv").write_text("H,accuracy\n4,0.5\n")
+    (tmp_path / "mahdavi.saturation.json").write_text(json.dumps(earlier))
+    assert not gpu_queue.complete_result("mahdavi.saturation", tmp_path)
+    earlier["params"] = get("mahdavi.saturation").params("full")
+    (tmp_path / "mahdavi.saturation.json").write_text(json.dumps(earlier))
+    assert gpu_queue.complete_result("mahdavi.saturation", tmp_path)
     ran: list[str] = []
 
     def runner(command, timeout):

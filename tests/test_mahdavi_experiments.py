@@ -74,7 +74,7 @@ def test_budget_scales_with_dataset_size(name, profile):
     params = get(name).params(profile)
     assert params["epochs"] >= 500
     batch, min_steps = params["batch"], params["min_steps"]
-    for T in (params.get("sizes") or [t for _, t in params["configs"]]):
+    for T in (params.get("sizes") or [t for _, sizes in params["configs"] for t in sizes]):
         steps = mahdavi.official_steps(T, min_steps, params["epochs"], batch)
         assert steps >= params["epochs"] * T // batch and steps >= min_steps
     big = 4 * max(min_steps * batch // params["epochs"], 1)

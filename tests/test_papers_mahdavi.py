@@ -43,5 +43,9 @@ def test_experiments_read_the_paper_grids():
     assert full["sizes"] == paper.sweeps().set_index("figure").loc["Fig. 2a", "sizes"]
     assert full["d"] == paper.D.value and full["lr"] == paper.LEARNING_RATE.value
     sat = get("mahdavi.saturation").params("full")
-    assert [tuple(c) for c in sat["configs"]] == list(paper.SATURATION_CONFIGS.value)
+    # App. H's search: each head count tries a grid around the paper's largest memorized size
+    assert [c[0] for c in sat["configs"]] == [h for h, _ in paper.SATURATION_CONFIGS.value]
+    for (_, sizes), (_, t) in zip(sat["configs"], paper.SATURATION_CONFIGS.value, strict=True):
+        assert t in sizes and min(sizes) < t < max(sizes)
+        assert sizes == experiments.saturation_search_sizes(t)
     assert not any(name.startswith("PAPER_") for name in vars(experiments))

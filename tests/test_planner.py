@@ -179,6 +179,13 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
          "points_missing": 60}))
     text = reproducibility.plans_markdown(plans, results)
     assert "| 4.0 min (CPU, 2 threads; partial, 60 of 120 points) |" in text
+    # a complete run of an earlier full profile is not today's grid
+    (results / "full" / "dana.exp6.json").write_text(json.dumps(
+        {"experiment": "dana.exp6", "profile": "full", "device_name": "CPU (x86_64, 2 threads)",
+         "wall_time_s": 150.0, "complete": True,
+         "params": {**registry.get("dana.exp6").params("full"), "older": 1}}))
+    text = reproducibility.plans_markdown(plans, results)
+    assert "| 2.5 min (CPU, 2 threads; an earlier `full` grid) |" in text
     assert "No plan has been recorded" in reproducibility.plans_markdown(tmp_path / "none")
 
 

@@ -102,8 +102,39 @@ def _saturation(accuracy: float, unsaturated: float) -> pd.DataFrame:
 def test_fig3_needs_perfect_memorization():
     assert sc.fig3_verdict(_saturation(1.0, 0.99)).status == "reproduced"
     assert sc.fig3_verdict(_saturation(1.0, 0.5)).status == "differs"
-    with pytest.raises(NotComputable, match="not memorized perfectly"):
+    with pytest.raises(NotComputable, match="no tried size was memorized perfectly"):
         sc.fig3_verdict(_saturation(0.6, 0.99))
+
+
+def _search(accuracy_by_size: dict[int, float], unsaturated_by_size: dict[int, float], *,
+            seed: int, H: int = 4) -> pd.DataFrame:
+    """A Fig. 3 table of one seed that tried several sizes at one head count."""
+    return pd.concat([_saturation(acc, unsaturated_by_size[t]).query("H == 4").assign(
+        H=H, T=t, seed=seed) for t, acc in accuracy_by_size.items()], ignore_index=True)
+
+
+def test_fig3_reads_each_seed_at_its_largest_perfectly_memorized_size():
+    """App. H: the largest size memorized perfectly is searched first; a gap below it (a
+    search that is not monotone) and a largest size at the top of the grid are reported."""
+    seed0 = _search({80: 1.0, 100: 1.0, 120: 0.98}, {80: 0.5, 100: 0.99, 120: 0.5}, seed=0)
+    seed1 = _search({80: 1.0, 100: 0.97, 120: 1.0}, {80: 0.5, 100: 0.5, 120: 0.97}, seed=1)
+    table = pd.concat([seed0, seed1])
+    search = sc.searched_sizes(table).set_index("seed")
+    assert search.loc[0, "largest"] == 100 and search.loc[0, "gaps"] == []
+    assert search.loc[1, "largest"] == 120 and search.loc[1, "gaps"] == [100]
+    runs = sc.searched_runs(table)
+    assert sorted(set(zip(runs["seed"], runs["T"], strict=True))) == [(0, 100), (1, 120)]
+    verdict = sc.fig3_verdict(table)  # only the searched sizes count: 0.5 elsewhere is ignored
+    assert verdict.status == "reproduced"
+    assert "100 (seed 0)" in verdict.measured
+    assert "120 [100 below it not memorized; the largest tried: not bracketed] (seed 1)" in (
+        verdict.measured)
+    assert "H = 4 (T = 100, 120)" in verdict.measured and "about 550" in verdict.measured
+    lost = pd.concat([seed0, _search({80: 0.9, 100: 0.9, 120: 0.9}, {80: 1, 100: 1, 120: 1},
+                                     seed=1)])
+    verdict = sc.fig3_verdict(lost)
+    assert verdict.status == "trend" and "1 of 2 at H = 4" in verdict.measured
+    assert "none (seed 1)" in verdict.measured
 
 
 def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path, monkeypatch):
@@ -127,21 +158,29 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
     quick = _saturation(1.0, 1.0).assign(seed=0, T=lambda t: t["T"] // 10)
-    result = SimpleNamespace(fresh=quick, cached=table, partial="partial: 2 of 4 points ran")
+    result = SimpleNamespace(fresh=quick, cached=table, partial="partial: 2 of 4 points ran",
+                             params={"n": 8, "d_h": 16})
     caption = fig.fig3(result, "quick").data
     # the caption's head says "Our run (profile quick)": that run comes first, the full run after
-    assert caption.index("Bottom row, this run: H = 4, T = 8:") < caption.index(
-        "Top row, the committed full-scale run at the paper's sizes: H = 4, T = 80")
+    assert caption.index("Bottom row, this run: Largest T memorized perfectly") < caption.index(
+        "Top row, the committed full-scale run: Largest T memorized perfectly")
+    assert "H = 4, tried T ∈ {8}: 8 [the largest tried: not bracketed] (seed 0)" in caption
     assert "(The full-scale run is partial: 2 of 4 points ran.)" in caption
     assert "99.0% of examples keep a non-saturated head" in caption
+    assert "the paper's sizes × 0.6, 0.7, 0.8, 0.9, 1, 1.1" in caption
     assert "did not memorize every example" not in caption
-    short = table.assign(accuracy=lambda t: t["accuracy"].where(t["H"] == 4, 0.978))
-    caption = fig.fig3(SimpleNamespace(fresh=quick, cached=short, partial=None), "quick").data
-    assert "did not memorize every example (mean training accuracy H = 8, T = 250: 97.8%" in caption
-    assert "memorized their set perfectly: 1 of 1 at H = 4, T = 80, 0 of 1 at H = 8, T = 250" \
-        in caption
-    alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None), "quick").data
-    assert "Top row" not in alone and "This `quick` run: H = 4" in alone
+    # the paper's sizes tried and not memorized by every seed: a finding, with the counts
+    at_paper = table.assign(T=table["H"].map({4: 550, 8: 1300}))
+    short = pd.concat([at_paper, at_paper.assign(seed=1, accuracy=lambda t: t["accuracy"].where(
+        t["H"] == 4, 0.978))])
+    caption = fig.fig3(SimpleNamespace(fresh=quick, cached=short, partial=None,
+                                       params={"n": 8, "d_h": 16}), "quick").data
+    assert ("H = 4, T = 550: mean training accuracy 100.0%, 2 of 2 seeds perfect, H = 8, "
+            "T = 1300: mean training accuracy 98.9%, 1 of 2 seeds perfect") in caption
+    assert "1300 [the largest tried: not bracketed] (seed 0), none (seed 1)" in caption
+    alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None,
+                                     params={"n": 8, "d_h": 16}), "quick").data
+    assert "Top row" not in alone and "This `quick` run: Largest T" in alone
     plt.close("all")
 
 
@@ -319,14 +358,14 @@ def test_fig3_is_checked_on_the_runs_that_memorized_perfectly():
     short = _saturation(0.9, 0.5).assign(seed=1)  # not memorized: out of the paper's scope
     verdict = sc.fig3_verdict(pd.concat([memorized, short]))
     assert verdict.status == "trend"
-    assert "1 of 2 at H = 4, T = 80, 1 of 2 at H = 8, T = 250" in verdict.measured
+    assert "1 of 2 at H = 4, 1 of 2 at H = 8" in verdict.measured
     assert "99.0% with a non-saturated one" in verdict.measured
     both = sc.fig3_verdict(pd.concat([memorized, memorized.assign(seed=1)]))
     assert both.status == "reproduced"
     failing = _saturation(1.0, 0.5).assign(seed=0)
     assert sc.fig3_verdict(pd.concat([failing, short])).status == "differs"
     only_one = pd.concat([memorized[memorized["H"] == 4], short])
-    with pytest.raises(NotComputable, match="not memorized perfectly by any run"):
+    with pytest.raises(NotComputable, match="memorized perfectly by any run at H = 8"):
         sc.fig3_verdict(only_one)
 
 
@@ -391,7 +430,7 @@ def test_fig3_says_why_a_met_criterion_is_a_trend():
     short = _saturation(0.9, 0.5).assign(seed=1)
     verdict = sc.fig3_verdict(pd.concat([memorized, short]))
     assert verdict.measured.startswith("criterion met, but only on the runs (seeds) that "
-                                       "memorized their set perfectly, 1 of 2 at H = 4")
+                                       "memorized some tried size perfectly, 1 of 2 at H = 4")
     assert "hence trend, not reproduced" in verdict.measured
 
 
@@ -436,4 +475,4 @@ def test_criteria_state_the_noise_rules_the_code_applies(empty_rows):
     assert "within the largest seed spread" in by_item["Fig. 2c"].criterion
     assert "in every seed" in by_item["Fig. 4"].criterion
     assert "the seeds disagree on → trend" in by_item["Fig. 5"].criterion
-    assert "met while other runs did not memorize → trend" in by_item["Fig. 3"].criterion
+    assert "met while some seeds memorized no tried T → trend" in by_item["Fig. 3"].criterion

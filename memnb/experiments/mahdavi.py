@@ -312,26 +312,51 @@ def head_dim(params: dict, *, seeds: int, device: str, cache_dir: Path,
                   desc="mahdavi.head_dim")
 
 
+# Fig. 3's search (App. H): "for each head size, we first empirically find the maximal number of
+# data points the model can perfectly memorize"; the paper gives neither its grid nor a result per
+# seed, only "around 550" (H = 4) and "around 1300" (H = 8). Ours: the full profile tries those
+# sizes times these fractions, a grid that brackets the paper's values; quick tries sizes measured
+# to bracket what its smaller model memorizes.
+SATURATION_SEARCH = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1)
+
+
+def saturation_search_sizes(paper_size: int) -> list[int]:
+    """The dataset sizes Fig. 3's full profile tries for one head count: the paper's maximal
+    perfectly memorized size times :data:`SATURATION_SEARCH` (ours)."""
+    return [int(round(f * paper_size)) for f in SATURATION_SEARCH]
+
+
 @experiment(
     "mahdavi.saturation",
-    title="Softmax saturation per head and example",
+    title="Softmax saturation per head and example, at the largest perfectly memorized size",
     paper_figure="Fig. 3",
     profiles={
-        "ci": {**_CI_TRAIN, "shared": True, "n": 4, "d_h": 8, "configs": [[2, 30]],
+        "ci": {**_CI_TRAIN, "shared": True, "n": 4, "d_h": 8, "configs": [[2, [20, 30]]],
                "threshold": _THRESHOLD, "early_stop": False},
         "quick": {**_QUICK_TRAIN, "shared": True, "n": 8, "d_h": 16, "min_steps": 1_500,
-                  "configs": [[4, 80], [8, 250]], "threshold": _THRESHOLD, "early_stop": False},
+                  "configs": [[4, [80, 100, 120, 140, 160]],
+                              [8, [250, 300, 350, 400, 450, 500, 550]]],
+                  "threshold": _THRESHOLD, "early_stop": False},
         "full": {**_FULL_TRAIN, "shared": True, "n": 32, "d_h": 64, "min_steps": _LONG,
-                 "configs": [list(c) for c in paper.SATURATION_CONFIGS.value],
+                 "configs": [[int(h), saturation_search_sizes(int(t))]
+                             for h, t in paper.SATURATION_CONFIGS.value],
                  "threshold": _THRESHOLD, "early_stop": False},
     },
 )
 def saturation(params: dict, *, seeds: int, device: str, cache_dir: Path,
                executor: str | None = None) -> pd.DataFrame:
-    """Fig. 3: how many heads saturate (max attention > 0.99) on each memorized example."""
+    """Fig. 3 (App. H): how many heads saturate (max attention > 0.99) on each example.
+
+    ``configs`` pairs a head count ``H`` with the dataset sizes to try. Every size is trained
+    (one packed stack per seed); the paper's search for the largest size memorized perfectly is
+    then read off the table (:func:`memnb.scorecard.mahdavi.searched_sizes`), and its statistics
+    at that size (:func:`memnb.scorecard.mahdavi.searched_runs`). A single size (``[H, T]``) is
+    accepted as a grid of one.
+    """
     points = []
-    for h, t in params["configs"]:
-        points += _points(params, seeds, "saturation", H=[int(h)], T=[int(t)])
+    for h, sizes in params["configs"]:
+        sizes = [sizes] if isinstance(sizes, int) else list(sizes)
+        points += _points(params, seeds, "saturation", H=[int(h)], T=[int(t) for t in sizes])
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
                   desc="mahdavi.saturation")
 

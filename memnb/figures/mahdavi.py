@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from memnb import viz
+from memnb.experiments.mahdavi import SATURATION_SEARCH
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import Row, load_items
@@ -495,80 +496,132 @@ def fig2c(result: Any, profile: str) -> Any:
 # --- Fig. 3 ------------------------------------------------------------------------------------
 
 def _saturation_stats(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (H, T): mean training accuracy, fraction of examples with a non-saturated head and of
-    saturated (head, example) pairs, over the seeds in ``table``."""
-    return table.groupby(["H", "T"])[["accuracy", "some_head_unsaturated",
-                                      "saturated_fraction"]].mean()
+    """Per ``H``, over the runs in ``table``: mean training accuracy, fraction of examples with a
+    non-saturated head and of saturated (head, example) pairs, and the sizes ``T`` those runs
+    have."""
+    per = table.groupby("H")[["accuracy", "some_head_unsaturated", "saturated_fraction"]].mean()
+    per["sizes"] = table.groupby("H")["T"].unique().map(lambda ts: sorted(int(t) for t in ts))
+    return per
 
 
 def _saturation_text(stats: pd.DataFrame) -> str:
-    """One clause per (H, T) of :func:`_saturation_stats`."""
-    return "; ".join(f"H = {h}, T = {t}: {r.saturated_fraction:.0%} of (head, example) pairs "
-                     f"saturated, {r.some_head_unsaturated:.1%} of examples keep a "
-                     f"non-saturated head, training accuracy {r.accuracy:.1%}"
-                     for (h, t), r in stats.iterrows())
+    """One clause per ``H`` of :func:`_saturation_stats`."""
+    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_fraction:.0%} "
+                     f"of (head, example) pairs saturated, {r.some_head_unsaturated:.1%} of "
+                     "examples keep a non-saturated head"
+                     for h, r in stats.iterrows())
 
 
-def _memorized_count_text(table: pd.DataFrame) -> str:
-    """How many runs of each (H, T) memorized their set perfectly, and what the verdict reads."""
-    from memnb.scorecard.mahdavi import memorized_counts
+def _searched_text(table: pd.DataFrame) -> str:
+    """App. H's search and the statistics at the sizes it found, for one run of Fig. 3."""
+    text = sc.search_text(table, with_paper=False)
+    text = text[0].upper() + text[1:]
+    runs = sc.searched_runs(table)
+    if runs.empty:
+        return f"{text}; no seed memorized any tried size, so there is nothing to compare"
+    return f"{text}. At those sizes: {_saturation_text(_saturation_stats(runs))}"
 
-    if "seed" not in table:
+
+def _paper_sizes_text(table: pd.DataFrame) -> str:
+    """Our training accuracy at the paper's sizes, where a run tried them (a finding of ours
+    when it is below 100 %: App. H gives them as about the largest its models memorized)."""
+    parts = []
+    for h, t in paper.SATURATION_CONFIGS.value:
+        at = table[(table["H"] == h) & (table["T"] == t)]
+        if at.empty:
+            continue
+        per_seed = at.groupby("seed")["accuracy"].min() if "seed" in at else at["accuracy"]
+        parts.append((h, t, float(per_seed.mean()), int((per_seed >= 1.0).sum()),
+                      len(per_seed)))
+    if not parts or all(kept == ran for *_, kept, ran in parts):
         return ""
-    counts = ", ".join(f"{r.kept} of {r.ran} at H = {h}, T = {t}"
-                       for (h, t), r in memorized_counts(table).iterrows())
-    return (f"Runs that memorized their set perfectly: {counts}; the paper's statement is about "
-            "such sets, so the verdict counts those runs only, where there is one. ")
+    return ("At the paper's sizes, which App. H gives as about the largest its models memorized "
+            "perfectly, our training with the official settings did not memorize every example "
+            "in every seed (" + ", ".join(f"H = {h}, T = {t}: mean training accuracy {acc:.1%}, "
+                                          f"{kept} of {ran} seeds perfect"
+                                          for h, t, acc, kept, ran in parts)
+            + "; a finding of ours about the paper's sizes). ")
+
+
+def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
+    """Training accuracy against the tried size, one colour per ``H``, one marker per seed run;
+    the size each seed's search found is ringed; the paper's sizes dashed on full runs."""
+    chosen = sc.searched_runs(table)
+    for (h, part), colour in zip(table.groupby("H"), viz.GROUP_CYCLE, strict=False):
+        acc = part.groupby(["T", "seed"] if "seed" in part else ["T"])["accuracy"].first()
+        sizes = acc.index.get_level_values("T")
+        ax.scatter(sizes, acc.to_numpy(), s=14, color=colour, alpha=0.6, label=f"H = {h}")
+        ax.plot(*zip(*acc.groupby(level="T").mean().items(), strict=True), color=colour,
+                linewidth=1, alpha=0.8)
+        found = chosen[chosen["H"] == h].groupby(["T", "seed"] if "seed" in chosen else ["T"])
+        found_sizes = [k[0] for k in found.groups]
+        ax.scatter(found_sizes, [1.0] * len(found_sizes), s=70, facecolors="none",
+                   edgecolors=colour, linewidths=1.4)
+        if full and int(h) in dict(paper.SATURATION_CONFIGS.value):
+            ax.axvline(dict(paper.SATURATION_CONFIGS.value)[int(h)], color=colour,
+                       linestyle="--", linewidth=1)
+    ax.axhline(1.0, color=viz.PALETTE["bound"], linewidth=0.8, linestyle=":")
+    ax.scatter([], [], s=70, facecolors="none", edgecolors=viz.PALETTE["bound"],
+               label="largest memorized (per seed)")
+    if full:
+        ax.plot([], [], color=viz.PALETTE["bound"], linestyle="--",
+                label="paper's size (App. H)")
+    ax.set(xlabel="dataset size T (examples)", ylabel="training accuracy",
+           ylim=(min(0.9, float(table["accuracy"].min()) - 0.01), 1.01))
 
 
 def fig3(result: Any, profile: str) -> Any:
-    """Fig. 3: distribution of the number of saturated heads per example; the committed
-    full-scale run (the paper's configurations) in the top row when one exists, this build's run
-    below it."""
-    runs = [(f"this build's `{profile}` run", result.fresh)]
+    """Fig. 3 (App. H): the search for the largest perfectly memorized size (left), then the
+    distribution of the number of saturated heads per example at the size each seed's search
+    found, per ``H``; the committed full-scale run in the top row when one exists, this build's
+    run below it."""
+    runs = [(f"this build's `{profile}` run", result.fresh, profile == "full")]
     if result.cached is not None:
-        runs.insert(0, ("full-scale run", result.cached))
-    width = max(len(table.groupby(["H", "T"])) for _, table in runs)
-    fig, axes = plt.subplots(len(runs), width, figsize=(3.4 * width + 0.6, 3.4 * len(runs)),
+        runs.insert(0, ("full-scale run", result.cached, True))
+    width = 1 + max(table["H"].nunique() for _, table, _ in runs)
+    fig, axes = plt.subplots(len(runs), width, figsize=(3.6 * width + 0.6, 3.6 * len(runs) + 0.5),
                              layout="constrained", squeeze=False)
-    for row, (label, table) in zip(axes, runs, strict=True):
-        summary = table.groupby(["H", "T", "saturated_heads"],
-                                as_index=False)["example_fraction"].mean()
-        configs = list(summary.groupby(["H", "T"]))
-        for ax, ((h, t), part) in zip(row, configs, strict=False):
-            acc = float(table[(table["H"] == h) & (table["T"] == t)]["accuracy"].mean())
-            seeds = table.loc[(table["H"] == h) & (table["T"] == t), "seed"].nunique()
-            ax.bar(part["saturated_heads"], part["example_fraction"], color=viz.PALETTE["ours"])
-            ax.set(xlabel="saturated heads (max attention > 0.99)", xticks=range(int(h) + 1),
+    for row, (label, table, full) in zip(axes, runs, strict=True):
+        _search_panel(row[0], table, full)
+        row[0].set_title(f"{label}\nApp. H's search: training accuracy by size", fontsize=9)
+        chosen = sc.searched_runs(table)
+        search = sc.searched_sizes(table)
+        heads = sorted(int(h) for h in table["H"].unique())
+        for ax, h in zip(row[1:], heads, strict=False):
+            found = search[search["H"] == h]
+            kept = int(found["largest"].notna().sum())
+            part = chosen[chosen["H"] == h]
+            ax.set(xlabel="saturated heads (max attention > 0.99)", xticks=range(h + 1),
                    ylim=(0, 1))
-            ax.set_title(f"{label}\nH = {h}, T = {t}, {seeds} seed{'s' * (seeds != 1)}\n"
-                         f"training accuracy {acc:.1%}", fontsize=9)
-        for ax in row[len(configs):]:
+            if part.empty:
+                ax.text(0.5, 0.5, "no tried size\nmemorized perfectly", ha="center",
+                        va="center", transform=ax.transAxes, fontsize=9)
+            else:
+                dist = part.groupby("saturated_heads")["example_fraction"].mean()
+                ax.bar(dist.index, dist.to_numpy(), color=viz.PALETTE["ours"])
+            sizes = ", ".join(str(int(t)) for t in sorted(part["T"].unique())) or "none"
+            ax.set_title(f"H = {h} at the largest memorized T ({sizes})\n"
+                         f"{kept} of {len(found)} seed{'s' * (len(found) != 1)} found one",
+                         fontsize=9)
+        for ax in row[1 + len(heads):]:
             ax.set_visible(False)
-        row[0].set_ylabel("fraction of examples")
-    fresh = _saturation_stats(result.fresh)
+        row[1].set_ylabel("fraction of examples")
+    _legend_below(fig, axes[:, 0], ncol=4)
     where = "Bottom row, this run" if result.cached is not None else f"This `{profile}` run"
-    text = f"{where}: {_saturation_text(fresh)}. "
-    if not bool((fresh["accuracy"] >= 1.0).all()):
-        text += ("This run's sets were not memorized perfectly, so their comparison with the "
-                 "paper (perfectly memorized sets) is not valid. ")
-    text += ("Its sizes are chosen below what the quick training memorizes (ours); the paper's "
-             "are the largest its models memorized perfectly. " if profile != "full" else "")
+    text = f"{where}: {_searched_text(result.fresh)}. "
+    if profile != "full":
+        text += ("Its sizes are ours, chosen to bracket what its smaller model (n = "
+                 f"{int(result.params['n'])}, d = d_h = {int(result.params['d_h'])}) memorizes; "
+                 "the full profile tries the paper's sizes × "
+                 + ", ".join(f"{f:g}" for f in SATURATION_SEARCH)
+                 + " (ours: the paper gives no grid). ")
+    text += ("The paper's sizes, at n = 32, d = d_h = 64: about "
+             + " and ".join(f"{t} (H = {h})" for h, t in paper.SATURATION_CONFIGS.value) + ". ")
     if result.cached is not None:
-        full = _saturation_stats(result.cached)
-        text += ("Top row, the committed full-scale run at the paper's sizes: "
-                 f"{_saturation_text(full)}. ")
+        text += f"Top row, the committed full-scale run: {_searched_text(result.cached)}. "
         if getattr(result, "partial", None):
             text += f"(The full-scale run is {result.partial}.) "
-        short = full[full["accuracy"] < 1.0]
-        if len(short):
-            text += ("At the paper's sizes, which App. H gives as about the largest its models "
-                     "memorized perfectly, our training with the official settings did not "
-                     "memorize every example (mean training accuracy "
-                     + ", ".join(f"H = {h}, T = {t}: {r.accuracy:.1%}"
-                                 for (h, t), r in short.iterrows())
-                     + "; a finding of ours about the paper's sizes). "
-                     + _memorized_count_text(result.cached))
+        text += _paper_sizes_text(result.cached)
     reads = verdict_run("mahdavi.saturation", profile)
     if reads is not None:
         text += f"The verdict reads {reads}. "

@@ -130,71 +130,136 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
                    values)
 
 
-def _run_keys(table: pd.DataFrame) -> list[str]:
-    """The columns that name one run of a Fig. 3 table: ``(H, T, seed)``, or ``(H, T)``
+def _search_keys(table: pd.DataFrame) -> list[str]:
+    """The columns that name one search of a Fig. 3 table: ``(H, seed)``, or ``H`` alone
     without a seed column."""
-    return ["H", "T"] + (["seed"] if "seed" in table else [])
+    return ["H"] + (["seed"] if "seed" in table else [])
 
 
-def memorized_runs(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the runs (:func:`_run_keys`) of a Fig. 3 table that memorized their set
-    perfectly (training accuracy 100 %)."""
-    return table[table.groupby(_run_keys(table))["accuracy"].transform("min") >= 1.0]
+def searched_sizes(table: pd.DataFrame) -> pd.DataFrame:
+    """App. H's search, read off a Fig. 3 table: "for each head size, we first empirically find
+    the maximal number of data points the model can perfectly memorize".
+
+    One row per search (:func:`_search_keys`): ``tried`` (the sizes ``T`` trained, ascending),
+    ``largest`` (the largest memorized perfectly, training accuracy 100 %; ``None`` when none
+    was) and ``gaps`` (tried sizes below ``largest`` that were not memorized perfectly: a search
+    that is not monotone, reported rather than hidden)."""
+    keys = _search_keys(table)
+    perfect = table.groupby([*keys, "T"])["accuracy"].min() >= 1.0
+    rows = []
+    for key, part in perfect.groupby(level=keys):
+        key = key if isinstance(key, tuple) else (key,)
+        sizes = [int(t) for t in part.index.get_level_values("T")]
+        memorized = [t for t, ok in zip(sizes, part, strict=True) if ok]
+        largest = max(memorized) if memorized else None
+        gaps = [t for t, ok in zip(sizes, part, strict=True)
+                if not ok and largest is not None and t < largest]
+        rows.append({**dict(zip(keys, (int(k) for k in key), strict=True)),
+                     "tried": sorted(sizes), "largest": largest, "gaps": sorted(gaps)})
+    return pd.DataFrame(rows)
+
+
+def searched_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a Fig. 3 table at each search's largest perfectly memorized size
+    (:func:`searched_sizes`): the sets App. H's statistics are about. Searches that memorized
+    no tried size contribute nothing."""
+    keys = _search_keys(table)
+    found = searched_sizes(table).dropna(subset=["largest"])
+    chosen = {(*(int(r[k]) for k in keys), int(r["largest"])) for _, r in found.iterrows()}
+    index = zip(*(table[k].astype(int) for k in [*keys, "T"]), strict=True)
+    return table[[key in chosen for key in index]]
 
 
 def memorized_counts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (H, T) of a Fig. 3 table: ``ran``, its runs (seeds; one without a seed column), and
-    ``kept``, how many of them memorized their set perfectly (:func:`memorized_runs`)."""
-    perfect = table.groupby(_run_keys(table))["accuracy"].min() >= 1.0
-    by_size = perfect.groupby(level=["H", "T"])
-    return pd.DataFrame({"ran": by_size.size(), "kept": by_size.sum().astype(int)})
+    """Per ``H`` of a Fig. 3 table: ``ran``, its searches (seeds; one without a seed column),
+    and ``kept``, how many of them memorized some tried size perfectly."""
+    search = searched_sizes(table)
+    by_heads = search.groupby("H")["largest"]
+    return pd.DataFrame({"ran": by_heads.size(), "kept": by_heads.count().astype(int)})
 
 
 def _fig3_stats(table: pd.DataFrame) -> pd.DataFrame:
-    per = table.groupby(["H", "T"]).agg(
+    """Per ``H``: mean training accuracy, fraction of examples with a non-saturated head
+    (``unsaturated``), of saturated (head, example) pairs and of examples with a saturated head
+    (``some_saturated``), over the runs in ``table``."""
+    per = table.groupby("H").agg(
         accuracy=("accuracy", "mean"), unsaturated=("some_head_unsaturated", "mean"),
         saturated_pairs=("saturated_fraction", "mean"))
-    none_sat = table[table["saturated_heads"] == 0].groupby(["H", "T"])["example_fraction"].mean()
+    none_sat = table[table["saturated_heads"] == 0].groupby("H")["example_fraction"].mean()
     per["some_saturated"] = 1.0 - none_sat.reindex(per.index).fillna(0.0)
     return per
 
 
-def _fig3_text(per: pd.DataFrame) -> str:
-    return "; ".join(f"H = {h}, T = {t}: training accuracy {r.accuracy:.1%}, "
+def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame) -> str:
+    sizes = runs.groupby("H")["T"].unique()
+    return "; ".join(f"H = {h} (T = {', '.join(str(int(t)) for t in sorted(sizes[h]))}): "
                      f"{r.some_saturated:.0%} of examples with a saturated head, "
                      f"{r.unsaturated:.1%} with a non-saturated one"
-                     for (h, t), r in per.iterrows())
+                     for h, r in per.iterrows())
+
+
+def search_text(table: pd.DataFrame, *, with_paper: bool = True) -> str:
+    """App. H's search in words: per ``H``, the tried sizes and each seed's largest perfectly
+    memorized one (with any gap below it), beside the paper's "around" values unless
+    ``with_paper`` is false."""
+    search = searched_sizes(table)
+    paper_sizes = dict(paper.SATURATION_CONFIGS.value)
+    parts = []
+    for h, rows in search.groupby("H"):
+        tried = rows["tried"].iloc[0]
+        grid = ", ".join(map(str, tried)) if len(tried) <= 3 else f"{tried[0]}, …, {tried[-1]}"
+        outcomes: dict[str, list[str]] = {}
+        for _, r in rows.iterrows():
+            if r["largest"] is None or pd.isna(r["largest"]):
+                what = "none"
+            else:
+                notes = [f"{', '.join(map(str, r['gaps']))} below it not memorized"] * bool(
+                    r["gaps"])
+                if int(r["largest"]) == max(r["tried"]):
+                    notes.append("the largest tried: not bracketed")
+                what = str(int(r["largest"]))
+                what += f" [{'; '.join(notes)}]" if notes else ""
+            outcomes.setdefault(what, []).append(str(int(r["seed"])) if "seed" in r else "")
+        found = ", ".join(what if seeds == [""] else
+                          f"{what} (seed{'s' * (len(seeds) > 1)} {', '.join(seeds)})"
+                          for what, seeds in outcomes.items())
+        ref = (f"; the paper, at n = 32, d = d_h = 64: about {paper_sizes[int(h)]}"
+               if with_paper and int(h) in paper_sizes else "")
+        parts.append(f"H = {int(h)}, tried T ∈ {{{grid}}}: {found}{ref}")
+    return "largest T memorized perfectly (App. H's search): " + "; ".join(parts)
 
 
 def fig3_verdict(table: pd.DataFrame) -> Verdict:
     """Fig. 3 (App. H): on perfectly memorized sets, many heads are saturated (max attention >
     0.99) for most examples (more than half have one), yet almost every example (≥ 95 %) keeps
-    a non-saturated head. The paper's statement is about such sets only, so it is checked on the
-    runs that memorized perfectly (:func:`memorized_runs`); ``reproduced`` becomes ``trend`` when
-    some runs did not, and NotComputable is raised when no run of some (H, T) did."""
-    everything = _fig3_stats(table)
-    text = _fig3_text(everything)
+    a non-saturated head. As in the paper, each search (seed and ``H``) is read at the largest
+    size it memorized perfectly (:func:`searched_runs`); ``reproduced`` becomes ``trend`` when
+    some searches memorized no tried size, and NotComputable is raised when no search of some
+    ``H`` did."""
+    searched = search_text(table)
     counts = memorized_counts(table)
     ran, kept = counts["ran"], counts["kept"]
     if (kept == 0).any():
-        raise NotComputable(f"{text}: a set was not memorized perfectly by any run, so the "
-                            "comparison with the paper (perfectly memorized sets) is not valid")
-    per = _fig3_stats(memorized_runs(table))
+        missing = ", ".join(f"H = {int(h)}" for h in counts.index[kept == 0])
+        raise NotComputable(f"{searched}: no tried size was memorized perfectly by any run at "
+                            f"{missing}, so the comparison with the paper (perfectly memorized "
+                            "sets) is not valid")
+    runs = searched_runs(table)
+    per = _fig3_stats(runs)
     ok = bool((per["some_saturated"] > 0.5).all() and (per["unsaturated"] >= 0.95).all())
+    at = f"at those sizes: {_fig3_text(per, runs)}"
     if (kept == ran).all():
-        return criteria.exact_check(ok, text)
-    counted = ", ".join(f"{int(kept[i])} of {int(ran[i])} at H = {i[0]}, T = {i[1]}"
-                        for i in everything.index)
+        return criteria.exact_check(ok, f"{searched}; {at}")
+    counted = ", ".join(f"{int(kept[h])} of {int(ran[h])} at H = {int(h)}" for h in counts.index)
     if ok:
-        head = (f"criterion met, but only on the runs (seeds) that memorized their set "
-                f"perfectly, {counted}, hence trend, not reproduced: the other runs did not "
-                "memorize their set, which the paper's statement excludes, so they neither "
-                "support nor refute it")
+        head = (f"criterion met, but only on the runs (seeds) that memorized some tried size "
+                f"perfectly, {counted}, hence trend, not reproduced: the other runs memorized "
+                "no tried size, which the paper's statement excludes, so they neither support "
+                "nor refute it")
     else:
-        head = (f"the criterion fails on the runs (seeds) that memorized their set perfectly, "
-                f"{counted}")
-    measured = f"{head}. Memorized runs: {_fig3_text(per)}; over all runs: {text}"
-    return Verdict("trend" if ok else "differs", measured)
+        head = (f"the criterion fails on the runs (seeds) that memorized some tried size "
+                f"perfectly, {counted}")
+    return Verdict("trend" if ok else "differs", f"{head}. {searched}; {at}")
 
 
 def _seed_slopes(table: pd.DataFrame, ns: list[int]) -> list[float]:
@@ -955,9 +1020,10 @@ def fig_2c(results: ResultSource) -> Verdict:
 @item(P, "Fig. 3",
       claim="on perfectly memorized sets, many heads saturate for most examples, yet almost "
             "every example keeps a non-saturated head (App. H)",
-      criterion="on the runs that memorized their set (training accuracy 100 %; none → not "
-                "comparable): > 50 % of examples with a saturated head and ≥ 95 % with a "
-                "non-saturated one; met while other runs did not memorize → trend", cost=_GPU)
+      criterion="at each seed's largest tried T memorized perfectly (App. H's search; "
+                "training accuracy 100 %; none at some H → not comparable): > 50 % of examples "
+                "with a saturated head and ≥ 95 % with a non-saturated one; met while some "
+                "seeds memorized no tried T → trend", cost=_GPU)
 def fig_3(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.saturation",
                   fig3_verdict(results.table("mahdavi.saturation")))
