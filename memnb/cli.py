@@ -134,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--executor", default=None,
                      help="dask://HOST:PORT to spread the sweep over a dask cluster")
     run.add_argument("--time-limit", type=_positive_seconds, default=None, metavar="SECONDS",
-                     help="stop starting groups of points that would not end within SECONDS; "
+                     help="stop starting groups of points that would not end within SECONDS "
+                          "and pause a group still training before then (its state saved); "
                           "finished points stay cached and the exit code is 3 when partial")
     planner = sub.add_parser("plan", help="runs, model-steps, FLOPs and estimated wall time of "
                              "experiments, from a short calibration on this device")

@@ -39,6 +39,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from memnb import resume
 from memnb.progress import bar_disabled
 
 Point = dict[str, Any]
@@ -221,6 +222,13 @@ def read_point(cache_dir: Path, point: Mapping[str, Any], code: str | None = Non
     return rows
 
 
+def paused_prefix(cache_dir: Path, group: Sequence[Point], code: str) -> Path:
+    """Where the training runs of ``group`` save their state while it runs
+    (:mod:`memnb.resume`): ``<cache>/paused/<hash of the group's points>.<code>``."""
+    keys = "\n".join(sorted(point_key(p) for p in group))
+    return cache_dir / "paused" / f"{hashlib.sha256(keys.encode()).hexdigest()[:16]}.{code}"
+
+
 # --- time limits --------------------------------------------------------------------------------
 
 @dataclass
@@ -341,7 +349,17 @@ def run_sweep(
                 budget.stopped = True
                 break
             started = time.monotonic()
-            store(group, evaluate(group))
+            # training runs of the group save their state and pause before the deadline
+            with resume.group_checkpoint(paused_prefix(cache_dir, group, code),
+                                         None if budget is None else budget.deadline) as saved:
+                try:
+                    group_rows = evaluate(group)
+                except resume.Paused:
+                    if budget is not None:
+                        budget.stopped = True
+                    break
+            store(group, group_rows)
+            saved.clear()
             if budget is not None:
                 budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
     else:

@@ -23,10 +23,12 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
+import hashlib
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 import torch
@@ -34,6 +36,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
+from memnb import resume
 from memnb.progress import bar_disabled
 
 Inputs = Tensor | tuple[Tensor, ...]
@@ -657,6 +660,9 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
     evaluate, batches, param_list, moments = run.evaluate, run.batches, run.param_list, run.moments
     best = _BestCheckpoint(params, data.num_members, data.device)
     state = _Members(data.num_members, data.device, config.early_stop and config.loss == "ce")
+    group = resume.current()
+    saved_run = None if group is None else group.next_run(
+        _run_signature(members, data, config, member_lr, member_weight_decay))
 
     def record(step: int, lr: float | Tensor) -> tuple[bool, tuple[Tensor, Tensor]]:
         """Evaluate; update checkpoints, history and early stopping; True when all are done."""
@@ -664,13 +670,21 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
         best.update(params, loss, acc, state.active)
         return state.record(step, lr, loss, acc), (loss, acc)
 
-    bar = tqdm(total=config.steps, desc=desc or f"training {data.num_members} model(s)",
-               disable=bar_disabled(progress), leave=False)
     window = config.batch_accuracy_window
     recent: collections.deque[Tensor] = collections.deque(maxlen=window + 1)
-    step = 0
-    done, latest = record(0, base_lr * config.lr_factor(0))
+    loop = _LoopState(run, best, state, recent)
+    restored = None if saved_run is None else saved_run.load()
+    if restored is None:
+        step = 0
+        done, latest = record(0, base_lr * config.lr_factor(0))
+    else:  # a paused run of this group: continue from its last evaluation
+        step, done, latest = loop.restore(restored, data.device)
+    bar = tqdm(total=config.steps, initial=step,
+               desc=desc or f"training {data.num_members} model(s)",
+               disable=bar_disabled(progress), leave=False)
+    started = time.monotonic()
     while step < config.steps and not done:
+        chunk_started = time.monotonic()
         chunk_end = min(config.steps, (step // config.eval_every + 1) * config.eval_every)
         while step < chunk_end:
             lr_now = base_lr * config.lr_factor(step)
@@ -688,7 +702,18 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
         if progress:
             bar.set_postfix(active=int(state.active.sum()),
                             best_loss=f"{float(best.loss.min()):.3g}")
+        if saved_run is not None and not done and step < config.steps:
+            pause = saved_run.must_pause(time.monotonic() - chunk_started)
+            if pause or saved_run.due():
+                saved_run.save(loop.snapshot(step, done, latest))
+            if pause:
+                bar.close()
+                raise resume.Paused(f"paused at step {step} of {config.steps}; the next run "
+                                    f"continues from {saved_run.path.name}")
     bar.close()
+    if saved_run is not None and time.monotonic() - started >= saved_run.save_every_s:
+        # worth keeping until the group's points are cached: a later run of the group may pause
+        saved_run.save(loop.snapshot(step, done, latest))
 
     final_loss, final_acc = latest  # the last evaluation is always of the final weights
     return TrainResult(
@@ -701,6 +726,78 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
         models=best.load_into(modules, buffers),
         last_batches_accuracy=_window_mean(recent, window),
     )
+
+
+def _run_signature(members: Sequence[nn.Module], data: _TrainingData, config: TrainConfig,
+                   member_lr: Sequence[float] | None,
+                   member_weight_decay: Sequence[float] | None) -> str:
+    """What a saved loop state must match to be resumed: the configuration, each member's
+    class, parameter shapes and initial values (a checksum), the data shapes and the per-member
+    rates."""
+    digest = hashlib.sha256(repr((config, member_lr, member_weight_decay,
+                                  [tuple(x.shape) for x in (*data.xs, data.ys)],
+                                  data.counts)).encode())
+    for member in members:
+        digest.update(type(member).__name__.encode())
+        for name, value in member.state_dict().items():
+            digest.update(f"{name}{tuple(value.shape)}".encode())
+            digest.update(value.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+@dataclass
+class _LoopState:
+    """Everything :func:`_train_loop` carries from one evaluation to the next, to save a paused
+    run and to restore it bit for bit (:mod:`memnb.resume`)."""
+
+    run: _Run
+    best: _BestCheckpoint
+    members: _Members
+    recent: collections.deque[Tensor]
+
+    def snapshot(self, step: int, done: bool, latest: tuple[Tensor, Tensor]) -> dict[str, Any]:
+        """The loop's state after the evaluation at ``step``, on the CPU."""
+        streams = [] if self.run.batches is None else self.run.batches.streams
+
+        def cpu(values: dict[str, Tensor] | list[Tensor]) -> Any:
+            if isinstance(values, dict):
+                return {k: v.detach().cpu().clone() for k, v in values.items()}
+            return [v.detach().cpu().clone() for v in values]
+
+        return {
+            "step": step, "done": done, "latest": cpu(list(latest)),
+            "params": cpu(self.run.params), "moments": [cpu(m) for m in self.run.moments],
+            "best_params": cpu(self.best.params), "best_loss": self.best.loss.cpu(),
+            "best_accuracy": self.best.accuracy.cpu(), "active": self.members.active.cpu(),
+            "steps_run": self.members.steps_run.clone(), "history": list(self.members.history),
+            "recent": cpu(list(self.recent)),
+            "streams": [(s.generator.get_state(), s.buffer.cpu()) for s in streams],
+        }
+
+    def restore(self, saved: dict[str, Any], device: torch.device
+                ) -> tuple[int, bool, tuple[Tensor, Tensor]]:
+        """Load a :meth:`snapshot`; ``(step, done, latest evaluation)`` to continue from."""
+        with torch.no_grad():
+            for k, v in self.run.params.items():
+                v.copy_(saved["params"][k])
+            for mine, theirs in zip(self.run.moments, saved["moments"], strict=True):
+                for m, t in zip(mine, theirs, strict=True):
+                    m.copy_(t)
+        self.best.params = {k: v.to(device) for k, v in saved["best_params"].items()}
+        self.best.loss = saved["best_loss"].to(device)
+        self.best.accuracy = saved["best_accuracy"].to(device)
+        self.members.active = saved["active"].to(device)
+        self.members.steps_run = saved["steps_run"].clone()
+        self.members.history = list(saved["history"])
+        self.recent.clear()
+        self.recent.extend(v.to(device) for v in saved["recent"])
+        streams = [] if self.run.batches is None else self.run.batches.streams
+        for stream, (generator_state, buffer) in zip(streams, saved["streams"], strict=True):
+            stream.generator.set_state(generator_state)
+            stream.buffer = buffer.to(device)
+        latest = saved["latest"]
+        return int(saved["step"]), bool(saved["done"]), (latest[0].to(device),
+                                                           latest[1].to(device))
 
 
 def _window_mean(recent: collections.deque[Tensor], window: int) -> Tensor | None:

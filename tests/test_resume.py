@@ -1,0 +1,104 @@
+"""Resumable training groups (memnb.resume): a run that pauses before a deadline and continues
+in a later process gives, bit for bit, what an uninterrupted run gives; the sweep stops at the
+pause with the group's points missing, resumes it on the next call and removes its files."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import pytest
+import torch
+
+from memnb import resume
+from memnb.sweep import paused_prefix, point_key, run_sweep, time_limit
+from memnb.train import TrainConfig, TrainResult, train_members
+
+
+def _task(n: int = 40, d_in: int = 6, classes: int = 5):
+    g = torch.Generator().manual_seed(3)
+    return torch.randn(n, d_in, generator=g), torch.randint(classes, (n,), generator=g)
+
+
+def _config(**changes) -> TrainConfig:
+    settings = {"steps": 90, "lr": 0.03, "eval_every": 10, "batch_size": 8, "warmup_steps": 9,
+                "early_stop": True, "batch_accuracy_window": 5}
+    return TrainConfig(**{**settings, **changes})
+
+
+def _members(tiny_classifier):
+    return [tiny_classifier(6, 12, 5, active_units=w, seed=20 + w) for w in (2, 5, 12)]
+
+
+def _assert_same(a: TrainResult, b: TrainResult) -> None:
+    for field in ("best_loss", "accuracy", "final_loss", "final_accuracy", "steps_run",
+                  "last_batches_accuracy"):
+        assert torch.equal(getattr(a, field), getattr(b, field)), field
+    pd.testing.assert_frame_equal(a.history, b.history)
+    for ma, mb in zip(a.models, b.models, strict=True):
+        for (ka, va), (kb, vb) in zip(ma.state_dict().items(), mb.state_dict().items(),
+                                      strict=True):
+            assert ka == kb and torch.equal(va, vb), ka
+
+
+def test_a_paused_run_resumes_bit_for_bit(tiny_classifier, tmp_path):
+    x, y = _task()
+    config = _config()
+    whole = train_members(_members(tiny_classifier), x, y, config, progress=False)
+    prefix = tmp_path / "paused" / "group.code"
+    resumed, pauses = None, 0
+    for _ in range(20):  # a deadline already passed: every call runs one chunk, then pauses
+        with resume.group_checkpoint(prefix, deadline=time.monotonic()) as saved:
+            try:
+                resumed = train_members(_members(tiny_classifier), x, y, config,
+                                        progress=False)
+                break
+            except resume.Paused:
+                pauses += 1
+                assert [p.name for p in saved.files()] == ["group.code.call1.pt"]
+    assert resumed is not None and pauses >= 3  # early stopping ends it after a few chunks
+    _assert_same(whole, resumed)
+
+
+def test_a_saved_state_of_another_run_is_ignored(tiny_classifier, tmp_path):
+    x, y = _task()
+    prefix = tmp_path / "paused" / "group.code"
+    with resume.group_checkpoint(prefix, deadline=time.monotonic()), pytest.raises(
+            resume.Paused):
+        train_members(_members(tiny_classifier), x, y, _config(), progress=False)
+    other = _config(lr=0.02)  # another configuration: the saved state is not its own
+    with resume.group_checkpoint(prefix) as saved:
+        assert saved.next_run("another signature").load() is None
+    with resume.group_checkpoint(prefix):
+        started_again = train_members(_members(tiny_classifier), x, y, other, progress=False)
+    _assert_same(train_members(_members(tiny_classifier), x, y, other, progress=False),
+                 started_again)
+    (prefix.parent / "group.code.call1.pt").write_bytes(b"cut short by a kill")
+    with resume.group_checkpoint(prefix) as saved:
+        assert saved.next_run("anything").load() is None
+
+
+def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_path):
+    x, y = _task()
+    config = _config(early_stop=False)
+
+    def train_group(group):
+        members = [tiny_classifier(6, 12, 5, active_units=p["w"], seed=p["w"]) for p in group]
+        result = train_members(members, x, y, config, progress=False)
+        return [[{"loss": float(result.best_loss[i])}] for i in range(len(group))]
+
+    points = [{"w": w} for w in (2, 5, 12)]
+    cache = tmp_path / "cache"
+    whole = run_sweep(points, train_group, cache_dir=tmp_path / "whole", group_key=lambda p: 0,
+                      progress=False, code="c0")
+    with time_limit(1e-3) as budget:  # past its deadline at the first evaluation
+        partial = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
+                            progress=False, code="c0")
+    assert budget.stopped and partial.empty
+    assert [point_key(p) for p in budget.missing] == [point_key(p) for p in points]
+    prefix = paused_prefix(cache, points, "c0")
+    assert prefix.with_name(f"{prefix.name}.call1.pt").exists()
+    done = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
+                     progress=False, code="c0")
+    pd.testing.assert_frame_equal(done, whole)
+    assert not list((cache / "paused").glob("*.pt"))  # removed once the points are cached
