@@ -21,10 +21,11 @@ members or data) is ignored and overwritten.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,10 @@ class GroupCheckpoint:
     save_every_s: float = SAVE_EVERY_S
     calls: int = field(default=0, init=False)
 
-    def next_run(self, signature: str) -> RunCheckpoint:
-        """The checkpoint of the group's next training run (the first, second, ... in order)."""
+    def next_run(self, signature: Callable[[], str]) -> RunCheckpoint:
+        """The checkpoint of the group's next training run (the first, second, ... in order);
+        ``signature`` computes what a saved state must match, only when a file is read or
+        written."""
         self.calls += 1
         path = self.prefix.with_name(f"{self.prefix.name}.call{self.calls}.pt")
         return RunCheckpoint(path, signature, self.deadline, self.save_every_s)
@@ -97,10 +100,15 @@ class RunCheckpoint:
     """The saved state of one training run: loaded at its start, saved at its evaluations."""
 
     path: Path
-    signature: str
+    compute_signature: Callable[[], str]
     deadline: float | None
     save_every_s: float
     last_save: float = field(default_factory=time.monotonic)
+
+    @functools.cached_property
+    def signature(self) -> str:
+        """What a saved state must match to be this run's (computed once, when first needed)."""
+        return self.compute_signature()
 
     def load(self) -> dict[str, Any] | None:
         """The saved loop state of this run, or ``None`` (no file, or one of another run)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
+import functools
 import hashlib
 import math
 import time
@@ -661,8 +662,8 @@ def _train_loop(members: Sequence[nn.Module], data: _TrainingData, config: Train
     best = _BestCheckpoint(params, data.num_members, data.device)
     state = _Members(data.num_members, data.device, config.early_stop and config.loss == "ce")
     group = resume.current()
-    saved_run = None if group is None else group.next_run(
-        _run_signature(members, data, config, member_lr, member_weight_decay))
+    saved_run = None if group is None else group.next_run(functools.partial(
+        _run_signature, members, data, config, member_lr, member_weight_decay))
 
     def record(step: int, lr: float | Tensor) -> tuple[bool, tuple[Tensor, Tensor]]:
         """Evaluate; update checkpoints, history and early stopping; True when all are done."""

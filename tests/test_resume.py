@@ -68,14 +68,14 @@ def test_a_saved_state_of_another_run_is_ignored(tiny_classifier, tmp_path):
         train_members(_members(tiny_classifier), x, y, _config(), progress=False)
     other = _config(lr=0.02)  # another configuration: the saved state is not its own
     with resume.group_checkpoint(prefix) as saved:
-        assert saved.next_run("another signature").load() is None
+        assert saved.next_run(lambda: "another signature").load() is None
     with resume.group_checkpoint(prefix):
         started_again = train_members(_members(tiny_classifier), x, y, other, progress=False)
     _assert_same(train_members(_members(tiny_classifier), x, y, other, progress=False),
                  started_again)
     (prefix.parent / "group.code.call1.pt").write_bytes(b"cut short by a kill")
     with resume.group_checkpoint(prefix) as saved:
-        assert saved.next_run("anything").load() is None
+        assert saved.next_run(lambda: "anything").load() is None
 
 
 def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_path):
