@@ -495,19 +495,10 @@ def fig2c(result: Any, profile: str) -> Any:
 
 # --- Fig. 3 ------------------------------------------------------------------------------------
 
-def _saturation_stats(table: pd.DataFrame) -> pd.DataFrame:
-    """Per ``H``, over the runs in ``table``: mean training accuracy, fraction of examples with a
-    non-saturated head and of saturated (head, example) pairs, and the sizes ``T`` those runs
-    have."""
-    per = table.groupby("H")[["accuracy", "some_head_unsaturated", "saturated_fraction"]].mean()
-    per["sizes"] = table.groupby("H")["T"].unique().map(lambda ts: sorted(int(t) for t in ts))
-    return per
-
-
 def _saturation_text(stats: pd.DataFrame) -> str:
-    """One clause per ``H`` of :func:`_saturation_stats`."""
-    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_fraction:.0%} "
-                     f"of (head, example) pairs saturated, {r.some_head_unsaturated:.1%} of "
+    """One clause per ``H`` of :func:`memnb.scorecard.mahdavi.saturation_stats`."""
+    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.0%} "
+                     f"of (head, example) pairs saturated, {r.unsaturated:.1%} of "
                      "examples keep a non-saturated head"
                      for h, r in stats.iterrows())
 
@@ -519,7 +510,7 @@ def _searched_text(table: pd.DataFrame) -> str:
     runs = sc.searched_runs(table)
     if runs.empty:
         return f"{text}; no seed memorized any tried size, so there is nothing to compare"
-    return f"{text}. At those sizes: {_saturation_text(_saturation_stats(runs))}"
+    return f"{text}. At those sizes: {_saturation_text(sc.saturation_stats(runs))}"
 
 
 def _paper_sizes_text(table: pd.DataFrame) -> str:
@@ -547,6 +538,7 @@ def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
     """Training accuracy against the tried size, one colour per ``H``, one marker per seed run;
     the size each seed's search found is ringed; the paper's sizes dashed on full runs."""
     chosen = sc.searched_runs(table)
+    paper_sizes = dict(paper.SATURATION_CONFIGS.value)
     for (h, part), colour in zip(table.groupby("H"), viz.GROUP_CYCLE, strict=False):
         acc = part.groupby(["T", "seed"] if "seed" in part else ["T"])["accuracy"].first()
         sizes = acc.index.get_level_values("T")
@@ -557,9 +549,8 @@ def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
         found_sizes = [k[0] for k in found.groups]
         ax.scatter(found_sizes, [1.0] * len(found_sizes), s=70, facecolors="none",
                    edgecolors=colour, linewidths=1.4)
-        if full and int(h) in dict(paper.SATURATION_CONFIGS.value):
-            ax.axvline(dict(paper.SATURATION_CONFIGS.value)[int(h)], color=colour,
-                       linestyle="--", linewidth=1)
+        if full and int(h) in paper_sizes:
+            ax.axvline(paper_sizes[int(h)], color=colour, linestyle="--", linewidth=1)
     ax.axhline(1.0, color=viz.PALETTE["bound"], linewidth=0.8, linestyle=":")
     ax.scatter([], [], s=70, facecolors="none", edgecolors=viz.PALETTE["bound"],
                label="largest memorized (per seed)")

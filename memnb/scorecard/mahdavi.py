@@ -178,21 +178,22 @@ def memorized_counts(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"ran": by_heads.size(), "kept": by_heads.count().astype(int)})
 
 
-def _fig3_stats(table: pd.DataFrame) -> pd.DataFrame:
-    """Per ``H``: mean training accuracy, fraction of examples with a non-saturated head
-    (``unsaturated``), of saturated (head, example) pairs and of examples with a saturated head
-    (``some_saturated``), over the runs in ``table``."""
+def saturation_stats(table: pd.DataFrame) -> pd.DataFrame:
+    """Per ``H``, over the runs in ``table``: mean training accuracy, fraction of examples with
+    a non-saturated head (``unsaturated``), of saturated (head, example) pairs
+    (``saturated_pairs``) and of examples with a saturated head (``some_saturated``), and the
+    sizes ``T`` those runs have (``sizes``, ascending)."""
     per = table.groupby("H").agg(
         accuracy=("accuracy", "mean"), unsaturated=("some_head_unsaturated", "mean"),
         saturated_pairs=("saturated_fraction", "mean"))
     none_sat = table[table["saturated_heads"] == 0].groupby("H")["example_fraction"].mean()
     per["some_saturated"] = 1.0 - none_sat.reindex(per.index).fillna(0.0)
+    per["sizes"] = table.groupby("H")["T"].unique().map(lambda ts: sorted(int(t) for t in ts))
     return per
 
 
-def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame) -> str:
-    sizes = runs.groupby("H")["T"].unique()
-    return "; ".join(f"H = {h} (T = {', '.join(str(int(t)) for t in sorted(sizes[h]))}): "
+def _fig3_text(per: pd.DataFrame) -> str:
+    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): "
                      f"{r.some_saturated:.0%} of examples with a saturated head, "
                      f"{r.unsaturated:.1%} with a non-saturated one"
                      for h, r in per.iterrows())
@@ -244,10 +245,9 @@ def fig3_verdict(table: pd.DataFrame) -> Verdict:
         raise NotComputable(f"{searched}: no tried size was memorized perfectly by any run at "
                             f"{missing}, so the comparison with the paper (perfectly memorized "
                             "sets) is not valid")
-    runs = searched_runs(table)
-    per = _fig3_stats(runs)
+    per = saturation_stats(searched_runs(table))
     ok = bool((per["some_saturated"] > 0.5).all() and (per["unsaturated"] >= 0.95).all())
-    at = f"at those sizes: {_fig3_text(per, runs)}"
+    at = f"at those sizes: {_fig3_text(per)}"
     if (kept == ran).all():
         return criteria.exact_check(ok, f"{searched}; {at}")
     counted = ", ".join(f"{int(kept[h])} of {int(ran[h])} at H = {int(h)}" for h in counts.index)
