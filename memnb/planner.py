@@ -46,6 +46,7 @@ import torch
 
 from memnb import sweep
 from memnb.experiments.registry import get, load_all
+from memnb.fingerprint import unwrap
 from memnb.profiles import default_seeds
 from memnb.train import StepCost, measure_step
 
@@ -98,7 +99,7 @@ def capture_sweep(name: str, profile: str, *, seeds: int | None = None,
 def trains(fn: Callable[..., Any]) -> bool:
     """Whether ``fn`` (or a function of its module that it calls, at any depth) calls the
     training loop ``train_members``; read from the code, nothing is run."""
-    fn = sweep._unwrap(fn)
+    fn = unwrap(fn)
     seen: set[int] = set()
     todo = [fn]
     while todo:
@@ -220,7 +221,7 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     if captured is None or not captured.points:
         return ExperimentPlan(name, exp.paper_figure, 0, 0, 0, None, None, None,
                               "makes no sweep")
-    grid_key = ("grid", sweep._unwrap(captured.evaluate).__module__,
+    grid_key = ("grid", unwrap(captured.evaluate).__module__,
                 tuple(sweep.point_key(p) for p in captured.points))
     if grid_key in memo:  # the same grid as an experiment planned before (its cache is shared)
         first = memo[grid_key]
@@ -231,7 +232,7 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     if not trains(captured.evaluate):
         return ExperimentPlan(name, exp.paper_figure, runs, len(groups), 0, 0, None, None,
                               "trains nothing (not calibrated)", *_recorded(name, profile))
-    module = sys.modules[sweep._unwrap(captured.evaluate).__module__]
+    module = sys.modules[unwrap(captured.evaluate).__module__]
     per_group: dict[int, tuple[float, float, float]] = {}
     for index in _spread(len(groups))[:calibrate]:
         group_key = (module.__name__, tuple(sweep.point_key(p) for p in groups[index]))

@@ -28,10 +28,11 @@ import torch
 
 import memnb
 from memnb.experiments.registry import get
+from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile, default_seeds
 from memnb.prose import counted
-from memnb.sweep import TimeBudget, code_fingerprint, code_modules, time_limit
+from memnb.sweep import TimeBudget, time_limit
 from memnb.train import tf32_forced
 
 

@@ -8,10 +8,10 @@ that compatible points can be trained together as one packed stack of models, an
 file is written atomically as soon as its group finishes. An interrupted sweep therefore loses
 only the group in flight, and rerunning it computes only the missing points.
 
-The code fingerprint (:func:`code_fingerprint`) covers the source of the modules every training
-point depends on (:data:`CORE_MODULES`) and of the evaluator's own module with the ``memnb``
-modules it imports, so a changed model, loop or experiment never reuses a point computed by
-older code: the point is recomputed under a new key (the old file stays until deleted).
+The code fingerprint (:mod:`memnb.fingerprint`) covers the source of the modules every training
+point depends on and what the evaluator's module computes with, so a changed model, loop or
+experiment never reuses a point computed by older code: the point is recomputed under a new key
+(the old file stays until deleted).
 
 Inside :func:`time_limit`, a sweep starts a group only while the time left exceeds the longest
 group seen so far; it then returns the points finished so far and the budget records the rest,
@@ -23,23 +23,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import importlib.util
 import json
 import os
-import re
-import sys
 import time
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 from tqdm.auto import tqdm
 
 from memnb import resume
+from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.progress import bar_disabled
 
 Point = dict[str, Any]
@@ -64,117 +61,6 @@ def point_key(point: Mapping[str, Any]) -> str:
 
 def _rows_digest(rows: Rows) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
-
-
-# --- code fingerprints ------------------------------------------------------------------------
-
-_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
-
-
-def _source_digest(path: Path) -> str:
-    """Hash of a source file without its blank and comment-only lines and trailing spaces.
-
-    Plain text processing (no tokenizer or AST), so the same source gives the same digest under
-    every Python version, e.g. on a GPU machine with another interpreter.
-    """
-    stat = path.stat()
-    memo = (str(path), stat.st_mtime_ns, stat.st_size)
-    if memo not in _FILE_DIGESTS:
-        lines = [line.rstrip() for line in path.read_text(encoding="utf-8").splitlines()]
-        kept = "\n".join(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#"))
-        _FILE_DIGESTS[memo] = hashlib.sha256(kept.encode()).hexdigest()
-    return _FILE_DIGESTS[memo]
-
-
-def _module_files(name: str) -> list[tuple[str, Path]]:
-    """(label, path) of the source files of module or package ``name``, in a stable order."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.origin is None:
-        raise ValueError(f"code module {name!r} cannot be found")
-    if spec.submodule_search_locations:
-        files = []
-        for folder in spec.submodule_search_locations:
-            root = Path(folder)
-            files += [(f"{name}/{p.relative_to(root).as_posix()}", p)
-                      for p in sorted(root.rglob("*.py"))]
-        return files
-    return [(name, Path(spec.origin))]
-
-
-def code_fingerprint(modules: Iterable[str]) -> str:
-    """A 16-hex-digit hash of the source of ``modules`` (packages: every ``.py`` below them).
-
-    Comments and blank lines do not count; any other change of any file does.
-    """
-    digest = hashlib.sha256()
-    for name in sorted(set(modules)):
-        for label, path in _module_files(name):
-            digest.update(f"{label}:{_source_digest(path)}\n".encode())
-    return digest.hexdigest()[:16]
-
-
-def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    return fn
-
-
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(memnb(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
-                     r"|import[ \t]+(memnb\.[\w.]+))", re.MULTILINE)
-
-
-def _imported_modules(source: str) -> set[str]:
-    """The ``memnb`` modules a source file imports, at the top or inside functions."""
-    found: set[str] = set()
-    for package, names, plain in _IMPORT.findall(source):
-        if plain:
-            found.add(plain)
-            continue
-        # from P import a, b: the names that are submodules of P, else P itself
-        words = re.findall(r"\w+", re.sub(r"#[^\n]*", "", names))
-        modules = {f"{package}.{w}" for w in words if w != "as" and _is_module(f"{package}.{w}")}
-        found |= modules or {package}
-    return found
-
-
-def _is_module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, AttributeError, ValueError):
-        return False
-
-
-def code_modules(evaluate: Callable[..., Any] | str | ModuleType | None) -> tuple[str, ...]:
-    """The modules whose source a sweep of ``evaluate`` depends on.
-
-    :data:`CORE_MODULES`, plus, when ``evaluate`` (a function, possibly wrapped in
-    ``functools.partial``, or a module or module name) lives in ``memnb``, its module and the
-    ``memnb`` modules that module imports (at its top or inside its functions).
-    """
-    if evaluate is None:
-        return CORE_MODULES
-    if isinstance(evaluate, str):
-        name = evaluate
-    elif isinstance(evaluate, ModuleType):
-        name = evaluate.__name__
-    else:
-        name = getattr(_unwrap(evaluate), "__module__", "") or ""
-    if not name.startswith("memnb."):
-        return CORE_MODULES
-    module = sys.modules.get(name) or importlib.import_module(name)
-    source = getattr(module, "__file__", None)
-    found = {name} if source is not None else set()  # a module made in memory has no source
-    for value in vars(module).values():
-        other = value.__name__ if isinstance(value, ModuleType) else getattr(
-            value, "__module__", None)
-        if isinstance(other, str) and other.startswith("memnb."):
-            found.add(other)
-    if source is not None:
-        found |= _imported_modules(Path(source).read_text(encoding="utf-8"))
-    found = {n for n in found if _is_module(n)
-             and not any(n == m or n.startswith(f"{m}.") for m in _NOT_CODE)}
-    names = set(CORE_MODULES) | found
-    return tuple(sorted(n for n in names if not any(n.startswith(f"{m}.") for m in names)))
 
 
 # --- the cache ----------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import pytest
 
 from memnb.distributed import scheduler_address
 from memnb.experiments.dana import train_group
-from memnb.sweep import cache_path, code_fingerprint, code_modules, run_sweep
+from memnb.fingerprint import code_fingerprint, code_modules
+from memnb.sweep import cache_path, run_sweep
 
 distributed = pytest.importorskip("distributed")
 

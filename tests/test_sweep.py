@@ -8,12 +8,10 @@ import time
 
 import pytest
 
-from memnb import sweep
+from memnb import fingerprint
+from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.sweep import (
-    CORE_MODULES,
     cache_path,
-    code_fingerprint,
-    code_modules,
     grid,
     point_key,
     run_sweep,
@@ -107,7 +105,7 @@ def test_cache_is_keyed_by_the_code_that_computes_the_points(tmp_path, monkeypat
     """A changed source file of a fingerprinted module recomputes; an unchanged one (or one
     changed only in comments and blank lines) reuses the cached points."""
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sweep, "CORE_MODULES", ("fake_memnb_code",))
+    monkeypatch.setattr(fingerprint, "CORE_MODULES", ("fake_memnb_code",))
     _fake_module(tmp_path, "def width():\n    return 3\n")
     points = grid(x=[1, 2], seed=[0])
     calls: list = []
@@ -126,21 +124,6 @@ def test_cache_is_keyed_by_the_code_that_computes_the_points(tmp_path, monkeypat
     assert table["y"].tolist() == [1, 4]
     payloads = [json.loads(p.read_text()) for p in cache.glob("*.json")]
     assert len({p["code"] for p in payloads}) == 2  # both versions are kept, each under its key
-
-
-def test_fingerprint_covers_the_training_code_and_the_experiment_module():
-    from memnb.experiments import dana, kajitsuka, mahdavi
-
-    for module in (dana, mahdavi, kajitsuka):
-        modules = code_modules(module.train_group)
-        for name in ("memnb.models", "memnb.train", "memnb.sweep", "memnb.data",
-                     "memnb.constructions", "memnb.bounds", module.__name__):
-            assert name in modules, (module.__name__, name)
-    assert set(CORE_MODULES) <= set(code_modules(lambda g: g))
-    assert code_fingerprint(code_modules(dana.train_group)) != code_fingerprint(
-        code_modules(mahdavi.train_group))
-    with pytest.raises(ValueError, match="code module"):
-        code_fingerprint(["memnb.no_such_module"])
 
 
 def test_time_limit_stops_between_groups_and_keeps_every_finished_point(tmp_path):

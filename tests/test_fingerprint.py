@@ -1,0 +1,159 @@
+"""The code fingerprint in every cached point's key (memnb.fingerprint): what it covers, what it
+leaves out, and the condition that makes leaving the profiles out safe (every profile parameter
+that changes what is computed changes the points)."""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memnb import planner
+from memnb.experiments.registry import get, load_all
+from memnb.fingerprint import CORE_MODULES, code_fingerprint, code_modules, computing_source
+from memnb.sweep import point_key
+
+_MODULE = textwrap.dedent('''
+    """An experiment module."""
+    from memnb.experiments.registry import experiment
+    from memnb.papers import example as paper
+
+    SEARCH = (0.5, 1.0)
+    SCALE = 3
+    _QUICK = {"sizes": [10, 20]}
+
+
+    def search_sizes(t):
+        return [int(f * t) for f in SEARCH]
+
+
+    def train_group(points):
+        return [[{"y": p["x"] * SCALE}] for p in points]
+
+
+    def summary(table):
+        return table.mean()
+
+
+    @experiment("example.run", title="t", paper_figure="f",
+                profiles={"ci": {"sizes": search_sizes(4)}, "quick": _QUICK,
+                          "full": {"sizes": [paper.SIZE]}})
+    def run(params, *, seeds, device, cache_dir, executor=None):
+        return train_group([{"x": x} for x in params["sizes"]])
+''')
+
+
+def _edit(old: str, new: str) -> str:
+    assert old in _MODULE
+    return computing_source(_MODULE.replace(old, new))
+
+
+def test_an_experiment_module_counts_what_its_experiments_compute():
+    kept = computing_source(_MODULE)
+    for name in ("def run", "def train_group", "SCALE = 3"):
+        assert name in kept, name
+    for name in ("SEARCH", "_QUICK", "def search_sizes", "def summary", "paper.SIZE", "profiles="):
+        assert name not in kept, name  # the catalogue and helpers the computation never uses
+    assert _edit("(0.5, 1.0)", "(0.6, 1.0)") == kept  # a profile's grid
+    assert _edit('[10, 20]', '[10, 30]') == kept
+    assert _edit("return table.mean()", "return table.median()") == kept
+    assert _edit("SCALE = 3", "SCALE = 4") != kept  # a constant the training uses
+    assert _edit('p["x"] * SCALE', 'p["x"] + SCALE') != kept  # the training itself
+    assert _edit("executor=None", "executor=''") != kept  # the experiment function itself
+    plain = "SEARCH = 1\n\ndef f():\n    return 2\n"
+    assert computing_source(plain) == plain  # a module that registers nothing counts whole
+
+
+def test_fingerprint_covers_the_training_code_and_the_experiment_module():
+    from memnb.experiments import dana, kajitsuka, mahdavi
+
+    for module in (dana, mahdavi, kajitsuka):
+        modules = code_modules(module.train_group)
+        for name in (*CORE_MODULES, module.__name__):
+            assert name in modules, (module.__name__, name)
+        assert not any(m.startswith("memnb.papers") for m in modules), modules
+    assert "memnb.assumptions" in code_modules(mahdavi)  # Table 1 checks its assumptions
+    assert set(CORE_MODULES) <= set(code_modules(lambda g: g))
+    assert code_fingerprint(code_modules(dana.train_group)) != code_fingerprint(
+        code_modules(mahdavi.train_group))
+    with pytest.raises(ValueError, match="code module"):
+        code_fingerprint(["memnb.no_such_module"])
+
+
+def test_a_profile_grid_is_not_code():
+    """Fig. 3's search grid is a profile setting: it leaves the Mahdavi fingerprint alone."""
+    from memnb.experiments import mahdavi
+
+    source = Path(mahdavi.__file__).read_text(encoding="utf-8")
+    kept = computing_source(source)
+    assert "SATURATION_SEARCH =" in source and "SATURATION_SEARCH" not in kept
+    assert "def train_group" in kept and "def official_steps" in kept
+
+
+# Profile parameters that only choose which points exist (each chosen point carries its own
+# parameters), so a changed value may leave the first sweep's points as they are:
+_CHOOSERS = {
+    "compare.capacity": {
+        "rounds", "refine",  # later rounds' N (the round and N are in each point)
+        "max_seeds",  # caps the number of seeds (the seed is in each point)
+    },
+}
+
+
+def _perturbed(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return 10 * value + 1
+    if isinstance(value, float):
+        return 10 * value + 0.5
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, list) and value:
+        return [_perturbed(value[0]), *value[1:]]
+    if isinstance(value, dict) and value:
+        first = next(iter(value))
+        return {**value, first: _perturbed(value[first])}
+    return value
+
+
+def _point_keys(name: str, params: dict) -> list[str] | None:
+    exp = get(name)
+    saved = exp.profiles["ci"]
+    exp.profiles["ci"] = params
+    try:
+        captured = planner.capture_sweep(name, "ci")
+    finally:
+        exp.profiles["ci"] = saved
+    return None if captured is None else sorted(point_key(p) for p in captured.points)
+
+
+@pytest.mark.parametrize("name", sorted(load_all()))
+def test_every_profile_parameter_that_computes_is_in_the_points(name):
+    """The fingerprint leaves the profiles out, so a cached point is reused whenever its
+    parameters match. That is safe only if changing any profile parameter that changes what a
+    point computes also changes the point: checked by changing each parameter of the ``ci``
+    profile in turn."""
+    params = get(name).params("ci")
+    before = _point_keys(name, params)
+    if before is None:
+        pytest.skip(f"{name} makes no sweep")
+    unchanged, tried = [], 0
+    for key, value in params.items():
+        changed = copy.deepcopy(params)
+        changed[key] = _perturbed(value)
+        if changed[key] == value:
+            continue
+        try:
+            after = _point_keys(name, changed)
+        except (ValueError, KeyError, IndexError, TypeError):
+            continue  # a value the experiment rejects computes nothing
+        tried += 1
+        if after == before and key not in _CHOOSERS.get(name, set()):
+            unchanged.append(key)
+    assert tried, f"{name}: no parameter could be changed"
+    assert unchanged == [], (
+        f"{name}: changing {unchanged} leaves the points unchanged, so a cached point would be "
+        "reused for another computation: put the parameter in the points")
