@@ -89,11 +89,26 @@ def _is_documentation(node: ast.stmt) -> bool:
             and isinstance(node.value.value, str))
 
 
+def _imports_resolvable(tree: ast.Module) -> bool:
+    """Whether every module-level import is a plain top-level statement naming what it binds
+    (no ``import *``, none inside a top-level ``if``/``try``/``with``), so that the modules the
+    reduced code uses can be read off the names it mentions."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return False
+        if isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)) and any(
+                isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(node)):
+            return False
+    return True
+
+
 @functools.lru_cache(maxsize=64)
 def _reduced(source: str) -> tuple[str, frozenset[str]] | None:
     """``(code, names)``: ``source`` reduced to what its experiments compute, and the names that
     code uses; ``None`` for a module that registers no experiment."""
     tree = ast.parse(source)
+    if not _imports_resolvable(tree):
+        return None
     roots: list[ast.stmt] = []
     binders: dict[str, list[ast.stmt]] = {}
     for node in tree.body:
@@ -135,7 +150,8 @@ def computing_source(source: str) -> str:
     For a module that registers experiments: the experiment functions without their
     ``@experiment(...)`` declarations, module code that binds no name, and every top-level
     definition or assignment those use, directly or through one another, in source order. For
-    any other module: the whole source.
+    any other module, and for one whose imports cannot be read off plainly (``import *``, or an
+    import inside a top-level ``if``/``try``): the whole source.
     """
     reduced = _reduced(source)
     return source if reduced is None else reduced[0]

@@ -64,6 +64,10 @@ def test_an_experiment_module_counts_what_its_experiments_compute():
     assert _edit("executor=None", "executor=''") != kept  # the experiment function itself
     plain = "SEARCH = 1\n\ndef f():\n    return 2\n"
     assert computing_source(plain) == plain  # a module that registers nothing counts whole
+    for unclear in ("from memnb.bounds import *\n",
+                    "try:\n    from memnb.bounds import f\nexcept ImportError:\n    f = None\n"):
+        module = unclear + _MODULE
+        assert computing_source(module) == module  # imports not read off plainly: all counts
 
 
 def test_fingerprint_covers_the_training_code_and_the_experiment_module():
