@@ -104,35 +104,45 @@ def _imports_resolvable(tree: ast.Module) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _reduced(source: str) -> tuple[str, frozenset[str]] | None:
-    """``(code, names)``: ``source`` reduced to what its experiments compute, and the names that
-    code uses; ``None`` for a module that registers no experiment."""
+    """``(code, modules)``: ``source`` reduced to what its experiments compute, and the
+    ``memnb`` modules that code uses (top-level imports of the names it mentions, and imports
+    inside it); ``None`` for a module that registers no experiment."""
     tree = ast.parse(source)
     if not _imports_resolvable(tree):
         return None
     roots: list[ast.stmt] = []
     binders: dict[str, list[ast.stmt]] = {}
+    imported: dict[str, set[str]] = {}
+    experiments = False
     for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or _is_documentation(node):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name, module in _import_targets(node):
+                imported.setdefault(name, set()).add(module)
             continue
-        bound = set() if _is_experiment(node) else _bound_names(node)
+        if _is_documentation(node):
+            continue
+        is_experiment = _is_experiment(node)
+        experiments = experiments or is_experiment
+        bound = set() if is_experiment else _bound_names(node)
         if not bound:  # an experiment, or module code that binds nothing: always counted
             roots.append(node)
         for name in bound:
             binders.setdefault(name, []).append(node)
-    if not any(_is_experiment(node) for node in roots):
+    if not experiments:
         return None
     kept: dict[int, ast.stmt] = {}
-    names: set[str] = set()
+    modules: set[str] = set()
     queue = list(roots)
     while queue:
         node = queue.pop()
         if id(node) in kept:
             continue
         kept[id(node)] = node
-        used = _used_names(node)
-        names |= used
-        for name in used:
+        for name in _used_names(node):
             queue += binders.get(name, [])
+            modules |= imported.get(name, set())
+        modules |= {m for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom))
+                    for _, m in _import_targets(inner)}
     lines = source.splitlines()
     text: list[str] = []
     for node in sorted(kept.values(), key=lambda n: n.lineno):
@@ -141,7 +151,7 @@ def _reduced(source: str) -> tuple[str, frozenset[str]] | None:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         text += [lines[i - 1] for i in range(first, (node.end_lineno or node.lineno) + 1)
                  if i not in dropped]
-    return "\n".join(text), frozenset(names)
+    return "\n".join(text), frozenset(modules)
 
 
 def computing_source(source: str) -> str:
@@ -227,21 +237,19 @@ def _imported_modules(source: str) -> set[str]:
     return found
 
 
-def _top_level_imports(tree: ast.Module) -> dict[str, set[str]]:
-    """``{bound name: the memnb modules it comes from}`` for a module's top-level imports."""
-    found: dict[str, set[str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
+def _import_targets(node: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+    """``(bound name, memnb module it comes from)`` for each ``memnb`` name an import binds:
+    ``from P import a`` gives ``P.a`` when that is a module, else ``P``; ``import memnb.a.b``
+    gives ``memnb.a.b``."""
+    if isinstance(node, ast.ImportFrom):
+        if node.level or not node.module or not (
                 node.module == "memnb" or node.module.startswith("memnb.")):
-            for alias in node.names:
-                sub = f"{node.module}.{alias.name}"
-                found.setdefault(alias.asname or alias.name, set()).add(
-                    sub if _is_module(sub) else node.module)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:  # import memnb.a.b [as c]: the module memnb.a.b
-                if alias.name.startswith("memnb."):
-                    found.setdefault(alias.asname or "memnb", set()).add(alias.name)
-    return found
+            return []
+        return [(alias.asname or alias.name, f"{node.module}.{alias.name}"
+                 if _is_module(f"{node.module}.{alias.name}") else node.module)
+                for alias in node.names]
+    return [(alias.asname or "memnb", alias.name) for alias in node.names
+            if alias.name.startswith("memnb.")]
 
 
 def _is_module(name: str) -> bool:
@@ -258,11 +266,8 @@ def _used_modules(module: ModuleType) -> set[str]:
     path = getattr(module, "__file__", None)
     source = None if path is None else Path(path).read_text(encoding="utf-8")
     reduced = None if source is None else _reduced(source)
-    if source is not None and reduced is not None:
-        code, used = reduced
-        imports = _top_level_imports(ast.parse(source))
-        from_imports = {m for n in used for m in imports.get(n, ())}
-        return {name} | from_imports | _imported_modules(code)
+    if reduced is not None:
+        return {name} | reduced[1]
     found = {name} if source is not None else set()  # a module made in memory has no source
     for value in vars(module).values():
         other = value.__name__ if isinstance(value, ModuleType) else getattr(
