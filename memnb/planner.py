@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import re
 import sys
 import tempfile
 import time
@@ -227,7 +228,8 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
         first = memo[grid_key]
         return dataclasses.replace(first, experiment=name, paper_figure=exp.paper_figure,
                                    note=f"the grid of `{first.experiment}` (its points are reused)",
-                                   recorded_s=None, recorded_on="")
+                                   recorded_s=None,
+                                   recorded_on=_shared_recorded(name, first.experiment, profile))
     runs, groups = len(captured.points), captured.groups
     if not trains(captured.evaluate):
         return ExperimentPlan(name, exp.paper_figure, runs, len(groups), 0, 0, None, None,
@@ -305,10 +307,29 @@ def with_recorded(table: pd.DataFrame, profile: str = "full",
     results' provenance, so a plan computed earlier shows the runs recorded since."""
     table = table.copy()
     for i, r in table.iterrows():
-        shared = str(r["note"]).startswith("the grid of")
-        table.at[i, "recorded_s"], table.at[i, "recorded_on"] = (
-            (None, "") if shared else _recorded(r["experiment"], profile, root))
+        source = shared_grid_source(str(r["note"]))
+        if source is None:
+            table.at[i, "recorded_s"], table.at[i, "recorded_on"] = _recorded(
+                r["experiment"], profile, root)
+        else:
+            table.at[i, "recorded_s"] = None
+            table.at[i, "recorded_on"] = _shared_recorded(r["experiment"], source, profile, root)
     return table
+
+
+def _shared_recorded(name: str, source: str, profile: str, root: Path | None = None) -> str:
+    """What the "recorded run" of ``name`` says when its grid is ``source``'s: its result, if
+    written, reused ``source``'s points, so it has no wall time of its own."""
+    from memnb.results import load
+
+    return f"the points of `{source}`'s run" if load(name, profile, root) is not None else ""
+
+
+def shared_grid_source(note: str) -> str | None:
+    """The experiment whose grid a plan row shares (its note reads "the grid of `NAME` ..."),
+    or ``None`` for a row with a grid of its own."""
+    found = re.match(r"the grid of `([^`]+)`", note)
+    return None if found is None else found.group(1)
 
 
 def plan_record(table: pd.DataFrame, **about: Any) -> dict[str, Any]:
@@ -374,12 +395,12 @@ def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
     for r in table.itertuples():
         steps = "-" if r.model_steps is None or pd.isna(r.model_steps) else f"{r.model_steps:.3g}"
         flops = "-" if r.flops is None or pd.isna(r.flops) else f"{r.flops:.2e}"
-        recorded = "-" if r.recorded_s is None or pd.isna(r.recorded_s) else (
+        recorded = (r.recorded_on or "-") if r.recorded_s is None or pd.isna(r.recorded_s) else (
             f"{format_duration(r.recorded_s)} ({r.recorded_on})")
         lines.append(f"| `{r.experiment}` | {r.paper_figure} | {r.runs} | {r.groups} "
                      f"({r.calibrated}) | {steps} | {flops} | {format_duration(r.wall_s)} | "
                      f"{recorded} | {r.note} |")
-    own = ~table["note"].str.startswith("the grid of")  # a shared grid runs once
+    own = table["note"].map(lambda n: shared_grid_source(str(n)) is None)  # shared: runs once
     total = table.loc[own, "wall_s"].dropna().sum()
     lines.append(f"\nTotal of the estimated wall times (a grid shared by two experiments counted "
                  f"once): {format_duration(total)}.")

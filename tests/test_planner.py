@@ -3,6 +3,7 @@ the plan adds up the steps each point would run."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pandas as pd
@@ -156,8 +157,10 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
         sys.path.insert(0, str(book))
     from buildtools import reproducibility
 
-    table = pd.DataFrame([planner.ExperimentPlan("dana.exp6", "Fig. 4", 120, 1, 1, 4.9e5, 2.7e11,
-                                                 300.0).__dict__])
+    table = pd.DataFrame([
+        planner.ExperimentPlan("dana.exp6", "Fig. 4", 120, 1, 1, 4.9e5, 2.7e11, 300.0).__dict__,
+        planner.ExperimentPlan("dana.exp2", "Fig. 1b", 120, 1, 1, 4.9e5, 2.7e11, 300.0,
+                               note="the grid of `dana.exp6` (its points are reused)").__dict__])
     record = planner.plan_record(table, command="python scripts/plan_table.py --device cpu",
                                  date="2026-01-01", git_commit="abcdef12345", device="cpu",
                                  device_name="CPU (x86_64, 1 threads)", planning_s=12.0)
@@ -170,6 +173,8 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     assert "Computed by `python scripts/plan_table.py --device cpu` on 2026-01-01" in text
     assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 5.0 min | - |" in text
     assert "estimated (CPU, 1 thread)" in text
+    assert "| `dana.exp2` | Dana et al. Fig. 1b | 120 | 2.7e+11 | 5.0 min | - |" in text
+    assert "counted once): 5.0 min." in text  # the shared grid is not counted twice
     # a run recorded after the plan appears in it, a partial one as such
     (results / "full").mkdir(parents=True)
     (results / "full" / "dana.exp6.csv").write_text("H\n1\n")
@@ -179,6 +184,11 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
          "points_missing": 60}))
     text = reproducibility.plans_markdown(plans, results)
     assert "| 4.0 min (CPU, 2 threads; partial, 60 of 120 points) |" in text
+    # an experiment that shares another's grid says so once its own result is written
+    (results / "full" / "dana.exp2.csv").write_text("d_h\n1\n")
+    (results / "full" / "dana.exp2.json").write_text(json.dumps({"wall_time_s": 0.1}))
+    text = reproducibility.plans_markdown(plans, results)
+    assert "| 5.0 min | the points of `dana.exp6`'s run |" in text
     # a complete run of an earlier full profile is not today's grid
     (results / "full" / "dana.exp6.json").write_text(json.dumps(
         {"experiment": "dana.exp6", "profile": "full", "device_name": "CPU (x86_64, 2 threads)",
@@ -210,3 +220,16 @@ def test_the_same_groups_are_calibrated_whatever_the_load(monkeypatch, tiny_clas
     slow = planner.plan_experiment("tiny.plan", "full", calibrate=2)
     assert slow.calibrated == fast.calibrated == 2
     assert slow.flops == pytest.approx(fast.flops)
+
+
+def test_the_plan_command_counts_a_shared_grid_once_and_names_its_source():
+    own = planner.ExperimentPlan("dana.exp1", "Fig. 1a", 10, 1, 1, 1e3, 1e9, 60.0)
+    shared = dataclasses.replace(own, experiment="dana.exp4", paper_figure="Fig. 2b",
+                                 note="the grid of `dana.exp1` (its points are reused)",
+                                 recorded_on="the points of `dana.exp1`'s run")
+    text = planner.plan_markdown(pd.DataFrame([own.__dict__, shared.__dict__]),
+                                 device_name="CPU")
+    assert "| the points of `dana.exp1`'s run |" in text
+    assert "counted once): 1.0 min." in text
+    assert planner.shared_grid_source(shared.note) == "dana.exp1"
+    assert planner.shared_grid_source(own.note) is None

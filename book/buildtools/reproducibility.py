@@ -350,7 +350,7 @@ def paper_item(name: str, paper_figure: str) -> str:
 def _plan_table(table: Any, device_name: str) -> str:
     """A plan narrow enough for the page: experiment, paper item, runs, FLOPs, estimated and
     recorded wall time; the groups and the notes go into a list below it."""
-    from memnb.planner import format_duration
+    from memnb.planner import format_duration, shared_grid_source
 
     rows, notes = [], []
     for r in table.itertuples():
@@ -358,6 +358,8 @@ def _plan_table(table: Any, device_name: str) -> str:
         recorded = "-"
         if r.recorded_s is not None and not pd.isna(r.recorded_s):
             recorded = f"{format_duration(float(r.recorded_s))} ({_short_device(r.recorded_on)})"
+        elif r.recorded_on:  # a shared grid: its points come from another experiment's run
+            recorded = str(r.recorded_on)
         rows.append([f"`{r.experiment}`", paper_item(r.experiment, r.paper_figure), r.runs,
                      flops, format_duration(None if pd.isna(r.wall_s) else float(r.wall_s)),
                      recorded])
@@ -365,8 +367,8 @@ def _plan_table(table: Any, device_name: str) -> str:
         if extra:
             notes.append(f"`{r.experiment}` ({r.groups} packed groups, {r.calibrated} "
                          f"calibrated): {'; '.join(extra)}")
-    shared = ~table["note"].fillna("").str.startswith("the grid of")  # a shared grid runs once
-    total = table.loc[shared, "wall_s"].dropna().sum()
+    own = table["note"].map(lambda n: shared_grid_source(str(n or "")) is None)  # shared: once
+    total = table.loc[own, "wall_s"].dropna().sum()
     text = markdown_table(["experiment", "paper item", "runs", "FLOPs",
                            f"estimated ({_short_device(device_name)})", "recorded run"], rows)
     return (text + f"\n\nTotal of the estimated wall times (a grid shared by two experiments "
