@@ -450,7 +450,7 @@ def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
         if ours is not None and r.d in ours.index and int(ours.loc[r.d, "H"]) == r.H:
             eq2_aot, eq2_mlp = float(ours.loc[r.d, "ours_aot"]), float(ours.loc[r.d, "ours_mlp"])
             cell += (f". Eq. (2)'s AoT and one head + MLP reach {eq2_aot:.3f} and {eq2_mlp:.3f} "
-                     "at the same budget")
+                     f"at the same budget on the same {counted(code['seed'].nunique(), 'seed')}")
             plain = code[(code["d"] == r.d) & (code["H_equiv"] == r.H)
                          & (code["model"] == "mlp_code_uncompressed")]["accuracy"]
             if len(plain) and eq2_mlp != r.ours_mlp:

@@ -839,9 +839,10 @@ def proposition_2(results: ResultSource) -> Verdict:
     return criteria.exact_check(ok, f"largest rank over random weights "
                                 f"{int(shared['max_rank'].max())} ≤ bound "
                                 f"{int(shared['bound'].iloc[0])} (H = 2, n = 4, T = 40); "
-                                f"construction reaches {list(tight['z_rank'])} = "
-                                f"{list(tight['capacity'])}; n = 1: rank "
-                                f"{int(one['z_rank'].iloc[0])}")
+                                "the construction reaches rank "
+                                + ", ".join(f"{int(r.z_rank)} at H = {int(r.H)} (bound "
+                                            f"{int(r.capacity)})" for r in tight.itertuples())
+                                + f" (n = 4); n = 1: rank {int(one['z_rank'].iloc[0])}")
 
 
 @item(P, "Proposition 3",
