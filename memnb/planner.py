@@ -227,7 +227,7 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     if grid_key in memo:  # the same grid as an experiment planned before (its cache is shared)
         first = memo[grid_key]
         return dataclasses.replace(first, experiment=name, paper_figure=exp.paper_figure,
-                                   note=f"the grid of `{first.experiment}` (its points are reused)",
+                                   note=shared_grid_note(first.experiment),
                                    recorded_s=None,
                                    recorded_on=_shared_recorded(name, first.experiment, profile))
     runs, groups = len(captured.points), captured.groups
@@ -307,7 +307,7 @@ def with_recorded(table: pd.DataFrame, profile: str = "full",
     results' provenance, so a plan computed earlier shows the runs recorded since."""
     table = table.copy()
     for i, r in table.iterrows():
-        source = shared_grid_source(str(r["note"]))
+        source = shared_grid_source(r["note"])
         if source is None:
             table.at[i, "recorded_s"], table.at[i, "recorded_on"] = _recorded(
                 r["experiment"], profile, root)
@@ -325,11 +325,23 @@ def _shared_recorded(name: str, source: str, profile: str, root: Path | None = N
     return f"the points of `{source}`'s run" if load(name, profile, root) is not None else ""
 
 
-def shared_grid_source(note: str) -> str | None:
-    """The experiment whose grid a plan row shares (its note reads "the grid of `NAME` ..."),
-    or ``None`` for a row with a grid of its own."""
-    found = re.match(r"the grid of `([^`]+)`", note)
+def shared_grid_note(source: str) -> str:
+    """The note of a plan row whose grid is ``source``'s (:func:`shared_grid_source` reads it
+    back)."""
+    return f"the grid of `{source}` (its points are reused)"
+
+
+def shared_grid_source(note: Any) -> str | None:
+    """The experiment whose grid a plan row shares (its note is :func:`shared_grid_note`'s), or
+    ``None`` for a row with a grid of its own (any other note, or none)."""
+    found = re.match(r"the grid of `([^`]+)`", note) if isinstance(note, str) else None
     return None if found is None else found.group(1)
+
+
+def estimated_total_s(table: pd.DataFrame) -> float:
+    """The estimated wall time of a plan, a grid shared by two experiments counted once."""
+    own = table["note"].map(lambda note: shared_grid_source(note) is None)
+    return float(table.loc[own, "wall_s"].dropna().sum())
 
 
 def plan_record(table: pd.DataFrame, **about: Any) -> dict[str, Any]:
@@ -400,8 +412,7 @@ def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
         lines.append(f"| `{r.experiment}` | {r.paper_figure} | {r.runs} | {r.groups} "
                      f"({r.calibrated}) | {steps} | {flops} | {format_duration(r.wall_s)} | "
                      f"{recorded} | {r.note} |")
-    own = table["note"].map(lambda n: shared_grid_source(str(n)) is None)  # shared: runs once
-    total = table.loc[own, "wall_s"].dropna().sum()
+    total = estimated_total_s(table)
     lines.append(f"\nTotal of the estimated wall times (a grid shared by two experiments counted "
                  f"once): {format_duration(total)}.")
     return "\n".join(lines)

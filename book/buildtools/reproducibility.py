@@ -350,7 +350,7 @@ def paper_item(name: str, paper_figure: str) -> str:
 def _plan_table(table: Any, device_name: str) -> str:
     """A plan narrow enough for the page: experiment, paper item, runs, FLOPs, estimated and
     recorded wall time; the groups and the notes go into a list below it."""
-    from memnb.planner import format_duration, shared_grid_source
+    from memnb.planner import estimated_total_s, format_duration
 
     rows, notes = [], []
     for r in table.itertuples():
@@ -367,12 +367,11 @@ def _plan_table(table: Any, device_name: str) -> str:
         if extra:
             notes.append(f"`{r.experiment}` ({r.groups} packed groups, {r.calibrated} "
                          f"calibrated): {'; '.join(extra)}")
-    own = table["note"].map(lambda n: shared_grid_source(str(n or "")) is None)  # shared: once
-    total = table.loc[own, "wall_s"].dropna().sum()
+    total = estimated_total_s(table)
     text = markdown_table(["experiment", "paper item", "runs", "FLOPs",
                            f"estimated ({_short_device(device_name)})", "recorded run"], rows)
     return (text + f"\n\nTotal of the estimated wall times (a grid shared by two experiments "
-            f"counted once): {format_duration(float(total))}. Groups not calibrated are "
+            f"counted once): {format_duration(total)}. Groups not calibrated are "
             "interpolated per point between the calibrated ones.\n\n"
             + "\n".join(f"- {n}" for n in notes))
 

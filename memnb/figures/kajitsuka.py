@@ -535,15 +535,15 @@ def transformer_markdown(T: Any, net: Any = None, sequences: np.ndarray | None =
     v = card.transformer_width_verdict({"this network": T})
     counts = ""
     if net is not None:
-        counts = (f"The Transformer form has {T.parameter_count():,} parameters, the ReLU form "
-                  f"{net.num_parameters:,} ({T.parameter_count() / net.num_parameters:.2f}×): a "
+        blocks, relu = T.parameter_count(), net.num_parameters
+        counts = (f"The Transformer form has {blocks:,} parameters, the ReLU form {relu:,} "
+                  f"({blocks / relu:.2f}×): a "
                   "ReLU layer is counted dense from its inputs to its outputs, while its block "
                   f"spans all {T.stream_width} rows of $Z$ twice ($W_1$ and $W_2$, with their "
                   "biases). The scaling fits of Sec. 3 and the cross-paper chapter count the ReLU "
                   "form.\n\n")
     return (head + "\n".join(lines) + "\n\n" + counts + "Width counted the paper's way (the "
-            "largest of the "
-            "rows of $Z$, heads × head size and the FFN hidden width; notes Sec. 1, "
+            "largest of the rows of $Z$, heads × head size and the FFN hidden width; notes Sec. 1, "
             "*[unverified]*): "
             f"**{T.width()}** (rows of $Z$ {T.stream_width}, heads × head size "
             f"{T.attention_width}, FFN hidden width {T.ffn_width}) against the paper's "
