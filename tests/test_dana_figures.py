@@ -339,6 +339,9 @@ def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
     # (0.45 - 0.23) / (0.53 - 0.23) = 73 %
     assert "accounts for 73% of the gap" in text and "most of it" in text
     assert "1 seed of ours" in text
+    assert "at the same budget on the same seed (0)" in text
+    two = pd.concat([code, code.assign(seed=1)])
+    assert "at the same budget on the same 2 seeds" in figures.exp5_code_summary(two, eq2)
     # a model outside the two does not give a share of the gap
     beyond = _exp5_rows({"aot_code": 0.26, "mlp_code": 0.23, "mlp_code_uncompressed": 0.9})
     text = figures.exp5_code_summary(beyond, eq2)

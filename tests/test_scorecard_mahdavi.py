@@ -175,9 +175,14 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
         t["H"] == 4, 0.978))])
     caption = fig.fig3(SimpleNamespace(fresh=quick, cached=short, partial=None,
                                        params={"n": 8, "d_h": 16}), "quick").data
-    assert ("H = 4, T = 550: mean training accuracy 100.0%, 2 of 2 seeds perfect, H = 8, "
+    assert ("H = 4, T = 550: mean training accuracy 100.0%, 2 of 2 seeds perfect; H = 8, "
             "T = 1300: mean training accuracy 98.9%, 1 of 2 seeds perfect") in caption
     assert "1300 [the largest tried: not bracketed] (seed 0), none (seed 1)" in caption
+    one_seed = at_paper.assign(accuracy=lambda t: t["accuracy"].where(t["H"] == 4, 0.978))
+    caption = fig.fig3(SimpleNamespace(fresh=quick, cached=one_seed, partial=None,
+                                       params={"n": 8, "d_h": 16}), "quick").data
+    assert ("H = 8, T = 1300: training accuracy 97.8% on the one seed that ran, not perfect; a "
+            "finding of ours") in caption
     alone = fig.fig3(SimpleNamespace(fresh=quick, cached=None, partial=None,
                                      params={"n": 8, "d_h": 16}), "quick").data
     assert "Top row" not in alone and "This `quick` run: Largest T" in alone

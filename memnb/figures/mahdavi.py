@@ -528,10 +528,16 @@ def _paper_sizes_text(table: pd.DataFrame) -> str:
         return ""
     return ("At the paper's sizes, which App. H gives as about the largest its models memorized "
             "perfectly, our training with the official settings did not memorize every example "
-            "in every seed (" + ", ".join(f"H = {h}, T = {t}: mean training accuracy {acc:.1%}, "
-                                          f"{kept} of {ran} seeds perfect"
-                                          for h, t, acc, kept, ran in parts)
+            "in every seed (" + "; ".join(_paper_size_outcome(*part) for part in parts)
             + "; a finding of ours about the paper's sizes). ")
+
+
+def _paper_size_outcome(h: int, t: int, accuracy: float, kept: int, ran: int) -> str:
+    """One paper size's outcome: the (mean) training accuracy and how many seeds were perfect."""
+    if ran == 1:
+        return (f"H = {h}, T = {t}: training accuracy {accuracy:.1%} on the one seed that ran, "
+                f"{'perfect' if kept else 'not perfect'}")
+    return f"H = {h}, T = {t}: mean training accuracy {accuracy:.1%}, {kept} of {ran} seeds perfect"
 
 
 def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
