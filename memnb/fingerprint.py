@@ -25,7 +25,6 @@ import functools
 import hashlib
 import importlib
 import importlib.util
-import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -141,8 +140,7 @@ def _reduced(source: str) -> tuple[str, frozenset[str]] | None:
         for name in _used_names(node):
             queue += binders.get(name, [])
             modules |= imported.get(name, set())
-        modules |= {m for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom))
-                    for _, m in _import_targets(inner)}
+        modules |= _imported_modules(node)
     lines = source.splitlines()
     text: list[str] = []
     for node in sorted(kept.values(), key=lambda n: n.lineno):
@@ -219,22 +217,11 @@ def unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(memnb(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
-                     r"|import[ \t]+(memnb\.[\w.]+))", re.MULTILINE)
-
-
-def _imported_modules(source: str) -> set[str]:
-    """The ``memnb`` modules a source text imports, at the top or inside functions."""
-    found: set[str] = set()
-    for package, names, plain in _IMPORT.findall(source):
-        if plain:
-            found.add(plain)
-            continue
-        # from P import a, b: the names that are submodules of P, else P itself
-        words = re.findall(r"\w+", re.sub(r"#[^\n]*", "", names))
-        modules = {f"{package}.{w}" for w in words if w != "as" and _is_module(f"{package}.{w}")}
-        found |= modules or {package}
-    return found
+def _imported_modules(tree: ast.AST) -> set[str]:
+    """The ``memnb`` modules imported anywhere inside ``tree`` (at its top or inside functions),
+    each import read by :func:`_import_targets`."""
+    return {module for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for _, module in _import_targets(node)}
 
 
 def _import_targets(node: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
@@ -274,7 +261,7 @@ def _used_modules(module: ModuleType) -> set[str]:
             value, "__module__", None)
         if isinstance(other, str) and other.startswith("memnb."):
             found.add(other)
-    return found if source is None else found | _imported_modules(source)
+    return found if source is None else found | _imported_modules(ast.parse(source))
 
 
 def code_modules(evaluate: Callable[..., Any] | str | ModuleType | None) -> tuple[str, ...]:

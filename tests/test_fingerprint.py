@@ -4,6 +4,7 @@ that changes what is computed changes the points)."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import textwrap
 from pathlib import Path
@@ -12,7 +13,13 @@ import pytest
 
 from memnb import planner
 from memnb.experiments.registry import get, load_all
-from memnb.fingerprint import CORE_MODULES, code_fingerprint, code_modules, computing_source
+from memnb.fingerprint import (
+    CORE_MODULES,
+    _imported_modules,
+    code_fingerprint,
+    code_modules,
+    computing_source,
+)
 from memnb.sweep import point_key
 
 _MODULE = textwrap.dedent('''
@@ -161,3 +168,14 @@ def test_every_profile_parameter_that_computes_is_in_the_points(name):
     assert unchanged == [], (
         f"{name}: changing {unchanged} leaves the points unchanged, so a cached point would be "
         "reused for another computation: put the parameter in the points")
+
+
+def test_imports_are_read_from_the_syntax_tree_at_any_depth():
+    """Top-level and inner imports count (a submodule where the name is one, else its package);
+    an import line quoted in a docstring does not."""
+    source = ('"""Usage:\n\nfrom memnb import sweep\n"""\nfrom memnb.scorecard import criteria\n'
+              "import memnb.bounds as b\n\ndef f():\n    from memnb import models, prose\n"
+              "    from memnb.papers import dana\n    return models\n")
+    assert _imported_modules(ast.parse(source)) == {
+        "memnb.scorecard.criteria", "memnb.bounds", "memnb.models", "memnb.prose",
+        "memnb.papers.dana"}
