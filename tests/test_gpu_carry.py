@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
+import sys
+import textwrap
 
 import numpy as np
+import pytest
 from script_loader import load_script
 
 
@@ -59,3 +63,89 @@ def test_no_text_leaves_the_text_assets_out(tmp_path):
         (tmp_path / name / "file").write_text("x")
     gpu_carry.carry_text(tmp_path, include=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["whl"]
+
+
+def test_the_chapters_left_out_and_the_text_chapters_are_real_notebooks(tmp_path):
+    gpu_carry = _script()
+    stems = {p.stem for p in (gpu_carry.REPO / "notebooks").glob("*.ipynb")}
+    assert set(gpu_carry.CHAPTERS_LEFT_OUT) <= stems and set(gpu_carry.TEXT_CHAPTERS) <= stems
+    for name in ("dana", "mahdavi", "kajitsuka_sato", "scorecard"):
+        (tmp_path / f"{name}.ipynb").write_text("{}")
+    assert gpu_carry.gpu_chapters(tmp_path) == ["dana", "kajitsuka_sato", "scorecard"]
+    assert gpu_carry.gpu_chapters(tmp_path, text=False) == ["dana", "scorecard"]
+
+
+def test_the_chapters_command_selects_exactly_the_notebook_tests_of_its_chapters():
+    """The ``-k`` expression of the printed command, given to pytest here, collects one notebook
+    test per chapter and nothing else; the command fits the device tool's 2,000 characters."""
+    gpu_carry = _script()
+    chapters = gpu_carry.gpu_chapters()
+    command = gpu_carry.chapters_command(chapters)
+    assert command.startswith(gpu_carry.setup_command()) and len(command) <= 2000
+    assert "MEMNB_TEST_DEVICE=cuda" in command and "--junitxml=$OUT/" in command
+    select = command.split('-k "', 1)[1].split('"', 1)[0]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-k", select, "tests/test_notebooks.py"],
+        cwd=gpu_carry.REPO, capture_output=True, text=True, check=True).stdout
+    ids = sorted(line.split("[", 1)[1].rstrip("]") for line in collected.splitlines()
+                 if line.startswith("tests/test_notebooks.py::"))
+    assert ids == chapters
+    with pytest.raises(ValueError, match="chapters"):
+        gpu_carry.chapters_command([])
+
+
+def _requirements(name: str) -> set[str]:
+    """The requirements of the installed distribution ``name`` that apply on the GPU machine
+    (CPython 3.12 on Linux, no extras), as canonical names."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    machine = {"python_version": "3.12", "python_full_version": "3.12.3",
+               "sys_platform": "linux", "platform_system": "Linux",
+               "platform_machine": "x86_64", "implementation_name": "cpython",
+               "platform_python_implementation": "CPython", "os_name": "posix", "extra": ""}
+    needed = set()
+    for line in importlib.metadata.requires(name) or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or requirement.marker.evaluate(machine):
+            needed.add(canonicalize_name(requirement.name))
+    return needed
+
+
+def test_every_requirement_of_a_carried_package_is_carried_held_by_the_image_or_left_out():
+    """A requirement missing on the GPU machine would fail there only, after the device time is
+    spent: each one is carried, in the image's package list, or left out with a reason."""
+    from packaging.utils import canonicalize_name
+
+    gpu_carry = _script()
+    carried = {canonicalize_name(n) for n in gpu_carry.WHEELS + gpu_carry.NOTEBOOK_WHEELS}
+    known = carried | {canonicalize_name(n) for n in (*gpu_carry.IMAGE_HOLDS,
+                                                      *gpu_carry.LEFT_OUT)}
+    missing = {name: sorted(_requirements(name) - known) for name in sorted(carried)}
+    assert not {name: needs for name, needs in missing.items() if needs}
+    assert not carried & {canonicalize_name(n) for n in gpu_carry.IMAGE_HOLDS}
+
+
+def test_optuna_runs_a_study_without_its_database_packages():
+    """The Kajitsuka & Sato tuning uses optuna's in-memory storage: a study runs with
+    sqlalchemy, alembic and mako unimportable, as on the GPU machine where they stay behind."""
+    script = textwrap.dedent("""
+        import importlib.abc, sys
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] in ("sqlalchemy", "alembic", "mako"):
+                    raise ImportError(f"blocked: {name}")
+        sys.meta_path.insert(0, Block())
+        import memnb.experiments.kajitsuka  # noqa: F401  (imports optuna as the tuning does)
+        import optuna
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        study = optuna.create_study(direction="minimize",
+                                    sampler=optuna.samplers.TPESampler(seed=0))
+        study.optimize(lambda trial: trial.suggest_float("x", -1.0, 1.0) ** 2, n_trials=4)
+        assert "sqlalchemy" not in sys.modules
+        print(len(study.trials))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "4"
