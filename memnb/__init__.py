@@ -5,4 +5,9 @@ Dana, Pydi & Chevaleyre (AISTATS 2025): models, explicit constructions from the 
 one training loop, sweeps with caching, and the figures of the book.
 """
 
+from memnb.numerics import flush_denormals as _flush_denormals
+
 __version__ = "0.1.0"
+
+# before torch starts its worker threads, which take the mode from this thread (memnb.numerics)
+_flush_denormals()

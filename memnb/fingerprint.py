@@ -3,7 +3,8 @@
 A cached point is reused only by the code that computed it (:mod:`memnb.sweep`). The fingerprint
 (:func:`code_fingerprint`) is a hash over the source of a set of modules (:func:`code_modules`):
 the training code every point depends on (:data:`CORE_MODULES`) and the evaluator's module with
-the ``memnb`` modules it uses.
+the ``memnb`` modules it uses; and over the CPU's denormal mode (:mod:`memnb.numerics`), which
+is not source but changes the numbers the same source computes.
 
 An experiment module (one that registers experiments with ``@experiment``) counts only for what
 its experiments compute, not for how they are catalogued (:func:`computing_source`): the
@@ -31,8 +32,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from memnb import numerics
+
 CORE_MODULES: tuple[str, ...] = ("memnb.models", "memnb.train", "memnb.sweep", "memnb.data",
-                                 "memnb.constructions", "memnb.bounds")
+                                 "memnb.constructions", "memnb.bounds", "memnb.numerics")
 """Modules (packages include every file below them) in every sweep's code fingerprint."""
 
 _NOT_CODE = ("memnb.experiments.registry", "memnb.paths", "memnb.profiles", "memnb.results",
@@ -197,12 +200,14 @@ def _module_files(name: str) -> list[tuple[str, Path]]:
 
 
 def code_fingerprint(modules: Iterable[str]) -> str:
-    """A 16-hex-digit hash of the source of ``modules`` (packages: every ``.py`` below them).
+    """A 16-hex-digit hash of the source of ``modules`` (packages: every ``.py`` below them)
+    and of the CPU's denormal mode (:func:`memnb.numerics.mode`).
 
     Comments and blank lines do not count, nor the catalogue of an experiment module
-    (:func:`computing_source`); any other change of any file does.
+    (:func:`computing_source`); any other change of any file does, and so does a machine whose
+    CPU keeps IEEE denormals where this one flushes them (the same code computes other numbers).
     """
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"denormals:{numerics.mode()}\n".encode())
     for name in sorted(set(modules)):
         for label, path in _module_files(name):
             digest.update(f"{label}:{_source_digest(path)}\n".encode())

@@ -37,7 +37,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
-from memnb import resume
+from memnb import numerics, resume
 from memnb.progress import bar_disabled
 
 Inputs = Tensor | tuple[Tensor, ...]
@@ -558,8 +558,11 @@ def _stack(members: Sequence[nn.Module], data: _TrainingData, seed: int
 
 
 def _precision(config: TrainConfig, device: torch.device) -> contextlib.AbstractContextManager:
-    """The matmul precision of a run: ``config.tf32`` (or :func:`tf32_runs`) on CUDA, restored
-    afterwards; else as is."""
+    """The arithmetic of a run: ``config.tf32`` (or :func:`tf32_runs`) on CUDA, restored
+    afterwards; on the CPU, denormals flushed to zero on every thread (:mod:`memnb.numerics`,
+    checked here: a mixed pool raises)."""
+    if device.type == "cpu":
+        numerics.require_flushed_denormals()
     if device.type != "cuda":
         return contextlib.nullcontext()
     return tf32_matmul(config.tf32 or tf32_forced())

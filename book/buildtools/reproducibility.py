@@ -216,7 +216,8 @@ BENCHMARK_COLUMNS = {
     "steps": "steps", "official_way_s": "official codes' way (s)",
     "sequential_s": "one after another, same code (s)", "packed_s": "packed engine (s)",
     "ratio": "ratio", "gflop_per_s": "GFLOP/s", "fraction_of_fp32_peak": "share of fp32 peak",
-    "max_final_loss_gap": "largest final-loss gap"}
+    "max_final_loss_gap": "largest final-loss gap",
+    "ieee_ms": "IEEE denormals (ms per step)", "flushed_ms": "denormals flushed (ms per step)"}
 """Column titles of the benchmark tables, by key of a record's results."""
 
 
@@ -231,6 +232,8 @@ def _benchmark_value(key: str, value: Any) -> str:
         return f"{float(value):.1e}"
     if key.endswith("_s"):
         return f"{float(value):.1f}"
+    if key.endswith("_ms"):
+        return f"{float(value):.2f}"
     return str(value)
 
 
