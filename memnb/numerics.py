@@ -4,12 +4,11 @@ Why. When a softmax saturates (Mahdavi et al., ICLR 2024, App. H / Fig. 3: heads
 than 0.99 of their weight on one token), the weights of the other tokens underflow below the
 smallest normal float32 (about 1.2e-38) into denormal (subnormal) numbers, and so do the
 gradients that flow through them. Many x86 CPUs compute with denormals in microcode, many times
-slower than with normal numbers. Measured on this project's 2-core CI machine (an Intel Xeon):
+slower than with normal numbers. Measured on the project's 2-core machine (an Intel Xeon):
 the packed Fig. 3 group of the ``full`` profile trained at about 80 steps/s for its first
 thousand steps and at 18 steps/s by step 20,000, once 1.5-6 % of the attention weights of the
 ``H = 8`` members were denormal; the same loop state continued at 72 steps/s with denormals
-flushed (``benchmarks/bench_denormals.py`` prints the ratio on a saturated softmax). Flushing
-is the usual setting of GPU training kernels too.
+flushed (``benchmarks/bench_denormals.py`` prints the ratio on a saturated softmax).
 
 How. :func:`flush_denormals` sets the CPU's flush-to-zero and denormals-are-zero modes
 (``torch.set_flush_denormal``). They hold per thread: torch's intra-op worker threads take them
@@ -17,15 +16,15 @@ from the thread that creates them, which is the main thread the first time torch
 parallel. So ``import memnb`` sets them (:mod:`memnb` calls :func:`flush_denormals`), before a
 chapter, the command line, a test or a dask worker trains anything; :func:`denormals_flushed`
 checks that every worker thread flushes, and :func:`require_flushed_denormals` (called by every
-CPU training run, :func:`memnb.train.train_members`) refuses to train when one does not, since
-its numbers would differ from a run of the same code in one mode.
+CPU training run and cost measurement of :mod:`memnb.train`) refuses to train when one does not,
+since its numbers would differ from a run of the same code in either mode.
 
 What it changes. A flushed denormal is a value below 1.2e-38 replaced by zero, so most numbers
 are the same bit for bit, but not all: one Fig. 3 group trained from the same seed to step
 20,500 in both modes diverged at step 14,000 in 2 of its 12 members. The mode is therefore part
 of every point's cache key: this module is among the fingerprinted core modules, and the
-fingerprint adds :func:`mode` (:func:`memnb.fingerprint.code_fingerprint`). CUDA kernels do not
-read the CPU's modes: GPU numbers are unchanged.
+fingerprint adds :func:`mode` (:func:`memnb.fingerprint.code_fingerprint`). Arithmetic on a
+GPU does not read the CPU's modes.
 """
 
 from __future__ import annotations
