@@ -27,6 +27,7 @@ import pandas as pd
 import torch
 
 import memnb
+from memnb import numerics
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
@@ -186,6 +187,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "git_commit": commit,
         "code_fingerprint": code,
         "matmul_precision": "TF32 (memnb.train.tf32_runs)" if tf32 else "float32",
+        "cpu_denormals": numerics.mode(),  # "flushed" since memnb.numerics; older runs: IEEE
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 2),
         "rows": len(table),

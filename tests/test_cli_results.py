@@ -8,7 +8,7 @@ import time
 import pandas as pd
 import pytest
 
-from memnb import cli, results
+from memnb import cli, numerics, results
 from memnb.experiments.registry import get, load_all
 from memnb.results import check_device, load, provenance_summary, run_experiment
 
@@ -128,6 +128,7 @@ def test_time_limit_stops_cleanly_and_the_rerun_completes(tmp_path, monkeypatch,
     provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
     assert provenance["complete"] is True and "missing_points" not in provenance
     assert len(provenance["code_fingerprint"]) == 16
+    assert provenance["cpu_denormals"] == numerics.mode()  # memnb.numerics
     with pytest.raises(SystemExit):
         cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "-1"])
 

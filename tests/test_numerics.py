@@ -17,6 +17,9 @@ from memnb.fingerprint import CORE_MODULES, code_fingerprint, code_modules
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_denormals.py"
 
+needs_flush = pytest.mark.skipif(numerics.mode() != "flushed",
+                                 reason="torch cannot flush denormals on this CPU")
+
 # the softmax of (0, -100) has exp(-100) ~ 3.7e-44, a denormal, as its second entry; torch
 # splits the rows over its worker threads, one contiguous slice each
 _COUNT_DENORMALS = """
@@ -36,6 +39,7 @@ def _run(script: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@needs_flush
 def test_importing_memnb_flushes_denormals_on_every_worker_thread():
     out = _run(_COUNT_DENORMALS + """
 import json
@@ -48,6 +52,7 @@ print(json.dumps({"denormals": denormal_entries(), "flushed": numerics.denormals
     assert out == {"denormals": 0, "flushed": True, "mode": "flushed"}
 
 
+@needs_flush
 def test_a_pool_started_before_memnb_keeps_denormals_and_training_refuses_it():
     """torch's worker threads take the mode when they start: a pool started before ``import
     memnb`` keeps IEEE denormals on its workers, which the check sees and CPU training refuses;
@@ -81,6 +86,7 @@ print(json.dumps({"before": before, "mixed": mixed, "refused": refused,
     assert out["one_thread"] is True and out["trained_steps"] == 2
 
 
+@needs_flush
 def test_a_new_host_thread_flushes_before_it_trains():
     """A dask worker runs tasks on threads other than the one that imported memnb: the check
     flushes the calling thread first, and that thread's pool starts flushed."""
@@ -107,6 +113,7 @@ def test_the_denormal_mode_is_part_of_every_fingerprint(monkeypatch):
     assert code_fingerprint(modules) != flushed  # same source, other numbers: another key
 
 
+@needs_flush
 def test_benchmark_prints_the_ratio_of_both_modes(tmp_path):
     """``benchmarks/bench_denormals.py`` saturates the Fig. 3 model's attention, reports the
     denormal share and both modes' step times in one run, and records them."""
