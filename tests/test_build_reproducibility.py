@@ -138,8 +138,9 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     cache = results / "full" / ".cache" / "dana.exp1"
     cache.mkdir(parents=True)
     (cache / "point.0123456789abcdef.json").write_text("{}")  # of other code
-    assert "0 of the 1 cached point files match today's code and would be reused by" in (
-        reproducibility.full_runs_markdown(["dana.exp1"], results))
+    assert ("0 of the 1 cached point files match today's code: `memnb run dana.exp1 --profile "
+            "full --time-limit SECONDS` reuses them and computes the other 8 of the 8 points"
+            ) in reproducibility.full_runs_markdown(["dana.exp1"], results)
     # a resumed run reports the wall time of all its invocations
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "total_wall_time_s": 3600.0, "invocations": [{}, {}]}))

@@ -297,7 +297,8 @@ def test_plot_bound_needs_xs_for_a_function():
 
 @settings(max_examples=25, deadline=None)
 @given(
-    values=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=12),
+    values=st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False), min_size=1,
+                    max_size=12),
     spread=st.sampled_from(viz.SPREADS),
 )
 def test_summarize_band_contains_the_mean(values, spread):

@@ -133,7 +133,13 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
 
     A partial run (stopped at its time limit) is listed with the points it computed, and with
     how many of its cached points today's code would reuse when the run is resumed."""
-    from memnb.results import cached_point_files, partial_summary, provenance_summary, result_paths
+    from memnb.results import (
+        cached_point_files,
+        partial_summary,
+        points_ran,
+        provenance_summary,
+        result_paths,
+    )
 
     summary = provenance_summary(list(names), "full", results_root)
     rows, missing, partial = [], [n for n in names if n not in set(summary["experiment"])], []
@@ -151,10 +157,12 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         what = partial_summary(provenance)
         if what is not None:
             files, current = cached_point_files(name, "full", results_root)
+            total = points_ran(provenance)[1]
             rerun = f"`memnb run {name} --profile full --time-limit SECONDS`"
             partial.append(f"`{name}` ({what}; " + (
-                f"{current} of the {files} cached point files match today's code and would be "
-                f"reused by {rerun})" if files else
+                f"{current} of the {files} cached point files match today's code: {rerun} "
+                f"reuses them and computes the other {max(total - current, 0)} of the "
+                f"{total} points)" if files else
                 f"no point cache committed: {rerun} computes today's grid)"))
         fixed = len(provenance.get("corrections") or [])
         fixed_text = "" if not fixed else (
