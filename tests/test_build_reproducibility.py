@@ -11,6 +11,9 @@ from pathlib import Path
 
 import nbformat
 
+from memnb.experiments.registry import get
+from memnb.fingerprint import code_fingerprint, code_modules
+
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO / "book") not in sys.path:  # book/buildtools is imported as book/build.py does
     sys.path.insert(0, str(REPO / "book"))
@@ -138,8 +141,13 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     cache = results / "full" / ".cache" / "dana.exp1"
     cache.mkdir(parents=True)
     (cache / "point.0123456789abcdef.json").write_text("{}")  # of other code
-    assert ("0 of the 1 cached point files match today's code: `memnb run dana.exp1 --profile "
-            "full --time-limit SECONDS` reuses them and computes the other 8 of the 8 points"
+    assert ("none of the 1 cached point files matches today's code: `memnb run dana.exp1 "
+            "--profile full --time-limit SECONDS` computes all 8 points"
+            ) in reproducibility.full_runs_markdown(["dana.exp1"], results)
+    code = code_fingerprint(code_modules(get("dana.exp1").fn.__module__))
+    (cache / f"point.{code}.json").write_text("{}")  # of today's code
+    assert ("1 of the 2 cached point files match today's code: `memnb run dana.exp1 --profile "
+            "full --time-limit SECONDS` reuses them and computes the other 7 of the 8 points"
             ) in reproducibility.full_runs_markdown(["dana.exp1"], results)
     # a resumed run reports the wall time of all its invocations
     (results / "full" / "dana.exp1.json").write_text(json.dumps(

@@ -159,11 +159,16 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
             files, current = cached_point_files(name, "full", results_root)
             total = points_ran(provenance)[1]
             rerun = f"`memnb run {name} --profile full --time-limit SECONDS`"
-            partial.append(f"`{name}` ({what}; " + (
-                f"{current} of the {files} cached point files match today's code: {rerun} "
-                f"reuses them and computes the other {max(total - current, 0)} of the "
-                f"{total} points)" if files else
-                f"no point cache committed: {rerun} computes today's grid)"))
+            if not files:
+                rerun_does = f"no point cache committed: {rerun} computes today's grid"
+            elif current == 0:
+                rerun_does = (f"none of the {files} cached point files matches today's code: "
+                              f"{rerun} computes all {total} points")
+            else:
+                rerun_does = (f"{current} of the {files} cached point files match today's code: "
+                              f"{rerun} reuses them and computes the other "
+                              f"{max(total - current, 0)} of the {total} points")
+            partial.append(f"`{name}` ({what}; {rerun_does})")
         fixed = len(provenance.get("corrections") or [])
         fixed_text = "" if not fixed else (
             f"; {fixed} correction{'s' if fixed > 1 else ''} by hand, listed under "
