@@ -15,6 +15,7 @@ denormal attention weights, the time per step of each mode and their ratio.
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 import time
 from pathlib import Path
@@ -42,8 +43,7 @@ def time_steps(model: MultiHeadAttention, context: torch.Tensor, queries: torch.
                targets: torch.Tensor, steps: int, *, flush: bool) -> float:
     """Seconds per Adam step on a copy of ``model`` with denormals flushed or kept."""
     torch.set_flush_denormal(flush)
-    trained = MultiHeadAttention.official(D, N, HEADS, D_H, CLASSES, seed=0)
-    trained.load_state_dict(model.state_dict())
+    trained = copy.deepcopy(model)
     optimizer = torch.optim.Adam(trained.parameters(), lr=1e-3)
     generator = torch.Generator().manual_seed(0)
 
