@@ -349,6 +349,73 @@ def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult 
                             bool(provenance.get("complete", True)))
 
 
+SUPERSEDED = "superseded"
+"""The folder, beside a profile's tables, that keeps results replaced by a run of other code."""
+
+
+def superseded_paths(name: str, profile: str, code: str,
+                     root: Path | None = None) -> tuple[Path, Path]:
+    """The CSV and JSON paths under which :func:`supersede` keeps the result of ``name`` computed
+    by code ``code`` (a :func:`code_fingerprint`)."""
+    if not re.fullmatch(r"[0-9a-f]{8,64}", code):
+        raise ValueError(f"code must be a code fingerprint (8 to 64 hex digits); got {code!r}")
+    folder = result_paths(name, profile, root)[0].parent / SUPERSEDED
+    return folder / f"{name}.{code}.csv", folder / f"{name}.{code}.json"
+
+
+def supersede(name: str, profile: str, root: Path | None = None) -> ExperimentResult:
+    """Move the written result of ``name`` under ``profile`` to ``<profile>/superseded/``, named
+    by the fingerprint of the code that computed it, so that a run of today's code can take its
+    place while the earlier table and its provenance stay readable (:func:`load_superseded`).
+
+    A rerun of other code would otherwise overwrite the table; a partial rerun would replace
+    more seeds by fewer. Raises ``FileNotFoundError`` when there is no result, and
+    ``ValueError`` for a result without a code fingerprint, one computed by today's code (a
+    rerun resumes it instead of replacing it) or one already kept."""
+    result = load(name, profile, root)
+    if result is None:
+        csv_path, json_path = result_paths(name, profile, root)
+        raise FileNotFoundError(f"{name}: no `{profile}` result to supersede ({csv_path.name} "
+                                f"and {json_path.name} in {csv_path.parent})")
+    code = result.provenance.get("code_fingerprint")
+    if not code:
+        raise ValueError(f"{name}: its `{profile}` result records no code_fingerprint, so it "
+                         "cannot be kept under the code that computed it")
+    if code == code_fingerprint(code_modules(get(name).fn.__module__)):
+        raise ValueError(f"{name}: its `{profile}` result was computed by today's code "
+                         f"({code}); a rerun resumes it instead of replacing it")
+    csv_to, json_to = superseded_paths(name, profile, code, root)
+    if csv_to.exists() or json_to.exists():
+        raise ValueError(f"{name}: a result of code {code} is already kept in {csv_to.parent}")
+    csv_to.parent.mkdir(parents=True, exist_ok=True)
+    result.csv_path.replace(csv_to)
+    result.provenance_path.replace(json_to)
+    return ExperimentResult(result.table, csv_to, json_to, result.provenance, result.complete)
+
+
+def load_superseded(name: str, profile: str, root: Path | None = None) -> list[ExperimentResult]:
+    """The results of ``name`` under ``profile`` kept by :func:`supersede`, oldest first (by
+    ``started_utc``); an empty list when none is kept."""
+    folder = result_paths(name, profile, root)[0].parent / SUPERSEDED
+    kept = []
+    for json_path in sorted(folder.glob(f"{name}.*.json")) if folder.is_dir() else []:
+        code = json_path.name[len(name) + 1:-len(".json")]
+        if not re.fullmatch(r"[0-9a-f]{8,64}", code):
+            continue  # another experiment whose name extends this one's
+        provenance = json.loads(json_path.read_text())
+        csv_path = json_path.with_suffix(".csv")
+        kept.append(ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance,
+                                     bool(provenance.get("complete", True))))
+    return sorted(kept, key=lambda r: str(r.provenance.get("started_utc", "")))
+
+
+def cpu_denormals(provenance: dict[str, Any]) -> str:
+    """How a result's CPU arithmetic treated denormal floats: its recorded ``cpu_denormals``
+    (:func:`memnb.numerics.mode`), or ``"ieee"`` for runs recorded before memnb flushed them
+    (those runs have no such field)."""
+    return str(provenance.get("cpu_denormals", "ieee"))
+
+
 @dataclass
 class FreshAndCached:
     """A chapter's view of one experiment: the run it just made and the committed full run.

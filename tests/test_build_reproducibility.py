@@ -165,6 +165,19 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         ["dana.exp1"], results)
     assert "None of the 1 registered" in reproducibility.full_runs_markdown(
         ["dana.exp1"], tmp_path / "empty")
+    # a result replaced by a run of other code is listed where it is kept
+    assert "kept for comparison" not in reproducibility.full_runs_markdown(["dana.exp1"], results)
+    kept = results / "full" / "superseded"
+    kept.mkdir()
+    (results / "full" / "dana.exp1.csv").rename(kept / "dana.exp1.0123456789abcdef.csv")
+    (kept / "dana.exp1.0123456789abcdef.json").write_text(json.dumps(
+        {**prov, "code_fingerprint": "0123456789abcdef", "complete": False, "points_done": 6,
+         "missing_points": missing}))
+    assert ("Replaced by a run of today's code and kept for comparison, under "
+            "`data/results/full/superseded/`: `dana.exp1` of code `0123456789abcdef` (CPU "
+            "(x86_64, 1 thread), 5 seeds, IEEE denormals, commit `2222222`, partial: 6 of 8 "
+            "points ran; missing seed ∈ {3, 4}") in reproducibility.full_runs_markdown(
+        ["dana.exp1"], results)
 
 
 def test_benchmark_tables_are_read_from_the_records(tmp_path):

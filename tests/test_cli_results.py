@@ -260,3 +260,35 @@ def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     stopped = {**earlier, "complete": False, "points_done": 1, "missing_points": [{"x": 1}]}
     assert partial_summary(stopped).endswith(f"; {change}")
     assert profile_change({**earlier, "experiment": "no.such"}) is None
+
+
+def test_supersede_keeps_a_result_of_other_code_under_its_fingerprint(tmp_path):
+    """A run of today's code can replace a table of older code only after the older one is kept
+    (``<profile>/superseded/<name>.<code>.*``), readable with its provenance; today's own result,
+    a missing one, one without a fingerprint and a second copy of the same code are refused."""
+    with pytest.raises(FileNotFoundError, match="dana.exp6: no `ci` result to supersede"):
+        results.supersede("dana.exp6", "ci", tmp_path)
+    first = run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
+    with pytest.raises(ValueError, match="computed by today's code"):
+        results.supersede("dana.exp6", "ci", tmp_path)
+    provenance = {**first.provenance, "code_fingerprint": "0123456789abcdef"}
+    del provenance["cpu_denormals"]  # as recorded before memnb flushed denormals
+    first.provenance_path.write_text(json.dumps(provenance))
+    kept = results.supersede("dana.exp6", "ci", tmp_path)
+    assert kept.csv_path == tmp_path / "ci" / "superseded" / "dana.exp6.0123456789abcdef.csv"
+    assert load("dana.exp6", "ci", root=tmp_path) is None  # the place is free for today's run
+    [earlier] = results.load_superseded("dana.exp6", "ci", tmp_path)
+    pd.testing.assert_frame_equal(earlier.table, first.table)
+    assert results.cpu_denormals(earlier.provenance) == "ieee"
+    assert results.load_superseded("dana.exp1", "ci", tmp_path) == []
+    second = run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
+    assert results.cpu_denormals(second.provenance) == numerics.mode()
+    second.provenance_path.write_text(json.dumps({**second.provenance,
+                                                  "code_fingerprint": "0123456789abcdef"}))
+    with pytest.raises(ValueError, match="already kept"):
+        results.supersede("dana.exp6", "ci", tmp_path)
+    second.provenance_path.write_text(json.dumps({**second.provenance, "code_fingerprint": None}))
+    with pytest.raises(ValueError, match="records no code_fingerprint"):
+        results.supersede("dana.exp6", "ci", tmp_path)
+    with pytest.raises(ValueError, match="code must be a code fingerprint"):
+        results.superseded_paths("dana.exp6", "ci", "../x", tmp_path)

@@ -22,6 +22,7 @@ from memnb.sweep import read_point
 
 FULL = repo_root() / "data" / "results" / "full"
 PROVENANCE = sorted(FULL.glob("*.json"))
+SUPERSEDED = sorted((FULL / "superseded").glob("*.json"))
 
 
 def _tracked(folder: Path) -> list[Path]:
@@ -62,3 +63,18 @@ def test_partial_runs_commit_their_point_cache_and_complete_runs_none(path: Path
         f"{path.stem} is partial with {provenance['points_done']} points done, but only {valid} "
         f"committed point files were computed by its code {code}: commit its cache "
         f"(git add -f data/results/full/.cache/{path.stem})")
+
+
+@pytest.mark.parametrize("path", SUPERSEDED, ids=[p.stem for p in SUPERSEDED])
+def test_each_superseded_table_is_kept_under_the_code_that_computed_it(path: Path) -> None:
+    """A result replaced by a run of other code (:func:`memnb.results.supersede`) keeps its table
+    and provenance, named by its experiment and code fingerprint, and differs in code from the
+    committed result that replaced it."""
+    provenance = json.loads(path.read_text())
+    name, code = provenance["experiment"], provenance["code_fingerprint"]
+    assert path.name == f"{name}.{code}.json" and name in load_all()
+    assert provenance["profile"] == "full"
+    assert len(pd.read_csv(path.with_suffix(".csv"))) == provenance["rows"]
+    current = FULL / f"{name}.json"
+    if current.exists():
+        assert json.loads(current.read_text())["code_fingerprint"] != code

@@ -481,3 +481,38 @@ def test_criteria_state_the_noise_rules_the_code_applies(empty_rows):
     assert "in every seed" in by_item["Fig. 4"].criterion
     assert "the seeds disagree on → trend" in by_item["Fig. 5"].criterion
     assert "met while some seeds memorized no tried T → trend" in by_item["Fig. 3"].criterion
+
+
+def test_two_committed_runs_of_fig3_are_compared_search_by_search():
+    """The comparison of a committed Fig. 3 run with the run it superseded (ours): per shared
+    search the largest size each found, the count that agree, and each run's verdict status."""
+    from types import SimpleNamespace
+
+    from memnb.figures import mahdavi as fig
+
+    then = pd.concat([_search({80: 1.0, 100: 0.98}, {80: 0.99, 100: 0.99}, seed=s)
+                      for s in (0, 1, 2)])
+    now = pd.concat([_search({80: 1.0, 100: 1.0}, {80: 0.99, 100: 0.5}, seed=0),
+                     _search({80: 1.0, 100: 0.98}, {80: 0.99, 100: 0.99}, seed=1)])
+    earlier = SimpleNamespace(table=then, provenance={
+        "git_commit": "aaaaaaa1", "started_utc": "2026-01-01T00:00:00", "code_fingerprint": "ab"})
+    current = SimpleNamespace(table=now, provenance={
+        "git_commit": "bbbbbbb2", "started_utc": "2026-02-01T00:00:00", "code_fingerprint": "cd",
+        "cpu_denormals": "flushed"})
+    text = fig.saturation_runs_markdown(current, [earlier])
+    assert "Earlier run: commit aaaaaaa of 2026-01-01, code ab, IEEE denormals." in text
+    assert "Committed run: commit bbbbbbb of 2026-02-01, code cd, flushed denormals" in text
+    assert "differ in the CPU's treatment of denormal floats" in text
+    assert "on the 2 seeds both ran (0, 1)" in text  # seed 2 ran only before
+    assert "| 0 | 4 | 80 | 100 | differs |" in text and "| 1 | 4 | 80 | 80 | same |" in text
+    assert "1 of 2 searches found the same largest size; seed 0 at H = 4 found 80 before and " \
+           "100 now" in text
+    assert "99.0% before and 74.5% now at H = 4" in text
+    assert "gives *reproduced* on the earlier run and *differs* on the committed one" in text
+    alike = SimpleNamespace(table=then, provenance={**earlier.provenance,
+                                                    "cpu_denormals": "flushed"})
+    assert "treat denormal floats alike" in fig.saturation_runs_markdown(current, [alike])
+    assert "no second run" in fig.saturation_runs_markdown(current, [])
+    assert "no second run" in fig.saturation_runs_markdown(None, [earlier])
+    apart = SimpleNamespace(table=then.assign(seed=9), provenance=earlier.provenance)
+    assert "shares no seed" in fig.saturation_runs_markdown(current, [apart])

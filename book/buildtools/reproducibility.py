@@ -135,10 +135,13 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     how many of its cached points today's code would reuse when the run is resumed."""
     from memnb.results import (
         cached_point_files,
+        cpu_denormals,
+        load_superseded,
         partial_summary,
         points_ran,
         provenance_summary,
         result_paths,
+        run_label,
     )
 
     summary = provenance_summary(list(names), "full", results_root)
@@ -191,6 +194,17 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     else:
         lines.append(f"None of the {len(names)} registered experiments has a committed "
                      "full-profile result yet.")
+    kept = [(name, earlier) for name in names for earlier in load_superseded(name, "full",
+                                                                             results_root)]
+    if kept:
+        lines.append(" Replaced by a run of today's code and kept for comparison, under "
+                     "`data/results/full/superseded/`: " + "; ".join(
+                         f"`{name}` of code `{e.provenance.get('code_fingerprint')}` "
+                         f"({run_label(e.table, e.provenance)}, "
+                         f"{'IEEE' if cpu_denormals(e.provenance) == 'ieee' else 'flushed'} "
+                         f"denormals, commit `{str(e.provenance.get('git_commit'))[:7]}`"
+                         + ("" if e.complete else f", {partial_summary(e.provenance)}") + ")"
+                         for name, e in kept) + ".")
     if rows and all(str(d).startswith("CPU") for d in summary["device_name"]):
         lines.append(" None of them ran on a GPU: no GPU-hours of a `full` profile are measured "
                      "yet.")

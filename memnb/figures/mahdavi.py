@@ -626,6 +626,91 @@ def fig3(result: Any, profile: str) -> Any:
                        text=text + verdict_sentence("Fig. 3", profile))
 
 
+def _run_label(provenance: dict[str, Any]) -> str:
+    """A committed run as the comparison below names it: commit, date, code and CPU denormals."""
+    from memnb.results import cpu_denormals
+
+    mode = {"ieee": "IEEE", "flushed": "flushed"}.get(cpu_denormals(provenance), "?")
+    return (f"commit {str(provenance.get('git_commit', 'unknown'))[:7]} of "
+            f"{str(provenance.get('started_utc', '?'))[:10]}, code "
+            f"{provenance.get('code_fingerprint', '?')}, {mode} denormals")
+
+
+def _verdict_status(table: pd.DataFrame) -> str:
+    """The status :func:`memnb.scorecard.mahdavi.fig3_verdict` gives ``table`` (unscaled)."""
+    from memnb.scorecard.core import NotComputable
+
+    try:
+        return sc.fig3_verdict(table).status
+    except NotComputable:
+        return "not computable"
+
+
+def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
+    """Fig. 3's search under two committed full-scale runs of different code (ours): the
+    current result and each result it superseded (:func:`memnb.results.load_superseded`),
+    compared on the searches (seed, ``H``) both made.
+
+    Per search, the largest size memorized perfectly in each run; then how many searches
+    agree, the share of examples that keep a non-saturated head at the sizes each run found,
+    and the status :func:`memnb.scorecard.mahdavi.fig3_verdict` gives each run restricted to
+    the shared seeds. Both arguments are :class:`memnb.results.ExperimentResult`."""
+    if current is None or not earlier:
+        return ("No earlier full-scale run of Fig. 3 is kept beside the committed one, so there "
+                "is no second run to compare it with.\n")
+    now = current.table
+    lines = []
+    for before in earlier:
+        old = before.table
+        seeds = sorted(set(now["seed"].astype(int)) & set(old["seed"].astype(int)))
+        if not seeds:
+            lines.append(f"The earlier run ({_run_label(before.provenance)}) shares no seed with "
+                         "the committed one: nothing to compare.\n")
+            continue
+        ours, theirs = (t[t["seed"].isin(seeds)] for t in (now, old))
+        found = sc.searched_sizes(ours).merge(sc.searched_sizes(theirs), on=["H", "seed"],
+                                              suffixes=("_now", "_then"))
+        found = found.sort_values(["seed", "H"])
+
+        def largest(value: Any) -> str:
+            return "none" if pd.isna(value) else str(int(value))
+
+        rows = [[int(r.seed), int(r.H), largest(r.largest_then),
+                 largest(r.largest_now),
+                 "same" if largest(r.largest_then) == largest(r.largest_now) else "differs"]
+                for r in found.itertuples()]
+        then_label, now_label = _run_label(before.provenance), _run_label(current.provenance)
+        header = ["seed", "H", "largest T memorized, earlier run", "largest T memorized, "
+                  "committed run", "outcome"]
+        table = "\n".join(["| " + " | ".join(header) + " |",
+                           "|" + "---|" * len(header),
+                           *("| " + " | ".join(map(str, row)) + " |" for row in rows)])
+        differ = [r for r in rows if r[-1] == "differs"]
+        what = (f"{len(rows) - len(differ)} of {len(rows)} searches found the same largest size"
+                + ("" if not differ else "; " + ", ".join(
+                    f"seed {r[0]} at H = {r[1]} found {r[2]} before and {r[3]} now"
+                    for r in differ)))
+        share = []
+        for h in sorted(int(h) for h in found["H"].unique()):
+            stats = [sc.saturation_stats(sc.searched_runs(t)) for t in (theirs, ours)]
+            values = [f"{st.loc[h, 'unsaturated']:.1%}" if h in st.index else "none found"
+                      for st in stats]
+            share.append(f"{values[0]} before and {values[1]} now at H = {h}")
+        modes = (before.provenance.get("cpu_denormals"), current.provenance.get("cpu_denormals"))
+        cause = ("the two runs differ in the CPU's treatment of denormal floats (and in code "
+                 "fingerprint)" if modes[0] != modes[1] else
+                 "the two runs treat denormal floats alike and differ in code fingerprint")
+        lines += [f"Earlier run: {then_label}. Committed run: {now_label}; {cause}. Compared on "
+                  f"the {len(seeds)} seed{'s' * (len(seeds) != 1)} both ran "
+                  f"({', '.join(map(str, seeds))}):", "", table, "",
+                  f"{what}. At the sizes each run found, the share of examples that keep a "
+                  f"non-saturated head is {'; '.join(share)}. The scorecard's Fig. 3 criterion "
+                  f"(on these seeds, before any downgrade for a partial grid) gives "
+                  f"*{_verdict_status(theirs)}* on the earlier run and "
+                  f"*{_verdict_status(ours)}* on the committed one.", ""]
+    return "\n".join(lines)
+
+
 # --- Fig. 4 ------------------------------------------------------------------------------------
 
 def fig4(result: Any, profile: str) -> Any:
