@@ -135,6 +135,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     then holds the finished points, ``complete`` is False and the provenance lists the missing
     ones. :class:`TimeLimitReached` is raised when too few points finished to build the table.
     The limit counts from ``clock_start`` (a ``time.monotonic()`` reading; default: now).
+    Under ``full``, a written result of other code is kept (:func:`supersede`), not overwritten.
     """
     clock_start = time.monotonic() if clock_start is None else clock_start
     if time_limit_s is not None and not time_limit_s > 0:
@@ -207,10 +208,24 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                     f"{budget.done + len(budget.missing)} points; the table holds only those, "
                     "and missing_points lists the others. " + provenance["note"],
         })
+    if profile == "full":
+        _keep_other_code(name, profile, root, code)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
+
+
+def _keep_other_code(name: str, profile: str, root: Path | None, code: str) -> None:
+    """Before a run of code ``code`` writes its table, keep a written result of other code
+    (:func:`supersede`), so that a full-scale result is never overwritten by one computed
+    differently, e.g. three seeds of older code by one seed of today's."""
+    earlier = load(name, profile, root)
+    if earlier is None:
+        return
+    other = earlier.provenance.get("code_fingerprint")
+    if other and other != code:
+        supersede(name, profile, root, replace=True)
 
 
 def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget | None
@@ -363,7 +378,8 @@ def superseded_paths(name: str, profile: str, code: str,
     return folder / f"{name}.{code}.csv", folder / f"{name}.{code}.json"
 
 
-def supersede(name: str, profile: str, root: Path | None = None) -> ExperimentResult:
+def supersede(name: str, profile: str, root: Path | None = None, *,
+              replace: bool = False) -> ExperimentResult:
     """Move the written result of ``name`` under ``profile`` to ``<profile>/superseded/``, named
     by the fingerprint of the code that computed it, so that a run of today's code can take its
     place while the earlier table and its provenance stay readable (:func:`load_superseded`).
@@ -371,7 +387,8 @@ def supersede(name: str, profile: str, root: Path | None = None) -> ExperimentRe
     A rerun of other code would otherwise overwrite the table; a partial rerun would replace
     more seeds by fewer. Raises ``FileNotFoundError`` when there is no result, and
     ``ValueError`` for a result without a code fingerprint, one computed by today's code (a
-    rerun resumes it instead of replacing it) or one already kept."""
+    rerun resumes it instead of replacing it) or one already kept (with ``replace=True`` the
+    kept copy is replaced: :func:`run_experiment` keeps the latest result of each code)."""
     result = load(name, profile, root)
     if result is None:
         csv_path, json_path = result_paths(name, profile, root)
@@ -385,7 +402,7 @@ def supersede(name: str, profile: str, root: Path | None = None) -> ExperimentRe
         raise ValueError(f"{name}: its `{profile}` result was computed by today's code "
                          f"({code}); a rerun resumes it instead of replacing it")
     csv_to, json_to = superseded_paths(name, profile, code, root)
-    if csv_to.exists() or json_to.exists():
+    if (csv_to.exists() or json_to.exists()) and not replace:
         raise ValueError(f"{name}: a result of code {code} is already kept in {csv_to.parent}")
     csv_to.parent.mkdir(parents=True, exist_ok=True)
     result.csv_path.replace(csv_to)

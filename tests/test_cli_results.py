@@ -292,3 +292,25 @@ def test_supersede_keeps_a_result_of_other_code_under_its_fingerprint(tmp_path):
         results.supersede("dana.exp6", "ci", tmp_path)
     with pytest.raises(ValueError, match="code must be a code fingerprint"):
         results.superseded_paths("dana.exp6", "ci", "../x", tmp_path)
+
+
+def test_a_full_run_of_other_code_keeps_the_result_it_replaces(tmp_path, monkeypatch):
+    """Under ``full`` a written result of other code is superseded, not overwritten, and the
+    latest result of each code is kept; other profiles' results are simply rewritten."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    replaced = {}
+    for profile in ("full", "quick"):
+        first = run_experiment("tiny.slow", profile, root=tmp_path)
+        first.provenance_path.write_text(json.dumps({**first.provenance,
+                                                     "code_fingerprint": "0123456789abcdef"}))
+        replaced[profile] = first.table
+        second = run_experiment("tiny.slow", profile, root=tmp_path)  # points from the cache
+        assert second.provenance["code_fingerprint"] != "0123456789abcdef"
+    assert len(calls) == 12  # each profile computed its six points once
+    [kept] = results.load_superseded("tiny.slow", "full", tmp_path)
+    assert kept.provenance["code_fingerprint"] == "0123456789abcdef"
+    pd.testing.assert_frame_equal(kept.table, replaced["full"])
+    assert results.load_superseded("tiny.slow", "quick", tmp_path) == []
+    run_experiment("tiny.slow", "full", root=tmp_path)  # today's code again: nothing to keep
+    assert len(results.load_superseded("tiny.slow", "full", tmp_path)) == 1
