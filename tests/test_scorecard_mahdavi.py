@@ -509,6 +509,14 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
            "100 now" in text
     assert "99.0% before and 74.5% now at H = 4" in text
     assert "gives *reproduced* on the earlier run and *differs* on the committed one" in text
+    assert "moved in 1 of 2 searches, and the criterion's status moved with it" in text
+    fragile = SimpleNamespace(table=now.assign(some_head_unsaturated=0.99),
+                              provenance=current.provenance)
+    text = fig.saturation_runs_markdown(fragile, [earlier])
+    assert "moved in 1 of 2 searches while the criterion's status stayed the same" in text
+    same = SimpleNamespace(table=then, provenance=current.provenance)
+    steady = fig.saturation_runs_markdown(same, [earlier])
+    assert "3 of 3 searches found the same largest size." in steady and "moved" not in steady
     alike = SimpleNamespace(table=then, provenance={**earlier.provenance,
                                                     "cpu_denormals": "flushed"})
     assert "treat denormal floats alike" in fig.saturation_runs_markdown(current, [alike])

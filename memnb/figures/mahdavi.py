@@ -700,14 +700,25 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
         cause = ("the two runs differ in the CPU's treatment of denormal floats (and in code "
                  "fingerprint)" if modes[0] != modes[1] else
                  "the two runs treat denormal floats alike and differ in code fingerprint")
+        status_then, status_now = _verdict_status(theirs), _verdict_status(ours)
+        if differ and status_then == status_now:
+            reading = (f" So the size a search lands on moved in {len(differ)} of {len(rows)} "
+                       "searches while the criterion's status stayed the same: one seed's "
+                       "largest memorized size is a fragile number, the saturation pattern read "
+                       "at it is not.")
+        elif differ:
+            reading = (f" The size a search lands on moved in {len(differ)} of {len(rows)} "
+                       "searches, and the criterion's status moved with it.")
+        else:
+            reading = ""
         lines += [f"Earlier run: {then_label}. Committed run: {now_label}; {cause}. Compared on "
                   f"the {len(seeds)} seed{'s' * (len(seeds) != 1)} both ran "
                   f"({', '.join(map(str, seeds))}):", "", table, "",
                   f"{what}. At the sizes each run found, the share of examples that keep a "
                   f"non-saturated head is {'; '.join(share)}. The scorecard's Fig. 3 criterion "
                   f"(on these seeds, before any downgrade for a partial grid) gives "
-                  f"*{_verdict_status(theirs)}* on the earlier run and "
-                  f"*{_verdict_status(ours)}* on the committed one.", ""]
+                  f"*{status_then}* on the earlier run and *{status_now}* on the committed "
+                  f"one.{reading}", ""]
     return "\n".join(lines)
 
 
