@@ -691,12 +691,14 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
                     f"seed {r[0]} at H = {r[1]} found {r[2]} before and {r[3]} now"
                     for r in differ)))
         share = []
+        stats = [sc.saturation_stats(sc.searched_runs(t)) for t in (theirs, ours)]
         for h in sorted(int(h) for h in found["H"].unique()):
-            stats = [sc.saturation_stats(sc.searched_runs(t)) for t in (theirs, ours)]
             values = [f"{st.loc[h, 'unsaturated']:.1%}" if h in st.index else "none found"
                       for st in stats]
             share.append(f"{values[0]} before and {values[1]} now at H = {h}")
-        modes = (before.provenance.get("cpu_denormals"), current.provenance.get("cpu_denormals"))
+        from memnb.results import cpu_denormals
+
+        modes = (cpu_denormals(before.provenance), cpu_denormals(current.provenance))
         cause = ("the two runs differ in the CPU's treatment of denormal floats (and in code "
                  "fingerprint)" if modes[0] != modes[1] else
                  "the two runs treat denormal floats alike and differ in code fingerprint")
