@@ -350,7 +350,7 @@ def cached_point_files(name: str, profile: str, root: Path | None = None) -> tup
     i.e. how many a rerun resumes from."""
     folder = result_paths(name, profile, root)[0].parent / ".cache" / name
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    code = code_fingerprint(code_modules(get(name).fn.__module__))
+    code = todays_code(name)
     return len(files), sum(1 for f in files if f.name.endswith(f".{code}.json"))
 
 
@@ -367,12 +367,15 @@ def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult 
 SUPERSEDED = "superseded"
 """The folder, beside a profile's tables, that keeps results replaced by a run of other code."""
 
+FINGERPRINT = re.compile(r"[0-9a-f]{8,64}")
+"""What a :func:`code_fingerprint` looks like (hex digits), in a kept result's file name."""
+
 
 def superseded_paths(name: str, profile: str, code: str,
                      root: Path | None = None) -> tuple[Path, Path]:
     """The CSV and JSON paths under which :func:`supersede` keeps the result of ``name`` computed
     by code ``code`` (a :func:`code_fingerprint`)."""
-    if not re.fullmatch(r"[0-9a-f]{8,64}", code):
+    if not FINGERPRINT.fullmatch(code):
         raise ValueError(f"code must be a code fingerprint (8 to 64 hex digits); got {code!r}")
     folder = result_paths(name, profile, root)[0].parent / SUPERSEDED
     return folder / f"{name}.{code}.csv", folder / f"{name}.{code}.json"
@@ -398,7 +401,7 @@ def supersede(name: str, profile: str, root: Path | None = None, *,
     if not code:
         raise ValueError(f"{name}: its `{profile}` result records no code_fingerprint, so it "
                          "cannot be kept under the code that computed it")
-    if code == code_fingerprint(code_modules(get(name).fn.__module__)):
+    if code == todays_code(name):
         raise ValueError(f"{name}: its `{profile}` result was computed by today's code "
                          f"({code}); a rerun resumes it instead of replacing it")
     csv_to, json_to = superseded_paths(name, profile, code, root)
@@ -417,7 +420,7 @@ def load_superseded(name: str, profile: str, root: Path | None = None) -> list[E
     kept = []
     for json_path in sorted(folder.glob(f"{name}.*.json")) if folder.is_dir() else []:
         code = json_path.name[len(name) + 1:-len(".json")]
-        if not re.fullmatch(r"[0-9a-f]{8,64}", code):
+        if not FINGERPRINT.fullmatch(code):
             continue  # another experiment whose name extends this one's
         provenance = json.loads(json_path.read_text())
         csv_path = json_path.with_suffix(".csv")
@@ -431,6 +434,26 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     (:func:`memnb.numerics.mode`), or ``"ieee"`` for runs recorded before memnb flushed them
     (those runs have no such field)."""
     return str(provenance.get("cpu_denormals", "ieee"))
+
+
+def denormals_label(provenance: dict[str, Any]) -> str:
+    """:func:`cpu_denormals` as the book writes it: ``"IEEE"``, ``"flushed"``, or the recorded
+    mode itself when it is neither."""
+    mode = cpu_denormals(provenance)
+    return {"ieee": "IEEE", "flushed": "flushed"}.get(mode, mode)
+
+
+def todays_code(name: str) -> str:
+    """The fingerprint of the code that computes ``name`` today (:func:`code_fingerprint` of
+    its experiment module's :func:`code_modules`): the one a run would record, and look its
+    cached points up by."""
+    return code_fingerprint(code_modules(get(name).fn.__module__))
+
+
+def computed_by_todays_code(name: str, provenance: dict[str, Any]) -> bool:
+    """Whether a result of ``name`` was computed by today's code: its recorded
+    ``code_fingerprint`` equals :func:`todays_code` (a result recorded without one was not)."""
+    return provenance.get("code_fingerprint") == todays_code(name)
 
 
 @dataclass
@@ -467,6 +490,9 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         prov = cached.provenance
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
+        if not computed_by_todays_code(name, prov):
+            code = prov.get("code_fingerprint") or "fingerprint not recorded"
+            note += f", computed by earlier code ({code}, {denormals_label(prov)} denormals)"
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"

@@ -128,6 +128,17 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert "1 of 2 registered experiments" in text and "0.5 hours" in text
     assert "No full-profile result yet" in text and "`dana.exp5`" in text
     assert "None of them ran on a GPU" in text
+    # the code of each table: one recorded without a fingerprint is of earlier code, IEEE
+    assert "2026-01-01 | earlier: not recorded, IEEE denormals |" in text
+    assert "0 of these 1 tables were computed by today's code" in text
+    prov = json.loads((results / "full" / "dana.exp1.json").read_text())
+    code = code_fingerprint(code_modules(get("dana.exp1").fn.__module__))
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "code_fingerprint": code, "cpu_denormals": "flushed"}))
+    today = reproducibility.full_runs_markdown(["dana.exp1"], results)
+    assert f"2026-01-01 | today: `{code}`, flushed denormals |" in today
+    assert "computed by today's code" not in today
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(prov))
     # a partial grid is said to be one, with the points it lacks and what a rerun would reuse
     prov = json.loads((results / "full" / "dana.exp1.json").read_text())
     missing = [{"seed": 3, "H": 4}, {"seed": 4, "H": 4}]

@@ -314,3 +314,23 @@ def test_a_full_run_of_other_code_keeps_the_result_it_replaces(tmp_path, monkeyp
     assert results.load_superseded("tiny.slow", "quick", tmp_path) == []
     run_experiment("tiny.slow", "full", root=tmp_path)  # today's code again: nothing to keep
     assert len(results.load_superseded("tiny.slow", "full", tmp_path)) == 1
+
+
+def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_path, monkeypatch):
+    """``fresh_and_cached``'s note names the code of a committed full run that today's code did
+    not compute (its fingerprint and denormal mode); a run of today's code needs no such words."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    full = run_experiment("tiny.slow", "full", root=tmp_path)
+    assert results.computed_by_todays_code("tiny.slow", full.provenance)
+    assert results.todays_code("tiny.slow") == full.provenance["code_fingerprint"]
+    note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
+    assert "beside the committed full-scale run" in note and "earlier code" not in note
+    earlier = {**full.provenance, "code_fingerprint": "0123456789abcdef"}
+    del earlier["cpu_denormals"]  # as recorded before memnb flushed denormals
+    full.provenance_path.write_text(json.dumps(earlier))
+    assert not results.computed_by_todays_code("tiny.slow", earlier)
+    note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
+    assert note.endswith("computed by earlier code (0123456789abcdef, IEEE denormals)")
+    assert results.denormals_label({"cpu_denormals": "flushed"}) == "flushed"
+    assert results.denormals_label({"cpu_denormals": "daz-only"}) == "daz-only"

@@ -628,12 +628,11 @@ def fig3(result: Any, profile: str) -> Any:
 
 def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: commit, date, code and CPU denormals."""
-    from memnb.results import cpu_denormals
+    from memnb.results import denormals_label
 
-    mode = {"ieee": "IEEE", "flushed": "flushed"}.get(cpu_denormals(provenance), "?")
     return (f"commit {str(provenance.get('git_commit', 'unknown'))[:7]} of "
             f"{str(provenance.get('started_utc', '?'))[:10]}, code "
-            f"{provenance.get('code_fingerprint', '?')}, {mode} denormals")
+            f"{provenance.get('code_fingerprint', '?')}, {denormals_label(provenance)} denormals")
 
 
 def _verdict_status(table: pd.DataFrame) -> str:
