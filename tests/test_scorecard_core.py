@@ -78,3 +78,23 @@ def test_rows_html_puts_status_second_and_escapes_text() -> None:
     headers = [h.split("</th>")[0] for h in page.split("<th>")[1:]]
     assert headers[:2] == ["Item", "Status"]
     assert "a &lt; b" in page and "(ours)" in page and "overflow-x:auto" in page
+
+
+def test_evidence_names_a_full_run_of_earlier_code(tmp_path) -> None:
+    """A verdict read from a table that today's code did not compute says so in its evidence,
+    with the code and the denormal mode its provenance records."""
+    from memnb.results import todays_code
+
+    _write(tmp_path, "dana.exp4", "full", pd.DataFrame({"x": [1, 2, 3], "y": [1, 2, 3]}))
+
+    def check(results: core.ResultSource) -> Verdict:
+        t = results.table("dana.exp4")
+        return monotone(t["x"], t["y"])
+
+    row = _item(check).evaluate(core.ResultSource("full", tmp_path))
+    assert "earlier code (not recorded) with IEEE denormals" in row.evidence
+    json_path = tmp_path / "full" / "dana.exp4.json"
+    json_path.write_text(json.dumps({**json.loads(json_path.read_text()),
+                                     "code_fingerprint": todays_code("dana.exp4")}))
+    row = _item(check).evaluate(core.ResultSource("full", tmp_path))
+    assert "`full` run of dana.exp4" in row.evidence and "earlier code" not in row.evidence

@@ -94,7 +94,14 @@ class ResultSource:
     def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
         """``(table, profile it was read from, one-line description, partial summary or None)``
         of ``name``."""
-        from memnb.results import load, partial_summary, run_label
+        from memnb.experiments.registry import load_all
+        from memnb.results import (
+            computed_by_todays_code,
+            denormals_label,
+            load,
+            partial_summary,
+            run_label,
+        )
 
         if name in self._cache:
             return self._cache[name]
@@ -110,6 +117,9 @@ class ResultSource:
             what += (f": {run_label(result.table, prov)}, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
                      f"{prov.get('started_utc', '?')}")
+            if name in load_all() and not computed_by_todays_code(name, prov):
+                what += (f", earlier code {prov.get('code_fingerprint') or '(not recorded)'} "
+                         f"with {denormals_label(prov)} denormals")
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
