@@ -436,11 +436,15 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     return str(provenance.get("cpu_denormals", "ieee"))
 
 
-def denormals_label(provenance: dict[str, Any]) -> str:
-    """:func:`cpu_denormals` as the book writes it: ``"IEEE"``, ``"flushed"``, or the recorded
-    mode itself when it is neither."""
+def arithmetic_label(provenance: dict[str, Any]) -> str:
+    """How a result's floating-point arithmetic treated denormals, as the book writes it:
+    ``"IEEE denormals"`` or ``"flushed denormals"`` (:func:`cpu_denormals`) for a run on the
+    CPU, ``"GPU arithmetic"`` for one on a GPU (which does not read the CPU's modes)."""
+    if str(provenance.get("device", "cpu")).startswith("cuda"):
+        return "GPU arithmetic"
     mode = cpu_denormals(provenance)
-    return {"ieee": "IEEE", "flushed": "flushed"}.get(mode, mode)
+    written = {"ieee": "IEEE", "flushed": "flushed"}.get(mode, mode)
+    return f"{written} denormals"
 
 
 def todays_code(name: str) -> str:
@@ -492,7 +496,7 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
                 f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
         if not computed_by_todays_code(name, prov):
             code = prov.get("code_fingerprint") or "fingerprint not recorded"
-            note += f", computed by earlier code ({code}, {denormals_label(prov)} denormals)"
+            note += f", computed by earlier code ({code}, {arithmetic_label(prov)})"
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"

@@ -332,5 +332,7 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     assert not results.computed_by_todays_code("tiny.slow", earlier)
     note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
     assert note.endswith("computed by earlier code (0123456789abcdef, IEEE denormals)")
-    assert results.denormals_label({"cpu_denormals": "flushed"}) == "flushed"
-    assert results.denormals_label({"cpu_denormals": "daz-only"}) == "daz-only"
+    assert results.arithmetic_label({"cpu_denormals": "flushed"}) == "flushed denormals"
+    assert results.arithmetic_label({"cpu_denormals": "daz-only"}) == "daz-only denormals"
+    assert results.arithmetic_label({"device": "cuda:0", "cpu_denormals": "flushed"}) == (
+        "GPU arithmetic")

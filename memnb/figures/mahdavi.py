@@ -628,11 +628,11 @@ def fig3(result: Any, profile: str) -> Any:
 
 def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: commit, date, code and CPU denormals."""
-    from memnb.results import denormals_label
+    from memnb.results import arithmetic_label
 
     return (f"commit {str(provenance.get('git_commit', 'unknown'))[:7]} of "
             f"{str(provenance.get('started_utc', '?'))[:10]}, code "
-            f"{provenance.get('code_fingerprint', '?')}, {denormals_label(provenance)} denormals")
+            f"{provenance.get('code_fingerprint', '?')}, {arithmetic_label(provenance)}")
 
 
 def _verdict_status(table: pd.DataFrame) -> str:

@@ -96,8 +96,8 @@ class ResultSource:
         of ``name``."""
         from memnb.experiments.registry import load_all
         from memnb.results import (
+            arithmetic_label,
             computed_by_todays_code,
-            denormals_label,
             load,
             partial_summary,
             run_label,
@@ -119,7 +119,7 @@ class ResultSource:
                      f"{prov.get('started_utc', '?')}")
             if name in load_all() and not computed_by_todays_code(name, prov):
                 what += (f", earlier code {prov.get('code_fingerprint') or '(not recorded)'} "
-                         f"with {denormals_label(prov)} denormals")
+                         f"with {arithmetic_label(prov)}")
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
