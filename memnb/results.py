@@ -157,6 +157,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     commit = _git_commit()  # the code that computes the points, read before they are computed
     device_name = device_description(device, executor)  # the workers', for a dask run
     code = code_fingerprint(code_modules(exp.fn.__module__))
+    reused = _point_files_of(cache_dir, code)  # computed before this run: read, not computed
     t0 = time.perf_counter()
     with _time_budget(time_limit_s, clock_start) as budget:
         try:
@@ -192,6 +193,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 2),
         "rows": len(table),
+        "cached_points_reused": reused,
         "note": "wall_time_s covers only the points computed in this invocation; cached points"
                 " from an interrupted earlier run are reused (total_wall_time_s adds the earlier"
                 " invocations of a resumed partial run, listed in invocations)",
@@ -350,8 +352,12 @@ def cached_point_files(name: str, profile: str, root: Path | None = None) -> tup
     i.e. how many a rerun resumes from."""
     folder = result_paths(name, profile, root)[0].parent / ".cache" / name
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    code = todays_code(name)
-    return len(files), sum(1 for f in files if f.name.endswith(f".{code}.json"))
+    return len(files), _point_files_of(folder, todays_code(name))
+
+
+def _point_files_of(folder: Path, code: str) -> int:
+    """How many point files of code ``code`` the cache folder ``folder`` holds."""
+    return sum(1 for _ in folder.glob(f"*.{code}.json")) if folder.is_dir() else 0
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:

@@ -130,7 +130,8 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert "None of them ran on a GPU" in text
     # the code of each table: one recorded without a fingerprint is of earlier code, IEEE
     assert "2026-01-01 | earlier: not recorded, IEEE denormals |" in text
-    assert "0 of these 1 tables were computed by today's code" in text
+    assert "0 of these 1 tables were computed by today's code; the other 1 stand" in text
+    assert "1800 s" not in text and "cache" not in text  # nothing recorded as reused
     prov = json.loads((results / "full" / "dana.exp1.json").read_text())
     code = code_fingerprint(code_modules(get("dana.exp1").fn.__module__))
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
@@ -138,6 +139,15 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     today = reproducibility.full_runs_markdown(["dana.exp1"], results)
     assert f"2026-01-01 | today: `{code}`, flushed denormals |" in today
     assert "computed by today's code" not in today
+    # points read from a cache are named; a table recorded without the count, only when its
+    # wall time says so (under a second)
+    for recorded, wall, said in [(3, 1800.0, "30.0 min (3 cached points reused, not computed)"),
+                                 (0, 0.5, "0 s on"), (None, 0.5, "0 s (points read from the "
+                                                                 "cache) on"),
+                                 (None, 58.0, "58 s on")]:
+        (results / "full" / "dana.exp1.json").write_text(json.dumps(
+            {**prov, "cached_points_reused": recorded, "wall_time_s": wall}))
+        assert said in reproducibility.full_runs_markdown(["dana.exp1"], results), said
     (results / "full" / "dana.exp1.json").write_text(json.dumps(prov))
     # a partial grid is said to be one, with the points it lacks and what a rerun would reuse
     prov = json.loads((results / "full" / "dana.exp1.json").read_text())

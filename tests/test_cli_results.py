@@ -41,6 +41,10 @@ def test_rerun_reuses_cached_points(tmp_path):
     second = run_experiment("dana.exp1", "ci", seeds=1, root=tmp_path)
     pd.testing.assert_frame_equal(first.table, second.table)
     assert second.provenance["wall_time_s"] < first.provenance["wall_time_s"]
+    # the provenance says how many points were read rather than computed
+    points = len(list((tmp_path / "ci" / ".cache" / "dana.exp1").glob("*.json")))
+    assert first.provenance["cached_points_reused"] == 0 < points
+    assert second.provenance["cached_points_reused"] == points
     assert load("dana.exp1", "ci", root=tmp_path) is not None
     assert load("dana.exp2", "ci", root=tmp_path) is None
 

@@ -133,6 +133,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
 
     A partial run (stopped at its time limit) is listed with the points it computed, and with
     how many of its cached points today's code would reuse when the run is resumed."""
+    from memnb.prose import counted
     from memnb.results import (
         arithmetic_label,
         cached_point_files,
@@ -154,11 +155,16 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         provenance = json.loads(json_path.read_text())
         wall = record["wall_time_s"]
         minutes = "–" if wall is None else f"{float(wall) / 60:.1f} min"
-        if wall is not None and float(wall) < 60:  # its points came from another run's cache
-            minutes = f"{float(wall):.0f} s (points read from the cache)"
+        if wall is not None and float(wall) < 60:
+            minutes = f"{float(wall):.0f} s"
         runs = len(provenance.get("invocations") or [None])
         if runs > 1:
             minutes += f" over {runs} invocations"
+        reused = provenance.get("cached_points_reused")
+        if reused and runs == 1:  # points computed outside this table's history: time not in it
+            minutes += f" ({counted(int(reused), 'cached point')} reused, not computed)"
+        elif reused is None and wall is not None and float(wall) < 1:  # recorded before the field
+            minutes += " (points read from the cache)"
         what = partial_summary(provenance)
         if what is not None:
             files, current = cached_point_files(name, "full", results_root)
@@ -197,12 +203,14 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         lines.append(f"{len(rows)} of {len(names)} registered experiments have a committed "
                      f"full-profile result ({total:.1f} hours of recorded wall time in all).")
         if earlier_code:
+            today = [f"`{n}`" for n in summary["experiment"] if n not in earlier_code]
             lines.append(
-                f" {len(rows) - len(earlier_code)} of these {len(rows)} tables were computed by "
-                "today's code (column *code*: the code fingerprint each provenance records); the "
-                f"other {len(earlier_code)} stand as computed by earlier code, and the chapters "
-                "draw them as they are. Rerunning one computes it anew and keeps the earlier "
-                "table under `data/results/full/superseded/`.")
+                f" {len(today)} of these {len(rows)} tables were computed by today's code"
+                + (f" ({', '.join(today)})" if today else "")
+                + f"; the other {len(earlier_code)} stand as computed by earlier code (column "
+                "*code*: the code fingerprint each provenance records), and the chapters draw "
+                "them as they are. Rerunning one computes it anew and keeps the earlier table "
+                "under `data/results/full/superseded/`.")
         if partial:
             lines.append(" Partial grids, each with the command that continues it (from the "
                          "point cache committed with it, where there is one): "
