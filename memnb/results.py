@@ -278,7 +278,7 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     A parameter that only mirrors another (``max_blocks`` equal to ``blocks`` point by point)
     is named once. The value sets are given only when the points are every combination of
     them; otherwise, where the seed varies, the points are counted per seed instead (``seed 0
-    (7 points), seed 1 (42 points)``)."""
+    (7 points), seed 1 (42 points)``). Points of one seed name it (``seed = 4; H ∈ {4, 8}``)."""
     if not points:
         return "none"
 
@@ -302,7 +302,10 @@ def describe_points(points: list[dict[str, Any]]) -> str:
         counts = Counter(p.get("seed") for p in points)  # not a product: count what each seed has
         return ", ".join(f"seed {seed} ({n} point{'s' * (n != 1)})"
                          for seed, n in sorted(counts.items()))
-    return "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
+    sets = "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
+    if "seed" in points[0] and "seed" not in keys:  # one seed's points: which seed is the news
+        return f"seed = {value(points[0], 'seed')}; {sets}"
+    return sets
 
 
 def _shown(value: Any) -> str:

@@ -212,6 +212,7 @@ def test_describe_points_names_the_parameters_that_vary():
 
     points = [{"seed": s, "H": h, "d": 64} for s in (3, 4) for h in (4, 8)]
     assert describe_points(points) == "seed ∈ {3, 4}; H ∈ {4, 8}"
+    assert describe_points(points[2:]) == "seed = 4; H ∈ {4, 8}"  # the seed they lack is named
     assert describe_points([{"seed": 2, "H": 8, "d": 64}]) == "seed = 2, H = 8, d = 64"
     long = {"seed": 2, "H": 8, "lr": 0.1, "batch": 8, "d": 64, "C": 10, "kind": "x"}
     assert describe_points([long]) == "seed = 2, H = 8, d = 64"

@@ -153,7 +153,7 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
     assert rows["Fig. 3"].status == "trend"  # would be reproduced on the complete grid
     assert "[mahdavi.saturation: partial: 2 of 4 points ran" in rows["Fig. 3"].measured
-    assert "partial: 2 of 4 points ran; missing H ∈ {4, 8}" in rows["Fig. 3"].evidence
+    assert "partial: 2 of 4 points ran; missing seed = 1; H ∈ {4, 8}" in rows["Fig. 3"].evidence
     # the figure: the full run in the top row, this build's run below, the partial run named
     monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
