@@ -463,6 +463,16 @@ def todays_code(name: str) -> str:
     return code_fingerprint(code_modules(get(name).fn.__module__))
 
 
+def earlier_code_note(name: str, provenance: dict[str, Any]) -> str:
+    """``", computed by earlier code (<fingerprint>, <arithmetic>)"`` for a result of ``name``
+    that today's code did not compute (:func:`computed_by_todays_code`), else ``""``: the words
+    a chapter appends where it says which run a figure draws."""
+    if computed_by_todays_code(name, provenance):
+        return ""
+    code = provenance.get("code_fingerprint") or "fingerprint not recorded"
+    return f", computed by earlier code ({code}, {arithmetic_label(provenance)})"
+
+
 def computed_by_todays_code(name: str, provenance: dict[str, Any]) -> bool:
     """Whether a result of ``name`` was computed by today's code: its recorded
     ``code_fingerprint`` equals :func:`todays_code` (a result recorded without one was not)."""
@@ -503,9 +513,7 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         prov = cached.provenance
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
-        if not computed_by_todays_code(name, prov):
-            code = prov.get("code_fingerprint") or "fingerprint not recorded"
-            note += f", computed by earlier code ({code}, {arithmetic_label(prov)})"
+        note += earlier_code_note(name, prov)
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"

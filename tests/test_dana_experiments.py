@@ -144,6 +144,14 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
         {"device_name": "CPU (x86_64, 1 threads)", "seeds": 1, "wall_time_s": 60}))
     note = dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
     assert "(CPU (x86_64, 1 thread), 1 seed, " in note and "threads" not in note
+    # a run of earlier code says so, with its code and arithmetic; one of today's code does not
+    assert "1 min, computed by earlier code (fingerprint not recorded, IEEE denormals)" in note
+    from memnb.results import todays_code
+
+    (folder / "dana.exp1.json").write_text(json.dumps(
+        {"device_name": "CPU", "seeds": 1, "wall_time_s": 60,
+         "code_fingerprint": todays_code("dana.exp1"), "cpu_denormals": "flushed"}))
+    assert "earlier code" not in dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
 
 
 def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, monkeypatch):

@@ -613,7 +613,7 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     wherever a run recorded it.
     """
     from memnb.figures.dana import as_the_paper_reports, reported_accuracy
-    from memnb.results import FreshAndCached, fresh_and_cached, load, run_label
+    from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached, load, run_label
 
     if profile == "quick":
         full = load(name, "full", root)
@@ -623,8 +623,7 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
                     f"{str(prov.get('started_utc', '?'))[:10]}, "
                     f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "
                     f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
-                    " min), read instead of a "
-                    f"`quick` rerun")
+                    f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun")
             table = as_the_paper_reports(full.table)
             return FreshAndCached(name, table, None, dict(prov.get("params", {})),
                                   f"{note}; {reported_accuracy(table)}")
