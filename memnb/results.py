@@ -156,7 +156,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     started = datetime.now(UTC)
     commit = _git_commit()  # the code that computes the points, read before they are computed
     device_name = device_description(device, executor)  # the workers', for a dask run
-    code = code_fingerprint(code_modules(exp.fn.__module__))
+    code = todays_code(name)
     reused = _point_files_of(cache_dir, code)  # computed before this run: read, not computed
     t0 = time.perf_counter()
     with _time_budget(time_limit_s, clock_start) as budget:
