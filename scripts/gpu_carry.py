@@ -15,7 +15,8 @@ machine's image has PyTorch but not every package ``memnb`` imports. This script
 - ``repo.git`` and ``COMMIT``: a one-commit bare clone of ``HEAD`` and its hash, which the
   command installs as the machine's ``.git`` and checks, so that provenance names the commit
   that ran (a ``.git`` left on the machine by an earlier call is removed first);
-- ``results_full.tar.gz``, when ``--archive`` names the archive an earlier queue call packed.
+- ``results_full.tar.gz``, when ``--archive`` names the archive an earlier queue call packed,
+  and the paused loop states that call packed beside it (``paused.tar.gz`` or its parts).
 
     python scripts/gpu_carry.py [--archive PATH]      # then call the device tool with
                                                       # carry [".gpu"] and the printed command
@@ -165,7 +166,8 @@ def device_command(budget_s: int = 530, queue_args: str = "") -> str:
     """The shell command for the device tool (run in the checkout's copy there): the setup of
     :func:`setup_command`, then the queue with the carried archive."""
     return (setup_command() + "python3 scripts/gpu_queue.py --restore "
-            f".gpu/results_full.tar.gz --out $OUT --budget {budget_s} {queue_args}".rstrip()
+            ".gpu/results_full.tar.gz .gpu/paused.tar.gz "
+            f"--out $OUT --budget {budget_s} {queue_args}".rstrip()
             + " 2>&1 | tee $OUT/queue_stdout.txt")
 
 
@@ -232,12 +234,30 @@ def carry_text(carry: Path, *, include: bool) -> None:
         copy_tree(data / name, carry / "data" / name)
 
 
+def carry_archives(carry: Path, archive: Path | None) -> list[Path]:
+    """Put ``archive`` (an earlier queue call's ``results_full.tar.gz``) into ``carry`` with the
+    paused loop states packed beside it (``paused.tar.gz`` or its ``.part*`` files), after
+    removing those of any earlier call, so that no other run's archive is restored by mistake;
+    returns the files put there."""
+    for old in [carry / "results_full.tar.gz", *carry.glob("paused.tar.gz*")]:
+        old.unlink(missing_ok=True)
+    if archive is None:
+        return []
+    copied = [carry / "results_full.tar.gz"]
+    shutil.copyfile(archive, copied[0])
+    for paused in sorted(archive.parent.glob("paused.tar.gz*")):
+        shutil.copyfile(paused, carry / paused.name)
+        copied.append(carry / paused.name)
+    return copied
+
+
 def main(argv: list[str] | None = None) -> int:
     from memnb import paths
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--archive", type=Path, default=None,
-                        help="results_full.tar.gz packed by an earlier queue call, to resume")
+                        help="results_full.tar.gz packed by an earlier queue call, to resume "
+                             "(the paused states packed beside it travel too)")
     parser.add_argument("--budget", type=int, default=530, help="seconds for the queue call")
     parser.add_argument("--queue-args", default="", help="extra gpu_queue.py arguments, "
                         "e.g. '--only kajitsuka.mnli_curves'")
@@ -260,11 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     copy_tree(official, CARRY / "papers" / "dana_official_results")
     commit = clone_head(CARRY / "repo.git")
     (CARRY / "COMMIT").write_text(commit + "\n")
-    archive = CARRY / "results_full.tar.gz"
-    if args.archive is not None:
-        shutil.copyfile(args.archive, archive)
-    elif archive.exists():
-        archive.unlink()  # an archive of another run must not be restored by mistake
+    carry_archives(CARRY, args.archive)
     carried = folder_bytes(CARRY)
     total = tree_bytes() + carried
     print(f".gpu/ ready for commit {commit[:7]}: {len(wheels)} wheels, "

@@ -2,8 +2,9 @@
 
 One call of this script, run from the repository root on the GPU machine:
 
-1. restores ``data/results/full/`` (tables, provenance and the point cache) from the archive a
-   previous call packed, when that archive was carried along (``--restore PATH``);
+1. restores ``data/results/full/`` (tables, provenance, the point cache and the paused loop
+   states) from the archives a previous call packed, when they were carried along
+   (``--restore PATH ...``);
 2. runs the CUDA tests first (``pytest -m cuda``) when a GPU is present, and stops if they fail;
 3. runs the queue in order (:data:`QUEUE`: Mahdavi et al. Figs. 2a, 2b, 2c, 4, 3, 5; Kajitsuka &
    Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5 and App. B; then
@@ -12,16 +13,22 @@ One call of this script, run from the repository root on the GPU machine:
    ``--budget`` seconds; an experiment stopped at its limit keeps every finished point in the
    cache and the queue stops there;
 4. packs ``data/results/full/`` into one archive under ``--out`` (``$OUT`` on the device
-   machine), with a log of what ran.
+   machine), with a log of what ran. The loop states of groups paused at the time limit
+   (``.cache/<experiment>/paused/``, :mod:`memnb.resume`) go into a second archive,
+   ``paused.tar.gz``, cut into parts that each fit what one file can bring back; states too large
+   to be carried to the next call are left out (logged), and their groups restart there. One
+   packed Mahdavi et al. Fig. 2a group at T = 40,000 pauses at 62 MiB: packed with the results,
+   it made the one archive too large to come back, and every point of that call was lost.
 
-Rerun the same call, carrying the archive it packed, until the log says the queue is done. An
+Rerun the same call, carrying the archives it packed, until the log says the queue is done. An
 experiment whose full result is already complete (here, or in the checkout, e.g. a CPU run) is
 skipped: the queue neither spends GPU time recomputing it nor replaces its table with a partial
 one when its slice runs out.
 
-    python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz --out "$OUT"
+    python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz \
+        .cache/gpu_queue/paused.tar.gz --out "$OUT"
     (carry .cache/gpu_queue; any ignored path works, e.g. one listed in .git/info/exclude)
-    python3 scripts/gpu_queue.py --unpack-only --restore PATH   # here, after a call
+    python3 scripts/gpu_queue.py --unpack-only --restore PATH ...   # here, after a call
 
 ``--bench`` first runs ``benchmarks/bench_sweep.py`` on the device and ``--plan`` writes the cost
 plan of every experiment there (``scripts/plan_table.py``), both into ``--out``; their time comes
@@ -40,10 +47,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS_FULL = REPO / "data" / "results" / "full"
 ARCHIVE_NAME = "results_full.tar.gz"
+PAUSED_NAME = "paused.tar.gz"  # the loop states of paused groups, packed apart from the results
+RETURN_FILE_BYTES = 16 * 2**20  # the most one file under $OUT can bring back
+PART_BYTES = 15 * 2**20  # a part of the paused archive, under RETURN_FILE_BYTES
+PAUSED_MAX_BYTES = 40 * 2**20
+"""The largest paused archive kept: a call sends at most 64 MiB (the checkout, the wheels and
+the archives together), so a larger state could come back but never travel to the next call."""
 
 QUEUE: tuple[str, ...] = (
     "mahdavi.heads",         # Fig. 2a
@@ -70,16 +84,76 @@ QUEUE: tuple[str, ...] = (
 PARTIAL = 3  # exit code of `memnb run` stopped at its time limit
 
 
-def pack(results: Path, archive: Path) -> Path:
-    """Write every file below ``results`` (tables, provenance, point cache) into ``archive``
-    (gzip-compressed tar, paths relative to ``results``)."""
+def is_paused_state(path: Path, results: Path) -> bool:
+    """Whether ``path`` is the loop state of a paused group (``.cache/<name>/paused/...``)."""
+    return "paused" in path.relative_to(results).parts[:-1]
+
+
+def pack(results: Path, archive: Path, *, paused: bool = False) -> Path:
+    """Write the files below ``results`` into ``archive`` (gzip-compressed tar, paths relative
+    to ``results``): the tables, provenance and point cache, or with ``paused`` only the loop
+    states of paused groups (which the first archive leaves out)."""
     archive.parent.mkdir(parents=True, exist_ok=True)
     tmp = archive.with_name(archive.name + ".tmp")
     with tarfile.open(tmp, "w:gz") as tar:
         for path in sorted(p for p in results.rglob("*") if p.is_file()):
-            tar.add(path, arcname=path.relative_to(results).as_posix(), recursive=False)
+            if is_paused_state(path, results) == paused:
+                tar.add(path, arcname=path.relative_to(results).as_posix(), recursive=False)
     os.replace(tmp, archive)
     return archive
+
+
+def split(archive: Path, part_bytes: int = PART_BYTES) -> list[Path]:
+    """Cut ``archive`` into ``<name>.part0``, ``.part1``, ... of at most ``part_bytes`` each
+    (the archive is removed), or leave it whole if it fits one part; returns the files."""
+    size = archive.stat().st_size
+    if size <= part_bytes:
+        return [archive]
+    parts = []
+    with archive.open("rb") as fh:
+        for k in range(-(-size // part_bytes)):
+            part = archive.with_name(f"{archive.name}.part{k}")
+            part.write_bytes(fh.read(part_bytes))
+            parts.append(part)
+    archive.unlink()
+    return parts
+
+
+def joined(archive: Path) -> Path | None:
+    """``archive`` itself if it exists, else its parts (:func:`split`) joined into one file
+    beside them; None if neither is there."""
+    if archive.exists():
+        return archive
+    parts = sorted(archive.parent.glob(f"{archive.name}.part*"),
+                   key=lambda p: int(p.name.rsplit(".part", 1)[1]))
+    if not parts:
+        return None
+    whole = archive.with_name(archive.name + ".joined")
+    with whole.open("wb") as out:
+        for part in parts:
+            out.write(part.read_bytes())
+    return whole
+
+
+def pack_paused(results: Path, out: Path, *, max_bytes: int = PAUSED_MAX_BYTES,
+                part_bytes: int = PART_BYTES) -> dict[str, Any]:
+    """Pack the paused loop states of ``results`` into ``out/paused.tar.gz`` (cut into parts
+    that one file each can bring back), or leave them out when the archive is larger than
+    ``max_bytes``; returns what was done, for the log."""
+    states = [p.relative_to(results).as_posix() for p in results.rglob("*")
+              if p.is_file() and is_paused_state(p, results)]
+    if not states:
+        return {"states": [], "files": []}
+    archive = pack(results, out / PAUSED_NAME, paused=True)
+    size = archive.stat().st_size
+    if size > max_bytes:
+        archive.unlink()
+        return {"states": states, "files": [], "bytes": size,
+                "left_out": f"{size / 2**20:.1f} MiB packed, more than the "
+                            f"{max_bytes / 2**20:.0f} MiB that can travel to the next call: "
+                            "these groups restart there"}
+    return {"states": states, "files": [p.name for p in split(archive, part_bytes)],
+            "bytes": size}
 
 
 def restore(archive: Path, results: Path) -> list[str]:
@@ -203,8 +277,9 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--restore", type=Path, default=None,
-                        help="archive packed by an earlier call (restored if it exists)")
+    parser.add_argument("--restore", type=Path, nargs="*", default=[],
+                        help="archives packed by an earlier call (each restored if it, or its "
+                             "parts, exist): results_full.tar.gz and paused.tar.gz")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "gpu_out")),
                         help="folder for the archive and the log (default $OUT)")
     parser.add_argument("--budget", type=float, default=540.0,
@@ -225,11 +300,15 @@ def main(argv: list[str] | None = None) -> int:
                              "committed to data/plans/")
     args = parser.parse_args(argv)
 
-    if args.restore is not None and args.restore.exists():
-        files = restore(args.restore, RESULTS_FULL)
-        print(f"restored {len(files)} files from {args.restore}")
-    elif args.restore is not None:
-        print(f"no archive at {args.restore}: starting from the checkout's results")
+    for carried in args.restore:
+        archive = joined(carried)
+        if archive is None:
+            print(f"no archive at {carried}: nothing restored from it")
+            continue
+        files = restore(archive, RESULTS_FULL)
+        print(f"restored {len(files)} files from {carried}")
+        if archive != carried:
+            archive.unlink()
     if args.unpack_only:
         return 0
 
@@ -260,14 +339,20 @@ def main(argv: list[str] | None = None) -> int:
     steps, outcome = run_queue(args.only or QUEUE, budget_s=budget, device=device,
                                cuda_tests=gpu)
     archive = pack(RESULTS_FULL, args.out / ARCHIVE_NAME)
+    paused = pack_paused(RESULTS_FULL, args.out)
     log = {"outcome": outcome, "device": torch.cuda.get_device_name() if gpu else "cpu",
-           "steps": [asdict(s) for s in steps], "archive_bytes": archive.stat().st_size}
+           "steps": [asdict(s) for s in steps], "archive_bytes": archive.stat().st_size,
+           "paused": paused}
     (args.out / "queue_log.json").write_text(json.dumps(log, indent=1))
     for s in steps:
         ended = "skipped (complete)" if s.returncode is None else f"exit {s.returncode}"
         print(f"{s.name:24s} {ended}  {s.seconds:7.1f} s")
     print(f"queue: {outcome}; {archive} ({archive.stat().st_size / 2**20:.1f} MiB)")
-    if archive.stat().st_size > 16 * 2**20:
+    if paused["states"]:
+        print(f"paused groups: {len(paused['states'])}; "
+              + (paused.get("left_out") or f"{', '.join(paused['files'])} "
+                 f"({paused['bytes'] / 2**20:.1f} MiB)"))
+    if archive.stat().st_size > RETURN_FILE_BYTES:
         print("warning: the archive is over 16 MiB, the most one file can bring back")
     return 0 if outcome == "done" else PARTIAL
 

@@ -149,3 +149,20 @@ def test_optuna_runs_a_study_without_its_database_packages():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "4"
+
+
+def test_the_archive_travels_with_the_paused_states_beside_it_and_no_older_ones(tmp_path):
+    gpu_carry = _script()
+    call = tmp_path / "call"
+    call.mkdir()
+    (call / "results_full.tar.gz").write_bytes(b"results")
+    for k in range(2):
+        (call / f"paused.tar.gz.part{k}").write_bytes(b"state")
+    carry = tmp_path / ".gpu"
+    carry.mkdir()
+    (carry / "paused.tar.gz").write_bytes(b"an older call's state")
+    copied = gpu_carry.carry_archives(carry, call / "results_full.tar.gz")
+    assert sorted(p.name for p in copied) == sorted(p.name for p in call.iterdir())
+    assert sorted(p.name for p in carry.iterdir()) == sorted(p.name for p in call.iterdir())
+    assert gpu_carry.carry_archives(carry, None) == [] and not list(carry.iterdir())
+    assert ".gpu/paused.tar.gz" in gpu_carry.device_command()

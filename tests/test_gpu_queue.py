@@ -151,3 +151,49 @@ def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
     assert outcome == "done" and ran == ["mahdavi.heads", "mahdavi.context"]
     skipped = [s.name for s in steps if s.returncode is None]
     assert skipped == ["dana.exp5", "mahdavi.table1"]
+
+
+def _paused_state(folder: Path, size: int) -> Path:
+    """A stand-in for a paused group's loop state: ``size`` incompressible bytes."""
+    import random
+
+    path = folder / ".cache" / "mahdavi.heads" / "paused" / "d700a422.aa.call1.pt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(random.Random(0).randbytes(size))
+    return path
+
+
+def test_paused_states_travel_apart_from_the_results_cut_into_parts(tmp_path, monkeypatch):
+    """A paused state of 62 MiB made the one archive too large to come back: the results archive
+    leaves paused states out, and their own archive comes in parts one file each can bring."""
+    gpu_queue = _script()
+    files = _results(tmp_path / "full")
+    state = _paused_state(tmp_path / "full", 5000)
+    results = gpu_queue.pack(tmp_path / "full", tmp_path / "out" / gpu_queue.ARCHIVE_NAME)
+    with tarfile.open(results) as tar:
+        assert sorted(tar.getnames()) == sorted(files)
+    log = gpu_queue.pack_paused(tmp_path / "full", tmp_path / "out", part_bytes=2000)
+    assert log["states"] == [state.relative_to(tmp_path / "full").as_posix()]
+    assert log["files"] == [f"paused.tar.gz.part{k}" for k in range(3)]
+    assert all((tmp_path / "out" / f).stat().st_size <= 2000 for f in log["files"])
+    assert not (tmp_path / "out" / "paused.tar.gz").exists()
+    dest = tmp_path / "dest"
+    monkeypatch.setattr(gpu_queue, "RESULTS_FULL", dest)
+    assert gpu_queue.main(["--unpack-only", "--restore", str(results),
+                           str(tmp_path / "out" / gpu_queue.PAUSED_NAME)]) == 0
+    assert (dest / state.relative_to(tmp_path / "full")).read_bytes() == state.read_bytes()
+    assert all((dest / name).read_bytes() == data for name, data in files.items())
+    assert not list((tmp_path / "out").glob("*.joined"))  # the joined copy is removed
+
+
+def test_a_paused_state_too_large_to_travel_is_left_out_and_logged(tmp_path):
+    gpu_queue = _script()
+    _results(tmp_path / "full")
+    assert gpu_queue.pack_paused(tmp_path / "full", tmp_path / "out") == {"states": [],
+                                                                         "files": []}
+    _paused_state(tmp_path / "full", 5000)
+    log = gpu_queue.pack_paused(tmp_path / "full", tmp_path / "out", max_bytes=4000)
+    assert log["files"] == [] and "restart" in log["left_out"]
+    assert not list((tmp_path / "out").glob("paused*"))
+    assert gpu_queue.split(tmp_path / "full" / "dana.exp5.csv", 1000) == [
+        tmp_path / "full" / "dana.exp5.csv"]  # a file that fits one part stays whole
