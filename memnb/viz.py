@@ -385,13 +385,15 @@ def caption(
     an ``IPython.display.Markdown`` object (shown as the cell's result). Passing a matplotlib
     Figure first (``caption(fig, "Dana et al. Fig. 1a", text="...")``) displays the figure, closes
     it, and then returns the caption, so the caption always comes *below* its figure.
-    ``source`` is ``"ours"`` (a fresh run), ``"cached"`` (cached full-scale results) or ``"paper"``
-    (values taken from the paper); it is written into the caption.
+    ``source`` is ``"ours"`` (a fresh run), ``"cached"`` (cached full-scale results),
+    ``"ours_and_cached"`` (both, side by side), ``"mixed"`` (ours beside the paper's values) or
+    ``"paper"`` (values taken from the paper); it is written into the caption.
     """
     from IPython.display import Markdown, display
 
     sources = {"ours": "Our run", "cached": "Our cached full-scale run", "paper": "From the paper",
-               "mixed": "Our runs beside the paper's values"}
+               "mixed": "Our runs beside the paper's values",
+               "ours_and_cached": "Our cached full-scale run and this build's run"}
     if source not in sources:
         raise ValueError(f"source must be one of {', '.join(sources)}; got {source!r}")
     if isinstance(fig_or_text, str):
@@ -409,7 +411,9 @@ def caption(
         plt.close(fig_or_text)
         body = text
     head = sources[source]
-    if profile:
+    if profile and source == "ours_and_cached":
+        head = f"Our cached full-scale run and this build's `{profile}` run"
+    elif profile:
         head += f" (profile `{profile}`)"
     parts = [f"**{head}.** {body.strip()}"]
     if paper_figure:

@@ -462,16 +462,55 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     assert caption.count("draws at k near the pool size overlap") == 1  # said once
     assert "With a pool of 300 images" in caption  # the full run's k stay far below 1000
     # Theorem 1's margin is explained once (Fig. 2a) and referred back to afterwards
-    line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16)
-    assert "That is consistent" in fig._margin_sentence(line, "H")
-    later = fig._margin_sentence(line, "H", explain=False)
-    assert "That is consistent" not in later and "reasons given under Fig. 2a)." in later
+    line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
+    text = fig.fig2a(SimpleNamespace(fresh=line, cached=None, partial=None), "quick").data
+    assert text.count("That is consistent: the guarantee is for exact") == 1
+    context = _sweep("n", [1, 2, 4, 8], [20, 40, 60, 80], H=4, d_h=16)
+    text = fig.fig2b(SimpleNamespace(fresh=context, cached=None, partial=None), "quick").data
+    assert "the reasons given under Fig. 2a." in text and "the guarantee is for" not in text
     # Fig. 2c's words follow the noise-aware verdict
     noisy = _per_seed("d_h", [1, 2, 4, 6, 9, 12],
                       [[86, 134, 162, 145, 134, 157], [92, 102, 166, 146, 172, 174]], n=6, H=4)
-    result = SimpleNamespace(fresh=noisy, cached=None, params={"H": 4, "n": 6})
+    result = SimpleNamespace(fresh=noisy, cached=None, partial=None)
     text = fig.fig2c(result, "quick").data
     assert "do not move beyond seed noise" in text and "keep rising" not in text
+    plt.close("all")
+
+
+def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, monkeypatch):
+    """The paper's sizes dwarf a quick run's: Fig. 2a draws the committed full-scale run in a
+    panel of its own, with its own guarantee (its capacity column: its own n and d_h), and the
+    caption gives both runs' numbers, what the full run lacks and which run the verdict reads."""
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import mahdavi as fig
+
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    quick = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
+    full = _sweep("H", [1, 10, 20], [400, 3000, 7500], T=10000, seeds=1, n=32, d_h=64, d=64,
+                  C=100).assign(capacity=lambda t: t["H"] * 63 + 1)
+    _write(tmp_path, "mahdavi.heads", quick, profile="quick")
+    _write(tmp_path, "mahdavi.heads", full, profile="full")
+    result = SimpleNamespace(fresh=quick, cached=full, partial="partial: 3 of 8 points ran")
+    text = fig.fig2a(result, "quick").data
+    figure = shown[0]
+    axes = [ax for ax in figure.axes if ax.get_visible()]
+    assert len(axes) == 2
+    assert axes[0].get_title().startswith("the committed full-scale run\nshared context, n = 32")
+    assert axes[1].get_title().startswith("this build's `quick` run\nshared context, n = 8")
+    guarantee = [line for line in axes[0].get_lines() if line.get_label() == fig._GUARANTEE]
+    assert list(guarantee[0].get_ydata()) == [64, 631, 1261]  # H·63 + 1 at H = 1, 10, 20
+    assert "The committed full-scale run (top): linear fit at T = 10000" in text
+    assert "This build's `quick` run (bottom): linear fit at T = 300" in text
+    assert "(The full-scale run is partial: 3 of 8 points ran.)" in text
+    assert "The verdict reads the committed full-scale run." in text
+    assert text.startswith("**Our cached full-scale run and this build's `quick` run.**")
+    assert text.count("That is consistent") == 1
     plt.close("all")
 
 

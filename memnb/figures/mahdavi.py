@@ -82,36 +82,92 @@ def _legend_below(fig: plt.Figure, axes: Any, ncol: int = 2) -> None:
     fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=7.5)
 
 
-def _memorized_panel(ax: Any, table: pd.DataFrame, cached: pd.DataFrame | None, x: str,
-                     guarantee: Any, xlabel: str) -> None:
-    viz.compare_with_paper(ax, table, None, x=x, y="memorized", by="T", cached=cached,
-                           legend=False, xlabel=xlabel, ylabel=_MEM)
-    xs = np.sort(table[x].unique())
-    viz.plot_bound(ax, guarantee, xs=xs, label=_GUARANTEE)
-    ax.set_xticks(xs)
+def _training_runs(result: Any, profile: str) -> list[tuple[str, pd.DataFrame, bool]]:
+    """The runs a training figure draws, each in its own panel (the paper's sizes dwarf a quick
+    run's on shared axes): the committed full-scale run first when there is one, then this
+    build's run; each as ``(label, table, is_full)``."""
+    runs = [(f"this build's `{profile}` run", result.fresh, profile == "full")]
+    if result.cached is not None and len(result.cached):
+        runs.insert(0, ("the committed full-scale run", result.cached, True))
+    return runs
+
+
+def _guarantee(table: pd.DataFrame, x: str) -> tuple[np.ndarray, np.ndarray]:
+    """Theorem 1's guarantee ``H(min(n, d_h)-1)+1`` at each ``x`` of ``table``, read from its
+    ``capacity`` column (each run has its own n and d_h)."""
+    capacity = table.groupby(x)["capacity"].first().sort_index()
+    return capacity.index.to_numpy(), capacity.to_numpy()
+
+
+def _memorized_panel(ax: Any, table: pd.DataFrame, x: str, xlabel: str, *,
+                     full: bool = False) -> None:
+    """Examples memorized against ``x``, one curve per T (the full-scale run in its own style),
+    with Theorem 1's guarantee."""
+    viz.compare_with_paper(ax, None if full else table, None, x=x, y="memorized", by="T",
+                           cached=table if full else None, legend=False, xlabel=xlabel,
+                           ylabel=_MEM)
+    viz.plot_bound(ax, _guarantee(table, x), label=_GUARANTEE)
+    ax.set_xticks(np.sort(table[x].unique()))
     ax.set_ylim(bottom=0)
 
 
-def _margin_sentence(table: pd.DataFrame, x: str, *, explain: bool = True) -> str:
-    """How far the trained counts sit above Theorem 1's guarantee; ``explain`` adds why that is
-    consistent (said once, at Fig. 2a; the later figures refer back to it)."""
+def _panel_title(label: str, fixed: str) -> str:
+    return f"{label}\n{fixed}"
+
+
+def _fixed(table: pd.DataFrame, *names: str) -> str:
+    """``"n = 32, d_h = 64"``: the values ``table`` holds for parameters that one panel fixes."""
+    return ", ".join(f"{name} = {int(table[name].iloc[0])}" for name in names)
+
+
+def _runs_text(runs: list[tuple[str, pd.DataFrame, bool]], describe: Any, result: Any,
+               name: str, profile: str) -> str:
+    """Each run's numbers (``describe(table)``), named when there are two; the full-scale run's
+    missing points when it is partial; and which run the verdict reads."""
+    if len(runs) == 1:
+        return describe(runs[0][1])
+    text = " ".join(f"{label[:1].upper()}{label[1:]} ({'top' if k == 0 else 'bottom'}): "
+                    f"{describe(table)}" for k, (label, table, _) in enumerate(runs))
+    if getattr(result, "partial", None):
+        text += f" (The full-scale run is {result.partial}.)"
+    reads = verdict_run(name, profile)
+    if reads is not None:
+        text += f" The verdict reads {reads}."
+    return text
+
+
+_MARGIN_WHY = ("That is consistent: the guarantee is for exact real-valued labels on worst-case "
+               "data, while a count here only needs the right class to win the argmax over C "
+               "classes, on random data, with the official model's input map, positions and "
+               "read-out bias.")
+_MARGIN_SEE_2A = "That is consistent, for the reasons given under Fig. 2a."
+
+
+def _margin_sentence(table: pd.DataFrame, x: str) -> str:
+    """How far the trained counts sit above Theorem 1's guarantee (why that is consistent is
+    :data:`_MARGIN_WHY`, said once at Fig. 2a)."""
     margin = sc.guarantee_margin(table, x)
     v = margin.values
-    text = (f"The trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× above Theorem "
+    return (f"The trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× above Theorem "
             f"1's guarantee (it holds as a lower bound at "
-            f"{margin.measured.split('holds at ')[1].split(';')[0]}")
-    if not explain:
-        return text + "; consistent, for the reasons given under Fig. 2a)."
-    return text + ("). That is consistent: the guarantee is for exact real-valued labels on "
-                   "worst-case data, while a count here only needs the right class to win the "
-                   "argmax over C classes, on random data, with the official model's input "
-                   "map, positions and read-out bias.")
+            f"{margin.measured.split('holds at ')[1].split(';')[0]}).")
 
 
 def _sizes_note(table: pd.DataFrame) -> str:
     steps = table.groupby("T")["steps"].first()
     return ("Training budget max(500 epochs, minimum steps), early stop at 100 %: "
             + ", ".join(f"T = {t}: {s} steps" for t, s in steps.items()) + ".")
+
+
+def _figure(width: float, runs: list[Any], columns: int = 1) -> tuple[plt.Figure, np.ndarray]:
+    """One row of ``columns`` panels per run."""
+    fig, axes = plt.subplots(len(runs), columns, figsize=(width, 3.6 * len(runs) + 0.4),
+                             layout="constrained", squeeze=False)
+    return fig, axes
+
+
+def _source(runs: list[Any]) -> str:
+    return "ours_and_cached" if len(runs) > 1 else "ours"
 
 
 # --- Theorem 1: the construction slider ------------------------------------------------------
@@ -428,69 +484,89 @@ def gpt2_trained_note(result: Any, profile: str) -> str:
 # --- Figs. 2a-c --------------------------------------------------------------------------------
 
 def fig2a(result: Any, profile: str) -> Any:
-    """Fig. 2a: examples memorized against H (shared context), with Theorem 1's guarantee."""
-    table, p = result.fresh, result.params
-    fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
-    n, d_h = int(p["n"]), int(p["d_h"])
-    _memorized_panel(ax, table, result.cached, "H", lambda h: h * (min(n, d_h) - 1) + 1,
-                     "heads H")
-    ax.set_title(f"shared context, n = {n}, d_h = {d_h}, d = {p['d']}, C = {p['C']}")
-    _legend_below(fig, ax)
-    fit = sc.fig2a_verdict(table)
-    text = (f"Linear fit at T = {int(table['T'].max())}: {fit.values['slope']:.1f} examples per "
-            f"head, R² = {fit.values['r2']:.3f}. {_margin_sentence(table, 'H')} "
-            f"{_sizes_note(table)} " + verdict_sentence("Fig. 2a", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text, profile=profile)
+    """Fig. 2a: examples memorized against H (shared context), with Theorem 1's guarantee; the
+    committed full-scale run in its own panel when there is one."""
+    runs = _training_runs(result, profile)
+    fig, axes = _figure(5.6, runs)
+    for ax, (label, table, full) in zip(axes[:, 0], runs, strict=True):
+        _memorized_panel(ax, table, "H", "heads H", full=full)
+        ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "n", "d_h", "d", "C")),
+                     fontsize=9)
+    _legend_below(fig, axes)
+
+    def describe(table: pd.DataFrame) -> str:
+        fit = sc.fig2a_verdict(table)
+        return (f"linear fit at T = {int(table['T'].max())}: {fit.values['slope']:.1f} examples "
+                f"per head, R² = {fit.values['r2']:.3f}. {_margin_sentence(table, 'H')} "
+                f"{_sizes_note(table)}")
+
+    text = (_runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
+            + " " + verdict_sentence("Fig. 2a", profile))
+    return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text[:1].upper() + text[1:],
+                       profile=profile, source=_source(runs))
 
 
 def fig2b(result: Any, profile: str) -> Any:
-    """Fig. 2b: examples memorized against the context length n."""
-    table, p = result.fresh, result.params
-    fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
-    h, d_h = int(p["H"]), int(p["d_h"])
-    _memorized_panel(ax, table, result.cached, "n",
-                     lambda n_: h * (np.minimum(n_, d_h) - 1) + 1, "context length n")
-    ax.set_title(f"shared context, H = {h}, d_h = {d_h}")
-    _legend_below(fig, ax)
-    means = sc.by_x(table, "n")
-    text = ("Mean count at " + ", ".join(f"n = {int(r.n)}: {r.mean:.1f}"
-                                         for r in means.itertuples())
-            + f". {_margin_sentence(table, 'n', explain=False)} "
-            + verdict_sentence("Fig. 2b", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text, profile=profile)
+    """Fig. 2b: examples memorized against the context length n; the committed full-scale run
+    in its own panel when there is one."""
+    runs = _training_runs(result, profile)
+    fig, axes = _figure(5.6, runs)
+    for ax, (label, table, full) in zip(axes[:, 0], runs, strict=True):
+        _memorized_panel(ax, table, "n", "context length n", full=full)
+        ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "H", "d_h")),
+                     fontsize=9)
+    _legend_below(fig, axes)
+
+    def describe(table: pd.DataFrame) -> str:
+        means = sc.by_x(table, "n")
+        return ("mean count at " + ", ".join(f"n = {int(r.n)}: {r.mean:.1f}"
+                                             for r in means.itertuples())
+                + f" (T = {int(table['T'].max())}). {_margin_sentence(table, 'n')}")
+
+    text = (_runs_text(runs, describe, result, "mahdavi.context", profile) + " "
+            + _MARGIN_SEE_2A + " " + verdict_sentence("Fig. 2b", profile))
+    return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text[:1].upper() + text[1:],
+                       profile=profile, source=_source(runs))
 
 
-def fig2c(result: Any, profile: str) -> Any:
-    """Fig. 2c: examples memorized against d_h, with the knee d_h = n marked."""
-    table, p = result.fresh, result.params
-    fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
-    h, n = int(p["H"]), int(p["n"])
-    _memorized_panel(ax, table, result.cached, "d_h",
-                     lambda k: h * (np.minimum(n, k) - 1) + 1, "key/query dimension d_h")
-    ax.axvline(n, color=viz.PALETTE["bound"], linestyle=":", linewidth=1, label="d_h = n")
-    ax.set_title(f"shared context, H = {h}, n = {n}")
-    _legend_below(fig, ax)
+def _fig2c_trend(table: pd.DataFrame) -> str:
+    """Whether the mean counts move past d_h = n beyond seed noise (the verdict's test)."""
+    n = int(table["n"].iloc[0])
     means = sc.by_x(table, "d_h")
     at_n = means[means["d_h"] == n]
     after = means[means["d_h"] > n]
-    trend = ""
-    if len(at_n) and len(after):
-        v = sc.fig2c_verdict(table).values
-        counts = (f"{float(at_n['mean'].iloc[0]):.1f} at d_h = n = {n}, "
-                  + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
-        change = (f"the line fitted past d_h = n changes the count by {v['change']:+.1f} over "
-                  f"the sweep, against a largest seed spread of {v['tol']:.1f}")
-        if v["within_noise"]:
-            trend = (f"Past d_h = n our mean counts ({counts}) do not move beyond seed noise: "
-                     f"{change}. ")
-        else:
-            word = "rise" if v["change"] > 0 else "fall"
-            trend = f"Past d_h = n our mean counts {word} beyond seed noise ({counts}): {change}. "
-    text = (trend + "With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
+    if not (len(at_n) and len(after)):
+        return f"no d_h at and past n = {n} ran (T = {int(table['T'].max())})."
+    v = sc.fig2c_verdict(table).values
+    counts = (f"{float(at_n['mean'].iloc[0]):.1f} at d_h = n = {n}, "
+              + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
+    change = (f"the line fitted past d_h = n changes the count by {v['change']:+.1f} over "
+              f"the sweep, against a largest seed spread of {v['tol']:.1f}")
+    if v["within_noise"]:
+        return f"past d_h = n the mean counts ({counts}) do not move beyond seed noise: {change}."
+    word = "rise" if v["change"] > 0 else "fall"
+    return f"past d_h = n the mean counts {word} beyond seed noise ({counts}): {change}."
+
+
+def fig2c(result: Any, profile: str) -> Any:
+    """Fig. 2c: examples memorized against d_h, with the knee d_h = n marked; the committed
+    full-scale run in its own panel when there is one."""
+    runs = _training_runs(result, profile)
+    fig, axes = _figure(5.6, runs)
+    for ax, (label, table, full) in zip(axes[:, 0], runs, strict=True):
+        _memorized_panel(ax, table, "d_h", "key/query dimension d_h", full=full)
+        n = int(table["n"].iloc[0])
+        ax.axvline(n, color=viz.PALETTE["bound"], linestyle=":", linewidth=1, label="d_h = n")
+        ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "H", "n")),
+                     fontsize=9)
+    _legend_below(fig, axes)
+    text = (_runs_text(runs, _fig2c_trend, result, "mahdavi.head_dim", profile)
+            + " With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
             "at most min(n, d_h), so d_h > n adds no function the layer could not already "
             "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
             "trains faster until enough steps are run). " + verdict_sentence("Fig. 2c", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text, profile=profile)
+    return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text[:1].upper() + text[1:],
+                       profile=profile, source=_source(runs))
 
 
 # --- Fig. 3 ------------------------------------------------------------------------------------
@@ -726,50 +802,45 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
 # --- Fig. 4 ------------------------------------------------------------------------------------
 
 def fig4(result: Any, profile: str) -> Any:
-    """Fig. 4: one context per example: heads sweep (left) and context sweep (right)."""
-    table, p = result.fresh, result.params
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.6), layout="constrained")
-    n, d_h, h = int(p["n"]), int(p["d_h"]), int(p["H"])
-    cached = result.cached
-    for ax, (sweep, x, label, bound) in zip(axes, [
-            ("heads", "H", "heads H", lambda hh: hh * (min(n, d_h) - 1) + 1),
-            ("context", "n", "context length n", lambda nn: h * (np.minimum(nn, d_h) - 1) + 1)],
-            strict=True):
-        part = table[table["sweep"] == sweep]
-        cpart = None if cached is None else cached[cached["sweep"] == sweep]
-        _memorized_panel(ax, part, cpart, x, bound, label)
-    for ax, sweep, fixed in ((axes[0], "heads", f"n = {n}"), (axes[1], "context", f"H = {h}")):
-        sizes = sorted(int(t) for t in table.loc[table["sweep"] == sweep, "T"].unique())
-        ax.set_title(f"{fixed}, d_h = {d_h}, T = {', '.join(map(str, sizes))}", fontsize=9)
+    """Fig. 4: one context per example: heads sweep (left) and context sweep (right); the
+    committed full-scale run in its own row when there is one."""
+    runs = _training_runs(result, profile)
+    fig, axes = _figure(8.4, runs, columns=2)
+    for row, (label, table, full) in zip(axes, runs, strict=True):
+        for ax, (sweep, x, xlabel, fixed) in zip(row, [
+                ("heads", "H", "heads H", ("n", "d_h")),
+                ("context", "n", "context length n", ("H", "d_h"))], strict=True):
+            part = table[table["sweep"] == sweep]
+            if part.empty:
+                ax.set_visible(False)
+                continue
+            _memorized_panel(ax, part, x, xlabel, full=full)
+            sizes = ", ".join(str(int(t)) for t in sorted(part["T"].unique()))
+            ax.set_title(_panel_title(label, f"{_fixed(part, *fixed)}, T = {sizes}"),
+                         fontsize=9)
     _legend_below(fig, axes, ncol=3)
-    heads = table[table["sweep"] == "heads"]
-    text = (f"Non-shared (i.i.d.) contexts. {_margin_sentence(heads, 'H', explain=False)} "
-            + verdict_sentence("Fig. 4", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile)
+
+    def describe(table: pd.DataFrame) -> str:
+        heads = table[table["sweep"] == "heads"]
+        return _margin_sentence(heads, "H") if len(heads) else "no point of the heads sweep ran."
+
+    text = ("Non-shared (i.i.d.) contexts. "
+            + _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
+            + _MARGIN_SEE_2A + " " + verdict_sentence("Fig. 4", profile))
+    return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile,
+                       source=_source(runs))
 
 
 # --- Fig. 5 ------------------------------------------------------------------------------------
 
-def fig5(result: Any, profile: str) -> Any:
-    """Fig. 5: best training MSE against H (left) and n (right), shared and non-shared contexts
-    as separate curves; the H at which Theorem 1's guarantee reaches T is a note, not a line."""
-    table, p = result.fresh, result.params
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.6), layout="constrained")
-    labelled = table.assign(context=np.where(table["shared"], "shared", "non-shared"))
-    cached = result.cached
-    if cached is not None:
-        cached = cached.assign(context=np.where(cached["shared"], "shared", "non-shared"))
-    for ax, (sweep, x, label) in zip(axes, [("heads", "H", "heads H"),
-                                            ("context", "n", "context length n")], strict=True):
-        part = labelled[labelled["sweep"] == sweep]
-        cpart = None if cached is None else cached[cached["sweep"] == sweep]
-        viz.compare_with_paper(ax, part, None, x=x, y="mse", by="context", cached=cpart,
-                               spread="minmax", legend=False, xlabel=label, logy=True,
-                               ylabel="training MSE (best checkpoint)")
-        ax.set_xticks(sorted(part[x].unique()))
-    _legend_below(fig, axes)
+def _fig5_text(table: pd.DataFrame) -> str:
+    """Fig. 5's numbers for one run: mean best MSE per curve, and the H at which Theorem 1's
+    guarantee reaches T."""
     t5 = int(table["T"].max())
-    n, d_h = int(p["n"]), int(p["d_h"])
+    heads = table[table["sweep"] == "heads"]
+    if heads.empty:
+        return f"T = {t5} uniform labels; no point of the heads sweep ran."
+    n, d_h = int(heads["n"].iloc[0]), int(heads["d_h"].iloc[0])
     h_needed = int(np.ceil((t5 - 1) / (min(n, d_h) - 1)))
     parts = sc.fig5_parts(table)
     described = "; ".join(
@@ -777,14 +848,40 @@ def fig5(result: Any, profile: str) -> Any:
         + ", ".join(f"{v:.3g} at {r.x} = {k}" for k, v in r.values.items())
         + ("" if r.status == "reproduced" else f" ({r.measured.split(': ', 1)[1]})")
         for r in parts.itertuples())
-    h_max = int(table.loc[table["sweep"] == "heads", "H"].max())
-    where = "beyond the heads we ran" if h_needed > h_max else "within the heads we ran"
-    text = (f"T = {t5} uniform labels, each curve on its own (no average over shared and "
-            f"non-shared). Mean best MSE: {described}. Theorem 1's guarantee reaches T only at "
-            f"H = {h_needed} (n = {n}), {where}; with a shared context Proposition 2 caps rank Z "
-            "at H(n−1)+1, so the shared-context MSE cannot reach 0 while that is below T. "
+    where = "beyond the heads run" if h_needed > int(heads["H"].max()) else "within the heads run"
+    return (f"T = {t5} uniform labels; mean best MSE: {described}. Theorem 1's guarantee "
+            f"reaches T only at H = {h_needed} (n = {n}), {where}.")
+
+
+def fig5(result: Any, profile: str) -> Any:
+    """Fig. 5: best training MSE against H (left) and n (right), shared and non-shared contexts
+    as separate curves; the H at which Theorem 1's guarantee reaches T is a note, not a line.
+    The committed full-scale run in its own row when there is one."""
+    runs = _training_runs(result, profile)
+    fig, axes = _figure(8.4, runs, columns=2)
+    for row, (label, table, full) in zip(axes, runs, strict=True):
+        labelled = table.assign(context=np.where(table["shared"], "shared", "non-shared"))
+        for ax, (sweep, x, xlabel) in zip(row, [("heads", "H", "heads H"),
+                                                ("context", "n", "context length n")],
+                                          strict=True):
+            part = labelled[labelled["sweep"] == sweep]
+            if part.empty:
+                ax.set_visible(False)
+                continue
+            viz.compare_with_paper(ax, None if full else part, None, x=x, y="mse", by="context",
+                                   cached=part if full else None, spread="minmax", legend=False,
+                                   xlabel=xlabel, logy=True,
+                                   ylabel="training MSE (best checkpoint)")
+            ax.set_xticks(sorted(part[x].unique()))
+            ax.set_title(label, fontsize=9)
+    _legend_below(fig, axes)
+    text = ("Each curve on its own (no average over shared and non-shared). "
+            + _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile)
+            + " With a shared context Proposition 2 caps rank Z at H(n−1)+1, so the "
+            "shared-context MSE cannot reach 0 while that is below T. "
             + verdict_sentence("Fig. 5", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile)
+    return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile,
+                       source=_source(runs))
 
 
 __all__ = ["DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "LAYER_LABELS", "assumptions_by_layer",
