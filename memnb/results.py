@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -276,9 +275,12 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers.
 
     A parameter that only mirrors another (``max_blocks`` equal to ``blocks`` point by point)
-    is named once. The value sets are given only when the points are every combination of
-    them; otherwise, where the seed varies, the points are counted per seed instead (``seed 0
-    (7 points), seed 1 (42 points)``). Points of one seed name it (``seed = 4; H ∈ {4, 8}``)."""
+    is named once, and one that a grid axis determines (the step budget, a function of ``T``)
+    is left out. The value sets are given only when the points are every combination of
+    them; otherwise, where the seed varies, each seed's points are described on their own and
+    seeds described alike are named together (``seed 0 at H ∈ {1, 5} and T = 40000 (2 points);
+    seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points each)``). Points of one seed name
+    it (``seed = 4; H ∈ {4, 8}``)."""
     if not points:
         return "none"
 
@@ -292,6 +294,14 @@ def describe_points(points: list[dict[str, Any]]) -> str:
                       == len({value(p, key) for p in points}) for k in keys)
         if not mirrors:
             keys.append(key)
+
+    def determines(axis: str, key: str) -> bool:
+        return (len({(value(p, axis), value(p, key)) for p in points})
+                == len({value(p, axis) for p in points}))
+
+    # a parameter derived from a grid axis (the step budget from T) is not news of its own
+    keys = [k for k in keys if k in _GRID_AXES
+            or not any(a in _GRID_AXES and a != "seed" and determines(a, k) for a in keys)]
     if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
         point = points[0]
         shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}
@@ -299,13 +309,45 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     values = {k: sorted({value(p, k) for p in points}, key=lambda v: (len(v), v)) for k in keys}
     combinations = len({tuple(value(p, k) for k in keys) for p in points})
     if "seed" in keys and combinations < math.prod(len(v) for v in values.values()):
-        counts = Counter(p.get("seed") for p in points)  # not a product: count what each seed has
-        return ", ".join(f"seed {seed} ({n} point{'s' * (n != 1)})"
-                         for seed, n in sorted(counts.items()))
+        return _per_seed(points, [k for k in keys if k != "seed"], value)
     sets = "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
     if "seed" in points[0] and "seed" not in keys:  # one seed's points: which seed is the news
         return f"seed = {value(points[0], 'seed')}; {sets}"
     return sets
+
+
+def _per_seed(points: list[dict[str, Any]], keys: list[str], value: Any) -> str:
+    """:func:`describe_points` for points that are not a product over the seeds: per seed, the
+    value sets of ``keys`` (``H ∈ {4, 8}``, or ``T = 40000`` for one value) when that seed's
+    points are every combination of them, and always the count; seeds described alike are named
+    together (``seeds 1–4``)."""
+    by_seed: dict[Any, list[dict[str, Any]]] = {}
+    for p in points:
+        by_seed.setdefault(p.get("seed"), []).append(p)
+    alike: dict[tuple[str, int], list[Any]] = {}
+    for seed in sorted(by_seed, key=lambda s: (s is None, s)):
+        group = by_seed[seed]
+        values = {k: sorted({value(p, k) for p in group}, key=lambda v: (len(v), v))
+                  for k in keys}
+        product = (len({tuple(value(p, k) for k in keys) for p in group})
+                   == math.prod(len(v) for v in values.values()))
+        text = " and ".join(f"{k} = {v[0]}" if len(v) == 1 else f"{k} ∈ {{{', '.join(v)}}}"
+                            for k, v in values.items()) if product else ""
+        alike.setdefault((text, len(group)), []).append(seed)
+    out = []
+    for (text, n), seeds in alike.items():
+        who = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_range(seeds)}"
+        count = f"{n} point{'s' * (n != 1)}{' each' if len(seeds) > 1 else ''}"
+        out.append(f"{who} at {text} ({count})" if text else f"{who} ({count})")
+    return "; ".join(out)
+
+
+def _seed_range(seeds: list[Any]) -> str:
+    """``1–4`` for consecutive integer seeds, else ``0, 2, 5``."""
+    if (len(seeds) > 2 and all(isinstance(s, int) for s in seeds)
+            and seeds == list(range(seeds[0], seeds[-1] + 1))):
+        return f"{seeds[0]}–{seeds[-1]}"
+    return ", ".join(str(s) for s in seeds)
 
 
 def _shown(value: Any) -> str:

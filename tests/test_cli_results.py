@@ -182,7 +182,9 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
     done = len(calls)
     assert not partial.complete and 1 <= done < 6
     summary = partial_summary(partial.provenance)
-    assert summary.startswith(f"partial: {done} of 6 points ran; missing x ")
+    assert summary.startswith(f"partial: {done} of 6 points ran; missing ")
+    missing = summary.split("missing ", 1)[1]  # "x = 5, seed = 0" or "seed = 0; x ∈ {4, 5}"
+    assert all(str(x) in missing for x in range(done, 6)) and "x" in missing
     assert cached_point_files("tiny.slow", "full", first) == (done, done)
 
     second = tmp_path / "session2"
@@ -218,7 +220,17 @@ def test_describe_points_names_the_parameters_that_vary():
     assert describe_points([long]) == "seed = 2, H = 8, d = 64"
     assert describe_points([]) == "none"
     grid = [{"seed": s, "H": h, "T": t} for s in (0, 1) for h, t in ((4, 550), (8, 1300))]
-    assert describe_points(grid[1:]) == "seed 0 (1 point), seed 1 (2 points)"
+    assert describe_points(grid[1:]) == "seed 0 at H = 8 (1 point); seed 1 at H ∈ {4, 8} (2 points)"
+    # a run stopped inside seed 0: what seed 0 lacks, then the seeds that lack everything, once
+    # (the step budget, a function of T but not one to one, is not named)
+    heads = [{"seed": s, "H": h, "T": t, "steps": max(50000, t * 2)} for s in range(5)
+             for t in (10000, 20000, 40000) for h in (1, 5) if s > 0 or t == 40000]
+    assert describe_points(heads) == (
+        "seed 0 at H ∈ {1, 5} and T = 40000 (2 points); seeds 1–4 at H ∈ {1, 5} and "
+        "T ∈ {10000, 20000, 40000} (6 points each)")
+    scattered = heads[:1] + heads[2:5] + heads[8:9]  # seed 0 one point, seed 1 not a product
+    assert describe_points(scattered) == ("seed 0 at H = 1 and T = 40000 (1 point); seed 1 "
+                                          "(3 points); seed 2 at H = 1 and T = 10000 (1 point)")
     # a whole product of depths and seeds, max_blocks mirroring blocks: the value sets, once
     depths = [{"blocks": b, "max_blocks": b, "seed": s} for b in (20, 30, 40) for s in range(5)]
     assert describe_points(depths) == "blocks ∈ {20, 30, 40}; seed ∈ {0, 1, 2, 3, 4}"
