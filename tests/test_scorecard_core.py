@@ -92,7 +92,7 @@ def test_evidence_names_a_full_run_of_earlier_code(tmp_path) -> None:
         return monotone(t["x"], t["y"])
 
     row = _item(check).evaluate(core.ResultSource("full", tmp_path))
-    assert "earlier code (not recorded) with IEEE denormals" in row.evidence
+    assert "computed by earlier code (fingerprint not recorded, IEEE denormals)" in row.evidence
     json_path = tmp_path / "full" / "dana.exp4.json"
     json_path.write_text(json.dumps({**json.loads(json_path.read_text()),
                                      "code_fingerprint": todays_code("dana.exp4")}))

@@ -95,13 +95,7 @@ class ResultSource:
         """``(table, profile it was read from, one-line description, partial summary or None)``
         of ``name``."""
         from memnb.experiments.registry import load_all
-        from memnb.results import (
-            arithmetic_label,
-            computed_by_todays_code,
-            load,
-            partial_summary,
-            run_label,
-        )
+        from memnb.results import earlier_code_note, load, partial_summary, run_label
 
         if name in self._cache:
             return self._cache[name]
@@ -117,9 +111,8 @@ class ResultSource:
             what += (f": {run_label(result.table, prov)}, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
                      f"{prov.get('started_utc', '?')}")
-            if name in load_all() and not computed_by_todays_code(name, prov):
-                what += (f", earlier code {prov.get('code_fingerprint') or '(not recorded)'} "
-                         f"with {arithmetic_label(prov)}")
+            if name in load_all():  # a registered experiment: today's code is known
+                what += earlier_code_note(name, prov)
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
