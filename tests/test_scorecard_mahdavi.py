@@ -563,3 +563,33 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
     assert "no second run" in fig.saturation_runs_markdown(None, [earlier])
     apart = SimpleNamespace(table=then.assign(seed=9), provenance=earlier.provenance)
     assert "shares no seed" in fig.saturation_runs_markdown(current, [apart])
+
+
+def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
+    """A partial full run of Figs. 4 and 5 may hold the heads sweep only: its row hides the
+    empty panel, and the caption says the other run's numbers."""
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import mahdavi as fig
+
+    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: "the committed full-scale run")
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    quick = _nonshared([[142, 279], [170, 257]]).assign(
+        capacity=lambda t: t["H"] * (t[["n", "d_h"]].min(axis=1) - 1) + 1)
+    full = quick[quick["sweep"] == "heads"].assign(T=3000)
+    text = fig.fig4(SimpleNamespace(fresh=quick, cached=full, partial="partial"), "quick").data
+    visible = [ax.get_title().split("\n")[0] for ax in shown[0].axes if ax.get_visible()]
+    assert visible == ["the committed full-scale run", "this build's `quick` run",
+                       "this build's `quick` run"]  # the full run's context panel is hidden
+    assert "The committed full-scale run (top): The trained counts" in text
+    regression = _regression(False).assign(d_h=16)
+    text = fig.fig5(SimpleNamespace(fresh=regression, partial="partial",
+                                    cached=regression[regression["sweep"] == "context"]),
+                    "quick").data
+    assert "The committed full-scale run (top): T = 100 uniform labels; no point of the heads " \
+           "sweep ran." in text
+    plt.close("all")
