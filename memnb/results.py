@@ -283,40 +283,48 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     it (``seed = 4; H ∈ {4, 8}``)."""
     if not points:
         return "none"
-
-    def value(p: dict[str, Any], key: str) -> str:
-        return json.dumps(p.get(key), default=str)
-
     keys: list[str] = []
-    for key in (k for k in points[0] if len({value(p, k) for p in points}) > 1):
-        mirrors = any(len({(value(p, k), value(p, key)) for p in points})
-                      == len({value(p, k) for p in points})
-                      == len({value(p, key) for p in points}) for k in keys)
+    for key in (k for k in points[0] if len({_value(p, k) for p in points}) > 1):
+        mirrors = any(_determines(points, k, key) and _determines(points, key, k) for k in keys)
         if not mirrors:
             keys.append(key)
-
-    def determines(axis: str, key: str) -> bool:
-        return (len({(value(p, axis), value(p, key)) for p in points})
-                == len({value(p, axis) for p in points}))
-
     # a parameter derived from a grid axis (the step budget from T) is not news of its own
-    keys = [k for k in keys if k in _GRID_AXES
-            or not any(a in _GRID_AXES and a != "seed" and determines(a, k) for a in keys)]
+    keys = [k for k in keys if k in _GRID_AXES or not any(
+        a in _GRID_AXES and a != "seed" and _determines(points, a, k) for a in keys)]
     if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
         point = points[0]
         shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}
         return ", ".join(f"{k} = {v}" for k, v in shown.items())
-    values = {k: sorted({value(p, k) for p in points}, key=lambda v: (len(v), v)) for k in keys}
-    combinations = len({tuple(value(p, k) for k in keys) for p in points})
-    if "seed" in keys and combinations < math.prod(len(v) for v in values.values()):
-        return _per_seed(points, [k for k in keys if k != "seed"], value)
+    values, product = _value_sets(points, keys)
+    if "seed" in keys and not product:
+        return _per_seed(points, [k for k in keys if k != "seed"])
     sets = "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
     if "seed" in points[0] and "seed" not in keys:  # one seed's points: which seed is the news
-        return f"seed = {value(points[0], 'seed')}; {sets}"
+        return f"seed = {_value(points[0], 'seed')}; {sets}"
     return sets
 
 
-def _per_seed(points: list[dict[str, Any]], keys: list[str], value: Any) -> str:
+def _value(point: dict[str, Any], key: str) -> str:
+    """``point[key]`` as JSON, comparable and printable whatever its type."""
+    return json.dumps(point.get(key), default=str)
+
+
+def _determines(points: list[dict[str, Any]], axis: str, key: str) -> bool:
+    """Whether each value of ``axis`` among ``points`` comes with a single value of ``key``."""
+    return (len({(_value(p, axis), _value(p, key)) for p in points})
+            == len({_value(p, axis) for p in points}))
+
+
+def _value_sets(points: list[dict[str, Any]],
+                keys: list[str]) -> tuple[dict[str, list[str]], bool]:
+    """The values each of ``keys`` takes among ``points`` (sorted), and whether the points are
+    every combination of them."""
+    values = {k: sorted({_value(p, k) for p in points}, key=lambda v: (len(v), v)) for k in keys}
+    combinations = len({tuple(_value(p, k) for k in keys) for p in points})
+    return values, combinations == math.prod(len(v) for v in values.values())
+
+
+def _per_seed(points: list[dict[str, Any]], keys: list[str]) -> str:
     """:func:`describe_points` for points that are not a product over the seeds: per seed, the
     value sets of ``keys`` (``H ∈ {4, 8}``, or ``T = 40000`` for one value) when that seed's
     points are every combination of them, and always the count; seeds described alike are named
@@ -326,14 +334,10 @@ def _per_seed(points: list[dict[str, Any]], keys: list[str], value: Any) -> str:
         by_seed.setdefault(p.get("seed"), []).append(p)
     alike: dict[tuple[str, int], list[Any]] = {}
     for seed in sorted(by_seed, key=lambda s: (s is None, s)):
-        group = by_seed[seed]
-        values = {k: sorted({value(p, k) for p in group}, key=lambda v: (len(v), v))
-                  for k in keys}
-        product = (len({tuple(value(p, k) for k in keys) for p in group})
-                   == math.prod(len(v) for v in values.values()))
+        values, product = _value_sets(by_seed[seed], keys)
         text = " and ".join(f"{k} = {v[0]}" if len(v) == 1 else f"{k} ∈ {{{', '.join(v)}}}"
                             for k, v in values.items()) if product else ""
-        alike.setdefault((text, len(group)), []).append(seed)
+        alike.setdefault((text, len(by_seed[seed])), []).append(seed)
     out = []
     for (text, n), seeds in alike.items():
         who = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_range(seeds)}"

@@ -89,16 +89,21 @@ def is_paused_state(path: Path, results: Path) -> bool:
     return "paused" in path.relative_to(results).parts[:-1]
 
 
+def files_to_pack(results: Path, *, paused: bool = False) -> list[Path]:
+    """The files below ``results`` that :func:`pack` writes, sorted: the tables, provenance and
+    point cache, or with ``paused`` only the loop states of paused groups."""
+    return sorted(p for p in results.rglob("*")
+                  if p.is_file() and is_paused_state(p, results) == paused)
+
+
 def pack(results: Path, archive: Path, *, paused: bool = False) -> Path:
-    """Write the files below ``results`` into ``archive`` (gzip-compressed tar, paths relative
-    to ``results``): the tables, provenance and point cache, or with ``paused`` only the loop
-    states of paused groups (which the first archive leaves out)."""
+    """Write :func:`files_to_pack` of ``results`` into ``archive`` (gzip-compressed tar, paths
+    relative to ``results``)."""
     archive.parent.mkdir(parents=True, exist_ok=True)
     tmp = archive.with_name(archive.name + ".tmp")
     with tarfile.open(tmp, "w:gz") as tar:
-        for path in sorted(p for p in results.rglob("*") if p.is_file()):
-            if is_paused_state(path, results) == paused:
-                tar.add(path, arcname=path.relative_to(results).as_posix(), recursive=False)
+        for path in files_to_pack(results, paused=paused):
+            tar.add(path, arcname=path.relative_to(results).as_posix(), recursive=False)
     os.replace(tmp, archive)
     return archive
 
@@ -140,8 +145,7 @@ def pack_paused(results: Path, out: Path, *, max_bytes: int = PAUSED_MAX_BYTES,
     """Pack the paused loop states of ``results`` into ``out/paused.tar.gz`` (cut into parts
     that one file each can bring back), or leave them out when the archive is larger than
     ``max_bytes``; returns what was done, for the log."""
-    states = [p.relative_to(results).as_posix() for p in results.rglob("*")
-              if p.is_file() and is_paused_state(p, results)]
+    states = [p.relative_to(results).as_posix() for p in files_to_pack(results, paused=True)]
     if not states:
         return {"states": [], "files": []}
     archive = pack(results, out / PAUSED_NAME, paused=True)
@@ -353,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
               + (paused.get("left_out") or f"{', '.join(paused['files'])} "
                  f"({paused['bytes'] / 2**20:.1f} MiB)"))
     if archive.stat().st_size > RETURN_FILE_BYTES:
-        print("warning: the archive is over 16 MiB, the most one file can bring back")
+        print(f"warning: the archive is over {RETURN_FILE_BYTES // 2**20} MiB, the most one "
+              "file can bring back")
     return 0 if outcome == "done" else PARTIAL
 
 

@@ -122,10 +122,12 @@ def _fixed(table: pd.DataFrame, *names: str) -> str:
 
 def _runs_text(runs: list[tuple[str, pd.DataFrame, bool]], describe: Any, result: Any,
                name: str, profile: str) -> str:
-    """Each run's numbers (``describe(table)``), named when there are two; the full-scale run's
-    missing points when it is partial; and which run the verdict reads."""
+    """Each run's numbers (``describe(table)``, its first letter capitalised when it opens the
+    text), named when there are two; the full-scale run's missing points when it is partial;
+    and which run the verdict reads."""
     if len(runs) == 1:
-        return describe(runs[0][1])
+        text = describe(runs[0][1])
+        return text[:1].upper() + text[1:]
     text = " ".join(f"{label[:1].upper()}{label[1:]} ({'top' if k == 0 else 'bottom'}): "
                     f"{describe(table)}" for k, (label, table, _) in enumerate(runs))
     if getattr(result, "partial", None):
@@ -161,9 +163,8 @@ def _sizes_note(table: pd.DataFrame) -> str:
 
 def _figure(width: float, runs: list[Any], columns: int = 1) -> tuple[plt.Figure, np.ndarray]:
     """One row of ``columns`` panels per run."""
-    fig, axes = plt.subplots(len(runs), columns, figsize=(width, 3.6 * len(runs) + 0.4),
-                             layout="constrained", squeeze=False)
-    return fig, axes
+    return plt.subplots(len(runs), columns, figsize=(width, 3.6 * len(runs) + 0.4),
+                        layout="constrained", squeeze=False)
 
 
 def _source(runs: list[Any]) -> str:
@@ -502,7 +503,7 @@ def fig2a(result: Any, profile: str) -> Any:
 
     text = (_runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
             + " " + verdict_sentence("Fig. 2a", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text[:1].upper() + text[1:],
+    return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text,
                        profile=profile, source=_source(runs))
 
 
@@ -525,7 +526,7 @@ def fig2b(result: Any, profile: str) -> Any:
 
     text = (_runs_text(runs, describe, result, "mahdavi.context", profile) + " "
             + _MARGIN_SEE_2A + " " + verdict_sentence("Fig. 2b", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text[:1].upper() + text[1:],
+    return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text,
                        profile=profile, source=_source(runs))
 
 
@@ -565,7 +566,7 @@ def fig2c(result: Any, profile: str) -> Any:
             "at most min(n, d_h), so d_h > n adds no function the layer could not already "
             "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
             "trains faster until enough steps are run). " + verdict_sentence("Fig. 2c", profile))
-    return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text[:1].upper() + text[1:],
+    return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text,
                        profile=profile, source=_source(runs))
 
 
