@@ -218,14 +218,14 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
 
 
 def _keep_other_code(name: str, profile: str, root: Path | None, code: str) -> None:
-    """Before a run of code ``code`` writes its table, keep a written result of other code
-    (:func:`supersede`), so that a full-scale result is never overwritten by one computed
-    differently, e.g. three seeds of older code by one seed of today's."""
+    """Before a run of code ``code`` writes its table, keep a written result of other code, or
+    of an earlier profile (:func:`supersede`), so that a full-scale result is never overwritten
+    by one computed differently, e.g. three seeds of older code by one seed of today's."""
     earlier = load(name, profile, root)
     if earlier is None:
         return
     other = earlier.provenance.get("code_fingerprint")
-    if other and other != code:
+    if other and (other != code or profile_change(earlier.provenance) is not None):
         supersede(name, profile, root, replace=True)
 
 
@@ -234,8 +234,9 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     """``invocations`` (one record per ``memnb run`` that computed points of this table, the
     earlier ones read from the partial run it resumes) and their ``total_wall_time_s``.
 
-    An earlier record counts only when it was partial and computed with the same code, profile,
-    seeds and device: then its cached points are the ones this run reused (a run that resumes
+    An earlier record counts only when it was partial and computed with the same code, profile
+    (name and parameters), seeds and device: then its cached points are the ones this run
+    reused (a run that resumes
     across sessions from a committed point cache keeps its whole history, and the
     ``corrections`` made by hand to that history, each a sentence saying what was changed and
     why, are kept with it).
@@ -248,7 +249,8 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
         except (json.JSONDecodeError, UnicodeDecodeError):
             previous = {}
         same = all(previous.get(k) == provenance[k]
-                   for k in ("code_fingerprint", "profile", "seeds", "device"))
+                   for k in ("code_fingerprint", "profile", "seeds", "device")) and (
+            previous.get("params") == json.loads(json.dumps(provenance["params"], default=str)))
         if same and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])
@@ -442,9 +444,10 @@ def supersede(name: str, profile: str, root: Path | None = None, *,
     by the fingerprint of the code that computed it, so that a run of today's code can take its
     place while the earlier table and its provenance stay readable (:func:`load_superseded`).
 
-    A rerun of other code would otherwise overwrite the table; a partial rerun would replace
-    more seeds by fewer. Raises ``FileNotFoundError`` when there is no result, and
-    ``ValueError`` for a result without a code fingerprint, one computed by today's code (a
+    A rerun of other code, or of today's code under a changed profile (:func:`profile_change`:
+    other points), would otherwise overwrite the table; a partial rerun would replace more seeds
+    by fewer. Raises ``FileNotFoundError`` when there is no result, and ``ValueError`` for a
+    result without a code fingerprint, one computed by today's code under today's profile (a
     rerun resumes it instead of replacing it) or one already kept (with ``replace=True`` the
     kept copy is replaced: :func:`run_experiment` keeps the latest result of each code)."""
     result = load(name, profile, root)
@@ -456,9 +459,10 @@ def supersede(name: str, profile: str, root: Path | None = None, *,
     if not code:
         raise ValueError(f"{name}: its `{profile}` result records no code_fingerprint, so it "
                          "cannot be kept under the code that computed it")
-    if code == todays_code(name):
+    if code == todays_code(name) and profile_change(result.provenance) is None:
         raise ValueError(f"{name}: its `{profile}` result was computed by today's code "
-                         f"({code}); a rerun resumes it instead of replacing it")
+                         f"({code}) under today's profile; a rerun resumes it instead of "
+                         "replacing it")
     csv_to, json_to = superseded_paths(name, profile, code, root)
     if (csv_to.exists() or json_to.exists()) and not replace:
         raise ValueError(f"{name}: a result of code {code} is already kept in {csv_to.parent}")

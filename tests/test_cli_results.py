@@ -333,6 +333,33 @@ def test_a_full_run_of_other_code_keeps_the_result_it_replaces(tmp_path, monkeyp
     assert len(results.load_superseded("tiny.slow", "full", tmp_path)) == 1
 
 
+def test_a_full_run_under_a_changed_profile_keeps_the_earlier_table_and_not_its_history(
+        tmp_path, monkeypatch):
+    """Today's code under a changed ``full`` profile computes other points: the partial table of
+    the earlier profile is kept under superseded/ (not overwritten), and the new table's
+    invocations and total wall time are its own, not the earlier profile's."""
+    from memnb.experiments import registry
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    earlier = run_experiment("tiny.slow", "full", root=tmp_path, time_limit_s=1.6)
+    assert not earlier.complete
+    with pytest.raises(ValueError, match="under today's profile"):
+        results.supersede("tiny.slow", "full", tmp_path)  # a rerun resumes it instead
+    exp = registry._REGISTRY["tiny.slow"]
+    changed = {**exp.profiles, "full": {"n": 4, "seeds": 1}}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.slow",
+                        registry.Experiment(exp.name, exp.title, exp.paper_figure, changed,
+                                            exp.fn))
+    today = run_experiment("tiny.slow", "full", root=tmp_path)
+    assert today.complete and len(today.table) == 4
+    assert len(today.provenance["invocations"]) == 1
+    assert today.provenance["total_wall_time_s"] == today.provenance["wall_time_s"]
+    [kept] = results.load_superseded("tiny.slow", "full", tmp_path)
+    assert kept.provenance["params"]["n"] == 6 and not kept.complete
+    pd.testing.assert_frame_equal(kept.table, earlier.table)
+
+
 def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_path, monkeypatch):
     """``fresh_and_cached``'s note names the code of a committed full run that today's code did
     not compute (its fingerprint and denormal mode); a run of today's code needs no such words."""
