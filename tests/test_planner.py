@@ -170,11 +170,12 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     (plans / "full.cpu.json").write_text(json.dumps(record))
     results = tmp_path / "results"
     text = reproducibility.plans_markdown(plans, results)
-    assert "Computed by `python scripts/plan_table.py --device cpu` on 2026-01-01" in text
+    assert ("- CPU (x86_64, 1 thread): computed by `python scripts/plan_table.py --device cpu` "
+            "on 2026-01-01") in text
     assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 5.0 min | - |" in text
     assert "estimated (CPU, 1 thread)" in text
     assert "| `dana.exp2` | Dana et al. Fig. 1b | 120 | 2.7e+11 | 5.0 min | - |" in text
-    assert "counted once): 5.0 min." in text  # the shared grid is not counted twice
+    assert "counted once): 5.0 min (CPU, 1 thread)." in text  # a shared grid counted once
     # a run recorded after the plan appears in it, a partial one as such
     (results / "full").mkdir(parents=True)
     (results / "full" / "dana.exp6.csv").write_text("H\n1\n")
@@ -197,6 +198,52 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     text = reproducibility.plans_markdown(plans, results)
     assert "| 2.5 min (CPU, 2 threads; an earlier `full` grid) |" in text
     assert "No plan has been recorded" in reproducibility.plans_markdown(tmp_path / "none")
+
+
+def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parent.parent / "book"
+    if str(book) not in sys.path:
+        sys.path.insert(0, str(book))
+    from buildtools import reproducibility
+
+    def record(device: str, name: str, seconds: float, note: str = "") -> dict:
+        table = pd.DataFrame([
+            planner.ExperimentPlan("dana.exp6", "Fig. 4", 120, 1, 1, 4.9e5, 2.7e11, seconds,
+                                   note=note).__dict__,
+            planner.ExperimentPlan("dana.exp3", "Fig. 2a", 55, 1, 1, 4.9e5, 2.1e12,
+                                   2 * seconds).__dict__])
+        return planner.plan_record(table, command=f"python scripts/plan_table.py --device "
+                                   f"{device}", date="2026-01-02", git_commit="abcdef12345",
+                                   device=device, device_name=name, planning_s=5.0)
+
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    # the GPU's file sorts first by name; the CPU's column still comes first
+    (plans / "full.a-cuda.json").write_text(json.dumps(
+        record("cuda", "NVIDIA H200", 6.0, note="first round of an adaptive search")))
+    (plans / "full.cpu.json").write_text(json.dumps(
+        record("cpu", "CPU (x86_64, 2 threads)", 600.0)))
+    text = reproducibility.plans_markdown(plans, tmp_path / "results")
+    assert text.count("| experiment |") == 1
+    assert ("| experiment | paper item | runs | FLOPs | estimated (CPU, 2 threads) | "
+            "estimated (NVIDIA H200) | recorded run |") in text
+    assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min | 6.0 s | - |" in text
+    assert "| `dana.exp3` | Dana et al. Fig. 2a | 55 | 2.1e+12 | 20.0 min | 12.0 s | - |" in text
+    assert "counted once): 30.0 min (CPU, 2 threads), 18.0 s (NVIDIA H200)." in text
+    assert "- NVIDIA H200: computed by `python scripts/plan_table.py --device cuda`" in text
+    # a note that only one device's plan carries names that device
+    assert "NVIDIA H200 plan only: first round of an adaptive search" in text
+    # FLOPs the plans disagree on are both shown, CPU first; a withdrawn count is left out
+    gpu = json.loads((plans / "full.a-cuda.json").read_text())
+    gpu["rows"][1]["flops"], gpu["rows"][0]["flops"] = 3.0e12, None
+    (plans / "full.a-cuda.json").write_text(json.dumps(gpu))
+    text = reproducibility.plans_markdown(plans, tmp_path / "results")
+    assert "| `dana.exp3` | Dana et al. Fig. 2a | 55 | 2.1e+12 / 3.0e+12 | 20.0 min |" in text
+    assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min |" in text
 
 
 @pytest.mark.parametrize("calibrate", [1, 0, 2.5, True])
