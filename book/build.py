@@ -62,7 +62,7 @@ BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
 PLANS_SECTION = BOOK / "generated" / "plans.md"  # likewise, from data/plans/
 PRECISION_SECTION = BOOK / "generated" / "precision.md"  # likewise, from data/precision/
 PRECISION_RECORDS = REPO / "data" / "precision"
-PLAN_RECORDS = REPO / "data" / "plans"
+PLAN_RECORDS = REPO / "data" / "plans"  # memnb.paths.plans_dir(), which the scorecard reads
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
 for _path in (REPO, BOOK):

@@ -52,6 +52,12 @@ def results_dir() -> Path:
     return Path(env).expanduser() if env else REPO_ROOT / "data" / "results"
 
 
+def plans_dir() -> Path:
+    """Where the recorded cost plans live (``data/plans``, written by
+    ``scripts/plan_table.py``: one JSON record per device)."""
+    return REPO_ROOT / "data" / "plans"
+
+
 def papers_dir_candidates() -> list[Path]:
     """Every folder searched for the papers' published material (official result files, texts).
 

@@ -280,3 +280,23 @@ def test_the_plan_command_counts_a_shared_grid_once_and_names_its_source():
     assert "counted once): 1.0 min." in text
     assert planner.shared_grid_source(shared.note) == "dana.exp1"
     assert planner.shared_grid_source(own.note) is None
+
+
+def test_planned_cost_reads_every_recorded_plan_cpu_first(tmp_path):
+    import json
+
+    def write(file: str, device: str, name: str, wall_s: float | None) -> None:
+        row = {"experiment": "dana.exp6", "wall_s": wall_s}
+        (tmp_path / file).write_text(json.dumps({"device": device, "device_name": name,
+                                                 "rows": [row]}))
+
+    assert planner.planned_cost("dana.exp6", folder=tmp_path / "none") is None
+    write("a.json", "cuda", "NVIDIA H200", 30.0)
+    write("b.json", "cpu", "CPU (x86_64, 2 threads)", 7200.0)
+    assert planner.planned_cost("dana.exp6", folder=tmp_path) == (
+        "planned: 2.0 h on CPU (x86_64, 2 threads), 30.0 s on NVIDIA H200")
+    assert planner.planned_cost("dana.exp1", folder=tmp_path) is None  # not in the plans
+    assert planner.planned_cost("dana.exp6", "quick", folder=tmp_path) is None  # full only
+    write("a.json", "cuda", "NVIDIA H200", None)  # a withdrawn estimate
+    assert planner.planned_cost("dana.exp6", folder=tmp_path) == (
+        "planned: 2.0 h on CPU (x86_64, 2 threads)")

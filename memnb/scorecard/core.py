@@ -181,8 +181,11 @@ class Item:
         try:
             verdict = self.fn(results)
         except NotRun as missing:
+            from memnb.planner import planned_cost
+
             cmd = f"`memnb run {missing.experiment} --profile {missing.profile}`"
-            cost = f" ({self.cost})" if self.cost else ""
+            planned = planned_cost(missing.experiment, missing.profile) or self.cost
+            cost = f" ({planned})" if planned else ""
             return self._row("not run", f"no result yet: {cmd} computes it{cost}",
                              "none in this checkout")
         except NotComputable as why:
@@ -207,7 +210,9 @@ def item(paper: str, number: str, *, claim: str, criterion: str, evidence: str |
 
     ``evidence`` describes evidence that is not a result table (e.g. "exact computation in
     float64, memnb.constructions.aot"); ``cost`` is what a ``not run`` row adds after the command
-    (e.g. "about 3 GPU-hours"); ``ours`` marks an item that is our extension, not the paper's.
+    (e.g. "about a minute on one CPU core with `--profile quick`") where no recorded plan
+    estimates the missing run (:func:`memnb.planner.planned_cost`, the ``full`` profile);
+    ``ours`` marks an item that is our extension, not the paper's.
     """
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {', '.join(PAPERS)}; got {paper!r}")

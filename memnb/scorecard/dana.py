@@ -401,8 +401,7 @@ def lemma_4(results: ResultSource) -> Verdict:
       claim="accuracy grows linearly in H (Experiment 1, d = d_h = 10, N = 50)",
       criterion=f"ours within {ACC_TOL} (mean |difference|) of the paper's CSV at d = 10 → "
                 "reproduced; else linear in H (R² ≥ 0.9, slope CI > 0, points up to the first "
-                "accuracy > 0.95) → trend; else differs",
-      cost="about 40 GPU-minutes")
+                "accuracy > 0.95) → trend; else differs")
 def fig_1a(results: ResultSource) -> Verdict:
     table = _at_setting(results, "dana.exp1", N=50, d=10)
     ours = _mean(table, "H")
@@ -513,8 +512,7 @@ def paper_exp5_exceptions() -> str:
             "not, and 'under optimization constraints, the AoT is better at memorization' "
             "(Sec. 5.2; Experiment 5, N = 70, d = 7, 10, 13)",
       criterion="at the largest H of each d we ran, the same model is ahead as in the paper's "
-                "CSV → reproduced (trend when only a reduced `quick` run exists); else differs",
-      cost="about 3 GPU-hours (16,384 steps of 1,024 per model)")
+                "CSV → reproduced (trend when only a reduced `quick` run exists); else differs")
 def fig_3(results: ResultSource) -> Verdict:
     from memnb.figures.dana import exp5_order, seeds_words
 
@@ -567,13 +565,6 @@ def fig_4(results: ResultSource) -> Verdict:
 # Our runs are ``dana.appendix_dim`` and ``dana.appendix_depth`` (column ``figure``); each row
 # uses the criterion of its §5 counterpart (Fig. 1a/2b for Exp. 1, Fig. 1b for Exp. 2, Fig. 3
 # for Exp. 5), and keeps the paper's own CSV reading in its measured text.
-
-#: ``memnb plan <name> --profile full`` on the 2-core CPU (under load; no GPU measured yet).
-_APPENDIX_COST = {"dana.appendix_dim": "about 2.5 CPU-days by the planner (325 runs at N = 200, "
-                                       "d up to 60): a GPU run",
-                  "dana.appendix_depth": "about 8 CPU-days by the planner (320 runs with 5 "
-                                         "layers): a GPU run"}
-
 
 def _appendix_table(results: ResultSource, name: str, figure: str) -> pd.DataFrame:
     """Our rows of ``figure`` in ``name``'s table; NotRun when absent."""
@@ -654,8 +645,7 @@ _HEADS_CRITERION = (f"our per-head slopes (official rule) within {SLOPE_REL_TOL:
 
 @item(P, "Fig. 5",
       claim="App. B.1: at N = 200, d = d_h = 40, 50, 60 the accuracy stays linear in H",
-      criterion=_HEADS_CRITERION,
-      cost=_APPENDIX_COST["dana.appendix_dim"])
+      criterion=_HEADS_CRITERION)
 def fig_5(results: ResultSource) -> Verdict:
     return _heads_row(results, "dana.appendix_dim", "Fig. 5", paper.dim_exp1(),
                       paper.dim_exp1_slopes().set_index("d")["slope"])
@@ -664,8 +654,7 @@ def fig_5(results: ResultSource) -> Verdict:
 @item(P, "Fig. 8",
       claim="App. B.2: with 5 layers (text and expe_depth.py; EXP_depth.py's titles say 3) "
             "the accuracy stays linear in H",
-      criterion=_HEADS_CRITERION,
-      cost=_APPENDIX_COST["dana.appendix_depth"])
+      criterion=_HEADS_CRITERION)
 def fig_8(results: ResultSource) -> Verdict:
     return _heads_row(results, "dana.appendix_depth", "Fig. 8", paper.depth_exp1(),
                       paper.depth_exp1_slopes().set_index("d")["slope"])
@@ -722,8 +711,7 @@ def _head_dim_row(results: ResultSource, name: str, figure: str, theirs: pd.Data
       claim="App. B.1: at N = 200, d = 50, H = 11 the accuracy is linear in d_h "
             "(contradicting Fig. 1b's quadratic)",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else increasing and "
-                "better fitted by a line than by a·d_h² + b → trend; else differs",
-      cost=_APPENDIX_COST["dana.appendix_dim"])
+                "better fitted by a line than by a·d_h² + b → trend; else differs")
 def fig_6(results: ResultSource) -> Verdict:
     return _head_dim_row(results, "dana.appendix_dim", "Fig. 6", paper.dim_exp2(), "linear")
 
@@ -731,8 +719,7 @@ def fig_6(results: ResultSource) -> Verdict:
 @item(P, "Fig. 9",
       claim="App. B.2: with the deeper model the accuracy is quadratic in d_h",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else increasing and "
-                "convex in d_h → trend; else differs (as Fig. 1b)",
-      cost=_APPENDIX_COST["dana.appendix_depth"])
+                "convex in d_h → trend; else differs (as Fig. 1b)")
 def fig_9(results: ResultSource) -> Verdict:
     return _head_dim_row(results, "dana.appendix_depth", "Fig. 9", paper.depth_exp2(), "convex")
 
@@ -800,8 +787,7 @@ def _mlp_at_largest_width(curves: pd.DataFrame) -> str:
             "to optimise",
       criterion="at the largest H of each d we ran, the same model (AoT or MLP of width "
                 "2d(H − 1)) is ahead as in the paper's CSVs → reproduced (trend when not a "
-                "full run); else differs (as Fig. 3)",
-      cost=_APPENDIX_COST["dana.appendix_dim"])
+                "full run); else differs (as Fig. 3)")
 def fig_7(results: ResultSource) -> Verdict:
     return _mlp_row(results, "dana.appendix_dim", "Fig. 7", paper.dim_exp1(), paper.dim_exp5())
 
@@ -811,8 +797,7 @@ def fig_7(results: ResultSource) -> Verdict:
             "optimisation problems",
       criterion="at the largest H of each d we ran, the same model (AoT or MLP of width "
                 "2d(H − 1) per layer) is ahead as in the paper's CSVs → reproduced (trend "
-                "when not a full run); else differs (as Fig. 3)",
-      cost=_APPENDIX_COST["dana.appendix_depth"])
+                "when not a full run); else differs (as Fig. 3)")
 def fig_10(results: ResultSource) -> Verdict:
     return _mlp_row(results, "dana.appendix_depth", "Fig. 10", paper.depth_exp1(),
                     paper.depth_exp5())
