@@ -282,9 +282,17 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     them; otherwise, where the seed varies, each seed's points are described on their own and
     seeds described alike are named together (``seed 0 at H ∈ {1, 5} and T = 40000 (2 points);
     seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points each)``). Points of one seed name
-    it (``seed = 4; H ∈ {4, 8}``)."""
+    it (``seed = 4; H ∈ {4, 8}``). Points of several paper figures in one table (column
+    ``figure``, App. B's three figures) are described figure by figure (``Fig. 6: ...; Fig. 7:
+    ...``)."""
     if not points:
         return "none"
+    figures = list(dict.fromkeys(str(p.get("figure")) for p in points))
+    if len(figures) > 1:
+        return "; ".join(
+            f"{figure}: " + describe_points([{k: v for k, v in p.items() if k != "figure"}
+                                             for p in points if str(p.get("figure")) == figure])
+            for figure in figures)
     keys: list[str] = []
     for key in (k for k in points[0] if len({_value(p, k) for p in points}) > 1):
         mirrors = any(_determines(points, k, key) and _determines(points, key, k) for k in keys)

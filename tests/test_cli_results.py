@@ -234,6 +234,11 @@ def test_describe_points_names_the_parameters_that_vary():
     # a whole product of depths and seeds, max_blocks mirroring blocks: the value sets, once
     depths = [{"blocks": b, "max_blocks": b, "seed": s} for b in (20, 30, 40) for s in range(5)]
     assert describe_points(depths) == "blocks ∈ {20, 30, 40}; seed ∈ {0, 1, 2, 3, 4}"
+    # points of two paper figures in one table (App. B): described figure by figure
+    appendix = ([{"figure": "Fig. 6", "d_h": d_h, "seed": s} for d_h in (30, 35) for s in (0, 1)]
+                + [{"figure": "Fig. 7", "H": h, "seed": 0} for h in (1, 3, 5)])
+    assert describe_points(appendix) == ("Fig. 6: d_h ∈ {30, 35}; seed ∈ {0, 1}; Fig. 7: "
+                                         "seed = 0; H ∈ {1, 3, 5}")
 
 
 def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():
