@@ -649,9 +649,7 @@ def fig3(result: Any, profile: str) -> Any:
     distribution of the number of saturated heads per example at the size each seed's search
     found, per ``H``; the committed full-scale run in the top row when one exists, this build's
     run below it."""
-    runs = [(f"this build's `{profile}` run", result.fresh, profile == "full")]
-    if result.cached is not None:
-        runs.insert(0, ("full-scale run", result.cached, True))
+    runs = _training_runs(result, profile)
     width = 1 + max(table["H"].nunique() for _, table, _ in runs)
     fig, axes = plt.subplots(len(runs), width, figsize=(3.6 * width + 0.6, 3.6 * len(runs) + 0.5),
                              layout="constrained", squeeze=False)
