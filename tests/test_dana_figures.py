@@ -404,3 +404,23 @@ def test_verdict_sentence_does_not_repeat_what_the_caption_printed():
                     "is the mean over the last 100 batches).")
     assert summary in figures.verdict_sentence(row)  # nothing shown: the whole measured text
     assert summary in figures.verdict_sentence(row, shown="something else")
+
+
+def test_show_says_when_the_committed_full_run_is_drawn_beside_this_builds_run():
+    from types import SimpleNamespace
+
+    run = SimpleNamespace(cached=pd.DataFrame({"H": [1]}), partial="partial: 3 of 9 points ran",
+                          note="dana.exp1: `quick` run beside the committed full-scale run")
+    text = figures.show(plt.figure(), "Dana et al. Fig. 1a", run, "Accuracy against H.", "quick",
+                        full_drawn=True).data
+    assert text.startswith("**Our cached full-scale run and this build's `quick` run.**")
+    assert ("Dash-dotted, square markers (\"full run\" in the legends): the committed full-scale "
+            "run, partial: 3 of 9 points ran.") in text
+    told = figures.show(plt.figure(), "Dana et al. Fig. 3", run, "The full run is drawn.",
+                        "quick", full_drawn=True, full_told=True).data
+    assert "Dash-dotted" not in told and told.startswith("**Our cached full-scale run")
+    alone = figures.show(plt.figure(), "Dana et al. Fig. 1a", run, "Accuracy.", "quick").data
+    assert alone.startswith("**Our run (profile `quick`).**") and "Dash-dotted" not in alone
+    empty = SimpleNamespace(cached=None, partial=None, note="dana.exp1: `quick` run")
+    assert "Dash-dotted" not in figures.show(plt.figure(), "Dana et al. Fig. 1a", empty,
+                                             "Accuracy.", "quick", full_drawn=True).data

@@ -172,9 +172,9 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     text = reproducibility.plans_markdown(plans, results)
     assert ("- CPU (x86_64, 1 thread): computed by `python scripts/plan_table.py --device cpu` "
             "on 2026-01-01") in text
-    assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 5.0 min | - |" in text
+    assert "| `dana.exp6`: Dana et al. Fig. 4 | 120 | 2.7e+11 | 5.0 min | - |" in text
     assert "estimated (CPU, 1 thread)" in text
-    assert "| `dana.exp2` | Dana et al. Fig. 1b | 120 | 2.7e+11 | 5.0 min | - |" in text
+    assert "| `dana.exp2`: Dana et al. Fig. 1b | 120 | 2.7e+11 | 5.0 min | - |" in text
     assert "counted once): 5.0 min (CPU, 1 thread)." in text  # a shared grid counted once
     # a run recorded after the plan appears in it, a partial one as such
     (results / "full").mkdir(parents=True)
@@ -228,11 +228,11 @@ def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_p
     (plans / "full.cpu.json").write_text(json.dumps(
         record("cpu", "CPU (x86_64, 2 threads)", 600.0)))
     text = reproducibility.plans_markdown(plans, tmp_path / "results")
-    assert text.count("| experiment |") == 1
-    assert ("| experiment | paper item | runs | FLOPs | estimated (CPU, 2 threads) | "
+    assert text.count("| experiment: paper item |") == 1
+    assert ("| experiment: paper item | runs | FLOPs | estimated (CPU, 2 threads) | "
             "estimated (NVIDIA H200) | recorded run |") in text
-    assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min | 6.0 s | - |" in text
-    assert "| `dana.exp3` | Dana et al. Fig. 2a | 55 | 2.1e+12 | 20.0 min | 12.0 s | - |" in text
+    assert "| `dana.exp6`: Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min | 6.0 s | - |" in text
+    assert "| `dana.exp3`: Dana et al. Fig. 2a | 55 | 2.1e+12 | 20.0 min | 12.0 s | - |" in text
     assert "counted once): 30.0 min (CPU, 2 threads), 18.0 s (NVIDIA H200)." in text
     assert "- NVIDIA H200: computed by `python scripts/plan_table.py --device cuda`" in text
     # a note that only one device's plan carries names that device
@@ -242,8 +242,8 @@ def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_p
     gpu["rows"][1]["flops"], gpu["rows"][0]["flops"] = 3.0e12, None
     (plans / "full.a-cuda.json").write_text(json.dumps(gpu))
     text = reproducibility.plans_markdown(plans, tmp_path / "results")
-    assert "| `dana.exp3` | Dana et al. Fig. 2a | 55 | 2.1e+12 / 3.0e+12 | 20.0 min |" in text
-    assert "| `dana.exp6` | Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min |" in text
+    assert "| `dana.exp3`: Dana et al. Fig. 2a | 55 | 2.1e+12 / 3.0e+12 | 20.0 min |" in text
+    assert "| `dana.exp6`: Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min |" in text
 
 
 @pytest.mark.parametrize("calibrate", [1, 0, 2.5, True])

@@ -777,12 +777,23 @@ def verdict_recalled(row: Any) -> str:
     return f"Verdict ({row.item}): **{row.status}**, with its numbers in the caption above."
 
 
-def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str) -> Any:
+def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, *,
+         full_drawn: bool = False, full_told: bool = False) -> Any:
     """Display ``fig`` with its caption; the caption's source says whether the drawn table is
-    a run of this profile or the committed full run read in place (``run.note``)."""
+    a run of this profile, the committed full run read in place (``run.note``), or both, when
+    ``full_drawn`` says the figure draws the committed full run (``run.cached``) beside this
+    build's run. Then the caption also says which curves are the full run and, where it is
+    partial, which points of it ran (``run.partial``), unless ``text`` already tells it
+    (``full_told``)."""
     reused = exp.reused_full(run)
-    return viz.caption(fig, paper_figure, text=text, profile="full" if reused else profile,
-                       source="cached" if reused else "ours")
+    if reused:
+        return viz.caption(fig, paper_figure, text=text, profile="full", source="cached")
+    both = full_drawn and run.cached is not None and len(run.cached) > 0
+    if both and not full_told:
+        text = (f"{text.strip()} Dash-dotted, square markers (\"full run\" in the legends): the "
+                "committed full-scale run" + (f", {run.partial}" if run.partial else "") + ".")
+    return viz.caption(fig, paper_figure, text=text, profile=profile,
+                       source="ours_and_cached" if both else "ours")
 
 
 def runs_note(runs: dict[str, Any], profile: str) -> str:
