@@ -405,13 +405,32 @@ def points_ran(provenance: dict[str, Any]) -> tuple[int, int]:
     return done, done + len(provenance.get("missing_points") or [])
 
 
-def cached_point_files(name: str, profile: str, root: Path | None = None) -> tuple[int, int]:
+def cached_point_files(name: str, profile: str, root: Path | None = None, *,
+                       on_todays_grid: bool = False) -> tuple[int, int]:
     """``(files, current)``: the point files in the cache of ``name`` under ``profile``, and how
     many of them were computed by today's code (the fingerprint a run would look them up by),
-    i.e. how many a rerun resumes from."""
+    i.e. how many a rerun resumes from.
+
+    With ``on_todays_grid`` (for a table of an earlier profile, :func:`profile_change`: its
+    points may not be today's), ``current`` counts only the files of today's code whose point
+    is on today's grid, as the experiment's first sweep gives it
+    (:func:`memnb.planner.capture_sweep`; later rounds of an adaptive search are not known
+    before it runs, so their files are not counted; an experiment that makes no sweep counts
+    every file of today's code)."""
     folder = result_paths(name, profile, root)[0].parent / ".cache" / name
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    return len(files), _point_files_of(folder, todays_code(name))
+    code = todays_code(name)
+    if not on_todays_grid:
+        return len(files), _point_files_of(folder, code)
+    from memnb.planner import capture_sweep
+    from memnb.sweep import point_key
+
+    captured = capture_sweep(name, profile)
+    if captured is None:  # no sweep to read the grid from: every file of today's code counts
+        return len(files), _point_files_of(folder, code)
+    keys = {point_key(p) for p in captured.points}
+    current = list(folder.glob(f"*.{code}.json")) if folder.is_dir() else []
+    return len(files), sum(1 for f in current if f.name.split(".")[0] in keys)
 
 
 def _point_files_of(folder: Path, code: str) -> int:

@@ -90,8 +90,9 @@ def test_bad_arguments(capsys):
 
 def _slow_experiment(monkeypatch, calls: list):
     """Register a tiny experiment of 6 points, one group each, each taking 0.3 s."""
+    from memnb import sweep
     from memnb.experiments import registry
-    from memnb.sweep import grid, run_sweep
+    from memnb.sweep import grid
 
     def slow_group(group):
         time.sleep(0.3)
@@ -100,7 +101,7 @@ def _slow_experiment(monkeypatch, calls: list):
 
     def fn(params, *, seeds, device, cache_dir, executor=None):
         points = grid(x=list(range(params["n"])), seed=list(range(seeds)))
-        return run_sweep(points, slow_group, cache_dir=cache_dir, progress=False)
+        return sweep.run_sweep(points, slow_group, cache_dir=cache_dir, progress=False)
 
     profiles = {p: {"n": 6, "seeds": 1} for p in ("ci", "quick", "full")}
     monkeypatch.setitem(registry._REGISTRY, "tiny.slow",
@@ -186,6 +187,13 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
     missing = summary.split("missing ", 1)[1]  # "x = 5, seed = 0" or "seed = 0; x ∈ {4, 5}"
     assert all(str(x) in missing for x in range(done, 6)) and "x" in missing
     assert cached_point_files("tiny.slow", "full", first) == (done, done)
+    # a point file of today's code whose point is not on today's grid (an earlier profile's)
+    code = results.todays_code("tiny.slow")
+    stray = first / "full" / ".cache" / "tiny.slow" / f"{'0' * 24}.{code}.json"
+    stray.write_text("{}")
+    assert cached_point_files("tiny.slow", "full", first) == (done + 1, done + 1)
+    assert cached_point_files("tiny.slow", "full", first, on_todays_grid=True) == (done + 1, done)
+    stray.unlink()
 
     second = tmp_path / "session2"
     shutil.copytree(first, second)

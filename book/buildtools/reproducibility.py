@@ -141,6 +141,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         load_superseded,
         partial_summary,
         points_ran,
+        profile_change,
         provenance_summary,
         result_paths,
         run_label,
@@ -167,18 +168,23 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
             minutes += " (points read from the cache)"
         what = partial_summary(provenance)
         if what is not None:
-            files, current = cached_point_files(name, "full", results_root)
+            grid_changed = profile_change(provenance) is not None
+            files, current = cached_point_files(name, "full", results_root,
+                                                on_todays_grid=grid_changed)
+            matching = "today's code and grid" if grid_changed else "today's code"
             total = points_ran(provenance)[1]
             rerun = f"`memnb run {name} --profile full --time-limit SECONDS`"
             if not files:
                 rerun_does = f"no point cache committed: {rerun} computes today's grid"
             elif current == 0:
-                rerun_does = (f"none of the {files} cached point files matches today's code: "
-                              f"{rerun} computes all {total} points")
+                rerun_does = (f"none of the {files} cached point files matches {matching}: "
+                              f"{rerun} computes " + ("today's grid" if grid_changed else
+                                                      f"all {total} points"))
             else:
-                rerun_does = (f"{current} of the {files} cached point files match today's code: "
-                              f"{rerun} reuses them and computes the other "
-                              f"{max(total - current, 0)} of the {total} points")
+                rerun_does = (f"{current} of the {files} cached point files match {matching}: "
+                              f"{rerun} reuses them and computes " + (
+                                  "the rest of today's grid" if grid_changed else
+                                  f"the other {max(total - current, 0)} of the {total} points"))
             partial.append(f"`{name}` ({what}; {rerun_does})")
         fixed = len(provenance.get("corrections") or [])
         fixed_text = "" if not fixed else (
@@ -407,7 +413,7 @@ def paper_item(name: str, paper_figure: str) -> str:
 
 def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     """Plans of the same experiments on several devices as one table narrow enough for the
-    page: experiment, paper item, runs, FLOPs (each plan's count, in the order of the columns,
+    page: experiment and paper item, runs, FLOPs (each plan's count, in the order of the columns,
     where they differ), an estimated wall time per device and the recorded run; the groups and
     the notes go into a list below it (a note that differs between the plans names its
     device)."""
@@ -432,7 +438,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
         estimates = ["not planned" if r is None else
                      format_duration(None if pd.isna(r.wall_s) else float(r.wall_s))
                      for r in plans]
-        rows.append([f"`{name}`", paper_item(name, first.paper_figure), first.runs, flops,
+        rows.append([f"`{name}`: {paper_item(name, first.paper_figure)}", first.runs, flops,
                      *estimates, recorded])
         extra = {device: [n for n in str(r.note or "").split("; ") if n and n != _USUAL_NOTE]
                  for device, r in zip(devices, plans, strict=True) if r is not None}
@@ -444,7 +450,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
                              f"{' and '.join(where[n])} plan only: {n}" for n in said)
             notes.append(f"`{name}` ({first.groups} packed groups, {first.calibrated} "
                          f"calibrated): {text}")
-    text = markdown_table(["experiment", "paper item", "runs", "FLOPs",
+    text = markdown_table(["experiment: paper item", "runs", "FLOPs",
                            *(f"estimated ({device})" for device in devices), "recorded run"],
                           rows)
     totals = ", ".join(f"{format_duration(estimated_total_s(table))} ({device})"
