@@ -354,6 +354,19 @@ def plan_record(table: pd.DataFrame, **about: Any) -> dict[str, Any]:
     return {**about, "rows": clean}
 
 
+def merge_into_record(record: dict[str, Any], table: pd.DataFrame, note: str
+                      ) -> dict[str, Any]:
+    """``record`` (a :func:`plan_record`) with the rows of ``table``'s experiments replaced by
+    ``table``'s, each with ``note`` added (when and where they were re-planned), and rows of
+    experiments new to the record appended: how one experiment is re-planned after its
+    profile changed without re-planning every other one."""
+    fresh = plan_record(table.assign(note=[f"{n}; {note}" if n else note
+                                           for n in table["note"]]))["rows"]
+    by_name = {row["experiment"]: row for row in fresh}
+    rows = [by_name.pop(row["experiment"], row) for row in record["rows"]]
+    return {**record, "rows": rows + list(by_name.values())}
+
+
 def plan_from_record(record: dict[str, Any]) -> pd.DataFrame:
     """The plan table of a :func:`plan_record` (``recorded_*`` empty)."""
     table = pd.DataFrame(record["rows"])

@@ -1,6 +1,7 @@
 """Plan every experiment's ``full`` profile on this device and record the plan.
 
     python scripts/plan_table.py [--device cpu|cuda] [--out data/plans/full.cpu.json]
+    python scripts/plan_table.py --target dana.appendix_dim --merge   # one experiment anew
 
 Writes the plan (``memnb plan all --profile full``) as a JSON record with the command, date,
 commit, device and the time the planning took. The book's build generates the "Running at scale"
@@ -20,7 +21,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from memnb.planner import CALIBRATED_GROUPS, plan, plan_markdown, plan_record  # noqa: E402
+from memnb.planner import (  # noqa: E402
+    CALIBRATED_GROUPS,
+    merge_into_record,
+    plan,
+    plan_markdown,
+    plan_record,
+)
 from memnb.results import device_description, git_commit  # noqa: E402
 
 
@@ -31,15 +38,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibrate", type=int, default=CALIBRATED_GROUPS,
                         help=f"groups calibrated per experiment (default {CALIBRATED_GROUPS})")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--merge", action="store_true",
+                        help="replace only the --target experiments' rows of the record at --out "
+                             "(e.g. after one profile changed), each noting when and where it "
+                             "was re-planned")
     args = parser.parse_args(argv)
     out = args.out or REPO / "data" / "plans" / f"full.{args.device.split(':')[0]}.json"
+    if args.merge and (args.target == "all" or not out.exists()):
+        parser.error(f"--merge needs a --target other than 'all' and an existing record at {out}")
     started = time.perf_counter()
     table = plan(args.target, "full", device=args.device, calibrate=args.calibrate)
     device = device_description(args.device)
-    record = plan_record(table, command=f"python scripts/plan_table.py --device {args.device}",
-                         date=f"{datetime.now(UTC):%Y-%m-%d}", git_commit=git_commit(),
-                         device=args.device, device_name=device,
-                         planning_s=round(time.perf_counter() - started, 1))
+    date = f"{datetime.now(UTC):%Y-%m-%d}"
+    if args.merge:
+        note = (f"re-planned alone at commit {git_commit()[:7]} on {date}, {device} "
+                f"(`python scripts/plan_table.py --target {args.target} --merge`)")
+        record = merge_into_record(json.loads(out.read_text()), table, note)
+    else:
+        record = plan_record(table, command=f"python scripts/plan_table.py --device "
+                             f"{args.device}", date=date, git_commit=git_commit(),
+                             device=args.device, device_name=device,
+                             planning_s=round(time.perf_counter() - started, 1))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=1, default=str) + "\n")
     print(plan_markdown(table, device_name=device))

@@ -300,3 +300,24 @@ def test_planned_cost_reads_every_recorded_plan_cpu_first(tmp_path):
     write("a.json", "cuda", "NVIDIA H200", None)  # a withdrawn estimate
     assert planner.planned_cost("dana.exp6", folder=tmp_path) == (
         "planned: 2.0 h on CPU (x86_64, 2 threads)")
+
+
+def test_merge_into_record_replaces_one_experiments_row_and_notes_why():
+    def table(rows: list[tuple[str, float, str]]) -> pd.DataFrame:
+        return pd.DataFrame([planner.ExperimentPlan(name, "Fig.", 10, 1, 1, 1.0, 2.0, wall,
+                                                    note=note).__dict__
+                             for name, wall, note in rows])
+
+    record = planner.plan_record(table([("dana.exp6", 60.0, ""), ("dana.exp2", 30.0, "x")]),
+                                 command="c", date="2026-01-01", git_commit="abc", device="cpu",
+                                 device_name="CPU", planning_s=1.0)
+    merged = planner.merge_into_record(
+        record, table([("dana.exp2", 90.0, "x"), ("dana.exp3", 5.0, "")]), "re-planned alone")
+    rows = {row["experiment"]: row for row in merged["rows"]}
+    assert [row["experiment"] for row in merged["rows"]] == ["dana.exp6", "dana.exp2",
+                                                             "dana.exp3"]
+    assert rows["dana.exp6"] == record["rows"][0]  # untouched
+    assert (rows["dana.exp2"]["wall_s"], rows["dana.exp2"]["note"]) == (90.0,
+                                                                       "x; re-planned alone")
+    assert rows["dana.exp3"]["note"] == "re-planned alone"
+    assert merged["command"] == "c" and "recorded_s" not in rows["dana.exp3"]
