@@ -194,7 +194,7 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     (kept / "dana.exp1.0123456789abcdef.json").write_text(json.dumps(
         {**prov, "code_fingerprint": "0123456789abcdef", "complete": False, "points_done": 6,
          "missing_points": missing}))
-    assert ("Replaced by a run of today's code and kept for comparison, under "
+    assert ("Replaced by a run of today's code or profile and kept for comparison, under "
             "`data/results/full/superseded/`: `dana.exp1` of code `0123456789abcdef` (CPU "
             "(x86_64, 1 thread), 5 seeds, IEEE denormals, commit `2222222`, partial: 6 of 8 "
             "points ran; missing seed ∈ {3, 4}") in reproducibility.full_runs_markdown(

@@ -227,13 +227,14 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     kept = [(name, earlier) for name in names for earlier in load_superseded(name, "full",
                                                                              results_root)]
     if kept:
-        lines.append(" Replaced by a run of today's code and kept for comparison, under "
+        lines.append(" Replaced by a run of today's code or profile and kept for comparison, under "
                      "`data/results/full/superseded/`: " + "; ".join(
                          f"`{name}` of code `{e.provenance.get('code_fingerprint')}` "
                          f"({run_label(e.table, e.provenance)}, "
                          f"{arithmetic_label(e.provenance)}, "
                          f"commit `{str(e.provenance.get('git_commit'))[:7]}`"
-                         + ("" if e.complete else f", {partial_summary(e.provenance)}") + ")"
+                         + ("" if e.complete and profile_change(e.provenance) is None
+                            else f", {partial_summary(e.provenance)}") + ")"
                          for name, e in kept) + ".")
     if rows and all(str(d).startswith("CPU") for d in summary["device_name"]):
         lines.append(" None of them ran on a GPU: no GPU-hours of a `full` profile are measured "
