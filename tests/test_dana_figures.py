@@ -424,3 +424,12 @@ def test_show_says_when_the_committed_full_run_is_drawn_beside_this_builds_run()
     empty = SimpleNamespace(cached=None, partial=None, note="dana.exp1: `quick` run")
     assert "Dash-dotted" not in figures.show(plt.figure(), "Dana et al. Fig. 1a", empty,
                                              "Accuracy.", "quick", full_drawn=True).data
+
+
+def test_appendix_recipe_note_reads_the_profiles_and_the_quoted_recipe():
+    note = figures.appendix_recipe_note()
+    train = dana.get_params("dana.appendix_dim", "full")["train"]
+    assert f"{train['steps']:,} steps of {train['batch']:,}" in note
+    assert "64 batches of 1,024 elements, 64 epochs" in note  # App. B, as paper.TEXT quotes it
+    assert "differs from the stated recipe" not in note  # the full profile is that recipe
+    assert "2,500 contexts of N = 50; N = 200 has 40,000" in note

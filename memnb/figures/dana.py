@@ -796,6 +796,35 @@ def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, 
                        source="ours_and_cached" if both else "ours")
 
 
+def appendix_recipe_note() -> str:
+    """Why App. B.1's ``full`` Figs. 5 and 6 train with App. B's stated recipe rather than
+    Experiment 1's (its budget is sized for N = 50's contexts), and what the official B.1
+    notebook sets instead; every number read from the profiles and from
+    :data:`memnb.papers.dana.TEXT`."""
+    text = paper.TEXT
+    dim, exp1 = exp.get_params("dana.appendix_dim", "full"), exp.get_params("dana.exp1", "full")
+    train = dim["train"]
+    batches, size, epochs = (int(text[k].value) for k in (
+        "batches_appendix", "batch_size_appendix", "epochs_appendix"))
+    same = (train["steps"], train["batch"], train["samples"]) == (batches * epochs, size,
+                                                                 batches * size)
+    return (f"**Training budget at N = {dim['N']}.** Experiment 1's budget ({exp1['steps']:,} "
+            f"steps of {exp1['batch']:,}) is sized for the {exp1['N'] ** 2:,} contexts of "
+            f"N = {exp1['N']}; N = {dim['N']} has {dim['N'] ** 2:,}. So the `full` Figs. 5 and "
+            f"6 train with the recipe App. B states for every model ({batches} batches of "
+            f"{size:,} elements, {epochs} epochs): {train['steps']:,} steps of "
+            f"{train['batch']:,} on a sample of {train['samples']:,} contexts"
+            + ("" if same else " (which differs from the stated recipe)")
+            + f". Fig. 7 keeps Experiment 5's ({dim['exp5']['steps']:,} steps of "
+            f"{dim['exp5']['batch']:,}). The official repository's B.1 notebook "
+            f"(`expe_dim.ipynb`) sets other values ({int(text['dim_notebook_batches'].value):,} "
+            f"batches of {int(text['dim_notebook_batch_size'].value):,}, "
+            f"{int(text['dim_notebook_epochs'].value)} epochs, the first two tokens each drawn "
+            f"from {int(text['dim_notebook_tokens'].value)} of the {dim['N']}) but writes none of "
+            "the B.1 CSVs under their names, so the settings behind the paper's B.1 numbers are "
+            "not known to us.")
+
+
 def runs_note(runs: dict[str, Any], profile: str) -> str:
     """Markdown list of where each experiment's drawn table comes from (from the provenance),
     and which experiments have no committed full run (from whether the file exists)."""

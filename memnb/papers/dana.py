@@ -323,6 +323,15 @@ TEXT: dict[str, Published] = {
                                       "multiplies by 5), commit cffc0d8"),
     "depth_layers_titles": Published(3, "official code, EXP_depth.py: docstrings and plot "
                                         "titles say '3 layers' (the parameter count uses 5)"),
+    "dim_notebook_batches": Published(1000, "official code, expe_dim.ipynb (App. B.1's "
+                                            "notebook): num_batch = 1000, commit cffc0d8"),
+    "dim_notebook_batch_size": Published(2 ** 10, "official code, expe_dim.ipynb: batch_size = "
+                                                  "2**10, commit cffc0d8"),
+    "dim_notebook_epochs": Published(10, "official code, expe_dim.ipynb: epochs = 10, commit "
+                                         "cffc0d8"),
+    "dim_notebook_tokens": Published(100, "official code, expe_dim.ipynb: nb_tokens = [100, 100, "
+                                          "1] at N = 200 (the first two tokens each drawn from "
+                                          "100 of the 200), commit cffc0d8"),
     "cor1_same_scaling_d": Published(2, "§5.1: 'Corollary 1 gives the same scaling in H for "
                                         "all d ≥ 2'"),
     "gpt2_S": Published(1024, "§7 footnote 5: 'In GPT2 S = 1024'"),
