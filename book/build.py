@@ -62,7 +62,6 @@ BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
 PLANS_SECTION = BOOK / "generated" / "plans.md"  # likewise, from data/plans/
 PRECISION_SECTION = BOOK / "generated" / "precision.md"  # likewise, from data/precision/
 PRECISION_RECORDS = REPO / "data" / "precision"
-PLAN_RECORDS = REPO / "data" / "plans"  # memnb.paths.plans_dir(), which the scorecard reads
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
 for _path in (REPO, BOOK):
@@ -72,7 +71,7 @@ for _path in (REPO, BOOK):
 from buildtools import keys, reading, reproducibility  # noqa: E402
 from buildtools.progress import register as register_progress_engine  # noqa: E402
 
-from memnb.paths import results_dir  # noqa: E402
+from memnb.paths import plans_dir, results_dir  # noqa: E402
 from memnb.profiles import PROFILES  # noqa: E402
 
 #: Chapters in reading order; any other executed notebook follows, alphabetically.
@@ -364,7 +363,7 @@ def write_plans_section() -> bool:
     """Generate ``book/generated/plans.md`` (the cost plans of the "Running at scale" page) from
     the committed plan records and today's provenance; True if it changed."""
     return reproducibility.write_page(PLANS_SECTION,
-                                      reproducibility.plans_markdown(PLAN_RECORDS, results_dir()))
+                                      reproducibility.plans_markdown(plans_dir(), results_dir()))
 
 
 def write_precision_section() -> bool:

@@ -402,27 +402,32 @@ def plan(target: str, profile: str = "full", *, device: str = "cpu",
     return pd.DataFrame(rows, columns=[f.name for f in dataclasses.fields(ExperimentPlan)])
 
 
-def planned_cost(name: str, profile: str = "full", folder: Path | None = None) -> str | None:
-    """What the recorded plans (``data/plans/*.json``, :func:`plan_record`) estimate for
-    ``name`` under ``profile``, CPU first: ``"planned: 2.5 d on CPU (x86_64, 2 threads), 52.6 min
-    on NVIDIA H200"``; ``None`` when no plan of that profile estimates it. Plans record the
-    ``full`` profile only."""
+def plan_records(folder: Path | None = None) -> list[dict[str, Any]]:
+    """The recorded plans (:func:`plan_record`, one JSON file per device in ``folder``,
+    default ``data/plans``), the CPU's first, then each GPU's in file order; ``[]`` when none is
+    recorded."""
     import json
 
     from memnb.paths import plans_dir
 
     folder = plans_dir() if folder is None else Path(folder)
-    if profile != "full" or not folder.is_dir():
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return sorted((json.loads(path.read_text()) for path in paths),
+                  key=lambda record: record.get("device") != "cpu")
+
+
+def planned_cost(name: str, profile: str = "full", folder: Path | None = None) -> str | None:
+    """What the recorded plans (:func:`plan_records`) estimate for ``name`` under ``profile``,
+    CPU first: ``"planned: 2.5 d on CPU (x86_64, 2 threads), 52.6 min on NVIDIA H200"``;
+    ``None`` when no plan of that profile estimates it. Plans record the ``full`` profile
+    only."""
+    if profile != "full":
         return None
-    estimates = []
-    for path in sorted(folder.glob("*.json")):
-        record = json.loads(path.read_text())
-        for row in record.get("rows", []):
-            if row.get("experiment") == name and row.get("wall_s") is not None:
-                estimates.append((record.get("device") != "cpu",
-                                  f"{format_duration(float(row['wall_s']))} on "
-                                  f"{record.get('device_name', record.get('device', '?'))}"))
-    return "planned: " + ", ".join(text for _, text in sorted(estimates)) if estimates else None
+    estimates = [f"{format_duration(float(row['wall_s']))} on "
+                 f"{record.get('device_name', record.get('device', '?'))}"
+                 for record in plan_records(folder) for row in record.get("rows", [])
+                 if row.get("experiment") == name and row.get("wall_s") is not None]
+    return "planned: " + ", ".join(estimates) if estimates else None
 
 
 def format_duration(seconds: float | None) -> str:

@@ -418,19 +418,18 @@ def cached_point_files(name: str, profile: str, root: Path | None = None, *,
     before it runs, so their files are not counted; an experiment that makes no sweep counts
     every file of today's code)."""
     folder = result_paths(name, profile, root)[0].parent / ".cache" / name
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    code = todays_code(name)
-    if not on_todays_grid:
-        return len(files), _point_files_of(folder, code)
-    from memnb.planner import capture_sweep
-    from memnb.sweep import point_key
+    if not folder.is_dir():
+        return 0, 0
+    current = list(folder.glob(f"*.{todays_code(name)}.json"))
+    if on_todays_grid:
+        from memnb.planner import capture_sweep
+        from memnb.sweep import point_key
 
-    captured = capture_sweep(name, profile)
-    if captured is None:  # no sweep to read the grid from: every file of today's code counts
-        return len(files), _point_files_of(folder, code)
-    keys = {point_key(p) for p in captured.points}
-    current = list(folder.glob(f"*.{code}.json")) if folder.is_dir() else []
-    return len(files), sum(1 for f in current if f.name.split(".")[0] in keys)
+        captured = capture_sweep(name, profile)
+        if captured is not None:  # else no sweep to read the grid from: all of them count
+            keys = {point_key(p) for p in captured.points}
+            current = [f for f in current if f.name.split(".")[0] in keys]
+    return sum(1 for _ in folder.glob("*.json")), len(current)
 
 
 def _point_files_of(folder: Path, code: str) -> int:
