@@ -2,12 +2,14 @@
 
     memnb list
     memnb run dana.exp1 --profile quick [--device cpu|cuda] [--seeds K] [--executor dask://HOST:PORT]
-              [--time-limit SECONDS]
+              [--time-limit SECONDS] [--rerun]
     memnb scorecard [--profile full|quick|ci] [--paper dana] [--json]
     memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments, and 3 when it
 stopped at its ``--time-limit`` (every finished point is cached; rerun the same command).
+``--rerun`` recomputes a committed result of earlier code or profile beside it
+(:mod:`memnb.reruns`), which stays in place until the rerun is complete.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ def _cmd_list(_: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from memnb.reruns import rerun_experiment
     from memnb.results import TimeLimitReached, run_experiment
 
+    runner = rerun_experiment if args.rerun else run_experiment
     try:
-        result = run_experiment(args.experiment, args.profile, device=args.device,
-                                seeds=args.seeds, executor=args.executor,
-                                time_limit_s=args.time_limit,
-                                clock_start=args.started)
+        result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
+                        executor=args.executor, time_limit_s=args.time_limit,
+                        clock_start=args.started)
     except ValueError as err:
         print(f"memnb run: error: {err}", file=sys.stderr)
         return 2
@@ -137,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop starting groups of points that would not end within SECONDS "
                           "and pause a group still training before then (its state saved); "
                           "finished points stay cached and the exit code is 3 when partial")
+    run.add_argument("--rerun", action="store_true",
+                     help="recompute a committed result of earlier code or profile with "
+                          "today's in data/results/rerun/, leaving it in place until the rerun "
+                          "is complete, then replace it (the earlier one kept under superseded/)")
     planner = sub.add_parser("plan", help="runs, model-steps, FLOPs and estimated wall time of "
                              "experiments, from a short calibration on this device")
     planner.add_argument("target", help="an experiment (dana.exp1), a chapter (dana) or all")

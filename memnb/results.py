@@ -210,14 +210,14 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                     "and missing_points lists the others. " + provenance["note"],
         })
     if profile == "full":
-        _keep_other_code(name, profile, root, code)
+        keep_other_code(name, profile, root, code)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
 
 
-def _keep_other_code(name: str, profile: str, root: Path | None, code: str) -> None:
+def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> None:
     """Before a run of code ``code`` writes its table, keep a written result of other code, or
     of an earlier profile (:func:`supersede`), so that a full-scale result is never overwritten
     by one computed differently, e.g. three seeds of older code by one seed of today's."""
@@ -590,6 +590,11 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
         note += earlier_code_note(name, prov)
+        from memnb.reruns import rerun_progress  # reruns builds on this module
+
+        underway = rerun_progress(name, "full", root)
+        if underway is not None:
+            note += f"; {underway}"
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"

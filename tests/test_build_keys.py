@@ -72,7 +72,7 @@ def test_chapter_reads_its_papers_results_and_those_it_names(tree):
 @pytest.mark.parametrize("change", [
     "notebook", "memnb edit", "memnb new file", "memnb data file", "profile", "device",
     "own result",
-    "own full result", "named result", "new result of the paper"])
+    "own full result", "own rerun under way", "named result", "new result of the paper"])
 def test_key_changes_when_an_input_changes(tree, change):
     before = _key(tree)
     profile, device = "quick", "cpu"
@@ -99,6 +99,9 @@ def test_key_changes_when_an_input_changes(tree, change):
         field = "results"
     elif change == "own full result":
         _write_result(tree["results"], "full", "dana.exp1", 2)
+        field = "results"
+    elif change == "own rerun under way":  # its progress is in the chapter's notes
+        _write_result(tree["results"], "rerun/full", "dana.exp1", 2)
         field = "results"
     elif change == "named result":
         _write_result(tree["results"], "quick", "kajitsuka.named", 2)

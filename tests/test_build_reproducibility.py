@@ -186,6 +186,19 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         ["dana.exp1"], results)
     assert "None of the 1 registered" in reproducibility.full_runs_markdown(
         ["dana.exp1"], tmp_path / "empty")
+    # a rerun under way (memnb.reruns) is listed with the points it has computed
+    assert "Reruns under way" not in reproducibility.full_runs_markdown(["dana.exp1"], results)
+    _result(results, "rerun/full", "3333333cccc", "CPU (x86_64, 2 threads)", 600.0)
+    rerun = results / "rerun" / "full" / "dana.exp1.json"
+    rerun.write_text(json.dumps({**json.loads(rerun.read_text()), "code_fingerprint": code,
+                                 "complete": False, "points_done": 3,
+                                 "missing_points": missing * 2}))
+    assert ("Reruns under way in `data/results/rerun/full/` (`memnb.reruns`: the table above "
+            "stays until the rerun is complete, then moves to `superseded/`): `dana.exp1`: a "
+            "rerun by today's code has computed 3 of its 7 points (`memnb run dana.exp1 "
+            "--profile full --rerun --time-limit SECONDS` continues it).") in (
+        reproducibility.full_runs_markdown(["dana.exp1"], results))
+    rerun.unlink()
     # a result replaced by a run of other code is listed where it is kept
     assert "kept for comparison" not in reproducibility.full_runs_markdown(["dana.exp1"], results)
     kept = results / "full" / "superseded"

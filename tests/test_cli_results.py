@@ -393,3 +393,77 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     assert results.arithmetic_label({"cpu_denormals": "daz-only"}) == "daz-only denormals"
     assert results.arithmetic_label({"device": "cuda:0", "cpu_denormals": "flushed"}) == (
         "GPU arithmetic")
+
+
+def _as_earlier_code(result) -> dict:
+    """Rewrite a written result's provenance as if earlier code had computed it."""
+    earlier = {**result.provenance, "code_fingerprint": "0123456789abcdef"}
+    result.provenance_path.write_text(json.dumps(earlier))
+    return earlier
+
+
+def test_a_rerun_computes_beside_the_result_it_replaces_and_adopts_itself_when_complete(
+        tmp_path, monkeypatch, capsys):
+    """``memnb run --rerun`` (:mod:`memnb.reruns`) computes today's code's table in
+    ``rerun/<profile>/``: while partial, the earlier result stays where the chapters read it;
+    the rerun resumes from its own cache copied to another checkout; when complete it takes the
+    earlier result's place, which is kept under ``superseded/``, and its point files join the
+    profile's cache."""
+    import shutil
+
+    from memnb import reruns
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    first = tmp_path / "session1"
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(first))
+    with pytest.raises(ValueError, match="no `full` result to rerun"):
+        reruns.rerun_experiment("tiny.slow", "full")
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--rerun"]) == 2
+    assert "no `full` result to rerun" in capsys.readouterr().err
+    committed = run_experiment("tiny.slow", "full")
+    with pytest.raises(ValueError, match="today's code under today's profile; nothing to rerun"):
+        reruns.rerun_experiment("tiny.slow", "full")
+    assert reruns.rerun_reason("tiny.slow", committed.provenance) is None
+    earlier = _as_earlier_code(committed)
+    assert reruns.rerun_reason("tiny.slow", earlier) == (
+        "computed by earlier code (0123456789abcdef)")
+    shutil.rmtree(first / "full" / ".cache")  # the earlier code's points: not today's
+    calls.clear()
+
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--rerun",
+                     "--time-limit", "1.6"]) == cli.PARTIAL
+    done = len(calls)
+    assert 1 <= done < 6
+    assert load("tiny.slow", "full").provenance == earlier  # still where it was, untouched
+    rerun = load("tiny.slow", "full", reruns.rerun_root())
+    assert not rerun.complete and rerun.provenance["points_done"] == done
+    assert rerun.provenance["rerun_of"] == {
+        "code_fingerprint": "0123456789abcdef", "git_commit": earlier["git_commit"],
+        "started_utc": earlier["started_utc"], "reason": "computed by earlier code "
+                                                         "(0123456789abcdef)"}
+    assert rerun.provenance["command"] == (
+        "rerun_experiment('tiny.slow', 'full', device='cpu', seeds=1)")
+    progress = reruns.rerun_progress("tiny.slow", "full")
+    assert progress.startswith(f"a rerun by today's code has computed {done} of its 6 points")
+    note = results.fresh_and_cached("tiny.slow", "ci").note
+    assert note.endswith(progress) and "computed by earlier code" in note
+    assert results.load_superseded("tiny.slow", "full") == []
+
+    second = tmp_path / "session2"  # a fresh checkout with what the first session committed
+    shutil.copytree(first, second)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(second))
+    calls.clear()
+    adopted = reruns.rerun_experiment("tiny.slow", "full")
+    assert calls == list(range(done, 6))  # only the missing points were computed
+    assert adopted.complete and adopted.csv_path == second / "full" / "tiny.slow.csv"
+    assert results.computed_by_todays_code("tiny.slow", adopted.provenance)
+    assert [r["points_done"] for r in adopted.provenance["invocations"]] == [done, None]
+    assert adopted.provenance["rerun_of"]["code_fingerprint"] == "0123456789abcdef"
+    [kept] = results.load_superseded("tiny.slow", "full")
+    assert kept.provenance == earlier
+    assert reruns.rerun_progress("tiny.slow", "full") is None
+    assert not (second / "rerun" / "full" / ".cache" / "tiny.slow").exists()
+    assert results.cached_point_files("tiny.slow", "full") == (6, 6)
+    with pytest.raises(ValueError, match="no complete `full` rerun to adopt"):
+        reruns.adopt_rerun("tiny.slow", "full")

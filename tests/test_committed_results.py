@@ -5,7 +5,8 @@ partial run (stopped at its time limit) is committed with its point cache, so th
 session resumes it from a fresh clone: the cache holds at least the finished points, computed by
 the code the provenance names, with valid checksums. A complete run commits no cache (it would
 only weigh on every clone); for a partial run of an earlier profile, whose points a rerun may
-not reuse, the cache is optional.
+not reuse, the cache is optional. A rerun under way (``data/results/rerun/full/``,
+:mod:`memnb.reruns`) is committed like a partial run.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ import pytest
 
 from memnb.experiments.registry import load_all
 from memnb.paths import repo_root
+from memnb.reruns import rerun_reason, rerun_root
 from memnb.results import profile_change
 from memnb.sweep import read_point
 
 FULL = repo_root() / "data" / "results" / "full"
 PROVENANCE = sorted(FULL.glob("*.json"))
 SUPERSEDED = sorted((FULL / "superseded").glob("*.json"))
+RERUN_FULL = rerun_root(repo_root() / "data" / "results") / "full"
+RERUNS = sorted(RERUN_FULL.glob("*.json"))
 
 
 def _tracked(folder: Path) -> list[Path]:
@@ -47,15 +51,10 @@ def test_each_full_table_has_provenance_of_a_registered_experiment(path: Path) -
     assert len(table) == provenance["rows"]
 
 
-@pytest.mark.parametrize("path", PROVENANCE, ids=[p.stem for p in PROVENANCE])
-def test_partial_runs_commit_their_point_cache_and_complete_runs_none(path: Path) -> None:
-    provenance = json.loads(path.read_text())
-    cached = [f for f in _tracked(FULL / ".cache" / path.stem) if f.suffix == ".json"]
-    if provenance.get("complete", True):
-        assert cached == [], f"{path.stem} is complete: its point cache need not be committed"
-        return
-    if profile_change(provenance) is not None:
-        return  # an earlier profile's points, of which a rerun may reuse none: cache optional
+def _assert_partial_cache_committed(provenance: dict, folder: Path, name: str) -> None:
+    """A partial run's point cache, committed in ``folder``, holds at least its finished points,
+    computed by the code its provenance names, with valid checksums."""
+    cached = [f for f in _tracked(folder) if f.suffix == ".json"]
     code = provenance["code_fingerprint"]
     valid = 0
     for file in cached:
@@ -64,9 +63,40 @@ def test_partial_runs_commit_their_point_cache_and_complete_runs_none(path: Path
         assert rows is not None, f"{file.name}: checksum, point or name does not match"
         valid += payload["code"] == code
     assert valid >= provenance["points_done"], (
-        f"{path.stem} is partial with {provenance['points_done']} points done, but only {valid} "
+        f"{name} is partial with {provenance['points_done']} points done, but only {valid} "
         f"committed point files were computed by its code {code}: commit its cache "
-        f"(git add -f data/results/full/.cache/{path.stem})")
+        f"(git add -f {folder.relative_to(repo_root())})")
+
+
+@pytest.mark.parametrize("path", PROVENANCE, ids=[p.stem for p in PROVENANCE])
+def test_partial_runs_commit_their_point_cache_and_complete_runs_none(path: Path) -> None:
+    provenance = json.loads(path.read_text())
+    folder = FULL / ".cache" / path.stem
+    if provenance.get("complete", True):
+        cached = [f for f in _tracked(folder) if f.suffix == ".json"]
+        assert cached == [], f"{path.stem} is complete: its point cache need not be committed"
+        return
+    if profile_change(provenance) is not None:
+        return  # an earlier profile's points, of which a rerun may reuse none: cache optional
+    _assert_partial_cache_committed(provenance, folder, path.stem)
+
+
+@pytest.mark.parametrize("path", RERUNS, ids=[p.stem for p in RERUNS])
+def test_a_committed_rerun_is_partial_resumable_and_replaces_a_result_due_for_one(
+        path: Path) -> None:
+    """A rerun under way (:mod:`memnb.reruns`) is committed only while partial (a complete one
+    is adopted into ``full/``), with its point cache, and recomputes a committed full result
+    that is due for a rerun, the one its ``rerun_of`` names."""
+    provenance = json.loads(path.read_text())
+    name = path.stem
+    assert provenance["experiment"] == name and name in load_all()
+    assert provenance["profile"] == "full"
+    assert len(pd.read_csv(path.with_suffix(".csv"))) == provenance["rows"]
+    assert provenance["complete"] is False, f"{name}: a complete rerun is adopted (adopt_rerun)"
+    replaced = json.loads((FULL / f"{name}.json").read_text())
+    assert provenance["rerun_of"]["code_fingerprint"] == replaced["code_fingerprint"]
+    assert rerun_reason(name, replaced) is not None
+    _assert_partial_cache_committed(provenance, RERUN_FULL / ".cache" / name, name)
 
 
 @pytest.mark.parametrize("path", SUPERSEDED, ids=[p.stem for p in SUPERSEDED])

@@ -7,7 +7,8 @@ hashes four inputs:
 - ``memnb``: every file of the ``memnb`` package (its code and any data files it ships);
 - ``profile`` and ``device``: the profile and the device injected into the notebook;
 - ``results``: the cached result tables the chapter reads, the CSV and its JSON provenance under
-  ``data/results/<profile>/`` and ``data/results/full/``, for the experiments of the chapter's
+  ``data/results/<profile>/``, ``data/results/full/`` and ``data/results/rerun/full/`` (a rerun
+  under way, :mod:`memnb.reruns`), for the experiments of the chapter's
   paper (``dana.*`` for ``dana``), those named in the notebook or in the ``memnb`` modules of the
   chapter's name (e.g. ``memnb/scorecard/dana.py``), or all of them for a chapter that reads
   every result (the scorecard).
@@ -82,9 +83,10 @@ def experiments_read(chapter: str, text: str, available: Sequence[str], *,
 
 
 def result_files(names: Sequence[str], profile: str, results_root: Path) -> list[Path]:
-    """The CSV and JSON files of ``names`` under ``profile`` and ``full`` that exist."""
+    """The CSV and JSON files of ``names`` under ``profile``, ``full`` and ``rerun/full`` (a
+    rerun under way, whose progress a chapter reports beside the full result) that exist."""
     files = []
-    for folder in dict.fromkeys([profile, "full"]):
+    for folder in dict.fromkeys([profile, "full", "rerun/full"]):
         for name in names:
             for suffix in (".csv", ".json"):
                 path = results_root / folder / f"{name}{suffix}"

@@ -132,8 +132,10 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     provenance), the total wall time, and the experiments that have no full result yet.
 
     A partial run (stopped at its time limit) is listed with the points it computed, and with
-    how many of its cached points today's code would reuse when the run is resumed."""
+    how many of its cached points today's code would reuse when the run is resumed; a rerun of
+    a table by today's code (:mod:`memnb.reruns`) with the points it has computed so far."""
     from memnb.prose import counted
+    from memnb.reruns import rerun_progress
     from memnb.results import (
         arithmetic_label,
         cached_point_files,
@@ -215,8 +217,9 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                 + (f" ({', '.join(today)})" if today else "")
                 + f"; the other {len(earlier_code)} stand as computed by earlier code (column "
                 "*code*: the code fingerprint each provenance records), and the chapters draw "
-                "them as they are. Rerunning one computes it anew and keeps the earlier table "
-                "under `data/results/full/superseded/`.")
+                "them as they are. `memnb run NAME --profile full --rerun` recomputes one "
+                "beside it, over as many sessions as it takes, and when complete keeps the "
+                "earlier table under `data/results/full/superseded/`.")
         if partial:
             lines.append(" Partial grids, each with the command that continues it (from the "
                          "point cache committed with it, where there is one): "
@@ -224,6 +227,13 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     else:
         lines.append(f"None of the {len(names)} registered experiments has a committed "
                      "full-profile result yet.")
+    underway = [(name, rerun_progress(name, "full", results_root)) for name in names]
+    underway = [(name, text) for name, text in underway if text is not None]
+    if underway:
+        lines.append(" Reruns under way in `data/results/rerun/full/` (`memnb.reruns`: the "
+                     "table above stays until the rerun is complete, then moves to "
+                     "`superseded/`): " + "; ".join(f"`{name}`: {text}"
+                                                     for name, text in underway) + ".")
     kept = [(name, earlier) for name in names for earlier in load_superseded(name, "full",
                                                                              results_root)]
     if kept:

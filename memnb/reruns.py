@@ -1,0 +1,158 @@
+"""Reruns: recompute a committed result of earlier code beside it, and adopt it when complete.
+
+A full-scale table computed by earlier code (or under an earlier profile) stays useful while its
+replacement is computed, which on a 2-core CPU can take more than one session: ``dana.exp5`` is
+about six CPU-hours. A plain ``memnb run`` would move the earlier table to ``superseded/`` at the
+first time limit and leave the chapters drawing a partial grid for sessions. A rerun computes in
+a folder of its own instead, ``<results>/rerun/<profile>/`` (:func:`rerun_root`), whose partial
+table, provenance and point cache are committed like any partial run's, so that the next
+session resumes it from a fresh clone with the same command; the committed result stays in
+place, and is drawn, until the rerun is complete. Then :func:`adopt_rerun` moves the rerun in
+and keeps the result it replaces under ``superseded/`` (:func:`memnb.results.supersede`).
+
+    memnb run dana.exp5 --profile full --rerun --time-limit 8000   # exit 3 while partial
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from memnb.paths import results_dir
+from memnb.results import (
+    ExperimentResult,
+    computed_by_todays_code,
+    keep_other_code,
+    load,
+    points_ran,
+    profile_change,
+    result_paths,
+    run_experiment,
+)
+
+RERUN = "rerun"
+"""The folder under the results root where reruns compute (``data/results/rerun/<profile>/``)."""
+
+
+def rerun_root(root: Path | None = None) -> Path:
+    """The results root of reruns: ``<root>/rerun`` (``root`` defaults to
+    :func:`memnb.paths.results_dir`), holding ``<profile>/<name>.{csv,json}`` and
+    ``<profile>/.cache/<name>/`` like any results root."""
+    return (root or results_dir()) / RERUN
+
+
+def rerun_reason(name: str, provenance: dict[str, Any]) -> str | None:
+    """Why a written result of ``name`` is due for a rerun: it was computed by other code than
+    today's (:func:`memnb.results.computed_by_todays_code`), or under an earlier profile
+    (:func:`memnb.results.profile_change`); ``None`` for a result of today's code and profile."""
+    reasons = []
+    if not computed_by_todays_code(name, provenance):
+        code = provenance.get("code_fingerprint") or "fingerprint not recorded"
+        reasons.append(f"computed by earlier code ({code})")
+    changed = profile_change(provenance)
+    if changed is not None:
+        reasons.append(changed)
+    return "; ".join(reasons) or None
+
+
+def _command(name: str, profile: str, device: str, seeds: int) -> str:
+    return f"rerun_experiment({name!r}, {profile!r}, device={device!r}, seeds={seeds})"
+
+
+def rerun_experiment(name: str, profile: str = "full", *, device: str = "cpu",
+                     seeds: int | None = None, executor: str | None = None,
+                     root: Path | None = None, time_limit_s: float | None = None,
+                     clock_start: float | None = None) -> ExperimentResult:
+    """Recompute the written result of ``name`` under ``profile`` with today's code and profile
+    in :func:`rerun_root`, leaving the written result in place until the rerun is complete, then
+    adopt it (:func:`adopt_rerun`).
+
+    Arguments as for :func:`memnb.results.run_experiment`, which computes the rerun (so it
+    resumes from its own point cache and keeps its invocation history). The rerun's provenance
+    gains ``rerun_of``: the code fingerprint, commit and start of the result it recomputes, and
+    why (:func:`rerun_reason`). Returns the partial rerun when ``time_limit_s`` stopped it, else
+    the adopted result. Raises ``ValueError`` when there is no written result, or when it is
+    already of today's code and profile (nothing to rerun).
+    """
+    committed = load(name, profile, root)
+    if committed is None:
+        raise ValueError(f"{name}: no `{profile}` result to rerun; compute it with "
+                         f"`memnb run {name} --profile {profile}`")
+    reason = rerun_reason(name, committed.provenance)
+    if reason is None:
+        raise ValueError(f"{name}: its `{profile}` result was computed by today's code under "
+                         "today's profile; nothing to rerun")
+    result = run_experiment(name, profile, device=device, seeds=seeds, executor=executor,
+                            root=rerun_root(root), time_limit_s=time_limit_s,
+                            clock_start=clock_start)
+    mark_rerun(name, profile, committed.provenance, reason, root,
+               command=_command(name, profile, device, result.provenance["seeds"]))
+    if not result.complete:
+        return load(name, profile, rerun_root(root))
+    return adopt_rerun(name, profile, root)
+
+
+def mark_rerun(name: str, profile: str, replaces: dict[str, Any], reason: str,
+               root: Path | None = None, *, command: str | None = None) -> dict[str, Any]:
+    """Record in the rerun's provenance which result it recomputes (``rerun_of``: that result's
+    code fingerprint, commit, start and :func:`rerun_reason`) and, if given, the call that ran
+    it (in place of a recorded call, not of a recorded ``memnb`` command line); returns the
+    updated provenance."""
+    _, json_path = result_paths(name, profile, rerun_root(root))
+    provenance = json.loads(json_path.read_text())
+    provenance["rerun_of"] = {key: replaces.get(key) for key in
+                              ("code_fingerprint", "git_commit", "started_utc")}
+    provenance["rerun_of"]["reason"] = reason
+    if command is not None and not str(provenance.get("command")).startswith("memnb "):
+        provenance["command"] = command  # a command line (memnb run ... --rerun) says it all
+    json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
+    return provenance
+
+
+def adopt_rerun(name: str, profile: str = "full", root: Path | None = None) -> ExperimentResult:
+    """Move the complete rerun of ``name`` into the profile's results: the result it replaces
+    is kept under ``superseded/`` (:func:`memnb.results.supersede`), the rerun's table and
+    provenance take its place, and the rerun's point files join the profile's cache (a complete
+    result commits no cache). Raises ``ValueError`` when there is no complete rerun."""
+    rerun = load(name, profile, rerun_root(root))
+    if rerun is None or not rerun.complete:
+        state = "none" if rerun is None else "a partial one"
+        raise ValueError(f"{name}: no complete `{profile}` rerun to adopt in "
+                         f"{rerun_root(root) / profile} ({state})")
+    keep_other_code(name, profile, root, rerun.provenance["code_fingerprint"])
+    csv_path, json_path = result_paths(name, profile, root)
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(rerun.csv_path, csv_path)
+    os.replace(rerun.provenance_path, json_path)
+    source = rerun.csv_path.parent / ".cache" / name
+    if source.is_dir():
+        target = csv_path.parent / ".cache" / name
+        for file in sorted(p for p in source.rglob("*") if p.is_file()):
+            moved = target / file.relative_to(source)
+            moved.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(file, moved)
+        shutil.rmtree(source)
+    adopted = load(name, profile, root)
+    assert adopted is not None
+    return adopted
+
+
+def rerun_progress(name: str, profile: str = "full", root: Path | None = None) -> str | None:
+    """One clause on a rerun of ``name`` under way (:func:`rerun_experiment`), e.g. "a rerun by
+    today's code has computed 70 of its 210 points (`memnb run ... --rerun` continues it)", or
+    ``None`` when there is none."""
+    rerun = load(name, profile, rerun_root(root))
+    if rerun is None:
+        return None
+    done, total = points_ran(rerun.provenance)
+    if rerun.complete:
+        return (f"a complete rerun by today's code waits in {RERUN}/{profile}/ to be adopted "
+                "(`memnb.reruns.adopt_rerun`)")
+    whose = ("today's code" if computed_by_todays_code(name, rerun.provenance) else
+             f"code {rerun.provenance.get('code_fingerprint')}, which is not today's")
+    return (f"a rerun by {whose} has computed {done} of its {total} points "
+            f"(`memnb run {name} --profile {profile} --rerun --time-limit SECONDS` continues "
+            "it)")
