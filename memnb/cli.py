@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")
     card.add_argument("--profile", choices=PROFILES, default="full",
-                      help="results to judge (full falls back to quick where no full run exists)")
+                      help="results to judge (full falls back to quick where no full run of "
+                           "today's full profile exists)")
     card.add_argument("--paper", action="append", default=None,
                       help="only this paper (dana, mahdavi, kajitsuka, compare); repeatable")
     card.add_argument("--json", action="store_true",

@@ -208,6 +208,31 @@ def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
     assert got["Fig. 7"].status == "differs"  # MLP ahead at H = 11, the paper's AoT ahead
 
 
+def test_a_full_run_of_an_earlier_profile_is_named_but_not_judged(tmp_path):
+    """A committed full table computed with other parameters than today's ``full`` profile (here
+    App. B.1's earlier training budget, since found too small) measures that setting: the rows
+    judge today's ``quick`` run instead and say why; without one they are not run."""
+    from memnb.experiments.registry import get
+
+    table = _appendix_table(paper.dim_exp1(), paper.dim_exp2(), paper.dim_exp5())
+    _write(tmp_path, "full", "dana.appendix_dim", table)
+    params = json.loads(json.dumps(get("dana.appendix_dim").params("full"), default=str))
+    earlier = {**params, "train": {**params["train"], "batch": 256}}
+    (tmp_path / "full" / "dana.appendix_dim.json").write_text(json.dumps(
+        {"experiment": "dana.appendix_dim", "profile": "full", "params": earlier,
+         "device_name": "test", "seeds": 2, "git_commit": "abcdef0", "started_utc": "x"}))
+    rows = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    assert rows["Fig. 5"].status == "not run"  # the earlier profile's full table agrees, unread
+    quick = [{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20, "H": h,
+              "seed": 0, "accuracy": 0.05 + 0.03 * h} for h in (1, 3, 5, 11)]
+    _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(quick))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 5"]
+    assert row.status == "trend" and "no setting in common" in row.measured
+    assert ("`quick` run of dana.appendix_dim (the committed `full` run is not judged: it was "
+            "computed under an earlier `full` profile (train ") in row.evidence
+    assert "fell back to `quick`)" in row.evidence
+
+
 def test_appendix_linearity_in_h_is_judged_from_four_values_of_h(tmp_path):
     rows = [{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20, "H": h,
              "seed": 0, "accuracy": 0.05 + 0.03 * h} for h in (1, 3, 5, 11)]

@@ -80,9 +80,11 @@ class Row:
 class ResultSource:
     """Where an item reads its evidence: the result tables written by ``memnb run``.
 
-    With ``profile="full"`` a table is the committed full-scale run when it exists, else the
-    ``quick`` one (the fallback is recorded in the evidence); with ``quick`` or ``ci`` it is that
-    profile's table. :meth:`table` raises :class:`NotRun` when none exists.
+    With ``profile="full"`` a table is the committed full-scale run when it exists and was
+    computed under today's ``full`` profile, else the ``quick`` one (the fallback is recorded in
+    the evidence: a full run under an earlier profile, e.g. with a training budget since found
+    too small, is named but not judged); with ``quick`` or ``ci`` it is that profile's table.
+    :meth:`table` raises :class:`NotRun` when none exists.
     """
 
     def __init__(self, profile: str = "full", root: Path | None = None) -> None:
@@ -95,18 +97,34 @@ class ResultSource:
         """``(table, profile it was read from, one-line description, partial summary or None)``
         of ``name``."""
         from memnb.experiments.registry import load_all
-        from memnb.results import earlier_code_note, load, partial_summary, run_label
+        from memnb.results import (
+            earlier_code_note,
+            load,
+            partial_summary,
+            profile_change,
+            run_label,
+        )
 
         if name in self._cache:
             return self._cache[name]
         order = [self.profile] + (["quick"] if self.profile == "full" else [])
+        not_judged = None
         for profile in order:
             result = load(name, profile, self.root)
             if result is None:
                 continue
             prov = result.provenance
+            changed = profile_change(prov)
+            if changed is not None and profile != order[-1]:
+                # other parameters than today's profile: e.g. a training budget since found too
+                # small, whose numbers measure that budget; today's smaller profile is judged
+                not_judged = changed
+                continue
             what = f"`{profile}` run of {name}"
-            if profile != self.profile:
+            if profile != self.profile and not_judged is not None:
+                what += (f" (the committed `{self.profile}` run is not judged: it was "
+                         f"{not_judged}; fell back to `{profile}`)")
+            elif profile != self.profile:
                 what += f" (no `{self.profile}` run exists; fell back to `{profile}`)"
             what += (f": {run_label(result.table, prov)}, commit "
                      f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
