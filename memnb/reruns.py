@@ -156,3 +156,10 @@ def rerun_progress(name: str, profile: str = "full", root: Path | None = None) -
     return (f"a rerun by {whose} has computed {done} of its {total} points "
             f"(`memnb run {name} --profile {profile} --rerun --time-limit SECONDS` continues "
             "it)")
+
+
+def rerun_clause(name: str, profile: str = "full", root: Path | None = None) -> str:
+    """``"; "`` and :func:`rerun_progress`, or ``""`` when no rerun is under way: the words a
+    chapter appends where it names the committed result a rerun will replace."""
+    underway = rerun_progress(name, profile, root)
+    return "" if underway is None else f"; {underway}"

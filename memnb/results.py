@@ -590,11 +590,9 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
         note += earlier_code_note(name, prov)
-        from memnb.reruns import rerun_progress  # reruns builds on this module
+        from memnb.reruns import rerun_clause  # reruns builds on this module
 
-        underway = rerun_progress(name, "full", root)
-        if underway is not None:
-            note += f"; {underway}"
+        note += rerun_clause(name, "full", root)
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"

@@ -152,6 +152,18 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
         {"device_name": "CPU", "seeds": 1, "wall_time_s": 60,
          "code_fingerprint": todays_code("dana.exp1"), "cpu_denormals": "flushed"}))
     assert "earlier code" not in dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
+    # a rerun under way (memnb.reruns) is named beside the run it will replace
+    rerun = tmp_path / "rerun" / "full"
+    rerun.mkdir(parents=True)
+    pd.DataFrame({"d": [4], "H": [1], "seed": [0], "accuracy": [0.5]}).to_csv(
+        rerun / "dana.exp1.csv", index=False)
+    (rerun / "dana.exp1.json").write_text(json.dumps(
+        {"code_fingerprint": todays_code("dana.exp1"), "complete": False, "points_done": 1,
+         "missing_points": [{"H": 2}, {"H": 3}]}))
+    note = dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
+    assert ("read instead of a `quick` rerun; a rerun by today's code has computed 1 of its 3 "
+            "points (`memnb run dana.exp1 --profile full --rerun --time-limit SECONDS` "
+            "continues it); accuracy") in note
 
 
 def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, monkeypatch):

@@ -625,6 +625,7 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     wherever a run recorded it.
     """
     from memnb.figures.dana import as_the_paper_reports, reported_accuracy
+    from memnb.reruns import rerun_clause
     from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached, load, run_label
 
     if profile == "quick":
@@ -635,7 +636,8 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
                     f"{str(prov.get('started_utc', '?'))[:10]}, "
                     f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "
                     f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
-                    f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun")
+                    f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun"
+                    f"{rerun_clause(name, 'full', root)}")
             table = as_the_paper_reports(full.table)
             return FreshAndCached(name, table, None, dict(prov.get("params", {})),
                                   f"{note}; {reported_accuracy(table)}")
