@@ -448,6 +448,12 @@ def test_a_rerun_computes_beside_the_result_it_replaces_and_adopts_itself_when_c
     assert progress.startswith(f"a rerun by today's code has computed {done} of its 6 points")
     note = results.fresh_and_cached("tiny.slow", "ci").note
     assert note.endswith(progress) and "computed by earlier code" in note
+    from memnb.scorecard import ResultSource
+
+    source = ResultSource("full")
+    source.table("tiny.slow")
+    assert f"computed by earlier code (0123456789abcdef, flushed denormals); {progress}" in (
+        source.evidence())
     assert results.load_superseded("tiny.slow", "full") == []
 
     second = tmp_path / "session2"  # a fresh checkout with what the first session committed

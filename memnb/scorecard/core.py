@@ -97,6 +97,7 @@ class ResultSource:
         """``(table, profile it was read from, one-line description, partial summary or None)``
         of ``name``."""
         from memnb.experiments.registry import load_all
+        from memnb.reruns import rerun_clause
         from memnb.results import (
             earlier_code_note,
             load,
@@ -131,6 +132,8 @@ class ResultSource:
                      f"{prov.get('started_utc', '?')}")
             if name in load_all():  # a registered experiment: today's code is known
                 what += earlier_code_note(name, prov)
+                if profile == "full":
+                    what += rerun_clause(name, profile, self.root)
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
