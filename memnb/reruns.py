@@ -15,6 +15,7 @@ and keeps the result it replaces under ``superseded/`` (:func:`memnb.results.sup
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ from memnb.results import (
     computed_by_todays_code,
     keep_other_code,
     load,
+    point_cache_dir,
     points_ran,
     profile_change,
     result_paths,
@@ -88,10 +90,10 @@ def rerun_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     result = run_experiment(name, profile, device=device, seeds=seeds, executor=executor,
                             root=rerun_root(root), time_limit_s=time_limit_s,
                             clock_start=clock_start)
-    mark_rerun(name, profile, committed.provenance, reason, root,
-               command=_command(name, profile, device, result.provenance["seeds"]))
+    provenance = mark_rerun(name, profile, committed.provenance, reason, root,
+                            command=_command(name, profile, device, result.provenance["seeds"]))
     if not result.complete:
-        return load(name, profile, rerun_root(root))
+        return dataclasses.replace(result, provenance=provenance)
     return adopt_rerun(name, profile, root)
 
 
@@ -127,9 +129,9 @@ def adopt_rerun(name: str, profile: str = "full", root: Path | None = None) -> E
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     os.replace(rerun.csv_path, csv_path)
     os.replace(rerun.provenance_path, json_path)
-    source = rerun.csv_path.parent / ".cache" / name
+    source = point_cache_dir(name, profile, rerun_root(root))
     if source.is_dir():
-        target = csv_path.parent / ".cache" / name
+        target = point_cache_dir(name, profile, root)
         for file in sorted(p for p in source.rglob("*") if p.is_file()):
             moved = target / file.relative_to(source)
             moved.parent.mkdir(parents=True, exist_ok=True)

@@ -122,6 +122,11 @@ def result_paths(name: str, profile: str, root: Path | None = None) -> tuple[Pat
     return folder / f"{name}.csv", folder / f"{name}.json"
 
 
+def point_cache_dir(name: str, profile: str, root: Path | None = None) -> Path:
+    """The point cache of ``name`` under ``profile``: ``<root>/<profile>/.cache/<name>/``."""
+    return result_paths(name, profile, root)[0].parent / ".cache" / name
+
+
 def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                    seeds: int | None = None, executor: str | None = None,
                    root: Path | None = None, time_limit_s: float | None = None,
@@ -151,7 +156,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     if seeds < 1:
         raise ValueError(f"seeds must be >= 1; got {seeds}")
     csv_path, json_path = result_paths(name, profile, root)
-    cache_dir = csv_path.parent / ".cache" / name
+    cache_dir = point_cache_dir(name, profile, root)
     started = datetime.now(UTC)
     commit = _git_commit()  # the code that computes the points, read before they are computed
     device_name = device_description(device, executor)  # the workers', for a dask run
@@ -417,7 +422,7 @@ def cached_point_files(name: str, profile: str, root: Path | None = None, *,
     (:func:`memnb.planner.capture_sweep`; later rounds of an adaptive search are not known
     before it runs, so their files are not counted; an experiment that makes no sweep counts
     every file of today's code)."""
-    folder = result_paths(name, profile, root)[0].parent / ".cache" / name
+    folder = point_cache_dir(name, profile, root)
     if not folder.is_dir():
         return 0, 0
     current = list(folder.glob(f"*.{todays_code(name)}.json"))
