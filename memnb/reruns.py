@@ -26,6 +26,7 @@ from memnb.paths import results_dir
 from memnb.results import (
     ExperimentResult,
     computed_by_todays_code,
+    continue_command,
     keep_other_code,
     load,
     point_cache_dir,
@@ -156,8 +157,7 @@ def rerun_progress(name: str, profile: str = "full", root: Path | None = None) -
     whose = ("today's code" if computed_by_todays_code(name, rerun.provenance) else
              f"code {rerun.provenance.get('code_fingerprint')}, which is not today's")
     return (f"a rerun by {whose} has computed {done} of its {total} points "
-            f"(`memnb run {name} --profile {profile} --rerun --time-limit SECONDS` continues "
-            "it)")
+            f"(`{continue_command(name, profile, rerun.provenance, rerun=True)}` continues it)")
 
 
 def rerun_clause(name: str, profile: str = "full", root: Path | None = None) -> str:

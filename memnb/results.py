@@ -155,6 +155,9 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
     if seeds < 1:
         raise ValueError(f"seeds must be >= 1; got {seeds}")
+    mixed = mixed_device_error(name, profile, device, root)
+    if mixed is not None:
+        raise ValueError(mixed)
     csv_path, json_path = result_paths(name, profile, root)
     cache_dir = point_cache_dir(name, profile, root)
     started = datetime.now(UTC)
@@ -220,6 +223,54 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
+
+
+def device_kind(device: str) -> str:
+    """The kind of arithmetic a device string names: ``"cpu"`` or ``"cuda"`` (``cuda:1`` too)."""
+    return str(device).split(":", 1)[0]
+
+
+def continue_command(name: str, profile: str, provenance: dict[str, Any] | None = None, *,
+                     rerun: bool = False) -> str:
+    """The ``memnb run`` command that continues the partial run recorded in ``provenance`` (a
+    rerun's with ``rerun``), on the kind of device that run computed on: another kind is refused
+    (:func:`mixed_device_error`)."""
+    kind = device_kind((provenance or {}).get("device", "cpu"))
+    return " ".join(["memnb run", name, "--profile", profile,
+                     *([] if kind == "cpu" else ["--device", kind]),
+                     *(["--rerun"] if rerun else []), "--time-limit SECONDS"])
+
+
+def mixed_device_error(name: str, profile: str, device: str,
+                       root: Path | None = None) -> str | None:
+    """Why a run of ``name`` under ``profile`` on ``device`` must not start here, or ``None``.
+
+    A point's cache key holds its parameters and today's code (:func:`todays_code`), not the
+    device: a run reuses every cached point of today's code whatever computed it. When the run
+    recorded here (``<profile>/<name>.json``) was computed by today's code on another kind of
+    device (a GPU against this CPU, or the reverse) and its points are in the cache, a run on
+    ``device`` would reuse them and write one table of two devices' arithmetic under a
+    provenance that names only ``device``; so it is refused, and the message says how to go on.
+    """
+    earlier = load(name, profile, root)
+    if earlier is None:
+        return None
+    provenance = earlier.provenance
+    recorded = device_kind(provenance.get("device", "cpu"))
+    if recorded == device_kind(device) or provenance.get("code_fingerprint") != todays_code(name):
+        return None  # the same arithmetic, or a table of other code (kept aside, not resumed)
+    _, current = cached_point_files(name, profile, root,
+                                    on_todays_grid=profile_change(provenance) is not None)
+    if current == 0:
+        return None
+    return (f"device: {name} ({profile}) was run on {device_label(provenance)} "
+            f"(device {recorded!r}) by today's code, and {counted(current, 'point')} of that run "
+            f"are in the point cache {point_cache_dir(name, profile, root)}; a run on "
+            f"{device!r} would reuse them and write one table of two devices' arithmetic. "
+            f"Continue it on {recorded!r} (`{continue_command(name, profile, provenance)}`), "
+            f"or compute it on {device!r} into a results folder of its own "
+            f"(MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile} --device "
+            f"{device_kind(device)})")
 
 
 def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> None:

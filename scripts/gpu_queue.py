@@ -23,7 +23,9 @@ One call of this script, run from the repository root on the GPU machine:
 Rerun the same call, carrying the archives it packed, until the log says the queue is done. An
 experiment whose full result is already complete (here, or in the checkout, e.g. a CPU run) is
 skipped: the queue neither spends GPU time recomputing it nor replaces its table with a partial
-one when its slice runs out.
+one when its slice runs out. So is one whose run was computed by today's code on the CPU with
+its points committed (a CPU run continued across sessions): a GPU would add its own arithmetic to
+that table (:func:`memnb.results.mixed_device_error`).
 
     python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz \
         .cache/gpu_queue/paused.tar.gz --out "$OUT"
@@ -219,6 +221,18 @@ def complete_result(name: str, results: Path = RESULTS_FULL) -> bool:
         return False
 
 
+def other_device_run(name: str, device: str, results: Path = RESULTS_FULL) -> str | None:
+    """Why ``memnb run`` of ``name`` on ``device`` would be refused, or ``None``: the run recorded
+    in ``results`` was computed by today's code on another kind of device and its points are
+    cached (:func:`memnb.results.mixed_device_error`; e.g. a CPU run continued across
+    sessions), so that it is continued there, never in a table of two devices' arithmetic."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from memnb.results import mixed_device_error
+
+    return mixed_device_error(name, "full", device, results.parent)
+
+
 def _subprocess_runner(command: list[str], timeout: float) -> tuple[int, str]:
     """Run ``command`` from the repository root; (exit code, last lines of its output)."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
@@ -235,10 +249,13 @@ def _subprocess_runner(command: list[str], timeout: float) -> tuple[int, str]:
 def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: float = 45.0,
               min_slice_s: float = 30.0, runner: Runner = _subprocess_runner,
               cuda_tests: bool = True, clock: Callable[[], float] = time.monotonic,
-              complete: Callable[[str], bool] = complete_result) -> tuple[list[Step], str]:
+              complete: Callable[[str], bool] = complete_result,
+              other_device: Callable[[str, str], str | None] = other_device_run
+              ) -> tuple[list[Step], str]:
     """Run the CUDA tests (if asked), then each experiment of ``queue`` that is not
-    ``complete`` already (those are logged as skipped) with a time limit that keeps the whole
-    call within ``budget_s`` seconds (``reserve_s`` kept for packing).
+    ``complete`` already, nor a run of ``other_device`` to be continued there (both logged as
+    skipped, with the reason), with a time limit that keeps the whole call within
+    ``budget_s`` seconds (``reserve_s`` kept for packing).
 
     Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
     at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
@@ -265,6 +282,10 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
     for name in queue:
         if complete(name):
             steps.append(Step(name, [], None, 0.0, tail="complete already: skipped"))
+            continue
+        elsewhere = other_device(name, device)
+        if elsewhere is not None:
+            steps.append(Step(name, [], None, 0.0, tail=f"skipped: {elsewhere}"))
             continue
         left = budget_s - reserve_s - (clock() - start)
         if left < min_slice_s:
@@ -349,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
            "paused": paused}
     (args.out / "queue_log.json").write_text(json.dumps(log, indent=1))
     for s in steps:
-        ended = "skipped (complete)" if s.returncode is None else f"exit {s.returncode}"
+        ended = f"exit {s.returncode}" if s.returncode is not None else (
+            "skipped (complete)" if s.tail.startswith("complete") else "skipped (another device)")
         print(f"{s.name:24s} {ended}  {s.seconds:7.1f} s")
     print(f"queue: {outcome}; {archive} ({archive.stat().st_size / 2**20:.1f} MiB)")
     if paused["states"]:

@@ -170,6 +170,12 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert ("1 of the 2 cached point files match today's code: `memnb run dana.exp1 --profile "
             "full --time-limit SECONDS` reuses them and computes the other 7 of the 8 points"
             ) in reproducibility.full_runs_markdown(["dana.exp1"], results)
+    # a partial run of a GPU is continued on a GPU (memnb.results.mixed_device_error)
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "complete": False, "points_done": 6, "missing_points": missing,
+         "device": "cuda"}))
+    assert ("`memnb run dana.exp1 --profile full --device cuda --time-limit SECONDS` reuses "
+            "them") in reproducibility.full_runs_markdown(["dana.exp1"], results)
     # a resumed run reports the wall time of all its invocations
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "total_wall_time_s": 3600.0, "invocations": [{}, {}]}))

@@ -473,3 +473,39 @@ def test_a_rerun_computes_beside_the_result_it_replaces_and_adopts_itself_when_c
     assert results.cached_point_files("tiny.slow", "full") == (6, 6)
     with pytest.raises(ValueError, match="no complete `full` rerun to adopt"):
         reruns.adopt_rerun("tiny.slow", "full")
+
+
+def test_a_run_on_another_kind_of_device_does_not_reuse_the_cached_points_of_a_run(
+        tmp_path, monkeypatch, capsys):
+    """A point's cache key names its parameters and code, not its device: a CPU run would reuse
+    the points a GPU run cached and write one table of two devices' arithmetic under a
+    provenance naming only the CPU. It is refused, with the command that continues the run
+    on its own device; a run of other code, or on the same kind of device, is not."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--time-limit", "1.6"]) == (
+        cli.PARTIAL)
+    partial = load("tiny.slow", "full")
+    done = partial.provenance["points_done"]
+    assert results.continue_command("tiny.slow", "full", partial.provenance) == (
+        "memnb run tiny.slow --profile full --time-limit SECONDS")
+    assert results.mixed_device_error("tiny.slow", "full", "cpu") is None
+    on_gpu = {**partial.provenance, "device": "cuda", "device_name": "NVIDIA H200"}
+    partial.provenance_path.write_text(json.dumps(on_gpu))  # as if a lent GPU had run it
+
+    calls.clear()
+    assert cli.main(["run", "tiny.slow", "--profile", "full"]) == 2
+    err = capsys.readouterr().err
+    assert "device: tiny.slow (full) was run on NVIDIA H200 (device 'cuda')" in err
+    assert f"{done} point" in err and str(tmp_path / "full" / ".cache" / "tiny.slow") in err
+    assert "`memnb run tiny.slow --profile full --device cuda --time-limit SECONDS`" in err
+    assert "MEMNB_RESULTS_DIR=PATH memnb run tiny.slow --profile full --device cpu" in err
+    assert calls == [] and load("tiny.slow", "full").provenance == on_gpu  # nothing touched
+    with pytest.raises(ValueError, match="two devices' arithmetic"):
+        run_experiment("tiny.slow", "full")
+    assert results.mixed_device_error("tiny.slow", "full", "cuda:1") is None  # same kind
+
+    earlier = _as_earlier_code(load("tiny.slow", "full"))  # points of other code: not reused
+    assert earlier["device"] == "cuda"
+    assert results.mixed_device_error("tiny.slow", "full", "cpu") is None

@@ -197,3 +197,40 @@ def test_a_paused_state_too_large_to_travel_is_left_out_and_logged(tmp_path):
     assert not list((tmp_path / "out").glob("paused*"))
     assert gpu_queue.split(tmp_path / "full" / "dana.exp5.csv", 1000) == [
         tmp_path / "full" / "dana.exp5.csv"]  # a file that fits one part stays whole
+
+
+def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
+    """A partial run of today's code computed on the CPU, its points committed, is skipped with
+    the reason (memnb.results.mixed_device_error): the GPU would reuse its points and add its
+    own arithmetic to the same table. A partial GPU run is continued."""
+    from memnb.results import todays_code
+
+    gpu_queue = _script()
+    full = tmp_path / "full"
+    for name, device in (("mahdavi.context", "cpu"), ("mahdavi.heads", "cuda")):
+        code = todays_code(name)
+        provenance = {"experiment": name, "profile": "full", "complete": False,
+                      "device": device, "device_name": f"{device} here", "code_fingerprint": code,
+                      "params": get(name).params("full")}
+        (full / ".cache" / name).mkdir(parents=True)
+        (full / ".cache" / name / f"0123456789abcdef01234567.{code}.json").write_text("{}")
+        (full / f"{name}.csv").write_text("H,accuracy\n1,0.5\n")
+        (full / f"{name}.json").write_text(json.dumps(provenance))
+    why = gpu_queue.other_device_run("mahdavi.context", "cuda", full)
+    assert why is not None and "was run on cpu here (device 'cpu')" in why
+    assert gpu_queue.other_device_run("mahdavi.context", "cpu", full) is None
+    assert gpu_queue.other_device_run("mahdavi.heads", "cuda", full) is None
+    ran: list[str] = []
+
+    def runner(command, timeout):
+        if "run" in command:
+            ran.append(command[command.index("run") + 1])
+        return 0, ""
+
+    steps, outcome = gpu_queue.run_queue(
+        ["mahdavi.heads", "mahdavi.context"], budget_s=540, device="cuda", runner=runner,
+        clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
+        other_device=lambda name, device: gpu_queue.other_device_run(name, device, full))
+    assert outcome == "done" and ran == ["mahdavi.heads"]
+    [skipped] = [s for s in steps if s.returncode is None]
+    assert skipped.name == "mahdavi.context" and skipped.tail == f"skipped: {why}"

@@ -140,6 +140,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         arithmetic_label,
         cached_point_files,
         computed_by_todays_code,
+        continue_command,
         load_superseded,
         partial_summary,
         points_ran,
@@ -175,7 +176,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                                                 on_todays_grid=grid_changed)
             matching = "today's code and grid" if grid_changed else "today's code"
             total = points_ran(provenance)[1]
-            rerun = f"`memnb run {name} --profile full --time-limit SECONDS`"
+            rerun = f"`{continue_command(name, 'full', provenance)}`"
             if not files:
                 rerun_does = f"no point cache committed: {rerun} computes today's grid"
             elif current == 0:
