@@ -166,6 +166,42 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
             "continues it); accuracy") in note
 
 
+def test_a_full_run_that_replaced_one_of_earlier_code_says_how_far_the_two_differ(tmp_path):
+    """The chapter's note compares a committed full run with the table of earlier code it
+    replaced (memnb.reruns.replacement_difference), point by point on the paper's accuracy."""
+    import json
+
+    from memnb.planner import capture_sweep
+    from memnb.results import todays_code
+
+    points = capture_sweep("dana.exp1", "full").points[:3]
+    folder = tmp_path / "full"
+    (folder / "superseded").mkdir(parents=True)
+    now = pd.DataFrame(points).assign(accuracy=[0.5, 0.6, 0.7],
+                                      accuracy_last_batches=[0.5, 0.6, 0.7])
+    then = pd.DataFrame([points[0], points[1], {**points[2], "seed": 99}]).assign(
+        accuracy=[0.5, 0.6, 0.1], accuracy_last_batches=[0.52, 0.5, 0.1])
+    now.to_csv(folder / "dana.exp1.csv", index=False)
+    (folder / "dana.exp1.json").write_text(json.dumps(
+        {"device_name": "CPU", "seeds": 5, "wall_time_s": 60, "complete": True,
+         "code_fingerprint": todays_code("dana.exp1"), "cpu_denormals": "flushed"}))
+    then.to_csv(folder / "superseded" / "dana.exp1.0123456789abcdef.csv", index=False)
+    (folder / "superseded" / "dana.exp1.0123456789abcdef.json").write_text(json.dumps(
+        {"experiment": "dana.exp1", "code_fingerprint": "0123456789abcdef",
+         "git_commit": "abcdef0123", "device": "cpu", "cpu_denormals": "ieee"}))
+    note = dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
+    assert ("read instead of a `quick` rerun; it replaced a table of earlier code "
+            "(0123456789abcdef, IEEE denormals, commit abcdef0), kept under `superseded/`: on "
+            "the 2 points both computed, `accuracy_last_batches` differs by 0.0600 on average "
+            "and by at most 0.100; accuracy") in note
+    from memnb.reruns import replacement_difference
+
+    assert "`accuracy` differs by 0.0000 on average and by at most 0.000" in (
+        replacement_difference("dana.exp1", "full", tmp_path))
+    assert replacement_difference("dana.exp1", "full", tmp_path, column="loss") is None
+    assert replacement_difference("dana.exp2", "full", tmp_path) is None  # nothing replaced
+
+
 def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, monkeypatch):
     import json
 

@@ -620,23 +620,29 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
 
     Returns a :class:`memnb.results.FreshAndCached` whose ``fresh`` is the table the chapter
     draws; ``note`` says which run it is (from the provenance) and which accuracy it holds, and
-    ``cached`` is None when the full run is the drawn table itself. Tables are passed through
+    ``cached`` is None when the full run is the drawn table itself; a full run that replaced a
+    table of earlier code is compared with it on the paper's accuracy
+    (:func:`memnb.reruns.replacement_difference`). Tables are passed through
     :func:`as_the_paper_reports`, so they are compared with the paper on the paper's accuracy
     wherever a run recorded it.
     """
     from memnb.figures.dana import as_the_paper_reports, reported_accuracy
-    from memnb.reruns import rerun_clause
+    from memnb.reruns import replacement_difference, rerun_clause
     from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached, load, run_label
 
     if profile == "quick":
         full = load(name, "full", root)
         if full is not None and full.complete:
             prov = full.provenance
+            column = ("accuracy_last_batches" if "accuracy_last_batches" in full.table
+                      else "accuracy")  # the accuracy the paper reports, where recorded
+            replaced = replacement_difference(name, "full", root, column=column)
             note = (f"{name}: the committed full run ({run_label(full.table, prov)}, "
                     f"{str(prov.get('started_utc', '?'))[:10]}, "
                     f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "
                     f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
                     f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun"
+                    f"{'' if replaced is None else '; ' + replaced}"
                     f"{rerun_clause(name, 'full', root)}")
             table = as_the_paper_reports(full.table)
             return FreshAndCached(name, table, None, dict(prov.get("params", {})),
