@@ -167,45 +167,79 @@ def rerun_clause(name: str, profile: str = "full", root: Path | None = None) -> 
     return "" if underway is None else f"; {underway}"
 
 
-def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,
-                           column: str = "accuracy") -> str | None:
-    """How the written result of ``name`` differs from the result of other code it replaced
-    (the latest kept under ``superseded/``, :func:`memnb.results.load_superseded`), on the
-    points both computed, in ``column``: e.g. "it replaced a table of earlier code
-    (918122ff8842b4fc, IEEE denormals, commit 2740509), kept under `superseded/`: on the 385
-    points both computed, `accuracy` differs by 0.0037 on average and by at most 0.026".
 
-    Points are matched on the parameters of the experiment's grid under ``profile`` (its first
-    sweep, :func:`memnb.planner.capture_sweep`), which must name one row of each table;
-    ``None`` when there is no replaced result of other code or parameters, no grid to match on,
-    or ``column`` is not in both tables."""
-    from memnb.planner import capture_sweep
-    from memnb.results import arithmetic_label, load_superseded
+def replaced_result(name: str, profile: str = "full",
+                    root: Path | None = None) -> ExperimentResult | None:
+    """The result that the written result of ``name`` under ``profile`` replaced: the latest one
+    kept under ``superseded/`` (:func:`memnb.results.load_superseded`) of other code or other
+    parameters; ``None`` when there is none (or no written result)."""
+    from memnb.results import load_superseded
 
     current = load(name, profile, root)
     if current is None:
         return None
     now = current.provenance
-    replaced = [r for r in load_superseded(name, profile, root)
-                if r.provenance.get("code_fingerprint") != now.get("code_fingerprint")
-                or r.provenance.get("params") != now.get("params")]
-    captured = capture_sweep(name, profile)
-    if not replaced or captured is None or not captured.points:
+    kept = [r for r in load_superseded(name, profile, root)
+            if r.provenance.get("code_fingerprint") != now.get("code_fingerprint")
+            or r.provenance.get("params") != now.get("params")]
+    return kept[-1] if kept else None
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplacementGap:
+    """How far a written result is from the result it replaced, on the points both computed."""
+
+    replaced: ExperimentResult
+    column: str
+    points: int  # points both tables hold
+    mean: float  # mean |now - then| of ``column`` over them (nan without a common point)
+    largest: float  # largest |now - then|
+
+
+def replacement_gap(name: str, profile: str = "full", root: Path | None = None, *,
+                    column: str = "accuracy") -> ReplacementGap | None:
+    """:class:`ReplacementGap` of the written result of ``name`` and :func:`replaced_result`
+    in ``column``. Points are matched on the parameters of the experiment's grid under
+    ``profile`` (its first sweep, :func:`memnb.planner.capture_sweep`), which must name one row
+    of each table; ``None`` when nothing was replaced, there is no grid to match on, or
+    ``column`` is not in both tables."""
+    from memnb.planner import capture_sweep
+
+    current, before = load(name, profile, root), replaced_result(name, profile, root)
+    if current is None or before is None:
         return None
-    before = replaced[-1]
+    captured = capture_sweep(name, profile)
+    if captured is None or not captured.points:
+        return None
     keys = [k for k in captured.points[0] if k in current.table and k in before.table]
     if (not keys or column not in current.table or column not in before.table
             or any(t.duplicated(keys).any() for t in (current.table, before.table))):
         return None
     merged = current.table.merge(before.table, on=keys, suffixes=("_now", "_then"))
-    then = before.provenance
+    gap = (merged[f"{column}_now"] - merged[f"{column}_then"]).abs()
+    return ReplacementGap(before, column, len(merged), float(gap.mean()) if len(gap) else
+                          float("nan"), float(gap.max()) if len(gap) else float("nan"))
+
+
+def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,
+                           column: str = "accuracy") -> str | None:
+    """:func:`replacement_gap` in words, e.g. "it replaced a table of earlier code
+    (918122ff8842b4fc, IEEE denormals, commit 2740509), kept under `superseded/`: on the 385
+    points both computed, `accuracy` differs by 0.0037 on average and by at most 0.026";
+    ``None`` where :func:`replacement_gap` is."""
+    from memnb.results import arithmetic_label
+
+    gap = replacement_gap(name, profile, root, column=column)
+    if gap is None:
+        return None
+    then = gap.replaced.provenance
+    now = load(name, profile, root).provenance
     which = ("earlier code" if then.get("code_fingerprint") != now.get("code_fingerprint")
              else "an earlier profile")
     head = (f"it replaced a table of {which} ({then.get('code_fingerprint')}, "
             f"{arithmetic_label(then)}, commit {str(then.get('git_commit', 'unknown'))[:7]}), "
             "kept under `superseded/`")
-    if merged.empty:
+    if gap.points == 0:
         return f"{head}, which shares no point with it"
-    gap = (merged[f"{column}_now"] - merged[f"{column}_then"]).abs()
-    return (f"{head}: on the {len(merged)} points both computed, `{column}` differs by "
-            f"{gap.mean():.4f} on average and by at most {gap.max():.3f}")
+    return (f"{head}: on the {gap.points} points both computed, `{column}` differs by "
+            f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}")

@@ -261,3 +261,42 @@ def test_fig_3_which_model_compares_the_codes_models_with_the_csv(tmp_path, aot_
 
 def test_fig_3_which_model_is_not_run_without_the_ablation(empty_rows):
     assert empty_rows["Fig. 3: which model"].status == "not run"
+
+
+def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
+    """memnb.scorecard.replaced: each row that reads a committed full run is judged again on
+    the table of earlier code that run replaced, and the two tables are compared point by
+    point; a row that changes is named."""
+    from memnb.scorecard.replaced import reads_full_run, rejudge, replaced_runs_markdown
+
+    theirs = paper.exp2().set_index("d_h")["accuracy"]
+    _write(tmp_path, "full", "dana.exp2", _exp2(lambda dh: theirs[dh] + 0.01))
+    kept = tmp_path / "full" / "superseded"
+    kept.mkdir()
+    _exp2(lambda dh: 0.3 + 0.2 * np.sqrt(dh)).to_csv(
+        kept / "dana.exp2.0123456789abcdef.csv", index=False)
+    (kept / "dana.exp2.0123456789abcdef.json").write_text(json.dumps(
+        {"experiment": "dana.exp2", "code_fingerprint": "0123456789abcdef", "device": "cpu",
+         "device_name": "CPU", "seeds": 1, "git_commit": "fedcba9876", "cpu_denormals": "ieee"}))
+    from memnb.scorecard.core import load_items
+
+    source = ResultSource("full", tmp_path)
+    rows = {it.item: it.evaluate(source) for it in load_items(["dana"])
+            if it.item in ("Fig. 1b", "Lemma 2")}
+    assert reads_full_run(rows["Fig. 1b"], "dana.exp2")
+    assert not reads_full_run(rows["Fig. 1b"], "dana.exp")
+    [again] = [j for j in rejudge("dana", rows, "dana.exp2", tmp_path) if j.item == "Fig. 1b"]
+    assert (again.now, again.then) == ("reproduced", "differs")
+    assert rejudge("dana", rows, "dana.exp1", tmp_path) is None  # nothing replaced
+    text = replaced_runs_markdown("dana", rows, ["dana.exp1", "dana.exp2"], "quick", tmp_path)
+    assert "| `dana.exp2` | earlier code `0123456789abcdef`, IEEE denormals, commit " \
+           "`fedcba9` | " in text and "dana.exp1" not in text
+    gap = (pd.Series([theirs[dh] + 0.01 - (0.3 + 0.2 * np.sqrt(dh)) for dh in theirs.index])
+           .abs())
+    assert (f"{2 * len(theirs)} points: `accuracy` differs by {gap.mean():.4f} on average, "
+            f"at most {gap.max():.3f}") in text
+    assert "Fig. 1b: reproduced → differs" in text
+    assert ("Of the 1 verdicts judged again on the replaced tables, 1 changes: Fig. 1b "
+            "(reproduced on the committed run, differs on the replaced one).") in text
+    assert "reads no full runs" in replaced_runs_markdown("dana", rows, ["dana.exp2"], "ci",
+                                                          tmp_path)

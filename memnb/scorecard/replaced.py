@@ -1,0 +1,124 @@
+"""Would the full runs that today's tables replaced have changed a verdict? (ours)
+
+A committed full-scale table that was recomputed by newer code (or under a newer profile)
+keeps the table it replaced under ``data/results/full/superseded/``
+(:func:`memnb.results.supersede`, :mod:`memnb.reruns`). Recomputing changes numbers slightly:
+another code fingerprint, the CPU's denormals flushed instead of kept. This module judges every
+scorecard row that reads such a table a second time, on the replaced table, so that a reader can
+see whether a verdict rests on the particular run or on what every run shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memnb.results import ExperimentResult
+from memnb.scorecard.core import ResultSource, Row, load_items
+from memnb.scorecard.render import source_profile
+
+
+class ReplacedSource(ResultSource):
+    """The ``full`` results, except that experiment ``name`` is read from ``replaced``, the
+    table its committed full run replaced: the evidence a row would have had before."""
+
+    def __init__(self, name: str, replaced: ExperimentResult, root: Path | None = None) -> None:
+        super().__init__("full", root)
+        self.replaced_name = name
+        self.replaced = replaced
+
+    def _lookup(self, name: str) -> tuple:
+        if name != self.replaced_name:
+            return super()._lookup(name)
+        from memnb.results import arithmetic_label, partial_summary, run_label
+
+        prov = self.replaced.provenance
+        what = (f"the `full` run of {name} that the committed one replaced: "
+                f"{run_label(self.replaced.table, prov)}, commit "
+                f"{str(prov.get('git_commit', 'unknown'))[:7]}, code "
+                f"{prov.get('code_fingerprint')} ({arithmetic_label(prov)})")
+        value = (self.replaced.table, "full", what, partial_summary(prov))
+        self._cache[name] = value
+        return value
+
+
+def reads_full_run(row: Row, name: str) -> bool:
+    """Whether ``row``'s evidence is the committed ``full`` run of experiment ``name``."""
+    return re.search(rf"`full` run of {re.escape(name)}(?![\w.])", row.evidence) is not None
+
+
+@dataclass(frozen=True)
+class Rejudged:
+    """A scorecard row judged on the committed results and again with one table replaced."""
+
+    item: str
+    now: str  # status on the committed results
+    then: str  # status with the replaced table in place of the committed one
+
+
+def rejudge(paper: str, rows: dict[str, Row], name: str,
+            root: Path | None = None) -> list[Rejudged] | None:
+    """Each row of ``rows`` (item → row, as evaluated on the ``full`` results) that reads the
+    committed full run of ``name``, judged again on the table that run replaced
+    (:func:`memnb.reruns.replaced_result`); ``None`` when it replaced none."""
+    from memnb.reruns import replaced_result
+
+    replaced = replaced_result(name, "full", root)
+    if replaced is None:
+        return None
+    items = {it.item: it for it in load_items([paper])}
+    source = ReplacedSource(name, replaced, root)
+    return [Rejudged(key, row.status, items[key].evaluate(source).status)
+            for key, row in rows.items() if key in items and reads_full_run(row, name)]
+
+
+def replaced_runs_markdown(paper: str, rows: dict[str, Row], names: Sequence[str],
+                           profile: str, root: Path | None = None, *,
+                           column: str = "accuracy") -> str:
+    """A table, one line per experiment of ``names`` whose committed full run replaced a table
+    of earlier code or profile: the replaced run, how far the two tables are apart in
+    ``column`` on the points both computed (:func:`memnb.reruns.replacement_gap`), and every
+    row of ``rows`` that reads the run, with its status on the committed table and on the
+    replaced one (:func:`rejudge`); then a sentence counting the changed statuses."""
+    from memnb.reruns import replaced_result, replacement_gap
+    from memnb.results import arithmetic_label, load
+
+    if source_profile(profile) != "full":
+        return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
+                "replaced run is judged again.\n")
+    lines = ["| experiment | the table it replaced | on the points both computed | "
+             "verdicts: committed run → replaced run |", "|---|---|---|---|"]
+    judged: list[Rejudged] = []
+    for name in names:
+        current = load(name, "full", root)
+        again = rejudge(paper, rows, name, root) if current is not None else None
+        if again is None:
+            continue
+        judged += again
+        gap = replacement_gap(name, "full", root, column=column)
+        then = replaced_result(name, "full", root).provenance
+        same_code = then.get("code_fingerprint") == current.provenance.get("code_fingerprint")
+        what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
+                f"`{then.get('code_fingerprint')}`, {arithmetic_label(then)}, commit "
+                f"`{str(then.get('git_commit', 'unknown'))[:7]}`")
+        apart = ("not compared (no common grid or column)" if gap is None else
+                 "no point in common" if gap.points == 0 else
+                 f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
+                 f"at most {gap.largest:.3f}")
+        verdicts = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in again) or (
+            "no row reads it")
+        lines.append(f"| `{name}` | {what} | {apart} | {verdicts} |")
+    if not judged and len(lines) == 2:
+        return "No committed full run here replaced a table of earlier code or profile.\n"
+    changed = [j for j in judged if j.now != j.then]
+    summary = (f"Of the {len(judged)} verdicts judged again on the replaced tables, "
+               + ("none changes." if not changed else
+                  f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
+                  + "; ".join(f"{j.item} ({j.now} on the committed run, {j.then} on the "
+                              "replaced one)" for j in changed) + "."))
+    return "\n".join(lines) + "\n\n" + summary + "\n"
+
+
+__all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge", "replaced_runs_markdown"]
