@@ -285,10 +285,12 @@ def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
             if it.item in ("Fig. 1b", "Lemma 2")}
     assert reads_full_run(rows["Fig. 1b"], "dana.exp2")
     assert not reads_full_run(rows["Fig. 1b"], "dana.exp")
-    [again] = [j for j in rejudge("dana", rows, "dana.exp2", tmp_path) if j.item == "Fig. 1b"]
-    assert (again.now, again.then) == ("reproduced", "differs")
-    assert rejudge("dana", rows, "dana.exp1", tmp_path) is None  # nothing replaced
-    text = replaced_runs_markdown("dana", rows, ["dana.exp1", "dana.exp2"], "quick", tmp_path)
+    [again] = [j for j in rejudge(list(rows.values()), "dana.exp2", tmp_path)
+               if j.item == "Fig. 1b"]
+    assert (again.paper, again.now, again.then) == ("dana", "reproduced", "differs")
+    assert rejudge(list(rows.values()), "dana.exp1", tmp_path) is None  # nothing replaced
+    text = replaced_runs_markdown(list(rows.values()), ["dana.exp1", "dana.exp2"], "quick",
+                                  tmp_path)
     assert "| `dana.exp2` | earlier code `0123456789abcdef`, IEEE denormals, commit " \
            "`fedcba9` | " in text and "dana.exp1" not in text
     gap = (pd.Series([theirs[dh] + 0.01 - (0.3 + 0.2 * np.sqrt(dh)) for dh in theirs.index])
@@ -298,5 +300,13 @@ def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
     assert "Fig. 1b: reproduced → differs" in text
     assert ("Of the 1 verdicts judged again on the replaced tables, 1 changes: Fig. 1b "
             "(reproduced on the committed run, differs on the replaced one).") in text
-    assert "reads no full runs" in replaced_runs_markdown("dana", rows, ["dana.exp2"], "ci",
-                                                          tmp_path)
+    # a partial replaced table says so: its verdict may move for that alone
+    partial = {"experiment": "dana.exp2", "code_fingerprint": "0123456789abcdef",
+               "complete": False, "points_done": 20, "missing_points": [{"seed": 2}]}
+    (kept / "dana.exp2.0123456789abcdef.json").write_text(json.dumps(partial))
+    assert "`fedcba9`" not in replaced_runs_markdown(list(rows.values()), ["dana.exp2"],
+                                                     "quick", tmp_path)
+    assert "; partial: 20 of 21 points ran; missing seed = 2 |" in replaced_runs_markdown(
+        list(rows.values()), ["dana.exp2"], "quick", tmp_path)
+    assert "reads no full runs" in replaced_runs_markdown(list(rows.values()), ["dana.exp2"],
+                                                          "ci", tmp_path)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memnb.results import ExperimentResult
-from memnb.scorecard.core import ResultSource, Row, load_items
+from memnb.scorecard.core import PAPERS, ResultSource, Row, load_items
 from memnb.scorecard.render import source_profile
 
 
@@ -53,72 +53,89 @@ def reads_full_run(row: Row, name: str) -> bool:
 class Rejudged:
     """A scorecard row judged on the committed results and again with one table replaced."""
 
+    paper: str
     item: str
     now: str  # status on the committed results
     then: str  # status with the replaced table in place of the committed one
 
 
-def rejudge(paper: str, rows: dict[str, Row], name: str,
-            root: Path | None = None) -> list[Rejudged] | None:
-    """Each row of ``rows`` (item → row, as evaluated on the ``full`` results) that reads the
-    committed full run of ``name``, judged again on the table that run replaced
+def rejudge(rows: Sequence[Row], name: str, root: Path | None = None) -> list[Rejudged] | None:
+    """Each of ``rows`` (evaluated on the ``full`` results) that reads the committed full run of
+    ``name``, judged again on the table that run replaced
     (:func:`memnb.reruns.replaced_result`); ``None`` when it replaced none."""
     from memnb.reruns import replaced_result
 
     replaced = replaced_result(name, "full", root)
     if replaced is None:
         return None
-    items = {it.item: it for it in load_items([paper])}
+    items = {(it.paper, it.item): it for it in load_items(sorted({r.paper for r in rows}))}
     source = ReplacedSource(name, replaced, root)
-    return [Rejudged(key, row.status, items[key].evaluate(source).status)
-            for key, row in rows.items() if key in items and reads_full_run(row, name)]
+    return [Rejudged(row.paper, row.item, row.status,
+                     items[row.paper, row.item].evaluate(source).status)
+            for row in rows if (row.paper, row.item) in items and reads_full_run(row, name)]
 
 
-def replaced_runs_markdown(paper: str, rows: dict[str, Row], names: Sequence[str],
-                           profile: str, root: Path | None = None, *,
-                           column: str = "accuracy") -> str:
+COMPARED_COLUMNS: tuple[str, ...] = ("accuracy_last_batches", "accuracy")
+"""The result column two tables are compared in, the first that both hold: the accuracy the
+paper reports (Dana et al.'s mean over the last training batches), else the accuracy."""
+
+
+def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
+                           root: Path | None = None) -> str:
     """A table, one line per experiment of ``names`` whose committed full run replaced a table
-    of earlier code or profile: the replaced run, how far the two tables are apart in
-    ``column`` on the points both computed (:func:`memnb.reruns.replacement_gap`), and every
-    row of ``rows`` that reads the run, with its status on the committed table and on the
-    replaced one (:func:`rejudge`); then a sentence counting the changed statuses."""
+    of earlier code or profile: the replaced run, how far the two tables are apart on the
+    points both computed (:func:`memnb.reruns.replacement_gap`, in the first of
+    :data:`COMPARED_COLUMNS` that both hold) and every one of ``rows`` that reads the run, with
+    its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
+    counting the statuses that change. Rows of several papers are named with their paper."""
     from memnb.reruns import replaced_result, replacement_gap
-    from memnb.results import arithmetic_label, load
+    from memnb.results import arithmetic_label, load, partial_summary
 
     if source_profile(profile) != "full":
         return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
                 "replaced run is judged again.\n")
+    several = len({r.paper for r in rows}) > 1
+
+    def label(j: Rejudged) -> str:
+        return f"{PAPERS[j.paper].split(' (')[0]}: {j.item}" if several else j.item
+
     lines = ["| experiment | the table it replaced | on the points both computed | "
              "verdicts: committed run → replaced run |", "|---|---|---|---|"]
     judged: list[Rejudged] = []
     for name in names:
         current = load(name, "full", root)
-        again = rejudge(paper, rows, name, root) if current is not None else None
+        again = rejudge(rows, name, root) if current is not None else None
         if again is None:
             continue
         judged += again
-        gap = replacement_gap(name, "full", root, column=column)
-        then = replaced_result(name, "full", root).provenance
+        replaced = replaced_result(name, "full", root)
+        then = replaced.provenance
         same_code = then.get("code_fingerprint") == current.provenance.get("code_fingerprint")
         what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
                 f"`{then.get('code_fingerprint')}`, {arithmetic_label(then)}, commit "
                 f"`{str(then.get('git_commit', 'unknown'))[:7]}`")
-        apart = ("not compared (no common grid or column)" if gap is None else
-                 "no point in common" if gap.points == 0 else
+        if partial_summary(then) is not None:  # a partial table: a verdict may move for that
+            what += f"; {partial_summary(then)}"
+        column = next((c for c in COMPARED_COLUMNS
+                       if c in current.table and c in replaced.table), None)
+        gap = None if column is None else replacement_gap(name, "full", root, column=column)
+        apart = ("not compared (no accuracy column, or not one row per grid point)"
+                 if gap is None else "no point in common" if gap.points == 0 else
                  f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
                  f"at most {gap.largest:.3f}")
-        verdicts = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in again) or (
+        verdicts = "; ".join(f"{label(j)}: {j.now} → {j.then}" for j in again) or (
             "no row reads it")
         lines.append(f"| `{name}` | {what} | {apart} | {verdicts} |")
-    if not judged and len(lines) == 2:
+    if len(lines) == 2:
         return "No committed full run here replaced a table of earlier code or profile.\n"
     changed = [j for j in judged if j.now != j.then]
     summary = (f"Of the {len(judged)} verdicts judged again on the replaced tables, "
                + ("none changes." if not changed else
                   f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
-                  + "; ".join(f"{j.item} ({j.now} on the committed run, {j.then} on the "
+                  + "; ".join(f"{label(j)} ({j.now} on the committed run, {j.then} on the "
                               "replaced one)" for j in changed) + "."))
     return "\n".join(lines) + "\n\n" + summary + "\n"
 
 
-__all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge", "replaced_runs_markdown"]
+__all__ = ["COMPARED_COLUMNS", "ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
+           "replaced_runs_markdown"]
