@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from memnb.profiles import PROFILES
 
@@ -33,6 +34,14 @@ def _cmd_list(_: argparse.Namespace) -> int:
         for profile in PROFILES:
             print(f"    {profile:5s} {json.dumps(exp.profiles[profile], default=str)}")
     return 0
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory where it lies below it, else as it is."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -57,6 +66,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"memnb run: partial: stopped at the time limit with {prov['points_done']} of "
               f"{prov['points_done'] + prov['points_missing']} points; every finished point is "
               "cached: rerun the same command to continue", file=sys.stderr)
+        if args.profile == "full":  # a run that spans sessions resumes from what is committed
+            cache = result.csv_path.parent / ".cache" / args.experiment
+            print("memnb run: to continue it from another checkout, commit the table, its "
+                  f"provenance and its point cache: git add -f {_shown(cache)}",
+                  file=sys.stderr)
         return PARTIAL
     return 0
 

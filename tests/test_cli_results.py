@@ -116,7 +116,8 @@ def test_time_limit_stops_cleanly_and_the_rerun_completes(tmp_path, monkeypatch,
     code = cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "1.6"])
     assert time.perf_counter() - started < 1.6  # stopped before its limit
     assert code == cli.PARTIAL
-    assert "partial" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "partial" in err and "git add" not in err  # a quick run is not committed
     done = len(calls)
     assert 1 <= done < 6
     provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
@@ -486,6 +487,9 @@ def test_a_run_on_another_kind_of_device_does_not_reuse_the_cached_points_of_a_r
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
     assert cli.main(["run", "tiny.slow", "--profile", "full", "--time-limit", "1.6"]) == (
         cli.PARTIAL)
+    # a partial full run says what to commit so that a fresh clone resumes it
+    assert (f"commit the table, its provenance and its point cache: git add -f "
+            f"{tmp_path / 'full' / '.cache' / 'tiny.slow'}") in capsys.readouterr().err
     partial = load("tiny.slow", "full")
     done = partial.provenance["points_done"]
     assert results.continue_command("tiny.slow", "full", partial.provenance) == (
