@@ -306,7 +306,9 @@ def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
     (kept / "dana.exp2.0123456789abcdef.json").write_text(json.dumps(partial))
     assert "`fedcba9`" not in replaced_runs_markdown(list(rows.values()), ["dana.exp2"],
                                                      "quick", tmp_path)
-    assert "; partial: 20 of 21 points ran; missing seed = 2 |" in replaced_runs_markdown(
-        list(rows.values()), ["dana.exp2"], "quick", tmp_path)
+    text = replaced_runs_markdown(list(rows.values()), ["dana.exp2"], "quick", tmp_path)
+    assert "; partial: 20 of 21 points ran; missing seed = 2 |" in text
+    assert "(reproduced on the committed run, differs on the replaced one, whose grid is " \
+           "partial)." in text
     assert "reads no full runs" in replaced_runs_markdown(list(rows.values()), ["dana.exp2"],
                                                           "ci", tmp_path)

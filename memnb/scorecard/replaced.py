@@ -53,6 +53,7 @@ def reads_full_run(row: Row, name: str) -> bool:
 class Rejudged:
     """A scorecard row judged on the committed results and again with one table replaced."""
 
+    experiment: str  # the experiment whose replaced table it was judged on
     paper: str
     item: str
     now: str  # status on the committed results
@@ -70,7 +71,7 @@ def rejudge(rows: Sequence[Row], name: str, root: Path | None = None) -> list[Re
         return None
     items = {(it.paper, it.item): it for it in load_items(sorted({r.paper for r in rows}))}
     source = ReplacedSource(name, replaced, root)
-    return [Rejudged(row.paper, row.item, row.status,
+    return [Rejudged(name, row.paper, row.item, row.status,
                      items[row.paper, row.item].evaluate(source).status)
             for row in rows if (row.paper, row.item) in items and reads_full_run(row, name)]
 
@@ -96,12 +97,24 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                 "replaced run is judged again.\n")
     several = len({r.paper for r in rows}) > 1
 
+    def paper_name(paper: str) -> str:
+        return PAPERS[paper].split(" (")[0]
+
     def label(j: Rejudged) -> str:
-        return f"{PAPERS[j.paper].split(' (')[0]}: {j.item}" if several else j.item
+        return f"{paper_name(j.paper)}: {j.item}" if several else j.item
+
+    def cell(again: list[Rejudged]) -> str:
+        """The statuses of ``again``, the paper named once before its rows."""
+        groups: dict[str, list[str]] = {}
+        for j in again:
+            groups.setdefault(j.paper, []).append(f"{j.item}: {j.now} → {j.then}")
+        return ". ".join((f"*{paper_name(paper)}*: " if several else "") + "; ".join(texts)
+                         for paper, texts in groups.items()) or "no row reads it"
 
     lines = ["| experiment | the table it replaced | on the points both computed | "
              "verdicts: committed run → replaced run |", "|---|---|---|---|"]
     judged: list[Rejudged] = []
+    partial_tables: set[str] = set()  # replaced tables of a partial grid
     for name in names:
         current = load(name, "full", root)
         again = rejudge(rows, name, root) if current is not None else None
@@ -116,6 +129,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                 f"`{str(then.get('git_commit', 'unknown'))[:7]}`")
         if partial_summary(then) is not None:  # a partial table: a verdict may move for that
             what += f"; {partial_summary(then)}"
+            partial_tables.add(name)
         column = next((c for c in COMPARED_COLUMNS
                        if c in current.table and c in replaced.table), None)
         gap = None if column is None else replacement_gap(name, "full", root, column=column)
@@ -123,9 +137,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                  if gap is None else "no point in common" if gap.points == 0 else
                  f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
                  f"at most {gap.largest:.3f}")
-        verdicts = "; ".join(f"{label(j)}: {j.now} → {j.then}" for j in again) or (
-            "no row reads it")
-        lines.append(f"| `{name}` | {what} | {apart} | {verdicts} |")
+        lines.append(f"| `{name}` | {what} | {apart} | {cell(again)} |")
     if len(lines) == 2:
         return "No committed full run here replaced a table of earlier code or profile.\n"
     changed = [j for j in judged if j.now != j.then]
@@ -133,7 +145,10 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                + ("none changes." if not changed else
                   f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
                   + "; ".join(f"{label(j)} ({j.now} on the committed run, {j.then} on the "
-                              "replaced one)" for j in changed) + "."))
+                              "replaced one"
+                              + (", whose grid is partial" if j.experiment in partial_tables
+                                 else "") + ")"
+                              for j in changed) + "."))
     return "\n".join(lines) + "\n\n" + summary + "\n"
 
 
