@@ -20,6 +20,11 @@ def _script():
     return load_script("scripts/gpu_queue.py", "gpu_queue")
 
 
+def _nowhere(name: str, device: str) -> None:
+    """No experiment is being continued on another device (the checkout's own runs aside)."""
+    return None
+
+
 def _results(folder: Path) -> dict[str, bytes]:
     files = {"dana.exp5.csv": b"d,N,accuracy\n10,50,0.5\n",
              "dana.exp5.json": b'{"complete": false}\n',
@@ -101,7 +106,7 @@ def test_queue_gives_each_experiment_the_time_left_and_stops_at_a_partial_one():
 
     steps, outcome = gpu_queue.run_queue(gpu_queue.QUEUE, budget_s=540, device="cuda",
                                          reserve_s=40, runner=runner, clock=lambda: now[0],
-                                         complete=lambda name: False)
+                                         complete=lambda name: False, other_device=_nowhere)
     assert outcome == "out of time"
     assert [s.name for s in steps] == ["imports", "cuda tests", "mahdavi.heads",
                                        "mahdavi.context", "mahdavi.head_dim"]
@@ -147,7 +152,8 @@ def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
     queue = ["mahdavi.heads", "dana.exp5", "mahdavi.context", "mahdavi.table1"]
     steps, outcome = gpu_queue.run_queue(
         queue, budget_s=540, device="cuda", runner=runner, clock=lambda: 0.0, cuda_tests=False,
-        complete=lambda name: gpu_queue.complete_result(name, tmp_path))
+        complete=lambda name: gpu_queue.complete_result(name, tmp_path),
+        other_device=lambda name, device: gpu_queue.other_device_run(name, device, tmp_path))
     assert outcome == "done" and ran == ["mahdavi.heads", "mahdavi.context"]
     skipped = [s.name for s in steps if s.returncode is None]
     assert skipped == ["dana.exp5", "mahdavi.table1"]
