@@ -22,6 +22,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from memnb.paths import results_dir
 from memnb.results import (
     ExperimentResult,
@@ -167,6 +169,16 @@ def rerun_clause(name: str, profile: str = "full", root: Path | None = None) -> 
     return "" if underway is None else f"; {underway}"
 
 
+COMPARED_COLUMNS: tuple[str, ...] = ("accuracy_last_batches", "accuracy")
+"""The result columns a table and the one it replaced are compared in, in order of preference:
+the accuracy the paper reports (Dana et al.'s mean over the last training batches), else the
+accuracy."""
+
+
+def compared_column(*tables: pd.DataFrame) -> str | None:
+    """The first of :data:`COMPARED_COLUMNS` that every one of ``tables`` holds, or ``None``."""
+    return next((c for c in COMPARED_COLUMNS if all(c in t for t in tables)), None)
+
 
 def replaced_result(name: str, profile: str = "full",
                     root: Path | None = None) -> ExperimentResult | None:
@@ -216,9 +228,8 @@ def replacement_gap(name: str, profile: str = "full", root: Path | None = None, 
             or any(t.duplicated(keys).any() for t in (current.table, before.table))):
         return None
     merged = current.table.merge(before.table, on=keys, suffixes=("_now", "_then"))
-    gap = (merged[f"{column}_now"] - merged[f"{column}_then"]).abs()
-    return ReplacementGap(before, column, len(merged), float(gap.mean()) if len(gap) else
-                          float("nan"), float(gap.max()) if len(gap) else float("nan"))
+    gap = (merged[f"{column}_now"] - merged[f"{column}_then"]).abs()  # empty: nan below
+    return ReplacementGap(before, column, len(merged), float(gap.mean()), float(gap.max()))
 
 
 def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,

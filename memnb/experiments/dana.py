@@ -627,16 +627,15 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     wherever a run recorded it.
     """
     from memnb.figures.dana import as_the_paper_reports, reported_accuracy
-    from memnb.reruns import replacement_difference, rerun_clause
+    from memnb.reruns import compared_column, replacement_difference, rerun_clause
     from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached, load, run_label
 
     if profile == "quick":
         full = load(name, "full", root)
         if full is not None and full.complete:
             prov = full.provenance
-            column = ("accuracy_last_batches" if "accuracy_last_batches" in full.table
-                      else "accuracy")  # the accuracy the paper reports, where recorded
-            replaced = replacement_difference(name, "full", root, column=column)
+            replaced = replacement_difference(  # on the accuracy the paper reports
+                name, "full", root, column=compared_column(full.table) or "accuracy")
             note = (f"{name}: the committed full run ({run_label(full.table, prov)}, "
                     f"{str(prov.get('started_utc', '?'))[:10]}, "
                     f"commit {str(prov.get('git_commit', 'unknown'))[:7]}, "

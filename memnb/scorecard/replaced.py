@@ -76,20 +76,15 @@ def rejudge(rows: Sequence[Row], name: str, root: Path | None = None) -> list[Re
             for row in rows if (row.paper, row.item) in items and reads_full_run(row, name)]
 
 
-COMPARED_COLUMNS: tuple[str, ...] = ("accuracy_last_batches", "accuracy")
-"""The result column two tables are compared in, the first that both hold: the accuracy the
-paper reports (Dana et al.'s mean over the last training batches), else the accuracy."""
-
-
 def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
                            root: Path | None = None) -> str:
     """A table, one line per experiment of ``names`` whose committed full run replaced a table
     of earlier code or profile: the replaced run, how far the two tables are apart on the
-    points both computed (:func:`memnb.reruns.replacement_gap`, in the first of
-    :data:`COMPARED_COLUMNS` that both hold) and every one of ``rows`` that reads the run, with
+    points both computed (:func:`memnb.reruns.replacement_gap`, in
+    :func:`memnb.reruns.compared_column`) and every one of ``rows`` that reads the run, with
     its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
     counting the statuses that change. Rows of several papers are named with their paper."""
-    from memnb.reruns import replaced_result, replacement_gap
+    from memnb.reruns import compared_column, replaced_result, replacement_gap
     from memnb.results import arithmetic_label, load, partial_summary
 
     if source_profile(profile) != "full":
@@ -127,11 +122,11 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
                 f"`{then.get('code_fingerprint')}`, {arithmetic_label(then)}, commit "
                 f"`{str(then.get('git_commit', 'unknown'))[:7]}`")
-        if partial_summary(then) is not None:  # a partial table: a verdict may move for that
-            what += f"; {partial_summary(then)}"
+        partial = partial_summary(then)
+        if partial is not None:  # a partial table: a verdict may move for that alone
+            what += f"; {partial}"
             partial_tables.add(name)
-        column = next((c for c in COMPARED_COLUMNS
-                       if c in current.table and c in replaced.table), None)
+        column = compared_column(current.table, replaced.table)
         gap = None if column is None else replacement_gap(name, "full", root, column=column)
         apart = ("not compared (no accuracy column, or not one row per grid point)"
                  if gap is None else "no point in common" if gap.points == 0 else
@@ -152,5 +147,5 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     return "\n".join(lines) + "\n\n" + summary + "\n"
 
 
-__all__ = ["COMPARED_COLUMNS", "ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
+__all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
            "replaced_runs_markdown"]
