@@ -418,6 +418,23 @@ def test_fig4_compares_gains_per_token_seed_by_seed():
     assert sc.fig4_verdict(_nonshared([[100, 130], [100, 135]])).status == "trend"
 
 
+def test_fig4_compares_with_the_shared_run_of_the_same_profile(tmp_path):
+    """A full Fig. 2b run beside a quick non-shared one is not compared (other T and budget):
+    the quick Fig. 2b run is, and the evidence names it."""
+    _write(tmp_path, "mahdavi.nonshared", _nonshared([[100, 130], [100, 135]]))
+    _write(tmp_path, "mahdavi.context", _per_seed("n", [1, 2, 4, 8], [[7, 82, 133, 141],
+                                                                     [6, 75, 145, 182]],
+                                                  T=300, H=4, d_h=16))
+    # a full shared run whose gains per token are far below ours: compared, it would be differs
+    _write(tmp_path, "mahdavi.context", _per_seed("n", [2, 8], [[10, 11], [10, 12]], T=18000,
+                                                  H=4, d_h=16), profile="full")
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    row = rows["Fig. 4"]
+    assert "shared (`quick` Fig. 2b run)" in row.measured and "T = 18000" not in row.measured
+    assert row.status == "trend"  # below the quick shared run in every seed; quick → at most trend
+    assert "below the shared run's" in row.measured
+
+
 def test_fig5_a_rise_that_the_seeds_disagree_on_is_a_trend():
     split = _regression(True)
     last = split["shared"] & (split["sweep"] == "heads") & (split["H"] == 8)

@@ -276,13 +276,15 @@ def _seed_slopes(table: pd.DataFrame, ns: list[int]) -> list[float]:
     return slopes
 
 
-def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = None) -> Verdict:
+def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = None,
+                 shared_run: str = "Fig. 2b run") -> Verdict:
     """Fig. 4 (App. I.1): with one context per example, memorization stays linear in ``H``
     (:func:`fig2a_verdict`) while its growth with ``n`` is weaker than with a shared context:
     examples gained per context token (slope of a line through the mean counts at the context
     lengths both runs have) below Fig. 2b's. Seeds decide it: weaker when every seed's slope of
     ours is below every seed's slope of the shared run, stronger (``differs``) when every one is
-    above, and not decided (at most ``trend``) when the per-seed slopes overlap."""
+    above, and not decided (at most ``trend``) when the per-seed slopes overlap. ``shared_run``
+    names the shared-context run in the evidence."""
     heads = fig2a_verdict(nonshared[nonshared["sweep"] == "heads"])
     ctx = nonshared[nonshared["sweep"] == "context"]
     measured = f"heads sweep: {heads.measured}"
@@ -305,9 +307,17 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
                 return mean + (" (per seed " + ", ".join(f"{v:.3g}" for v in values) + ")"
                                if len(values) > 1 else " (one seed)")
 
+            def _top(part: pd.DataFrame, t: int) -> str:
+                # how close the count at the longest compared context comes to the T examples
+                # there are to memorize, which bounds the gain a run can show
+                count = float(part.loc[(part["T"] == t) & (part["n"] == ns[-1]),
+                                       "memorized"].mean())
+                return f"{count:.0f} of {t} ({100 * count / t:.0f} %) at n = {ns[-1]}"
+
             measured += (f"; context sweep at n = {', '.join(map(str, ns))} (the context "
                          f"lengths both runs have): non-shared {_slopes(ours)} at T = {t_ours}, "
-                         f"shared (Fig. 2b run) {_slopes(theirs)} at T = {t_ref}")
+                         f"{_top(ctx, t_ours)}; shared ({shared_run}) {_slopes(theirs)} at "
+                         f"T = {t_ref}, {_top(ref, t_ref)}")
             if max(ours) < min(theirs):
                 weaker = True
                 measured += "; every seed's gain per token is below the shared run's"
@@ -1035,16 +1045,22 @@ def fig_3(results: ResultSource) -> Verdict:
       claim="one context per example (App. I.1): linearity in H remains, linearity in n is "
             "weakened",
       criterion="heads sweep linear (as Fig. 2a), and examples gained per context token (a line "
-                "through the context lengths both runs have) below the shared-context run's in "
-                "every seed; above in every seed → differs; per-seed gains overlapping → trend "
-                "(not decided)", cost=_GPU)
+                "through the context lengths both runs have) below the shared-context run's of "
+                "the same profile in every seed; above in every seed → differs; per-seed gains "
+                "overlapping → trend (not decided)", cost=_GPU)
 def fig_4(results: ResultSource) -> Verdict:
     table = results.table("mahdavi.nonshared")
+    # like with like: the shared-context run of the profile the non-shared table was read from
+    # (a full Fig. 2b run beside a quick non-shared one differs in T and training budget, so
+    # their gains per token are not comparable)
+    profile = results.used_profile("mahdavi.nonshared")
+    same = results if profile == results.profile else ResultSource(profile, results.root)
     try:
-        shared = results.table("mahdavi.context")
+        shared = same.table("mahdavi.context")
     except Exception:  # noqa: BLE001 - a missing comparison run only weakens the verdict
         shared = None
-    return _scale(results, "mahdavi.nonshared", fig4_verdict(table, shared))
+    verdict = fig4_verdict(table, shared, f"`{profile}` Fig. 2b run")
+    return _scale(results, "mahdavi.nonshared", verdict)
 
 
 @item(P, "Fig. 5", claim="regression: the training MSE falls with H and with n, for shared and "
