@@ -215,11 +215,18 @@ def replacement_gap(name: str, profile: str = "full", root: Path | None = None, 
     ``profile`` (its first sweep, :func:`memnb.planner.capture_sweep`), which must name one row
     of each table; ``None`` when nothing was replaced, there is no grid to match on, or
     ``column`` is not in both tables."""
-    from memnb.planner import capture_sweep
-
     current, before = load(name, profile, root), replaced_result(name, profile, root)
     if current is None or before is None:
         return None
+    return gap_between(name, profile, current, before, column=column)
+
+
+def gap_between(name: str, profile: str, current: ExperimentResult, before: ExperimentResult,
+                *, column: str = "accuracy") -> ReplacementGap | None:
+    """:class:`ReplacementGap` of two results of ``name`` already read (``current`` and the
+    ``before`` it replaced), matched as in :func:`replacement_gap`."""
+    from memnb.planner import capture_sweep
+
     captured = capture_sweep(name, profile)
     if captured is None or not captured.points:
         return None

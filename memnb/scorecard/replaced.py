@@ -60,13 +60,15 @@ class Rejudged:
     then: str  # status with the replaced table in place of the committed one
 
 
-def rejudge(rows: Sequence[Row], name: str, root: Path | None = None) -> list[Rejudged] | None:
+def rejudge(rows: Sequence[Row], name: str, root: Path | None = None, *,
+            replaced: ExperimentResult | None = None) -> list[Rejudged] | None:
     """Each of ``rows`` (evaluated on the ``full`` results) that reads the committed full run of
-    ``name``, judged again on the table that run replaced
-    (:func:`memnb.reruns.replaced_result`); ``None`` when it replaced none."""
+    ``name``, judged again on the table that run replaced (``replaced``, read by
+    :func:`memnb.reruns.replaced_result` when not given); ``None`` when it replaced none."""
     from memnb.reruns import replaced_result
 
-    replaced = replaced_result(name, "full", root)
+    if replaced is None:
+        replaced = replaced_result(name, "full", root)
     if replaced is None:
         return None
     items = {(it.paper, it.item): it for it in load_items(sorted({r.paper for r in rows}))}
@@ -84,7 +86,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     :func:`memnb.reruns.compared_column`) and every one of ``rows`` that reads the run, with
     its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
     counting the statuses that change. Rows of several papers are named with their paper."""
-    from memnb.reruns import compared_column, replaced_result, replacement_gap
+    from memnb.reruns import compared_column, gap_between, replaced_result
     from memnb.results import arithmetic_label, load, partial_summary
 
     if source_profile(profile) != "full":
@@ -112,11 +114,11 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     partial_tables: set[str] = set()  # replaced tables of a partial grid
     for name in names:
         current = load(name, "full", root)
-        again = rejudge(rows, name, root) if current is not None else None
-        if again is None:
+        replaced = None if current is None else replaced_result(name, "full", root)
+        if replaced is None:
             continue
+        again = rejudge(rows, name, root, replaced=replaced)
         judged += again
-        replaced = replaced_result(name, "full", root)
         then = replaced.provenance
         same_code = then.get("code_fingerprint") == current.provenance.get("code_fingerprint")
         what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
@@ -127,7 +129,8 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
             what += f"; {partial}"
             partial_tables.add(name)
         column = compared_column(current.table, replaced.table)
-        gap = None if column is None else replacement_gap(name, "full", root, column=column)
+        gap = (None if column is None
+               else gap_between(name, "full", current, replaced, column=column))
         apart = ("not compared (no accuracy column, or not one row per grid point)"
                  if gap is None else "no point in common" if gap.points == 0 else
                  f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
