@@ -199,6 +199,7 @@ class Step:
     seconds: float
     time_limit_s: float | None = None
     tail: str = ""
+    skipped: str | None = None  # why it did not run: "complete" or "another device"
 
 
 Runner = Callable[[list[str], float], tuple[int, str]]
@@ -281,11 +282,13 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
             return steps, "cuda tests failed"
     for name in queue:
         if complete(name):
-            steps.append(Step(name, [], None, 0.0, tail="complete already: skipped"))
+            steps.append(Step(name, [], None, 0.0, tail="complete already: skipped",
+                              skipped="complete"))
             continue
         elsewhere = other_device(name, device)
         if elsewhere is not None:
-            steps.append(Step(name, [], None, 0.0, tail=f"skipped: {elsewhere}"))
+            steps.append(Step(name, [], None, 0.0, tail=f"skipped: {elsewhere}",
+                              skipped="another device"))
             continue
         left = budget_s - reserve_s - (clock() - start)
         if left < min_slice_s:
@@ -370,8 +373,7 @@ def main(argv: list[str] | None = None) -> int:
            "paused": paused}
     (args.out / "queue_log.json").write_text(json.dumps(log, indent=1))
     for s in steps:
-        ended = f"exit {s.returncode}" if s.returncode is not None else (
-            "skipped (complete)" if s.tail.startswith("complete") else "skipped (another device)")
+        ended = f"exit {s.returncode}" if s.skipped is None else f"skipped ({s.skipped})"
         print(f"{s.name:24s} {ended}  {s.seconds:7.1f} s")
     print(f"queue: {outcome}; {archive} ({archive.stat().st_size / 2**20:.1f} MiB)")
     if paused["states"]:

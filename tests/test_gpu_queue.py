@@ -155,8 +155,8 @@ def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
         complete=lambda name: gpu_queue.complete_result(name, tmp_path),
         other_device=lambda name, device: gpu_queue.other_device_run(name, device, tmp_path))
     assert outcome == "done" and ran == ["mahdavi.heads", "mahdavi.context"]
-    skipped = [s.name for s in steps if s.returncode is None]
-    assert skipped == ["dana.exp5", "mahdavi.table1"]
+    skipped = [(s.name, s.skipped) for s in steps if s.returncode is None]
+    assert skipped == [("dana.exp5", "complete"), ("mahdavi.table1", "complete")]
 
 
 def _paused_state(folder: Path, size: int) -> Path:
@@ -240,3 +240,4 @@ def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
     assert outcome == "done" and ran == ["mahdavi.heads"]
     [skipped] = [s for s in steps if s.returncode is None]
     assert skipped.name == "mahdavi.context" and skipped.tail == f"skipped: {why}"
+    assert skipped.skipped == "another device" and skipped.returncode is None
