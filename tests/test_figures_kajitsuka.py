@@ -13,6 +13,10 @@ import pandas as pd  # noqa: E402
 
 from memnb import bounds  # noqa: E402
 from memnb.figures import kajitsuka as ksfig  # noqa: E402
+from memnb.papers import kajitsuka as paper  # noqa: E402
+from memnb.scorecard import kajitsuka as card  # noqa: E402
+
+NOTEBOOK = Path(__file__).parents[1] / "notebooks/kajitsuka_sato.ipynb"
 
 
 def _curves(final_loss: dict[int, float]) -> pd.DataFrame:
@@ -81,8 +85,12 @@ def test_chapter_prints_the_scorecard_rows_of_theorem_42_and_corollary_41():
     fig, caption = ksfig.construction_figure(table, None, "quick")
     plt.close(fig)
     status = rows["Corollary 4.1"].status
-    assert f"whose verdict (with the necessity half, Sec. 4) is **{status}**" in caption
+    assert ("whose verdict (with the necessity half, a further theorem of the paper whose number "
+            f"is not in our sources, Sec. 4) is **{status}**") in caption
     assert "status reproduced" not in caption
+    # where FFN₁ or FFN₂ is the larger part is computed from the table, not asserted
+    assert card.ffn_split(table) in caption and "dominates" not in caption
+    assert "FFN₂ from N = " in card.ffn_split(table)
 
 
 def test_crossings_are_where_the_closed_forms_cross():
@@ -94,6 +102,10 @@ def test_crossings_are_where_the_closed_forms_cross():
     assert ksfig.crossing(8, "naive N", N_max=1000) is None
     text = ksfig.slider_markdown([8], N_max=1000)
     assert "over the whole drawn range" in text and "Park" in text
+    # Park et al.'s curve is never crossed up to the search's end: said so, not as a crossing
+    assert ksfig.crossing(8, "Park et al. N^(2/3)", N_max=10**15) is None
+    assert "above Park et al.'s $N^{2/3}$ at every $N$ up to the largest searched, $10^{15}$" \
+        in text and "up to $N = 10^{15}$" not in text
 
 
 def test_hash_markdown_states_the_counts():
@@ -129,3 +141,129 @@ def test_curves_caption_names_a_partial_run_and_each_seed_and_colours_a_depth_on
         fig._suptitle.get_text()
     assert "From the full-scale run (partial: 4 of 10 points ran)" in caption
     assert "worst to best: 1 block 1 to 1; 10 blocks 0.67 to 1." in caption
+
+
+# --- audit of the rendered chapter
+def _cells() -> dict[str, str]:
+    import json
+
+    return {c["id"]: "".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]}
+
+
+def _two_widths() -> pd.DataFrame:
+    """The quick run's shape: d = 16 memorizes N = 800 only at 2 blocks (0.99875 at 1)."""
+    need = {16: {200: 0, 400: 1, 600: 1, 800: 2}, 8: {200: 0, 400: 9, 600: 9, 800: 9}}
+    return pd.DataFrame([{"N": N, "d": d, "seed": 0, "blocks": b,
+                          "accuracy": 1.0 if b >= k else 0.99875}
+                         for d, sizes in need.items() for N, k in sizes.items()
+                         for b in (0, 1, 2, 4)])
+
+
+def test_capacity_depths_are_computed_per_width_and_not_typed_in_the_chapter():
+    text = ksfig.capacity_depths_markdown(_two_widths())
+    assert "width $d = 16$: 200: 0, 400: 1, 600: 1, 800: 2" in text
+    assert "the smallest depth reaches 2 blocks at N = 800" in text
+    assert "no tried depth (up to 4 blocks) memorizes N = 400, 600, 800" in text
+    one = _two_widths().assign(accuracy=lambda t: t["accuracy"].where(t["blocks"] < 1, 1.0))
+    assert "one block or fewer memorizes every N" in ksfig.capacity_depths_markdown(
+        one[one["d"] == 16])
+    cells = _cells()
+    assert "already memorizes every size" not in cells["5a3f2d40"]
+    assert "capacity_depths_markdown" in cells["bd1026f8"]
+
+
+def test_capacity_caption_caps_each_width_and_an_undecided_exponent():
+    table = _two_widths()
+    table = table[table["d"] == 16]
+    fig, caption = ksfig.capacity_figure(pd.concat([table, table.assign(d=8)]), None, "quick")
+    plt.close(fig)
+    assert "width d = 16: reproduced" not in caption and "width d = 16: trend" in caption
+    assert "not decided" in caption
+
+
+def test_seq_len_caption_names_deeper_models_that_memorize_less():
+    table = pd.DataFrame([{"n": n, "seed": 0, "blocks": b,
+                           "accuracy": 0.985 if (n, b) == (4, 4) else 1.0 if b >= 1 else 0.8}
+                          for n in (2, 4, 8) for b in (0, 1, 2, 4)])
+    fig, caption = ksfig.capacity_figure(table, None, "quick", by="n")
+    plt.close(fig)
+    assert "1 tried depth memorized less than a shallower one (n = 4, 4 blocks: 0.985)" in caption
+
+
+def test_table1_shows_the_built_count_where_the_sweep_has_the_size():
+    sweep = pd.DataFrame([{"sweep": "N", "task": t, "N": 10_000, "n": 8, "seed": 0,
+                           "num_parameters": v}
+                          for t, v in (("next_token", 123_456), ("seq2seq", 234_567))])
+    built = ksfig.table1(construction=sweep).set_index("row")
+    assert built.loc["Thm 4.1 our construction", "value"] == 123_456
+    assert built.loc["Cor. 4.1 our construction", "count"] == "built (ours)"
+    model = ksfig.table1(construction=sweep.assign(N=5000)).set_index("row")
+    assert model.loc["Thm 4.1 our construction", "count"] == "closed-form model (ours)"
+    assert model.loc["Thm 4.1 our construction", "value"] == \
+        bounds.kajitsuka_construction_parameter_model(10_000, 8, 2, 1000)
+    assert "exact (ours)" not in set(model["count"])
+    # necessity for seq-to-seq is its own row, not Corollary 4.1's
+    assert set(built.loc[["seq-to-seq lower bound, smallest W"], "work"]) == {
+        paper.S2S_LOWER_ROW}
+
+
+def test_closed_form_gap_is_measured_on_the_sweep():
+    sweep = pd.DataFrame([{"sweep": "N", "task": "next_token", "N": N, "n": 8, "C": 2,
+                           "V": 1000, "seed": 0,
+                           "num_parameters": bounds.kajitsuka_construction_parameter_model(
+                               N, 8, 2, 1000) * f}
+                          for N, f in ((100, 1.0), (1000, 0.8))])
+    text = ksfig.closed_form_gap(sweep)
+    assert "within 25.0% of each of the 2 built networks" in text and "$N$ = 1,000" in text
+    assert "few per cent" not in _cells()["7195b4c2"]
+
+
+def test_markdown_table_keeps_the_tags_at_the_end_of_long_cells():
+    text = ksfig.markdown_table(paper.published_settings())
+    assert text.count("[reconstruction]") >= 4 and "ICLR numbering" in text
+    printed = ksfig.markdown_table(ksfig.table1_printed())
+    madden = next(line for line in printed.splitlines() if "Madden" in line)
+    assert "[unverified]" in madden
+    assert "or softmax" not in printed
+
+
+def test_curves_caption_calls_the_trend_ours():
+    fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.001}), None, "IMDb",
+                                       "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    assert "is our expectation *[unverified]*" in caption
+    assert "only the expected trend" not in caption
+
+
+def test_lower_bound_paragraph_says_what_the_counts_show():
+    text = ksfig.lower_bound_markdown()
+    assert "so it is not piecewise constant along the line" in text
+    assert "not piecewise polynomial either (its exponential) is known, not measured" in text
+    assert "softmax is not piecewise polynomial." not in text
+
+
+def test_coverage_lists_complete_partial_and_missing_full_runs(tmp_path):
+    import json
+
+    full = tmp_path / "full"
+    full.mkdir()
+    for name, prov in (("kajitsuka.mnli_curves", {"complete": True}),
+                       ("kajitsuka.imdb_curves", {"complete": False, "points_done": 10,
+                                                  "missing_points": [{"blocks": 20, "seed": 0}]})):
+        (full / f"{name}.csv").write_text("x\n1\n")
+        (full / f"{name}.json").write_text(json.dumps(prov))
+    text = ksfig.coverage_markdown(tmp_path)
+    assert "- Figs. 1 and 2 (MultiNLI): complete" in text
+    assert "- Figs. 4 and 5 (IMDb): partial: 10 of 11 points ran" in text
+    assert "- Fig. 7 (capacity against N): none committed" in text
+    assert "coverage_markdown" in _cells()["db0244dd"]
+
+
+def test_chapter_prose_attributes_necessity_and_tags_remark_44():
+    cells = _cells()
+    sec1 = cells["bc82d6c9"]
+    assert "every token, and $\\Omega(\\sqrt{nN})$ are necessary" not in sec1
+    assert "A further theorem of the paper (its number is not in our sources)" in sec1
+    assert "or softmax, and" not in sec1
+    assert "*[unverified]*" in cells["3811775d"]
+    assert "[reconstruction]" in cells["fa5fb9f4"] and "[reconstruction]" in cells["e6ac1be3"]

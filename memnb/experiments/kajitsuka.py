@@ -54,6 +54,8 @@ from memnb.papers import kajitsuka as published
 from memnb.sweep import Point, Rows, run_sweep, training_sweep
 from memnb.train import TrainConfig, train_members
 
+# Correction to the module docstring (kept unchanged: it is part of the code fingerprint): the
+# default model widths are d = 16, d_ff = 32 (below), not d = 32, d_ff = 64.
 MODEL = {"d": 16, "d_ff": 32, "num_heads": 2, "input_dim": 16}
 SEARCH = {"lr": (1e-4, 1e-1), "weight_decay": (0.0, 1e-2)}
 DEFAULT_TRIAL = {"lr": 3e-3, "weight_decay": 0.0}
@@ -315,6 +317,12 @@ def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
     hyper-parameters), so both profiles run both widths: the paper's N range can then span
     several depths in ``full``, and ``quick`` shows the width's effect at reduced size.
     """
+    # Correction to the docstring above (kept unchanged: it is part of the code fingerprint):
+    # "with d = 16 one block already memorizes every N of the quick grid" is false. In the quick
+    # run (data/results/quick/kajitsuka.capacity.csv) d = 16 with one block reaches 0.99875 at
+    # N = 800, which first memorizes at 2 blocks. The chapter states the smallest memorizing
+    # depth per N and width computed from the table
+    # (memnb.figures.kajitsuka.capacity_depths_markdown), not this sentence.
     points = [{**pt, "d": d, "d_ff": d_ff}
               for d, d_ff in params.get("widths", [[MODEL["d"], MODEL["d_ff"]]])
               for pt in _points(params, seeds, dataset="mnli", record="final", early_stop=True,

@@ -31,33 +31,46 @@ VARDI_WIDTH = Published(12, "Vardi et al. (2022), Thm 3.1, as recalled in notes 
 #: Fig. 7: N = 600 ... 1700 in increments of 100, MultiNLI, n = 8.
 FIG7_N = Published(tuple(range(600, 1701, 100)), f"Fig. 7 caption, {_SEED}")
 FIG7_SEQ_LEN = Published(8, "§5 text as quoted in notes §3 ('fixed at n = 8')")
-#: Training of every experiment: full-batch gradient descent for 1000 epochs, 10 Optuna trials.
+#: Training of Fig. 7: full-batch gradient descent for 1000 epochs, 10 Optuna trials (the caption
+#: of Fig. 7 states it; that every experiment used it is our reconstruction).
 EPOCHS = Published(1000, f"Fig. 7 caption, {_SEED}")
 OPTUNA_TRIALS = Published(10, f"Fig. 7 caption, {_SEED}")
-#: ICLR version, Fig. 2: #blocks = 1, 10, 20, 30, 40 on a dataset of size N = 3000.
+#: ICLR version's Fig. 2 (ICLR numbering; the chapter's Figs. 1-7 are arXiv's, where Fig. 2 is
+#: the MultiNLI accuracy plot): #blocks = 1, 10, 20, 30, 40 on a dataset of size N = 3000. Our
+#: MultiNLI, IMDb and random-data curves use these sizes [reconstruction].
 FIG2_BLOCKS = Published((1, 10, 20, 30, 40), "ICLR version, Fig. 2 caption (notes §3)")
 FIG2_N = Published(3000, "ICLR version, Fig. 2 caption (notes §3)")
 #: Optimizer of the experiments.
 OPTIMIZER = "AdamW (notes §3, from the acmrep page of the ICLR version)"
 
-#: What the paper's figures show, as far as our sources say (the expected trends).
+#: What the paper's figures show, as far as our sources say. The captions of Figs. 1, 2, 4 and 5
+#: name only what is plotted (e.g. "Training loss on MultiNLI dataset"): the ``expected`` trend
+#: of those rows is our expectation, not the paper's words.
 FIGURES = pd.DataFrame([
     {"item": "Fig. 1", "shows": "training loss on MultiNLI, one curve per #blocks",
      "expected": "more blocks reach a lower training loss", "numbers": "none readable",
-     "source": f"caption, {_SEED}; trend [unverified]"},
+     "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 2", "shows": "accuracy on MultiNLI, one curve per #blocks",
      "expected": "more blocks reach a higher training accuracy", "numbers": "none readable",
-     "source": f"caption, {_SEED}; trend [unverified]"},
+     "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 4", "shows": "training loss on IMDb, one curve per #blocks",
      "expected": "more blocks reach a lower training loss", "numbers": "none readable",
-     "source": f"caption, {_SEED}; trend [unverified]"},
+     "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 5", "shows": "accuracy on IMDb, one curve per #blocks",
      "expected": "more blocks reach a higher training accuracy", "numbers": "none readable",
-     "source": f"caption, {_SEED}; trend [unverified]"},
+     "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 7", "shows": "smallest #blocks memorizing MultiNLI against N (n = 8)",
      "expected": "sublinear growth, roughly ∝ √N", "numbers": "none readable",
      "source": f"caption, {_SEED}; trend from notes §3 [unverified]"},
 ])
+
+#: Names of the paper's own rows of :data:`TABLE1`. Necessity for seq-to-seq is not Corollary
+#: 4.1 (the sufficiency result) but a further theorem whose number is not in our sources.
+THM41_ROW = "Kajitsuka & Sato (ICLR 2025), Thm 4.1"
+THM42_ROW = "Kajitsuka & Sato (ICLR 2025), Thm 4.2"
+COR41_ROW = "Kajitsuka & Sato (ICLR 2025), Cor. 4.1"
+S2S_LOWER_ROW = ("Kajitsuka & Sato (ICLR 2025), seq-to-seq lower bound (theorem number not in "
+                 "our sources)")
 
 #: Table 1 of the paper (comparison with prior work). Our sources give its caption (liner summary,
 #: notes §1: "Comparisons between our results and related work regarding the memorization
@@ -73,11 +86,14 @@ TABLE1 = pd.DataFrame([
      "printed": "yes (notes §1)", "computable": "order d + n + √(nN)",
      "source": "Table 1 as quoted in notes §1; Kim et al.'s abstract"},
     {"work": "Madden, Fox & Thrampoulidis (2024)", "cite": "madden2024",
-     "setting": "next-token, one-layer multi-head decoder", "parameters": "Θ(ωN)",
-     "kind": "sufficient and necessary", "printed": "no: only the caption's ω is in our sources",
+     "setting": "next-token, one-layer multi-head decoder [unverified]",
+     "parameters": "Θ(ωN) [unverified]",
+     "kind": "sufficient and necessary [unverified]",
+     "printed": "no: only the caption's ω is in our sources",
      "computable": "order ωN",
-     "source": "Madden et al.'s own statement (capacity Θ(k/(ω−1)) contexts with k parameters; "
-               "summary of arXiv:2405.13718); Table 1 caption for ω"},
+     "source": "[unverified]: Madden et al.'s own statement as recalled (capacity Θ(k/(ω−1)) "
+               "contexts with k parameters; arXiv:2405.13718, not among our sources); Table 1 "
+               "caption for ω"},
     {"work": "Mahdavi, Liao & Thrampoulidis (ICLR 2024)", "cite": "mahdavi2024",
      "setting": "one H-head attention layer, next-token, n < d",
      "parameters": "Θ(H d²) for N = H(n−1)+1, i.e. Θ(d² N / n)", "kind": "sufficient",
@@ -88,19 +104,26 @@ TABLE1 = pd.DataFrame([
      "parameters": "not in our sources", "kind": "sufficient",
      "printed": "no (cell not in our sources)", "computable": "nothing (no bound in our sources)",
      "source": "Table 1 caption as quoted in notes §1; cell [unverified]"},
-    {"work": "Kajitsuka & Sato (ICLR 2025), Thm 4.1", "cite": "kajitsuka2025",
-     "setting": "next-token, hardmax or softmax", "parameters": "Õ(√N) (width 14, depth Õ(√N))",
+    {"work": THM41_ROW, "cite": "kajitsuka2025",
+     "setting": "next-token, hardmax attention (the theory's σ, notes §1 [unverified]; softmax "
+                "bounds are open, TL;DR)", "parameters": "Õ(√N) (width 14, depth Õ(√N))",
      "kind": "sufficient", "printed": "yes (abstract, Theorem 4.1)",
      "computable": "our construction's exact count", "source": f"Theorem 4.1, {_SEED}"},
-    {"work": "Kajitsuka & Sato (ICLR 2025), Thm 4.2", "cite": "kajitsuka2025",
+    {"work": THM42_ROW, "cite": "kajitsuka2025",
      "setting": "next-token", "parameters": "Ω(√N)", "kind": "necessary",
      "printed": "yes (abstract)", "computable": "smallest W of our instantiated VC bound",
      "source": f"Theorem 4.2 title and abstract, {_SEED}"},
-    {"work": "Kajitsuka & Sato (ICLR 2025), Cor. 4.1", "cite": "kajitsuka2025",
-     "setting": "seq-to-seq", "parameters": "Õ(√(nN)); Ω(√(nN)) with hardmax",
-     "kind": "sufficient and necessary (hardmax)", "printed": "yes (abstract)",
-     "computable": "our construction's exact count; smallest W of our instantiated VC bound",
+    {"work": COR41_ROW, "cite": "kajitsuka2025",
+     "setting": "seq-to-seq", "parameters": "Õ(√(nN))",
+     "kind": "sufficient", "printed": "yes (abstract)",
+     "computable": "our construction's count",
      "source": f"Corollary 4.1 title and abstract, {_SEED}"},
+    {"work": S2S_LOWER_ROW, "cite": "kajitsuka2025",
+     "setting": "seq-to-seq, hardmax", "parameters": "Ω(√(nN))",
+     "kind": "necessary (hardmax)", "printed": "yes (abstract)",
+     "computable": "smallest W of our instantiated VC bound",
+     "source": "abstract ('necessary at least for Transformers with hardmax'), notes §1: a "
+               "further theorem of the paper, its number not in our sources"},
 ])
 
 #: The VC-dimension bound instantiated for Thm 4.2 and Cor. 4.1 (the paper's is not in our
@@ -129,17 +152,32 @@ RATES = pd.DataFrame([
 ])
 
 
+#: How the chapter uses a setting stated for one figure in the others: our reconstruction.
+_CARRIED = "[reconstruction]"
+
+
 def published_settings() -> pd.DataFrame:
-    """The experiment settings the paper publishes, one row each with its source."""
+    """The experiment settings the paper publishes, one row each with its source and where the
+    chapter uses it (``used here``); a setting stated for one figure and used for others is
+    marked ``[reconstruction]`` there. Figure numbers are arXiv's (the chapter's) unless a row
+    says ICLR."""
+    curves = "our MultiNLI, IMDb and random-data curves (`full`) " + _CARRIED
     rows = [
         ("Fig. 7 dataset sizes N", f"{FIG7_N.value[0]} … {FIG7_N.value[-1]} (step 100)",
-         FIG7_N.source),
-        ("sequence length n", FIG7_SEQ_LEN.value, FIG7_SEQ_LEN.source),
-        ("epochs (full batch)", EPOCHS.value, EPOCHS.source),
-        ("Optuna trials", OPTUNA_TRIALS.value, OPTUNA_TRIALS.source),
-        ("optimizer", "AdamW", OPTIMIZER),
-        ("Fig. 2 #blocks (ICLR)", ", ".join(map(str, FIG2_BLOCKS.value)), FIG2_BLOCKS.source),
-        ("Fig. 2 dataset size N (ICLR)", FIG2_N.value, FIG2_N.source),
-        ("width of the construction", THM41_WIDTH.value, THM41_WIDTH.source),
+         FIG7_N.source, "Fig. 7 (`full`)"),
+        ("sequence length n", FIG7_SEQ_LEN.value, FIG7_SEQ_LEN.source,
+         "Fig. 7 and the curves (`full`); the sweep over n varies it"),
+        ("epochs (full batch), stated for Fig. 7", EPOCHS.value, EPOCHS.source,
+         "every trained experiment (`full`) " + _CARRIED),
+        ("Optuna trials, stated for Fig. 7", OPTUNA_TRIALS.value, OPTUNA_TRIALS.source,
+         "every trained experiment (`full`) " + _CARRIED),
+        ("optimizer", "AdamW", OPTIMIZER, "every trained experiment"),
+        ("#blocks of the ICLR version's Fig. 2 (ICLR numbering: not arXiv's Fig. 2, the "
+         "MultiNLI accuracy plot)", ", ".join(map(str, FIG2_BLOCKS.value)), FIG2_BLOCKS.source,
+         curves),
+        ("dataset size N of the ICLR version's Fig. 2 (ICLR numbering)", FIG2_N.value,
+         FIG2_N.source, curves),
+        ("width of the construction", THM41_WIDTH.value, THM41_WIDTH.source,
+         "Theorem 4.1 (width) check"),
     ]
-    return pd.DataFrame(rows, columns=["setting", "value", "source"])
+    return pd.DataFrame(rows, columns=["setting", "value", "source", "used here"])
