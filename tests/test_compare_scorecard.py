@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from memnb.scorecard import build_scorecard
 from memnb.scorecard import compare as card
-from memnb.scorecard.core import load_items
+from memnb.scorecard.core import NotComputable, load_items
 
 
 def _fake_table() -> pd.DataFrame:
@@ -104,14 +106,20 @@ def test_a_first_place_within_the_seed_spread_is_no_lead():
     assert card.ranking_from_best(mostly.assign(bits_std=0.0)).status == "reproduced"
 
 
-def _linear_table(capacities: dict[str, dict[int, int]]) -> pd.DataFrame:
+def _linear_table(capacities: dict[str, dict[int, int]], *,
+                  next_tried: float = 2.0) -> pd.DataFrame:
+    """Each budget's capacity fitted, and ``next_tried`` times it tried and failed (a search
+    bracket); a capacity of 0: only that next N tried (with a capacity of 1 instead)."""
     rows = []
     for arch, caps in capacities.items():
         for budget, cap in caps.items():
             for seed in (0, 1):
-                rows.append({"architecture": arch, "budget": budget, "parameters": budget,
-                             "shape": "w=1", "seed": seed, "N": max(cap, 1),
-                             "accuracy": 1.0 if cap else 0.5, "round": 0})
+                tried = [(cap, 1.0)] if cap else []
+                tried.append((round(max(cap, 1) * next_tried), 0.5))
+                for N, acc in tried:
+                    rows.append({"architecture": arch, "budget": budget, "parameters": budget,
+                                 "shape": "w=1", "seed": seed, "N": N, "accuracy": acc,
+                                 "round": 0})
     return pd.DataFrame(rows)
 
 
@@ -120,28 +128,97 @@ def test_linear_capacity_needs_a_narrow_interval_and_names_what_it_leaves_out():
     flat = _linear_table({"aot": {60: 12, 120: 22, 240: 45, 480: 45, 720: 180}})
     v = card.linear_capacity_verdict(flat, 4, "aot")
     assert abs(v.values["exponent"] - 1) <= card.LINEAR_TOLERANCE
-    assert v.status == "trend" and "interval half-width" in v.measured
+    assert v.status == "trend" and "widened half-width" in v.measured
     # an exponent whose interval excludes 1 and which is 0.39 away is not linear either
     fast = _linear_table({"mlp": {60: 12, 120: 22, 240: 90, 480: 150, 720: 360}})
     v = card.linear_capacity_verdict(fast, 4, "mlp")
     assert v.status == "trend" and "> 0.2" in v.measured and "linear within" not in v.measured
-    # exactly linear on the positive budgets; the budget with capacity 0 is named, not hidden
-    mha = _linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}})
+    # exactly linear on the positive budgets, and the search tried N a little above each one
+    # that failed: linear; the budget with capacity 0 is named, not hidden
+    mha = _linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05)
     v = card.linear_capacity_verdict(mha, 4, "mha")
     assert v.status == "reproduced" and v.values["left_out"] == [120]
     assert "left out of the fit, capacity 0 (no tried N memorized): P=120" in v.measured
 
 
-def test_guarantee_looseness_says_it_excludes_failures():
-    table = _linear_table({"mha": {120: 0, 240: 30}}).assign(shape="d=12 d_h=1 H=4")
-    v = card.guarantee_verdict(table, 4, "mha", 6)
-    assert "the 2 runs that memorized no tried N" in v.measured and v.values["zero_capacity"] == 2
+def test_linear_capacity_carries_the_search_bracket():
+    """The rendered quick MHA run: capacities 30, 60, 90 are the first N tried at each budget
+    and the next tries (twice as many) failed; the exponent of the fitted ends is exactly 1
+    with no spread, but the true capacities may lie anywhere below the failed N."""
+    mha = _linear_table({"mha": {240: 30, 480: 60, 720: 90}})
+    v = card.linear_capacity_verdict(mha, 4, "mha")
+    assert abs(v.values["exponent"] - 1) < 1e-6 and v.values["high"] - v.values["low"] < 1e-3
+    assert v.values["bracket_low"] < 0.5 < 1.5 < v.values["bracket_high"]
+    assert v.values["half_width"] > card.LINEAR_TOLERANCE and v.status == "trend"
+    assert "P=240: 30 (< 60)" in v.measured and "widened interval is 0.329 to 1.67" in v.measured
+    # the bracket's extremes are the least-squares slopes at its corners
+    x = np.log([240.0, 480.0, 720.0])
+    low, high = card._slope_range(x, np.log([30.0, 60, 90]), np.log([60.0, 120, 180]))
+    assert low == pytest.approx(np.polyfit(x, np.log([60.0, 60, 90]), 1)[0])
+    assert high == pytest.approx(np.polyfit(x, np.log([30.0, 120, 180]), 1)[0])
 
 
-def test_construction_cost_names_the_N_it_divides():
-    table = _linear_table({"mlp": {60: 15, 120: 30}})
-    v = card.construction_cost_verdict(table, 4, {"n": 6, "V": 4})
+def test_linear_capacity_needs_three_budgets():
+    # the rendered FFN-attn-FFN run: two positive budgets give no interval, so no verdict
+    two = _linear_table({"ffn_attention": {232: 15, 472: 0, 716: 45}})
+    with pytest.raises(NotComputable, match="fewer than the three"):
+        card.linear_capacity_verdict(two, 4, "ffn_attention")
+    v = card.checked(card.linear_capacity_verdict, two, 4, "ffn_attention")
+    assert v.status == "not computable" and "P=472" in v.measured
+
+
+def test_guarantee_untested_below_the_smallest_tried_N():
+    """The rendered quick MHA runs: d_h = 2, H = 1 guarantees 2 examples; a capacity of 0 with
+    8 (or 15) as the smallest N tried says nothing about 2: not tested, not a shortfall."""
+    hits = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=1 H=4")  # guarantee 4
+    below = pd.DataFrame([{"architecture": "mha", "budget": 120, "parameters": 120,
+                           "shape": "d=12 d_h=2 H=1", "seed": seed, "N": N, "accuracy": acc,
+                           "round": 0} for seed in (0, 1) for N, acc in ((8, 0.75), (15, 0.4))])
+    v = card.guarantee_verdict(pd.concat([hits, below]), 4, "mha", 6, 4)
+    assert v.values == {"held": 2, "short": 0, "not_tested": 2, "zero_capacity": 2}
+    assert v.status == "trend"
+    assert ("d=12 d_h=2 H=1 (seeds 0, 1): capacity below the smallest tried N = 8, "
+            "guarantee 2") in v.measured
+    # had the search tried N = 2 and failed, the run would fall short of its guarantee
+    tried = pd.concat([hits, below, below.assign(N=2, accuracy=0.5)])
+    v = card.guarantee_verdict(tried, 4, "mha", 6, 4)
+    assert v.status == "differs" and v.values["short"] == 2
+    # a capacity between the guarantee's neighbours: [15, 30) around a guarantee of 28
+    aot = _linear_table({"aot": {240: 15}}).assign(shape="d=2 d_h=1 H=26")
+    v = card.guarantee_verdict(pd.concat([aot, aot.assign(shape="d=8 d_h=1 H=4", N=lambda t: t[
+        "N"] * 2)]), 4, "aot", 6)
+    assert "d=2 d_h=1 H=26 (seeds 0, 1): capacity in [15, 30), guarantee 28" in v.measured
+    with pytest.raises(NotComputable, match="no run tested its guarantee"):
+        card.guarantee_verdict(below, 4, "mha", 6, 4)
+
+
+def test_mahdavi_guarantee_is_capped_while_assumption1_fails():
+    # every run above its guarantee: still at most trend, since the queries take V values
+    table = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=1 H=4")
+    v = card.guarantee_verdict(table, 4, "mha", 6, 4)
+    assert v.status == "trend" and v.values["held"] == 2
+    assert "Assumption 1" in v.measured and "at most V = 4 distinct vectors" in v.measured
+    assert card.guarantee_verdict(table.assign(architecture="aot"), 4, "aot",
+                                  6).status == "reproduced"
+    with pytest.raises(ValueError, match="vocabulary V"):
+        card.guarantee_verdict(table, 4, "mha", 6)
+
+
+def test_construction_cost_uses_the_built_count():
+    """One count per construction: the verdict divides the parameters of the construction the
+    chapter's table builds at that N (12,888 at N = 120 in the rendered quick run), not the
+    closed-form model (11,583 there)."""
     from memnb import bounds
+    from memnb.experiments import compare as exp
 
-    need = bounds.kajitsuka_construction_parameter_model(15, 6, 4, 4)
-    assert f"P=60: N=15, construction {need:,} parameters ({need / 60:.3g}×)" in v.measured
+    task = {"n": 6, "V": 4, "C": 4}
+    built = exp.constructions_at_budgets(task, [60, 120])
+    seq = built[built["construction"].str.startswith("seq_id")].set_index("N")["parameters"]
+    table = _linear_table({"mlp": {60: 30, 120: 60}})
+    v = card.construction_cost_verdict(table, 4, task)
+    for budget, N in ((60, 30), (120, 60)):
+        need = int(seq[N])
+        assert need != bounds.kajitsuka_construction_parameter_model(N, 6, 4, 4)
+        assert f"P={budget}: N={N}, construction {need:,} parameters ({need / budget:.3g}×)" in (
+            v.measured)
+    assert "built" in v.measured and "closed form" not in v.measured
