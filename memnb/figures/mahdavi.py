@@ -171,6 +171,15 @@ def _source(runs: list[Any]) -> str:
     return "ours_and_cached" if len(runs) > 1 else "ours"
 
 
+# --- Proposition 4 -----------------------------------------------------------------------------
+
+def proposition4_table(draws: int = 12, seed: int = 0) -> pd.DataFrame:
+    """Proposition 4's cases as the chapter shows them
+    (:func:`memnb.scorecard.mahdavi.proposition4_table`: the A2 case named for what it breaks,
+    every context of rank n − 1)."""
+    return sc.proposition4_table(draws=draws, seed=seed)
+
+
 # --- Theorem 1: the construction slider ------------------------------------------------------
 
 def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
@@ -573,10 +582,13 @@ def fig2c(result: Any, profile: str) -> Any:
 # --- Fig. 3 ------------------------------------------------------------------------------------
 
 def _saturation_text(stats: pd.DataFrame) -> str:
-    """One clause per ``H`` of :func:`memnb.scorecard.mahdavi.saturation_stats`."""
+    """One clause per ``H`` of :func:`memnb.scorecard.mahdavi.saturation_stats`, naming its two
+    shares of saturation apart: of (head, example) pairs, and of examples with at least one
+    saturated head (the one the verdict tests)."""
     return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.0%} "
-                     f"of (head, example) pairs saturated, {r.unsaturated:.1%} of "
-                     "examples keep a non-saturated head"
+                     f"of (head, example) pairs saturated, {r.some_saturated:.0%} of examples "
+                     "with at least one saturated head (the share the verdict tests), "
+                     f"{r.unsaturated:.1%} of examples keep a non-saturated head"
                      for h, r in stats.iterrows())
 
 
@@ -886,5 +898,6 @@ def fig5(result: Any, profile: str) -> Any:
 __all__ = ["DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "LAYER_LABELS", "assumptions_by_layer",
            "construction_frame", "dinov2_discussion", "gpt2_trained_note", "full_or_fresh",
            "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
-           "missing_sentence", "scorecard_row", "table1_caption", "table1_comparison",
+           "missing_sentence", "proposition4_table", "scorecard_row", "table1_caption",
+           "table1_comparison",
            "table3_caption", "table3_comparison", "verdict_sentence", "verdicts_markdown"]
