@@ -433,3 +433,8 @@ def test_appendix_recipe_note_reads_the_profiles_and_the_quoted_recipe():
     assert "64 batches of 1,024 elements, 64 epochs" in note  # App. B, as paper.TEXT quotes it
     assert "differs from the stated recipe" not in note  # the full profile is that recipe
     assert "2,500 contexts of N = 50; N = 200 has 40,000" in note
+    depth = dana.get_params("dana.appendix_depth", "full")
+    assert depth["layers"] == 3 and "set `nb_layers = 3`" in note  # the CSVs' notebook
+    assert f"our `quick` and `full` runs use {depth['layers']}" in note
+    assert "Fig. 7's MLP model on the same data and steps, to 0.0001" in note
+    assert "writes none of the B.1 CSVs" not in note

@@ -797,32 +797,46 @@ def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, 
 
 
 def appendix_recipe_note() -> str:
-    """Why App. B.1's ``full`` Figs. 5 and 6 train with App. B's stated recipe rather than
-    Experiment 1's (its budget is sized for N = 50's contexts), and what the official B.1
-    notebook sets instead; every number read from the profiles and from
+    """Which recipes App. B.1's and B.2's ``full`` runs train with, and where they come from:
+    the official ``experiments.ipynb`` cells that write the appendix CSVs (App. B.1 with App. B's
+    stated recipe, App. B.2 with 3 layers and its own), beside the separate scripts whose values
+    match no CSV; every number read from the profiles and from
     :data:`memnb.papers.dana.TEXT`."""
     text = paper.TEXT
     dim, exp1 = exp.get_params("dana.appendix_dim", "full"), exp.get_params("dana.exp1", "full")
-    train = dim["train"]
+    depth = exp.get_params("dana.appendix_depth", "full")
+    train, b2 = dim["train"], depth["train"]
     batches, size, epochs = (int(text[k].value) for k in (
         "batches_appendix", "batch_size_appendix", "epochs_appendix"))
     same = (train["steps"], train["batch"], train["samples"]) == (batches * epochs, size,
                                                                  batches * size)
+    fig7 = ("the same data and steps" if all(dim["exp5"][k] == train[k] for k in (
+        "steps", "batch", "samples")) else f"{dim['exp5']['steps']:,} steps of "
+        f"{dim['exp5']['batch']:,}")
+    layers_text, layers_code, layers_script = (int(text[k].value) for k in (
+        "depth_layers_text", "depth_layers_code", "depth_layers_script"))
     return (f"**Training budget at N = {dim['N']}.** Experiment 1's budget ({exp1['steps']:,} "
             f"steps of {exp1['batch']:,}) is sized for the {exp1['N'] ** 2:,} contexts of "
-            f"N = {exp1['N']}; N = {dim['N']} has {dim['N'] ** 2:,}. So the `full` Figs. 5 and "
-            f"6 train with the recipe App. B states for every model ({batches} batches of "
-            f"{size:,} elements, {epochs} epochs): {train['steps']:,} steps of "
+            f"N = {exp1['N']}; N = {dim['N']} has {dim['N'] ** 2:,}. The official notebook "
+            f"(`experiments.ipynb`), whose cells write the B.1 CSVs, trains every B.1 model with "
+            f"the recipe App. B states ({batches} batches of {size:,} elements, {epochs} "
+            f"epochs), and so do our `full` Figs. 5-7: {train['steps']:,} steps of "
             f"{train['batch']:,} on a sample of {train['samples']:,} contexts"
             + ("" if same else " (which differs from the stated recipe)")
-            + f". Fig. 7 keeps Experiment 5's ({dim['exp5']['steps']:,} steps of "
-            f"{dim['exp5']['batch']:,}). The official repository's B.1 notebook "
-            f"(`expe_dim.ipynb`) sets other values ({int(text['dim_notebook_batches'].value):,} "
-            f"batches of {int(text['dim_notebook_batch_size'].value):,}, "
+            + f", learning rate {train['lr']:g} → {train['lr_final']:g}; Fig. 7's MLP model on "
+            f"{fig7}, to {dim['exp5']['lr_final_mlp']:g}. "
+            f"**Depth (App. B.2).** The paper says {layers_text} layers; the notebook cells that "
+            f"write the B.2 CSVs set `nb_layers = {layers_code}` (the titles of its plotting "
+            f"script say {int(text['depth_layers_titles'].value)} too), so our `quick` and "
+            f"`full` runs use {depth['layers']}, with that notebook's recipe in `full`: "
+            f"{b2['steps']:,} steps of {b2['batch']:,} on {b2['samples']:,} contexts at a "
+            f"constant learning rate {b2['lr']:g}. The separate scripts `expe_dim.ipynb` and "
+            f"`expe_depth.py` (`nb_layers = {layers_script}`) set other values "
+            f"({int(text['dim_notebook_batches'].value):,} batches of "
+            f"{int(text['dim_notebook_batch_size'].value):,}, "
             f"{int(text['dim_notebook_epochs'].value)} epochs, the first two tokens each drawn "
-            f"from {int(text['dim_notebook_tokens'].value)} of the {dim['N']}) but writes none of "
-            "the B.1 CSVs under their names, so the settings behind the paper's B.1 numbers are "
-            "not known to us.")
+            f"from {int(text['dim_notebook_tokens'].value)} of the {dim['N']}) on grids no "
+            "official CSV holds.")
 
 
 def runs_note(runs: dict[str, Any], profile: str) -> str:
@@ -1125,10 +1139,13 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"effective rate is {full1['lr']:g} → "
         f"{full1['lr_final']:g}. App. B's d_h = {t['exp6_d_h_appendix'].value:g} for Experiment 6 "
         f"contradicts Fig. 4 and the CSV (d_h = {int(paper.exp6()['d_h'].iloc[0])}). Experiment "
-        f"5's N = {int(paper.exp5()['N'].iloc[0])} appears only in the code and CSVs. App. B.2 "
-        f"says {t['depth_layers_text'].value:g} layers, as the code's `expe_depth.py` "
-        f"(`nb_layers = {t['depth_layers_code'].value:g}`); only the titles of its plotting "
-        f"script say {t['depth_layers_titles'].value:g}. Fig. 4's slope ratio is "
+        f"5's N = {int(paper.exp5()['N'].iloc[0])} appears only in the code and CSVs. App. B "
+        f"states batches of {int(t['batch_size_appendix'].value):,}; the code's Experiments "
+        f"1-4 and 6 use {full1['batch']:,}. App. B.2 says {t['depth_layers_text'].value:g} "
+        f"layers; the notebook cells that write its CSVs set "
+        f"`nb_layers = {t['depth_layers_code'].value:g}` (only the separate script "
+        f"`expe_depth.py`, whose grid no CSV holds, sets "
+        f"{t['depth_layers_script'].value:g}). Fig. 4's slope ratio is "
         f"{t['exp6_ratio_caption'].value:g} in the caption and {float(ref['ratio']):.2f} in the "
         f"CSV (official rule).",
     ])

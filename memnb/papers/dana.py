@@ -318,11 +318,21 @@ TEXT: dict[str, Published] = {
     "dim_N": Published(200, "App. B.1: 'N = 200 dictionnary size'"),
     "dim_d": Published(50, "App. B.1: 'and well as d = 50'"),
     "depth_layers_text": Published(5, "App. B.2: '5 layers instead of 1'"),
-    "depth_layers_code": Published(5, "official code, expe_depth.py (nb_layers = 5, every run "
-                                      "of the script; EXP_depth.py's parameter count also "
-                                      "multiplies by 5), commit cffc0d8"),
+    "depth_layers_code": Published(3, "official code, experiments.ipynb, the App. B.2 cells "
+                                      "that write the *_depth.csv files (nb_layers = 3, "
+                                      "N = 70), commit cffc0d8"),
     "depth_layers_titles": Published(3, "official code, EXP_depth.py: docstrings and plot "
-                                        "titles say '3 layers' (the parameter count uses 5)"),
+                                        "titles say '3 layers' (its parameter count multiplies "
+                                        "by 5)"),
+    "depth_layers_script": Published(5, "official code, expe_depth.py: nb_layers = 5, at N = 50 "
+                                        "and d = 10, a grid no official CSV holds, commit "
+                                        "cffc0d8"),
+    "depth_lr_code": Published(0.05, "official code, experiments.ipynb, App. B.2 cells: lr = "
+                                     "5e-2, lr_low = lr (a constant effective rate of 2.5e-3), "
+                                     "commit cffc0d8"),
+    "depth_batches_code": Published(2 ** 7, "official code, experiments.ipynb, App. B.2 cells: "
+                                            "num_batch = 2**7 (batch_size = 2**9, 2**6 "
+                                            "epochs), commit cffc0d8"),
     "dim_notebook_batches": Published(1000, "official code, expe_dim.ipynb (App. B.1's "
                                             "notebook): num_batch = 1000, commit cffc0d8"),
     "dim_notebook_batch_size": Published(2 ** 10, "official code, expe_dim.ipynb: batch_size = "
