@@ -42,12 +42,13 @@ def _executed_chapter(folder: Path, name: str, durations: list[float]) -> Path:
     return path
 
 
-def _result(root: Path, profile: str, commit: str, device: str, wall: float) -> None:
+def _result(root: Path, profile: str, commit: str, device: str, wall: float,
+            name: str = "dana.exp1") -> None:
     folder = root / profile
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dana.exp1.csv").write_text("H,acc\n1,0.5\n")
-    (folder / "dana.exp1.json").write_text(json.dumps({
-        "experiment": "dana.exp1", "paper_figure": "Fig. 1a", "device_name": device,
+    (folder / f"{name}.csv").write_text("H,acc\n1,0.5\n")
+    (folder / f"{name}.json").write_text(json.dumps({
+        "experiment": name, "paper_figure": "Fig. 1a", "device_name": device,
         "seeds": 5, "rows": 1, "wall_time_s": wall, "git_commit": commit,
         "started_utc": "2026-01-01T10:00:00+00:00"}))
 
@@ -71,7 +72,13 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
             "| 12.5 | `1111111`, 2026-01-01 10:00 |") in page
     assert ("| `dana.exp1` | full (cached), 5 seeds, 1 row | Fig. 1a | NVIDIA H100 | 1778.0 | "
             "`2222222`, 2026-01-01 10:00 |") in page
-    assert "newer than the page" not in page
+    assert "newer than the page" not in page and "read from the cache" not in page
+    # a fresh run that found its points cached took about 0 s: the table says why
+    path = results / "quick" / "dana.exp1.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "wall_time_s": 0.0,
+                                "cached_points_reused": 8}))
+    assert ("| CPU (x86_64, 2 threads) | 0.0 (8 points read from the cache, not computed) |"
+            in reproducibility.page_markdown([chapter], results))
     assert "| dana | 3.11.7 | 2.5.0 | 2.1.0 | Linux-x | x86_64, 2 cores | none | abc1234 |" in page
 
 
@@ -114,6 +121,24 @@ def test_write_page_rewrites_only_on_change(tmp_path):
     assert reproducibility.write_page(path, "b") and path.read_text() == "b"
     nested = tmp_path / "generated" / "page.md"  # a folder a fresh clone does not have
     assert reproducibility.write_page(nested, "c") and nested.read_text() == "c"
+
+
+def test_a_computation_that_wrote_two_tables_counts_its_time_once(tmp_path):
+    """Experiment 4 is written from Experiment 1's points: its provenance records Experiment 1's
+    invocations, which the total counts once and its row names."""
+    results = tmp_path / "results"
+    runs = [{"started_utc": "2026-01-01T00:00:00", "git_commit": "abc", "wall_time_s": 1800.0},
+            {"started_utc": "2026-01-01T01:00:00", "git_commit": "abc", "wall_time_s": 1800.0}]
+    for name in ("dana.exp1", "dana.exp4"):
+        _result(results, "full", "2222222bbbb", "CPU (x86_64, 1 threads)", 1800.0, name=name)
+        path = results / "full" / f"{name}.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "total_wall_time_s": 3600.0,
+                                    "invocations": runs}))
+    text = reproducibility.full_runs_markdown(["dana.exp1", "dana.exp4"], results)
+    assert "1.0 hours of recorded wall time in all, a computation that wrote two tables " \
+        "counted once" in text
+    assert "(the invocations of `dana.exp1`, which computed both tables)" in text
+    assert text.count("which computed both tables") == 1  # exp1's own row is not marked
 
 
 def test_full_runs_section_lists_committed_results_and_the_experiments_without_one(tmp_path):

@@ -113,7 +113,7 @@ def results_table(names: Sequence[str], profile: str,
     Rows carry ``run`` (``fresh (<profile>)`` or ``full (committed)``) and the columns of
     :func:`memnb.results.provenance_summary`.
     """
-    from memnb.results import provenance_summary
+    from memnb.results import provenance_summary, result_paths
 
     rows = []
     runs = [(profile, f"fresh ({profile})")]
@@ -122,8 +122,49 @@ def results_table(names: Sequence[str], profile: str,
     for folder, label in runs:
         summary = provenance_summary(list(names), folder, results_root)
         for record in summary.to_dict("records"):
-            rows.append({"run": label, **record})
+            provenance = json.loads(result_paths(record["experiment"], folder,
+                                                 results_root)[1].read_text())
+            rows.append({"run": label, **record,
+                         "cached_points_reused": provenance.get("cached_points_reused")})
     return rows
+
+
+def wall_time_cell(row: dict[str, Any]) -> str:
+    """A result's wall time in seconds, with how many of its points were read from the point
+    cache rather than computed (a run that found every point cached records about 0 s, which
+    is not what computing them took)."""
+    reused = row.get("cached_points_reused")
+    text = _seconds(row.get("wall_time_s"))
+    if reused:
+        from memnb.prose import counted
+
+        text += f" ({counted(int(reused), 'point')} read from the cache, not computed)"
+    return text
+
+
+def _invocation_keys(provenance: dict) -> list[tuple[str, str]]:
+    """``(started_utc, git_commit)`` of each invocation a provenance records with a start."""
+    return [(str(run["started_utc"]), str(run.get("git_commit")))
+            for run in provenance.get("invocations") or [] if run.get("started_utc")]
+
+
+def shared_invocations(provenances: dict[str, dict]) -> dict[str, str]:
+    """Experiments whose recorded invocations all belong to another experiment's run (one
+    computation written as two tables, e.g. Experiment 4 on Experiment 1's points), each mapped
+    to the first experiment (in ``provenances``' order) whose invocations contain more than its
+    own, or the same ones when that experiment comes first; its wall time is that
+    experiment's, not more."""
+    keys = {name: set(_invocation_keys(prov)) for name, prov in provenances.items()}
+    order = {name: i for i, name in enumerate(keys)}
+    found: dict[str, str] = {}
+    for name, own in keys.items():
+        if not own:
+            continue
+        for other, theirs in keys.items():
+            if other != name and (own < theirs or (own == theirs and order[other] < order[name])):
+                found[name] = other
+                break
+    return found
 
 
 def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -> str:
@@ -153,10 +194,12 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     summary = provenance_summary(list(names), "full", results_root)
     rows, missing, partial = [], [n for n in names if n not in set(summary["experiment"])], []
     earlier_code: list[str] = []
+    provenances = {name: json.loads(result_paths(name, "full", results_root)[1].read_text())
+                   for name in summary["experiment"]}
+    shared = shared_invocations(provenances)
     for record in summary.to_dict("records"):
         name = record["experiment"]
-        _, json_path = result_paths(name, "full", results_root)
-        provenance = json.loads(json_path.read_text())
+        provenance = provenances[name]
         wall = record["wall_time_s"]
         minutes = "–" if wall is None else f"{float(wall) / 60:.1f} min"
         if wall is not None and float(wall) < 60:
@@ -164,6 +207,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         runs = len(provenance.get("invocations") or [None])
         if runs > 1:
             minutes += f" over {runs} invocations"
+        if name in shared:  # one computation recorded by two tables: its time counted once
+            minutes += f" (the invocations of `{shared[name]}`, which computed both tables)"
         reused = provenance.get("cached_points_reused")
         if reused and runs == 1:  # points computed outside this table's history: time not in it
             minutes += f" ({counted(int(reused), 'cached point')} reused, not computed)"
@@ -208,9 +253,13 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     if rows:
         lines += [markdown_table(["experiment", "paper item", "seeds", "wall time and device",
                                   "commit, started", "code"], rows), ""]
-        total = sum(float(w) for w in summary["wall_time_s"] if w is not None) / 3600
+        total = sum(float(w) for name, w in zip(summary["experiment"], summary["wall_time_s"],
+                                                 strict=True)
+                    if w is not None and name not in shared) / 3600
         lines.append(f"{len(rows)} of {len(names)} registered experiments have a committed "
-                     f"full-profile result ({total:.1f} hours of recorded wall time in all).")
+                     f"full-profile result ({total:.1f} hours of recorded wall time in all"
+                     + (", a computation that wrote two tables counted once" if shared else "")
+                     + ").")
         if earlier_code:
             today = [f"`{n}`" for n in summary["experiment"] if n not in earlier_code]
             lines.append(
@@ -513,7 +562,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
             [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
               f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
               r["paper_figure"],
-              _device(r["device_name"]), _seconds(r["wall_time_s"]),
+              _device(r["device_name"]), wall_time_cell(r),
               f"`{r['git_commit']}`, {str(r['started_utc'] or '')[:16].replace('T', ' ')}")
              for r in results]), ""]
         if later:
