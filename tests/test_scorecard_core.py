@@ -98,3 +98,21 @@ def test_evidence_names_a_full_run_of_earlier_code(tmp_path) -> None:
                                      "code_fingerprint": todays_code("dana.exp4")}))
     row = _item(check).evaluate(core.ResultSource("full", tmp_path))
     assert "`full` run of dana.exp4" in row.evidence and "earlier code" not in row.evidence
+
+
+def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
+    from memnb.scorecard.render import summary_sentence
+
+    def row(paper: str, status: str, ours: bool) -> core.Row:
+        return core.Row(paper=paper, item="x", claim="c", criterion="k", status=status,
+                   measured="m", evidence="e", ours=ours)
+
+    one = [row("mahdavi", "reproduced", False), row("mahdavi", "differs", True),
+           row("mahdavi", "trend", False)]
+    assert summary_sentence(one) == ("2 of the paper's items: 1 reproduced, 1 trend; and 1 row "
+                                     "of ours (beyond the paper): 1 differs.")
+    assert summary_sentence(one[::2]) == "2 items: 1 reproduced, 1 trend."
+    assert summary_sentence([row("compare", "trend", True)] * 2) == "2 rows of ours: 2 trend."
+    both = one + [row("dana", "differs", False)]
+    assert summary_sentence(both).startswith("3 of the papers' items: 1 reproduced, 1 trend, "
+                                             "1 differs; and 1 row of ours (beyond the papers)")

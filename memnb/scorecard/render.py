@@ -47,11 +47,26 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     return "\n".join(out)
 
 
+def _counted(rows: list[Row]) -> str:
+    return ", ".join(f"{n} {s}" for s, n in status_counts(rows).items() if n)
+
+
 def summary_sentence(rows: list[Row]) -> str:
-    """One sentence counting the rows per status, e.g. "12 items: 7 reproduced, 2 trend, ..."."""
-    counts = status_counts(rows)
-    parts = [f"{n} {s}" for s, n in counts.items() if n]
-    return f"{len(rows)} items: " + ", ".join(parts) + "."
+    """One sentence counting the rows per status, the papers' items apart from our own rows
+    (checks beyond the papers, marked *ours*), so that a status of ours is not read as one of
+    a paper's claims: e.g. "31 of the paper's items: 18 reproduced, ...; and 2 rows of ours
+    (beyond the paper): 1 reproduced, 1 differs." Without rows of ours: "12 items: ..."."""
+    papers = [r for r in rows if not r.ours]
+    ours = [r for r in rows if r.ours]
+    if not ours:
+        return f"{len(rows)} items: {_counted(rows)}."
+    if not papers:
+        return f"{len(ours)} rows of ours: {_counted(ours)}."
+    several = len({r.paper for r in rows}) > 1
+    whose = "papers'" if several else "paper's"
+    return (f"{len(papers)} of the {whose} items: "
+            f"{_counted(papers) or 'none'}; and {len(ours)} row{'s' if len(ours) != 1 else ''} "
+            f"of ours (beyond the {'papers' if several else 'paper'}): {_counted(ours)}.")
 
 
 def chapter_scorecard(paper: str, profile: str):  # noqa: ANN201 - IPython display object
