@@ -119,7 +119,8 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
     ffn2, total = found["ffn2"], found["total"]
     ok = memorized and width <= paper.THM41_WIDTH.value and ffn2.status == "reproduced"
     measured = (f"{len(checked)} constructions evaluated exactly, all memorize: {memorized}; "
-                f"width {width} (paper {paper.THM41_WIDTH.value}); {ffn2.measured}; for "
+                f"width {width} (paper {paper.THM41_WIDTH.value}, width counted as we read "
+                f"the paper [unverified], see the width row); {ffn2.measured}; for "
                 f"reference {total.measured} ({ffn_split(table)})")
     return Verdict("reproduced" if ok else "differs", measured,
                    {"width": width, **ffn2.values})
