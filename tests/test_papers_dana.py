@@ -93,3 +93,12 @@ def test_quoted_values_are_in_the_camera_ready_text(key):
     assert quote in text
     assert re.search(rf"(?<![\d.]){re.escape(format(paper.TEXT[key].value, 'g'))}(?![\d])",
                      quote)
+
+
+def test_quoted_sentences_are_in_the_camera_ready_text():
+    for quote in paper.QUOTES.values():
+        assert paper.in_camera_ready(quote), quote
+    altered = paper.Quote("Sec. 5.1", paper.QUOTES["rank_d_memory"].text.replace(
+        "at most d", "about d"))
+    assert not paper.in_camera_ready(altered)
+    assert str(paper.QUOTES["rank_d_memory"]).endswith("associations.' (Sec. 5.1)")

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from memnb.experiments import dana as dana_exp
 from memnb.papers import dana as paper
-from memnb.scorecard import ResultSource, build_scorecard
+from memnb.scorecard import ResultSource, build_scorecard, criteria
 from memnb.scorecard import dana as sc
 
 NUMBERED = ["Proposition 1", "Proposition 2", "Proposition 3", "Theorem 1", "Remarks 1",
@@ -83,6 +84,41 @@ def test_fig_1b_reproduced_near_the_paper_and_differs_when_concave(tmp_path):
 def _exp3(curve):
     return pd.DataFrame([{"model": "aot", "N": 50, "H": 20, "d_h": 10, "d": d, "seed": 0,
                           "T0": 2500, "accuracy": curve(d)} for d in range(5, 16)])
+
+
+def test_plateau_after_reads_the_ceiling_one_way():
+    d = np.arange(5, 16)
+    # flat after d_h, below the ceiling: a plateau
+    assert sc.plateau_after(d, np.minimum(d, 10) * 0.07, knee=10).status == "reproduced"
+    # flat only because it reached accuracy 1: not computable
+    flat_top = np.minimum(d * 0.1, 1.0)
+    assert sc.plateau_after(d, flat_top, knee=10).status == "not computable"
+    # still rising after d_h until it saturates: the ceiling cannot have made it rise
+    rising = np.minimum(0.05 * d + 0.25, 1.0)
+    v = sc.plateau_after(d, rising, knee=10)
+    assert v.status == "differs" and "a ceiling can only flatten a curve" in v.measured
+    # the same curve without the ceiling check reads the same
+    assert criteria.plateau(d, rising, knee=10).status == "differs"
+
+
+def test_fig_2a_and_the_law_table_give_one_status_to_one_curve(tmp_path):
+    """Fig. 2a's row and law_verdicts read dana.exp3 with the same rule (plateau_after): a curve
+    that rises to saturation after d = d_h differs in both, not `not computable` in one."""
+    rising = _exp3(lambda d: min(0.05 * d + 0.25, 1.0))
+    _write(tmp_path, "full", "dana.exp3", rising)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 2a"]
+    assert row.status == "differs" and "a ceiling can only flatten" in row.measured
+    exp2 = _exp2(lambda dh: 0.3 + 0.2 * np.sqrt(dh))
+    law = sc.law_verdicts(pd.DataFrame(columns=rising.columns), exp2, rising).set_index("model")
+    assert law.loc["eq. (2)", "plateau_after_d_h"] == "differs"
+    assert sc.PLATEAU_RULE in sc_items()["Fig. 2a"].criterion
+    assert sc.PLATEAU_RULE in sc_items()["Figs. 1b, 2a: which model"].criterion
+
+
+def sc_items():
+    from memnb.scorecard.core import load_items
+
+    return {it.item: it for it in load_items(["dana"])}
 
 
 def test_law_verdicts_separate_a_plateau_from_growth():
@@ -201,11 +237,51 @@ def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
     # three values of H: a slope interval with one degree of freedom decides nothing
     assert got["Fig. 5"].status == "not computable"
     assert "3 values of H per d" in got["Fig. 5"].measured
-    # convex, better fitted by a·d_h² + b than by a line: not Fig. 6's linear growth
-    assert got["Fig. 6"].status == "differs"
-    # our AoT curve for Fig. 7 is Fig. 5's (quick recipe); the paper's nearest d is 40
+    # the same minimum for d_h: a quadratic through three points decides no curvature, and a
+    # line against a·d_h² + b no shape (this convex curve used to read `differs`)
+    assert got["Fig. 6"].status == "not computable"
+    assert "3 values of d_h: a quadratic through 3 points" in got["Fig. 6"].measured
+    assert f"at least {sc.MIN_APPENDIX_POINTS} needed, one rule for every App. B row" in (
+        got["Fig. 6"].measured)
+    # our AoT curve for Fig. 7 is Fig. 5's (quick recipe); the paper's nearest d is 40, so which
+    # model is ahead (MLP here, the paper's AoT) is not the paper's comparison: no `differs`
     assert "nearest: N = 200, d = 40" in got["Fig. 7"].measured
-    assert got["Fig. 7"].status == "differs"  # MLP ahead at H = 11, the paper's AoT ahead
+    assert got["Fig. 7"].status == "not computable"
+    assert "another setting than the paper's" in got["Fig. 7"].measured
+    # with four values the d_h shape is judged again (convex here: not Fig. 6's line)
+    four = [r for r in rows if r["figure"] != "Fig. 6"] + [
+        {"figure": "Fig. 6", "model": "aot", "N": 100, "d": 25, "d_h": dh, "H": 11, "seed": 0,
+         "accuracy": 0.001 * dh**2 + 0.05} for dh in (1, 8, 16, 25)]
+    _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(four))
+    got = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    assert got["Fig. 6"].status == "differs" and "line R²" in got["Fig. 6"].measured
+
+
+def test_a_reduced_run_at_the_papers_setting_cannot_reverse_its_order(tmp_path):
+    """App. B.2's Fig. 10 from a `quick` run at the paper's N and d: an agreeing order is a
+    trend; a reversed one is not computable (the order depends on the budget), never differs;
+    a full run of the same table differs."""
+    table = _appendix_table(paper.depth_exp1(), paper.depth_exp2(), paper.depth_exp5(),
+                            figures=("Fig. 8", "Fig. 9", "Fig. 10"), mlp_shift=0.3)
+    _write(tmp_path, "quick", "dana.appendix_depth", table)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 10"]
+    assert row.status == "not computable" and "MLP ahead" in row.measured
+    assert "can show the paper's order (trend) but not contradict it" in row.measured
+    _write(tmp_path, "full", "dana.appendix_depth", table)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 10"]
+    assert row.status == "differs"
+
+
+def test_appendix_head_dimension_needs_four_values_as_the_heads_do(tmp_path):
+    table = _appendix_table(paper.depth_exp1(), paper.depth_exp2(), paper.depth_exp5(),
+                            figures=("Fig. 8", "Fig. 9", "Fig. 10"))
+    part = (table["figure"] == "Fig. 9") & table["d_h"].isin([1, 5, 10])
+    three = pd.concat([table[table["figure"] != "Fig. 9"], table[part]])
+    _write(tmp_path, "quick", "dana.appendix_depth", three)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 9"]
+    assert row.status == "not computable" and "3 values of d_h" in row.measured
+    full_h = len(dana_exp.get_params("dana.appendix_depth", "full")["exp2_d_h"])
+    assert f"the full profile has {full_h})" in row.measured
 
 
 def test_a_full_run_of_an_earlier_profile_is_named_but_not_judged(tmp_path):
@@ -256,7 +332,7 @@ def test_fig_3_which_model_compares_the_codes_models_with_the_csv(tmp_path, aot_
     _write(tmp_path, "full", "dana.exp5", _exp5_table({"aot": 0.25, "mlp": 0.53}))
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 3: which model"]
     assert row.status == status
-    assert "accounts for 73% of the gap" in row.measured
+    assert "the initialisation alone accounts for 73%" in row.measured
 
 
 def test_fig_3_which_model_is_not_run_without_the_ablation(empty_rows):
@@ -312,3 +388,76 @@ def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
            "partial)." in text
     assert "reads no full runs" in replaced_runs_markdown(list(rows.values()), ["dana.exp2"],
                                                           "ci", tmp_path)
+
+
+# --- the camera-ready's "at most d" (Sec. 5.1), Fig. 2b's claim, ties of Experiment 5 ---------
+
+def test_the_camera_readys_at_most_d_is_judged_on_the_memory(empty_rows):
+    row = empty_rows["Sec. 5.1: rank-d memory"]
+    assert paper.in_camera_ready(paper.QUOTES["rank_d_memory"])
+    assert "can store at most d associations" in row.claim and "(Sec. 5.1)" in row.claim
+    # N = 200, d = 128 recalls all 200 stored in every draw: more than d, saturated at N
+    assert row.status == "differs"
+    assert "N = 200, d = 128: 200 in every draw (all 200 stored recalled: saturated" in (
+        row.measured)
+    assert "not in the camera-ready" not in empty_rows["Preprint §6: associative memory"].claim
+
+
+def test_at_most_d_follows_its_criterion():
+    from memnb.scorecard import dana_theory
+
+    below = pd.DataFrame({"N": 500, "d": [8, 16, 8, 16], "seed": [0, 0, 1, 1],
+                          "capacity": [8, 10, 5, 16]})
+    assert dana_theory.bietti_at_most_d(tab=below).status == "reproduced"
+    over = below.assign(capacity=[8, 10, 9, 16])
+    v = dana_theory.bietti_at_most_d(tab=over)
+    assert v.status == "differs" and "N = 500, d = 8: 1 of 2 draws (capacities 8–9)" in v.measured
+
+
+def test_fig_2b_judges_the_slopes_and_reports_the_texts_reading_apart(tmp_path):
+    exp1 = pd.concat([paper.exp1(d) for d in paper.exp1_slopes()["d"]])
+    table = pd.DataFrame([{"model": "aot", "N": r.N, "d": r.d, "d_h": r.d, "H": r.H, "seed": s,
+                           "T0": r.N * r.N, "accuracy": r.accuracy}
+                          for r in exp1.itertuples() for s in (0, 1)])
+    _write(tmp_path, "full", "dana.exp1", table)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 2b"]
+    assert row.status == "reproduced" and "mean |relative difference| 0%" in row.measured
+    assert "'between quadratic and cubic'" in row.claim and "not judged here" in row.claim
+    fits = paper.exp4_fits().set_index("power")["sse"]
+    assert ("the text's 'between quadratic and cubic' (not judged), as measured: ours fit d^2 "
+            "better") in row.measured
+    assert f"the paper's CSV slopes d^2 (SSE {fits[2]:.2g} vs {fits[3]:.2g})" in row.measured
+
+
+def test_a_tie_in_the_papers_csv_is_no_order_to_reverse(tmp_path):
+    # the paper's CSV at d = 13, H = 31: AoT 0.9992, MLP 0.9976 (both saturated): a tie
+    order = figures_exp5_order(paper.exp5().assign(H_equiv=paper.exp5()["H"]))
+    assert order.set_index("d").loc[13, "ours_ahead"] == "tie"
+    assert "d = 13" not in sc.paper_exp5_exceptions() and "d = 10" in sc.paper_exp5_exceptions()
+    rows = [{"model": kind, "N": 70, "d": 13, "d_h": 13, "H_equiv": h, "seed": 0,
+             "H": h if kind == "aot" else 1, "accuracy": acc if h == 31 else 0.1}
+            for kind, acc in (("aot", 0.94), ("mlp", 0.98)) for h in (1, 31)]
+    _write(tmp_path, "full", "dana.exp5", pd.DataFrame(rows))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 3"]
+    assert row.status == "not computable"
+    assert "a tie (within 0.01): no order in the paper's CSV to compare" in row.measured
+    assert sc.ahead(0.5, 0.505) == "tie" and sc.ahead(0.5, 0.52) == "MLP"
+
+
+def figures_exp5_order(table):
+    from memnb.figures.dana import exp5_order
+
+    return exp5_order(table)
+
+
+def test_fig_3_which_model_reads_the_share_from_eq2s_seed_means(tmp_path):
+    _write(tmp_path, "full", "dana.exp5_code", _exp5_table(
+        {"aot_code": 0.26, "mlp_code": 0.23, "mlp_code_uncompressed": 0.45}))
+    five = pd.concat([_exp5_table({"aot": 0.25, "mlp": m}).assign(seed=s)
+                      for s, m in enumerate((0.53, 0.63, 0.43, 0.53, 0.33))])
+    _write(tmp_path, "full", "dana.exp5", five)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 3: which model"]
+    # seed 0 alone: (0.45 - 0.23) / (0.53 - 0.23) = 73 %; the 5-seed mean 0.49: 85 %
+    assert "reach 0.250 and 0.530 at the same budget on the same seed (0)" in row.measured
+    assert "mean over its 5 seeds (0.490), the initialisation alone accounts for 85%" in (
+        row.measured)

@@ -200,11 +200,14 @@ def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.F
 def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.DataFrame:
     """Experiment 5 at the largest H of ``table`` per d: our models ``aot`` and ``mlp`` (the
     model kinds; ``dana.exp5_code`` has the code's), which is ahead, beside the paper's CSV at the
-    same d and H (when it has them). Columns: d, H, ours_aot, ours_mlp, ours_ahead, paper_aot,
-    paper_mlp, paper_ahead, seeds_aot, seeds_mlp (how many seeds each mean averages, which
-    differ while a full run is partial), and aot_lo, aot_hi, mlp_lo, mlp_hi (the lowest and
-    highest seed of each; None without a seed column). A d without both models (a partial run)
-    has no row."""
+    same d and H (when it has them). Which model is ahead is ``AoT``, ``MLP`` or ``tie`` (their
+    accuracies within :data:`memnb.scorecard.dana.ORDER_TIE`; :func:`memnb.scorecard.dana.ahead`).
+    Columns: d, H, ours_aot, ours_mlp, ours_ahead, paper_aot, paper_mlp, paper_ahead, seeds_aot,
+    seeds_mlp (how many seeds each mean averages, which differ while a full run is partial),
+    and aot_lo, aot_hi, mlp_lo, mlp_hi (the lowest and highest seed of each; None without a
+    seed column). A d without both models (a partial run) has no row."""
+    from memnb.scorecard.dana import ahead
+
     official = paper.exp5()
     rows = []
     for d, part in table.groupby("d"):
@@ -221,7 +224,7 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
                   .agg(["min", "max"]) if "seed" in part else None)  # over the seeds' means
         ref = official[(official["d"] == d) & (official["H"] == h)].set_index("model")["accuracy"]
         row = {"d": int(d), "H": h, "ours_aot": float(last[aot]), "ours_mlp": float(last[mlp]),
-               "ours_ahead": "AoT" if last[aot] > last[mlp] else "MLP",
+               "ours_ahead": ahead(float(last[aot]), float(last[mlp])),
                "seeds_aot": int(seeds[aot]), "seeds_mlp": int(seeds[mlp]),
                **{f"{name}_{end}": None if spread is None else float(spread.loc[kind, stat])
                   for name, kind in (("aot", aot), ("mlp", mlp))
@@ -229,7 +232,7 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
                "paper_aot": float(ref["aot"]) if "aot" in ref else None,
                "paper_mlp": float(ref["mlp"]) if "mlp" in ref else None}
         row["paper_ahead"] = (None if row["paper_aot"] is None or row["paper_mlp"] is None else
-                              "AoT" if row["paper_aot"] > row["paper_mlp"] else "MLP")
+                              ahead(row["paper_aot"], row["paper_mlp"]))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -382,24 +385,28 @@ _EXP5_MODELS = {
 }
 
 
-def same_budget(table: pd.DataFrame | None, like: pd.DataFrame) -> pd.DataFrame | None:
-    """The rows of ``table`` trained as ``like``'s (same N, steps, batch, samples) on the seeds
-    ``like`` ran, so that two models are compared seed for seed; None when there are none."""
+def same_budget(table: pd.DataFrame | None, like: pd.DataFrame, *,
+                same_seeds: bool = True) -> pd.DataFrame | None:
+    """The rows of ``table`` trained as ``like``'s (same N, steps, batch, samples), with
+    ``same_seeds`` only on the seeds ``like`` ran, so that two models are compared seed for
+    seed (else on all of ``table``'s seeds); None when there are none."""
     if table is None or table.empty:
         return None
     keys = ["N", "steps", "batch", "samples"]
     first = like.iloc[0]
     rows = table[np.logical_and.reduce([table[k] == first[k] for k in keys])]
-    if "seed" in rows and "seed" in like:
+    if same_seeds and "seed" in rows and "seed" in like:
         rows = rows[rows["seed"].isin(like["seed"].unique())]
     return rows if len(rows) else None
 
 
-def eq2_beside(exp5_run: Any, code: pd.DataFrame) -> pd.DataFrame | None:
+def eq2_beside(exp5_run: Any, code: pd.DataFrame, *,
+               same_seeds: bool = True) -> pd.DataFrame | None:
     """The ``dana.exp5`` table (this profile's run, else the committed full run) trained at
-    ``code``'s budget, to draw eq. (2)'s models beside the code's; None when neither is."""
+    ``code``'s budget (on ``code``'s seeds with ``same_seeds``, else on all of its own), to set
+    eq. (2)'s models beside the code's; None when neither is."""
     for table in (exp5_run.fresh, exp5_run.cached):
-        rows = same_budget(table, code)
+        rows = same_budget(table, code, same_seeds=same_seeds)
         if rows is not None:
             return rows
     return None
@@ -432,11 +439,63 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
     return fig
 
 
+def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> str:
+    """How much of the gap between eq. (2) + MLP and the code's MLP the initialisation alone
+    accounts for, as a clause: ``(plain − code_mlp) / (eq2 − code_mlp)``, where ``plain`` is
+    eq. (2) + MLP with the code's logit scale and positions (the code's MLP but for its
+    initialisation), computed from the seed means (``eq2_mlp``: eq. (2) + MLP's accuracy per
+    seed, indexed by seed) and, beside it, against each seed of eq. (2) + MLP. A gap below
+    :data:`memnb.scorecard.dana.ORDER_TIE` is a tie: nothing to split; a share outside [0, 1]
+    does not split the gap. "Most of it" / "less than half of it" only when the mean's share
+    and every seed's that splits fall on the same side of one half."""
+    from memnb.scorecard.dana import ORDER_TIE
+
+    mean = float(eq2_mlp.mean())
+    head = (f"eq. (2) + MLP with only the code's logit scale and positions (eq. (2)'s N(0, 1) "
+            f"embeddings) reaches {plain:.3f}. ")
+    gap = (f"the gap from the code's MLP ({code_mlp:.3f}) to eq. (2) + MLP's mean over its "
+           f"{counted(len(eq2_mlp), 'seed')} ({mean:.3f})")
+    if abs(mean - code_mlp) < ORDER_TIE:
+        return head + (f"The code's MLP ({code_mlp:.3f}) and eq. (2) + MLP's mean over its "
+                       f"{counted(len(eq2_mlp), 'seed')} ({mean:.3f}) lie within "
+                       f"{ORDER_TIE:g}: no gap for the initialisation to account for")
+    share = (plain - code_mlp) / (mean - code_mlp)
+    if not 0 <= share <= 1:
+        return head + (f"That lies outside {gap}, so the gap does not split into a share of "
+                       "the initialisation")
+    per = {int(s): (plain - code_mlp) / (v - code_mlp) for s, v in eq2_mlp.items()
+           if abs(v - code_mlp) >= ORDER_TIE}
+    inside = {s: v for s, v in per.items() if 0 <= v <= 1}
+    shares = [share, *inside.values()]
+    words = ("most of it" if min(shares) > 0.5 else "less than half of it"
+             if max(shares) < 0.5 else "about half of it: the mean and single seeds fall on "
+             "both sides of one half")
+    text = (head + f"Of {gap}, the initialisation alone accounts for {share:.0%} (from the "
+            f"seed means; {words})")
+    if len(eq2_mlp) > 1:
+        text += (f"; measured to single seeds of eq. (2) + MLP instead, {min(inside.values()):.0%}"
+                 f"–{max(inside.values()):.0%} at {counted(len(inside), 'seed')}"
+                 if inside else "; no single seed of eq. (2) + MLP splits the gap")
+        left = [s for s in eq2_mlp.index if int(s) not in inside]
+        if left:
+            text += (" (" + ", ".join(f"seed {int(s)}: {float(eq2_mlp[s]):.3f}" for s in left)
+                     + (", which does not" if len(left) == 1 else ", which do not")
+                     + " split it)")
+    return text
+
+
 def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
     """What ``dana.exp5_code`` measures, at the largest H of each d, computed from the tables:
-    the code's two models against the paper's CSV (which is ahead), and how much of the gap
-    between eq. (2) + MLP and the code's MLP the initialisation alone accounts for
-    (``mlp_code_uncompressed`` differs from the code's MLP by its initialisation only)."""
+    the code's two models against the paper's CSV (which is ahead), eq. (2)'s two models on the
+    seeds ``code`` ran (``eq2``: ``dana.exp5`` at ``code``'s budget, any seeds; see
+    :func:`same_budget`), and how much of the gap between eq. (2) + MLP and the code's MLP the
+    initialisation alone accounts for (``mlp_code_uncompressed`` differs from the code's MLP by
+    its initialisation only), from the seed means of all of ``eq2``'s seeds and per seed
+    (:func:`initialisation_share`)."""
+    from memnb.scorecard.dana import ahead_words, order_words
+
+    eq2_all = eq2
+    eq2 = same_budget(eq2, code)
     ours = None if eq2 is None else exp5_order(eq2).set_index("d")
     seed_ids = sorted(int(s) for s in code["seed"].unique())
     on_seeds = (f"on the same seed ({seed_ids[0]})" if len(seed_ids) == 1
@@ -445,29 +504,23 @@ def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
     for r in exp5_order(code, "aot_code", "mlp_code").itertuples():
         cell = (f"At d = {r.d} and H = {r.H} (MLP width {2 * r.d * (r.H - 1)}), the code's AoT "
                 f"reaches {r.ours_aot:.3f} and its one head + MLP {r.ours_mlp:.3f} "
-                f"({r.ours_ahead} ahead)")
+                f"({ahead_words(r.ours_ahead)})")
         if r.paper_ahead is not None:
-            order = "the same order" if r.ours_ahead == r.paper_ahead else "the reverse order"
             cell += (f"; the paper's CSV has {r.paper_aot:.3f} and {r.paper_mlp:.3f} "
-                     f"({r.paper_ahead} ahead, {order})")
+                     f"({ahead_words(r.paper_ahead)}: "
+                     f"{order_words(r.ours_ahead, r.paper_ahead)})")
         if ours is not None and r.d in ours.index and int(ours.loc[r.d, "H"]) == r.H:
             eq2_aot, eq2_mlp = float(ours.loc[r.d, "ours_aot"]), float(ours.loc[r.d, "ours_mlp"])
             cell += (f". Eq. (2)'s AoT and one head + MLP reach {eq2_aot:.3f} and {eq2_mlp:.3f} "
                      f"at the same budget {on_seeds}")
             plain = code[(code["d"] == r.d) & (code["H_equiv"] == r.H)
                          & (code["model"] == "mlp_code_uncompressed")]["accuracy"]
-            if len(plain) and eq2_mlp != r.ours_mlp:
-                share = (plain.mean() - r.ours_mlp) / (eq2_mlp - r.ours_mlp)
-                cell += (f"; eq. (2) + MLP with only the code's logit scale and positions (eq. "
-                         f"(2)'s N(0, 1) embeddings) reaches {plain.mean():.3f}, ")
-                if 0 <= share <= 1:
-                    cell += (f"so the initialisation alone accounts for {share:.0%} of the gap "
-                             "between eq. (2) + MLP and the code's MLP "
-                             f"({'most of it' if share > 0.5 else 'less than half of it'})")
-                else:
-                    cell += ("outside the range of eq. (2) + MLP and the code's MLP, so the gap "
-                             "between those two does not split into a share of the "
-                             "initialisation")
+            all_mlp = eq2_all[(eq2_all["d"] == r.d) & (eq2_all["H_equiv"] == r.H)
+                              & (eq2_all["model"] == "mlp")]
+            if len(plain) and len(all_mlp):
+                by_seed = (all_mlp.groupby("seed")["accuracy"].mean() if "seed" in all_mlp
+                           else pd.Series([all_mlp["accuracy"].mean()], index=[0]))
+                cell += "; " + initialisation_share(float(plain.mean()), r.ours_mlp, by_seed)
         cells.append(cell + ".")
     level = exp5_code_level(code, eq2)
     return (" ".join(cells) + (f" {level}" if level else "")
@@ -980,10 +1033,13 @@ def exp4_caption(table: pd.DataFrame, row: Any) -> str:
 
 
 def _reversed(order: pd.DataFrame) -> pd.DataFrame:
-    """The rows of an :func:`exp5_order` table where our order is the reverse of the paper's."""
+    """The rows of an :func:`exp5_order` table where our order is the reverse of the paper's
+    (a tie on either side is no order, so not a reversal)."""
     if order.empty:
         return order
-    return order[order["paper_ahead"].notna() & (order["ours_ahead"] != order["paper_ahead"])]
+    ordered = order["paper_ahead"].isin(["AoT", "MLP"]) & order["ours_ahead"].isin(["AoT", "MLP"])
+    return order[ordered & (order["ours_ahead"] != order["paper_ahead"])]
+
 
 
 def seeds_words(r: Any) -> str:
@@ -1004,15 +1060,17 @@ def seeds_words(r: Any) -> str:
 def _order_cells(order: pd.DataFrame, with_seeds: bool = False) -> str:
     """``exp5_order`` rows as prose: our two accuracies (with their seed counts when
     ``with_seeds``), which is ahead, the paper's CSV."""
+    from memnb.scorecard.dana import ahead_words, order_words
+
     cells = []
     for r in order.itertuples():
         cell = f"d = {r.d}, H = {r.H}"
         cell += f" ({seeds_words(r)})" if with_seeds else ""
         cell += f": AoT {r.ours_aot:.3f} vs MLP {r.ours_mlp:.3f}"
         if r.paper_ahead is not None:
-            same = "same order as" if r.ours_ahead == r.paper_ahead else "the reverse of"
-            cell += (f" ({r.ours_ahead} ahead; the paper's CSV {r.paper_aot:.3f} vs "
-                     f"{r.paper_mlp:.3f}, {r.paper_ahead} ahead: {same} the paper)")
+            cell += (f" ({ahead_words(r.ours_ahead)}; the paper's CSV {r.paper_aot:.3f} vs "
+                     f"{r.paper_mlp:.3f}, {ahead_words(r.paper_ahead)}: "
+                     f"{order_words(r.ours_ahead, r.paper_ahead)})")
         cells.append(cell)
     return "; ".join(cells)
 
@@ -1104,6 +1162,55 @@ def headline(law: pd.DataFrame, row: Any) -> str:
             + ". " + verdict_recalled(row))
 
 
+#: Sec. 5's experiments by the training recipe they share (their ``full`` profiles).
+RECIPE_GROUPS = {
+    "Experiments 1–4 and 6 (and our `dana.layout`, `dana.layout_heads`)": (
+        "dana.exp1", "dana.exp2", "dana.exp3", "dana.exp4", "dana.exp6", "dana.layout",
+        "dana.layout_heads"),
+    "Experiment 5 (and our `dana.exp5_code`)": ("dana.exp5", "dana.exp5_code"),
+}
+_RECIPE_KEYS = ("samples", "batch", "steps", "lr", "lr_final", "lr_final_mlp")
+
+
+def _samples_words(n: int) -> str:
+    """``16,384 (2^14)``: a sample size, with its power of two when it is one."""
+    power = int(n).bit_length() - 1
+    return f"{n:,}" + (f" (2^{power})" if n == 1 << power else "")
+
+
+def training_recipe_note() -> str:
+    """Sec. 5's training paragraph, generated from the ``full`` profiles of
+    :data:`RECIPE_GROUPS`: the sample, batch, steps and learning rates of each group (the
+    experiments of a group must share them: ``ValueError`` otherwise), so that no recipe is
+    stated for an experiment that trains with another."""
+    parts, quick = [], []
+    for label, names in RECIPE_GROUPS.items():
+        recipes = {name: {k: exp.get_params(name, "full").get(k) for k in _RECIPE_KEYS}
+                   for name in names}
+        first = recipes[names[0]]
+        differ = [n for n, r in recipes.items()
+                  if any(r[k] != first[k] for k in _RECIPE_KEYS if k != "lr_final_mlp")]
+        if differ:
+            raise ValueError(f"{', '.join(differ)} train otherwise than {names[0]}")
+        mlp = first["lr_final_mlp"]
+        parts.append(f"{label}: one sample of {_samples_words(first['samples'])} contexts, "
+                     f"{first['steps']:,} steps of batches of {first['batch']:,}, learning rate "
+                     f"{first['lr']:g} → {first['lr_final']:g}"
+                     + (f" (→ {mlp:g} for the MLP model)" if mlp else ""))
+        for name in names:
+            small = exp.get_params(name, "quick")
+            if any(small.get(k) != first[k] for k in ("samples", "batch", "steps")):
+                quick.append(f"`{name}` {small['steps']:,} steps of {small['batch']:,} on "
+                             f"{small['samples']:,} contexts")
+    return ("**Training (official code; our `full` profiles).** Adam, the learning rate "
+            "decaying linearly, every parameter trained; each experiment draws its training "
+            "sample once (one data seed) and shares it across its models and seeds. "
+            + "; ".join(parts) + ". "
+            + (f"The `quick` profile trains {', '.join(quick)}; the others as in `full`. "
+               if quick else "The `quick` profile trains them as `full` does. ")
+            + "App. B's recipes are in Sec. 8.")
+
+
 def differences_markdown(runs: dict[str, Any]) -> str:
     """§6 of the chapter, generated: budgets from the profiles, the paper-vs-code differences
     from :mod:`memnb.papers.dana` and the official CSVs."""
@@ -1153,12 +1260,13 @@ def differences_markdown(runs: dict[str, Any]) -> str:
 
 def bietti_figure(memory: pd.DataFrame, n_assoc: int) -> plt.Figure:
     """Associations recalled by the random-embedding memory of Bietti et al. against d, beside
-    the line ``d`` (the preprint's and slides' estimate)."""
+    the line ``d`` (the camera-ready's "at most d", Sec. 5.1; the preprint's and slides'
+    "about d")."""
     fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
     viz.plot_ours(ax, memory, "d", "stored", label="associations recalled (ours)")
     ds = np.sort(memory["d"].unique())
     ax.plot(ds, ds, **{**viz.role_style("bound"), "marker": None},
-            label="d (the preprint's estimate)")
+            label="d (camera-ready: at most d; preprint: about d)")
     ax.set(xscale="log", yscale="log", xlabel="embedding dimension d",
            ylabel=f"associations recalled (of N = {n_assoc})")
     _legend_below(fig, [ax])
@@ -1174,6 +1282,20 @@ def bietti_caption(memory: pd.DataFrame, n_assoc: int) -> str:
             f"(d = {int(ratio.idxmin())}) to {ratio.max():.2f} (d = {int(ratio.idxmax())}); at "
             f"the largest d, {mean.iloc[-1]:.0f} of {n_assoc} are recalled. This measures recall "
             f"of N stored associations, not the largest number recalled without error.")
+
+
+def rank_d_memory_paragraph(tab: pd.DataFrame) -> str:
+    """The camera-ready's Sec. 5.1 reading of Cabannes et al. ("at most d", quoted from
+    :data:`memnb.papers.dana.QUOTES`) against our associative-memory capacities ``tab``
+    (:func:`memnb.scorecard.dana_theory.bietti_table`), with the scorecard's verdict
+    (:func:`memnb.scorecard.dana_theory.bietti_at_most_d`)."""
+    from memnb.scorecard import dana_theory
+
+    verdict = dana_theory.bietti_at_most_d(tab=tab)
+    quote = paper.QUOTES["rank_d_memory"]
+    return (f"**The camera-ready's reading ({quote.section}, verbatim).** \"{quote.text}\" The "
+            f"memory above is such a matrix multiplication (W is d × d). Against our table: "
+            f"{verdict.measured}. Verdict (Sec. 5.1: rank-d memory): **{verdict.status}**.")
 
 
 def thm2_caption(thm2: pd.DataFrame, row: Any) -> str:
@@ -1285,10 +1407,10 @@ def gap_sentence(gap: pd.DataFrame) -> str:
 _APPENDIX = {
     "dim": {"name": "dana.appendix_dim", "figures": ("Fig. 5", "Fig. 6", "Fig. 7"),
             "exp1": paper.dim_exp1, "exp2": paper.dim_exp2, "exp5": paper.dim_exp5,
-            "section": "App. B.1, larger embedding dimension"},
+            "slopes": paper.dim_exp1_slopes, "section": "App. B.1, larger embedding dimension"},
     "depth": {"name": "dana.appendix_depth", "figures": ("Fig. 8", "Fig. 9", "Fig. 10"),
               "exp1": paper.depth_exp1, "exp2": paper.depth_exp2, "exp5": paper.depth_exp5,
-              "section": "App. B.2, deeper models"},
+              "slopes": paper.depth_exp1_slopes, "section": "App. B.2, deeper models"},
 }
 _D_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 
@@ -1368,9 +1490,66 @@ def appendix_figure(table: pd.DataFrame, kind: str,
     return fig
 
 
-def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any]) -> str:
+def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
+                               provenance: dict[str, Any]) -> str:
+    """What the committed full run of App. B that :func:`appendix_figure` draws beside this
+    build's (dash-dotted, square markers) holds and shows, computed from its table and
+    provenance: which of the three figures it has points of (and which none), its per-head
+    slopes by the official rule (seed-averaged curves, :func:`memnb.experiments.dana.
+    official_slopes`) beside the paper's CSV slopes, whether its Experiment 2 curve is
+    increasing (steps down of at most 0.01, as the Fig. 6/9 rows allow), and, when it was
+    computed under an earlier profile (:func:`memnb.results.profile_change`), that the
+    scorecard does not judge it."""
+    from memnb.results import partial_summary, profile_change
+    from memnb.scorecard import criteria
+
+    spec = _check_kind(kind)
+    f1, f2, f5 = spec["figures"]
+    partial = partial_summary(provenance)
+    text = ("Dash-dotted, square markers (\"full run\" in the legends): the committed full-scale "
+            f"run ({provenance.get('device_name', '?')}, "
+            f"{str(provenance.get('started_utc', '?'))[:10]})"
+            + (f", {partial}" if partial else "") + ".")
+    held = [f for f in (f1, f2, f5) if (cached["figure"] == f).any()]
+    none = [f for f in (f1, f2, f5) if f not in held]
+    if held:
+        text += (f" It holds points of {' and '.join(held)}"
+                 + (f" only; no {' or '.join(none)} point ran" if none else "") + ".")
+    rows1 = cached[cached["figure"] == f1]
+    if len(rows1):
+        ours = exp.official_slopes(rows1)
+        theirs = spec["slopes"]().set_index("d")["slope"]
+        same_n = int(rows1["N"].iloc[0]) == int(spec["exp1"]()["N"].iloc[0])
+        cells = []
+        for r in ours.itertuples():
+            cell = f"d = {r.d}: {r.slope:.4f}"
+            if same_n and r.d in theirs.index:
+                cell += f" (the paper's CSV {theirs[r.d]:.4f}, ours {r.slope / theirs[r.d]:.2f}×)"
+            cells.append(cell)
+        text += (f" Its {f1} per-head slopes (official rule, seed-averaged curves over "
+                 f"{counted(int(ours['seeds'].max()), 'seed')}): {'; '.join(cells)}.")
+    rows2 = cached[cached["figure"] == f2]
+    if rows2["d_h"].nunique() >= 2:
+        mean = rows2.groupby("d_h")["accuracy"].mean()
+        mono = criteria.monotone(mean.index, mean.to_numpy(), tol=0.01)
+        text += (f" Its {f2} curve (d = {int(rows2['d'].iloc[0])}, H = "
+                 f"{int(rows2['H'].iloc[0])}, d_h = {', '.join(str(int(x)) for x in mean.index)}"
+                 f", seed-averaged) is {mono.measured} (steps down of at most 0.01 allowed, as in "
+                 f"the {f2} row).")
+    if profile_change(provenance) is not None:
+        text += (" It was computed under an earlier `full` profile (the parameters above), so "
+                 "the scorecard does not judge it: the verdicts read today's profile only.")
+    return text
+
+
+def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
+                     cached: pd.DataFrame | None = None, root: Any = None) -> str:
     """Caption of :func:`appendix_figure`: what is drawn at which settings (from the table
-    and the paper's CSVs), whether it is the paper's scale, and the three verdicts."""
+    and the paper's CSVs), whether it is the paper's scale, and the three verdicts; with
+    ``cached`` (the committed full run drawn beside ``table``) what that run holds and shows
+    (:func:`appendix_full_run_sentence`, its provenance read from ``root``'s results, the
+    checkout's by default), so the figure's caller need not add the generic sentence
+    (``show(..., full_told=True)``)."""
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     ref1, ref2 = spec["exp1"](), spec["exp2"]()
@@ -1392,4 +1571,11 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any]) -
             f"{int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}; {f2}); right: AoT with H "
             f"heads against one head + MLP of width 2d(H − 1) per layer at equal parameter count "
             f"({f5}). Dotted: the paper's official CSVs.")
-    return text + " " + " ".join(verdict_sentence(verdicts[f]) for f in (f1, f2, f5))
+    text += " " + " ".join(verdict_sentence(verdicts[f]) for f in (f1, f2, f5))
+    if cached is not None and len(cached):
+        from memnb.results import load
+
+        full = load(spec["name"], "full", root)
+        if full is not None:
+            text += " " + appendix_full_run_sentence(cached, kind, full.provenance)
+    return text

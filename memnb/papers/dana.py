@@ -349,13 +349,42 @@ TEXT: dict[str, Published] = {
 }
 
 
+@dataclass(frozen=True)
+class Quote:
+    """A sentence of the camera-ready, verbatim up to the line breaks, hyphenation and spacing
+    of its text extraction, and the section that states it."""
+
+    section: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"'{self.text}' ({self.section})"
+
+
+#: Sentences of the camera-ready that the chapter and the scorecard quote.
+QUOTES: dict[str, Quote] = {
+    "rank_d_memory": Quote("Sec. 5.1", "The constant term C′(d, N) is proven to be linear in d "
+                                       "by Cabannes et al. (2024), meaning that a matrix "
+                                       "multiplication of rank d can store at most d "
+                                       "associations."),
+}
+
+
+def in_camera_ready(quote: Quote) -> bool:
+    """Whether ``quote`` is in the camera-ready text, compared without whitespace and with the
+    hyphenation at line ends undone (the text extraction splits and spaces words)."""
+    text = re.sub(r"-\s*\n", "", camera_ready_text())
+    return re.sub(r"\s+", "", quote.text) in re.sub(r"\s+", "", text)
+
+
 def camera_ready_text() -> str:
     """The camera-ready text (for checks that a quoted phrase is really there)."""
     return find_paper_file(CAMERA_READY).read_text(errors="replace")
 
 
-__all__ = ["CAMERA_READY", "FIGURES", "FILES", "OFFICIAL_DIR", "SLOPE_THRESHOLD", "TEXT",
-           "camera_ready_text", "depth_exp1", "depth_exp1_slopes", "depth_exp2", "depth_exp5",
+__all__ = ["CAMERA_READY", "FIGURES", "FILES", "OFFICIAL_DIR", "QUOTES", "SLOPE_THRESHOLD",
+           "TEXT", "Quote", "camera_ready_text", "in_camera_ready", "depth_exp1",
+           "depth_exp1_slopes", "depth_exp2", "depth_exp5",
            "dim_exp1", "dim_exp1_slopes", "dim_exp2", "dim_exp5", "exp1", "exp1_slopes",
            "exp2", "exp2_quadratic_fit", "exp3", "exp4_fits", "exp5", "exp6",
            "exp6_slope_ratio", "official", "official_results", "official_slope", "power_fit"]

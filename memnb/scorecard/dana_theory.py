@@ -392,6 +392,45 @@ def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> 
                     "inside": int(inside.sum()), "points": int(len(ratio))})
 
 
+def bietti_at_most_d(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:
+    """The camera-ready's reading of Cabannes et al. (Sec. 5.1, ``QUOTES["rank_d_memory"]`` of
+    :mod:`memnb.papers.dana`): "a matrix multiplication of rank d can store at most d
+    associations", read on the random-embedding associative memory, whose ``W`` is a d × d
+    matrix (:func:`bietti_table`, the table of :func:`bietti_capacity`).
+
+    Criterion (stated in the verdict): the capacity (largest m whose first m associations are
+    all recalled) of every draw is at most d at every (N, d) → reproduced; else differs, naming
+    the points above d. A point that recalls all N associations is saturated: its capacity is at
+    least N, so a count above d there is a lower bound, which only strengthens it.
+    """
+    tab = bietti_table() if tab is None else tab
+    per = (tab.groupby(["N", "d"])["capacity"].agg(["mean", "min", "max", "size"])
+           .reset_index())
+    per["over"] = [int((tab[(tab["N"] == r.N) & (tab["d"] == r.d)]["capacity"] > r.d).sum())
+                   for r in per.itertuples()]
+    above = per[per["over"] > 0]
+    shown = "; ".join(f"N={int(N)}: " + ", ".join(f"d={int(r.d)}: {r.max:g}"
+                                                  for r in g.itertuples())
+                      for N, g in per.groupby("N"))
+    measured = (f"largest number recalled at 100 % (the most of {int(per['size'].max())} draws) "
+                f"{shown}")
+    cells = []
+    for r in above.itertuples():
+        cell = (f"N = {int(r.N)}, d = {int(r.d)}: " + (
+            f"{r.max:g} in every draw" if r.min == r.max else
+            f"{r.over} of {r.size} draws (capacities {r.min:g}–{r.max:g})"))
+        if r.min >= r.N:
+            cell += (f" (all {int(r.N)} stored recalled: saturated, so its capacity is at least "
+                     f"{int(r.N)}; the 'about d' row's fit leaves it out as saturated)")
+        cells.append(cell)
+    measured += ("; above d at " + "; ".join(cells) if cells
+                 else "; at most d at every point")
+    measured += ("; criterion: every draw's capacity ≤ d at every (N, d) → reproduced; else "
+                 "differs")
+    return Verdict("differs" if cells else "reproduced", measured,
+                   {"above_d": len(cells), "points": len(per)})
+
+
 #: Every verdict of this module, by the paper's item it checks (for registration and tests).
 VERDICTS = {
     "Thm 1 (ε > 0)": thm1_epsilon,
@@ -401,6 +440,7 @@ VERDICTS = {
     "Slides: f_ls, f_wls": slides_least_squares,
     "Table 1": table1,
     "Bietti et al. memory": bietti_capacity,
+    "Rank-d memory, at most d (Sec. 5.1)": bietti_at_most_d,
 }
 
 
