@@ -434,12 +434,29 @@ def profile_change(provenance: dict[str, Any]) -> str | None:
     except (KeyError, ValueError):
         return None
     before = provenance.get("params") or {}
-    changed = [k for k in sorted(set(before) | set(today)) if before.get(k) != today.get(k)]
+    changed = _changed_params(before, today)
     if not changed:
         return None
     return (f"computed under an earlier `{provenance['profile']}` profile ("
-            + "; ".join(f"{k} {_shown(before.get(k))}, today {_shown(today.get(k))}"
-                        for k in changed) + ")")
+            + "; ".join(f"{k} {_shown(then)}, today {_shown(now)}" for k, then, now in changed)
+            + ")")
+
+
+def _changed_params(before: dict[str, Any], today: dict[str, Any],
+                    prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """``(name, earlier value, today's value)`` of each parameter that differs; a parameter
+    that is a dict on both sides (a training recipe) is compared key by key, so that only the
+    entries that changed are named (``train.steps``)."""
+    out: list[tuple[str, Any, Any]] = []
+    for key in sorted(set(before) | set(today)):
+        then, now = before.get(key), today.get(key)
+        if then == now:
+            continue
+        if isinstance(then, dict) and isinstance(now, dict):
+            out += _changed_params(then, now, f"{prefix}{key}.")
+        else:
+            out.append((f"{prefix}{key}", then, now))
+    return out
 
 
 def partial_summary(provenance: dict[str, Any]) -> str | None:

@@ -287,6 +287,12 @@ def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     earlier = {**done.provenance, "params": {**done.provenance["params"], "extra": [1, 2]}}
     change = profile_change(earlier)
     assert change == "computed under an earlier `full` profile (extra [1, 2], today null)"
+    # a recipe (a dict) names only the entries that changed
+    from memnb.results import _changed_params
+
+    assert _changed_params({"train": {"steps": 10, "lr": 0.1}, "N": 5},
+                           {"train": {"steps": 20, "lr": 0.1}, "N": 5}) == [
+        ("train.steps", 10, 20)]
     assert partial_summary(earlier) == f"partial: {change}"
     stopped = {**earlier, "complete": False, "points_done": 1, "missing_points": [{"x": 1}]}
     assert partial_summary(stopped).endswith(f"; {change}")

@@ -305,7 +305,7 @@ def test_a_full_run_of_an_earlier_profile_is_named_but_not_judged(tmp_path):
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 5"]
     assert row.status == "trend" and "no setting in common" in row.measured
     assert ("`quick` run of dana.appendix_dim (the committed `full` run is not judged: it was "
-            "computed under an earlier `full` profile (train ") in row.evidence
+            "computed under an earlier `full` profile (train.") in row.evidence
     assert "fell back to `quick`)" in row.evidence
 
 
