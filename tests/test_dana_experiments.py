@@ -302,4 +302,14 @@ def test_full_appendix_grids_are_the_paper_csvs():
     assert (depth["N"], depth["exp2_d"], depth["exp2_H"]) == (70, 10, 21)
     widths = sorted(paper.depth_exp5().query("d == 10")["width"])
     assert widths == [2 * 10 * (h - 1) for h in depth["H"]]
-    assert "layers" not in depth and dana.APPENDIX_LAYERS == 5
+    # the depth and recipe of the official notebook cells that write the *_depth.csv files
+    assert depth["layers"] == paper.TEXT["depth_layers_code"].value == 3
+    assert get("dana.appendix_depth").params("quick")["layers"] == 3
+    lr = paper.TEXT["depth_lr_code"].value
+    batches = int(paper.TEXT["depth_batches_code"].value)
+    assert depth["train"]["lr"] == depth["train"]["lr_final"] == pytest.approx(lr * lr)  # LinearLR
+    assert depth["train"]["steps"] == batches * int(paper.TEXT["epochs_appendix"].value)
+    assert depth["exp5"]["lr_final_mlp"] == pytest.approx(lr * lr)
+    # App. B.1's Fig. 7 trains on the B.1 data and steps, the MLP to 1e-4
+    assert all(dim["exp5"][k] == dim["train"][k] for k in ("steps", "batch", "samples"))
+    assert dim["exp5"]["lr_final_mlp"] == 1e-4
