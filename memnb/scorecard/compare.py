@@ -92,23 +92,22 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     return Verdict("differs", measured, values)
 
 
-def capacity_brackets(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (architecture, budget, shape, seed): what the search over ``N`` says about the
-    capacity. ``capacity`` is the largest ``N`` fitted at 100 % (0 when none was), ``upper`` the
-    smallest tried ``N`` above it that was not fitted (``inf`` when none was: not bracketed
-    above) and ``smallest`` the smallest ``N`` tried. The true capacity of a run lies in
-    ``[capacity, upper)``: a capacity of 0 only says it is below the smallest ``N`` tried."""
-    rows = []
+def capacity_brackets(table: pd.DataFrame, C: int) -> pd.DataFrame:
+    """:func:`exp.capacity_table` (per architecture, budget, shape and seed: ``capacity``, the
+    largest ``N`` fitted at 100 %, 0 when none was) with what the search over ``N`` says beyond
+    it: ``upper``, the smallest tried ``N`` above the capacity that was not fitted (``inf`` when
+    none was: not bracketed above), and ``smallest``, the smallest ``N`` tried. The true capacity
+    of a run lies in ``[capacity, upper)``: a capacity of 0 only says it is below the smallest
+    ``N`` tried."""
+    caps = exp.capacity_table(table, C)
     keys = ["architecture", "budget", "shape", "seed"]
-    for key, part in table.groupby(keys, sort=True):
-        fits = part["accuracy"] >= 1.0
-        cap = int(part.loc[fits, "N"].max()) if fits.any() else 0
-        above = part.loc[~fits & (part["N"] > cap), "N"]
-        rows.append({**dict(zip(keys, key, strict=True)),
-                     "parameters": int(part["parameters"].iloc[0]), "capacity": cap,
-                     "upper": float(above.min()) if len(above) else math.inf,
-                     "smallest": int(part["N"].min())})
-    return pd.DataFrame(rows)
+    tried = table.merge(caps[keys + ["capacity"]], on=keys)
+    failed = tried[(tried["accuracy"] < 1.0) & (tried["N"] > tried["capacity"])]
+    upper = failed.groupby(keys)["N"].min().astype(float).rename("upper")
+    smallest = table.groupby(keys)["N"].min().rename("smallest")
+    out = caps.join(upper, on=keys).join(smallest, on=keys)
+    out["upper"] = out["upper"].fillna(math.inf)
+    return out
 
 
 def _guarantee(arch: str, shape: str, n: int) -> int:
@@ -139,7 +138,7 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     """
     if arch == "mha" and V is None:
         raise ValueError("the MHA guarantee needs the task's vocabulary V (Assumption 1)")
-    caps = capacity_brackets(table)
+    caps = capacity_brackets(table, C)
     part = caps[caps["architecture"] == arch].copy()
     if part.empty:
         raise NotComputable(f"no {arch} run in the table")
@@ -173,13 +172,11 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
                      f"distinct vectors, so at every tried N (≥ {tried} > V) two queries "
                      "coincide (Kruskal rank 1): the guarantee is a reference here, not the "
                      "theorem, so at most trend")
-            if status == "reproduced":
-                status = "trend"
         else:
             text += (f"; at the smallest tried N = {tried} ≤ V = {V} the queries may be "
                      "distinct: Assumption 1 is not checked here, so at most trend")
-            if status == "reproduced":
-                status = "trend"
+        if status == "reproduced":
+            status = "trend"
     return Verdict(status, text, values)
 
 
@@ -230,8 +227,8 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
     interval above 0) but is not linear by that rule or the interval is too wide to tell;
     ``differs`` otherwise (growth not shown).
     """
-    caps, best = _caps(table, C)
-    brackets = capacity_brackets(table)
+    _, best = _caps(table, C)
+    brackets = capacity_brackets(table, C)
     upper = brackets.groupby(["architecture", "budget", "shape"])["upper"].mean()
     mine = best[best["architecture"] == arch].sort_values("parameters")
     mine = mine.assign(upper=[float(upper[(arch, b, s)]) for b, s in
