@@ -58,8 +58,14 @@ PAUSED_NAME = "paused.tar.gz"  # the loop states of paused groups, packed apart 
 RETURN_FILE_BYTES = 16 * 2**20  # the most one file under $OUT can bring back
 PART_BYTES = 15 * 2**20  # a part of the paused archive, under RETURN_FILE_BYTES
 PAUSED_MAX_BYTES = 40 * 2**20
-"""The largest paused archive kept: a call sends at most 64 MiB (the checkout, the wheels and
-the archives together), so a larger state could come back but never travel to the next call."""
+"""The largest paused archive kept when :func:`travel_room` cannot measure the room (no git
+checkout here): a call sends at most 64 MiB (the checkout, the wheels and the archives
+together), so a larger state could come back but never travel to the next call."""
+SEND_LIMIT_BYTES = 64 * 2**20  # what one call may send: the checkout and the carried paths
+RETURN_FILES = 8  # the most files one call can bring back from $OUT
+TRAVEL_MARGIN_BYTES = 2 * 2**20
+"""Room kept for what the next call sends beyond this one: the point files and provenance of
+the commit that records this call's results (a few hundred KiB for a Mahdavi et al. group)."""
 
 QUEUE: tuple[str, ...] = (
     "mahdavi.heads",         # Fig. 2a
@@ -140,6 +146,48 @@ def joined(archive: Path) -> Path | None:
         for part in parts:
             out.write(part.read_bytes())
     return whole
+
+
+def tracked_bytes(repo: Path = REPO) -> int | None:
+    """Bytes of the files git tracks in ``repo`` (what every call sends), or None when ``repo``
+    is no git checkout (then :func:`travel_room` falls back to :data:`PAUSED_MAX_BYTES`)."""
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True)
+    if listed.returncode != 0:
+        return None
+    paths = [repo / p for p in listed.stdout.decode().split("\0") if p]
+    return sum(p.stat().st_size for p in paths if p.is_file())
+
+
+def is_archive(path: Path) -> bool:
+    """Whether ``path`` is an archive of a queue call (the results, the paused states or their
+    parts): the next call carries its own in their place."""
+    return path.name.startswith((ARCHIVE_NAME, PAUSED_NAME))
+
+
+def travel_room(carried: Sequence[Path], out: Path, repo: Path = REPO, *,
+                part_bytes: int = PART_BYTES) -> int:
+    """Bytes the paused archive may take and still reach the next call, measured here.
+
+    Sending: the 64 MiB a call sends, less the tracked files of ``repo``, the carried folders
+    (``carried``: where the restored archives came from, e.g. ``.gpu/`` with its wheels and
+    clone) without their old archives, every file already under ``out`` (the results archive
+    travels next time too) and :data:`TRAVEL_MARGIN_BYTES`. Bringing back: the parts
+    (``part_bytes`` each) that fit the :data:`RETURN_FILES` files ``out`` may hold, less those
+    there now and the log still to be written. The smaller of the two; :data:`PAUSED_MAX_BYTES`
+    where ``repo`` is no git checkout. A fixed 40 MiB limit dropped a 41.8 MiB Fig. 2a state
+    that this measure lets through when the text data stay behind (``--no-text``).
+    """
+    tracked = tracked_bytes(repo)
+    if tracked is None:
+        return PAUSED_MAX_BYTES
+    folders = {c.parent.resolve() for c in carried if c.parent.resolve() != repo.resolve()}
+    carried_bytes = sum(p.stat().st_size for folder in folders if folder.is_dir()
+                        for p in folder.rglob("*") if p.is_file() and not is_archive(p))
+    out_files = [p for p in out.iterdir() if p.is_file()] if out.is_dir() else []
+    sending = (SEND_LIMIT_BYTES - tracked - carried_bytes
+               - sum(p.stat().st_size for p in out_files) - TRAVEL_MARGIN_BYTES)
+    returning = (RETURN_FILES - len(out_files) - 1) * part_bytes
+    return max(0, min(sending, returning))
 
 
 def pack_paused(results: Path, out: Path, *, max_bytes: int = PAUSED_MAX_BYTES,
@@ -367,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     steps, outcome = run_queue(args.only or QUEUE, budget_s=budget, device=device,
                                cuda_tests=gpu)
     archive = pack(RESULTS_FULL, args.out / ARCHIVE_NAME)
-    paused = pack_paused(RESULTS_FULL, args.out)
+    paused = pack_paused(RESULTS_FULL, args.out, max_bytes=travel_room(args.restore, args.out))
     log = {"outcome": outcome, "device": torch.cuda.get_device_name() if gpu else "cpu",
            "steps": [asdict(s) for s in steps], "archive_bytes": archive.stat().st_size,
            "paused": paused}

@@ -241,3 +241,36 @@ def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
     [skipped] = [s for s in steps if s.returncode is None]
     assert skipped.name == "mahdavi.context" and skipped.tail == f"skipped: {why}"
     assert skipped.skipped == "another device" and skipped.returncode is None
+
+
+def test_travel_room_is_what_the_next_call_can_send_and_this_one_bring_back(tmp_path):
+    """The paused archive may take the 64 MiB a call sends less the checkout, the carried
+    folder without its old archives, what is under $OUT and a margin, and no more than the
+    parts $OUT can still bring back; outside a git checkout the fixed fallback holds."""
+    import subprocess
+
+    gpu_queue = _script()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "tracked.bin").write_bytes(b"x" * 3000)
+    (repo / "ignored.bin").write_bytes(b"x" * 50_000)  # untracked: not counted
+    subprocess.run(["git", "-C", str(repo), "add", "tracked.bin"], check=True)
+    carry = repo / ".gpu"
+    carry.mkdir()
+    (carry / "wheel.whl").write_bytes(b"w" * 2000)
+    (carry / gpu_queue.ARCHIVE_NAME).write_bytes(b"a" * 9000)  # replaced next call
+    (carry / f"{gpu_queue.PAUSED_NAME}.part0").write_bytes(b"p" * 9000)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / gpu_queue.ARCHIVE_NAME).write_bytes(b"r" * 1000)
+    (out / "queue_stdout.txt").write_bytes(b"s" * 10)
+    restored = [carry / gpu_queue.ARCHIVE_NAME, carry / gpu_queue.PAUSED_NAME]
+    expected = (gpu_queue.SEND_LIMIT_BYTES - 3000 - 2000 - 1010 - gpu_queue.TRAVEL_MARGIN_BYTES)
+    assert gpu_queue.travel_room(restored, out, repo) == expected
+    # eight files come back: two are there and the log follows, so five parts at most
+    assert gpu_queue.travel_room(restored, out, repo, part_bytes=1000) == 5000
+    assert gpu_queue.travel_room(restored, out, tmp_path / "not_a_repo") == \
+        gpu_queue.PAUSED_MAX_BYTES
+    # the state the fixed 40 MiB limit dropped (41.8 MiB, Fig. 2a, 2026-11-26) now travels
+    assert gpu_queue.travel_room(restored, out, repo) > 42 * 2**20
