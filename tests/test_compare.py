@@ -211,6 +211,40 @@ def test_constructions_memorize_at_matching_sizes():
     assert (aot["parameters"] <= aot["budget"]).all()
     seq = built[built["construction"].str.startswith("seq_id")]
     assert (seq["bits"] >= seq["N"] * 2).all()  # the information floor holds for the build
+    assert (built["note"] == "").all()
+
+
+def test_a_construction_that_cannot_be_built_is_a_row_with_its_reason(monkeypatch):
+    """At the full profile's largest budget Dana et al.'s construction refuses (float64 rank of
+    the Lemma 2 features below T0): the table keeps a row, not memorized, with the reason and
+    the paper's parameter count, and the caption names it."""
+    from memnb.constructions import aot
+    from memnb.figures.compare import bounds_caption
+
+    def refuse(tokens, targets, vocab_size, d, d_h, H, **kw):
+        raise ValueError(
+            f"the features of these T0={len(tokens)} sequences have rank at most 7 < T0 in every "
+            "draw tried (seeds 0..2): the sequences are not in the general position Lemma 2 "
+            "assumes (rank{A} = T0), so Thm 1's construction cannot memorize them")
+
+    monkeypatch.setattr(aot, "memorize", refuse)
+    task = {"V": 4, "n": 6, "C": 4}
+    built = compare.constructions_at_budgets(task, [120])
+    row = built[built["construction"].str.startswith("aot")].iloc[0]
+    H = (120 // 2 - 6 - 8) // 4
+    assert not row["memorized"] and row["parameters"] == 2 * (6 + 8 + 4 * H)
+    assert row["note"] == ("not built: the float64 rank of the Lemma 2 feature matrix is at "
+                           f"most 7 < T0 = {H + 2} in 3 draws of the weights (Lemma 2 asks "
+                           "rank T0)")
+    assert (built.loc[~built["construction"].str.startswith("aot"), "note"] == "").all()
+    assert compare.not_built_note(RuntimeError("no well-conditioned draw"), 5) == \
+        "not built: no well-conditioned draw"
+    best = pd.DataFrame({"budget": [120], "capacity": [10.0], "parameters": [120]})
+    theory = pd.DataFrame({"statement": ["x"], "kind": ["guarantee"], "parameters": [120],
+                           "N": [5.0]})
+    caption = bounds_caption(theory, built, best, 4)
+    assert "At P = 120 aot is not drawn: the float64 rank" in caption
+    assert "1 of 2 memorize every example at every size tried" in caption  # no mha at P = 120
 
 
 # ------------------------------------------------------------------ experiment and verdicts

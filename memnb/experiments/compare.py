@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -507,7 +508,14 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
       its own parameter count and its exact total weight bits.
 
     Columns: construction, budget, parameters, N, memorized (every label recovered), bits
-    (total bits of the weights: 64 per float64 parameter, or the exact count for ``seq_id``).
+    (total bits of the weights: 64 per float64 parameter, or the exact count for ``seq_id``),
+    note (empty, or why a construction was not built).
+
+    A construction that cannot be built at a size is a row with ``memorized`` False and the
+    reason in ``note``, not an error: at the full profile's largest budget (7,680 parameters,
+    ``H = 956``, ``T_0 = 958`` sequences) the float64 rank of Dana et al.'s Lemma 2 feature matrix
+    stays far below ``T_0`` in every draw of the weights, so :func:`memnb.constructions.aot.
+    memorize` refuses, and its parameter count there is the paper's ``d (n + 2V + 4 d_h H)``.
     """
     from memnb.constructions import aot, mha
     from memnb.constructions.seq_id import memorize as seq_memorize
@@ -521,12 +529,19 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
             T0 = bounds.dana_capacity(H, 1, 2)
             tokens, labels = task_data(T0, {**task, "N_max": max(T0, 64)}, seed)
             tok, tgt = torch.from_numpy(tokens), torch.from_numpy(labels)
-            model = aot.memorize(tok, tgt, V, 2, 1, H, seed=seed)
-            with torch.no_grad():
-                ok = bool((model(tok).argmax(-1) == tgt).all())
-            rows.append({"construction": "aot (Dana et al. Thm 1)", "budget": B,
-                         "parameters": model.num_parameters(), "N": T0, "memorized": ok,
-                         "bits": 64 * model.num_parameters()})
+            try:
+                model = aot.memorize(tok, tgt, V, 2, 1, H, seed=seed)
+            except (ValueError, RuntimeError) as refused:
+                P = 2 * (n + 2 * V + 4 * H)  # Dana et al.'s count, d (n + 2V + 4 d_h H)
+                rows.append({"construction": "aot (Dana et al. Thm 1)", "budget": B,
+                             "parameters": P, "N": T0, "memorized": False, "bits": 64 * P,
+                             "note": not_built_note(refused, T0)})
+            else:
+                with torch.no_grad():
+                    ok = bool((model(tok).argmax(-1) == tgt).all())
+                rows.append({"construction": "aot (Dana et al. Thm 1)", "budget": B,
+                             "parameters": model.num_parameters(), "N": T0, "memorized": ok,
+                             "bits": 64 * model.num_parameters(), "note": ""})
         # Mahdavi et al.: d = n + 1, d_h = n, d_v = 1, d_o = C
         d = max(n + 1, C)
         H = (B - d * C) // (2 * d * (n + C))  # the construction's values have d_v = d_o = C
@@ -542,7 +557,7 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
                 ok = bool((built(ctx, query).argmax(-1) == torch.from_numpy(labels)).all())
             rows.append({"construction": "mha (Mahdavi et al. Thm 1)", "budget": B,
                          "parameters": built.num_parameters(), "N": T, "memorized": ok,
-                         "bits": 64 * built.num_parameters()})
+                         "bits": 64 * built.num_parameters(), "note": ""})
         # Kajitsuka & Sato: built for the N the trained models reach at ~1 bit per parameter
         N = max(2, round(B / math.log2(C)))
         tokens, labels = task_data(N, {**task, "N_max": max(N, 64)}, seed)
@@ -550,8 +565,23 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
         ok = bool(np.array_equal(net.predict(tokens), labels))
         rows.append({"construction": "seq_id (Kajitsuka & Sato Thm 4.1)", "budget": B,
                      "parameters": net.num_parameters, "N": N, "memorized": ok,
-                     "bits": net.total_weight_bits()})
+                     "bits": net.total_weight_bits(), "note": ""})
     return pd.DataFrame(rows)
+
+
+def not_built_note(refused: Exception, T0: int) -> str:
+    """Why Dana et al.'s construction was not built for ``T0`` sequences, from the refusal of
+    :func:`memnb.constructions.aot.memorize`: the float64 rank of the Lemma 2 feature matrix
+    when that was the reason (Lemma 2 asks rank ``T0`` for generic weights; a float64 rank
+    below it may be the sequences' or the arithmetic's, which this check does not separate),
+    else the refusal itself."""
+    found = re.search(r"rank at most (\d+) < T0 in every draw tried \(seeds (\d+)\.\.(\d+)\)",
+                      str(refused))
+    if found is None:
+        return f"not built: {refused}"
+    rank, first, last = (int(g) for g in found.groups())
+    return (f"not built: the float64 rank of the Lemma 2 feature matrix is at most {rank} < "
+            f"T0 = {T0} in {last - first + 1} draws of the weights (Lemma 2 asks rank T0)")
 
 
 def theory_grid(budgets: Sequence[int], largest: float, points: int = 24) -> list[int]:
