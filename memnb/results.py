@@ -682,10 +682,31 @@ def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:
     return provenance.get("seeds", "?")
 
 
+def device_shares(provenance: dict[str, Any]) -> dict[str, int]:
+    """Points computed on each device, in order of first use, from the ``invocations`` of a
+    resumed run (each records the points done when it ended and its ``device_name``); empty when
+    the provenance lists none."""
+    shares: dict[str, int] = {}
+    done = 0
+    for call in provenance.get("invocations") or []:
+        if "points_done" not in call or "device_name" not in call:
+            return {}
+        name = str(call["device_name"])
+        shares[name] = shares.get(name, 0) + int(call["points_done"]) - done
+        done = int(call["points_done"])
+    return shares
+
+
 def device_label(provenance: dict[str, Any]) -> str:
     """The device a result was computed on, as :func:`device_description` names it (runs
-    recorded before it used the singular say ``1 threads``: shown as ``1 thread``)."""
+    recorded before it used the singular say ``1 threads``: shown as ``1 thread``). A run
+    resumed on different cards names each with its points (:func:`device_shares`), e.g.
+    ``"NVIDIA H200 (32 points) and NVIDIA H100 80GB HBM3 (16 points)"``: the last card alone
+    would claim points it did not compute."""
     device = str(provenance.get("device_name", provenance.get("device", "?")))
+    shares = device_shares(provenance)
+    if len(shares) > 1:
+        device = " and ".join(f"{name} ({counted(n, 'point')})" for name, n in shares.items())
     return re.sub(r"\b1 threads\b", "1 thread", device)
 
 

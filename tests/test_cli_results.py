@@ -272,6 +272,14 @@ def test_run_label_counts_seeds_and_threads_in_words():
     assert run_label(two, {"device_name": "CPU (x86_64, 2 threads)"}) == (
         "CPU (x86_64, 2 threads), 2 seeds")
     assert run_label(pd.DataFrame({"x": [1]}), {"device": "cpu", "seeds": 3}) == "cpu, 3 seeds"
+    resumed = {"device_name": "NVIDIA H100", "invocations": [
+        {"device_name": "NVIDIA H200", "points_done": 24},
+        {"device_name": "NVIDIA H200", "points_done": 32},
+        {"device_name": "NVIDIA H100", "points_done": 48},
+        {"device_name": "NVIDIA H100", "points_done": 48}]}
+    assert device_label(resumed) == "NVIDIA H200 (32 points) and NVIDIA H100 (16 points)"
+    resumed["invocations"] = resumed["invocations"][2:]
+    assert device_label(resumed) == "NVIDIA H100"  # one card: its name alone
 
 
 def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
