@@ -715,19 +715,32 @@ def run_label(table: pd.DataFrame, provenance: dict[str, Any]) -> str:
     return f"{device_label(provenance)}, {counted(seeds_used(table, provenance), 'seed')}"
 
 
+def points_not_timed(provenance: dict[str, Any]) -> int:
+    """Points of a result read from the point cache that no invocation it records computed, so
+    that its wall time does not cover them: the last invocation's ``cached_points_reused``, less
+    the points done when the invocation before it ended (a resumed run's ``total_wall_time_s``
+    includes the calls that computed those). A run resumed only from its own earlier calls
+    counts 0; a table rebuilt from a cache filled elsewhere counts every point it read."""
+    reused = int(provenance.get("cached_points_reused") or 0)
+    calls = provenance.get("invocations") or []
+    if len(calls) >= 2 and calls[-2].get("points_done") is not None:
+        reused -= int(calls[-2]["points_done"])
+    return max(reused, 0)
+
+
 def provenance_summary(names: list[str], profile: str,
                        root: Path | None = None) -> pd.DataFrame:
     """One row per written result of ``names`` under ``profile``: how and where it was computed.
 
     Columns: experiment, paper_figure, device_name, seeds, rows, points (``all``, or ``k of n``
     for a partial run), wall_time_s (of every invocation of a resumed run:
-    ``total_wall_time_s`` where recorded), git_commit (short), started_utc. Experiments
-    without a written result are left out, so an empty frame means that none of them has been
-    run under ``profile`` in this checkout.
+    ``total_wall_time_s`` where recorded), points_from_cache (:func:`points_not_timed`),
+    git_commit (short), started_utc. Experiments without a written result are left out, so an
+    empty frame means that none of them has been run under ``profile`` in this checkout.
     """
     check_profile(profile)
     columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "points",
-               "wall_time_s", "git_commit", "started_utc"]
+               "wall_time_s", "points_from_cache", "git_commit", "started_utc"]
     rows = []
     for name in names:
         csv_path, json_path = result_paths(name, profile, root)
@@ -740,6 +753,7 @@ def provenance_summary(names: list[str], profile: str,
         done, total = points_ran(provenance)
         info["points"] = "all" if provenance.get("complete", True) else f"{done} of {total}"
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
+        info["points_from_cache"] = points_not_timed(provenance)
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)
     return pd.DataFrame(rows, columns=columns)

@@ -79,6 +79,11 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
                                 "cached_points_reused": 8}))
     assert ("| CPU (x86_64, 2 threads) | 0.0 (8 points read from the cache, not computed) |"
             in reproducibility.page_markdown([chapter], results))
+    # a run resumed over calls: the points its earlier calls computed are in its total time
+    path.write_text(json.dumps({**json.loads(path.read_text()), "total_wall_time_s": 90.0,
+                                "invocations": [{"points_done": 8, "device_name": "CPU"},
+                                                {"points_done": 8, "device_name": "CPU"}]}))
+    assert "| 90.0 |" in reproducibility.page_markdown([chapter], results)
     assert "| dana | 3.11.7 | 2.5.0 | 2.1.0 | Linux-x | x86_64, 2 cores | none | abc1234 |" in page
 
 
@@ -166,6 +171,11 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert "computed by today's code" not in today
     # points read from a cache are named; a table recorded without the count, only when its
     # wall time says so (under a second)
+    calls = [{"points_done": 5, "device_name": "CPU"}, {"points_done": 8, "device_name": "CPU"}]
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "cached_points_reused": 7, "wall_time_s": 1800.0, "invocations": calls}))
+    resumed = reproducibility.full_runs_markdown(["dana.exp1"], results)
+    assert "over 2 invocations (2 cached points reused, not computed)" in resumed  # 7 - 5
     for recorded, wall, said in [(3, 1800.0, "30.0 min (3 cached points reused, not computed)"),
                                  (0, 0.5, "0 s on"), (None, 0.5, "0 s (points read from the "
                                                                  "cache) on"),

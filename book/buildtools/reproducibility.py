@@ -113,7 +113,7 @@ def results_table(names: Sequence[str], profile: str,
     Rows carry ``run`` (``fresh (<profile>)`` or ``full (committed)``) and the columns of
     :func:`memnb.results.provenance_summary`.
     """
-    from memnb.results import provenance_summary, result_paths
+    from memnb.results import provenance_summary
 
     rows = []
     runs = [(profile, f"fresh ({profile})")]
@@ -121,19 +121,16 @@ def results_table(names: Sequence[str], profile: str,
         runs.append(("full", "full (cached)"))
     for folder, label in runs:
         summary = provenance_summary(list(names), folder, results_root)
-        for record in summary.to_dict("records"):
-            provenance = json.loads(result_paths(record["experiment"], folder,
-                                                 results_root)[1].read_text())
-            rows.append({"run": label, **record,
-                         "cached_points_reused": provenance.get("cached_points_reused")})
+        rows += [{"run": label, **record} for record in summary.to_dict("records")]
     return rows
 
 
 def wall_time_cell(row: dict[str, Any]) -> str:
     """A result's wall time in seconds, with how many of its points were read from the point
-    cache rather than computed (a run that found every point cached records about 0 s, which
-    is not what computing them took)."""
-    reused = row.get("cached_points_reused")
+    cache rather than computed by the invocations that time counts
+    (:func:`memnb.results.points_not_timed`: a run that found every point cached records about
+    0 s, which is not what computing them took)."""
+    reused = row.get("points_from_cache")
     text = _seconds(row.get("wall_time_s"))
     if reused:
         from memnb.prose import counted
@@ -184,6 +181,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         continue_command,
         load_superseded,
         partial_summary,
+        points_not_timed,
         points_ran,
         profile_change,
         provenance_summary,
@@ -210,8 +208,9 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         if name in shared:  # one computation recorded by two tables: its time counted once
             minutes += f" (the invocations of `{shared[name]}`, which computed both tables)"
         reused = provenance.get("cached_points_reused")
-        if reused and runs == 1:  # points computed outside this table's history: time not in it
-            minutes += f" ({counted(int(reused), 'cached point')} reused, not computed)"
+        if reused and points_not_timed(provenance):  # computed outside the invocations timed
+            minutes += (f" ({counted(points_not_timed(provenance), 'cached point')} reused, "
+                        "not computed)")
         elif reused is None and wall is not None and float(wall) < 1:  # recorded before the field
             minutes += " (points read from the cache)"
         what = partial_summary(provenance)
