@@ -689,8 +689,8 @@ def device_shares(provenance: dict[str, Any]) -> dict[str, int]:
     shares: dict[str, int] = {}
     done = 0
     for call in provenance.get("invocations") or []:
-        if "points_done" not in call or "device_name" not in call:
-            return {}
+        if call.get("points_done") is None or call.get("device_name") is None:
+            return {}  # a call recorded without its count (or card): the shares are unknown
         name = str(call["device_name"])
         shares[name] = shares.get(name, 0) + int(call["points_done"]) - done
         done = int(call["points_done"])

@@ -280,6 +280,9 @@ def test_run_label_counts_seeds_and_threads_in_words():
     assert device_label(resumed) == "NVIDIA H200 (32 points) and NVIDIA H100 (16 points)"
     resumed["invocations"] = resumed["invocations"][2:]
     assert device_label(resumed) == "NVIDIA H100"  # one card: its name alone
+    resumed["invocations"] = [{"device_name": "NVIDIA H200", "points_done": None},
+                              {"device_name": "NVIDIA H100", "points_done": 8}]
+    assert device_label(resumed) == "NVIDIA H100"  # a count not recorded: the run's own card
 
 
 def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
