@@ -267,3 +267,48 @@ def test_chapter_prose_attributes_necessity_and_tags_remark_44():
     assert "or softmax, and" not in sec1
     assert "*[unverified]*" in cells["3811775d"]
     assert "[reconstruction]" in cells["fa5fb9f4"] and "[reconstruction]" in cells["e6ac1be3"]
+
+
+# --- second audit of the rendered chapter (trust audit)
+def test_float64_sentence_sets_the_accuracy_beside_guessing():
+    report = {"prime_bits": 24, "prime_squared_bits": 47, "float64_accuracy": 0.263,
+              "ffn1_exact": True, "ffn1_max_weight_bits": 47, "ffn1_max_value_bits": 47,
+              "ffn1_max_product_bits": 50, "ffn2_exact": True, "ffn2_max_weight_bits": 40,
+              "ffn2_max_value_bits": 10, "ffn2_max_product_bits": 50}
+    assert "guessing among the 4 labels gets 25.0%" in ksfig.float64_markdown(report, 4)
+    assert "guessing" not in ksfig.float64_markdown(report)
+
+
+def test_capacity_captions_name_the_data_the_sizes_and_the_ffn_width():
+    table = _two_widths().assign(dataset="mnli", d_ff=lambda t: 2 * t["d"])
+    fig, caption = ksfig.capacity_figure(table, None, "quick")
+    plt.close(fig)
+    assert "our `quick` run (MultiNLI; N = 200, 400, 600, 800)" in caption
+    assert "$d = 8$ ($d_{ff}$ = 16), $d = 16$ ($d_{ff}$ = 32)" in caption
+    byn = pd.DataFrame([{"dataset": "random", "N": 600, "n": n, "d": 16, "d_ff": 32, "seed": 0,
+                         "blocks": b, "accuracy": 1.0 if b else 0.9}
+                        for n in (2, 8) for b in (0, 1)])
+    fig, caption = ksfig.capacity_figure(byn, None, "quick", by="n")
+    plt.close(fig)
+    assert "random sequences (our choice" in caption and "N = 600; n = 2, 8" in caption
+
+
+def test_overhead_paragraph_is_ours_and_does_not_claim_differencing_removes_ffn1():
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    text = ksfig.overhead_markdown(table)
+    assert "removes FFN₁'s nearly fixed cost" not in text and "not FFN₁'s growth" in text
+    assert "a row of ours" in text
+
+
+def test_line_paragraph_states_each_count_once_and_table1_has_both_orders():
+    text = ksfig.lower_bound_markdown()
+    assert "values of $t$)," not in text.split("distinct outputs")[1]
+    rows = ksfig.table1().set_index("row")
+    assert rows.loc["Cor. 4.1 order √(nN)", "value"] == (8 * 10_000) ** 0.5
+    assert rows.loc["Cor. 4.1 order √(nN)", "work"] == paper.COR41_ROW
+
+
+def test_width_paragraph_states_its_criterion():
+    net, T, _, _ = card.transformer_examples()["integer"]
+    text = ksfig.transformer_markdown(T, net)
+    assert f"Criterion: at most {paper.THM41_WIDTH.value}" in text

@@ -39,7 +39,14 @@ def _construction(exponent: float, width: int = 10, memorized: bool = True) -> p
 def test_theorem_41_verdict_both_ways():
     assert card.thm41_verdict(_construction(0.5)).status == "reproduced"
     assert card.thm41_verdict(_construction(0.8)).status == "differs"
-    assert card.thm41_verdict(_construction(0.5, width=20)).status == "differs"
+    # the width compared with 14 is the width row's (convention unverified); this row asks for
+    # one width at every N, so a width that grows with N differs and a constant one does not
+    assert card.thm41_verdict(_construction(0.5, width=20)).status == "reproduced"
+    grows = _construction(0.5)
+    grows.loc[grows["sweep"] == "N", "width"] = [10, 11, 12, 13, 14]
+    v = card.thm41_verdict(grows)
+    assert v.status == "differs" and "width not constant in N (10 to 14)" in v.measured
+    assert "width 10 at every N" in card.thm41_verdict(_construction(0.5)).measured
     assert card.thm41_verdict(_construction(0.5, memorized=False)).status == "differs"
     assert card.construction_verdicts(_construction(0.5))["seq2seq_n"].status == "reproduced"
 
@@ -360,3 +367,61 @@ def test_the_committed_construction_run_is_shown_with_the_seeds_it_holds():
     assert run_label(result.table, result.provenance).endswith(
         f", {result.table['seed'].nunique()} seed" + ("" if result.table["seed"].nunique() == 1
                                                        else "s"))
+
+
+# --- second audit of the rendered chapter (trust audit)
+def test_overhead_row_is_ours_and_names_what_differencing_keeps():
+    from memnb.scorecard.core import load_items
+
+    items = {i.item: i for i in load_items(["kajitsuka"])}
+    row = items["Remark 4.4, overhead ∝ log N"]
+    assert row.ours and "do not require it" in row.claim and "Θ̃(N) bits)" not in row.claim
+    assert "FFN₁'s growth with N stays in the differences" in row.criterion
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    measured = card.overhead_verdict(table).measured
+    assert "FFN₁ is not fixed: between N = 100 and 200 it gains 1,456 parameters" in measured
+    assert "fixed cost spread" not in measured
+    # a table without per-part counts says nothing about them
+    assert "FFN₁ is not fixed" not in card.overhead_verdict(_sweep_with_counts()).measured
+
+
+def test_claims_of_ours_and_criteria_match_what_is_computed():
+    from memnb.scorecard.core import load_items
+
+    items = {i.item: i for i in load_items(["kajitsuka"])}
+    assert "our expectation" in items["Sweep over n (ICLR version)"].claim
+    assert "random sequences" in items["Sweep over n (ICLR version)"].claim
+    assert "(1 + |x + W_O W_V x|) < 1e-12" in items["Theorem 4.2"].criterion
+    assert "|error|" not in items["Theorem 4.2"].criterion
+    assert "width ≤ 14" not in items["Theorem 4.1"].criterion
+    assert "Theorem 4.1 (width 14)" in items["Theorem 4.1"].claim
+    assert "our summary" in items["Table 1"].claim
+    assert "√(nN) for the seq-to-seq row" in items["Table 1"].criterion
+
+
+def test_table1_compares_each_prior_row_with_the_order_of_its_setting(monkeypatch):
+    from memnb.figures import kajitsuka as ksfig
+    from memnb.scorecard.core import ResultSource, load_items
+
+    root = Path(__file__).parents[1] / "data/results"
+    item = {i.item: i for i in load_items(["kajitsuka"])}["Table 1"]
+    assert item.evaluate(ResultSource("full", root=root)).status == "trend"
+    real = ksfig.table1
+
+    def kim_between(*args: object, **kwargs: object) -> pd.DataFrame:
+        t = real(*args, **kwargs)
+        rows = t.set_index("row")
+        # Kim et al.'s seq-to-seq order between √N and √(nN): below the seq-to-seq order
+        kim = (rows.loc["Thm 4.1 order √N", "value"] + rows.loc["Cor. 4.1 order √(nN)",
+                                                                 "value"]) / 2
+        return t.assign(value=t["value"].where(~t["row"].str.startswith("Kim"), kim))
+
+    monkeypatch.setattr(ksfig, "table1", kim_between)
+    assert item.evaluate(ResultSource("full", root=root)).status == "differs"
+
+
+def test_curves_verdict_names_the_depth_of_each_final_accuracy():
+    bad = _curves({0: 0.3, 1: 0.01, 4: 0.02}).assign(
+        accuracy=lambda t: t["accuracy"].where(t["epoch"] == 0, 0.9))
+    text = card.curves_verdict(bad, "loss").measured
+    assert "final accuracy 0.9 at 4 blocks, 0.9 at 1 block" in text

@@ -75,7 +75,8 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     ax = axes[1]
     for task, marker in (("next_token", "o-"), ("seq2seq", "d-")):
         part = byn[byn["task"] == task].sort_values("n")
-        ax.plot(part["n"], part["num_parameters"], marker, label=task.replace("_", "-"))
+        ax.plot(part["n"], part["num_parameters"], marker,
+                label=f"{'next-token' if task == 'next_token' else 'seq-to-seq'}, all parameters")
     ns = sorted(byn["n"].unique())
     ax.set(xscale="log", yscale="log", xlabel="n (sequence length, tokens)",
            ylabel="parameters (count)", title=f"against n (N = {int(byn['N'].iloc[0])})")
@@ -159,12 +160,13 @@ def _ratio_words(v: Verdict) -> str:
             "the paper's Θ̃(N) is asymptotic, so a ratio at finite $N$ does not test it.")
 
 
-def float64_markdown(report: dict[str, object]) -> str:
+def float64_markdown(report: dict[str, object], num_classes: int | None = None) -> str:
     """What :func:`memnb.constructions.seq_id.precision.float64_report` measured, as one
     Markdown sentence. The bits of a failing layer are maxima over its terms taken separately:
     the largest weight, the largest value it multiplies, and the largest product actually
     formed, which has fewer bits than the first two together when the largest weight never
-    multiplies the largest value."""
+    multiplies the largest value. Given ``num_classes`` (C), the accuracy is set beside the
+    1/C of guessing."""
     from memnb.constructions.seq_id.precision import FLOAT64_BITS
 
     p2 = int(report["prime_squared_bits"])  # type: ignore[arg-type]
@@ -190,7 +192,10 @@ def float64_markdown(report: dict[str, object]) -> str:
         parts.append(f"{label} first differs at layer {report[f'{name}_first_failing_layer']} "
                      f"of {report[f'{name}_depth']}: {why}")
     acc = float(report["float64_accuracy"])  # type: ignore[arg-type]
-    return "; ".join(parts) + f". In float64 the network gets {acc:.1%} of the labels right."
+    chance = (f" (guessing among the {num_classes} labels gets {1 / num_classes:.1%})"
+              if num_classes else "")
+    return ("; ".join(parts) + f". In float64 the network gets {acc:.1%} of the labels "
+            f"right{chance}.")
 
 
 def hash_markdown(counts: dict[str, int] | None = None) -> str:
@@ -307,14 +312,16 @@ def table1(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,
            construction: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1 of the paper evaluated at one size (ours): each row's parameter count at ``N``
     sequences of length ``n``, token dimension ``d`` and vocabulary ``omega``. Prior work as
-    orders with constants set to 1 and logs dropped (``count = "order (prior work)"``); the paper's
-    Õ(√N) the same way; our construction's count (next-token and seq-to-seq): the built network's
-    from the construction sweep ``construction`` where it has this ``N`` and ``n``
-    (:func:`built_count`; ``count`` says ``built (ours)``), else the closed-form model of
-    :func:`memnb.bounds.kajitsuka_construction_parameter_model` (``closed-form model (ours)``);
-    the smallest W of our instantiated VC bound (:mod:`memnb.lower_bounds`). ``work`` names the
-    row of :data:`memnb.papers.kajitsuka.TABLE1`. The callers pass the full-scale sweep when
-    there is one (the notebook's ``sweep``, the scorecard's ``ResultSource``)."""
+    orders with constants set to 1 and logs dropped (``count = "order (prior work)"``); the
+    paper's Õ(√N) and Õ(√(nN)) the same way (each prior row is compared with the order of its
+    own setting: next-token or seq-to-seq); our construction's count (next-token and
+    seq-to-seq): the built network's from the construction sweep ``construction`` where it has
+    this ``N`` and ``n`` (:func:`built_count`; ``count`` says ``built (ours)``), else the
+    closed-form model of :func:`memnb.bounds.kajitsuka_construction_parameter_model`
+    (``closed-form model (ours)``); the smallest W of our instantiated VC bound
+    (:mod:`memnb.lower_bounds`). ``work`` names the row of
+    :data:`memnb.papers.kajitsuka.TABLE1`. The callers pass the full-scale sweep when there is
+    one (the notebook's ``sweep``, the scorecard's ``ResultSource``)."""
     N, n = check_int("N", N, 2), check_int("n", n, 2)
     d, omega = check_int("d", d, n + 1), check_int("omega", omega, 2)
     heads = -(-(N - 1) // (n - 1))
@@ -339,6 +346,7 @@ def table1(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,
         (paper.THM41_ROW, "Thm 4.1 our construction", *ours("next_token")),
         (paper.THM42_ROW, "Thm 4.2 smallest W", float(lower_bounds.min_parameters(N)),
          "VC bound (our constants)"),
+        (paper.COR41_ROW, "Cor. 4.1 order √(nN)", float(np.sqrt(n * N)), "order"),
         (paper.COR41_ROW, "Cor. 4.1 our construction", *ours("seq2seq")),
         (paper.S2S_LOWER_ROW, "seq-to-seq lower bound, smallest W",
          float(lower_bounds.min_parameters(n * N, n)), "VC bound (our constants)"),
@@ -430,8 +438,8 @@ def _line_words(line: dict[str, int]) -> str:
     """What the distinct outputs of one hardmax and one softmax head along a line of W_Q
     (:func:`memnb.lower_bounds.attention_along_a_line`) show, and what they do not."""
     t, hard, soft = line["values_of_t"], line["hardmax_outputs"], line["softmax_outputs"]
-    hard_words = (f"hardmax takes few values ({hard} for {t} values of $t$), as a function that "
-                  "is piecewise constant in the parameters does" if hard < t else
+    hard_words = ("hardmax takes few values, as a function that is piecewise constant in the "
+                  "parameters does" if hard < t else
                   f"hardmax takes a new value at every $t$ ({hard})")
     soft_words = ("softmax takes a new value at every $t$, so it is not piecewise constant "
                   "along the line" if soft == t else
@@ -481,17 +489,21 @@ def overhead_markdown(table: pd.DataFrame) -> str:
     "Remark 4.4, overhead ∝ log N"), as one Markdown paragraph."""
     v = card.remark44_overhead_verdict(table)
     grows = v.status != "differs"
-    return ("*Overhead over the information floor (Remark 4.4, our reading).* The marginal "
+    return ("*Overhead over the information floor (ours: our expectation for our construction, "
+            "a row of ours in the scorecard; Remark 4.4's Θ̃(N) bits, as we read it, do not "
+            "require it).* The marginal "
             "overhead (Δ total bits / Δ $N$) / $\\log_2 C$ is the number of weight bits each "
-            "added sequence costs per bit of label information (differencing removes FFN₁'s "
-            "nearly fixed cost); a growth like $\\log N$ "
+            "added sequence costs per bit of label information (differencing removes the part "
+            "of the cost that does not change with $N$, not FFN₁'s growth with $N$); a growth "
+            "like $\\log N$ "
             "means this marginal overhead is linear in $\\log_2 N$ with a positive slope. "
             f"Measured on the construction sweep: {v.measured}. **Verdict: {v.status}**"
             + (". The overhead grows like $\\log N$ over the sweep." if grows else
                " (the criterion asks for $R^2 \\ge 0.9$ and a slope above zero): over the "
                "sizes of the sweep the marginal overhead does not grow like $\\log N$; a "
                "$\\log N$ growth, if the construction has one, is not visible up to its "
-               "largest $N$."))
+               "largest $N$, where FFN₁'s growth and FFN₂'s lower-order terms still weigh on the "
+               "differences: this does not show that it has none."))
 
 
 # ---------------------------------------------------------------------- training experiments
@@ -622,12 +634,42 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     source = "the full-scale run" if cached is not None else f"our `{profile}` run"
     tried = ", ".join(str(b) for b in sorted(table["blocks"].unique()))
     ds = widths(table)
-    shown = ", ".join(f"$d = {d}$" for d in ds)
-    caption = (f"{what} From {source}, model width{'s' if len(ds) > 1 else ''} {shown} (ours: "
-               "the paper's width is not in "
+    shown = ", ".join(f"$d = {d}$" + _ffn_width(table, d) for d in ds)
+    caption = (f"{what} From {source}{_run_data(table, by)}, model width"
+               f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
                f"our sources), #blocks tried: {tried}. "
                f"{_verdict(verdict)}")
     return fig, caption
+
+
+def _ffn_width(table: pd.DataFrame, d: int) -> str:
+    """`` (d_ff = …)`` for model width ``d`` of a capacity table, or nothing without the column."""
+    if "d_ff" not in table:
+        return ""
+    part = table[table["d"] == d] if "d" in table else table
+    return " ($d_{ff}$ = " + ", ".join(str(int(v)) for v in sorted(part["d_ff"].unique())) + ")"
+
+
+_DATASETS = {"mnli": "MultiNLI", "imdb": "IMDb", "random": "random sequences"}
+
+
+def _run_data(table: pd.DataFrame, by: str) -> str:
+    """What a capacity table ran on, in words: its dataset, and its sizes N (``by="N"``) or its
+    N and lengths n (``by="n"``), so that a run smaller than the paper's grid says so; nothing
+    for a column the table lacks."""
+    words = []
+    if "dataset" in table:
+        names = [_DATASETS.get(str(v), str(v)) for v in sorted(table["dataset"].unique())]
+        words.append(" and ".join(names) + ("" if by == "N" else
+                                            " (our choice: the ICLR version's is not in our "
+                                            "sources)"))
+    if by == "N":
+        words.append("N = " + ", ".join(f"{int(v)}" for v in sorted(table["N"].unique())))
+    else:
+        if "N" in table:
+            words.append("N = " + ", ".join(f"{int(v)}" for v in sorted(table["N"].unique())))
+        words.append("n = " + ", ".join(f"{int(v)}" for v in sorted(table["n"].unique())))
+    return " (" + "; ".join(words) + ")"
 
 
 def capacity_depths_markdown(table: pd.DataFrame, by: str = "N") -> str:
@@ -722,4 +764,6 @@ def transformer_markdown(T: Any, net: Any = None, sequences: np.ndarray | None =
             f"{paper.THM41_WIDTH.value} comes from is not in our sources; our notes guess the "
             f"width-{paper.VARDI_WIDTH.value} memorizer of {{cite:t}}`vardi2022` plus "
             f"{paper.THM41_WIDTH.value - paper.VARDI_WIDTH.value} carried channels "
-            "(*[unverified/reconstruction]*). " + _verdict(v))
+            "(*[unverified/reconstruction]*). Criterion: at most "
+            f"{paper.THM41_WIDTH.value}, and at most `trend` because the counting convention is "
+            "unverified: " + _verdict(v))

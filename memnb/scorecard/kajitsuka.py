@@ -107,20 +107,26 @@ def ffn_split(table: pd.DataFrame) -> str:
 
 
 def thm41_verdict(table: pd.DataFrame) -> Verdict:
-    """Theorem 4.1 on the built constructions: every verified one memorizes, width ≤ 14, and the
-    memorizer FFN₂ (the part whose size grows polynomially in N by design; FFN₁ and the
-    attention grow like polylog N) has a fitted exponent in N whose interval contains ½. The
-    measured text gives the total's exponent for reference and where each FFN is the larger
-    part (:func:`ffn_split`)."""
+    """Theorem 4.1 on the built constructions: every verified one memorizes, the width is one
+    constant over the N sweep (the theorem's width does not grow with N), and the memorizer FFN₂
+    (the part whose size grows polynomially in N by design; FFN₁ and the attention grow like
+    polylog N) has a fitted exponent in N whose interval contains ½. The comparison of that
+    width with the paper's 14 is not part of this row: it rests on a counting convention that
+    is [unverified], and the *Theorem 4.1 (width 14)* row judges it, at most ``trend``
+    (:data:`WIDTH_CAP`). The measured text gives the width, the total's exponent for reference
+    and where each FFN is the larger part (:func:`ffn_split`)."""
     checked = table[table["verify"].astype(bool)]
     memorized = bool(len(checked)) and bool(checked["memorized"].astype(bool).all())
-    width = int(table["width"].max())
+    swept = _sweep(table, "N", "next_token")["width"].astype(int)
+    width, constant = int(swept.max()), bool(swept.nunique() == 1)
     found = construction_verdicts(table)
     ffn2, total = found["ffn2"], found["total"]
-    ok = memorized and width <= paper.THM41_WIDTH.value and ffn2.status == "reproduced"
+    ok = memorized and constant and ffn2.status == "reproduced"
+    shown = (f"width {width} at every N" if constant else
+             f"width not constant in N ({int(swept.min())} to {width})")
     measured = (f"{len(checked)} constructions evaluated exactly, all memorize: {memorized}; "
-                f"width {width} (paper {paper.THM41_WIDTH.value}, width counted as we read "
-                f"the paper [unverified], see the width row); {ffn2.measured}; for "
+                f"{shown} (paper {paper.THM41_WIDTH.value}, width counted as we read the paper "
+                f"[unverified]: compared in the width row, not here); {ffn2.measured}; for "
                 f"reference {total.measured} ({ffn_split(table)})")
     return Verdict("reproduced" if ok else "differs", measured,
                    {"width": width, **ffn2.values})
@@ -152,7 +158,9 @@ def bits_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
 def overhead_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
     """Remark 4.4's overhead, read as "total bits = fixed cost + N log₂C × O(log N)".
 
-    The fixed cost (FFN₁, the hash, nearly independent of N) is removed by differencing: the
+    The part of the cost that does not change with N is removed by differencing; FFN₁ (the
+    hash) is not fixed, though: it grows with N as its prime gains bits, and that growth stays
+    in the differences (the table has no bits per part, so it is named in parameters). The
     marginal overhead (Δ total bits / Δ N) / log₂C between consecutive N of the next-token sweep,
     against log₂ of their geometric mean, judged by :func:`criteria.linear_trend` (R² ≥ 0.9 and a
     slope whose 95 % interval lies above 0). The plain ratio total bits / (N log₂C), which the
@@ -171,10 +179,25 @@ def overhead_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
                 f"(range {marginal.min():.4g} to {marginal.max():.4g}); against log₂N: "
                 f"{v.measured}; for reference the plain ratio total/(N log₂C) goes "
                 f"{ratio[0]:.4g} at N = {N[0]:g} to {ratio[-1]:.4g} at N = {N[-1]:g} (slope "
-                f"{plain.slope:.4g} against log₂N, FFN₁'s fixed cost spread over more sequences)")
+                f"{plain.slope:.4g} against log₂N, FFN₁'s cost spread over more sequences)"
+                + (f"; {grown}" if (grown := _ffn1_growth(nt)) else ""))
     return Verdict(v.status, measured, {**v.values, "ratio_slope": plain.slope,
                                         "marginal_first": marginal[0],
                                         "marginal_last": marginal[-1]})
+
+
+def _ffn1_growth(nt: pd.DataFrame) -> str:
+    """How much FFN₁ (the hash) grows between the first two and over all N of the next-token
+    sweep ``nt``, beside FFN₂, in parameters (what differencing the total bits does not remove),
+    or nothing when the table has no per-part counts."""
+    if not {"ffn1_parameters", "ffn2_parameters"} <= set(nt) or len(nt) < 2:
+        return ""
+    f1 = nt["ffn1_parameters"].to_numpy(float)
+    f2 = nt["ffn2_parameters"].to_numpy(float)
+    N = nt["N"].to_numpy(float)
+    return (f"FFN₁ is not fixed: between N = {N[0]:g} and {N[1]:g} it gains {f1[1] - f1[0]:,.0f} "
+            f"parameters (FFN₂ {f2[1] - f2[0]:,.0f}), and {f1[-1] - f1[0]:,.0f} up to "
+            f"N = {N[-1]:g}, growth that the differences keep")
 
 
 def remark44_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
@@ -277,7 +300,8 @@ def curves_verdict(curves: pd.DataFrame, metric: str) -> Verdict:
     def accuracies(a: int, b: int) -> str:
         if acc[a] >= 1 and acc[b] >= 1:
             return "both at 100 % training accuracy"
-        return f"final accuracies {acc[b]:.4g} and {acc[a]:.4g}"
+        return (f"final accuracy {acc[b]:.4g} at {blocks_word(b)}, {acc[a]:.4g} at "
+                f"{blocks_word(a)}")
 
     named = "; ".join(f"{blocks_word(b)} ends at {lb:.3g}, {(lb / la - 1) * 100:+.0f} % above "
                       f"{blocks_word(a)} ({la:.3g}; {accuracies(a, b)})"
@@ -439,9 +463,12 @@ def remark31(results: ResultSource) -> Verdict:
 
 
 @item(P, "Theorem 4.1", claim="a Transformer of width 14 and depth Õ(√N) memorizes any N "
-      "separated, consistent sequences (next-token)",
-      criterion="every exactly evaluated construction outputs every label; width ≤ 14; the "
-      "fitted exponent of the memorizer FFN₂'s parameters in N has a 95 % interval containing "
+      "separated, consistent sequences (next-token); this row judges the memorization and the "
+      "Õ(√N) growth, the width 14 is judged in the *Theorem 4.1 (width 14)* row",
+      criterion="every exactly evaluated construction outputs every label; one width at every "
+      "N of the sweep (constant in N; its comparison with 14 needs the paper's counting "
+      "convention, [unverified], and is the width row's, at most `trend`); the fitted exponent "
+      "of the memorizer FFN₂'s parameters in N has a 95 % interval containing "
       "½ (FFN₁ and attention are polylog) " + _RECON,
       evidence="our construction, built and evaluated in exact integer arithmetic",
       cost=_QUICK_COST)
@@ -596,9 +623,12 @@ def remark44(results: ResultSource) -> Verdict:
     return remark44_verdict(results.table("kajitsuka.construction"))
 
 
-@item(P, "Remark 4.4, overhead ∝ log N", claim="the construction's total bits exceed the "
-      "floor N log₂C by a factor growing like log N (Θ̃(N) bits) [our reading of Remark 4.4]",
-      criterion="with the fixed cost differenced out, the marginal overhead (Δ total bits/ΔN)/"
+@item(P, "Remark 4.4, overhead ∝ log N", ours=True, claim="our construction's total bits "
+      "exceed the floor N log₂C by a factor growing like log N (our expectation for our "
+      "construction, whose IDs have O(log N) bits; the Θ̃(N) bits of our reading of Remark 4.4, "
+      "judged in the Remark 4.4 row, do not require it)",
+      criterion="with the part that does not change with N differenced out (FFN₁'s growth "
+      "with N stays in the differences), the marginal overhead (Δ total bits/ΔN)/"
       "log₂C of the next-token sweep is linear in log₂N with R² ≥ 0.9 and a slope whose 95 % "
       "interval lies above 0 (criteria.linear_trend); at most `trend`: only Remark 4.4's "
       "title is in our sources " + _RECON,
@@ -610,7 +640,8 @@ def remark44_overhead(results: ResultSource) -> Verdict:
 @item(P, "Theorem 4.2", claim="Ω(√N) parameters are necessary to memorize every dataset of N "
       "sequences (optimality of Theorem 4.1 up to logs)",
       criterion="(1) the proof step: on sequences of one repeated token a softmax attention "
-      "layer with random W_Q, W_K returns x + W_O W_V x at every position (|error| < 1e-12), so "
+      "layer with random W_Q, W_K returns x + W_O W_V x at every position (largest "
+      "|deviation| / (1 + |x + W_O W_V x|) < 1e-12), so "
       "the model is a token-wise ReLU network on N points [reconstruction of the proof]; (2) the "
       "smallest W allowed by our instantiated VC bound (Bartlett et al. 2019, Thm 6; our choice "
       "of bound and constants) is non-decreasing in N and below our construction's count at "
@@ -633,8 +664,8 @@ def thm42_verdict(table: pd.DataFrame) -> Verdict:
     step) and :func:`lower_bound_verdict`, at most ``trend`` (:data:`THM42_CAP`). The chapter
     prints this verdict, so the chapter and the scorecard cannot disagree."""
     worst = attention_reduction_error()
-    step = criteria.exact_check(worst < 1e-12, f"reduction: largest relative deviation "
-                                f"{worst:.2g} over 20 draws")
+    step = criteria.exact_check(worst < 1e-12, f"reduction: largest deviation |out − expected| / "
+                                f"(1 + |expected|) {worst:.2g} over 20 draws")
     bound = lower_bound_verdict(table)
     ok = step.holds and bound.holds
     return criteria.at_reduced_scale(
@@ -722,9 +753,13 @@ def lemmas(results: ResultSource) -> Verdict:
 
 
 @item(P, "Table 1", claim="comparison of memorization bounds with prior work: the paper's "
-      "Õ(√N) needs fewer parameters than the prior Transformer bounds",
+      "bounds need fewer parameters than the prior Transformer bounds of the same setting "
+      "[our summary: our sources give the table's caption, which says only that it compares, "
+      "and some of its cells]",
       criterion="at N = 10⁴, n = 8, d = 16, ω = 1000 (ours): with constants set to 1 and logs "
-      "dropped, √N is below every prior row that our sources state, and the smallest W of our "
+      "dropped, the paper's order for the same setting is below every prior row that our "
+      "sources state (√N for the next-token rows, Cor. 4.1's √(nN) for the seq-to-seq row of "
+      "Kim et al.), and the smallest W of our "
       "instantiated VC bound is below our construction's count (the built network's, read from "
       "the construction sweep at that N; the closed-form model where the sweep has no such "
       "N); `trend`: orders, not the printed cells (most are not in our sources)",
@@ -741,10 +776,14 @@ def table1(results: ResultSource) -> Verdict:
     t = computed(construction=sweep)
     prior = t[t["count"] == "order (prior work)"]
     ours = t.set_index("row")
-    sqrtN = float(ours.loc["Thm 4.1 order √N", "value"])
+    orders = {"next-token": float(ours.loc["Thm 4.1 order √N", "value"]),
+              "seq-to-seq": float(ours.loc["Cor. 4.1 order √(nN)", "value"])}
     lower = float(ours.loc["Thm 4.2 smallest W", "value"])
     built = float(ours.loc["Thm 4.1 our construction", "value"])
-    ok = bool((prior["value"] > sqrtN).all()) and lower < built
+    setting = paper.TABLE1.set_index("work")["setting"]
+    above = [v > orders["seq-to-seq" if "seq-to-seq" in setting[w] else "next-token"]
+             for w, v in zip(prior["work"], prior["value"], strict=True)]
+    ok = all(above) and lower < built
     shown = ", ".join(f"{r}: {v:,.0f}" for r, v in zip(t["row"], t["value"], strict=True))
     return criteria.at_reduced_scale(criteria.exact_check(ok, shown),
                                      "orders with constants set to 1, not the printed cells")
@@ -803,7 +842,9 @@ def fig7(results: ResultSource) -> Verdict:
 
 
 @item(P, "Sweep over n (ICLR version)", claim="the capacity hardly depends on the sequence "
-      "length n (next-token)",
+      "length n (next-token) [our expectation from the abstract's 'little influence from the "
+      "input length n', unverified: the ICLR figure's dataset, values and caption are not in "
+      "our sources; our run uses random sequences]",
       criterion="every n memorized at a tried depth, smallest depths within one block; `trend` "
       "at reduced scale; tried depths that memorized less than a shallower one are named",
       cost=_FULL_COST)
