@@ -483,6 +483,9 @@ def test_fig4_needs_a_gap_beyond_the_seed_noise():
     verdict = sc.fig4_verdict(ours, shared)
     assert verdict.status == "trend" and "not decided at our seeds" in verdict.measured
     assert "noise tolerance 4.95" in verdict.measured
+    # the undecided gap has a direction, and it is the opposite of the paper's
+    assert ("every seed's gain per token is above every shared seed's, the opposite of the "
+            "paper's direction (a stronger dependence on n), but only by 0.167") in verdict.measured
     assert "largest T differ (300 non-shared, 200 shared)" in verdict.measured
     # the same gains of ours against a shared run well below them, beyond the spread: differs
     low = _per_seed("n", [2, 8], [[100, 130], [100, 135]], T=300, H=4, d_h=16)
@@ -580,12 +583,15 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     assert ("The committed full-scale run, drawn beside it: 1000 draws per k from a pool of "
             "1000 images") in caption
     assert "The verdict reads the committed full-scale run." in caption
-    assert caption.count("draws at k near the pool size overlap") == 1  # said once
-    assert "With a pool of 300 images" in caption  # the full run's k stay far below 1000
+    assert caption.count("share most of their images") == 1  # said once
+    # the full run's k stay far below 1000; the caveat names the k it is about
+    assert "With a pool of 300 images, draws at k above half the pool (k > 150)" in caption
     # Theorem 1's margin is explained once (Fig. 2a) and referred back to afterwards
     line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
     text = fig.fig2a(SimpleNamespace(fresh=line, cached=None, partial=None), "quick").data
-    assert text.count("That is consistent: the guarantee is for exact") == 1
+    assert text.count("consistent with it: the guarantee is for exact") == 1
+    # it follows "The verdict reads ...", so it must not open with a dangling "That"
+    assert "That is consistent" not in text
     context = _sweep("n", [1, 2, 4, 8], [20, 40, 60, 80], H=4, d_h=16)
     text = fig.fig2b(SimpleNamespace(fresh=context, cached=None, partial=None), "quick").data
     assert "the reasons given under Fig. 2a." in text and "the guarantee is for" not in text
@@ -631,7 +637,8 @@ def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, m
     assert "(The full-scale run is partial: 3 of 8 points ran.)" in text
     assert "The verdict reads the committed full-scale run." in text
     assert text.startswith("**Our cached full-scale run and this build's `quick` run.**")
-    assert text.count("That is consistent") == 1
+    assert text.count("consistent with it: the guarantee is for exact") == 1
+    assert "That is consistent" not in text
     plt.close("all")
 
 
@@ -676,6 +683,8 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
                               provenance=current.provenance)
     text = fig.saturation_runs_markdown(fragile, [earlier])
     assert "moved in 1 of 2 searches while the criterion's status stayed the same" in text
+    # what stayed put is measured, not asserted: the share's largest move between the runs
+    assert "moved by at most 0.0 percentage points" in text  # 99.0% before and now
     same = SimpleNamespace(table=then, provenance=current.provenance)
     steady = fig.saturation_runs_markdown(same, [earlier])
     assert "3 of 3 searches found the same largest size." in steady and "moved" not in steady
@@ -708,7 +717,7 @@ def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
     visible = [ax.get_title().split("\n")[0] for ax in shown[0].axes if ax.get_visible()]
     assert visible == ["the committed full-scale run", "this build's `quick` run",
                        "this build's `quick` run"]  # the full run's context panel is hidden
-    assert "The committed full-scale run (top): The trained counts" in text
+    assert "The committed full-scale run (top): in the heads sweep the trained counts" in text
     regression = _regression(False).assign(d_h=16)
     text = fig.fig5(SimpleNamespace(fresh=regression, partial="partial",
                                     cached=regression[regression["sweep"] == "context"]),
@@ -716,3 +725,77 @@ def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
     assert "The committed full-scale run (top): T = 100 uniform labels; no point of the heads " \
            "sweep ran." in text
     plt.close("all")
+
+
+def test_fig4_names_the_direction_of_an_undecided_gap():
+    """Within the tolerance, the text says which way the gains point, or that they overlap."""
+    shared = _per_seed("n", [2, 8], [[100, 164], [90, 196]], T=200, H=4, d_h=16)  # 10.7, 17.7
+    below = sc.fig4_verdict(_nonshared([[100, 155], [100, 150]]), shared)  # 9.17, 8.33
+    assert below.status == "trend"
+    assert "below every shared seed's, the paper's direction, but only by" in below.measured
+    overlap = sc.fig4_verdict(_nonshared([[100, 160], [100, 190]]), shared)  # 10, 15
+    assert "the per-seed gains of the two runs overlap" in overlap.measured
+    assert "not decided at our seeds" in overlap.measured
+
+
+def test_fig1_says_on_the_drop_only_where_the_paper_drops():
+    ref = paper.figure1().set_index("k")["pass_fraction"]
+    for k, on_drop in ((241, False), (281, True)):  # the paper's 1.0 at 241, 0.72 at 281
+        assert (0 < ref[k] < 1) == on_drop
+        table = _table1(0.0)
+        at = (table["check"] == "figure1") & (table["k"] == k)
+        table.loc[at, "pass_fraction"] = 0.1 if on_drop else 0.5
+        verdict = sc.fig1_verdict(table)
+        assert verdict.values["worst_k"] == k
+        assert ("on the drop" in verdict.measured) == on_drop
+
+
+def test_fig2a_and_fig2b_say_how_many_seeds_the_largest_t_has():
+    one = _sweep("n", [1, 5, 10], [216, 1787, 3270], T=18000, seeds=1, H=20, d_h=64)
+    verdict = sc.fig2b_verdict(one)
+    assert "noise tolerance 0: one seed at this T, so no spread to allow for" in verdict.measured
+    two = _sweep("n", [1, 2, 4, 8], [5, 50, 100, 150], H=4, d_h=16)
+    assert "the largest spread of 2 seeds" in sc.fig2b_verdict(two).measured
+    heads = pd.concat([_sweep("H", [1, 2, 3, 4, 5], [20, 40, 60, 80, 100], T=300, seeds=1),
+                       _sweep("H", [1, 2, 3, 4, 5], [10, 20, 30, 40, 50], T=200, seeds=2)])
+    assert "(T = 300, 1 seed there)" in sc.fig2a_verdict(heads).measured
+
+
+def test_fig5_caption_does_not_claim_more_than_the_rank_cap():
+    """Proposition 2 caps rank Z for each weight; the caption says what that closes (Theorem 1's
+    route to an exact fit) and not that the shared-context MSE cannot reach 0."""
+    from memnb.figures import mahdavi as fig
+
+    table = _regression(False)  # shared H(n − 1) + 1 at n = 8: 8, 15, 29, 57, all below T = 100
+    text = fig._rank_cap_sentence([table])
+    assert "below T at every shared-context point run here" in text
+    assert "cannot reach 0" not in text and "does not prove" in text
+    big = table.assign(T=20)  # caps 8, 15, 29, 57 (H sweep) and 5, 29 (n sweep): 3 below 20
+    assert "at 3 of 6 shared-context points run here" in fig._rank_cap_sentence([big])
+    assert "reaches T at every" in fig._rank_cap_sentence([table.assign(T=2)])
+    assert fig._rank_cap_sentence([table[~table["shared"]]]) == ""
+
+
+def test_claims_mark_what_is_ours_or_reconstructed(empty_rows):
+    by_item = {r.item: r for r in empty_rows}
+    assert "lower bound under it" not in by_item["Fig. 2a"].claim  # not the paper's claim
+    assert "reported, not judged" in by_item["Fig. 2a"].criterion
+    assert "at the largest T only (ours; the paper fits every T)" in by_item["Fig. 2a"].criterion
+    assert "Theorem 1 is tight" not in by_item["Proposition 2"].claim
+    assert "lower bound of Proposition 1 is tight" in by_item["Proposition 2"].claim
+    assert by_item["Fig. 5"].claim.startswith("[reconstruction")
+    assert "≤ 0.15 (ours;" in by_item["Fig. 1"].criterion
+    assert "0.25 (ours)" in by_item["Fig. 2c"].criterion
+    assert "(ours: our reading of the paper's" in by_item["Fig. 3"].criterion
+    assert "ours: our reading of" in by_item["Fig. 4"].criterion
+
+
+def test_the_construction_slider_has_a_caption_that_says_it_is_ours():
+    from memnb.constructions.mha_checks import construction_grid
+    from memnb.figures import mahdavi as fig
+
+    grid = construction_grid([1, 2], [3], [1, 2, 4], d=6, seed=0)
+    text = fig.construction_caption(grid).data
+    assert f"rank Z equals the count H(min(n, d_h)−1)+1 in {len(grid)} of {len(grid)}" in text
+    assert "the paper has no counterpart" in text and "Paper counterpart" not in text
+    assert "d = 6, H ∈ {1, 2}, n ∈ {3}, d_h = 1-4" in text

@@ -138,11 +138,14 @@ def _runs_text(runs: list[tuple[str, pd.DataFrame, bool]], describe: Any, result
     return text
 
 
-_MARGIN_WHY = ("That is consistent: the guarantee is for exact real-valued labels on worst-case "
-               "data, while a count here only needs the right class to win the argmax over C "
-               "classes, on random data, with the official model's input map, positions and "
-               "read-out bias.")
-_MARGIN_SEE_2A = "That is consistent, for the reasons given under Fig. 2a."
+#: Why trained counts far above Theorem 1's guarantee do not contradict it. Self-contained (it
+#: follows "The verdict reads ...", so it must not open with "That").
+_MARGIN_WHY = ("Counts above Theorem 1's guarantee are consistent with it: the guarantee is for "
+               "exact real-valued labels on worst-case data, while a count here only needs the "
+               "right class to win the argmax over C classes, on random data, with the official "
+               "model's input map, positions and read-out bias.")
+_MARGIN_SEE_2A = ("Counts above Theorem 1's guarantee are consistent with it, for the reasons "
+                  "given under Fig. 2a.")
 
 
 def _margin_sentence(table: pd.DataFrame, x: str) -> str:
@@ -198,6 +201,22 @@ def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
            title=f"H = {h} heads, d = {int(grid['d'].iloc[0])}")
     _legend_below(fig, ax)
     return fig
+
+
+def construction_caption(grid: pd.DataFrame) -> Any:
+    """The caption below the construction slider (:func:`construction_frame`): what its frames
+    show, counted from ``grid``, and that the figure is ours (the paper has no counterpart)."""
+    exact = int((grid["z_rank"] == grid["capacity"]).sum())
+    fitted = int(grid["memorized_all"].sum())
+    heads = ", ".join(str(int(h)) for h in sorted(grid["H"].unique()))
+    contexts = ", ".join(str(int(n)) for n in sorted(grid["n"].unique()))
+    text = (f"Theorem 1's construction (our float64 implementation of the proof, "
+            f"*[reconstruction]*) at d = {int(grid['d'].iloc[0])}, H ∈ {{{heads}}}, "
+            f"n ∈ {{{contexts}}}, d_h = {int(grid['d_h'].min())}-{int(grid['d_h'].max())}: "
+            f"rank Z equals the count H(min(n, d_h)−1)+1 in {exact} of {len(grid)} "
+            f"constructions, and every label is reproduced within 1e-6 in {fitted} of "
+            f"{len(grid)}. A figure of ours: the paper has no counterpart.")
+    return viz.caption(text, None, source="ours")
 
 
 # --- Table 1, Fig. 1, Table 3 ------------------------------------------------------------------
@@ -319,8 +338,10 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
         pools = sorted(set(near))
         words = (f"a pool of {pools[0]}" if len(pools) == 1 else
                  "pools of " + " and ".join(map(str, pools)))
-        text += (f" With {words} images, draws at k near the pool size overlap, so the pass "
-                 "fraction there is not the paper's.")
+        halves = " and ".join(f"k > {p // 2}" for p in pools)
+        text += (f" With {words} images, draws at k above half the pool ({halves}) share most "
+                 "of their images, so the pass fraction there is not comparable with the "
+                 f"paper's, drawn from {int(paper.TABLE1_IMAGES.value)} images.")
     reads = verdict_run("mahdavi.table1", profile)
     if reads is not None:
         text += f" The verdict reads {reads}."
@@ -776,12 +797,15 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
                 + ("" if not differ else "; " + ", ".join(
                     f"seed {r[0]} at H = {r[1]} found {r[2]} before and {r[3]} now"
                     for r in differ)))
-        share = []
+        share, moves = [], []
         stats = [sc.saturation_stats(sc.searched_runs(t)) for t in (theirs, ours)]
         for h in sorted(int(h) for h in found["H"].unique()):
             values = [f"{st.loc[h, 'unsaturated']:.1%}" if h in st.index else "none found"
                       for st in stats]
             share.append(f"{values[0]} before and {values[1]} now at H = {h}")
+            if all(h in st.index for st in stats):
+                moves.append(abs(float(stats[0].loc[h, "unsaturated"])
+                                 - float(stats[1].loc[h, "unsaturated"])))
         from memnb.results import cpu_denormals
 
         modes = (cpu_denormals(before.provenance), cpu_denormals(current.provenance))
@@ -790,10 +814,11 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
                  "the two runs treat denormal floats alike and differ in code fingerprint")
         status_then, status_now = _verdict_status(theirs), _verdict_status(ours)
         if differ and status_then == status_now:
+            moved = (f"; the share of examples that keep a non-saturated head moved by at most "
+                     f"{100 * max(moves):.1f} percentage points" if moves else "")
             reading = (f" So the size a search lands on moved in {len(differ)} of {len(rows)} "
                        "searches while the criterion's status stayed the same: one seed's "
-                       "largest memorized size is a fragile number, the saturation pattern read "
-                       "at it is not.")
+                       f"largest memorized size is a fragile number{moved}.")
         elif differ:
             reading = (f" The size a search lands on moved in {len(differ)} of {len(rows)} "
                        "searches, and the criterion's status moved with it.")
@@ -833,7 +858,10 @@ def fig4(result: Any, profile: str) -> Any:
 
     def describe(table: pd.DataFrame) -> str:
         heads = table[table["sweep"] == "heads"]
-        return _margin_sentence(heads, "H") if len(heads) else "no point of the heads sweep ran."
+        if heads.empty:
+            return "no point of the heads sweep ran."
+        margin = _margin_sentence(heads, "H")
+        return "in the heads sweep t" + margin[1:]  # "The trained counts ..." → "... the ..."
 
     text = ("Non-shared (i.i.d.) contexts. "
             + _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
@@ -864,6 +892,26 @@ def _fig5_text(table: pd.DataFrame) -> str:
             f"reaches T only at H = {h_needed} (n = {n}), {where}.")
 
 
+def _rank_cap_sentence(tables: list[pd.DataFrame]) -> str:
+    """What Proposition 2's cap on rank Z says about the shared-context curves of Fig. 5: where
+    ``H(n−1)+1 < T`` no weight gives Z the full row rank by which Theorem 1's proof fits labels
+    exactly; it does not prove that no weight fits them (Z changes with the weights)."""
+    parts = [t[t["shared"].astype(bool)] for t in tables if len(t)]
+    shared = pd.concat(parts) if parts else pd.DataFrame()
+    if shared.empty:
+        return ""
+    points = shared.drop_duplicates(["sweep", "H", "n", "T"])
+    below = (points["H"] * (points["n"] - 1) + 1) < points["T"]
+    head = "With a shared context Proposition 2 caps rank Z at H(n−1)+1 for every weight"
+    if not below.any():
+        return f"{head}, which reaches T at every shared-context point run here."
+    where = ("at every shared-context point run here" if below.all() else
+             f"at {int(below.sum())} of {len(below)} shared-context points run here")
+    return (f"{head}, below T {where}: there no weight gives Z the full row rank T by which "
+            "Theorem 1's proof fits labels exactly. The cap alone does not prove that no weight "
+            "fits the labels, since Z changes with the weights.")
+
+
 def fig5(result: Any, profile: str) -> Any:
     """Fig. 5: best training MSE against H (left) and n (right), shared and non-shared contexts
     as separate curves; the H at which Theorem 1's guarantee reaches T is a note, not a line.
@@ -887,16 +935,16 @@ def fig5(result: Any, profile: str) -> Any:
             ax.set_title(label, fontsize=9)
     _legend_below(fig, axes)
     text = ("Each curve on its own (no average over shared and non-shared). "
-            + _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile)
-            + " With a shared context Proposition 2 caps rank Z at H(n−1)+1, so the "
-            "shared-context MSE cannot reach 0 while that is below T. "
+            + _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile) + " "
+            + _rank_cap_sentence([table for _, table, _ in runs]) + " "
             + verdict_sentence("Fig. 5", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile,
                        source=_source(runs))
 
 
 __all__ = ["DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "LAYER_LABELS", "assumptions_by_layer",
-           "construction_frame", "dinov2_discussion", "gpt2_trained_note", "full_or_fresh",
+           "construction_caption", "construction_frame", "dinov2_discussion",
+           "gpt2_trained_note", "full_or_fresh",
            "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
            "missing_sentence", "proposition4_table", "scorecard_row", "table1_caption",
            "table1_comparison",
