@@ -337,7 +337,8 @@ def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
     # the paper's CSV at d = 7, H = 31: AoT 0.270, MLP 0.239
     assert "the paper's CSV has 0.270 and 0.239 (AoT ahead: ours in the same order)" in text
     # (0.45 - 0.23) / (0.53 - 0.23) = 73 %
-    assert "the initialisation alone accounts for 73% (from the seed means; most of it)" in text
+    assert ("the initialisation alone accounts for 73% (against eq. (2) + MLP's seed mean; "
+            "most of it)") in text
     assert "1 seed of ours" in text
     assert "at the same budget on the same seed (0)" in text
     two = pd.concat([code, code.assign(seed=1)])
@@ -451,13 +452,13 @@ def test_the_initialisations_share_is_read_from_the_seed_means():
     mean = sum(mlps) / len(mlps)
     share = (0.367 - 0.238) / (mean - 0.238)
     assert f"eq. (2) + MLP's mean over its 5 seeds ({mean:.3f})" in text
-    assert (f"the initialisation alone accounts for {share:.0%} (from the seed means; about "
-            "half") in text
+    assert (f"the initialisation alone accounts for {share:.0%} (against eq. (2) + MLP's "
+            "seed mean; about half") in text
     assert "at 4 seeds (seed 3: 0.297, which does not split it)" in text
     # seed 0 alone, as the chapter used to read it: less than half
     assert "reach 0.250 and 0.523 at the same budget on the same seed (0)" in text
     single = figures.exp5_code_summary(code, eq2[eq2["seed"] == 0])
-    assert "accounts for 45% (from the seed means; less than half of it)" in single
+    assert "accounts for 45% (against eq. (2) + MLP's seed mean; less than half of it)" in single
     # eq. (2) + MLP's mean within 0.01 of the code's MLP: no gap to split
     tie = figures.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]))
     assert "lie within 0.01: no gap for the initialisation to account for" in tie

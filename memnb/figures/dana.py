@@ -21,7 +21,9 @@ from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
 from memnb.prose import counted
 
-_ACC = "accuracy (fraction of training sample predicted)"
+# the plotted accuracy is the code's last-batches mean where a run recorded it
+# (as_the_paper_reports), else the checkpoint's on the training sample: both are fractions
+_ACC = "accuracy (fraction of contexts predicted)"
 
 
 def _phi(x: np.ndarray, n: int, t0: int) -> np.ndarray:
@@ -78,7 +80,7 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
             ax.xaxis.set_tick_params(labelbottom=True)
             ax.set_xlabel("number of heads H")
     for ax in axes[:, 0]:
-        ax.set_ylabel("accuracy")
+        ax.set_ylabel(_ACC)
     fig.suptitle(f"N = {n}, T0 = {t0}", fontsize=10)
     _legend_below(fig, axes)
     return fig
@@ -434,7 +436,7 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
                              f"paper (official CSV): {name}", _EXP5_MODELS[kind][1])
         ax.set_title(f"d = d_h = {d}, N = {int(code['N'].iloc[0])}", fontsize=9)
         ax.set_xlabel("AoT heads H (MLP models: 1 head, width 2d(H − 1))")
-    axes[0][0].set_ylabel("accuracy on the training sample")
+    axes[0][0].set_ylabel(_ACC)
     _legend_below(fig, axes)
     return fig
 
@@ -443,8 +445,9 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
     """How much of the gap between eq. (2) + MLP and the code's MLP the initialisation alone
     accounts for, as a clause: ``(plain − code_mlp) / (eq2 − code_mlp)``, where ``plain`` is
     eq. (2) + MLP with the code's logit scale and positions (the code's MLP but for its
-    initialisation), computed from the seed means (``eq2_mlp``: eq. (2) + MLP's accuracy per
-    seed, indexed by seed) and, beside it, against each seed of eq. (2) + MLP. A gap below
+    initialisation), computed against eq. (2) + MLP's seed mean (``eq2_mlp``: eq. (2) + MLP's
+    accuracy per seed, indexed by seed; ``plain`` and ``code_mlp`` are whatever seeds their run
+    has) and, beside it, against each seed of eq. (2) + MLP. A gap below
     :data:`memnb.scorecard.dana.ORDER_TIE` is a tie: nothing to split; a share outside [0, 1]
     does not split the gap. "Most of it" / "less than half of it" only when the mean's share
     and every seed's that splits fall on the same side of one half."""
@@ -470,11 +473,12 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
     words = ("most of it" if min(shares) > 0.5 else "less than half of it"
              if max(shares) < 0.5 else "about half of it: the mean and single seeds fall on "
              "both sides of one half")
-    text = (head + f"Of {gap}, the initialisation alone accounts for {share:.0%} (from the "
-            f"seed means; {words})")
+    text = (head + f"Of {gap}, the initialisation alone accounts for {share:.0%} (against "
+            f"eq. (2) + MLP's seed mean; {words})")
     if len(eq2_mlp) > 1:
-        text += (f"; measured to single seeds of eq. (2) + MLP instead, {min(inside.values()):.0%}"
-                 f"–{max(inside.values()):.0%} at {counted(len(inside), 'seed')}"
+        text += (f"; measured against single seeds of eq. (2) + MLP instead, "
+                 f"{min(inside.values()):.0%}–{max(inside.values()):.0%} at "
+                 f"{counted(len(inside), 'seed')}"
                  if inside else "; no single seed of eq. (2) + MLP splits the gap")
         left = [s for s in eq2_mlp.index if int(s) not in inside]
         if left:
@@ -567,7 +571,7 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str) -> pl
     ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
     ax.plot([value], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
     ax.set_title(f"{x} = {value}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
-    ax.set(xlabel=xlabel, ylabel="accuracy", ylim=(0, 1.05))
+    ax.set(xlabel=xlabel, ylabel=_ACC, ylim=(0, 1.05))
     ax.legend(fontsize=6, loc="upper left")
     return fig
 
@@ -1100,9 +1104,10 @@ def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None) -> st
         head = ""
     order = exp5_order(table)
     text = (f"{head}Attention-only (H heads) against one head + MLP of width 2d(H−1), at the same "
-            f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])} (Fig. 3's axis in "
-            f"our notes on the paper; Theorem 1's count d(S + 2N + 4d_hH) with S = 2 is d more at "
-            f"every H, a shift of each curve, not of its slope). At the largest H we "
+            f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])} (N and that count, "
+            f"the x-axis of Fig. 3, are the official code's as our reproduction notes give them; "
+            f"the paper's text states neither. Theorem 1's count d(S + 2N + 4d_hH) with S = 2 is "
+            f"d more at every H, a shift of each curve, not of its slope). At the largest H we "
             f"ran: {_order_cells(order, with_seeds=paper_budget)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
@@ -1479,7 +1484,7 @@ def appendix_figure(table: pd.DataFrame, kind: str,
     depth = f", {layers} layers" if layers > 1 else ""
     titles = (f"{f1}: Exp. 1{depth}", f"{f2}: Exp. 2{depth}", f"{f5}: Exp. 5{depth}")
     xlabels = ("heads H (d_h = d)", "head dimension d_h", "parameters (our count, per model)")
-    axes[0].set_ylabel("accuracy (training sample)")
+    axes[0].set_ylabel(_ACC)
     axes[2].ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
     for ax, title, xlabel in zip(axes, titles, xlabels, strict=True):
         ax.set_title(title, fontsize=9)
@@ -1560,7 +1565,7 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     same = n_ours == int(ref1["N"].iloc[0]) and set(exp.appendix_rows(table, f1)["d"]) <= set(
         ref1["d"])
     scale = ("at the paper's settings" if same else
-             f"at a reduced scale (ours N = {n_ours}, d = {ours_d}; the paper's N = "
+             f"at a reduced scale (ours N = {n_ours}, d = {ours_d} against H; the paper's N = "
              f"{int(ref1['N'].iloc[0])}, d = {paper_d}): compare shapes, not values")
     part2 = exp.appendix_rows(table, f2)
     figs = f"Figs. {f1.split()[-1]}-{f5.split()[-1]}"

@@ -290,9 +290,9 @@ def corollary2_reading(tab: pd.DataFrame) -> str:
             f"as expected from an argmax that ignores those bigrams' targets: right with "
             f"probability 1/N per task, in expectation only")
     per_task = (f"And φ is an average over tasks, not a guarantee per task: "
-                f"{s['tasks_below']:.0%} of the tasks of the unsaturated rows fall below it (the "
-                f"corollary's \"right by chance on the rest\" is not a property of one fixed "
-                f"model; our reading)")
+                f"{s['tasks_below']:.0%} of the tasks of the unsaturated rows fall below it (our "
+                f"reading of φ, \"right by chance on the rest\", holds in expectation over "
+                f"tasks, not for one fixed model; the phrase is ours, not the paper's)")
     return f"{head}. {rest}. {per_task}."
 
 
