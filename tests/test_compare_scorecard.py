@@ -129,10 +129,20 @@ def test_linear_capacity_needs_a_narrow_interval_and_names_what_it_leaves_out():
     v = card.linear_capacity_verdict(flat, 4, "aot")
     assert abs(v.values["exponent"] - 1) <= card.LINEAR_TOLERANCE
     assert v.status == "trend" and "widened half-width" in v.measured
-    # an exponent whose interval excludes 1 and which is 0.39 away is not linear either
+    # an exponent 0.39 away from 1 is not linear by the rule; while the widened interval
+    # (the next tried N twice each capacity) still reaches 1, linear growth is not excluded
     fast = _linear_table({"mlp": {60: 12, 120: 22, 240: 90, 480: 150, 720: 360}})
     v = card.linear_capacity_verdict(fast, 4, "mlp")
-    assert v.status == "trend" and "> 0.2" in v.measured and "linear within" not in v.measured
+    assert v.values["wide_low"] <= 1
+    assert v.status == "trend" and "> 0.2" in v.measured and "excludes 1" not in v.measured
+    # with tighter brackets the widened interval excludes 1: growth faster than linear, not the
+    # linear shape the row claims, so differs, not trend
+    tight = _linear_table({"mlp": {60: 10, 120: 22, 240: 90, 480: 200, 720: 400}},
+                          next_tried=1.2)
+    v = card.linear_capacity_verdict(tight, 4, "mlp")
+    assert v.values["wide_low"] > 1
+    assert v.status == "differs" and "excludes 1: the capacity grows faster than linearly" \
+        in v.measured
     # exactly linear on the positive budgets, and the search tried N a little above each one
     # that failed: linear; the budget with capacity 0 is named, not hidden
     mha = _linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05)
@@ -222,3 +232,35 @@ def test_construction_cost_uses_the_built_count():
         assert f"P={budget}: N={N}, construction {need:,} parameters ({need / budget:.3g}×)" in (
             v.measured)
     assert "built" in v.measured and "closed form" not in v.measured
+
+
+def test_guarantee_names_shortfalls_and_keeps_shapes_outside_the_scope_apart():
+    """The rendered quick AoT runs: d = 2 d_h = 1 H = 86 (seed 1) failed at N = 45 below its
+    guarantee 88 (a judged shortfall, named); a shape with d > V has fewer distinct last tokens
+    than the proof's construction needs, so its shortfall is named but not judged."""
+    def run(shape: str, seed: int, tried: list[tuple[int, float]]) -> list[dict]:
+        return [{"architecture": "aot", "budget": 720, "parameters": 720, "shape": shape,
+                 "seed": seed, "N": N, "accuracy": acc, "round": 0} for N, acc in tried]
+
+    ok = run("d=2 d_h=1 H=4", 0, [(8, 1.0), (15, 0.9)])  # guarantee 6, capacity 8
+    short = run("d=2 d_h=1 H=86", 1, [(45, 0.7), (90, 0.5)])  # guarantee 88, 45 failed
+    wide = run("d=8 d_h=1 H=19", 0, [(15, 0.9)])  # guarantee 27 > 15 tried and failed
+    v = card.guarantee_verdict(pd.DataFrame(ok + short), 4, "aot", 6, 4)
+    assert v.status == "differs" and "falls short at 1" in v.measured
+    assert "not fitted: d=2 d_h=1 H=86 (seed 1))" in v.measured
+    assert "guarantees 6 to 6" in v.measured
+    v = card.guarantee_verdict(pd.DataFrame(ok + wide), 4, "aot", 6, 4)
+    assert v.status == "trend" and v.values["outside_scope"] == 1
+    assert "d > V = 4 (d=8 d_h=1 H=19 (seed 0))" in v.measured
+    assert "shortfalls are not judged" in v.measured
+    # without V every shape is judged, as before
+    assert card.guarantee_verdict(pd.DataFrame(ok + wide), 4, "aot", 6).status == "differs"
+
+
+def test_chapter_sentences_state_the_claim_and_the_criterion():
+    v = card.Verdict("differs", "MLP leads at 1/5 budgets")
+    text = card.verdict_markdown("Head to head", v)
+    claim, criterion = card.item_text("Head to head")
+    assert claim in text and criterion in text and "**differs** (MLP leads" in text
+    with pytest.raises(KeyError):
+        card.item_text("no such row")

@@ -547,8 +547,10 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
         "",
     ]
     if record["slowest"]:
+        # the index counts every cell of the executed copy (Markdown cells and the cells the
+        # build inserts included), not the code cells counted above
         lines += ["Slowest cells:", "", markdown_table(
-            ["cell", "seconds", "first line"],
+            ["cell (index in the executed notebook, from 0)", "seconds", "first line"],
             [(r["cell"], _seconds(r["seconds"]), f"`{r['first_line'][:80]}`")
              for r in record["slowest"]]), ""]
     if results:

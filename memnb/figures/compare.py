@@ -285,12 +285,17 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     at = theory[(theory["parameters"] == top) & (theory["kind"] != "shape only")]
     parts = [f"{r.statement.split(':')[0]} {r.N:.0f}" + (
         f" ({r.N / cap:.2g}× the best trained)" if cap > 0 else "") for r in at.itertuples()]
-    built = constructions.groupby("construction")["memorized"].all()
     notes = constructions["note"] if "note" in constructions else pd.Series("", constructions.index)
-    refused = constructions[notes.fillna("").astype(bool)]
+    refusals = notes.fillna("").astype(bool)
+    refused = constructions[refusals]
+    # a size that was not built (its reason named below) is not a failure to memorize
+    built = constructions[~refusals].groupby("construction")["memorized"].all()
     missing = "".join(f" At P = {r.budget} {r.construction.split()[0]} is not drawn: "
                       f"{r.note.removeprefix('not built: ')}." for r in refused.itertuples())
-    return (f"**Figure (ours).** At P = {top} the best trained capacity is {cap:.0f} examples; "
-            f"the statements there: {'; '.join(parts)}. Constructions built and checked: "
-            f"{int(built.sum())} of {len(built)} memorize every example at every size tried."
-            f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits.")
+    return (f"**Figure (ours).** At P = {top} the best trained capacity (the best shape's mean "
+            f"over seeds) is {cap:.0f} examples; the statements there: {'; '.join(parts)}. "
+            f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
+            f"every example at every size built."
+            f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
+            "(a counting bound: weights of that many bits cannot fit every labelling of N "
+            "examples).")
