@@ -82,6 +82,10 @@ def test_bound_holds_reports_violations_and_looseness() -> None:
     lower = c.bound_holds([3, 4], [1, 2], kind="lower")
     assert lower.status == "reproduced" and lower.values["loosest"] == pytest.approx(3.0)
     assert c.bound_holds([1, 4], [2, 2], kind="lower").status == "differs"
+    assert "where both are positive" not in upper.measured
+    zero = c.bound_holds([0, 2, 4], [10, 4, 8])  # a zero capacity has no ratio: named
+    assert zero.measured.endswith("looseness 2× to 2× (over the 2 points where both are positive)")
+    assert c.bound_holds([0], [1]).measured.endswith("(no point where both are positive)")
 
 
 def test_exact_check_and_reduced_scale() -> None:

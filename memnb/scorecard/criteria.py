@@ -216,7 +216,8 @@ def bound_holds(measured_values: Sequence[float], bound_values: Sequence[float],
 
     ``kind="upper"``: every measured value ≤ its bound (× (1 + rtol)); ``"lower"``: every measured
     value ≥ its bound. The looseness is the largest ratio bound/measured (upper) or
-    measured/bound (lower) over the points where both are positive.
+    measured/bound (lower) over the points where both are positive; the measured text says how
+    many those are when a zero value leaves some out.
     """
     m, b = _arrays(measured_values, bound_values)
     if len(m) == 0:
@@ -236,6 +237,10 @@ def bound_holds(measured_values: Sequence[float], bound_values: Sequence[float],
     violations = int((~ok).sum())
     measured = (f"{kind} bound holds at {int(ok.sum())}/{len(m)} points; looseness "
                 f"{tight:.3g}× to {loose:.3g}×")
+    if 0 < int(positive.sum()) < len(m):  # a zero measurement or bound has no ratio: say so
+        measured += f" (over the {int(positive.sum())} points where both are positive)"
+    elif not positive.any():
+        measured += " (no point where both are positive)"
     status: Status = "reproduced" if violations == 0 else "differs"
     return Verdict(status, measured, {"violations": violations, "loosest": loose,
                                       "tightest": tight})
