@@ -49,6 +49,7 @@ from memnb import sweep
 from memnb.experiments.registry import get, load_all
 from memnb.fingerprint import unwrap
 from memnb.profiles import default_seeds
+from memnb.prose import markdown_table
 from memnb.train import StepCost, measure_step
 
 Point = dict[str, Any]
@@ -442,18 +443,17 @@ def format_duration(seconds: float | None) -> str:
 
 def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
     """The plan as a Markdown table (for ``memnb plan`` and the "Running at scale" page)."""
-    lines = [f"| experiment | paper item | runs | groups (calibrated) | model-steps | FLOPs | "
-             f"estimated wall time on {device_name} | recorded run | note |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    header = ["experiment", "paper item", "runs", "groups (calibrated)", "model-steps", "FLOPs",
+              f"estimated wall time on {device_name}", "recorded run", "note"]
+    rows = []
     for r in table.itertuples():
         steps = "-" if r.model_steps is None or pd.isna(r.model_steps) else f"{r.model_steps:.3g}"
         flops = "-" if r.flops is None or pd.isna(r.flops) else f"{r.flops:.2e}"
         recorded = (r.recorded_on or "-") if r.recorded_s is None or pd.isna(r.recorded_s) else (
             f"{format_duration(r.recorded_s)} ({r.recorded_on})")
-        lines.append(f"| `{r.experiment}` | {r.paper_figure} | {r.runs} | {r.groups} "
-                     f"({r.calibrated}) | {steps} | {flops} | {format_duration(r.wall_s)} | "
-                     f"{recorded} | {r.note} |")
+        rows.append([f"`{r.experiment}`", r.paper_figure, r.runs, f"{r.groups} ({r.calibrated})",
+                     steps, flops, format_duration(r.wall_s), recorded, r.note])
+    align = ["left", "left", *["right"] * 6, "left"]
     total = estimated_total_s(table)
-    lines.append(f"\nTotal of the estimated wall times (a grid shared by two experiments counted "
-                 f"once): {format_duration(total)}.")
-    return "\n".join(lines)
+    return (markdown_table(header, rows, align=align) + "\n\nTotal of the estimated wall times "
+            f"(a grid shared by two experiments counted once): {format_duration(total)}.")

@@ -18,6 +18,8 @@ every chapter.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 #: Words after which numbers name an item of a paper rather than a value.
 REFERENCE_WORDS: frozenset[str] = frozenset(
@@ -53,6 +55,27 @@ def counted(n: float | str, noun: str) -> str:
     (floats written with ``:g``; a non-number such as ``"?"`` takes the plural)."""
     number = f"{n:g}" if isinstance(n, float) else str(n)
     return f"{number} {noun}{'' if n == 1 else 's'}"
+
+
+def table_cell(value: Any, *, empty: str = "") -> str:
+    """``value`` as one cell of a Markdown pipe table: ``|`` escaped, line breaks flattened, and
+    ``empty`` for None or an empty string."""
+    text = empty if value is None or value == "" else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], *, empty: str = "",
+                   align: Sequence[str] | None = None) -> str:
+    """A Markdown pipe table, every cell in full (:func:`table_cell`; a displayed DataFrame cuts
+    long cells, and with them the tags at their end). ``align`` gives one of ``"left"`` and
+    ``"right"`` per column (default: none stated)."""
+    if align is not None and len(align) != len(header):
+        raise ValueError(f"align must give one entry per column ({len(header)}); got {len(align)}")
+    rule = ("|" + "---|" * len(header) if align is None else
+            "| " + " | ".join("---:" if a == "right" else "---" for a in align) + " |")
+    lines = ["| " + " | ".join(table_cell(c) for c in header) + " |", rule]
+    lines += ["| " + " | ".join(table_cell(v, empty=empty) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def hand_typed_numbers(markdown: str) -> list[str]:

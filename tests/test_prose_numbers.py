@@ -61,3 +61,16 @@ def test_counted_writes_the_singular_only_for_one():
     assert counted(1, "seed") == "1 seed" and counted(2, "seed") == "2 seeds"
     assert counted(1.0, "block") == "1 block" and counted(2.5, "block") == "2.5 blocks"
     assert counted(0, "thread") == "0 threads" and counted("?", "seed") == "? seeds"
+
+
+def test_markdown_table_escapes_pipes_flattens_lines_and_aligns():
+    import pytest
+
+    from memnb.prose import markdown_table
+
+    text = markdown_table(["a", "b|c"], [[1, "x|y\nz"], [None, ""]], empty="–")
+    assert text.splitlines() == ["| a | b\\|c |", "|---|---|", "| 1 | x\\|y z |", "| – | – |"]
+    aligned = markdown_table(["name", "runs"], [["`x`", 3]], align=["left", "right"])
+    assert aligned.splitlines()[1] == "| --- | ---: |"
+    with pytest.raises(ValueError, match="one entry per column"):
+        markdown_table(["a", "b"], [], align=["left"])

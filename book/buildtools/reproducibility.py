@@ -518,16 +518,17 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
             "the calibrated ones.\n\n" + "\n".join(f"- {n}" for n in notes))
 
 
-def _cell(value: Any) -> str:
-    text = "–" if value is None or value == "" else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+def _table_cell(value: Any) -> str:
+    from memnb.prose import table_cell
+
+    return table_cell(value, empty="–")
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A Markdown pipe table."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
+    """A Markdown pipe table whose empty cells read "–" (:func:`memnb.prose.markdown_table`)."""
+    from memnb import prose
+
+    return prose.markdown_table(header, rows, empty="–")
 
 
 def _seconds(value: Any) -> str:
@@ -542,7 +543,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
         "",
         f"- Page: [{record['name']}](chapters/{record['name']}.ipynb); parameters: {parameters}",
         f"- Profile `{record['profile']}`, device `{record['device']}`; executed by papermill "
-        f"on {_cell((record['started'] or '')[:19].replace('T', ' '))} UTC in "
+        f"on {_table_cell((record['started'] or '')[:19].replace('T', ' '))} UTC in "
         f"{_seconds(record['seconds'])} s ({record['cells']} code cells).",
         "",
     ]

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from memnb import bounds, lower_bounds, viz
+from memnb import bounds, lower_bounds, prose, viz
 from memnb.experiments.kajitsuka import capacity_table, depth_table, widths
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import kajitsuka as card
@@ -357,16 +357,9 @@ def table1(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
-    """``frame`` as a Markdown table, every cell in full (a displayed DataFrame cuts long
-    cells, and with them the tags at their end), ``|`` escaped."""
-    def cell(v: Any) -> str:
-        return str(v).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
-             "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
+    """``frame`` as a Markdown table (:func:`memnb.prose.markdown_table`: every cell in full,
+    ``|`` escaped)."""
+    return prose.markdown_table(list(frame.columns), frame.itertuples(index=False))
 
 
 def table1_printed() -> pd.DataFrame:

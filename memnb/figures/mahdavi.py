@@ -22,6 +22,7 @@ import pandas as pd
 from memnb import viz
 from memnb.experiments.mahdavi import SATURATION_SEARCH
 from memnb.papers import mahdavi as paper
+from memnb.prose import markdown_table
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import Row, load_items
 from memnb.scorecard.render import source_profile
@@ -789,9 +790,7 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
         then_label, now_label = _run_label(before.provenance), _run_label(current.provenance)
         header = ["seed", "H", "largest T memorized, earlier run", "largest T memorized, "
                   "committed run", "outcome"]
-        table = "\n".join(["| " + " | ".join(header) + " |",
-                           "|" + "---|" * len(header),
-                           *("| " + " | ".join(map(str, row)) + " |" for row in rows)])
+        table = markdown_table(header, rows)
         differ = [r for r in rows if r[-1] == "differs"]
         what = (f"{len(rows) - len(differ)} of {len(rows)} searches found the same largest size"
                 + ("" if not differ else "; " + ", ".join(
