@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memnb.prose import markdown_table
 from memnb.results import ExperimentResult
 from memnb.scorecard.core import PAPERS, ResultSource, Row, load_items
 from memnb.scorecard.render import source_profile
@@ -108,8 +109,9 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         return ". ".join((f"*{paper_name(paper)}*: " if several else "") + "; ".join(texts)
                          for paper, texts in groups.items()) or "no row reads it"
 
-    lines = ["| experiment | the table it replaced | on the points both computed | "
-             "verdicts: committed run → replaced run |", "|---|---|---|---|"]
+    header = ["experiment", "the table it replaced", "on the points both computed",
+              "verdicts: committed run → replaced run"]
+    lines: list[list[str]] = []
     judged: list[Rejudged] = []
     partial_tables: set[str] = set()  # replaced tables of a partial grid
     for name in names:
@@ -135,8 +137,8 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                  if gap is None else "no point in common" if gap.points == 0 else
                  f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
                  f"at most {gap.largest:.3f}")
-        lines.append(f"| `{name}` | {what} | {apart} | {cell(again)} |")
-    if len(lines) == 2:
+        lines.append([f"`{name}`", what, apart, cell(again)])
+    if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
     changed = [j for j in judged if j.now != j.then]
     summary = (f"Of the {len(judged)} verdicts judged again on the replaced tables, "
@@ -147,7 +149,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                               + (", whose grid is partial" if j.experiment in partial_tables
                                  else "") + ")"
                               for j in changed) + "."))
-    return "\n".join(lines) + "\n\n" + summary + "\n"
+    return markdown_table(header, lines) + "\n\n" + summary + "\n"
 
 
 __all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
