@@ -207,11 +207,11 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
             minutes += f" over {runs} invocations"
         if name in shared:  # one computation recorded by two tables: its time counted once
             minutes += f" (the invocations of `{shared[name]}`, which computed both tables)"
-        reused = provenance.get("cached_points_reused")
-        if reused and points_not_timed(provenance):  # computed outside the invocations timed
-            minutes += (f" ({counted(points_not_timed(provenance), 'cached point')} reused, "
-                        "not computed)")
-        elif reused is None and wall is not None and float(wall) < 1:  # recorded before the field
+        untimed = points_not_timed(provenance)  # computed outside the invocations timed
+        if untimed:
+            minutes += f" ({counted(untimed, 'cached point')} reused, not computed)"
+        elif (provenance.get("cached_points_reused") is None and wall is not None
+              and float(wall) < 1):  # recorded before the field
             minutes += " (points read from the cache)"
         what = partial_summary(provenance)
         if what is not None:
