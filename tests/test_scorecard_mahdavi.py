@@ -799,3 +799,30 @@ def test_the_construction_slider_has_a_caption_that_says_it_is_ours():
     assert f"rank Z equals the count H(min(n, d_h)−1)+1 in {len(grid)} of {len(grid)}" in text
     assert "the paper has no counterpart" in text and "Paper counterpart" not in text
     assert "d = 6, H ∈ {1, 2}, n ∈ {3}, d_h = 1-4" in text
+
+
+def test_a_smaller_t_that_memorized_more_is_reported():
+    """The committed full Fig. 2b run at n = 60, seed 0: 11,290 examples at T = 14,000, 10,123
+    at T = 18,000 (50,000 steps at both). The verdict still reads the largest T, and says where
+    that count is below a smaller set's."""
+    small = _sweep("n", [10, 60], [3000, 11290], T=14000, seeds=1, H=20, d_h=64)
+    large = _sweep("n", [10, 60], [3100, 10123], T=18000, seeds=1, H=20, d_h=64)
+    table = pd.concat([small, large], ignore_index=True)
+    surplus = sc.smaller_t_surplus(table, "n")
+    assert surplus[["n", "best_T", "surplus"]].values.tolist() == [[60, 14000, 1167]]
+    verdict = sc.fig2b_verdict(table)
+    assert verdict.status == "reproduced" and "T = 18000" in verdict.measured
+    assert ("at 1 of 2 (n, seed) pairs a smaller T memorized more than T = 18000 (largest gap "
+            "1167 examples at n = 60, seed 0: 11290 at T = 14000 against 10123; 100 steps at "
+            "both)") in verdict.measured
+    assert "also increasing in n at T = 14000 (reported, not judged)" in verdict.measured
+    # a count that grows with T is not flagged, and a smaller T out of order in n is said
+    grown = pd.concat([small, large.assign(memorized=large["memorized"] + 2000)])
+    assert sc.smaller_t_surplus(grown, "n").empty
+    assert "no smaller T memorized more than T = 18000 at any of its 2" in \
+        sc.fig2b_verdict(grown).measured
+    falling = pd.concat([small.assign(memorized=[12000, 11290]), large])
+    assert "not increasing in n at T = 14000 (not increasing: from x = 10 to 60" in \
+        sc.fig2b_verdict(falling).measured
+    # one T only: nothing to compare
+    assert sc.smaller_t_text(large, "n") == "" and sc.smaller_t_surplus(large, "n").empty

@@ -74,6 +74,59 @@ def by_x(table: pd.DataFrame, x: str, y: str = "memorized") -> pd.DataFrame:
     return out.reset_index().sort_values(x)
 
 
+def smaller_t_surplus(table: pd.DataFrame, x: str, y: str = "memorized") -> pd.DataFrame:
+    """Pairs ``(x, seed)`` where a smaller ``T`` memorized more than the largest ``T`` that the
+    verdicts read (:func:`by_x`): the same model memorized more examples of a smaller set.
+
+    Capacity does not fall with ``T``, so at such a pair the count at the largest ``T`` is only
+    a lower estimate of it, set by the training (ours; the official code's budget,
+    ``max(500·T//256, min_train_steps)`` steps, is the same at every ``T`` up to 25,600 with the
+    50,000-step minimum). One row per such pair: ``x``, ``seed``, ``at_largest`` (count at the
+    largest ``T``), ``best`` and ``best_T`` (the largest count at a smaller ``T`` and where),
+    ``surplus`` (``best − at_largest``) and ``steps_largest``/``steps_best`` (the step budgets);
+    sorted by ``surplus``, largest first. Empty without a seed column or a smaller ``T``."""
+    cols = [x, "seed", "at_largest", "best", "best_T", "surplus", "steps_largest", "steps_best"]
+    if "seed" not in table or table["T"].nunique() < 2:
+        return pd.DataFrame(columns=cols)
+    top = int(table["T"].max())
+    rows = []
+    for (value, seed), group in table.groupby([x, "seed"]):
+        largest = group[group["T"] == top]
+        smaller = group[group["T"] < top]
+        if largest.empty or smaller.empty:
+            continue
+        best = smaller.loc[smaller[y].idxmax()]
+        at_largest = float(largest[y].iloc[0])
+        if float(best[y]) > at_largest:
+            rows.append({x: value, "seed": seed, "at_largest": at_largest, "best": float(best[y]),
+                         "best_T": int(best["T"]), "surplus": float(best[y]) - at_largest,
+                         "steps_largest": int(largest["steps"].iloc[0]),
+                         "steps_best": int(best["steps"])})
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values("surplus", ascending=False, ignore_index=True)
+
+
+def smaller_t_text(table: pd.DataFrame, x: str, y: str = "memorized") -> str:
+    """One clause for a verdict or caption: at how many ``(x, seed)`` pairs a smaller ``T``
+    memorized more than the largest ``T`` (:func:`smaller_t_surplus`) and the largest such
+    surplus; empty without a seed column or a smaller ``T``."""
+    top = int(table["T"].max())
+    if table["T"].nunique() < 2 or "seed" not in table:
+        return ""
+    pairs = table[table["T"] == top].groupby([x, "seed"]).ngroups
+    surplus = smaller_t_surplus(table, x, y)
+    if surplus.empty:
+        return f"no smaller T memorized more than T = {top} at any of its {pairs} ({x}, seed) pairs"
+    worst = surplus.iloc[0]
+    steps = (f"{int(worst.steps_best)} steps at both" if worst.steps_best == worst.steps_largest
+             else f"{int(worst.steps_best)} steps against {int(worst.steps_largest)}")
+    return (f"at {len(surplus)} of {pairs} ({x}, seed) pairs a smaller T memorized more than "
+            f"T = {top} (largest gap {worst.surplus:.0f} examples at {x} = {worst[x]:g}, seed "
+            f"{int(worst.seed)}: {worst.best:.0f} at T = {int(worst.best_T)} against "
+            f"{worst.at_largest:.0f}; {steps}), so there the count at the largest T is a lower "
+            "estimate of capacity, set by the training (ours)")
+
+
 def guarantee_margin(table: pd.DataFrame, x: str) -> Verdict:
     """Theorem 1's guarantee ``H(min(n, d_h)-1)+1`` is a lower bound: trained counts against it
     (``bound_holds`` with ``kind="lower"``; the looseness is trained / guaranteed)."""
@@ -139,6 +192,8 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
         if status == "reproduced":
             status = "trend"
             note += ", so trend, not reproduced"
+    budget = smaller_t_text(table, x)
+    note += f"; {budget}" if budget else ""
     return Verdict(status, verdict.measured + note, {**verdict.values, "steps": steps.tolist(),
                                                      "curvature": bend["c"],
                                                      "shape": bend["shape"]})
@@ -146,15 +201,41 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
 
 def fig2b_verdict(table: pd.DataFrame) -> Verdict:
     """Fig. 2b: memorization grows monotonically with ``n`` (steps against the direction up to
-    the largest seed spread count as noise)."""
+    the largest seed spread count as noise), judged at the largest ``T``. Reported beside it,
+    not judged: the same test at each smaller ``T`` (the paper draws one curve per ``T``) and
+    the pairs where a smaller ``T`` memorized more (:func:`smaller_t_text`)."""
     summary = by_x(table, "n")
     tol = float(summary["sd"].max())
     verdict = criteria.monotone(summary["n"], summary["mean"], tol=tol)
     seeds = int(summary["seeds"].max())
     spread = (f"the largest spread of {seeds} seeds" if seeds > 1
               else "one seed at this T, so no spread to allow for")
-    return Verdict(verdict.status, verdict.measured + f" (noise tolerance {tol:.3g}: {spread}; "
-                   f"T = {int(summary['T'].iloc[0])})", verdict.values)
+    measured = (verdict.measured + f" (noise tolerance {tol:.3g}: {spread}; "
+                f"T = {int(summary['T'].iloc[0])})")
+    others = _monotone_at_smaller_t(table)
+    budget = smaller_t_text(table, "n")
+    return Verdict(verdict.status, measured + "".join(f"; {t}" for t in (others, budget) if t),
+                   verdict.values)
+
+
+def _monotone_at_smaller_t(table: pd.DataFrame) -> str:
+    """Fig. 2b draws one curve per ``T``; the verdict reads the largest. This says whether the
+    mean counts are also monotone in ``n`` at each smaller ``T`` (same rule: steps against the
+    direction within that ``T``'s largest seed spread). Reported, not judged."""
+    held, failed = [], []
+    for t in sorted(table["T"].unique())[:-1]:
+        summary = by_x(table[table["T"] == t], "n")
+        if len(summary) < 2:
+            continue
+        check = criteria.monotone(summary["n"], summary["mean"], tol=float(summary["sd"].max()))
+        (held if check.status == "reproduced" else failed).append(
+            f"{int(t)}" if check.status == "reproduced" else f"{int(t)} ({check.measured})")
+    if not held and not failed:
+        return ""
+    text = ("also increasing in n at T = " + ", ".join(held)) if held else ""
+    if failed:
+        text += (" but not at T = " if held else "not increasing in n at T = ") + "; ".join(failed)
+    return text + " (reported, not judged)"
 
 
 def fig2c_verdict(table: pd.DataFrame) -> Verdict:
