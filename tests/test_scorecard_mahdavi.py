@@ -826,3 +826,8 @@ def test_a_smaller_t_that_memorized_more_is_reported():
         sc.fig2b_verdict(falling).measured
     # one T only: nothing to compare
     assert sc.smaller_t_text(large, "n") == "" and sc.smaller_t_surplus(large, "n").empty
+    # Fig. 2c reports the same, over d_h
+    dims = pd.concat([_sweep("d_h", [2, 6, 9], [40, 120, 121], T=200, seeds=1, n=6, H=4),
+                      _sweep("d_h", [2, 6, 9], [45, 110, 125], T=300, seeds=1, n=6, H=4)])
+    assert ("at 1 of 3 (d_h, seed) pairs a smaller T memorized more than T = 300 (largest gap 10 "
+            "examples at d_h = 6") in sc.fig2c_verdict(dims).measured

@@ -242,7 +242,9 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
     """Fig. 2c: no gain beyond ``d_h = n`` (criteria.plateau with the knee at ``n``). As in Fig.
     2b, seed noise is allowed for: the plateau also holds when the change that the line after the
     knee fits over ``d_h > n`` (slope × span) is within the largest seed spread of the sweep.
-    ``values`` adds ``change`` (that fitted change), ``tol`` (the spread) and ``within_noise``."""
+    ``values`` adds ``change`` (that fitted change), ``tol`` (the spread) and ``within_noise``.
+    The measured text also names the pairs where a smaller ``T`` memorized more
+    (:func:`smaller_t_text`; reported, not judged)."""
     n = int(table["n"].iloc[0])
     summary = by_x(table, "d_h")
     tol = float(summary["sd"].max())
@@ -262,8 +264,9 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
         extra += (f"; mean count {float(at_n.iloc[0]):.1f} at d_h = n = {n}, then "
                   + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
     values = {**verdict.values, "change": change, "tol": tol, "within_noise": within_noise}
-    return Verdict(status, verdict.measured + extra + f" (T = {int(summary['T'].iloc[0])})",
-                   values)
+    budget = smaller_t_text(table, "d_h")
+    return Verdict(status, verdict.measured + extra + f" (T = {int(summary['T'].iloc[0])})"
+                   + (f"; {budget}" if budget else ""), values)
 
 
 def _search_keys(table: pd.DataFrame) -> list[str]:
