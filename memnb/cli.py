@@ -7,7 +7,9 @@
     memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments, and 3 when it
-stopped at its ``--time-limit`` (every finished point is cached; rerun the same command).
+stopped at its ``--time-limit`` or on a first Ctrl-C or SIGTERM (every finished point is cached,
+a running training group pauses with its state saved, and the table and provenance are written
+as a partial run; rerun the same command to continue).
 ``--rerun`` recomputes a committed result of earlier code or profile beside it
 (:mod:`memnb.reruns`), which stays in place until the rerun is complete.
 """
@@ -23,7 +25,8 @@ from pathlib import Path
 from memnb.profiles import PROFILES
 
 PARTIAL = 3
-"""Exit code of ``memnb run`` when it stopped at its time limit with part of the grid done."""
+"""Exit code of ``memnb run`` when it stopped at its time limit, or on request, with part of the
+grid done."""
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -44,15 +47,22 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+_STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its next evaluation "
+                "and the finished points are written as a partial run (a second Ctrl-C stops at "
+                "once; the cached points and the last saved state are kept either way)")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    from memnb import resume
     from memnb.reruns import rerun_experiment
     from memnb.results import TimeLimitReached, run_experiment
 
     runner = rerun_experiment if args.rerun else run_experiment
     try:
-        result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
-                        executor=args.executor, time_limit_s=args.time_limit,
-                        clock_start=args.started)
+        with resume.stop_on_signals(notice=_STOP_NOTICE):
+            result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
+                            executor=args.executor, time_limit_s=args.time_limit,
+                            clock_start=args.started)
     except ValueError as err:
         print(f"memnb run: error: {err}", file=sys.stderr)
         return 2
@@ -63,7 +73,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"provenance written to {result.provenance_path}")
     if not result.complete:
         prov = result.provenance
-        print(f"memnb run: partial: stopped at the time limit with {prov['points_done']} of "
+        print(f"memnb run: partial: stopped {prov['stopped']} with {prov['points_done']} of "
               f"{prov['points_done'] + prov['points_missing']} points; every finished point is "
               "cached: rerun the same command to continue", file=sys.stderr)
         if args.profile == "full":  # a run that spans sessions resumes from what is committed

@@ -114,6 +114,9 @@ def map_groups(executor: str, evaluate: GroupEvaluator, groups: Sequence[list[Po
     only while one as long as the longest so far still ends before the deadline (the in-process
     rule); the budget is then marked stopped. So a limited run ends near its limit with every
     group it started finished and cached, instead of dropping the groups still running.
+    ``memnb run`` always passes one: without ``--time-limit`` a budget with no deadline, which a
+    stop request (:func:`memnb.resume.request_stop`) ends; the sweep then keeps the next group
+    that finishes and leaves the others still on the cluster.
     """
     from dask.distributed import Client, as_completed
 

@@ -3,8 +3,9 @@
 Only the project's own code writes here (:func:`run_experiment`). The JSON beside each CSV records
 how the table was made: the experiment and its parameters, profile, seeds, device, package
 versions, git commit, the fingerprint of the code that computed its points, command line, dates
-and wall time. A run stopped at its time limit writes the points it finished, and its JSON says
-so (``complete: false``, with the points still missing).
+and wall time. A run stopped at its time limit, or on request (:mod:`memnb.resume`), writes the
+points it finished, and its JSON says so (``complete: false``, ``stopped``, with the points still
+missing).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +28,7 @@ import pandas as pd
 import torch
 
 import memnb
-from memnb import numerics
+from memnb import numerics, resume
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
@@ -48,23 +50,35 @@ class ExperimentResult:
 
 
 class TimeLimitReached(RuntimeError):
-    """A run stopped at its time limit before it had enough points to build its table."""
+    """A run stopped at its time limit (or on request, :func:`memnb.resume.request_stop`)
+    before it had enough points to build its table."""
 
     def __init__(self, name: str, budget: TimeBudget) -> None:
         super().__init__(
-            f"{name}: stopped at the time limit with {budget.done} points finished and "
+            f"{name}: stopped {_stop_reason()} with {budget.done} points finished and "
             f"{len(budget.missing)} missing, too few to build its table; every finished point is "
             "cached: rerun the same command to continue")
         self.budget = budget
 
 
-def _time_budget(seconds: float | None, started: float
-                 ) -> contextlib.AbstractContextManager[TimeBudget | None]:
+@contextlib.contextmanager
+def _time_budget(seconds: float | None, started: float) -> Iterator[TimeBudget]:
     """A sweep time limit ending ``seconds`` after ``started`` (a ``time.monotonic()`` reading),
-    less a margin (5 %, at most 10 s) left for writing the results."""
-    if seconds is None:
-        return contextlib.nullcontext()
-    return time_limit(seconds - min(10.0, 0.05 * seconds), start=started)
+    less a margin (5 %, at most 10 s) left for writing the results; none (``None``): a budget
+    without a deadline. Either ends at once when a stop is requested
+    (:func:`memnb.resume.request_stop`), so that no further group starts."""
+    limit = math.inf if seconds is None else seconds - min(10.0, 0.05 * seconds)
+    with time_limit(limit, start=started) as budget:
+        def end_now() -> None:
+            budget.deadline = time.monotonic()
+
+        with resume.on_stop(end_now):
+            yield budget
+
+
+def _stop_reason() -> str:
+    """"at the time limit", or "on request" when :func:`memnb.resume.request_stop` ended it."""
+    return "on request (Ctrl-C or SIGTERM)" if resume.stop_requested() else "at the time limit"
 
 
 def _git_commit() -> str:
@@ -171,11 +185,11 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
             table = exp.run(profile, seeds=seeds, device=device, cache_dir=cache_dir,
                             executor=executor)
         except Exception as err:
-            if budget is not None and budget.stopped:
+            if budget.stopped:
                 raise TimeLimitReached(name, budget) from err
             raise
     wall = time.perf_counter() - t0
-    complete = budget is None or not budget.stopped
+    complete = not budget.stopped
     if not complete and budget.done == 0:
         raise TimeLimitReached(name, budget)  # no point to show: keep any earlier table
     provenance = {
@@ -206,14 +220,15 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                 " invocations of a resumed partial run, listed in invocations)",
         "complete": complete,
     }
-    provenance.update(_invocations(json_path, provenance, budget))
+    provenance.update(_invocations(json_path, provenance, budget, time_limit_s is None))
     if not complete:
         provenance.update({
             "time_limit_s": time_limit_s,
             "points_done": budget.done,
             "points_missing": len(budget.missing),
             "missing_points": budget.missing,
-            "note": f"partial run stopped at its time limit: {budget.done} of "
+            "stopped": _stop_reason(),
+            "note": f"partial run stopped {_stop_reason()}: {budget.done} of "
                     f"{budget.done + len(budget.missing)} points; the table holds only those, "
                     "and missing_points lists the others. " + provenance["note"],
         })
@@ -285,8 +300,8 @@ def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> No
         supersede(name, profile, root, replace=True)
 
 
-def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget | None
-                 ) -> dict[str, Any]:
+def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget | None,
+                 untimed: bool = False) -> dict[str, Any]:
     """``invocations`` (one record per ``memnb run`` that computed points of this table, the
     earlier ones read from the partial run it resumes) and their ``total_wall_time_s``.
 
@@ -295,7 +310,8 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     reused (a run that resumes
     across sessions from a committed point cache keeps its whole history, and the
     ``corrections`` made by hand to that history, each a sentence saying what was changed and
-    why, are kept with it).
+    why, are kept with it). This invocation's ``points_done`` is ``None`` for a run without a
+    time limit (``untimed``) that no stop request ended.
     """
     earlier: list[dict[str, Any]] = []
     corrections: list[str] = []
@@ -310,7 +326,8 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
         if same and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])
-    done = None if budget is None else budget.done
+    # a run without a time limit records its count of points only when a stop request ended it
+    done = None if budget is None or (untimed and not budget.stopped) else budget.done
     this = _invocation({**provenance, "points_done": done})
     records = [*earlier, this]
     total = sum(float(r.get("wall_time_s") or 0.0) for r in records)

@@ -11,6 +11,11 @@ missing, and the next run of the same command loads the state and continues the 
 same step. The state is restored bit for bit, so a paused and resumed run gives the numbers an
 uninterrupted one gives (tested).
 
+A run can also be asked to stop before its deadline (:func:`request_stop`; ``memnb run`` does so
+on the first Ctrl-C or SIGTERM, :func:`stop_on_signals`): the training loops pause as at a
+deadline, at their next evaluation, and the sweep's time budgets end, so the run writes its
+table and provenance as a partial run, as at a time limit.
+
 The files live beside the point cache, ``<cache>/paused/<group>.<code>.call<k>.pt`` (``k``
 counts the training runs of a group in order), so the GPU queue's archive of
 ``data/results/full/`` carries them from one command to the next, and they are removed once the
@@ -24,6 +29,9 @@ import contextlib
 import functools
 import os
 import pickle
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -132,7 +140,9 @@ class RunCheckpoint:
 
     def must_pause(self, chunk_s: float) -> bool:
         """Whether a chunk as long as the last one (``chunk_s`` seconds) would end too close
-        to the deadline."""
+        to the deadline, or a stop was requested (:func:`request_stop`)."""
+        if _STOP.is_set():
+            return True
         if self.deadline is None:
             return False
         return time.monotonic() + chunk_s + PAUSE_MARGIN_S > self.deadline
@@ -140,3 +150,74 @@ class RunCheckpoint:
     def due(self) -> bool:
         """Whether :attr:`save_every_s` have passed since the last save."""
         return time.monotonic() - self.last_save >= self.save_every_s
+
+
+# --- stopping a run on request -------------------------------------------------------------------
+
+_STOP = threading.Event()
+_ON_STOP: list[Callable[[], None]] = []
+
+
+def request_stop() -> None:
+    """Ask the running training loops to save their state and pause at their next evaluation
+    (as at a deadline), and run the actions registered with :func:`on_stop` (a run ends its
+    time budget there, so that no further group starts and the run is written as partial)."""
+    _STOP.set()
+    for action in list(_ON_STOP):
+        action()
+
+
+def stop_requested() -> bool:
+    """Whether a stop was requested (:func:`request_stop`; cleared when a
+    :func:`stop_on_signals` block begins or ends)."""
+    return _STOP.is_set()
+
+
+@contextlib.contextmanager
+def on_stop(action: Callable[[], None]) -> Iterator[None]:
+    """Within the block, :func:`request_stop` also calls ``action`` (at once if a stop was
+    already requested)."""
+    _ON_STOP.append(action)
+    try:
+        if _STOP.is_set():
+            action()
+        yield
+    finally:
+        _ON_STOP.remove(action)
+
+
+@contextlib.contextmanager
+def stop_on_signals(signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM),
+                    notice: str | None = None) -> Iterator[None]:
+    """Within the block, the first of ``signals`` requests a graceful stop
+    (:func:`request_stop`, printing ``notice`` to stderr); a second one stops at once, as
+    Python does by default (:class:`KeyboardInterrupt` for SIGINT, exit status 143 for
+    SIGTERM). The handlers are installed only in the main thread, and the previous ones are
+    restored on leaving, with the stop request cleared."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+
+    def graceful(signum: int, frame: Any) -> None:
+        for sig in signals:  # the next signal stops at once
+            signal.signal(sig, _at_once)
+        if notice:
+            print(notice, file=sys.stderr, flush=True)
+        request_stop()
+
+    _STOP.clear()
+    for sig in signals:
+        signal.signal(sig, graceful)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _STOP.clear()
+
+
+def _at_once(signum: int, frame: Any) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    sys.exit(128 + signum)

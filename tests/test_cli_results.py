@@ -530,3 +530,52 @@ def test_a_run_on_another_kind_of_device_does_not_reuse_the_cached_points_of_a_r
     earlier = _as_earlier_code(load("tiny.slow", "full"))  # points of other code: not reused
     assert earlier["device"] == "cuda"
     assert results.mixed_device_error("tiny.slow", "full", "cpu") is None
+
+
+def test_a_first_sigterm_stops_cleanly_and_writes_a_partial_run(tmp_path, monkeypatch, capsys):
+    """``memnb run`` without a time limit, sent SIGTERM during its second group: that group
+    finishes (no training loop to pause here), no further group starts, and the table and
+    provenance are written as a partial run that says it was stopped on request; the same
+    command then computes only the rest."""
+    import os
+    import signal
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    from memnb.experiments import registry
+
+    slow = registry._REGISTRY["tiny.slow"]
+
+    def fn(params, **kwargs):
+        from memnb import sweep
+
+        def group(g):
+            if g[0]["x"] == 1:
+                os.kill(os.getpid(), signal.SIGTERM)
+            calls.extend(p["x"] for p in g)
+            return [[{"y": p["x"] ** 2}] for p in g]
+
+        points = sweep.grid(x=list(range(params["n"])), seed=[0])
+        return sweep.run_sweep(points, group, cache_dir=kwargs["cache_dir"], progress=False)
+
+    monkeypatch.setitem(registry._REGISTRY, "tiny.slow",
+                        registry.Experiment("tiny.slow", slow.title, slow.paper_figure,
+                                            slow.profiles, fn))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    before = signal.getsignal(signal.SIGTERM)
+    assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == cli.PARTIAL
+    assert signal.getsignal(signal.SIGTERM) is before  # restored
+    err = capsys.readouterr().err
+    assert "memnb run: stopping: the running group saves its state" in err
+    assert "stopped on request (Ctrl-C or SIGTERM) with 2 of 6 points" in err
+    provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
+    assert provenance["complete"] is False and provenance["points_done"] == 2
+    assert provenance["stopped"] == "on request (Ctrl-C or SIGTERM)"
+    assert provenance["time_limit_s"] is None
+    assert provenance["invocations"][-1]["points_done"] == 2
+    assert pd.read_csv(tmp_path / "ci" / "tiny.slow.csv")["x"].tolist() == [0, 1]
+    calls.clear()
+    assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
+    assert calls == [2, 3, 4, 5]  # only the missing points
+    provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
+    assert provenance["complete"] is True and provenance["invocations"][-1]["points_done"] is None

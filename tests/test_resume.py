@@ -102,3 +102,30 @@ def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_p
                      progress=False, code="c0")
     pd.testing.assert_frame_equal(done, whole)
     assert not list((cache / "paused").glob("*.pt"))  # removed once the points are cached
+
+
+def test_a_stop_request_pauses_like_a_deadline_and_resumes_bit_for_bit(tiny_classifier,
+                                                                       tmp_path):
+    """The first Ctrl-C or SIGTERM of ``memnb run`` (resume.stop_on_signals) makes a run with
+    no deadline save its state and pause at its next evaluation; the next call continues it to
+    the numbers of an uninterrupted run. A second signal stops at once."""
+    import os
+    import signal
+
+    x, y = _task()
+    config = _config()
+    whole = train_members(_members(tiny_classifier), x, y, config, progress=False)
+    prefix = tmp_path / "paused" / "group.code"
+    before = signal.getsignal(signal.SIGTERM)
+    with resume.stop_on_signals(notice="stopping"):
+        os.kill(os.getpid(), signal.SIGTERM)  # handled in this (the main) thread
+        assert resume.stop_requested()
+        with resume.group_checkpoint(prefix) as saved, pytest.raises(resume.Paused):
+            train_members(_members(tiny_classifier), x, y, config, progress=False)
+        assert [p.name for p in saved.files()] == ["group.code.call1.pt"]
+        with pytest.raises(KeyboardInterrupt):  # the second signal: at once
+            os.kill(os.getpid(), signal.SIGINT)
+    assert not resume.stop_requested() and signal.getsignal(signal.SIGTERM) is before
+    with resume.group_checkpoint(prefix):
+        resumed = train_members(_members(tiny_classifier), x, y, config, progress=False)
+    _assert_same(whole, resumed)
