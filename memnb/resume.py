@@ -41,7 +41,8 @@ from typing import Any
 import torch
 
 SAVE_EVERY_S = 60.0
-"""Seconds between two saves of a running loop's state (a hard kill loses at most this)."""
+"""Seconds between two saves of a running loop's state (a hard kill loses at most this and
+the evaluation interval in progress: saves happen at evaluations)."""
 
 PAUSE_MARGIN_S = 5.0
 """Seconds kept free before the deadline for the save itself."""
