@@ -831,3 +831,10 @@ def test_a_smaller_t_that_memorized_more_is_reported():
                       _sweep("d_h", [2, 6, 9], [45, 110, 125], T=300, seeds=1, n=6, H=4)])
     assert ("at 1 of 3 (d_h, seed) pairs a smaller T memorized more than T = 300 (largest gap 10 "
             "examples at d_h = 6") in sc.fig2c_verdict(dims).measured
+
+
+def test_a_table_without_step_budgets_still_reports_a_smaller_t_that_memorized_more():
+    small = _sweep("n", [10, 60], [3000, 11290], T=14000, seeds=1).drop(columns="steps")
+    large = _sweep("n", [10, 60], [3100, 10123], T=18000, seeds=1).drop(columns="steps")
+    text = sc.smaller_t_text(pd.concat([small, large]), "n")
+    assert "11290 at T = 14000 against 10123), so there" in text and "steps" not in text

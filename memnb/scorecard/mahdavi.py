@@ -83,7 +83,8 @@ def smaller_t_surplus(table: pd.DataFrame, x: str, y: str = "memorized") -> pd.D
     ``max(500·T//256, min_train_steps)`` steps, is the same at every ``T`` up to 25,600 with the
     50,000-step minimum). One row per such pair: ``x``, ``seed``, ``at_largest`` (count at the
     largest ``T``), ``best`` and ``best_T`` (the largest count at a smaller ``T`` and where),
-    ``surplus`` (``best − at_largest``) and ``steps_largest``/``steps_best`` (the step budgets);
+    ``surplus`` (``best − at_largest``) and ``steps_largest``/``steps_best`` (the step budgets;
+    ``None`` in a table without a ``steps`` column);
     sorted by ``surplus``, largest first. Empty without a seed column or a smaller ``T``."""
     cols = [x, "seed", "at_largest", "best", "best_T", "surplus", "steps_largest", "steps_best"]
     if "seed" not in table or table["T"].nunique() < 2:
@@ -100,8 +101,9 @@ def smaller_t_surplus(table: pd.DataFrame, x: str, y: str = "memorized") -> pd.D
         if float(best[y]) > at_largest:
             rows.append({x: value, "seed": seed, "at_largest": at_largest, "best": float(best[y]),
                          "best_T": int(best["T"]), "surplus": float(best[y]) - at_largest,
-                         "steps_largest": int(largest["steps"].iloc[0]),
-                         "steps_best": int(best["steps"])})
+                         "steps_largest": (int(largest["steps"].iloc[0]) if "steps" in group
+                                           else None),
+                         "steps_best": int(best["steps"]) if "steps" in group else None})
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values("surplus", ascending=False, ignore_index=True)
 
@@ -118,12 +120,16 @@ def smaller_t_text(table: pd.DataFrame, x: str, y: str = "memorized") -> str:
     if surplus.empty:
         return f"no smaller T memorized more than T = {top} at any of its {pairs} ({x}, seed) pairs"
     worst = surplus.iloc[0]
-    steps = (f"{int(worst.steps_best)} steps at both" if worst.steps_best == worst.steps_largest
-             else f"{int(worst.steps_best)} steps against {int(worst.steps_largest)}")
+    if pd.isna(worst.steps_best) or pd.isna(worst.steps_largest):
+        steps = ""  # a table without its step budgets
+    elif worst.steps_best == worst.steps_largest:
+        steps = f"; {int(worst.steps_best)} steps at both"
+    else:
+        steps = f"; {int(worst.steps_best)} steps against {int(worst.steps_largest)}"
     return (f"at {len(surplus)} of {pairs} ({x}, seed) pairs a smaller T memorized more than "
             f"T = {top} (largest gap {worst.surplus:.0f} examples at {x} = {worst[x]:g}, seed "
             f"{int(worst.seed)}: {worst.best:.0f} at T = {int(worst.best_T)} against "
-            f"{worst.at_largest:.0f}; {steps}), so there the count at the largest T is a lower "
+            f"{worst.at_largest:.0f}{steps}), so there the count at the largest T is a lower "
             "estimate of capacity, set by the training (ours)")
 
 
