@@ -334,14 +334,16 @@ BENCHMARK_COLUMNS = {
     "sequential_s": "one after another, same code (s)", "packed_s": "packed engine (s)",
     "ratio": "ratio", "gflop_per_s": "GFLOP/s", "fraction_of_fp32_peak": "share of fp32 peak",
     "max_final_loss_gap": "largest final-loss gap",
-    "ieee_ms": "IEEE denormals (ms per step)", "flushed_ms": "denormals flushed (ms per step)"}
+    "ieee_ms": "IEEE denormals (ms per step)", "flushed_ms": "denormals flushed (ms per step)",
+    "processes": "processes", "threads_each": "threads each",
+    "steps_per_s": "steps/s per process", "slowdown": "slowdown against the first row"}
 """Column titles of the benchmark tables, by key of a record's results."""
 
 
 def _benchmark_value(key: str, value: Any) -> str:
     if value is None:
         return "–"
-    if key == "ratio":
+    if key in ("ratio", "slowdown"):
         return f"{float(value):.1f}×"
     if key == "fraction_of_fp32_peak":
         return f"{100 * float(value):.2f} %"
