@@ -222,13 +222,14 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     }
     provenance.update(_invocations(json_path, provenance, budget, time_limit_s is None))
     if not complete:
+        reason = _stop_reason()
         provenance.update({
             "time_limit_s": time_limit_s,
             "points_done": budget.done,
             "points_missing": len(budget.missing),
             "missing_points": budget.missing,
-            "stopped": _stop_reason(),
-            "note": f"partial run stopped {_stop_reason()}: {budget.done} of "
+            "stopped": reason,
+            "note": f"partial run stopped {reason}: {budget.done} of "
                     f"{budget.done + len(budget.missing)} points; the table holds only those, "
                     "and missing_points lists the others. " + provenance["note"],
         })
@@ -300,8 +301,8 @@ def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> No
         supersede(name, profile, root, replace=True)
 
 
-def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget | None,
-                 untimed: bool = False) -> dict[str, Any]:
+def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget,
+                 untimed: bool) -> dict[str, Any]:
     """``invocations`` (one record per ``memnb run`` that computed points of this table, the
     earlier ones read from the partial run it resumes) and their ``total_wall_time_s``.
 
@@ -327,7 +328,7 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])
     # a run without a time limit records its count of points only when a stop request ended it
-    done = None if budget is None or (untimed and not budget.stopped) else budget.done
+    done = None if untimed and not budget.stopped else budget.done
     this = _invocation({**provenance, "points_done": done})
     records = [*earlier, this]
     total = sum(float(r.get("wall_time_s") or 0.0) for r in records)
