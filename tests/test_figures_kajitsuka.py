@@ -53,6 +53,26 @@ def test_capacity_caption_reports_a_flat_curve():
     assert "model width $d = 16$" in caption and "widths" not in caption
 
 
+def test_a_partial_full_run_at_one_size_is_stated_not_shown():
+    fresh = pd.DataFrame([{"N": N, "d": 16, "seed": 0, "blocks": b,
+                           "accuracy": 1.0 if b >= (N > 200) else 0.9}
+                          for N in (200, 400) for b in (0, 1, 2)])
+    early = fresh[fresh["N"] == 400].assign(N=600)
+    # one size so far: the figure and the sentence after it read this build's run
+    assert ksfig.capacity_shown(fresh, early) is fresh
+    fig, caption = ksfig.capacity_figure(fresh, early, "quick", partial="partial: 3 of 60")
+    plt.close(fig)
+    assert "From our `quick` run (N = 200, 400)" in caption
+    assert "The full-scale run is not shown: it is partial: 3 of 60" in caption
+    assert "only N = 600 so far" in caption
+    # two sizes at one width: the full-scale run is shown
+    grown = pd.concat([early, early.assign(N=900)])
+    assert ksfig.capacity_shown(fresh, grown) is grown
+    fig, caption = ksfig.capacity_figure(fresh, grown, "quick", partial="partial: 6 of 60")
+    plt.close(fig)
+    assert "From the full-scale run (N = 600, 900)" in caption and "not shown" not in caption
+
+
 def test_float64_sentence_does_not_add_bits_that_never_meet():
     report = {"prime_bits": 24, "prime_squared_bits": 47, "float64_accuracy": 0.263,
               "ffn1_exact": False, "ffn1_first_failing_layer": 28, "ffn1_depth": 183,

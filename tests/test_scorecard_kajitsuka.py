@@ -150,6 +150,25 @@ def test_a_capacity_above_the_tried_depths_is_not_measured():
     assert falls.status == "differs"
 
 
+def test_a_capacity_run_with_one_size_judges_no_growth():
+    # a partial full run that has reached one N: a depth, not a growth in N
+    one = _capacity({600: 0}).assign(seed=0)
+    one = pd.concat([one, _capacity({600: 1}).assign(seed=1)])
+    verdict = card.capacity_verdict(one)
+    assert verdict.status == "not computable"
+    assert "only N = 600 so far" in verdict.measured and "0, 1 (mean 0.5)" in verdict.measured
+    # two widths: the one with two sizes is judged, the other is named and left out
+    wide = _capacity({200: 0, 400: 1, 600: 1, 800: 1}).assign(d=16)
+    both = pd.concat([wide, _capacity({600: 2}).assign(d=8)])
+    mixed = card.capacity_verdict(both)
+    assert mixed.status == "trend" and set(mixed.values) == {"d16"}
+    assert "width d = 8: not judged, only N = 600 so far" in mixed.measured
+    neither = card.capacity_verdict(pd.concat([_capacity({600: 0}).assign(d=16),
+                                               _capacity({700: 2}).assign(d=8)]))
+    assert neither.status == "not computable" and "no model width has 2 sizes" in \
+        neither.measured
+
+
 def test_seq_len_verdict_both_ways():
     flat = _capacity({2: 1, 4: 1, 8: 2, 16: 1}).rename(columns={"N": "n"})
     assert card.seq_len_verdict(flat).status == "reproduced"

@@ -573,9 +573,12 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                     by: str = "N", partial: str | None = None) -> tuple[plt.Figure, str]:
     """Fig. 7 (``by="N"``) or the ICLR sweep over n (``by="n"``): the smallest #blocks reaching
     100 % (left) and the whole per-depth search (right: final accuracy against #blocks).
-    ``partial`` says what a partial full-scale run ``cached`` holds."""
-    table = cached if cached is not None else fresh
-    used = "full" if cached is not None else profile
+    ``partial`` says what a partial full-scale run ``cached`` holds; one that has not reached
+    two sizes at any width is stated in the caption and the figure shows ``fresh``
+    (:func:`capacity_shown`)."""
+    table = capacity_shown(fresh, cached, by)
+    shows_full = table is cached
+    used = "full" if shows_full else profile
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
     cap = capacity_table(table, by)
     ds = widths(table)
@@ -624,7 +627,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
             f"N from {paper.FIG7_N.value[0]} to {paper.FIG7_N.value[-1]}).*" if by == "N" else
             "*Capacity against the sequence length n (the ICLR version's sweep over n; its "
             "values of n are not in our sources, ours are a reconstruction).*")
-    source = "the full-scale run" if cached is not None else f"our `{profile}` run"
+    source = "the full-scale run" if shows_full else f"our `{profile}` run"
     tried = ", ".join(str(b) for b in sorted(table["blocks"].unique()))
     ds = widths(table)
     shown = ", ".join(f"$d = {d}$" + _ffn_width(table, d) for d in ds)
@@ -632,7 +635,27 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
                f"our sources), #blocks tried: {tried}. "
                f"{_verdict(verdict)}")
+    if cached is not None and not shows_full:
+        early = card.capacity_verdict(cached, by)
+        caption += (f" The full-scale run is not shown: it is {partial or 'partial'}, and "
+                    f"{early.measured}.")
     return fig, caption
+
+
+def capacity_shown(fresh: pd.DataFrame, cached: pd.DataFrame | None, by: str = "N"
+                   ) -> pd.DataFrame:
+    """The capacity table a chapter shows: the full-scale run ``cached`` when there is one and
+    some width of it has :data:`memnb.scorecard.kajitsuka.MIN_CAPACITY_SIZES` sizes (a
+    partial run that has reached one size shows a depth, not the growth the figure is about),
+    else this build's run ``fresh``."""
+    if cached is None:
+        return fresh
+    from memnb.experiments.kajitsuka import widths
+
+    parts = ([cached[cached["d"] == d] for d in widths(cached)] if "d" in cached
+             else [cached])
+    enough = any(part[by].nunique() >= card.MIN_CAPACITY_SIZES for part in parts)
+    return cached if enough else fresh
 
 
 def _ffn_width(table: pd.DataFrame, d: int) -> str:

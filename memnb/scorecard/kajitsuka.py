@@ -334,14 +334,64 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N",
 
     scale = scale or (lambda v: v)
     if "d" not in table or table["d"].nunique() == 1:
+        if table[by].nunique() < MIN_CAPACITY_SIZES:
+            return _too_few_sizes(table, by)
         return scale(_capacity_one(table, by))
-    found = {d: scale(_capacity_one(table[table["d"] == d], by)) for d in widths(table)}
+    parts = {d: table[table["d"] == d] for d in widths(table)}
+    judged = {d: part for d, part in parts.items() if part[by].nunique() >= MIN_CAPACITY_SIZES}
+    if not judged:
+        return _too_few_sizes(table, by)
+    found = {d: scale(_capacity_one(part, by)) for d, part in judged.items()}
     statuses = {v.status for v in found.values()}
     status = ("differs" if "differs" in statuses else
               "trend" if "trend" in statuses else "reproduced")
+    skipped = [f"width d = {d}: not judged, {_sizes_text(part, by)}"
+               for d, part in parts.items() if d not in judged]
     return Verdict(status,
-                   " | ".join(f"width d = {d}: {v.status}: {v.measured}" for d, v in found.items()),
+                   " | ".join([f"width d = {d}: {v.status}: {v.measured}"
+                               for d, v in found.items()] + skipped),
                    {f"d{d}": v.status for d, v in found.items()})
+
+
+#: The fewest sizes (values of N, or of n) a width needs before its capacity can be said to grow
+#: or stay flat: a partial run that has reached one size shows a depth, not a growth.
+MIN_CAPACITY_SIZES = 2
+
+
+def _sizes_text(table: pd.DataFrame, by: str) -> str:
+    listed = ", ".join(f"{s:g}" for s in sorted(table[by].unique()))
+    return (f"only {by} = {listed} so far (growth in {by} needs at least "
+            f"{MIN_CAPACITY_SIZES} sizes)")
+
+
+def _too_few_sizes(table: pd.DataFrame, by: str) -> Verdict:
+    """``not computable``: no width of ``table`` has :data:`MIN_CAPACITY_SIZES` sizes yet; the
+    depths found so far are stated per seed."""
+    from memnb.experiments.kajitsuka import capacity_table, widths
+
+    if "d" in table and table["d"].nunique() > 1:
+        each = "; ".join(f"d = {d}: {_sizes_text(table[table['d'] == d], by)}"
+                         for d in widths(table))
+        head = f"no model width has {MIN_CAPACITY_SIZES} sizes yet ({each})"
+    else:
+        head = _sizes_text(table, by)
+    cap = capacity_table(table, by)
+    keys = [by, "d"] if "d" in cap else [by]
+    depths = "; ".join(
+        f"{by} = {key[0]:g}" + (f", d = {int(key[1])}" if len(keys) > 1 else "")
+        + f": {_mean_depth_text(part['min_blocks'])}"
+        for key, part in cap.groupby(keys))
+    return Verdict("not computable", f"{head}; smallest #blocks reaching 100 % there, per "
+                   f"seed: {depths}; {depth_note(table, by)}")
+
+
+def _mean_depth_text(min_blocks: pd.Series) -> str:
+    """Per-seed smallest depths and their mean, e.g. ``0, 0, 1, 0, 0 (mean 0.2)``."""
+    each = ", ".join("none" if not np.isfinite(b) else f"{b:g}" for b in min_blocks)
+    finite = min_blocks[np.isfinite(min_blocks)]
+    mean = f" (mean {finite.mean():g})" if len(finite) == len(min_blocks) and len(finite) > 1 \
+        else ""
+    return each + mean
 
 
 def resolves_sqrt(blocks: float, first: float, last: float) -> tuple[bool, float]:
@@ -378,7 +428,7 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
     xs, ys = cap.index.to_numpy(float), cap.to_numpy(float)
     shown = ", ".join(f"{x:g}: {'none' if not np.isfinite(y) else f'{y:g}'}"
                       for x, y in zip(xs, ys, strict=True))
-    parts = [f"smallest #blocks per {by}: {shown}", depth_note(table, by)]
+    parts = [f"smallest #blocks per {by} (mean over seeds): {shown}", depth_note(table, by)]
     finite = np.isfinite(ys)
     # sizes memorized at no tried depth, all larger than every memorized size: their capacity
     # lies above the tried depths (censored), consistent with growth but not measured
@@ -831,7 +881,9 @@ def figs36(results: ResultSource) -> Verdict:
       "(their capacity is above the tried depths: not measured), when the exponent is not "
       "decided (no interval, or a 95 % interval containing both 0 and 1: it cannot tell √N "
       "from no growth or from linear growth), or at reduced scale (the cap applies to each "
-      "width); each width is judged, the row takes the weakest", cost=_FULL_COST)
+      "width); each width is judged, the row takes the weakest; a width with fewer than two sizes "
+      "N is not judged (a partial run), and with none left the row is not computable",
+      cost=_FULL_COST)
 def fig7(results: ResultSource) -> Verdict:
     name = "kajitsuka.capacity"
 
