@@ -1,7 +1,8 @@
 """The fingerprint of the code that computes a sweep's points, part of every cached point's key.
 
 A cached point is reused only by the code that computed it (:mod:`memnb.sweep`). The fingerprint
-(:func:`code_fingerprint`) is a hash over the source of a set of modules (:func:`code_modules`):
+(:func:`code_fingerprint`) is a hash over the source of a set of modules (:func:`code_modules`),
+without comments and docstrings (:func:`without_docstrings`), which compute nothing:
 the training code every point depends on (:data:`CORE_MODULES`) and the evaluator's module with
 the ``memnb`` modules it uses; and over the CPU's denormal mode (:mod:`memnb.numerics`), which
 is not source but changes the numbers the same source computes.
@@ -168,16 +169,43 @@ def computing_source(source: str) -> str:
     return source if reduced is None else reduced[0]
 
 
-_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+def without_docstrings(source: str) -> str:
+    """``source`` without its docstrings: every statement that is a string literal alone (a
+    module's, class's or function's docstring, or one documenting an attribute), on lines of
+    its own. Such a statement computes nothing. A string that shares a line with other code
+    (``def f(): "doc"``), and source that does not parse, are left as they are."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = source.splitlines()
+    dropped: set[int] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
+            continue
+        first, last = node.lineno, node.end_lineno or node.lineno
+        before = lines[first - 1][:node.col_offset]
+        after = lines[last - 1][node.end_col_offset:] if node.end_col_offset is not None else ""
+        if before.strip() or after.strip() not in ("", ";"):
+            continue  # shares its line with code
+        dropped.update(range(first, last + 1))
+    return "\n".join(line for i, line in enumerate(lines, start=1) if i not in dropped)
 
 
-def _source_digest(path: Path) -> str:
-    """Hash of a file's :func:`computing_source` without its blank and comment-only lines and
-    trailing spaces."""
+_FILE_DIGESTS: dict[tuple[str, int, int, bool], str] = {}
+
+
+def _source_digest(path: Path, docstrings_count: bool = False) -> str:
+    """Hash of a file's :func:`computing_source` without its docstrings
+    (:func:`without_docstrings`; kept with ``docstrings_count``), blank and comment-only lines
+    and trailing spaces."""
     stat = path.stat()
-    memo = (str(path), stat.st_mtime_ns, stat.st_size)
+    memo = (str(path), stat.st_mtime_ns, stat.st_size, docstrings_count)
     if memo not in _FILE_DIGESTS:
         source = computing_source(path.read_text(encoding="utf-8"))
+        if not docstrings_count:
+            source = without_docstrings(source)
         lines = [line.rstrip() for line in source.splitlines()]
         kept = "\n".join(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#"))
         _FILE_DIGESTS[memo] = hashlib.sha256(kept.encode()).hexdigest()
@@ -199,18 +227,21 @@ def _module_files(name: str) -> list[tuple[str, Path]]:
     return [(name, Path(spec.origin))]
 
 
-def code_fingerprint(modules: Iterable[str]) -> str:
+def code_fingerprint(modules: Iterable[str], *, docstrings_count: bool = False) -> str:
     """A 16-hex-digit hash of the source of ``modules`` (packages: every ``.py`` below them)
     and of the CPU's denormal mode (:func:`memnb.numerics.mode`).
 
-    Comments and blank lines do not count, nor the catalogue of an experiment module
-    (:func:`computing_source`); any other change of any file does, and so does a machine whose
-    CPU keeps IEEE denormals where this one flushes them (the same code computes other numbers).
+    Comments, docstrings and blank lines do not count, nor the catalogue of an experiment
+    module (:func:`computing_source`); any other change of any file does, and so does a machine
+    whose CPU keeps IEEE denormals where this one flushes them (the same code computes other
+    numbers). ``docstrings_count=True`` gives the fingerprints recorded before docstrings were
+    left out (results and caches written up to 2026-11-26), which ``scripts/rekey_cache.py``
+    maps to today's.
     """
     digest = hashlib.sha256(f"denormals:{numerics.mode()}\n".encode())
     for name in sorted(set(modules)):
         for label, path in _module_files(name):
-            digest.update(f"{label}:{_source_digest(path)}\n".encode())
+            digest.update(f"{label}:{_source_digest(path, docstrings_count)}\n".encode())
     return digest.hexdigest()[:16]
 
 
