@@ -382,6 +382,11 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     values, product = _value_sets(points, keys)
     if "seed" in keys and not product:
         return _per_seed(points, [k for k in keys if k != "seed"])
+    if not product:  # one seed (or none), not every combination: never the value sets alone
+        blocks = _blocks_of(points, keys)
+        text = (f"{blocks} ({len(points)} points)" if blocks else
+                f"{len(points)} points, not every combination of {', '.join(keys)}")
+        return f"seed = {_value(points[0], 'seed')}; {text}" if "seed" in points[0] else text
     sets = "; ".join(f"{k} ∈ {{{', '.join(v)}}}" for k, v in values.items())
     if "seed" in points[0] and "seed" not in keys:  # one seed's points: which seed is the news
         return f"seed = {_value(points[0], 'seed')}; {sets}"
@@ -420,7 +425,8 @@ def _per_seed(points: list[dict[str, Any]], keys: list[str]) -> str:
     for seed in sorted(by_seed, key=lambda s: (s is None, s)):
         values, product = _value_sets(by_seed[seed], keys)
         text = " and ".join(f"{k} = {v[0]}" if len(v) == 1 else f"{k} ∈ {{{', '.join(v)}}}"
-                            for k, v in values.items()) if product else ""
+                            for k, v in values.items()) if product else _blocks_of(
+                                by_seed[seed], keys)
         alike.setdefault((text, len(by_seed[seed])), []).append(seed)
     out = []
     for (text, n), seeds in alike.items():
@@ -428,6 +434,70 @@ def _per_seed(points: list[dict[str, Any]], keys: list[str]) -> str:
         count = f"{n} point{'s' * (n != 1)}{' each' if len(seeds) > 1 else ''}"
         out.append(f"{who} at {text} ({count})" if text else f"{who} ({count})")
     return "; ".join(out)
+
+
+_MOST_BLOCKS = 3
+"""The most product blocks :func:`_blocks_of` names before it gives only the count."""
+
+
+def _blocks_of(points: list[dict[str, Any]], keys: list[str]) -> str:
+    """Points that are not every combination of ``keys``, as at most :data:`_MOST_BLOCKS`
+    blocks that each are (``[d = 16, N = 600, blocks ∈ {14–20, 24, 28, …, 40}] and [...]``),
+    split along the keys in order, the values of a key whose blocks read alike merged; ``""``
+    when more blocks are needed. Runs of integers are shortened (:func:`_compact`)."""
+    blocks = _split_blocks(points, keys)
+    if blocks is None or len(blocks) > _MOST_BLOCKS:
+        return ""
+    return " and ".join("[" + ", ".join(f"{k} = {v[0]}" if len(v) == 1 else
+                                        f"{k} ∈ {{{_compact(v)}}}" for k, v in block.items())
+                        + "]" for block in blocks)
+
+
+def _split_blocks(points: list[dict[str, Any]], keys: list[str]
+                  ) -> list[dict[str, list[str]]] | None:
+    values, product = _value_sets(points, keys)
+    if product:
+        return [values]
+    axis = next((k for k in keys if len(values[k]) > 1), None)
+    if axis is None:
+        return None
+    rest = [k for k in keys if k != axis]
+    merged: list[tuple[list[str], list[dict[str, list[str]]]]] = []
+    for value in values[axis]:
+        inner = _split_blocks([p for p in points if _value(p, axis) == value], rest)
+        if inner is None or len(inner) > _MOST_BLOCKS:
+            return None
+        if merged and merged[-1][1] == inner:
+            merged[-1][0].append(value)
+        else:
+            merged.append(([value], inner))
+    return [{axis: axis_values, **block} for axis_values, inner in merged for block in inner]
+
+
+def _compact(values: list[str]) -> str:
+    """Sorted integers with their runs shortened: ``0–20`` for three or more consecutive ones,
+    ``600, 700, …, 1700`` for four or more evenly spaced ones; other values as they are."""
+    if not all(v.lstrip("-").isdigit() for v in values):
+        return ", ".join(values)
+    numbers = sorted(int(v) for v in values)
+    out, i = [], 0
+    while i < len(numbers):
+        j = i + 1
+        if j < len(numbers):
+            step = numbers[j] - numbers[i]
+            while j + 1 < len(numbers) and numbers[j + 1] - numbers[j] == step:
+                j += 1
+            if step == 1 and j - i >= 2:
+                out.append(f"{numbers[i]}–{numbers[j]}")
+                i = j + 1
+                continue
+            if j - i >= 3:
+                out.append(f"{numbers[i]}, {numbers[i] + step}, …, {numbers[j]}")
+                i = j + 1
+                continue
+        out.append(str(numbers[i]))
+        i += 1
+    return ", ".join(out)
 
 
 def _seed_range(seeds: list[Any]) -> str:

@@ -238,8 +238,23 @@ def test_describe_points_names_the_parameters_that_vary():
         "seed 0 at H ∈ {1, 5} and T = 40000 (2 points); seeds 1–4 at H ∈ {1, 5} and "
         "T ∈ {10000, 20000, 40000} (6 points each)")
     scattered = heads[:1] + heads[2:5] + heads[8:9]  # seed 0 one point, seed 1 not a product
-    assert describe_points(scattered) == ("seed 0 at H = 1 and T = 40000 (1 point); seed 1 "
-                                          "(3 points); seed 2 at H = 1 and T = 10000 (1 point)")
+    assert describe_points(scattered) == (
+        "seed 0 at H = 1 and T = 40000 (1 point); seed 1 at [H = 1, T ∈ {10000, 20000}] and "
+        "[H = 5, T = 10000] (3 points); seed 2 at H = 1 and T = 10000 (1 point)")
+    # a capacity grid stopped inside its first width: the blocks each seed lacks, runs shortened
+    capacity = [{"seed": s, "d": d, "N": N, "blocks": b, "max_blocks": b} for s in (0, 1)
+                for d in (16, 8) for N in (600, 700, 800, 900) for b in (0, 1, 2, 3)
+                if (d, N, b) != (16, 600, 0) and (d, N, b) != (16, 600, 1)]
+    assert describe_points(capacity) == (
+        "seeds 0, 1 at [d = 8, N ∈ {600, 700, …, 900}, blocks ∈ {0–3}] and [d = 16, N = 600, "
+        "blocks ∈ {2, 3}] and [d = 16, N ∈ {700, 800, 900}, blocks ∈ {0–3}] (30 points each)")
+    # more blocks than a line can hold: the count only
+    holes = [p for i, p in enumerate(capacity) if p["seed"] == 0 and i % 3]
+    assert describe_points(holes) == (
+        f"seed = 0; {len(holes)} points, not every combination of d, N, blocks")
+    few = [p for p in capacity if p["seed"] == 0 and p["d"] == 16 and p["N"] <= 700]
+    assert describe_points(few) == ("seed = 0; [N = 600, blocks ∈ {2, 3}] and [N = 700, "
+                                    "blocks ∈ {0–3}] (6 points)")  # one seed, no product
     # a whole product of depths and seeds, max_blocks mirroring blocks: the value sets, once
     depths = [{"blocks": b, "max_blocks": b, "seed": s} for b in (20, 30, 40) for s in range(5)]
     assert describe_points(depths) == "blocks ∈ {20, 30, 40}; seed ∈ {0, 1, 2, 3, 4}"
