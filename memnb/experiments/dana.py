@@ -575,18 +575,14 @@ def appendix_dim(params: dict, *, seeds: int, device: str, cache_dir: Path,
     """App. B.1 (Figs. 5-7): Experiments 1, 2 and 5 with N = 200 and d = 40, 50, 60.
 
     One table, column ``figure`` naming the figure of each row (``Fig. 7`` rows carry
-    ``H_equiv`` and ``width`` as in ``dana.exp5``). The models and recipes are those of
-    ``dana.exp1``/``exp2`` (Figs. 5, 6) and ``dana.exp5`` (Fig. 7), with a sample of
-    ``2^18`` contexts at N = 200 in ``full`` (see ``_DIM_SAMPLES``); ``quick`` is a reduced
-    scale with the paper's ratio d/N = 0.2 of d = 40: N = 100, d = 20 (Fig. 6 at d = 25, as
-    the paper's d = 50), three points per figure, 600 steps.
+    ``H_equiv`` and ``width`` as in ``dana.exp5``). The models are those of
+    ``dana.exp1``/``exp2`` (Figs. 5, 6) and ``dana.exp5`` (Fig. 7). ``full`` trains all three
+    figures with the official notebook's App. B.1 recipe, the one App. B states for every model
+    (``_DIM_TRAIN``: 4,096 steps of 1,024 on 2^16 contexts; Fig. 7's MLP to a final rate of
+    1e-4, ``_DIM_EXP5``); ``quick`` is a reduced scale with the paper's ratio d/N = 0.2 of
+    d = 40: N = 100, d = 20 (Fig. 6 at d = 25, as the paper's d = 50), three points per figure,
+    600 steps.
     """
-    # Since the ``full`` profile took the official notebook's B.1 recipe (App. B's stated one),
-    # Figs. 5, 6 and 7 all train with ``_DIM_TRAIN`` (4,096 steps of 1,024 on 2^16 contexts;
-    # Fig. 7's MLP to a final rate of 1e-4, ``_DIM_EXP5``), not Experiments 1's and 5's; there is
-    # no 2^18 sample any more. The docstring above is left as it was: its text is part of the
-    # code fingerprint (:mod:`memnb.fingerprint`) of every Dana et al. point, and comments are
-    # not.
     return _sweep(_appendix_points(params, seeds, layers=1), device=device, cache_dir=cache_dir,
                   executor=executor, desc="dana.appendix_dim")
 
@@ -610,17 +606,16 @@ def appendix_dim(params: dict, *, seeds: int, device: str, cache_dir: Path,
 )
 def appendix_depth(params: dict, *, seeds: int, device: str, cache_dir: Path,
                    executor: str | None = None) -> pd.DataFrame:
-    """App. B.2 (Figs. 8-10): Experiments 1, 2 and 5 with ``layers`` (5 by default, the
-    paper's and ``expe_depth.py``'s) residual attention layers at N = 70.
+    """App. B.2 (Figs. 8-10): Experiments 1, 2 and 5 with ``layers`` residual attention layers
+    at N = 70: 3 in ``quick`` and ``full`` (``_DEPTH_LAYERS``, the official notebook's, which
+    wrote the paper's B.2 CSVs; the text says 5, see :data:`APPENDIX_LAYERS`, the default of a
+    profile naming none).
 
     Same table layout as :func:`appendix_dim`; each layer of the Fig. 10 MLP model has its own
     MLP block (as the code's). ``ci`` uses 2 layers to stay fast; ``quick`` is a reduced scale
-    with the 5 layers: N = 40, d = 7, H = 1, 5, 9 (Fig. 9 at H = 9), 500 steps of 128.
+    with the 3 layers: N = 40, d = 7, H = 1, 5, 9 (Fig. 9 at H = 9), 500 steps of 128;
+    ``full`` trains with the notebook's recipe (``_DEPTH_TRAIN``).
     """
-    # The ``quick`` and ``full`` profiles name 3 layers, the official notebook's that wrote the
-    # paper's B.2 CSVs (``_DEPTH_LAYERS``); ``full`` trains with its recipe (``_DEPTH_TRAIN``).
-    # The docstring's "5" is the default for a profile naming none; it is left as it was, its
-    # text being part of every Dana et al. point's code fingerprint.
     layers = int(params.get("layers", APPENDIX_LAYERS))
     return _sweep(_appendix_points(params, seeds, layers=layers), device=device,
                   cache_dir=cache_dir, executor=executor, desc="dana.appendix_depth")
