@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import build_scorecard, criteria, mahdavi
@@ -444,3 +445,29 @@ def test_curves_verdict_names_the_depth_of_each_final_accuracy():
         accuracy=lambda t: t["accuracy"].where(t["epoch"] == 0, 0.9))
     text = card.curves_verdict(bad, "loss").measured
     assert "final accuracy 0.9 at 4 blocks, 0.9 at 1 block" in text
+
+
+def test_fig7_judges_the_quick_run_beside_a_full_run_at_one_size(tmp_path):
+    import json
+    import shutil
+
+    from memnb.paths import repo_root
+
+    full = tmp_path / "full"
+    full.mkdir()
+    for suffix in (".csv", ".json"):  # the committed partial GPU slice: N = 600 only
+        shutil.copy(repo_root() / "data/results/full" / f"kajitsuka.capacity{suffix}", full)
+    if pd.read_csv(full / "kajitsuka.capacity.csv")["N"].nunique() > 1:
+        pytest.skip("the committed full run has grown past one size")
+    alone = {r.item: r for r in build_scorecard("full", ["kajitsuka"], root=tmp_path)}["Fig. 7"]
+    assert alone.status == "not computable" and "only N = 600 so far" in alone.measured
+    quick = tmp_path / "quick"
+    quick.mkdir()
+    _capacity({200: 0, 400: 1, 600: 1, 800: 1}).to_csv(quick / "kajitsuka.capacity.csv",
+                                                       index=False)
+    (quick / "kajitsuka.capacity.json").write_text(json.dumps(
+        {"experiment": "kajitsuka.capacity", "profile": "quick", "complete": True}))
+    row = {r.item: r for r in build_scorecard("full", ["kajitsuka"], root=tmp_path)}["Fig. 7"]
+    assert row.status == "trend" and "predicts 1.41 at 800" in row.measured
+    assert "the committed `full` run is not judged: partial, only N = 600 so far" in row.evidence
+    assert "fell back to `quick`" in row.evidence

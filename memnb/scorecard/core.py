@@ -92,6 +92,7 @@ class ResultSource:
         self.root = root
         self._used: list[str] = []
         self._cache: dict[str, tuple[pd.DataFrame, str, str, str | None]] = {}
+        self._not_judged: dict[str, str] = {}
 
     def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
         """``(table, profile it was read from, one-line description, partial summary or None)``
@@ -119,11 +120,14 @@ class ResultSource:
             if changed is not None and profile != order[-1]:
                 # other parameters than today's profile: e.g. a training budget since found too
                 # small, whose numbers measure that budget; today's smaller profile is judged
-                not_judged = changed
+                not_judged = f"it was {changed}"
+                continue
+            if profile == self.profile and name in self._not_judged and profile != order[-1]:
+                not_judged = self._not_judged[name]  # an item found it cannot judge this run
                 continue
             what = f"`{profile}` run of {name}"
             if profile != self.profile and not_judged is not None:
-                what += (f" (the committed `{self.profile}` run is not judged: it was "
+                what += (f" (the committed `{self.profile}` run is not judged: "
                          f"{not_judged}; fell back to `{profile}`)")
             elif profile != self.profile:
                 what += f" (no `{self.profile}` run exists; fell back to `{profile}`)"
@@ -140,6 +144,25 @@ class ResultSource:
             self._cache[name] = (result.table, profile, what, partial)
             return self._cache[name]
         raise NotRun(name, self.profile)
+
+    def peek(self, name: str) -> pd.DataFrame:
+        """The table :meth:`table` would return, without recording it as evidence."""
+        return self._lookup(name)[0]
+
+    def fall_back(self, name: str, why: str) -> bool:
+        """Judge the ``quick`` run of ``name`` instead of its ``full`` one, which an item found
+        it cannot judge (``why``, stated in the evidence), when a ``quick`` run exists; True
+        when :meth:`table` now returns it."""
+        if self.profile != "full" or self.used_profile(name) != "full":
+            return False
+        self._not_judged[name] = why
+        self._cache.pop(name, None)
+        try:
+            self._lookup(name)
+        except NotRun:
+            del self._not_judged[name]
+            return False
+        return True
 
     def table(self, name: str) -> pd.DataFrame:
         """The result table of experiment ``name`` (see the class docstring)."""

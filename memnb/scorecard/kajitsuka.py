@@ -882,7 +882,8 @@ def figs36(results: ResultSource) -> Verdict:
       "decided (no interval, or a 95 % interval containing both 0 and 1: it cannot tell √N "
       "from no growth or from linear growth), or at reduced scale (the cap applies to each "
       "width); each width is judged, the row takes the weakest; a width with fewer than two sizes "
-      "N is not judged (a partial run), and with none left the row is not computable",
+      "N is not judged (a partial run), and with none left the row judges the `quick` run "
+      "where one exists, else is not computable",
       cost=_FULL_COST)
 def fig7(results: ResultSource) -> Verdict:
     name = "kajitsuka.capacity"
@@ -890,6 +891,9 @@ def fig7(results: ResultSource) -> Verdict:
     def scale(v: Verdict) -> Verdict:
         return _scaled(results, name, v)
 
+    early = capacity_verdict(results.peek(name))
+    if early.status == "not computable":  # a partial full run at one size: judge `quick`
+        results.fall_back(name, f"partial, {early.measured.split(';')[0]}")
     return scale(capacity_verdict(results.table(name), scale=scale))
 
 
