@@ -645,17 +645,10 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
 def capacity_shown(fresh: pd.DataFrame, cached: pd.DataFrame | None, by: str = "N"
                    ) -> pd.DataFrame:
     """The capacity table a chapter shows: the full-scale run ``cached`` when there is one and
-    some width of it has :data:`memnb.scorecard.kajitsuka.MIN_CAPACITY_SIZES` sizes (a
-    partial run that has reached one size shows a depth, not the growth the figure is about),
-    else this build's run ``fresh``."""
-    if cached is None:
-        return fresh
-    from memnb.experiments.kajitsuka import widths
-
-    parts = ([cached[cached["d"] == d] for d in widths(cached)] if "d" in cached
-             else [cached])
-    enough = any(part[by].nunique() >= card.MIN_CAPACITY_SIZES for part in parts)
-    return cached if enough else fresh
+    some width of it has :data:`memnb.scorecard.kajitsuka.MIN_CAPACITY_SIZES` sizes
+    (:func:`memnb.scorecard.kajitsuka.judged_widths`; a partial run that has reached one size
+    shows a depth, not the growth the figure is about), else this build's run ``fresh``."""
+    return cached if cached is not None and card.judged_widths(cached, by) else fresh
 
 
 def _ffn_width(table: pd.DataFrame, d: int) -> str:

@@ -333,14 +333,12 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N",
     from memnb.experiments.kajitsuka import widths
 
     scale = scale or (lambda v: v)
-    if "d" not in table or table["d"].nunique() == 1:
-        if table[by].nunique() < MIN_CAPACITY_SIZES:
-            return _too_few_sizes(table, by)
-        return scale(_capacity_one(table, by))
-    parts = {d: table[table["d"] == d] for d in widths(table)}
-    judged = {d: part for d, part in parts.items() if part[by].nunique() >= MIN_CAPACITY_SIZES}
+    judged = judged_widths(table, by)
     if not judged:
         return _too_few_sizes(table, by)
+    if "d" not in table or table["d"].nunique() == 1:
+        return scale(_capacity_one(table, by))
+    parts = {d: table[table["d"] == d] for d in widths(table)}
     found = {d: scale(_capacity_one(part, by)) for d, part in judged.items()}
     statuses = {v.status for v in found.values()}
     status = ("differs" if "differs" in statuses else
@@ -358,6 +356,28 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N",
 MIN_CAPACITY_SIZES = 2
 
 
+def judged_widths(table: pd.DataFrame, by: str = "N") -> dict[int | None, pd.DataFrame]:
+    """The parts of a capacity table, per model width ``d`` (key ``None`` without the
+    column), that have :data:`MIN_CAPACITY_SIZES` sizes of ``by``: those a verdict judges."""
+    from memnb.experiments.kajitsuka import widths
+
+    parts = ({d: table[table["d"] == d] for d in widths(table)} if "d" in table
+             else {None: table})
+    return {d: part for d, part in parts.items() if part[by].nunique() >= MIN_CAPACITY_SIZES}
+
+
+def sizes_so_far(table: pd.DataFrame, by: str = "N") -> str:
+    """Which sizes a capacity table holds, per width when it has several, and that growth
+    needs :data:`MIN_CAPACITY_SIZES` of them (the head of a ``not computable`` verdict)."""
+    from memnb.experiments.kajitsuka import widths
+
+    if "d" in table and table["d"].nunique() > 1:
+        each = "; ".join(f"d = {d}: {_sizes_text(table[table['d'] == d], by)}"
+                         for d in widths(table))
+        return f"no model width has {MIN_CAPACITY_SIZES} sizes yet ({each})"
+    return _sizes_text(table, by)
+
+
 def _sizes_text(table: pd.DataFrame, by: str) -> str:
     listed = ", ".join(f"{s:g}" for s in sorted(table[by].unique()))
     return (f"only {by} = {listed} so far (growth in {by} needs at least "
@@ -367,14 +387,9 @@ def _sizes_text(table: pd.DataFrame, by: str) -> str:
 def _too_few_sizes(table: pd.DataFrame, by: str) -> Verdict:
     """``not computable``: no width of ``table`` has :data:`MIN_CAPACITY_SIZES` sizes yet; the
     depths found so far are stated per seed."""
-    from memnb.experiments.kajitsuka import capacity_table, widths
+    from memnb.experiments.kajitsuka import capacity_table
 
-    if "d" in table and table["d"].nunique() > 1:
-        each = "; ".join(f"d = {d}: {_sizes_text(table[table['d'] == d], by)}"
-                         for d in widths(table))
-        head = f"no model width has {MIN_CAPACITY_SIZES} sizes yet ({each})"
-    else:
-        head = _sizes_text(table, by)
+    head = sizes_so_far(table, by)
     cap = capacity_table(table, by)
     keys = [by, "d"] if "d" in cap else [by]
     depths = "; ".join(
@@ -891,9 +906,9 @@ def fig7(results: ResultSource) -> Verdict:
     def scale(v: Verdict) -> Verdict:
         return _scaled(results, name, v)
 
-    early = capacity_verdict(results.peek(name))
-    if early.status == "not computable":  # a partial full run at one size: judge `quick`
-        results.fall_back(name, f"partial, {early.measured.split(';')[0]}")
+    early = results.peek(name)
+    if not judged_widths(early):  # a partial full run at one size: judge `quick`
+        results.fall_back(name, f"partial, {sizes_so_far(early)}")
     return scale(capacity_verdict(results.table(name), scale=scale))
 
 
