@@ -355,7 +355,7 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     is left out. The value sets are given only when the points are every combination of
     them; otherwise, where the seed varies, each seed's points are described on their own and
     seeds described alike are named together (``seed 0 at H ∈ {1, 5} and T = 40000 (2 points);
-    seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points each)``). Points of one seed name
+    seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points a seed, 16 in all)``). Points of one seed name
     it (``seed = 4; H ∈ {4, 8}``). Points of several paper figures in one table (column
     ``figure``, App. B's three figures) are described figure by figure (``Fig. 6: ...; Fig. 7:
     ...``)."""
@@ -431,7 +431,8 @@ def _per_seed(points: list[dict[str, Any]], keys: list[str]) -> str:
     out = []
     for (text, n), seeds in alike.items():
         who = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_range(seeds)}"
-        count = f"{n} point{'s' * (n != 1)}{' each' if len(seeds) > 1 else ''}"
+        count = (f"{n} point{'s' * (n != 1)}" if len(seeds) == 1 else
+                 f"{n} point{'s' * (n != 1)} a seed, {n * len(seeds):,} in all")
         out.append(f"{who} at {text} ({count})" if text else f"{who} ({count})")
     return "; ".join(out)
 
@@ -530,15 +531,24 @@ def profile_change(provenance: dict[str, Any]) -> str | None:
             + ")")
 
 
+def _same_values(then: Any, now: Any) -> bool:
+    """Whether two lists hold the same values, counted with multiplicity, in any order."""
+    if not (isinstance(then, list) and isinstance(now, list)):
+        return False
+    return sorted(map(_shown, then)) == sorted(map(_shown, now))
+
+
 def _changed_params(before: dict[str, Any], today: dict[str, Any],
                     prefix: str = "") -> list[tuple[str, Any, Any]]:
     """``(name, earlier value, today's value)`` of each parameter that differs; a parameter
     that is a dict on both sides (a training recipe) is compared key by key, so that only the
-    entries that changed are named (``train.steps``)."""
+    entries that changed are named (``train.steps``). A list that holds the same values in
+    another order (``widths``) is no change: it orders the points, it does not choose them, and
+    a cached point is keyed by its own parameters, not by its place in the grid."""
     out: list[tuple[str, Any, Any]] = []
     for key in sorted(set(before) | set(today)):
         then, now = before.get(key), today.get(key)
-        if then == now:
+        if then == now or _same_values(then, now):
             continue
         if isinstance(then, dict) and isinstance(now, dict):
             out += _changed_params(then, now, f"{prefix}{key}.")

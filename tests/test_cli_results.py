@@ -236,7 +236,7 @@ def test_describe_points_names_the_parameters_that_vary():
              for t in (10000, 20000, 40000) for h in (1, 5) if s > 0 or t == 40000]
     assert describe_points(heads) == (
         "seed 0 at H ∈ {1, 5} and T = 40000 (2 points); seeds 1–4 at H ∈ {1, 5} and "
-        "T ∈ {10000, 20000, 40000} (6 points each)")
+        "T ∈ {10000, 20000, 40000} (6 points a seed, 24 in all)")
     scattered = heads[:1] + heads[2:5] + heads[8:9]  # seed 0 one point, seed 1 not a product
     assert describe_points(scattered) == (
         "seed 0 at H = 1 and T = 40000 (1 point); seed 1 at [H = 1, T ∈ {10000, 20000}] and "
@@ -247,7 +247,8 @@ def test_describe_points_names_the_parameters_that_vary():
                 if (d, N, b) != (16, 600, 0) and (d, N, b) != (16, 600, 1)]
     assert describe_points(capacity) == (
         "seeds 0, 1 at [d = 8, N ∈ {600, 700, …, 900}, blocks ∈ {0–3}] and [d = 16, N = 600, "
-        "blocks ∈ {2, 3}] and [d = 16, N ∈ {700, 800, 900}, blocks ∈ {0–3}] (30 points each)")
+        "blocks ∈ {2, 3}] and [d = 16, N ∈ {700, 800, 900}, blocks ∈ {0–3}] "
+        "(30 points a seed, 60 in all)")
     # more blocks than a line can hold: the count only
     holes = [p for i, p in enumerate(capacity) if p["seed"] == 0 and i % 3]
     assert describe_points(holes) == (
@@ -319,6 +320,11 @@ def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     assert _changed_params({"train": {"steps": 10, "lr": 0.1}, "N": 5},
                            {"train": {"steps": 20, "lr": 0.1}, "N": 5}) == [
         ("train.steps", 10, 20)]
+    # a grid listed in another order runs the same points: no change; other values are one
+    assert _changed_params({"widths": [[16, 32], [8, 16]]}, {"widths": [[8, 16], [16, 32]]}) == []
+    assert _changed_params({"widths": [[16, 32], [8, 16]]}, {"widths": [[16, 8], [32, 16]]}) == [
+        ("widths", [[16, 32], [8, 16]], [[16, 8], [32, 16]])]
+    assert _changed_params({"N": [1, 1, 2]}, {"N": [1, 2, 2]}) == [("N", [1, 1, 2], [1, 2, 2])]
     assert partial_summary(earlier) == f"partial: {change}"
     stopped = {**earlier, "complete": False, "points_done": 1, "missing_points": [{"x": 1}]}
     assert partial_summary(stopped).endswith(f"; {change}")

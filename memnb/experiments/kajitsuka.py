@@ -13,21 +13,21 @@ ICLR 2025.
 
 Training recipe [source]: "full-batch gradient descent for 1000 epochs", AdamW, "the
 best-performing model was selected after running ten trials of hyperparameter tuning with Optuna".
-**[reconstruction]** (not found in the paper): the model's widths (``d = 32``, ``d_ff = 64``, two
-heads, :mod:`memnb.models.ffn_attention`), the fixed pretrained word embeddings of
-all-MiniLM-L6-v2 as input tokens (random Gaussian vectors for random sequences), a constant
-learning rate, and the search space (log-uniform learning rate in [1e-4, 1e-1], weight decay
-uniform in [0, 1e-2]). One Optuna study (TPE, seeded, in-memory) runs per model size, as in the
-paper ("best of ten trials" for each #blocks): points are grouped by their depth (never padded to
-the deepest member of the grid), each trial gives the group's seeds one (learning rate, weight
-decay), the study minimises the seeds' mean log training loss, and every point keeps its own
-best trial (highest training accuracy, then lowest loss, then the earlier trial). The first
-trial is the default point (learning rate 3e-3, no weight decay). TPE draws its first ten trials
-at random (Optuna's ``n_startup_trials``), so the paper's ten trials never use the study's
-history: we draw them first and train every trial of every seed as one stack
-(:data:`STARTUP_TRIALS`), which gives the same trials as a loop of ask, train, tell. A capacity
-search reports the accuracy of every depth it tried (:func:`depth_table`), so a deeper model
-that memorizes less than a shallower one is shown, not hidden.
+**[reconstruction]** (not found in the paper): the model's widths (by default ``d = 16``, ``d_ff =
+32``, two heads, :mod:`memnb.models.ffn_attention`; Fig. 7 also runs ``d = 8``), the fixed
+pretrained word embeddings of all-MiniLM-L6-v2 as input tokens (random Gaussian vectors for random
+sequences), a constant learning rate, and the search space (log-uniform learning rate in [1e-4,
+1e-1], weight decay uniform in [0, 1e-2]). One Optuna study (TPE, seeded, in-memory) runs per model
+size, as in the paper ("best of ten trials" for each #blocks): points are grouped by their depth
+(never padded to the deepest member of the grid), each trial gives the group's seeds one (learning
+rate, weight decay), the study minimises the seeds' mean log training loss, and every point keeps
+its own best trial (highest training accuracy, then lowest loss, then the earlier trial). The first
+trial is the default point (learning rate 3e-3, no weight decay). TPE draws its first ten trials at
+random (Optuna's ``n_startup_trials``), so the paper's ten trials never use the study's history: we
+draw them first and train every trial of every seed as one stack (:data:`STARTUP_TRIALS`), which
+gives the same trials as a loop of ask, train, tell. A capacity search reports the accuracy of
+every depth it tried (:func:`depth_table`), so a deeper model that memorizes less than a shallower
+one is shown, not hidden.
 
 The paper's figures have no published numbers (chapter notes §3): only the expected trend
 (#blocks growing roughly like √N) can be compared.
@@ -54,8 +54,6 @@ from memnb.papers import kajitsuka as published
 from memnb.sweep import Point, Rows, run_sweep, training_sweep
 from memnb.train import TrainConfig, train_members
 
-# Correction to the module docstring (kept unchanged: it is part of the code fingerprint): the
-# default model widths are d = 16, d_ff = 32 (below), not d = 32, d_ff = 64.
 MODEL = {"d": 16, "d_ff": 32, "num_heads": 2, "input_dim": 16}
 SEARCH = {"lr": (1e-4, 1e-1), "weight_decay": (0.0, 1e-2)}
 DEFAULT_TRIAL = {"lr": 3e-3, "weight_decay": 0.0}
@@ -302,27 +300,25 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
                "widths": [[16, 32], [8, 16]]},
         "quick": {"N": [200, 400, 600, 800], "blocks": [0, 1, 2, 4], "epochs": 300,
                   "trials": 1, "eval_every": 10, "max_seeds": 1, "widths": [[16, 32], [8, 16]]},
+        # The narrower width first: at N = 600 the 16-wide model already memorizes with 0
+        # blocks at 4 of 5 seeds (data/results/full), so the 8-wide one is where the depth can
+        # grow with N, and a partial run should reach it first. The order is the order the
+        # points run in, not which points run (memnb.results.profile_change).
         "full": {"N": FIG7_N, "blocks": list(range(0, 21)) + [24, 28, 32, 36, 40],
                  "epochs": 1000, "trials": 10, "eval_every": 10,
-                 "widths": [[16, 32], [8, 16]]},
+                 "widths": [[8, 16], [16, 32]]},
     },
 )
 def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
              executor: str | None = None) -> pd.DataFrame:
     """Final training accuracy per (width, N, #blocks); :func:`capacity_table` gives Fig. 7.
 
-    ``params["widths"]`` lists ``[d, d_ff]`` pairs **[ours]**: the paper's width is not in our
-    sources. With ``d = 16`` one block already memorizes every N of the quick grid; a narrower
-    ``d = 8`` needed three blocks at N = 600 in one trial run (1000 epochs, default
-    hyper-parameters), so both profiles run both widths: the paper's N range can then span
-    several depths in ``full``, and ``quick`` shows the width's effect at reduced size.
+    ``params["widths"]`` lists ``[d, d_ff]`` pairs **[ours]**, run in that order: the paper's
+    width is not in our sources, so every profile runs two widths, the default ``d = 16`` and a
+    narrower ``d = 8``, for the paper's N range to span several depths at one of them at least.
+    The chapter states the smallest memorizing depth per N and width as computed from the table
+    (:func:`memnb.figures.kajitsuka.capacity_depths_markdown`).
     """
-    # Correction to the docstring above (kept unchanged: it is part of the code fingerprint):
-    # "with d = 16 one block already memorizes every N of the quick grid" is false. In the quick
-    # run (data/results/quick/kajitsuka.capacity.csv) d = 16 with one block reaches 0.99875 at
-    # N = 800, which first memorizes at 2 blocks. The chapter states the smallest memorizing
-    # depth per N and width computed from the table
-    # (memnb.figures.kajitsuka.capacity_depths_markdown), not this sentence.
     points = [{**pt, "d": d, "d_ff": d_ff}
               for d, d_ff in params.get("widths", [[MODEL["d"], MODEL["d_ff"]]])
               for pt in _points(params, seeds, dataset="mnli", record="final", early_stop=True,
