@@ -87,6 +87,13 @@ def test_curves_verdict_both_ways():
     creep = _curves({0: 0.01, 1: 0.0108, 2: 0.0116, 3: 0.0124})
     assert card.curves_verdict(creep, "loss").status == "differs"
     assert card.LOSS_RISE == mahdavi.MSE_RISE  # one tolerance for the same kind of check
+    # a rise between two depths that both memorize (100 % accuracy at 5 and 6 blocks) is the
+    # optimiser's tail, not capacity: trend, named; one against a depth below 100 % still differs
+    tail = card.curves_verdict(_curves({0: 0.3, 5: 0.00035, 6: 0.001}), "loss")
+    assert tail.status == "trend" and "both at 100 % training accuracy" in tail.measured
+    assert "so trend, not differs" in tail.measured
+    mixed = card.curves_verdict(_curves({0: 0.3, 1: 0.001, 6: 0.02}), "loss")
+    assert mixed.status == "differs"
 
 
 def test_counts_of_blocks_are_pluralized():

@@ -717,7 +717,8 @@ def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
     visible = [ax.get_title().split("\n")[0] for ax in shown[0].axes if ax.get_visible()]
     assert visible == ["the committed full-scale run", "this build's `quick` run",
                        "this build's `quick` run"]  # the full run's context panel is hidden
-    assert "The committed full-scale run (top): in the heads sweep the trained counts" in text
+    assert ("The committed full-scale run (top): in the heads sweep, above chance, the trained "
+            "counts") in text
     regression = _regression(False).assign(d_h=16)
     text = fig.fig5(SimpleNamespace(fresh=regression, partial="partial",
                                     cached=regression[regression["sweep"] == "context"]),
@@ -838,3 +839,36 @@ def test_a_table_without_step_budgets_still_reports_a_smaller_t_that_memorized_m
     large = _sweep("n", [10, 60], [3100, 10123], T=18000, seeds=1).drop(columns="steps")
     text = sc.smaller_t_text(pd.concat([small, large]), "n")
     assert "11290 at T = 14000 against 10123), so there" in text and "steps" not in text
+
+
+def test_chance_count_is_the_most_frequent_label_of_the_task():
+    """What a model that ignores its input scores: the count of the task's most frequent label,
+    the same whatever n and d (labels have their own stream), near T/C."""
+    import torch
+
+    from memnb.experiments.mahdavi import make_dataset
+
+    labels = make_dataset(3000, 4, 8, num_classes=10, shared=False, seed=3)[2]
+    assert sc.chance_count(3, 3000, 10) == int(torch.bincount(labels).max())
+    assert 300 < sc.chance_count(3, 3000, 10) < 400
+
+
+def test_guarantee_margin_reads_counts_above_chance():
+    """The ratio to Theorem 1's guarantee is taken on the counts above chance; a value of x whose
+    count is at chance (n = 1: one shared token, the same output for every example) is left out
+    and named, and with none above chance there is nothing to compare."""
+    T, C = 2000, 10
+    chance = [sc.chance_count(s, T, C) for s in (0, 1)]
+    rows = [{"seed": s, "T": T, "C": C, "n": n, "memorized": chance[s] + extra,
+             "accuracy": (chance[s] + extra) / T, "capacity": 1 + 4 * (n - 1)}
+            for s in (0, 1) for n, extra in ((1, 0), (2, 50), (4, 130))]
+    margin = sc.guarantee_margin(pd.DataFrame(rows), "n")
+    assert margin.status == "reproduced" and margin.values["at_chance"] == ["1"]
+    assert margin.values["tightest"] == pytest.approx(10.0)  # 50 above chance, guarantee 5
+    assert margin.values["loosest"] == pytest.approx(10.0)  # 130 above chance, guarantee 13
+    assert "left out at chance" in margin.measured and "n = 1" in margin.measured
+    flat = pd.DataFrame([r for r in rows if r["n"] == 1])
+    assert sc.guarantee_margin(flat, "n").status == "not computable"
+    # raw counts, without C, are read as they are
+    raw = sc.guarantee_margin(pd.DataFrame(rows).drop(columns="C"), "n")
+    assert raw.values["at_chance"] == [] and "raw counts" in raw.measured

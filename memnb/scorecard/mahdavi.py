@@ -11,6 +11,8 @@ and its scorecard row cannot disagree.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -63,13 +65,40 @@ def _table1_scale(results: ResultSource, table: pd.DataFrame, verdict: Verdict,
     return verdict
 
 
+@functools.lru_cache(maxsize=256)
+def chance_count(seed: int, T: int, C: int) -> int:
+    """The examples a model that ignores its input memorizes on the random classification task of
+    ``(seed, T, C)`` at best: the count of the most frequent label (ours; about ``T/C``).
+
+    Every count of Figs. 2a-2c includes such hits: a prediction counts when its class is right,
+    however it came about. The official model reads the example only through attention over the
+    context, so with one shared context token (``n = 1``) its output is the same for every
+    example and it scores at most this. The labels are those of
+    :func:`memnb.experiments.mahdavi.make_dataset`, drawn from their own stream, so ``n`` and
+    ``d`` do not change them."""
+    from memnb.experiments.mahdavi import make_dataset
+
+    labels = make_dataset(int(T), 1, 1, num_classes=int(C), shared=True, seed=int(seed))[2]
+    return int(np.bincount(labels.numpy(), minlength=int(C)).max())
+
+
+def _chance(rows: pd.DataFrame) -> pd.Series:
+    """:func:`chance_count` of each row (``NaN`` without ``seed``, ``T`` and ``C > 1``)."""
+    if not {"seed", "T", "C"} <= set(rows.columns):
+        return pd.Series(np.nan, index=rows.index)
+    return pd.Series([chance_count(int(r.seed), int(r.T), int(r.C)) if int(r.C) > 1 else np.nan
+                      for r in rows[["seed", "T", "C"]].itertuples()], index=rows.index)
+
+
 def by_x(table: pd.DataFrame, x: str, y: str = "memorized") -> pd.DataFrame:
-    """Per ``x`` at the largest ``T``: mean and seed spread of ``y``, mean accuracy and Theorem
-    1's guarantee (``capacity``); sorted by ``x``."""
+    """Per ``x`` at the largest ``T``: mean and seed spread of ``y``, mean accuracy, Theorem
+    1's guarantee (``capacity``) and the mean chance count (``chance``, :func:`chance_count`;
+    ``NaN`` where the table cannot tell it); sorted by ``x``."""
     largest = table[table["T"] == table["T"].max()]
+    largest = largest.assign(chance=_chance(largest))
     out = largest.groupby(x).agg(mean=(y, "mean"), sd=(y, "std"), accuracy=("accuracy", "mean"),
                                  capacity=("capacity", "first"), T=("T", "first"),
-                                 seeds=(y, "size"))
+                                 seeds=(y, "size"), chance=("chance", "mean"))
     out["sd"] = out["sd"].fillna(0.0)
     return out.reset_index().sort_values(x)
 
@@ -135,9 +164,36 @@ def smaller_t_text(table: pd.DataFrame, x: str, y: str = "memorized") -> str:
 
 def guarantee_margin(table: pd.DataFrame, x: str) -> Verdict:
     """Theorem 1's guarantee ``H(min(n, d_h)-1)+1`` is a lower bound: trained counts against it
-    (``bound_holds`` with ``kind="lower"``; the looseness is trained / guaranteed)."""
+    (``bound_holds`` with ``kind="lower"``; the looseness is trained / guaranteed).
+
+    The counts are read above chance (ours): the mean count minus the mean chance count
+    (:func:`chance_count`), since a count at chance says nothing about what the layer
+    memorized. A value of ``x`` whose mean count does not exceed chance is left out and named
+    (``values["at_chance"]``); when every one is, there is nothing to compare (``not
+    computable``). A table that cannot tell its chance count (no ``C``) is read as it is."""
     summary = by_x(table, x)
-    return criteria.bound_holds(summary["mean"], summary["capacity"], kind="lower")
+    chance = summary["chance"].fillna(0.0)
+    above = summary["mean"] - chance
+    beats = above > 0
+    at_chance = [f"{v:g}" for v in summary.loc[~beats, x]]
+    known = summary["chance"].notna()
+    if known.any():
+        low, high = float(summary.loc[known, "chance"].min()), float(
+            summary.loc[known, "chance"].max())
+        level = f"{low:.0f}" if round(low) == round(high) else f"{low:.0f} to {high:.0f}"
+        note = (f"counts above chance (minus the most frequent label's count, {level} at "
+                f"T = {int(summary['T'].iloc[0])}: what a model that ignores its input scores)")
+    else:
+        note = "raw counts (no chance level known for this table)"
+    if at_chance:
+        note += (f"; left out at chance (the mean count does not exceed it): "
+                 f"{x} = {', '.join(at_chance)}")
+    if not beats.any():
+        return Verdict("not computable", f"no {x} with a count above chance; {note}",
+                       {"at_chance": at_chance, "loosest": np.nan, "tightest": np.nan})
+    bound = criteria.bound_holds(above[beats], summary.loc[beats, "capacity"], kind="lower")
+    return Verdict(bound.status, f"{bound.measured}, on the {note}",
+                   {**bound.values, "at_chance": at_chance})
 
 
 def curvature(x: pd.Series | np.ndarray, y: pd.Series | np.ndarray,
