@@ -180,7 +180,7 @@ def test_linear_capacity_needs_three_budgets():
 def test_guarantee_untested_below_the_smallest_tried_N():
     """The rendered quick MHA runs: d_h = 2, H = 1 guarantees 2 examples; a capacity of 0 with
     8 (or 15) as the smallest N tried says nothing about 2: not tested, not a shortfall."""
-    hits = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=1 H=4")  # guarantee 4
+    hits = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=2 H=4")  # guarantee 5
     below = pd.DataFrame([{"architecture": "mha", "budget": 120, "parameters": 120,
                            "shape": "d=12 d_h=2 H=1", "seed": seed, "N": N, "accuracy": acc,
                            "round": 0} for seed in (0, 1) for N, acc in ((8, 0.75), (15, 0.4))])
@@ -198,13 +198,13 @@ def test_guarantee_untested_below_the_smallest_tried_N():
     v = card.guarantee_verdict(pd.concat([aot, aot.assign(shape="d=8 d_h=1 H=4", N=lambda t: t[
         "N"] * 2)]), 4, "aot", 6)
     assert "d=2 d_h=1 H=26 (seeds 0, 1): capacity in [15, 30), guarantee 28" in v.measured
-    with pytest.raises(NotComputable, match="no run tested its guarantee"):
+    with pytest.raises(NotComputable, match="no run tested a guarantee above 1"):
         card.guarantee_verdict(below, 4, "mha", 6, 4)
 
 
 def test_mahdavi_guarantee_is_capped_while_assumption1_fails():
     # every run above its guarantee: still at most trend, since the queries take V values
-    table = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=1 H=4")
+    table = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=2 H=4")
     v = card.guarantee_verdict(table, 4, "mha", 6, 4)
     assert v.status == "trend" and v.values["held"] == 2
     assert "Assumption 1" in v.measured and "at most V = 4 distinct vectors" in v.measured
@@ -212,6 +212,9 @@ def test_mahdavi_guarantee_is_capped_while_assumption1_fails():
                                   6).status == "reproduced"
     with pytest.raises(ValueError, match="vocabulary V"):
         card.guarantee_verdict(table, 4, "mha", 6)
+    # at d_h = 1 the guarantee is 1: every run that fits one example holds, which tests nothing
+    with pytest.raises(NotComputable, match="so they test nothing: no run tested a guarantee"):
+        card.guarantee_verdict(table.assign(shape="d=12 d_h=1 H=4"), 4, "mha", 6, 4)
 
 
 def test_construction_cost_uses_the_built_count():

@@ -145,9 +145,10 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     guarantee), and is *not tested* otherwise (the guarantee lies inside the bracket, e.g. a
     capacity of 0 below a smallest tried ``N`` above the guarantee). ``differs`` when some run
     falls short; ``trend`` when none does but some are not tested; ``reproduced`` when every run
-    holds; NotComputable when no run tested its guarantee. The runs that fall short are named,
-    and the range of the guarantees the holding runs met is given (a guarantee of 1, as
-    Mahdavi et al.'s at ``d_h = 1``, is met by any run that fits one example).
+    holds; NotComputable when no run tested a guarantee above 1 (a guarantee of 1, as Mahdavi
+    et al.'s at ``d_h = 1``, is met by any run that fits one example, so such a run holds but
+    tests nothing; it is counted apart). The runs that fall short are named, and the range of
+    the guarantees the holding runs met is given.
 
     For the MHA, ``V`` (the task's vocabulary) is required: the query is the last token, so it
     takes at most ``V`` distinct values, and at any ``N > V`` two queries coincide (Kruskal rank
@@ -193,8 +194,13 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
               "zero_capacity": int((part["capacity"] == 0).sum())}
     if outside.any():
         values["outside_scope"] = int(outside.sum())
-    if not (held.any() or short.any()):
-        raise NotComputable(f"{text}: no run tested its guarantee")
+    trivial = held & (part["guarantee"] <= 1)
+    if trivial.any():
+        values["trivial"] = int(trivial.sum())
+        text += (f"; {int(trivial.sum())} of the runs that hold have a guarantee of 1, which "
+                 "any run that fits one example meets, so they test nothing")
+    if not ((held & ~trivial).any() or short.any()):
+        raise NotComputable(f"{text}: no run tested a guarantee above 1")
     judged_short = short & ~outside
     status = "differs" if judged_short.any() else "trend" if (open_ | short).any() else \
         "reproduced"
