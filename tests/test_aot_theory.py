@@ -372,7 +372,10 @@ def test_corollary2_chapter_and_verdict_read_one_table() -> None:
     v = dana_theory.corollary2(tab=tab)
     assert f"from {s['diff_min']:+.3f} to {s['diff_max']:+.3f}" in v.measured
     assert f"tasks below φ: {s['tasks_below']:.0%}" in v.measured
-    assert f"{s['tasks_below']:.0%} of the tasks" in dana_theory.corollary2_reading(tab)
+    assert f"{s['tasks_below']:.0%} of the" in dana_theory.corollary2_reading(tab)
+    # the corollary is per task (some AoT for each π): one draw per task leaves that untested
+    assert "leaves the per-task existence untested" in dana_theory.corollary2_reading(tab)
+    assert "the claim, some AoT ≥ φ for each task, is then not tested" in v.measured
     assert f"within {dana_theory.COR2_SE:g} standard errors" in v.measured
 
 

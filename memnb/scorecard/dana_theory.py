@@ -289,19 +289,23 @@ def corollary2_reading(tab: pd.DataFrame) -> str:
             f"{s['rest_below_chance']} of {s['rows']} rows below chance 1/N = {s['chance']:.3g}), "
             f"as expected from an argmax that ignores those bigrams' targets: right with "
             f"probability 1/N per task, in expectation only")
-    per_task = (f"And φ is an average over tasks, not a guarantee per task: "
-                f"{s['tasks_below']:.0%} of the tasks of the unsaturated rows fall below it (our "
-                f"reading of φ, \"right by chance on the rest\", holds in expectation over "
-                f"tasks, not for one fixed model; the phrase is ours, not the paper's)")
+    per_task = (f"The corollary claims more than this check tests: for each task (each π) "
+                f"some AoT with expected accuracy over the sequences ≥ φ. Our one construction "
+                f"per task reaches φ only on average over tasks: {s['tasks_below']:.0%} of the "
+                f"tasks of the unsaturated rows fall below it with the draw we made. That does "
+                f"not refute the claim (another draw, or another AoT, may reach φ on those "
+                f"tasks); it leaves the per-task existence untested (ours)")
     return f"{head}. {rest}. {per_task}."
 
 
 def corollary2(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:
     """Cor. 2 instantiated: constructed AoTs on all N^2 bigrams against φ(H d_h + d).
 
-    Criterion: reproduced if every memorized bigram is recalled and every task reaches φ; trend
-    if they are recalled and the mean over tasks is within :data:`COR2_SE` standard errors of φ
-    in every unsaturated row (φ in expectation); differs otherwise."""
+    The corollary is per task: for each π, some AoT has an expected accuracy over the sequences
+    of at least φ. We build one AoT per task. Criterion: reproduced if every memorized bigram is
+    recalled and that one AoT reaches φ on every task; trend if they are recalled and the mean
+    over tasks is within :data:`COR2_SE` standard errors of φ in every unsaturated row (φ on
+    average; the per-task existence is then not tested, not refuted); differs otherwise."""
     tab = corollary2_table() if tab is None else tab
     s = corollary2_summary(tab)
     status = ("reproduced" if s["exact"] and s["every_task"] else
@@ -314,9 +318,11 @@ def corollary2(results: object = None, tab: pd.DataFrame | None = None) -> Verdi
                 f"{s['below']}, above in {s['above']}); within {COR2_SE:g} standard errors in "
                 f"{s['within']} of {s['rows']} (largest {s['z_max']:.1f}); tasks below φ: "
                 f"{s['tasks_below']:.0%}; accuracy on the non-memorized bigrams "
-                f"{s['rest_mean']:.3f} (chance {s['chance']:.3g}); criterion: every task ≥ φ → "
-                f"reproduced, mean within {COR2_SE:g} standard errors of φ in every row → "
-                f"trend (φ in expectation over tasks, not per task), else differs")
+                f"{s['rest_mean']:.3f} (chance {s['chance']:.3g}); criterion: our one "
+                f"construction per task ≥ φ on every task → reproduced; its mean within "
+                f"{COR2_SE:g} standard errors of φ in every row → trend (φ reached on average "
+                f"over tasks; the claim, some AoT ≥ φ for each task, is then not tested), else "
+                f"differs")
     return Verdict(status, measured, {"on_average": s["on_average"],
                                       "every_task": s["every_task"], "below": s["below"]})
 
