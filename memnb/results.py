@@ -355,10 +355,10 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     is left out. The value sets are given only when the points are every combination of
     them; otherwise, where the seed varies, each seed's points are described on their own and
     seeds described alike are named together (``seed 0 at H ∈ {1, 5} and T = 40000 (2 points);
-    seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points a seed, 16 in all)``). Points of one seed name
-    it (``seed = 4; H ∈ {4, 8}``). Points of several paper figures in one table (column
-    ``figure``, App. B's three figures) are described figure by figure (``Fig. 6: ...; Fig. 7:
-    ...``)."""
+    seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points a seed, 16 in all)``). Points of
+    one seed name it (``seed = 4; H ∈ {4, 8}``). Points of several paper figures in one table
+    (column ``figure``, App. B's three figures) are described figure by figure (``Fig. 6: ...;
+    Fig. 7: ...``)."""
     if not points:
         return "none"
     figures = list(dict.fromkeys(str(p.get("figure")) for p in points))
@@ -826,6 +826,27 @@ def points_not_timed(provenance: dict[str, Any]) -> int:
     return max(reused, 0)
 
 
+def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:
+    """The invocation whose code computed the result's last points: the latest recorded one
+    that raised ``points_done`` (an invocation that only read every point from the cache, e.g.
+    a table assembled from points another command computed, computed none). The provenance's own
+    ``git_commit`` and ``started_utc`` when the invocations do not tell (none recorded, or no
+    ``points_done``)."""
+    own = {"git_commit": provenance.get("git_commit"),
+           "started_utc": provenance.get("started_utc")}
+    calls = provenance.get("invocations") or []
+    if not calls or any(c.get("points_done") is None for c in calls):
+        return own
+    before = 0
+    latest = None
+    for call in calls:
+        if int(call["points_done"]) > before:
+            latest = call
+        before = max(before, int(call["points_done"]))
+    return own if latest is None else {"git_commit": latest.get("git_commit"),
+                                       "started_utc": latest.get("started_utc")}
+
+
 def provenance_summary(names: list[str], profile: str,
                        root: Path | None = None) -> pd.DataFrame:
     """One row per written result of ``names`` under ``profile``: how and where it was computed.
@@ -833,7 +854,8 @@ def provenance_summary(names: list[str], profile: str,
     Columns: experiment, paper_figure, device_name, seeds, rows, points (``all``, or ``k of n``
     for a partial run), wall_time_s (of every invocation of a resumed run:
     ``total_wall_time_s`` where recorded), points_from_cache (:func:`points_not_timed`),
-    git_commit (short), started_utc. Experiments without a written result are left out, so an
+    git_commit (short), started_utc (both of the invocation that computed the last points,
+    :func:`computing_invocation`). Experiments without a written result are left out, so an
     empty frame means that none of them has been run under ``profile`` in this checkout.
     """
     check_profile(profile)
@@ -852,6 +874,7 @@ def provenance_summary(names: list[str], profile: str,
         info["points"] = "all" if provenance.get("complete", True) else f"{done} of {total}"
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["points_from_cache"] = points_not_timed(provenance)
+        info.update(computing_invocation(provenance))
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         rows.append(info)
     return pd.DataFrame(rows, columns=columns)

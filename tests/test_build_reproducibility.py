@@ -142,8 +142,9 @@ def test_a_computation_that_wrote_two_tables_counts_its_time_once(tmp_path):
     text = reproducibility.full_runs_markdown(["dana.exp1", "dana.exp4"], results)
     assert "1.0 hours of recorded wall time in all, a computation that wrote two tables " \
         "counted once" in text
-    assert "(the invocations of `dana.exp1`, which computed both tables)" in text
-    assert text.count("which computed both tables") == 1  # exp1's own row is not marked
+    assert ("(the same invocations as `dana.exp1` records: one computation written as both "
+            "tables, its time counted once)") in text
+    assert text.count("written as both tables") == 1  # exp1's own row is not marked
 
 
 def test_full_runs_section_lists_committed_results_and_the_experiments_without_one(tmp_path):

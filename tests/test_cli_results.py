@@ -600,3 +600,22 @@ def test_a_first_sigterm_stops_cleanly_and_writes_a_partial_run(tmp_path, monkey
     assert calls == [2, 3, 4, 5]  # only the missing points
     provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
     assert provenance["complete"] is True and provenance["invocations"][-1]["points_done"] is None
+
+
+def test_computing_invocation_skips_an_invocation_that_only_read_the_cache():
+    """A table assembled from points another command computed names the invocation that
+    computed them, not the assembly (dana.exp1 from dana.exp4's runs)."""
+    from memnb.results import computing_invocation
+
+    calls = [{"started_utc": "a", "git_commit": "c1", "points_done": 140},
+             {"started_utc": "b", "git_commit": "c1", "points_done": 385},
+             {"started_utc": "c", "git_commit": "c2", "points_done": 385}]
+    prov = {"git_commit": "c2", "started_utc": "c", "invocations": calls}
+    assert computing_invocation(prov) == {"git_commit": "c1", "started_utc": "b"}
+    # a resumed run whose last call computed points names that call
+    assert computing_invocation({**prov, "invocations": calls[:2]})["started_utc"] == "b"
+    # without the counts, the provenance's own
+    bare = {**prov, "invocations": [{k: v for k, v in c.items() if k != "points_done"}
+                                    for c in calls]}
+    assert computing_invocation(bare) == {"git_commit": "c2", "started_utc": "c"}
+    assert computing_invocation({"git_commit": "x", "started_utc": "y"})["git_commit"] == "x"

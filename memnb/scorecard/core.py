@@ -100,6 +100,7 @@ class ResultSource:
         from memnb.experiments.registry import load_all
         from memnb.reruns import rerun_clause
         from memnb.results import (
+            computing_invocation,
             earlier_code_note,
             load,
             partial_summary,
@@ -131,9 +132,10 @@ class ResultSource:
                          f"{not_judged}; fell back to `{profile}`)")
             elif profile != self.profile:
                 what += f" (no `{self.profile}` run exists; fell back to `{profile}`)"
+            computed = computing_invocation(prov)
             what += (f": {run_label(result.table, prov)}, commit "
-                     f"{str(prov.get('git_commit', 'unknown'))[:7]}, "
-                     f"{prov.get('started_utc', '?')}")
+                     f"{str(computed['git_commit'] or 'unknown')[:7]}, "
+                     f"{computed['started_utc'] or '?'}")
             if name in load_all():  # a registered experiment: today's code is known
                 what += earlier_code_note(name, prov)
                 if profile == "full":
