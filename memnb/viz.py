@@ -104,15 +104,53 @@ _RC: dict[str, Any] = {
 
 
 def apply_style() -> None:
-    """Set the book's matplotlib style (small figures, light grid, Okabe-Ito colour cycle).
+    """Set the book's matplotlib style (small figures, light grid, Okabe-Ito colour cycle) and,
+    inside IPython, how its tables show (:func:`table_html`).
 
-    Call once at the top of every chapter. It only changes ``matplotlib.rcParams``.
+    Call once at the top of every chapter. It changes ``matplotlib.rcParams`` and the HTML
+    formatter of ``pandas.DataFrame`` in the running IPython shell, nothing else.
     """
     import matplotlib as mpl
     from cycler import cycler
 
     mpl.rcParams.update(_RC)
     mpl.rcParams["axes.prop_cycle"] = cycler(color=list(GROUP_CYCLE))
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: no rich display to set
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, table_html)
+
+
+MISSING_CELL = "–"
+"""What a table shows for a missing value (pandas' ``NaN``): a value the row does not have."""
+
+
+def table_html(frame: pd.DataFrame) -> str:
+    """A table as the book shows it: a missing value as :data:`MISSING_CELL` rather than
+    ``NaN``, and a float column whose values are all whole numbers (a count stored as float
+    because another row lacks it) without its ``.0``. Rows and columns are cut as pandas'
+    display options say, as in pandas' own notebook view."""
+    formatters: dict[Any, Callable[[Any], str]] = {}
+    if frame.columns.is_unique:
+        for column in frame.columns:
+            values = frame[column]
+            if not pd.api.types.is_float_dtype(values):
+                continue
+            present = values.dropna()
+            if len(present) and bool(np.isfinite(present).all()) and bool(
+                    (present == present.round()).all()) and float(present.abs().max()) < 2**53:
+                formatters[column] = _whole_number
+    return frame.to_html(na_rep=MISSING_CELL, formatters=formatters or None, notebook=True,
+                         max_rows=pd.get_option("display.max_rows"),
+                         max_cols=pd.get_option("display.max_columns"),
+                         show_dimensions=pd.get_option("display.show_dimensions") is True)
+
+
+def _whole_number(value: Any) -> str:
+    return MISSING_CELL if pd.isna(value) else f"{int(value)}"
 
 
 def _check_role(role: str) -> str:

@@ -334,3 +334,18 @@ def test_caption_with_a_figure_closes_it_and_needs_text():
         viz.caption(_frame(2), "Fig. 1")
     with pytest.raises(ValueError, match="source"):
         viz.caption("x", source="blog")
+
+
+def test_tables_show_a_missing_value_as_a_dash_and_whole_floats_as_integers():
+    """A table cell the row lacks reads "–", not "NaN"; a count column stored as float because
+    another row lacks it reads 197, not 197.0; other floats keep their decimals."""
+    import numpy as np
+    import pandas as pd
+
+    from memnb.viz import MISSING_CELL, table_html
+
+    frame = pd.DataFrame({"k": [197.0, np.nan], "accuracy": [0.5, 0.25], "name": ["a", None]})
+    html = table_html(frame)
+    assert "NaN" not in html and "None" not in html and html.count(f"<td>{MISSING_CELL}</td>") == 2
+    assert "<td>197</td>" in html and "197.0" not in html
+    assert "<td>0.50</td>" in html and "<td>0.25</td>" in html
