@@ -123,7 +123,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
             print(f"      measured:  {r.measured}")
             print(f"      evidence:  {r.evidence}")
     counts = ", ".join(f"{n} {s}" for s, n in status_counts(rows).items() if n)
-    print(f"{len(rows)} items: {counts}")
+    print(f"{len(rows)} rows: {counts}")
     return 0
 
 

@@ -19,10 +19,11 @@ without running the experiment. For each experiment it
    FLOPs and wall time, interpolating per point between calibrated groups (at least the
    first and the last of the grid) for the others.
 
-Estimates are upper bounds in one way (they ignore early stopping at 100 % training accuracy,
-which ends many runs sooner) and lower bounds in another (an adaptive search may need more
-rounds). Experiments that train nothing (assumption checks, exact constructions) are not timed:
-their row gives the wall time of their last recorded run instead, when there is one.
+Estimates overcount in one way (they ignore early stopping at 100 % training accuracy, which ends
+many runs sooner) and undercount in another (an adaptive search may need more rounds); their wall
+times extrapolate a short calibration and are no bound either way. Experiments that train nothing
+(assumption checks, exact constructions) are not timed: their row gives the wall time of their last
+recorded run instead, when there is one.
 """
 
 from __future__ import annotations
@@ -455,5 +456,10 @@ def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
                      steps, flops, format_duration(r.wall_s), recorded, r.note])
     align = ["left", "left", *["right"] * 6, "left"]
     total = estimated_total_s(table)
+    unestimated = [f"`{e}`" for e, w in zip(table["experiment"], table["wall_s"], strict=True)
+                   if w is None or pd.isna(w)]
+    left_out = (f"; it leaves out the experiments without an estimate: {', '.join(unestimated)}"
+                if unestimated else "")
     return (markdown_table(header, rows, align=align) + "\n\nTotal of the estimated wall times "
-            f"(a grid shared by two experiments counted once): {format_duration(total)}.")
+            f"(a grid shared by two experiments counted once): {format_duration(total)}"
+            f"{left_out}.")

@@ -244,6 +244,11 @@ def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_p
     text = reproducibility.plans_markdown(plans, tmp_path / "results")
     assert "| `dana.exp3`: Dana et al. Fig. 2a | 55 | 2.1e+12 / 3.0e+12 | 20.0 min |" in text
     assert "| `dana.exp6`: Dana et al. Fig. 4 | 120 | 2.7e+11 | 10.0 min |" in text
+    # a device's total names what it has no estimate for that another device has
+    gpu["rows"][1]["wall_s"] = None
+    (plans / "full.a-cuda.json").write_text(json.dumps(gpu))
+    text = reproducibility.plans_markdown(plans, tmp_path / "results")
+    assert "6.0 s (NVIDIA H200; without `dana.exp3`, not estimated there)." in text
 
 
 @pytest.mark.parametrize("calibrate", [1, 0, 2.5, True])
@@ -278,6 +283,12 @@ def test_the_plan_command_counts_a_shared_grid_once_and_names_its_source():
                                  device_name="CPU")
     assert "| the points of `dana.exp1`'s run |" in text
     assert "counted once): 1.0 min." in text
+    # an experiment without an estimate is named, so the total does not read as covering it
+    untimed = dataclasses.replace(own, experiment="mahdavi.table1", wall_s=float("nan"))
+    text = planner.plan_markdown(pd.DataFrame([own.__dict__, untimed.__dict__]),
+                                 device_name="CPU")
+    assert ("counted once): 1.0 min; it leaves out the experiments without an estimate: "
+            "`mahdavi.table1`.") in text
     assert planner.shared_grid_source(shared.note) == "dana.exp1"
     assert planner.shared_grid_source(own.note) is None
 

@@ -109,10 +109,10 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
 
     one = [row("mahdavi", "reproduced", False), row("mahdavi", "differs", True),
            row("mahdavi", "trend", False)]
-    assert summary_sentence(one) == ("2 of the paper's items: 1 reproduced, 1 trend; and 1 row "
-                                     "of ours (beyond the paper): 1 differs.")
-    assert summary_sentence(one[::2]) == "2 items: 1 reproduced, 1 trend."
+    assert summary_sentence(one) == ("2 rows on the paper's items: 1 reproduced, 1 trend; and "
+                                     "1 row of ours (beyond the paper): 1 differs.")
+    assert summary_sentence(one[::2]) == "2 rows: 1 reproduced, 1 trend."
     assert summary_sentence([row("compare", "trend", True)] * 2) == "2 rows of ours: 2 trend."
     both = one + [row("dana", "differs", False)]
-    assert summary_sentence(both).startswith("3 of the papers' items: 1 reproduced, 1 trend, "
+    assert summary_sentence(both).startswith("3 rows on the papers' items: 1 reproduced, 1 trend, "
                                              "1 differs; and 1 row of ours (beyond the papers)")

@@ -514,8 +514,18 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     text = markdown_table(["experiment: paper item", "runs", "FLOPs",
                            *(f"estimated ({device})" for device in devices), "recorded run"],
                           rows)
-    totals = ", ".join(f"{format_duration(estimated_total_s(table))} ({device})"
-                       for device, table in zip(devices, tables, strict=True))
+    estimated = [{e for e, w in zip(t["experiment"], t["wall_s"], strict=True)
+                  if w is not None and not pd.isna(w)} for t in tables]
+    anywhere = set().union(*estimated)
+
+    def total(device: str, table: pd.DataFrame, own: set[str]) -> str:
+        lacking = sorted(anywhere - own)  # estimated on another device, not on this one
+        return (f"{format_duration(estimated_total_s(table))} ({device}"
+                + (f"; without {', '.join(f'`{e}`' for e in lacking)}, not estimated there"
+                   if lacking else "") + ")")
+
+    totals = ", ".join(total(device, table, own)
+                       for device, table, own in zip(devices, tables, estimated, strict=True))
     return (text + f"\n\nTotal of the estimated wall times (a grid shared by two experiments "
             f"counted once): {totals}. Groups not calibrated are interpolated per point between "
             "the calibrated ones.\n\n" + "\n".join(f"- {n}" for n in notes))

@@ -444,7 +444,7 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
 def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> str:
     """How much of the gap between eq. (2) + MLP and the code's MLP the initialisation alone
     accounts for, as a clause: ``(plain − code_mlp) / (eq2 − code_mlp)``, where ``plain`` is
-    eq. (2) + MLP with the code's logit scale and positions (the code's MLP but for its
+    eq. (2) + MLP with the code's attention-score scale and positions (the code's MLP but for its
     initialisation), computed against eq. (2) + MLP's seed mean (``eq2_mlp``: eq. (2) + MLP's
     accuracy per seed, indexed by seed; ``plain`` and ``code_mlp`` are whatever seeds their run
     has) and, beside it, against each seed of eq. (2) + MLP. A gap below
@@ -454,8 +454,8 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
     from memnb.scorecard.dana import ORDER_TIE
 
     mean = float(eq2_mlp.mean())
-    head = (f"eq. (2) + MLP with only the code's logit scale and positions (eq. (2)'s N(0, 1) "
-            f"embeddings) reaches {plain:.3f}. ")
+    head = (f"eq. (2) + MLP with only the code's attention-score scale and positions (eq. (2)'s "
+            f"N(0, 1) embeddings) reaches {plain:.3f}. ")
     gap = (f"the gap from the code's MLP ({code_mlp:.3f}) to eq. (2) + MLP's mean over its "
            f"{counted(len(eq2_mlp), 'seed')} ({mean:.3f})")
     if abs(mean - code_mlp) < ORDER_TIE:
@@ -1240,12 +1240,12 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"{full5['steps']:,} steps of {full5['batch']:,}, learning rate {full5['lr']:g} → "
         f"{full5['lr_final']:g} (→ {full5['lr_final_mlp']:g} for the MLP model), for "
         f"Experiment 5 and `dana.exp5_code`.{exp5_line}",
-        "- **Model details.** We follow eq. (2); the official code divides logits by √d_h, adds "
-        "positions only to the attention input, shares one d → d_h compression across heads "
-        "and draws its embeddings as `nn.Linear` weights, uniform in ±1/√d and ±1/√d_h, where "
-        "ours are N(0, 1) (`CompressedAttentionOnlyTransformer`, used by `dana.layout` and "
-        "`dana.layout_heads`, has the code's). Experiment 5's MLP block is the code's: a bias "
-        "on its input layer, none on its output layer.",
+        "- **Model details.** We follow eq. (2); the official code divides the attention scores "
+        "by √d_h, adds positions only to the attention input, shares one d → d_h compression "
+        "across heads and draws its embeddings as `nn.Linear` weights, uniform in ±1/√d and "
+        "±1/√d_h, where ours are N(0, 1) (`CompressedAttentionOnlyTransformer`, used by "
+        "`dana.layout` and `dana.layout_heads`, has the code's). Experiment 5's MLP block is the "
+        "code's: a bias on its input layer, none on its output layer.",
         "- **Paper vs its code.** App. B states a learning rate from "
         f"{t['lr_start_appendix'].value:g} to {t['lr_end_appendix'].value:g}; the code's "
         f"effective rate is {full1['lr']:g} → "

@@ -87,12 +87,14 @@ def linear_fit(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> L
 
 
 def linear_trend(x: Sequence[float], y: Sequence[float], *, min_r2: float = 0.9,
-                 expected_slope: float | None = None, rel_tol: float = 0.15) -> Verdict:
+                 expected_slope: float | None = None, rel_tol: float = 0.15,
+                 expected_name: str = "paper's slope") -> Verdict:
     """The claim "y grows linearly in x".
 
     ``trend`` when R² ≥ ``min_r2`` and the slope's 95 % interval lies above 0; ``reproduced`` when
     in addition ``expected_slope`` is None or the slope is within ``rel_tol`` of it; ``differs``
-    otherwise.
+    otherwise. ``expected_name`` names the expected slope in the text (a slope the paper does not
+    state is named as whose reading it is).
     """
     fit = linear_fit(x, y)
     measured = (f"slope {fit.slope:.4g} (95 % CI {fit.slope_low:.4g} to {fit.slope_high:.4g}), "
@@ -104,7 +106,7 @@ def linear_trend(x: Sequence[float], y: Sequence[float], *, min_r2: float = 0.9,
     if expected_slope is None:
         return Verdict("reproduced", measured, values)
     rel = (fit.slope - expected_slope) / abs(expected_slope)
-    measured += f"; paper's slope {expected_slope:.4g} ({rel:+.0%})"
+    measured += f"; {expected_name} {expected_slope:.4g} ({rel:+.0%})"
     values["relative_difference"] = rel
     return Verdict("reproduced" if abs(rel) <= rel_tol else "trend", measured, values)
 

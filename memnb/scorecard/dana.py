@@ -550,7 +550,8 @@ def fig_2b(results: ResultSource) -> Verdict:
     rel = (a - b) / b
     mean_rel = float(np.mean(np.abs(rel)))
     measured = (f"mean |relative difference| {mean_rel:.0%} over d = {xs.min()}..{xs.max()} "
-                f"({', '.join(f'd={int(x)}: {r:+.0%}' for x, r in zip(xs, rel, strict=True))})")
+                f"({', '.join(f'd={int(x)}: {r:+.0%}' for x, r in zip(xs, rel, strict=True))}; "
+                f"criterion: within {SLOPE_REL_TOL:.0%} on average)")
     if len(ours) >= 3:
         from memnb.experiments.dana import fit_power
 
@@ -1059,9 +1060,9 @@ def which_model(results: ResultSource) -> Verdict:
 @item(P, "Fig. 3: which model", ours=True,
       claim="the paper's order of the two models of Experiment 5 (in its CSV at the largest H, "
             "the AoT ahead of one head + MLP at d = 7, behind it at d = 10) is that of the "
-            "official code's models (logits scaled by 1/√d_h, positions in the attention input "
-            "only, embeddings drawn U(±1/√d)); eq. (2) and eq. (2) + MLP, trained the same "
-            "way, need not give it",
+            "official code's models (attention scores scaled by 1/√d_h, positions in the "
+            "attention input only, embeddings drawn U(±1/√d)); eq. (2) and eq. (2) + MLP, "
+            "trained the same way, need not give it",
       criterion="at the largest H of each d of dana.exp5_code where the paper's CSV is no "
                 "tie, the code's AoT and one head + MLP are in the paper's CSV order → "
                 "reproduced; else differs (trend when only a reduced `quick` run exists); ties "

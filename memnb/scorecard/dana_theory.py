@@ -371,7 +371,8 @@ def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> 
     mean = tab.groupby(["N", "d"], as_index=False)["capacity"].mean()
     free = mean[mean["capacity"] < 0.8 * mean["N"]]
     verdict = criteria.linear_trend(free["d"], free["capacity"], expected_slope=1.0,
-                                    rel_tol=0.5)
+                                    rel_tol=0.5,
+                                    expected_name="slope (our reading of \"about d\")")
     fit = criteria.linear_fit(free["d"], free["capacity"])
     ratio = free["capacity"] / free["d"]
     lo, hi = BIETTI_RATIO

@@ -52,19 +52,20 @@ def _counted(rows: list[Row]) -> str:
 
 
 def summary_sentence(rows: list[Row]) -> str:
-    """One sentence counting the rows per status, the papers' items apart from our own rows
-    (checks beyond the papers, marked *ours*), so that a status of ours is not read as one of
-    a paper's claims: e.g. "31 of the paper's items: 18 reproduced, ...; and 2 rows of ours
-    (beyond the paper): 1 reproduced, 1 differs." Without rows of ours: "12 items: ..."."""
+    """One sentence counting the rows per status, the rows on the papers' items apart from our
+    own rows (checks beyond the papers, marked *ours*), so that a status of ours is not read as
+    one of a paper's claims: e.g. "31 rows on the paper's items: 18 reproduced, ...; and 2 rows
+    of ours (beyond the paper): 1 reproduced, 1 differs." Without rows of ours: "12 rows: ...".
+    Rows, not items: an item may take several rows, and several items may share one."""
     papers = [r for r in rows if not r.ours]
     ours = [r for r in rows if r.ours]
     if not ours:
-        return f"{len(rows)} items: {_counted(rows)}."
+        return f"{len(rows)} rows: {_counted(rows)}."
     if not papers:
         return f"{len(ours)} rows of ours: {_counted(ours)}."
     several = len({r.paper for r in rows}) > 1
     whose = "papers'" if several else "paper's"
-    return (f"{len(papers)} of the {whose} items: "
+    return (f"{len(papers)} rows on the {whose} items: "
             f"{_counted(papers) or 'none'}; and {len(ours)} row{'s' if len(ours) != 1 else ''} "
             f"of ours (beyond the {'papers' if several else 'paper'}): {_counted(ours)}.")
 
