@@ -101,9 +101,13 @@ def shattering_check(tokens: np.ndarray, task: str = "seq2seq", max_labels: int 
     encoding; :func:`memnb.constructions.seq_id.memorize`).
 
     Returns ``labels`` (labels per labelling), ``labellings`` (``2^labels``), ``memorized`` (built
-    and reproduced exactly), ``refused`` (inconsistent for a permutation-equivariant model) and
-    ``points`` (:func:`equivariant_points`). The set is shattered when ``memorized ==
-    labellings``. Raises ``ValueError`` when there are more than ``max_labels`` labels.
+    and reproduced exactly), ``refused`` (inconsistent for a permutation-equivariant model),
+    ``points`` (:func:`equivariant_points`) and, over the networks built, ``architectures`` (how
+    many distinct (width, depth, parameters) they have) with the largest ``width``, ``depth``
+    and ``parameters``: each labelling gets a network of its own, so the set is shattered by the
+    class of networks of at most those sizes, not by one fixed architecture. The set is
+    shattered when ``memorized == labellings``. Raises ``ValueError`` when there are more than
+    ``max_labels`` labels.
     """
     from memnb.constructions.seq_id import memorize
 
@@ -113,6 +117,7 @@ def shattering_check(tokens: np.ndarray, task: str = "seq2seq", max_labels: int 
     if size > check_int("max_labels", max_labels, 1):
         raise ValueError(f"tokens give {size} labels, more than max_labels = {max_labels}")
     memorized = refused = 0
+    sizes: set[tuple[int, int, int]] = set()
     for bits in itertools.product((0, 1), repeat=size):
         y = np.array(bits, dtype=int).reshape(shape)
         try:
@@ -121,8 +126,11 @@ def shattering_check(tokens: np.ndarray, task: str = "seq2seq", max_labels: int 
             refused += 1
             continue
         memorized += int(np.array_equal(net.predict(toks), y))
+        sizes.add((net.width, net.depth, net.num_parameters))
+    largest = [max((s[i] for s in sizes), default=0) for i in range(3)]
     return {"labels": size, "labellings": 2 ** size, "memorized": memorized, "refused": refused,
-            "points": equivariant_points(toks, task)}
+            "points": equivariant_points(toks, task), "architectures": len(sizes),
+            "width": largest[0], "depth": largest[1], "parameters": largest[2]}
 
 
 def attention_along_a_line(n: int = 6, d: int = 4, num_t: int = 200, seed: int = 0

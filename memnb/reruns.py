@@ -147,7 +147,8 @@ def adopt_rerun(name: str, profile: str = "full", root: Path | None = None) -> E
 
 def rerun_progress(name: str, profile: str = "full", root: Path | None = None) -> str | None:
     """One clause on a rerun of ``name`` under way (:func:`rerun_experiment`), e.g. "a rerun by
-    today's code has computed 70 of its 210 points (`memnb run ... --rerun` continues it)", or
+    today's code has computed 70 of the 210 points of today's profile (`memnb run ... --rerun`
+    continues it)", or
     ``None`` when there is none."""
     rerun = load(name, profile, rerun_root(root))
     if rerun is None:
@@ -158,8 +159,9 @@ def rerun_progress(name: str, profile: str = "full", root: Path | None = None) -
                 "(`memnb.reruns.adopt_rerun`)")
     whose = ("today's code" if computed_by_todays_code(name, rerun.provenance) else
              f"code {rerun.provenance.get('code_fingerprint')}, which is not today's")
-    return (f"a rerun by {whose} has computed {done} of its {total} points "
-            f"(`{continue_command(name, profile, rerun.provenance, rerun=True)}` continues it)")
+    return (f"a rerun by {whose} has computed {done} of the {total} points of today's "
+            f"profile (`{continue_command(name, profile, rerun.provenance, rerun=True)}` "
+            "continues it)")
 
 
 def rerun_clause(name: str, profile: str = "full", root: Path | None = None) -> str:

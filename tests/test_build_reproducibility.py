@@ -237,8 +237,8 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
                                  "missing_points": missing * 2}))
     assert ("Reruns under way in `data/results/rerun/full/` (`memnb.reruns`: the table above "
             "stays until the rerun is complete, then moves to `superseded/`): `dana.exp1`: a "
-            "rerun by today's code has computed 3 of its 7 points (`memnb run dana.exp1 "
-            "--profile full --rerun --time-limit SECONDS` continues it).") in (
+            "rerun by today's code has computed 3 of the 7 points of today's profile (`memnb run "
+            "dana.exp1 --profile full --rerun --time-limit SECONDS` continues it).") in (
         reproducibility.full_runs_markdown(["dana.exp1"], results))
     rerun.unlink()
     # a result replaced by a run of other code is listed where it is kept

@@ -484,7 +484,8 @@ def test_a_rerun_computes_beside_the_result_it_replaces_and_adopts_itself_when_c
     assert rerun.provenance["command"] == (
         "rerun_experiment('tiny.slow', 'full', device='cpu', seeds=1)")
     progress = reruns.rerun_progress("tiny.slow", "full")
-    assert progress.startswith(f"a rerun by today's code has computed {done} of its 6 points")
+    assert progress.startswith(f"a rerun by today's code has computed {done} of the 6 points "
+                               "of today's profile")
     note = results.fresh_and_cached("tiny.slow", "ci").note
     assert note.endswith(progress) and "computed by earlier code" in note
     from memnb.scorecard import ResultSource

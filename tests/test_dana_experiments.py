@@ -161,9 +161,9 @@ def test_chapter_results_reads_a_committed_full_run_under_quick(tmp_path):
         {"code_fingerprint": todays_code("dana.exp1"), "complete": False, "points_done": 1,
          "missing_points": [{"H": 2}, {"H": 3}]}))
     note = dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
-    assert ("read instead of a `quick` rerun; a rerun by today's code has computed 1 of its 3 "
-            "points (`memnb run dana.exp1 --profile full --rerun --time-limit SECONDS` "
-            "continues it); accuracy") in note
+    assert ("read instead of a `quick` rerun; a rerun by today's code has computed 1 of the 3 "
+            "points of today's profile (`memnb run dana.exp1 --profile full --rerun "
+            "--time-limit SECONDS` continues it); accuracy") in note
 
 
 def test_a_full_run_that_replaced_one_of_earlier_code_says_how_far_the_two_differ(tmp_path):

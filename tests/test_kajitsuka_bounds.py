@@ -58,6 +58,12 @@ def test_identical_tokens_give_n_points_distinct_tokens_give_nn(N, n):
 def test_distinct_tokens_are_shattered_identical_ones_are_not():
     distinct = lower_bounds.shattering_check(np.arange(1, 7).reshape(2, 3))
     assert distinct["memorized"] == distinct["labellings"] == 64 and distinct["refused"] == 0
+    # shattering for the VC argument needs one class: every labelling's network has one size
+    assert distinct["architectures"] == 1 and distinct["parameters"] > 0
+    from memnb.figures.kajitsuka import _shattered_by
+
+    assert _shattered_by(distinct).startswith("by one architecture (width ")
+    assert "class of networks up to" in _shattered_by({**distinct, "architectures": 3})
     same = lower_bounds.shattering_check(np.repeat(np.array([[1], [2]]), 3, axis=1))
     assert same["points"] == 2 and same["memorized"] == 4 and same["refused"] == 60
 

@@ -418,13 +418,26 @@ def lower_bound_markdown() -> str:
         f"Two sequences of three *distinct* tokens have {distinct['labels']} labels and "
         f"{distinct['points']} points that a permutation-equivariant model can label "
         f"independently; our hardmax construction memorizes {distinct['memorized']} of the "
-        f"{distinct['labellings']} labellings, so the set is shattered. Two sequences of one "
+        f"{distinct['labellings']} labellings, so the set is shattered, "
+        + _shattered_by(distinct) + ". Two sequences of one "
         f"*repeated* token have the same {same['labels']} labels but only {same['points']} "
         f"points: {same['refused']} of the {same['labellings']} labellings are inconsistent "
         f"(refused) and {same['memorized']} are memorized. Along the line "
         f"$W_Q = A + tB$ ({line['values_of_t']} values of $t$, ours), one hardmax head takes "
         f"{line['hardmax_outputs']} distinct outputs and one softmax head "
         f"{line['softmax_outputs']}: {_line_words(line)}")
+
+
+def _shattered_by(check: dict[str, int]) -> str:
+    """Which networks shatter the set (:func:`memnb.lower_bounds.shattering_check`): one
+    architecture, as the VC argument needs, or the class of networks up to the largest."""
+    size = (f"width {check['width']}, depth {check['depth']}, {check['parameters']:,} "
+            "parameters")
+    if check["architectures"] == 1:
+        return (f"by one architecture ({size}; a set of weights per labelling), as the VC "
+                "argument needs")
+    return (f"by {check['architectures']} architectures (one network per labelling), all within "
+            f"{size}: by the class of networks up to that size (ours)")
 
 
 def _line_words(line: dict[str, int]) -> str:

@@ -386,8 +386,11 @@ def table3_comparison(table: pd.DataFrame) -> pd.DataFrame:
                      for m, la, c in zip(ours["representation"], ours["layer"], ours["check"],
                                          strict=True)]
     ours["decided"] = [conclusive(r, sc.PASS) for r in ours.to_dict("records")]
+    geometry = [paper.TABLE3_GEOMETRY[paper.TABLE3_MODEL_MAP[m][0]] for m in ours["representation"]]
+    ours["paper n, d"] = [f"{n}, {d}" for n, d in geometry]
     cols = ["representation", "paper_column", "layer", "check", "k", "T", "pass_fraction",
             "paper", "min_rank", "max_rank", "decided"]
+    cols[5:5] = [c for c in ("n", "d") if c in ours] + ["paper n, d"]  # ours beside the paper's
     return ours[cols].rename(columns={"pass_fraction": "ours"}).reset_index(drop=True)
 
 
@@ -495,7 +498,10 @@ def dinov2_discussion(result: Any, profile: str) -> str:
               f"the trained ViT. DINOv2's trained embedding layer: A1 {statuses['l0_a1']}, A3 "
               f"{statuses['l0_a3']}; its first block: A1 {statuses['l1_a1']}, A2 "
               f"{statuses['l1_a2']}. Verdict (ours, from the `{used}` table): DINOv2 "
-              f"{verdict}."]
+              f"{verdict}. Without a randomly initialised DINOv2 of the same geometry (14-pixel "
+              "patches, its own width), a difference at its embedding layer cannot be put down "
+              "to the training alone: the geometry and the images' smooth patch means may also "
+              "lower the ranks (ours; not run)."]
     return "\n".join(lines)
 
 
@@ -750,8 +756,9 @@ def _run_label(provenance: dict[str, Any]) -> str:
     from memnb.results import arithmetic_label
 
     return (f"commit {str(provenance.get('git_commit', 'unknown'))[:7]} of "
-            f"{str(provenance.get('started_utc', '?'))[:10]}, code "
-            f"{provenance.get('code_fingerprint', '?')}, {arithmetic_label(provenance)}")
+            f"{str(provenance.get('started_utc', '?'))[:10]}, code version (a hash of the code "
+            f"that computes the points) {provenance.get('code_fingerprint', '?')}, "
+            f"{arithmetic_label(provenance)}")
 
 
 def _verdict_status(table: pd.DataFrame) -> str:
@@ -819,8 +826,8 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
 
         modes = (cpu_denormals(before.provenance), cpu_denormals(current.provenance))
         cause = ("the two runs differ in the CPU's treatment of denormal floats (and in code "
-                 "fingerprint)" if modes[0] != modes[1] else
-                 "the two runs treat denormal floats alike and differ in code fingerprint")
+                 "version)" if modes[0] != modes[1] else
+                 "the two runs treat denormal floats alike and differ in code version")
         status_then, status_now = _verdict_status(theirs), _verdict_status(ours)
         if differ and status_then == status_now:
             moved = (f"; the share of examples that keep a non-saturated head moved by at most "

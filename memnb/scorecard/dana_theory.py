@@ -311,12 +311,14 @@ def corollary2(results: object = None, tab: pd.DataFrame | None = None) -> Verdi
     status = ("reproduced" if s["exact"] and s["every_task"] else
               "trend" if s["exact"] and s["on_average"] else "differs")
     N, d, d_h = COR2_SETTING
-    measured = (f"N = {N}, d = d_h = {d_h}, H in {list(COR2_HEADS)}, {s['tasks']} random tasks "
+    measured = (f"N = {N}, d = d_h = {d_h}, H ∈ {{{', '.join(map(str, COR2_HEADS))}}}, "
+                f"{s['tasks']} random tasks "
                 f"each (the chapter's table): the memorized X = H d_h + d bigrams are all "
                 f"recalled: {s['exact']}; over the {s['rows']} unsaturated rows (X < N²) mean "
                 f"accuracy − φ(X) from {s['diff_min']:+.3f} to {s['diff_max']:+.3f} (below φ in "
                 f"{s['below']}, above in {s['above']}); within {COR2_SE:g} standard errors in "
-                f"{s['within']} of {s['rows']} (largest {s['z_max']:.1f}); tasks below φ: "
+                f"{s['within']} of {s['rows']} (largest {s['z_max']:.1f} standard errors); tasks "
+                f"below φ: "
                 f"{s['tasks_below']:.0%}; accuracy on the non-memorized bigrams "
                 f"{s['rest_mean']:.3f} (chance {s['chance']:.3g}); criterion: our one "
                 f"construction per task ≥ φ on every task → reproduced; its mean within "

@@ -450,7 +450,9 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
     xs, ys = cap.index.to_numpy(float), cap.to_numpy(float)
     shown = ", ".join(f"{x:g}: {'none' if not np.isfinite(y) else f'{y:g}'}"
                       for x, y in zip(xs, ys, strict=True))
-    parts = [f"smallest #blocks per {by} (mean over seeds): {shown}", depth_note(table, by)]
+    seeds = int(table["seed"].nunique()) if "seed" in table else 1
+    over = "mean over seeds" if seeds > 1 else "one seed"
+    parts = [f"smallest #blocks per {by} ({over}): {shown}", depth_note(table, by)]
     finite = np.isfinite(ys)
     # sizes memorized at no tried depth, all larger than every memorized size: their capacity
     # lies above the tried depths (censored), consistent with growth but not measured
@@ -458,9 +460,9 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
                  and xs[~finite].min() > xs[finite].max())
     ok = bool(finite.all()) or above
     if above:
-        parts.append(f"{by} ≥ {xs[~finite].min():g} is memorized at no tried depth: its capacity "
-                     f"lies above {blocks_word(float(table['blocks'].max()))}, not measured "
-                     "(at most a trend)")
+        parts.append(f"{by} ≥ {xs[~finite].min():g} is memorized at no tried depth: the depth "
+                     f"it needs lies above {blocks_word(float(table['blocks'].max()))}, not "
+                     "measured (at most a trend)")
     elif not ok:
         parts.append("some sizes are memorized at no tried depth, below a size that is")
     if finite.sum() >= 2:
