@@ -206,12 +206,20 @@ def test_theory_curves_kinds_and_floor():
 
 def test_constructions_memorize_at_matching_sizes():
     built = compare.constructions_at_budgets({"V": 4, "n": 6, "C": 4}, [120, 240])
-    assert built["memorized"].all()
-    aot = built[built["construction"].str.startswith("aot")]
+    made = built[built["note"] == ""]
+    assert made["memorized"].all()
+    aot = made[made["construction"].str.startswith("aot")]
     assert (aot["parameters"] <= aot["budget"]).all()
-    seq = built[built["construction"].str.startswith("seq_id")]
+    seq = made[made["construction"].str.startswith("seq_id")]
     assert (seq["bits"] >= seq["N"] * 2).all()  # the information floor holds for the build
-    assert (built["note"] == "").all()
+    # one head of the attention-layer construction (d = 7, d_h = 6, d_v = 4) needs 168
+    # parameters: at 120 it is a row that says so, not a size silently left out
+    small = built[built["note"] != ""]
+    assert list(small["construction"]) == ["mha (Mahdavi et al. Thm 1)"]
+    assert list(small["budget"]) == [120] and not small["memorized"].any()
+    assert small["note"].iloc[0] == ("too small for the construction's shape (d = 7, d_h = 6, "
+                                     "d_v = d_o = 4): one head needs 168 parameters")
+    assert len(built) == 6  # three constructions at each of the two budgets
 
 
 def test_a_construction_that_cannot_be_built_is_a_row_with_its_reason(monkeypatch):
@@ -236,7 +244,7 @@ def test_a_construction_that_cannot_be_built_is_a_row_with_its_reason(monkeypatc
     assert row["note"] == ("not built: the float64 rank of the Lemma 2 feature matrix is at "
                            f"most 7 < T0 = {H + 2} in 3 draws of the weights (Lemma 2 asks "
                            "rank T0)")
-    assert (built.loc[~built["construction"].str.startswith("aot"), "note"] == "").all()
+    assert (built.loc[built["construction"].str.startswith("seq_id"), "note"] == "").all()
     assert compare.not_built_note(RuntimeError("no well-conditioned draw"), 5) == \
         "not built: no well-conditioned draw"
     best = pd.DataFrame({"budget": [120], "capacity": [10.0], "parameters": [120]})

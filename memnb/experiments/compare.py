@@ -512,7 +512,8 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
     note (empty, or why a construction was not built).
 
     A construction that cannot be built at a size is a row with ``memorized`` False and the
-    reason in ``note``, not an error: at the full profile's largest budget (7,680 parameters,
+    reason in ``note``, not an error (a budget below one head of the construction's shape
+    included): at the full profile's largest budget (7,680 parameters,
     ``H = 956``, ``T_0 = 958`` sequences) the float64 rank of Dana et al.'s Lemma 2 feature matrix
     stays far below ``T_0`` in every draw of the weights, so :func:`memnb.constructions.aot.
     memorize` refuses, and its parameter count there is the paper's ``d (n + 2V + 4 d_h H)``.
@@ -542,6 +543,13 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
                 rows.append({"construction": "aot (Dana et al. Thm 1)", "budget": B,
                              "parameters": model.num_parameters(), "N": T0, "memorized": ok,
                              "bits": 64 * model.num_parameters(), "note": ""})
+        else:
+            smallest = 2 * (n + 2 * V + 4)
+            rows.append({"construction": "aot (Dana et al. Thm 1)", "budget": B,
+                         "parameters": math.nan, "N": math.nan, "memorized": False,
+                         "bits": math.nan,
+                         "note": f"too small for the construction's shape (d = 2, d_h = 1): "
+                                 f"one head needs {smallest} parameters"})
         # Mahdavi et al.: d = n + 1, d_h = n, d_v = 1, d_o = C
         d = max(n + 1, C)
         H = (B - d * C) // (2 * d * (n + C))  # the construction's values have d_v = d_o = C
@@ -558,6 +566,13 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
             rows.append({"construction": "mha (Mahdavi et al. Thm 1)", "budget": B,
                          "parameters": built.num_parameters(), "N": T, "memorized": ok,
                          "bits": 64 * built.num_parameters(), "note": ""})
+        else:
+            smallest = d * C + 2 * d * (n + C)
+            rows.append({"construction": "mha (Mahdavi et al. Thm 1)", "budget": B,
+                         "parameters": math.nan, "N": math.nan, "memorized": False,
+                         "bits": math.nan,
+                         "note": f"too small for the construction's shape (d = {d}, d_h = {n}, "
+                                 f"d_v = d_o = {C}): one head needs {smallest} parameters"})
         # Kajitsuka & Sato: built for the N the trained models reach at ~1 bit per parameter
         N = max(2, round(B / math.log2(C)))
         tokens, labels = task_data(N, {**task, "N_max": max(N, 64)}, seed)
