@@ -21,6 +21,8 @@ from memnb.papers import dana as paper
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, Row, item
 from memnb.scorecard.criteria import Verdict
+from memnb.scorecard.dana_theory import BIETTI_D as _BIETTI_D
+from memnb.scorecard.dana_theory import BIETTI_N as _BIETTI_N
 
 P = "dana"
 #: Mean |ours − paper| (accuracy) within which a curve counts as the paper's.
@@ -500,9 +502,11 @@ def fig_1b(results: ResultSource) -> Verdict:
             "of Bietti et al. (W = Σ_i w_U(g(i)) w_E(i)^T, a d × d matrix, as the September "
             "2024 preprint and the June 2024 slides describe it)",
       criterion="the largest number of associations recalled at 100 % is at most d in every "
-                "draw at every (N, d) of the table (memnb.scorecard.dana_theory: BIETTI_N × "
-                "BIETTI_D, three draws) → reproduced; else differs, naming the points above d "
-                "(a point that recalls all N is saturated: its capacity is at least N)",
+                "draw at every (N, d) of the table (N ∈ {"
+                f"{', '.join(map(str, _BIETTI_N))}}}, d ∈ {{"
+                f"{', '.join(map(str, _BIETTI_D))}}}, three draws each; "
+                "memnb.scorecard.dana_theory) → reproduced; else differs, naming the points "
+                "above d (a point that recalls all N is saturated: its capacity is at least N)",
       evidence=_EXACT)
 def rank_d_memory(results: ResultSource) -> Verdict:
     from memnb.scorecard import dana_theory

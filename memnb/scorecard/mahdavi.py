@@ -752,9 +752,10 @@ def table3_verdict(table: pd.DataFrame) -> Verdict:
     if missing:
         measured += (f"; models not computed: {', '.join(missing)} (the paper's only "
                      "rank-deficient contexts, trained GPT-2 at L1, are therefore not checked; "
-                     "no package of the index ships trained GPT-2 weights for offline use, "
-                     "checked: " + ", ".join(f"{p} {v}" for p, v, _ in GPT2_PACKAGES_CHECKED)
-                     + ")" if "gpt2_trained" in missing else f"; models not computed: "
+                     "no trained GPT-2 weights could be installed without network access: "
+                     f"{len(GPT2_PACKAGES_CHECKED)} Python packages that might have shipped "
+                     "them were checked, and the chapter lists them)"
+                     if "gpt2_trained" in missing else f"; models not computed: "
                      f"{', '.join(missing)}")
     if not agree and not disagree:
         raise NotComputable(measured)
