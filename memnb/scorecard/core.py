@@ -122,6 +122,8 @@ class ResultSource:
                 # other parameters than today's profile: e.g. a training budget since found too
                 # small, whose numbers measure that budget; today's smaller profile is judged
                 not_judged = f"it was {changed}"
+                if name in load_all():  # a rerun by today's code under way: how far it is
+                    not_judged += rerun_clause(name, profile, self.root)
                 continue
             if profile == self.profile and name in self._not_judged and profile != order[-1]:
                 not_judged = self._not_judged[name]  # an item found it cannot judge this run
