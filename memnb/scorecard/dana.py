@@ -419,7 +419,8 @@ def lemma_3(results: ResultSource) -> Verdict:
 
 @item(P, "Theorem 2",
       claim="a JL look-up table reaches KL ≤ E[(1 − π(g|t))·(1 + 2C + C d_TV)/(1 − 2C)·"
-            "log((N − 1)/(e^{−H(π_t)} − 1))], C = √(32 log(N + 1)/d)",
+            "log((N − 1)/(e^{−H(π_t)} − 1))], C = √(32 log(N + 1)/d), with H(π) = Σ π log π "
+            "(the paper's sign: its uniform case is −log N)",
       criterion="where the bound is finite (C < ½, i.e. d > 128 ln(N + 1)) it is ≥ the KL the "
                 "look-up table reaches (λ(t) found by root-finding to machine precision, the "
                 "KL then in closed form); N = 50, d = 16..2048, 200 low-entropy conditionals; "

@@ -225,13 +225,15 @@ def thm2_informative(results: object = None, tab: pd.DataFrame | None = None) ->
         first = informative.iloc[0]
         where = (f"the bound is first informative (below the uniform prediction's KL) at N = "
                  f"{int(first['N'])}, d = N − 2 (found by bisection over N up to "
-                 f"{THM2_SEARCH_MAX}, conditionals with mass {THM2_EPS:g} off g(t)); not at N = "
+                 f"{THM2_SEARCH_MAX}, conditionals with mass {THM2_EPS:g} off g(t), so its margin "
+                 "there is small by construction); not at N = "
                  + ", ".join(str(int(n)) for n in tab.loc[~tab["informative"], "N"]))
         status = "reproduced" if verdict.holds else "differs"
     measured = (f"finite and not implied by Prop. 2 (128 ln(N+1) < d < N − 1) from N = "
                 f"{n_real} (reals) / {n_int} (integers); criterion: informative only where the "
-                f"bound is below the KL of the uniform prediction, log N − E H(π_t); {where}; "
-                f"{per}; bound ≥ the look-up table's KL: {verdict.measured}")
+                f"bound is below the KL of the uniform prediction, log N − E_t h_t (h_t the "
+                f"Shannon entropy); {where}; {per}; bound ≥ the look-up table's KL at N = "
+                f"{', '.join(str(int(n)) for n in tab['N'])}: {verdict.measured}")
     return Verdict(status, measured, {**verdict.values, "n_real": n_real, "n_int": n_int,
                                       "informative_n": (int(informative.iloc[0]["N"])
                                                         if not informative.empty else None)})
