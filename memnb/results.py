@@ -307,7 +307,8 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     earlier ones read from the partial run it resumes) and their ``total_wall_time_s``.
 
     An earlier record counts only when it was partial and computed with the same code, profile
-    (name and parameters), seeds and device: then its cached points are the ones this run
+    (name and parameters, a grid listed in another order counting as the same,
+    :func:`_changed_params`), seeds and device: then its cached points are the ones this run
     reused (a run that resumes
     across sessions from a committed point cache keeps its whole history, and the
     ``corrections`` made by hand to that history, each a sentence saying what was changed and
@@ -322,8 +323,9 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
         except (json.JSONDecodeError, UnicodeDecodeError):
             previous = {}
         same = all(previous.get(k) == provenance[k]
-                   for k in ("code_fingerprint", "profile", "seeds", "device")) and (
-            previous.get("params") == json.loads(json.dumps(provenance["params"], default=str)))
+                   for k in ("code_fingerprint", "profile", "seeds", "device")) and not (
+            _changed_params(previous.get("params") or {},
+                            json.loads(json.dumps(provenance["params"], default=str))))
         if same and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])

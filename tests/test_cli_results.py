@@ -620,3 +620,31 @@ def test_computing_invocation_skips_an_invocation_that_only_read_the_cache():
                                     for c in calls]}
     assert computing_invocation(bare) == {"git_commit": "c2", "started_utc": "c"}
     assert computing_invocation({"git_commit": "x", "started_utc": "y"})["git_commit"] == "x"
+
+
+def test_a_grid_listed_in_another_order_resumes_with_its_history(tmp_path, monkeypatch):
+    """A profile that lists the same grid in another order (Fig. 7's widths, narrower first)
+    runs the same points: the partial run resumes from its cache, keeps its invocations and is
+    not superseded."""
+    from memnb.experiments import registry
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    exp = registry._REGISTRY["tiny.slow"]
+
+    def listed(order: list[int]) -> None:
+        profiles = {**exp.profiles, "full": {"n": 6, "seeds": 1, "order": order}}
+        monkeypatch.setitem(registry._REGISTRY, "tiny.slow", registry.Experiment(
+            exp.name, exp.title, exp.paper_figure, profiles, exp.fn))
+
+    listed([16, 8])
+    partial = run_experiment("tiny.slow", "full", root=tmp_path, time_limit_s=1.6)
+    done = len(calls)
+    assert not partial.complete and done < 6
+    listed([8, 16])
+    assert results.profile_change(partial.provenance) is None
+    calls.clear()
+    resumed = run_experiment("tiny.slow", "full", root=tmp_path)
+    assert resumed.complete and calls == list(range(done, 6))
+    assert [r["points_done"] for r in resumed.provenance["invocations"]] == [done, None]
+    assert results.load_superseded("tiny.slow", "full", tmp_path) == []
