@@ -488,3 +488,28 @@ def test_fig7_judges_the_quick_run_beside_a_full_run_at_one_size(tmp_path):
     assert row.status == "trend" and "predicts 1.41 at 800" in row.measured
     assert "the committed `full` run is not judged: partial, only N = 600 so far" in row.evidence
     assert "fell back to `quick`" in row.evidence
+
+
+def test_curves_verdict_calls_seeds_that_disagree_a_trend():
+    """The committed MultiNLI run's shape: 10 blocks end below 1 block on the mean, dragged by
+    three seeds that did not train, while two seeds end above: the seeds disagree, trend; seeds
+    that all fail as the mean does keep differs."""
+    def seeded(finals: dict[int, dict[int, float]]) -> pd.DataFrame:
+        rows = []
+        for seed, by_blocks in finals.items():
+            for b, acc in by_blocks.items():
+                for epoch in (0, 10):
+                    rows.append({"blocks": b, "epoch": epoch, "seed": seed,
+                                 "loss": 1.0 - acc if epoch else 2.0,
+                                 "accuracy": acc if epoch else 0.3})
+        return pd.DataFrame(rows)
+
+    split = seeded({0: {1: 0.96, 10: 0.77}, 1: {1: 0.98, 10: 0.67}, 2: {1: 0.995, 10: 0.94},
+                    3: {1: 0.97, 10: 0.9997}, 4: {1: 0.995, 10: 0.998}})
+    v = card.curves_verdict(split, "accuracy")
+    assert v.status == "trend" and "holds at 2 of 5 (seeds 3, 4)" in v.measured
+    assert "fails at seeds 0, 1, 2: the seeds disagree" in v.measured
+    agree = seeded({0: {1: 0.96, 10: 0.77}, 1: {1: 0.98, 10: 0.67}})
+    assert card.curves_verdict(agree, "accuracy").status == "differs"
+    assert card.curves_verdict(seeded({0: {1: 0.9, 10: 0.99}, 1: {1: 0.8, 10: 0.95}}),
+                               "accuracy").status == "reproduced"
