@@ -110,10 +110,11 @@ def results_table(names: Sequence[str], profile: str,
                   results_root: Path | None = None) -> list[dict[str, Any]]:
     """Provenance of the results of ``names``: the fresh ones under ``profile`` and the full ones.
 
-    Rows carry ``run`` (``fresh (<profile>)`` or ``full (committed)``) and the columns of
-    :func:`memnb.results.provenance_summary`.
+    Rows carry ``run`` (``fresh (<profile>)`` or ``full (cached)``; a full result computed
+    under an earlier profile, which the pages name but do not judge, says so) and the columns
+    of :func:`memnb.results.provenance_summary`.
     """
-    from memnb.results import provenance_summary
+    from memnb.results import load, profile_change, provenance_summary
 
     rows = []
     runs = [(profile, f"fresh ({profile})")]
@@ -121,7 +122,13 @@ def results_table(names: Sequence[str], profile: str,
         runs.append(("full", "full (cached)"))
     for folder, label in runs:
         summary = provenance_summary(list(names), folder, results_root)
-        rows += [{"run": label, **record} for record in summary.to_dict("records")]
+        for record in summary.to_dict("records"):
+            run = label
+            if folder == "full":
+                result = load(record["experiment"], "full", results_root)
+                if result is not None and profile_change(result.provenance) is not None:
+                    run += " of an earlier profile, named but not judged"
+            rows.append({"run": run, **record})
     return rows
 
 
