@@ -26,11 +26,17 @@ def _curves(final_loss: dict[int, float]) -> pd.DataFrame:
 
 
 def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
-    fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.02}), None, "IMDb",
-                                       "Figs. 4 and 5", "quick")
+    short = _curves({0: 0.3, 1: 0.01, 4: 0.02}).assign(  # no depth memorizes its set
+        accuracy=lambda t: t["accuracy"].where(t["epoch"] == 0, 0.9))
+    fig, caption = ksfig.curves_figure(short, None, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
     assert "Verdict: differs" in caption
     assert "At 4 blocks the final loss (0.02) is higher than at 1 block (0.01)" in caption
+    # both depths memorize (100 % accuracy): the rise is the optimiser's tail, a trend
+    fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.02}), None, "IMDb",
+                                       "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    assert "loss **Verdict: trend**" in caption and "so trend, not differs" in caption
     fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.0105}), None, "IMDb",
                                        "Figs. 4 and 5", "quick")
     plt.close(fig)

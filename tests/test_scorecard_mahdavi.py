@@ -676,8 +676,10 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
         "git_commit": "bbbbbbb2", "started_utc": "2026-02-01T00:00:00", "code_fingerprint": "cd",
         "cpu_denormals": "flushed"})
     text = fig.saturation_runs_markdown(current, [earlier])
-    assert "Earlier run: commit aaaaaaa of 2026-01-01, code ab, IEEE denormals." in text
-    assert "Committed run: commit bbbbbbb of 2026-02-01, code cd, flushed denormals" in text
+    assert ("Earlier run: commit aaaaaaa of 2026-01-01, code version (a hash of the code that "
+            "computes the points) ab, IEEE denormals.") in text
+    assert ("Committed run: commit bbbbbbb of 2026-02-01, code version (a hash of the code "
+            "that computes the points) cd, flushed denormals") in text
     assert "differ in the CPU's treatment of denormal floats" in text
     assert "on the 2 seeds both ran (0, 1)" in text  # seed 2 ran only before
     assert "| 0 | 4 | 80 | 100 | differs |" in text and "| 1 | 4 | 80 | 80 | same |" in text
