@@ -340,6 +340,12 @@ def shared_grid_source(note: Any) -> str | None:
     return None if found is None else found.group(1)
 
 
+def estimated_experiments(table: pd.DataFrame) -> set[str]:
+    """The experiments of a plan that have an estimated wall time."""
+    return {e for e, w in zip(table["experiment"], table["wall_s"], strict=True)
+            if w is not None and not pd.isna(w)}
+
+
 def estimated_total_s(table: pd.DataFrame) -> float:
     """The estimated wall time of a plan, a grid shared by two experiments counted once."""
     own = table["note"].map(lambda note: shared_grid_source(note) is None)
@@ -456,8 +462,8 @@ def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
                      steps, flops, format_duration(r.wall_s), recorded, r.note])
     align = ["left", "left", *["right"] * 6, "left"]
     total = estimated_total_s(table)
-    unestimated = [f"`{e}`" for e, w in zip(table["experiment"], table["wall_s"], strict=True)
-                   if w is None or pd.isna(w)]
+    timed = estimated_experiments(table)
+    unestimated = [f"`{e}`" for e in table["experiment"] if e not in timed]
     left_out = (f"; it leaves out the experiments without an estimate: {', '.join(unestimated)}"
                 if unestimated else "")
     return (markdown_table(header, rows, align=align) + "\n\nTotal of the estimated wall times "

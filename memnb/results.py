@@ -433,8 +433,9 @@ def _per_seed(points: list[dict[str, Any]], keys: list[str]) -> str:
     out = []
     for (text, n), seeds in alike.items():
         who = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_range(seeds)}"
-        count = (f"{n} point{'s' * (n != 1)}" if len(seeds) == 1 else
-                 f"{n} point{'s' * (n != 1)} a seed, {n * len(seeds):,} in all")
+        count = f"{n} point{'s' * (n != 1)}"
+        if len(seeds) > 1:
+            count += f" a seed, {n * len(seeds):,} in all"
         out.append(f"{who} at {text} ({count})" if text else f"{who} ({count})")
     return "; ".join(out)
 

@@ -114,7 +114,7 @@ def results_table(names: Sequence[str], profile: str,
     under an earlier profile, which the pages name but do not judge, says so) and the columns
     of :func:`memnb.results.provenance_summary`.
     """
-    from memnb.results import load, profile_change, provenance_summary
+    from memnb.results import profile_change, provenance_summary, result_paths
 
     rows = []
     runs = [(profile, f"fresh ({profile})")]
@@ -124,10 +124,9 @@ def results_table(names: Sequence[str], profile: str,
         summary = provenance_summary(list(names), folder, results_root)
         for record in summary.to_dict("records"):
             run = label
-            if folder == "full":
-                result = load(record["experiment"], "full", results_root)
-                if result is not None and profile_change(result.provenance) is not None:
-                    run += " of an earlier profile, named but not judged"
+            if folder == "full" and profile_change(json.loads(result_paths(
+                    record["experiment"], "full", results_root)[1].read_text())) is not None:
+                run += " of an earlier profile, named but not judged"
             rows.append({"run": run, **record})
     return rows
 
@@ -485,7 +484,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     where they differ), an estimated wall time per device and the recorded run; the groups and
     the notes go into a list below it (a note that differs between the plans names its
     device)."""
-    from memnb.planner import estimated_total_s, format_duration
+    from memnb.planner import estimated_experiments, estimated_total_s, format_duration
 
     devices = [_short_device(name) for name in device_names]
     by_device = [table.set_index("experiment", drop=False) for table in tables]
@@ -521,8 +520,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     text = markdown_table(["experiment: paper item", "runs", "FLOPs",
                            *(f"estimated ({device})" for device in devices), "recorded run"],
                           rows)
-    estimated = [{e for e, w in zip(t["experiment"], t["wall_s"], strict=True)
-                  if w is not None and not pd.isna(w)} for t in tables]
+    estimated = [estimated_experiments(t) for t in tables]
     anywhere = set().union(*estimated)
 
     def total(device: str, table: pd.DataFrame, own: set[str]) -> str:

@@ -163,7 +163,7 @@ def _margin_sentence(table: pd.DataFrame, x: str) -> str:
     if margin.status == "not computable":
         return ("No mean count exceeds chance, so none can be set beside Theorem 1's "
                 f"guarantee ({left_out}).")
-    holds = margin.measured.split("holds at ")[1].split(";")[0]
+    holds = f"{v['points'] - v['violations']}/{v['points']} points"
     return (f"Above chance, the trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× "
             f"above Theorem 1's guarantee (it holds as a lower bound at {holds}"
             + (f"; {left_out}" if left_out else "") + ").")

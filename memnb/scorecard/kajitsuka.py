@@ -302,8 +302,7 @@ def curves_verdict(curves: pd.DataFrame, metric: str) -> Verdict:
             f"(seed{'s' * (len(holding) != 1)} {', '.join(map(str, holding))}) and fails at "
             f"seed{'s' * (len(failing) != 1)} {', '.join(map(str, failing))}: the seeds "
             "disagree, so trend")
-    return Verdict("trend" if verdict.status in ("reproduced", "differs") else verdict.status,
-                   text, {**verdict.values, "seeds_holding": len(holding)})
+    return Verdict("trend", text, {**verdict.values, "seeds_holding": len(holding)})
 
 
 def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:

@@ -193,7 +193,7 @@ def guarantee_margin(table: pd.DataFrame, x: str) -> Verdict:
                        {"at_chance": at_chance, "loosest": np.nan, "tightest": np.nan})
     bound = criteria.bound_holds(above[beats], summary.loc[beats, "capacity"], kind="lower")
     return Verdict(bound.status, f"{bound.measured}, on the {note}",
-                   {**bound.values, "at_chance": at_chance})
+                   {**bound.values, "at_chance": at_chance, "points": int(beats.sum())})
 
 
 def curvature(x: pd.Series | np.ndarray, y: pd.Series | np.ndarray,
