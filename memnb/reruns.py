@@ -243,10 +243,11 @@ def gap_between(name: str, profile: str, current: ExperimentResult, before: Expe
 
 def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,
                            column: str = "accuracy") -> str | None:
-    """:func:`replacement_gap` in words, e.g. "it replaced a table of earlier code
-    (918122ff8842b4fc, IEEE denormals, commit 2740509), kept under `superseded/`: on the 385
-    points both computed, `accuracy` differs by 0.0037 on average and by at most 0.026";
-    ``None`` where :func:`replacement_gap` is."""
+    """:func:`replacement_gap` in words, e.g. "it replaced a table of earlier code (IEEE
+    denormals; its code and commit are listed on the page *How each page was produced*): on the
+    385 points both computed, `accuracy` differs by 0.0037 on average and by at most 0.026";
+    ``None`` where :func:`replacement_gap` is. The fingerprint and commit are left to that page:
+    a chapter that reads several such tables would repeat them in every note."""
     from memnb.results import arithmetic_label
 
     gap = replacement_gap(name, profile, root, column=column)
@@ -256,9 +257,8 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
     now = load(name, profile, root).provenance
     which = ("earlier code" if then.get("code_fingerprint") != now.get("code_fingerprint")
              else "an earlier profile")
-    head = (f"it replaced a table of {which} ({then.get('code_fingerprint')}, "
-            f"{arithmetic_label(then)}, commit {str(then.get('git_commit', 'unknown'))[:7]}), "
-            "kept under `superseded/`")
+    head = (f"it replaced a table of {which} ({arithmetic_label(then)}; its code and commit are "
+            "listed on the page *How each page was produced*)")
     if gap.points == 0:
         return f"{head}, which shares no point with it"
     return (f"{head}: on the {gap.points} points both computed, `{column}` differs by "

@@ -432,7 +432,8 @@ def _per_seed(points: list[dict[str, Any]], keys: list[str]) -> str:
         alike.setdefault((text, len(by_seed[seed])), []).append(seed)
     out = []
     for (text, n), seeds in alike.items():
-        who = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_range(seeds)}"
+        named = _compact([str(seed) for seed in seeds])
+        who = f"seed {named}" if len(seeds) == 1 else f"seeds {named}"
         count = f"{n} point{'s' * (n != 1)}"
         if len(seeds) > 1:
             count += f" a seed, {n * len(seeds):,} in all"
@@ -502,14 +503,6 @@ def _compact(values: list[str]) -> str:
         out.append(str(numbers[i]))
         i += 1
     return ", ".join(out)
-
-
-def _seed_range(seeds: list[Any]) -> str:
-    """``1–4`` for consecutive integer seeds, else ``0, 2, 5``."""
-    if (len(seeds) > 2 and all(isinstance(s, int) for s in seeds)
-            and seeds == list(range(seeds[0], seeds[-1] + 1))):
-        return f"{seeds[0]}–{seeds[-1]}"
-    return ", ".join(str(s) for s in seeds)
 
 
 def _shown(value: Any) -> str:

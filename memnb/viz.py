@@ -206,7 +206,19 @@ def summarize(
     return out[[*keys, "mean", "lo", "hi", "n_runs"]]
 
 
-_SPREAD_WORDS = {"std": "± std", "sem": "± s.e.m.", "minmax": "min to max", "none": ""}
+_SPREAD_WORDS = {"std": "mean ± std", "sem": "mean ± s.e.m.", "minmax": "mean, band min to max",
+                 "none": "mean"}
+
+
+def _seeds_words(runs: pd.Series, spread: str, *, name_one: bool) -> str:
+    """The legend's account of one curve's seeds: ``", mean ± std over 5 seeds"``, or the range
+    ``"1 to 2 seeds"`` when its points have different numbers of seeds; for a curve of one seed
+    ``", 1 seed"`` when ``name_one`` (other curves of the figure have more), else nothing."""
+    low, high = int(runs.min()), int(runs.max())
+    if high <= 1:
+        return ", 1 seed" if name_one else ""
+    count = f"{high} seeds" if low == high else f"{low} to {high} seeds (by point)"
+    return f", {_SPREAD_WORDS[spread]} over {count}"
 
 
 def _group_colors(groups: Sequence[Any]) -> dict[Any, str]:
@@ -235,16 +247,15 @@ def plot_ours(
     """
     _check_role(role)
     summary = summarize(df, x, y, by=by, spread=spread)
-    n_max = int(summary["n_runs"].max())
-    base = label or ("ours (cached full run)" if role == "ours_cached" else "ours")
-    if n_max > 1 and spread != "none":
-        base += f", mean {_SPREAD_WORDS[spread]} over {n_max} seeds"
+    base = label or ("ours (committed full run)" if role == "ours_cached" else "ours")
     groups = list(summary[by].unique()) if by is not None else [None]
     palette = dict(colors) if colors is not None else _group_colors(groups)
+    several = int(summary["n_runs"].max()) > 1
     for g in groups:
         part = summary if g is None else summary[summary[by] == g]
         color_g = (color or PALETTE[role]) if g is None else palette.get(g, PALETTE[role])
-        name = base if g is None else f"{by}={g} ({base})"
+        described = base + _seeds_words(part["n_runs"], spread, name_one=several)
+        name = described if g is None else f"{by}={g} ({described})"
         ax.plot(part[x], part["mean"], label=name, **role_style(role, color_g))
         if spread != "none" and (part["hi"] > part["lo"]).any():
             ax.fill_between(part[x], part["lo"], part["hi"], color=color_g, alpha=BAND_ALPHA,

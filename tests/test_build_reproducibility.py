@@ -170,6 +170,16 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     today = reproducibility.full_runs_markdown(["dana.exp1"], results)
     assert f"2026-01-01 | today: `{code}`, flushed denormals |" in today
     assert "computed by today's code" not in today
+    # a table of today's code computed for an earlier grid of the profile is named as such
+    earlier = {**get("dana.exp1").params("full"), "N": 999}
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
+         "experiment": "dana.exp1", "profile": "full", "params": earlier}))
+    assert ("All 1 tables were computed by today's code; 1 of them under an earlier `full` "
+            "profile (`dana.exp1`: not today's grid, so the scorecard names it and does not "
+            "judge it).") in reproducibility.full_runs_markdown(["dana.exp1"], results)
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "code_fingerprint": code, "cpu_denormals": "flushed"}))
     # points read from a cache are named; a table recorded without the count, only when its
     # wall time says so (under a second)
     calls = [{"points_done": 5, "device_name": "CPU"}, {"points_done": 8, "device_name": "CPU"}]

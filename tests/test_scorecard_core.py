@@ -80,6 +80,15 @@ def test_rows_html_puts_status_second_and_escapes_text() -> None:
     assert "a &lt; b" in page and "(ours)" in page and "overflow-x:auto" in page
 
 
+def test_rows_html_sets_inline_code_without_its_backticks() -> None:
+    from memnb.scorecard.render import rows_html
+
+    page = rows_html([core.Row("dana", "Fig. 1", "c", "at most `trend`", "m",
+                               "`full` run of <x>", "trend", False)])
+    assert "at most <code>trend</code>" in page and "<code>full</code> run of &lt;x&gt;" in page
+    assert "`" not in page
+
+
 def test_evidence_names_a_full_run_of_earlier_code(tmp_path) -> None:
     """A verdict read from a table that today's code did not compute says so in its evidence,
     with the code and the denormal mode its provenance records."""

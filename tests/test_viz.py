@@ -349,3 +349,27 @@ def test_tables_show_a_missing_value_as_a_dash_and_whole_floats_as_integers():
     assert "NaN" not in html and "None" not in html and html.count(f"<td>{MISSING_CELL}</td>") == 2
     assert "<td>197</td>" in html and "197.0" not in html
     assert "<td>0.50</td>" in html and "<td>0.25</td>" in html
+
+
+def test_plot_ours_names_each_curves_own_seed_count() -> None:
+    """A legend states the seeds behind each curve: a curve of one seed among curves of two says
+    so, and a curve whose points have different counts gives the range."""
+    df = pd.DataFrame({"T": [1, 1, 1, 1, 2, 2, 3], "H": [1, 2, 1, 2, 1, 2, 1],
+                       "count": [5.0, 6.0, 5.5, 6.5, 7.0, 8.0, 9.0],
+                       "seed": [0, 0, 1, 1, 0, 0, 0]})
+    fig, ax = plt.subplots()
+    try:
+        viz.plot_ours(ax, df, "H", "count", by="T", role="ours_cached")
+        labels = [line.get_label() for line in ax.get_lines()]
+    finally:
+        plt.close(fig)
+    assert labels == ["T=1 (ours (committed full run), mean ± std over 2 seeds)",
+                      "T=2 (ours (committed full run), 1 seed)",
+                      "T=3 (ours (committed full run), 1 seed)"]
+    fig, ax = plt.subplots()
+    try:
+        viz.plot_ours(ax, df[(df["T"] != 3) & (df["H"] == 1)], "T", "count", spread="minmax")
+        label = ax.get_lines()[0].get_label()
+    finally:
+        plt.close(fig)
+    assert label == "ours, mean, band min to max over 1 to 2 seeds (by point)"

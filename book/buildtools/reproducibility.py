@@ -266,16 +266,25 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                      f"full-profile result ({total:.1f} hours of recorded wall time in all"
                      + (", a computation that wrote two tables counted once" if shared else "")
                      + ").")
+        earlier_grid = [f"`{n}`" for n in summary["experiment"] if n not in earlier_code
+                        and profile_change(provenances[n]) is not None]
+        of_earlier_grid = ("" if not earlier_grid else
+                           f"; {len(earlier_grid)} of them under an earlier `full` profile "
+                           f"({', '.join(earlier_grid)}: not today's grid, so the scorecard "
+                           "names it and does not judge it)")
         if earlier_code:
             today = [f"`{n}`" for n in summary["experiment"] if n not in earlier_code]
             lines.append(
                 f" {len(today)} of these {len(rows)} tables were computed by today's code"
-                + (f" ({', '.join(today)})" if today else "")
+                + (f" ({', '.join(today)})" if today else "") + of_earlier_grid
                 + f"; the other {len(earlier_code)} stand as computed by earlier code (column "
                 "*code*: the code fingerprint each provenance records), and the chapters draw "
                 "them as they are. `memnb run NAME --profile full --rerun` recomputes one "
                 "beside it, over as many sessions as it takes, and when complete keeps the "
                 "earlier table under `data/results/full/superseded/`.")
+        elif earlier_grid:
+            lines.append(f" All {len(rows)} tables were computed by today's code"
+                         f"{of_earlier_grid}.")
         if partial:
             lines.append(" Partial grids, each with the command that continues it (from the "
                          "point cache committed with it, where there is one): "

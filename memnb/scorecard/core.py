@@ -242,7 +242,8 @@ class Item:
         evidence = results.evidence()
         if self.evidence:
             evidence = f"{self.evidence}; {evidence}" if evidence else self.evidence
-        return self._row(verdict.status, verdict.measured, evidence or "exact computation")
+        return self._row(verdict.status, verdict.measured,
+                         evidence or "computed here at small size (no result table)")
 
     def _row(self, status: str, measured: str, evidence: str) -> Row:
         return Row(self.paper, self.item, self.claim, self.criterion, measured, evidence, status,

@@ -127,7 +127,7 @@ def plateau(x: Sequence[float], y: Sequence[float], knee: float, *,
     s_before = linear_fit(xs[before], ys[before]).slope
     s_after = linear_fit(xs[after], ys[after]).slope
     ratio = abs(s_after) / s_before if s_before > 0 else math.inf
-    measured = (f"slope {s_before:.4g} up to {knee:g}, {s_after:.4g} after "
+    measured = (f"slope {s_before:.4g} on x ≤ {knee:g}, {s_after:.4g} on x ≥ {knee:g} "
                 f"(ratio {ratio:.2f}; plateau if ≤ {max_ratio:g})")
     status: Status = "reproduced" if s_before > 0 and ratio <= max_ratio else "differs"
     if ceiling is not None and ys[after].max() >= ceiling:
@@ -273,3 +273,21 @@ def at_paper_scale(verdict: Verdict, profile: str, partial: str | None, *, reduc
     if profile != "full":
         return at_reduced_scale(verdict, reduced)
     return verdict if partial is None else at_reduced_scale(verdict, incomplete)
+
+
+def across_seeds(mean_status: Status, seeds_holding: int, seeds: int) -> Status:
+    """The one rule for a criterion read on the mean over seeds and on each seed too (ours).
+
+    Seeds that all come out as the mean does leave the mean's status. Seeds that disagree make
+    a held criterion ``trend`` (a mean can hold over a seed that fails), and a failed one
+    ``trend`` too (a mean can fail on one seed that did not train), unless most seeds fail as
+    well: then the failure stands, ``differs``.
+    """
+    if seeds < 1 or not 0 <= seeds_holding <= seeds:
+        raise ValueError(f"seeds_holding must lie in [0, seeds] with seeds >= 1, got "
+                         f"{seeds_holding} of {seeds}")
+    if seeds_holding in (0, seeds) and (seeds_holding == seeds) == (mean_status != "differs"):
+        return mean_status
+    if mean_status != "differs":
+        return "trend"
+    return "differs" if 2 * seeds_holding < seeds else "trend"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts
 from memnb.scorecard.criteria import STATUSES
@@ -26,6 +27,15 @@ def _badge(status: str) -> str:
             f'white-space:nowrap">{html.escape(status)}</span>')
 
 
+_INLINE_CODE = re.compile(r"`([^`]+)`")
+
+
+def _cell_text(text: str) -> str:
+    """A cell's text as HTML: escaped, with Markdown's inline code (`` `full` ``) set as
+    ``<code>`` rather than shown with its backticks."""
+    return _INLINE_CODE.sub(r"<code>\1</code>", html.escape(text))
+
+
 def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     """An HTML table of ``rows``: item and status first (the columns a reader scans), then the
     claim, the criterion, what was measured and the evidence. The table scrolls sideways inside
@@ -39,8 +49,8 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     for r in rows:
         cells = [html.escape(PAPERS.get(r.paper, r.paper))] if show_paper else []
         item = html.escape(r.item) + (" <em>(ours)</em>" if r.ours else "")
-        cells += [item, _badge(r.status), html.escape(r.claim), html.escape(r.criterion),
-                  html.escape(r.measured), html.escape(r.evidence)]
+        cells += [item, _badge(r.status), *(_cell_text(t) for t in (r.claim, r.criterion,
+                                                                     r.measured, r.evidence))]
         out.append("<tr>" + "".join(f'<td style="vertical-align:top">{c}</td>' for c in cells)
                    + "</tr>")
     out.append("</tbody></table></div>")
