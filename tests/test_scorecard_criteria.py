@@ -111,3 +111,16 @@ def test_a_curve_that_saturates_after_the_knee_is_no_plateau():
     assert saturated.status == "not computable" and "saturated" in saturated.measured
     below = criteria.plateau(x, [0.3, 0.5, 0.8, 0.81, 0.82], knee=10, ceiling=0.99)
     assert below.status == "reproduced"
+
+
+def test_across_seeds_is_the_one_rule_for_seeds() -> None:
+    from memnb.scorecard.criteria import across_seeds
+
+    assert across_seeds("reproduced", 5, 5) == "reproduced"  # seeds agree with the mean
+    assert across_seeds("differs", 0, 5) == "differs"
+    assert across_seeds("reproduced", 4, 5) == "trend"  # a mean that holds over a failing seed
+    assert across_seeds("differs", 3, 5) == "trend"  # a mean failing on a seed that did not train
+    assert across_seeds("differs", 1, 2) == "trend"  # a tie is not "most fail"
+    assert across_seeds("differs", 2, 5) == "differs"  # most seeds fail as the mean does
+    with pytest.raises(ValueError, match="seeds_holding"):
+        across_seeds("trend", 6, 5)
