@@ -337,6 +337,18 @@ def test_dana_theory_verdicts_are_computed() -> None:
     assert dana_theory.remark2().status == "reproduced"
 
 
+def test_table1_cites_dana_sec_7_and_flags_the_mahdavi_reconstruction() -> None:
+    """Mahdavi et al.'s Theorem 1 is known here only from our notes' [reconstruction]; the
+    verdict gives Dana et al.'s Sec. 7 form of it (Q, the rank of the query family) beside."""
+    from memnb.scorecard import dana_theory
+
+    text = dana_theory.table1().measured
+    assert "Dana et al.'s Sec. 7 states Mahdavi et al.'s limit as T_0 ≤ H(min(Q, d_h) − 1) + 1" in (
+        text)
+    assert "[reconstruction], H(min(n, d_h) − 1) + 1 for context length n" in text
+    assert "own statement" not in text
+
+
 # ------------------------------------------------- readings and verdicts follow their numbers
 
 

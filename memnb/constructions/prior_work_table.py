@@ -3,8 +3,10 @@
 The paper's Table 1 (with §7) compares memorization capacities and parameter counts:
 
 * Mahdavi et al. (2024, Thm 1): ``T_0 = H (d_h - 1) + 1`` with ``O(S + N + T_0)`` parameters,
-  needing ``S <= d``; Mahdavi et al.'s own statement is ``H (min(n, d_h) - 1) + 1`` with ``n``
-  the context length (:func:`memnb.bounds.mahdavi_capacity`);
+  needing ``S <= d``; Dana et al. §7 write Mahdavi et al.'s form ``H (min(Q, d_h) - 1) + 1``
+  with ``Q`` the rank of the queries, and our notes' reconstruction of their Thm 1 reads
+  ``H (min(n, d_h) - 1) + 1`` with ``n`` the context length
+  (:func:`memnb.bounds.mahdavi_capacity`);
 * Kim et al. (2023, Thm 4.1): ``T_0 = O(L^2)`` with depth ``L`` and ``O(S + N + sqrt(T_0 log
   T_0))`` parameters (§7; the table prints ``T_0 log T_0``);
 * Dana et al. (Cor. 1): ``T_0 = H d_h + d`` with ``d (S + 2N + 4 d_h H)`` parameters, stated

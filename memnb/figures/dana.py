@@ -79,8 +79,8 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
         elif k + cols >= len(ds):  # the lowest panel of its column
             ax.xaxis.set_tick_params(labelbottom=True)
             ax.set_xlabel("number of heads H")
-    for ax in axes[:, 0]:
-        ax.set_ylabel(_ACC)
+    # one label for the whole grid: a label per row is taller than a row and overprints
+    fig.supylabel(_ACC, fontsize=9)
     fig.suptitle(f"N = {n}, T0 = {t0}", fontsize=10)
     _legend_below(fig, axes)
     return fig
@@ -113,6 +113,14 @@ def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     h, d_h = int(table["H"].iloc[0]), int(table["d_h"].iloc[0])
     xs = np.sort(table["d"].unique())
     _bounds(ax, xs, h * d_h + xs, np.full(len(xs), h * (d_h - 1) + 1), n, t0)
+    narrow = xs[xs < d_h]
+    if len(narrow):
+        # d < d_h: outside the proof's condition d_h <= d (ours); the proof reaches H d + d
+        reach = np.append(narrow, d_h)
+        viz.plot_bound(ax, (reach, _phi(h * np.minimum(d_h, reach) + reach, n, t0)),
+                       label="proof's reach φ(H·min(d_h, d) + d) (ours)", color="#E69F00")
+        ax.axvspan(float(narrow.min()), float(d_h), color="#dddddd", alpha=0.45, zorder=0,
+                   label="d < d_h: outside the proof's condition d_h ≤ d (ours)")
     ax.axvline(d_h, color="#bbbbbb", linewidth=0.8, linestyle=":")
     ax.set_title(f"N = {n}, H = {h}, d_h = {d_h} (dotted: d = d_h)")
     _legend_below(fig, [ax])
@@ -340,11 +348,72 @@ def exp5_level_sentence(table: pd.DataFrame) -> str:
 def _paper_exp5_line(ax: plt.Axes, official: pd.DataFrame, d: int, n: int, kind: str, x: str,
                      label: str, color: str) -> None:
     """The paper's CSV curve of model ``kind`` at ``d`` against ``x`` (``"H"`` or ``"params"``,
-    the paper's 4d²H + d(2N+1)), drawn only when the CSV has the same N."""
+    our count of the same model, :func:`_paper_params`: the MLP model's input-layer bias
+    included, which the paper's x-axis 4d²H + d(2N+1) leaves out), drawn only when the CSV has
+    the same N."""
     ref = official[(official["d"] == d) & (official["model"] == kind)]
     if len(ref) and n == int(ref["N"].iloc[0]):
-        ref = ref.assign(params=4 * d * d * ref["H"] + d * (2 * n + 1))
+        ref = ref.assign(params=_paper_params(ref, 1, kind == "mlp"))
         ax.plot(ref[x], ref["accuracy"], label=label, **{**viz.role_style("paper"), "color": color})
+
+
+def exp5_params(table: pd.DataFrame) -> pd.DataFrame:
+    """Experiment 5's parameter counts at the largest H of each d (Fig. 3's x-axis), from our
+    table: our count of each model (``params``, the models' ``num_parameters``), the MLP
+    model's input-layer bias w = 2d(H − 1) and the paper's x-axis value 4d²H + d(2N+1) (the
+    official code's formula, the same for both models, as our reproduction notes give it).
+    Columns: d, H, aot, mlp, extra (mlp − aot), width (w), paper_x. A d without both models
+    has no row."""
+    rows = []
+    for d, part in table.groupby("d"):
+        h = int(part["H_equiv"].max())
+        at = part[part["H_equiv"] == h].groupby("model")["params"].first()
+        if not {"aot", "mlp"} <= set(at.index):
+            continue
+        n = int(part["N"].iloc[0])
+        rows.append({"d": int(d), "H": h, "aot": int(at["aot"]), "mlp": int(at["mlp"]),
+                     "extra": int(at["mlp"] - at["aot"]), "width": 2 * int(d) * (h - 1),
+                     "paper_x": 4 * int(d) ** 2 * h + int(d) * (2 * n + 1)})
+    return pd.DataFrame(rows)
+
+
+def exp5_params_sentence(table: pd.DataFrame, code: pd.DataFrame | None = None) -> str:
+    """Fig. 3's x-axis in words, computed (:func:`exp5_params`): each model at its own count,
+    the MLP model w = 2d(H − 1) parameters above the AoT at the same H (its input-layer bias),
+    as the official code's MLP (``code``: ``dana.exp5_code``'s ``mlp_code`` and ``aot_code``,
+    when given), and the paper's x-axis formula, which leaves that bias out."""
+    counts = exp5_params(table)
+    if counts.empty:
+        return ("The x-axis is each model's parameter count as we count it (the paper's CSVs "
+                "at our count of the same models).")
+    cells = "; ".join(f"d = {r.d}, H = {r.H}: AoT {r.aot:,}, MLP {r.mlp:,} ({r.extra:+,}, "
+                      f"w = {r.width:,})" for r in counts.itertuples())
+    if (counts["extra"] == 0).all():
+        which = "the two models have equal counts"
+    elif (counts["extra"] == counts["width"]).all():
+        which = ("the two models do not have equal counts: the MLP model has w = 2d(H − 1) "
+                 "parameters more, the biases of its input layer")
+    else:
+        which = "the two models do not have equal counts"
+    text = (f"The x-axis is each model's parameter count as we count it, the paper's CSVs at our "
+            f"count of the same models; {which} ({cells})")
+    if code is not None and {"aot_code", "mlp_code"} <= set(code["model"]):
+        theirs = exp5_params(code.replace({"model": {"aot_code": "aot", "mlp_code": "mlp"}})
+                             [lambda t: t["model"].isin(["aot", "mlp"])])
+        if len(theirs):
+            text += ("; the official code's models have the same counts (dana.exp5_code: "
+                     + "; ".join(f"d = {r.d}: AoT {r.aot:,}, MLP {r.mlp:,}"
+                                 for r in theirs.itertuples()) + ")")
+    by_d = (counts["aot"] - counts["paper_x"] == counts["d"]).all()
+    return (text + ". The paper's x-axis, 4d²H + d(2N+1) for both models (the official code's "
+            "formula, as our reproduction notes give it; N = "
+            f"{int(table['N'].iloc[0])} too: the paper's text states neither), "
+            + ("leaves that bias out" if (counts["extra"] == counts["width"]).all()
+               and (counts["width"] > 0).all() else "is the same for both models")
+            + "; our AoT count, Theorem 1's d(S + 2N + 4d_hH) with S = 2, is "
+            + ("d above it" if by_d else "not d above it")
+            + " (" + ", ".join(f"{r.aot:,} vs {r.paper_x:,} at d = {r.d}"
+                               for r in counts.itertuples()) + ").")
 
 
 def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
@@ -371,7 +440,8 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
             _paper_exp5_line(ax, official, d, n, kind, "params", f"paper: {names[kind]}",
                              colors[kind])
         ax.set_title(f"d = d_h = {d}, N = {n}", fontsize=9)
-        ax.set_xlabel("parameters 4d²H + d(2N+1)")
+        ax.set_xlabel("parameters (our count of each model)")
+        ax.xaxis.set_major_locator(plt.MaxNLocator(4))  # five-digit counts: fewer ticks
     axes[0][0].set_ylabel(_ACC)
     _legend_below(fig, axes)
     return fig
@@ -448,9 +518,12 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
     initialisation), computed against eq. (2) + MLP's seed mean (``eq2_mlp``: eq. (2) + MLP's
     accuracy per seed, indexed by seed; ``plain`` and ``code_mlp`` are whatever seeds their run
     has) and, beside it, against each seed of eq. (2) + MLP. A gap below
-    :data:`memnb.scorecard.dana.ORDER_TIE` is a tie: nothing to split; a share outside [0, 1]
-    does not split the gap. "Most of it" / "less than half of it" only when the mean's share
-    and every seed's that splits fall on the same side of one half."""
+    :data:`memnb.scorecard.dana.ORDER_TIE` is a tie: nothing to split, and the clause says
+    whether that is because neither difference moves the accuracy (the variant ties too) or
+    because the code's scale and positions (``plain`` against eq. (2) + MLP's mean) and its
+    initialisation (the code's MLP against ``plain``) move it by amounts that cancel. A share
+    outside [0, 1] does not split the gap. "Most of it" / "less than half of it" only when the
+    mean's share and every seed's that splits fall on the same side of one half."""
     from memnb.scorecard.dana import ORDER_TIE
 
     mean = float(eq2_mlp.mean())
@@ -459,9 +532,22 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
     gap = (f"the gap from the code's MLP ({code_mlp:.3f}) to eq. (2) + MLP's mean over its "
            f"{counted(len(eq2_mlp), 'seed')} ({mean:.3f})")
     if abs(mean - code_mlp) < ORDER_TIE:
-        return head + (f"The code's MLP ({code_mlp:.3f}) and eq. (2) + MLP's mean over its "
-                       f"{counted(len(eq2_mlp), 'seed')} ({mean:.3f}) lie within "
-                       f"{ORDER_TIE:g}: no gap for the initialisation to account for")
+        tie = (f"The code's MLP ({code_mlp:.3f}) and eq. (2) + MLP's mean over its "
+               f"{counted(len(eq2_mlp), 'seed')} ({mean:.3f}) lie within {ORDER_TIE:g}")
+        if abs(plain - code_mlp) < ORDER_TIE:
+            return head + tie + (f", and so does the variant ({plain:.3f}): neither the "
+                                 "initialisation nor the scale and positions move it")
+        spread = (f"; eq. (2) + MLP's seeds span {float(eq2_mlp.min()):.3f}–"
+                  f"{float(eq2_mlp.max()):.3f}" if len(eq2_mlp) > 1 else "")
+        scale, init = plain - mean, code_mlp - plain
+        return head + tie + (
+            f", but not because the differences do not matter. From eq. (2) + MLP to the "
+            f"code's MLP, the code's scale and positions alone (the variant against eq. (2) + "
+            f"MLP's mean) move the accuracy by {scale:+.3f}, and the code's initialisation "
+            f"alone (the code's MLP against the variant) by {init:+.3f}: "
+            + ("two effects of opposite sign and about equal size, which cancel here"
+               if scale * init < 0 else "two effects of the same sign")
+            + f" (the variant on its run's seeds{spread})")
     share = (plain - code_mlp) / (mean - code_mlp)
     if not 0 <= share <= 1:
         return head + (f"That lies outside {gap}, so the gap does not split into a share of "
@@ -555,9 +641,11 @@ def slope_report(table: pd.DataFrame, n: int, d_h: int) -> dict[str, float]:
     return {"slope": slope, "bound_slope": bound_slope, "ratio": slope / bound_slope}
 
 
-def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str) -> plt.Figure:
+def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
+                     setting: str) -> plt.Figure:
     """One slider frame: accuracy against ``x`` with the bounds, the point ``x = value``
-    highlighted (round: measured; diamond: Cor. 2's bound there). Rows hold H, d_h, d, N, T0."""
+    highlighted (round: measured; diamond: Cor. 2's bound there); ``setting`` (the fixed
+    N, d, ...) heads the title. Rows hold H, d_h, d, N, T0."""
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
     fig, ax = plt.subplots(figsize=(5.2, 3.4))
     viz.plot_ours(ax, table, x, "accuracy")
@@ -570,25 +658,57 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str) -> pl
     bound = float(_phi(np.array(row["H"] * row["d_h"] + row["d"]), n, t0))
     ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
     ax.plot([value], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
-    ax.set_title(f"{x} = {value}: measured {ours:.3f}, bound {bound:.3f}", fontsize=9)
+    ax.set_title(f"{setting}, {x} = {value}: measured {ours:.3f}, Cor. 2 bound {bound:.3f}",
+                 fontsize=9)
     ax.set(xlabel=xlabel, ylabel=_ACC, ylim=(0, 1.05))
     ax.legend(fontsize=6, loc="upper left")
     return fig
 
 
 def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
-    """Slider frame over H (Experiment 1 at embedding dimension ``d``), H = ``h`` highlighted."""
-    return _highlight_frame(table[table["d"] == d], "H", h, "number of heads H")
+    """Slider frame over H (Experiment 1 at embedding dimension ``d`` = d_h, one panel of
+    Fig. 1a), H = ``h`` highlighted."""
+    part = table[table["d"] == d]
+    return _highlight_frame(part, "H", h, "number of heads H",
+                            f"N = {int(part['N'].iloc[0])}, d = d_h = {d}")
 
 
 def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
-    """Slider frame over d_h (Experiment 2), ``d_h`` highlighted."""
-    return _highlight_frame(table, "d_h", d_h, "head dimension d_h")
+    """Slider frame over d_h (Experiment 2, Fig. 1b), ``d_h`` highlighted."""
+    return _highlight_frame(table, "d_h", d_h, "head dimension d_h",
+                            f"N = {int(table['N'].iloc[0])}, d = {int(table['d'].iloc[0])}, "
+                            f"H = {int(table['H'].iloc[0])}")
 
 
-def bound_check(table: pd.DataFrame, x: str) -> dict[str, Any]:
-    """Seed-averaged accuracy at each ``x`` against Cor. 2's ``φ(H d_h + d)`` and the previous
-    ``φ(H (d_h − 1) + 1)``: how many points lie above each (for the chapter's sentences)."""
+def slider_caption(table: pd.DataFrame, kind: str) -> str:
+    """The caption of a Sec. 6 slider, from the drawn table: ``kind`` ``"heads"`` (Experiment 1
+    at its largest d, :func:`heads_frame`) or ``"head_dim"`` (Experiment 2,
+    :func:`head_dim_frame`): what each frame plots, at which fixed setting, and over which
+    values the slider moves."""
+    n = int(table["N"].iloc[0])
+    if kind == "heads":
+        d = int(table["d"].max())
+        hs = sorted(int(h) for h in table[table["d"] == d]["H"].unique())
+        what = (f"Experiment 1, the panel d = d_h = {d} of Fig. 1a (the largest d drawn), N = "
+                f"{n}: accuracy against the number of heads H, the slider choosing H among "
+                f"{', '.join(map(str, hs))}")
+    elif kind == "head_dim":
+        dhs = sorted(int(v) for v in table["d_h"].unique())
+        what = (f"Experiment 2 (Fig. 1b), N = {n}, d = {int(table['d'].iloc[0])}, H = "
+                f"{int(table['H'].iloc[0])}: accuracy against the head dimension d_h, the slider "
+                f"choosing d_h among {', '.join(map(str, dhs))}")
+    else:
+        raise ValueError(f"kind must be 'heads' or 'head_dim'; got {kind!r}")
+    return (f"{what}. Each frame draws our seed-averaged curve, Corollary 2's bound φ(H·d_h + d) "
+            "and the previous bound φ(H(d_h − 1) + 1) (dashed); the round marker is our "
+            "accuracy at the chosen value, the diamond the bound there, and the title gives "
+            "both.")
+
+
+def bound_check(table: pd.DataFrame, x: str | list[str]) -> dict[str, Any]:
+    """Seed-averaged accuracy at each ``x`` (a column, or several: one point per combination)
+    against Cor. 2's ``φ(H d_h + d)`` and the previous ``φ(H (d_h − 1) + 1)``: how many points
+    lie above each (for the chapter's sentences)."""
     rows = table.assign(
         bound=_phi(table["H"] * table["d_h"] + table["d"], int(table["N"].iloc[0]),
                    int(table["T0"].iloc[0])),
@@ -600,7 +720,7 @@ def bound_check(table: pd.DataFrame, x: str) -> dict[str, Any]:
             "above_previous": int((mean["accuracy"] >= mean["previous"]).sum())}
 
 
-def bound_sentence(table: pd.DataFrame, x: str) -> str:
+def bound_sentence(table: pd.DataFrame, x: str | list[str]) -> str:
     """"k of n points lie above Cor. 2's bound (m above the previous one)", from the data."""
     c = bound_check(table, x)
     return (f"{c['above_bound']} of {c['points']} seed-averaged points lie on or above "
@@ -853,6 +973,15 @@ def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, 
                        source="ours_and_cached" if both else "ours")
 
 
+def caption_of(run: Any, paper_figure: str, text: str, profile: str) -> Any:
+    """The caption of a display drawn from ``run``'s table without a Figure of its own (the
+    sliders of Sec. 6), with the source :func:`show` would give it: the committed full run
+    read in place, or this profile's run."""
+    if exp.reused_full(run):
+        return viz.caption(text, paper_figure, profile="full", source="cached")
+    return viz.caption(text, paper_figure, profile=profile)
+
+
 def appendix_recipe_note() -> str:
     """Which recipes App. B.1's and B.2's ``full`` runs train with, and where they come from:
     the official ``experiments.ipynb`` cells that write the appendix CSVs (App. B.1 with App. B's
@@ -974,14 +1103,74 @@ def accuracy_definitions_note(runs: dict[str, Any]) -> str:
     return text
 
 
+def exp1_against_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """Experiment 1 (Fig. 1a) against the paper's CSV, point by point: our seed-averaged
+    accuracy minus the CSV's at every (d, H) both have, per d. Columns: d, points, below (how
+    many of them ours is below the paper's), mean_difference (ours − paper, over all points of
+    that d), mean_abs (mean |ours − paper|, the verdict's quantity at d = 10), mean_below (over
+    the points below; NaN when none). Empty unless N is the paper's (50)."""
+    if int(table["N"].iloc[0]) != 50:
+        return pd.DataFrame(columns=["d", "points", "below", "mean_difference", "mean_abs",
+                                     "mean_below"])
+    ours = table.groupby(["d", "H"])["accuracy"].mean()
+    theirs = paper.exp1().set_index(["d", "H"])["accuracy"]
+    common = ours.index.intersection(theirs.index)
+    diff = (ours[common] - theirs[common]).rename("diff").reset_index()
+    rows = []
+    for d, part in diff.groupby("d"):
+        below = part[part["diff"] < 0]["diff"]
+        rows.append({"d": int(d), "points": len(part), "below": len(below),
+                     "mean_difference": float(part["diff"].mean()),
+                     "mean_abs": float(part["diff"].abs().mean()),
+                     "mean_below": float(below.mean()) if len(below) else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def exp1_below_sentence(table: pd.DataFrame, d: int = 10) -> str:
+    """Where our Fig. 1a lies below the paper's CSV, computed (:func:`exp1_against_paper`): over
+    every point, at every H of which d, and at the verdict's panel ``d``; empty when nothing can
+    be compared."""
+    per = exp1_against_paper(table)
+    if per.empty:
+        return ""
+    total, below = int(per["points"].sum()), int(per["below"].sum())
+    diff = (per["mean_below"] * per["below"]).sum() / below if below else float("nan")
+    text = f"Ours lies below the paper's CSV at {below} of {total} points"
+    if below:
+        text += f" (by {-diff:.3f} on average there)"
+    every = [int(r.d) for r in per.itertuples() if r.below == r.points]
+    if every:
+        text += f"; at every H for d = {', '.join(map(str, every))}"
+    at = per[per["d"] == d]
+    if len(at):
+        r = at.iloc[0]
+        text += (f"; at d = {d}, at {int(r['below'])} of {int(r['points'])} H"
+                 if r["below"] else f"; at d = {d}, at none of {int(r['points'])} H")
+    return text + "."
+
+
 def exp1_caption(table: pd.DataFrame, row: Any) -> str:
-    """Fig. 1a's caption: what is drawn, the bound check at the largest d, the verdict."""
-    d_max = int(table["d"].max())
-    return (f"Accuracy against the number of heads H, one panel per d = d_h (N = "
+    """Fig. 1a's caption: what is drawn, the bound check over every point of every panel, where
+    ours is below the paper's CSV, the verdict (read on the panel d = 10) and its margin to the
+    tolerance."""
+    from memnb.scorecard.dana import ACC_TOL
+
+    panels = int(table["d"].nunique())
+    text = (f"Accuracy against the number of heads H, one panel per d = d_h (N = "
             f"{int(table['N'].iloc[0])}), beside the paper's official CSV at the same d; dashed: "
-            f"Corollary 2's bound and the previous one. At d = {d_max}, "
-            f"{bound_sentence(table[table['d'] == d_max], 'H')}. The verdict reads the panel "
-            f"d = 10, the setting of the paper's text. {verdict_sentence(row)}")
+            f"Corollary 2's bound and the previous one. Over all {counted(panels, 'panel')}, "
+            f"{bound_sentence(table, ['d', 'H'])}. {exp1_below_sentence(table)}".rstrip())
+    text += " The verdict reads the panel d = 10, the setting of the paper's text."
+    at = exp1_against_paper(table).set_index("d")
+    if 10 in at.index:
+        mad = float(at.loc[10, "mean_abs"])
+        margin = ACC_TOL - mad
+        side = "within" if margin >= 0 else "outside"
+        text += (f" There the mean |ours − paper| of this table is {mad:.4f}, {side} the "
+                 f"tolerance {ACC_TOL:g} by {abs(margin):.4f} ({abs(margin) / ACC_TOL:.0%} of "
+                 "it" + ("; under a tenth of it, a narrow margin" if abs(margin) < ACC_TOL / 10
+                         else "") + ").")
+    return f"{text} {verdict_sentence(row)}"
 
 
 def exp1_reading(table: pd.DataFrame, row: Any) -> str:
@@ -1020,13 +1209,47 @@ def exp2_caption(table: pd.DataFrame, row: Any) -> str:
             f"{verdict_sentence(row)}")
 
 
+def exp3_bound_sentence(table: pd.DataFrame) -> str:
+    """Fig. 2a against Corollary 2, counted apart on each side of d = d_h (ours): at d ≥ d_h the
+    proof's condition d_h ≤ d holds and the bound is φ(H d_h + d); at d < d_h each head's
+    W_O^h W_V^h and W_QK^h have rank at most d, so the model is one with d_h = d and the proof
+    reaches only H·min(d_h, d) + d associations: the points there are counted against both the
+    stated φ(H d_h + d) and φ(H·min(d_h, d) + d)."""
+    d_h = int(table["d_h"].iloc[0])
+    inside, outside = table[table["d"] >= d_h], table[table["d"] < d_h]
+    parts = []
+    if len(inside):
+        c = bound_check(inside, "d")
+        parts.append(f"at d ≥ d_h = {d_h}, where the proof's condition d_h ≤ d holds, "
+                     f"{c['above_bound']} of {c['points']} seed-averaged points lie on or above "
+                     f"Corollary 2's φ(H·d_h + d) and {c['above_previous']} of {c['points']} "
+                     "above the previous bound")
+    if len(outside):
+        c = bound_check(outside, "d")
+        n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
+        mean = outside.groupby("d").agg(accuracy=("accuracy", "mean"), H=("H", "first"))
+        reach = _phi(mean["H"].to_numpy() * np.minimum(d_h, mean.index.to_numpy())
+                     + mean.index.to_numpy(), n, t0)
+        above = int((mean["accuracy"].to_numpy() >= reach).sum())
+        parts.append(f"at d < d_h (shaded), outside that condition (the corollary's statement "
+                     f"names none, but there each head's maps have rank at most d, so the model "
+                     f"is one with d_h = d and the proof reaches only H·min(d_h, d) + d "
+                     f"associations; ours), {c['above_bound']} of {c['points']} lie on or above "
+                     f"the stated φ(H·d_h + d) and {above} of {c['points']} on or above "
+                     f"φ(H·min(d_h, d) + d) (the orange line)")
+    return "; ".join(parts)
+
+
 def exp3_caption(table: pd.DataFrame, row: Any) -> str:
-    """Fig. 2a's caption with the verdict (departure over every value of the paper's CSV)."""
+    """Fig. 2a's caption with the bound counts on each side of d = d_h
+    (:func:`exp3_bound_sentence`) and the verdict (departure over every value of the paper's
+    CSV)."""
+    text = exp3_bound_sentence(table)
     return (f"Accuracy against the embedding dimension d at H = {int(table['H'].iloc[0])}, "
             f"d_h = {int(table['d_h'].iloc[0])}, N = {int(table['N'].iloc[0])}; the paper's CSV "
             f"has all {len(paper.exp3())} values of d. For d < d_h the heads are wider than the "
-            f"embedding, as in the official code; {bound_sentence(table, 'd')}. "
-            f"{verdict_sentence(row)}")
+            f"embedding, as in the official code. Against Corollary 2, counted on each side of "
+            f"d = d_h: {text or 'no point'}. {verdict_sentence(row)}")
 
 
 def exp4_caption(table: pd.DataFrame, row: Any) -> str:
@@ -1079,11 +1302,13 @@ def _order_cells(order: pd.DataFrame, with_seeds: bool = False) -> str:
     return "; ".join(cells)
 
 
-def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None) -> str:
+def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None,
+                 code: pd.DataFrame | None = None) -> str:
     """Fig. 3's caption: whether a full run exists (from the file), the budget of the drawn
-    run against the paper's, the AoT/MLP order at the largest H per d, and the verdict;
-    ``code_ds``, the d values of the ``dana.exp5_code`` table Sec. 7 draws, named in the
-    pointer to it."""
+    run against the paper's, the parameter counts of the x-axis (:func:`exp5_params_sentence`,
+    with the official code's models from ``code``, the ``dana.exp5_code`` table, when given),
+    the AoT/MLP order at the largest H per d, and the verdict; ``code_ds``, the d values of the
+    ``dana.exp5_code`` table Sec. 7 draws, named in the pointer to it."""
     from memnb.scorecard.dana import full_run_exists
 
     table, params = run.fresh, run.params
@@ -1103,12 +1328,10 @@ def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None) -> st
     else:
         head = ""
     order = exp5_order(table)
-    text = (f"{head}Attention-only (H heads) against one head + MLP of width 2d(H−1), at the same "
-            f"parameter count 4d²H + d(2N+1), N = {int(table['N'].iloc[0])} (N and that count, "
-            f"the x-axis of Fig. 3, are the official code's as our reproduction notes give them; "
-            f"the paper's text states neither. Theorem 1's count d(S + 2N + 4d_hH) with S = 2 is "
-            f"d more at every H, a shift of each curve, not of its slope). At the largest H we "
-            f"ran: {_order_cells(order, with_seeds=paper_budget)}.")
+    counts = (table if len(exp5_params(table)) or run.cached is None else run.cached)
+    text = (f"{head}Attention-only (H heads) against one head + MLP of width w = 2d(H−1), N = "
+            f"{int(table['N'].iloc[0])}. {exp5_params_sentence(counts, code)} At the largest H "
+            f"we ran: {_order_cells(order, with_seeds=paper_budget)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
         text += (" The committed full run, at the paper's budget, has: "
@@ -1375,7 +1598,7 @@ def thm2_figure(thm2: pd.DataFrame) -> plt.Figure:
                label="bound vacuous: d ≤ 128 ln(N+1)")
     ax.set(xscale="log", yscale="log", xlabel="embedding dimension d",
            ylabel="KL divergence (nats)",
-           title=f"N = {n}, low-entropy conditionals (ε = {thm2['eps'].iloc[0]:g})")
+           title=f"N = {n}, low-entropy conditionals (mass {thm2['eps'].iloc[0]:g} off g(t))")
     _legend_below(fig, [ax])
     return fig
 
@@ -1495,6 +1718,40 @@ def appendix_figure(table: pd.DataFrame, kind: str,
     return fig
 
 
+def appendix_full_reading(table: pd.DataFrame, kind: str, figure: str) -> str:
+    """What a full run of App. B (``table``, all figures of ``kind``) shows for ``figure``, as a
+    clause starting with the figure's name; empty when the table has no point of it (or, for
+    Experiment 2, fewer than two d_h). Experiment 1 (Figs. 5, 8): the per-head slopes by the
+    official rule (seed-averaged curves, :func:`memnb.experiments.dana.official_slopes`) beside
+    the paper's CSV slopes; Experiment 2 (Figs. 6, 9): whether the seed-averaged curve is
+    increasing (steps down of at most 0.01, as the Fig. 6/9 rows allow); Experiment 5 (Figs. 7,
+    10): nothing (empty)."""
+    from memnb.scorecard import criteria
+
+    spec = _check_kind(kind)
+    f1, f2, _ = spec["figures"]
+    rows = table[table["figure"] == figure]
+    if figure == f1 and len(rows):
+        ours = exp.official_slopes(rows)
+        theirs = spec["slopes"]().set_index("d")["slope"]
+        same_n = int(rows["N"].iloc[0]) == int(spec["exp1"]()["N"].iloc[0])
+        cells = []
+        for r in ours.itertuples():
+            cell = f"d = {r.d}: {r.slope:.4f}"
+            if same_n and r.d in theirs.index:
+                cell += f" (the paper's CSV {theirs[r.d]:.4f}, ours {r.slope / theirs[r.d]:.2f}×)"
+            cells.append(cell)
+        return (f"{f1} per-head slopes (official rule, seed-averaged curves over "
+                f"{counted(int(ours['seeds'].max()), 'seed')}): {'; '.join(cells)}")
+    if figure == f2 and rows["d_h"].nunique() >= 2:
+        mean = rows.groupby("d_h")["accuracy"].mean()
+        mono = criteria.monotone(mean.index, mean.to_numpy(), tol=0.01)
+        return (f"{f2} curve (d = {int(rows['d'].iloc[0])}, H = {int(rows['H'].iloc[0])}, "
+                f"d_h = {', '.join(str(int(x)) for x in mean.index)}, seed-averaged) is "
+                f"{mono.measured} (steps down of at most 0.01 allowed, as in the {f2} row)")
+    return ""
+
+
 def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
                                provenance: dict[str, Any]) -> str:
     """What the committed full run of App. B that :func:`appendix_figure` draws beside this
@@ -1506,7 +1763,6 @@ def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
     computed under an earlier profile (:func:`memnb.results.profile_change`), that the
     scorecard does not judge it."""
     from memnb.results import partial_summary, profile_change
-    from memnb.scorecard import criteria
 
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
@@ -1520,27 +1776,10 @@ def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
     if held:
         text += (f" It holds points of {' and '.join(held)}"
                  + (f" only; no {' or '.join(none)} point ran" if none else "") + ".")
-    rows1 = cached[cached["figure"] == f1]
-    if len(rows1):
-        ours = exp.official_slopes(rows1)
-        theirs = spec["slopes"]().set_index("d")["slope"]
-        same_n = int(rows1["N"].iloc[0]) == int(spec["exp1"]()["N"].iloc[0])
-        cells = []
-        for r in ours.itertuples():
-            cell = f"d = {r.d}: {r.slope:.4f}"
-            if same_n and r.d in theirs.index:
-                cell += f" (the paper's CSV {theirs[r.d]:.4f}, ours {r.slope / theirs[r.d]:.2f}×)"
-            cells.append(cell)
-        text += (f" Its {f1} per-head slopes (official rule, seed-averaged curves over "
-                 f"{counted(int(ours['seeds'].max()), 'seed')}): {'; '.join(cells)}.")
-    rows2 = cached[cached["figure"] == f2]
-    if rows2["d_h"].nunique() >= 2:
-        mean = rows2.groupby("d_h")["accuracy"].mean()
-        mono = criteria.monotone(mean.index, mean.to_numpy(), tol=0.01)
-        text += (f" Its {f2} curve (d = {int(rows2['d'].iloc[0])}, H = "
-                 f"{int(rows2['H'].iloc[0])}, d_h = {', '.join(str(int(x)) for x in mean.index)}"
-                 f", seed-averaged) is {mono.measured} (steps down of at most 0.01 allowed, as in "
-                 f"the {f2} row).")
+    for figure in (f1, f2):
+        reading = appendix_full_reading(cached, kind, figure)
+        if reading:
+            text += f" Its {reading}."
     if profile_change(provenance) is not None:
         text += (" It was computed under an earlier `full` profile (the parameters above), so "
                  "the scorecard does not judge it: the verdicts read today's profile only.")

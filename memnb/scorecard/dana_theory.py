@@ -356,7 +356,10 @@ def table1(results: object = None) -> Verdict:
                     f"{gain}; d = 2 count {exact} vs printed 2S + 4N + 8T0 = {printed}")
     return criteria.exact_check(
         bool(ok), "; ".join(rows) + " (the printed d = 2 count is the exact one plus 16; "
-        "Mahdavi et al.'s own statement with context n = S gives H(min(S, d_h) − 1) + 1)")
+        "Dana et al.'s Sec. 7 states Mahdavi et al.'s limit as T_0 ≤ H(min(Q, d_h) − 1) + 1, "
+        "Q the rank of the family of query vectors; Mahdavi et al.'s Theorem 1 in the form our "
+        "notes reconstruct it [reconstruction], H(min(n, d_h) − 1) + 1 for context length n, "
+        "gives H(min(S, d_h) − 1) + 1 with n = S)")
 
 
 def bietti_table() -> pd.DataFrame:
