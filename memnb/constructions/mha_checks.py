@@ -1,4 +1,4 @@
-"""The statements of Mahdavi, Liao & Thrampoulidis (ICLR 2024) checked by exact computation.
+"""The statements of Mahdavi, Liao & Thrampoulidis (ICLR 2024) checked numerically.
 
 Small deterministic float64 checks, each of one numbered item: Theorem 1 / Proposition 1 over a
 grid (:func:`construction_grid`), Propositions 2 and 5 (:func:`rank_bound_checks`),

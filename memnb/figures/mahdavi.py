@@ -118,7 +118,7 @@ def _panel_title(label: str, fixed: str) -> str:
 
 def _fixed(table: pd.DataFrame, *names: str) -> str:
     """``"n = 32, d_h = 64"``: the values ``table`` holds for parameters that one panel fixes."""
-    return ", ".join(f"{name} = {int(table[name].iloc[0])}" for name in names)
+    return ", ".join(f"{name} = {int(table[name].iloc[0])}" for name in names if name in table)
 
 
 def _runs_text(runs: list[tuple[str, pd.DataFrame, bool]], describe: Any, result: Any,
@@ -185,6 +185,86 @@ def _source(runs: list[Any]) -> str:
     return "ours_and_cached" if len(runs) > 1 else "ours"
 
 
+# --- which synthetic sweeps have a full-scale run ------------------------------------------------
+
+#: The synthetic sweeps of Figs. 2a-5, in the chapter's order.
+SWEEPS = ("mahdavi.heads", "mahdavi.context", "mahdavi.head_dim", "mahdavi.saturation",
+          "mahdavi.nonshared", "mahdavi.regression")
+#: The settings a reduced run may change, in the order they are named, with their words.
+_SETTINGS = (("d", "d"), ("n", "fixed n"), ("H", "fixed H"), ("d_h", "fixed d_h"),
+             ("heads", "H swept over"), ("contexts", "n swept over"),
+             ("head_dims", "d_h swept over"), ("sizes", "T"), ("configs", "the sizes tried"),
+             ("lr", "learning rate"), ("batch", "batch"), ("min_steps", "minimum steps"))
+
+
+def _setting(value: Any) -> str:
+    """A profile setting in words: a number, a list (``1, 2, 3`` or ``10-64`` when long) or
+    Fig. 3's ``[[H, sizes], ...]`` grid."""
+    if isinstance(value, list | tuple):
+        if value and isinstance(value[0], list | tuple):  # Fig. 3's configs
+            return "; ".join(f"H = {h}: T = {_setting(list(t))}" for h, t in value)
+        if len(value) > 6:
+            return f"{value[0]:g}-{value[-1]:g}"
+        return ", ".join(f"{v:g}" for v in value)
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+def reduced_settings(name: str, profile: str = "quick") -> str:
+    """The settings of experiment ``name``'s ``profile`` (a reduced one) that differ from its
+    ``full`` profile (the official code's grid and recipe, ``reproduce.sh``), each beside the
+    full value."""
+    from memnb.experiments.registry import get
+
+    exp = get(name)
+    quick, full = exp.params(profile), exp.params("full")
+    return ", ".join(f"{words}{'' if words.endswith(' over') else ' ='} "
+                     f"{_setting(quick[key])} (official {_setting(full[key])})"
+                     for key, words in _SETTINGS
+                     if key in quick and key in full and quick[key] != full[key])
+
+
+def sweep_scales_markdown(profile: str, root: Any = None) -> str:
+    """Which synthetic sweeps (Figs. 2a-5) have a full-scale run, complete or partial, and which
+    run only at reduced settings: one Markdown bullet per experiment, generated from the
+    committed ``full`` results (:func:`memnb.results.load`, :func:`memnb.results.
+    partial_summary`) and the profiles of :mod:`memnb.experiments.mahdavi`. Under the ``full``
+    profile every sweep is this build's full-scale run."""
+    from memnb.experiments.registry import get
+    from memnb.results import load, partial_summary, seeds_used
+
+    if profile == "full":
+        return ("Under the `full` profile every synthetic sweep below is this build's own "
+                "full-scale run, at the official code's grid and recipe.")
+    lines = ["Which synthetic sweeps have a full-scale run (the official code's grid and "
+             "recipe), generated from the committed results:", ""]
+    paper_seeds = int(paper.SEEDS.value)
+    for name in SWEEPS:
+        figure = get(name).paper_figure
+        full = load(name, "full", root)
+        if full is None:
+            lines.append(f"- {figure}: **no full-scale run**; only this build's `{profile}` run, "
+                         f"at reduced settings: {reduced_settings(name, profile)}.")
+            continue
+        seeds = seeds_used(full.table, full.provenance)
+        partial = partial_summary(full.provenance)
+        state = f"**partial** ({partial.removeprefix('partial: ')})" if partial else "complete"
+        lines.append(f"- {figure}: a full-scale run is committed, {state}; {seeds} seed"
+                     f"{'s' * (seeds != 1)} (the paper's: {paper_seeds}, per the official "
+                     "code's README).")
+    epochs = {get(name).params(profile).get("epochs") for name in SWEEPS}
+    official = int(paper.EPOCHS.value)
+    if epochs == {official}:
+        kept = f"and its {official} epochs but not its learning rate and batch"
+    else:
+        kept = (f"but not its {official} epochs ({', '.join(map(str, sorted(epochs)))} here), "
+                "learning rate and batch")
+    lines += ["", f"The `{profile}` runs keep the official model {kept} (ours: "
+              "`memnb.experiments.mahdavi`); a figure without a full-scale run is judged on its "
+              "reduced run, and a verdict read from a reduced or a partial run is at most a "
+              "trend."]
+    return "\n".join(lines)
+
+
 # --- Proposition 4 -----------------------------------------------------------------------------
 
 def proposition4_table(draws: int = 12, seed: int = 0) -> pd.DataFrame:
@@ -249,12 +329,17 @@ def table1_comparison(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def missing_sentence(table: pd.DataFrame) -> str:
-    """Which columns (models) could not be computed here, and why."""
+    """Which columns (models) could not be computed here, and why, each named in words
+    (:func:`representation_label`)."""
     missing = table[table["check"] == "missing"]
     if missing.empty:
         return "Every column of this profile was computed."
-    return " ".join(f"`{r.representation}` is missing: {r.reason}."
+    return " ".join(f"{_capital(representation_label(r.representation))} is missing: {r.reason}."
                     for r in missing.itertuples())
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def table1_caption(table: pd.DataFrame, profile: str) -> str:
@@ -272,17 +357,37 @@ def table1_caption(table: pd.DataFrame, profile: str) -> str:
         if r.k < dims.get(r.representation, paper.VIT_D.value):
             what = ("fails, which refutes General Position for any larger set too"
                     if r.ours < sc.PASS else "passes, which says nothing about k = d")
-            parts.append(f"{r.representation}: tested at k = {int(r.k)} < d (only "
-                         f"{int(r.images)} images), {what}")
+            parts.append(f"{representation_label(r.representation)}: tested at k = "
+                         f"{int(r.k)} < d (only {int(r.images)} images), {what}")
     note = ("General Position: " + "; ".join(parts) + ". ") if parts else ""
-    ranks = [f"{r.representation} {int(r.min_rank)}-{int(r.max_rank)} (paper "
+    ranks = [f"{representation_label(r.representation)} {int(r.min_rank)}-{int(r.max_rank)} (paper "
              f"{int(ref_min[r.representation])}-{int(ref_max[r.representation])})"
              for r in gp.itertuples() if r.k == paper.VIT_D.value
              and r.representation in ref_min.index and not np.isnan(ref_min[r.representation])]
     if ranks:
         note += ("Ranks of the draws in the General Position test at k = d: "
                  + ", ".join(ranks) + ". ")
-    return note + missing_sentence(table) + " " + verdict_sentence("Table 1", profile)
+    return (images_sentence(table) + " " + note + missing_sentence(table) + " "
+            + verdict_sentence("Table 1", profile))
+
+
+#: Sec. 5.1: the paper "evaluate[s] the mentioned models on 2000 images sampled from ImageNet";
+#: its notebook keeps the RGB ones (:data:`memnb.papers.mahdavi.TABLE1_IMAGES`).
+PAPER_SAMPLED_IMAGES = 2000
+#: Where our Table 1 images come from (:mod:`memnb.data.images`).
+IMAGE_SOURCE = "EliSchwartz/imagenet-sample-images"
+
+
+def images_sentence(table: pd.DataFrame) -> str:
+    """Which images Table 1's pool holds, beside the paper's (Sec. 5.1, its notebook): ours are
+    the first ``T`` of the JPEGs of a third-party repository that holds one image per
+    ImageNet-1k class (:mod:`memnb.data.images`), not a sample of ImageNet's training set."""
+    pool = sc.table1_pool(table)
+    return (f"Images: {pool} JPEGs of the third-party repository {IMAGE_SOURCE}, which holds one "
+            "image per ImageNet-1k class, taken in file-name order (so at most one image per "
+            "class); the paper sampled "
+            f"{PAPER_SAMPLED_IMAGES:,} images from ImageNet (Sec. 5.1), of which its notebook "
+            f"kept the {int(paper.TABLE1_IMAGES.value):,} RGB ones.")
 
 
 def gp_tolerance_note(table: pd.DataFrame, *, repeats: int, seed: int = 0) -> str:
@@ -388,8 +493,8 @@ def table3_comparison(table: pd.DataFrame) -> pd.DataFrame:
     ours["decided"] = [conclusive(r, sc.PASS) for r in ours.to_dict("records")]
     geometry = [paper.TABLE3_GEOMETRY[paper.TABLE3_MODEL_MAP[m][0]] for m in ours["representation"]]
     ours["paper n, d"] = [f"{n}, {d}" for n, d in geometry]
-    cols = ["representation", "paper_column", "layer", "check", "k", "T", "pass_fraction",
-            "paper", "min_rank", "max_rank", "decided"]
+    cols = ["representation", "paper_column", "layer", "check", "k", "T", "repeats",
+            "pass_fraction", "paper", "min_rank", "max_rank", "decided"]
     cols[5:5] = [c for c in ("n", "d") if c in ours] + ["paper n, d"]  # ours beside the paper's
     return ours[cols].rename(columns={"pass_fraction": "ours"}).reset_index(drop=True)
 
@@ -405,18 +510,49 @@ def table3_caption(table: pd.DataFrame, profile: str) -> str:
     if "gpt2_trained" in missing:
         a2_text += ("; the paper's only rank-deficient contexts are those of the trained GPT-2 "
                     "at L1, a model we could not load, so that finding is not checked here")
-    bert = rows[(rows["paper_column"].str.startswith("bert")) & (rows["layer"] == 1)
-                & (rows["check"] == "assumption1")]
-    bert_text = ""
-    if len(bert) and (bert["ours"] >= sc.PASS).any():
-        n_paper = paper.TABLE3_GEOMETRY["bert"][0]
-        ranks = ", ".join(f"{v.value:g} ({w})" for w, v in paper.BERT_KRUSKAL.items())
-        bert_text = (f" Our BERT-style L1 queries pass Assumption 1 at our n = "
-                     f"{int(bert['k'].max())}; the paper's fail it at n = {n_paper} with an "
-                     f"estimated Kruskal rank of {ranks} (App. J): below the paper's n, above "
-                     "ours, so the two cells test different n.")
+    bert_text = bert_kruskal_sentence(rows)
+    bert_text = f" {bert_text}" if bert_text else ""
     return (a2_text + "." + bert_text + " " + missing_sentence(table) + " "
             + verdict_sentence("Table 3", profile))
+
+
+def bert_kruskal_sentence(rows: pd.DataFrame) -> str:
+    """App. J's estimated Kruskal ranks of BERT-large's L1 queries (291 trained, 349 random, at
+    n = 512) beside what our BERT-style stand-in's L1 draws say (ours; a comparison across
+    different models, not a reproduction). ``rows`` is :func:`table3_comparison`.
+
+    Where our queries fail Assumption 1, a draw of ``k`` queries of rank ``r < k`` puts any
+    ``r + 1`` of them in an ``r``-dimensional span, so the lowest rank of a draw bounds the
+    Kruskal rank from above (up to the floating-point rank test's tolerance); the paper's number
+    is an estimate from passing draws, not a bound. Both are also given as a share of ``n``.
+    Empty without BERT-style L1 rows."""
+    bert = rows[(rows["paper_column"].str.startswith("bert")) & (rows["layer"] == 1)
+                & (rows["check"] == "assumption1")]
+    if bert.empty:
+        return ""
+    n_paper, d_paper = paper.TABLE3_GEOMETRY["bert"]
+    theirs = ", ".join(f"{v.value:g} ({w}, {v.value / n_paper:.0%} of n)"
+                       for w, v in paper.BERT_KRUSKAL.items())
+    parts = []
+    for r in bert.itertuples():
+        weights = paper.TABLE3_MODEL_MAP[r.representation][1]
+        k = int(r.k)
+        if r.ours >= sc.PASS:
+            parts.append(f"{weights}, estimated at our n = {k} or more (Assumption 1 passes, "
+                         f"pass fraction {r.ours:.4g}; a smaller n than the paper's)")
+        else:
+            low = int(r.min_rank)
+            parts.append(f"{weights}, at most {low} ({low / k:.0%} of our n = {k}; the lowest "
+                         f"rank among draws of k = {k} queries, pass fraction {r.ours:.4g})")
+    n_ours, d_ours = int(bert["n"].iloc[0]), int(bert["d"].iloc[0])
+    return (f"Estimated Kruskal ranks of BERT's L1 queries, App. J: {theirs}, at n = {n_paper}, "
+            f"d = {d_paper}. The Kruskal rank of our stand-in's L1 queries, a comparison "
+            f"across different models (a smaller model, at n = {n_ours}, d = {d_ours}, on other "
+            "text), not a reproduction: "
+            + "; ".join(parts) + ". A draw of k queries of rank r < k puts any r + 1 of them in "
+            "an r-dimensional span, so its rank bounds the Kruskal rank from above (up to the "
+            "floating-point rank test's tolerance); the paper's numbers are estimates from "
+            "passing draws, not bounds.")
 
 
 # --- Sec. 4.4 against our representations (DINOv2, ours) ---------------------------------------
@@ -431,6 +567,108 @@ LAYER_LABELS = {"embedding": "embedding layer (random weights)",
                 "dinov2_vits14_l0": "DINOv2-small embedding layer (trained; ours)",
                 "dinov2_vits14_l1": "DINOv2-small first block (trained; ours)"}
 DINOV2_COMMAND = "memnb run mahdavi.table1 --profile full"
+#: Table 3's representations in words (the BERT-style model is MiniLM, a stand-in of ours).
+MODEL_LABELS = {"bert_trained": "trained MiniLM-L6 (stands in for trained BERT-large)",
+                "bert_random": "MiniLM-L6 architecture, random weights (for random BERT-large)",
+                "gpt2_random": "GPT-2 small, random weights (for random GPT-2 large)",
+                "gpt2_trained": "trained GPT-2 small (for trained GPT-2 large)"}
+#: Columns that a run may miss as a whole, in words.
+MISSING_LABELS = {"trained_vit_b16": "the trained ViT-B/16",
+                  "dinov2_vits14": "DINOv2-small (ours)",
+                  "gpt2_trained": "the trained GPT-2"}
+#: The checks of Tables 1 and 3 in words.
+CHECK_LABELS = {"assumption1": "Assumption 1: queries' Kruskal rank ≥ n",
+                "assumption2": "Assumption 2: every context of rank n",
+                "assumption3": "Assumption 3: e + mean(E) of Kruskal rank ≥ n",
+                "general_position": "General Position: Kruskal rank min(T, d)"}
+_PAPER_MODELS = {"bert": "BERT-large", "gpt2": "GPT-2 large"}
+_LAYERS = {0: "L0 (embeddings)", 1: "L1 (first block)"}
+
+
+def representation_label(name: str) -> str:
+    """A representation or model of Tables 1 and 3 named in words (the identifier itself when
+    it has no label)."""
+    return {**LAYER_LABELS, **MODEL_LABELS, **MISSING_LABELS}.get(name, name)
+
+
+def _display_cells(rows: pd.DataFrame) -> pd.DataFrame:
+    """The columns Tables 1 and 3 share, in words: what was tested (contexts for Assumption 2,
+    random draws of k vectors otherwise), the pass fractions, the ranks seen, conclusiveness."""
+    def tests(r: Any) -> str:
+        if pd.isna(r["repeats"]):
+            return "–"
+        what = "contexts" if r["check"] == "assumption2" else "random draws of k vectors"
+        return f"{int(r['repeats'])} {what}"
+
+    def ranks(r: Any) -> str:
+        if pd.isna(r["min_rank"]):
+            return "–"
+        low, high = int(r["min_rank"]), int(r["max_rank"])
+        return str(low) if low == high else f"{low}–{high}"
+
+    return pd.DataFrame({
+        "assumption tested": rows["check"].map(lambda c: CHECK_LABELS.get(c, c)),
+        "k (rank required)": rows["k"].map(lambda k: "–" if pd.isna(k) else int(k)),
+        "tests run": [tests(r) for _, r in rows.iterrows()],
+        "pass fraction, ours": rows["ours"],
+        "pass fraction, paper": rows["paper"].map(lambda v: "–" if pd.isna(v) else v),
+        "ranks seen (lowest–highest)": [ranks(r) for _, r in rows.iterrows()],
+        "conclusive here": rows["decided"].map(
+            lambda d: "yes" if d else "no: a pass at k below the paper's k"),
+    }, index=rows.index)
+
+
+def table1_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 as the chapter shows it: :func:`table1_comparison` with every identifier in
+    words (representation, assumption, what was tested; the stored data keep their names)."""
+    rows = table1_comparison(table)
+    cells = _display_cells(rows)
+    out = pd.concat([pd.DataFrame({
+        "representation": rows["representation"].map(representation_label),
+        "images in the pool": rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
+    }, index=rows.index), cells], axis=1)
+    return out.reset_index(drop=True)
+
+
+def table3_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 3 as the chapter shows it: :func:`table3_comparison` with every identifier in
+    words, our geometry beside the paper's."""
+    rows = table3_comparison(table)
+    geometry = [f"{int(n)}, {int(d)}" if pd.notna(n) else "–"
+                for n, d in zip(rows.get("n", pd.Series(np.nan, index=rows.index)),
+                                rows.get("d", pd.Series(np.nan, index=rows.index)),
+                                strict=True)]
+    out = pd.concat([pd.DataFrame({
+        "model (ours)": rows["representation"].map(representation_label),
+        "paper's column": [f"{_PAPER_MODELS[m]}, {w}" for m, w in
+                           (paper.TABLE3_MODEL_MAP[r] for r in rows["representation"])],
+        "layer": rows["layer"].map(lambda la: _LAYERS.get(int(la), f"L{int(la)}")),
+        "n, d (ours)": geometry,
+        "n, d (paper)": rows["paper n, d"],
+        "sequences": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
+    }, index=rows.index), _display_cells(rows)], axis=1)
+    return out.reset_index(drop=True)
+
+
+#: Proposition 4's table in words: the columns of :func:`proposition4_table` the chapter shows.
+PROPOSITION4_COLUMNS = {
+    "case": "input",
+    "T": "T", "n": "n", "d": "d",
+    "kruskal_before": "queries' Kruskal rank before the layer",
+    "kruskal_shifted": "Kruskal rank of e + mean(E) (Assumption 3)",
+    "kruskal_after": "queries' Kruskal rank after the layer",
+    "contexts_rank_n_before": "contexts of rank n before (of T)",
+    "contexts_rank_n_after": "contexts of rank n after (of T)",
+    "hypotheses": "hypotheses met",
+    "conclusion": "A1 and A2 after the layer",
+    "closed_form_error": "largest distance to the proof's x + mean(E)",
+}
+
+
+def proposition4_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Proposition 4's cases (:func:`proposition4_table`) as the chapter shows them: the columns
+    of :data:`PROPOSITION4_COLUMNS`, named in words."""
+    return table[list(PROPOSITION4_COLUMNS)].rename(columns=PROPOSITION4_COLUMNS)
 
 
 def assumptions_by_layer(table: pd.DataFrame) -> pd.DataFrame:
@@ -589,11 +827,15 @@ def _fig2c_trend(table: pd.DataFrame) -> str:
     counts = (f"{float(at_n['mean'].iloc[0]):.1f} at d_h = n = {n}, "
               + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
     change = (f"the line fitted past d_h = n changes the count by {v['change']:+.1f} over "
-              f"the sweep, against a largest seed spread of {v['tol']:.1f}")
+              f"the sweep, against a largest seed spread of {v['tol']:.1f} "
+              f"({sc.fig2c_noise(means)})")
+    peak = sc.fig2c_peak(means, n)
+    before = f" {_capital(peak['text'])}." if peak is not None else ""
     if v["within_noise"]:
-        return f"past d_h = n the mean counts ({counts}) do not move beyond seed noise: {change}."
+        return (f"past d_h = n the mean counts ({counts}) do not move beyond seed noise: "
+                f"{change}.{before}")
     word = "rise" if v["change"] > 0 else "fall"
-    return f"past d_h = n the mean counts {word} beyond seed noise ({counts}): {change}."
+    return f"past d_h = n the mean counts {word} beyond seed noise ({counts}): {change}.{before}"
 
 
 def fig2c(result: Any, profile: str) -> Any:
@@ -868,8 +1110,8 @@ def fig4(result: Any, profile: str) -> Any:
                 continue
             _memorized_panel(ax, part, x, xlabel, full=full)
             sizes = ", ".join(str(int(t)) for t in sorted(part["T"].unique()))
-            ax.set_title(_panel_title(label, f"{_fixed(part, *fixed)}, T = {sizes}"),
-                         fontsize=9)
+            ax.set_title(_panel_title(label, f"non-shared contexts, {_fixed(part, *fixed)}, "
+                                             f"T = {sizes}"), fontsize=9)
     _legend_below(fig, axes, ncol=3)
 
     def describe(table: pd.DataFrame) -> str:
@@ -928,6 +1170,19 @@ def _rank_cap_sentence(tables: list[pd.DataFrame]) -> str:
             "fits the labels, since Z changes with the weights.")
 
 
+def _fig5_fixed(part: pd.DataFrame, fixed: tuple[str, ...]) -> str:
+    """A Fig. 5 panel's fixed parameters and sizes: ``"n = 8, d_h = 16, T = 100"``, with the T of
+    the shared and non-shared curves named apart when they differ."""
+    sizes = {bool(shared): ", ".join(str(int(t)) for t in sorted(rows["T"].unique()))
+             for shared, rows in part.groupby("shared")}
+    if len(set(sizes.values())) == 1:
+        t_text = f"T = {next(iter(sizes.values()))}"
+    else:
+        t_text = "; ".join(f"T = {v} ({'shared' if k else 'non-shared'})"
+                           for k, v in sorted(sizes.items()))
+    return f"{_fixed(part, *fixed)}, {t_text}"
+
+
 def fig5(result: Any, profile: str) -> Any:
     """Fig. 5: best training MSE against H (left) and n (right), shared and non-shared contexts
     as separate curves; the H at which Theorem 1's guarantee reaches T is a note, not a line.
@@ -936,9 +1191,9 @@ def fig5(result: Any, profile: str) -> Any:
     fig, axes = _figure(8.4, runs, columns=2)
     for row, (label, table, full) in zip(axes, runs, strict=True):
         labelled = table.assign(context=np.where(table["shared"], "shared", "non-shared"))
-        for ax, (sweep, x, xlabel) in zip(row, [("heads", "H", "heads H"),
-                                                ("context", "n", "context length n")],
-                                          strict=True):
+        for ax, (sweep, x, xlabel, fixed) in zip(row, [
+                ("heads", "H", "heads H", ("n", "d_h")),
+                ("context", "n", "context length n", ("H", "d_h"))], strict=True):
             part = labelled[labelled["sweep"] == sweep]
             if part.empty:
                 ax.set_visible(False)
@@ -948,7 +1203,7 @@ def fig5(result: Any, profile: str) -> Any:
                                    xlabel=xlabel, logy=True,
                                    ylabel="training MSE (best checkpoint)")
             ax.set_xticks(sorted(part[x].unique()))
-            ax.set_title(label, fontsize=9)
+            ax.set_title(_panel_title(label, _fig5_fixed(part, fixed)), fontsize=9)
     _legend_below(fig, axes)
     text = ("Each curve on its own (no average over shared and non-shared). "
             + _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile) + " "
@@ -958,10 +1213,14 @@ def fig5(result: Any, profile: str) -> Any:
                        source=_source(runs))
 
 
-__all__ = ["DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "LAYER_LABELS", "assumptions_by_layer",
+__all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "IMAGE_SOURCE",
+           "LAYER_LABELS", "MISSING_LABELS", "MODEL_LABELS", "PAPER_SAMPLED_IMAGES",
+           "PROPOSITION4_COLUMNS", "SWEEPS", "assumptions_by_layer", "bert_kruskal_sentence",
            "construction_caption", "construction_frame", "dinov2_discussion",
            "gpt2_trained_note", "full_or_fresh",
-           "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
-           "missing_sentence", "proposition4_table", "scorecard_row", "table1_caption",
-           "table1_comparison",
-           "table3_caption", "table3_comparison", "verdict_sentence", "verdicts_markdown"]
+           "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5", "images_sentence",
+           "missing_sentence", "proposition4_display", "proposition4_table",
+           "reduced_settings", "representation_label", "scorecard_row", "sweep_scales_markdown",
+           "table1_caption", "table1_comparison", "table1_display",
+           "table3_caption", "table3_comparison", "table3_display", "verdict_sentence",
+           "verdicts_markdown"]

@@ -1,0 +1,211 @@
+"""The Mahdavi chapter's tables and captions (memnb.figures.mahdavi): identifiers shown in words,
+the sentences computed from the data (images, App. J's Kruskal ranks, which sweeps ran at full
+scale), and the panel titles of Figs. 4 and 5."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+
+from memnb.figures import mahdavi as fig
+from memnb.papers import mahdavi as paper
+
+#: Identifiers of the stored tables that must not reach the reader's tables.
+IDENTIFIERS = ("assumption1", "assumption2", "assumption3", "general_position",
+               "random_attention", "random_vit", "trained_vit_b16", "dinov2_vits14",
+               "bert_trained", "bert_random", "gpt2_random", "gpt2_trained", "decided",
+               "kruskal_shifted", "contexts_rank_n", "closed_form_error", "repeats")
+
+
+def _table1() -> pd.DataFrame:
+    rows = []
+    for rep, a1 in (("embedding", 0.0), ("random_attention", 1.0)):
+        for check, k, frac, repeats, ranks in (
+                ("assumption2", 197, 1.0, 1000, (197, 197)),
+                ("assumption1", 197, a1, 5000, (1, 1) if a1 == 0 else (197, 197)),
+                ("general_position", 768, 0.0, 5000, (1, 1) if a1 == 0 else (461, 470))):
+            rows.append({"representation": rep, "check": check, "k": k, "pass_fraction": frac,
+                         "repeats": repeats, "T": 1000, "n": 197, "d": 768, "valid": True,
+                         "min_rank": ranks[0], "max_rank": ranks[1]})
+    rows.append({"representation": "trained_vit_b16", "check": "missing",
+                 "reason": "needs the hub"})
+    return pd.DataFrame(rows)
+
+
+def _table3(trained_a1: float = 0.0) -> pd.DataFrame:
+    rows = []
+    for rep in ("bert_trained", "bert_random"):
+        for layer in (0, 1):
+            low = {("bert_trained", 1): 105, ("bert_random", 1): 188}.get((rep, layer), 1)
+            frac = trained_a1 if (rep, layer) == ("bert_trained", 1) else 0.0
+            if frac >= 0.99:
+                low = 192
+            for check, k, f, repeats, ranks in (
+                    ("assumption2", 192, 1.0, 2000, (192, 192)),
+                    ("assumption1", 192, frac, 5000, (low, low + 6 if low < 192 else 192))):
+                rows.append({"representation": rep, "layer": layer, "check": check, "k": k,
+                             "pass_fraction": f, "repeats": repeats, "T": 2000, "n": 192,
+                             "d": 384, "valid": True, "min_rank": ranks[0],
+                             "max_rank": ranks[1]})
+    rows.append({"representation": "gpt2_trained", "check": "missing", "reason": "needs the hub"})
+    return pd.DataFrame(rows)
+
+
+def _cells(table: pd.DataFrame) -> str:
+    return " ".join(map(str, table.columns)) + " " + " ".join(
+        str(v) for v in table.to_numpy().ravel())
+
+
+def test_table1_and_table3_show_no_identifiers():
+    """Finding 11: the chapter's Tables 1 and 3 name representations, checks and what was
+    tested in words; A2's count is of contexts, not of random draws."""
+    shown = fig.table1_display(_table1())
+    text = _cells(shown)
+    assert not [w for w in IDENTIFIERS if w in text]
+    assert "one random attention layer on it" in set(shown["representation"])
+    a2 = shown[shown["assumption tested"].str.startswith("Assumption 2")]
+    assert set(a2["tests run"]) == {"1000 contexts"}
+    a1 = shown[shown["assumption tested"].str.startswith("Assumption 1")]
+    assert set(a1["tests run"]) == {"5000 random draws of k vectors"}
+    assert "461–470" in set(shown["ranks seen (lowest–highest)"])
+    assert set(shown["conclusive here"]) == {"yes"}
+    shown3 = fig.table3_display(_table3())
+    text3 = _cells(shown3)
+    assert not [w for w in IDENTIFIERS if w in text3]
+    assert set(shown3["paper's column"]) == {"BERT-large, trained", "BERT-large, random"}
+    assert set(shown3["layer"]) == {"L0 (embeddings)", "L1 (first block)"}
+    assert set(shown3["n, d (paper)"]) == {"512, 1024"} and set(shown3["n, d (ours)"]) == {
+        "192, 384"}
+
+
+def test_missing_columns_and_proposition4_are_named_in_words():
+    assert fig.missing_sentence(_table1()) == "The trained ViT-B/16 is missing: needs the hub."
+    assert "`" not in fig.missing_sentence(_table3())
+    table = fig.proposition4_table(draws=1)
+    shown = fig.proposition4_display(table)
+    assert list(shown.columns) == list(fig.PROPOSITION4_COLUMNS.values())
+    assert not [w for w in IDENTIFIERS if w in " ".join(shown.columns)]
+    assert len(shown) == len(table)
+
+
+def test_table1_caption_says_which_images_and_the_papers():
+    """Finding 12: the pool is the third-party sample of one image per class, beside the
+    paper's sample of ImageNet (2,000 images, 1,973 RGB ones kept by its notebook)."""
+    text = fig.images_sentence(_table1())
+    assert text.startswith("Images: 1000 JPEGs of the third-party repository "
+                           "EliSchwartz/imagenet-sample-images, which holds one image per "
+                           "ImageNet-1k class")
+    assert f"kept the {int(paper.TABLE1_IMAGES.value):,} RGB ones" in text
+    assert "sampled 2,000 images from ImageNet (Sec. 5.1)" in text
+
+
+def test_table3_sets_our_kruskal_bound_beside_app_j():
+    """Finding 13: App. J's estimates (291 trained, 349 random, n = 512) beside what our
+    stand-in's draws bound (the lowest rank of a draw), marked as across different models."""
+    text = fig.bert_kruskal_sentence(fig.table3_comparison(_table3()))
+    assert "App. J: 291 (trained, 57% of n), 349 (random, 68% of n), at n = 512" in text
+    assert "a comparison across different models" in text and "not a reproduction" in text
+    assert "trained, at most 105 (55% of our n = 192" in text
+    assert "random, at most 188 (98% of our n = 192" in text
+    assert "bounds the Kruskal rank from above" in text
+    passing = fig.bert_kruskal_sentence(fig.table3_comparison(_table3(trained_a1=1.0)))
+    assert "trained, estimated at our n = 192 or more" in passing
+    gpt = _table3().assign(representation="gpt2_random")
+    assert fig.bert_kruskal_sentence(fig.table3_comparison(gpt)) == ""
+
+
+def _write(root: Path, name: str, table: pd.DataFrame, provenance: dict) -> None:
+    folder = root / "full"
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_csv(folder / f"{name}.csv", index=False)
+    (folder / f"{name}.json").write_text(json.dumps(provenance))
+
+
+def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
+    """Finding 4: which synthetic sweeps have a full-scale run, complete or partial, and which
+    ran only at the quick profile's reduced settings (named beside the official ones)."""
+    seeds = pd.DataFrame({"seed": [0, 1, 2], "T": [1, 1, 1]})
+    _write(tmp_path, "mahdavi.context", seeds, {"complete": True})
+    _write(tmp_path, "mahdavi.heads", seeds[:2],
+           {"complete": False, "points_done": 3, "missing_points": [{"seed": 2, "H": 5}]})
+    text = fig.sweep_scales_markdown("quick", root=tmp_path)
+    lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith("- ")}
+    assert set(lines) == {"- Fig. 2a", "- Fig. 2b", "- Fig. 2c", "- Fig. 3", "- Fig. 4",
+                          "- Fig. 5"}
+    assert "complete; 3 seeds" in lines["- Fig. 2b"]
+    assert "**partial** (3 of 4 points ran" in lines["- Fig. 2a"]
+    assert "; 2 seeds" in lines["- Fig. 2a"]
+    for figure in ("- Fig. 2c", "- Fig. 3", "- Fig. 4", "- Fig. 5"):
+        assert "**no full-scale run**" in lines[figure]
+        assert "d = 16 (official 64)" in lines[figure]
+        assert "learning rate = 0.03 (official 0.001)" in lines[figure]
+        assert "batch = 128 (official 256)" in lines[figure]
+    assert "T = 200 (official 10000, 15000, 20000)" in lines["- Fig. 2c"]
+    assert "at most a trend" in text
+    assert "this build's own full-scale run" in fig.sweep_scales_markdown("full", tmp_path)
+
+
+def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch):
+    """Finding 10: Fig. 4's panels say the contexts are not shared; Fig. 5's give n (or H),
+    d_h and T, as Fig. 4's do."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    rows = []
+    for shared in (True, False):
+        for seed in range(2):
+            for h, mse in zip([1, 2, 4], [0.08, 0.04, 0.02], strict=True):
+                rows.append({"sweep": "heads", "shared": shared, "H": h, "n": 8, "d_h": 16,
+                             "T": 100 if shared else 300, "mse": mse, "seed": seed})
+            for n, mse in zip([2, 8], [0.07, 0.03], strict=True):
+                rows.append({"sweep": "context", "shared": shared, "H": 4, "n": n, "d_h": 16,
+                             "T": 100, "mse": mse, "seed": seed})
+    fig.fig5(SimpleNamespace(fresh=pd.DataFrame(rows), cached=None, partial=None), "quick")
+    titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
+    assert titles == ["this build's `quick` run\nn = 8, d_h = 16, T = 300 (non-shared); "
+                      "T = 100 (shared)",
+                      "this build's `quick` run\nH = 4, d_h = 16, T = 100"]
+    shown.clear()
+    nonshared = []
+    for seed in range(2):
+        for h, c in zip([1, 2, 3, 4], [30, 100, 180, 260], strict=True):
+            nonshared.append({"sweep": "heads", "seed": seed, "T": 300, "H": h, "n": 8,
+                              "d_h": 16, "memorized": c + seed, "accuracy": (c + seed) / 300,
+                              "capacity": h * 7 + 1, "steps": 100})
+        for n, c in zip([2, 8], [140, 270], strict=True):
+            nonshared.append({"sweep": "context", "seed": seed, "T": 300, "H": 4, "n": n,
+                              "d_h": 16, "memorized": c + seed, "accuracy": (c + seed) / 300,
+                              "capacity": 4 * (n - 1) + 1, "steps": 100})
+    fig.fig4(SimpleNamespace(fresh=pd.DataFrame(nonshared), cached=None, partial=None),
+             "quick")
+    titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
+    assert titles == ["this build's `quick` run\nnon-shared contexts, n = 8, d_h = 16, T = 300",
+                      "this build's `quick` run\nnon-shared contexts, H = 4, d_h = 16, T = 300"]
+    plt.close("all")
+
+
+def test_fig2c_caption_names_the_peak_before_the_knee_and_the_seeds_of_its_noise(monkeypatch):
+    """Finding 9: the quick run peaks at d_h = 4 and falls at d_h = n = 6; the caption says so,
+    and that its noise tolerance is a two-seed standard deviation at one d_h."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    monkeypatch.setattr("IPython.display.display", lambda figure: None)
+    rows = [{"seed": seed, "T": 200, "d_h": v, "n": 6, "H": 4, "memorized": c,
+             "accuracy": c / 200, "capacity": 4 * (min(6, v) - 1) + 1, "steps": 100}
+            for seed, counts in enumerate([[86, 136, 159, 144, 129, 161],
+                                           [92, 99, 168, 148, 169, 177]])
+            for v, c in zip([1, 2, 4, 6, 9, 12], counts, strict=True)]
+    text = fig.fig2c(SimpleNamespace(fresh=pd.DataFrame(rows), cached=None, partial=None),
+                     "quick").data
+    assert "(the standard deviation of 2 seeds at the single d_h = 9" in text
+    assert ("The mean count peaks before the knee, at d_h = 4 (163.5), and falls to 146.0 at "
+            "d_h = n = 6") in text
+    plt.close("all")
