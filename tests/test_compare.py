@@ -296,3 +296,62 @@ def test_external_anchors_have_sources():
         assert value.source and key in external.DEFINITIONS
     assert float(external.MORRIS_BITS_PER_PARAMETER) > float(
         external.ALLEN_ZHU_LI_BITS_PER_PARAMETER)
+
+
+# --------------------------------------------- figures (trust review: findings 5, 7 and 15)
+def test_shape_only_curves_differ_and_the_floor_is_ours():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    theory = compare.theory_curves(task, [60, 120, 240, 480, 720])
+    table = figures.theory_table(theory)
+    floor = [s for s in table.index if s.startswith("information floor")]
+    assert floor == ["information floor N log2 C <= 32 P (ours; cf. our reading of Remark 4.4) "
+                     "[forbidden above]"]
+    built = pd.DataFrame([{"construction": "aot (Dana et al. Thm 1)", "budget": 60,
+                           "parameters": 60, "N": 6, "memorized": True, "bits": 3840,
+                           "note": ""}])
+    best = card.censored_best(_fake_table(), 4)
+    fig = figures.bounds_figure(theory, built, best, task)
+    lines = [ln for ln in fig.axes[0].get_lines() if "[shape only" in ln.get_label()]
+    assert len(lines) == 3
+    styles = {(str(ln.get_linestyle()), str(ln.get_dashes() if hasattr(ln, "get_dashes")
+                                              else ""), ln.get_marker(), ln.get_color())
+              for ln in lines}
+    assert len({ln.get_marker() for ln in lines}) == 3 and len(styles) == 3
+    labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert any("(ours; cf. our reading of Remark 4.4): forbidden above" in lb for lb in labels)
+    plt.close(fig)
+
+
+def test_censored_capacities_are_open_markers_and_the_classes_frame_labels_budgets_only():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    table = _fake_table()
+    nothing = table[table["architecture"] == "mha"].assign(accuracy=0.5, budget=50,
+                                                           parameters=50)
+    best = card.censored_best(pd.concat([table, nothing]), 4)
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    fig = figures.head_to_head_figure(best, fixed, 4)
+    open_ = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "v"]
+    assert len(open_) == 1 and open_[0].get_markerfacecolor() == "none"
+    smallest = nothing.groupby("seed")["N"].min().max()  # every seed's capacity lies below
+    assert open_[0].get_ydata()[0] == pytest.approx(smallest * 2 / 50)
+    plt.close(fig)
+    budgets = [60, 120, 240, 480, 720]
+    fig = figures.classes_frame(4, task, budgets, None)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [str(b) for b in budgets]
+    assert len(ax.xaxis.get_minor_locator().tick_values(60, 720)) == 0
+    plt.close(fig)

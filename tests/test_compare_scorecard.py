@@ -58,14 +58,14 @@ def test_rows_are_computed_from_a_table(tmp_path):
     assert "MLP leads beyond the summed seed spreads" in head["measured"]
     # a quick run stands in for the missing full run: at most a trend, as for the papers' rows
     assert "reproduced" not in set(frame["status"])
-    floor = frame[frame["item"] == "Remark 4.4 floor vs training"].iloc[0]
+    floor = frame[frame["item"] == card.FLOOR_ROW].iloc[0]
     assert floor["status"] == "trend" and "reduced size" in floor["measured"]
 
 
 def test_rows_reproduce_only_from_a_full_run(tmp_path):
     _write(tmp_path, "full")
     rows = {r.item: r for r in build_scorecard("full", ["compare"], root=tmp_path)}
-    assert rows["Remark 4.4 floor vs training"].status == "reproduced"
+    assert rows[card.FLOOR_ROW].status == "reproduced"
     assert rows["Head to head"].status == "reproduced"
     # the chapter's sentences apply the same cap to the table of their own profile
     table = _fake_table()
@@ -267,3 +267,78 @@ def test_chapter_sentences_state_the_claim_and_the_criterion():
     assert claim in text and criterion in text and "**differs** (MLP leads" in text
     with pytest.raises(KeyError):
         card.item_text("no such row")
+
+
+# --- trust review of the rendered chapter (findings 3, 4 and 7)
+def _aot_runs(steps_run: int) -> pd.DataFrame:
+    """The rendered quick AoT runs at P = 720 (d = 2, d_h = 1, H = 86, guarantee 88): seed 0
+    fits N = 45, seed 1 does not (accuracy 0.489) and ran ``steps_run`` steps; a shape of d = 2
+    below it holds."""
+    rows = [("d=2 d_h=1 H=4", 0, 8, 1.0, 100), ("d=2 d_h=1 H=4", 0, 15, 0.9, 250),
+            ("d=2 d_h=1 H=86", 0, 45, 1.0, 225), ("d=2 d_h=1 H=86", 0, 90, 0.7, 250),
+            ("d=2 d_h=1 H=86", 1, 45, 0.489, steps_run), ("d=2 d_h=1 H=86", 1, 90, 0.52, 250)]
+    return pd.DataFrame([{"architecture": "aot", "budget": 720, "parameters": 716, "shape": s,
+                          "seed": seed, "N": N, "accuracy": acc, "round": 0, "steps_run": run}
+                         for s, seed, N, acc, run in rows])
+
+
+def test_a_shortfall_at_the_step_cap_is_not_tested_at_this_budget():
+    capped = card.guarantee_verdict(_aot_runs(250), 4, "aot", 6, 4, steps=250)
+    assert capped.status == "trend"
+    assert capped.values["short"] == 0 and capped.values["capped"] == 1
+    assert ("not fitted within the step cap at 1 (not tested at this budget: an N at or below "
+            "the guarantee that training had not fitted when it stopped at the 250-step cap: "
+            "d=2 d_h=1 H=86 (seed 1): N = 45 at accuracy 0.489, guarantee 88; seed 0 of this "
+            "shape fitted N = 45)") in capped.measured
+    # a shortfall that stopped before the cap is judged
+    early = card.guarantee_verdict(_aot_runs(120), 4, "aot", 6, 4, steps=250)
+    assert early.status == "differs" and early.values["short"] == 1
+    assert "not fitted before the step cap: d=2 d_h=1 H=86 (seed 1))" in early.measured
+    # without the cap the shortfall is judged, and the text says what is not known
+    unknown = card.guarantee_verdict(_aot_runs(250), 4, "aot", 6, 4)
+    assert unknown.status == "differs" and "capped" not in unknown.values
+    assert "whether the runs that fall short ran to a step cap is not known here" in \
+        unknown.measured
+    row = {it.item: it for it in load_items(["compare"])}["Dana et al. Thm 1 vs training"]
+    assert "not tested at this budget when training had not fitted such an N" in row.criterion
+
+
+def test_the_chapter_checks_are_the_rows_and_name_the_step_cap():
+    from memnb.experiments import compare as exp
+
+    params = exp.get_params("quick")
+    names = {it.item for it in load_items(["compare"])}
+    checks = card.training_checks(_aot_runs(250), params)
+    assert {name for name, _ in checks} <= names
+    assert dict(checks)["Dana et al. Thm 1 vs training"].values["capped"] == 1
+    text = card.step_cap_text(_aot_runs(250), params["steps"])
+    assert text.startswith(f"each try is trained for at most {params['steps']:,} full-batch "
+                           "steps")
+    assert "4 of 6 tries ended at that cap without fitting" in text
+    assert "does not record" in card.step_cap_text(_aot_runs(250).drop(columns="steps_run"), 250)
+
+
+def test_a_capacity_below_the_smallest_N_tried_is_censored_not_zero():
+    from memnb.figures import compare as figures
+
+    # the rendered FFN-attn-FFN at P = 480: no seed fitted N = 30, the smallest tried
+    none = pd.DataFrame([{"architecture": "ffn_attention", "budget": 480, "parameters": 472,
+                          "shape": "d=4", "seed": seed, "N": N, "accuracy": acc, "round": 0}
+                         for seed in (0, 1) for N, acc in ((30, 0.93), (60, 0.8))])
+    some = _linear_table({"mlp": {480: 60}})
+    some.loc[(some["seed"] == 1) & (some["N"] == 60), "accuracy"] = 0.9  # seed 1 fits none
+    best = card.censored_best(pd.concat([none, some]), 4).set_index("architecture")
+    assert best.loc["ffn_attention", "below"] == 30 and best.loc["ffn_attention", "zero_seeds"] == 2
+    assert np.isnan(best.loc["mlp", "below"]) and best.loc["mlp", "zero_seeds"] == 1
+    shown = figures.best_table(best.reset_index(), 4).set_index("architecture")
+    assert shown.loc["FFN-attn-FFN", "capacity (largest N fitted)"].startswith("< 30 ")
+    assert shown.loc["FFN-attn-FFN", "bits per parameter"] == f"< {30 * 2 / 472:.3g}"
+    assert "(1 of 2 seeds below the smallest N tried, counted as 0)" in shown.loc[
+        "MLP", "capacity (largest N fitted)"]
+    assert "below N = 30" in figures.head_to_head_caption(best.reset_index(), "quick", 4)
+
+
+def test_the_floor_row_is_ours_and_not_attributed_to_remark_44():
+    row = {it.item: it for it in load_items(["compare"])}[card.FLOOR_ROW]
+    assert card.FLOOR_ROW.startswith("Information floor") and row.ours
+    assert "a counting bound of ours" in row.claim and "only the title" in row.claim

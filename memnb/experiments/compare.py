@@ -32,8 +32,9 @@ training set it fits at 100 % training accuracy. :func:`search_capacity` finds i
 and refinement on a geometric grid: round 1 tries ``N = B b / log2 C`` for ``b`` in
 ``bits_grid`` (bits per parameter); round 2 tries ``refine`` points between the largest ``N``
 memorized and the next one tried (or extends the grid downward / upward when none / all were).
-Every ``N`` of a round is one member of a packed stack (``per_member_data``), trained to
-convergence by :func:`memnb.train.train_members` (full batch, Adam, early stop at 100 %).
+Every ``N`` of a round is one member of a packed stack (``per_member_data``), trained by
+:func:`memnb.train.train_members` (full batch, Adam) for the profile's ``steps`` at most,
+stopping earlier only at 100 %: a try that ends at that cap unfitted is not shown unfittable.
 """
 
 from __future__ import annotations

@@ -26,6 +26,29 @@ _GUARANTEE_STYLES = {
     "earlier": {"color": "#999999", "linestyle": "--"},
 }
 _CONSTRUCTION_COLORS = {"aot": "#0072B2", "mha": "#D55E00", "seq_id": "#009E73"}
+#: The shape-only statements, each its own grey, dash pattern and marker, so that the legend
+#: tells them apart (keys: how the statement of :func:`exp.theory_curves` starts).
+_SHAPE_STYLES: dict[str, dict[str, Any]] = {
+    "Kajitsuka": {"color": "#555555", "linestyle": (0, (1, 1.5)), "marker": "o"},
+    "Park": {"color": "#888888", "linestyle": (0, (6, 2)), "marker": "s"},
+    "Kim": {"color": "#AAAAAA", "linestyle": (0, (6, 2, 1, 2)), "marker": "D"},
+}
+#: What the information floor is, in every label of this chapter (finding of the trust review:
+#: the floor is a counting bound of ours; only Remark 4.4's title is in our sources).
+FLOOR_WORDS = "ours; cf. our reading of Remark 4.4"
+#: Open markers: a trained capacity every seed of which lies below the smallest N tried.
+_CENSORED = {"marker": "v", "markerfacecolor": "none", "markersize": 6.5, "markeredgewidth": 1.3,
+             "linestyle": "none", "zorder": 4}
+#: How this chapter's figures name the architectures: :data:`exp.LABELS`, with what in them is
+#: ours (the trust review: the FFN-attention-FFN model has our widths, LayerNorms and positional
+#: embedding, and the attention layer between the FFNs is [unverified] in our notes; Mahdavi et
+#: al.'s eqs. 1-6 are our notes' reconstruction).
+LABELS: dict[str, str] = {
+    **exp.LABELS,
+    "mha": "multi-head attention + read-out (Mahdavi et al. eqs. 1-6, as we reconstruct them)",
+    "ffn_attention": "FFN-attention-FFN (the shape of Kajitsuka & Sato's experiments; "
+                     "widths, norms and embeddings ours)",
+}
 
 
 def _style(statement: str) -> dict[str, Any]:
@@ -35,16 +58,85 @@ def _style(statement: str) -> dict[str, Any]:
     return {"color": "#555555", "linestyle": "--"}
 
 
+def _shape_style(statement: str) -> dict[str, Any]:
+    """The line style of a shape-only statement (:data:`_SHAPE_STYLES`)."""
+    for key, style in _SHAPE_STYLES.items():
+        if statement.startswith(key):
+            return style
+    return {"color": "#BBBBBB", "linestyle": ":", "marker": "x"}
+
+
+def statement_label(statement: str) -> str:
+    """A statement of :func:`exp.theory_curves` as the chapter names it: the information floor
+    is marked ours (:data:`FLOOR_WORDS`) rather than attributed to Remark 4.4."""
+    if statement.startswith("information floor"):
+        return statement.replace("(Remark 4.4)", f"({FLOOR_WORDS})")
+    return statement
+
+
+def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
+    """The statements evaluated at each budget (:func:`exp.theory_curves`), one row per
+    statement labelled with its kind (:func:`statement_label`), one column per budget."""
+    named = theory.assign(statement=[f"{statement_label(s)} [{k}]" for s, k in
+                                     zip(theory["statement"], theory["kind"], strict=True)])
+    return named.pivot_table(index="statement", columns="parameters", values="N",
+                             sort=False).round(1)
+
+
+def _censored(best: pd.DataFrame) -> pd.Series:
+    """Rows of ``best`` whose every seed lies below the smallest N tried (``below`` of
+    :func:`memnb.scorecard.compare.censored_best`; none when ``best`` lacks the column)."""
+    if "below" not in best:
+        return pd.Series(False, index=best.index)
+    return best["below"].notna()
+
+
+def best_table(best: pd.DataFrame, C: int) -> pd.DataFrame:
+    """The best shape per architecture and budget for the chapter to show
+    (:func:`memnb.scorecard.compare.censored_best`): capacity and bits per parameter as mean ±
+    std over seeds, a capacity whose every seed fitted no tried N as ``< N`` (the smallest N
+    tried: below it, not resolved), and a mean that counts such seeds as 0 says how many."""
+    rows = []
+    per_bit = math.log2(C)
+    for r in best.sort_values(["architecture", "budget"]).itertuples():
+        below = getattr(r, "below", math.nan)
+        zero = int(getattr(r, "zero_seeds", 0))
+        if not math.isnan(below):
+            capacity = f"< {below:g} (no tried N fitted; not resolved)"
+            bits = f"< {below * per_bit / r.parameters:.3g}"
+        else:
+            spread = f" ± {r.capacity_std:.3g}" if r.seeds > 1 else ""
+            capacity = f"{r.capacity:.3g}{spread}" + (
+                f" ({zero} of {r.seeds} seeds below the smallest N tried, counted as 0)"
+                if zero else "")
+            bits = f"{r.bits:.3g}" + (f" ± {r.bits_std:.3g}" if r.seeds > 1 else "")
+        rows.append({"architecture": exp.SHORT[r.architecture], "budget": r.budget,
+                     "shape": r.shape, "parameters": r.parameters,
+                     "capacity (largest N fitted)": capacity, "bits per parameter": bits,
+                     "seeds": r.seeds})
+    return pd.DataFrame(rows)
+
+
 def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = False) -> None:
+    """The best shapes' mean capacities (error bars: std over seeds); a budget where every seed
+    fitted no tried N is an open ▽ at the smallest N tried (its capacity lies below)."""
+    censored = _censored(best)
+    labelled = False
     for arch in exp.ARCHITECTURES:
-        part = best[(best["architecture"] == arch) & (best["capacity"] > 0)]
-        part = part.sort_values("parameters")  # budgets where nothing fitted are left out
-        if part.empty:
-            continue
-        xs = part["parameters"] * (32 if bits_axis else 1)
-        ax.errorbar(xs, part["capacity"], yerr=part["capacity_std"],
-                    color=ARCH_COLORS[arch], marker="o", markersize=4.5, linewidth=1.4,
-                    capsize=2, label=f"trained {exp.SHORT[arch]} (ours, best shape)")
+        mine = best["architecture"] == arch
+        part = best[mine].sort_values("parameters")  # a budget where nothing fitted: a gap
+        part = part.assign(capacity=part["capacity"].where(part["capacity"] > 0))
+        scale = 32 if bits_axis else 1
+        if part["capacity"].notna().any():
+            ax.errorbar(part["parameters"] * scale, part["capacity"], yerr=part["capacity_std"],
+                        color=ARCH_COLORS[arch], marker="o", markersize=4.5, linewidth=1.4,
+                        capsize=2, label=f"trained {exp.SHORT[arch]} (ours, best shape)")
+        below = best[mine & censored]
+        if not below.empty:
+            ax.plot(below["parameters"] * scale, below["below"], color=ARCH_COLORS[arch],
+                    label=None if labelled else "trained, no tried N fitted: open ▽ at the "
+                    "smallest N tried (capacity below it)", **_CENSORED)
+            labelled = True
 
 
 def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
@@ -62,12 +154,13 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
                     linewidth=1.4, **_style(statement))
         elif kind == "forbidden above":
             ax.plot(part["parameters"], part["N"], color="#222222", linewidth=1.6,
-                    label=f"{statement}: forbidden above")
+                    label=f"{statement_label(statement)}: forbidden above")
             ax.fill_between(part["parameters"], part["N"], part["N"] * 1e6, color="#222222",
                             alpha=0.08, linewidth=0)
         else:
-            ax.plot(part["parameters"], part["N"], color="#BBBBBB", linestyle=":",
-                    linewidth=1.2, label=f"{statement} [shape only, constant 1]")
+            ax.plot(part["parameters"], part["N"], linewidth=1.3, markersize=3.5,
+                    markevery=max(1, len(part) // 6),
+                    label=f"{statement} [shape only, constant 1]", **_shape_style(statement))
     for name, part in constructions.groupby("construction", sort=False):
         key = name.split()[0]
         ok = part[part["memorized"]]
@@ -94,7 +187,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
     _trained_points(ax2, best, "parameters", bits_axis=True)
     ax2.set(xscale="log", yscale="log", ylim=(lo, hi),
             xlabel="total bits of the weights", ylabel="examples memorized N",
-            title="vs total bits (information floor N log2 C = bits)")
+            title="vs total bits (floor N log2 C = bits, ours)")
     if budget is not None:
         ax.axvline(budget, color="#E69F00", linewidth=1.2)
         ax2.axvline(32 * budget, color="#E69F00", linewidth=1.2)
@@ -111,12 +204,23 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     training accuracy at a fixed ``N`` per budget
     (:func:`memnb.experiments.compare.accuracy_at_fixed_N`)."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
+    censored = _censored(best)
+    labelled = False
     for arch in exp.ARCHITECTURES:
-        part = best[best["architecture"] == arch].sort_values("budget")
-        if not part.empty:
+        mine = best["architecture"] == arch
+        # a censored budget breaks the line: no value to join there
+        part = best[mine].assign(bits=best["bits"].where(~censored)).sort_values("budget")
+        if part["bits"].notna().any():
             axes[0].errorbar(part["budget"], part["bits"], yerr=part["bits_std"], capsize=2,
                              color=ARCH_COLORS[arch], marker="o", markersize=4.5,
-                             label=exp.LABELS[arch])
+                             label=LABELS[arch])
+        below = best[mine & censored]
+        if not below.empty:  # below the smallest N tried: an upper bound, not a value
+            axes[0].plot(below["budget"], below["below"] * math.log2(C) / below["parameters"],
+                         color=ARCH_COLORS[arch], label=None if labelled else
+                         "no tried N fitted: open ▽ at the smallest N tried (an upper bound)",
+                         **_CENSORED)
+            labelled = True
         part = fixed[fixed["architecture"] == arch].sort_values("budget")
         if not part.empty:
             axes[1].errorbar(part["budget"], part["accuracy"], yerr=part["accuracy_std"],
@@ -132,6 +236,8 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
         ax.set_xticks(budgets, [str(b) for b in budgets])
         ax.minorticks_off()
     top = max(4.2, float((best["bits"] + best["bits_std"]).max()) * 1.1)
+    if censored.any():
+        top = max(top, float((best["below"] * math.log2(C) / best["parameters"]).max()) * 1.1)
     axes[0].set(ylim=(0, top), xlabel="parameter budget P",
                 ylabel="bits per parameter at capacity\n(capacity · log2 C / P)",
                 title="stored per parameter (ours)")
@@ -143,9 +249,9 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
                 ylabel="training accuracy",
                 title=f"accuracy at fixed N ≈ {ratio:.2g} · P / log2 C (ours)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8,
-               bbox_to_anchor=(0.5, -0.1))
     fig.tight_layout()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8,
+               bbox_to_anchor=(0.5, 0.0))
     return fig
 
 
@@ -154,7 +260,7 @@ def _short_statement(statement: str) -> str:
     for prefix, short in (("Dana", "Dana Thm 1\nH d_h + d"),
                           ("Mahdavi", "Mahdavi Thm 1\nH(min(n,d_h)-1)+1"),
                           ("earlier", "earlier\nH(d_h-1)+1"),
-                          ("information", "floor\nN log2 C <= 32 P")):
+                          ("information", "floor (ours)\nN log2 C <= 32 P")):
         if statement.startswith(prefix):
             return short
     return statement
@@ -166,7 +272,8 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     beside what each statement says at that size (bars, log scale)."""
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
     here = best[best["budget"] == budget]
-    names, values, errs, colors = [], [], [], []
+    names, values, errs, colors, shown = [], [], [], [], []
+    censored = _censored(here)
     for arch in exp.ARCHITECTURES:
         row = here[here["architecture"] == arch]
         if len(row):
@@ -174,16 +281,19 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
             values.append(max(float(row["capacity"].iloc[0]), 0.8))
             errs.append(float(row["capacity_std"].iloc[0]))
             colors.append(ARCH_COLORS[arch])
+            below = censored[row.index[0]]
+            shown.append(f"< {float(row['below'].iloc[0]):g}" if below else None)
     at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
     for r in at.itertuples():
         names.append(_short_statement(r.statement))
         values.append(max(float(r.N), 0.8))
         errs.append(0.0)
         colors.append("#222222" if r.kind == "forbidden above" else _style(r.statement)["color"])
+        shown.append(None)
     bars = ax.bar(range(len(values)), values, yerr=errs, color=colors, alpha=0.85, capsize=3)
-    for bar, value, err in zip(bars, values, errs, strict=True):
-        shown = "none" if value < 1 else f"{value:.0f}"
-        ax.annotate(shown, (bar.get_x() + bar.get_width() / 2, max(value + err, 1.0)),
+    for bar, value, err, text in zip(bars, values, errs, shown, strict=True):
+        text = text or ("none" if value < 1 else f"{value:.0f}")
+        ax.annotate(text, (bar.get_x() + bar.get_width() / 2, max(value + err, 1.0)),
                     ha="center",
                     va="bottom", fontsize=7.5, xytext=(0, 2), textcoords="offset points")
     ax.set_xticks(range(len(values)), names, fontsize=7.5)
@@ -206,11 +316,15 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
         style = ({"color": "#222222", "linestyle": "-"} if kind == "forbidden above"
                  else _style(statement))
         part = part[part["N"] > 0]
-        ax.plot(part["parameters"], part["N"], label=statement, linewidth=1.5, **style)
+        ax.plot(part["parameters"], part["N"], label=statement_label(statement), linewidth=1.5,
+                **style)
     if best is not None and C == task["C"]:
         _trained_points(ax, best, "parameters")
     ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
            ylabel="examples memorized N", title=f"C = {C} classes")
+    shown = sorted(int(b) for b in budgets)  # one label per budget, none on minor ticks
+    ax.set_xticks(shown, [str(b) for b in shown])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return fig
@@ -272,7 +386,9 @@ def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
             f"training accuracy, times log2 {C}, over P), best shape per architecture, mean ± "
             f"std over {seeds} seed(s), `{profile}` profile. Verdict (computed): "
             f"{verdict}. Dotted lines: the external anchors ({anchors} bits/parameter), which "
-            f"count information differently (see text).")
+            f"count information differently (see text)." + _censored_words(best).replace(
+                "drawn at the smallest N tried", "drawn at the bits per parameter of the "
+                "smallest N tried"))
 
 
 def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
@@ -283,7 +399,7 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
     at = theory[(theory["parameters"] == top) & (theory["kind"] != "shape only")]
-    parts = [f"{r.statement.split(':')[0]} {r.N:.0f}" + (
+    parts = [f"{statement_label(r.statement).split(':')[0]} {r.N:.0f}" + (
         f" ({r.N / cap:.2g}× the best trained)" if cap > 0 else "") for r in at.itertuples()]
     notes = constructions["note"] if "note" in constructions else pd.Series("", constructions.index)
     refusals = notes.fillna("").astype(bool)
@@ -297,5 +413,18 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
             f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
             f"every example at every size built."
             f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
-            "(a counting bound: weights of that many bits cannot fit every labelling of N "
-            "examples).")
+            f"({FLOOR_WORDS}; a counting bound: weights of that many bits cannot fit every "
+            "labelling of N examples). The three shape-only statements (constant 1) are told "
+            "apart by their grey, dash pattern and marker." + _censored_words(best))
+
+
+def _censored_words(best: pd.DataFrame) -> str:
+    """A caption's sentence on the best shapes none of whose seeds fitted a tried N (open ▽
+    at the smallest N tried), naming them, or nothing when there are none."""
+    censored = best[_censored(best)]
+    if censored.empty:
+        return ""
+    named = "; ".join(f"{exp.SHORT[r.architecture]} at P = {r.budget}: below N = {r.below:g}"
+                      for r in censored.sort_values(["architecture", "budget"]).itertuples())
+    return (" Open ▽: a best shape none of whose seeds fitted any N tried, drawn at the smallest "
+            f"N tried, which its capacity lies below (not resolved, not a measured 0): {named}.")

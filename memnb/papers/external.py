@@ -1,6 +1,6 @@
 """External anchors of the cross-paper chapter: bits stored per parameter by trained language
-models, as two later papers measure them. Each value carries its source; ``DEFINITIONS`` says
-what each paper counts, so the chapter can say how it differs from our count.
+models, as two papers measure them. Each value carries its source; ``DEFINITIONS`` says what
+each paper counts, so the chapter can say how it differs from our count.
 
 * Allen-Zhu & Li, *Physics of Language Models: Part 3.3, Knowledge Capacity Scaling Laws*
   (arXiv:2404.05405, 2024; ICLR 2025).

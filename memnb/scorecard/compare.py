@@ -31,9 +31,14 @@ _AT_MOST = "; `trend` at most from a reduced-size run"
 #: How the guarantee rows read a capacity known only within its search bracket.
 _BRACKETED = (", a capacity being known only between the largest N fitted and the next tried N "
               "that failed: a run falls short when an N at or below its guarantee was tried "
-              "and not fitted (differs), and is not tested when the guarantee lies inside that "
-              "bracket, e.g. a capacity of 0 below a smallest tried N above the guarantee "
-              "(trend: holds at every tested run)")
+              "and not fitted although training stopped before the profile's step cap "
+              "(differs); it is not tested when the guarantee lies inside that bracket, e.g. a "
+              "capacity of 0 below a smallest tried N above the guarantee, and not tested at "
+              "this budget when training had not fitted such an N when it stopped at the step "
+              "cap (trend: holds at every tested run; training stops early only at 100 %, so "
+              "every run that does not fit ends at the cap: with this recipe the row can show "
+              "the guarantee reached, or not reached within the step budget, not that training "
+              "cannot reach it)")
 
 
 def _params(results: ResultSource | None = None) -> dict:
@@ -114,6 +119,22 @@ def capacity_brackets(table: pd.DataFrame, C: int) -> pd.DataFrame:
     return out
 
 
+def censored_best(table: pd.DataFrame, C: int) -> pd.DataFrame:
+    """:func:`exp.best_shapes` with what the search says of a capacity of 0 (ours): per best
+    shape, ``zero_seeds`` (its seeds that fitted no tried ``N``: their capacity lies below the
+    smallest ``N`` tried, not resolved, and is counted as 0 in the mean) and ``below`` (when every
+    seed is such a seed, the largest of their smallest tried ``N``: the mean capacity lies below
+    it; NaN otherwise), and ``smallest``, the largest over seeds of the smallest ``N`` tried."""
+    brackets = capacity_brackets(table, C)
+    keys = ["architecture", "budget", "shape"]
+    zero = (brackets.assign(zero=brackets["capacity"] == 0).groupby(keys)
+            .agg(zero_seeds=("zero", "sum"), smallest=("smallest", "max")))
+    out = exp.best_shapes(exp.capacity_table(table, C)).join(zero, on=keys)
+    out["zero_seeds"] = out["zero_seeds"].astype(int)
+    out["below"] = out["smallest"].astype(float).where(out["zero_seeds"] == out["seeds"])
+    return out
+
+
 def _shape(shape: str) -> dict[str, int]:
     """A shape name (``"d=8 d_h=1 H=4"``) as a dict of its integers."""
     return {k: int(v) for k, v in (kv.split("=") for kv in shape.split())}
@@ -133,8 +154,22 @@ def _runs(part: pd.DataFrame) -> str:
         for shape, g in part.groupby("shape", sort=True))
 
 
+def _capped_runs(table: pd.DataFrame, part: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """For each run of ``part`` (a :func:`capacity_brackets` table with a ``guarantee``
+    column), the tries of ``table`` that it did not fit at an ``N`` above its capacity and at or
+    below its guarantee: whether every one of them ran to the step cap ``steps`` (``at_cap``;
+    training stops early only at 100 %), and the smallest such ``N`` with its accuracy. Runs
+    without such a try are absent."""
+    keys = ["architecture", "budget", "shape", "seed"]
+    tries = table.merge(part[keys + ["capacity", "guarantee"]], on=keys)
+    failed = tries[(tries["accuracy"] < 1.0) & (tries["N"] > tries["capacity"])
+                   & (tries["N"] <= tries["guarantee"])].sort_values("N")
+    return failed.groupby(keys).agg(at_cap=("steps_run", lambda s: bool((s >= steps).all())),
+                                    N=("N", "first"), accuracy=("accuracy", "first"))
+
+
 def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
-                      V: int | None = None) -> Verdict:
+                      V: int | None = None, *, steps: int | None = None) -> Verdict:
     """Does training reach the paper's guaranteed count at each trained shape of ``arch``?
 
     The guarantee is a lower bound on what the *best* weights memorize (Dana et al. Thm 1:
@@ -155,6 +190,14 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     1 < ``n``): Theorem 1's Assumption 1 fails, the guarantee is a reference rather than the
     theorem, and the verdict is at most ``trend``.
 
+    ``steps`` is the step cap of the run's profile: a run whose tries at or below its guarantee
+    that it did not fit all ran to that cap (``steps_run`` in ``table``) is *not tested at this
+    budget*, not a shortfall: training stops early only at 100 %, so such a run says that this
+    recipe did not fit the guarantee within its step budget, not that training cannot (the runs
+    are named, with the ``N`` and accuracy, and a seed of the same shape that fitted that ``N``).
+    Without ``steps`` (or a ``steps_run`` column) every shortfall is judged, and the text says
+    that whether it ran to a step cap is not known.
+
     For the AoT, ``V`` (optional) bounds the distinct last tokens of the task's sequences: the
     construction of Dana et al.'s proof reaches ``H d_h + d`` on sequences with at least ``d``
     distinct last tokens (its skip connection has the rank of those tokens; see the Dana
@@ -171,6 +214,29 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     held = part["capacity"] >= part["guarantee"]
     short = ~held & (part["upper"] <= part["guarantee"])
     open_ = ~held & ~short
+    capped = pd.Series(False, index=part.index)
+    cap_words = ""
+    knows_cap = steps is not None and "steps_run" in table
+    if knows_cap and short.any():
+        found = _capped_runs(table, part[short], int(steps))
+        keys = ["architecture", "budget", "shape", "seed"]
+        at = part[keys].apply(tuple, axis=1)
+        capped = short & at.map(lambda k: bool(k in found.index and found.loc[k, "at_cap"]))
+        short = short & ~capped
+        named = []
+        for i in part.index[capped]:
+            r, f = part.loc[i], found.loc[at[i]]
+            fitted = part[(part["shape"] == r["shape"]) & (part["seed"] != r["seed"])
+                          & (part["capacity"] >= f["N"])]["seed"]
+            other = (f"; seed{'s' * (len(fitted) > 1)} {', '.join(str(int(x)) for x in fitted)} "
+                     f"of this shape fitted N = {int(f['N'])}" if len(fitted) else "")
+            named.append(f"{r['shape']} (seed {int(r['seed'])}): N = {int(f['N'])} at accuracy "
+                         f"{f['accuracy']:.3g}, guarantee {int(r['guarantee'])}{other}")
+        if named:
+            cap_words = (f", not fitted within the step cap at {len(named)} (not tested at this "
+                         f"budget: an N at or below the guarantee that training had not fitted "
+                         f"when it stopped at the {int(steps)}-step cap: " + "; ".join(named)
+                         + ")")
     outside = pd.Series(False, index=part.index)
     if arch == "aot" and V is not None:
         outside = pd.Series([_shape(s)["d"] > V for s in part["shape"]], index=part.index)
@@ -180,9 +246,13 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         met = part.loc[held, "guarantee"]
         text += (f" (guarantees {int(met.min())} to {int(met.max())}; trained/guaranteed "
                  f"{ratio.min():.3g}× to {ratio.max():.3g}×)")
+    before = " before the step cap" if knows_cap else ""
     text += (f", falls short at {int(short.sum())} (an N at or below the guarantee tried and "
-             f"not fitted" + (f": {_runs(part[short])}" if short.any() else "") + ")"
-             f", not tested at {int(open_.sum())}")
+             f"not fitted{before}" + (f": {_runs(part[short])}" if short.any() else "") + ")"
+             + cap_words + f", not tested at {int(open_.sum())}")
+    if short.any() and not knows_cap:
+        text += (" (whether the runs that fall short ran to a step cap is not known here: "
+                 "no step cap or no steps_run column)")
     if open_.any():
         groups = part[open_].groupby(["shape", "capacity", "upper", "guarantee"], sort=True)
         text += " (the guarantee inside the search bracket: " + "; ".join(
@@ -192,6 +262,8 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
             for (shape, cap, upper, guar), g in groups) + ")"
     values = {"held": int(held.sum()), "short": int(short.sum()), "not_tested": int(open_.sum()),
               "zero_capacity": int((part["capacity"] == 0).sum())}
+    if knows_cap:
+        values["capped"] = int(capped.sum())
     if outside.any():
         values["outside_scope"] = int(outside.sum())
     trivial = held & (part["guarantee"] <= 1)
@@ -202,8 +274,8 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     if not ((held & ~trivial).any() or short.any()):
         raise NotComputable(f"{text}: no run tested a guarantee above 1")
     judged_short = short & ~outside
-    status = "differs" if judged_short.any() else "trend" if (open_ | short).any() else \
-        "reproduced"
+    status = "differs" if judged_short.any() else "trend" if (open_ | short | capped).any() \
+        else "reproduced"
     if outside.any():
         text += (f"; {int(outside.sum())} runs have d > V = {V} ({_runs(part[outside])}): the "
                  f"last token takes at most V values, fewer than the d distinct last tokens on "
@@ -232,7 +304,9 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
 
 
 def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
-    """Every trained capacity obeys the information floor ``N log2 C <= 32 P`` (float32)."""
+    """Every trained capacity obeys the information floor ``N log2 C <= 32 P`` (float32; a
+    counting bound of ours, cf. our reading of Kajitsuka & Sato's Remark 4.4, whose title only
+    is in our sources)."""
     caps, _ = _caps(table, C)
     return criteria.bound_holds(caps["capacity"].to_numpy(float) * math.log2(C),
                                 32.0 * caps["parameters"].to_numpy(float), kind="upper")
@@ -387,6 +461,39 @@ def construction_cost_verdict(table: pd.DataFrame, C: int, task: dict[str, int])
                    f"{len(found)} budgets", {"min_ratio": min(ratios)})
 
 
+def training_checks(table: pd.DataFrame, params: dict) -> list[tuple[str, Verdict]]:
+    """The chapter's four checks of the statements against training (the rows *Dana et al. Thm 1
+    vs training*, *Mahdavi et al. Thm 1 vs training*, :data:`FLOOR_ROW` and *Kajitsuka & Sato
+    construction vs training*), each computed on ``table`` with the arguments its row uses
+    (``params``: the profile's parameters, :func:`exp.get_params`, whose ``steps`` is the step
+    cap of the guarantee rows), as ``(row, verdict)``; a check that cannot be computed is a
+    ``not computable`` verdict (:func:`checked`). Not capped for scale: see :func:`scaled`."""
+    C, n, V, steps = params["C"], params["n"], params["V"], params["steps"]
+
+    def guarantee(arch: str) -> Verdict:
+        return checked(lambda: guarantee_verdict(table, C, arch, n, V, steps=steps))
+
+    return [("Dana et al. Thm 1 vs training", guarantee("aot")),
+            ("Mahdavi et al. Thm 1 vs training", guarantee("mha")),
+            (FLOOR_ROW, checked(floor_verdict, table, C)),
+            ("Kajitsuka & Sato construction vs training",
+             checked(construction_cost_verdict, table, C, params))]
+
+
+def step_cap_text(table: pd.DataFrame, steps: int) -> str:
+    """How training ended in a ``compare.capacity`` table, in words: the step cap ``steps`` of
+    its profile (training stops earlier only at 100 % training accuracy) and how many tries
+    ended at that cap without fitting, or that the table does not record it."""
+    if "steps_run" not in table:
+        return (f"each try is trained for at most {steps:,} full-batch steps, stopping earlier "
+                "only at 100 % training accuracy (this table does not record where each stopped)")
+    capped = int(((table["steps_run"] >= steps) & (table["accuracy"] < 1.0)).sum())
+    return (f"each try is trained for at most {steps:,} full-batch steps, stopping earlier only "
+            f"at 100 % training accuracy: {capped} of {len(table)} tries ended at that cap "
+            "without fitting their training set, so a capacity here is what this step budget "
+            "reaches, not a converged value")
+
+
 def _reduced(profile: str) -> str:
     return f"`{profile}` run at reduced size, not the chapter's `full` profile"
 
@@ -462,7 +569,7 @@ def head_to_head(results: ResultSource) -> Verdict:
 def dana_guarantee(results: ResultSource) -> Verdict:
     table, params = _table(results)
     return _scaled(results, guarantee_verdict(table, params["C"], "aot", params["n"],
-                                              params["V"]))
+                                              params["V"], steps=params["steps"]))
 
 
 @item(P, "Mahdavi et al. Thm 1 vs training", ours=True, cost=_COST,
@@ -475,11 +582,18 @@ def dana_guarantee(results: ResultSource) -> Verdict:
 def mahdavi_guarantee(results: ResultSource) -> Verdict:
     table, params = _table(results)
     return _scaled(results, guarantee_verdict(table, params["C"], "mha", params["n"],
-                                              params["V"]))
+                                              params["V"], steps=params["steps"]))
 
 
-@item(P, "Remark 4.4 floor vs training", ours=True, cost=_COST,
-      claim="no trained model stores more label bits than its float32 weights hold",
+#: The name of the information-floor row: the floor is a counting bound of ours; only the title
+#: of Kajitsuka & Sato's Remark 4.4 ("Optimality in terms of bit counts") is in our sources.
+FLOOR_ROW = "Information floor vs training (cf. our reading of Remark 4.4)"
+
+
+@item(P, FLOOR_ROW, ours=True, cost=_COST,
+      claim="no trained model stores more label bits than its float32 weights hold (the "
+            "information floor, a counting bound of ours; cf. our reading of Kajitsuka & Sato's "
+            "Remark 4.4, of which only the title is in our sources)",
       criterion="capacity · log2 C <= 32 P at every (shape, seed)"
                 + _AT_MOST)
 def floor(results: ResultSource) -> Verdict:
