@@ -440,9 +440,10 @@ def caption(
     """
     from IPython.display import Markdown, display
 
-    sources = {"ours": "Our run", "cached": "Our cached full-scale run", "paper": "From the paper",
+    sources = {"ours": "Our run", "cached": "Our committed full-scale run",
+               "paper": "From the paper",
                "mixed": "Our runs beside the paper's values",
-               "ours_and_cached": "Our cached full-scale run and this build's run"}
+               "ours_and_cached": "Our committed full-scale run and this build's run"}
     if source not in sources:
         raise ValueError(f"source must be one of {', '.join(sources)}; got {source!r}")
     if isinstance(fig_or_text, str):
@@ -461,7 +462,7 @@ def caption(
         body = text
     head = sources[source]
     if profile and source == "ours_and_cached":
-        head = f"Our cached full-scale run and this build's `{profile}` run"
+        head = f"Our committed full-scale run and this build's `{profile}` run"
     elif profile:
         head += f" (profile `{profile}`)"
     parts = [f"**{head}.** {body.strip()}"]

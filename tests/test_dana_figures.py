@@ -552,12 +552,12 @@ def test_show_says_when_the_committed_full_run_is_drawn_beside_this_builds_run()
                           note="dana.exp1: `quick` run beside the committed full-scale run")
     text = figures.show(plt.figure(), "Dana et al. Fig. 1a", run, "Accuracy against H.", "quick",
                         full_drawn=True).data
-    assert text.startswith("**Our cached full-scale run and this build's `quick` run.**")
+    assert text.startswith("**Our committed full-scale run and this build's `quick` run.**")
     assert ("Dash-dotted, square markers (\"full run\" in the legends): the committed full-scale "
             "run, partial: 3 of 9 points ran.") in text
     told = figures.show(plt.figure(), "Dana et al. Fig. 3", run, "The full run is drawn.",
                         "quick", full_drawn=True, full_told=True).data
-    assert "Dash-dotted" not in told and told.startswith("**Our cached full-scale run")
+    assert "Dash-dotted" not in told and told.startswith("**Our committed full-scale run")
     alone = figures.show(plt.figure(), "Dana et al. Fig. 1a", run, "Accuracy.", "quick").data
     assert alone.startswith("**Our run (profile `quick`).**") and "Dash-dotted" not in alone
     empty = SimpleNamespace(cached=None, partial=None, note="dana.exp1: `quick` run")

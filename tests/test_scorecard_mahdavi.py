@@ -674,7 +674,7 @@ def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, m
     assert "This build's `quick` run (bottom): linear fit at T = 300" in text
     assert "(The full-scale run is partial: 3 of 8 points ran.)" in text
     assert "The verdict reads the committed full-scale run." in text
-    assert text.startswith("**Our cached full-scale run and this build's `quick` run.**")
+    assert text.startswith("**Our committed full-scale run and this build's `quick` run.**")
     assert text.count("consistent with it: the guarantee is for exact") == 1
     assert "That is consistent" not in text
     plt.close("all")

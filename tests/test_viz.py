@@ -322,7 +322,7 @@ def test_caption_names_the_paper_figure_and_profile():
     assert md.data.startswith("**Our run (profile `quick`).** Accuracy vs $T$.")
     assert "Dana et al. Fig. 1a" in md.data
     cached = viz.caption("x", source="cached")
-    assert "cached" in cached.data and "Paper counterpart" not in cached.data
+    assert "committed full-scale" in cached.data and "Paper counterpart" not in cached.data
 
 
 def test_caption_with_a_figure_closes_it_and_needs_text():

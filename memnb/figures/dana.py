@@ -185,7 +185,7 @@ def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.F
     ax.plot(ours["d"], ours["slope"], label="ours (official rule)", **viz.role_style("ours"))
     if cached is not None:
         full = exp.official_slopes(cached)
-        ax.plot(full["d"], full["slope"], label="ours (cached full run)",
+        ax.plot(full["d"], full["slope"], label="ours (committed full run)",
                 **viz.role_style("ours_cached"))
     official = paper.exp1_slopes()
     viz.plot_paper(ax, official, "d", "slope", label="paper (official CSVs, official rule)")
