@@ -148,7 +148,8 @@ def test_linear_capacity_needs_a_narrow_interval_and_names_what_it_leaves_out():
     mha = _linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05)
     v = card.linear_capacity_verdict(mha, 4, "mha")
     assert v.status == "reproduced" and v.values["left_out"] == [120]
-    assert "left out of the fit, capacity 0 (no tried N memorized): P=120" in v.measured
+    assert ("left out of the fit, a capacity below the smallest N tried (no tried N memorized; "
+            "not resolved): P=120") in v.measured
 
 
 def test_linear_capacity_carries_the_search_bracket():

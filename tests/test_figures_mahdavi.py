@@ -206,6 +206,6 @@ def test_fig2c_caption_names_the_peak_before_the_knee_and_the_seeds_of_its_noise
     text = fig.fig2c(SimpleNamespace(fresh=pd.DataFrame(rows), cached=None, partial=None),
                      "quick").data
     assert "(the standard deviation of 2 seeds at the single d_h = 9" in text
-    assert ("The mean count peaks before the knee, at d_h = 4 (163.5), and falls to 146.0 at "
-            "d_h = n = 6") in text
+    assert ("On d_h ≤ n the mean count is largest before the knee, at d_h = 4 (163.5), and "
+            "falls to 146.0 at d_h = n = 6") in text
     plt.close("all")

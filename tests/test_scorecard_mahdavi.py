@@ -463,13 +463,13 @@ def test_fig2c_names_a_peak_before_the_knee_and_the_seeds_of_its_noise():
                                                    [92, 99, 168, 148, 169, 177]], n=6, H=4)
     verdict = sc.fig2c_verdict(quick)
     assert verdict.values["peak_d_h"] == 4
-    assert ("peaks before the knee, at d_h = 4 (163.5), and falls to 146.0 at d_h = n = 6"
+    assert ("is largest before the knee, at d_h = 4 (163.5), and falls to 146.0 at d_h = n = 6"
             in verdict.measured)
     assert "the standard deviation of 2 seeds at the single d_h = 9" in verdict.measured
     assert verdict.measured.startswith("slope of a line fitted on d_h ≤ n = 6: 12 examples")
     rising = _sweep("d_h", [1, 2, 4, 6, 9, 12], [20, 40, 80, 120, 121, 120], n=6, H=4)
     assert sc.fig2c_verdict(rising).values["peak_d_h"] is None
-    assert "peaks before the knee" not in sc.fig2c_verdict(rising).measured
+    assert "largest before the knee" not in sc.fig2c_verdict(rising).measured
     one = _sweep("d_h", [1, 2, 4, 6, 9, 12], [20, 40, 80, 120, 121, 120], n=6, H=4, seeds=1)
     assert "one seed, so no spread" in sc.fig2c_verdict(one).measured
 

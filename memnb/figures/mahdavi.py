@@ -191,7 +191,8 @@ def _source(runs: list[Any]) -> str:
 SWEEPS = ("mahdavi.heads", "mahdavi.context", "mahdavi.head_dim", "mahdavi.saturation",
           "mahdavi.nonshared", "mahdavi.regression")
 #: The settings a reduced run may change, in the order they are named, with their words.
-_SETTINGS = (("d", "d"), ("n", "fixed n"), ("H", "fixed H"), ("d_h", "fixed d_h"),
+_SETTINGS = (("d", "d"), ("n", "n (where not swept)"), ("H", "H (where not swept)"),
+             ("d_h", "d_h (where not swept)"),
              ("heads", "H swept over"), ("contexts", "n swept over"),
              ("head_dims", "d_h swept over"), ("sizes", "T"), ("configs", "the sizes tried"),
              ("lr", "learning rate"), ("batch", "batch"), ("min_steps", "minimum steps"))

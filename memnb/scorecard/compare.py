@@ -19,6 +19,7 @@ import pandas as pd
 from memnb import bounds
 from memnb.experiments import compare as exp
 from memnb.papers import external
+from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, ResultSource, item
 from memnb.scorecard.criteria import Verdict
@@ -363,14 +364,15 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
                               zip(mine["budget"], mine["shape"], strict=True)])
     part = mine[mine["capacity"] > 0]
     left = mine[mine["capacity"] <= 0]
-    named = ("; left out of the fit, capacity 0 (no tried N memorized): "
-             + ", ".join(f"P={int(p)}" for p in left["parameters"])) if len(left) else ""
+    named = ("; left out of the fit, a capacity below the smallest N tried (no tried N "
+             "memorized; not resolved): " + ", ".join(f"P={int(p)}" for p in left["parameters"])
+             ) if len(left) else ""
     fitted = ", ".join(f"P={int(p)}: {c:g} (< {u:g})" for p, c, u in
                        zip(part["parameters"], part["capacity"], part["upper"], strict=True))
     if len(part) < 3:
-        raise NotComputable(f"{exp.SHORT[arch]}: {len(part)} budget(s) with a positive "
-                            f"capacity ({fitted or 'none'}{named}), fewer than the three a 95 % "
-                            "interval on the exponent needs")
+        raise NotComputable(f"{exp.SHORT[arch]}: {counted(len(part), 'budget')} with a "
+                            f"positive capacity ({fitted or 'none'}{named}), fewer than the three "
+                            "a 95 % interval on the exponent needs")
     v = criteria.fitted_exponent(part["parameters"], part["capacity"], 1.0)
     slope, low, high = v.values["exponent"], v.values["low"], v.values["high"]
     x = np.log(part["parameters"].to_numpy(float))

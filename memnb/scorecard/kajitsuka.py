@@ -355,23 +355,24 @@ def lowest_loss_values(curves: pd.DataFrame) -> pd.DataFrame:
 def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     """:func:`curves_verdict`'s rule read at each run's lowest-loss epoch
     (:func:`lowest_loss_values`) instead of the final one, in words: the mean ``metric`` per
-    #blocks there, whether the rule would hold on that mean (``reproduced`` or ``trend``, as a
-    seed is counted) or fail, and at how many seeds it holds (reported beside the verdict,
-    which reads the final epoch; ours)."""
+    #blocks there, the status the rule gives that mean (``reproduced``, ``trend`` for a loss
+    that rises only between depths that both memorize, or ``differs``), and at how many seeds
+    it does not fail (reported beside the verdict, which reads the final epoch; ours)."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
     shown = ", ".join(f"{m:.3g} at {blocks_word(b)}" for b, m in
                       zip(mean["blocks"], mean[metric], strict=True))
-    held = _curves_rule(mean, metric).status != "differs"  # as a seed is counted below
+    status = _curves_rule(mean, metric).status
     seeds = best["seed"].nunique()
     holding = sum(_curves_rule(part, metric).status != "differs"
                   for _, part in best.groupby("seed"))
-    where = (f"at {holding} of {seeds} seeds" if seeds > 1 else
-             "on its one seed")
-    return (f"read instead at each run's lowest-loss epoch (epochs {best['epoch'].min()} to "
-            f"{best['epoch'].max()}: the checkpoint the trial search keeps; reported, not "
-            f"judged), the mean {metric} is {shown}: there the same rule would "
-            f"{'hold' if held else 'fail'} on the mean and hold {where}")
+    where = (f"it does not fail at {holding} of {seeds} seeds" if seeds > 1 else
+             f"its one seed {'fails' if holding == 0 else 'does not fail'}")
+    first, last = int(best["epoch"].min()), int(best["epoch"].max())
+    epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
+    return (f"read instead at each run's lowest-loss epoch ({epochs}: the checkpoint the trial "
+            f"search keeps; reported, not judged), the mean {metric} is {shown}: there the same "
+            f"rule gives {status} on the mean, and {where}")
 
 
 def late_divergence_text(curves: pd.DataFrame, drop: float = LATE_DROP) -> str:

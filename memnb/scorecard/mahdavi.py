@@ -402,8 +402,9 @@ def fig2c_peak(summary: pd.DataFrame, n: int) -> dict | None:
         return None
     value, at = float(top["mean"]), float(at_n["mean"].iloc[0])
     return {"d_h": int(top["d_h"]), "mean": value, "at_n": at,
-            "text": (f"the mean count peaks before the knee, at d_h = {int(top['d_h'])} "
-                     f"({value:.1f}), and falls to {at:.1f} at d_h = n = {n} (reported, not "
+            "text": (f"on d_h ≤ n the mean count is largest before the knee, at d_h = "
+                     f"{int(top['d_h'])} ({value:.1f}), and falls to {at:.1f} at d_h = n = {n} "
+                     "(reported, not "
                      "judged: the line fitted up to n does not show the fall)")}
 
 
