@@ -125,5 +125,5 @@ def test_table1_caption_judges_general_position_at_each_representations_own_widt
                            ("dinov2_vits14_l1", 384, 257, 384),
                            ("random_vit", 400, 197, 768)]])
     caption = figures.table1_caption(table, "full")
-    assert "dinov2_vits14_l1: tested at k = 384 < d" not in caption
-    assert "random_vit: tested at k = 400 < d" in caption
+    assert "tested at k = 384" not in caption  # DINOv2-small's k = d
+    assert "first block of a random ViT-B/16: tested at k = 400 < d" in caption
