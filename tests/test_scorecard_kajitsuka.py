@@ -545,8 +545,8 @@ def test_curves_verdict_reads_the_final_epoch_and_reports_the_lowest_loss_one():
     assert v.measured.startswith(final.measured)
     assert ("read instead at each run's lowest-loss epoch (epochs 10 to 20: the checkpoint the "
             "trial search keeps; reported, not judged), the mean loss is 0.075 at 1 block, "
-            "0.015 at 10 blocks: there the same rule gives reproduced on the mean, and it does "
-            "not fail at 2 of 2 seeds") in v.measured
+            "0.015 at 10 blocks: there the same rule holds on the mean, and it does not fail at 2 "
+            "of 2 seeds") in v.measured
     assert ("1 of 4 runs diverges late (final training accuracy more than 0.05 below the "
             "accuracy at the run's lowest-loss epoch; ours): 10 blocks, seed 0: 0.99 at epoch "
             "10 to 0.7 at epoch 20") in v.measured

@@ -355,13 +355,16 @@ def lowest_loss_values(curves: pd.DataFrame) -> pd.DataFrame:
 def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     """:func:`curves_verdict`'s rule read at each run's lowest-loss epoch
     (:func:`lowest_loss_values`) instead of the final one, in words: the mean ``metric`` per
-    #blocks there, the status the rule gives that mean (``reproduced``, ``trend`` for a loss
-    that rises only between depths that both memorize, or ``differs``), and at how many seeds
-    it does not fail (reported beside the verdict, which reads the final epoch; ours)."""
+    #blocks there, what the rule says of that mean (it holds, holds only as a trend for a loss
+    that rises only between depths that both memorize, or fails; in words, not status names,
+    which are the verdict's), and at how many seeds it does not fail (reported beside the
+    verdict, which reads the final epoch; ours)."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
     shown = ", ".join(f"{m:.3g} at {blocks_word(b)}" for b, m in
                       zip(mean["blocks"], mean[metric], strict=True))
+    said = {"reproduced": "holds", "differs": "fails",
+            "trend": "holds only as a trend (its rises are between depths that both memorize)"}
     status = _curves_rule(mean, metric).status
     seeds = best["seed"].nunique()
     holding = sum(_curves_rule(part, metric).status != "differs"
@@ -372,7 +375,7 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
     return (f"read instead at each run's lowest-loss epoch ({epochs}: the checkpoint the trial "
             f"search keeps; reported, not judged), the mean {metric} is {shown}: there the same "
-            f"rule gives {status} on the mean, and {where}")
+            f"rule {said[status]} on the mean, and {where}")
 
 
 def late_divergence_text(curves: pd.DataFrame, drop: float = LATE_DROP) -> str:
