@@ -128,8 +128,8 @@ def _runs_text(runs: list[tuple[str, pd.DataFrame, bool]], describe: Any, result
     and which run the verdict reads."""
     if len(runs) == 1:
         text = describe(runs[0][1])
-        return text[:1].upper() + text[1:]
-    text = " ".join(f"{label[:1].upper()}{label[1:]} ({'top' if k == 0 else 'bottom'}): "
+        return _capital(text)
+    text = " ".join(f"{_capital(label)} ({'top' if k == 0 else 'bottom'}): "
                     f"{describe(table)}" for k, (label, table, _) in enumerate(runs))
     if getattr(result, "partial", None):
         text += f" (The full-scale run is {result.partial}.)"
@@ -340,6 +340,7 @@ def missing_sentence(table: pd.DataFrame) -> str:
 
 
 def _capital(text: str) -> str:
+    """``text`` with its first letter upper-case (a sentence built from a phrase)."""
     return text[:1].upper() + text[1:]
 
 
@@ -476,7 +477,7 @@ def _fig1_run(label: str, curve: pd.DataFrame) -> str:
               else f" and never fails up to k = {int(curve['k'].max())}")
     pool = int(curve["T"].iloc[0])
     draws = int(curve["repeats"].iloc[0])
-    return (f"{label[:1].upper()}{label[1:]}: {draws} draw{'s' * (draws != 1)} per k from a "
+    return (f"{_capital(label)}: {draws} draw{'s' * (draws != 1)} per k from a "
             f"pool of {pool} images (the paper's {int(paper.TABLE1_IMAGES.value)}); it {where}.")
 
 
@@ -762,7 +763,7 @@ def gpt2_trained_note(result: Any, profile: str) -> str:
     checked = "; ".join(f"`{name}` {version}: {what}" for name, version, what in
                         GPT2_PACKAGES_CHECKED)
     reason = str(missing.iloc[0]["reason"])
-    reason = reason[:1].upper() + reason[1:]
+    reason = _capital(reason)
     return (f"**Trained GPT-2: not computed** (`{used}` table). {reason}. No package of the "
             "Python package index that we found ships trained GPT-2 weights for offline use; "
             f"checked: {checked}. The column stays empty until a network reaches the hub.")
@@ -876,7 +877,7 @@ def _saturation_text(stats: pd.DataFrame) -> str:
 def _searched_text(table: pd.DataFrame) -> str:
     """App. H's search and the statistics at the sizes it found, for one run of Fig. 3."""
     text = sc.search_text(table, with_paper=False)
-    text = text[0].upper() + text[1:]
+    text = _capital(text)
     runs = sc.searched_runs(table)
     if runs.empty:
         return f"{text}; no seed memorized any tried size, so there is nothing to compare"
