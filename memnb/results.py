@@ -707,12 +707,14 @@ def todays_code(name: str) -> str:
 
 
 def earlier_code_note(name: str, provenance: dict[str, Any]) -> str:
-    """``", computed by earlier code (<fingerprint>, <arithmetic>)"`` for a result of ``name``
-    that today's code did not compute (:func:`computed_by_todays_code`), else ``""``: the words
-    a chapter appends where it says which run a figure draws."""
+    """``", computed by earlier code (code fingerprint <hex>, <arithmetic>)"`` for a result of
+    ``name`` that today's code did not compute (:func:`computed_by_todays_code`), else ``""``:
+    the words a chapter appends where it says which run a figure draws (beside the commit that
+    ran it)."""
     if computed_by_todays_code(name, provenance):
         return ""
-    code = provenance.get("code_fingerprint") or "fingerprint not recorded"
+    code = provenance.get("code_fingerprint")
+    code = f"code fingerprint {code}" if code else "fingerprint not recorded"
     return f", computed by earlier code ({code}, {arithmetic_label(provenance)})"
 
 
@@ -754,8 +756,10 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
     else:
         prov = cached.provenance
+        computed = computing_invocation(prov)  # not a later call that only read the cache
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
-                f"{prov['started_utc'][:10]} ({run_label(cached.table, prov)})")
+                f"{str(computed['started_utc'] or '?')[:10]} ({run_label(cached.table, prov)}, "
+                f"commit {str(computed['git_commit'] or 'unknown')[:7]})")
         note += earlier_code_note(name, prov)
         from memnb.reruns import rerun_clause  # reruns builds on this module
 

@@ -427,7 +427,9 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     full.provenance_path.write_text(json.dumps(earlier))
     assert not results.computed_by_todays_code("tiny.slow", earlier)
     note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
-    assert note.endswith("computed by earlier code (0123456789abcdef, IEEE denormals)")
+    assert note.endswith("computed by earlier code (code fingerprint 0123456789abcdef, "
+                         "IEEE denormals)")
+    assert f"commit {earlier['git_commit'][:7]})" in note  # the code a reader can check out
     assert results.arithmetic_label({"cpu_denormals": "flushed"}) == "flushed denormals"
     assert results.arithmetic_label({"cpu_denormals": "daz-only"}) == "daz-only denormals"
     assert results.arithmetic_label({"device": "cuda:0", "cpu_denormals": "flushed"}) == (
@@ -492,7 +494,8 @@ def test_a_rerun_computes_beside_the_result_it_replaces_and_adopts_itself_when_c
 
     source = ResultSource("full")
     source.table("tiny.slow")
-    assert f"computed by earlier code (0123456789abcdef, flushed denormals); {progress}" in (
+    assert ("computed by earlier code (code fingerprint 0123456789abcdef, flushed denormals); "
+            f"{progress}") in (
         source.evidence())
     assert results.load_superseded("tiny.slow", "full") == []
 

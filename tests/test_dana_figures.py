@@ -563,6 +563,16 @@ def test_show_says_when_the_committed_full_run_is_drawn_beside_this_builds_run()
     empty = SimpleNamespace(cached=None, partial=None, note="dana.exp1: `quick` run")
     assert "Dash-dotted" not in figures.show(plt.figure(), "Dana et al. Fig. 1a", empty,
                                              "Accuracy.", "quick", full_drawn=True).data
+    reused = SimpleNamespace(cached=None, partial=None,
+                             note="dana.exp1: the committed full run (...), read instead of a "
+                                  "`quick` rerun")
+    for source in (run, reused):  # a slider's caption names the source a figure's would
+        shown = figures.show(plt.figure(), "Dana et al. Fig. 1a", source, "Accuracy.",
+                             "quick").data
+        slider = figures.caption_of(source, "Dana et al. Fig. 1a", "Accuracy.", "quick").data
+        assert shown.split("**")[1] == slider.split("**")[1]
+    assert figures.caption_of(reused, "Dana et al. Fig. 1a", "Accuracy.", "quick").data.startswith(
+        "**Our committed full-scale run (profile `full`).**")
 
 
 def test_appendix_recipe_note_reads_the_profiles_and_the_quoted_recipe():

@@ -954,6 +954,15 @@ def verdict_recalled(row: Any) -> str:
     return f"Verdict ({row.item}): **{row.status}**, with its numbers in the caption above."
 
 
+def _caption_source(run: Any, profile: str, both: bool = False) -> tuple[str, str]:
+    """``(profile, source)`` for :func:`memnb.viz.caption` of a display drawn from ``run``: the
+    committed full run when the chapter read it in place (``run.note``), else this profile's
+    run, beside the committed full run when ``both``."""
+    if exp.reused_full(run):
+        return "full", "cached"
+    return profile, "ours_and_cached" if both else "ours"
+
+
 def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, *,
          full_drawn: bool = False, full_told: bool = False) -> Any:
     """Display ``fig`` with its caption; the caption's source says whether the drawn table is
@@ -962,24 +971,20 @@ def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, 
     build's run. Then the caption also says which curves are the full run and, where it is
     partial, which points of it ran (``run.partial``), unless ``text`` already tells it
     (``full_told``)."""
-    reused = exp.reused_full(run)
-    if reused:
-        return viz.caption(fig, paper_figure, text=text, profile="full", source="cached")
-    both = full_drawn and run.cached is not None and len(run.cached) > 0
+    both = (full_drawn and not exp.reused_full(run) and run.cached is not None
+            and len(run.cached) > 0)
     if both and not full_told:
         text = (f"{text.strip()} Dash-dotted, square markers (\"full run\" in the legends): the "
                 "committed full-scale run" + (f", {run.partial}" if run.partial else "") + ".")
-    return viz.caption(fig, paper_figure, text=text, profile=profile,
-                       source="ours_and_cached" if both else "ours")
+    shown_profile, source = _caption_source(run, profile, both)
+    return viz.caption(fig, paper_figure, text=text, profile=shown_profile, source=source)
 
 
 def caption_of(run: Any, paper_figure: str, text: str, profile: str) -> Any:
     """The caption of a display drawn from ``run``'s table without a Figure of its own (the
-    sliders of Sec. 6), with the source :func:`show` would give it: the committed full run
-    read in place, or this profile's run."""
-    if exp.reused_full(run):
-        return viz.caption(text, paper_figure, profile="full", source="cached")
-    return viz.caption(text, paper_figure, profile=profile)
+    sliders of Sec. 6), with the source :func:`show` would give it (:func:`_caption_source`)."""
+    shown_profile, source = _caption_source(run, profile)
+    return viz.caption(text, paper_figure, profile=shown_profile, source=source)
 
 
 def appendix_recipe_note() -> str:
