@@ -253,12 +253,42 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     totals = [_interpolated_total([len(g) for g in groups], per_group, column)
               for column in range(3)]
     note = "" if len(per_group) == len(groups) else "others interpolated per point"
-    if "capacity" in name or "search" in name:
-        note = "; ".join(filter(None, [note, "first round of an adaptive search"]))
+    if search_rounds(name, profile) > 1:
+        note = "; ".join(filter(None, [note, ADAPTIVE_NOTE]))
     memo[grid_key] = ExperimentPlan(name, exp.paper_figure, runs, len(groups), len(per_group),
                                     totals[0], totals[1], totals[2], note,
                                     *_recorded(name, profile))
     return memo[grid_key]
+
+
+#: The note of a plan row whose experiment is an adaptive search (:func:`search_rounds` > 1):
+#: the plan covers the first round only.
+ADAPTIVE_NOTE = "first round of an adaptive search"
+
+
+def search_rounds(name: str, profile: str = "full") -> int:
+    """How many rounds of search experiment ``name`` declares under ``profile``: its ``rounds``
+    parameter, in an adaptive search whose later rounds depend on the results of the earlier
+    ones (e.g. ``compare.capacity``), else 1 (a grid computed in one sweep, however its
+    experiment is named: ``kajitsuka.capacity`` trains every depth of its grid). An experiment
+    that is not registered counts as 1."""
+    try:
+        params = get(name).params(profile)
+    except (KeyError, ValueError):
+        return 1
+    rounds = params.get("rounds", 1)
+    return rounds if isinstance(rounds, int) and not isinstance(rounds, bool) else 1
+
+
+def adaptive_note(name: str, note: Any, profile: str = "full") -> str:
+    """``note`` of a plan row of ``name`` with :data:`ADAPTIVE_NOTE` present exactly when the
+    experiment is an adaptive search under ``profile`` (:func:`search_rounds`): a recorded plan
+    keeps the label its planner gave, which an earlier planner attached by name, so the label
+    is derived again from the experiment when the plan is read."""
+    parts = [p for p in str(note or "").split("; ") if p and p != ADAPTIVE_NOTE]
+    if search_rounds(name, profile) > 1:
+        parts.append(ADAPTIVE_NOTE)
+    return "; ".join(parts)
 
 
 def _interpolated_total(sizes: list[int], measured: dict[int, tuple[float, ...]],
@@ -376,8 +406,14 @@ def merge_into_record(record: dict[str, Any], table: pd.DataFrame, note: str
 
 
 def plan_from_record(record: dict[str, Any]) -> pd.DataFrame:
-    """The plan table of a :func:`plan_record` (``recorded_*`` empty)."""
+    """The plan table of a :func:`plan_record` (``recorded_*`` empty), each row's adaptive-search
+    label derived from its experiment (:func:`adaptive_note`; plans record the ``full``
+    profile unless the record names another)."""
     table = pd.DataFrame(record["rows"])
+    profile = str(record.get("profile", "full"))
+    if "note" in table:
+        table["note"] = [adaptive_note(name, note, profile)
+                         for name, note in zip(table["experiment"], table["note"], strict=True)]
     return table.assign(recorded_s=None, recorded_on="")
 
 

@@ -58,6 +58,7 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
     results = tmp_path / "results"
     _result(results, "quick", "1111111aaaa", "CPU (x86_64, 2 threads)", 12.5)
     _result(results, "full", "2222222bbbb", "NVIDIA H100", 1778.0)
+    _todays_code(results / "full" / "dana.exp1.json")
     page = reproducibility.page_markdown([chapter], results)
 
     assert page.startswith("# How each page was produced")
@@ -85,6 +86,34 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
                                                 {"points_done": 8, "device_name": "CPU"}]}))
     assert "| 90.0 |" in reproducibility.page_markdown([chapter], results)
     assert "| dana | 3.11.7 | 2.5.0 | 2.1.0 | Linux-x | x86_64, 2 cores | none | abc1234 |" in page
+
+
+def _todays_code(path: Path, **more: object) -> None:
+    """Record today's code fingerprint of ``dana.exp1`` (and ``more``) in a provenance file."""
+    code = code_fingerprint(code_modules(get("dana.exp1").fn.__module__))
+    path.write_text(json.dumps({**json.loads(path.read_text()), "code_fingerprint": code,
+                                **more}))
+
+
+def test_a_partial_full_run_and_one_of_earlier_code_say_so_in_their_row(tmp_path):
+    """A full run drawn on a page says, computed from its provenance, how many of its points
+    ran when it is partial, and which code computed it when today's did not; the seeds are
+    counted in the table, not read from the provenance's ``seeds``."""
+    chapter = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    results = tmp_path / "results"
+    _result(results, "full", "2222222bbbb", "NVIDIA H100", 60.0)
+    path = results / "full" / "dana.exp1.json"
+    (results / "full" / "dana.exp1.csv").write_text("H,seed,acc\n1,0,0.5\n2,0,0.6\n")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "device": "cuda",
+                                "code_fingerprint": "6a076331fd680136", "complete": False,
+                                "points_done": 10, "missing_points": [{"H": 3}] * 15}))
+    page = reproducibility.page_markdown([chapter], results)
+    assert ("| `dana.exp1` | full (cached), partial: 10 of 25 points ran, computed by earlier "
+            "code (code fingerprint 6a076331fd680136, GPU arithmetic), 1 seed, 1 row |") in page
+    assert "the seeds are counted in the result table itself" in page
+    _todays_code(path, complete=True)
+    page = reproducibility.page_markdown([chapter], results)
+    assert "| `dana.exp1` | full (cached), 1 seed, 1 row |" in page
 
 
 def test_results_written_after_the_page_are_flagged(tmp_path):

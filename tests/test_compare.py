@@ -355,3 +355,60 @@ def test_censored_capacities_are_open_markers_and_the_classes_frame_labels_budge
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(b) for b in budgets]
     assert len(ax.xaxis.get_minor_locator().tick_values(60, 720)) == 0
     plt.close(fig)
+
+
+def test_a_guarantee_that_fits_no_budget_has_no_legend_entry_and_the_slider_says_why():
+    """At C = 16 no shape of Mahdavi et al.'s guarantee fits a budget up to 720 (its shapes need
+    d ≥ C): the frame draws no line for it, its legend lists no such entry, the legend's title
+    and the sentence below the slider say why (computed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task, budgets = {"V": 4, "n": 6, "C": 4}, [60, 120, 240, 480, 720]
+    missing = figures.unfit_statements(compare.theory_curves({**task, "C": 16}, budgets))
+    assert len(missing) == 1 and missing[0].startswith("Mahdavi")
+    assert figures.unfit_statements(compare.theory_curves(task, budgets)) == []
+    fig = figures.classes_frame(16, task, budgets, None)
+    legend = fig.axes[0].get_legend()
+    entries = [t.get_text() for t in legend.get_texts()]
+    assert not any(e.startswith("Mahdavi") for e in entries)
+    assert "no shape fits" in legend.get_title().get_text()
+    assert all(ln.get_xdata().size for ln in fig.axes[0].get_lines())  # no empty line
+    plt.close(fig)
+    fig = figures.classes_frame(4, task, budgets, None)
+    assert any(t.get_text().startswith("Mahdavi") for t in fig.axes[0].get_legend().get_texts())
+    assert fig.axes[0].get_legend().get_title().get_text() == ""
+    plt.close(fig)
+    text = figures.classes_markdown(task, budgets, [2, 4, 8, 16])
+    assert "at C = 16, Mahdavi et al. Thm 1 (our shapes need d ≥ C = 16" in text
+    assert "at C = 8" not in text and "up to P = 720" in text
+    assert "Every guarantee has a line" in figures.classes_markdown(task, budgets, [2, 4])
+
+
+def test_head_to_head_draws_the_architectures_apart_along_the_budget():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    factors = [figures.dodge(a) for a in compare.ARCHITECTURES]
+    assert len(set(factors)) == len(factors) and figures.dodge("no such") == 1.0
+    assert math.prod(factors) == pytest.approx(1.0)  # centred on the budget
+    table = _fake_table()
+    best = card.censored_best(table, 4)
+    fig = figures.head_to_head_figure(best, compare.accuracy_at_fixed_N(table, 4), 4)
+    drawn = {arch: [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "o"
+                    and ln.get_color() == figures.ARCH_COLORS[arch]]
+             for arch in compare.ARCHITECTURES}
+    plt.close(fig)
+    for arch, lines in drawn.items():  # every budget at its architecture's own place
+        assert len(lines) == 1
+        assert list(lines[0].get_xdata()) == pytest.approx(
+            [b * figures.dodge(arch) for b in (100, 200, 400)])
+    assert "drawn slightly apart along P" in figures.head_to_head_caption(best, "quick", 4)

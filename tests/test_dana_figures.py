@@ -688,3 +688,115 @@ def test_the_appendix_caption_says_what_the_committed_full_run_shows(tmp_path):
     assert "so the scorecard does not judge it" in text
     # without the full run nothing is added
     assert "Dash-dotted" not in figures.appendix_caption(quick, "dim", verdicts)
+
+
+def _appendix_setting(root):
+    """App. B.1 with a committed full run of an earlier profile and a partial rerun of today's
+    code and profile (all of Fig. 5, one d_h of Fig. 6, no Fig. 7) under ``root``."""
+    import json
+
+    from memnb.experiments.registry import get
+    from memnb.results import todays_code
+
+    params = json.loads(json.dumps(get("dana.appendix_dim").params("full"), default=str))
+    earlier = {**params, "train": {**params["train"], "batch": 256}}
+    cached = pd.DataFrame([{"figure": "Fig. 5", "model": "aot", "N": 200, "d": d, "d_h": d,
+                            "H": h, "seed": 0, "accuracy": 0.02 + 0.004 * h}
+                           for d in (40, 50) for h in (1, 3, 5, 7)])
+    rerun = pd.DataFrame(
+        [{"figure": "Fig. 5", "model": "aot", "N": 200, "d": d, "d_h": d, "H": h, "seed": s,
+          "params": 100 * h, "accuracy": 0.02 + 0.01 * h} for d in (40, 50) for h in (1, 3, 5, 7)
+         for s in (0, 1)]
+        + [{"figure": "Fig. 6", "model": "aot", "N": 200, "d": 50, "d_h": 50, "H": 11,
+            "seed": s, "params": 1000, "accuracy": 0.2} for s in (0, 1)])
+    for folder, table, prov in (
+            (root / "full", cached, {"params": earlier, "device_name": "GPU", "seeds": 1,
+                                      "started_utc": "2026-11-26T04:13:21"}),
+            (root / "rerun" / "full", rerun,
+             {"params": params, "code_fingerprint": todays_code("dana.appendix_dim"),
+              "device_name": "CPU", "seeds": 2, "git_commit": "1234567abc",
+              "started_utc": "2026-11-27", "complete": False, "points_done": len(rerun),
+              "missing_points": [{"figure": "Fig. 6", "d_h": 1, "seed": 0},
+                                 {"figure": "Fig. 7", "model": "mlp", "d": 40, "seed": 0}]})):
+        folder.mkdir(parents=True, exist_ok=True)
+        table.to_csv(folder / "dana.appendix_dim.csv", index=False)
+        (folder / "dana.appendix_dim.json").write_text(json.dumps(
+            {"experiment": "dana.appendix_dim", "profile": "full", **prov}))
+    return cached, rerun
+
+
+def test_the_appendix_draws_and_captions_a_rerun_beside_the_earlier_run(tmp_path):
+    """The rerun by today's code takes the full run's style (dash-dotted squares); the
+    committed run of an earlier profile is drawn faded beside it; the caption says which
+    figures the rerun has computed in full (judged on it), what it holds of the others, its
+    slopes, and which run is which."""
+    from types import SimpleNamespace
+
+    cached, rerun = _appendix_setting(tmp_path)
+    assert figures.appendix_rerun("dim", root=tmp_path) is not None
+    assert figures.appendix_rerun("depth", root=tmp_path) is None  # no full run of App. B.2
+    quick = pd.DataFrame([{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20,
+                           "H": h, "seed": 0, "accuracy": 0.05 * h} for h in (1, 5, 11)]
+                         + [{"figure": "Fig. 6", "model": "aot", "N": 100, "d": 25, "d_h": dh,
+                             "H": 11, "seed": 0, "accuracy": 0.01 * dh} for dh in (1, 12, 25)])
+    fig = figures.appendix_figure(quick, "dim", cached, rerun)
+    def line(start: str):
+        return next(ln for ln in fig.axes[0].lines if ln.get_label().startswith(start))
+
+    assert line("rerun, today's full profile: d = 40, N = 200").get_linestyle() == "-."
+    faded = line("full run, earlier profile (not judged): d = 40, N = 200")
+    assert faded.get_linestyle() == ":" and faded.get_alpha() == 0.5
+    assert line("ours: d = 20, N = 100").get_alpha() is None
+    plt.close(fig)
+    verdicts = {f: SimpleNamespace(item=f, status="not run", measured="m")
+                for f in ("Fig. 5", "Fig. 6", "Fig. 7")}
+    text = figures.appendix_caption(quick, "dim", verdicts, cached, root=tmp_path, rerun=rerun)
+    assert ("Dash-dotted, square markers (\"rerun, today's full profile\" in the legends): the "
+            "rerun of dana.appendix_dim by today's code under today's `full` profile (CPU, "
+            "commit 1234567, 2026-11-27), partial: 18 of 20 points ran") in text
+    assert ("It has computed every point of Fig. 5, whose verdict above is judged on it (at most "
+            "trend while the rerun is partial); of the others it holds 2 of the 3 points of "
+            "Fig. 6 (d_h = 50) and no Fig. 7 point, so their verdicts read this build's run.") in (
+        text)
+    assert "Its Fig. 5 per-head slopes (official rule, seed-averaged curves over 2 seeds)" in text
+    assert ("Dotted, faded hollow squares (\"full run, earlier profile\" in the legends): the "
+            "committed full-scale run (GPU, 2026-11-26)") in text
+    assert "colour here stands for d, not for the source" in text
+    # without a rerun the committed run keeps the full run's style
+    alone = figures.appendix_caption(quick, "dim", verdicts, cached, root=tmp_path)
+    assert "Dash-dotted, square markers (\"full run\" in the legends)" in alone
+    assert "rerun of dana.appendix_dim" not in alone
+
+
+def test_the_appendix_caption_gives_the_nominally_equal_counts():
+    """The paper compares App. B's two models at equal parameter count; ours differ by the
+    MLP's input-layer bias, w = 2d(H − 1) per layer: the caption computes the gap."""
+    from types import SimpleNamespace
+
+    table = pd.DataFrame(
+        [{"figure": "Fig. 8", "model": "aot", "N": 40, "d": 7, "d_h": 7, "H": 9, "seed": 0,
+          "layers": 3, "params": 5866, "accuracy": 0.3},
+         {"figure": "Fig. 9", "model": "aot", "N": 40, "d": 7, "d_h": 7, "H": 9, "seed": 0,
+          "layers": 3, "params": 5866, "accuracy": 0.3},
+         {"figure": "Fig. 10", "model": "mlp", "N": 40, "d": 7, "d_h": 7, "H": 1, "H_equiv": 9,
+          "width": 112, "seed": 0, "layers": 3, "params": 5866 + 3 * 112, "accuracy": 0.2}])
+    verdicts = {f: SimpleNamespace(item=f, status="not run", measured="m")
+                for f in ("Fig. 8", "Fig. 9", "Fig. 10")}
+    text = figures.appendix_caption(table, "depth", verdicts)
+    assert "at the paper's nominally equal parameter count" in text
+    assert "d = 7, H = 9: AoT 5,866, MLP 6,202 (+336 = 3 × w)" in text
+    assert "at equal parameter count" not in text
+    # without our counts, the paper's own models at our count
+    gap = figures.appendix_count_gap([table.drop(columns="params")], "depth")
+    assert "(the paper's CSV models, our count)" in gap
+
+
+def test_the_huben_morris_note_says_where_its_order_is_evaluated():
+    from memnb import bounds
+
+    note = figures.huben_morris_note([(50, 2, 10, 10, 20), (50257, 1024, 768, 64, 12)])
+    t0 = bounds.dana_capacity(12, 64, 768)
+    assert "at N = 50257, S = 1024, d = 768 it shows " in note and "N = 50," not in note
+    assert f"{bounds.huben_morris_parameter_order(t0, 1024, 50257, 1026):.4e}" in note
+    assert f"would be {(768 + 1024) * (1024 + 50257 + t0):.4e}" in note
+    assert figures.huben_morris_note([(50, 2, 10, 10, 20)]) == ""

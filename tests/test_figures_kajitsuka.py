@@ -395,3 +395,51 @@ def test_curves_caption_names_a_late_divergence_once_and_the_chapter_says_what_i
     assert "ICLR version's Fig. 2 caption" in cells["3af1dbcd"]
     assert r"$z(x) = \lfloor v^\top x/\gamma + o\rfloor$, where the step $\gamma$" in cells[
         "a1e82efb"] and "the offset $o$" in cells["a1e82efb"]
+
+
+def test_the_chapter_transformer_check_is_a_demonstration_beside_the_row_verdict():
+    """The chapter's check on its own sequences carries no status; the status printed is the
+    *Theorem 4.1 (as a Transformer)* row's, on the row's own examples."""
+    net, T, X, y = card.transformer_examples()["integer"]
+    text = ksfig.transformer_markdown(T, net, X[:10], y[:10])
+    head = text.split("\n\n")[0]
+    row = card.thm41_transformer_verdict()
+    assert head.startswith("On these 10 sequences (a demonstration of ours, not the evidence")
+    assert head.count("Verdict") == 1
+    assert f"**Verdict: {row.status}** ({row.measured})" in head
+    assert head.index("all 10 labels exact") < head.index("**Verdict")
+
+
+def test_random_data_caption_says_its_figures_are_not_in_our_sources():
+    table = _curves({0: 0.3, 1: 0.01, 4: 0.001})
+    fig, caption = ksfig.curves_figure(table.assign(dataset="random"), None, "random sequences",
+                                       "the ICLR version's random-data figures", "quick")
+    plt.close(fig)
+    assert ("(the ICLR version's random-data figures of the paper; they are not in our sources "
+            "(neither their caption nor their values): the trend tested") in caption
+    assert "captions name only" not in caption
+    fig, caption = ksfig.curves_figure(table.assign(dataset="mnli"), None, "MultiNLI",
+                                       "Figs. 1 and 2", "quick")
+    plt.close(fig)
+    assert "their captions name only what is plotted and give no values or trend" in caption
+
+
+def test_construction_figure_names_the_dashed_quantity_and_shows_its_dashes():
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    fig, _ = ksfig.construction_figure(table, None, "quick")
+    right = fig.axes[1]
+    assert "FFN₂ / √(L+3)" in right.get_ylabel()
+    legend = right.get_legend()
+    assert legend.handlelength >= 3  # long enough to show the dashes of the fitted quantity
+    plt.close(fig)
+
+
+def test_capacity_figure_draws_two_widths_apart_so_equal_values_both_show():
+    table = _two_widths()
+    fig, caption = ksfig.capacity_figure(table, None, "quick")
+    left = fig.axes[0]
+    means = [line for line in left.get_lines() if "width d" in str(line.get_label())]
+    xs = [list(line.get_xdata()) for line in means]
+    plt.close(fig)
+    assert len(means) == 2 and all(a != b for a, b in zip(*xs, strict=True))
+    assert "drawn slightly apart" in caption

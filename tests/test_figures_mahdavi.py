@@ -144,6 +144,17 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
         assert "learning rate = 0.03 (official 0.001)" in lines[figure]
         assert "batch = 128 (official 256)" in lines[figure]
     assert "T = 200 (official 10000, 15000, 20000)" in lines["- Fig. 2c"]
+    # every sub-sweep's official sizes, read from memnb.papers.mahdavi
+    assert ("T = 300 (official: heads sweep 30000, 50000, 70000, 90000, 110000, 130000; "
+            "context sweep 20000, 30000, 40000, 50000, 60000)") in lines["- Fig. 4"]
+    assert ("heads sweep, shared contexts 10000, 20000, 30000 [reconstruction: intermediate "
+            "sizes of a range]") in lines["- Fig. 5"]
+    assert "context sweep, shared contexts 10000, 15000, 20000, 25000" in lines["- Fig. 5"]
+    assert "context sweep, non-shared contexts 10000, 30000" in lines["- Fig. 5"]
+    # Fig. 3's search grid is ours, not official
+    assert "(full profile, ours: H = 4: T = 330" in lines["- Fig. 3"]
+    assert fig.official_sizes("Fig. 2a") == "10000, 20000, 30000, 40000"
+    assert fig.official_sizes("Fig. 9") is None
     assert "at most a trend" in text
     assert "this build's own full-scale run" in fig.sweep_scales_markdown("full", tmp_path)
 

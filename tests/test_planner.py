@@ -224,7 +224,7 @@ def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_p
     plans.mkdir()
     # the GPU's file sorts first by name; the CPU's column still comes first
     (plans / "full.a-cuda.json").write_text(json.dumps(
-        record("cuda", "NVIDIA H200", 6.0, note="first round of an adaptive search")))
+        record("cuda", "NVIDIA H200", 6.0, note="a note of the GPU's plan")))
     (plans / "full.cpu.json").write_text(json.dumps(
         record("cpu", "CPU (x86_64, 2 threads)", 600.0)))
     text = reproducibility.plans_markdown(plans, tmp_path / "results")
@@ -236,7 +236,7 @@ def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_p
     assert "counted once): 30.0 min (CPU, 2 threads), 18.0 s (NVIDIA H200)." in text
     assert "- NVIDIA H200: computed by `python scripts/plan_table.py --device cuda`" in text
     # a note that only one device's plan carries names that device
-    assert "NVIDIA H200 plan only: first round of an adaptive search" in text
+    assert "NVIDIA H200 plan only: a note of the GPU's plan" in text
     # FLOPs the plans disagree on are both shown, CPU first; a withdrawn count is left out
     gpu = json.loads((plans / "full.a-cuda.json").read_text())
     gpu["rows"][1]["flops"], gpu["rows"][0]["flops"] = 3.0e12, None
@@ -332,3 +332,21 @@ def test_merge_into_record_replaces_one_experiments_row_and_notes_why():
                                                                        "x; re-planned alone")
     assert rows["dana.exp3"]["note"] == "re-planned alone"
     assert merged["command"] == "c" and "recorded_s" not in rows["dana.exp3"]
+
+
+def test_only_an_adaptive_search_is_labelled_one_by_its_declared_rounds_not_its_name():
+    """``kajitsuka.capacity`` trains its whole grid of depths (one sweep): no "first round" label,
+    though its name says capacity; ``compare.capacity`` declares several rounds of search in
+    its ``full`` profile (one in ``ci``), and a recorded plan's label is derived again from the
+    experiment when it is read."""
+    assert planner.search_rounds("kajitsuka.capacity", "full") == 1
+    assert planner.search_rounds("compare.capacity", "full") > 1
+    assert planner.search_rounds("compare.capacity", "ci") == 1
+    assert planner.search_rounds("no.such_experiment") == 1
+    stored = f"others interpolated per point; {planner.ADAPTIVE_NOTE}"
+    record = {"rows": [{"experiment": name, "note": stored}
+                       for name in ("kajitsuka.capacity", "compare.capacity")]}
+    notes = planner.plan_from_record(record).set_index("experiment")["note"]
+    assert notes["kajitsuka.capacity"] == "others interpolated per point"
+    assert notes["compare.capacity"] == stored
+    assert planner.adaptive_note("compare.capacity", "") == planner.ADAPTIVE_NOTE

@@ -125,3 +125,56 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
     both = one + [row("dana", "differs", False)]
     assert summary_sentence(both).startswith("3 rows on the papers' items: 1 reproduced, 1 trend, "
                                              "1 differs; and 1 row of ours (beyond the papers)")
+
+
+def test_the_evidence_names_every_commit_that_computed_points():
+    """A resumed run names each commit whose invocations computed points (dana.exp5: 84 points
+    at one commit, 126 at two later ones), not its last commit alone; one commit reads as
+    before."""
+    calls = [{"git_commit": "eb16d85aaaa", "started_utc": "2026-11-26T06:34", "points_done": 84},
+             {"git_commit": "fa52566bbbb", "started_utc": "2026-11-26T09:00", "points_done": 105},
+             {"git_commit": "e676a83cccc", "started_utc": "2026-11-26T09:29", "points_done": 210},
+             {"git_commit": "0000000dddd", "started_utc": "2026-11-27T00:00", "points_done": 210}]
+    assert core.computing_commits({"invocations": calls}) == (
+        "commits eb16d85 (84 points, 2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 "
+        "(105 points, 2026-11-26)")  # the last call computed nothing: not named
+    same = [{**c, "git_commit": "04233d7"} for c in calls]
+    assert core.computing_commits({"invocations": same}) == "commit 04233d7, 2026-11-26T09:29"
+    assert core.computing_commits({"git_commit": "abcdef123", "started_utc": "2026"}) == (
+        "commit abcdef1, 2026")
+
+
+def test_a_not_run_row_with_a_reason_says_what_exists_and_the_command(tmp_path) -> None:
+    """A run exists that cannot decide the item (too few points, say): the row is not run, says
+    why, names the command of the run that decides it, and keeps what was read as evidence."""
+    _write(tmp_path, "toy.exp", "quick", pd.DataFrame({"x": [1, 2, 3], "y": [1, 2, 3]}))
+
+    def check(results: core.ResultSource) -> Verdict:
+        results.table("toy.exp")
+        raise core.NotRun("toy.exp", "full", "the `quick` run has 3 points",
+                          "memnb run toy.exp --profile full --time-limit SECONDS")
+
+    row = _item(check).evaluate(core.ResultSource("full", tmp_path))
+    assert row.status == "not run"
+    assert row.measured == ("the `quick` run has 3 points; `memnb run toy.exp --profile full "
+                            "--time-limit SECONDS` computes the run that decides it")
+    assert row.evidence.startswith("`quick` run of toy.exp")
+
+
+def test_the_full_run_command_continues_what_exists(tmp_path) -> None:
+    import json as _json
+
+    source = core.ResultSource("full", tmp_path)
+    assert source.full_run_command("dana.exp1") == "memnb run dana.exp1 --profile full"
+    _write(tmp_path, "dana.exp1", "full", pd.DataFrame({"x": [1]}))
+    path = tmp_path / "full" / "dana.exp1.json"
+    path.write_text(_json.dumps({**_json.loads(path.read_text()), "complete": False,
+                                 "points_done": 1, "missing_points": [{"seed": 1}]}))
+    assert source.full_run_command("dana.exp1") == (
+        "memnb run dana.exp1 --profile full --time-limit SECONDS")
+    _write(tmp_path, "dana.exp1", "rerun/full", pd.DataFrame({"x": [1]}))
+    path = tmp_path / "rerun" / "full" / "dana.exp1.json"
+    path.write_text(_json.dumps({**_json.loads(path.read_text()), "complete": False,
+                                 "points_done": 1, "missing_points": [{"seed": 1}]}))
+    assert source.full_run_command("dana.exp1") == (
+        "memnb run dana.exp1 --profile full --rerun --time-limit SECONDS")

@@ -150,6 +150,9 @@ def test_fig_3_says_when_only_a_quick_run_exists(tmp_path):
 
 def test_last_token_gap_matches_the_bound():
     gap = sc.last_token_gap(ks=(2, 6))
+    # every symbol of the bound is a column, so it can be recomputed from the row
+    assert (gap["bound"] == gap["H"] * gap["d_h"] + np.minimum(gap["d"], gap["k"])).all()
+    assert (gap["T0"] == gap["H"] * gap["d_h"] + gap["d"]).all()
     assert (gap["feature_rank"] == gap["bound"]).all()
     assert (gap["head0_rank"] == np.minimum(gap["k"], gap["d"])).all()
     assert gap["feature_rank"].iloc[0] < gap["T0"].iloc[0]
@@ -234,20 +237,25 @@ def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
              for h in (1, 5, 11)]
     _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(rows))
     got = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
-    # three values of H: a slope interval with one degree of freedom decides nothing
-    assert got["Fig. 5"].status == "not computable"
-    assert "3 values of H per d" in got["Fig. 5"].measured
+    # three values of H: a slope interval with one degree of freedom decides nothing; a run
+    # with more points would, so the row is not run (naming it), not `not computable`
+    assert got["Fig. 5"].status == "not run"
+    assert "the `quick` run of dana.appendix_dim has 3 values of H per d" in got["Fig. 5"].measured
+    assert ("`memnb run dana.appendix_dim --profile full` computes the run that decides it"
+            in got["Fig. 5"].measured)
+    assert "`quick` run of dana.appendix_dim" in got["Fig. 5"].evidence  # what exists
     # the same minimum for d_h: a quadratic through three points decides no curvature, and a
     # line against a·d_h² + b no shape (this convex curve used to read `differs`)
-    assert got["Fig. 6"].status == "not computable"
+    assert got["Fig. 6"].status == "not run"
     assert "3 values of d_h: a quadratic through 3 points" in got["Fig. 6"].measured
     assert f"at least {sc.MIN_APPENDIX_POINTS} needed, one rule for every App. B row" in (
         got["Fig. 6"].measured)
     # our AoT curve for Fig. 7 is Fig. 5's (quick recipe); the paper's nearest d is 40, so which
     # model is ahead (MLP here, the paper's AoT) is not the paper's comparison: no `differs`
     assert "nearest: N = 200, d = 40" in got["Fig. 7"].measured
-    assert got["Fig. 7"].status == "not computable"
+    assert got["Fig. 7"].status == "not run"
     assert "another setting than the paper's" in got["Fig. 7"].measured
+    assert "memnb run dana.appendix_dim --profile full" in got["Fig. 7"].measured
     # with four values the d_h shape is judged again (convex here: not Fig. 6's line)
     four = [r for r in rows if r["figure"] != "Fig. 6"] + [
         {"figure": "Fig. 6", "model": "aot", "N": 100, "d": 25, "d_h": dh, "H": 11, "seed": 0,
@@ -259,14 +267,15 @@ def test_appendix_rows_at_a_reduced_setting_are_not_compared_by_value(tmp_path):
 
 def test_a_reduced_run_at_the_papers_setting_cannot_reverse_its_order(tmp_path):
     """App. B.2's Fig. 10 from a `quick` run at the paper's N and d: an agreeing order is a
-    trend; a reversed one is not computable (the order depends on the budget), never differs;
-    a full run of the same table differs."""
+    trend; a reversed one is not run (the order depends on the budget: a run at the paper's
+    decides it), never differs; a full run of the same table differs."""
     table = _appendix_table(paper.depth_exp1(), paper.depth_exp2(), paper.depth_exp5(),
                             figures=("Fig. 8", "Fig. 9", "Fig. 10"), mlp_shift=0.3)
     _write(tmp_path, "quick", "dana.appendix_depth", table)
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 10"]
-    assert row.status == "not computable" and "MLP ahead" in row.measured
+    assert row.status == "not run" and "MLP ahead" in row.measured
     assert "can show the paper's order (trend) but not contradict it" in row.measured
+    assert "`memnb run dana.appendix_depth --profile full`" in row.measured
     _write(tmp_path, "full", "dana.appendix_depth", table)
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 10"]
     assert row.status == "differs"
@@ -279,7 +288,7 @@ def test_appendix_head_dimension_needs_four_values_as_the_heads_do(tmp_path):
     three = pd.concat([table[table["figure"] != "Fig. 9"], table[part]])
     _write(tmp_path, "quick", "dana.appendix_depth", three)
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 9"]
-    assert row.status == "not computable" and "3 values of d_h" in row.measured
+    assert row.status == "not run" and "3 values of d_h" in row.measured
     full_h = len(dana_exp.get_params("dana.appendix_depth", "full")["exp2_d_h"])
     assert f"the full profile has {full_h})" in row.measured
 
@@ -316,8 +325,10 @@ def test_a_full_run_of_an_earlier_profile_is_named_but_not_judged(tmp_path):
               "seed": 0, "accuracy": 0.01 * dh} for dh in (1, 8, 16)]
     _write(tmp_path, "quick", "dana.appendix_dim", pd.DataFrame(quick + three))
     rows = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
-    assert rows["Fig. 6"].status == "not computable"
-    assert "[not judged, for the record" in rows["Fig. 6"].measured  # a not computable row too
+    assert rows["Fig. 6"].status == "not run"
+    assert "[not judged, for the record" in rows["Fig. 6"].measured  # a not run row too
+    # no rerun under way: the command starts one beside the earlier profile's table
+    assert "`memnb run dana.appendix_dim --profile full --rerun`" in rows["Fig. 6"].measured
     assert "its Fig. 6 curve (d = 50, H = 11" in rows["Fig. 6"].measured
     assert "[not judged" not in rows["Fig. 8"].measured  # App. B.2 has no full run
 
@@ -504,3 +515,195 @@ def test_fig_3_which_model_reads_the_share_from_eq2s_seed_means(tmp_path):
     assert "reach 0.250 and 0.530 at the same budget on the same seed (0)" in row.measured
     assert "mean over its 5 seeds (0.490), the initialisation alone accounts for 85%" in (
         row.measured)
+
+
+# --- a rerun of App. B by today's code, judged figure by figure -----------------------------
+
+def _dana_rows(root, *items):
+    """The Dana rows ``items`` evaluated on the results under ``root`` (as build_scorecard)."""
+    from memnb.scorecard.core import load_items
+
+    results = ResultSource("full", root)
+    return {it.item: it.evaluate(results) for it in load_items(["dana"]) if it.item in items}
+
+
+def _write_rerun_setting(root, rerun_rows, missing):
+    """App. B.1 as the checkout has it: a committed full run of an earlier profile (that agrees
+    with the paper, unread), a quick run with three points per figure, and a partial rerun of
+    today's code and profile holding ``rerun_rows`` and lacking the points ``missing``."""
+    from memnb.experiments.registry import get
+    from memnb.results import todays_code
+
+    params = json.loads(json.dumps(get("dana.appendix_dim").params("full"), default=str))
+    earlier = {**params, "train": {**params["train"], "batch": 256}}
+    full = _appendix_table(paper.dim_exp1(), paper.dim_exp2(), paper.dim_exp5())
+    _write(root, "full", "dana.appendix_dim", full)
+    (root / "full" / "dana.appendix_dim.json").write_text(json.dumps(
+        {"experiment": "dana.appendix_dim", "profile": "full", "params": earlier,
+         "device_name": "GPU", "seeds": 2, "git_commit": "abcdef0", "started_utc": "x"}))
+    quick = [{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20, "H": h,
+              "seed": 0, "accuracy": 0.05 + 0.03 * h} for h in (1, 5, 11)]
+    quick += [{"figure": "Fig. 6", "model": "aot", "N": 100, "d": 25, "d_h": dh, "H": 11,
+               "seed": 0, "accuracy": 0.01 * dh} for dh in (1, 12, 25)]
+    _write(root, "quick", "dana.appendix_dim", pd.DataFrame(quick))
+    folder = root / "rerun" / "full"
+    folder.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rerun_rows).to_csv(folder / "dana.appendix_dim.csv", index=False)
+    (folder / "dana.appendix_dim.json").write_text(json.dumps(
+        {"experiment": "dana.appendix_dim", "profile": "full", "params": params,
+         "code_fingerprint": todays_code("dana.appendix_dim"), "device_name": "CPU",
+         "seeds": 2, "git_commit": "1234567", "started_utc": "y", "complete": False,
+         "points_done": len(rerun_rows), "missing_points": missing}))
+
+
+def test_a_rerun_judges_the_figures_whose_grid_it_has_computed(tmp_path):
+    """The committed App. B.1 full run is of an earlier profile (not judged); a partial rerun
+    by today's code holds all of Fig. 5's points (the paper's values: its criterion alone would
+    say reproduced) but one d_h of Fig. 6: Fig. 5 is judged on the rerun, at most trend while it
+    is partial, naming it; Fig. 6 keeps today's behaviour (the quick run: not run)."""
+    fig5 = [{"figure": "Fig. 5", "model": "aot", "N": r.N, "d": r.d, "d_h": r.d, "H": r.H,
+             "seed": s, "accuracy": r.accuracy} for r in paper.dim_exp1().itertuples()
+            for s in (0, 1)]
+    fig6 = [{"figure": "Fig. 6", "model": "aot", "N": 200, "d": 50, "d_h": 50, "H": 11,
+             "seed": s, "accuracy": 0.3} for s in (0, 1)]
+    missing = ([{"figure": "Fig. 6", "d_h": dh, "seed": s} for dh in (1, 5, 10) for s in (0, 1)]
+               + [{"figure": "Fig. 7", "model": "mlp", "d": 40, "seed": 0}])
+    _write_rerun_setting(tmp_path, fig5 + fig6, missing)
+    got = _dana_rows(tmp_path, "Fig. 5", "Fig. 6", "Fig. 7")
+    five = got["Fig. 5"]
+    assert five.status == "trend", five.measured  # reproduced by the criterion, capped
+    assert "mean |relative difference| 0%" in five.measured
+    assert "[dana.appendix_dim: a partial rerun (" in five.measured
+    assert five.evidence.startswith("`full` rerun of dana.appendix_dim by today's code under "
+                                    "today's `full` profile (rerun/full/), read for its Fig. 5 "
+                                    "points")
+    assert "a rerun by today's code has computed" in five.evidence  # its progress
+    assert "the committed `full` run is not judged: it was computed under an earlier" in (
+        five.evidence)
+    assert "so this row reads the rerun by today's code" in five.measured  # the earlier, noted
+    six = got["Fig. 6"]
+    assert six.status == "not run" and "`quick` run of dana.appendix_dim" in six.evidence
+    assert "--rerun --time-limit SECONDS` computes the run that decides it" in six.measured
+    # Fig. 7 borrows Fig. 5's AoT rows, but its own points are missing: not judged on the rerun
+    assert got["Fig. 7"].status == "not run"
+    assert got["Fig. 7"].evidence.startswith("`quick` run of dana.appendix_dim")
+    # once the rerun holds every point of Fig. 6 too, Fig. 6 is judged on it
+    fig6 = [{**fig6[0], "d_h": dh, "accuracy": 0.05 + 0.004 * dh, "seed": s}
+            for dh in (1, 10, 25, 50) for s in (0, 1)]
+    _write_rerun_setting(tmp_path, fig5 + fig6, missing[-1:])
+    six = _dana_rows(tmp_path, "Fig. 6")["Fig. 6"]
+    assert six.status == "trend" and "read for its Fig. 6 points" in six.evidence
+    assert ("[Fig. 6 judged on a partial rerun (" in six.measured
+            or "[dana.appendix_dim: a partial rerun (" in six.measured)
+
+
+def test_a_rerun_of_other_code_or_profile_is_not_judged(tmp_path):
+    fig5 = [{"figure": "Fig. 5", "model": "aot", "N": r.N, "d": r.d, "d_h": r.d, "H": r.H,
+             "seed": 0, "accuracy": r.accuracy} for r in paper.dim_exp1().itertuples()]
+    _write_rerun_setting(tmp_path, fig5, [])
+    path = tmp_path / "rerun" / "full" / "dana.appendix_dim.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "code_fingerprint": "0" * 16}))
+    row = _dana_rows(tmp_path, "Fig. 5")["Fig. 5"]
+    assert row.status == "not run" and row.evidence.startswith("`quick` run of")
+
+
+def test_fig_3_of_a_partial_full_run_without_both_models_is_not_run(tmp_path):
+    rows = [{"model": "aot", "N": 70, "d": 7, "d_h": 7, "H_equiv": h, "H": h, "seed": 0,
+             "accuracy": 0.1} for h in (1, 31)]
+    _write(tmp_path, "full", "dana.exp5", pd.DataFrame(rows))
+    path = tmp_path / "full" / "dana.exp5.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "complete": False,
+                                "points_done": 2,
+                                "missing_points": [{"model": "mlp", "d": 7, "seed": 0}]}))
+    row = _dana_rows(tmp_path, "Fig. 3")["Fig. 3"]
+    assert row.status == "not run"
+    assert "no d has both models at the paper's H yet" in row.measured
+    assert "`memnb run dana.exp5 --profile full --time-limit SECONDS`" in row.measured
+
+
+# --- Proposition 2, the slides' "only d", tags, the chapter's count ------------------------------
+
+def test_proposition_2_is_checked_where_the_rank_threshold_is_below_n_minus_1(empty_rows):
+    from memnb.lookup_tables import centered_log_rank
+
+    low = sc.low_rank_conditionals(sc.PROP2_N, sc.PROP2_LOW_RANK)
+    assert (low > 0).all() and centered_log_rank(low) == sc.PROP2_LOW_RANK < sc.PROP2_N - 1
+    row = empty_rows["Proposition 2"]
+    assert row.status == "reproduced"
+    assert f"rank-{sc.PROP2_LOW_RANK} π (centred rank {sc.PROP2_LOW_RANK})" in row.measured
+    # at d = rank < N − 1 the best KL is 0, which "d ≥ N − 1" alone would not predict
+    kl = row.measured.split(f"rank-{sc.PROP2_LOW_RANK} π")[1].split(", ")
+    assert float(kl[sc.PROP2_LOW_RANK - 1].split(": ")[1]) < 1e-6
+    with pytest.raises(ValueError, match="rank must lie"):
+        sc.low_rank_conditionals(5, 5)
+
+
+def test_the_preprint_row_quotes_the_slides_and_reports_the_strict_reading(empty_rows):
+    from memnb.paths import papers_dir_candidates
+    from memnb.scorecard import dana_theory
+
+    row = empty_rows["Preprint §6: associative memory"]
+    assert dana_theory.SLIDES_BIETTI_QUOTE in row.claim and "our reading" in row.claim
+    assert "[unverified]" in row.claim
+    assert "on our reading of 'only d'" in row.criterion
+    assert "the strict reading of 'only d', at most d in every draw" in row.measured
+    seeds = [p for c in papers_dir_candidates() for p in (c / "seeds").glob("004_*.txt")]
+    if not seeds:
+        pytest.skip("the June 2024 slides' text (shared/papers/seeds/004_*) is not here")
+    assert dana_theory.SLIDES_BIETTI_QUOTE in seeds[0].read_text()
+
+
+def test_the_strict_reading_counts_the_points_the_at_most_d_row_names():
+    from memnb.scorecard import dana_theory
+
+    tab = pd.DataFrame({"N": 500, "d": [8, 16, 32, 8, 16, 32], "seed": [0, 0, 0, 1, 1, 1],
+                        "capacity": [5, 12, 40, 9, 10, 20]})
+    v = dana_theory.bietti_capacity(tab=tab)
+    strict = dana_theory.bietti_at_most_d(tab=tab)
+    assert v.values["strict_above_d"] == strict.values["above_d"] == 2
+    assert v.values["strict_points"] == 3
+    assert "would give differs: capacity above d at 2 of 3 (N, d) points" in v.measured
+    assert f"(capacity < {dana_theory.BIETTI_UNSATURATED:g} N)" in v.measured
+
+
+def test_rows_on_a_reconstruction_or_an_unverified_source_say_so(empty_rows):
+    for item in ("Corollary 1", "Remark 2", "Corollary 2"):
+        assert "[reconstruction]" in empty_rows[item].criterion, item
+    assert "[reconstruction]" in empty_rows["Slides (June 2024): least-squares maps"].claim
+    for item in ("Sec. 5.1: rank-d memory", "Preprint §6: associative memory"):
+        assert "[unverified]" in empty_rows[item].claim, item
+
+
+def test_the_chapter_counts_rows_on_earlier_versions_apart():
+    from memnb.scorecard.core import Row
+
+    def row(item: str, status: str, ours: bool = False) -> Row:
+        return Row("dana", item, "c", "k", "m", "e", status, ours)
+
+    rows = [row("Fig. 1a", "reproduced"), row("Fig. 5", "not run"),
+            row(sc.EARLIER_VERSION_ITEMS[0], "reproduced"),
+            row(sc.EARLIER_VERSION_ITEMS[1], "trend"), row("Fig. 3: which model", "trend", True)]
+    from memnb.scorecard.render import summary_sentence
+
+    assert summary_sentence(rows) == (
+        "2 rows on the paper's items: 1 reproduced, 1 not run; 2 rows on earlier "
+        "versions of the paper (the June 2024 slides, the September 2024 preprint): 1 "
+        "reproduced, 1 trend; and 1 row of ours (beyond the paper): 1 trend.")
+    assert summary_sentence(rows[:2]) == "2 rows: 1 reproduced, 1 not run."
+    several = rows + [Row("mahdavi", "Fig. 2a", "c", "k", "m", "e", "trend", False)]
+    assert summary_sentence(several).startswith(  # the book's count, all papers together
+        "3 rows on the papers' items: 1 reproduced, 1 trend, 1 not run; 2 rows on earlier "
+        "versions of the papers (the June 2024 slides, the September 2024 preprint)")
+    from memnb.scorecard.core import load_items
+
+    items = {it.item for it in load_items(["dana"])}
+    assert set(sc.EARLIER_VERSION_ITEMS) <= items
+
+
+def test_only_statements_without_content_are_not_computable(empty_rows):
+    """'not computable' is kept for statements with no checkable content; a figure whose run
+    is missing is 'not run' (the scorecard's definitions)."""
+    for item in ("Lemma 1", "Lemma 3", "Theorem 3", "Lemma 4"):
+        assert empty_rows[item].status == "not computable", item
+    for k in range(5, 11):
+        assert empty_rows[f"Fig. {k}"].status == "not run"

@@ -8,6 +8,7 @@ captions are built from the same tables by the ``*_caption`` functions.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -198,6 +199,23 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
     return fig
 
 
+#: How far apart :func:`head_to_head_figure` draws the architectures along its logarithmic
+#: budget axis: neighbouring architectures differ by this factor's logarithm, so that equal
+#: values at one budget (a censored ▽ and another architecture's point) both show.
+DODGE_LOG = 0.045
+
+
+def dodge(architecture: str) -> float:
+    """The factor by which :func:`head_to_head_figure` multiplies the budget of
+    ``architecture``'s points: ``exp(DODGE_LOG · k)``, with ``k`` its place in
+    :data:`memnb.experiments.compare.ARCHITECTURES` centred on zero (1 for an architecture not
+    listed)."""
+    names = list(exp.ARCHITECTURES)
+    if architecture not in names:
+        return 1.0
+    return math.exp(DODGE_LOG * (names.index(architecture) - (len(names) - 1) / 2))
+
+
 def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.Figure:
     """Left: bits per parameter at capacity (``capacity · log2 C / P``) against the budget,
     best shape per architecture (mean ± std over seeds), with the external anchors. Right:
@@ -208,23 +226,26 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     labelled = False
     for arch in exp.ARCHITECTURES:
         mine = best["architecture"] == arch
+        shift = dodge(arch)
         # a censored budget breaks the line: no value to join there
         part = best[mine].assign(bits=best["bits"].where(~censored)).sort_values("budget")
         if part["bits"].notna().any():
-            axes[0].errorbar(part["budget"], part["bits"], yerr=part["bits_std"], capsize=2,
-                             color=ARCH_COLORS[arch], marker="o", markersize=4.5,
+            axes[0].errorbar(part["budget"] * shift, part["bits"], yerr=part["bits_std"],
+                             capsize=2, color=ARCH_COLORS[arch], marker="o", markersize=4.5,
                              label=LABELS[arch])
         below = best[mine & censored]
         if not below.empty:  # below the smallest N tried: an upper bound, not a value
-            axes[0].plot(below["budget"], below["below"] * math.log2(C) / below["parameters"],
+            axes[0].plot(below["budget"] * shift,
+                         below["below"] * math.log2(C) / below["parameters"],
                          color=ARCH_COLORS[arch], label=None if labelled else
                          "no tried N fitted: open ▽ at the smallest N tried (an upper bound)",
                          **_CENSORED)
             labelled = True
         part = fixed[fixed["architecture"] == arch].sort_values("budget")
         if not part.empty:
-            axes[1].errorbar(part["budget"], part["accuracy"], yerr=part["accuracy_std"],
-                             capsize=2, color=ARCH_COLORS[arch], marker="o", markersize=4.5)
+            axes[1].errorbar(part["budget"] * shift, part["accuracy"],
+                             yerr=part["accuracy_std"], capsize=2, color=ARCH_COLORS[arch],
+                             marker="o", markersize=4.5)
     for key, value in external.anchors().items():
         axes[0].axhline(float(value), color="#777777", linestyle=":", linewidth=1.2)
         axes[0].annotate(f"{external.NAMES[key]}: {float(value):g} bits/param (another measure)",
@@ -308,7 +329,8 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
                   best: pd.DataFrame | None) -> plt.Figure:
     """One frame of the slider over ``C``: the guarantees and the information floor against P
     for ``C`` classes; the trained capacities (measured at the task's ``C`` only) are drawn in
-    that frame alone."""
+    that frame alone. A guarantee no shape of which fits any budget (:func:`unfit_statements`)
+    has no line and no legend entry; the legend's title names it and why."""
     th = exp.theory_curves({**task, "C": C}, budgets)
     fig, ax = plt.subplots(figsize=(7.6, 3.8))
     for statement, part in th[th["kind"] != "shape only"].groupby("statement", sort=False):
@@ -316,8 +338,14 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
         style = ({"color": "#222222", "linestyle": "-"} if kind == "forbidden above"
                  else _style(statement))
         part = part[part["N"] > 0]
+        if part.empty:  # no shape of the statement fits any budget drawn: no line, no entry
+            continue
         ax.plot(part["parameters"], part["N"], label=statement_label(statement), linewidth=1.5,
                 **style)
+    missing = unfit_statements(th)
+    note = (textwrap.fill("no line, no shape fits any budget drawn: "
+                          + "; ".join(_unfit_words(m, C) for m in missing), 48)
+            if missing else None)
     if best is not None and C == task["C"]:
         _trained_points(ax, best, "parameters")
     ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
@@ -325,9 +353,47 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
     shown = sorted(int(b) for b in budgets)  # one label per budget, none on minor ticks
     ax.set_xticks(shown, [str(b) for b in shown])
     ax.xaxis.set_minor_locator(plt.NullLocator())
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    legend = ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), title=note,
+                       title_fontsize=7, alignment="left")
+    if note:
+        legend.get_title().set_color("#555555")
     fig.tight_layout()
     return fig
+
+
+def unfit_statements(theory: pd.DataFrame) -> list[str]:
+    """The guarantees of a :func:`exp.theory_curves` table that no shape fits at any budget of
+    it (every ``N`` missing or 0): statements a figure can draw no line for."""
+    guarantees = theory[theory["kind"] == "guarantee"]
+    return [statement for statement, part in guarantees.groupby("statement", sort=False)
+            if not (part["N"] > 0).any()]
+
+
+def _unfit_words(statement: str, C: int) -> str:
+    """Why :func:`unfit_statements` leaves ``statement`` out at ``C`` classes, in words: the
+    shapes of Mahdavi et al.'s guarantee that we search have ``d ≥ C`` and value size
+    ``d_v = C`` (:func:`exp.theory_curves`), so they grow with C."""
+    name = statement.split(":")[0]
+    if statement.startswith("Mahdavi"):
+        return f"{name} (our shapes need d ≥ C = {C} and values of size C)"
+    return name
+
+
+def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int]) -> str:
+    """What the slider over C (:func:`classes_frame`) cannot draw, computed: for each ``C`` in
+    ``classes``, the guarantees no shape of which fits any budget in ``budgets``
+    (:func:`unfit_statements`), which have no line and no legend entry in that frame, or that
+    every guarantee has a line in every frame."""
+    found = {C: unfit_statements(exp.theory_curves({**task, "C": C}, budgets))
+             for C in classes}
+    top = max(int(b) for b in budgets)
+    said = [f"at C = {C}, " + "; ".join(_unfit_words(m, C) for m in missing)
+            for C, missing in found.items() if missing]
+    if not said:
+        return (f"Every guarantee has a line in every frame (C = "
+                f"{', '.join(map(str, classes))}, budgets up to P = {top}).")
+    return ("Where a frame draws no line for a guarantee, no shape of it fits any budget drawn "
+            f"(up to P = {top}), and its legend leaves it out: " + "; ".join(said) + ".")
 
 
 # ---------------------------------------------------------------------------------- captions
@@ -384,7 +450,10 @@ def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
                         for k, v in external.anchors().items())
     return (f"**Figure (ours).** Bits per parameter at capacity (largest N fitted at 100 % "
             f"training accuracy, times log2 {C}, over P), best shape per architecture, mean ± "
-            f"std over {seeds} seed(s), `{profile}` profile. Verdict (computed): "
+            f"std over {seeds} seed(s), `{profile}` profile; the architectures are drawn "
+            f"slightly apart along P (by a factor of at most "
+            f"{max(dodge(a) for a in exp.ARCHITECTURES):.2f}), so that equal values at one "
+            "budget both show. Verdict (computed): "
             f"{verdict}. Dotted lines: the external anchors ({anchors} bits/parameter), which "
             f"count information differently (see text)." + _censored_words(best).replace(
                 "drawn at the smallest N tried", "drawn at the bits per parameter of the "

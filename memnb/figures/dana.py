@@ -1491,15 +1491,42 @@ def differences_markdown(runs: dict[str, Any]) -> str:
     ])
 
 
+def huben_morris_note(sizes: Iterable[tuple[int, int, int, int, int]]) -> str:
+    """What Table 1's Huben & Morris row (:func:`memnb.constructions.prior_work_table.table1`)
+    evaluates at each size ``(N, S, d, d_h, H)`` whose ``d`` is below the ``S + 2`` their
+    construction needs: the order ``(d + S)(S + N + T_0)`` at ``d = max(d, S + 2)``, the
+    smallest ``d`` it allows, not at the size's own ``d`` (both values computed, ``T_0 = H d_h
+    + d``); '' when every size meets the condition."""
+    from memnb.constructions import prior_work_table
+
+    cells = []
+    for N, S, d, d_h, H in sizes:
+        if d >= S + 2:
+            continue
+        table = prior_work_table.table1(N, S, d, d_h, H)
+        shown = int(table.loc[table["paper"].str.startswith("Huben"), "parameters_at_T0"].iloc[0])
+        t0 = bounds.dana_capacity(H, d_h, d)
+        at_d = (d + S) * (S + N + t0)
+        cells.append(f"at N = {N}, S = {S}, d = {d} it shows {shown:.4e}, the order at "
+                     f"d = max(d, S + 2) = {max(d, S + 2)}, the smallest d their condition "
+                     f"d ≥ S + 2 allows; at the size's own d = {d}, (d + S)(S + N + T_0) would "
+                     f"be {at_d:.4e}")
+    if not cells:
+        return ""
+    return ("**The Huben & Morris row.** Its `parameters_at_T0` is evaluated where their "
+            "construction exists: " + "; ".join(cells) + ". The row's `condition_holds` says the "
+            "size itself does not meet the condition.")
+
+
 def bietti_figure(memory: pd.DataFrame, n_assoc: int) -> plt.Figure:
     """Associations recalled by the random-embedding memory of Bietti et al. against d, beside
-    the line ``d`` (the camera-ready's "at most d", Sec. 5.1; the preprint's and slides'
-    "about d")."""
+    the line ``d`` (the camera-ready's "at most d", Sec. 5.1; the slides' "only d", which we
+    read as "about d")."""
     fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
     viz.plot_ours(ax, memory, "d", "stored", label="associations recalled (ours)")
     ds = np.sort(memory["d"].unique())
     ax.plot(ds, ds, **{**viz.role_style("bound"), "marker": None},
-            label="d (camera-ready: at most d; preprint: about d)")
+            label="d (camera-ready: at most d; slides: only d, read by us as about d)")
     ax.set(xscale="log", yscale="log", xlabel="embedding dimension d",
            ylabel=f"associations recalled (of N = {n_assoc})")
     _legend_below(fig, [ax])
@@ -1664,24 +1691,66 @@ def _paper_params(table: pd.DataFrame, layers: int, mlp: bool) -> pd.Series:
     return base + layers * 4 * table["d"] * table["d_h"] * table["H"]
 
 
-def appendix_figure(table: pd.DataFrame, kind: str,
-                    cached: pd.DataFrame | None = None) -> plt.Figure:
+#: How :func:`appendix_figure` draws each table it is given: (legend name, role of
+#: :data:`memnb.viz.ROLE_STYLES`, faded). Colour stands for d in every panel (the book's
+#: convention colours by role; the caption says so): the sources are told apart by line and
+#: marker instead.
+_APPENDIX_SOURCES = {
+    "ours": ("ours", "ours", False),
+    "ours_cached": ("ours (full run)", "ours_cached", False),
+    "rerun": ("rerun, today's full profile", "ours_cached", False),
+    "earlier": ("full run, earlier profile (not judged)", "ours_cached", True),
+}
+
+
+def _fade(ax: plt.Axes, lines: int, collections: int) -> None:
+    """Restyle what was drawn on ``ax`` after its first ``lines`` lines and ``collections``
+    bands as a superseded source: dotted, hollow markers, faded."""
+    for line in ax.lines[lines:]:
+        line.set_linestyle(":")
+        line.set_markerfacecolor("none")
+        line.set_alpha(0.5)
+    for band in ax.collections[collections:]:
+        band.set_alpha(0.08)
+
+
+def appendix_rerun(kind: str, root: Any = None) -> pd.DataFrame | None:
+    """The rerun of App. B's ``kind`` experiment by today's code under today's ``full``
+    profile, as the paper reports it (:func:`as_the_paper_reports`), when it stands in for a
+    committed full run of an earlier profile (:func:`memnb.scorecard.core.todays_rerun`);
+    ``None`` otherwise (e.g. App. B.2, with no full run)."""
+    from memnb.scorecard.core import todays_rerun
+
+    rerun = todays_rerun(_check_kind(kind)["name"], "full", root)
+    return None if rerun is None else as_the_paper_reports(rerun.table)
+
+
+def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None = None,
+                    rerun: pd.DataFrame | None = None) -> plt.Figure:
     """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) as
     three panels: accuracy vs H (Exp. 1), vs d_h (Exp. 2) and vs parameter count, AoT and one
-    head + MLP (Exp. 5). Ours (markers, mean ± std over seeds; the committed full run dashed
-    when ``cached`` is given) beside the paper's official CSVs (dotted); colour = d."""
+    head + MLP (Exp. 5). Ours (markers, mean ± std over seeds) beside the paper's official CSVs
+    (dotted, hollow diamonds; its one head + MLP with × markers); colour = d. ``cached``, the
+    committed full run, is drawn dash-dotted with square markers; with ``rerun`` (a rerun of it
+    by today's code under today's profile, :func:`appendix_rerun`) the rerun takes that style
+    and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares)."""
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.9), layout="constrained")
-    tables = [("ours", table)] + ([("ours_cached", cached)] if cached is not None else [])
+    tables = [("ours", table)]
+    if rerun is not None:
+        tables.append(("rerun", rerun))
+    if cached is not None:
+        tables.append(("earlier" if rerun is not None else "ours_cached", cached))
     ref1, ref2, ref5 = spec["exp1"](), spec["exp2"](), spec["exp5"]()
     ds = sorted(set(int(d) for _, t in tables for d in t["d"].unique())
                 | set(int(d) for d in ref1["d"].unique()))
     color = {d: _D_COLORS[i % len(_D_COLORS)] for i, d in enumerate(ds)}
     layers = int(table["layers"].iloc[0]) if "layers" in table else 1
     paper_layers = int(ref1["layers"].iloc[0]) if "layers" in ref1 else 1
-    for role, t in tables:
-        run = "ours" if role == "ours" else "ours (full run)"
+    for source, t in tables:
+        run, role, faded = _APPENDIX_SOURCES[source]
+        drawn = [(len(ax.lines), len(ax.collections)) for ax in axes]
         for d, part in exp.appendix_rows(t, f1).groupby("d"):
             viz.plot_ours(axes[0], part, "H", "accuracy", role=role, color=color[int(d)],
                           label=f"{run}: d = {int(d)}, N = {int(part['N'].iloc[0])}")
@@ -1696,6 +1765,9 @@ def appendix_figure(table: pd.DataFrame, kind: str,
                           color=color[int(d)] if model == "aot" else "#444444",
                           label=f"{run}: d = {int(d)}, "
                                 f"{'AoT' if model == 'aot' else '1 head + MLP'}")
+        if faded:
+            for ax, (lines, bands) in zip(axes, drawn, strict=True):
+                _fade(ax, lines, bands)
     paper_style = {**viz.role_style("paper"), "linestyle": ":"}
     for d, part in ref1.groupby("d"):
         axes[0].plot(part["H"], part["accuracy"], **{**paper_style, "color": color[int(d)]},
@@ -1758,9 +1830,11 @@ def appendix_full_reading(table: pd.DataFrame, kind: str, figure: str) -> str:
 
 
 def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
-                               provenance: dict[str, Any]) -> str:
+                               provenance: dict[str, Any], *,
+                               beside_rerun: bool = False) -> str:
     """What the committed full run of App. B that :func:`appendix_figure` draws beside this
-    build's (dash-dotted, square markers) holds and shows, computed from its table and
+    build's (dash-dotted, square markers; dotted, faded hollow squares when ``beside_rerun``, a
+    rerun of today's profile drawn in that style) holds and shows, computed from its table and
     provenance: which of the three figures it has points of (and which none), its per-head
     slopes by the official rule (seed-averaged curves, :func:`memnb.experiments.dana.
     official_slopes`) beside the paper's CSV slopes, whether its Experiment 2 curve is
@@ -1772,8 +1846,9 @@ def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     partial = partial_summary(provenance)
-    text = ("Dash-dotted, square markers (\"full run\" in the legends): the committed full-scale "
-            f"run ({provenance.get('device_name', '?')}, "
+    style = ("Dotted, faded hollow squares (\"full run, earlier profile\" in the legends)"
+             if beside_rerun else "Dash-dotted, square markers (\"full run\" in the legends)")
+    text = (f"{style}: the committed full-scale run ({provenance.get('device_name', '?')}, "
             f"{str(provenance.get('started_utc', '?'))[:10]})"
             + (f", {partial}" if partial else "") + ".")
     held = [f for f in (f1, f2, f5) if (cached["figure"] == f).any()]
@@ -1791,14 +1866,106 @@ def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
     return text
 
 
+def appendix_rerun_sentence(rerun: pd.DataFrame, kind: str, provenance: dict[str, Any]) -> str:
+    """What the rerun of App. B's ``kind`` experiment by today's code under today's ``full``
+    profile (:func:`appendix_rerun`, drawn dash-dotted with square markers) holds and shows,
+    computed from its table and provenance: its progress, which figures' grids it has computed
+    in full (those rows are judged on it, :func:`memnb.scorecard.dana.appendix_figures_read`),
+    how many points of the others it holds, and its Experiment 1 slopes and Experiment 2 curve
+    (:func:`appendix_full_reading`)."""
+    from memnb.results import partial_summary
+    from memnb.scorecard.core import computing_commits
+    from memnb.scorecard.dana import appendix_figures_read
+
+    spec = _check_kind(kind)
+    figures = spec["figures"]
+    missing = list(provenance.get("missing_points") or [])
+    partial = partial_summary(provenance)
+    text = ("Dash-dotted, square markers (\"rerun, today's full profile\" in the legends): the "
+            f"rerun of {spec['name']} by today's code under today's `full` profile "
+            f"({provenance.get('device_name', '?')}, {computing_commits(provenance)})"
+            + (f", {partial}" if partial else ", complete") + ".")
+    complete, others = [], []
+    for figure in figures:
+        held = int((rerun["figure"] == figure).sum())
+        lacks = sum(p.get("figure") == figure for p in missing)
+        if held and not any(p.get("figure") in appendix_figures_read(figure) for p in missing):
+            complete.append(figure)
+        elif held:
+            d_h = sorted(int(v) for v in rerun.loc[rerun["figure"] == figure, "d_h"].unique())
+            values = (f" (d_h = {', '.join(map(str, d_h))})" if figure == figures[1] else "")
+            others.append(f"{held} of the {held + lacks} points of {figure}{values}")
+        else:
+            others.append(f"no {figure} point")
+    def joined(items: list[str]) -> str:
+        return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+    if complete:
+        text += (f" It has computed every point of {joined(complete)}, whose "
+                 f"verdict{'s' * (len(complete) > 1)} above "
+                 f"{'are' if len(complete) > 1 else 'is'} judged on it"
+                 + (" (at most trend while the rerun is partial)" if partial else ""))
+        text += (f"; of the others it holds {joined(others)}, so their verdicts read "
+                 "this build's run." if others else ".")
+    else:
+        text += f" It holds {joined(others)}; no verdict is judged on it yet."
+    for figure in figures[:2]:
+        reading = appendix_full_reading(rerun, kind, figure)
+        if reading:
+            text += f" Its {reading}."
+    return text
+
+
+def appendix_count_gap(tables: Iterable[pd.DataFrame | None], kind: str) -> str:
+    """The parameter counts of the Experiment 5 panel's two models at the largest H of each d,
+    from the first of ``tables`` that holds both with their counts (:func:`exp5_params` on
+    :func:`memnb.experiments.dana.appendix_rows`), else from our count of the paper's own CSV
+    models (:func:`_paper_params`): the paper calls them of equal count, and ours differ by the
+    MLP's input-layer bias, w = 2d(H − 1) per layer. One clause, e.g. "d = 40, H = 11: AoT
+    ..., MLP ... (+800 = w)"."""
+    spec = _check_kind(kind)
+    f5 = spec["figures"][2]
+    for table in tables:
+        if table is None or "params" not in table:
+            continue
+        rows = exp.appendix_rows(table, f5)
+        if not len(rows) or "H_equiv" not in rows:
+            continue
+        counts = exp5_params(rows.assign(H_equiv=rows["H_equiv"].fillna(rows["H"])))
+        if len(counts):
+            layers = int(table["layers"].iloc[0]) if "layers" in table else 1
+            return "; ".join(
+                f"d = {r.d}, H = {r.H}: AoT {r.aot:,}, MLP {r.mlp:,} ({r.extra:+,}"
+                + (f" = {'' if layers == 1 else f'{layers} × '}w" if r.extra == layers * r.width
+                   else f", w = {r.width:,}") + ")" for r in counts.itertuples())
+    ref1, ref5 = spec["exp1"](), spec["exp5"]()
+    layers = int(ref1["layers"].iloc[0]) if "layers" in ref1 else 1
+    cells = []
+    for d, mlp in ref5.groupby("d"):
+        last = mlp.sort_values("width").iloc[[-1]]
+        h = int(last["width"].iloc[0]) // (2 * int(d)) + 1
+        aot = ref1[(ref1["d"] == d) & (ref1["H"] == h)]
+        if aot.empty:
+            continue
+        a = int(_paper_params(aot.assign(d_h=aot["d"]), layers, False).iloc[0])
+        m = int(_paper_params(last.assign(d_h=last["d"]), layers, True).iloc[0])
+        cells.append(f"d = {int(d)}, H = {h} (the paper's CSV models, our count): AoT {a:,}, "
+                     f"MLP {m:,} ({m - a:+,})")
+    return "; ".join(cells)
+
+
 def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
-                     cached: pd.DataFrame | None = None, root: Any = None) -> str:
+                     cached: pd.DataFrame | None = None, root: Any = None,
+                     rerun: pd.DataFrame | None = None) -> str:
     """Caption of :func:`appendix_figure`: what is drawn at which settings (from the table
-    and the paper's CSVs), whether it is the paper's scale, and the three verdicts; with
-    ``cached`` (the committed full run drawn beside ``table``) what that run holds and shows
-    (:func:`appendix_full_run_sentence`, its provenance read from ``root``'s results, the
-    checkout's by default), so the figure's caller need not add the generic sentence
-    (``show(..., full_told=True)``)."""
+    and the paper's CSVs), whether it is the paper's scale, the Experiment 5 models' counts
+    (:func:`appendix_count_gap`: nominally equal in the paper, not in ours), how the figure's
+    styles depart from the book's conventions, and the three verdicts; with ``rerun`` (drawn
+    beside, :func:`appendix_rerun`) what the rerun holds and shows
+    (:func:`appendix_rerun_sentence`); with ``cached`` (the committed full run drawn beside
+    ``table``) what that run holds and shows (:func:`appendix_full_run_sentence`); their
+    provenance read from ``root``'s results, the checkout's by default, so the figure's caller
+    need not add the generic sentence (``show(..., full_told=True)``)."""
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     ref1, ref2 = spec["exp1"](), spec["exp2"]()
@@ -1813,18 +1980,33 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
              f"{int(ref1['N'].iloc[0])}, d = {paper_d}): compare shapes, not values")
     part2 = exp.appendix_rows(table, f2)
     figs = f"Figs. {f1.split()[-1]}-{f5.split()[-1]}"
+    gap = appendix_count_gap((table, rerun, cached), kind)
+    per_layer = " per layer" if layers > 1 else ""
     text = (f"{spec['section']} (Dana et al. {figs}): Experiments 1, 2 and 5 "
             f"{'with ' + str(layers) + ' residual attention layers ' if layers > 1 else ''}"
             f"{scale}. Left: accuracy against H ({f1}); middle: against d_h at d = "
             f"{int(part2['d'].iloc[0])}, H = {int(part2['H'].iloc[0])} (the paper's: d = "
             f"{int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}; {f2}); right: AoT with H "
-            f"heads against one head + MLP of width 2d(H − 1) per layer at equal parameter count "
-            f"({f5}). Dotted: the paper's official CSVs.")
+            f"heads against one head + MLP of width w = 2d(H − 1){per_layer} at the paper's "
+            f"nominally equal parameter count ({f5}; the x-axis is each model's count as we "
+            f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
+            + (f": {gap}" if gap else "") + "). Solid lines with round markers: this build's "
+            "run. Dotted lines with hollow diamonds: the paper's official CSVs (its one head + "
+            "MLP with × markers, to tell it from its AoT at the same d). Unlike the book's "
+            "other figures, colour here stands for d, not for the source: the sources are told "
+            "apart by line and marker.")
     text += " " + " ".join(verdict_sentence(verdicts[f]) for f in (f1, f2, f5))
+    if rerun is not None and len(rerun):
+        from memnb.scorecard.core import todays_rerun
+
+        again = todays_rerun(spec["name"], "full", root)
+        if again is not None:
+            text += " " + appendix_rerun_sentence(rerun, kind, again.provenance)
     if cached is not None and len(cached):
         from memnb.results import load
 
         full = load(spec["name"], "full", root)
         if full is not None:
-            text += " " + appendix_full_run_sentence(cached, kind, full.provenance)
+            text += " " + appendix_full_run_sentence(
+                cached, kind, full.provenance, beside_rerun=rerun is not None and len(rerun) > 0)
     return text

@@ -25,6 +25,13 @@ from memnb.scorecard.criteria import Verdict, at_paper_scale
 from memnb.validation import check_int
 
 _BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 7, "frameon": False}
+#: How far apart the capacity figure draws two model widths: a fraction of the range of N (or
+#: n) on the left panel, of a block on the right one.
+_DODGE = 0.025
+_DODGE_BLOCKS = 0.1
+#: Legend handle length (in font sizes) long enough to show a dashed line's dashes around its
+#: marker: the style's short handle drew the dashed fitted quantity as a solid line.
+_DASHED_HANDLE = 4.0
 
 
 def show(fig: Any, caption: str) -> None:
@@ -70,7 +77,7 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     ax.plot(nt["N"], ref, color="grey", ls=":", label="∝ √N (through FFN₂'s first point)")
     ax.set(xscale="log", yscale="log", xlabel="N (sequences)", ylabel="parameters (count)",
            title=f"against N (n = {int(nt['n'].iloc[0])})")
-    ax.legend(**_BELOW, ncol=2)
+    ax.legend(**_BELOW, ncol=2, handlelength=_DASHED_HANDLE)
     byn = table[table["sweep"] == "n"]
     ax = axes[1]
     for task, marker in (("next_token", "o-"), ("seq2seq", "d-")):
@@ -84,11 +91,12 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
             label="∝ √n (through its first point)")
     ns = sorted(byn["n"].unique())
     ax.set(xscale="log", yscale="log", xlabel="n (sequence length, tokens)",
-           ylabel="parameters (count)", title=f"against n (N = {int(byn['N'].iloc[0])})")
+           ylabel="parameters (count); dashed: FFN₂ / √(L+3)",
+           title=f"against n (N = {int(byn['N'].iloc[0])})")
     ax.set_xticks(ns, [str(v) for v in ns])
     ax.minorticks_off()
     _readable_log_ticks(ax)
-    ax.legend(**_BELOW, ncol=2)
+    ax.legend(**_BELOW, ncol=2, handlelength=_DASHED_HANDLE)
     fig.tight_layout()
     thm = card.thm41_verdict(table)
     cor = card.cor41_verdict(table)
@@ -619,11 +627,23 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
         which += f" ({partial})"
     worse = _worse_than_one_block(table)
     caption = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
-               "their captions name only what is plotted and give no values or trend: the "
-               "trend tested, more blocks fit better, is our expectation *[unverified]*).* "
+               f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
+               "expectation *[unverified]*).* "
                f"From {which}: loss {_verdict(loss)}; accuracy "
                f"{_verdict(acc)}.{worse}{_seed_ranges(table)}")
     return fig, caption
+
+
+def _figures_in_sources(curves: pd.DataFrame) -> str:
+    """What our sources hold of the paper's figures of a curves table, from its ``dataset``
+    column (:func:`memnb.scorecard.kajitsuka.curves_sources`, the words of the scorecard rows'
+    claims), in the plural of a caption naming two figures, the figures it names the subject;
+    MultiNLI's words without the column."""
+    dataset = str(curves["dataset"].iloc[0]) if "dataset" in curves else "mnli"
+    words = card.curves_sources(dataset)
+    return (words.replace("the caption names only what is plotted and gives",
+                          "their captions name only what is plotted and give")
+            .replace("the ICLR version's random-data figures are", "they are"))
 
 
 def _seed_ranges(curves: pd.DataFrame) -> str:
@@ -667,13 +687,17 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     ds = widths(table)
     styles = dict(zip(ds, ["-", "--", ":", "-."], strict=False))
     markers = dict(zip(ds, ["o", "s", "^", "d"], strict=False))
+    # widths drawn slightly apart along x, so that a width's point is not hidden under another's
+    span = float(np.ptp(np.asarray(sorted(table[by].unique()), dtype=float))) or 1.0
+    apart = {d: (i - (len(ds) - 1) / 2) for i, d in enumerate(ds)}
     for i, d in enumerate(ds):
         part = cap[cap["d"] == d] if "d" in cap else cap
         mean = part.groupby(by)["min_blocks"].mean()
         color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
-        axes[0].plot(part[by], part["min_blocks"], markers[d], alpha=0.5, color=color)
-        axes[0].plot(mean.index, mean.to_numpy(), styles[d], marker=markers[d], color=color,
-                     label=f"width d = {d} (mean over seeds; dots: seeds)")
+        shift = apart[d] * _DODGE * span
+        axes[0].plot(part[by] + shift, part["min_blocks"], markers[d], alpha=0.5, color=color)
+        axes[0].plot(mean.index + shift, mean.to_numpy(), styles[d], marker=markers[d],
+                     color=color, label=f"width d = {d} (mean over seeds; dots: seeds)")
         for x in mean[mean.isna()].index:
             axes[0].axvline(x, color=color, ls=":", lw=1)
     xlabel = "N (training sequences)" if by == "N" else "n (sequence length, tokens)"
@@ -688,11 +712,13 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         part_d = depth[depth["d"] == d] if "d" in depth else depth
         for value, part in part_d.groupby(by):
             name = f"{by} = {value:g}" + (f", d = {d}" if len(ds) > 1 else "")
-            axes[1].plot(part["blocks"], part["accuracy"], styles[d], marker=markers[d],
-                         color=colors[value], label=name)
+            axes[1].plot(part["blocks"] + apart[d] * _DODGE_BLOCKS, part["accuracy"], styles[d],
+                         marker=markers[d], color=colors[value], label=name)
     flagged = depth[depth["below_shallower"]]
-    axes[1].plot(flagged["blocks"], flagged["accuracy"], "x", color="#c51b7d", ms=10,
-                 label="below a shallower depth")
+    moved = (flagged["d"].map(apart).fillna(0.0) if "d" in flagged and len(ds) > 1
+             else pd.Series(0.0, index=flagged.index))
+    axes[1].plot(flagged["blocks"] + moved * _DODGE_BLOCKS, flagged["accuracy"], "x",
+                 color="#c51b7d", ms=10, label="below a shallower depth")
     axes[1].axhline(1.0, color="k", lw=0.8, ls="--")
     axes[1].set(xlabel="#blocks of each FFN", ylabel="final training accuracy (fraction)",
                 title="the search per depth" + (" (line style: width)" if len(ds) > 1 else ""))
@@ -714,9 +740,11 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     tried = ", ".join(str(b) for b in sorted(table["blocks"].unique()))
     ds = widths(table)
     shown = ", ".join(f"$d = {d}$" + _ffn_width(table, d) for d in ds)
+    apart_words = (" The widths are drawn slightly apart along the horizontal axis, so that "
+                   "equal values of two widths both show." if len(ds) > 1 else "")
     caption = (f"{what} From {source}{_run_data(table, by)}, model width"
                f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
-               f"our sources), #blocks tried: {tried}. "
+               f"our sources), #blocks tried: {tried}.{apart_words} "
                f"{_verdict(verdict)}")
     if cached is not None and not shows_full:
         early = card.capacity_verdict(cached, by)
@@ -825,11 +853,18 @@ def transformer_markdown(T: Any, net: Any = None, sequences: np.ndarray | None =
     as a Markdown table, and its width counted the paper's way beside Theorem 4.1's 14 with the
     verdict of the scorecard's *Theorem 4.1 (width 14)* check computed on ``T``. Given ``net``,
     ``sequences`` and ``labels``, it opens with the *Theorem 4.1 (as a Transformer)* check
-    (:func:`memnb.scorecard.kajitsuka.transformer_verdict`) on them."""
+    (:func:`memnb.scorecard.kajitsuka.transformer_verdict`) on them, a demonstration printed
+    without a status, and then the row's own verdict on its own examples
+    (:func:`memnb.scorecard.kajitsuka.thm41_transformer_verdict`)."""
     head = ""
     if net is not None and sequences is not None and labels is not None:
-        head = (f"On these {len(sequences):,} sequences: "
-                + _verdict(card.transformer_verdict(T, net, sequences, labels)) + "\n\n")
+        shown = card.transformer_verdict(T, net, sequences, labels)
+        row = card.thm41_transformer_verdict()
+        item = "*Theorem 4.1 (as a Transformer)*"
+        head = (f"On these {len(sequences):,} sequences (a demonstration of ours, not the "
+                f"evidence of the scorecard's {item} row): {shown.measured}. The {item} row "
+                "judges the same check on its own two constructions: "
+                + _verdict(row) + "\n\n")
     lines = ["| part | block | count | matrices | hidden width $q$ | parameters |",
              "|---|---|---|---|---|---|"]
     for _, r in T.block_table().iterrows():

@@ -28,7 +28,13 @@ from memnb.scorecard.core import Row, load_items
 from memnb.scorecard.render import source_profile
 
 _MEM = "examples memorized (accuracy × T)"
-_GUARANTEE = "Theorem 1 guarantee H(min(n, d_h)−1)+1 (lower bound)"
+_GUARANTEE = "Theorem 1 guarantee H(min(n, d_h)−1)+1 (lower bound) [reconstruction]"
+#: Where Theorem 1's count comes from, said once, at its first use in the figures (Fig. 2a).
+GUARANTEE_SOURCE = ("Theorem 1's count H(min(n, d_h)−1)+1, drawn as the dashed guarantee line, "
+                    "is *[reconstruction; Dana et al. (Sec. 7) state the same form]*: the "
+                    "paper's formula is stripped from our text, and Dana et al. state Mahdavi et "
+                    "al.'s limit as T0 ≤ H(min(Q, d_h)−1)+1, with Q the rank of the query "
+                    "vectors.")
 
 
 # --- verdicts --------------------------------------------------------------------------------
@@ -147,10 +153,25 @@ _MARGIN_WHY = ("Counts above Theorem 1's guarantee are consistent with it: the g
                "model's input map, positions and read-out bias. A count also includes hits by "
                "chance: a model that ignores its input still gets the most frequent label right "
                "(about T/C examples), so the ratios to the guarantee are taken on the counts "
-               "above that level (ours), and a point at it is left out (at n = 1 one shared "
-               "context token makes the output the same for every example).")
+               "above that level (ours).")
 _MARGIN_SEE_2A = ("Counts above Theorem 1's guarantee are consistent with it, for the reasons "
                   "given under Fig. 2a.")
+
+
+def _left_out_note(tables: list[pd.DataFrame], x: str) -> str:
+    """Why a point is missing from the ratios to Theorem 1's guarantee, said only where one is
+    (:func:`memnb.scorecard.mahdavi.guarantee_margin`'s ``at_chance`` in any of ``tables``):
+    its mean count does not exceed chance; at ``n = 1`` the reason is named."""
+    dropped = sorted({float(v) for t in tables if len(t)
+                      for v in sc.guarantee_margin(t, x).values["at_chance"]})
+    if not dropped:
+        return ""
+    where = ", ".join(f"{v:g}" for v in dropped)
+    text = (f" A point whose mean count does not exceed chance is left out of the ratios "
+            f"({x} = {where})")
+    if x == "n" and 1.0 in dropped:
+        text += ": at n = 1 one shared context token makes the output the same for every example"
+    return text + "."
 
 
 def _margin_sentence(table: pd.DataFrame, x: str) -> str:
@@ -210,18 +231,50 @@ def _setting(value: Any) -> str:
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
+def official_sizes(figure: str) -> str | None:
+    """The official dataset sizes of ``figure`` (``"Fig. 4"``) from
+    :func:`memnb.papers.mahdavi.sweeps` (``reproduce.sh``), each sub-sweep's apart when the
+    figure has several (``"heads sweep 30000, ...; context sweep 20000, ..."``), a size list
+    rebuilt from a range flagged *[reconstruction]*; None when the figure has no row."""
+    rows = paper.sweeps()
+    rows = rows[(rows["figure"] == figure) | rows["figure"].str.startswith(f"{figure} (")]
+    if rows.empty:
+        return None
+    parts = []
+    for r in rows.itertuples():
+        sub = r.figure[len(figure):].strip(" ()")
+        if sub:
+            sweep, _, context = sub.partition(", ")
+            sub = f"{sweep} sweep" + (f", {context} contexts" if context else "")
+        flag = " [reconstruction: intermediate sizes of a range]" if "reconstruction" in \
+            r.source else ""
+        parts.append(f"{sub} {_setting(list(r.sizes))}{flag}".strip())
+    return parts[0] if len(parts) == 1 else "; ".join(parts)
+
+
 def reduced_settings(name: str, profile: str = "quick") -> str:
     """The settings of experiment ``name``'s ``profile`` (a reduced one) that differ from its
     ``full`` profile (the official code's grid and recipe, ``reproduce.sh``), each beside the
-    full value."""
+    full value; the dataset sizes beside the official ones of every sub-sweep of the figure
+    (:func:`official_sizes`)."""
     from memnb.experiments.registry import get
 
     exp = get(name)
     quick, full = exp.params(profile), exp.params("full")
-    return ", ".join(f"{words}{'' if words.endswith(' over') else ' ='} "
-                     f"{_setting(quick[key])} (official {_setting(full[key])})"
-                     for key, words in _SETTINGS
-                     if key in quick and key in full and quick[key] != full[key])
+    parts = []
+    for key, words in _SETTINGS:
+        if key not in quick or key not in full or quick[key] == full[key]:
+            continue
+        official = official_sizes(exp.paper_figure) if key == "sizes" else None
+        if key == "configs":  # Fig. 3's search grid: ours, around the paper's sizes
+            official = f"full profile, ours: {_setting(full[key])}"
+        elif official and ";" in official:
+            official = f"official: {official}"
+        else:
+            official = f"official {official or _setting(full[key])}"
+        parts.append(f"{words}{'' if words.endswith(' over') else ' ='} "
+                     f"{_setting(quick[key])} ({official})")
+    return ", ".join(parts)
 
 
 def sweep_scales_markdown(profile: str, root: Any = None) -> str:
@@ -735,14 +788,68 @@ def dinov2_discussion(result: Any, profile: str) -> str:
     statuses, verdict = sc.dinov2_verdict(table)
     lines += ["", f"Sec. 4.4 and 5.1 report Assumption 3 at a *randomly initialised* "
               f"embedding layer (ours here: {emb_a3}) and Assumption 1 after the first block of "
-              f"the trained ViT. DINOv2's trained embedding layer: A1 {statuses['l0_a1']}, A3 "
-              f"{statuses['l0_a3']}; its first block: A1 {statuses['l1_a1']}, A2 "
-              f"{statuses['l1_a2']}. Verdict (ours, from the `{used}` table): DINOv2 "
-              f"{verdict}. Without a randomly initialised DINOv2 of the same geometry (14-pixel "
-              "patches, its own width), a difference at its embedding layer cannot be put down "
-              "to the training alone: the geometry and the images' smooth patch means may also "
-              "lower the ranks (ours; not run)."]
+              f"the trained ViT. DINOv2's trained embedding layer, tested in float32 as every "
+              f"layer of Table 1: A1 {statuses['l0_a1']}, A3 {statuses['l0_a3']}; its first "
+              f"block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}. Verdict (ours, from the "
+              f"`{used}` table): DINOv2 {verdict}."]
+    if statuses["l0_a3"] == "fail":
+        controls = sc.embedding_controls(_dinov2_images(table))
+        lines[-1] += (" Whether training causes that failure: "
+                      + sc.embedding_control_text(controls, table, detail=False) + ".")
     return "\n".join(lines)
+
+
+def _dinov2_images(table: pd.DataFrame) -> int:
+    """The image pool of the untrained-embedding control: that of a Table 1 run's DINOv2 rows,
+    else the ``full`` profile's pool of Table 1 (a smaller run may hold fewer images than the
+    control's ``k = n``)."""
+    from memnb.experiments.registry import get
+
+    rows = table[table["representation"] == "dinov2_vits14_l0"]
+    if len(rows):
+        return int(rows["T"].dropna().max())
+    return int(get("mahdavi.table1").params("full")["images"])
+
+
+def embedding_control_markdown(result: Any, profile: str) -> str:
+    """The untrained-embedding control (ours, :mod:`memnb.embedding_control`) as a table: for
+    each geometry of Table 1, Assumption 3 on an untrained embedding in float32 and in float64
+    on the same draws, beside Table 1's float32 cell of the same geometry (the trained DINOv2
+    embedding layer; the randomly initialised ViT-B/16 embedding layer). Reads the table
+    :func:`full_or_fresh` picks, on the same image pool; says so when the images are absent."""
+    table, used = full_or_fresh(result, profile)
+    images = _dinov2_images(table)
+    controls = sc.embedding_controls(images)
+    if controls is None:
+        return ("The control needs the sample images, which this checkout lacks: not computed.")
+    rows = table1_comparison(table).set_index(["representation", "check"])
+    beside = {14: ("dinov2_vits14_l0", "DINOv2-small embedding layer, trained"),
+              16: ("embedding", "ViT-B/16 embedding layer, random weights")}
+
+    def table1_cell(patch: int) -> str:
+        rep, label = beside[patch]
+        if (rep, "assumption3") not in rows.index:
+            return "not in this table"
+        r = rows.loc[(rep, "assumption3")]
+        return (f"{label}: {r['ours']:.4g} "
+                f"(ranks {sc.rank_range(int(r['min_rank']), int(r['max_rank']))})")
+
+    def cell(test: Any) -> str:
+        return f"{test.pass_fraction:.4g} (ranks {sc.rank_range(test.min_rank, test.max_rank)})"
+
+    pool = int(table["T"].dropna().max())
+    header = ["geometry", "k = n, d", "untrained, float32: pass fraction (ranks)",
+              "untrained, float64", "float64 draws: smallest σ_min/σ_max",
+              "float32 tolerance max(k, d)·eps",
+              f"Table 1 (`{used}` run, {pool} images), float32"]
+    body = [[c.geometry.name, f"{c.k}, {c.geometry.d}", cell(c.float32), cell(c.float64),
+             f"{c.relative_sv[0]:.2g} to {c.relative_sv[1]:.2g}", f"{c.tolerance32:.2g}",
+             table1_cell(c.geometry.patch)] for c in controls]
+    first = controls[0]
+    return (f"Assumption 3 at an untrained embedding layer, {first.float32.repeats} random "
+            f"draws of k = n vectors from the first {first.T} sample images (the pool of "
+            f"Table 1's `full` profile, where DINOv2 runs), weights and draws seeded "
+            f"(seed {first.seed}):\n\n" + markdown_table(header, body))
 
 
 # --- Table 3: the trained GPT-2 -----------------------------------------------------------------
@@ -788,8 +895,10 @@ def fig2a(result: Any, profile: str) -> Any:
                 f"per head, R² = {fit.values['r2']:.3f}. {_margin_sentence(table, 'H')} "
                 f"{_sizes_note(table)}")
 
+    tables = [table for _, table, _ in runs]
     text = (_runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
-            + " " + verdict_sentence("Fig. 2a", profile))
+            + _left_out_note(tables, "H") + " " + GUARANTEE_SOURCE + " "
+            + verdict_sentence("Fig. 2a", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text,
                        profile=profile, source=_source(runs))
 
@@ -812,7 +921,8 @@ def fig2b(result: Any, profile: str) -> Any:
                 + f" (T = {int(table['T'].max())}). {_margin_sentence(table, 'n')}")
 
     text = (_runs_text(runs, describe, result, "mahdavi.context", profile) + " "
-            + _MARGIN_SEE_2A + " " + verdict_sentence("Fig. 2b", profile))
+            + _MARGIN_SEE_2A + _left_out_note([table for _, table, _ in runs], "n") + " "
+            + verdict_sentence("Fig. 2b", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text,
                        profile=profile, source=_source(runs))
 
@@ -829,7 +939,7 @@ def _fig2c_trend(table: pd.DataFrame) -> str:
     counts = (f"{float(at_n['mean'].iloc[0]):.1f} at d_h = n = {n}, "
               + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
     change = (f"the line fitted past d_h = n changes the count by {v['change']:+.1f} over "
-              f"the sweep, against a largest seed spread of {v['tol']:.1f} "
+              f"the sweep, against a noise tolerance of {v['tol']:.1f} "
               f"({sc.fig2c_noise(means)})")
     peak = sc.fig2c_peak(means, n)
     before = f" {_capital(peak['text'])}." if peak is not None else ""
@@ -867,8 +977,8 @@ def _saturation_text(stats: pd.DataFrame) -> str:
     """One clause per ``H`` of :func:`memnb.scorecard.mahdavi.saturation_stats`, naming its two
     shares of saturation apart: of (head, example) pairs, and of examples with at least one
     saturated head (the one the verdict tests)."""
-    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.0%} "
-                     f"of (head, example) pairs saturated, {r.some_saturated:.0%} of examples "
+    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.1%} "
+                     f"of (head, example) pairs saturated, {r.some_saturated:.1%} of examples "
                      "with at least one saturated head (the share the verdict tests), "
                      f"{r.unsaturated:.1%} of examples keep a non-saturated head"
                      for h, r in stats.iterrows())
@@ -884,9 +994,19 @@ def _searched_text(table: pd.DataFrame) -> str:
     return f"{text}. At those sizes: {_saturation_text(sc.saturation_stats(runs))}"
 
 
+#: Where Fig. 3's reference sizes come from: App. H says "around" a size for each H, but the
+#: numbers are stripped from our text of it; :data:`memnb.papers.mahdavi.SATURATION_CONFIGS`
+#: takes them from the official code's ``reproduce.sh``.
+PAPER_SIZES_SOURCE = ("App. H calls each size \"around\" the largest its model memorized "
+                      "perfectly, but the numbers are stripped from our text of App. H: these "
+                      "are the sizes of the official code's reproduce.sh "
+                      "(memnb.papers.mahdavi).")
+
+
 def _paper_sizes_text(table: pd.DataFrame) -> str:
     """Our training accuracy at the paper's sizes, where a run tried them (a finding of ours
-    when it is below 100 %: App. H gives them as about the largest its models memorized)."""
+    when it is below 100 %: App. H calls them about the largest its models memorized; the values
+    come from the official reproduce.sh)."""
     parts = []
     for h, t in paper.SATURATION_CONFIGS.value:
         at = table[(table["H"] == h) & (table["T"] == t)]
@@ -897,8 +1017,9 @@ def _paper_sizes_text(table: pd.DataFrame) -> str:
                       len(per_seed)))
     if not parts or all(kept == ran for *_, kept, ran in parts):
         return ""
-    return ("At the paper's sizes, which App. H gives as about the largest its models memorized "
-            "perfectly, our training with the official settings did not memorize every example "
+    return ("At the paper's sizes (about the largest its models memorized perfectly, by App. H; "
+            "the values from the official reproduce.sh), our training with the official settings "
+            "did not memorize every example "
             "in every seed (" + "; ".join(_paper_size_outcome(*part) for part in parts)
             + "; a finding of ours about the paper's sizes). ")
 
@@ -933,7 +1054,7 @@ def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
                label="largest memorized (per seed)")
     if full:
         ax.plot([], [], color=viz.PALETTE["bound"], linestyle="--",
-                label="paper's size (App. H)")
+                label="paper's size (App. H; from reproduce.sh)")
     ax.set(xlabel="dataset size T (examples)", ylabel="training accuracy",
            ylim=(min(0.9, float(table["accuracy"].min()) - 0.01), 1.01))
 
@@ -982,7 +1103,8 @@ def fig3(result: Any, profile: str) -> Any:
                  + ", ".join(f"{f:g}" for f in SATURATION_SEARCH)
                  + " (ours: the paper gives no grid). ")
     text += ("The paper's sizes, at n = 32, d = d_h = 64: about "
-             + " and ".join(f"{t} (H = {h})" for h, t in paper.SATURATION_CONFIGS.value) + ". ")
+             + " and ".join(f"{t} (H = {h})" for h, t in paper.SATURATION_CONFIGS.value)
+             + ". " + PAPER_SIZES_SOURCE + " ")
     if result.cached is not None:
         text += f"Top row, the committed full-scale run: {_searched_text(result.cached)}. "
         if getattr(result, "partial", None):
@@ -1013,6 +1135,37 @@ def _verdict_status(table: pd.DataFrame) -> str:
         return sc.fig3_verdict(table).status
     except NotComputable:
         return "not computable"
+
+
+def _row_status(run: Any) -> tuple[str, str | None]:
+    """The status the scorecard's Fig. 3 row gives a committed full run (every seed it ran,
+    :func:`memnb.scorecard.criteria.at_paper_scale`'s cap at ``trend`` for a partial grid), and
+    the run's :func:`memnb.results.partial_summary` (None when complete)."""
+    from memnb.results import partial_summary
+    from memnb.scorecard import criteria
+    from memnb.scorecard.core import NotComputable
+
+    partial = partial_summary(run.provenance)
+    try:
+        verdict = sc.fig3_verdict(run.table)
+    except NotComputable:
+        return "not computable", partial
+    capped = criteria.at_paper_scale(verdict, "full", partial, reduced="",
+                                     incomplete=partial or "")
+    return capped.status, partial
+
+
+def _scorecard_statuses(before: Any, current: Any) -> str:
+    """Fig. 3's row as the scorecard judges each of the two runs (every seed, a partial grid
+    capped at trend), so that the comparison's statuses are not read as the rows'."""
+    (then, partial_then), (now, partial_now) = _row_status(before), _row_status(current)
+
+    def grid(partial: str | None) -> str:
+        return "" if partial is None else (" (a partial grid, capped at trend: "
+                                           f"{partial.removeprefix('partial: ')})")
+
+    return (f"As scorecard rows, judged on every seed each run has, the earlier run gives "
+            f"*{then}*{grid(partial_then)} and the committed one *{now}*{grid(partial_now)}.")
 
 
 def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
@@ -1091,7 +1244,7 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
                   f"non-saturated head is {'; '.join(share)}. The scorecard's Fig. 3 criterion "
                   f"(on these seeds, before any downgrade for a partial grid) gives "
                   f"*{status_then}* on the earlier run and *{status_now}* on the committed "
-                  f"one.{reading}", ""]
+                  f"one.{reading} {_scorecard_statuses(before, current)}", ""]
     return "\n".join(lines)
 
 
@@ -1123,9 +1276,11 @@ def fig4(result: Any, profile: str) -> Any:
         margin = _margin_sentence(heads, "H")
         return "in the heads sweep, " + margin[0].lower() + margin[1:]  # "Above ..." → "above"
 
+    heads = [table[table["sweep"] == "heads"] for _, table, _ in runs]
     text = ("Non-shared (i.i.d.) contexts. "
             + _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
-            + _MARGIN_SEE_2A + " " + verdict_sentence("Fig. 4", profile))
+            + _MARGIN_SEE_2A + _left_out_note(heads, "H") + " "
+            + verdict_sentence("Fig. 4", profile))
     return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile,
                        source=_source(runs))
 
@@ -1215,10 +1370,12 @@ def fig5(result: Any, profile: str) -> Any:
                        source=_source(runs))
 
 
-__all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "IMAGE_SOURCE",
+__all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE_SOURCE",
+           "IMAGE_SOURCE", "PAPER_SIZES_SOURCE",
            "LAYER_LABELS", "MISSING_LABELS", "MODEL_LABELS", "PAPER_SAMPLED_IMAGES",
            "PROPOSITION4_COLUMNS", "SWEEPS", "assumptions_by_layer", "bert_kruskal_sentence",
            "construction_caption", "construction_frame", "dinov2_discussion",
+           "embedding_control_markdown", "official_sizes",
            "gpt2_trained_note", "full_or_fresh",
            "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5", "images_sentence",
            "missing_sentence", "proposition4_display", "proposition4_table",

@@ -11,23 +11,31 @@ Each paper module (``memnb/scorecard/<paper>.py``) declares its items with :func
 
 The criterion is the function (code) and its one-line description (words). An item that needs a
 result nobody has computed raises :class:`NotRun` through :meth:`ResultSource.table`; the row then
-says ``not run`` and which command computes it. Rows never carry a typed status.
+says ``not run`` and which command computes it. An item whose result exists but cannot decide it
+(too few points, a partial run without its points, another setting than the paper's) raises
+:class:`NotRun` with the reason and the command of the run that decides it
+(:meth:`ResultSource.full_run_command`): ``not computable`` is kept for statements with no
+checkable content. Rows never carry a typed status.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from memnb.profiles import check_profile
 from memnb.scorecard import criteria
 from memnb.scorecard.criteria import STATUSES, Verdict
+
+if TYPE_CHECKING:
+    from memnb.results import ExperimentResult
 
 #: Papers in book order, with the name the scorecard prints.
 PAPERS: dict[str, str] = {
@@ -44,11 +52,20 @@ COLUMNS: tuple[str, ...] = ("paper", "item", "claim", "criterion", "measured", "
 
 
 class NotRun(Exception):
-    """An item's evidence has not been computed in this checkout."""
+    """An item's evidence has not been computed in this checkout.
 
-    def __init__(self, experiment: str, profile: str) -> None:
+    Without ``why``: no result of ``experiment`` exists (the row says ``no result yet``). With
+    ``why``: a result exists, but one that cannot decide the item (a reduced run with too few
+    points, a partial run that lacks the item's points, a run at another setting than the
+    paper's); ``why`` says what it holds, and ``command`` is the command that computes the run
+    that decides it (:meth:`ResultSource.full_run_command`), e.g. one that continues a partial
+    run or rerun."""
+
+    def __init__(self, experiment: str, profile: str, why: str | None = None,
+                 command: str | None = None) -> None:
         self.experiment, self.profile = experiment, profile
-        super().__init__(f"no result of {experiment} under profile {profile}")
+        self.why, self.command = why, command
+        super().__init__(why or f"no result of {experiment} under profile {profile}")
 
 
 class NotComputable(Exception):
@@ -77,6 +94,57 @@ class Row:
         return asdict(self)
 
 
+def computing_commits(provenance: dict[str, Any]) -> str:
+    """The commit(s) whose invocations computed a result's points, for its evidence: "commit
+    abc1234, <start>" when the invocations of one commit computed them all (or the invocations
+    do not tell, :func:`memnb.results.computing_invocation`), else "commits eb16d85 (84 points,
+    2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 (105 points, 2026-11-26)": every
+    commit whose invocations raised ``points_done``, with the points they added and the day of
+    the first, so that a resumed run does not read as computed by its last commit alone."""
+    from memnb.results import computing_invocation
+
+    calls = provenance.get("invocations") or []
+    added: dict[str, list[Any]] = {}  # commit -> [points added, day of its first invocation]
+    if calls and all(c.get("points_done") is not None for c in calls):
+        before = 0
+        for call in calls:
+            done = int(call["points_done"])
+            if done > before:
+                commit = str(call.get("git_commit") or "unknown")[:7]
+                entry = added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])
+                entry[0] += done - before
+            before = max(before, done)
+    if len(added) < 2:
+        computed = computing_invocation(provenance)
+        return (f"commit {str(computed['git_commit'] or 'unknown')[:7]}, "
+                f"{computed['started_utc'] or '?'}")
+    return "commits " + ", ".join(f"{commit} ({points} points, {day})"
+                                  for commit, (points, day) in added.items())
+
+
+def todays_rerun(name: str, profile: str = "full",
+                 root: Path | None = None) -> ExperimentResult | None:
+    """The rerun of ``name`` (:func:`memnb.reruns.rerun_root`) that stands in for its committed
+    ``profile`` result while that result is not judged: returned when the committed result was
+    computed under an earlier profile (:func:`memnb.results.profile_change`) and the rerun by
+    today's code (:func:`memnb.results.computed_by_todays_code`) under today's profile;
+    ``None`` otherwise (no such rerun, a committed result of today's profile, an unregistered
+    experiment). The rerun may be partial: a reader judges only the parts it has computed in
+    full (:meth:`ResultSource.rerun_part`)."""
+    from memnb.experiments.registry import load_all
+    from memnb.reruns import rerun_root
+    from memnb.results import computed_by_todays_code, load, profile_change
+
+    committed = load(name, profile, root)
+    if committed is None or profile_change(committed.provenance) is None:
+        return None
+    rerun = load(name, profile, rerun_root(root))
+    if (rerun is None or name not in load_all() or profile_change(rerun.provenance) is not None
+            or not computed_by_todays_code(name, rerun.provenance)):
+        return None
+    return rerun
+
+
 class ResultSource:
     """Where an item reads its evidence: the result tables written by ``memnb run``.
 
@@ -93,6 +161,8 @@ class ResultSource:
         self._used: list[str] = []
         self._cache: dict[str, tuple[pd.DataFrame, str, str, str | None]] = {}
         self._not_judged: dict[str, str] = {}
+        # tables an item reads in place of the looked-up one while it runs (rerun_part)
+        self._override: dict[str, tuple[pd.DataFrame, str, str, str | None]] = {}
 
     def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
         """``(table, profile it was read from, one-line description, partial summary or None)``
@@ -100,7 +170,6 @@ class ResultSource:
         from memnb.experiments.registry import load_all
         from memnb.reruns import rerun_clause
         from memnb.results import (
-            computing_invocation,
             earlier_code_note,
             load,
             partial_summary,
@@ -108,6 +177,8 @@ class ResultSource:
             run_label,
         )
 
+        if name in self._override:
+            return self._override[name]
         if name in self._cache:
             return self._cache[name]
         order = [self.profile] + (["quick"] if self.profile == "full" else [])
@@ -134,10 +205,7 @@ class ResultSource:
                          f"{not_judged}; fell back to `{profile}`)")
             elif profile != self.profile:
                 what += f" (no `{self.profile}` run exists; fell back to `{profile}`)"
-            computed = computing_invocation(prov)
-            what += (f": {run_label(result.table, prov)}, commit "
-                     f"{str(computed['git_commit'] or 'unknown')[:7]}, "
-                     f"{computed['started_utc'] or '?'}")
+            what += f": {run_label(result.table, prov)}, {computing_commits(prov)}"
             if name in load_all():  # a registered experiment: today's code is known
                 what += earlier_code_note(name, prov)
                 if profile == "full":
@@ -148,6 +216,75 @@ class ResultSource:
             self._cache[name] = (result.table, profile, what, partial)
             return self._cache[name]
         raise NotRun(name, self.profile)
+
+    @contextmanager
+    def rerun_part(self, name: str, column: str, values: Sequence[Any]) -> Iterator[bool]:
+        """While the block runs, read ``name`` from its rerun (:func:`todays_rerun`), only the
+        rows whose ``column`` is one of ``values``, when the rerun has computed every one of
+        their points: none of its ``missing_points`` has such a value, and it holds rows of
+        each. Yields whether it does (else :meth:`table` returns what it would anyway).
+
+        The rows read as a ``full`` run (today's code and profile), partial while the rerun is
+        (:meth:`partial`, so that :meth:`at_paper_scale` caps a ``reproduced`` at ``trend``);
+        the evidence names the rerun, how far it is, and why the committed run is not judged.
+        Used where a committed full run of an earlier profile stands beside a partial rerun
+        whose part an item needs is complete (e.g. one figure of a table of three)."""
+        entry = self._rerun_entry(name, column, tuple(values))
+        if entry is not None:
+            self._override[name] = entry
+        try:
+            yield self.reads_rerun(name)
+        finally:
+            self._override.pop(name, None)
+
+    def _rerun_entry(self, name: str, column: str, values: tuple[Any, ...]
+                     ) -> tuple[pd.DataFrame, str, str, str | None] | None:
+        from memnb.reruns import RERUN, rerun_progress
+        from memnb.results import load, points_ran, profile_change, run_label
+
+        rerun = None if self.profile != "full" else todays_rerun(name, "full", self.root)
+        if rerun is None or column not in rerun.table:
+            return None
+        prov = rerun.provenance
+        missing = [p for p in prov.get("missing_points") or [] if p.get(column) in values]
+        if missing or not all((rerun.table[column] == v).any() for v in values):
+            return None
+        part = rerun.table[rerun.table[column].isin(values)].reset_index(drop=True)
+        which = " and ".join(map(str, values))
+        committed = load(name, "full", self.root)
+        done, total = points_ran(prov)
+        what = (f"`full` rerun of {name} by today's code under today's `full` profile "
+                f"({RERUN}/full/), read for its {which} points, every one of which it has "
+                f"computed: {run_label(part, prov)}, {computing_commits(prov)}; "
+                f"{rerun_progress(name, 'full', self.root)}; the committed `full` run is not "
+                f"judged: it was {profile_change(committed.provenance)}")
+        partial = (None if rerun.complete else
+                   f"a partial rerun ({done} of {total} points of today's profile; its {which} "
+                   "points all computed)")
+        return part, "full", what, partial
+
+    def reads_rerun(self, name: str) -> bool:
+        """Whether :meth:`table` now returns a part of ``name``'s rerun (:meth:`rerun_part`)."""
+        return name in self._override and self._lookup(name) is self._override[name]
+
+    def full_run_command(self, name: str) -> str:
+        """The command that computes the ``full`` run of ``name`` an item needs: the one that
+        continues its rerun when one is under way (:mod:`memnb.reruns`), or its partial ``full``
+        run of today's profile; ``--rerun`` when the committed one is of an earlier profile;
+        else the plain ``memnb run <name> --profile full``."""
+        from memnb.reruns import rerun_root
+        from memnb.results import continue_command, load, profile_change
+
+        plain = f"memnb run {name} --profile full"
+        rerun = load(name, "full", rerun_root(self.root))
+        if rerun is not None and not rerun.complete:
+            return continue_command(name, "full", rerun.provenance, rerun=True)
+        full = load(name, "full", self.root)
+        if full is None:
+            return plain
+        if profile_change(full.provenance) is not None:
+            return f"{plain} --rerun"
+        return plain if full.complete else continue_command(name, "full", full.provenance)
 
     def peek(self, name: str) -> pd.DataFrame:
         """The table :meth:`table` would return, without recording it as evidence."""
@@ -231,11 +368,16 @@ class Item:
         except NotRun as missing:
             from memnb.planner import planned_cost
 
-            cmd = f"`memnb run {missing.experiment} --profile {missing.profile}`"
+            plain = f"memnb run {missing.experiment} --profile {missing.profile}"
+            cmd = f"`{missing.command or plain}`"
             planned = planned_cost(missing.experiment, missing.profile) or self.cost
-            cost = f" ({planned})" if planned else ""
-            return self._row("not run", f"no result yet: {cmd} computes it{cost}",
-                             "none in this checkout")
+            if missing.why is None:
+                cost = f" ({planned})" if planned else ""
+                return self._row("not run", f"no result yet: {cmd} computes it{cost}",
+                                 "none in this checkout")
+            whole = f" (the whole run {planned})" if planned else ""
+            return self._row("not run", f"{missing.why}; {cmd} computes the run that decides "
+                             f"it{whole}", results.evidence() or "none in this checkout")
         except NotComputable as why:
             return self._row("not computable", str(why),
                              results.evidence() or "none (see measured)")

@@ -8,9 +8,12 @@ that a scorecard row shows both the verdict and why. The statuses mean:
 - ``trend``: the claimed shape holds (direction, linearity, ordering) but the values do not match
   within tolerance, or only a reduced-size run was available;
 - ``differs``: the claim does not hold in our measurement;
-- ``not run``: no result of ours exists yet (the row says what computes it);
+- ``not run``: no result of ours that can decide the claim exists yet: none at all, or only one
+  that cannot decide it (a reduced run with too few points, a partial run that lacks the
+  claim's points, a run at another setting than the paper's); the row says what exists and
+  names the command that computes the run that decides it;
 - ``not computable``: the statement has no checkable content at any size we can run (the row
-  says why).
+  says why); a claim that a run we have not made yet would decide is ``not run``, not this.
 """
 
 from __future__ import annotations

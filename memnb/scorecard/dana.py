@@ -5,8 +5,9 @@ Theory items are checked by exact computations at small size (the constructions 
 :mod:`memnb.constructions.aot`, :mod:`memnb.lookup_tables`, :mod:`memnb.bounds`); figure items by
 criteria on our result tables (``dana.exp*``, ``dana.layout*``) against the paper's official CSVs
 (:mod:`memnb.papers.dana`), App. B's Figs. 5-10 on ``dana.appendix_dim`` and
-``dana.appendix_depth``. Items we cannot check say why (``not computable``); experiments not yet
-run say so (``not run``, giving the command and its cost).
+``dana.appendix_depth``. Items with no checkable content say why (``not computable``); items a
+run not yet made (or not yet complete) would decide say so (``not run``, giving what exists, the
+command and its cost).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from memnb.scorecard.core import NotComputable, NotRun, ResultSource, Row, item
 from memnb.scorecard.criteria import Verdict
 from memnb.scorecard.dana_theory import BIETTI_D as _BIETTI_D
 from memnb.scorecard.dana_theory import BIETTI_N as _BIETTI_N
+from memnb.scorecard.dana_theory import BIETTI_RATIO as _BIETTI_RATIO
+from memnb.scorecard.dana_theory import BIETTI_UNSATURATED as _BIETTI_UNSATURATED
+from memnb.scorecard.dana_theory import SLIDES_BIETTI_QUOTE as _SLIDES_QUOTE
 
 P = "dana"
 #: Mean |ours − paper| (accuracy) within which a curve counts as the paper's.
@@ -233,20 +237,48 @@ def proposition_1(results: ResultSource) -> Verdict:
                                               for d, r in ranks))
 
 
+#: Proposition 2's check: vocabulary size, and the rank of the centred log π of its second π
+#: (ours), below N − 1 so that the rank threshold (our sharper reading) can be told from
+#: d ≥ N − 1: a π whose centred log has rank N − 1 (the first, the chapter's figure) cannot.
+PROP2_N = 5
+PROP2_LOW_RANK = 2
+
+
+def low_rank_conditionals(N: int, rank: int, sequences: int = 8, seed: int = 0) -> np.ndarray:
+    """``π_t = softmax(a_t B)`` for ``sequences`` rows, ``a_t ∈ R^rank`` and ``B ∈ R^{rank × N}``
+    Gaussian (``a_t`` scaled by 1.5): full support, and a centred log π of rank ``rank`` (for a
+    generic draw, ``rank ≤ min(sequences, N − 1)``), so that the best rank-d encoder's KL is 0
+    from d = ``rank`` on, below N − 1 (Proposition 2's second π, ours)."""
+    from scipy.special import softmax
+
+    if not 1 <= rank <= min(sequences, N - 1):
+        raise ValueError(f"rank must lie in [1, min(sequences, N - 1)]; got {rank}")
+    rng = np.random.default_rng(seed)
+    logits = 1.5 * rng.standard_normal((sequences, rank)) @ rng.standard_normal((rank, N))
+    return softmax(logits, axis=1)
+
+
 @item(P, "Proposition 2",
       claim="d ≥ N − 1 matches every π; for d < N − 1 some π has positive KL to every rank-d "
-            "sequence encoder", criterion="for a full-support π (N = 5): the best rank-d KL "
-                                          "found is > 1e-6 exactly when d < rank of the centred "
-                                          "log π, and ≈ 0 at d = N − 1", evidence=_EXACT)
+            "sequence encoder",
+      criterion=f"for two full-support π (N = {PROP2_N}): one whose centred log π has rank "
+                f"N − 1 and one whose centred log π has rank {PROP2_LOW_RANK} < N − 1 (ours: "
+                "only there can the threshold be told from d ≥ N − 1): the best rank-d KL found "
+                "is > 1e-6 exactly when d < the rank of the centred log π (our sharper "
+                "reading), and ≈ 0 at d = N − 1 for both (the statement)", evidence=_EXACT)
 def proposition_2(results: ResultSource) -> Verdict:
-    n = 5
-    table = lookup_tables.bottleneck_table(lookup_tables.peaked_conditionals(n, 3.0),
-                                           list(range(1, n)), restarts=1)
-    positive = table["kl_fit"] > 1e-6
-    ok = bool((positive == table["kl_positive"]).all()) and not positive.iloc[-1]
-    return criteria.exact_check(ok, "best rank-d KL " + ", ".join(
-        f"d={r.d}: {r.kl_fit:.2g}" for r in table.itertuples())
-        + f"; centred rank {int(table['centered_rank'].iloc[0])}")
+    n, ds = PROP2_N, list(range(1, PROP2_N))
+    parts, ok = [], True
+    for label, conditionals in (
+            ("peaked π", lookup_tables.peaked_conditionals(n, 3.0)),
+            (f"rank-{PROP2_LOW_RANK} π", low_rank_conditionals(n, PROP2_LOW_RANK))):
+        table = lookup_tables.bottleneck_table(conditionals, ds, restarts=1)
+        positive = table["kl_fit"] > 1e-6
+        ok &= bool((positive == table["kl_positive"]).all()) and not positive.iloc[-1]
+        parts.append(f"{label} (centred rank {int(table['centered_rank'].iloc[0])}): best "
+                     "rank-d KL " + ", ".join(f"d={r.d}: {r.kl_fit:.2g}"
+                                              for r in table.itertuples()))
+    return criteria.exact_check(ok, "; ".join(parts))
 
 
 @item(P, "Proposition 3",
@@ -312,8 +344,9 @@ def remarks_1(results: ResultSource) -> Verdict:
 @item(P, "Corollary 1",
       claim="with d = 2, H heads of dimension d_h memorize T_0 = H d_h + 2 associations with "
             "2(S + 2N + 4(T_0 − 2)) parameters",
-      criterion="our exact construction at d = 2 memorizes all T_0 = H d_h + 2 sequences "
-                "(argmax = target) with that parameter count", evidence=_EXACT)
+      criterion="our exact construction at d = 2 (a [reconstruction] of the proof, as in the "
+                "Theorem 1 row) memorizes all T_0 = H d_h + 2 sequences (argmax = target) with "
+                "that parameter count", evidence=_EXACT)
 def corollary_1(results: ResultSource) -> Verdict:
     import torch
 
@@ -373,8 +406,9 @@ def lemma_2(results: ResultSource) -> Verdict:
             "d(S + 2N + 2(d_h + 1)H) parameters",
       criterion="with random rank-1 W_QK the attention outputs of random distinct sequences "
                 "reach rank min(T_0, Hd); the count d(S + 2N + 2(d_h + 1)H) equals embeddings "
-                "+ unembedding + (W_Q, W_K ∈ R^d, W_V, W_O) per head; rank-1 AoTs built and "
-                "checked to memorize T_0 = H d_h + d", evidence=_EXACT)
+                "+ unembedding + (W_Q, W_K ∈ R^d, W_V, W_O) per head; rank-1 AoTs built by "
+                "our exact construction (a [reconstruction] of the proof, as in the Theorem 1 "
+                "row) and checked to memorize T_0 = H d_h + d", evidence=_EXACT)
 def remark_2(results: ResultSource) -> Verdict:
     n, d, h = 10, 4, 3
     rank = _lemma2_rank(_distinct(20, n, 3), n, d, h, rank_one=True)
@@ -395,8 +429,10 @@ def remark_2(results: ResultSource) -> Verdict:
             "sequences ≥ φ(H d_h + d) = 1/N + (1 − 1/N)(H d_h + d)/T_0 (the 'our lower bound' "
             "line of Figs. 1, 2a, 4)",
       criterion="every seed-averaged trained accuracy of Experiment 1 (all d, all H) lies on or "
-                "above φ(H d_h + d) (looseness = measured/bound); and our constructed AoT, one "
-                "per task on all N² bigrams, reaches φ(H d_h + d) on every task (reproduced) or "
+                "above φ(H d_h + d) (looseness = measured/bound); and our constructed AoT (our "
+                "exact construction, a [reconstruction] of the proof, as in the Theorem 1 row), "
+                "one per task on all N² bigrams, reaches φ(H d_h + d) on every task (reproduced) "
+                "or "
                 "on average over tasks (trend: the claim is per task, some AoT for each π) "
                 "(memnb.scorecard.dana_theory)")
 def corollary_2(results: ResultSource) -> Verdict:
@@ -515,7 +551,8 @@ def fig_1b(results: ResultSource) -> Verdict:
 @item(P, "Sec. 5.1: rank-d memory",
       claim=f"{paper.QUOTES['rank_d_memory']}, read on the random-embedding associative memory "
             "of Bietti et al. (W = Σ_i w_U(g(i)) w_E(i)^T, a d × d matrix, as the September "
-            "2024 preprint and the June 2024 slides describe it)",
+            "2024 preprint and the June 2024 slides describe it; [unverified] against Bietti "
+            "et al.'s own text)",
       criterion="the largest number of associations recalled at 100 % is at most d in every "
                 "draw at every (N, d) of the table (N ∈ {"
                 f"{', '.join(map(str, _BIETTI_N))}}}, d ∈ {{"
@@ -619,10 +656,12 @@ def fig_3(results: ResultSource) -> Verdict:
 
     table = _table(results, "dana.exp5")
     order = exp5_order(table)
-    order = order[order["paper_ahead"].notna()]
+    if "paper_ahead" in order:  # an empty order (no d with both models) has no columns
+        order = order[order["paper_ahead"].notna()]
     if order.empty and results.partial("dana.exp5"):
-        raise NotComputable(f"the full run of dana.exp5 is {results.partial('dana.exp5')}: no "
-                            "d has both models at the paper's H yet")
+        raise NotRun("dana.exp5", "full", f"the full run of dana.exp5 is "
+                     f"{results.partial('dana.exp5')}: no d has both models at the paper's H "
+                     "yet", results.full_run_command("dana.exp5"))
     if order.empty:
         raise NotRun("dana.exp5", "full")
     judged = order[order["paper_ahead"] != "tie"]
@@ -670,17 +709,21 @@ def fig_4(results: ResultSource) -> Verdict:
 # Our runs are ``dana.appendix_dim`` and ``dana.appendix_depth`` (column ``figure``); each row
 # uses the criterion of its §5 counterpart (Fig. 1a/2b for Exp. 1, Fig. 1b for Exp. 2, Fig. 3
 # for Exp. 5), and keeps the paper's own CSV reading in its measured text. One evidence standard
-# for all six: a shape is judged on at least MIN_APPENDIX_POINTS values (else not computable),
-# and a value comparison (which model is ahead) from a run that is not the paper's is at most a
-# trend, never differs (_reduced_order).
+# for all six: a shape is judged on at least MIN_APPENDIX_POINTS values (else not run: a run
+# with more points decides it), and a value comparison (which model is ahead) from a run that is
+# not the paper's is at most a trend, never differs (_reduced_order). A committed full run of an
+# earlier profile is not judged; a rerun of it by today's code (memnb.reruns) is, figure by
+# figure, on the figures whose grid it has computed in full (_appendix_item).
 
 def _appendix_table(results: ResultSource, name: str, figure: str) -> pd.DataFrame:
-    """Our rows of ``figure`` in ``name``'s table; NotRun when absent."""
+    """Our rows of ``figure`` in ``name``'s table; NotRun when absent (naming the command that
+    computes them, :meth:`ResultSource.full_run_command`)."""
     from memnb.experiments.dana import appendix_rows
 
     rows = appendix_rows(_table(results, name), figure)
     if rows.empty:
-        raise NotRun(name, "full")
+        raise NotRun(name, "full", f"the `{results.used_profile(name)}` run of {name} holds no "
+                     f"{figure} point", results.full_run_command(name))
     return rows
 
 
@@ -699,6 +742,11 @@ def _linear_on(table: pd.DataFrame, x: str) -> str:
 #: the 3 values make it, with no residual to test it), and a line and a·x² + b each leave one
 #: residual, so none of the linear, convex or monotone readings can be told from noise.
 MIN_APPENDIX_POINTS = 4
+#: How every App. B row reads a rerun (:func:`_appendix_item`), in words for its criterion.
+_RERUN_RULE = ("a committed full run of an earlier profile is not judged; a rerun of it by "
+               "today's code under today's profile is judged on the figure's points when it has "
+               "computed all of them (every d, H or d_h and seed), by this criterion, at most "
+               "trend while the rerun as a whole is partial")
 #: Why :data:`MIN_APPENDIX_POINTS` is needed, by the shape a row reads.
 _TOO_FEW = {
     "H": "a slope interval from so few points cannot tell linear growth from none",
@@ -708,39 +756,47 @@ _TOO_FEW = {
 }
 
 
-def _enough_points(name: str, count: int, x: str, per_d: bool = False) -> None:
-    """NotComputable unless ``count`` values of ``x`` reach :data:`MIN_APPENDIX_POINTS` (one
-    rule for every App. B row), saying why and how many the ``full`` profile has."""
+def _enough_points(results: ResultSource, name: str, count: int, x: str,
+                   per_d: bool = False) -> None:
+    """NotRun unless ``count`` values of ``x`` reach :data:`MIN_APPENDIX_POINTS` (one rule for
+    every App. B row), saying why, how many the ``full`` profile has, and which command
+    computes the run that has them: the claim has checkable content, which a run with more
+    points decides (``not run``, not ``not computable``)."""
     if count >= MIN_APPENDIX_POINTS:
         return
     from memnb.experiments.dana import get_params
 
     full = get_params(name, "full")
     planned = len(full["H"] if x == "H" else full["exp2_d_h"])
-    raise NotComputable(
-        f"{name} has {count} values of {x}{' per d' if per_d else ''}: {_TOO_FEW[x]} (at least "
-        f"{MIN_APPENDIX_POINTS} needed, one rule for every App. B row; the full profile has "
-        f"{planned})")
+    raise NotRun(
+        name, "full",
+        f"the `{results.used_profile(name)}` run of {name} has {count} values of {x}"
+        f"{' per d' if per_d else ''}: {_TOO_FEW[x]} (at least {MIN_APPENDIX_POINTS} needed, "
+        f"one rule for every App. B row; the full profile has {planned})",
+        results.full_run_command(name))
 
 
 def _reduced_order(results: ResultSource, name: str, verdict: Verdict,
                    order: pd.DataFrame) -> Verdict:
     """The cap of a value comparison (which model is ahead) from an App. B run that is not the
     paper's: at a setting other than the paper's (``paper_setting`` ``nearest``) the comparison
-    is not computable; from a reduced (``quick``) run at the paper's setting an agreement is a
-    ``trend`` (:func:`_scale`) and a disagreement not computable, since such a run trains with a
-    budget that is not the paper's and the order of two models depends on it."""
+    is not run (NotRun, with the command of the run at its setting); from a reduced (``quick``)
+    run at the paper's setting an agreement is a ``trend`` (:func:`_scale`) and a disagreement
+    not run, since such a run trains with a budget that is not the paper's and the order of two
+    models depends on it."""
     used = results.used_profile(name)
     if (order["paper_setting"] == "nearest").any():
-        return Verdict("not computable",
-                       f"{verdict.measured} [our `{used}` run is at another setting than the "
-                       "paper's (N, d): which model is ahead there is not the paper's "
-                       "comparison; its caption compares shapes, not values]", verdict.values)
+        raise NotRun(name, "full",
+                     f"{verdict.measured} [our `{used}` run is at another setting than the "
+                     "paper's (N, d): which model is ahead there is not the paper's "
+                     "comparison, which a run at its setting decides; its caption compares "
+                     "shapes, not values]", results.full_run_command(name))
     if used != "full" and verdict.status == "differs":
-        return Verdict("not computable",
-                       f"{verdict.measured} [a reduced `{used}` run can show the paper's order "
-                       "(trend) but not contradict it: the order of two models depends on the "
-                       "training budget, which is not the paper's]", verdict.values)
+        raise NotRun(name, "full",
+                     f"{verdict.measured} [a reduced `{used}` run can show the paper's order "
+                     "(trend) but not contradict it: the order of two models depends on the "
+                     "training budget, which is not the paper's; a run at its budget decides]",
+                     results.full_run_command(name))
     return _scale(results, name, verdict)
 
 
@@ -754,7 +810,8 @@ def _heads_row(results: ResultSource, name: str, figure: str, theirs: pd.DataFra
     else differs; downgraded when not read from a full run.
     """
     table = _appendix_table(results, name, figure)
-    _enough_points(name, int(table.groupby("d")["H"].nunique().min()), "H", per_d=True)
+    _enough_points(results, name, int(table.groupby("d")["H"].nunique().min()), "H",
+                   per_d=True)
     ours = _official_slopes(table)
     n_ours, n_paper = int(table["N"].iloc[0]), int(theirs["N"].iloc[0])
     lins = []
@@ -787,8 +844,9 @@ def _heads_row(results: ResultSource, name: str, figure: str, theirs: pd.DataFra
 
 _HEADS_CRITERION = (f"our per-head slopes (official rule) within {SLOPE_REL_TOL:.0%} of the "
                     "paper's CSV slopes → reproduced; else ours linear in H (R² ≥ 0.9, slope CI "
-                    "> 0) → trend; else differs (as Figs. 1a, 2b); not computable with fewer "
-                    f"than {MIN_APPENDIX_POINTS} values of H per d (every App. B row's minimum)")
+                    "> 0) → trend; else differs (as Figs. 1a, 2b); not run with fewer than "
+                    f"{MIN_APPENDIX_POINTS} values of H per d (every App. B row's minimum); "
+                    f"{_RERUN_RULE}")
 """Figs. 5 and 8 (Experiment 1 in the appendix): the criterion of :func:`_heads_row`."""
 
 
@@ -797,11 +855,11 @@ def _head_dim_row(results: ResultSource, name: str, figure: str, theirs: pd.Data
     """Experiment 2 in the appendix (Figs. 6, 9), Fig. 1b's criterion: our seed-averaged curve
     within ``ACC_TOL`` of the paper's CSV at common d_h (same N and d) → reproduced; else the
     paper's shape (``"linear"``: increasing and better fitted by a line than by a·d_h² + b;
-    ``"convex"``: :func:`convex_growth`) → trend; else differs; not computable with fewer than
+    ``"convex"``: :func:`convex_growth`) → trend; else differs; not run with fewer than
     :data:`MIN_APPENDIX_POINTS` values of d_h."""
     table = _appendix_table(results, name, figure)
     ours = _mean(table, "d_h")
-    _enough_points(name, len(ours), "d_h")
+    _enough_points(results, name, len(ours), "d_h")
     same = (int(table["N"].iloc[0]), int(table["d"].iloc[0])) == (int(theirs["N"].iloc[0]),
                                                                   int(theirs["d"].iloc[0]))
     values: dict[str, float] = {}
@@ -878,7 +936,7 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
     """Experiment 5 in the appendix (Figs. 7, 10), Fig. 3's criterion: at our largest H of each
     d where the paper's CSV is no tie, the same model ahead as in the paper's CSVs → reproduced;
     else differs; capped by :func:`_reduced_order` (another setting than the paper's: not
-    computable; a reduced run: an agreement is a trend, a disagreement not computable)."""
+    run; a reduced run: an agreement is a trend, a disagreement not run)."""
     order = appendix_exp5_order(_appendix_table(results, name, figure), aot, mlp)
     judged = order[order["paper_ahead"] != "tie"]
     same = judged["ours_ahead"] == judged["paper_ahead"]
@@ -905,8 +963,9 @@ def _mlp_criterion(width: str) -> str:
             "is ahead as in the paper's CSVs → reproduced; else differs (as Fig. 3; a model "
             f"ahead by less than {ORDER_TIE:g} is a tie, and a tie in the paper's CSV is not "
             "compared); a value comparison, so from a run at another setting than the paper's "
-            "(N, d) not computable, and from a reduced run at its setting trend when the order "
-            "agrees, not computable when it does not (the order depends on the training budget)")
+            "(N, d) not run, and from a reduced run at its setting trend when the order agrees, "
+            "not run when it does not (the order depends on the training budget); "
+            f"{_RERUN_RULE}")
 
 
 def _mlp_at_largest_width(curves: pd.DataFrame) -> str:
@@ -916,14 +975,53 @@ def _mlp_at_largest_width(curves: pd.DataFrame) -> str:
         f"d = {d}: {v:.3f}" for d, v in last.items())
 
 
+def appendix_figures_read(figure: str) -> tuple[str, ...]:
+    """The figures whose rows an App. B row reads (column ``figure`` of the table): its own,
+    and for Experiment 5 (Figs. 7, 10) also Experiment 1's (Figs. 5, 8), whose AoT rows
+    :func:`memnb.experiments.dana.appendix_rows` borrows where the profile trains no AoT with
+    Experiment 5's recipe."""
+    return {"Fig. 7": ("Fig. 7", "Fig. 5"), "Fig. 10": ("Fig. 10", "Fig. 8")}.get(figure,
+                                                                             (figure,))
+
+
+def _appendix_item(results: ResultSource, name: str, figure: str,
+                   judge: Callable[[], Verdict]) -> Verdict:
+    """An App. B row: ``judge`` run on the rerun of ``name`` by today's code when the
+    committed full run is of an earlier profile and the rerun has computed every point of the
+    figure (:meth:`ResultSource.rerun_part`, the figures of :func:`appendix_figures_read`),
+    else on what :meth:`ResultSource.table` returns anyway; then :func:`_with_full_note`.
+    Judged on a partial rerun, a ``reproduced`` is capped at ``trend``
+    (:meth:`ResultSource.at_paper_scale`), and the measured text says which points were judged
+    and why the cap."""
+    with results.rerun_part(name, "figure", appendix_figures_read(figure)) as on_rerun:
+        verdict = _with_full_note(results, name, figure, judge)
+        if not on_rerun:
+            return verdict
+        partial = results.partial(name)
+        if partial is None:
+            note = f" [{figure} judged on the complete rerun of {name} by today's code]"
+        elif f"[{name}: {partial}]" in verdict.measured:  # the cap already says it
+            note = ""
+        else:
+            note = (f" [{figure} judged on {partial}: at most trend while the rerun is "
+                    "partial]")
+        return Verdict(verdict.status, verdict.measured + note, verdict.values)
+
+
 def _with_full_note(results: ResultSource, name: str, figure: str,
                     judge: Callable[[], Verdict]) -> Verdict:
-    """An App. B row (``judge``) with, at the end of its measured text (of a ``not computable``
-    row too), what the committed full run of ``name`` shows for ``figure`` when the row could
-    not read it because it was computed under an earlier ``full`` profile
+    """An App. B row (``judge``) with, at the end of its measured text (of a ``not run`` row
+    too), what the committed full run of ``name`` shows for ``figure`` when the row could not
+    read it because it was computed under an earlier ``full`` profile
     (:func:`_earlier_full_note`): reported, not judged."""
     try:
         verdict = judge()
+    except NotRun as missing:
+        if missing.why is None:
+            raise
+        raise NotRun(missing.experiment, missing.profile,
+                     f"{missing.why}{_earlier_full_note(results, name, figure)}",
+                     missing.command) from None
     except NotComputable as why:
         raise NotComputable(f"{why}{_earlier_full_note(results, name, figure)}") from None
     note = _earlier_full_note(results, name, figure)
@@ -938,7 +1036,8 @@ def _earlier_full_note(results: ResultSource, name: str, figure: str) -> str:
     from memnb.figures.dana import appendix_full_reading, as_the_paper_reports
     from memnb.results import load, points_ran, profile_change
 
-    if results.used_profile(name) == "full":
+    on_rerun = results.reads_rerun(name)
+    if results.used_profile(name) == "full" and not on_rerun:
         return ""
     full = load(name, "full", results.root)
     if full is None or profile_change(full.provenance) is None:
@@ -949,17 +1048,19 @@ def _earlier_full_note(results: ResultSource, name: str, figure: str) -> str:
     done, total = points_ran(prov)
     ran = "" if full.complete else f", {done} of {total} points"
     shows = f"its {reading}" if reading else f"it holds no {figure} point"
+    reads = ("the rerun by today's code" if on_rerun else
+             f"the `{results.used_profile(name)}` run")
     return (f" [not judged, for the record: the committed full run of {name} "
             f"({prov.get('device_name', '?')}, {str(prov.get('started_utc', '?'))[:10]}{ran}) "
-            f"was computed under an earlier `full` profile, so this row reads the "
-            f"`{results.used_profile(name)}` run; {shows}]")
+            f"was computed under an earlier `full` profile, so this row reads {reads}; "
+            f"{shows}]")
 
 
 @item(P, "Fig. 5",
       claim="App. B.1: at N = 200, d = d_h = 40, 50, 60 the accuracy stays linear in H",
       criterion=_HEADS_CRITERION)
 def fig_5(results: ResultSource) -> Verdict:
-    return _with_full_note(results, "dana.appendix_dim", "Fig. 5", lambda: _heads_row(
+    return _appendix_item(results, "dana.appendix_dim", "Fig. 5", lambda: _heads_row(
         results, "dana.appendix_dim", "Fig. 5", paper.dim_exp1(),
         paper.dim_exp1_slopes().set_index("d")["slope"]))
 
@@ -968,11 +1069,11 @@ def fig_5(results: ResultSource) -> Verdict:
       claim="App. B.1: at N = 200, d = 50, H = 11 the accuracy is linear in d_h "
             "(contradicting Fig. 1b's quadratic)",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else increasing and "
-                "better fitted by a line than by a·d_h² + b → trend; else differs; not "
-                f"computable with fewer than {MIN_APPENDIX_POINTS} values of d_h (every App. B "
-                "row's minimum)")
+                "better fitted by a line than by a·d_h² + b → trend; else differs; not run "
+                f"with fewer than {MIN_APPENDIX_POINTS} values of d_h (every App. B row's "
+                f"minimum); {_RERUN_RULE}")
 def fig_6(results: ResultSource) -> Verdict:
-    return _with_full_note(results, "dana.appendix_dim", "Fig. 6", lambda: _head_dim_row(
+    return _appendix_item(results, "dana.appendix_dim", "Fig. 6", lambda: _head_dim_row(
         results, "dana.appendix_dim", "Fig. 6", paper.dim_exp2(), "linear"))
 
 
@@ -981,7 +1082,7 @@ def fig_6(results: ResultSource) -> Verdict:
             "to optimise",
       criterion=_mlp_criterion("2d(H − 1)"))
 def fig_7(results: ResultSource) -> Verdict:
-    return _with_full_note(results, "dana.appendix_dim", "Fig. 7", lambda: _mlp_row(
+    return _appendix_item(results, "dana.appendix_dim", "Fig. 7", lambda: _mlp_row(
         results, "dana.appendix_dim", "Fig. 7", paper.dim_exp1(), paper.dim_exp5()))
 
 
@@ -990,7 +1091,7 @@ def fig_7(results: ResultSource) -> Verdict:
             "the B.2 CSVs sets 3, as our runs) the accuracy stays linear in H",
       criterion=_HEADS_CRITERION)
 def fig_8(results: ResultSource) -> Verdict:
-    return _with_full_note(results, "dana.appendix_depth", "Fig. 8", lambda: _heads_row(
+    return _appendix_item(results, "dana.appendix_depth", "Fig. 8", lambda: _heads_row(
         results, "dana.appendix_depth", "Fig. 8", paper.depth_exp1(),
         paper.depth_exp1_slopes().set_index("d")["slope"]))
 
@@ -998,10 +1099,11 @@ def fig_8(results: ResultSource) -> Verdict:
 @item(P, "Fig. 9",
       claim="App. B.2: with the deeper model the accuracy is quadratic in d_h",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else increasing and "
-                "convex in d_h → trend; else differs (as Fig. 1b); not computable with fewer "
-                f"than {MIN_APPENDIX_POINTS} values of d_h (every App. B row's minimum)")
+                "convex in d_h → trend; else differs (as Fig. 1b); not run with fewer than "
+                f"{MIN_APPENDIX_POINTS} values of d_h (every App. B row's minimum); "
+                f"{_RERUN_RULE}")
 def fig_9(results: ResultSource) -> Verdict:
-    return _with_full_note(results, "dana.appendix_depth", "Fig. 9", lambda: _head_dim_row(
+    return _appendix_item(results, "dana.appendix_depth", "Fig. 9", lambda: _head_dim_row(
         results, "dana.appendix_depth", "Fig. 9", paper.depth_exp2(), "convex"))
 
 
@@ -1010,7 +1112,7 @@ def fig_9(results: ResultSource) -> Verdict:
             "optimisation problems",
       criterion=_mlp_criterion("2d(H − 1) per layer"))
 def fig_10(results: ResultSource) -> Verdict:
-    return _with_full_note(results, "dana.appendix_depth", "Fig. 10", lambda: _mlp_row(
+    return _appendix_item(results, "dana.appendix_depth", "Fig. 10", lambda: _mlp_row(
         results, "dana.appendix_depth", "Fig. 10", paper.depth_exp1(), paper.depth_exp5()))
 
 
@@ -1040,7 +1142,9 @@ def table_1(results: ResultSource) -> Verdict:
 @item(P, "Slides (June 2024): least-squares maps",
       claim="f_ls and f_wls, the least-squares and weighted least-squares sequence encoders of "
             "the talk slides, reach KL ≤ N‖π‖²_∞σ²_{d+1} + (N‖π‖_∞)^{3/2}σ³_{d+1} (and the "
-            "weighted analogue)",
+            "weighted analogue); the slides do not define the symbols: σ_j the j-th singular "
+            "value of L − E[L] (L = log π), ‖π‖_∞ the largest and ‖π‖_{−∞} the smallest "
+            "probability are our notes' reading [reconstruction]",
       criterion="both bounds ≥ the KL the maps reach on near-rank-d distributions "
                 "(memnb.scorecard.dana_theory)", evidence=_EXACT)
 def slides_least_squares(results: ResultSource) -> Verdict:
@@ -1050,11 +1154,19 @@ def slides_least_squares(results: ResultSource) -> Verdict:
 
 
 @item(P, "Preprint §6: associative memory",
-      claim="the random-embedding associative memory of Bietti et al. stores about d "
-            "associations (the September 2024 preprint's and the June 2024 slides' reading; "
-            "the camera-ready's, 'at most d', has its own row, Sec. 5.1)",
-      criterion="largest number of associations recalled at 100 % against d, for N = 50 and "
-                "200 (memnb.scorecard.dana_theory)", evidence=_EXACT)
+      claim="the random-embedding associative memory of Bietti et al. ([unverified] against "
+            f"their own text): '{_SLIDES_QUOTE}' (the June 2024 slides, verbatim; the September "
+            "2024 preprint's Sec. 6 says the same in our notes' summary, not verbatim), read "
+            "here as about d (order d, linear in d): our reading; the camera-ready's 'at most "
+            "d' has its own row, Sec. 5.1",
+      criterion="on our reading of 'only d' as about d: capacity (largest number of "
+                "associations recalled at 100 %)/d in "
+                f"[{_BIETTI_RATIO[0]:g}, {_BIETTI_RATIO[1]:g}] at every unsaturated point "
+                f"(capacity < {_BIETTI_UNSATURATED:g} N), N ∈ {{"
+                f"{', '.join(map(str, _BIETTI_N))}}} → reproduced; only a "
+                "linear growth in d (slope within 50 % of 1) → trend; else differs; the strict "
+                "reading, at most d, is reported beside, not judged "
+                "(memnb.scorecard.dana_theory)", evidence=_EXACT)
 def associative_memory(results: ResultSource) -> Verdict:
     from memnb.scorecard import dana_theory
 
@@ -1170,6 +1282,14 @@ def rows(profile: str, items: tuple[str, ...] | None = None) -> dict[str, Row]:
             if items is None or it.item in items}
 
 
+#: Rows on statements of earlier versions of the paper (the June 2024 talk slides, the
+#: September 2024 preprint), not on the camera-ready's items: counted apart from them
+#: (:func:`memnb.scorecard.render.summary_sentence`), described by :data:`EARLIER_VERSIONS`.
+EARLIER_VERSION_ITEMS: tuple[str, ...] = ("Slides (June 2024): least-squares maps",
+                                          "Preprint §6: associative memory")
+EARLIER_VERSIONS = "the June 2024 slides, the September 2024 preprint"
+
+
 def full_run_exists(name: str, root: Path | None = None) -> bool:
     """Whether the full-scale result of ``name`` is committed in this checkout."""
     from memnb.results import result_paths
@@ -1178,10 +1298,13 @@ def full_run_exists(name: str, root: Path | None = None) -> bool:
     return csv.exists() and js.exists()
 
 
-__all__ = ["ACC_TOL", "MIN_APPENDIX_POINTS", "MIN_ORDER_SEEDS", "ORDER_TIE", "PLATEAU_RULE",
-           "SATURATED", "SLOPE_REL_TOL", "THM2_DS", "THM2_SEQUENCES", "ahead", "ahead_words",
-           "appendix_exp5_order", "combine", "convex_growth", "full_run_exists", "last_token_gap",
-           "law_verdicts", "order_words", "paper_exp5_exceptions", "plateau_after", "rows"]
+__all__ = ["ACC_TOL", "EARLIER_VERSIONS", "EARLIER_VERSION_ITEMS", "MIN_APPENDIX_POINTS",
+           "MIN_ORDER_SEEDS", "ORDER_TIE", "PLATEAU_RULE", "PROP2_LOW_RANK", "PROP2_N", "SATURATED",
+           "SLOPE_REL_TOL", "THM2_DS", "THM2_SEQUENCES", "ahead", "ahead_words",
+           "appendix_exp5_order", "appendix_figures_read", "combine",
+           "convex_growth", "full_run_exists", "last_token_gap", "law_verdicts",
+           "low_rank_conditionals", "order_words", "paper_exp5_exceptions", "plateau_after",
+           "rows"]
 
 
 def last_token_gap(N: int = 20, S: int = 2, d: int = 6, d_h: int = 2, H: int = 5,
@@ -1191,9 +1314,10 @@ def last_token_gap(N: int = 20, S: int = 2, d: int = 6, d_h: int = 2, H: int = 5
 
     The skip connection ``x(t, S)`` (our feature block, and the paper's "fake head 0", whose
     limit output is ``x(t, S)``) depends on the last token only, so its block has rank
-    ``min(d, k)``; the features then reach at most ``H d_h + min(d, k)``. Columns: k, T0,
-    feature_rank (measured, :func:`memnb.constructions.aot.feature_rank`), head0_rank
-    (measured rank of the ``x(t, S)`` block), bound (``H d_h + min(d, k)``).
+    ``min(d, k)``; the features then reach at most ``H d_h + min(d, k)``. Columns: k, d, H,
+    d_h, T0 (``H d_h + d``), feature_rank (measured,
+    :func:`memnb.constructions.aot.feature_rank`), head0_rank (measured rank of the ``x(t, S)``
+    block), bound (``H d_h + min(d, k)``), so that the bound can be recomputed from the row.
     """
     from memnb.constructions import aot
 
@@ -1210,6 +1334,7 @@ def last_token_gap(N: int = 20, S: int = 2, d: int = 6, d_h: int = 2, H: int = 5
         head0 = int(np.linalg.matrix_rank(e[tokens[:, -1]] + pos[-1]))
         rank = max(aot.feature_rank(tokens, N, d, d_h, H, seed + a) for a in range(3))
         distinct = int(len(np.unique(tokens[:, -1])))
-        rows.append({"k": distinct, "d": d, "T0": t0, "feature_rank": rank, "head0_rank": head0,
+        rows.append({"k": distinct, "d": d, "H": H, "d_h": d_h, "T0": t0,
+                     "feature_rank": rank, "head0_rank": head0,
                      "bound": H * d_h + min(d, distinct)})
     return pd.DataFrame(rows)

@@ -49,6 +49,13 @@ COR2_HEADS = (1, 5, 9, 13, 17, 21, 49)
 COR2_TASKS = 10
 COR2_SE = 2.0  # "consistent with φ in expectation": |mean − φ| <= COR2_SE standard errors
 BIETTI_RATIO = (0.5, 2.0)  # "about d" read as capacity/d in this interval
+#: A point of the associative memory is unsaturated (in the "about d" fit) when its capacity is
+#: below this fraction of N: above it the capacity jumps to all N, which says nothing of d.
+BIETTI_UNSATURATED = 0.8
+#: The June 2024 slides on the Bietti et al. memory, verbatim (shared/papers/seeds/004_*, the
+#: talk's text extraction); the September 2024 preprint's Sec. 6 is known to us only through
+#: the reproduction notes' summary ("stores only ~d associations"), not verbatim.
+SLIDES_BIETTI_QUOTE = "they show the model can remember association, but only d of them."
 TABLE1_SIZES = ((50, 2, 10, 10, 20), (10, 2, 2, 2, 20), (50257, 1024, 768, 64, 12))
 BIETTI_N = (50, 200)
 BIETTI_D = (8, 16, 32, 64, 128)
@@ -337,7 +344,8 @@ def slides_least_squares(results: object = None) -> Verdict:
     ls = criteria.bound_holds(tab["kl_ls"], tab["ls_slides"])
     wls = criteria.bound_holds(tab["kl_wls"], tab["wls_slides"])
     status = "reproduced" if ls.holds and wls.holds else "differs"
-    measured = (f"from the talk slides (not the paper); near-rank-{int(tab['d'].iloc[0])} π, "
+    measured = (f"from the talk slides (not the paper; its symbols as our notes read them "
+                f"[reconstruction]); near-rank-{int(tab['d'].iloc[0])} π, "
                 f"σ_(d+1) from {tab['sigma'].min():.3g} to {tab['sigma'].max():.3g}: f_ls "
                 f"{ls.measured}; f_wls {wls.measured}")
     return Verdict(status, measured, {"ls": ls.values, "wls": wls.values})
@@ -371,12 +379,15 @@ def bietti_table() -> pd.DataFrame:
 def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:
     """Bietti et al.'s associative memory (quoted in the preprint and slides): capacity vs d.
 
-    Criterion (stated in the verdict): "about d" is read as capacity/d in :data:`BIETTI_RATIO`
-    at every unsaturated point (capacity < 0.8 N) → reproduced; else a linear growth in d with
-    slope within 50 % of 1 (the "linear in d" part alone) → trend; else differs."""
+    The slides say it remembers associations "but only d of them"
+    (:data:`SLIDES_BIETTI_QUOTE`). Criterion (stated in the verdict), on our reading of it,
+    "about d" (order d): capacity/d in :data:`BIETTI_RATIO` at every unsaturated point
+    (capacity < :data:`BIETTI_UNSATURATED` N) → reproduced; else a linear growth in d with slope
+    within 50 % of 1 (the "linear in d" part alone) → trend; else differs. What the strict
+    reading, at most d (:func:`bietti_at_most_d`), would give is reported beside, not judged."""
     tab = bietti_table() if tab is None else tab
     mean = tab.groupby(["N", "d"], as_index=False)["capacity"].mean()
-    free = mean[mean["capacity"] < 0.8 * mean["N"]]
+    free = mean[mean["capacity"] < BIETTI_UNSATURATED * mean["N"]]
     verdict = criteria.linear_trend(free["d"], free["capacity"], expected_slope=1.0,
                                     rel_tol=0.5,
                                     expected_name="slope (our reading of \"about d\")")
@@ -392,18 +403,28 @@ def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> 
     per = "; ".join(f"N={N}: " + ", ".join(f"d={r.d}: {r.capacity:.1f}"
                                           for r in g.itertuples())
                     for N, g in mean.groupby("N"))
+    strict = bietti_at_most_d(tab=tab).values
+    strict_text = ("the strict reading of 'only d', at most d in every draw (the Sec. 5.1 "
+                   "row's criterion; not judged here), "
+                   + (f"would give differs: capacity above d at {strict['above_d']} of "
+                      f"{strict['points']} (N, d) points" if strict["above_d"] else
+                      f"would hold at all {strict['points']} (N, d) points"))
     return Verdict(status,
                    f"capacity (largest m recalled at 100 %, mean of 3 draws) {per}; fit on "
-                   f"unsaturated points (capacity < 0.8 N): {verdict.measured}, intercept "
-                   f"{fit.intercept:.3g}; capacity/d from {ratio.min():.2f} to {ratio.max():.2f}, "
-                   f"in [{lo:g}, {hi:g}] (\"about d\") at {int(inside.sum())} of {len(ratio)} "
+                   f"unsaturated points (capacity < {BIETTI_UNSATURATED:g} N): "
+                   f"{verdict.measured}, intercept {fit.intercept:.3g}; capacity/d from "
+                   f"{ratio.min():.2f} to {ratio.max():.2f}, in [{lo:g}, {hi:g}] (\"about d\", "
+                   f"our reading of the slides' 'only d') at {int(inside.sum())} of {len(ratio)} "
                    f"points" + (f" (outside: {outside})" if outside else "")
-                   + f"; criterion: capacity/d in [{lo:g}, {hi:g}] everywhere → reproduced; "
-                     "only the linear growth (slope within 50 % of 1) → trend (\"linear in d\" "
-                     "holds, \"about d\" does not); else differs",
+                   + f"; criterion (on our reading): capacity/d in [{lo:g}, {hi:g}] everywhere "
+                     "→ reproduced; only the linear growth (slope within 50 % of 1) → trend "
+                     "(\"linear in d\" holds, \"about d\" does not); else differs; "
+                   + strict_text,
                    {**verdict.values, "ratio_min": float(ratio.min()),
                     "ratio_max": float(ratio.max()), "near_d": near_d,
-                    "inside": int(inside.sum()), "points": int(len(ratio))})
+                    "inside": int(inside.sum()), "points": int(len(ratio)),
+                    "strict_above_d": int(strict["above_d"]),
+                    "strict_points": int(strict["points"])})
 
 
 def bietti_at_most_d(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:

@@ -297,14 +297,17 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
 
 def fig2b_verdict(table: pd.DataFrame) -> Verdict:
     """Fig. 2b: memorization grows monotonically with ``n`` (steps against the direction up to
-    the largest seed spread count as noise), judged at the largest ``T``. Reported beside it,
-    not judged: the same test at each smaller ``T`` (the official code runs the sweep at several
-    ``T``) and the pairs where a smaller ``T`` memorized more (:func:`smaller_t_text`)."""
+    the largest standard deviation over the seeds at one ``n`` count as noise), judged at the
+    largest ``T``. Reported beside it, not judged: the same test at each smaller ``T`` (the
+    official code runs the sweep at several ``T``) and the pairs where a smaller ``T`` memorized
+    more (:func:`smaller_t_text`)."""
     summary = by_x(table, "n")
     tol = float(summary["sd"].max())
     verdict = criteria.monotone(summary["n"], summary["mean"], tol=tol)
     seeds = int(summary["seeds"].max())
-    spread = (f"the largest spread of {seeds} seeds" if seeds > 1
+    widest = summary.loc[summary["sd"].idxmax()]
+    spread = (f"the largest standard deviation over {seeds} seeds at one n, at n = "
+              f"{int(widest['n'])}" if seeds > 1
               else "one seed at this T, so no spread to allow for")
     measured = (verdict.measured + f" (noise tolerance {tol:.3g}: {spread}; "
                 f"T = {int(summary['T'].iloc[0])})")
@@ -317,7 +320,7 @@ def fig2b_verdict(table: pd.DataFrame) -> Verdict:
 def _monotone_at_smaller_t(table: pd.DataFrame) -> str:
     """Fig. 2b's sweep runs at several ``T``; the verdict reads the largest. This says whether
     the mean counts are also monotone in ``n`` at each smaller ``T`` (same rule: steps against
-    the direction within that ``T``'s largest seed spread). Reported, not judged."""
+    the direction within that ``T``'s largest seed standard deviation). Reported, not judged."""
     held, failed = [], []
     for t in sorted(table["T"].unique())[:-1]:
         summary = by_x(table[table["T"] == t], "n")
@@ -339,7 +342,8 @@ def _monotone_at_smaller_t(table: pd.DataFrame) -> str:
 def fig2c_verdict(table: pd.DataFrame) -> Verdict:
     """Fig. 2c: no gain beyond ``d_h = n`` (criteria.plateau with the knee at ``n``). As in Fig.
     2b, seed noise is allowed for: the plateau also holds when the change that the line after the
-    knee fits over ``d_h > n`` (slope × span) is within the largest seed spread of the sweep.
+    knee fits over ``d_h > n`` (slope × span) is within the largest standard deviation over the
+    seeds at one ``d_h`` of the sweep.
     ``values`` adds ``change`` (that fitted change), ``tol`` (the spread) and ``within_noise``.
     The measured text also names the pairs where a smaller ``T`` memorized more
     (:func:`smaller_t_text`; reported, not judged)."""
@@ -357,8 +361,8 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
     after = summary[summary["d_h"] > n]
     noise = fig2c_noise(summary)
     extra = (f"; change past d_h = n fitted over d_h = {n}-{int(summary['d_h'].max())}: "
-             f"{change:+.3g}, {'within' if within_noise else 'beyond'} the largest seed spread "
-             f"{tol:.3g} (noise tolerance, as in Fig. 2b; {noise})")
+             f"{change:+.3g}, {'within' if within_noise else 'beyond'} the largest seed "
+             f"standard deviation {tol:.3g} (noise tolerance, as in Fig. 2b; {noise})")
     if len(at_n) and len(after):
         extra += (f"; mean count {float(at_n.iloc[0]):.1f} at d_h = n = {n}, then "
                   + ", ".join(f"{r.mean:.1f} at d_h = {int(r.d_h)}" for r in after.itertuples()))
@@ -478,7 +482,7 @@ def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
         by_seed = runs.groupby(["H", "seed"])["some_head_unsaturated"].first()
         spread = {h: (float(v.min()), float(v.max())) for h, v in by_seed.groupby(level="H")}
     return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): "
-                     f"{r.some_saturated:.0%} of examples with at least one saturated head, "
+                     f"{r.some_saturated:.1%} of examples with at least one saturated head, "
                      f"{r.unsaturated:.1%} with a non-saturated one"
                      + (f" (mean over seeds; per seed {spread[h][0]:.1%} to {spread[h][1]:.1%})"
                         if h in spread else "")
@@ -651,9 +655,12 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
 
 #: Fig. 5: a step of the mean MSE counts as a rise when it grows by more than this fraction.
 MSE_RISE = criteria.LOSS_RISE
-#: Fig. 5: MSE differences below this are float32 round-off (labels have variance 1/12), not rises.
+#: Fig. 5: MSE differences below this are not counted as rises: a tolerance of ours (labels have
+#: variance 1/12), not float32 round-off, which is far smaller on these MSEs (the runs reach MSEs
+#: near 1e-12).
 MSE_FLOOR = 1e-6
-_FLOOR_TEXT = f"{MSE_FLOOR:.0e}".replace("e-0", "e-") + " floor (float32 round-off)"
+_FLOOR_VALUE = f"{MSE_FLOOR:.0e}".replace("e-0", "e-")
+_FLOOR_TEXT = f"tolerance of ours (MSE {_FLOOR_VALUE})"
 
 
 def fig5_parts(table: pd.DataFrame) -> pd.DataFrame:
@@ -664,8 +671,8 @@ def fig5_parts(table: pd.DataFrame) -> pd.DataFrame:
     otherwise (the seeds disagree: one seed's rise is not a finding), by the book's one rule for
     seeds, :func:`criteria.across_seeds`.
     A curve without a rise is called decreasing only when no step of its mean grows at all;
-    otherwise the measured text names the steps that grew within the tolerance: below the floor
-    (float32 round-off) or by at most :data:`MSE_RISE`.
+    otherwise the measured text names the steps that grew within the tolerance: below
+    :data:`MSE_FLOOR` (a tolerance of ours) or by at most :data:`MSE_RISE`.
     Columns sweep, shared, x, values (mean MSE per x), status, measured."""
     rows = []
     for (sweep, shared), part in table.groupby(["sweep", "shared"]):
@@ -702,7 +709,7 @@ def fig5_parts(table: pd.DataFrame) -> pd.DataFrame:
             head = ("no rise above the " + _FLOOR_TEXT if not small else
                     f"no rise of more than {MSE_RISE:.0%}" if not floor else
                     f"no rise of more than {MSE_RISE:.0%} above the " + _FLOOR_TEXT)
-            notes = ([f"{t}, a rise below the floor" for t in floor]
+            notes = ([f"{t}, a rise below that tolerance" for t in floor]
                      + [f"{t}, a rise within {MSE_RISE:.0%}" for t in small])
             what = (f"{head} over {len(means)} points, but not strictly decreasing: "
                     + "; ".join(notes))
@@ -907,8 +914,11 @@ def layer_status(table: pd.DataFrame, representation: str, check: str) -> str:
 
 def dinov2_verdict(table: pd.DataFrame) -> tuple[dict[str, str], str] | None:
     """Sec. 4.4 against DINOv2 (ours): Proposition 4's account is Assumption 3 at the embedding
-    layer, hence Assumptions 1-2 after one attention layer. Returns the four statuses (``l0_a1``,
-    ``l0_a3``, ``l1_a1``, ``l1_a2``) and the verdict phrase, or None without DINOv2 rows."""
+    layer, hence Assumptions 1-2 after one attention layer; Table 1 tests every layer in float32,
+    the dtype of its activations. Returns the four statuses (``l0_a1``, ``l0_a3``, ``l1_a1``,
+    ``l1_a2``) and the verdict phrase (a predicate: "DINOv2 <phrase>"), or None without DINOv2
+    rows. Whether a failure of Assumption 3 comes from training is not decided here
+    (:func:`embedding_control_text`)."""
     reps = set(table["representation"])
     if not {"dinov2_vits14_l0", "dinov2_vits14_l1"} <= reps:
         return None
@@ -918,25 +928,112 @@ def dinov2_verdict(table: pd.DataFrame) -> tuple[dict[str, str], str] | None:
           "l1_a2": layer_status(table, "dinov2_vits14_l1", "assumption2")}
     after = st["l1_a1"] == "pass" and st["l1_a2"] == "pass"
     if after and st["l0_a3"] == "fail":
-        verdict = ("**agrees with the paper's finding, not with its explanation**: after the "
-                   "first trained block Assumptions 1 and 2 hold, as the paper reports for the "
-                   "trained ViT-B/16, but the trained embedding layer fails Assumption 3, the "
-                   "hypothesis of Proposition 4, so the account the paper suggests (Sec. 5.1: "
-                   "Assumption 3 at the embedding layer \"may explain\" Assumption 1 after "
-                   "attention, by the uniform mixing of Sec. 4.4) does not apply to it; the "
-                   "trained block (non-uniform attention and an MLP, unlike Proposition 4's "
-                   "layer) gives Assumption 1 by some other route, which this test does not "
-                   "identify")
+        verdict = ("**is not covered in float32 by the paper's account via Assumption 3**: "
+                   "after the first trained block Assumptions 1 and 2 hold, as the paper reports "
+                   "for the trained ViT-B/16, but the embedding layer fails Assumption 3 in "
+                   "float32, the hypothesis of Proposition 4, so the account the paper suggests "
+                   "(Sec. 5.1: Assumption 3 at the embedding layer \"may explain\" Assumption 1 "
+                   "after attention, by the uniform mixing of Sec. 4.4) does not apply to it as "
+                   "tested; the trained block (non-uniform attention and an MLP, unlike "
+                   "Proposition 4's layer) gives Assumption 1 by some other route, which this "
+                   "test does not identify")
     elif after and st["l0_a3"] == "pass":
         verdict = ("**agrees with the paper**: Assumption 3 holds at the trained embedding layer "
                    "and Assumptions 1 and 2 after the first block, as the account the paper "
                    "suggests (Sec. 5.1, Proposition 4) would have it")
     elif "undecided" in st.values():
-        verdict = "**undecided at this size**: a test ran at a k below the paper's and passed"
+        verdict = "**is undecided at this size**: a test ran at a k below the paper's and passed"
     else:
         verdict = (f"**disagrees with the paper**: after the first block Assumption 1 is "
                    f"{st['l1_a1']}ed and Assumption 2 {st['l1_a2']}ed")
     return st, verdict
+
+
+def embedding_controls(images: int) -> tuple | None:
+    """The untrained-embedding controls of :mod:`memnb.embedding_control` on the first
+    ``images`` sample images (:func:`memnb.embedding_control.default_controls`, computed once
+    per process), or None when the images are not in this checkout."""
+    from memnb.embedding_control import default_controls
+
+    try:
+        return default_controls(int(images))
+    except FileNotFoundError:
+        return None
+
+
+def rank_range(low: int, high: int) -> str:
+    """``"211-216"``, or ``"257"`` when the lowest and highest rank agree."""
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def embedding_control_text(controls: tuple | None, table: pd.DataFrame, *,
+                           detail: bool = True) -> str:
+    """What the untrained-embedding control (ours, :mod:`memnb.embedding_control`) says about a
+    failure of Assumption 3 at DINOv2's trained embedding layer: the same test on an untrained
+    embedding of each geometry in float32 and float64, beside Table 1's cells (the DINOv2
+    embedding layer's, and the randomly initialised ViT-B/16 embedding layer's). Whether the
+    failure is shown to come from training is read off the 14-pixel control: if it fails in
+    float32 too, it is not. Reported, not judged. ``controls`` is :func:`embedding_controls`'s
+    (None: the images are absent); ``detail=False`` names the 14-pixel control only (for a text
+    that follows the control's table)."""
+    from memnb.embedding_control import INIT_STD
+
+    if controls is None:
+        return ("whether the failure comes from training is not known here: the control on an "
+                "untrained embedding of the same geometry (ours, memnb.embedding_control) needs "
+                "the sample images, which this checkout lacks")
+    rows = _table1_rows(table).set_index(["representation", "check"])
+    trained = rows.loc[("dinov2_vits14_l0", "assumption3")] if (
+        "dinov2_vits14_l0", "assumption3") in rows.index else None
+    random_vit = rows.loc[("embedding", "assumption3")] if (
+        "embedding", "assumption3") in rows.index else None
+    trained_ranks = ("" if trained is None else
+                     f"; the trained layer's, Table 1: ranks "
+                     f"{rank_range(int(trained['min_rank']), int(trained['max_rank']))}, pass "
+                     f"fraction {trained['pass_fraction']:.4g}")
+
+    def one(c: object) -> str:
+        g, f32, f64 = c.geometry, c.float32, c.float64
+        text = (f"{g.name} geometry ({g.patch}-pixel patches, d = {g.d}, k = n = {c.k}): float32 "
+                f"{f32.passes} of {f32.repeats} draws of full rank (ranks "
+                f"{rank_range(f32.min_rank, f32.max_rank)}"
+                + (trained_ranks if g.patch == 14 else
+                   f"; Table 1's randomly initialised embedding layer: pass fraction "
+                   f"{random_vit['pass_fraction']:.4g}" if random_vit is not None else "")
+                + f"), float64 {f64.passes} of {f64.repeats} (ranks "
+                f"{rank_range(f64.min_rank, f64.max_rank)})")
+        if detail:
+            text += (f"; the float64 draws' smallest relative singular value "
+                     f"{c.relative_sv[0]:.2g} to {c.relative_sv[1]:.2g}, against float32's "
+                     f"tolerance max(k, d)·eps = {c.tolerance32:.2g}")
+        return text
+
+    dino = next(c for c in controls if c.geometry.patch == 14)
+    shown = controls if detail else (dino,)
+    head = (f"the control (ours, memnb.embedding_control) runs Table 1's Assumption 3 test on "
+            f"an untrained embedding layer (Gaussian weights, [CLS] token and positions of "
+            f"standard deviation {INIT_STD:g} and a zero bias, as transformers initialises ViT "
+            f"and DINOv2) on the same {dino.T} images, {dino.float32.repeats} draws: "
+            + "; ".join(one(c) for c in shown))
+    fails32 = dino.float32.pass_fraction < PASS
+    passes64 = dino.float64.pass_fraction >= PASS
+    if fails32 and passes64:
+        below = (" (every float64 draw's smallest relative singular value lies below float32's "
+                 "tolerance, so float32's rank test counts it as zero)"
+                 if dino.relative_sv[1] < dino.tolerance32 else "")
+        reading = ("so at DINOv2's 14-pixel geometry Assumption 3 fails in float32 without any "
+                   f"training and holds in float64{below}: the failure at the trained layer is "
+                   "not shown to come from training; the trained layer was tested in float32 "
+                   "only (Table 1), so whether it holds there in float64 is not known")
+    elif fails32:
+        reading = ("so at DINOv2's 14-pixel geometry Assumption 3 fails without any training, in "
+                   "float32 and in float64: the failure at the trained layer is not shown to "
+                   "come from training")
+    else:
+        reading = ("so an untrained embedding of DINOv2's geometry passes where the trained one "
+                   "fails: consistent with the training lowering the rank (one random "
+                   "initialisation, not a proof)")
+    return f"{head}; {reading}"
 
 
 # --- definitions and assumptions (Sec. 4) ----------------------------------------------------
@@ -1434,8 +1531,9 @@ def fig_2a(results: ResultSource) -> Verdict:
 
 
 @item(P, "Fig. 2b", claim="memorization grows monotonically with the context length n",
-      criterion="mean count at the largest T monotone in n (steps within the seed spread "
-                "allowed); reduced scale or a partial full run at most trend", cost=_GPU)
+      criterion="mean count at the largest T monotone in n (steps against the direction "
+                "within the largest standard deviation over the seeds at one n allowed); "
+                "reduced scale or a partial full run at most trend", cost=_GPU)
 def fig_2b(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.context", fig2b_verdict(results.table("mahdavi.context")))
 
@@ -1443,7 +1541,8 @@ def fig_2b(results: ResultSource) -> Verdict:
 @item(P, "Fig. 2c", claim="no memorization gain beyond d_h = n (Theorem 1's min(n, d_h))",
       criterion="plateau: slope after d_h = n at most 0.25 (ours) × the slope before, or the "
                 "change "
-                "that slope fits past n within the largest seed spread (noise, as in Fig. 2b); "
+                "that slope fits past n within the largest standard deviation over the seeds at "
+                "one d_h (noise, as in Fig. 2b); "
                 "reduced scale or a partial full run at most trend", cost=_GPU)
 def fig_2c(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.head_dim", fig2c_verdict(results.table("mahdavi.head_dim")))
@@ -1498,8 +1597,9 @@ def fig_4(results: ResultSource) -> Verdict:
                          "regression: the training MSE falls with H and with n, for shared and "
                          "for non-shared contexts",
       criterion="each of the four curves decreasing (no step of the mean over seeds rising by "
-                "more than 10 % and by more than the " + _FLOOR_TEXT + ", both ours: smaller MSE "
-                "differences are not counted as rises), judged separately; a rise in every seed, "
+                "more than 10 % and by more than an MSE of " + _FLOOR_VALUE + ", both "
+                "tolerances of ours, not float32 round-off: smaller MSE differences are not "
+                "counted as rises), judged separately; a rise in every seed, "
                 "or in most seeds, → differs; a rise of the mean that the seeds disagree on "
                 "otherwise → trend (ours, the book's one rule for seeds)", cost=_GPU)
 def fig_5(results: ResultSource) -> Verdict:
@@ -1508,6 +1608,15 @@ def fig_5(results: ResultSource) -> Verdict:
 
 
 # --- Ours: the paper's explanations of its assumptions, checked ----------------------------
+
+#: How a row of ours opens its claim, naming whose statement it tests (the scorecard's legend
+#: reads a differs by it): the paper's statement put to a test of ours ...
+OURS_PAPER_STATEMENT = "[ours: the paper's statement, tested by our method]"
+#: ... or a hypothesis of ours that goes beyond the paper.
+OURS_HYPOTHESIS = "[ours: our hypothesis, beyond the paper]"
+#: What a differs means in each kind of row, appended to its measured text when it differs.
+PAPER_DIFFERS = "a differs here is the paper's statement failing our test"
+OURS_DIFFERS = "a differs here is our hypothesis failing, not a statement of the paper"
 
 #: The paper's practical claims about the positional encoding and Assumption 2, quoted from the
 #: text we have (seeds/003: Sec. 4 after the assumptions, Sec. 4.4, App. J).
@@ -1531,7 +1640,7 @@ def encoding_float32_rank(n: int, d: int) -> int:
 
 
 @item(P, "Sec. 4.4: the encoding's rank", ours=True,
-      claim="[ours: a numerical test of the paper's practical claim] the paper says that "
+      claim=f"{OURS_PAPER_STATEMENT} the paper says that "
             + "; ".join(f"\"{q}\" ({where})" for where, q in ENCODING_QUOTES)
             + ". Ours: whether the sinusoidal encoding matrix itself passes the numerical rank "
             "test (torch.linalg.matrix_rank, its default tolerance, the test the paper's "
@@ -1554,7 +1663,8 @@ def encoding_rank(results: ResultSource) -> Verdict:
                 "Vandermonde argument of ours, not computed here), but in the floating-point "
                 "test that decides Assumption 2 in practice the encoding is far from full rank, "
                 "so it cannot by itself be what makes Assumption 2 hold in practice, as Sec. 4 "
-                "and App. J say it does: that disagrees with the paper")
+                "and App. J say it does: that disagrees with the paper"
+                + ("" if pe["pe_rank"] == pe["n"] else f" ({PAPER_DIFFERS})"))
     try:
         rows = _table1_rows(results.table("mahdavi.table1"))
     except NotRun:
@@ -1569,14 +1679,21 @@ def encoding_rank(results: ResultSource) -> Verdict:
 
 
 @item(P, "Sec. 4.4 on a trained ViT", ours=True,
-      claim="[ours, beyond the paper's models] the paper offers Assumption 3 at the embedding "
-            "layer as a possible account of Assumption 1 after one attention layer (Sec. 5.1: "
-            "it \"may explain\" it; Sec. 4.4: Proposition 4's mixing). Ours: that account fits "
-            "a trained ViT, DINOv2-small, which works offline",
+      claim=f"{OURS_HYPOTHESIS} the paper offers Assumption 3 at the embedding layer as a "
+            "possible account of Assumption 1 after one attention layer (Sec. 5.1: it \"may "
+            "explain\" it; Sec. 4.4: Proposition 4's mixing). Ours: that this account covers a "
+            "trained ViT, DINOv2-small, which works offline, in float32 (the dtype of its "
+            "activations, in which Table 1 tests every layer)",
       criterion="the trained embedding layer passes Assumption 3 and the first block passes "
                 "Assumptions 1 and 2 → reproduced; the first block passes while the embedding "
-                "layer fails Assumption 3 (the finding holds, its explanation does not), or the "
-                "first block fails → differs; a pass at k below n → not computable" + _POOL,
+                "layer fails Assumption 3 in float32 (the paper's finding holds, its account via "
+                "Assumption 3 does not cover DINOv2 in float32), or the first block fails → "
+                "differs; a pass at k below n → not computable" + _POOL + ". Whether a failure "
+                "of Assumption 3 comes from training is read from an untrained embedding of the "
+                "same geometry, in float32 and float64 (ours, memnb.embedding_control): "
+                "reported, not judged",
+      evidence="untrained-embedding control of memnb.embedding_control, computed at build time "
+               "from the sample images (the measured text says when they are absent)",
       cost="tens of CPU-minutes: DINOv2 runs in the full profile only")
 def dinov2_account(results: ResultSource) -> Verdict:
     table = results.table("mahdavi.table1")
@@ -1585,8 +1702,14 @@ def dinov2_account(results: ResultSource) -> Verdict:
         raise NotRun("mahdavi.table1", "full")
     st, phrase = found
     measured = (f"DINOv2-small: trained embedding layer A1 {st['l0_a1']}, A3 {st['l0_a3']}; "
-                f"first block A1 {st['l1_a1']}, A2 {st['l1_a2']}: {phrase.replace('**', '')}")
+                f"first block A1 {st['l1_a1']}, A2 {st['l1_a2']}; DINOv2 "
+                f"{phrase.replace('**', '')}")
+    if st["l0_a3"] == "fail":
+        images = int(table.loc[table["representation"] == "dinov2_vits14_l0", "T"].max())
+        measured += "; " + embedding_control_text(embedding_controls(images), table)
     if "undecided" in st.values():
         raise NotComputable(measured)
     ok = st["l0_a3"] == "pass" and st["l1_a1"] == "pass" and st["l1_a2"] == "pass"
+    if not ok:
+        measured += "; " + OURS_DIFFERS
     return _table1_scale(results, table, criteria.exact_check(ok, measured))

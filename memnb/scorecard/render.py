@@ -61,23 +61,56 @@ def _counted(rows: list[Row]) -> str:
     return ", ".join(f"{n} {s}" for s, n in status_counts(rows).items() if n)
 
 
+def earlier_versions(paper: str) -> tuple[tuple[str, ...], str]:
+    """``(items, description)`` of ``paper``'s rows on earlier versions of the paper (talk
+    slides, a preprint), which are not the published paper's items: a paper module declares them
+    as ``EARLIER_VERSION_ITEMS`` and ``EARLIER_VERSIONS`` (``((), "")`` when it declares none)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"memnb.scorecard.{paper}")
+    except ModuleNotFoundError:
+        return (), ""
+    return (tuple(getattr(module, "EARLIER_VERSION_ITEMS", ())),
+            str(getattr(module, "EARLIER_VERSIONS", "")))
+
+
 def summary_sentence(rows: list[Row]) -> str:
-    """One sentence counting the rows per status, the rows on the papers' items apart from our
-    own rows (checks beyond the papers, marked *ours*), so that a status of ours is not read as
-    one of a paper's claims: e.g. "31 rows on the paper's items: 18 reproduced, ...; and 2 rows
-    of ours (beyond the paper): 1 reproduced, 1 differs." Without rows of ours: "12 rows: ...".
-    Rows, not items: an item may take several rows, and several items may share one."""
-    papers = [r for r in rows if not r.ours]
+    """One sentence counting the rows per status in up to three groups, so that a status of ours
+    or of an earlier version is not read as one of a published paper's claims: the rows on the
+    papers' items, the rows on earlier versions of a paper (:func:`earlier_versions`), and our
+    own rows (checks beyond the papers, marked *ours*). E.g. "28 rows on the paper's items: 12
+    reproduced, ...; 2 rows on earlier versions of the paper (the June 2024 slides, ...): 1
+    reproduced, 1 trend; and 2 rows of ours (beyond the paper): 1 reproduced, 1 trend." With
+    one group only: "12 rows: ..." (or "2 rows of ours: ..."). Rows, not items: an item may take
+    several rows, and several items may share one."""
+    from memnb.prose import counted
+
+    papers = sorted({r.paper for r in rows}, key=lambda p: list(PAPERS).index(p)
+                    if p in PAPERS else len(PAPERS))
+    earlier_items = {p: earlier_versions(p) for p in papers}
+    earlier = [r for r in rows if not r.ours and r.item in earlier_items[r.paper][0]]
+    published = [r for r in rows if not r.ours and r not in earlier]
     ours = [r for r in rows if r.ours]
-    if not ours:
-        return f"{len(rows)} rows: {_counted(rows)}."
-    if not papers:
-        return f"{len(ours)} rows of ours: {_counted(ours)}."
-    several = len({r.paper for r in rows}) > 1
-    whose = "papers'" if several else "paper's"
-    return (f"{len(papers)} rows on the {whose} items: "
-            f"{_counted(papers) or 'none'}; and {len(ours)} row{'s' if len(ours) != 1 else ''} "
-            f"of ours (beyond the {'papers' if several else 'paper'}): {_counted(ours)}.")
+    several = len(papers) > 1
+    paper_word = "papers" if several else "paper"
+    described = [earlier_items[p][1] for p in papers if earlier_items[p][1]
+                 and any(r.paper == p for r in earlier)]
+    groups = [(published, f"on the {paper_word}'{'' if several else 's'} items"),
+              (earlier, f"on earlier versions of the {paper_word}"
+                        + (f" ({'; '.join(described)})" if described else "")),
+              (ours, f"of ours (beyond the {paper_word})")]
+    present = [(g, what) for g, what in groups if g]
+    if not present:
+        return "No rows."
+    if len(present) == 1 and present[0][0] is published:
+        return f"{counted(len(rows), 'row')}: {_counted(rows)}."
+    if len(present) == 1 and present[0][0] is ours:
+        return f"{counted(len(rows), 'row')} of ours: {_counted(rows)}."
+    parts = [f"{counted(len(g), 'row')} {what}: {_counted(g) or 'none'}" for g, what in present]
+    if len(parts) > 1:
+        parts[-1] = f"and {parts[-1]}"
+    return "; ".join(parts) + "."
 
 
 def chapter_scorecard(paper: str, profile: str):  # noqa: ANN201 - IPython display object
@@ -104,4 +137,4 @@ def book_scorecard(profile: str):  # noqa: ANN201 - IPython display object
 
 
 __all__ = ["STATUSES", "STATUS_COLOURS", "book_scorecard", "chapter_scorecard", "rows_html",
-           "source_profile", "summary_sentence"]
+           "earlier_versions", "source_profile", "summary_sentence"]
