@@ -319,7 +319,7 @@ def test_a_full_run_of_an_earlier_profile_is_named_but_not_judged(tmp_path):
     # what that unjudged full run shows is reported in the row, not judged (slopes = paper's)
     assert ("[not judged, for the record: the committed full run of dana.appendix_dim (test, x) "
             "was computed under an earlier `full` profile, so this row reads the `quick` run; "
-            "its Fig. 5 per-head slopes (official rule") in row.measured
+            "the committed run's Fig. 5 per-head slopes (official rule") in row.measured
     assert "ours 1.00×" in row.measured
     three = [{"figure": "Fig. 6", "model": "aot", "N": 100, "d": 25, "d_h": dh, "H": 11,
               "seed": 0, "accuracy": 0.01 * dh} for dh in (1, 8, 16)]
@@ -329,7 +329,7 @@ def test_a_full_run_of_an_earlier_profile_is_named_but_not_judged(tmp_path):
     assert "[not judged, for the record" in rows["Fig. 6"].measured  # a not run row too
     # no rerun under way: the command starts one beside the earlier profile's table
     assert "`memnb run dana.appendix_dim --profile full --rerun`" in rows["Fig. 6"].measured
-    assert "its Fig. 6 curve (d = 50, H = 11" in rows["Fig. 6"].measured
+    assert "the committed run's Fig. 6 curve (d = 50, H = 11" in rows["Fig. 6"].measured
     assert "[not judged" not in rows["Fig. 8"].measured  # App. B.2 has no full run
 
 

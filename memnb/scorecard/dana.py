@@ -1047,7 +1047,8 @@ def _earlier_full_note(results: ResultSource, name: str, figure: str) -> str:
     reading = appendix_full_reading(as_the_paper_reports(full.table), kind, figure)
     done, total = points_ran(prov)
     ran = "" if full.complete else f", {done} of {total} points"
-    shows = f"its {reading}" if reading else f"it holds no {figure} point"
+    shows = (f"the committed run's {reading}" if reading else
+             f"the committed run holds no {figure} point")
     reads = ("the rerun by today's code" if on_rerun else
              f"the `{results.used_profile(name)}` run")
     return (f" [not judged, for the record: the committed full run of {name} "
