@@ -1294,7 +1294,9 @@ def transformer_examples() -> dict[str, tuple[SeqIdNetwork, SeqIdTransformer, np
 
 
 @item(P, "Theorem 4.1 (as a Transformer)", claim="the memorizing network is a Transformer "
-      "E_out ∘ blocks ∘ E_in of residual self-attention and feed-forward blocks",
+      "E_out ∘ blocks ∘ E_in of residual self-attention and feed-forward blocks (the block "
+      "forms are [unverified], notes §1: the authors' 2024 notation, as our notes recall it; "
+      "the row checks our construction in those forms)",
       criterion="the construction compiled into explicit blocks F^(SA)(Z) = Z + Σ_h W_O W_V Z "
       "σ[(W_K Z)ᵀ W_Q Z] (hardmax) and F^(FF)(Z) = Z + W_2 σ_R(W_1 Z + b_1 1ᵀ) + b_2 1ᵀ, "
       "evaluated in exact arithmetic, outputs every label, equals the ReLU form and holds the "
