@@ -15,6 +15,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from memnb import bounds, viz
 from memnb.experiments import dana as exp
@@ -1730,7 +1731,7 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
     """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) as
     three panels: accuracy vs H (Exp. 1), vs d_h (Exp. 2) and vs parameter count, AoT and one
     head + MLP (Exp. 5). Ours (markers, mean ± std over seeds) beside the paper's official CSVs
-    (dotted, hollow diamonds; its one head + MLP with × markers); colour = d. ``cached``, the
+    (dotted, hollow diamonds); every one head + MLP with × markers; colour = d. ``cached``, the
     committed full run, is drawn dash-dotted with square markers; with ``rerun`` (a rerun of it
     by today's code under today's profile, :func:`appendix_rerun`) the rerun takes that style
     and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares)."""
@@ -1761,10 +1762,11 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
                           label=f"{run}: d = {d}, H = {int(part['H'].iloc[0])}")
         rows5 = exp.appendix_rows(t, f5)
         for (d, model), part in rows5.groupby(["d", "model"]):
-            viz.plot_ours(axes[2], part, "params", "accuracy", role=role,
-                          color=color[int(d)] if model == "aot" else "#444444",
+            viz.plot_ours(axes[2], part, "params", "accuracy", role=role, color=color[int(d)],
                           label=f"{run}: d = {int(d)}, "
                                 f"{'AoT' if model == 'aot' else '1 head + MLP'}")
+            if model != "aot":  # one head + MLP: × markers, as the paper's, colour still d
+                axes[2].lines[-1].set_marker("x")
         if faded:
             for ax, (lines, bands) in zip(axes, drawn, strict=True):
                 _fade(ax, lines, bands)
@@ -1785,7 +1787,8 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
     titles = (f"{f1}: Exp. 1{depth}", f"{f2}: Exp. 2{depth}", f"{f5}: Exp. 5{depth}")
     xlabels = ("heads H (d_h = d)", "head dimension d_h", "parameters (our count, per model)")
     axes[0].set_ylabel(_ACC)
-    axes[2].ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
+    # thousands in the tick labels: a "1e5" offset text would sit on the axis label
+    axes[2].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
     for ax, title, xlabel in zip(axes, titles, xlabels, strict=True):
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel)
@@ -1991,8 +1994,9 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             f"nominally equal parameter count ({f5}; the x-axis is each model's count as we "
             f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
             + (f": {gap}" if gap else "") + "). Solid lines with round markers: this build's "
-            "run. Dotted lines with hollow diamonds: the paper's official CSVs (its one head + "
-            "MLP with × markers, to tell it from its AoT at the same d). Unlike the book's "
+            "run. Dotted lines with hollow diamonds: the paper's official CSVs. The one head + "
+            "MLP, ours and the paper's, has × markers, to tell it from the AoT at the same d. "
+            "Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
     text += " " + " ".join(verdict_sentence(verdicts[f]) for f in (f1, f2, f5))
