@@ -826,25 +826,35 @@ def points_not_timed(provenance: dict[str, Any]) -> int:
     return max(reused, 0)
 
 
-def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:
-    """The invocation whose code computed the result's last points: the latest recorded one
-    that raised ``points_done`` (an invocation that only read every point from the cache, e.g.
-    a table assembled from points another command computed, computed none). The provenance's own
-    ``git_commit`` and ``started_utc`` when the invocations do not tell (none recorded, or no
-    ``points_done``)."""
-    own = {"git_commit": provenance.get("git_commit"),
-           "started_utc": provenance.get("started_utc")}
+def points_added(provenance: dict[str, Any]) -> list[tuple[dict[str, Any], int]] | None:
+    """Each recorded invocation that raised ``points_done``, with the points it added, in order;
+    ``None`` when the invocations do not tell (none recorded, or one without ``points_done``).
+    An invocation that only read every point from the cache added none and is left out."""
     calls = provenance.get("invocations") or []
     if not calls or any(c.get("points_done") is None for c in calls):
-        return own
-    before = 0
-    latest = None
+        return None
+    added, before = [], 0
     for call in calls:
-        if int(call["points_done"]) > before:
-            latest = call
-        before = max(before, int(call["points_done"]))
-    return own if latest is None else {"git_commit": latest.get("git_commit"),
-                                       "started_utc": latest.get("started_utc")}
+        done = int(call["points_done"])
+        if done > before:
+            added.append((call, done - before))
+        before = max(before, done)
+    return added
+
+
+def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:
+    """The invocation whose code computed the result's last points: the latest recorded one
+    that raised ``points_done`` (:func:`points_added`; an invocation that only read every point
+    from the cache, e.g. a table assembled from points another command computed, computed
+    none). The provenance's own ``git_commit`` and ``started_utc`` when the invocations do not
+    tell (none recorded, or no ``points_done``)."""
+    own = {"git_commit": provenance.get("git_commit"),
+           "started_utc": provenance.get("started_utc")}
+    added = points_added(provenance)
+    if not added:
+        return own
+    latest = added[-1][0]
+    return {"git_commit": latest.get("git_commit"), "started_utc": latest.get("started_utc")}
 
 
 def provenance_summary(names: list[str], profile: str,

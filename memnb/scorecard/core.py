@@ -101,19 +101,12 @@ def computing_commits(provenance: dict[str, Any]) -> str:
     2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 (105 points, 2026-11-26)": every
     commit whose invocations raised ``points_done``, with the points they added and the day of
     the first, so that a resumed run does not read as computed by its last commit alone."""
-    from memnb.results import computing_invocation
+    from memnb.results import computing_invocation, points_added
 
-    calls = provenance.get("invocations") or []
     added: dict[str, list[Any]] = {}  # commit -> [points added, day of its first invocation]
-    if calls and all(c.get("points_done") is not None for c in calls):
-        before = 0
-        for call in calls:
-            done = int(call["points_done"])
-            if done > before:
-                commit = str(call.get("git_commit") or "unknown")[:7]
-                entry = added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])
-                entry[0] += done - before
-            before = max(before, done)
+    for call, points in points_added(provenance) or []:
+        commit = str(call.get("git_commit") or "unknown")[:7]
+        added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])[0] += points
     if len(added) < 2:
         computed = computing_invocation(provenance)
         return (f"commit {str(computed['git_commit'] or 'unknown')[:7]}, "
