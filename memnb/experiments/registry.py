@@ -16,7 +16,8 @@ import pandas as pd
 
 from memnb.profiles import PROFILES, check_profile
 
-CHAPTER_MODULES: tuple[str, ...] = ("dana", "mahdavi", "kajitsuka", "compare")
+CHAPTER_MODULES: tuple[str, ...] = ("dana", "dana_appendix_layout", "mahdavi", "kajitsuka",
+                                    "compare")
 
 ExperimentFn = Callable[..., pd.DataFrame]
 

@@ -1737,7 +1737,7 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
     and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares)."""
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
-    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.9), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 4.6), layout="constrained")
     tables = [("ours", table)]
     if rerun is not None:
         tables.append(("rerun", rerun))
@@ -1793,9 +1793,38 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_ylim(bottom=0)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6.5, ncol=1,
-                  frameon=False)
+    _appendix_legend(fig, [(source, t) for source, t in tables if len(t)],
+                     {d: color[d] for d in ds})
     return fig
+
+
+def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
+                     color: dict[int, str]) -> None:
+    """One legend under :func:`appendix_figure`'s three panels, in two parts: the colour of each
+    d, and the line and marker of each source (drawn in grey: colour stands for d), with the
+    × marker of the one head + MLP. Every curve keeps its own label (source, d and setting) on
+    its axes; a legend of every curve of three panels would outgrow the panels."""
+    from matplotlib.lines import Line2D
+
+    grey = "#555555"
+    handles = [Line2D([], [], color=c, linewidth=2.5, label=f"d = {d}") for d, c in
+               color.items()]
+    for source, t in tables:
+        run, role, faded = _APPENDIX_SOURCES[source]
+        seeds = int(t["seed"].nunique()) if "seed" in t else 1
+        style = viz.role_style(role, grey)
+        if faded:
+            style = {**style, "linestyle": ":", "markerfacecolor": "none", "alpha": 0.5}
+        label = ("ours: this build's run" if source == "ours" else run) + (
+            f", mean ± std over {counted(seeds, 'seed')}" if seeds > 1 else "")
+        handles.append(Line2D([], [], **style, label=label))
+    handles.append(Line2D([], [], **{**viz.role_style("paper", grey), "linestyle": ":"},
+                          label="paper (official CSV)"))
+    handles.append(Line2D([], [], color=grey, marker="x", linestyle="none",
+                          label="× markers: one head + MLP (Exp. 5)"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4),
+               fontsize=7.5, frameon=False, title="colour: d; line and marker: source",
+               title_fontsize=7.5)
 
 
 def appendix_full_reading(table: pd.DataFrame, kind: str, figure: str) -> str:
@@ -2014,3 +2043,75 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             text += " " + appendix_full_run_sentence(
                 cached, kind, full.provenance, beside_rerun=rerun is not None and len(rerun) > 0)
     return text
+
+
+# --- Fig. 6 with the official code's model (ours, dana.appendix_layout) ----------------------
+
+
+def appendix_layout_eq2(layout: pd.DataFrame,
+                        *candidates: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Eq. (2)'s Fig. 6 rows to set beside ``layout`` (``dana.appendix_layout``): those of the
+    first of ``candidates`` (tables of ``dana.appendix_dim``, ``None`` skipped; the chapter
+    passes the rerun first, as the Fig. 6 row reads it) with Fig. 6 rows at ``layout``'s N, d
+    and H, as the paper reports them; ``None`` when no candidate has such rows."""
+    setting = {k: int(layout[k].iloc[0]) for k in ("N", "d", "H")}
+    for table in candidates:
+        if table is None:
+            continue
+        rows = as_the_paper_reports(exp.appendix_rows(table, "Fig. 6"))
+        if not rows.empty and all(int(rows[k].iloc[0]) == v for k, v in setting.items()):
+            return rows
+    return None
+
+
+def appendix_layout_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure:
+    """Fig. 6 with two models (ours, ``dana.appendix_layout``): accuracy against d_h for eq.
+    (2) (``eq2``, the Fig. 6 rows of ``dana.appendix_dim``) and the official code's model,
+    mean ± std over seeds, beside the paper's CSV when ``layout`` is at its setting."""
+    layout = as_the_paper_reports(layout)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+    tables = ([("aot", eq2)] if eq2 is not None else []) + list(
+        layout.groupby("model", sort=False))
+    for kind, table in tables:
+        viz.plot_ours(ax, table, "d_h", "accuracy", label=f"ours: {exp.MODEL_KINDS[kind]}",
+                      color=_LAYOUT_COLORS[str(kind)])
+    n, d, h = (int(layout[k].iloc[0]) for k in ("N", "d", "H"))
+    if _paper_setting(paper.dim_exp2(), N=n, d=d, H=h):
+        viz.plot_paper(ax, _paper_xy(paper.dim_exp2(), "d_h"), "d_h", "accuracy",
+                       label="paper (official CSV)")
+    ax.set(xlabel="head dimension d_h", ylabel=_ACC,
+           title=f"Fig. 6 by model: N = {n}, d = {d}, H = {h}")
+    fig.legend(loc="outside lower center", ncol=2, fontsize=7.5)
+    return fig
+
+
+def appendix_layout_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
+                           verdicts: tuple[Any, ...] = ()) -> str:
+    """Markdown paragraph, from the data, on which model's Fig. 6 is the paper's: per model the
+    mean |ours − paper| (:func:`memnb.scorecard.dana.fig_6_model_distances`), its peak and its
+    value at the largest d_h, then ``verdicts`` (the scorecard row "Fig. 6: which model")."""
+    from memnb.scorecard.dana import fig_6_model_curves, fig_6_model_distances, peak_words
+
+    head = "**Which model gives the paper's Fig. 6?**"
+    if eq2 is None:
+        return (f"{head} No run of eq. (2)'s Fig. 6 at this run's setting is at hand to set "
+                "beside the code's model.")
+    curves = fig_6_model_curves(as_the_paper_reports(layout), eq2)
+    table = fig_6_model_distances(curves)
+    parts = [head]
+    for row in table.itertuples():
+        seeds = int(curves[curves["kind"] == row.kind]["seeds"].min())
+        text = f"{row.model} ({counted(seeds, 'seed')}): {peak_words(row)}"
+        if row.points:
+            text += (f", on average {row.mean_abs_difference:.3f} from the paper's CSV over "
+                     f"{row.points} values of d_h (largest gap {row.max_abs_difference:.3f})")
+        parts.append(text + ".")
+    theirs = curves[curves["kind"] == "paper"].set_index("d_h")["accuracy"]
+    if len(theirs):
+        parts.append(f"The paper's CSV ends at {theirs.iloc[-1]:.3f} at d_h = "
+                     f"{int(theirs.index[-1])}.")
+    else:
+        parts.append("This run is not at the paper's setting, so no value is compared.")
+    if verdicts:
+        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
+    return " ".join(parts)

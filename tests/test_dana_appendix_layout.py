@@ -1,0 +1,158 @@
+"""Fig. 6 with the official code's model (ours): the experiment ``dana.appendix_layout``, its
+scorecard row "Fig. 6: which model" and the chapter's figure and report."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from memnb.experiments import dana as dana_exp
+from memnb.experiments.dana_appendix_layout import appendix_layout
+from memnb.experiments.registry import get
+from memnb.figures import dana as figures
+from memnb.papers import dana as paper
+from memnb.scorecard import ResultSource
+from memnb.scorecard import dana as sc
+
+
+def test_the_ci_profile_trains_every_kind_d_h_and_seed(tmp_path):
+    params = {**get("dana.appendix_layout").params("ci"), "kinds": list(dana_exp.CODE_MODEL_KINDS)}
+    table = appendix_layout(params, seeds=2, device="cpu", cache_dir=tmp_path)
+    assert len(table) == 2 * len(params["d_h_sweep"]) * 2
+    assert set(table["model"]) == set(dana_exp.CODE_MODEL_KINDS)
+    assert sorted(table["d_h"].unique()) == params["d_h_sweep"]
+    assert table["accuracy_last_batches"].between(0, 1).all()
+    # the code's model at d_h < d has the compression's 2 d d_h parameters, not at d_h = d
+    code = table[(table["model"] == "aot_code") & (table["seed"] == 0)].set_index("d_h")
+    d, h, n, s = params["d"], params["H"], params["N"], 2
+    assert code.loc[d, "params"] == 2 * n * d + s * d + 4 * d * d * h
+    assert code.loc[1, "params"] == 2 * n * d + s * 1 + 4 * 1 * h + 2 * d * 1
+
+
+def test_a_kind_outside_the_code_models_is_refused(tmp_path):
+    params = get("dana.appendix_layout").params("ci")
+    with pytest.raises(ValueError, match="kinds must be a non-empty subset of"):
+        appendix_layout({**params, "kinds": ["aot"]}, seeds=1, device="cpu", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="kinds must be a non-empty subset of"):
+        appendix_layout({**params, "kinds": []}, seeds=1, device="cpu", cache_dir=tmp_path)
+
+
+def test_the_full_profile_is_fig_6s_grid_and_recipe():
+    full, dim = get("dana.appendix_layout").params("full"), get("dana.appendix_dim").params("full")
+    assert (full["N"], full["d"], full["H"]) == (dim["N"], dim["exp2_d"], dim["exp2_H"])
+    assert full["d_h_sweep"] == dim["exp2_d_h"]
+    assert all(full[k] == dim["train"][k] for k in ("steps", "batch", "samples", "lr",
+                                                    "lr_final"))
+
+
+def test_its_module_leaves_the_dana_fingerprint_alone():
+    from memnb.fingerprint import code_modules
+    from memnb.results import todays_code
+
+    assert "memnb.experiments.dana_appendix_layout" not in code_modules(
+        "memnb.experiments.dana")
+    assert todays_code("dana.appendix_layout") != todays_code("dana.exp1")
+
+
+# --- the scorecard row -------------------------------------------------------------------------
+
+def _write(root, name, table, **prov):
+    folder = root / "full"
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_csv(folder / f"{name}.csv", index=False)
+    (folder / f"{name}.json").write_text(json.dumps(
+        {"device_name": "test", "seeds": 2, "git_commit": "abcdef0", "started_utc": "x",
+         **prov}))
+
+
+def _fig6(model, curve, figure=True):
+    rows = [{"model": model, "N": 200, "d": 50, "H": 11, "d_h": dh, "seed": s,
+             "accuracy": curve(dh)} for dh in [1, *range(5, 51, 5)] for s in (0, 1)]
+    return pd.DataFrame([{**r, "figure": "Fig. 6"} if figure else r for r in rows])
+
+
+def _row(root):
+    from memnb.scorecard.core import load_items
+
+    results = ResultSource("full", root)
+    item = next(it for it in load_items(["dana"]) if it.item == "Fig. 6: which model")
+    return item.evaluate(results)
+
+
+THEIRS = paper.dim_exp2().set_index("d_h")["accuracy"]
+
+
+def _falls(dh):  # eq. (2)'s shape in our runs: a peak at d/2, then down
+    return 0.05 + 0.01 * min(dh, 25) - 0.002 * max(dh - 25, 0)
+
+
+def test_the_row_is_not_run_without_the_code_models_run(tmp_path):
+    row = _row(tmp_path)
+    assert row.status == "not run"
+    assert "memnb run dana.appendix_layout --profile full" in row.measured
+
+
+def test_the_code_model_at_the_papers_values_and_eq2_away_is_reproduced(tmp_path):
+    _write(tmp_path, "dana.appendix_layout",
+           _fig6("aot_code", lambda dh: THEIRS[dh] + 0.01, figure=False))
+    _write(tmp_path, "dana.appendix_dim", _fig6("aot", _falls))
+    row = _row(tmp_path)
+    assert row.status == "reproduced", row.measured
+    assert row.measured.startswith("official code's model: mean |ours − paper| 0.010")
+    assert "eq. (2): mean |ours − paper|" in row.measured and "not increasing" in row.measured
+
+
+def test_the_code_model_rising_but_off_the_values_is_a_trend(tmp_path):
+    _write(tmp_path, "dana.appendix_layout",
+           _fig6("aot_code", lambda dh: THEIRS[dh] * 0.6, figure=False))
+    _write(tmp_path, "dana.appendix_dim", _fig6("aot", _falls))
+    assert _row(tmp_path).status == "trend"
+
+
+def test_both_models_falling_is_differs(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig6("aot_code", _falls, figure=False))
+    _write(tmp_path, "dana.appendix_dim", _fig6("aot", _falls))
+    row = _row(tmp_path)
+    assert row.status == "differs"
+    assert "peak 0.300 at d_h = 25" in row.measured
+
+
+def test_a_partial_code_model_run_caps_the_row_at_trend(tmp_path):
+    table = _fig6("aot_code", lambda dh: THEIRS[dh], figure=False)
+    _write(tmp_path, "dana.appendix_layout", table, complete=False, points_done=len(table),
+           missing_points=[{"model": "aot_code", "d_h": 50, "seed": 2}])
+    _write(tmp_path, "dana.appendix_dim", _fig6("aot", _falls))
+    row = _row(tmp_path)
+    assert row.status == "trend" and "dana.appendix_layout:" in row.measured
+
+
+# --- the chapter's figure and report ------------------------------------------------------------
+
+def test_eq2_is_taken_from_the_first_table_at_the_layout_setting():
+    layout = _fig6("aot_code", lambda dh: THEIRS[dh], figure=False)
+    other = _fig6("aot", _falls).assign(N=100, d=25)
+    at_setting = _fig6("aot", _falls)
+    assert figures.appendix_layout_eq2(layout, None, other) is None
+    got = figures.appendix_layout_eq2(layout, None, other, at_setting, other)
+    assert got is not None and len(got) == len(at_setting) and (got["N"] == 200).all()
+
+
+def test_the_report_and_figure_set_both_models_beside_the_paper():
+    layout = _fig6("aot_code", lambda dh: THEIRS[dh], figure=False)
+    eq2 = figures.appendix_layout_eq2(layout, _fig6("aot", _falls))
+    text = figures.appendix_layout_report(layout, eq2)
+    assert "eq. (2) (2 seeds): peak 0.300 at d_h = 25, then 0.250 at d_h = 50" in text
+    assert ("official code's model (2 seeds): highest at the largest d_h, "
+            f"{THEIRS[50]:.3f} at d_h = 50, on average 0.000 from the paper's CSV") in text
+    assert f"The paper's CSV ends at {THEIRS[50]:.3f} at d_h = 50." in text
+    fig = figures.appendix_layout_figure(layout, eq2)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("paper (official CSV)" in t for t in labels)
+    assert any("eq. (2)" in t for t in labels) and any("official code" in t for t in labels)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="must share"):
+        sc.fig_6_model_curves(layout, eq2.assign(d=25))
+    assert "No run of eq. (2)" in figures.appendix_layout_report(layout, None)
