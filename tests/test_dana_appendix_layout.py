@@ -144,8 +144,8 @@ def test_the_report_and_figure_set_both_models_beside_the_paper():
     layout = _fig6("aot_code", lambda dh: THEIRS[dh], figure=False)
     eq2 = figures.appendix_layout_eq2(layout, _fig6("aot", _falls))
     text = figures.appendix_layout_report(layout, eq2)
-    assert "eq. (2) (2 seeds): peak 0.300 at d_h = 25, then 0.250 at d_h = 50" in text
-    assert ("official code's model (2 seeds): highest at the largest d_h, "
+    assert "Eq. (2) (2 seeds): peak 0.300 at d_h = 25, then 0.250 at d_h = 50" in text
+    assert ("Official code's model (2 seeds): highest at the largest d_h, "
             f"{THEIRS[50]:.3f} at d_h = 50, on average 0.000 from the paper's CSV") in text
     assert f"The paper's CSV ends at {THEIRS[50]:.3f} at d_h = 50." in text
     fig = figures.appendix_layout_figure(layout, eq2)

@@ -2103,7 +2103,8 @@ def appendix_layout_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
     parts = [head]
     for row in table.itertuples():
         seeds = int(curves[curves["kind"] == row.kind]["seeds"].min())
-        text = f"{row.model} ({counted(seeds, 'seed')}): {peak_words(row)}"
+        text = f"{row.model[:1].upper()}{row.model[1:]} ({counted(seeds, 'seed')}): " + (
+            peak_words(row))
         if row.points:
             text += (f", on average {row.mean_abs_difference:.3f} from the paper's CSV over "
                      f"{row.points} values of d_h (largest gap {row.max_abs_difference:.3f})")
