@@ -1704,13 +1704,16 @@ _APPENDIX_SOURCES = {
 }
 
 
+#: How a superseded source's lines are drawn: dotted, hollow markers, faded (:func:`_fade`, and
+#: its legend entry in :func:`_appendix_legend`).
+_FADED = {"linestyle": ":", "markerfacecolor": "none", "alpha": 0.5}
+
+
 def _fade(ax: plt.Axes, lines: int, collections: int) -> None:
     """Restyle what was drawn on ``ax`` after its first ``lines`` lines and ``collections``
-    bands as a superseded source: dotted, hollow markers, faded."""
+    bands as a superseded source (:data:`_FADED`)."""
     for line in ax.lines[lines:]:
-        line.set_linestyle(":")
-        line.set_markerfacecolor("none")
-        line.set_alpha(0.5)
+        line.set(**_FADED)
     for band in ax.collections[collections:]:
         band.set_alpha(0.08)
 
@@ -1814,7 +1817,7 @@ def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
         seeds = int(t["seed"].nunique()) if "seed" in t else 1
         style = viz.role_style(role, grey)
         if faded:
-            style = {**style, "linestyle": ":", "markerfacecolor": "none", "alpha": 0.5}
+            style = {**style, **_FADED}
         label = ("ours: this build's run" if source == "ours" else run) + (
             f", mean ± std over {counted(seeds, 'seed')}" if seeds > 1 else "")
         handles.append(Line2D([], [], **style, label=label))
@@ -2078,8 +2081,9 @@ def appendix_layout_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> pl
         viz.plot_ours(ax, table, "d_h", "accuracy", label=f"ours: {exp.MODEL_KINDS[kind]}",
                       color=_LAYOUT_COLORS[str(kind)])
     n, d, h = (int(layout[k].iloc[0]) for k in ("N", "d", "H"))
-    if _paper_setting(paper.dim_exp2(), N=n, d=d, H=h):
-        viz.plot_paper(ax, _paper_xy(paper.dim_exp2(), "d_h"), "d_h", "accuracy",
+    theirs = paper.dim_exp2()
+    if _paper_setting(theirs, N=n, d=d, H=h):
+        viz.plot_paper(ax, _paper_xy(theirs, "d_h"), "d_h", "accuracy",
                        label="paper (official CSV)")
     ax.set(xlabel="head dimension d_h", ylabel=_ACC,
            title=f"Fig. 6 by model: N = {n}, d = {d}, H = {h}")
