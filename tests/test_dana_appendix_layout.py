@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from memnb.experiments import dana as dana_exp
-from memnb.experiments.dana_appendix_layout import appendix_layout
+from memnb.experiments.dana_appendix_layout import appendix_layout, figure_rows
 from memnb.experiments.registry import get
 from memnb.figures import dana as figures
 from memnb.papers import dana as paper
@@ -21,12 +21,21 @@ from memnb.scorecard import dana as sc
 def test_the_ci_profile_trains_every_kind_d_h_and_seed(tmp_path):
     params = {**get("dana.appendix_layout").params("ci"), "kinds": list(dana_exp.CODE_MODEL_KINDS)}
     table = appendix_layout(params, seeds=2, device="cpu", cache_dir=tmp_path)
-    assert len(table) == 2 * len(params["d_h_sweep"]) * 2
+    fig6 = figure_rows(table, "Fig. 6", params)
+    fig5 = figure_rows(table, "Fig. 5", params)
+    assert len(fig6) == 2 * len(params["d_h_sweep"]) * 2
+    assert len(fig5) == 2 * len(params["d_sweep"]) * len(params["H_sweep"]) * 2
+    # the point of both grids (d_h = d = 4, H = 3) is trained once and drawn in both figures
+    shared = (table["d_h"] == params["d"]) & (table["H"] == params["H"])
+    assert shared.sum() == 2 * 2
+    assert len(table) == len(fig6) + len(fig5) - shared.sum()
     assert set(table["model"]) == set(dana_exp.CODE_MODEL_KINDS)
-    assert sorted(table["d_h"].unique()) == params["d_h_sweep"]
+    assert sorted(fig6["d_h"].unique()) == params["d_h_sweep"]
+    assert sorted(fig5["H"].unique()) == params["H_sweep"]
+    assert (fig5["d_h"] == fig5["d"]).all()
     assert table["accuracy_last_batches"].between(0, 1).all()
     # the code's model at d_h < d has the compression's 2 d d_h parameters, not at d_h = d
-    code = table[(table["model"] == "aot_code") & (table["seed"] == 0)].set_index("d_h")
+    code = fig6[(fig6["model"] == "aot_code") & (fig6["seed"] == 0)].set_index("d_h")
     d, h, n, s = params["d"], params["H"], params["N"], 2
     assert code.loc[d, "params"] == 2 * n * d + s * d + 4 * d * d * h
     assert code.loc[1, "params"] == 2 * n * d + s * 1 + 4 * 1 * h + 2 * d * 1
@@ -40,12 +49,19 @@ def test_a_kind_outside_the_code_models_is_refused(tmp_path):
         appendix_layout({**params, "kinds": []}, seeds=1, device="cpu", cache_dir=tmp_path)
 
 
-def test_the_full_profile_is_fig_6s_grid_and_recipe():
+def test_the_full_profile_is_figs_5_and_6s_grids_and_recipe():
     full, dim = get("dana.appendix_layout").params("full"), get("dana.appendix_dim").params("full")
     assert (full["N"], full["d"], full["H"]) == (dim["N"], dim["exp2_d"], dim["exp2_H"])
     assert full["d_h_sweep"] == dim["exp2_d_h"]
+    # and Fig. 5's: d_h = d for App. B.1's three d, its H
+    assert (full["d_sweep"], full["H_sweep"]) == (dim["d"], dim["H"])
     assert all(full[k] == dim["train"][k] for k in ("steps", "batch", "samples", "lr",
                                                     "lr_final"))
+
+
+def test_figure_rows_refuses_another_figure():
+    with pytest.raises(ValueError, match="figure must be one of"):
+        figure_rows(pd.DataFrame(), "Fig. 7", get("dana.appendix_layout").params("ci"))
 
 
 def test_its_module_leaves_the_dana_fingerprint_alone():
