@@ -172,3 +172,155 @@ def test_the_report_and_figure_set_both_models_beside_the_paper():
     with pytest.raises(ValueError, match="must share"):
         sc.fig_6_model_curves(layout, eq2.assign(d=25))
     assert "No run of eq. (2)" in figures.appendix_layout_report(layout, None)
+
+
+def test_the_fig_6_row_reads_only_fig_6s_rows_beside_fig_5s(tmp_path):
+    # Fig. 5's rows at d = 50 (H < 11, d_h = 50) far from the paper must not enter Fig. 6's curve
+    fig5 = _fig5("aot_code", lambda d, h: 0.0, ds=(50,))
+    fig5 = fig5[fig5["H"] != 11]
+    # Fig. 5's rows first: the row must not take the table's first H for Fig. 6's
+    table = pd.concat([fig5, _fig6("aot_code", lambda dh: THEIRS[dh], figure=False)])
+    _write(tmp_path, "dana.appendix_layout", table)
+    _write(tmp_path, "dana.appendix_dim", _fig6("aot", _falls))
+    row = _row(tmp_path)
+    assert row.status == "reproduced", row.measured
+    assert row.measured.startswith("official code's model: mean |ours − paper| 0.000")
+
+
+# --- Fig. 5 with the code's model: the row, the figure and the report -------------------------
+
+THEIR_SLOPES = paper.dim_exp1_slopes().set_index("d")["slope"]
+H_SWEEP = [1, 3, 5, 7, 9, 11]
+
+
+def _fig5(model, accuracy, ds=(40, 50, 60), figure=False):
+    rows = [{"model": model, "N": 200, "d": d, "d_h": d, "H": h, "seed": s,
+             "accuracy": accuracy(d, h)} for d in ds for h in H_SWEEP for s in (0, 1)]
+    return pd.DataFrame([{**r, "figure": "Fig. 5"} if figure else r for r in rows])
+
+
+def _line(scale):  # a line in H of slope scale × the paper's CSV slope at d, below saturation
+    return lambda d, h: 0.02 + scale * THEIR_SLOPES[d] * h
+
+
+def _row5(root):
+    from memnb.scorecard.core import load_items
+
+    item = next(it for it in load_items(["dana"]) if it.item == "Fig. 5: which model")
+    return item.evaluate(ResultSource("full", root))
+
+
+def test_fig_5_row_reproduced_when_the_code_model_has_the_papers_slopes(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig5("aot_code", _line(1.0)))
+    _write(tmp_path, "dana.appendix_dim", _fig5("aot", _line(0.5), figure=True))
+    row = _row5(tmp_path)
+    assert row.status == "reproduced", row.measured
+    assert "mean |relative difference|: the code's model 0%, eq. (2) 50% over d = 40, 50, 60" \
+        in row.measured
+    assert f"d = 40: the paper's CSV {THEIR_SLOPES[40]:.4f} per head" in row.measured
+
+
+def test_fig_5_row_is_a_trend_when_the_code_model_is_only_nearer(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig5("aot_code", _line(0.75)))
+    _write(tmp_path, "dana.appendix_dim", _fig5("aot", _line(0.5), figure=True))
+    assert _row5(tmp_path).status == "trend"
+
+
+def test_fig_5_row_differs_when_eq2_is_as_near(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig5("aot_code", _line(0.5)))
+    _write(tmp_path, "dana.appendix_dim", _fig5("aot", _line(0.5), figure=True))
+    assert _row5(tmp_path).status == "differs"
+
+
+def test_fig_5_row_judges_the_d_it_has_and_a_partial_run_is_capped(tmp_path):
+    table = _fig5("aot_code", _line(1.0), ds=(40,))
+    _write(tmp_path, "dana.appendix_layout", table, complete=False, points_done=len(table),
+           missing_points=[{"model": "aot_code", "d": 50, "d_h": 50, "H": 1, "seed": 0}])
+    _write(tmp_path, "dana.appendix_dim", _fig5("aot", _line(0.5), figure=True))
+    row = _row5(tmp_path)
+    assert row.status == "trend", row.measured
+    assert "over d = 40" in row.measured and "d = 50:" not in row.measured
+
+
+def test_fig_5_row_is_not_run_without_its_grid(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig6("aot_code", _falls, figure=False))
+    _write(tmp_path, "dana.appendix_dim", _fig5("aot", _line(0.5), figure=True))
+    row = _row5(tmp_path)
+    assert row.status == "not run" and "no d of Fig. 5" in row.measured
+
+
+def test_fig_5_figure_and_report_set_both_models_beside_the_paper():
+    layout = _fig5("aot_code", _line(1.0))
+    dim = pd.concat([_fig5("aot", _line(0.5), figure=True), _fig6("aot", _falls)])
+    assert figures.appendix_layout_fig5_eq2(layout, None, dim.assign(N=100)) is None
+    eq2 = figures.appendix_layout_fig5_eq2(layout[layout["d"] == 40], None, dim)
+    assert eq2 is not None and set(eq2["d"]) == {40} and (eq2["figure"] == "Fig. 5").all()
+    eq2 = figures.appendix_layout_fig5_eq2(layout, dim)
+    text = figures.appendix_layout_fig5_report(layout, eq2)
+    assert "eq. (2): 2 seeds; official code's model: 2 seeds" in text
+    assert f"official code's model {THEIR_SLOPES[60]:.4f} (+0%)" in text
+    assert "eq. (2) 0." in text and "(-50%)" in text
+    fig = figures.appendix_layout_fig5_figure(layout, eq2)
+    assert len(fig.axes) == 3
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("paper (official CSV)" in t for t in labels)
+    assert any("eq. (2)" in t for t in labels) and any("official code" in t for t in labels)
+    plt.close(fig)
+    assert "No run of eq. (2)" in figures.appendix_layout_fig5_report(layout, None)
+
+
+def _rerun_setup(root):
+    """A committed run of the earlier grid (Fig. 6 only) and a partial rerun of today's: Fig. 6
+    and Fig. 5 at d = 40 computed, Fig. 5 at d = 50 and 60 missing."""
+    from memnb.experiments.dana import get_params
+    from memnb.reruns import rerun_root
+    from memnb.results import todays_code
+
+    name = "dana.appendix_layout"
+    today = get_params(name, "full")
+    earlier = {k: v for k, v in today.items() if k not in ("d_sweep", "H_sweep")}
+    fig6 = _fig6("aot_code", lambda dh: THEIRS[dh], figure=False)
+    _write(root, name, fig6, experiment=name, profile="full", params=earlier,
+           code_fingerprint="0" * 16)
+    table = pd.concat([fig6, _fig5("aot_code", _line(1.0), ds=(40,))], ignore_index=True)
+    missing = [{"model": "aot_code", "d": d, "d_h": d, "H": h, "seed": 0}
+               for d in (50, 60) for h in (1, 3)]
+    _write(rerun_root(root), name, table, experiment=name, profile="full", params=today,
+           code_fingerprint=todays_code(name), complete=False, points_done=len(table),
+           missing_points=missing)
+    _write(root, "dana.appendix_dim",
+           pd.concat([_fig6("aot", _falls), _fig5("aot", _line(0.5), figure=True)]))
+
+
+def test_rows_read_the_complete_parts_of_a_rerun_of_todays_grid(tmp_path):
+    _rerun_setup(tmp_path)
+    results = ResultSource("full", tmp_path)
+    # every Fig. 6 point (d = 50, H = 11) is computed: the missing ones have H = 1 and 3
+    with results.rerun_part("dana.appendix_layout", "d_h", [1, *range(5, 51, 5)],
+                            where={"d": 50, "H": 11}) as on_rerun:
+        assert on_rerun and len(results.table("dana.appendix_layout")) == 22
+    # d = 50 as a whole is not, d = 40 is
+    with results.rerun_part("dana.appendix_layout", "d", [50]) as on_rerun:
+        assert not on_rerun
+    with results.rerun_part("dana.appendix_layout", "d", [40]) as on_rerun:
+        assert on_rerun
+    fig6 = _row(tmp_path)
+    assert fig6.status == "trend", fig6.measured  # reproduced, capped: the rerun is partial
+    assert "d_h = 1, 5" in fig6.measured and "at d = 50, H = 11 points" in fig6.measured
+    fig5 = _row5(tmp_path)
+    assert fig5.status == "trend" and "over d = 40" in fig5.measured, fig5.measured
+
+
+def test_the_chapter_draws_fig_5_from_the_rerun_when_the_committed_run_lacks_it(
+        tmp_path, monkeypatch):
+    from memnb.results import FreshAndCached
+
+    _rerun_setup(tmp_path)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    committed = pd.read_csv(tmp_path / "full" / "dana.appendix_layout.csv")
+    run = FreshAndCached("dana.appendix_layout", committed, None,
+                         get("dana.appendix_layout").params("full"), "committed run")
+    assert len(figures.appendix_layout_run(run, "Fig. 6").fresh) == 22
+    five = figures.appendix_layout_run(run, "Fig. 5")
+    assert set(five.fresh["d"]) == {40} and "rerun of today's grid" in five.note
+    assert five.partial

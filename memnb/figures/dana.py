@@ -2122,3 +2122,127 @@ def appendix_layout_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
     if verdicts:
         parts.append(" ".join(verdict_sentence(row) for row in verdicts))
     return " ".join(parts)
+
+
+# --- Figs. 5 and 6 with the official code's model: which rows (ours, dana.appendix_layout) ---
+
+
+def appendix_layout_run(run: Any, figure: str) -> Any:
+    """The run of ``dana.appendix_layout`` to draw ``figure`` ("Fig. 5" or "Fig. 6") from, as
+    a :class:`memnb.results.FreshAndCached` whose ``fresh`` holds that figure's rows
+    (:func:`memnb.experiments.dana_appendix_layout.figure_rows`): the chapter's ``run`` when it
+    holds at least as many of the figure's points as the rerun of today's grid under way
+    (:mod:`memnb.reruns`; the finished groups of a partial one), else that rerun, its note
+    naming it. Fig. 5's rows are those of the d with every H of the profile (a run of the
+    earlier grid holds of Fig. 5 only the point it shares with Fig. 6); ``run`` with no rows
+    when neither has any.
+    """
+    import dataclasses
+
+    from memnb.experiments.dana_appendix_layout import figure_rows
+    from memnb.reruns import RERUN, rerun_progress, rerun_root
+    from memnb.results import computed_by_todays_code, load, partial_summary, run_label
+    from memnb.scorecard.core import computing_commits
+
+    def rows_of(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+        rows = figure_rows(table, figure, params)
+        if figure == "Fig. 5" and len(rows):  # a d drawn with every H, not Fig. 6's one point
+            counts = rows.groupby("d")["H"].nunique()
+            rows = rows[rows["d"].isin(counts[counts == len(params["H_sweep"])].index)]
+        return rows
+
+    rows = rows_of(run.fresh, run.params)
+    rerun = load(run.name, "full", rerun_root())
+    params = exp.get_params(run.name, "full")
+    if rerun is not None and computed_by_todays_code(run.name, rerun.provenance):
+        again = rows_of(as_the_paper_reports(rerun.table), params)
+        if len(again) > len(rows):
+            prov = rerun.provenance
+            note = (f"{run.name}: the `full` rerun of today's grid ({RERUN}/full/, "
+                    f"{run_label(again, prov)}, {computing_commits(prov)}); "
+                    f"{rerun_progress(run.name, 'full') or 'complete'}")
+            return dataclasses.replace(run, fresh=again, cached=None, params=params,
+                                       note=note, partial=partial_summary(prov))
+    return dataclasses.replace(run, fresh=rows)
+
+
+def appendix_layout_fig5_eq2(layout: pd.DataFrame,
+                             *candidates: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Eq. (2)'s Fig. 5 rows to set beside ``layout`` (the Fig. 5 rows of
+    ``dana.appendix_layout``): those of the first of ``candidates`` (tables of
+    ``dana.appendix_dim``, ``None`` skipped) at ``layout``'s N, at its d, as the paper reports
+    them; ``None`` when no candidate has such rows."""
+    n, ds = int(layout["N"].iloc[0]), set(layout["d"].unique())
+    for table in candidates:
+        if table is None:
+            continue
+        rows = as_the_paper_reports(exp.appendix_rows(table, "Fig. 5"))
+        rows = rows[rows["d"].isin(ds)] if len(rows) else rows
+        if len(rows) and int(rows["N"].iloc[0]) == n:
+            return rows.reset_index(drop=True)
+    return None
+
+
+def appendix_layout_fig5_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure:
+    """Fig. 5 with two models (ours, ``dana.appendix_layout``): accuracy against H at
+    d = d_h for eq. (2) (``eq2``, the Fig. 5 rows of ``dana.appendix_dim``) and the official
+    code's model, mean ± std over seeds, one panel per d, beside the paper's CSV where the run
+    is at its N."""
+    layout = as_the_paper_reports(layout)
+    ds = sorted(int(d) for d in layout["d"].unique())
+    n = int(layout["N"].iloc[0])
+    theirs = paper.dim_exp1()
+    fig, axes = plt.subplots(1, len(ds), figsize=(3.3 * len(ds) + 0.6, 3.6), sharey=True,
+                             layout="constrained", squeeze=False)
+    for ax, d in zip(axes[0], ds, strict=True):
+        tables = ([("aot", eq2[eq2["d"] == d])] if eq2 is not None else []) + list(
+            layout[layout["d"] == d].groupby("model", sort=False))
+        for kind, table in tables:
+            if len(table):
+                viz.plot_ours(ax, table, "H", "accuracy",
+                              label=f"ours: {exp.MODEL_KINDS[kind]}",
+                              color=_LAYOUT_COLORS[str(kind)])
+        mine = theirs[theirs["d"] == d]
+        if len(mine) and int(mine["N"].iloc[0]) == n:
+            viz.plot_paper(ax, _paper_xy(mine, "H"), "H", "accuracy",
+                           label="paper (official CSV)")
+        ax.set(xlabel="heads H", title=f"d = d_h = {d}")
+    axes[0][0].set_ylabel(_ACC)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.suptitle(f"Fig. 5 by model: N = {n}", fontsize=10)
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=7.5)
+    return fig
+
+
+def appendix_layout_fig5_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
+                                verdicts: tuple[Any, ...] = ()) -> str:
+    """Markdown paragraph, from the data, on which model's Fig. 5 is the paper's: per d each
+    model's per-head slope (official rule) and its difference from the paper's CSV slope
+    (:func:`memnb.scorecard.dana.fig_5_model_slopes`), then ``verdicts`` (the scorecard row
+    "Fig. 5: which model")."""
+    from memnb.scorecard.dana import fig_5_model_slopes, fig_5_model_words
+
+    head = "**Which model gives the paper's Fig. 5?**"
+    if eq2 is None:
+        return (f"{head} No run of eq. (2)'s Fig. 5 at this run's setting is at hand to set "
+                "beside the code's model.")
+    slopes = fig_5_model_slopes(as_the_paper_reports(layout), eq2)
+    seeds = slopes.groupby("model", sort=False)["seeds"].min()
+    parts = [head, "Per-head slopes by the official rule, on each model's seed-averaged curve ("
+                   + "; ".join(f"{m}: {counted(int(k), 'seed')}" for m, k in seeds.items())
+                   + f"): {fig_5_model_words(slopes)}."]
+    if slopes["paper_slope"].isna().all():
+        parts.append("This run is not at the paper's setting, so no slope is compared.")
+    if verdicts:
+        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
+    return " ".join(parts)
+
+
+def appendix_layout_missing(figure: str) -> str:
+    """Markdown for a figure of ``dana.appendix_layout`` no run has rows of yet: which command
+    computes them (:meth:`memnb.scorecard.core.ResultSource.full_run_command`)."""
+    from memnb.scorecard.core import ResultSource
+
+    command = ResultSource("full").full_run_command("dana.appendix_layout")
+    return (f"No run of `dana.appendix_layout` at hand holds {figure}'s grid yet: `{command}` "
+            "computes it (the \"Running at scale\" page gives its planned cost).")

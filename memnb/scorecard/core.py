@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -211,18 +211,20 @@ class ResultSource:
         raise NotRun(name, self.profile)
 
     @contextmanager
-    def rerun_part(self, name: str, column: str, values: Sequence[Any]) -> Iterator[bool]:
+    def rerun_part(self, name: str, column: str, values: Sequence[Any], *,
+                   where: Mapping[str, Any] | None = None) -> Iterator[bool]:
         """While the block runs, read ``name`` from its rerun (:func:`todays_rerun`), only the
-        rows whose ``column`` is one of ``values``, when the rerun has computed every one of
-        their points: none of its ``missing_points`` has such a value, and it holds rows of
-        each. Yields whether it does (else :meth:`table` returns what it would anyway).
+        rows whose ``column`` is one of ``values`` (and, with ``where``, whose columns hold its
+        values: ``{"d": 50, "H": 11}``), when the rerun has computed every one of their points:
+        none of its ``missing_points`` is such a point, and it holds rows of each value. Yields
+        whether it does (else :meth:`table` returns what it would anyway).
 
         The rows read as a ``full`` run (today's code and profile), partial while the rerun is
         (:meth:`partial`, so that :meth:`at_paper_scale` caps a ``reproduced`` at ``trend``);
         the evidence names the rerun, how far it is, and why the committed run is not judged.
         Used where a committed full run of an earlier profile stands beside a partial rerun
         whose part an item needs is complete (e.g. one figure of a table of three)."""
-        entry = self._rerun_entry(name, column, tuple(values))
+        entry = self._rerun_entry(name, column, tuple(values), dict(where or {}))
         if entry is not None:
             self._override[name] = entry
         try:
@@ -230,20 +232,27 @@ class ResultSource:
         finally:
             self._override.pop(name, None)
 
-    def _rerun_entry(self, name: str, column: str, values: tuple[Any, ...]
-                     ) -> tuple[pd.DataFrame, str, str, str | None] | None:
+    def _rerun_entry(self, name: str, column: str, values: tuple[Any, ...],
+                     where: dict[str, Any]) -> tuple[pd.DataFrame, str, str, str | None] | None:
         from memnb.reruns import RERUN, rerun_progress
         from memnb.results import load, points_ran, profile_change, run_label
 
         rerun = None if self.profile != "full" else todays_rerun(name, "full", self.root)
-        if rerun is None or column not in rerun.table:
+        if rerun is None or any(c not in rerun.table for c in (column, *where)):
             return None
-        prov = rerun.provenance
-        missing = [p for p in prov.get("missing_points") or [] if p.get(column) in values]
-        if missing or not all((rerun.table[column] == v).any() for v in values):
+        prov, table = rerun.provenance, rerun.table
+        missing = [p for p in prov.get("missing_points") or [] if p.get(column) in values
+                   and all(p.get(c) == v for c, v in where.items())]
+        chosen = pd.Series(True, index=table.index)
+        for c, v in where.items():
+            chosen &= table[c] == v
+        if missing or not all((chosen & (table[column] == v)).any() for v in values):
             return None
-        part = rerun.table[rerun.table[column].isin(values)].reset_index(drop=True)
-        which = " and ".join(map(str, values))
+        part = table[chosen & table[column].isin(values)].reset_index(drop=True)
+        which = (" and ".join(map(str, values)) if column == "figure" else
+                 f"{column} = {', '.join(map(str, values))}")
+        if where:
+            which += " at " + ", ".join(f"{c} = {v}" for c, v in where.items())
         committed = load(name, "full", self.root)
         done, total = points_ran(prov)
         what = (f"`full` rerun of {name} by today's code under today's `full` profile "
