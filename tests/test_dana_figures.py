@@ -296,6 +296,26 @@ def test_exp5_order_compares_with_the_papers_csv():
     assert row["paper_ahead"] == ("AoT" if ref["aot"] > ref["mlp"] else "MLP")
 
 
+def test_exp5_order_reads_split_seeds_on_their_medians():
+    from memnb.scorecard import dana as scorecard_dana
+
+    # the MLP's seeds split (two learn the task, three stay near chance): its mean is ahead of
+    # the AoT, its median behind
+    seeds = [0.99, 0.98, 0.05, 0.05, 0.05]
+    table = pd.concat([_exp5_table(aot=0.3, mlp=a).assign(seed=s) for s, a in enumerate(seeds)],
+                      ignore_index=True)
+    table.loc[table["model"] == "aot", "accuracy"] += 0.001 * table["seed"]
+    row = figures.exp5_order(table).iloc[0]
+    assert row["split"] and row["ours_ahead"] == "MLP" and row["ours_ahead_median"] == "AoT"
+    assert row["mlp_median"] == pytest.approx(0.05)
+    read, clause = scorecard_dana.order_reading(figures.exp5_order(table))
+    assert list(read) == ["AoT"] and "read on the seed medians at d = 10" in clause
+    # seeds within the spread: not split, read on the mean, no clause
+    close = table.assign(accuracy=table["accuracy"].clip(upper=0.5).clip(lower=0.4))
+    read, clause = scorecard_dana.order_reading(figures.exp5_order(close))
+    assert not figures.exp5_order(close).iloc[0]["split"] and clause == ""
+
+
 def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):
     from types import SimpleNamespace
 

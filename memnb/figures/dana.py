@@ -216,8 +216,11 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
     Columns: d, H, ours_aot, ours_mlp, ours_ahead, paper_aot, paper_mlp, paper_ahead, seeds_aot,
     seeds_mlp (how many seeds each mean averages, which differ while a full run is partial),
     and aot_lo, aot_hi, mlp_lo, mlp_hi (the lowest and highest seed of each; None without a
-    seed column). A d without both models (a partial run) has no row."""
-    from memnb.scorecard.dana import ahead
+    seed column), aot_median, mlp_median and ours_ahead_median (the seed medians and their
+    order), split (either model's seeds spread over more than
+    :data:`memnb.scorecard.dana.SEED_SPLIT`). A d without both models (a partial run) has no
+    row."""
+    from memnb.scorecard.dana import SEED_SPLIT, ahead
 
     official = paper.exp5()
     rows = []
@@ -244,6 +247,12 @@ def exp5_order(table: pd.DataFrame, aot: str = "aot", mlp: str = "mlp") -> pd.Da
                "paper_mlp": float(ref["mlp"]) if "mlp" in ref else None}
         row["paper_ahead"] = (None if row["paper_aot"] is None or row["paper_mlp"] is None else
                               ahead(row["paper_aot"], row["paper_mlp"]))
+        medians = (rows_h.groupby(["model", "seed"])["accuracy"].mean().groupby("model")
+                   .median() if "seed" in part else last)
+        row.update({"aot_median": float(medians[aot]), "mlp_median": float(medians[mlp]),
+                    "ours_ahead_median": ahead(float(medians[aot]), float(medians[mlp])),
+                    "split": spread is not None and bool(
+                        (spread["max"] - spread["min"]).loc[[aot, mlp]].max() > SEED_SPLIT)})
         rows.append(row)
     return pd.DataFrame(rows)
 

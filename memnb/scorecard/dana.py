@@ -39,6 +39,16 @@ SLOPE_REL_TOL = 0.15
 #: neither model is ahead. The paper's CSV at d = 13, H = 31 (AoT 0.9992, MLP 0.9976, both
 #: saturated) is one, not an order our runs could reproduce or reverse.
 ORDER_TIE = 0.01
+#: Spread of one model's seeds (best − worst accuracy at one point) above which its seeds
+#: split (ours): some learn most of the task while others stay near where they started, as our
+#: App. B.1 MLP seeds do (at d = 50, H = 11: 0.974, 0.973 and three near 0.03). A mean over so
+#: split seeds says how many escaped more than how well a typical seed does.
+SEED_SPLIT = 0.5
+#: The rule for split seeds that every Experiment 5 order row states (:func:`order_reading`).
+SPLIT_RULE = (f"where either model's seeds split (best − worst seed over {SEED_SPLIT:g}: some "
+              "learn the task, some stay near chance) the order of seed means counts the seeds "
+              "that escaped, so that d is read on the seed medians and an agreement is at most "
+              "trend")
 #: Accuracy from which a curve counts as saturated: its flatness is not a plateau.
 SATURATED = 0.99
 #: Theorem 2's grid (the chapter's figure uses the same): N = 50, d and number of sequences.
@@ -651,7 +661,8 @@ def paper_exp5_exceptions() -> str:
       criterion="at the largest H of each d we ran where the paper's CSV is no tie, the same "
                 "model is ahead as in the paper's CSV → reproduced (trend when only a reduced "
                 f"`quick` run exists); else differs; a model ahead by less than {ORDER_TIE:g} "
-                "is a tie (no order), and a tie in the paper's CSV is not compared")
+                f"is a tie (no order), and a tie in the paper's CSV is not compared; "
+                f"{SPLIT_RULE}")
 def fig_3(results: ResultSource) -> Verdict:
     from memnb.figures.dana import exp5_order, seeds_words
 
@@ -666,18 +677,24 @@ def fig_3(results: ResultSource) -> Verdict:
     if order.empty:
         raise NotRun("dana.exp5", "full")
     judged = order[order["paper_ahead"] != "tie"]
-    same = judged["ours_ahead"] == judged["paper_ahead"]
+    read, split_clause = order_reading(judged)
+    same = read == judged["paper_ahead"]
     measured = "; ".join(
         f"d = {r.d}, H = {r.H}: ours AoT {r.ours_aot:.3f} / MLP {r.ours_mlp:.3f} "
-        f"({ahead_words(r.ours_ahead)}; {seeds_words(r)}), paper {r.paper_aot:.3f} / "
-        f"{r.paper_mlp:.3f} ({ahead_words(r.paper_ahead)}: "
-        f"{order_words(r.ours_ahead, r.paper_ahead)})" for r in order.itertuples())
+        f"({ahead_words(r.ours_ahead)}; {seeds_words(r)}"
+        + (f"; seeds split: {median_words(r)}" if r.split else "")
+        + f"), paper {r.paper_aot:.3f} / {r.paper_mlp:.3f} ({ahead_words(r.paper_ahead)}: "
+        f"{order_words(r.ours_ahead_median if r.split else r.ours_ahead, r.paper_ahead)})"
+        for r in order.itertuples())
     if results.fell_back("dana.exp5"):
         measured = f"no full run of dana.exp5 exists; {measured}"
     measured += paper_exp5_exceptions()
     if judged.empty:
         raise NotComputable(f"{measured}: the paper's CSV has a tie at every d we ran")
-    verdict = Verdict("reproduced" if same.all() else "differs", measured,
+    status = "reproduced" if same.all() else "differs"
+    if status == "reproduced" and judged["split"].any():
+        status = "trend"
+    verdict = Verdict(status, measured + split_clause,
                       {"agreeing": int(same.sum()), "points": len(judged)})
     return results.at_paper_scale("dana.exp5", _with_metric(results, "dana.exp5", verdict),
                                   "reduced training budget")
@@ -898,11 +915,6 @@ def _head_dim_row(results: ResultSource, name: str, figure: str, theirs: pd.Data
     return _scale(results, name, Verdict(status, measured, values))
 
 
-#: Spread of one model's seeds (best − worst accuracy at one point) above which its seeds
-#: split (ours): some learn most of the task while others stay near where they started, as our
-#: App. B.1 MLP seeds do (at d = 50, H = 11: 0.974, 0.973 and three near 0.03). A mean over so
-#: split seeds says how many escaped more than how well a typical seed does.
-SEED_SPLIT = 0.5
 
 
 def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
@@ -916,7 +928,7 @@ def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
     is ahead is ``AoT``, ``MLP`` or ``tie`` (the two within
     :data:`ORDER_TIE`), as in Fig. 3. Columns d, H, ours_aot, ours_mlp,
     ours_ahead, paper_d, paper_H, paper_aot, paper_mlp, paper_ahead, paper_setting; and, per
-    model, the seed medians (``ours_aot_median``, ``ours_mlp_median``, ``ours_ahead_median``),
+    model, the seed medians (``aot_median``, ``mlp_median``, ``ours_ahead_median``),
     the seed ranges (``aot_lo``/``aot_hi``, ``mlp_lo``/``mlp_hi``), ``seeds`` (the MLP's),
     ``mlp_seeds_ahead`` (MLP seeds above the AoT's seed mean) and ``split`` (either model's
     seeds spread over more than :data:`SEED_SPLIT`).
@@ -942,8 +954,8 @@ def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
                      "paper_ahead": ahead(p_aot, p_mlp),
                      "paper_setting": "same" if (pd_, ph, int(aot["N"].iloc[0])) == (
                          int(d), h, int(part["N"].iloc[0])) else "nearest",
-                     "ours_aot_median": float(a_seeds.median()),
-                     "ours_mlp_median": float(m_seeds.median()),
+                     "aot_median": float(a_seeds.median()),
+                     "mlp_median": float(m_seeds.median()),
                      "ours_ahead_median": ahead(float(a_seeds.median()),
                                                 float(m_seeds.median())),
                      "aot_lo": float(a_seeds.min()), "aot_hi": float(a_seeds.max()),
@@ -953,13 +965,37 @@ def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def median_words(r: Any) -> str:
+    """The seed medians of an Experiment 5 order row and their order: "medians AoT 0.244 / MLP
+    0.035 (AoT ahead)"."""
+    return (f"medians AoT {r.aot_median:.3f} / MLP {r.mlp_median:.3f} "
+            f"({ahead_words(r.ours_ahead_median)})")
+
+
 def split_words(r: Any) -> str:
     """For a row of :func:`appendix_exp5_order` whose seeds split, in words: the seed ranges,
     the medians and their order, and how many MLP seeds are above the AoT's seed mean."""
     return (f"seeds split (AoT {r.aot_lo:.3f}–{r.aot_hi:.3f}, MLP {r.mlp_lo:.3f}–"
-            f"{r.mlp_hi:.3f}): medians AoT {r.ours_aot_median:.3f} / MLP "
-            f"{r.ours_mlp_median:.3f} ({ahead_words(r.ours_ahead_median)}); "
-            f"{r.mlp_seeds_ahead} of {r.seeds} MLP seeds above the AoT's mean")
+            f"{r.mlp_hi:.3f}): {median_words(r)}; {r.mlp_seeds_ahead} of {r.seeds} MLP seeds "
+            "above the AoT's mean")
+
+
+def order_reading(judged: pd.DataFrame) -> tuple[pd.Series, str]:
+    """Which model is ahead at each row of an Experiment 5 order (:func:`appendix_exp5_order`,
+    :func:`memnb.figures.dana.exp5_order`) as the rows judge it: by the seed means, except
+    where either model's seeds split (:data:`SEED_SPLIT`), there by the seed medians (the
+    typical seed); and a clause naming those d with the order of their means ("" when none)."""
+    split = judged["split"].astype(bool)
+    read = judged["ours_ahead"].where(~split, judged["ours_ahead_median"])
+    if not split.any():
+        return read, ""
+    return read, (f" | read on the seed medians at d = "
+                  f"{', '.join(str(d) for d in judged.loc[split, 'd'])}, where the seeds split "
+                  f"(a range over {SEED_SPLIT:g}); by the seed means, as the paper's CSV "
+                  "reports, " + ", ".join(f"d = {r.d}: {ahead_words(r.ours_ahead)}"
+                                          for r in judged[split].itertuples()))
+
+
 
 
 def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
@@ -973,7 +1009,7 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
     disagreement not run)."""
     order = appendix_exp5_order(_appendix_table(results, name, figure), aot, mlp)
     judged = order[order["paper_ahead"] != "tie"]
-    read = judged["ours_ahead"].where(~judged["split"], judged["ours_ahead_median"])
+    read, split_clause = order_reading(judged)
     same = read == judged["paper_ahead"]
     measured = "; ".join(
         f"d = {r.d}, H = {r.H}: ours AoT {r.ours_aot:.3f} / MLP {r.ours_mlp:.3f} "
@@ -991,14 +1027,9 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
         return Verdict("not computable", measured, {"points": 0})
     split = judged[judged["split"]]
     status = "reproduced" if same.all() else "differs"
-    if len(split):
-        measured += (f" | read on the seed medians at d = "
-                     f"{', '.join(str(d) for d in split['d'])}, where the seeds split (a range "
-                     f"over {SEED_SPLIT:g}); by the seed means, as the paper's CSV reports, "
-                     + ", ".join(f"d = {r.d}: {ahead_words(r.ours_ahead)}"
-                                 for r in split.itertuples()))
-        if status == "reproduced":
-            status = "trend"
+    measured += split_clause
+    if len(split) and status == "reproduced":
+        status = "trend"
     verdict = Verdict(status, measured, {"agreeing": int(same.sum()), "points": len(judged),
                                          "split": len(split)})
     return _reduced_order(results, name, verdict, order)
@@ -1009,10 +1040,7 @@ def _mlp_criterion(width: str) -> str:
     return (f"at the largest H of each d we ran, the same model (AoT or MLP of width {width}) "
             "is ahead as in the paper's CSVs → reproduced; else differs (as Fig. 3; a model "
             f"ahead by less than {ORDER_TIE:g} is a tie, and a tie in the paper's CSV is not "
-            "compared); where either model's seeds split (best − worst seed over "
-            f"{SEED_SPLIT:g}: some learn the task, some stay near chance) the order of seed "
-            "means counts the seeds that escaped, so that d is read on the seed medians and "
-            "an agreement is at most trend; a value comparison, so from a run at another "
+            f"compared); {SPLIT_RULE}; a value comparison, so from a run at another "
             "setting than the paper's (N, d) not run, and from a reduced run at its setting "
             "trend when the order agrees, not run when it does not (the order depends on the "
             "training budget); "
@@ -1512,7 +1540,7 @@ MIN_ORDER_SEEDS = 3
                 "reproduced; else differs (trend when only a reduced `quick` run exists); ties "
                 f"as in Fig. 3 (within {ORDER_TIE:g}); fewer than {MIN_ORDER_SEEDS} seeds: at "
                 "most trend (the order of two models read from one seed each can be seed "
-                "noise)",
+                f"noise); split seeds as in Fig. 3: {SPLIT_RULE}",
       cost="3 to 4 CPU-hours (d = 7 and 10, one seed)")
 def fig_3_which_model(results: ResultSource) -> Verdict:
     from memnb.figures.dana import exp5_code_summary, exp5_order, same_budget
@@ -1521,10 +1549,14 @@ def fig_3_which_model(results: ResultSource) -> Verdict:
     eq2 = same_budget(_table(results, "dana.exp5"), code, same_seeds=False)
     order = exp5_order(code, "aot_code", "mlp_code")
     order = order[order["paper_ahead"].notna() & (order["paper_ahead"] != "tie")]
-    agree = (order["ours_ahead"] == order["paper_ahead"]).tolist()
-    if not agree:
+    if order.empty:
         raise NotRun("dana.exp5_code", "full")
-    verdict = Verdict("reproduced" if all(agree) else "differs", exp5_code_summary(code, eq2),
+    read, split_clause = order_reading(order)
+    agree = (read == order["paper_ahead"]).tolist()
+    status = "reproduced" if all(agree) else "differs"
+    if status == "reproduced" and order["split"].any():
+        status = "trend"
+    verdict = Verdict(status, exp5_code_summary(code, eq2) + split_clause,
                       {"agreeing": int(sum(agree)), "points": len(agree)})
     seeds = int(code["seed"].nunique()) if "seed" in code else 1
     if seeds < MIN_ORDER_SEEDS:
