@@ -107,6 +107,11 @@ def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, t
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
     assert not errors, f"{path.name}: error outputs {[e.ename for e in errors]}"
+    # a figure or caption built inside a block is shown only through display(): a cell that
+    # builds one and shows nothing left the reader an empty section
+    silent = [c.get("id") for c in nb.cells if c.cell_type == "code" and not c.outputs
+              and any(call in c.source for call in ("show(", "caption(", "Markdown("))]
+    assert not silent, f"{path.name}: cells {silent} build a display but show nothing"
     done = _nbval(executed, tmp_path)
     assert done.returncode == 0, (
         f"nbval failed on {path.name} (ci profile):\n{done.stdout[-6000:]}\n{done.stderr[-2000:]}")
