@@ -44,7 +44,7 @@ ORDER_TIE = 0.01
 #: App. B.1 MLP seeds do (at d = 50, H = 11: 0.974, 0.973 and three near 0.03). A mean over so
 #: split seeds says how many escaped more than how well a typical seed does.
 SEED_SPLIT = 0.5
-#: The rule for split seeds that every Experiment 5 order row states (:func:`order_reading`).
+#: The rule for split seeds that every Experiment 5 order row states (:func:`order_status`).
 SPLIT_RULE = (f"where either model's seeds split (best − worst seed over {SEED_SPLIT:g}: some "
               "learn the task, some stay near chance) the order of seed means counts the seeds "
               "that escaped, so that d is read on the seed medians and an agreement is at most "
@@ -677,8 +677,6 @@ def fig_3(results: ResultSource) -> Verdict:
     if order.empty:
         raise NotRun("dana.exp5", "full")
     judged = order[order["paper_ahead"] != "tie"]
-    read, split_clause = order_reading(judged)
-    same = read == judged["paper_ahead"]
     measured = "; ".join(
         f"d = {r.d}, H = {r.H}: ours AoT {r.ours_aot:.3f} / MLP {r.ours_mlp:.3f} "
         f"({ahead_words(r.ours_ahead)}; {seeds_words(r)}"
@@ -691,11 +689,9 @@ def fig_3(results: ResultSource) -> Verdict:
     measured += paper_exp5_exceptions()
     if judged.empty:
         raise NotComputable(f"{measured}: the paper's CSV has a tie at every d we ran")
-    status = "reproduced" if same.all() else "differs"
-    if status == "reproduced" and judged["split"].any():
-        status = "trend"
+    status, agreeing, split_clause = order_status(judged)
     verdict = Verdict(status, measured + split_clause,
-                      {"agreeing": int(same.sum()), "points": len(judged)})
+                      {"agreeing": agreeing, "points": len(judged)})
     return results.at_paper_scale("dana.exp5", _with_metric(results, "dana.exp5", verdict),
                                   "reduced training budget")
 
@@ -915,8 +911,6 @@ def _head_dim_row(results: ResultSource, name: str, figure: str, theirs: pd.Data
     return _scale(results, name, Verdict(status, measured, values))
 
 
-
-
 def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
                         ) -> pd.DataFrame:
     """Which model is ahead at our largest size of each d (Figs. 7, 10), beside the paper's.
@@ -948,16 +942,15 @@ def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
         p_aot = float(p_aot_d[p_aot_d["H"] == ph]["accuracy"].iloc[0])
         p_mlp = float(p_mlp_d[p_mlp_d["H"] == ph]["accuracy"].iloc[0])
         spread = max(float(s.max() - s.min()) for s in (a_seeds, m_seeds))
+        a_median, m_median = float(a_seeds.median()), float(m_seeds.median())
         rows.append({"d": int(d), "H": h, "ours_aot": o_aot, "ours_mlp": o_mlp,
                      "ours_ahead": ahead(o_aot, o_mlp), "paper_d": pd_,
                      "paper_H": ph, "paper_aot": p_aot, "paper_mlp": p_mlp,
                      "paper_ahead": ahead(p_aot, p_mlp),
                      "paper_setting": "same" if (pd_, ph, int(aot["N"].iloc[0])) == (
                          int(d), h, int(part["N"].iloc[0])) else "nearest",
-                     "aot_median": float(a_seeds.median()),
-                     "mlp_median": float(m_seeds.median()),
-                     "ours_ahead_median": ahead(float(a_seeds.median()),
-                                                float(m_seeds.median())),
+                     "aot_median": a_median, "mlp_median": m_median,
+                     "ours_ahead_median": ahead(a_median, m_median),
                      "aot_lo": float(a_seeds.min()), "aot_hi": float(a_seeds.max()),
                      "mlp_lo": float(m_seeds.min()), "mlp_hi": float(m_seeds.max()),
                      "seeds": len(m_seeds), "mlp_seeds_ahead": int((m_seeds > o_aot).sum()),
@@ -996,6 +989,17 @@ def order_reading(judged: pd.DataFrame) -> tuple[pd.Series, str]:
                                           for r in judged[split].itertuples()))
 
 
+def order_status(judged: pd.DataFrame) -> tuple[str, int, str]:
+    """The status of an Experiment 5 order row from its ``judged`` rows (those where the
+    paper's CSV is no tie), read by :func:`order_reading`: ``reproduced`` when every d agrees
+    with the paper's order, ``trend`` instead when some of them were read on split seeds,
+    else ``differs``; with how many d agree and :func:`order_reading`'s clause."""
+    read, clause = order_reading(judged)
+    same = read == judged["paper_ahead"]
+    status = "reproduced" if same.all() else "differs"
+    if status == "reproduced" and judged["split"].astype(bool).any():
+        status = "trend"
+    return status, int(same.sum()), clause
 
 
 def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
@@ -1009,8 +1013,6 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
     disagreement not run)."""
     order = appendix_exp5_order(_appendix_table(results, name, figure), aot, mlp)
     judged = order[order["paper_ahead"] != "tie"]
-    read, split_clause = order_reading(judged)
-    same = read == judged["paper_ahead"]
     measured = "; ".join(
         f"d = {r.d}, H = {r.H}: ours AoT {r.ours_aot:.3f} / MLP {r.ours_mlp:.3f} "
         f"({ahead_words(r.ours_ahead)}"
@@ -1025,13 +1027,9 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
     measured += f" | the paper's CSV: {_mlp_at_largest_width(mlp)}"
     if judged.empty:
         return Verdict("not computable", measured, {"points": 0})
-    split = judged[judged["split"]]
-    status = "reproduced" if same.all() else "differs"
-    measured += split_clause
-    if len(split) and status == "reproduced":
-        status = "trend"
-    verdict = Verdict(status, measured, {"agreeing": int(same.sum()), "points": len(judged),
-                                         "split": len(split)})
+    status, agreeing, split_clause = order_status(judged)
+    verdict = Verdict(status, measured + split_clause, {
+        "agreeing": agreeing, "points": len(judged), "split": int(judged["split"].sum())})
     return _reduced_order(results, name, verdict, order)
 
 
@@ -1551,13 +1549,9 @@ def fig_3_which_model(results: ResultSource) -> Verdict:
     order = order[order["paper_ahead"].notna() & (order["paper_ahead"] != "tie")]
     if order.empty:
         raise NotRun("dana.exp5_code", "full")
-    read, split_clause = order_reading(order)
-    agree = (read == order["paper_ahead"]).tolist()
-    status = "reproduced" if all(agree) else "differs"
-    if status == "reproduced" and order["split"].any():
-        status = "trend"
+    status, agreeing, split_clause = order_status(order)
     verdict = Verdict(status, exp5_code_summary(code, eq2) + split_clause,
-                      {"agreeing": int(sum(agree)), "points": len(agree)})
+                      {"agreeing": agreeing, "points": len(order)})
     seeds = int(code["seed"].nunique()) if "seed" in code else 1
     if seeds < MIN_ORDER_SEEDS:
         verdict = criteria.at_reduced_scale(
