@@ -1,5 +1,6 @@
-"""Fig. 6 with the official code's model (ours): the experiment ``dana.appendix_layout``, its
-scorecard row "Fig. 6: which model" and the chapter's figure and report."""
+"""Figs. 5, 6 and 7 with the official code's models (ours): the experiment
+``dana.appendix_layout``, its scorecard rows "Fig. 5/6/7: which model" and the chapter's
+figures and reports."""
 
 from __future__ import annotations
 
@@ -28,8 +29,20 @@ def test_the_ci_profile_trains_every_kind_d_h_and_seed(tmp_path):
     # the point of both grids (d_h = d = 4, H = 3) is trained once and drawn in both figures
     shared = (table["d_h"] == params["d"]) & (table["H"] == params["H"])
     assert shared.sum() == 2 * 2
-    assert len(table) == len(fig6) + len(fig5) - shared.sum()
-    assert set(table["model"]) == set(dana_exp.CODE_MODEL_KINDS)
+    # Fig. 7: one head + MLP of width 2d(H - 1) for each d and H of Fig. 5, the MLP's rate
+    mlp = table[table["model"] == "mlp_code"]
+    assert len(mlp) == len(params["d_sweep"]) * len(params["H_sweep"]) * 2
+    assert (mlp["H"] == 1).all() and (mlp["width"] == 2 * mlp["d"] * (mlp["H_equiv"] - 1)).all()
+    assert (mlp["lr_final"] == params["lr_final_mlp"]).all()
+    assert (table.loc[table["model"] != "mlp_code", "lr_final"] == params["lr_final"]).all()
+    assert len(table) == len(fig6) + len(fig5) - shared.sum() + len(mlp)
+    assert set(table["model"]) == {*dana_exp.CODE_MODEL_KINDS, "mlp_code"}
+    fig7 = figure_rows(table, "Fig. 7", params)
+    aot7 = fig7[fig7["model"] != "mlp_code"]
+    assert len(fig7) == len(fig5) + len(mlp)
+    assert (aot7["H_equiv"] == aot7["H"]).all() and (aot7["width"] == 0).all()
+    # each figure keeps its own models: the one-head MLP rows are in none of Figs. 5 and 6
+    assert not fig5["model"].eq("mlp_code").any() and not fig6["model"].eq("mlp_code").any()
     assert sorted(fig6["d_h"].unique()) == params["d_h_sweep"]
     assert sorted(fig5["H"].unique()) == params["H_sweep"]
     assert (fig5["d_h"] == fig5["d"]).all()
@@ -47,6 +60,9 @@ def test_a_kind_outside_the_code_models_is_refused(tmp_path):
         appendix_layout({**params, "kinds": ["aot"]}, seeds=1, device="cpu", cache_dir=tmp_path)
     with pytest.raises(ValueError, match="kinds must be a non-empty subset of"):
         appendix_layout({**params, "kinds": []}, seeds=1, device="cpu", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="mlp_kinds must be a subset of"):
+        appendix_layout({**params, "mlp_kinds": ["mlp"]}, seeds=1, device="cpu",
+                        cache_dir=tmp_path)
 
 
 def test_the_full_profile_is_figs_5_and_6s_grids_and_recipe():
@@ -57,11 +73,16 @@ def test_the_full_profile_is_figs_5_and_6s_grids_and_recipe():
     assert (full["d_sweep"], full["H_sweep"]) == (dim["d"], dim["H"])
     assert all(full[k] == dim["train"][k] for k in ("steps", "batch", "samples", "lr",
                                                     "lr_final"))
+    # and Fig. 7's: the code's one head + MLP at the MLP rate of App. B.1's Fig. 7
+    assert full["mlp_kinds"] == ["mlp_code"] and dim["exp5_d"] == full["d_sweep"]
+    assert full["lr_final_mlp"] == dim["exp5"]["lr_final_mlp"]
+    assert all(dim["exp5"][k] == dim["train"][k] for k in ("steps", "batch", "samples", "lr",
+                                                           "lr_final"))
 
 
 def test_figure_rows_refuses_another_figure():
     with pytest.raises(ValueError, match="figure must be one of"):
-        figure_rows(pd.DataFrame(), "Fig. 7", get("dana.appendix_layout").params("ci"))
+        figure_rows(pd.DataFrame(), "Fig. 8", get("dana.appendix_layout").params("ci"))
 
 
 def test_its_module_leaves_the_dana_fingerprint_alone():
@@ -324,3 +345,111 @@ def test_the_chapter_draws_fig_5_from_the_rerun_when_the_committed_run_lacks_it(
     five = figures.appendix_layout_run(run, "Fig. 5")
     assert set(five.fresh["d"]) == {40} and "rerun of today's grid" in five.note
     assert five.partial
+
+
+# --- Fig. 7 with the code's models: the row, the figure and the report ------------------------
+
+def _fig7_mlp(model, accuracy, ds=(40, 50, 60), seeds=(0, 1, 2), figure=False):
+    rows = [{"model": model, "N": 200, "d": d, "d_h": d, "H": 1, "H_equiv": h,
+             "width": 2 * d * (h - 1), "seed": s, "accuracy": accuracy(d, h, s)}
+            for d in ds for h in H_SWEEP for s in seeds]
+    return pd.DataFrame([{**r, "figure": "Fig. 7"} if figure else r for r in rows])
+
+
+def _fig7(aot, mlp, ds=(40, 50, 60)):
+    """The code's Fig. 5 AoT rows (3 seeds) and its one head + MLP rows."""
+    aot_rows = pd.DataFrame([{"model": "aot_code", "N": 200, "d": d, "d_h": d, "H": h,
+                              "seed": s, "accuracy": aot(d, h)}
+                             for d in ds for h in H_SWEEP for s in (0, 1, 2)])
+    return pd.concat([aot_rows, _fig7_mlp("mlp_code", mlp, ds)], ignore_index=True)
+
+
+def _eq2_dim(mlp):
+    return pd.concat([_fig5("aot", _line(0.5), figure=True),
+                      _fig7_mlp("mlp", mlp, figure=True)], ignore_index=True)
+
+
+def _row7(root):
+    from memnb.scorecard.core import load_items
+
+    item = next(it for it in load_items(["dana"]) if it.item == "Fig. 7: which model")
+    return item.evaluate(ResultSource("full", root))
+
+
+def _below(d, h, s=0):  # the MLP well under the paper's AoT at every d
+    return 0.02 + 0.2 * THEIR_SLOPES[d] * h
+
+
+def _split(d, h, s):  # one of three seeds escapes at large H, the others stay near chance
+    return 0.9 if (s == 0 and h >= 9) else 0.03
+
+
+def test_fig_7_row_reproduced_when_the_code_models_keep_the_papers_order(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig7(_line(1.0), _below))
+    _write(tmp_path, "dana.appendix_dim", _eq2_dim(_split))
+    row = _row7(tmp_path)
+    assert row.status == "reproduced", row.measured
+    assert row.measured.count("(AoT ahead), paper (same: N = 200") == 3
+    assert row.measured.startswith("the code's models: d = 40, H = 11: ours AoT ")
+    # eq. (2)'s pair is reported, read on its medians where its seeds split, and not judged
+    assert "eq. (2) and eq. (2) + MLP (the Fig. 7 row's reading, not judged here): d = 40: " \
+        "AoT ahead (on the seed medians; MLP ahead by the seed means)" in row.measured
+
+
+def test_fig_7_row_differs_when_the_code_mlp_is_ahead(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig7(_line(0.5), lambda d, h, s: 0.9))
+    _write(tmp_path, "dana.appendix_dim", _eq2_dim(_split))
+    row = _row7(tmp_path)
+    assert row.status == "differs", row.measured
+    assert row.measured.count("(MLP ahead), paper (same: N = 200") == 3
+
+
+def test_fig_7_row_split_code_seeds_are_read_on_medians_and_capped(tmp_path):
+    # the code's MLP: one seed of three escapes; the mean puts the MLP ahead at d = 40 only where
+    # the AoT is low, the medians keep the AoT ahead everywhere
+    _write(tmp_path, "dana.appendix_layout", _fig7(lambda d, h: 0.3, _split))
+    _write(tmp_path, "dana.appendix_dim", _eq2_dim(_split))
+    row = _row7(tmp_path)
+    assert row.status == "trend", row.measured
+    assert "read on the seed medians at d = 40, 50, 60" in row.measured
+
+
+def test_fig_7_row_partial_run_is_capped_and_judges_the_d_it_has(tmp_path):
+    table = _fig7(_line(1.0), _below, ds=(40,))
+    _write(tmp_path, "dana.appendix_layout", table, complete=False, points_done=len(table),
+           missing_points=[{"model": "mlp_code", "d": 50, "d_h": 50, "H": 1, "seed": 0}])
+    _write(tmp_path, "dana.appendix_dim", _eq2_dim(_split))
+    row = _row7(tmp_path)
+    assert row.status == "trend", row.measured
+    assert "d = 40, H = 11" in row.measured and "d = 50, H = 11" not in row.measured
+
+
+def test_fig_7_row_is_not_run_without_the_mlp_grid(tmp_path):
+    _write(tmp_path, "dana.appendix_layout", _fig5("aot_code", _line(1.0)))
+    _write(tmp_path, "dana.appendix_dim", _eq2_dim(_split))
+    row = _row7(tmp_path)
+    assert row.status == "not run" and "no d of Fig. 7" in row.measured
+
+
+def test_fig_7_figure_and_report_set_both_pairs_beside_the_paper():
+    params = get("dana.appendix_layout").params("full")
+    layout = figure_rows(_fig7(_line(1.0), _below), "Fig. 7", params)
+    dim = _eq2_dim(_split)
+    assert figures.appendix_layout_fig7_eq2(layout, None, dim.assign(N=100)) is None
+    eq2 = figures.appendix_layout_fig7_eq2(layout, None, dim)
+    assert eq2 is not None and set(eq2["model"]) == {"aot", "mlp"}
+    text = figures.appendix_layout_fig7_report(layout, eq2)
+    assert "(3 seeds of the code's models)" in text
+    assert "d = 40, H = 11: the paper's CSV " in text
+    assert "the code's AoT / 1 head + MLP " in text and "eq. (2) / eq. (2) + MLP " in text
+    assert "seeds split, medians AoT" in text  # eq. (2)'s MLP seeds split
+    fig = figures.appendix_layout_fig7_figure(layout, eq2)
+    assert len(fig.axes) == 3
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("paper (official CSV): AoT" in t for t in labels)
+    assert any("paper (official CSV): 1 head + MLP" in t for t in labels)
+    assert any("code's 1 head + MLP" in t for t in labels) and any("eq. (2) + MLP" in t
+                                                                    for t in labels)
+    plt.close(fig)
+    empty = figures.appendix_layout_fig7_report(layout[layout["model"] != "mlp_code"], None)
+    assert "no d with both of the code's models" in empty

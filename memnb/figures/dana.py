@@ -2137,14 +2137,15 @@ def appendix_layout_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
 
 
 def appendix_layout_run(run: Any, figure: str) -> Any:
-    """The run of ``dana.appendix_layout`` to draw ``figure`` ("Fig. 5" or "Fig. 6") from, as
+    """The run of ``dana.appendix_layout`` to draw ``figure`` ("Fig. 5", "Fig. 6" or "Fig. 7")
+    from, as
     a :class:`memnb.results.FreshAndCached` whose ``fresh`` holds that figure's rows
     (:func:`memnb.experiments.dana_appendix_layout.figure_rows`): the chapter's ``run`` when it
     holds at least as many of the figure's points as the rerun of today's grid under way
     (:mod:`memnb.reruns`; the finished groups of a partial one), else that rerun, its note
     naming it. Fig. 5's rows are those of the d with every H of the profile (a run of the
-    earlier grid holds of Fig. 5 only the point it shares with Fig. 6); ``run`` with no rows
-    when neither has any.
+    earlier grid holds of Fig. 5 only the point it shares with Fig. 6), Fig. 7's those of the
+    d where both models have every H; ``run`` with no rows when neither has any.
     """
     import dataclasses
 
@@ -2155,9 +2156,12 @@ def appendix_layout_run(run: Any, figure: str) -> Any:
 
     def rows_of(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         rows = figure_rows(table, figure, params)
-        if figure == "Fig. 5" and len(rows):  # a d drawn with every H, not Fig. 6's one point
-            counts = rows.groupby("d")["H"].nunique()
-            rows = rows[rows["d"].isin(counts[counts == len(params["H_sweep"])].index)]
+        if figure != "Fig. 6" and len(rows):  # a d drawn with every H, not Fig. 6's one point
+            x = "H" if figure == "Fig. 5" else "H_equiv"
+            counts = rows.groupby(["d", "model"])[x].nunique().unstack()
+            kinds = 1 if figure == "Fig. 5" else 2  # Fig. 7: the AoT and the MLP model
+            full = counts.index[(counts == len(params["H_sweep"])).sum(axis=1) >= kinds]
+            rows = rows[rows["d"].isin(full)]
         return rows
 
     rows = rows_of(run.fresh, run.params)
@@ -2242,6 +2246,117 @@ def appendix_layout_fig5_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
                    + f"): {fig_5_model_words(slopes)}."]
     if slopes["paper_slope"].isna().all():
         parts.append("This run is not at the paper's setting, so no slope is compared.")
+    if verdicts:
+        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
+    return " ".join(parts)
+
+
+# --- Fig. 7 with the official code's models (ours, dana.appendix_layout) --------------------
+
+
+def appendix_layout_fig7_eq2(layout: pd.DataFrame,
+                             *candidates: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Eq. (2)'s Fig. 7 rows (its AoT and eq. (2) + MLP) to set beside ``layout`` (the Fig. 7
+    rows of ``dana.appendix_layout``): those of the first of ``candidates`` (tables of
+    ``dana.appendix_dim``, ``None`` skipped; the chapter passes the rerun first, as the Fig. 7
+    row reads it) at ``layout``'s N, at its d, as the paper reports them; ``None`` when no
+    candidate has such rows."""
+    n, ds = int(layout["N"].iloc[0]), set(layout["d"].unique())
+    for table in candidates:
+        if table is None:
+            continue
+        rows = as_the_paper_reports(exp.appendix_rows(table, "Fig. 7"))
+        rows = rows[rows["d"].isin(ds)] if len(rows) else rows
+        if len(rows) and int(rows["N"].iloc[0]) == n:
+            return rows.reset_index(drop=True)
+    return None
+
+
+def appendix_layout_fig7_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure:
+    """Fig. 7 with two pairs of models (ours, ``dana.appendix_layout``): accuracy against the
+    AoT's head count H (one head + MLP of width 2d(H − 1) at the same H) for eq. (2) and eq.
+    (2) + MLP (``eq2``, the Fig. 7 rows of ``dana.appendix_dim``) and the official code's AoT
+    and one head + MLP: the seed mean as a line, each seed as a faint dot (the MLP seeds
+    split), one panel per d, beside the paper's CSV where the run is at its N."""
+    layout = as_the_paper_reports(layout)
+    ds = sorted(int(d) for d in layout["d"].unique())
+    n = int(layout["N"].iloc[0])
+    their_aot, their_mlp = paper.dim_exp1(), paper.dim_exp5()
+    their_mlp = their_mlp.assign(H=their_mlp["width"] // (2 * their_mlp["d"]) + 1)
+    fig, axes = plt.subplots(1, len(ds), figsize=(3.6 * len(ds) + 0.6, 3.9), sharey=True,
+                             layout="constrained", squeeze=False)
+    tables = [layout] if eq2 is None else [eq2, layout]
+    for ax, d in zip(axes[0], ds, strict=True):
+        for table in tables:
+            for kind, (label, color, marker) in _EXP5_MODELS.items():
+                part = table[(table["d"] == d) & (table["model"] == kind)]
+                if part.empty:
+                    continue
+                mean = part.groupby("H_equiv")["accuracy"].mean()
+                ax.plot(mean.index, mean.to_numpy(), marker=marker, color=color,
+                        label=f"ours: {label}, seed mean", lw=1.6, ms=5,
+                        linestyle="-" if kind.startswith("aot") else "--")
+                ax.plot(part["H_equiv"], part["accuracy"], linestyle="none", marker=marker,
+                        color=color, alpha=0.3, ms=3.5)
+        for kind, ref in (("aot", their_aot), ("mlp", their_mlp)):
+            mine = ref[ref["d"] == d]
+            if len(mine) and int(mine["N"].iloc[0]) == n:
+                ax.plot(mine["H"], mine["accuracy"],
+                        **{**viz.role_style("paper"), "color": _EXP5_MODELS[kind][1]},
+                        label="paper (official CSV): "
+                              + ("AoT" if kind == "aot" else "1 head + MLP"))
+        ax.set(xlabel="AoT heads H (MLP: 1 head, width 2d(H − 1))",
+               title=f"d = d_h = {d}, N = {n}")
+        ax.title.set_fontsize(9)
+    axes[0][0].set_ylabel(_ACC)
+    _legend_below(fig, axes)
+    fig.legends[-1].set_title("faint dots: single seeds", prop={"size": 7.5})
+    return fig
+
+
+def appendix_layout_fig7_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
+                                verdicts: tuple[Any, ...] = ()) -> str:
+    """Markdown paragraph, from the data, on which pair of models gives the paper's Fig. 7:
+    at the largest H of each d, the paper's CSV, the code's AoT and one head + MLP and eq.
+    (2)'s pair (:func:`memnb.scorecard.dana.appendix_exp5_order`, seed means and, where the
+    seeds split, medians), then ``verdicts`` (the scorecard row "Fig. 7: which model")."""
+    from memnb.scorecard.dana import (
+        ahead_words,
+        appendix_exp5_order,
+        code_exp5_rows,
+        median_words,
+    )
+
+    head = "**Which models give the paper's Fig. 7?**"
+    code = code_exp5_rows(as_the_paper_reports(layout))
+    if code.empty:
+        return f"{head} This run has no d with both of the code's models at every H."
+    aot_csv, mlp_csv = paper.dim_exp1(), paper.dim_exp5()
+    orders = [("the code's AoT / 1 head + MLP", appendix_exp5_order(code, aot_csv, mlp_csv))]
+    if eq2 is not None:
+        orders.append(("eq. (2) / eq. (2) + MLP", appendix_exp5_order(
+            eq2[eq2["d"].isin(code["d"].unique())], aot_csv, mlp_csv)))
+    seeds = int(code["seed"].nunique())
+    parts = [head, f"At the largest H of each d, seed means ({counted(seeds, 'seed')} of the "
+                   "code's models):"]
+    by_d = []
+    for r in orders[0][1].itertuples():
+        cells = []
+        if r.paper_setting == "same":
+            cells.append(f"the paper's CSV {r.paper_aot:.3f} / {r.paper_mlp:.3f} "
+                         f"({ahead_words(r.paper_ahead)})")
+        for name, order in orders:
+            at = order[order["d"] == r.d]
+            if at.empty:
+                continue
+            o = next(at.itertuples())
+            cells.append(f"{name} {o.ours_aot:.3f} / {o.ours_mlp:.3f} "
+                         f"({ahead_words(o.ours_ahead)}"
+                         + (f"; seeds split, {median_words(o)}" if o.split else "") + ")")
+        by_d.append(f"d = {r.d}, H = {r.H}: " + "; ".join(cells))
+    parts.append(" | ".join(by_d) + ".")
+    if (orders[0][1]["paper_setting"] != "same").any():
+        parts.append("This run is not at the paper's setting, so no order is compared.")
     if verdicts:
         parts.append(" ".join(verdict_sentence(row) for row in verdicts))
     return " ".join(parts)

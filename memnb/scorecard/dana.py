@@ -1002,17 +1002,11 @@ def order_status(judged: pd.DataFrame) -> tuple[str, int, str]:
     return status, int(same.sum()), clause
 
 
-def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
-             mlp: pd.DataFrame) -> Verdict:
-    """Experiment 5 in the appendix (Figs. 7, 10), Fig. 3's criterion: at our largest H of each
-    d where the paper's CSV is no tie, the same model ahead as in the paper's CSVs → reproduced;
-    else differs. Where either model's seeds split (:data:`SEED_SPLIT`) the order of seed means
-    counts how many seeds escaped, so that d is read on the seed medians (the typical seed)
-    instead, and an agreement there is at most a trend. Then capped by :func:`_reduced_order`
-    (another setting than the paper's: not run; a reduced run: an agreement is a trend, a
-    disagreement not run)."""
-    order = appendix_exp5_order(_appendix_table(results, name, figure), aot, mlp)
-    judged = order[order["paper_ahead"] != "tie"]
+def order_cells(order: pd.DataFrame, aot: pd.DataFrame) -> str:
+    """The rows of :func:`appendix_exp5_order` in words, ours beside the paper's CSV (``aot``,
+    its AoT CSV, gives the paper's N), with the seeds of a split row and the d where the
+    paper's CSV has a tie: "d = 40, H = 11: ours AoT 0.244 / MLP 0.035 (AoT ahead), paper
+    (same: N = 200, d = 40, H = 11) 0.600 / 0.358 (AoT ahead)"."""
     measured = "; ".join(
         f"d = {r.d}, H = {r.H}: ours AoT {r.ours_aot:.3f} / MLP {r.ours_mlp:.3f} "
         f"({ahead_words(r.ours_ahead)}"
@@ -1024,7 +1018,21 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
     if len(ties):
         measured += (f"; a tie in the paper's CSV (within {ORDER_TIE:g}) has no order to compare: "
                      + ", ".join(f"d = {r.d}" for r in ties.itertuples()))
-    measured += f" | the paper's CSV: {_mlp_at_largest_width(mlp)}"
+    return measured
+
+
+def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
+             mlp: pd.DataFrame) -> Verdict:
+    """Experiment 5 in the appendix (Figs. 7, 10), Fig. 3's criterion: at our largest H of each
+    d where the paper's CSV is no tie, the same model ahead as in the paper's CSVs → reproduced;
+    else differs. Where either model's seeds split (:data:`SEED_SPLIT`) the order of seed means
+    counts how many seeds escaped, so that d is read on the seed medians (the typical seed)
+    instead, and an agreement there is at most a trend. Then capped by :func:`_reduced_order`
+    (another setting than the paper's: not run; a reduced run: an agreement is a trend, a
+    disagreement not run)."""
+    order = appendix_exp5_order(_appendix_table(results, name, figure), aot, mlp)
+    judged = order[order["paper_ahead"] != "tie"]
+    measured = order_cells(order, aot) + f" | the paper's CSV: {_mlp_at_largest_width(mlp)}"
     if judged.empty:
         return Verdict("not computable", measured, {"points": 0})
     status, agreeing, split_clause = order_status(judged)
@@ -1429,6 +1437,15 @@ def _which_model_fig_6(results: ResultSource, name: str, layout: pd.DataFrame) -
         "eq2_mean_abs_difference": float(table.loc["aot", "mean_abs_difference"])}))
 
 
+def _layout_ds_done(results: ResultSource, params: dict[str, Any]) -> list[int]:
+    """The d of ``dana.appendix_layout``'s Figs. 5 and 7 (``params["d_sweep"]``) none of whose
+    points its rerun of today's grid lacks (every d when no rerun is under way): the rows
+    :meth:`ResultSource.rerun_part` may read for them alone."""
+    rerun = todays_rerun("dana.appendix_layout", "full", results.root)
+    missing = [] if rerun is None else rerun.provenance.get("missing_points") or []
+    return [d for d in params["d_sweep"] if not any(p.get("d") == d for p in missing)]
+
+
 def fig_5_model_slopes(layout: pd.DataFrame, eq2: pd.DataFrame) -> pd.DataFrame:
     """Fig. 5's per-head slopes per model (ours): the official rule (the seed-averaged curve,
     :func:`memnb.experiments.dana.official_slopes`) on eq. (2)'s Fig. 5 rows (``eq2``, of
@@ -1486,11 +1503,7 @@ def which_model_fig_5(results: ResultSource) -> Verdict:
 
     name = "dana.appendix_layout"
     params = get_params(name, "full")
-    rerun = todays_rerun(name, "full", results.root)
-    missing = [] if rerun is None else rerun.provenance.get("missing_points") or []
-    # the d whose points a rerun of today's grid has all computed are read for them alone
-    done = [d for d in params["d_sweep"] if not any(p.get("d") == d for p in missing)]
-    with results.rerun_part(name, "d", done):
+    with results.rerun_part(name, "d", _layout_ds_done(results, params)):
         table = _at_setting(results, name, N=200)
         layout = figure_rows(table, "Fig. 5", params)
         layout = layout[layout["model"] == "aot_code"]
@@ -1525,6 +1538,92 @@ def which_model_fig_5(results: ResultSource) -> Verdict:
 
 #: Seeds per model below which an order of two models is at most a trend (ours).
 MIN_ORDER_SEEDS = 3
+
+#: The official code's Experiment 5 models in ``dana.appendix_layout``, by the names
+#: :func:`appendix_exp5_order` reads (``aot`` and ``mlp``).
+CODE_EXP5_NAMES = {"aot_code": "aot", "mlp_code": "mlp"}
+
+
+def code_exp5_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The official code's AoT and one head + MLP among Fig. 7's rows of
+    ``dana.appendix_layout`` (:func:`memnb.experiments.dana_appendix_layout.figure_rows`),
+    renamed ``aot`` and ``mlp`` (:data:`CODE_EXP5_NAMES`) for :func:`appendix_exp5_order`,
+    keeping only the d where both models have at least :data:`MIN_APPENDIX_POINTS` values of
+    ``H_equiv``."""
+    rows = rows[rows["model"].isin(CODE_EXP5_NAMES)]
+    if rows.empty or "H_equiv" not in rows:
+        return rows.iloc[:0]
+    rows = rows.assign(model=rows["model"].map(CODE_EXP5_NAMES))
+    counts = rows.groupby(["d", "model"])["H_equiv"].nunique().unstack()
+    full = [d for d, r in counts.iterrows()
+            if all(r.get(m, 0) >= MIN_APPENDIX_POINTS for m in ("aot", "mlp"))]
+    return rows[rows["d"].isin(full)].reset_index(drop=True)
+
+
+def eq2_order_words(order: pd.DataFrame) -> str:
+    """Per d of an order of eq. (2)'s models (:func:`appendix_exp5_order`, the Fig. 7 row's
+    reading), which model is ahead, read as the row reads it (:func:`order_reading`: the seed
+    medians where the seeds split): "d = 40: AoT ahead (medians; MLP ahead by the means)"."""
+    read, _ = order_reading(order)
+    return "; ".join(
+        f"d = {r.d}: {ahead_words(how)}"
+        + (f" (on the seed medians; {ahead_words(r.ours_ahead)} by the seed means)"
+           if r.split else "")
+        for r, how in zip(order.itertuples(), read, strict=True))
+
+
+@item(P, "Fig. 7: which model", ours=True,
+      claim="the paper's Fig. 7 (App. B.1: at N = 200 and the largest H of each d = 40, 50, "
+            "60, its CSV has the AoT ahead of one head + MLP of width 2d(H − 1)) is the order "
+            "of the official code's models, as its Figs. 5 and 6 are the code's model's; eq. "
+            "(2) and eq. (2) + MLP, trained the same way, need not give it",
+      criterion="at the largest H of each d of dana.appendix_layout's Fig. 7 grid where the "
+                "paper's CSV is no tie, the code's AoT and one head + MLP in the paper's CSV "
+                "order → reproduced; else differs (Fig. 7's reading: ties within "
+                f"{ORDER_TIE:g}; {SPLIT_RULE}); judged on the d whose points the run has all "
+                "computed, with at least "
+                f"{MIN_APPENDIX_POINTS} values of H per model (a partial run caps reproduced at "
+                f"trend); fewer than {MIN_ORDER_SEEDS} seeds: at most trend; eq. (2)'s order "
+                "(the Fig. 7 row's) is reported beside it, not judged")
+def which_model_fig_7(results: ResultSource) -> Verdict:
+    from memnb.experiments.dana import get_params
+    from memnb.experiments.dana_appendix_layout import figure_rows
+
+    name = "dana.appendix_layout"
+    params = get_params(name, "full")
+    with results.rerun_part(name, "d", _layout_ds_done(results, params)):
+        table = _at_setting(results, name, N=200)
+        rows = code_exp5_rows(figure_rows(table, "Fig. 7", params))
+        if rows.empty:
+            raise NotRun(name, "full", f"the `{results.used_profile(name)}` run of {name} has "
+                         f"no d of Fig. 7 with {MIN_APPENDIX_POINTS} or more values of H for "
+                         "both of the code's models at N = 200", results.full_run_command(name))
+        aot_csv = paper.dim_exp1()
+        order = appendix_exp5_order(rows, aot_csv, paper.dim_exp5())
+        judged = order[order["paper_ahead"] != "tie"]
+        measured = "the code's models: " + order_cells(order, aot_csv)
+        with results.rerun_part("dana.appendix_dim", "figure", appendix_figures_read("Fig. 7")):
+            try:
+                eq2 = _appendix_table(results, "dana.appendix_dim", "Fig. 7")
+            except NotRun:
+                eq2 = None
+        if eq2 is not None and results.used_profile("dana.appendix_dim") == "full":
+            eq2_order = appendix_exp5_order(eq2[eq2["d"].isin(order["d"])], aot_csv,
+                                            paper.dim_exp5())
+            measured += (" | eq. (2) and eq. (2) + MLP (the Fig. 7 row's reading, not "
+                         f"judged here): {eq2_order_words(eq2_order)}")
+        if judged.empty:
+            raise NotComputable(f"{measured}: the paper's CSV has a tie at every d we ran")
+        status, agreeing, split_clause = order_status(judged)
+        verdict = Verdict(status, measured + split_clause,
+                          {"agreeing": agreeing, "points": len(judged),
+                           "split": int(judged["split"].sum())})
+        seeds = int(rows["seed"].nunique())
+        if seeds < MIN_ORDER_SEEDS:
+            verdict = criteria.at_reduced_scale(
+                verdict, f"{seeds} seed{'s' * (seeds != 1)} per model: the order may be seed "
+                         "noise")
+        return _scale(results, name, verdict)
 
 
 @item(P, "Fig. 3: which model", ours=True,
