@@ -356,6 +356,11 @@ def _fig7_mlp(model, accuracy, ds=(40, 50, 60), seeds=(0, 1, 2), figure=False):
     return pd.DataFrame([{**r, "figure": "Fig. 7"} if figure else r for r in rows])
 
 
+def _paper_line(d, h):  # the paper's CSV AoT accuracy at d, H
+    ref = paper.dim_exp1()
+    return float(ref[(ref["d"] == d) & (ref["H"] == h)]["accuracy"].iloc[0])
+
+
 def _fig7(aot, mlp, ds=(40, 50, 60)):
     """The code's Fig. 5 AoT rows (3 seeds) and its one head + MLP rows."""
     aot_rows = pd.DataFrame([{"model": "aot_code", "N": 200, "d": d, "d_h": d, "H": h,
@@ -385,11 +390,14 @@ def _split(d, h, s):  # one of three seeds escapes at large H, the others stay n
 
 
 def test_fig_7_row_reproduced_when_the_code_models_keep_the_papers_order(tmp_path):
-    _write(tmp_path, "dana.appendix_layout", _fig7(_line(1.0), _below))
+    _write(tmp_path, "dana.appendix_layout", _fig7(_paper_line, _below))
     _write(tmp_path, "dana.appendix_dim", _eq2_dim(_split))
     row = _row7(tmp_path)
     assert row.status == "reproduced", row.measured
     assert row.measured.count("(AoT ahead), paper (same: N = 200") == 3
+    # the code's AoT is the paper's line, its MLP is not: both distances are reported
+    assert "their curves: the code's AoT 0.000, the code's 1 head + MLP 0." in row.measured
+    assert "over 18 points each" in row.measured
     assert row.measured.startswith("the code's models: d = 40, H = 11: ours AoT ")
     # eq. (2)'s pair is reported, read on its medians where its seeds split, and not judged
     assert "eq. (2) and eq. (2) + MLP (the Fig. 7 row's reading, not judged here): d = 40: " \
@@ -443,6 +451,7 @@ def test_fig_7_figure_and_report_set_both_pairs_beside_the_paper():
     assert "d = 40, H = 11: the paper's CSV " in text
     assert "the code's AoT / 1 head + MLP " in text and "eq. (2) / eq. (2) + MLP " in text
     assert "seeds split, medians AoT" in text  # eq. (2)'s MLP seeds split
+    assert "Over every H, how far each curve lies from the paper's: the code's AoT" in text
     fig = figures.appendix_layout_fig7_figure(layout, eq2)
     assert len(fig.axes) == 3
     labels = [t.get_text() for t in fig.legends[0].get_texts()]

@@ -2324,6 +2324,8 @@ def appendix_layout_fig7_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
         ahead_words,
         appendix_exp5_order,
         code_exp5_rows,
+        distance_words,
+        exp5_distances,
         median_words,
     )
 
@@ -2355,6 +2357,12 @@ def appendix_layout_fig7_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
                          + (f"; seeds split, {median_words(o)}" if o.split else "") + ")")
         by_d.append(f"d = {r.d}, H = {r.H}: " + "; ".join(cells))
     parts.append(" | ".join(by_d) + ".")
+    distances = {f"{who} {m}": v for who, table in (("code", code), ("eq2", eq2))
+                 if table is not None for m, v in exp5_distances(table).items()}
+    if distances:
+        parts.append("Over every H, how far each curve lies from the paper's: " + distance_words(
+            distances, {"code aot": "the code's AoT", "code mlp": "the code's 1 head + MLP",
+                        "eq2 aot": "eq. (2)", "eq2 mlp": "eq. (2) + MLP"}) + ".")
     if (orders[0][1]["paper_setting"] != "same").any():
         parts.append("This run is not at the paper's setting, so no order is compared.")
     if verdicts:

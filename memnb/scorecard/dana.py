@@ -1560,6 +1560,37 @@ def code_exp5_rows(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[rows["d"].isin(full)].reset_index(drop=True)
 
 
+def exp5_distances(rows: pd.DataFrame) -> dict[str, tuple[float, int]]:
+    """Per model (``aot``, ``mlp``) of an App. B.1 Fig. 7 table (ours, the models named as
+    :func:`appendix_exp5_order` reads them), the mean |seed mean − the paper's CSV| over every
+    (d, H) both have, and how many: the AoT against ``Data_exp_1_*_dim.csv`` at H heads, the
+    one head + MLP against ``Data_exp_5_*_dim.csv`` at width 2d(H − 1). Models with no common
+    point are left out."""
+    theirs = {"aot": paper.dim_exp1().assign(H_equiv=lambda t: t["H"]),
+              "mlp": paper.dim_exp5().assign(
+                  H_equiv=lambda t: t["width"] // (2 * t["d"]) + 1)}
+    out = {}
+    for model, ref in theirs.items():
+        part = rows[rows["model"] == model]
+        if part.empty or int(part["N"].iloc[0]) != int(ref["N"].iloc[0]):
+            continue
+        ours = part.groupby(["d", "H_equiv"])["accuracy"].mean()
+        ref = ref.set_index(["d", "H_equiv"])["accuracy"]
+        common = ours.index.intersection(ref.index)
+        if len(common):
+            out[model] = (float((ours[common] - ref[common]).abs().mean()), len(common))
+    return out
+
+
+def distance_words(distances: dict[str, tuple[float, int]], names: dict[str, str]) -> str:
+    """:func:`exp5_distances` in words: "the code's AoT 0.004, the code's 1 head + MLP 0.003
+    (mean |seed mean − the paper's CSV| over 18 points each)"."""
+    counts = sorted({n for _, n in distances.values()})
+    return (", ".join(f"{names[m]} {v:.3f}" for m, (v, _) in distances.items())
+            + f" (mean |seed mean − the paper's CSV| over "
+            f"{' or '.join(str(n) for n in counts)} points each)")
+
+
 def eq2_order_words(order: pd.DataFrame) -> str:
     """Per d of an order of eq. (2)'s models (:func:`appendix_exp5_order`, the Fig. 7 row's
     reading), which model is ahead, read as the row reads it (:func:`order_reading`: the seed
@@ -1602,16 +1633,24 @@ def which_model_fig_7(results: ResultSource) -> Verdict:
         order = appendix_exp5_order(rows, aot_csv, paper.dim_exp5())
         judged = order[order["paper_ahead"] != "tie"]
         measured = "the code's models: " + order_cells(order, aot_csv)
+        distances = exp5_distances(rows)
+        if distances:
+            measured += "; their curves: " + distance_words(
+                distances, {"aot": "the code's AoT", "mlp": "the code's 1 head + MLP"})
         with results.rerun_part("dana.appendix_dim", "figure", appendix_figures_read("Fig. 7")):
             try:
                 eq2 = _appendix_table(results, "dana.appendix_dim", "Fig. 7")
             except NotRun:
                 eq2 = None
         if eq2 is not None and results.used_profile("dana.appendix_dim") == "full":
-            eq2_order = appendix_exp5_order(eq2[eq2["d"].isin(order["d"])], aot_csv,
-                                            paper.dim_exp5())
+            eq2 = eq2[eq2["d"].isin(order["d"])]
+            eq2_order = appendix_exp5_order(eq2, aot_csv, paper.dim_exp5())
             measured += (" | eq. (2) and eq. (2) + MLP (the Fig. 7 row's reading, not "
                          f"judged here): {eq2_order_words(eq2_order)}")
+            eq2_distances = exp5_distances(eq2)
+            if eq2_distances:
+                measured += "; their curves: " + distance_words(
+                    eq2_distances, {"aot": "eq. (2)", "mlp": "eq. (2) + MLP"})
         if judged.empty:
             raise NotComputable(f"{measured}: the paper's CSV has a tie at every d we ran")
         status, agreeing, split_clause = order_status(judged)
