@@ -76,8 +76,12 @@ def test_rows_html_puts_status_second_and_escapes_text() -> None:
 
     page = rows_html([core.Row("dana", "Fig. 1", "a < b", "k", "m", "e", "trend", True)])
     headers = [h.split("</th>")[0] for h in page.split("<th>")[1:]]
-    assert headers[:2] == ["Item", "Status"]
+    assert headers[:2] == ["Item", "Status"] and len(headers) == 4
     assert "a &lt; b" in page and "(ours)" in page and "overflow-x:auto" in page
+    # the criterion under the claim, the evidence under what was measured, each named
+    cells = [c.split("</td>")[0] for c in page.split("<td")[1:]]
+    assert cells[2].split(">", 1)[1].startswith("a &lt; b") and "Criterion:</strong> k" in cells[2]
+    assert cells[3].split(">", 1)[1].startswith("m") and "Evidence:</strong> e" in cells[3]
 
 
 def test_rows_html_sets_inline_code_without_its_backticks() -> None:

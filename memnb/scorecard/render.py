@@ -36,22 +36,44 @@ def _cell_text(text: str) -> str:
     return _INLINE_CODE.sub(r"<code>\1</code>", html.escape(text))
 
 
+#: The scorecard's columns: (header, width, the row's fields shown in it). The criterion is
+#: set under the claim it judges and the evidence under what was measured, so that four columns
+#: fill the page's text column instead of six narrow ones that would run past it.
+_COLUMNS = (("Item", "12%", ()), ("Status", "13%", ()),
+            ("Claim, and the criterion that judges it", "32%", ("claim", "criterion")),
+            ("Measured, and the evidence it was read from", "43%", ("measured", "evidence")))
+_SECOND = {"criterion": "Criterion", "evidence": "Evidence"}
+
+
+def _stacked(row: Row, fields: tuple[str, ...]) -> str:
+    """A cell of two of ``row``'s fields: the first as it is, the second under it, smaller and
+    named (``Criterion:``, ``Evidence:``)."""
+    first, second = fields
+    return (f"{_cell_text(getattr(row, first))}"
+            f'<div style="margin-top:.5em;font-size:92%;opacity:.8"><strong>'
+            f"{_SECOND[second]}:</strong> {_cell_text(getattr(row, second))}</div>")
+
+
 def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     """An HTML table of ``rows``: item and status first (the columns a reader scans), then the
-    claim, the criterion, what was measured and the evidence. The table scrolls sideways inside
-    the page's text column instead of being cut off."""
-    head = ["Paper"] if show_paper else []
-    head += ["Item", "Status", "Claim", "Criterion", "Measured", "Evidence"]
+    claim with the criterion under it and what was measured with the evidence under it
+    (:data:`_COLUMNS`). Below its minimum width the table scrolls sideways inside the page's
+    text column instead of being cut off."""
+    columns = ((("Paper", "8%", ()),) if show_paper else ()) + _COLUMNS
     out = ['<div style="overflow-x:auto">',
-           '<table class="scorecard" style="font-size:80%;min-width:60em">', "<thead><tr>"]
-    out += [f"<th>{h}</th>" for h in head]
+           '<table class="scorecard" style="font-size:80%;min-width:36em;width:100%;'
+           'table-layout:fixed">', "<colgroup>"]
+    out += [f'<col style="width:{width}">' for _, width, _ in columns]
+    out.append("</colgroup><thead><tr>")
+    out += [f"<th>{header}</th>" for header, _, _ in columns]
     out.append("</tr></thead><tbody>")
     for r in rows:
         cells = [html.escape(PAPERS.get(r.paper, r.paper))] if show_paper else []
         item = html.escape(r.item) + (" <em>(ours)</em>" if r.ours else "")
-        cells += [item, _badge(r.status), *(_cell_text(t) for t in (r.claim, r.criterion,
-                                                                     r.measured, r.evidence))]
-        out.append("<tr>" + "".join(f'<td style="vertical-align:top">{c}</td>' for c in cells)
+        cells += [item, _badge(r.status)]
+        cells += [_stacked(r, fields) for _, _, fields in _COLUMNS if fields]
+        out.append("<tr>" + "".join(
+            f'<td style="vertical-align:top;overflow-wrap:anywhere">{c}</td>' for c in cells)
                    + "</tr>")
     out.append("</tbody></table></div>")
     return "\n".join(out)
