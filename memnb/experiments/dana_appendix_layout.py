@@ -1,5 +1,6 @@
-"""Dana et al.'s App. B.1 Figs. 5 and 6 (accuracy against H at d_h = d = 40, 50, 60, and against
-d_h at N = 200, d = 50) with the official code's model (ours).
+"""Dana et al.'s App. B.1 Figs. 5, 6 and 7 (accuracy against H at d_h = d = 40, 50, 60, against
+d_h at N = 200, d = 50, and the AoT against one head + MLP) with the official code's models
+(ours).
 
 Our Fig. 6 (``dana.appendix_dim``, eq. 2's model) rises to a peak near ``d_h = d/2`` and then
 falls, where the paper's CSV rises to ``d_h = d``. At §5's scale the same shape appears in our
@@ -60,8 +61,9 @@ def _profile(*, N: int, d: int, H: int, d_h_sweep: list[int], kinds: list[str],
 
 @experiment(
     "dana.appendix_layout",
-    title="App. B.1's H and d_h sweeps with the official code's model (ours)",
-    paper_figure="Dana et al. Figs. 5 and 6 (App. B.1, Experiments 1 and 2 at N = 200)",
+    title="App. B.1's H and d_h sweeps and its AoT against one head + MLP with the official "
+          "code's models (ours)",
+    paper_figure="Dana et al. Figs. 5, 6 and 7 (App. B.1, Experiments 1, 2 and 5 at N = 200)",
     profiles={
         "ci": _profile(N=12, d=4, H=3, d_h_sweep=[1, 2, 4], kinds=["aot_code"],
                        train=dana._EXP5_CI, d_sweep=[4], H_sweep=[1, 3],
