@@ -2179,21 +2179,29 @@ def appendix_layout_run(run: Any, figure: str) -> Any:
     return dataclasses.replace(run, fresh=rows)
 
 
+def _eq2_at_layout_ds(layout: pd.DataFrame, figure: str,
+                      candidates: tuple[pd.DataFrame | None, ...]) -> pd.DataFrame | None:
+    """``figure``'s rows (``dana.appendix_rows``) of the first of ``candidates`` (``None``
+    skipped) at ``layout``'s N, at its d, as the paper reports them; ``None`` when none has
+    such rows."""
+    n, ds = int(layout["N"].iloc[0]), set(layout["d"].unique())
+    for table in candidates:
+        if table is None:
+            continue
+        rows = as_the_paper_reports(exp.appendix_rows(table, figure))
+        rows = rows[rows["d"].isin(ds)] if len(rows) else rows
+        if len(rows) and int(rows["N"].iloc[0]) == n:
+            return rows.reset_index(drop=True)
+    return None
+
+
 def appendix_layout_fig5_eq2(layout: pd.DataFrame,
                              *candidates: pd.DataFrame | None) -> pd.DataFrame | None:
     """Eq. (2)'s Fig. 5 rows to set beside ``layout`` (the Fig. 5 rows of
     ``dana.appendix_layout``): those of the first of ``candidates`` (tables of
     ``dana.appendix_dim``, ``None`` skipped) at ``layout``'s N, at its d, as the paper reports
     them; ``None`` when no candidate has such rows."""
-    n, ds = int(layout["N"].iloc[0]), set(layout["d"].unique())
-    for table in candidates:
-        if table is None:
-            continue
-        rows = as_the_paper_reports(exp.appendix_rows(table, "Fig. 5"))
-        rows = rows[rows["d"].isin(ds)] if len(rows) else rows
-        if len(rows) and int(rows["N"].iloc[0]) == n:
-            return rows.reset_index(drop=True)
-    return None
+    return _eq2_at_layout_ds(layout, "Fig. 5", candidates)
 
 
 def appendix_layout_fig5_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure:
@@ -2261,15 +2269,7 @@ def appendix_layout_fig7_eq2(layout: pd.DataFrame,
     ``dana.appendix_dim``, ``None`` skipped; the chapter passes the rerun first, as the Fig. 7
     row reads it) at ``layout``'s N, at its d, as the paper reports them; ``None`` when no
     candidate has such rows."""
-    n, ds = int(layout["N"].iloc[0]), set(layout["d"].unique())
-    for table in candidates:
-        if table is None:
-            continue
-        rows = as_the_paper_reports(exp.appendix_rows(table, "Fig. 7"))
-        rows = rows[rows["d"].isin(ds)] if len(rows) else rows
-        if len(rows) and int(rows["N"].iloc[0]) == n:
-            return rows.reset_index(drop=True)
-    return None
+    return _eq2_at_layout_ds(layout, "Fig. 7", candidates)
 
 
 def appendix_layout_fig7_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure:
