@@ -1583,8 +1583,9 @@ def exp5_distances(rows: pd.DataFrame) -> dict[str, tuple[float, int]]:
 
 
 def distance_words(distances: dict[str, tuple[float, int]], names: dict[str, str]) -> str:
-    """:func:`exp5_distances` in words: "the code's AoT 0.004, the code's 1 head + MLP 0.003
-    (mean |seed mean − the paper's CSV| over 18 points each)"."""
+    """:func:`exp5_distances` in words, each model named by ``names``, e.g. "the code's AoT
+    0.002, the code's 1 head + MLP 0.005 (mean |seed mean − the paper's CSV| over 18 points
+    each)"."""
     counts = sorted({n for _, n in distances.values()})
     return (", ".join(f"{names[m]} {v:.3f}" for m, (v, _) in distances.items())
             + f" (mean |seed mean − the paper's CSV| over "
@@ -1594,7 +1595,8 @@ def distance_words(distances: dict[str, tuple[float, int]], names: dict[str, str
 def eq2_order_words(order: pd.DataFrame) -> str:
     """Per d of an order of eq. (2)'s models (:func:`appendix_exp5_order`, the Fig. 7 row's
     reading), which model is ahead, read as the row reads it (:func:`order_reading`: the seed
-    medians where the seeds split): "d = 40: AoT ahead (medians; MLP ahead by the means)"."""
+    medians where the seeds split): "d = 40: AoT ahead (on the seed medians; MLP ahead by the
+    seed means)"."""
     read, _ = order_reading(order)
     return "; ".join(
         f"d = {r.d}: {ahead_words(how)}"
