@@ -1967,6 +1967,8 @@ def appendix_count_gap(tables: Iterable[pd.DataFrame | None], kind: str) -> str:
     models (:func:`_paper_params`): the paper calls them of equal count, and ours differ by the
     MLP's input-layer bias, w = 2d(H − 1) per layer. One clause, e.g. "d = 40, H = 11: AoT
     ..., MLP ... (+800 = w)"."""
+    from memnb.scorecard.dana import mlp_heads
+
     spec = _check_kind(kind)
     f5 = spec["figures"][2]
     for table in tables:
@@ -1987,7 +1989,7 @@ def appendix_count_gap(tables: Iterable[pd.DataFrame | None], kind: str) -> str:
     cells = []
     for d, mlp in ref5.groupby("d"):
         last = mlp.sort_values("width").iloc[[-1]]
-        h = int(last["width"].iloc[0]) // (2 * int(d)) + 1
+        h = int(mlp_heads(last).iloc[0])
         aot = ref1[(ref1["d"] == d) & (ref1["H"] == h)]
         if aot.empty:
             continue
@@ -2278,11 +2280,13 @@ def appendix_layout_fig7_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) 
     (2) + MLP (``eq2``, the Fig. 7 rows of ``dana.appendix_dim``) and the official code's AoT
     and one head + MLP: the seed mean as a line, each seed as a faint dot (the MLP seeds
     split), one panel per d, beside the paper's CSV where the run is at its N."""
+    from memnb.scorecard.dana import mlp_heads
+
     layout = as_the_paper_reports(layout)
     ds = sorted(int(d) for d in layout["d"].unique())
     n = int(layout["N"].iloc[0])
     their_aot, their_mlp = paper.dim_exp1(), paper.dim_exp5()
-    their_mlp = their_mlp.assign(H=their_mlp["width"] // (2 * their_mlp["d"]) + 1)
+    their_mlp = their_mlp.assign(H=mlp_heads(their_mlp))
     fig, axes = plt.subplots(1, len(ds), figsize=(3.6 * len(ds) + 0.6, 3.9), sharey=True,
                              layout="constrained", squeeze=False)
     tables = [layout] if eq2 is None else [eq2, layout]

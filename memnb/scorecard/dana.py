@@ -911,6 +911,12 @@ def _head_dim_row(results: ResultSource, name: str, figure: str, theirs: pd.Data
     return _scale(results, name, Verdict(status, measured, values))
 
 
+def mlp_heads(mlp: pd.DataFrame) -> pd.Series:
+    """The AoT head count H whose model a one head + MLP row (columns ``width``, ``d``) stands
+    beside in Experiment 5 (Figs. 3, 7, 10): width = 2d(H − 1), so H = width / (2d) + 1."""
+    return mlp["width"] // (2 * mlp["d"]) + 1
+
+
 def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
                         ) -> pd.DataFrame:
     """Which model is ahead at our largest size of each d (Figs. 7, 10), beside the paper's.
@@ -927,7 +933,7 @@ def appendix_exp5_order(ours: pd.DataFrame, aot: pd.DataFrame, mlp: pd.DataFrame
     ``mlp_seeds_ahead`` (MLP seeds above the AoT's seed mean) and ``split`` (either model's
     seeds spread over more than :data:`SEED_SPLIT`).
     """
-    mlp = mlp.assign(H=mlp["width"] // (2 * mlp["d"]) + 1)
+    mlp = mlp.assign(H=mlp_heads(mlp))
     rows = []
     for d, part in ours.groupby("d"):
         h = int(part["H_equiv"].max())
@@ -1567,8 +1573,7 @@ def exp5_distances(rows: pd.DataFrame) -> dict[str, tuple[float, int]]:
     one head + MLP against ``Data_exp_5_*_dim.csv`` at width 2d(H − 1). Models with no common
     point are left out."""
     theirs = {"aot": paper.dim_exp1().assign(H_equiv=lambda t: t["H"]),
-              "mlp": paper.dim_exp5().assign(
-                  H_equiv=lambda t: t["width"] // (2 * t["d"]) + 1)}
+              "mlp": paper.dim_exp5().assign(H_equiv=mlp_heads)}
     out = {}
     for model, ref in theirs.items():
         part = rows[rows["model"] == model]
@@ -1631,8 +1636,8 @@ def which_model_fig_7(results: ResultSource) -> Verdict:
             raise NotRun(name, "full", f"the `{results.used_profile(name)}` run of {name} has "
                          f"no d of Fig. 7 with {MIN_APPENDIX_POINTS} or more values of H for "
                          "both of the code's models at N = 200", results.full_run_command(name))
-        aot_csv = paper.dim_exp1()
-        order = appendix_exp5_order(rows, aot_csv, paper.dim_exp5())
+        aot_csv, mlp_csv = paper.dim_exp1(), paper.dim_exp5()
+        order = appendix_exp5_order(rows, aot_csv, mlp_csv)
         judged = order[order["paper_ahead"] != "tie"]
         measured = "the code's models: " + order_cells(order, aot_csv)
         distances = exp5_distances(rows)
@@ -1646,7 +1651,7 @@ def which_model_fig_7(results: ResultSource) -> Verdict:
                 eq2 = None
         if eq2 is not None and results.used_profile("dana.appendix_dim") == "full":
             eq2 = eq2[eq2["d"].isin(order["d"])]
-            eq2_order = appendix_exp5_order(eq2, aot_csv, paper.dim_exp5())
+            eq2_order = appendix_exp5_order(eq2, aot_csv, mlp_csv)
             measured += (" | eq. (2) and eq. (2) + MLP (the Fig. 7 row's reading, not "
                          f"judged here): {eq2_order_words(eq2_order)}")
             eq2_distances = exp5_distances(eq2)
