@@ -240,7 +240,7 @@ def test_construction_grid_and_theory_dataset_validation():
 
 
 def test_construction_records_its_search_and_saturation_beside_the_proof():
-    from memnb.constructions.mha import proof_vs_code, proof_vs_code_markdown
+    from memnb.figures.mahdavi import proof_vs_code, proof_vs_code_markdown
 
     E, e, y = _dataset(mahdavi_capacity(3, 4, 4), 4, 7, 1, shared=True, seed=5)
     built = construct(E, e, y, 3, 4, seed=5, tries=6)
@@ -261,3 +261,17 @@ def test_construction_records_its_search_and_saturation_beside_the_proof():
     assert md.startswith("| step | what the proof does") and md.count("\n") == 6
     single = construct(E[:4], e[:4], y[:4], 1, 4)
     assert "no saturation needed" in proof_vs_code_markdown(single)
+
+
+def test_the_proof_table_says_which_heads_the_search_changed():
+    from types import SimpleNamespace
+
+    from memnb.figures.mahdavi import _search_effect
+
+    built = SimpleNamespace(heads_examples=[[0], [1], [2]], sigma_first_draw=[0.2, 0.3, 0.1],
+                            sigma_per_head=[0.5, 0.3, 0.4])
+    assert _search_effect(built) == (
+        "; the first draw already had full rank for every head, so the search kept a later draw "
+        "with a wider margin for heads 1, 3 and the first draw for head 2")
+    built.sigma_first_draw = [0.0, 0.3, 0.1]  # head 1's first draw was rank-deficient
+    assert _search_effect(built) == ""

@@ -342,14 +342,14 @@ def test_width_paragraph_states_its_criterion():
 
 # --- trust review of the rendered chapter (findings 2 and 9 to 13)
 def test_settings_table_quotes_the_paper_beside_the_third_party_optimizer():
-    t = ksfig.settings_table().set_index("setting")
+    t = paper.published_settings().set_index("setting")
     optimizer = t.loc["optimizer"]
     assert "full-batch gradient descent" in optimizer["value"]
     assert "third party" in optimizer["value"] and "Fig. 7 caption" in optimizer["source"]
     assert "which we follow [unverified]" in optimizer["used here"]
     length = t.loc["sequence length n, stated for Fig. 7"]
     assert "curves (`full`) [reconstruction]" in length["used here"]
-    assert "settings_table()" in _cells()["c2734733"]
+    assert "paper.published_settings()" in _cells()["c2734733"]
 
 
 def test_table1_keeps_the_printed_cell_apart_from_where_the_bound_is_stated():

@@ -90,3 +90,89 @@ def test_the_map_reproduces_the_fingerprints_recorded_before(rekey):
     assert {name.split(".")[0] for name in mapping} >= {"dana", "mahdavi", "kajitsuka"}
     for old, new in mapping.values():
         assert old != new and len(old) == len(new) == 16
+
+
+# --- re-keying from an earlier commit: an edit that computes nothing differently ------------------
+_CORE = textwrap.dedent('''
+    """A core module."""
+    import math
+
+    import pandas as pd
+
+    RATE = 0.5
+    NAMES = ["a", "b"]
+    __all__ = ["step", "table"]
+
+
+    def step(x):
+        """One step."""
+        return math.exp(-RATE * x)
+
+
+    def table(x):
+        return pd.DataFrame({"label": [f"step at {x}"], "value": [step(x)]})
+''')
+
+
+def _edited(*pairs: tuple[str, str]) -> str:
+    source = _CORE
+    for old, new in pairs:
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
+def test_a_reworded_label_or_docstring_computes_nothing_differently(rekey):
+    reworded = _edited(('f"step at {x}"', 'f"the step at x = {x:g}"'), ('"One step."', '"A step."'),
+                       ('["a", "b"]', '["c", "d"]'))
+    assert rekey.display_only_problems({"m.py": _CORE}, {"m.py": reworded}) == []
+
+
+def test_a_changed_number_or_expression_is_refused(rekey):
+    for pair in (("RATE = 0.5", "RATE = 0.25"), ("-RATE * x", "-RATE * x * x"),
+                 ('"value": [step(x)]', '"value": [step(x + 1)]')):
+        problems = rekey.display_only_problems({"m.py": _CORE}, {"m.py": _edited(pair)})
+        assert problems and problems[0].startswith("m.py: replace"), pair
+
+
+def test_removed_code_passes_only_when_nothing_uses_it(rekey):
+    moved = _edited(('''
+
+    def table(x):
+        return pd.DataFrame({"label": [f"step at {x}"], "value": [step(x)]})
+'''.replace("\n    ", "\n"), "\n"), ("import pandas as pd\n", ""), ('"step", "table"', '"step"'))
+    assert "def table" not in moved and "pandas" not in moved
+    # the presentation function moved to a module outside the fingerprint, with its import
+    assert rekey.display_only_problems({"m.py": _CORE}, {"m.py": moved}) == []
+    # ... but not while another fingerprinted file still calls it
+    caller = "from m import table\nx = table(1)\n"
+    assert rekey.display_only_problems({"m.py": _CORE, "n.py": caller},
+                                       {"m.py": moved, "n.py": caller}) == [
+        "m.py: removed a statement whose names are still used: table"]
+    # an import still used in its own file cannot go
+    kept_use = _edited(("import math\n", ""))
+    assert rekey.display_only_problems({"m.py": _CORE}, {"m.py": kept_use}) == [
+        "m.py: removed a statement whose names are still used: math"]
+    # added code is refused: it may compute
+    added = _CORE + "\nEXTRA = step(2)\n"
+    assert rekey.display_only_problems({"m.py": _CORE}, {"m.py": added})
+
+
+def test_the_probe_reports_the_fingerprints_this_process_computes(rekey):
+    from memnb.fingerprint import code_fingerprint, code_modules
+
+    found = rekey.probe(rekey.REPO)
+    module = "memnb.experiments.mahdavi"
+    assert found["fingerprints"][module] == code_fingerprint(code_modules(module))
+    assert found["experiments"]["mahdavi.heads"] == module
+    assert "memnb.constructions/mha.py" in found["sources"]
+
+
+def test_a_second_rekey_keeps_the_computing_fingerprint_and_lists_each_rekey(rekey, tmp_path):
+    first, second, third = "a" * 16, "b" * 16, "c" * 16
+    path = tmp_path / "demo.run.json"
+    path.write_text(json.dumps({"code_fingerprint": second, rekey.REKEYED_FROM: first}))
+    assert rekey.rekey_provenance(path, second, third, why="labels reworded")
+    record = json.loads(path.read_text())
+    assert record["code_fingerprint"] == third and record[rekey.REKEYED_FROM] == first
+    assert record[rekey.REKEYS] == [{"from": second, "to": third, "why": "labels reworded"}]

@@ -20,8 +20,8 @@ Theorem 1 / Proposition 1: under Assumption 1 (the queries have Kruskal rank >= 
    ``W_{V_h} = W*_h``, ``W_O`` summing the heads into the first ``d_o`` coordinates and
    ``W_D = [I_{d_o}; 0]`` (needs ``d_o <= d``).
 
-What the code does beside what the proof does (ours; :func:`proof_vs_code` tabulates it with the
-numbers measured on a given instance, and the chapter shows that table):
+What the code does beside what the proof does (ours; :func:`memnb.figures.mahdavi.proof_vs_code`
+tabulates it with the numbers measured on a given instance, and the chapter shows that table):
 
 * target attentions ``alpha``. Proof: chosen example by example so that each new row of ``Z``
   leaves the span of the previous ones (an existence argument, by Assumption 2). Code: ``tries``
@@ -31,10 +31,12 @@ numbers measured on a given instance, and the chapter shows that table):
   the old heads' ``S``-block to zero. Code: consecutive blocks in index order; the rank of the
   limit matrix ``[old heads | new head]`` is checked directly (the row reduction keeps it).
 * saturation scale ``c``. Proof: some finite ``c`` exists (Lemma 4, App. B.2); no value.
-  Code: ``c`` doubled from 1 until ``||Z(c) - Z_limit||_2 < sigma / 2`` (Lemma 5's condition,
-  checked numerically; ``sigma`` the limit's smallest singular value).
+  Code: ``c`` doubled from 1 until ``||Z(c) - Z_limit||_2 < sigma / 2``, ``sigma`` the limit's
+  smallest singular value (our stopping rule: half of Weyl's margin, within which ``Z(c)`` keeps
+  full rank; checked numerically).
 * key/query factors. Proof: ``W`` of rank ``<= n'`` factored into ``W_K W_Q^T``. Code:
-  ``W_K = [U, c g]``, ``W_Q = [Q^+, b]`` written down directly.
+  ``W_K = [U, c g]``, ``W_Q = [Q^+, b]`` written down directly, ``Q`` the ``m x d`` matrix of the
+  head's queries as rows (so ``Q W_Q`` starts with ``I_m``).
 * read-out. Proof: any solution of ``Z W* = Y``. Code: minimum-norm least squares in float64,
   numerical ranks with a relative tolerance of 1e-10.
 
@@ -53,7 +55,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import torch
 
 from memnb.bounds import mahdavi_capacity
@@ -63,8 +64,6 @@ __all__ = [
     "Construction",
     "construct",
     "memorize",
-    "proof_vs_code",
-    "proof_vs_code_markdown",
     "random_weight_ranks",
     "relu_network_jacobian_rank",
     "z_matrix",
@@ -374,70 +373,3 @@ def relu_network_jacobian_rank(contexts: torch.Tensor, queries: torch.Tensor, wi
     flat = torch.cat([j.reshape(T, -1) for j in jac], dim=1)
     params = w1.numel() + b1.numel() + w2.numel() + b2.numel()
     return _numerical_rank(flat, 1e-9), params
-
-
-def proof_vs_code(built: Construction) -> pd.DataFrame:
-    """What the proof of Proposition 1 (App. B, [reconstruction]) does beside what
-    :func:`construct` does (ours), with what that choice gave on ``built``.
-
-    Columns ``step``, ``proof``, ``code``, ``measured``; every number comes from ``built``.
-    """
-    heads = len(built.heads_examples)
-    later = range(1, heads)
-
-    def per_head(values: Sequence[float], fmt: str, start: int = 0) -> str:
-        return ", ".join(f"head {h + 1}: {values[h]:{fmt}}" for h in range(start, heads)) or "none"
-
-    search = ", ".join(f"head {h + 1}: {built.draws_full_rank[h]} of {built.draws_tried[h]}"
-                       for h in range(heads))
-    margins = ", ".join(f"head {h + 1}: {built.sigma_first_draw[h]:.3g} → "
-                        f"{built.sigma_per_head[h]:.3g}" for h in range(heads))
-    sizes = ", ".join(str(len(e)) for e in built.heads_examples)
-    c_text = ("; ".join(f"head {h + 1}: c = {built.c_per_head[h]:g} after "
-                        f"{built.doublings_per_head[h]} doubling(s), ‖Z(c) − Z∞‖₂ = "
-                        f"{built.perturbation_per_head[h]:.2g} < σ/2 = "
-                        f"{built.sigma_per_head[h] / 2:.2g}" for h in later)
-              or "one head: no saturation needed")
-    rows = [
-        ("target attentions α",
-         "chosen one example at a time so that each new row of Z leaves the span of the previous "
-         "ones (an existence argument, by Assumption 2)",
-         f"{built.tries} random draws of all of a head's α at once (softmax of Gaussian logits); "
-         "the draw with the largest smallest singular value of the new rows is kept",
-         f"draws giving full rank: {search}; smallest singular value, first draw → kept draw: "
-         f"{margins}"
-         + ("; the first draw already had full rank for every head, so the search only widens "
-            "the margin" if all(v > 0 for v in built.sigma_first_draw) else "")),
-        ("examples given to each head",
-         "reorder so that the first (H−1)(n′−1)+1 rows are independent; the next n′−1 "
-         "dependent rows form S, after a row reduction zeroes the old heads' S-block",
-         "consecutive blocks in index order; no explicit row reduction: the rank of the limit "
-         "matrix [old heads | new head] is checked directly (the same rank)",
-         f"examples per head: {sizes}; rank Z after each head: "
-         f"{', '.join(map(str, built.rank_after_head))}"),
-        ("saturation scale c",
-         "exists (Lemma 4; App. B.2 bounds the perturbation for eq. 16): some finite c puts "
-         "Z(c) within Weyl's margin of its limit; no value is computed",
-         "c doubled from 1 until ‖Z(c) − Z∞‖₂ < σ/2, σ the limit's smallest singular value "
-         "(Lemma 5's condition, checked numerically)", c_text),
-        ("key/query factors",
-         "W = W_fit + cW⁰ of rank ≤ n′, factored into W_K W_Qᵀ",
-         "W_K = [U, c g], W_Q = [Q⁺, b] written down directly (no SVD); unused columns are 0",
-         f"rank of W_K W_Qᵀ: {per_head(built.weight_ranks, 'd')} (d_h ≥ n′ = {built.n_prime})"),
-        ("read-out",
-         "any solution of Z W* = Y (Z has full row rank)",
-         "minimum-norm least squares (LAPACK gelsd) in float64; ranks with relative tolerance "
-         f"{_REL_TOL:g}",
-         f"rank Z = {built.z_rank}; largest |model(E, e) − y| = {built.max_abs_error:.1e}"),
-    ]
-    return pd.DataFrame(rows, columns=["step", "proof", "code", "measured"])
-
-
-def proof_vs_code_markdown(built: Construction) -> str:
-    """:func:`proof_vs_code` as a Markdown table (columns: step | what the proof does | what our
-    code does (ours) | measured on this instance)."""
-    table = proof_vs_code(built)
-    head = ("| step | what the proof does (App. B) | what our code does (ours) | measured on "
-            "this instance |\n|---|---|---|---|\n")
-    return head + "\n".join("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |"
-                            for row in table.itertuples(index=False))

@@ -35,7 +35,8 @@ _SHAPE_STYLES: dict[str, dict[str, Any]] = {
     "Kim": {"color": "#AAAAAA", "linestyle": (0, (6, 2, 1, 2)), "marker": "D"},
 }
 #: What the information floor is, in every label of this chapter (finding of the trust review:
-#: the floor is a counting bound of ours; only Remark 4.4's title is in our sources).
+#: the floor is a counting bound of ours; only Remark 4.4's title is in our sources); the
+#: statement of :func:`exp.theory_curves` carries the same words.
 FLOOR_WORDS = "ours; cf. our reading of Remark 4.4"
 #: Open markers: a trained capacity every seed of which lies below the smallest N tried.
 _CENSORED = {"marker": "v", "markerfacecolor": "none", "markersize": 6.5, "markeredgewidth": 1.3,
@@ -67,18 +68,10 @@ def _shape_style(statement: str) -> dict[str, Any]:
     return {"color": "#BBBBBB", "linestyle": ":", "marker": "x"}
 
 
-def statement_label(statement: str) -> str:
-    """A statement of :func:`exp.theory_curves` as the chapter names it: the information floor
-    is marked ours (:data:`FLOOR_WORDS`) rather than attributed to Remark 4.4."""
-    if statement.startswith("information floor"):
-        return statement.replace("(Remark 4.4)", f"({FLOOR_WORDS})")
-    return statement
-
-
 def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
     """The statements evaluated at each budget (:func:`exp.theory_curves`), one row per
-    statement labelled with its kind (:func:`statement_label`), one column per budget."""
-    named = theory.assign(statement=[f"{statement_label(s)} [{k}]" for s, k in
+    statement labelled with its kind, one column per budget."""
+    named = theory.assign(statement=[f"{s} [{k}]" for s, k in
                                      zip(theory["statement"], theory["kind"], strict=True)])
     return named.pivot_table(index="statement", columns="parameters", values="N",
                              sort=False).round(1)
@@ -155,7 +148,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
                     linewidth=1.4, **_style(statement))
         elif kind == "forbidden above":
             ax.plot(part["parameters"], part["N"], color="#222222", linewidth=1.6,
-                    label=f"{statement_label(statement)}: forbidden above")
+                    label=f"{statement}: forbidden above")
             ax.fill_between(part["parameters"], part["N"], part["N"] * 1e6, color="#222222",
                             alpha=0.08, linewidth=0)
         else:
@@ -340,7 +333,7 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
         part = part[part["N"] > 0]
         if part.empty:  # no shape of the statement fits any budget drawn: no line, no entry
             continue
-        ax.plot(part["parameters"], part["N"], label=statement_label(statement), linewidth=1.5,
+        ax.plot(part["parameters"], part["N"], label=statement, linewidth=1.5,
                 **style)
     missing = unfit_statements(th)
     note = (textwrap.fill("no line, no shape fits any budget drawn: "
@@ -468,7 +461,7 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
     at = theory[(theory["parameters"] == top) & (theory["kind"] != "shape only")]
-    parts = [f"{statement_label(r.statement).split(':')[0]} {r.N:.0f}" + (
+    parts = [f"{r.statement.split(':')[0]} {r.N:.0f}" + (
         f" ({r.N / cap:.2g}× the best trained)" if cap > 0 else "") for r in at.itertuples()]
     notes = constructions["note"] if "note" in constructions else pd.Series("", constructions.index)
     refusals = notes.fillna("").astype(bool)

@@ -415,34 +415,6 @@ def table1_printed() -> pd.DataFrame:
     return t.rename(columns={"printed": TABLE1_CELL, "source": TABLE1_STATED})
 
 
-#: What our sources say of the optimizer (ours: the paper's words beside the third-party page).
-OPTIMIZER_READING = ("the paper's Fig. 7 caption: \"full-batch gradient descent\"; AdamW: a "
-                     "third-party page of the ICLR version (notes §3, acmrep), not the paper's "
-                     "words")
-
-
-def settings_table() -> pd.DataFrame:
-    """The paper's published settings (:func:`memnb.papers.kajitsuka.published_settings`) as the
-    chapter shows them, with two rows made precise (ours): the optimizer, where the paper's own
-    Fig. 7 caption says "full-batch gradient descent" and only a third-party page names AdamW,
-    the reading we follow (*[unverified]*); and the sequence length n = 8, stated for Fig. 7
-    only, which our MultiNLI, IMDb and random-data curves carry (*[reconstruction]*)."""
-    t = paper.published_settings().copy()
-    optimizer = t["setting"] == "optimizer"
-    length = t["setting"] == "sequence length n"
-    if optimizer.sum() != 1 or length.sum() != 1:
-        raise ValueError("published_settings() has no single 'optimizer' or 'sequence length n' "
-                         "row to annotate")
-    t.loc[optimizer, "value"] = "full-batch gradient descent (paper); AdamW (third party)"
-    t.loc[optimizer, "source"] = OPTIMIZER_READING
-    t.loc[optimizer, "used here"] = ("AdamW, full batch, in every trained experiment: the "
-                                     "third-party reading, which we follow [unverified]")
-    t.loc[length, "setting"] = "sequence length n, stated for Fig. 7"
-    t.loc[length, "used here"] = ("Fig. 7 (`full`); our MultiNLI, IMDb and random-data curves "
-                                  "(`full`) [reconstruction]; the sweep over n varies it")
-    return t
-
-
 def closed_form_gap(construction: pd.DataFrame) -> str:
     """How far the closed-form model of our construction's count
     (:func:`memnb.bounds.kajitsuka_construction_parameter_model`, the slider's curves) lies from
