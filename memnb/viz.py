@@ -420,6 +420,44 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 # --------------------------------------------------------------------------------------------
 
 
+#: Written by a caption builder between a caption's lead (what the figure shows, the verdict's
+#: status) and its details (every number behind the verdict): :func:`caption` shows the lead and
+#: folds the details into a ``<details>`` block the reader opens. An HTML comment, so that text
+#: shown without :func:`caption` reads the same.
+DETAILS = "<!-- details -->"
+#: The line a reader clicks to open a caption's details.
+DETAILS_SUMMARY = "The numbers behind this caption"
+
+
+def with_details(lead: str, details: str) -> str:
+    """``lead`` and ``details`` as one caption text, for :func:`caption` to fold the details;
+    ``lead`` alone when there are no details."""
+    return f"{lead.strip()} {DETAILS} {details.strip()}" if details.strip() else lead.strip()
+
+
+def _folded(details: str) -> str:
+    """``details`` as a closed HTML ``<details>`` block whose inside is Markdown (a blank line
+    after the HTML tag, so MyST parses it: math, emphasis and code render)."""
+    return ('<details class="caption-details"><summary style="cursor: pointer">'
+            f"{DETAILS_SUMMARY}</summary>\n\n{details.strip()}\n\n</details>")
+
+
+def unfold(text: str, after_lead: str = "") -> str:
+    """Markdown of a text built by :func:`with_details`: its lead (then ``after_lead``), and
+    its details folded below; a text without details is returned as it is."""
+    lead, _, details = text.partition(DETAILS)
+    shown = " ".join(part for part in (lead.strip(), after_lead) if part)
+    return shown + (f"\n\n{_folded(details)}" if details.strip() else "")
+
+
+def markdown(text: str) -> Any:
+    """``IPython.display.Markdown`` of :func:`unfold`: a paragraph outside a caption whose
+    details fold the same way."""
+    from IPython.display import Markdown
+
+    return Markdown(unfold(text))
+
+
 def caption(
     fig_or_text: Any,
     paper_figure: str | None = None,
@@ -436,7 +474,9 @@ def caption(
     it, and then returns the caption, so the caption always comes *below* its figure.
     ``source`` is ``"ours"`` (a fresh run), ``"cached"`` (cached full-scale results),
     ``"ours_and_cached"`` (both, side by side), ``"mixed"`` (ours beside the paper's values) or
-    ``"paper"`` (values taken from the paper); it is written into the caption.
+    ``"paper"`` (values taken from the paper); it is written into the caption. A text built by
+    :func:`with_details` shows its lead and the paper counterpart, and folds its details below
+    them (:data:`DETAILS`).
     """
     from IPython.display import Markdown, display
 
@@ -465,10 +505,8 @@ def caption(
         head = f"Our committed full-scale run and this build's `{profile}` run"
     elif profile:
         head += f" (profile `{profile}`)"
-    parts = [f"**{head}.** {body.strip()}"]
-    if paper_figure:
-        parts.append(f"*Paper counterpart: {paper_figure}.*")
-    return Markdown(" ".join(parts))
+    counterpart = f"*Paper counterpart: {paper_figure}.*" if paper_figure else ""
+    return Markdown(unfold(f"**{head}.** {body.strip()}", counterpart))
 
 
 # --------------------------------------------------------------------------------------------

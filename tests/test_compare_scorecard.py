@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from memnb import viz
 from memnb.scorecard import build_scorecard
 from memnb.scorecard import compare as card
 from memnb.scorecard.core import NotComputable, load_items
@@ -265,7 +266,10 @@ def test_chapter_sentences_state_the_claim_and_the_criterion():
     v = card.Verdict("differs", "MLP leads at 1/5 budgets")
     text = card.verdict_markdown("Head to head", v)
     claim, criterion = card.item_text("Head to head")
-    assert claim in text and criterion in text and "**differs** (MLP leads" in text
+    assert claim in text and criterion in text
+    lead, _, details = text.partition(viz.DETAILS)
+    assert f"**differs**. Criterion: {criterion}." in lead  # the status beside its rule
+    assert details.strip() == "Measured: MLP leads at 1/5 budgets."  # folded when shown
     with pytest.raises(KeyError):
         card.item_text("no such row")
 

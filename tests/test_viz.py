@@ -373,3 +373,21 @@ def test_plot_ours_names_each_curves_own_seed_count() -> None:
     finally:
         plt.close(fig)
     assert label == "ours, mean, band min to max over 1 to 2 seeds (by point)"
+
+
+def test_a_caption_folds_its_details_below_its_lead():
+    text = viz.with_details("Accuracy against H. Verdict: **trend**.",
+                            "At H = 4: 0.51 vs the paper's 0.62 (3 seeds).")
+    assert viz.with_details("Lead only.", "  ") == "Lead only."
+    shown = viz.caption(text, "Dana et al. Fig. 1", profile="quick").data
+    lead, _, folded = shown.partition("\n\n")
+    # the lead keeps the source, the verdict's status and the paper counterpart, in that order
+    assert lead == ("**Our run (profile `quick`).** Accuracy against H. Verdict: **trend**. "
+                    "*Paper counterpart: Dana et al. Fig. 1.*")
+    # the details, Markdown inside a closed <details> block (blank lines: MyST parses them)
+    assert folded.startswith('<details class="caption-details">')
+    assert f"{viz.DETAILS_SUMMARY}</summary>\n\nAt H = 4: 0.51" in folded
+    assert folded.endswith("(3 seeds).\n\n</details>") and viz.DETAILS not in shown
+    # a text without details is shown as before, and a paragraph outside a caption folds too
+    assert viz.caption("Plain.", None).data == "**Our run.** Plain."
+    assert viz.markdown(text).data.startswith("Accuracy against H. Verdict: **trend**.\n\n<details")

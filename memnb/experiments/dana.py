@@ -641,12 +641,12 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     from memnb.reruns import compared_column, replacement_difference, rerun_clause
     from memnb.results import (
         FreshAndCached,
-        computing_invocation,
         earlier_code_note,
         fresh_and_cached,
         load,
         run_label,
     )
+    from memnb.scorecard.core import computing_commits
 
     if profile == "quick":
         full = load(name, "full", root)
@@ -654,10 +654,9 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
             prov = full.provenance
             replaced = replacement_difference(  # on the accuracy the paper reports
                 name, "full", root, column=compared_column(full.table) or "accuracy")
-            computed = computing_invocation(prov)  # not a later call that read the cache
+            # every commit whose invocations computed points, not a later call that read them
             note = (f"{name}: the committed full run ({run_label(full.table, prov)}, "
-                    f"{str(computed['started_utc'] or '?')[:10]}, "
-                    f"commit {str(computed['git_commit'] or 'unknown')[:7]}, "
+                    f"{computing_commits(prov)}, "
                     f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
                     f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun"
                     f"{'' if replaced is None else '; ' + replaced}"

@@ -627,6 +627,15 @@ def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
             + f" ({counted(len(seed_ids), 'seed')} of ours; the paper's CSV averages 5.)")
 
 
+def exp5_code_caption(summary: str, row: Any) -> str:
+    """The caption of the official code's Fig. 3 (ours): what is drawn and the status of
+    ``row`` (the scorecard's "Fig. 3: which model") as its lead, the numbers of ``summary``
+    (:func:`exp5_code_summary`) and the whole verdict as its details."""
+    lead = ("The official code's AoT and one head + MLP beside eq. (2)'s two models at the same "
+            f"budget, at the largest H of each d. {verdict_status(row)}")
+    return viz.with_details(lead, f"{summary} {verdict_sentence(row, shown=summary)}")
+
+
 def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
     """Accuracy vs H at N = 10, d = d_h = 2 (Fig. 4), with the bounds and the paper's CSV."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
@@ -759,9 +768,9 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
         if len(by_dh) >= 3 else 0.0
     shape = "convex (as the paper's)" if curvature > 0 else "concave (the paper's is convex)"
     dh_lo = int(by_dh.index[0])
-    parts = [f"**Where our curves depart from the paper's ({run_label}).** Experiment 2: at "
-             f"d_h = {dh_lo} we reach {by_dh.iloc[0]:.3f} and at d_h = {int(by_dh.index[-1])} "
-             f"{by_dh.iloc[-1]:.3f}; the curve is {shape}."]
+    head = f"**Where our curves depart from the paper's ({run_label}).**"
+    parts = [f"Experiment 2: at d_h = {dh_lo} we reach {by_dh.iloc[0]:.3f} and at d_h = "
+             f"{int(by_dh.index[-1])} {by_dh.iloc[-1]:.3f}; the curve is {shape}."]
     if _paper_setting(exp2, N=50, d=10, H=20):
         paper2 = _paper_xy(paper.exp2(), "d_h")
         if dh_lo in paper2:
@@ -783,15 +792,13 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
                      f"paper's; its curve goes from {paper3[min(paper3)]:.3f} at d = "
                      f"{min(paper3)} to {paper3[d_h]:.3f} at d = {d_h} and ends at "
                      f"{paper3[max(paper3)]:.3f} at d = {max(paper3)}.")
-    if verdicts:
-        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
     parts.append("Our reading, tested below (`dana.layout`): the official code compresses every "
                  "token from d to d_h with one matrix shared by all heads and maps the heads' "
                  "summed output back with one d_h → d matrix, so all heads together write into a "
                  "d_h-dimensional subspace of the residual stream. Eq. (2), which we follow, "
                  "gives each head its own W_O^h into R^d: more capacity at small d_h, and no "
                  "ceiling at d = d_h.")
-    return " ".join(parts)
+    return folded_report(head, parts, verdicts)
 
 
 def _legend_below(fig: plt.Figure, axes: Any) -> None:
@@ -957,6 +964,20 @@ def verdict_sentence(row: Any, shown: str = "") -> str:
         rest = measured[len(shown.strip()):].lstrip("; ").strip()
         measured = "the numbers above" + (f"; {rest}" if rest else "")
     return f"Verdict ({row.item}): **{row.status}** ({measured})."
+
+
+def verdict_status(row: Any) -> str:
+    """The verdict's status alone, for a caption's lead whose details end with the whole
+    verdict (:func:`verdict_sentence`)."""
+    return f"Verdict ({row.item}): **{row.status}**."
+
+
+def folded_report(head: str, parts: list[str], verdicts: tuple[Any, ...] = ()) -> str:
+    """A report whose lead is ``head`` and each verdict's status (:func:`verdict_status`), with
+    ``parts`` and the whole verdicts (:func:`verdict_sentence`) as its details
+    (:func:`memnb.viz.with_details`: folded below the lead when shown)."""
+    lead = " ".join([head, *(verdict_status(row) for row in verdicts)])
+    return viz.with_details(lead, " ".join([*parts, *(verdict_sentence(row) for row in verdicts)]))
 
 
 def verdict_recalled(row: Any) -> str:
@@ -1344,8 +1365,9 @@ def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None,
         head = ""
     order = exp5_order(table)
     counts = (table if len(exp5_params(table)) or run.cached is None else run.cached)
-    text = (f"{head}Attention-only (H heads) against one head + MLP of width w = 2d(H−1), N = "
-            f"{int(table['N'].iloc[0])}. {exp5_params_sentence(counts, code)} At the largest H "
+    lead = (f"{head}Attention-only (H heads) against one head + MLP of width w = 2d(H−1), N = "
+            f"{int(table['N'].iloc[0])}, accuracy against parameters. {verdict_status(row)}")
+    text = (f"{exp5_params_sentence(counts, code)} At the largest H "
             f"we ran: {_order_cells(order, with_seeds=paper_budget)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
     if len(full_order):
@@ -1374,7 +1396,7 @@ def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None,
         text += (" Sec. 7 sets eq. (2) beside the official code's models (ours; Experiment 1, "
                  f"and Experiment 5{at}), to see whether the model explains "
                  f"{' and '.join(why)}.")
-    return f"{text} {verdict_sentence(row)}"
+    return viz.with_details(lead, f"{text} {verdict_sentence(row)}")
 
 
 def exp6_caption(table: pd.DataFrame, row: Any) -> str:
@@ -2115,7 +2137,7 @@ def appendix_layout_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
                 "beside the code's model.")
     curves = fig_6_model_curves(as_the_paper_reports(layout), eq2)
     table = fig_6_model_distances(curves)
-    parts = [head]
+    parts = []
     for row in table.itertuples():
         seeds = int(curves[curves["kind"] == row.kind]["seeds"].min())
         text = f"{row.model[:1].upper()}{row.model[1:]} ({counted(seeds, 'seed')}): " + (
@@ -2130,9 +2152,7 @@ def appendix_layout_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
                      f"{int(theirs.index[-1])}.")
     else:
         parts.append("This run is not at the paper's setting, so no value is compared.")
-    if verdicts:
-        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
-    return " ".join(parts)
+    return folded_report(head, parts, verdicts)
 
 
 # --- Figs. 5 and 6 with the official code's model: which rows (ours, dana.appendix_layout) ---
@@ -2251,14 +2271,12 @@ def appendix_layout_fig5_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
                 "beside the code's model.")
     slopes = fig_5_model_slopes(as_the_paper_reports(layout), eq2)
     seeds = slopes.groupby("model", sort=False)["seeds"].min()
-    parts = [head, "Per-head slopes by the official rule, on each model's seed-averaged curve ("
+    parts = ["Per-head slopes by the official rule, on each model's seed-averaged curve ("
                    + "; ".join(f"{m}: {counted(int(k), 'seed')}" for m, k in seeds.items())
                    + f"): {fig_5_model_words(slopes)}."]
     if slopes["paper_slope"].isna().all():
         parts.append("This run is not at the paper's setting, so no slope is compared.")
-    if verdicts:
-        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
-    return " ".join(parts)
+    return folded_report(head, parts, verdicts)
 
 
 # --- Fig. 7 with the official code's models (ours, dana.appendix_layout) --------------------
@@ -2343,8 +2361,8 @@ def appendix_layout_fig7_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
         orders.append(("eq. (2) / eq. (2) + MLP", appendix_exp5_order(
             eq2[eq2["d"].isin(code["d"].unique())], aot_csv, mlp_csv)))
     seeds = int(code["seed"].nunique())
-    parts = [head, f"At the largest H of each d, seed means ({counted(seeds, 'seed')} of the "
-                   "code's models):"]
+    parts = [f"At the largest H of each d, seed means ({counted(seeds, 'seed')} of the "
+             "code's models):"]
     by_d = []
     for r in orders[0][1].itertuples():
         cells = []
@@ -2369,9 +2387,7 @@ def appendix_layout_fig7_report(layout: pd.DataFrame, eq2: pd.DataFrame | None,
                         "eq2 aot": "eq. (2)", "eq2 mlp": "eq. (2) + MLP"}) + ".")
     if (orders[0][1]["paper_setting"] != "same").any():
         parts.append("This run is not at the paper's setting, so no order is compared.")
-    if verdicts:
-        parts.append(" ".join(verdict_sentence(row) for row in verdicts))
-    return " ".join(parts)
+    return folded_report(head, parts, verdicts)
 
 
 def appendix_layout_missing(figure: str) -> str:

@@ -35,11 +35,12 @@ _DASHED_HANDLE = 4.0
 
 
 def show(fig: Any, caption: str) -> None:
-    """Display ``fig`` and its Markdown ``caption`` (in a notebook)."""
-    from IPython.display import Markdown, display
+    """Display ``fig`` and its Markdown ``caption`` (in a notebook), the caption's details
+    folded below its lead (:func:`memnb.viz.markdown`)."""
+    from IPython.display import display
 
     plt.show()
-    display(Markdown(caption))
+    display(viz.markdown(caption))
 
 
 def _verdict(v: Verdict) -> str:
@@ -598,12 +599,13 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     if cached is not None and partial is not None:
         which += f" ({partial})"
     worse = _worse_than_one_block(table)
-    caption = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
-               f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
-               "expectation *[unverified]*).* "
-               f"From {which}: loss {_verdict(loss)}; accuracy "
-               f"{_verdict(acc)}.{worse}{_seed_ranges(table)}")
-    return fig, caption
+    lead = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
+            f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
+            "expectation *[unverified]*).* "
+            f"From {which}: loss **Verdict: {loss.status}**; accuracy **Verdict: {acc.status}**.")
+    details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
+               f"{_seed_ranges(table)}")
+    return fig, viz.with_details(lead, details)
 
 
 def _figures_in_sources(curves: pd.DataFrame) -> str:

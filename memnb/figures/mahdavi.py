@@ -58,6 +58,16 @@ def verdict_sentence(number: str, profile: str) -> str:
     return f"Verdict (scorecard, {number}): **{row.status}**: {row.measured}."
 
 
+def folded(lead: str, details: str, number: str, profile: str) -> str:
+    """A caption whose lead is ``lead`` and the status of the scorecard row of ``number``, with
+    ``details`` and the whole verdict (:func:`verdict_sentence`) folded below it
+    (:func:`memnb.viz.with_details`)."""
+    row = scorecard_row(number, profile)
+    return viz.with_details(f"{lead} Verdict (scorecard, {number}): **{row.status}**.",
+                            f"{details.strip()} Verdict (scorecard, {number}): **{row.status}**: "
+                            f"{row.measured}.")
+
+
 def verdicts_markdown(numbers: list[str], profile: str) -> str:
     """One Markdown paragraph per item: its claim and its scorecard verdict."""
     rows = [scorecard_row(n, profile) for n in numbers]
@@ -517,8 +527,9 @@ def table1_caption(table: pd.DataFrame, profile: str) -> str:
     if ranks:
         note += ("Ranks of the draws in the General Position test at k = d: "
                  + ", ".join(ranks) + ". ")
-    return (images_sentence(table) + " " + note + missing_sentence(table) + " "
-            + verdict_sentence("Table 1", profile))
+    return folded("Our Table 1: the rank checks of Assumptions 1-3 and General Position per "
+                  "representation, beside the paper's.",
+                  images_sentence(table) + " " + note + missing_sentence(table), "Table 1", profile)
 
 
 #: Sec. 5.1: the paper "evaluate[s] the mentioned models on 2000 images sampled from ImageNet";
@@ -597,8 +608,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     runs = [(f"this build's `{profile}` run", curve)]
     if cached_curve is not None and len(cached_curve):
         runs.append(("the committed full-scale run, drawn beside it", cached_curve))
-    text = ("Random k-subsets of the [CLS] vectors after one random attention layer. "
-            + " ".join(_fig1_run(label, c) for label, c in runs))
+    lead = "Random k-subsets of the [CLS] vectors after one random attention layer."
+    text = " ".join(_fig1_run(label, c) for label, c in runs)
     near = [int(c["T"].iloc[0]) for _, c in runs if c["k"].max() > c["T"].iloc[0] / 2]
     if near:
         pools = sorted(set(near))
@@ -611,8 +622,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     reads = verdict_run("mahdavi.table1", profile)
     if reads is not None:
         text += f" The verdict reads {reads}."
-    text += " " + verdict_sentence("Fig. 1", profile)
-    return viz.caption(fig, "Mahdavi et al. Fig. 1", text=text, profile=profile, source="mixed")
+    return viz.caption(fig, "Mahdavi et al. Fig. 1", text=folded(lead, text, "Fig. 1", profile),
+                       profile=profile, source="mixed")
 
 
 def _fig1_run(label: str, curve: pd.DataFrame) -> str:
@@ -662,8 +673,8 @@ def table3_caption(table: pd.DataFrame, profile: str) -> str:
                     "at L1, a model we could not load, so that finding is not checked here")
     bert_text = bert_kruskal_sentence(rows)
     bert_text = f" {bert_text}" if bert_text else ""
-    return (a2_text + "." + bert_text + " " + missing_sentence(table) + " "
-            + verdict_sentence("Table 3", profile))
+    return folded("Our Table 3: the rank checks per model and layer, beside the paper's.",
+                  a2_text + "." + bert_text + " " + missing_sentence(table), "Table 3", profile)
 
 
 def bert_kruskal_sentence(rows: pd.DataFrame) -> str:
@@ -991,9 +1002,10 @@ def fig2a(result: Any, profile: str) -> Any:
                 f"{_sizes_note(table)}")
 
     tables = [table for _, table, _ in runs]
-    text = (_runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
-            + _left_out_note(tables, "H") + " " + GUARANTEE_SOURCE + " "
-            + verdict_sentence("Fig. 2a", profile))
+    text = folded("Examples memorized against the number of heads H (shared context), with "
+                  "Theorem 1's guarantee (dashed).",
+                  _runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
+                  + _left_out_note(tables, "H") + " " + GUARANTEE_SOURCE, "Fig. 2a", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text,
                        profile=profile, source=_source(runs))
 
@@ -1015,9 +1027,10 @@ def fig2b(result: Any, profile: str) -> Any:
                                              for r in means.itertuples())
                 + f" (T = {int(table['T'].max())}). {_margin_sentence(table, 'n')}")
 
-    text = (_runs_text(runs, describe, result, "mahdavi.context", profile) + " "
-            + _MARGIN_SEE_2A + _left_out_note([table for _, table, _ in runs], "n") + " "
-            + verdict_sentence("Fig. 2b", profile))
+    text = folded("Examples memorized against the context length n (shared context).",
+                  _runs_text(runs, describe, result, "mahdavi.context", profile) + " "
+                  + _MARGIN_SEE_2A + _left_out_note([table for _, table, _ in runs], "n"),
+                  "Fig. 2b", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text,
                        profile=profile, source=_source(runs))
 
@@ -1057,11 +1070,13 @@ def fig2c(result: Any, profile: str) -> Any:
         ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "H", "n")),
                      fontsize=9)
     _legend_below(fig, axes)
-    text = (_runs_text(runs, _fig2c_trend, result, "mahdavi.head_dim", profile)
-            + " With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
-            "at most min(n, d_h), so d_h > n adds no function the layer could not already "
-            "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
-            "trains faster until enough steps are run). " + verdict_sentence("Fig. 2c", profile))
+    text = folded("Examples memorized against d_h (shared context); the dotted line marks "
+                  "d_h = n.",
+                  _runs_text(runs, _fig2c_trend, result, "mahdavi.head_dim", profile)
+                  + " With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
+                  "at most min(n, d_h), so d_h > n adds no function the layer could not already "
+                  "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
+                  "trains faster until enough steps are run).", "Fig. 2c", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text,
                        profile=profile, source=_source(runs))
 
@@ -1208,8 +1223,10 @@ def fig3(result: Any, profile: str) -> Any:
     reads = verdict_run("mahdavi.saturation", profile)
     if reads is not None:
         text += f"The verdict reads {reads}. "
+    lead = ("The largest T each H memorizes perfectly (App. H's search) and the saturation of "
+            "its attention there.")
     return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile,
-                       text=text + verdict_sentence("Fig. 3", profile))
+                       text=folded(lead, text, "Fig. 3", profile))
 
 
 def _run_label(provenance: dict[str, Any]) -> str:
@@ -1372,10 +1389,9 @@ def fig4(result: Any, profile: str) -> Any:
         return "in the heads sweep, " + margin[0].lower() + margin[1:]  # "Above ..." → "above"
 
     heads = [table[table["sweep"] == "heads"] for _, table, _ in runs]
-    text = ("Non-shared (i.i.d.) contexts. "
-            + _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
-            + _MARGIN_SEE_2A + _left_out_note(heads, "H") + " "
-            + verdict_sentence("Fig. 4", profile))
+    text = folded("Examples memorized with non-shared (i.i.d.) contexts.",
+                  _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
+                  + _MARGIN_SEE_2A + _left_out_note(heads, "H"), "Fig. 4", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile,
                        source=_source(runs))
 
@@ -1457,10 +1473,10 @@ def fig5(result: Any, profile: str) -> Any:
             ax.set_xticks(sorted(part[x].unique()))
             ax.set_title(_panel_title(label, _fig5_fixed(part, fixed)), fontsize=9)
     _legend_below(fig, axes)
-    text = ("Each curve on its own (no average over shared and non-shared). "
-            + _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile) + " "
-            + _rank_cap_sentence([table for _, table, _ in runs]) + " "
-            + verdict_sentence("Fig. 5", profile))
+    text = folded("Training MSE of the regression task, each curve on its own (no average over "
+                  "shared and non-shared contexts).",
+                  _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile) + " "
+                  + _rank_cap_sentence([table for _, table, _ in runs]), "Fig. 5", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile,
                        source=_source(runs))
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from memnb import bounds
+from memnb import bounds, viz
 from memnb.experiments import compare as exp
 from memnb.papers import external
 from memnb.prose import counted
@@ -530,11 +530,12 @@ def item_text(number: str) -> tuple[str, str]:
 
 def verdict_markdown(number: str, verdict: Verdict) -> str:
     """One Markdown sentence of the chapter: the row ``number``'s claim, the status ``verdict``
-    gives it, what was measured and the criterion that judged it, so that no status is shown
-    without the claim and the rule behind it."""
+    gives it and the criterion that judged it, so that no status is shown without the claim and
+    the rule behind it; what was measured follows as its details (:func:`memnb.viz.with_details`,
+    folded when shown with :func:`memnb.viz.markdown`)."""
     claim, criterion = item_text(number)
-    return (f"*{number}* (ours), the claim that {claim}: **{verdict.status}** "
-            f"({verdict.measured}). Criterion: {criterion}.")
+    return viz.with_details(f"*{number}* (ours), the claim that {claim}: **{verdict.status}**. "
+                            f"Criterion: {criterion}.", f"Measured: {verdict.measured}.")
 
 
 # ---------------------------------------------------------------------------------- items
