@@ -435,27 +435,29 @@ def with_details(lead: str, details: str) -> str:
     return f"{lead.strip()} {DETAILS} {details.strip()}" if details.strip() else lead.strip()
 
 
-def _folded(details: str) -> str:
-    """``details`` as a closed HTML ``<details>`` block whose inside is Markdown (a blank line
-    after the HTML tag, so MyST parses it: math, emphasis and code render)."""
+def _folded(details: str, summary: str = DETAILS_SUMMARY) -> str:
+    """``details`` as a closed HTML ``<details>`` block under the line ``summary``, whose inside
+    is Markdown (a blank line after the HTML tag, so MyST parses it: math, emphasis and code
+    render)."""
     return ('<details class="caption-details"><summary style="cursor: pointer">'
-            f"{DETAILS_SUMMARY}</summary>\n\n{details.strip()}\n\n</details>")
+            f"{summary}</summary>\n\n{details.strip()}\n\n</details>")
 
 
-def unfold(text: str, after_lead: str = "") -> str:
+def unfold(text: str, after_lead: str = "", summary: str = DETAILS_SUMMARY) -> str:
     """Markdown of a text built by :func:`with_details`: its lead (then ``after_lead``), and
-    its details folded below; a text without details is returned as it is."""
+    its details folded below under the line ``summary``; a text without details is returned
+    as it is."""
     lead, _, details = text.partition(DETAILS)
     shown = " ".join(part for part in (lead.strip(), after_lead) if part)
-    return shown + (f"\n\n{_folded(details)}" if details.strip() else "")
+    return shown + (f"\n\n{_folded(details, summary)}" if details.strip() else "")
 
 
-def markdown(text: str) -> Any:
+def markdown(text: str, summary: str = DETAILS_SUMMARY) -> Any:
     """``IPython.display.Markdown`` of :func:`unfold`: a paragraph outside a caption whose
-    details fold the same way."""
+    details fold the same way, under the line ``summary``."""
     from IPython.display import Markdown
 
-    return Markdown(unfold(text))
+    return Markdown(unfold(text, summary=summary))
 
 
 def caption(

@@ -268,8 +268,11 @@ def test_chapter_sentences_state_the_claim_and_the_criterion():
     claim, criterion = card.item_text("Head to head")
     assert claim in text and criterion in text
     lead, _, details = text.partition(viz.DETAILS)
-    assert f"**differs**. Criterion: {criterion}." in lead  # the status beside its rule
-    assert details.strip() == "Measured: MLP leads at 1/5 budgets."  # folded when shown
+    assert lead.strip().endswith(f"{claim}: **differs**.")  # the status beside its claim
+    # the measurement and the rule, folded under their own line when shown
+    assert details.strip() == f"Measured: MLP leads at 1/5 budgets. Criterion: {criterion}."
+    shown = viz.markdown(text, card.VERDICT_SUMMARY).data
+    assert f"{card.VERDICT_SUMMARY}</summary>" in shown
     with pytest.raises(KeyError):
         card.item_text("no such row")
 

@@ -2064,23 +2064,24 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             "Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
-    # one verdict a list item and each run's account a paragraph: a reader finds each figure's
-    # verdict without reading the three as one paragraph
-    text += "\n\n" + "\n".join(f"- {verdict_sentence(verdicts[f])}" for f in (f1, f2, f5))
+    text += " Verdicts: " + ", ".join(f"{f} **{verdicts[f].status}**" for f in (f1, f2, f5)) + "."
+    # folded: one verdict a list item and each run's account a paragraph, so that a reader finds
+    # each figure's evidence without reading the three as one paragraph
+    details = "\n".join(f"- {verdict_sentence(verdicts[f])}" for f in (f1, f2, f5))
     if rerun is not None and len(rerun):
         from memnb.scorecard.core import todays_rerun
 
         again = todays_rerun(spec["name"], "full", root)
         if again is not None:
-            text += "\n\n" + appendix_rerun_sentence(rerun, kind, again.provenance)
+            details += "\n\n" + appendix_rerun_sentence(rerun, kind, again.provenance)
     if cached is not None and len(cached):
         from memnb.results import load
 
         full = load(spec["name"], "full", root)
         if full is not None:
-            text += "\n\n" + appendix_full_run_sentence(
+            details += "\n\n" + appendix_full_run_sentence(
                 cached, kind, full.provenance, beside_rerun=rerun is not None and len(rerun) > 0)
-    return text
+    return viz.with_details(text, details)
 
 
 # --- Fig. 6 with the official code's model (ours, dana.appendix_layout) ----------------------

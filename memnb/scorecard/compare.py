@@ -528,14 +528,19 @@ def item_text(number: str) -> tuple[str, str]:
     raise KeyError(f"no scorecard row {number!r} in the cross-paper chapter")
 
 
+#: The line that opens a verdict's details in this chapter (:func:`verdict_markdown`).
+VERDICT_SUMMARY = "What was measured, and the criterion"
+
+
 def verdict_markdown(number: str, verdict: Verdict) -> str:
-    """One Markdown sentence of the chapter: the row ``number``'s claim, the status ``verdict``
-    gives it and the criterion that judged it, so that no status is shown without the claim and
-    the rule behind it; what was measured follows as its details (:func:`memnb.viz.with_details`,
-    folded when shown with :func:`memnb.viz.markdown`)."""
+    """One Markdown sentence of the chapter: the row ``number``'s claim and the status
+    ``verdict`` gives it, then, as its details (:func:`memnb.viz.with_details`, folded under
+    :data:`VERDICT_SUMMARY` when shown with :func:`memnb.viz.markdown`), what was measured and
+    the criterion that judged it, so that no status is shown without the claim and the rule
+    behind it."""
     claim, criterion = item_text(number)
-    return viz.with_details(f"*{number}* (ours), the claim that {claim}: **{verdict.status}**. "
-                            f"Criterion: {criterion}.", f"Measured: {verdict.measured}.")
+    return viz.with_details(f"*{number}* (ours), the claim that {claim}: **{verdict.status}**.",
+                            f"Measured: {verdict.measured}. Criterion: {criterion}.")
 
 
 # ---------------------------------------------------------------------------------- items

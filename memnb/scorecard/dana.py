@@ -988,7 +988,7 @@ def order_reading(judged: pd.DataFrame) -> tuple[pd.Series, str]:
     read = judged["ours_ahead"].where(~split, judged["ours_ahead_median"])
     if not split.any():
         return read, ""
-    return read, (f" | read on the seed medians at d = "
+    return read, (f"; read on the seed medians at d = "
                   f"{', '.join(str(d) for d in judged.loc[split, 'd'])}, where the seeds split "
                   f"(a range over {SEED_SPLIT:g}); by the seed means, as the paper's CSV "
                   "reports, " + ", ".join(f"d = {r.d}: {ahead_words(r.ours_ahead)}"
