@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from memnb import viz  # noqa: E402
 from memnb.experiments import dana  # noqa: E402
 from memnb.figures import dana as figures  # noqa: E402
 from memnb.papers import dana as paper  # noqa: E402
@@ -575,6 +576,12 @@ def test_show_says_when_the_committed_full_run_is_drawn_beside_this_builds_run()
     assert text.startswith("**Our committed full-scale run and this build's `quick` run.**")
     assert ("Dash-dotted, square markers (\"full run\" in the legends): the committed full-scale "
             "run, partial: 3 of 9 points ran.") in text
+    # a caption with folded details keeps how to read the figure in its lead
+    folded = figures.show(plt.figure(), "Dana et al. Fig. 1a", run,
+                          viz.with_details("Accuracy against H.", "At H = 4: 0.51."), "quick",
+                          full_drawn=True).data
+    lead, _, details = folded.partition("<details")
+    assert "Dash-dotted" in lead and "At H = 4: 0.51." in details
     told = figures.show(plt.figure(), "Dana et al. Fig. 3", run, "The full run is drawn.",
                         "quick", full_drawn=True, full_told=True).data
     assert "Dash-dotted" not in told and told.startswith("**Our committed full-scale run")

@@ -1004,9 +1004,11 @@ def show(fig: plt.Figure, paper_figure: str, run: Any, text: str, profile: str, 
     (``full_told``)."""
     both = (full_drawn and not exp.reused_full(run) and run.cached is not None
             and len(run.cached) > 0)
-    if both and not full_told:
-        text = (f"{text.strip()} Dash-dotted, square markers (\"full run\" in the legends): the "
-                "committed full-scale run" + (f", {run.partial}" if run.partial else "") + ".")
+    if both and not full_told:  # how to read the figure: in the lead, before any details
+        lead, marker, details = text.partition(viz.DETAILS)
+        text = (f"{lead.strip()} Dash-dotted, square markers (\"full run\" in the legends): the "
+                "committed full-scale run" + (f", {run.partial}" if run.partial else "") + "."
+                + (f" {marker} {details.strip()}" if marker else ""))
     shown_profile, source = _caption_source(run, profile, both)
     return viz.caption(fig, paper_figure, text=text, profile=shown_profile, source=source)
 
