@@ -54,7 +54,11 @@ def scorecard_row(number: str, profile: str) -> Row:
 
 def verdict_sentence(number: str, profile: str) -> str:
     """"Verdict (scorecard, Fig. 2a): trend: ..." for a caption or a Markdown cell."""
-    row = scorecard_row(number, profile)
+    return _verdict_words(number, scorecard_row(number, profile))
+
+
+def _verdict_words(number: str, row: Row) -> str:
+    """"Verdict (scorecard, Fig. 2a): **trend**: <measured>." for the row of ``number``."""
     return f"Verdict (scorecard, {number}): **{row.status}**: {row.measured}."
 
 
@@ -64,8 +68,7 @@ def folded(lead: str, details: str, number: str, profile: str) -> str:
     (:func:`memnb.viz.with_details`)."""
     row = scorecard_row(number, profile)
     return viz.with_details(f"{lead} Verdict (scorecard, {number}): **{row.status}**.",
-                            f"{details.strip()} Verdict (scorecard, {number}): **{row.status}**: "
-                            f"{row.measured}.")
+                            f"{details.strip()} {_verdict_words(number, row)}")
 
 
 def verdicts_markdown(numbers: list[str], profile: str) -> str:
@@ -462,11 +465,9 @@ def _heads_text(numbers: list[int]) -> str:
 def proof_vs_code_markdown(built: Construction) -> str:
     """:func:`proof_vs_code` as a Markdown table (columns: step | what the proof does | what our
     code does (ours) | measured on this instance)."""
-    table = proof_vs_code(built)
-    head = ("| step | what the proof does (App. B) | what our code does (ours) | measured on "
-            "this instance |\n|---|---|---|---|\n")
-    return head + "\n".join("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |"
-                            for row in table.itertuples(index=False))
+    header = ("step", "what the proof does (App. B)", "what our code does (ours)",
+              "measured on this instance")
+    return markdown_table(header, proof_vs_code(built).itertuples(index=False))
 
 
 # --- Table 1, Fig. 1, Table 3 ------------------------------------------------------------------
