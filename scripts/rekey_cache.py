@@ -265,12 +265,13 @@ def display_only_problems(old: dict[str, str], new: dict[str, str]) -> list[str]
     beyond its strings, or removed while a remaining name still uses it (an import: in its own
     file; a definition: anywhere). Empty when the edit
     only relabels, rewords or removes unused code."""
-    used_anywhere = _names_used(new)
+    used_in = {label: _names_used({label: source}) for label, source in new.items()}
+    used_anywhere = set().union(*used_in.values())
     problems = []
     for label in sorted(set(old) | set(new)):
         before = _statements(old.get(label, ""))
         after = _statements(new.get(label, ""))
-        used_here = _names_used({label: new.get(label, "")})
+        used_here = used_in.get(label, set())
         matcher = difflib.SequenceMatcher(a=[s for s, _ in before], b=[s for s, _ in after],
                                           autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
