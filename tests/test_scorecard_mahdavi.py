@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -12,6 +13,9 @@ import pytest
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import NotComputable, build_scorecard
+
+#: A scorecard row the figure tests give the captions, so that no scorecard is built.
+_STUB_ROW = SimpleNamespace(status="trend", measured="measured")
 
 ITEMS = ["Definition 1", "Definition 2", "Assumption 1", "Assumption 2", "Assumption 3",
          "Theorem 1", "Proposition 1", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2", "Lemma 3",
@@ -184,7 +188,7 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     assert "[mahdavi.saturation: partial: 2 of 4 points ran" in rows["Fig. 3"].measured
     assert "partial: 2 of 4 points ran; missing seed = 1; H ∈ {4, 8}" in rows["Fig. 3"].evidence
     # the figure: the full run in the top row, this build's run below, the partial run named
-    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
     quick = _saturation(1.0, 1.0).assign(seed=0, T=lambda t: t["T"] // 10)
     result = SimpleNamespace(fresh=quick, cached=table, partial="partial: 2 of 4 points ran",
@@ -646,7 +650,7 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     from memnb.figures import mahdavi as fig
 
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
     quick, full = _table1(0.0).assign(T=300, repeats=6), _table1(0.0).assign(T=1000,
                                                                            repeats=1000)
@@ -690,7 +694,7 @@ def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, m
     from memnb.figures import mahdavi as fig
 
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
     quick = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
@@ -830,7 +834,7 @@ def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
 
     from memnb.figures import mahdavi as fig
 
-    monkeypatch.setattr(fig, "verdict_sentence", lambda number, profile: "Verdict.")
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr(fig, "verdict_run", lambda name, profile: "the committed full-scale run")
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
