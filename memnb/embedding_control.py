@@ -112,18 +112,13 @@ def load_images(paths: Sequence[Path], size: int = 224) -> Tensor:
 
 def normalized(images: Tensor, mean: Sequence[float], std: Sequence[float],
                dtype: torch.dtype = torch.float32) -> Tensor:
-    """``uint8 [B, 3, H, W]`` to ``(x / 255 - mean) / std`` in ``dtype``: in float32 exactly
-    :func:`memnb.data.images.normalize`, in float64 the same formula in float64."""
+    """``uint8 [B, 3, H, W]`` to ``(x / 255 - mean) / std`` in ``dtype`` (float32, the
+    training input, or float64) by :func:`memnb.data.images.normalize`, the input checked."""
     if images.dtype != torch.uint8 or images.ndim != 4 or images.shape[1] != 3:
         raise ValueError("images must be uint8 [B, 3, H, W]")
-    if dtype == torch.float32:
-        return normalize(images, mean, std)
-    if dtype != torch.float64:
+    if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    x = images.to(dtype) / 255.0
-    m = torch.tensor(mean, dtype=dtype)[:, None, None]
-    s = torch.tensor(std, dtype=dtype)[:, None, None]
-    return (x - m) / s
+    return normalize(images, mean, std, dtype)
 
 
 def _patches(pixels: Tensor, patch: int) -> Tensor:

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import math
 import re
 import sys
 import tempfile
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -408,13 +409,43 @@ def merge_into_record(record: dict[str, Any], table: pd.DataFrame, note: str
 def plan_from_record(record: dict[str, Any]) -> pd.DataFrame:
     """The plan table of a :func:`plan_record` (``recorded_*`` empty), each row's adaptive-search
     label derived from its experiment (:func:`adaptive_note`; plans record the ``full``
-    profile unless the record names another)."""
+    profile unless the record names another), and ``earlier_grid`` true, with a note saying
+    so (:func:`earlier_grid`), on every row planned for another grid than today's."""
     table = pd.DataFrame(record["rows"])
     profile = str(record.get("profile", "full"))
     if "note" in table:
         table["note"] = [adaptive_note(name, note, profile)
                          for name, note in zip(table["experiment"], table["note"], strict=True)]
+    changed = [earlier_grid(row, profile) for row in record["rows"]]
+    table["earlier_grid"] = [c is not None for c in changed]
+    if "note" in table:
+        table["note"] = ["; ".join(filter(None, [note, c]))
+                         for note, c in zip(table["note"], changed, strict=True)]
     return table.assign(recorded_s=None, recorded_on="")
+
+
+@functools.cache
+def grid_counts(name: str, profile: str = "full") -> tuple[int, int]:
+    """``(runs, packed groups)`` of the grid experiment ``name`` makes today under ``profile``
+    (:func:`capture_sweep`; nothing is trained); ``(0, 0)`` when it makes no sweep."""
+    captured = capture_sweep(name, profile)
+    return (0, 0) if captured is None else (len(captured.points), len(captured.groups))
+
+
+def earlier_grid(row: Mapping[str, Any], profile: str = "full") -> str | None:
+    """Why a recorded plan ``row`` no longer estimates today's grid of its experiment: its runs
+    or packed groups differ from :func:`grid_counts` (the profile or the grouping changed
+    since it was planned), e.g. ``"planned for an earlier grid (800 runs in 450 groups; today
+    680 in 275), not re-planned on this device since"``; ``None`` when they agree or the row
+    counts no runs."""
+    runs, groups = row.get("runs"), row.get("groups")
+    if not runs or groups is None:
+        return None
+    today = grid_counts(str(row["experiment"]), profile)
+    if today == (int(runs), int(groups)):
+        return None
+    return (f"planned for an earlier grid ({int(runs)} runs in {int(groups)} groups; today "
+            f"{today[0]} in {today[1]}), not re-planned on this device since")
 
 
 def experiments_of(target: str) -> list[str]:
@@ -464,11 +495,12 @@ def planned_cost(name: str, profile: str = "full", folder: Path | None = None) -
     """What the recorded plans (:func:`plan_records`) estimate for ``name`` under ``profile``,
     CPU first: ``"planned: 2.5 d on CPU (x86_64, 2 threads), 52.6 min on NVIDIA H200"``;
     ``None`` when no plan of that profile estimates it. Plans record the ``full`` profile
-    only."""
+    only; an estimate of an earlier grid (:func:`earlier_grid`) says so."""
     if profile != "full":
         return None
     estimates = [f"{format_duration(float(row['wall_s']))} on "
                  f"{record.get('device_name', record.get('device', '?'))}"
+                 + (" (for an earlier grid)" if earlier_grid(row, profile) else "")
                  for record in plan_records(folder) for row in record.get("rows", [])
                  if row.get("experiment") == name and row.get("wall_s") is not None]
     return "planned: " + ", ".join(estimates) if estimates else None

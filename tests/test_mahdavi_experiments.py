@@ -64,6 +64,42 @@ def test_registry_profiles():
     assert full["sizes"] == [10_000, 20_000, 30_000, 40_000]
 
 
+def test_fig5_full_profile_gives_each_of_its_four_sweeps_the_official_sizes():
+    """reproduce.sh runs Fig. 5's heads and context sweeps, with shared and non-shared
+    contexts, each on its own sizes; quick shares one list."""
+    from memnb.papers import mahdavi as paper
+    from memnb.planner import capture_sweep
+
+    official = {r.figure: sorted(r.sizes) for r in paper.sweeps().itertuples()}
+    sizes: dict[str, set[int]] = {}
+    for p in capture_sweep("mahdavi.regression", "full").points:
+        sweep = p["kind"].removeprefix("regression_")
+        label = f"Fig. 5 ({sweep}, {'shared' if p['shared'] else 'non-shared'})"
+        sizes.setdefault(label, set()).add(int(p["T"]))
+    assert {k: sorted(v) for k, v in sizes.items()} == {
+        k: v for k, v in official.items() if k.startswith("Fig. 5 (")}
+    quick = get("mahdavi.regression").params("quick")
+    for sweep in ("heads", "context"):
+        for shared in (True, False):
+            assert mahdavi.regression_sizes(quick, sweep, shared) == quick["sizes"]
+    with pytest.raises(ValueError, match="sweep must be 'heads' or 'context'"):
+        mahdavi.regression_sizes(quick, "n", True)
+
+
+def test_fig2c_packs_the_head_sizes_up_to_n_apart_from_the_wider_ones():
+    params = get("mahdavi.head_dim").params("quick")
+    points = mahdavi._points(params, 1, "head_dim", d_h=params["head_dims"], T=params["sizes"])
+    keys = {}
+    for p in points:
+        keys.setdefault(mahdavi._group_key(p), []).append(p["d_h"])
+    n = params["n"]
+    assert sorted(keys.values()) == [[d for d in params["head_dims"] if d <= n],
+                                     [d for d in params["head_dims"] if d > n]]
+    heads = get("mahdavi.heads").params("quick")  # other sweeps: one key per budget, as before
+    points = mahdavi._points(heads, 1, "heads", H=heads["heads"], T=heads["sizes"])
+    assert len({mahdavi._group_key(p) for p in points}) == 1
+
+
 @pytest.mark.parametrize("profile", ["quick", "full"])
 @pytest.mark.parametrize("name", ["mahdavi.heads", "mahdavi.context", "mahdavi.head_dim",
                                   "mahdavi.nonshared", "mahdavi.regression",

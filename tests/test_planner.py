@@ -159,7 +159,7 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
 
     table = pd.DataFrame([
         planner.ExperimentPlan("dana.exp6", "Fig. 4", 120, 1, 1, 4.9e5, 2.7e11, 300.0).__dict__,
-        planner.ExperimentPlan("dana.exp2", "Fig. 1b", 120, 1, 1, 4.9e5, 2.7e11, 300.0,
+        planner.ExperimentPlan("dana.exp2", "Fig. 1b", 50, 10, 1, 4.9e5, 2.7e11, 300.0,
                                note="the grid of `dana.exp6` (its points are reused)").__dict__])
     record = planner.plan_record(table, command="python scripts/plan_table.py --device cpu",
                                  date="2026-01-01", git_commit="abcdef12345", device="cpu",
@@ -174,7 +174,7 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
             "on 2026-01-01") in text
     assert "| `dana.exp6`: Dana et al. Fig. 4 | 120 | 2.7e+11 | 5.0 min | - |" in text
     assert "estimated (CPU, 1 thread)" in text
-    assert "| `dana.exp2`: Dana et al. Fig. 1b | 120 | 2.7e+11 | 5.0 min | - |" in text
+    assert "| `dana.exp2`: Dana et al. Fig. 1b | 50 | 2.7e+11 | 5.0 min | - |" in text
     assert "counted once): 5.0 min (CPU, 1 thread)." in text  # a shared grid counted once
     # a run recorded after the plan appears in it, a partial one as such
     (results / "full").mkdir(parents=True)
@@ -214,7 +214,7 @@ def test_plans_of_two_devices_share_one_table_with_an_estimate_column_each(tmp_p
         table = pd.DataFrame([
             planner.ExperimentPlan("dana.exp6", "Fig. 4", 120, 1, 1, 4.9e5, 2.7e11, seconds,
                                    note=note).__dict__,
-            planner.ExperimentPlan("dana.exp3", "Fig. 2a", 55, 1, 1, 4.9e5, 2.1e12,
+            planner.ExperimentPlan("dana.exp3", "Fig. 2a", 55, 11, 1, 4.9e5, 2.1e12,
                                    2 * seconds).__dict__])
         return planner.plan_record(table, command=f"python scripts/plan_table.py --device "
                                    f"{device}", date="2026-01-02", git_commit="abcdef12345",
@@ -311,6 +311,39 @@ def test_planned_cost_reads_every_recorded_plan_cpu_first(tmp_path):
     write("a.json", "cuda", "NVIDIA H200", None)  # a withdrawn estimate
     assert planner.planned_cost("dana.exp6", folder=tmp_path) == (
         "planned: 2.0 h on CPU (x86_64, 2 threads)")
+
+
+def test_a_plan_of_an_earlier_grid_says_so_on_the_page_and_in_planned_cost(tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parent.parent / "book"
+    if str(book) not in sys.path:
+        sys.path.insert(0, str(book))
+    from buildtools import reproducibility
+
+    runs, groups = planner.grid_counts("dana.exp6")
+    assert runs == len(planner.capture_sweep("dana.exp6", "full").points) > 0
+    table = pd.DataFrame([
+        planner.ExperimentPlan("dana.exp6", "Fig. 4", runs, groups, 1, 4.9e5, 2.7e11,
+                               300.0).__dict__,
+        planner.ExperimentPlan("dana.exp3", "Fig. 2", 999, 7, 1, 4.9e5, 2.7e11, 600.0).__dict__])
+    record = planner.plan_record(table, command="c", date="2026-01-01", git_commit="abc",
+                                 device="cuda", device_name="NVIDIA H200", planning_s=1.0)
+    (tmp_path / "full.cuda.json").write_text(json.dumps(record))
+    plan = planner.plan_from_record(record).set_index("experiment")
+    assert not plan.loc["dana.exp6", "earlier_grid"] and plan.loc["dana.exp3", "earlier_grid"]
+    today = planner.grid_counts("dana.exp3")
+    assert plan.loc["dana.exp3", "note"] == (
+        f"planned for an earlier grid (999 runs in 7 groups; today {today[0]} in {today[1]}), "
+        "not re-planned on this device since")
+    text = reproducibility.plans_markdown(tmp_path, tmp_path / "results")
+    assert "| 10.0 min (earlier grid) |" in text and "| 5.0 min |" in text
+    assert "`dana.exp3` (7 packed groups, 1 calibrated): planned for an earlier grid" in text
+    assert planner.planned_cost("dana.exp3", folder=tmp_path) == (
+        "planned: 10.0 min on NVIDIA H200 (for an earlier grid)")
+    assert planner.planned_cost("dana.exp6", folder=tmp_path) == "planned: 5.0 min on NVIDIA H200"
 
 
 def test_merge_into_record_replaces_one_experiments_row_and_notes_why():

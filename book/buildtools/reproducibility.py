@@ -527,6 +527,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
             recorded = str(first.recorded_on)
         estimates = ["not planned" if r is None else
                      format_duration(None if pd.isna(r.wall_s) else float(r.wall_s))
+                     + (" (earlier grid)" if getattr(r, "earlier_grid", False) else "")
                      for r in plans]
         rows.append([f"`{name}`: {paper_item(name, first.paper_figure)}", first.runs, flops,
                      *estimates, recorded])

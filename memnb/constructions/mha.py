@@ -61,6 +61,7 @@ from memnb.bounds import mahdavi_capacity
 from memnb.models.multi_head import MultiHeadAttention
 
 __all__ = [
+    "REL_TOL",
     "Construction",
     "construct",
     "memorize",
@@ -69,7 +70,9 @@ __all__ = [
     "z_matrix",
 ]
 
-_REL_TOL = 1e-10
+#: Relative tolerance of a numerical rank: a singular value counts when it exceeds
+#: ``REL_TOL`` times the largest one.
+REL_TOL = 1e-10
 
 
 @dataclass
@@ -103,7 +106,7 @@ class Construction:
     tries: int = 0
 
 
-def _numerical_rank(matrix: torch.Tensor, rel_tol: float = _REL_TOL) -> int:
+def _numerical_rank(matrix: torch.Tensor, rel_tol: float = REL_TOL) -> int:
     if matrix.numel() == 0:
         return 0
     s = torch.linalg.svdvals(matrix)
@@ -248,7 +251,7 @@ def construct(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.Tenso
                 limit = torch.cat([old, new_col], dim=1)[rows]
             s = torch.linalg.svdvals(limit)
             sigma = float(s[len(rows) - 1]) if len(s) >= len(rows) else 0.0
-            full_rank += int(sigma > _REL_TOL * float(s[0]))
+            full_rank += int(sigma > REL_TOL * float(s[0]))
             if best is None:
                 sigmas_first.append(sigma)
             if best is None or sigma > best[0]:
@@ -256,7 +259,7 @@ def construct(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.Tenso
         assert best is not None
         sigma, alpha_logits, limit = best
         s_max = float(torch.linalg.svdvals(limit)[0])
-        if sigma <= _REL_TOL * s_max:
+        if sigma <= REL_TOL * s_max:
             raise RuntimeError(f"head {h + 1}: no choice of attention gave rank {len(rows)} "
                                "(numerically degenerate data)")
         u = _fit_logits(contexts[subset], alpha_logits)[..., 0]  # [m, d]

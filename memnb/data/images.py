@@ -71,11 +71,12 @@ def load_image(path: Path, size: int = 224) -> torch.Tensor:
     return torch.from_numpy(array).permute(2, 0, 1)
 
 
-def normalize(images: torch.Tensor, mean: Sequence[float], std: Sequence[float]) -> torch.Tensor:
-    """``uint8 [B, 3, H, W]`` to float32 ``(x / 255 - mean) / std``."""
-    x = images.float() / 255.0
-    m = torch.tensor(mean, dtype=torch.float32)[:, None, None]
-    s = torch.tensor(std, dtype=torch.float32)[:, None, None]
+def normalize(images: torch.Tensor, mean: Sequence[float], std: Sequence[float],
+              dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """``uint8 [B, 3, H, W]`` to ``(x / 255 - mean) / std``, computed in ``dtype``."""
+    x = images.to(dtype) / 255.0
+    m = torch.tensor(mean, dtype=dtype)[:, None, None]
+    s = torch.tensor(std, dtype=dtype)[:, None, None]
     return (x - m) / s
 
 

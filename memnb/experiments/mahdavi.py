@@ -103,8 +103,15 @@ _GROUP_FIELDS = ("kind", "seed", "n", "d", "C", "shared", "steps", "lr", "batch"
 
 
 def _group_key(point: Point) -> tuple:
+    """Points that train together as one packed stack. Fig. 2c's points (``head_dim``) also split
+    at ``d_h = n``: a stack pads every member to its widest ``d_h``, and the members with
+    ``d_h <= n`` (the rising part of the curve) then pad to ``n``, not to the sweep's widest
+    (a smaller stack and paused state, with the same result per point: padding is exact)."""
     fields = _GROUP_FIELDS[2:] if point.get("pack_seeds") else _GROUP_FIELDS
-    return (point["kind"], *(point.get(k) for k in fields))
+    key = (point["kind"], *(point.get(k) for k in fields))
+    if point["kind"] == "head_dim":
+        key += (int(point["d_h"]) > int(point["n"]),)
+    return key
 
 
 def _config(point: Point, device: str) -> TrainConfig:
@@ -389,6 +396,17 @@ def nonshared(params: dict, *, seeds: int, device: str, cache_dir: Path,
     return table
 
 
+def regression_sizes(params: dict[str, Any], sweep: str, shared: bool) -> list[int]:
+    """The dataset sizes of one of Fig. 5's four sweeps (``sweep`` ``"heads"`` or ``"context"``,
+    shared or non-shared contexts): ``reproduce.sh`` gives each its own, which the full profile
+    holds as ``sizes`` (heads, non-shared), ``shared_sizes``, ``context_sizes`` and
+    ``shared_context_sizes``; a profile without one uses ``sizes``."""
+    if sweep not in ("heads", "context"):
+        raise ValueError(f"sweep must be 'heads' or 'context', got {sweep!r}")
+    key = ("shared_" if shared else "") + ("context_" if sweep == "context" else "") + "sizes"
+    return list(params.get(key, params["sizes"]))
+
+
 @experiment(
     "mahdavi.regression",
     title="Regression: training MSE vs heads and context length",
@@ -400,6 +418,9 @@ def nonshared(params: dict, *, seeds: int, device: str, cache_dir: Path,
                   "contexts": [2, 8], "sizes": [100], "contexts_shared": [True, False]},
         "full": {**_FULL_TRAIN, "C": 1, "n": 32, "H": 20, "d_h": 64, "heads": HEADS_FULL,
                  "contexts": CONTEXTS_FULL, "sizes": _sizes("Fig. 5 (heads, non-shared)"),
+                 "shared_sizes": _sizes("Fig. 5 (heads, shared)"),
+                 "context_sizes": _sizes("Fig. 5 (context, non-shared)"),
+                 "shared_context_sizes": _sizes("Fig. 5 (context, shared)"),
                  "contexts_shared": [True, False]},
     },
 )
@@ -412,9 +433,10 @@ def regression(params: dict, *, seeds: int, device: str, cache_dir: Path,
     points = []
     for shared in params["contexts_shared"]:
         p = {**params, "shared": shared, "early_stop": False}
-        points += _points(p, seeds, "regression_heads", H=params["heads"], T=params["sizes"])
+        points += _points(p, seeds, "regression_heads", H=params["heads"],
+                          T=regression_sizes(params, "heads", shared))
         points += _points(p, seeds, "regression_context", n=params["contexts"],
-                          T=params["sizes"])
+                          T=regression_sizes(params, "context", shared))
     table = _sweep(points, device=device, cache_dir=cache_dir, executor=executor,
                    desc="mahdavi.regression")
     table["sweep"] = np.where(table["kind"] == "regression_heads", "heads", "context")

@@ -21,9 +21,7 @@ import numpy as np
 import pandas as pd
 
 from memnb import viz
-from memnb.constructions.mha import (
-    _REL_TOL as CONSTRUCTION_REL_TOL,  # the construction's rank tolerance
-)
+from memnb.constructions.mha import REL_TOL as CONSTRUCTION_REL_TOL
 from memnb.constructions.mha import Construction
 from memnb.experiments.mahdavi import SATURATION_SEARCH
 from memnb.papers import mahdavi as paper
