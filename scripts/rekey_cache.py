@@ -315,8 +315,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reviewed", metavar="LABEL", action="append", default=[],
                         help="a fingerprinted file (e.g. memnb.constructions/mha.py) whose "
                              "change was reviewed by hand to compute nothing differently")
+    parser.add_argument("--note", default="",
+                        help="what the --reviewed change was (required with --reviewed); "
+                             "recorded in every re-keyed record's provenance")
     args = parser.parse_args(argv)
     why = DOCSTRING_RULE
+    if args.reviewed and not args.note.strip():
+        parser.error("--note must say what the --reviewed change was (it goes into the "
+                     "provenance of every re-keyed record)")
     if args.from_commit:
         mapping, problems = commit_mapping(args.from_commit, args.reviewed)
         if problems:
@@ -326,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"reviewed by hand: {label}")
         why = f"the code of commit {args.from_commit} with labels and wording changed"
         if args.reviewed:
-            why += f" ({', '.join(args.reviewed)} reviewed by hand)"
+            why += (f"; code changed in {', '.join(args.reviewed)}, reviewed by hand to compute "
+                    f"the same numbers: {args.note.strip()}")
     else:
         mapping = fingerprint_map()
     for line in rekey(args.root, mapping, args.dry_run, why) or ["nothing to re-key"]:

@@ -176,3 +176,10 @@ def test_a_second_rekey_keeps_the_computing_fingerprint_and_lists_each_rekey(rek
     record = json.loads(path.read_text())
     assert record["code_fingerprint"] == third and record[rekey.REKEYED_FROM] == first
     assert record[rekey.REKEYS] == [{"from": second, "to": third, "why": "labels reworded"}]
+
+
+def test_a_reviewed_change_must_say_what_it_was(rekey, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        rekey.main(["--root", str(tmp_path), "--from-commit", "HEAD",
+                    "--reviewed", "memnb.data/images.py"])
+    assert "--note must say what the --reviewed change was" in capsys.readouterr().err
