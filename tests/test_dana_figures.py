@@ -167,6 +167,10 @@ def test_exp1_caption_counts_every_panel_and_where_ours_is_below_the_paper():
     assert "at every H for d = 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13; at d = 10, at 7 of 7 H" in text
     assert ("mean |ours − paper| of this table is 0.0480, within the tolerance 0.05 by 0.0020 "
             "(4% of it; under a tenth of it, a narrow margin)") in text
+    lead, _, details = text.partition(viz.DETAILS)  # the numbers fold below what is drawn
+    assert lead.strip().endswith("Verdict (Fig. 1a): **reproduced**.")
+    assert "Over all 11 panels" in details and "Over all" not in lead
+    assert details.strip().endswith("Verdict (Fig. 1a): **reproduced** (m).")
     above = figures.exp1_caption(_paper_exp1_table(0.01), row)
     assert "below the paper's CSV at 0 of" in above and "a narrow margin" not in above
     per = figures.exp1_against_paper(below).set_index("d")
@@ -713,8 +717,20 @@ def test_the_appendix_caption_says_what_the_committed_full_run_shows(tmp_path):
     assert "seed-averaged curves over 2 seeds" in text
     assert "d_h = 1, 10, 25, 50, seed-averaged) is not increasing: from x = 25 to 50" in text
     assert "so the scorecard does not judge it" in text
+    lead = text.partition(viz.DETAILS)[0]  # the lead tells the styles apart, the details the rest
+    assert "this build's run. Dash-dotted, square markers: the committed full-scale run. " in lead
     # without the full run nothing is added
     assert "Dash-dotted" not in figures.appendix_caption(quick, "dim", verdicts)
+    # a partial committed run says how much of it ran, in the lead too
+    (folder / "dana.appendix_dim.json").write_text(json.dumps(
+        {"experiment": "dana.appendix_dim", "profile": "full", "params": params,
+         "device_name": "CPU", "started_utc": "2026-11-26T04:13:21", "seeds": 2,
+         "complete": False, "points_done": len(cached),
+         "missing_points": [{"figure": "Fig. 7", "model": "mlp", "d": 40, "seed": 0}]}))
+    lead = figures.appendix_caption(quick, "dim", verdicts, cached, root=tmp_path).partition(
+        viz.DETAILS)[0]
+    assert (f"the committed full-scale run (partial, {len(cached)} of {len(cached) + 1} "
+            "points).") in lead
 
 
 def _appendix_setting(root):
@@ -789,6 +805,9 @@ def test_the_appendix_draws_and_captions_a_rerun_beside_the_earlier_run(tmp_path
     assert ("Dotted, faded hollow squares (\"full run, earlier profile\" in the legends): the "
             "committed full-scale run (GPU, 2026-11-26)") in text
     assert "colour here stands for d, not for the source" in text
+    assert ("this build's run. Dash-dotted, square markers: the rerun under today's `full` "
+            "profile. Dotted, faded hollow squares: the committed full run of an earlier "
+            "profile.") in text.partition(viz.DETAILS)[0]
     # without a rerun the committed run keeps the full run's style
     alone = figures.appendix_caption(quick, "dim", verdicts, cached, root=tmp_path)
     assert "Dash-dotted, square markers (\"full run\" in the legends)" in alone

@@ -11,7 +11,7 @@ from pathlib import Path  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from memnb import bounds  # noqa: E402
+from memnb import bounds, viz  # noqa: E402
 from memnb.figures import kajitsuka as ksfig  # noqa: E402
 from memnb.papers import kajitsuka as paper  # noqa: E402
 from memnb.scorecard import kajitsuka as card  # noqa: E402
@@ -69,8 +69,11 @@ def test_a_partial_full_run_at_one_size_is_stated_not_shown():
     fig, caption = ksfig.capacity_figure(fresh, early, "quick", partial="partial: 3 of 60")
     plt.close(fig)
     assert "From our `quick` run (N = 200, 400)" in caption
-    assert "The full-scale run is not shown: it is partial: 3 of 60" in caption
-    assert "only N = 600 so far" in caption
+    lead, _, details = caption.partition(viz.DETAILS)  # the lead says so, the details how much
+    assert "The committed full-scale run is not shown: it is partial." in lead
+    assert lead.strip().endswith("**Verdict: trend**.")
+    assert "The full-scale run is partial: 3 of 60, and" in details
+    assert "only N = 600 so far" in details
     # two sizes at one width: the full-scale run is shown
     grown = pd.concat([early, early.assign(N=900)])
     assert ksfig.capacity_shown(fresh, grown) is grown

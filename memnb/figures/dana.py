@@ -1194,11 +1194,12 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
     from memnb.scorecard.dana import ACC_TOL
 
     panels = int(table["d"].nunique())
-    text = (f"Accuracy against the number of heads H, one panel per d = d_h (N = "
+    lead = (f"Accuracy against the number of heads H, one panel per d = d_h (N = "
             f"{int(table['N'].iloc[0])}), beside the paper's official CSV at the same d; dashed: "
-            f"Corollary 2's bound and the previous one. Over all {counted(panels, 'panel')}, "
-            f"{bound_sentence(table, ['d', 'H'])}. {exp1_below_sentence(table)}".rstrip())
-    text += " The verdict reads the panel d = 10, the setting of the paper's text."
+            "Corollary 2's bound and the previous one. The verdict reads the panel d = 10, the "
+            "setting of the paper's text.")
+    text = (f"Over all {counted(panels, 'panel')}, {bound_sentence(table, ['d', 'H'])}. "
+            f"{exp1_below_sentence(table)}".rstrip())
     at = exp1_against_paper(table).set_index("d")
     if 10 in at.index:
         mad = float(at.loc[10, "mean_abs"])
@@ -1208,7 +1209,7 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
                  f"tolerance {ACC_TOL:g} by {abs(margin):.4f} ({abs(margin) / ACC_TOL:.0%} of "
                  "it" + ("; under a tenth of it, a narrow margin" if abs(margin) < ACC_TOL / 10
                          else "") + ").")
-    return f"{text} {verdict_sentence(row)}"
+    return folded_report(lead, [text], (row,))
 
 
 def exp1_reading(table: pd.DataFrame, row: Any) -> str:
@@ -1238,13 +1239,16 @@ def exp2_caption(table: pd.DataFrame, row: Any) -> str:
     mean = table.groupby("d_h")["accuracy"].mean()
     a, b = np.polyfit(mean.index.to_numpy(float) ** 2, mean.to_numpy(), 1)
     theirs = paper.exp2_quadratic_fit()
-    return (f"Accuracy against the head dimension d_h at d = {int(table['d'].iloc[0])}, H = "
-            f"{int(table['H'].iloc[0])}, N = {int(table['N'].iloc[0])}; "
-            f"{bound_sentence(table, 'd_h')}. Our fit a·d_h² + b gives a = {a:.5f}; the paper's "
-            f"CSV gives a = {theirs.value:.5f} (it calls the growth quadratic). That fit has no "
-            f"linear term, so a > 0 says only that the accuracy grows; whether it grows convexly "
-            f"is the sign of the curvature c₂ of a full quadratic, which the verdict reads. "
-            f"{verdict_sentence(row)}")
+    lead = (f"Accuracy against the head dimension d_h at d = {int(table['d'].iloc[0])}, H = "
+            f"{int(table['H'].iloc[0])}, N = {int(table['N'].iloc[0])}"
+            + (", beside the paper's official CSV" if _paper_setting(table, N=50, d=10, H=20)
+               else "") + "; dashed: Corollary 2's bound and the previous one.")
+    return folded_report(lead, [
+        f"{bound_sentence(table, 'd_h')}. Our fit "
+        f"a·d_h² + b gives a = {a:.5f}; the paper's CSV gives a = {theirs.value:.5f} (it calls "
+        "the growth quadratic). That fit has no linear term, so a > 0 says only that the "
+        "accuracy grows; whether it grows convexly is the sign of the curvature c₂ of a full "
+        "quadratic, which the verdict reads."], (row,))
 
 
 def exp3_bound_sentence(table: pd.DataFrame) -> str:
@@ -1283,18 +1287,20 @@ def exp3_caption(table: pd.DataFrame, row: Any) -> str:
     (:func:`exp3_bound_sentence`) and the verdict (departure over every value of the paper's
     CSV)."""
     text = exp3_bound_sentence(table)
-    return (f"Accuracy against the embedding dimension d at H = {int(table['H'].iloc[0])}, "
+    lead = (f"Accuracy against the embedding dimension d at H = {int(table['H'].iloc[0])}, "
             f"d_h = {int(table['d_h'].iloc[0])}, N = {int(table['N'].iloc[0])}; the paper's CSV "
             f"has all {len(paper.exp3())} values of d. For d < d_h the heads are wider than the "
-            f"embedding, as in the official code. Against Corollary 2, counted on each side of "
-            f"d = d_h: {text or 'no point'}. {verdict_sentence(row)}")
+            "embedding, as in the official code.")
+    return folded_report(lead, [f"Against Corollary 2, counted on each side of d = d_h: "
+                                f"{text or 'no point'}."], (row,))
 
 
 def exp4_caption(table: pd.DataFrame, row: Any) -> str:
     """Fig. 2b's caption: what the two fits can show on these slopes, and the verdict."""
-    return (f"Per-head slope of Experiment 1 against d = d_h by the official rule (seed-averaged "
-            f"curves), with the fits a·d² + b and a·d³ + b: {fits_report(table)}. The dashed line "
-            f"is Corollary 2's slope, linear in d. {verdict_sentence(row)}")
+    return folded_report("Per-head slope of Experiment 1 against d = d_h by the official rule "
+                         "(seed-averaged curves), with the fits a·d² + b and a·d³ + b. The "
+                         "dashed line is Corollary 2's slope, linear in d.",
+                         [f"The fits: {fits_report(table)}."], (row,))
 
 
 def _reversed(order: pd.DataFrame) -> pd.DataFrame:
@@ -1407,12 +1413,15 @@ def exp6_caption(table: pd.DataFrame, row: Any) -> str:
     n, d_h = int(table["N"].iloc[0]), int(table["d_h"].iloc[0])
     report = slope_report(table, n=n, d_h=d_h)
     ref = paper.exp6_slope_ratio()
-    return (f"N = {n}, d = d_h = {d_h} (T0 = {int(table['T0'].iloc[0])}). Our slope is "
-            f"{report['slope']:.4f} per head, {report['ratio']:.2f}× Corollary 2's "
-            f"{report['bound_slope']:.3f}; the paper's CSV gives {float(ref['slope']):.4f} "
-            f"({float(ref['ratio']):.2f}×), its caption says "
-            f"{paper.TEXT['exp6_ratio_caption'].value:g}. {bound_sentence(table, 'H')}. "
-            f"{verdict_sentence(row)}")
+    lead = (f"Accuracy against the number of heads H at N = {n}, d = d_h = {d_h} (T0 = "
+            f"{int(table['T0'].iloc[0])})"
+            + (", beside the paper's official CSV" if _paper_setting(table, N=10, d=2) else "")
+            + "; dashed: Corollary 2's bound and the previous one.")
+    return folded_report(lead, [
+        f"Our slope is {report['slope']:.4f} per head, {report['ratio']:.2f}× Corollary 2's "
+        f"{report['bound_slope']:.3f}; the paper's CSV gives {float(ref['slope']):.4f} "
+        f"({float(ref['ratio']):.2f}×), its caption says "
+        f"{paper.TEXT['exp6_ratio_caption'].value:g}. {bound_sentence(table, 'H')}."], (row,))
 
 
 def headline(law: pd.DataFrame, row: Any) -> str:
@@ -2024,6 +2033,21 @@ def appendix_count_gap(tables: Iterable[pd.DataFrame | None], kind: str) -> str:
     return "; ".join(cells)
 
 
+def _appendix_styles(rerun: pd.DataFrame | None, cached: pd.DataFrame | None,
+                     cached_partial: str = "") -> str:
+    """The styles of the runs :func:`appendix_figure` draws beside this build's, for the lead of
+    :func:`appendix_caption` (what each run holds follows in its details); ``cached_partial``
+    says how much of a partial committed run ran ("partial, 30 of 230 points")."""
+    beside_rerun = rerun is not None and len(rerun) > 0
+    text = (" Dash-dotted, square markers: the rerun under today's `full` profile."
+            if beside_rerun else "")
+    if cached is not None and len(cached):
+        text += (" Dotted, faded hollow squares: the committed full run of an earlier profile"
+                 if beside_rerun else " Dash-dotted, square markers: the committed full-scale "
+                 "run") + (f" ({cached_partial})" if cached_partial else "") + "."
+    return text
+
+
 def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                      cached: pd.DataFrame | None = None, root: Any = None,
                      rerun: pd.DataFrame | None = None) -> str:
@@ -2036,9 +2060,15 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     ``table``) what that run holds and shows (:func:`appendix_full_run_sentence`); their
     provenance read from ``root``'s results, the checkout's by default, so the figure's caller
     need not add the generic sentence (``show(..., full_told=True)``)."""
+    from memnb.results import load, points_ran
+
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     ref1, ref2 = spec["exp1"](), spec["exp2"]()
+    full = load(spec["name"], "full", root) if cached is not None and len(cached) else None
+    cached_partial = ""
+    if full is not None and not full.provenance.get("complete", True):
+        cached_partial = "partial, {} of {} points".format(*points_ran(full.provenance))
     n_ours = int(table["N"].iloc[0])
     layers = int(table["layers"].iloc[0]) if "layers" in table else 1
     ours_d = ", ".join(str(int(d)) for d in sorted(exp.appendix_rows(table, f1)["d"].unique()))
@@ -2061,7 +2091,9 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             f"nominally equal parameter count ({f5}; the x-axis is each model's count as we "
             f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
             + (f": {gap}" if gap else "") + "). Solid lines with round markers: this build's "
-            "run. Dotted lines with hollow diamonds: the paper's official CSVs. The one head + "
+            f"run.{_appendix_styles(rerun, cached, cached_partial)} Dotted lines with hollow "
+            "diamonds: the "
+            "paper's official CSVs. The one head + "
             "MLP, ours and the paper's, has × markers, to tell it from the AoT at the same d. "
             "Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
@@ -2076,13 +2108,9 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
         again = todays_rerun(spec["name"], "full", root)
         if again is not None:
             details += "\n\n" + appendix_rerun_sentence(rerun, kind, again.provenance)
-    if cached is not None and len(cached):
-        from memnb.results import load
-
-        full = load(spec["name"], "full", root)
-        if full is not None:
-            details += "\n\n" + appendix_full_run_sentence(
-                cached, kind, full.provenance, beside_rerun=rerun is not None and len(rerun) > 0)
+    if full is not None:
+        details += "\n\n" + appendix_full_run_sentence(
+            cached, kind, full.provenance, beside_rerun=rerun is not None and len(rerun) > 0)
     return viz.with_details(text, details)
 
 

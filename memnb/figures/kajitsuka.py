@@ -716,15 +716,15 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     shown = ", ".join(f"$d = {d}$" + _ffn_width(table, d) for d in ds)
     apart_words = (" The widths are drawn slightly apart along the horizontal axis, so that "
                    "equal values of two widths both show." if len(ds) > 1 else "")
-    caption = (f"{what} From {source}{_run_data(table, by)}, model width"
-               f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
-               f"our sources), #blocks tried: {tried}.{apart_words} "
-               f"{_verdict(verdict)}")
+    lead = (f"{what} From {source}{_run_data(table, by)}, model width"
+            f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
+            f"our sources), #blocks tried: {tried}.{apart_words}")
+    details = _verdict(verdict) + "."
     if cached is not None and not shows_full:
         early = card.capacity_verdict(cached, by)
-        caption += (f" The full-scale run is not shown: it is {partial or 'partial'}, and "
-                    f"{early.measured}.")
-    return fig, caption
+        lead += " The committed full-scale run is not shown: it is partial."
+        details += (f" The full-scale run is {partial or 'partial'}, and {early.measured}.")
+    return fig, viz.with_details(f"{lead} **Verdict: {verdict.status}**.", details)
 
 
 def capacity_shown(fresh: pd.DataFrame, cached: pd.DataFrame | None, by: str = "N"
