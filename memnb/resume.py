@@ -64,6 +64,9 @@ class GroupCheckpoint:
     deadline: float | None = None
     save_every_s: float = SAVE_EVERY_S
     calls: int = field(default=0, init=False)
+    #: whether a training run of the group continued from a saved state (its wall time then
+    #: covers only the steps left, not the whole group)
+    resumed: bool = field(default=False, init=False)
 
     def next_run(self, signature: Callable[[], str]) -> RunCheckpoint:
         """The checkpoint of the group's next training run (the first, second, ... in order);
@@ -71,7 +74,7 @@ class GroupCheckpoint:
         written."""
         self.calls += 1
         path = self.prefix.with_name(f"{self.prefix.name}.call{self.calls}.pt")
-        return RunCheckpoint(path, signature, self.deadline, self.save_every_s)
+        return RunCheckpoint(path, signature, self.deadline, self.save_every_s, group=self)
 
     def files(self) -> list[Path]:
         """The run files of this group on disk."""
@@ -113,6 +116,8 @@ class RunCheckpoint:
     deadline: float | None
     save_every_s: float
     last_save: float = field(default_factory=time.monotonic)
+    #: the group the run belongs to, told when the run continues from a saved state
+    group: GroupCheckpoint | None = None
 
     @functools.cached_property
     def signature(self) -> str:
@@ -129,6 +134,8 @@ class RunCheckpoint:
             return None  # a file cut short by a kill: start again
         if not isinstance(saved, dict) or saved.get("signature") != self.signature:
             return None
+        if self.group is not None:
+            self.group.resumed = True
         return saved["state"]
 
     def save(self, state: dict[str, Any]) -> None:

@@ -14,7 +14,8 @@ experiment never reuses a point computed by older code: the point is recomputed 
 (the old file stays until deleted).
 
 Inside :func:`time_limit`, a sweep starts a group only while the time left exceeds the longest
-group seen so far; it then returns the points finished so far and the budget records the rest,
+group seen so far (a group that continued from a paused state is not counted: it ran only the
+steps it had left); it then returns the points finished so far and the budget records the rest,
 so a run stopped at its limit keeps every finished point and says which are missing.
 """
 
@@ -246,7 +247,7 @@ def run_sweep(
                     break
             store(group, group_rows)
             saved.clear()
-            if budget is not None:
+            if budget is not None and not saved.resumed:  # a resumed group ran only its rest
                 budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
     else:
         from memnb.distributed import map_groups

@@ -56,6 +56,8 @@ def test_a_paused_run_resumes_bit_for_bit(tiny_classifier, tmp_path):
             except resume.Paused:
                 pauses += 1
                 assert [p.name for p in saved.files()] == ["group.code.call1.pt"]
+            finally:  # every call but the first continued from the state the one before saved
+                assert saved.resumed == (pauses > 1 or resumed is not None)
     assert resumed is not None and pauses >= 3  # early stopping ends it after a few chunks
     _assert_same(whole, resumed)
 
@@ -98,8 +100,11 @@ def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_p
     assert [point_key(p) for p in budget.missing] == [point_key(p) for p in points]
     prefix = paused_prefix(cache, points, "c0")
     assert prefix.with_name(f"{prefix.name}.call1.pt").exists()
-    done = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
-                     progress=False, code="c0")
+    with time_limit(3600) as budget:
+        done = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
+                         progress=False, code="c0")
+    # the resumed group ran only its rest: its wall time is no estimate of a whole group's
+    assert not budget.stopped and budget.longest_group_s == 0.0
     pd.testing.assert_frame_equal(done, whole)
     assert not list((cache / "paused").glob("*.pt"))  # removed once the points are cached
 
