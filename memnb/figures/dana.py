@@ -2092,9 +2092,8 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
             + (f": {gap}" if gap else "") + "). Solid lines with round markers: this build's "
             f"run.{_appendix_styles(rerun, cached, cached_partial)} Dotted lines with hollow "
-            "diamonds: the "
-            "paper's official CSVs. The one head + "
-            "MLP, ours and the paper's, has × markers, to tell it from the AoT at the same d. "
+            "diamonds: the paper's official CSVs. The one head + MLP, ours and the paper's, has "
+            "× markers, to tell it from the AoT at the same d. "
             "Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
