@@ -79,10 +79,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.profile == "full":  # a run that spans sessions resumes from what is committed
             cache = result.csv_path.parent / ".cache" / args.experiment
             print("memnb run: to continue it from another checkout, commit the table, its "
-                  f"provenance and its point cache: git add -f {_shown(cache)}",
+                  f"provenance and its point cache: git add -f {_shown(cache)}/*.json",
                   file=sys.stderr)
+            notice = paused_notice(cache)
+            if notice:
+                print(f"memnb run: {notice}", file=sys.stderr)
         return PARTIAL
     return 0
+
+
+def paused_notice(cache: Path) -> str | None:
+    """What a partial run leaves in ``cache/paused`` (:mod:`memnb.resume`: the saved state of
+    the group in progress), and that it continues that group in this checkout only: the files
+    are not committed (too large), so another checkout trains the group from its start.
+    ``None`` when nothing is paused."""
+    files = sorted((cache / "paused").glob("*.pt"))
+    if not files:
+        return None
+    size = sum(f.stat().st_size for f in files) / 2**20
+    many = len(files) > 1
+    return (f"{len(files)} paused training state{'s' * many} ({size:.1f} MiB) in "
+            f"{_shown(cache / 'paused')} continue{'' if many else 's'} the group in progress in "
+            "this checkout only (not committed); another checkout trains that group from its "
+            "start")
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:

@@ -531,7 +531,7 @@ def test_a_run_on_another_kind_of_device_does_not_reuse_the_cached_points_of_a_r
         cli.PARTIAL)
     # a partial full run says what to commit so that a fresh clone resumes it
     assert (f"commit the table, its provenance and its point cache: git add -f "
-            f"{tmp_path / 'full' / '.cache' / 'tiny.slow'}") in capsys.readouterr().err
+            f"{tmp_path / 'full' / '.cache' / 'tiny.slow'}/*.json") in capsys.readouterr().err
     partial = load("tiny.slow", "full")
     done = partial.provenance["points_done"]
     assert results.continue_command("tiny.slow", "full", partial.provenance) == (
@@ -651,3 +651,14 @@ def test_a_grid_listed_in_another_order_resumes_with_its_history(tmp_path, monke
     assert resumed.complete and calls == list(range(done, 6))
     assert [r["points_done"] for r in resumed.provenance["invocations"]] == [done, None]
     assert results.load_superseded("tiny.slow", "full", tmp_path) == []
+
+
+def test_a_paused_group_is_said_to_continue_in_this_checkout_only(tmp_path):
+    cache = tmp_path / ".cache" / "tiny.slow"
+    assert cli.paused_notice(cache) is None  # nothing paused: nothing to say
+    (cache / "paused").mkdir(parents=True)
+    (cache / "paused" / "abc.code.call1.pt").write_bytes(b"x" * 3 * 2**20)
+    assert cli.paused_notice(cache) == (
+        f"1 paused training state (3.0 MiB) in {cache / 'paused'} continues the group in "
+        "progress in this checkout only (not committed); another checkout trains that group "
+        "from its start")
