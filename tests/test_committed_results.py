@@ -65,7 +65,7 @@ def _assert_partial_cache_committed(provenance: dict, folder: Path, name: str) -
     assert valid >= provenance["points_done"], (
         f"{name} is partial with {provenance['points_done']} points done, but only {valid} "
         f"committed point files were computed by its code {code}: commit its cache "
-        f"(git add -f {folder.relative_to(repo_root())})")
+        f"(git add -f {folder.relative_to(repo_root())}/*.json)")
 
 
 @pytest.mark.parametrize("path", PROVENANCE, ids=[p.stem for p in PROVENANCE])
