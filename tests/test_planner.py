@@ -336,11 +336,15 @@ def test_a_plan_of_an_earlier_grid_says_so_on_the_page_and_in_planned_cost(tmp_p
     assert not plan.loc["dana.exp6", "earlier_grid"] and plan.loc["dana.exp3", "earlier_grid"]
     today = planner.grid_counts("dana.exp3")
     assert plan.loc["dana.exp3", "note"] == (
-        f"planned for an earlier grid (999 runs in 7 groups; today {today[0]} in {today[1]}), "
+        f"planned for an earlier grid (999 runs in 7 groups, today {today[0]} in {today[1]}), "
         "not re-planned on this device since")
     text = reproducibility.plans_markdown(tmp_path, tmp_path / "results")
     assert "| 10.0 min (earlier grid) |" in text and "| 5.0 min |" in text
-    assert "`dana.exp3` (7 packed groups, 1 calibrated): planned for an earlier grid" in text
+    assert (f"`dana.exp3` (7 packed groups, 1 calibrated): planned for an earlier grid (999 "
+            f"runs in 7 groups, today {today[0]} in {today[1]}), not re-planned on this device "
+            "since\n") in text  # one note, not split at a "; "
+    withdrawn = {**record["rows"][1], "wall_s": None}  # no estimate: nothing to flag
+    assert planner.earlier_grid(withdrawn) is None
     assert planner.planned_cost("dana.exp3", folder=tmp_path) == (
         "planned: 10.0 min on NVIDIA H200 (for an earlier grid)")
     assert planner.planned_cost("dana.exp6", folder=tmp_path) == "planned: 5.0 min on NVIDIA H200"
