@@ -413,14 +413,12 @@ def plan_from_record(record: dict[str, Any]) -> pd.DataFrame:
     so (:func:`earlier_grid`), on every row planned for another grid than today's."""
     table = pd.DataFrame(record["rows"])
     profile = str(record.get("profile", "full"))
-    if "note" in table:
-        table["note"] = [adaptive_note(name, note, profile)
-                         for name, note in zip(table["experiment"], table["note"], strict=True)]
     changed = [earlier_grid(row, profile) for row in record["rows"]]
     table["earlier_grid"] = [c is not None for c in changed]
     if "note" in table:
-        table["note"] = ["; ".join(filter(None, [note, c]))
-                         for note, c in zip(table["note"], changed, strict=True)]
+        table["note"] = ["; ".join(filter(None, [adaptive_note(name, note, profile), c]))
+                         for name, note, c in zip(table["experiment"], table["note"], changed,
+                                                  strict=True)]
     return table.assign(recorded_s=None, recorded_on="")
 
 

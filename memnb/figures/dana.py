@@ -2033,12 +2033,12 @@ def appendix_count_gap(tables: Iterable[pd.DataFrame | None], kind: str) -> str:
     return "; ".join(cells)
 
 
-def _appendix_styles(rerun: pd.DataFrame | None, cached: pd.DataFrame | None,
+def _appendix_styles(beside_rerun: bool, cached: pd.DataFrame | None,
                      cached_partial: str = "") -> str:
-    """The styles of the runs :func:`appendix_figure` draws beside this build's, for the lead of
-    :func:`appendix_caption` (what each run holds follows in its details); ``cached_partial``
-    says how much of a partial committed run ran ("partial, 30 of 230 points")."""
-    beside_rerun = rerun is not None and len(rerun) > 0
+    """The styles of the runs :func:`appendix_figure` draws beside this build's (a rerun when
+    ``beside_rerun``), for the lead of :func:`appendix_caption` (what each run holds follows in
+    its details); ``cached_partial`` says how much of a partial committed run ran ("partial,
+    30 of 230 points")."""
     text = (" Dash-dotted, square markers: the rerun under today's `full` profile."
             if beside_rerun else "")
     if cached is not None and len(cached):
@@ -2065,6 +2065,7 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     ref1, ref2 = spec["exp1"](), spec["exp2"]()
+    beside_rerun = rerun is not None and len(rerun) > 0
     full = load(spec["name"], "full", root) if cached is not None and len(cached) else None
     cached_partial = ""
     if full is not None and not full.provenance.get("complete", True):
@@ -2091,17 +2092,16 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             f"nominally equal parameter count ({f5}; the x-axis is each model's count as we "
             f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
             + (f": {gap}" if gap else "") + "). Solid lines with round markers: this build's "
-            f"run.{_appendix_styles(rerun, cached, cached_partial)} Dotted lines with hollow "
-            "diamonds: the paper's official CSVs. The one head + MLP, ours and the paper's, has "
-            "× markers, to tell it from the AoT at the same d. "
-            "Unlike the book's "
+            f"run.{_appendix_styles(beside_rerun, cached, cached_partial)} Dotted lines with "
+            "hollow diamonds: the paper's official CSVs. The one head + MLP, ours and the "
+            "paper's, has × markers, to tell it from the AoT at the same d. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
     text += " Verdicts: " + ", ".join(f"{f} **{verdicts[f].status}**" for f in (f1, f2, f5)) + "."
     # folded: one verdict a list item and each run's account a paragraph, so that a reader finds
     # each figure's evidence without reading the three as one paragraph
     details = "\n".join(f"- {verdict_sentence(verdicts[f])}" for f in (f1, f2, f5))
-    if rerun is not None and len(rerun):
+    if beside_rerun:
         from memnb.scorecard.core import todays_rerun
 
         again = todays_rerun(spec["name"], "full", root)
@@ -2109,7 +2109,7 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             details += "\n\n" + appendix_rerun_sentence(rerun, kind, again.provenance)
     if full is not None:
         details += "\n\n" + appendix_full_run_sentence(
-            cached, kind, full.provenance, beside_rerun=rerun is not None and len(rerun) > 0)
+            cached, kind, full.provenance, beside_rerun=beside_rerun)
     return viz.with_details(text, details)
 
 
