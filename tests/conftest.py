@@ -61,3 +61,17 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def tiny_classifier():
     return TinyClassifier
+
+
+@pytest.fixture
+def no_mahdavi_scorecard(monkeypatch):
+    """Mahdavi captions read this stub row (status ``trend``, measured ``measured``) instead of
+    building the scorecard: every caption's verdict goes through
+    :func:`memnb.figures.mahdavi.scorecard_row`."""
+    from types import SimpleNamespace
+
+    from memnb.figures import mahdavi as fig
+
+    row = SimpleNamespace(status="trend", measured="measured")
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: row)
+    return row

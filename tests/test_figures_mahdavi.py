@@ -13,9 +13,6 @@ import pandas as pd
 from memnb.figures import mahdavi as fig
 from memnb.papers import mahdavi as paper
 
-#: A scorecard row the figure tests give the captions, so that no scorecard is built.
-_STUB_ROW = SimpleNamespace(status="trend", measured="measured")
-
 #: Identifiers of the stored tables that must not reach the reader's tables.
 IDENTIFIERS = ("assumption1", "assumption2", "assumption3", "general_position",
                "random_attention", "random_vit", "trained_vit_b16", "dinov2_vits14",
@@ -162,12 +159,12 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
     assert "this build's own full-scale run" in fig.sweep_scales_markdown("full", tmp_path)
 
 
-def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch):
+def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch,
+                                                                   no_mahdavi_scorecard):
     """Finding 10: Fig. 4's panels say the contexts are not shared; Fig. 5's give n (or H),
     d_h and T, as Fig. 4's do."""
     import matplotlib.pyplot as plt
 
-    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
@@ -204,12 +201,12 @@ def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch):
     plt.close("all")
 
 
-def test_fig2c_caption_names_the_peak_before_the_knee_and_the_seeds_of_its_noise(monkeypatch):
+def test_fig2c_caption_names_the_peak_before_the_knee_and_the_seeds_of_its_noise(monkeypatch,
+                                                                                 no_mahdavi_scorecard):
     """Finding 9: the quick run peaks at d_h = 4 and falls at d_h = n = 6; the caption says so,
     and that its noise tolerance is a two-seed standard deviation at one d_h."""
     import matplotlib.pyplot as plt
 
-    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
     rows = [{"seed": seed, "T": 200, "d_h": v, "n": 6, "H": 4, "memorized": c,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -13,9 +12,6 @@ import pytest
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import NotComputable, build_scorecard
-
-#: A scorecard row the figure tests give the captions, so that no scorecard is built.
-_STUB_ROW = SimpleNamespace(status="trend", measured="measured")
 
 ITEMS = ["Definition 1", "Definition 2", "Assumption 1", "Assumption 2", "Assumption 3",
          "Theorem 1", "Proposition 1", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2", "Lemma 3",
@@ -170,7 +166,8 @@ def test_fig3_reads_each_seed_at_its_largest_perfectly_memorized_size():
     assert "none (seed 1)" in verdict.measured
 
 
-def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path, monkeypatch):
+def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path, monkeypatch,
+                                                                        no_mahdavi_scorecard):
     from types import SimpleNamespace
 
     import matplotlib.pyplot as plt
@@ -188,7 +185,6 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
     assert "[mahdavi.saturation: partial: 2 of 4 points ran" in rows["Fig. 3"].measured
     assert "partial: 2 of 4 points ran; missing seed = 1; H ∈ {4, 8}" in rows["Fig. 3"].evidence
     # the figure: the full run in the top row, this build's run below, the partial run named
-    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
     quick = _saturation(1.0, 1.0).assign(seed=0, T=lambda t: t["T"] // 10)
     result = SimpleNamespace(fresh=quick, cached=table, partial="partial: 2 of 4 points ran",
@@ -642,7 +638,8 @@ def test_fig3_says_why_a_met_criterion_is_a_trend():
     assert "hence trend, not reproduced" in verdict.measured
 
 
-def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, monkeypatch):
+def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, monkeypatch,
+                                                                   no_mahdavi_scorecard):
     from types import SimpleNamespace
 
     import matplotlib.pyplot as plt
@@ -650,7 +647,6 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     from memnb.figures import mahdavi as fig
 
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr("IPython.display.display", lambda figure: None)
     quick, full = _table1(0.0).assign(T=300, repeats=6), _table1(0.0).assign(T=1000,
                                                                            repeats=1000)
@@ -683,7 +679,8 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     plt.close("all")
 
 
-def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, monkeypatch):
+def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, monkeypatch,
+                                                                     no_mahdavi_scorecard):
     """The paper's sizes dwarf a quick run's: Fig. 2a draws the committed full-scale run in a
     panel of its own, with its own guarantee (its capacity column: its own n and d_h), and the
     caption gives both runs' numbers, what the full run lacks and which run the verdict reads."""
@@ -694,7 +691,6 @@ def test_a_training_figure_draws_the_full_scale_run_in_its_own_panel(tmp_path, m
     from memnb.figures import mahdavi as fig
 
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
     quick = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
@@ -825,7 +821,7 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
     assert "shares no seed" in fig.saturation_runs_markdown(current, [apart])
 
 
-def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
+def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch, no_mahdavi_scorecard):
     """A partial full run of Figs. 4 and 5 may hold the heads sweep only: its row hides the
     empty panel, and the caption says the other run's numbers."""
     from types import SimpleNamespace
@@ -834,7 +830,6 @@ def test_fig4_and_fig5_draw_a_full_run_that_holds_only_one_sweep(monkeypatch):
 
     from memnb.figures import mahdavi as fig
 
-    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: _STUB_ROW)  # no scorecard
     monkeypatch.setattr(fig, "verdict_run", lambda name, profile: "the committed full-scale run")
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
