@@ -14,7 +14,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from memnb.sweep import GroupEvaluator, Point, Rows, TimeBudget
+from memnb.budget import TimeBudget
+from memnb.sweep import GroupEvaluator, Point, Rows
 
 #: Seconds to wait for the scheduler's port to accept a connection before giving up.
 CONNECT_TIMEOUT_S = 3.0
@@ -108,12 +109,13 @@ def map_groups(executor: str, evaluate: GroupEvaluator, groups: Sequence[list[Po
                ) -> Iterator[tuple[list[Point], list[Rows]]]:
     """Run ``evaluate`` on every group on the cluster, yielding ``(group, rows)`` as they finish.
 
-    Without a ``budget`` (the run's :func:`memnb.sweep.time_limit`, which
+    Without a ``budget`` (the run's :func:`memnb.budget.time_limit`, which
     :func:`memnb.sweep.run_sweep` passes) every group is submitted at once. With one, at most
     one group per worker thread is on the cluster at a time, and a further group is submitted
-    only while one as long as the longest so far still ends before the deadline (the in-process
-    rule); the budget is then marked stopped. So a limited run ends near its limit with every
-    group it started finished and cached, instead of dropping the groups still running.
+    only while the budget estimates that it ends before the deadline (the in-process rule,
+    :meth:`memnb.budget.TimeBudget.allows_group`); else the budget is marked stopped. So a
+    limited run ends near its limit with every group it started finished and cached, instead of
+    dropping the groups still running.
     ``memnb run`` always passes one: without ``--time-limit`` a budget with no deadline, which a
     stop request (:func:`memnb.resume.request_stop`) ends; the sweep then keeps the next group
     that finishes and leaves the others still on the cluster.
@@ -146,8 +148,8 @@ def _worker_threads(client: Any) -> int:
 def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[Point]],
                    budget: TimeBudget) -> Iterator[tuple[list[Point], list[Rows]]]:
     """:func:`map_groups` inside a time limit: one group per worker thread (workers that join
-    later get groups too), submitted while the budget allows one more; each group's time (submit
-    to result) updates the longest seen."""
+    later get groups too), submitted while the budget allows it; each group's time (submit to
+    result) is recorded in the budget's estimate."""
     from dask.distributed import as_completed
 
     queue = list(enumerate(groups))[::-1]  # popped from the end: groups in their given order
@@ -157,7 +159,7 @@ def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[
     def submit_next() -> None:
         if not queue:
             return
-        if not budget.allows_group():
+        if not budget.allows_group(len(queue[-1][1])):
             budget.stopped = True
             queue.clear()
             return
@@ -174,6 +176,6 @@ def _within_budget(client: Any, evaluate: GroupEvaluator, groups: Sequence[list[
     for future in running:
         i, started = submitted.pop(future)
         rows = future.result()
-        budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
+        budget.record_group(len(groups[i]), time.monotonic() - started)
         fill()  # before yielding, so that the worker is busy while the rows are cached
         yield groups[i], rows

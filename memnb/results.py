@@ -29,12 +29,12 @@ import torch
 
 import memnb
 from memnb import numerics, resume
+from memnb.budget import TimeBudget, time_limit
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile, default_seeds
 from memnb.prose import counted
-from memnb.sweep import TimeBudget, time_limit
 from memnb.train import tf32_forced
 
 
@@ -149,7 +149,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
 
     Points already computed (in ``<root>/<profile>/.cache/<name>/``) are reused, so an
     interrupted run resumes where it stopped. With ``time_limit_s``, no group of points starts
-    that would not end before the limit (estimated from the longest group so far); the table
+    that would not end before the limit (:meth:`memnb.budget.TimeBudget.allows_group`); the table
     then holds the finished points, ``complete`` is False and the provenance lists the missing
     ones. :class:`TimeLimitReached` is raised when too few points finished to build the table.
     The limit counts from ``clock_start`` (a ``time.monotonic()`` reading; default: now).

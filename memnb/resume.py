@@ -5,7 +5,7 @@ A GPU command lasts at most ten minutes, yet one packed group of the papers' lon
 sweep, every training run of a group saves its whole loop state (parameters, Adam moments, best
 checkpoint, early-stop flags, history, the mini-batch streams' generator states) at evaluation
 boundaries: every :data:`SAVE_EVERY_S` seconds, and before the sweep's deadline
-(:func:`memnb.sweep.time_limit`) when the next chunk of steps would not end before it. In the
+(:func:`memnb.budget.time_limit`) when the next chunk of steps would not end before it. In the
 latter case the run raises :class:`Paused`; the sweep stops there, with the group's points
 missing, and the next run of the same command loads the state and continues the loop from the
 same step. The state is restored bit for bit, so a paused and resumed run gives the numbers an

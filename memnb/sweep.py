@@ -13,23 +13,21 @@ point depends on and what the evaluator's module computes with, so a changed mod
 experiment never reuses a point computed by older code: the point is recomputed under a new key
 (the old file stays until deleted).
 
-Inside :func:`time_limit`, a sweep starts a group only while the time left exceeds the longest
-group seen so far (a group that continued from a paused state is not counted: it ran only the
-steps it had left); it then returns the points finished so far and the budget records the rest,
-so a run stopped at its limit keeps every finished point and says which are missing.
+Inside :func:`memnb.budget.time_limit`, a sweep starts a group only while the budget estimates
+that it ends before the deadline (:meth:`memnb.budget.TimeBudget.allows_group`); it then returns
+the points finished so far and the budget records the rest, so a run stopped at its limit keeps
+every finished point and says which are missing.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import os
 import time
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,22 +35,13 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from memnb import resume
+from memnb.budget import active as active_budget
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.progress import bar_disabled
 
 Point = dict[str, Any]
 Rows = list[dict[str, Any]]
 GroupEvaluator = Callable[[list[Point]], list[Rows]]
-
-CORE_MODULES: tuple[str, ...] = ("memnb.models", "memnb.train", "memnb.sweep", "memnb.data",
-                                 "memnb.constructions", "memnb.bounds")
-"""Modules (packages include every file below them) in every sweep's code fingerprint."""
-
-_NOT_CODE = ("memnb.experiments.registry", "memnb.paths", "memnb.profiles", "memnb.results",
-             "memnb.figures", "memnb.scorecard", "memnb.prose", "memnb.viz", "memnb.cli")
-"""Imported by experiment modules (with everything below them) but never part of what a point
-computes: the catalogue, paths, profile names, result files, figures, scorecard and prose."""
-
 
 def point_key(point: Mapping[str, Any]) -> str:
     """A stable hash naming ``point`` (order of keys does not matter)."""
@@ -116,44 +105,6 @@ def paused_prefix(cache_dir: Path, group: Sequence[Point], code: str) -> Path:
     return cache_dir / "paused" / f"{hashlib.sha256(keys.encode()).hexdigest()[:16]}.{code}"
 
 
-# --- time limits --------------------------------------------------------------------------------
-
-@dataclass
-class TimeBudget:
-    """The time a run may take, and what the sweeps inside it finished and left undone."""
-
-    deadline: float
-    longest_group_s: float = 0.0
-    stopped: bool = False
-    done: int = 0
-    missing: list[Point] = field(default_factory=list)
-
-    def left(self) -> float:
-        """Seconds left before the deadline."""
-        return self.deadline - time.monotonic()
-
-    def allows_group(self) -> bool:
-        """Whether a group as long as the longest so far still ends before the deadline."""
-        return self.left() > self.longest_group_s
-
-
-_BUDGET: list[TimeBudget] = []
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float, *, start: float | None = None) -> Iterator[TimeBudget]:
-    """Within the block, sweeps stop starting groups that would not end within ``seconds`` of
-    ``start`` (a ``time.monotonic()`` reading; default: now)."""
-    if not seconds > 0:
-        raise ValueError(f"time limit must be > 0 seconds; got {seconds!r}")
-    budget = TimeBudget((time.monotonic() if start is None else start) + seconds)
-    _BUDGET.append(budget)
-    try:
-        yield budget
-    finally:
-        _BUDGET.remove(budget)
-
-
 def grid(**axes: Iterable[Any]) -> list[Point]:
     """The Cartesian product of ``axes`` as a list of points (last axis varies fastest)."""
     points: list[Point] = [{}]
@@ -197,8 +148,8 @@ def run_sweep(
 
     Cached points are keyed by their parameters and by ``code``, the fingerprint of the code
     that computes them (default: :func:`code_fingerprint` of :func:`code_modules` of
-    ``evaluate``). Inside :func:`time_limit`, the table holds only the points finished before
-    the limit; the budget lists the others.
+    ``evaluate``). Inside :func:`memnb.budget.time_limit`, the table holds only the points
+    finished before the limit; the budget lists the others.
     """
     if len({point_key(p) for p in points}) != len(points):
         raise ValueError("points must be distinct (two points of the sweep are identical)")
@@ -217,7 +168,7 @@ def run_sweep(
             results[point_key(point)] = rows
 
     groups = _groups(missing, group_key, max_group_size) if missing else []
-    budget = _BUDGET[-1] if _BUDGET else None
+    budget = active_budget()
     bar = tqdm(total=len(points), initial=len(points) - len(missing), desc=desc,
                disable=bar_disabled(progress))
 
@@ -232,7 +183,7 @@ def run_sweep(
 
     if executor is None:
         for group in groups:
-            if budget is not None and not budget.allows_group():
+            if budget is not None and not budget.allows_group(len(group)):
                 budget.stopped = True
                 break
             started = time.monotonic()
@@ -248,7 +199,7 @@ def run_sweep(
             store(group, group_rows)
             saved.clear()
             if budget is not None and not saved.resumed:  # a resumed group ran only its rest
-                budget.longest_group_s = max(budget.longest_group_s, time.monotonic() - started)
+                budget.record_group(len(group), time.monotonic() - started)
     else:
         from memnb.distributed import map_groups
 

@@ -110,8 +110,8 @@ def test_killed_worker_loses_no_finished_point(cluster, tmp_path):
 
 def test_time_limited_sweep_finishes_every_group_it_starts(cluster, tmp_path):
     """Inside a time limit the cluster gets one group per worker and no group past the point
-    where the longest so far would overrun: every group that starts is finished and cached."""
-    from memnb.sweep import time_limit
+    where the budget's estimate would overrun: every group that starts is finished and cached."""
+    from memnb.budget import time_limit
 
     started_dir = tmp_path / "started"
     started_dir.mkdir()
@@ -135,7 +135,7 @@ def test_time_limited_sweep_finishes_every_group_it_starts(cluster, tmp_path):
     assert 2 <= cached < len(points) and len(table) == cached == budget.done
     assert len(list(started_dir.iterdir())) == cached  # nothing started was dropped
     assert elapsed < 2.5 + 2 * seconds_per_group  # stopped near the limit, not after 12 groups
-    assert budget.longest_group_s >= seconds_per_group
+    assert budget.seconds_per_point >= seconds_per_group  # groups of one point
 
 
 def _free_port() -> int:

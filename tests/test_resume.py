@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from memnb import resume
-from memnb.sweep import paused_prefix, point_key, run_sweep, time_limit
+from memnb.budget import time_limit
+from memnb.sweep import paused_prefix, point_key, run_sweep
 from memnb.train import TrainConfig, TrainResult, train_members
 
 
@@ -104,7 +105,7 @@ def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_p
         done = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
                          progress=False, code="c0")
     # the resumed group ran only its rest: its wall time is no estimate of a whole group's
-    assert not budget.stopped and budget.longest_group_s == 0.0
+    assert not budget.stopped and budget.seconds_per_point == 0.0
     pd.testing.assert_frame_equal(done, whole)
     assert not list((cache / "paused").glob("*.pt"))  # removed once the points are cached
 

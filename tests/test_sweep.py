@@ -9,13 +9,13 @@ import time
 import pytest
 
 from memnb import fingerprint
+from memnb.budget import TimeBudget, time_limit
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.sweep import (
     cache_path,
     grid,
     point_key,
     run_sweep,
-    time_limit,
 )
 
 
@@ -146,3 +146,46 @@ def test_time_limit_stops_between_groups_and_keeps_every_finished_point(tmp_path
     assert table["y"].tolist() == [x * x for x in range(8)]
     with pytest.raises(ValueError, match="time limit"), time_limit(0):
         pass
+
+
+def test_time_budget_scales_its_estimate_with_the_group_size():
+    budget = TimeBudget(deadline=time.monotonic() + 100.0)
+    assert budget.estimate_s(30) == 0.0 and budget.allows_group(30)  # nothing measured yet
+    budget.record_group(30, 150.0)  # 5 s a point
+    budget.record_group(5, 10.0)  # 2 s a point: the slowest rate seen is kept
+    assert budget.seconds_per_point == 5.0
+    assert budget.estimate_s(5) == 25.0 and budget.estimate_s(60) == 300.0
+    assert budget.allows_group(5)  # 25 s of ~100 s left, though a 150 s group was seen
+    assert not budget.allows_group(30)
+    with pytest.raises(ValueError, match="points must be >= 1"):
+        budget.allows_group(0)
+    with pytest.raises(ValueError, match="points must be >= 1"):
+        budget.record_group(0, 1.0)
+
+
+def test_a_small_group_starts_after_a_large_one_when_its_scaled_estimate_fits(tmp_path,
+                                                                               monkeypatch):
+    """A sweep asks the budget with each group's size: after a group of 4 points, a group of 1
+    point at the same rate starts where the 4-point group's whole time would not fit, and does
+    not where the 1-point estimate does not fit either (a simulated clock: 0.1 s a point)."""
+    clock = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    points = [{"x": x, "seed": 0} for x in range(5)]
+
+    def timed(group):
+        clock[0] += 0.1 * len(group)
+        return [[{"y": p["x"]}] for p in group]
+
+    def run(limit: float, cache: str):
+        clock[0] = 0.0
+        with time_limit(limit) as budget:  # groups: x = 0..3 together, then x = 4 alone
+            table = run_sweep(points, timed, cache_dir=tmp_path / cache, progress=False,
+                              group_key=lambda p: p["x"] == 4, code="c0")
+        return budget, table
+
+    budget, table = run(0.55, "fits")  # 0.15 s left after the first group: 0.1 s needed
+    assert not budget.stopped and table["x"].tolist() == [0, 1, 2, 3, 4]
+    assert budget.seconds_per_point == pytest.approx(0.1)
+    budget, table = run(0.45, "short")  # 0.05 s left: the last group does not start
+    assert budget.stopped and table["x"].tolist() == [0, 1, 2, 3]
+    assert [p["x"] for p in budget.missing] == [4]
