@@ -57,7 +57,13 @@ def verdict_sentence(number: str, profile: str) -> str:
 
 def _verdict_words(number: str, row: Row) -> str:
     """"Verdict (scorecard, Fig. 2a): **trend**: <measured>." for the row of ``number``."""
-    return f"Verdict (scorecard, {number}): **{row.status}**: {row.measured}."
+    return f"{_verdict_head(number, row)}: {row.measured}."
+
+
+def _verdict_head(number: str, row: Row) -> str:
+    """"Verdict (scorecard, Fig. 2a): **trend**" for the row of ``number``: its status alone,
+    which a folded caption's lead ends with (:func:`folded`)."""
+    return f"Verdict (scorecard, {number}): **{row.status}**"
 
 
 def folded(lead: str, details: str, number: str, profile: str) -> str:
@@ -65,7 +71,7 @@ def folded(lead: str, details: str, number: str, profile: str) -> str:
     ``details`` and the whole verdict (:func:`verdict_sentence`) folded below it
     (:func:`memnb.viz.with_details`)."""
     row = scorecard_row(number, profile)
-    return viz.with_details(f"{lead} Verdict (scorecard, {number}): **{row.status}**.",
+    return viz.with_details(f"{lead} {_verdict_head(number, row)}.",
                             f"{details.strip()} {_verdict_words(number, row)}")
 
 
