@@ -348,7 +348,7 @@ def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:
 _GRID_AXES = ("seed", "H", "T", "N", "n", "d", "d_h", "blocks", "num_layers")
 
 
-def describe_points(points: list[dict[str, Any]]) -> str:
+def describe_points(points: list[dict[str, Any]], grid_axes: tuple[str, ...] = ()) -> str:
     """The parameters that vary among ``points``, each with the values it takes (e.g.
     ``seed ∈ {3, 4}; H ∈ {4, 8}``): which part of a grid a list of points covers.
 
@@ -360,15 +360,28 @@ def describe_points(points: list[dict[str, Any]]) -> str:
     seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points a seed, 16 in all)``). Points of
     one seed name it (``seed = 4; H ∈ {4, 8}``). Points of several paper figures in one table
     (column ``figure``, App. B's three figures) are described figure by figure (``Fig. 6: ...;
-    Fig. 7: ...``)."""
+    Fig. 7: ...``). Each of ``grid_axes`` (the axes the whole grid varies, e.g. the profile's
+    list of d) that is one value among ``points`` is named first (``d = 13; H ∈ {1, 5}``): the
+    points then lie on one slice of that axis, which is the news."""
     if not points:
         return "none"
     figures = list(dict.fromkeys(str(p.get("figure")) for p in points))
     if len(figures) > 1:
         return "; ".join(
             f"{figure}: " + describe_points([{k: v for k, v in p.items() if k != "figure"}
-                                             for p in points if str(p.get("figure")) == figure])
+                                             for p in points if str(p.get("figure")) == figure],
+                                            grid_axes)
             for figure in figures)
+    sliced = [k for k in grid_axes if k != "seed" and k in points[0]
+              and len({_value(p, k) for p in points}) == 1]
+    described = _describe_one_figure(points)
+    if not sliced or len(points) == 1:  # one point is described whole
+        return described
+    return "; ".join([*(f"{k} = {_value(points[0], k)}" for k in sliced), described])
+
+
+def _describe_one_figure(points: list[dict[str, Any]]) -> str:
+    """:func:`describe_points` for points of one figure (or of no figure column)."""
     keys: list[str] = []
     for key in (k for k in points[0] if len({_value(p, k) for p in points}) > 1):
         mirrors = any(_determines(points, k, key) and _determines(points, key, k) for k in keys)
@@ -561,8 +574,10 @@ def partial_summary(provenance: dict[str, Any]) -> str | None:
     if provenance.get("complete", True):
         return None if changed is None else f"partial: {changed}"
     done, total = points_ran(provenance)
+    varied = tuple(k for k, v in (provenance.get("params") or {}).items()
+                   if isinstance(v, list) and len(v) > 1)
     return (f"partial: {done} of {total} points ran; missing "
-            f"{describe_points(list(provenance.get('missing_points') or []))}"
+            f"{describe_points(list(provenance.get('missing_points') or []), varied)}"
             + ("" if changed is None else f"; {changed}"))
 
 

@@ -264,6 +264,20 @@ def test_describe_points_names_the_parameters_that_vary():
                 + [{"figure": "Fig. 7", "H": h, "seed": 0} for h in (1, 3, 5)])
     assert describe_points(appendix) == ("Fig. 6: d_h ∈ {30, 35}; seed ∈ {0, 1}; Fig. 7: "
                                          "seed = 0; H ∈ {1, 3, 5}")
+    # missing points on one slice of an axis the grid varies (App. B.2 stopped after d = 10):
+    # the slice is named, which the varying parameters alone would not say
+    depth = [{"figure": "Fig. 8", "d": d, "H": h, "seed": s} for d in (7, 10, 13)
+             for h in (1, 5) for s in (0, 1)]
+    missing = [p for p in depth if p["d"] == 13]
+    assert describe_points(missing) == "H ∈ {1, 5}; seed ∈ {0, 1}"
+    assert describe_points(missing, ("d", "H")) == "d = 13; H ∈ {1, 5}; seed ∈ {0, 1}"
+    assert describe_points(missing[:1], ("d",)) == "figure = Fig. 8, d = 13, H = 1, seed = 0"
+    from memnb.results import partial_summary
+
+    provenance = {"complete": False, "points_done": 8, "missing_points": missing,
+                  "params": {"d": [7, 10, 13], "H": [1, 5], "N": 70}}
+    assert partial_summary(provenance) == (
+        "partial: 8 of 12 points ran; missing d = 13; H ∈ {1, 5}; seed ∈ {0, 1}")
 
 
 def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():

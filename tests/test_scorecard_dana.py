@@ -748,3 +748,29 @@ def test_fig_7_seeds_that_agree_are_read_on_their_mean(tmp_path):
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
     assert row.status == "differs" and "medians AoT 0.254 / MLP 0.970 (MLP ahead)" in (
         row.measured)
+
+
+def test_a_partial_full_run_says_which_of_the_papers_settings_it_lacks(tmp_path):
+    """App. B.2 stopped after d = 10 (its full run's order): Fig. 8 compares the slopes at the
+    two values of d it has and names the paper's d = 13 as not computed; Fig. 9 with one value
+    of d_h is not run, in words that fit one value."""
+    from memnb.experiments.registry import get
+
+    params = json.loads(json.dumps(get("dana.appendix_depth").params("full"), default=str))
+    rows = [{"figure": "Fig. 8", "model": "aot", "N": 70, "d": d, "d_h": d, "H": h, "seed": s,
+             "accuracy": 0.02 + (0.011 if d == 7 else 0.023) * h + 0.001 * s}
+            for d in (7, 10) for h in (1, 5, 9, 13, 17, 21) for s in (0, 1)]
+    rows += [{"figure": "Fig. 9", "model": "aot", "N": 70, "d": 10, "d_h": 10, "H": 21,
+              "seed": s, "accuracy": 0.5} for s in (0, 1)]
+    _write(tmp_path, "full", "dana.appendix_depth", pd.DataFrame(rows))
+    missing = [{"figure": "Fig. 8", "model": "aot", "N": 70, "d": 13, "d_h": 13, "H": h,
+                "seed": s} for h in (1, 5) for s in (0, 1)]
+    (tmp_path / "full" / "dana.appendix_depth.json").write_text(json.dumps(
+        {"experiment": "dana.appendix_depth", "profile": "full", "params": params,
+         "device_name": "test", "seeds": 2, "git_commit": "abcdef0", "started_utc": "x",
+         "complete": False, "points_done": len(rows), "missing_points": missing}))
+    got = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}
+    assert "at 2 of the paper's 3 values of d: d = 13 not computed by this run" in (
+        got["Fig. 8"].measured)
+    assert got["Fig. 9"].status == "not run"
+    assert "has 1 value of d_h: no shape can be read from so few" in got["Fig. 9"].measured

@@ -21,6 +21,7 @@ import pandas as pd
 
 from memnb import bounds, lookup_tables
 from memnb.papers import dana as paper
+from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, Row, item, todays_rerun
 from memnb.scorecard.criteria import Verdict
@@ -761,13 +762,17 @@ _RERUN_RULE = ("a committed full run of an earlier profile is not judged; a reru
                "today's code under today's profile is judged on the figure's points when it has "
                "computed all of them (every d, H or d_h and seed), by this criterion, at most "
                "trend while the rerun as a whole is partial")
-#: Why :data:`MIN_APPENDIX_POINTS` is needed, by the shape a row reads.
-_TOO_FEW = {
-    "H": "a slope interval from so few points cannot tell linear growth from none",
-    "d_h": "a quadratic through 3 points fits them exactly, so its curvature and the line "
-           "against a·d_h² + b comparison cannot tell one shape from another, and 3 means "
-           "cannot separate a monotone curve from noise",
-}
+def _too_few(x: str, count: int) -> str:
+    """Why ``count`` (< :data:`MIN_APPENDIX_POINTS`) values of ``x`` cannot show the shape a row
+    reads: a line against H, a curve against d_h."""
+    if x == "H":
+        return "a slope interval from so few points cannot tell linear growth from none"
+    if count == 3:
+        return ("a quadratic through 3 points fits them exactly, so its curvature and the line "
+                "against a·d_h² + b comparison cannot tell one shape from another, and 3 means "
+                "cannot separate a monotone curve from noise")
+    return ("no shape can be read from so few: a quadratic needs 3 points to be determined and "
+            "a fourth to be tested")
 
 
 def _enough_points(results: ResultSource, name: str, count: int, x: str,
@@ -784,9 +789,9 @@ def _enough_points(results: ResultSource, name: str, count: int, x: str,
     planned = len(full["H"] if x == "H" else full["exp2_d_h"])
     raise NotRun(
         name, "full",
-        f"the `{results.used_profile(name)}` run of {name} has {count} values of {x}"
-        f"{' per d' if per_d else ''}: {_TOO_FEW[x]} (at least {MIN_APPENDIX_POINTS} needed, "
-        f"one rule for every App. B row; the full profile has {planned})",
+        f"the `{results.used_profile(name)}` run of {name} has {counted(count, 'value')} of {x}"
+        f"{' per d' if per_d else ''}: {_too_few(x, count)} (at least {MIN_APPENDIX_POINTS} "
+        f"needed, one rule for every App. B row; the full profile has {planned})",
         results.full_run_command(name))
 
 
@@ -847,6 +852,11 @@ def _heads_row(results: ResultSource, name: str, figure: str, theirs: pd.DataFra
         measured += (f"; slopes vs the paper's CSV: mean |relative difference| {mean_rel:.0%} ("
                      + ", ".join(f"d={d}: {r:+.0%}" for d, r in zip(common, rel, strict=True))
                      + ")")
+        lacking = [int(d) for d in their_slopes.index if d not in ours.index]
+        if lacking:
+            measured += (f" at {len(common)} of the paper's {len(their_slopes)} values of d: "
+                         f"d = {', '.join(map(str, lacking))} not computed by this run, so not "
+                         "compared")
         if mean_rel <= SLOPE_REL_TOL:
             status = "reproduced"
     else:
