@@ -475,8 +475,9 @@ def caption(
     Figure first (``caption(fig, "Dana et al. Fig. 1a", text="...")``) displays the figure, closes
     it, and then returns the caption, so the caption always comes *below* its figure.
     ``source`` is ``"ours"`` (a fresh run), ``"cached"`` (cached full-scale results),
-    ``"ours_and_cached"`` (both, side by side), ``"mixed"`` (ours beside the paper's values) or
-    ``"paper"`` (values taken from the paper); it is written into the caption. A text built by
+    ``"ours_and_cached"`` (both, side by side), ``"mixed"`` (ours beside the paper's values),
+    ``"ours_cached_and_paper"`` (both of ours beside the paper's values) or ``"paper"`` (values
+    taken from the paper); it is written into the caption. A text built by
     :func:`with_details` shows its lead and the paper counterpart, and folds its details below
     them (:data:`DETAILS`).
     """
@@ -485,7 +486,9 @@ def caption(
     sources = {"ours": "Our run", "cached": "Our committed full-scale run",
                "paper": "From the paper",
                "mixed": "Our runs beside the paper's values",
-               "ours_and_cached": "Our committed full-scale run and this build's run"}
+               "ours_and_cached": "Our committed full-scale run and this build's run",
+               "ours_cached_and_paper": ("Our committed full-scale run and this build's run, "
+                                         "beside the paper's values")}
     if source not in sources:
         raise ValueError(f"source must be one of {', '.join(sources)}; got {source!r}")
     if isinstance(fig_or_text, str):
@@ -503,8 +506,8 @@ def caption(
         plt.close(fig_or_text)
         body = text
     head = sources[source]
-    if profile and source == "ours_and_cached":
-        head = f"Our committed full-scale run and this build's `{profile}` run"
+    if profile and source in ("ours_and_cached", "ours_cached_and_paper"):
+        head = head.replace("this build's run", f"this build's `{profile}` run")
     elif profile:
         head += f" (profile `{profile}`)"
     counterpart = f"*Paper counterpart: {paper_figure}.*" if paper_figure else ""

@@ -434,6 +434,10 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
     text = figures.appendix_caption(table, "depth", verdicts)
     assert "reduced scale" in text and "Verdict (Fig. 10): **trend**" in text
     assert "with 5 residual attention layers" in text
+    assert "Solid lines with round markers: this build's run." in text
+    in_place = figures.appendix_caption(table, "depth", verdicts, read_in_place=True)
+    assert ("Solid lines with round markers: the committed full run, read in place of a run of "
+            "this build.") in in_place and "this build's run" not in in_place
     plt.close(fig)
     with pytest.raises(ValueError, match="kind must be one of"):
         figures.appendix_figure(table, "width")
@@ -464,7 +468,14 @@ def test_accuracy_definitions_note_measures_the_gap_and_names_older_tables():
     runs = {"dana.exp5": FreshAndCached("dana.exp5", recorded, None, {}, ""),
             "dana.exp1": FreshAndCached("dana.exp1", older, None, {}, "")}
     note = figures.accuracy_definitions_note(runs)
-    assert "Over the 2 points" in note
+    assert "Over the 2 points that hold both (2 of this build's runs)" in note
+    # a committed full run, drawn beside the build's or read in place of it, is counted apart
+    beside = {"dana.exp5": FreshAndCached("dana.exp5", recorded, recorded, {}, "")}
+    assert "Over the 4 points that hold both (2 of the committed full runs and 2 of this " \
+           "build's runs)" in figures.accuracy_definitions_note(beside)
+    in_place = {"dana.exp5": FreshAndCached("dana.exp5", recorded, None, {},
+                                            "the committed full run, read instead of a rerun")}
+    assert "(2 of the committed full runs)" in figures.accuracy_definitions_note(in_place)
     assert "by 0.0300 on average and by at most 0.0500 (`dana.exp5`, mlp, d = 10)" in note
     assert "compare the best checkpoint's accuracy instead: `dana.exp1`." in note
     none = figures.accuracy_definitions_note({"dana.exp1": runs["dana.exp1"]})

@@ -323,6 +323,13 @@ def test_caption_names_the_paper_figure_and_profile():
     assert "Dana et al. Fig. 1a" in md.data
     cached = viz.caption("x", source="cached")
     assert "committed full-scale" in cached.data and "Paper counterpart" not in cached.data
+    # a figure that draws both of our runs names both, the build's with its profile
+    both = viz.caption("x", source="ours_and_cached", profile="quick")
+    assert both.data.startswith(
+        "**Our committed full-scale run and this build's `quick` run.**")
+    beside = viz.caption("x", source="ours_cached_and_paper", profile="quick")
+    assert beside.data.startswith("**Our committed full-scale run and this build's `quick` run, "
+                                  "beside the paper's values.**")
 
 
 def test_caption_with_a_figure_closes_it_and_needs_text():

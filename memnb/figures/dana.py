@@ -1114,11 +1114,12 @@ def accuracy_definitions_note(runs: dict[str, Any]) -> str:
     that hold both: how far apart they are, and which tables hold only the checkpoint's."""
     both, only_checkpoint = [], []
     for name, run in runs.items():
-        for table in (run.fresh, run.cached):
+        in_place = exp.reused_full(run)  # run.fresh is then the committed full run
+        for table, full in ((run.fresh, in_place), (run.cached, True)):
             if table is None:
                 continue
             if "accuracy_checkpoint" in table:
-                both.append(table.assign(experiment=name))
+                both.append(table.assign(experiment=name, full_run=full))
             elif name not in only_checkpoint:
                 only_checkpoint.append(name)
     text = ""
@@ -1126,11 +1127,15 @@ def accuracy_definitions_note(runs: dict[str, Any]) -> str:
         rows = pd.concat(both, ignore_index=True)
         gap = (rows["accuracy"] - rows["accuracy_checkpoint"]).abs()
         worst = rows.loc[gap.idxmax()]
+        full = int(rows["full_run"].sum())
+        which = " and ".join(part for part in (
+            f"{full} of the committed full runs" if full else "",
+            f"{len(rows) - full} of this build's runs" if len(rows) > full else "") if part)
         text = (f"**Which accuracy.** The paper's numbers are the official code's mean over the "
                 f"last {exp.OFFICIAL_BATCH_WINDOW} training batches; ours hold it beside the best "
                 f"checkpoint's accuracy on the training sample. Over the {len(rows)} points that "
-                f"hold both, the two differ by {gap.mean():.4f} on average and by at most "
-                f"{gap.max():.4f} (`{worst['experiment']}`, {worst.get('model', 'aot')}, "
+                f"hold both ({which}), the two differ by {gap.mean():.4f} on average and by at "
+                f"most {gap.max():.4f} (`{worst['experiment']}`, {worst.get('model', 'aot')}, "
                 f"d = {int(worst['d'])}), and each comparison below uses the code's mean.")
     else:
         text = ("**Which accuracy.** No drawn table holds the official code's mean over the last "
@@ -2050,7 +2055,7 @@ def _appendix_styles(beside_rerun: bool, cached: pd.DataFrame | None,
 
 def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                      cached: pd.DataFrame | None = None, root: Any = None,
-                     rerun: pd.DataFrame | None = None) -> str:
+                     rerun: pd.DataFrame | None = None, read_in_place: bool = False) -> str:
     """Caption of :func:`appendix_figure`: what is drawn at which settings (from the table
     and the paper's CSVs), whether it is the paper's scale, the Experiment 5 models' counts
     (:func:`appendix_count_gap`: nominally equal in the paper, not in ours), how the figure's
@@ -2059,7 +2064,9 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     (:func:`appendix_rerun_sentence`); with ``cached`` (the committed full run drawn beside
     ``table``) what that run holds and shows (:func:`appendix_full_run_sentence`); their
     provenance read from ``root``'s results, the checkout's by default, so the figure's caller
-    need not add the generic sentence (``show(..., full_told=True)``)."""
+    need not add the generic sentence (``show(..., full_told=True)``). ``read_in_place``:
+    ``table`` is the committed full run, read instead of a run of this build
+    (:func:`memnb.experiments.dana.reused_full`), and the caption names it so."""
     from memnb.results import load, points_ran
 
     spec = _check_kind(kind)
@@ -2091,8 +2098,10 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             f"heads against one head + MLP of width w = 2d(H − 1){per_layer} at the paper's "
             f"nominally equal parameter count ({f5}; the x-axis is each model's count as we "
             f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
-            + (f": {gap}" if gap else "") + "). Solid lines with round markers: this build's "
-            f"run.{_appendix_styles(beside_rerun, cached, cached_partial)} Dotted lines with "
+            + (f": {gap}" if gap else "") + "). Solid lines with round markers: "
+            + ("the committed full run, read in place of a run of this build" if read_in_place
+               else "this build's run")
+            + f".{_appendix_styles(beside_rerun, cached, cached_partial)} Dotted lines with "
             "hollow diamonds: the paper's official CSVs. The one head + MLP, ours and the "
             "paper's, has × markers, to tell it from the AoT at the same d. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "

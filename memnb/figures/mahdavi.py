@@ -628,7 +628,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     if reads is not None:
         text += f" The verdict reads {reads}."
     return viz.caption(fig, "Mahdavi et al. Fig. 1", text=folded(lead, text, "Fig. 1", profile),
-                       profile=profile, source="mixed")
+                       profile=profile,
+                       source="ours_cached_and_paper" if len(runs) > 1 else "mixed")
 
 
 def _fig1_run(label: str, curve: pd.DataFrame) -> str:
@@ -1230,7 +1231,7 @@ def fig3(result: Any, profile: str) -> Any:
         text += f"The verdict reads {reads}. "
     lead = ("The largest T each H memorizes perfectly (App. H's search) and the saturation of "
             "its attention there.")
-    return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile,
+    return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile, source=_source(runs),
                        text=folded(lead, text, "Fig. 3", profile))
 
 
