@@ -490,11 +490,15 @@ def plan_records(folder: Path | None = None) -> list[dict[str, Any]]:
                   key=lambda record: record.get("device") != "cpu")
 
 
-def planned_cost(name: str, profile: str = "full", folder: Path | None = None) -> str | None:
+def planned_cost(name: str, profile: str = "full", folder: Path | None = None,
+                 root: Path | None = None) -> str | None:
     """What the recorded plans (:func:`plan_records`) estimate for ``name`` under ``profile``,
     CPU first: ``"planned: 2.5 d on CPU (x86_64, 2 threads), 52.6 min on NVIDIA H200"``;
     ``None`` when no plan of that profile estimates it. Plans record the ``full`` profile
-    only; an estimate of an earlier grid (:func:`earlier_grid`) says so."""
+    only; an estimate of an earlier grid (:func:`earlier_grid`) says so. Where a partial run of
+    ``name`` is recorded (in ``root``'s results, the checkout's by default), the time it has
+    taken so far follows, so that an estimate can be read against what was measured
+    (``"; recorded so far: 3.8 h on CPU (x86_64, 2 threads) for 65 of 230 points"``)."""
     if profile != "full":
         return None
     estimates = [f"{format_duration(float(row['wall_s']))} on "
@@ -502,7 +506,26 @@ def planned_cost(name: str, profile: str = "full", folder: Path | None = None) -
                  + (" (for an earlier grid)" if earlier_grid(row, profile) else "")
                  for record in plan_records(folder) for row in record.get("rows", [])
                  if row.get("experiment") == name and row.get("wall_s") is not None]
-    return "planned: " + ", ".join(estimates) if estimates else None
+    if not estimates:
+        return None
+    return "planned: " + ", ".join(estimates) + _recorded_so_far(name, profile, root)
+
+
+def _recorded_so_far(name: str, profile: str, root: Path | None = None) -> str:
+    """``"; recorded so far: <wall time> on <device> for <done> of <total> points"`` for a
+    partial run of ``name`` recorded with its wall time, else ''."""
+    from memnb.results import load, points_ran
+
+    result = load(name, profile, root)
+    if result is None or result.complete:
+        return ""
+    prov = result.provenance
+    wall = prov.get("total_wall_time_s", prov.get("wall_time_s"))
+    if not wall:
+        return ""
+    done, total = points_ran(prov)
+    return (f"; recorded so far: {format_duration(float(wall))} on "
+            f"{prov.get('device_name', '?')} for {done} of {total} points")
 
 
 def format_duration(seconds: float | None) -> str:

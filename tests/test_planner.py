@@ -311,6 +311,16 @@ def test_planned_cost_reads_every_recorded_plan_cpu_first(tmp_path):
     write("a.json", "cuda", "NVIDIA H200", None)  # a withdrawn estimate
     assert planner.planned_cost("dana.exp6", folder=tmp_path) == (
         "planned: 2.0 h on CPU (x86_64, 2 threads)")
+    # a partial run recorded: the time it took so far follows the estimate
+    results = tmp_path / "results" / "full"
+    results.mkdir(parents=True)
+    pd.DataFrame({"x": [1]}).to_csv(results / "dana.exp6.csv", index=False)
+    (results / "dana.exp6.json").write_text(json.dumps(
+        {"complete": False, "points_done": 65, "missing_points": [{"x": 2}] * 165,
+         "total_wall_time_s": 13654.2, "device_name": "CPU (x86_64, 2 threads)"}))
+    assert planner.planned_cost("dana.exp6", folder=tmp_path, root=tmp_path / "results") == (
+        "planned: 2.0 h on CPU (x86_64, 2 threads); recorded so far: 3.8 h on CPU (x86_64, "
+        "2 threads) for 65 of 230 points")
 
 
 def test_a_plan_of_an_earlier_grid_says_so_on_the_page_and_in_planned_cost(tmp_path):

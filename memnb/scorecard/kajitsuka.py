@@ -748,7 +748,7 @@ THM41_UNCAPPED = ("the conclusion judged (exact memorization by one width at eve
 
 @item(P, "Theorem 4.1", claim="a Transformer of width 14 and depth Õ(√N) memorizes any N "
       "separated, consistent sequences (next-token); this row judges the memorization and the "
-      "Õ(√N) growth, the width 14 is judged in the *Theorem 4.1 (width 14)* row",
+      "Õ(√N) growth, the width 14 is judged in the “Theorem 4.1 (width 14)” row",
       criterion="every exactly evaluated construction outputs every label; one width at every "
       "N of the sweep (constant in N; its comparison with 14 needs the paper's counting "
       "convention, [unverified], and is the width row's, at most `trend`); the fitted exponent "
