@@ -784,10 +784,20 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
         "cpu_denormals": "flushed"})
     text = fig.saturation_runs_markdown(current, [earlier])
     assert ("Earlier run: commit aaaaaaa of 2026-01-01, code version (a hash of the code that "
-            "computes the points) ab, IEEE denormals.") in text
+            "computes the points) ab, IEEE denormals, inferred (the field is not recorded: its "
+            "code did not flush them yet).") in text
     assert ("Committed run: commit bbbbbbb of 2026-02-01, code version (a hash of the code "
             "that computes the points) cd, flushed denormals") in text
     assert "differ in the CPU's treatment of denormal floats" in text
+    # a resumed run names every commit that computed points, and a re-keyed one the code that
+    # computed them
+    resumed = {**current.provenance, "code_fingerprint_rekeyed_from": "c0", "invocations": [
+        {"git_commit": "ccccccc3", "started_utc": "2026-01-20T00:00:00", "points_done": 12},
+        {"git_commit": "bbbbbbb2", "started_utc": "2026-02-01T00:00:00", "points_done": 24}]}
+    assert fig._run_label(resumed) == (
+        "commits ccccccc (12 points, 2026-01-20), bbbbbbb (12 points, 2026-02-01), code version "
+        "(a hash of the code that computes the points) c0 (carried over to cd by re-keys that "
+        "changed no computation), flushed denormals")
     assert "on the 2 seeds both ran (0, 1)" in text  # seed 2 ran only before
     assert "| 0 | 4 | 80 | 100 | differs |" in text and "| 1 | 4 | 80 | 80 | same |" in text
     assert "1 of 2 searches found the same largest size; seed 0 at H = 4 found 80 before and " \
