@@ -433,11 +433,20 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
                 for f in ("Fig. 8", "Fig. 9", "Fig. 10")}
     text = figures.appendix_caption(table, "depth", verdicts)
     assert "reduced scale" in text and "Verdict (Fig. 10): **trend**" in text
+    assert "Verdicts: Fig. 8 **trend**" in text  # rows that name no run read
+    read = {f: SimpleNamespace(item=f, status=status, measured="m", evidence=evidence)
+            for f, status, evidence in (
+                ("Fig. 8", "trend", "`full` run of dana.appendix_depth: CPU, partial"),
+                ("Fig. 9", "not run", "`quick` run of dana.appendix_depth: CPU"),
+                ("Fig. 10", "not run", "none in this checkout"))}
+    assert ("Verdicts (read from the `full` run of dana.appendix_depth): Fig. 8 **trend**, "
+            "Fig. 9 **not run**") in figures.appendix_caption(table, "depth", read)
     assert "with 5 residual attention layers" in text
     assert "Solid lines with round markers: this build's run." in text
     in_place = figures.appendix_caption(table, "depth", verdicts, read_in_place=True)
     assert ("Solid lines with round markers: the committed full run, read in place of a run of "
-            "this build.") in in_place and "this build's run" not in in_place
+            "this build.") in in_place
+    assert "Solid lines with round markers: this build's run" not in in_place
     plt.close(fig)
     with pytest.raises(ValueError, match="kind must be one of"):
         figures.appendix_figure(table, "width")

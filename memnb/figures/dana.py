@@ -2053,6 +2053,18 @@ def _appendix_styles(beside_rerun: bool, cached: pd.DataFrame | None,
     return text
 
 
+def _verdicts_read_from(rows: Any) -> str:
+    """``" (read from the `full` run of dana.appendix_depth)"``: the run(s) that scorecard rows
+    judged, as their evidence names them (``"`full` run of NAME: ..."``; rows that were not run
+    name what exists, not what they read, and are left out); '' when none names one."""
+    runs: list[str] = []
+    for row in rows:
+        named = str(getattr(row, "evidence", "")).split(":")[0]
+        if getattr(row, "status", "") != "not run" and " run of " in named and named not in runs:
+            runs.append(named)
+    return f" (read from the {' and the '.join(runs)})" if runs else ""
+
+
 def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                      cached: pd.DataFrame | None = None, root: Any = None,
                      rerun: pd.DataFrame | None = None, read_in_place: bool = False) -> str:
@@ -2084,8 +2096,9 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     same = n_ours == int(ref1["N"].iloc[0]) and set(exp.appendix_rows(table, f1)["d"]) <= set(
         ref1["d"])
     scale = ("at the paper's settings" if same else
-             f"at a reduced scale (ours N = {n_ours}, d = {ours_d} against H; the paper's N = "
-             f"{int(ref1['N'].iloc[0])}, d = {paper_d}): compare shapes, not values")
+             f"in this build's run at a reduced scale (its N = {n_ours}, d = {ours_d} against H; "
+             f"the paper's N = {int(ref1['N'].iloc[0])}, d = {paper_d}): compare its shapes, not "
+             "its values")
     part2 = exp.appendix_rows(table, f2)
     figs = f"Figs. {f1.split()[-1]}-{f5.split()[-1]}"
     gap = appendix_count_gap((table, rerun, cached), kind)
@@ -2106,7 +2119,8 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             "paper's, has × markers, to tell it from the AoT at the same d. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
-    text += " Verdicts: " + ", ".join(f"{f} **{verdicts[f].status}**" for f in (f1, f2, f5)) + "."
+    text += (f" Verdicts{_verdicts_read_from(verdicts[f] for f in (f1, f2, f5))}: "
+             + ", ".join(f"{f} **{verdicts[f].status}**" for f in (f1, f2, f5)) + ".")
     # folded: one verdict a list item and each run's account a paragraph, so that a reader finds
     # each figure's evidence without reading the three as one paragraph
     details = "\n".join(f"- {verdict_sentence(verdicts[f])}" for f in (f1, f2, f5))
