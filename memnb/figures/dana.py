@@ -1054,13 +1054,13 @@ def appendix_recipe_note() -> str:
             f"script say {int(text['depth_layers_titles'].value)} too), so our `quick` and "
             f"`full` runs use {depth['layers']}, with that notebook's recipe in `full`: "
             f"{b2['steps']:,} steps of {b2['batch']:,} on {b2['samples']:,} contexts at a "
-            f"constant learning rate {b2['lr']:g}. The separate scripts `expe_dim.ipynb` and "
-            f"`expe_depth.py` (`nb_layers = {layers_script}`) set other values "
+            f"constant learning rate {b2['lr']:g}. Two separate files of the official code "
+            "set other values on grids no official CSV holds: the notebook `expe_dim.ipynb` "
             f"({int(text['dim_notebook_batches'].value):,} batches of "
             f"{int(text['dim_notebook_batch_size'].value):,}, "
             f"{int(text['dim_notebook_epochs'].value)} epochs, the first two tokens each drawn "
-            f"from {int(text['dim_notebook_tokens'].value)} of the {dim['N']}) on grids no "
-            "official CSV holds.")
+            f"from {int(text['dim_notebook_tokens'].value)} of the {dim['N']}) and the script "
+            f"`expe_depth.py` (`nb_layers = {layers_script}`).")
 
 
 def runs_note(runs: dict[str, Any], profile: str) -> str:
