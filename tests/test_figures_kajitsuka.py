@@ -70,7 +70,8 @@ def test_a_partial_full_run_at_one_size_is_stated_not_shown():
     plt.close(fig)
     assert "From our `quick` run (N = 200, 400)" in caption
     lead, _, details = caption.partition(viz.DETAILS)  # the lead says so, the details how much
-    assert "The committed full-scale run is not shown: it is partial." in lead
+    assert ("The committed full-scale run is not drawn: partial, it has at most 1 value of N "
+            "per width so far, fewer than the 2 a growth with N needs") in lead
     assert lead.strip().endswith("**Verdict: trend**.")
     assert "The full-scale run is partial: 3 of 60, and" in details
     assert "only N = 600 so far" in details
@@ -446,3 +447,15 @@ def test_capacity_figure_draws_two_widths_apart_so_equal_values_both_show():
     plt.close(fig)
     assert len(means) == 2 and all(a != b for a, b in zip(*xs, strict=True))
     assert "drawn slightly apart" in caption
+
+
+def test_capacity_figure_keeps_square_markers_for_committed_full_runs():
+    """Widths are told apart by markers, none of them the square the book gives a committed
+    full-scale run."""
+    fresh = pd.DataFrame([{"N": N, "d": d, "seed": 0, "blocks": b,
+                           "accuracy": 1.0 if b >= (N > 200) else 0.9}
+                          for d in (8, 16) for N in (200, 400) for b in (0, 1, 2)])
+    fig, _ = ksfig.capacity_figure(fresh, None, "quick")
+    markers = {line.get_marker() for ax in fig.axes for line in ax.get_lines()}
+    plt.close(fig)
+    assert "o" in markers and "s" not in markers

@@ -660,7 +660,8 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     cap = capacity_table(table, by)
     ds = widths(table)
     styles = dict(zip(ds, ["-", "--", ":", "-."], strict=False))
-    markers = dict(zip(ds, ["o", "s", "^", "d"], strict=False))
+    # no squares: the book draws a committed full-scale run with square markers
+    markers = dict(zip(ds, ["o", "^", "d", "v"], strict=False))
     # widths drawn slightly apart along x, so that a width's point is not hidden under another's
     span = float(np.ptp(np.asarray(sorted(table[by].unique()), dtype=float))) or 1.0
     apart = {d: (i - (len(ds) - 1) / 2) for i, d in enumerate(ds)}
@@ -722,7 +723,12 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     details = _verdict(verdict) + "."
     if cached is not None and not shows_full:
         early = card.capacity_verdict(cached, by)
-        lead += " The committed full-scale run is not shown: it is partial."
+        sizes = int(cached.groupby("d")[by].nunique().max() if "d" in cached
+                    else cached[by].nunique())
+        lead += (f" The committed full-scale run is not drawn: partial, it has at most "
+                 f"{prose.counted(sizes, 'value')} of {by} per width so far, fewer than the "
+                 f"{card.MIN_CAPACITY_SIZES} a growth with {by} needs; the details say what it "
+                 "shows.")
         details += (f" The full-scale run is {partial or 'partial'}, and {early.measured}.")
     return fig, viz.with_details(f"{lead} **Verdict: {verdict.status}**.", details)
 
