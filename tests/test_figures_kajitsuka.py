@@ -459,3 +459,15 @@ def test_capacity_figure_keeps_square_markers_for_committed_full_runs():
     markers = {line.get_marker() for ax in fig.axes for line in ax.get_lines()}
     plt.close(fig)
     assert "o" in markers and "s" not in markers
+
+
+def test_bits_caption_names_the_run_it_reads():
+    from memnb.paths import repo_root
+
+    table = pd.read_csv(repo_root() / "data" / "results" / "full" / "kajitsuka.construction.csv")
+    fig, own = ksfig.bits_figure(table)
+    plt.close(fig)
+    fig, full = ksfig.bits_figure(table.head(0), table)
+    plt.close(fig)
+    assert "In this build's run the largest weight has" in own
+    assert "In the committed full-scale run the largest weight has" in full

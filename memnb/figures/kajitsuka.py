@@ -170,8 +170,10 @@ def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
     fig.tight_layout()
     v = card.remark44_verdict(table, C)
     caption = ("*Bits of our construction (Remark 4.4, our reading: only its title, "
-               "'Optimality in terms of bit counts', is in our sources *[unverified]*).* The "
-               "largest weight has "
+               "'Optimality in terms of bit counts', is in our sources *[unverified]*).* "
+               + ("In the committed full-scale run the" if cached is not None else
+                  "In this build's run the")
+               + " largest weight has "
                f"{int(nt['max_weight_bits'].iloc[0])} bits at $N = {int(nt['N'].iloc[0])}$ and "
                f"{int(nt['max_weight_bits'].iloc[-1])} at $N = {int(nt['N'].iloc[-1])}$. "
                f"Remark 4.4 row: {_verdict(v)}. {_ratio_words(v)}")
