@@ -522,6 +522,21 @@ def _shown(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
+def _written(value: Any) -> str:
+    """A parameter's value as prose shows it: "not set" for a missing one, strings bare, lists
+    in brackets (``[mlp_code]``), dicts as ``{key: value}``; not JSON, whose ``null`` and quotes
+    read as code in a sentence."""
+    if value is None:
+        return "not set"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(_written(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_written(v)}" for k, v in value.items()) + "}"
+    return _shown(value)
+
+
 def profile_change(provenance: dict[str, Any]) -> str | None:
     """How the parameters a result was computed with differ from today's profile of the same
     name (``None`` when they are the same, or the experiment or profile is unknown): a table
@@ -536,7 +551,8 @@ def profile_change(provenance: dict[str, Any]) -> str | None:
     if not changed:
         return None
     return (f"computed under an earlier `{provenance['profile']}` profile ("
-            + "; ".join(f"{k} {_shown(then)}, today {_shown(now)}" for k, then, now in changed)
+            + "; ".join(f"{k} {_written(then)}, today {_written(now)}"
+                        for k, then, now in changed)
             + ")")
 
 

@@ -327,7 +327,9 @@ def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     assert partial_summary(done.provenance) is None
     earlier = {**done.provenance, "params": {**done.provenance["params"], "extra": [1, 2]}}
     change = profile_change(earlier)
-    assert change == "computed under an earlier `full` profile (extra [1, 2], today null)"
+    assert change == "computed under an earlier `full` profile (extra [1, 2], today not set)"
+    kinds = {**done.provenance, "params": {**done.provenance["params"], "kinds": ["mlp_code"]}}
+    assert "(kinds [mlp_code], today not set)" in profile_change(kinds)  # prose, not JSON
     # a recipe (a dict) names only the entries that changed
     from memnb.results import _changed_params
 
