@@ -786,11 +786,16 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     elif cached is None:
         note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
     else:
+        from memnb.scorecard.core import computing_commits  # the scorecard builds on this module
+
         prov = cached.provenance
         computed = computing_invocation(prov)  # not a later call that only read the cache
+        commits = computing_commits(prov)  # a resumed run: every commit that computed points
+        if not commits.startswith("commits "):
+            commits = f"commit {str(computed['git_commit'] or 'unknown')[:7]}"
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{str(computed['started_utc'] or '?')[:10]} ({run_label(cached.table, prov)}, "
-                f"commit {str(computed['git_commit'] or 'unknown')[:7]})")
+                f"{commits})")
         note += earlier_code_note(name, prov)
         from memnb.reruns import rerun_clause  # reruns builds on this module
 

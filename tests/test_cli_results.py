@@ -446,6 +446,13 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     assert note.endswith("computed by earlier code (code fingerprint 0123456789abcdef, "
                          "IEEE denormals)")
     assert f"commit {earlier['git_commit'][:7]})" in note  # the code a reader can check out
+    # a run resumed over several commits names each commit that computed points
+    resumed = {**full.provenance, "invocations": [
+        {"git_commit": "aaaaaaa1", "started_utc": "2026-01-01T00:00:00", "points_done": 2},
+        {"git_commit": "bbbbbbb2", "started_utc": "2026-01-02T00:00:00", "points_done": 5}]}
+    full.provenance_path.write_text(json.dumps(resumed))
+    note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
+    assert "commits aaaaaaa (2 points, 2026-01-01), bbbbbbb (3 points, 2026-01-02))" in note
     assert results.arithmetic_label({"cpu_denormals": "flushed"}) == "flushed denormals"
     assert results.arithmetic_label({"cpu_denormals": "daz-only"}) == "daz-only denormals"
     assert results.arithmetic_label({"device": "cuda:0", "cpu_denormals": "flushed"}) == (
