@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from memnb.validation import check_int
+
 Point = dict[str, Any]
 
 
@@ -49,9 +51,7 @@ class TimeBudget:
     def estimate_s(self, points: int) -> float:
         """The estimated time of a group of ``points`` points: :attr:`seconds_per_point` times
         ``points`` (0 before any group has finished)."""
-        if points < 1:
-            raise ValueError(f"points must be >= 1 (a group's size); got {points!r}")
-        return self.seconds_per_point * points
+        return self.seconds_per_point * check_int("points", points, 1)
 
     def allows_group(self, points: int) -> bool:
         """Whether a group of ``points`` points, at the slowest rate seen, ends before the
@@ -61,9 +61,8 @@ class TimeBudget:
     def record_group(self, points: int, seconds: float) -> None:
         """Count a whole group of ``points`` points that took ``seconds`` (one that continued from
         a paused state is not to be recorded: it ran only the steps it had left)."""
-        if points < 1:
-            raise ValueError(f"points must be >= 1 (a group's size); got {points!r}")
-        self.seconds_per_point = max(self.seconds_per_point, seconds / points)
+        per_point = seconds / check_int("points", points, 1)
+        self.seconds_per_point = max(self.seconds_per_point, per_point)
 
 
 _ACTIVE: list[TimeBudget] = []

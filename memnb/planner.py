@@ -314,6 +314,12 @@ def _interpolated_total(sizes: list[int], measured: dict[int, tuple[float, ...]]
     return total
 
 
+def _wall_time_s(provenance: dict[str, Any]) -> float | None:
+    """A recorded run's wall time over every invocation of a resumed run
+    (``total_wall_time_s`` where recorded, else ``wall_time_s``); ``None`` when not recorded."""
+    return float(provenance.get("total_wall_time_s", provenance.get("wall_time_s")) or 0.0) or None
+
+
 def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float | None, str]:
     """Wall time and device of the last run of ``name`` under ``profile``, if any: of every
     invocation of a resumed run where its provenance records them (``total_wall_time_s``), and
@@ -324,7 +330,7 @@ def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float 
     if result is None:
         return None, ""
     prov = result.provenance
-    wall = float(prov.get("total_wall_time_s", prov.get("wall_time_s")) or 0.0) or None
+    wall = _wall_time_s(prov)
     on = str(prov.get("device_name", ""))
     if not result.complete:
         done = int(prov.get("points_done") or 0)
@@ -520,11 +526,11 @@ def _recorded_so_far(name: str, profile: str, root: Path | None = None) -> str:
     if result is None or result.complete:
         return ""
     prov = result.provenance
-    wall = prov.get("total_wall_time_s", prov.get("wall_time_s"))
-    if not wall:
+    wall = _wall_time_s(prov)
+    if wall is None:
         return ""
     done, total = points_ran(prov)
-    return (f"; recorded so far: {format_duration(float(wall))} on "
+    return (f"; recorded so far: {format_duration(wall)} on "
             f"{prov.get('device_name', '?')} for {done} of {total} points")
 
 

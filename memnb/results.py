@@ -719,14 +719,19 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     return str(provenance.get("cpu_denormals", "ieee"))
 
 
-def arithmetic_label(provenance: dict[str, Any]) -> str:
+def arithmetic_label(provenance: dict[str, Any], *, say_inferred: bool = False) -> str:
     """How a result's floating-point arithmetic treated denormals, as the book writes it:
     ``"IEEE denormals"`` or ``"flushed denormals"`` (:func:`cpu_denormals`) for a run on the
-    CPU, ``"GPU arithmetic"`` for one on a GPU (which does not read the CPU's modes)."""
+    CPU, ``"GPU arithmetic"`` for one on a GPU (which does not read the CPU's modes). With
+    ``say_inferred``, a CPU run recorded before memnb flushed denormals (no such field) is said
+    to be inferred."""
     if str(provenance.get("device", "cpu")).startswith("cuda"):
         return "GPU arithmetic"
     mode = cpu_denormals(provenance)
     written = {"ieee": "IEEE", "flushed": "flushed"}.get(mode, mode)
+    if say_inferred and "cpu_denormals" not in provenance:
+        return (f"{written} denormals, inferred (the field is not recorded: its code did not "
+                "flush them yet)")
     return f"{written} denormals"
 
 
@@ -786,13 +791,10 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     elif cached is None:
         note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
     else:
-        from memnb.scorecard.core import computing_commits  # the scorecard builds on this module
-
         prov = cached.provenance
         computed = computing_invocation(prov)  # not a later call that only read the cache
-        commits = computing_commits(prov)  # a resumed run: every commit that computed points
-        if not commits.startswith("commits "):
-            commits = f"commit {str(computed['git_commit'] or 'unknown')[:7]}"
+        commits = (resumed_commits(prov)
+                   or f"commit {str(computed['git_commit'] or 'unknown')[:7]}")
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{str(computed['started_utc'] or '?')[:10]} ({run_label(cached.table, prov)}, "
                 f"{commits})")
@@ -876,6 +878,22 @@ def points_added(provenance: dict[str, Any]) -> list[tuple[dict[str, Any], int]]
             added.append((call, done - before))
         before = max(before, done)
     return added
+
+
+def resumed_commits(provenance: dict[str, Any]) -> str | None:
+    """"commits eb16d85 (84 points, 2026-11-26), fa52566 (21 points, 2026-11-26)": every commit
+    whose invocations raised ``points_done`` (:func:`points_added`), with the points they added
+    and the day of the first, when more than one commit computed a resumed run's points, so that
+    it does not read as computed by its last commit alone; ``None`` when one did (or the
+    invocations do not tell: :func:`computing_invocation` names it)."""
+    added: dict[str, list[Any]] = {}  # commit -> [points added, day of its first invocation]
+    for call, points in points_added(provenance) or []:
+        commit = str(call.get("git_commit") or "unknown")[:7]
+        added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])[0] += points
+    if len(added) < 2:
+        return None
+    return "commits " + ", ".join(f"{commit} ({points} points, {day})"
+                                  for commit, (points, day) in added.items())
 
 
 def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:

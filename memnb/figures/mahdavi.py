@@ -1237,25 +1237,20 @@ def fig3(result: Any, profile: str) -> Any:
 
 def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: the commits that computed its points
-    (:func:`memnb.scorecard.core.computing_commits`), the code that computed them (and the
+    (:func:`memnb.results.resumed_commits`), the code that computed them (and the
     fingerprint re-keys carried it to, which changed no computation), and CPU denormals."""
-    from memnb.results import arithmetic_label, computing_invocation
-    from memnb.scorecard.core import computing_commits
+    from memnb.results import arithmetic_label, computing_invocation, resumed_commits
 
-    commits = computing_commits(provenance)
-    if not commits.startswith("commits "):  # one commit computed them all
-        computed = computing_invocation(provenance)
-        commits = (f"commit {str(computed['git_commit'] or 'unknown')[:7]} of "
-                   f"{str(computed['started_utc'] or '?')[:10]}")
+    computed = computing_invocation(provenance)
+    commits = resumed_commits(provenance) or (
+        f"commit {str(computed['git_commit'] or 'unknown')[:7]} of "
+        f"{str(computed['started_utc'] or '?')[:10]}")
     code = provenance.get("code_fingerprint", "?")
     computed_by = provenance.get("code_fingerprint_rekeyed_from")
     version = (f"{computed_by} (carried over to {code} by re-keys that changed no computation)"
                if computed_by else code)
-    arithmetic = arithmetic_label(provenance)
-    if "cpu_denormals" not in provenance and arithmetic != "GPU arithmetic":
-        arithmetic += ", inferred (the field is not recorded: its code did not flush them yet)"
     return (f"{commits}, code version (a hash of the code that computes the points) {version}, "
-            f"{arithmetic}")
+            f"{arithmetic_label(provenance, say_inferred=True)}")
 
 
 def _verdict_status(table: pd.DataFrame) -> str:

@@ -101,18 +101,14 @@ def computing_commits(provenance: dict[str, Any]) -> str:
     2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 (105 points, 2026-11-26)": every
     commit whose invocations raised ``points_done``, with the points they added and the day of
     the first, so that a resumed run does not read as computed by its last commit alone."""
-    from memnb.results import computing_invocation, points_added
+    from memnb.results import computing_invocation, resumed_commits
 
-    added: dict[str, list[Any]] = {}  # commit -> [points added, day of its first invocation]
-    for call, points in points_added(provenance) or []:
-        commit = str(call.get("git_commit") or "unknown")[:7]
-        added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])[0] += points
-    if len(added) < 2:
-        computed = computing_invocation(provenance)
-        return (f"commit {str(computed['git_commit'] or 'unknown')[:7]}, "
-                f"{computed['started_utc'] or '?'}")
-    return "commits " + ", ".join(f"{commit} ({points} points, {day})"
-                                  for commit, (points, day) in added.items())
+    several = resumed_commits(provenance)
+    if several is not None:
+        return several
+    computed = computing_invocation(provenance)
+    return (f"commit {str(computed['git_commit'] or 'unknown')[:7]}, "
+            f"{computed['started_utc'] or '?'}")
 
 
 def todays_rerun(name: str, profile: str = "full",

@@ -762,6 +762,8 @@ _RERUN_RULE = ("a committed full run of an earlier profile is not judged; a reru
                "today's code under today's profile is judged on the figure's points when it has "
                "computed all of them (every d, H or d_h and seed), by this criterion, at most "
                "trend while the rerun as a whole is partial")
+
+
 def _too_few(x: str, count: int) -> str:
     """Why ``count`` (< :data:`MIN_APPENDIX_POINTS`) values of ``x`` cannot show the shape a row
     reads: a line against H, a curve against d_h."""
