@@ -474,18 +474,35 @@ def saturation_stats(table: pd.DataFrame) -> pd.DataFrame:
     return per
 
 
+#: Fig. 3's criterion (ours): the least mean share of examples with a non-saturated head.
+FIG3_UNSATURATED_MIN = 0.95
+
+
+def _seed_spread(shares: pd.Series) -> str:
+    """The range over the seeds of one ``H``'s non-saturated share, naming any seed below
+    :data:`FIG3_UNSATURATED_MIN` (the criterion judges the mean, so such a seed is reported,
+    not hidden in it)."""
+    text = f"mean over seeds; per seed {shares.min():.1%} to {shares.max():.1%}"
+    below = [f"seed {int(seed)}: {share:.1%}" for (_, seed), share in shares.items()
+             if share < FIG3_UNSATURATED_MIN]
+    if below:
+        text += (f"; below the {FIG3_UNSATURATED_MIN:.0%} the mean is judged by: "
+                 + ", ".join(below))
+    return text
+
+
 def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
     """Per ``H``: the shares of :func:`saturation_stats` (means over the runs); with ``runs`` (the
-    rows those means are over), also the range of the non-saturated share over the seeds."""
+    rows those means are over), also the range of the non-saturated share over the seeds and
+    the seeds below the criterion's threshold."""
     spread: dict = {}
     if runs is not None and "seed" in runs and runs["seed"].nunique() > 1:
         by_seed = runs.groupby(["H", "seed"])["some_head_unsaturated"].first()
-        spread = {h: (float(v.min()), float(v.max())) for h, v in by_seed.groupby(level="H")}
+        spread = {h: _seed_spread(v) for h, v in by_seed.groupby(level="H")}
     return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): "
                      f"{r.some_saturated:.1%} of examples with at least one saturated head, "
                      f"{r.unsaturated:.1%} with a non-saturated one"
-                     + (f" (mean over seeds; per seed {spread[h][0]:.1%} to {spread[h][1]:.1%})"
-                        if h in spread else "")
+                     + (f" ({spread[h]})" if h in spread else "")
                      for h, r in per.iterrows())
 
 
@@ -537,7 +554,8 @@ def fig3_verdict(table: pd.DataFrame) -> Verdict:
                             "sets) is not valid")
     runs = searched_runs(table)
     per = saturation_stats(runs)
-    ok = bool((per["some_saturated"] > 0.5).all() and (per["unsaturated"] >= 0.95).all())
+    ok = bool((per["some_saturated"] > 0.5).all()
+              and (per["unsaturated"] >= FIG3_UNSATURATED_MIN).all())
     at = f"at those sizes: {_fig3_text(per, runs)}"
     if (kept == ran).all():
         return criteria.exact_check(ok, f"{searched}; {at}")
