@@ -1572,7 +1572,7 @@ def fig_2c(results: ResultSource) -> Verdict:
       criterion="at each seed's largest tried T memorized perfectly (App. H's search; "
                 "training accuracy 100 %; none at some H → not comparable), the shares averaged "
                 "over those seeds (as a figure of one bar per H shows them; the range over the "
-                "seeds is reported): > 50 % of examples "
+                "seeds, and any seed below 95 %, is reported): > 50 % of examples "
                 "with at least one saturated head (a share of examples, not of (head, example) "
                 "pairs) and ≥ 95 % with a non-saturated one (ours: our reading of the paper's "
                 "\"a significant number of heads are saturated for the majority of examples\" "
