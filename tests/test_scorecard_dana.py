@@ -393,6 +393,23 @@ def test_fig_3_which_model_is_not_run_without_the_ablation(empty_rows):
     assert empty_rows["Fig. 3: which model"].status == "not run"
 
 
+def test_the_replaced_run_summary_names_a_row_that_reads_several_runs():
+    """A row reading two replaced runs is judged again with each: the summary says so instead
+    of seeming to count one verdict twice."""
+    from memnb.scorecard.replaced import Rejudged, rejudged_summary
+
+    judged = [Rejudged("dana.exp5", "dana", "Fig. 3: which model", "trend", "trend"),
+              Rejudged("dana.exp5_code", "dana", "Fig. 3: which model", "trend", "differs"),
+              Rejudged("dana.exp2", "dana", "Fig. 1b", "reproduced", "reproduced")]
+    text = rejudged_summary(judged, lambda j: j.item, {"dana.exp5_code"})
+    assert text == ("Of the 3 verdicts judged again on the replaced tables (1 row reads several "
+                    "replaced runs and is judged again with each in turn: Fig. 3: which model), "
+                    "1 changes: Fig. 3: which model with `dana.exp5_code` replaced (trend on "
+                    "the committed run, differs on the replaced one, whose grid is partial).")
+    assert rejudged_summary(judged[2:], lambda j: j.item) == (
+        "Of the 1 verdict judged again on the replaced tables, none changes.")
+
+
 def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
     """memnb.scorecard.replaced: each row that reads a committed full run is judged again on
     the table of earlier code that run replaced, and the two tables are compared point by
@@ -428,7 +445,7 @@ def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
     assert (f"{2 * len(theirs)} points: `accuracy` differs by {gap.mean():.4f} on average, "
             f"at most {gap.max():.3f}") in text
     assert "Fig. 1b: reproduced → differs" in text
-    assert ("Of the 1 verdicts judged again on the replaced tables, 1 changes: Fig. 1b "
+    assert ("Of the 1 verdict judged again on the replaced tables, 1 changes: Fig. 1b "
             "(reproduced on the committed run, differs on the replaced one).") in text
     # a partial replaced table says so: its verdict may move for that alone
     partial = {"experiment": "dana.exp2", "code_fingerprint": "0123456789abcdef",

@@ -11,7 +11,7 @@ see whether a verdict rests on the particular run or on what every run shows.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,17 +140,34 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         lines.append([f"`{name}`", what, apart, cell(again)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
-    changed = [j for j in judged if j.now != j.then]
-    summary = (f"Of the {len(judged)} verdicts judged again on the replaced tables, "
-               + ("none changes." if not changed else
-                  f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
-                  + "; ".join(f"{label(j)} ({j.now} on the committed run, {j.then} on the "
-                              "replaced one"
-                              + (", whose grid is partial" if j.experiment in partial_tables
-                                 else "") + ")"
-                              for j in changed) + "."))
+    summary = rejudged_summary(judged, label, partial_tables)
     return markdown_table(header, lines) + "\n\n" + summary + "\n"
 
 
+def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str],
+                     partial_tables: Collection[str] = ()) -> str:
+    """One sentence on ``judged``: how many verdicts were judged again, which rows read several
+    replaced runs (each judged again once per run, so counted once per run) and every status
+    that changes, named by ``label`` (and by the replaced run for such a row; with a note where
+    the replaced grid was partial, one of ``partial_tables``)."""
+    changed = [j for j in judged if j.now != j.then]
+    twice = sorted({label(j) for j in judged
+                    if sum((k.paper, k.item) == (j.paper, j.item) for k in judged) > 1})
+    verdicts = f"{len(judged)} verdict{'s' * (len(judged) != 1)}"
+    several = (f" ({len(twice)} row{'s' * (len(twice) > 1)} read{'s' * (len(twice) == 1)} "
+               "several replaced runs and "
+               f"{'is' if len(twice) == 1 else 'are'} judged again with each in turn: "
+               + ", ".join(twice) + ")" if twice else "")
+    if not changed:
+        return f"Of the {verdicts} judged again on the replaced tables{several}, none changes."
+    return (f"Of the {verdicts} judged again on the replaced tables{several}, "
+            f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
+            + "; ".join(f"{label(j)}"
+                        + (f" with `{j.experiment}` replaced" if label(j) in twice else "")
+                        + f" ({j.now} on the committed run, {j.then} on the replaced one"
+                        + (", whose grid is partial" if j.experiment in partial_tables else "")
+                        + ")" for j in changed) + ".")
+
+
 __all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
-           "replaced_runs_markdown"]
+           "rejudged_summary", "replaced_runs_markdown"]
