@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="only this paper (dana, mahdavi, kajitsuka, compare); repeatable")
     card.add_argument("--json", action="store_true",
                       help="print a JSON list of objects (paper, item, claim, criterion, "
-                           "measured, evidence, status)")
+                           "measured, evidence, status, ours, read_from: the runs a row read)")
     return parser
 
 

@@ -434,11 +434,11 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
     text = figures.appendix_caption(table, "depth", verdicts)
     assert "reduced scale" in text and "Verdict (Fig. 10): **trend**" in text
     assert "Verdicts: Fig. 8 **trend**" in text  # rows that name no run read
-    read = {f: SimpleNamespace(item=f, status=status, measured="m", evidence=evidence)
-            for f, status, evidence in (
-                ("Fig. 8", "trend", "`full` run of dana.appendix_depth: CPU, partial"),
-                ("Fig. 9", "not run", "`quick` run of dana.appendix_depth: CPU"),
-                ("Fig. 10", "not run", "none in this checkout"))}
+    read = {f: SimpleNamespace(item=f, status=status, measured="m", read_from=runs)
+            for f, status, runs in (
+                ("Fig. 8", "trend", ("`full` run of dana.appendix_depth",)),
+                ("Fig. 9", "not run", ()),
+                ("Fig. 10", "not computable", ("`full` run of dana.appendix_depth",)))}
     assert ("Verdicts (read from the `full` run of dana.appendix_depth): Fig. 8 **trend**, "
             "Fig. 9 **not run**") in figures.appendix_caption(table, "depth", read)
     assert "with 5 residual attention layers" in text

@@ -37,6 +37,25 @@ def test_item_reads_full_then_falls_back_to_quick(tmp_path) -> None:
     _write(tmp_path, "toy.exp", "full", pd.DataFrame({"x": [1, 2, 3], "y": [3, 2, 1]}))
     row = _item(check).evaluate(core.ResultSource("full", tmp_path))
     assert row.status == "differs" and "`full` run of toy.exp" in row.evidence
+    assert row.read_from == ("`full` run of toy.exp",)  # structured: no parsing of evidence
+
+
+def test_read_from_names_each_run_once_and_none_for_a_row_not_run(tmp_path) -> None:
+    _write(tmp_path, "toy.a", "full", pd.DataFrame({"x": [1, 2], "y": [1, 2]}))
+    _write(tmp_path, "toy.b", "quick", pd.DataFrame({"x": [1, 2], "y": [1, 2]}))
+
+    def both(results: core.ResultSource) -> Verdict:
+        t = pd.concat([results.table("toy.a"), results.table("toy.b"), results.table("toy.a")])
+        return monotone(t["x"].iloc[:2], t["y"].iloc[:2])
+
+    row = _item(both).evaluate(core.ResultSource("full", tmp_path))
+    assert row.read_from == ("`full` run of toy.a", "`quick` run of toy.b")
+
+    def then_missing(results: core.ResultSource) -> Verdict:
+        results.table("toy.a")
+        return results.table("toy.none")
+
+    assert _item(then_missing).evaluate(core.ResultSource("full", tmp_path)).read_from == ()
 
 
 def test_missing_result_gives_a_not_run_row_with_its_command(tmp_path) -> None:
@@ -68,6 +87,7 @@ def test_cli_json_has_the_documented_keys(capsys) -> None:
     assert isinstance(rows, list)
     for row in rows:
         assert set(core.COLUMNS) <= set(row)
+        assert isinstance(row["read_from"], list)
         assert row["status"] in {"reproduced", "trend", "differs", "not run", "not computable"}
 
 

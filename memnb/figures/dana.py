@@ -2055,13 +2055,11 @@ def _appendix_styles(beside_rerun: bool, cached: pd.DataFrame | None,
 
 def _verdicts_read_from(rows: Any) -> str:
     """``" (read from the `full` run of dana.appendix_depth)"``: the run(s) that scorecard rows
-    judged, as their evidence names them (``"`full` run of NAME: ..."``; rows that were not run
-    name what exists, not what they read, and are left out); '' when none names one."""
+    judged (:attr:`memnb.scorecard.core.Row.read_from`; a row not run reads none); '' when
+    none names one."""
     runs: list[str] = []
     for row in rows:
-        named = str(getattr(row, "evidence", "")).split(":")[0]
-        if getattr(row, "status", "") != "not run" and " run of " in named and named not in runs:
-            runs.append(named)
+        runs += [run for run in getattr(row, "read_from", ()) if run not in runs]
     return f" (read from the {' and the '.join(runs)})" if runs else ""
 
 

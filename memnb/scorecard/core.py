@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
@@ -84,13 +84,16 @@ class Row:
     evidence: str
     status: str
     ours: bool = False
+    #: the runs whose tables the check read, one short label each ("`full` run of dana.exp2",
+    #: "`full` rerun of …"), for text that names them without parsing ``evidence``
+    read_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The row as a JSON object with the keys of :data:`COLUMNS` (and ``ours``)."""
+        """The row as a dict with the keys of :data:`COLUMNS`, ``ours`` and ``read_from``."""
         return asdict(self)
 
 
@@ -134,6 +137,16 @@ def todays_rerun(name: str, profile: str = "full",
     return rerun
 
 
+class ReadTable(NamedTuple):
+    """What :class:`ResultSource` read for one experiment."""
+
+    table: pd.DataFrame
+    profile: str  # the profile the table was read from
+    what: str  # one line of evidence: the run, its device, commits, partial grid
+    partial: str | None  # :func:`memnb.results.partial_summary`; None for a complete run
+    run: str  # a short label: "`full` run of dana.exp2", for Row.read_from
+
+
 class ResultSource:
     """Where an item reads its evidence: the result tables written by ``memnb run``.
 
@@ -148,14 +161,14 @@ class ResultSource:
         self.profile = check_profile(profile)
         self.root = root
         self._used: list[str] = []
-        self._cache: dict[str, tuple[pd.DataFrame, str, str, str | None]] = {}
+        self._runs: list[str] = []
+        self._cache: dict[str, ReadTable] = {}
         self._not_judged: dict[str, str] = {}
         # tables an item reads in place of the looked-up one while it runs (rerun_part)
-        self._override: dict[str, tuple[pd.DataFrame, str, str, str | None]] = {}
+        self._override: dict[str, ReadTable] = {}
 
-    def _lookup(self, name: str) -> tuple[pd.DataFrame, str, str, str | None]:
-        """``(table, profile it was read from, one-line description, partial summary or None)``
-        of ``name``."""
+    def _lookup(self, name: str) -> ReadTable:
+        """What :meth:`table` reads for ``name``."""
         from memnb.experiments.registry import load_all
         from memnb.reruns import rerun_clause
         from memnb.results import (
@@ -188,7 +201,7 @@ class ResultSource:
             if profile == self.profile and name in self._not_judged and profile != order[-1]:
                 not_judged = self._not_judged[name]  # an item found it cannot judge this run
                 continue
-            what = f"`{profile}` run of {name}"
+            run = what = f"`{profile}` run of {name}"
             if profile != self.profile and not_judged is not None:
                 what += (f" (the committed `{self.profile}` run is not judged: "
                          f"{not_judged}; fell back to `{profile}`)")
@@ -202,7 +215,7 @@ class ResultSource:
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
-            self._cache[name] = (result.table, profile, what, partial)
+            self._cache[name] = ReadTable(result.table, profile, what, partial, run)
             return self._cache[name]
         raise NotRun(name, self.profile)
 
@@ -229,7 +242,7 @@ class ResultSource:
             self._override.pop(name, None)
 
     def _rerun_entry(self, name: str, column: str, values: tuple[Any, ...],
-                     where: dict[str, Any]) -> tuple[pd.DataFrame, str, str, str | None] | None:
+                     where: dict[str, Any]) -> ReadTable | None:
         from memnb.reruns import RERUN, rerun_progress
         from memnb.results import load, points_ran, profile_change, run_label
 
@@ -259,7 +272,7 @@ class ResultSource:
         partial = (None if rerun.complete else
                    f"a partial rerun ({done} of {total} points of today's profile; its {which} "
                    "points all computed)")
-        return part, "full", what, partial
+        return ReadTable(part, "full", what, partial, f"`full` rerun of {name}")
 
     def reads_rerun(self, name: str) -> bool:
         """Whether :meth:`table` now returns a part of ``name``'s rerun (:meth:`rerun_part`)."""
@@ -286,7 +299,7 @@ class ResultSource:
 
     def peek(self, name: str) -> pd.DataFrame:
         """The table :meth:`table` would return, without recording it as evidence."""
-        return self._lookup(name)[0]
+        return self._lookup(name).table
 
     def fall_back(self, name: str, why: str) -> bool:
         """Judge the ``quick`` run of ``name`` instead of its ``full`` one, which an item found
@@ -305,10 +318,12 @@ class ResultSource:
 
     def table(self, name: str) -> pd.DataFrame:
         """The result table of experiment ``name`` (see the class docstring)."""
-        table, _, what, _ = self._lookup(name)
-        if what not in self._used:
-            self._used.append(what)
-        return table
+        read = self._lookup(name)
+        if read.what not in self._used:
+            self._used.append(read.what)
+        if read.run not in self._runs:
+            self._runs.append(read.run)
+        return read.table
 
     def fell_back(self, name: str) -> bool:
         """True when ``name``'s table is a ``quick`` stand-in for a missing ``full`` run."""
@@ -316,7 +331,7 @@ class ResultSource:
 
     def used_profile(self, name: str) -> str:
         """The profile whose table :meth:`table` returns for ``name``."""
-        return self._lookup(name)[1]
+        return self._lookup(name).profile
 
     def at_paper_scale(self, name: str, verdict: Verdict, reason: str | None = None) -> Verdict:
         """``verdict`` as it stands when ``name`` was read from a complete ``full`` run;
@@ -331,15 +346,20 @@ class ResultSource:
     def partial(self, name: str) -> str | None:
         """:func:`memnb.results.partial_summary` of the run :meth:`table` reads for ``name``
         (None when that run is complete)."""
-        return self._lookup(name)[3]
+        return self._lookup(name).partial
 
     def start_item(self) -> None:
         """Forget the evidence recorded for the previous item."""
         self._used = []
+        self._runs = []
 
     def evidence(self) -> str:
         """The evidence read since :meth:`start_item`, as one line."""
         return "; ".join(self._used)
+
+    def runs_read(self) -> tuple[str, ...]:
+        """The short labels of the runs read since :meth:`start_item` (:attr:`ReadTable.run`)."""
+        return tuple(self._runs)
 
 
 ItemFn = Callable[[ResultSource], Verdict]
@@ -378,16 +398,19 @@ class Item:
                              f"it{whole}", results.evidence() or "none in this checkout")
         except NotComputable as why:
             return self._row("not computable", str(why),
-                             results.evidence() or "none (see measured)")
+                             results.evidence() or "none (see measured)", results.runs_read())
         evidence = results.evidence()
         if self.evidence:
             evidence = f"{self.evidence}; {evidence}" if evidence else self.evidence
+        # a row not run names what exists, not what it read: no read_from there
         return self._row(verdict.status, verdict.measured,
-                         evidence or "computed here at small size (no result table)")
+                         evidence or "computed here at small size (no result table)",
+                         results.runs_read())
 
-    def _row(self, status: str, measured: str, evidence: str) -> Row:
+    def _row(self, status: str, measured: str, evidence: str,
+             read_from: tuple[str, ...] = ()) -> Row:
         return Row(self.paper, self.item, self.claim, self.criterion, measured, evidence, status,
-                   self.ours)
+                   self.ours, read_from)
 
 
 _ITEMS: dict[tuple[str, str], Item] = {}
@@ -446,8 +469,10 @@ def to_frame(rows: list[Row]) -> pd.DataFrame:
 
 
 def to_json(rows: list[Row]) -> str:
-    """The rows as a JSON list of objects with the keys of :data:`COLUMNS`."""
-    return json.dumps([{k: r.to_dict()[k] for k in COLUMNS} | {"ours": r.ours} for r in rows],
+    """The rows as a JSON list of objects with the keys of :data:`COLUMNS`, ``ours`` and
+    ``read_from`` (the runs a row's check read)."""
+    return json.dumps([{k: r.to_dict()[k] for k in COLUMNS}
+                       | {"ours": r.ours, "read_from": list(r.read_from)} for r in rows],
                       indent=2, ensure_ascii=False)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memnb.prose import markdown_table
 from memnb.results import ExperimentResult
-from memnb.scorecard.core import PAPERS, ResultSource, Row, load_items
+from memnb.scorecard.core import PAPERS, ReadTable, ResultSource, Row, load_items
 from memnb.scorecard.render import source_profile
 
 
@@ -30,7 +30,7 @@ class ReplacedSource(ResultSource):
         self.replaced_name = name
         self.replaced = replaced
 
-    def _lookup(self, name: str) -> tuple:
+    def _lookup(self, name: str) -> ReadTable:
         if name != self.replaced_name:
             return super()._lookup(name)
         from memnb.results import arithmetic_label, partial_summary, run_label
@@ -40,7 +40,8 @@ class ReplacedSource(ResultSource):
                 f"{run_label(self.replaced.table, prov)}, commit "
                 f"{str(prov.get('git_commit', 'unknown'))[:7]}, code "
                 f"{prov.get('code_fingerprint')} ({arithmetic_label(prov)})")
-        value = (self.replaced.table, "full", what, partial_summary(prov))
+        value = ReadTable(self.replaced.table, "full", what, partial_summary(prov),
+                          f"the `full` run of {name} that the committed one replaced")
         self._cache[name] = value
         return value
 
