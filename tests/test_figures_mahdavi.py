@@ -137,7 +137,7 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
                           "- Fig. 5"}
     assert "complete; 3 seeds" in lines["- Fig. 2b"]
     assert "**partial** (3 of 4 points ran" in lines["- Fig. 2a"]
-    assert "; 2 seeds" in lines["- Fig. 2a"]
+    assert "; 2 seeds with points so far" in lines["- Fig. 2a"]
     for figure in ("- Fig. 2c", "- Fig. 3", "- Fig. 4", "- Fig. 5"):
         assert "**no full-scale run**" in lines[figure]
         assert "d = 16 (official 64)" in lines[figure]

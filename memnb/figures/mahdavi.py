@@ -324,9 +324,11 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
         seeds = seeds_used(full.table, full.provenance)
         partial = partial_summary(full.provenance)
         state = f"**partial** ({partial.removeprefix('partial: ')})" if partial else "complete"
+        # a partial grid may hold fewer seeds at some settings: the count is of seeds begun
+        begun = " with points so far" if partial else ""
         lines.append(f"- {figure}: a full-scale run is committed, {state}; {seeds} seed"
-                     f"{'s' * (seeds != 1)} (the paper's: {paper_seeds}, per the official "
-                     "code's README).")
+                     f"{'s' * (seeds != 1)}{begun} (the paper's: {paper_seeds}, per the "
+                     "official code's README).")
     epochs = {get(name).params(profile).get("epochs") for name in SWEEPS}
     official = int(paper.EPOCHS.value)
     if epochs == {official}:
