@@ -301,6 +301,11 @@ def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> No
         supersede(name, profile, root, replace=True)
 
 
+#: Provenance fields written by ``scripts/rekey_cache.py``: the code fingerprint that computed
+#: the points before a re-key that changed no computation, and every such re-key (from, to, why).
+REKEY_HISTORY: tuple[str, ...] = ("code_fingerprint_rekeyed_from", "code_fingerprint_rekeys")
+
+
 def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget,
                  untimed: bool) -> dict[str, Any]:
     """``invocations`` (one record per ``memnb run`` that computed points of this table, the
@@ -312,11 +317,13 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     reused (a run that resumes
     across sessions from a committed point cache keeps its whole history, and the
     ``corrections`` made by hand to that history, each a sentence saying what was changed and
-    why, are kept with it). This invocation's ``points_done`` is ``None`` for a run without a
-    time limit (``untimed``) that no stop request ended.
+    why, are kept with it, as is the record of re-keys that carried its earlier points over to
+    today's code fingerprint, :data:`REKEY_HISTORY`). This invocation's ``points_done`` is
+    ``None`` for a run without a time limit (``untimed``) that no stop request ended.
     """
     earlier: list[dict[str, Any]] = []
     corrections: list[str] = []
+    rekeys: dict[str, Any] = {}
     if json_path.exists():
         try:
             previous = json.loads(json_path.read_text())
@@ -329,6 +336,7 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
         if same and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])
+            rekeys = {k: previous[k] for k in REKEY_HISTORY if k in previous}
     # a run without a time limit records its count of points only when a stop request ended it
     done = None if untimed and not budget.stopped else budget.done
     this = _invocation({**provenance, "points_done": done})
@@ -337,7 +345,7 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     history: dict[str, Any] = {"invocations": records, "total_wall_time_s": round(total, 2)}
     if corrections:
         history["corrections"] = corrections
-    return history
+    return history | rekeys
 
 
 def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:

@@ -200,12 +200,17 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
     shutil.copytree(first, second)
     # a correction made by hand to the committed provenance stays with the history it corrects
     json_path = second / "full" / "tiny.slow.json"
-    corrected = {**json.loads(json_path.read_text()), "corrections": ["device_name fixed"]}
+    # so does the record of a re-key that carried the earlier points to today's fingerprint
+    rekeys = {"code_fingerprint_rekeyed_from": "0123456789abcdef",
+              "code_fingerprint_rekeys": [{"from": "0123456789abcdef", "to": "x", "why": "w"}]}
+    corrected = {**json.loads(json_path.read_text()), "corrections": ["device_name fixed"],
+                 **rekeys}
     json_path.write_text(json.dumps(corrected))
     calls.clear()
     resumed = run_experiment("tiny.slow", "full", root=second)
     assert resumed.complete and calls == list(range(done, 6))
     assert resumed.provenance["corrections"] == ["device_name fixed"]
+    assert {k: resumed.provenance[k] for k in rekeys} == rekeys
     assert resumed.table["x"].tolist() == list(range(6))
     history = resumed.provenance["invocations"]
     assert [r["points_done"] for r in history] == [done, None]
@@ -216,6 +221,7 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
     again = run_experiment("tiny.slow", "full", root=second)
     assert len(again.provenance["invocations"]) == 1
     assert "corrections" not in again.provenance
+    assert not set(rekeys) & set(again.provenance)
 
 
 def test_describe_points_names_the_parameters_that_vary():
