@@ -437,7 +437,7 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
     read = {f: SimpleNamespace(item=f, status=status, measured="m", read_from=runs)
             for f, status, runs in (
                 ("Fig. 8", "trend", ("`full` run of dana.appendix_depth",)),
-                ("Fig. 9", "not run", ()),
+                ("Fig. 9", "not run", ("`quick` run of dana.appendix_depth",)),
                 ("Fig. 10", "not computable", ("`full` run of dana.appendix_depth",)))}
     assert ("Verdicts (read from the `full` run of dana.appendix_depth): Fig. 8 **trend**, "
             "Fig. 9 **not run**") in figures.appendix_caption(table, "depth", read)

@@ -57,6 +57,13 @@ def test_read_from_names_each_run_once_and_none_for_a_row_not_run(tmp_path) -> N
 
     assert _item(then_missing).evaluate(core.ResultSource("full", tmp_path)).read_from == ()
 
+    def lacks_points(results: core.ResultSource) -> Verdict:
+        results.table("toy.a")
+        raise core.NotRun("toy.a", "full", "the run holds no point of this figure")
+
+    row = _item(lacks_points).evaluate(core.ResultSource("full", tmp_path))
+    assert row.status == "not run" and row.read_from == ("`full` run of toy.a",)
+
 
 def test_missing_result_gives_a_not_run_row_with_its_command(tmp_path) -> None:
     item = core.Item("dana", "Fig. 0", "c", "k", lambda r: r.table("toy.none"),

@@ -2055,11 +2055,12 @@ def _appendix_styles(beside_rerun: bool, cached: pd.DataFrame | None,
 
 def _verdicts_read_from(rows: Any) -> str:
     """``" (read from the `full` run of dana.appendix_depth)"``: the run(s) that scorecard rows
-    judged (:attr:`memnb.scorecard.core.Row.read_from`; a row not run reads none); '' when
+    judged (:attr:`memnb.scorecard.core.Row.read_from`; a row not run judged none); '' when
     none names one."""
     runs: list[str] = []
     for row in rows:
-        runs += [run for run in getattr(row, "read_from", ()) if run not in runs]
+        if getattr(row, "status", "") != "not run":
+            runs += [run for run in getattr(row, "read_from", ()) if run not in runs]
     return f" (read from the {' and the '.join(runs)})" if runs else ""
 
 

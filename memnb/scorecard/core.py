@@ -85,7 +85,8 @@ class Row:
     status: str
     ours: bool = False
     #: the runs whose tables the check read, one short label each ("`full` run of dana.exp2",
-    #: "`full` rerun of …"), for text that names them without parsing ``evidence``
+    #: "`full` rerun of …"), for text that names them without parsing ``evidence``; a row not
+    #: run for want of a table has none, one not run for want of points in a table names it
     read_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -395,14 +396,14 @@ class Item:
                                  "none in this checkout")
             whole = f" (the whole run {planned})" if planned else ""
             return self._row("not run", f"{missing.why}; {cmd} computes the run that decides "
-                             f"it{whole}", results.evidence() or "none in this checkout")
+                             f"it{whole}", results.evidence() or "none in this checkout",
+                             results.runs_read())
         except NotComputable as why:
             return self._row("not computable", str(why),
                              results.evidence() or "none (see measured)", results.runs_read())
         evidence = results.evidence()
         if self.evidence:
             evidence = f"{self.evidence}; {evidence}" if evidence else self.evidence
-        # a row not run names what exists, not what it read: no read_from there
         return self._row(verdict.status, verdict.measured,
                          evidence or "computed here at small size (no result table)",
                          results.runs_read())

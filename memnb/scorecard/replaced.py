@@ -10,7 +10,6 @@ see whether a verdict rests on the particular run or on what every run shows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,8 +46,9 @@ class ReplacedSource(ResultSource):
 
 
 def reads_full_run(row: Row, name: str) -> bool:
-    """Whether ``row``'s evidence is the committed ``full`` run of experiment ``name``."""
-    return re.search(rf"`full` run of {re.escape(name)}(?![\w.])", row.evidence) is not None
+    """Whether ``row`` read the committed ``full`` run of experiment ``name``
+    (:attr:`memnb.scorecard.core.Row.read_from`)."""
+    return f"`full` run of {name}" in row.read_from
 
 
 @dataclass(frozen=True)
