@@ -366,15 +366,16 @@ def describe_points(points: list[dict[str, Any]], grid_axes: tuple[str, ...] = (
     them; otherwise, where the seed varies, each seed's points are described on their own and
     seeds described alike are named together (``seed 0 at H ∈ {1, 5} and T = 40000 (2 points);
     seeds 1–4 at H ∈ {1, 5} and T ∈ {10000, 40000} (4 points a seed, 16 in all)``). Points of
-    one seed name it (``seed = 4; H ∈ {4, 8}``). Points of several paper figures in one table
+    one seed name it (``seed = 4; H ∈ {4, 8}``). Points of a table of several paper figures
     (column ``figure``, App. B's three figures) are described figure by figure (``Fig. 6: ...;
-    Fig. 7: ...``). Each of ``grid_axes`` (the axes the whole grid varies, e.g. the profile's
-    list of d) that is one value among ``points`` is named first (``d = 13; H ∈ {1, 5}``): the
-    points then lie on one slice of that axis, which is the news."""
+    Fig. 7: ...``), the figure named when all are of one. Each of ``grid_axes`` (the axes the
+    whole grid varies, e.g. the profile's list of d) that is one value among ``points`` is named
+    first (``d = 13; H ∈ {1, 5}``): the points then lie on one slice of that axis, which is the
+    news."""
     if not points:
         return "none"
     figures = list(dict.fromkeys(str(p.get("figure")) for p in points))
-    if len(figures) > 1:
+    if len(figures) > 1 or "figure" in points[0]:  # which figure is news even when one is left
         return "; ".join(
             f"{figure}: " + describe_points([{k: v for k, v in p.items() if k != "figure"}
                                              for p in points if str(p.get("figure")) == figure],
@@ -398,6 +399,10 @@ def _describe_one_figure(points: list[dict[str, Any]]) -> str:
     # a parameter derived from a grid axis (the step budget from T) is not news of its own
     keys = [k for k in keys if k in _GRID_AXES or not any(
         a in _GRID_AXES and a != "seed" and _determines(points, a, k) for a in keys)]
+    # nor one derived from several parameters named before it (an MLP's width from d and the
+    # head count it stands for, App. B's Fig. 10), which would break their every-combination
+    keys = [k for i, k in enumerate(keys) if k in _GRID_AXES or not _jointly_determined(
+        points, [a for a in keys[:i] if a != "seed"], k)]
     if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
         point = points[0]
         shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}
@@ -425,6 +430,15 @@ def _determines(points: list[dict[str, Any]], axis: str, key: str) -> bool:
     """Whether each value of ``axis`` among ``points`` comes with a single value of ``key``."""
     return (len({(_value(p, axis), _value(p, key)) for p in points})
             == len({_value(p, axis) for p in points}))
+
+
+def _jointly_determined(points: list[dict[str, Any]], axes: list[str], key: str) -> bool:
+    """Whether ``axes`` (two or more) together give each of ``points`` a single value of
+    ``key``: ``key`` is a function of them."""
+    if len(axes) < 2:
+        return False
+    pairs = {(tuple(_value(p, a) for a in axes), _value(p, key)) for p in points}
+    return len(pairs) == len({combo for combo, _ in pairs})
 
 
 def _value_sets(points: list[dict[str, Any]],

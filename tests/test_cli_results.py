@@ -275,15 +275,21 @@ def test_describe_points_names_the_parameters_that_vary():
     depth = [{"figure": "Fig. 8", "d": d, "H": h, "seed": s} for d in (7, 10, 13)
              for h in (1, 5) for s in (0, 1)]
     missing = [p for p in depth if p["d"] == 13]
-    assert describe_points(missing) == "H ∈ {1, 5}; seed ∈ {0, 1}"
-    assert describe_points(missing, ("d", "H")) == "d = 13; H ∈ {1, 5}; seed ∈ {0, 1}"
-    assert describe_points(missing[:1], ("d",)) == "figure = Fig. 8, d = 13, H = 1, seed = 0"
+    # (the figure is named even when all the points are of one)
+    assert describe_points(missing) == "Fig. 8: H ∈ {1, 5}; seed ∈ {0, 1}"
+    assert describe_points(missing, ("d", "H")) == "Fig. 8: d = 13; H ∈ {1, 5}; seed ∈ {0, 1}"
+    assert describe_points(missing[:1], ("d",)) == "Fig. 8: d = 13, H = 1, seed = 0"
+    # a parameter that several named before it determine together (an MLP's width from d and
+    # the head count it stands for, Fig. 10) is left out instead of breaking their product
+    mlp = [{"figure": "Fig. 10", "d": d, "H": 1, "seed": s, "H_equiv": h, "width": 2 * d * (h - 1)}
+           for d in (7, 10) for s in (0, 1) for h in (1, 5, 9)]
+    assert describe_points(mlp) == "Fig. 10: d ∈ {7, 10}; seed ∈ {0, 1}; H_equiv ∈ {1, 5, 9}"
     from memnb.results import partial_summary
 
     provenance = {"complete": False, "points_done": 8, "missing_points": missing,
                   "params": {"d": [7, 10, 13], "H": [1, 5], "N": 70}}
     assert partial_summary(provenance) == (
-        "partial: 8 of 12 points ran; missing d = 13; H ∈ {1, 5}; seed ∈ {0, 1}")
+        "partial: 8 of 12 points ran; missing Fig. 8: d = 13; H ∈ {1, 5}; seed ∈ {0, 1}")
 
 
 def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():
