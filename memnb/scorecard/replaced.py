@@ -10,6 +10,7 @@ see whether a verdict rests on the particular run or on what every run shows.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,19 +153,20 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
     that changes, named by ``label`` (and by the replaced run for such a row; with a note where
     the replaced grid was partial, one of ``partial_tables``)."""
     changed = [j for j in judged if j.now != j.then]
-    twice = sorted({label(j) for j in judged
-                    if sum((k.paper, k.item) == (j.paper, j.item) for k in judged) > 1})
+    reads = Counter((j.paper, j.item) for j in judged)  # judged again once per replaced run
+    twice = sorted({label(j) for j in judged if reads[j.paper, j.item] > 1})
     verdicts = f"{len(judged)} verdict{'s' * (len(judged) != 1)}"
     several = (f" ({len(twice)} row{'s' * (len(twice) > 1)} read{'s' * (len(twice) == 1)} "
                "several replaced runs and "
                f"{'is' if len(twice) == 1 else 'are'} judged again with each in turn: "
                + ", ".join(twice) + ")" if twice else "")
+    head = f"Of the {verdicts} judged again on the replaced tables{several}, "
     if not changed:
-        return f"Of the {verdicts} judged again on the replaced tables{several}, none changes."
-    return (f"Of the {verdicts} judged again on the replaced tables{several}, "
-            f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
+        return head + "none changes."
+    return (head + f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
             + "; ".join(f"{label(j)}"
-                        + (f" with `{j.experiment}` replaced" if label(j) in twice else "")
+                        + (f" with `{j.experiment}` replaced" if reads[j.paper, j.item] > 1
+                           else "")
                         + f" ({j.now} on the committed run, {j.then} on the replaced one"
                         + (", whose grid is partial" if j.experiment in partial_tables else "")
                         + ")" for j in changed) + ".")
