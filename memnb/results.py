@@ -401,8 +401,13 @@ def _describe_one_figure(points: list[dict[str, Any]]) -> str:
         a in _GRID_AXES and a != "seed" and _determines(points, a, k) for a in keys)]
     # nor one derived from several parameters named before it (an MLP's width from d and the
     # head count it stands for, App. B's Fig. 10), which would break their every-combination
-    keys = [k for i, k in enumerate(keys) if k in _GRID_AXES or not _jointly_determined(
-        points, [a for a in keys[:i] if a != "seed"], k)]
+    # (one parameter alone that determines another is the rule above's or a mirror's case)
+    kept: list[str] = []
+    for i, key in enumerate(keys):
+        before = [a for a in keys[:i] if a != "seed"]
+        if key in _GRID_AXES or len(before) < 2 or not _function_of(points, before, key):
+            kept.append(key)
+    keys = kept
     if not keys:  # one point (or copies of one): all of it if short, else its usual grid axes
         point = points[0]
         shown = point if len(point) <= 6 else {k: v for k, v in point.items() if k in _GRID_AXES}
@@ -428,15 +433,11 @@ def _value(point: dict[str, Any], key: str) -> str:
 
 def _determines(points: list[dict[str, Any]], axis: str, key: str) -> bool:
     """Whether each value of ``axis`` among ``points`` comes with a single value of ``key``."""
-    return (len({(_value(p, axis), _value(p, key)) for p in points})
-            == len({_value(p, axis) for p in points}))
+    return _function_of(points, [axis], key)
 
 
-def _jointly_determined(points: list[dict[str, Any]], axes: list[str], key: str) -> bool:
-    """Whether ``axes`` (two or more) together give each of ``points`` a single value of
-    ``key``: ``key`` is a function of them."""
-    if len(axes) < 2:
-        return False
+def _function_of(points: list[dict[str, Any]], axes: list[str], key: str) -> bool:
+    """Whether ``axes`` together give each of ``points`` a single value of ``key``."""
     pairs = {(tuple(_value(p, a) for a in axes), _value(p, key)) for p in points}
     return len(pairs) == len({combo for combo, _ in pairs})
 
