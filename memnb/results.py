@@ -401,7 +401,7 @@ def _describe_one_figure(points: list[dict[str, Any]]) -> str:
         a in _GRID_AXES and a != "seed" and _determines(points, a, k) for a in keys)]
     # nor one derived from several parameters named before it (an MLP's width from d and the
     # head count it stands for, App. B's Fig. 10), which would break their every-combination
-    # (one parameter alone that determines another is the rule above's or a mirror's case)
+    # (two or more of them: a single one is left to the mirror and grid-axis rules above)
     kept: list[str] = []
     for i, key in enumerate(keys):
         before = [a for a in keys[:i] if a != "seed"]
