@@ -148,6 +148,12 @@ class ReadTable(NamedTuple):
     run: str  # a short label: "`full` run of dana.exp2", for Row.read_from
 
 
+def read_label(profile: str, name: str) -> str:
+    """The :attr:`ReadTable.run` (and :attr:`Row.read_from`) label of the committed run of
+    experiment ``name`` under ``profile``: "`full` run of dana.exp2"."""
+    return f"`{profile}` run of {name}"
+
+
 class ResultSource:
     """Where an item reads its evidence: the result tables written by ``memnb run``.
 
@@ -202,7 +208,7 @@ class ResultSource:
             if profile == self.profile and name in self._not_judged and profile != order[-1]:
                 not_judged = self._not_judged[name]  # an item found it cannot judge this run
                 continue
-            run = what = f"`{profile}` run of {name}"
+            run = what = read_label(profile, name)
             if profile != self.profile and not_judged is not None:
                 what += (f" (the committed `{self.profile}` run is not judged: "
                          f"{not_judged}; fell back to `{profile}`)")
@@ -265,7 +271,8 @@ class ResultSource:
             which += " at " + ", ".join(f"{c} = {v}" for c, v in where.items())
         committed = load(name, "full", self.root)
         done, total = points_ran(prov)
-        what = (f"`full` rerun of {name} by today's code under today's `full` profile "
+        label = f"`full` rerun of {name}"
+        what = (f"{label} by today's code under today's `full` profile "
                 f"({RERUN}/full/), read for its {which} points, every one of which it has "
                 f"computed: {run_label(part, prov)}, {computing_commits(prov)}; "
                 f"{rerun_progress(name, 'full', self.root)}; the committed `full` run is not "
@@ -273,7 +280,7 @@ class ResultSource:
         partial = (None if rerun.complete else
                    f"a partial rerun ({done} of {total} points of today's profile; its {which} "
                    "points all computed)")
-        return ReadTable(part, "full", what, partial, f"`full` rerun of {name}")
+        return ReadTable(part, "full", what, partial, label)
 
     def reads_rerun(self, name: str) -> bool:
         """Whether :meth:`table` now returns a part of ``name``'s rerun (:meth:`rerun_part`)."""

@@ -17,7 +17,14 @@ from pathlib import Path
 
 from memnb.prose import markdown_table
 from memnb.results import ExperimentResult
-from memnb.scorecard.core import PAPERS, ReadTable, ResultSource, Row, load_items
+from memnb.scorecard.core import (
+    PAPERS,
+    ReadTable,
+    ResultSource,
+    Row,
+    load_items,
+    read_label,
+)
 from memnb.scorecard.render import source_profile
 
 
@@ -49,7 +56,7 @@ class ReplacedSource(ResultSource):
 def reads_full_run(row: Row, name: str) -> bool:
     """Whether ``row`` read the committed ``full`` run of experiment ``name``
     (:attr:`memnb.scorecard.core.Row.read_from`)."""
-    return f"`full` run of {name}" in row.read_from
+    return read_label("full", name) in row.read_from
 
 
 @dataclass(frozen=True)
