@@ -48,9 +48,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from memnb.results import REKEY_HISTORY
+
 REPO = Path(__file__).resolve().parent.parent
-REKEYED_FROM = "code_fingerprint_rekeyed_from"
-REKEYS = "code_fingerprint_rekeys"
+REKEYED_FROM, REKEYS = REKEY_HISTORY  # the provenance fields a resumed run carries forward
 DOCSTRING_RULE = "docstrings left out of the fingerprint"
 
 
