@@ -174,13 +174,19 @@ class ResultSource:
         # tables an item reads in place of the looked-up one while it runs (rerun_part)
         self._override: dict[str, ReadTable] = {}
 
+    def _load(self, name: str, profile: str) -> ExperimentResult | None:
+        """The committed result of ``name`` under ``profile`` (``None`` when there is none),
+        before the rules of :meth:`_lookup` decide whether it is judged."""
+        from memnb.results import load
+
+        return load(name, profile, self.root)
+
     def _lookup(self, name: str) -> ReadTable:
         """What :meth:`table` reads for ``name``."""
         from memnb.experiments.registry import load_all
         from memnb.reruns import rerun_clause
         from memnb.results import (
             earlier_code_note,
-            load,
             partial_summary,
             profile_change,
             run_label,
@@ -193,7 +199,7 @@ class ResultSource:
         order = [self.profile] + (["quick"] if self.profile == "full" else [])
         not_judged = None
         for profile in order:
-            result = load(name, profile, self.root)
+            result = self._load(name, profile)
             if result is None:
                 continue
             prov = result.provenance

@@ -19,7 +19,6 @@ from memnb.prose import markdown_table
 from memnb.results import ExperimentResult
 from memnb.scorecard.core import (
     PAPERS,
-    ReadTable,
     ResultSource,
     Row,
     load_items,
@@ -30,27 +29,20 @@ from memnb.scorecard.render import source_profile
 
 class ReplacedSource(ResultSource):
     """The ``full`` results, except that experiment ``name`` is read from ``replaced``, the
-    table its committed full run replaced: the evidence a row would have had before."""
+    table its committed full run replaced: the evidence a row would have had before. The
+    replaced table passes the same rules as a committed one (:meth:`ResultSource._lookup`): one
+    computed under an earlier profile is named, not judged, and the row falls back to ``quick``
+    as it would have then."""
 
     def __init__(self, name: str, replaced: ExperimentResult, root: Path | None = None) -> None:
         super().__init__("full", root)
         self.replaced_name = name
         self.replaced = replaced
 
-    def _lookup(self, name: str) -> ReadTable:
-        if name != self.replaced_name:
-            return super()._lookup(name)
-        from memnb.results import arithmetic_label, partial_summary, run_label
-
-        prov = self.replaced.provenance
-        what = (f"the `full` run of {name} that the committed one replaced: "
-                f"{run_label(self.replaced.table, prov)}, commit "
-                f"{str(prov.get('git_commit', 'unknown'))[:7]}, code "
-                f"{prov.get('code_fingerprint')} ({arithmetic_label(prov)})")
-        value = ReadTable(self.replaced.table, "full", what, partial_summary(prov),
-                          f"the `full` run of {name} that the committed one replaced")
-        self._cache[name] = value
-        return value
+    def _load(self, name: str, profile: str) -> ExperimentResult | None:
+        if name == self.replaced_name and profile == "full":
+            return self.replaced
+        return super()._load(name, profile)
 
 
 def reads_full_run(row: Row, name: str) -> bool:
@@ -97,7 +89,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
     counting the statuses that change. Rows of several papers are named with their paper."""
     from memnb.reruns import compared_column, gap_between, replaced_result
-    from memnb.results import arithmetic_label, load, partial_summary
+    from memnb.results import arithmetic_label, load, partial_summary, profile_change
 
     if source_profile(profile) != "full":
         return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
@@ -123,6 +115,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     lines: list[list[str]] = []
     judged: list[Rejudged] = []
     partial_tables: set[str] = set()  # replaced tables of a partial grid
+    earlier_profile: set[str] = set()  # replaced tables of an earlier profile: not judged
     for name in names:
         current = load(name, "full", root)
         replaced = None if current is None else replaced_result(name, "full", root)
@@ -135,6 +128,8 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
                 f"`{then.get('code_fingerprint')}`, {arithmetic_label(then)}, commit "
                 f"`{str(then.get('git_commit', 'unknown'))[:7]}`")
+        if profile_change(then) is not None:
+            earlier_profile.add(name)
         partial = partial_summary(then)
         if partial is not None:  # a partial table: a verdict may move for that alone
             what += f"; {partial}"
@@ -149,16 +144,24 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         lines.append([f"`{name}`", what, apart, cell(again)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
-    summary = rejudged_summary(judged, label, partial_tables)
+    summary = rejudged_summary(judged, label, partial_tables, earlier_profile)
     return markdown_table(header, lines) + "\n\n" + summary + "\n"
 
 
 def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str],
-                     partial_tables: Collection[str] = ()) -> str:
+                     partial_tables: Collection[str] = (),
+                     earlier_profile: Collection[str] = ()) -> str:
     """One sentence on ``judged``: how many verdicts were judged again, which rows read several
     replaced runs (each judged again once per run, so counted once per run) and every status
     that changes, named by ``label`` (and by the replaced run for such a row; with a note where
-    the replaced grid was partial, one of ``partial_tables``)."""
+    the replaced table was of an earlier profile and so not judged, one of ``earlier_profile``,
+    or else where its grid was partial, one of ``partial_tables``)."""
+
+    def why(j: Rejudged) -> str:
+        if j.experiment in earlier_profile:
+            return ", which is of an earlier profile and so not judged"
+        return ", whose grid is partial" if j.experiment in partial_tables else ""
+
     changed = [j for j in judged if j.now != j.then]
     reads = Counter((j.paper, j.item) for j in judged)  # judged again once per replaced run
     twice = sorted({label(j) for j in judged if reads[j.paper, j.item] > 1})
@@ -175,7 +178,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
                         + (f" with `{j.experiment}` replaced" if reads[j.paper, j.item] > 1
                            else "")
                         + f" ({j.now} on the committed run, {j.then} on the replaced one"
-                        + (", whose grid is partial" if j.experiment in partial_tables else "")
+                        + why(j)
                         + ")" for j in changed) + ".")
 
 
