@@ -13,7 +13,7 @@ import pytest
 from memnb import viz
 from memnb.scorecard import build_scorecard
 from memnb.scorecard import compare as card
-from memnb.scorecard.core import NotComputable, load_items
+from memnb.scorecard.core import NotComputable, ResultSource, load_items
 
 
 def _fake_table() -> pd.DataFrame:
@@ -53,7 +53,10 @@ def test_rows_are_computed_from_a_table(tmp_path):
     rows = build_scorecard("full", ["compare"], root=tmp_path)
     assert time.perf_counter() - start < 30
     frame = pd.DataFrame([r.to_dict() for r in rows])
-    assert "not run" not in set(frame["status"])
+    # every row is judged on the quick table, or says why that table cannot decide it
+    undecided = frame[frame["status"] == "not run"]
+    assert undecided["measured"].str.contains("the `quick` run cannot decide it").all()
+    assert len(undecided) < len(frame)
     assert frame["evidence"].str.contains("fell back to `quick`").any()
     head = frame[frame["item"] == "Head to head"].iloc[0]
     assert "MLP leads beyond the summed seed spreads" in head["measured"]
@@ -177,6 +180,30 @@ def test_linear_capacity_needs_three_budgets():
         card.linear_capacity_verdict(two, 4, "ffn_attention")
     v = card.checked(card.linear_capacity_verdict, two, 4, "ffn_attention")
     assert v.status == "not computable" and "P=472" in v.measured
+    # a limit of the data, not of the statement: a reduced or partial run leaves it `not run`,
+    # naming the full run that decides it; only the complete full run leaves it not computable
+    for profile, partial in (("quick", None), ("full", "3 of 9 points")):
+        cut = card.scaled(v, profile, partial)
+        assert cut.status == "not run" and "P=472" in cut.measured
+        assert "memnb run compare.capacity --profile full" in cut.measured
+    assert card.scaled(v, "full").status == "not computable"
+
+
+def test_rows_judge_a_check_the_reduced_run_cannot_compute_as_not_run(tmp_path, monkeypatch):
+    """The scorecard rows say `not run` (with the command of the full run) where the run read
+    is too small to compute a check, as the statuses are defined (memnb.scorecard.criteria)."""
+    two = _linear_table({"ffn_attention": {232: 15, 472: 0, 716: 45}})
+    quick = tmp_path / "quick"
+    quick.mkdir()
+    monkeypatch.setattr(card, "_table", lambda results: (two, {"C": 4}))
+    source = ResultSource("quick", tmp_path)
+    monkeypatch.setattr(source, "used_profile", lambda name: "quick")
+    monkeypatch.setattr(source, "partial", lambda name: None)
+    [row] = [it.evaluate(source) for it in load_items(["compare"])
+             if it.item == "Capacity vs budget, FFN-attn-FFN"]
+    assert row.status == "not run", row
+    assert "cannot decide it" in row.measured and "P=472" in row.measured
+    assert "memnb run compare.capacity --profile full" in row.measured
 
 
 def test_guarantee_untested_below_the_smallest_tried_N():
@@ -253,7 +280,7 @@ def test_guarantee_names_shortfalls_and_keeps_shapes_outside_the_scope_apart():
     v = card.guarantee_verdict(pd.DataFrame(ok + short), 4, "aot", 6, 4)
     assert v.status == "differs" and "falls short at 1" in v.measured
     assert "not fitted: d=2 d_h=1 H=86 (seed 1))" in v.measured
-    assert "guarantees 6 to 6" in v.measured
+    assert "(guarantee 6;" in v.measured
     v = card.guarantee_verdict(pd.DataFrame(ok + wide), 4, "aot", 6, 4)
     assert v.status == "trend" and v.values["outside_scope"] == 1
     assert "d > V = 4 (d=8 d_h=1 H=19 (seed 0))" in v.measured

@@ -433,7 +433,7 @@ def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
 
     seeds = int(best["seeds"].min())
     v = card.scaled(card.checked(card.ranking_from_best, best), profile)
-    if v.status == "not computable":
+    if v.status in ("not computable", "not run"):
         verdict = "no architecture memorized any training set entirely at any budget"
     else:
         capped = v.measured[v.measured.rindex(" ["):] if v.measured.endswith("]") else ""

@@ -12,6 +12,8 @@ judge different tables, and the chapter says so. Every row is marked ``ours``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,7 +23,7 @@ from memnb.experiments import compare as exp
 from memnb.papers import external
 from memnb.prose import counted
 from memnb.scorecard import criteria
-from memnb.scorecard.core import NotComputable, ResultSource, item
+from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item
 from memnb.scorecard.criteria import Verdict
 
 P = "compare"
@@ -245,8 +247,9 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     if held.any():
         ratio = part.loc[held, "capacity"] / part.loc[held, "guarantee"]
         met = part.loc[held, "guarantee"]
-        text += (f" (guarantees {int(met.min())} to {int(met.max())}; trained/guaranteed "
-                 f"{ratio.min():.3g}× to {ratio.max():.3g}×)")
+        met_text = (f"guarantee {int(met.min())}" if met.min() == met.max() else
+                    f"guarantees {int(met.min())} to {int(met.max())}")
+        text += (f" ({met_text}; trained/guaranteed {ratio.min():.3g}× to {ratio.max():.3g}×)")
     before = " before the step cap" if knows_cap else ""
     text += (f", falls short at {int(short.sum())} (an N at or below the guarantee tried and "
              f"not fitted{before}" + (f": {_runs(part[short])}" if short.any() else "") + ")"
@@ -503,7 +506,13 @@ def _reduced(profile: str) -> str:
 def scaled(verdict: Verdict, profile: str, partial: str | None = None) -> Verdict:
     """``verdict`` capped as the rows cap it (:meth:`ResultSource.at_paper_scale`): a
     ``reproduced`` from a table of a ``quick`` or ``ci`` run, or of a partial ``full`` run,
-    is a ``trend``. For the chapter's sentences, which judge the table of its ``profile``."""
+    is a ``trend``; a ``not computable`` one (:func:`checked`) from such a table is ``not run``,
+    as the rows say it (:func:`_judged`): the ``full`` run decides it. For the chapter's
+    sentences, which judge the table of its ``profile``."""
+    if verdict.status == "not computable" and (profile != "full" or partial is not None):
+        return Verdict("not run", f"the `{profile}` run cannot decide it: {verdict.measured}; "
+                       f"`memnb run {NAME} --profile full` computes the run that decides it",
+                       verdict.values)
     return criteria.at_paper_scale(verdict, profile, partial, reduced=_reduced(profile),
                                    incomplete=f"{NAME}: {partial}")
 
@@ -555,6 +564,23 @@ def _scaled(results: ResultSource, verdict: Verdict) -> Verdict:
     return results.at_paper_scale(NAME, verdict, _reduced(results.used_profile(NAME)))
 
 
+def _judged(results: ResultSource, check: Callable[..., Verdict], *args: Any,
+            **kwargs: Any) -> Verdict:
+    """``check(*args, **kwargs)`` capped by :func:`_scaled`. A check that a run too small to
+    decide it cannot compute (too few budgets with a positive capacity, no guarantee above 1
+    tested: a limit of the data, not of the statement) makes the row ``not run``, naming what
+    the run read holds and the command of the ``full`` run that decides it, while the run read
+    is a reduced or partial one; only the complete ``full`` run leaves it ``not computable``."""
+    try:
+        verdict = check(*args, **kwargs)
+    except NotComputable as why:
+        if results.used_profile(NAME) == "full" and results.partial(NAME) is None:
+            raise
+        raise NotRun(NAME, "full", f"the `{results.used_profile(NAME)}` run cannot decide it: "
+                     f"{why}", results.full_run_command(NAME)) from None
+    return _scaled(results, verdict)
+
+
 @item(P, "Head to head", ours=True, cost=_COST,
       claim="one architecture stores the most bits per parameter at every budget",
       criterion="the same architecture leads at every budget, a lead being a mean ahead of the "
@@ -564,7 +590,7 @@ def _scaled(results: ResultSource, verdict: Verdict) -> Verdict:
                 + _AT_MOST)
 def head_to_head(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _scaled(results, ranking_verdict(table, params["C"]))
+    return _judged(results, ranking_verdict, table, params["C"])
 
 
 @item(P, "Dana et al. Thm 1 vs training", ours=True, cost=_COST,
@@ -576,8 +602,8 @@ def head_to_head(results: ResultSource) -> Verdict:
                   "named, not judged, and cap the verdict at trend" + _AT_MOST)
 def dana_guarantee(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _scaled(results, guarantee_verdict(table, params["C"], "aot", params["n"],
-                                              params["V"], steps=params["steps"]))
+    return _judged(results, guarantee_verdict, table, params["C"], "aot", params["n"],
+                   params["V"], steps=params["steps"])
 
 
 @item(P, "Mahdavi et al. Thm 1 vs training", ours=True, cost=_COST,
@@ -589,8 +615,8 @@ def dana_guarantee(results: ResultSource) -> Verdict:
                   "most V distinct values, so at N > V two queries coincide)" + _AT_MOST)
 def mahdavi_guarantee(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _scaled(results, guarantee_verdict(table, params["C"], "mha", params["n"],
-                                              params["V"], steps=params["steps"]))
+    return _judged(results, guarantee_verdict, table, params["C"], "mha", params["n"],
+                   params["V"], steps=params["steps"])
 
 
 #: The name of the information-floor row: the floor is a counting bound of ours; only the title
@@ -606,22 +632,23 @@ FLOOR_ROW = "Information floor vs training (cf. our reading of Remark 4.4)"
                 + _AT_MOST)
 def floor(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _scaled(results, floor_verdict(table, params["C"]))
+    return _judged(results, floor_verdict, table, params["C"])
 
 
 for _arch in exp.ARCHITECTURES:
     def _linear(results: ResultSource, arch: str = _arch) -> Verdict:
         table, params = _table(results)
-        return _scaled(results, linear_capacity_verdict(table, params["C"], arch))
+        return _judged(results, linear_capacity_verdict, table, params["C"], arch)
 
     _linear.__qualname__ = f"linear_{_arch}"
     item(P, f"Capacity vs budget, {exp.SHORT[_arch]}", ours=True, cost=_COST,
          claim=f"the trained capacity of the {exp.LABELS[_arch]} grows linearly with its "
                "parameters",
          criterion=f"log-log fit of the best shape's mean capacity against P over the "
-                   f"budgets with a positive capacity (the others named; fewer than three: not "
-                   f"computable), its 95 % interval widened to every exponent the search "
-                   f"brackets allow (each capacity lies below the next tried N, which failed): "
+                   f"budgets with a positive capacity (the others named; fewer than three: "
+                   f"no fit, `not run` until the complete `full` run), its 95 % interval "
+                   f"widened to every exponent the search brackets allow (each capacity lies "
+                   f"below the next tried N, which failed): "
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
                    f"{LINEAR_TOLERANCE:g}; trend when it grows (exponent > ½, widened interval "
                    "above 0) and the widened interval contains 1 but the rule is not met; "
@@ -636,7 +663,7 @@ for _arch in exp.ARCHITECTURES:
                 + _AT_MOST)
 def anchors(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _scaled(results, anchors_verdict(table, params["C"]))
+    return _judged(results, anchors_verdict, table, params["C"])
 
 
 @item(P, "Kajitsuka & Sato construction vs training", ours=True, cost=_COST,
@@ -647,7 +674,7 @@ def anchors(results: ResultSource) -> Verdict:
                 "from a reduced-size run")
 def construction_cost(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _scaled(results, construction_cost_verdict(table, params["C"], params))
+    return _judged(results, construction_cost_verdict, table, params["C"], params)
 
 
 def summary_values(table: pd.DataFrame, C: int) -> dict[str, float]:
