@@ -174,6 +174,13 @@ def test_a_computation_that_wrote_two_tables_counts_its_time_once(tmp_path):
     assert ("(the same invocations as `dana.exp1` records: one computation written as both "
             "tables, its time counted once)") in text
     assert text.count("written as both tables") == 1  # exp1's own row is not marked
+    # a later invocation of exp1 alone (its points read from the cache): exp4's are among them
+    path = results / "full" / "dana.exp1.json"
+    later = {"started_utc": "2026-01-02T00:00:00", "git_commit": "def", "wall_time_s": 0.1}
+    path.write_text(json.dumps({**json.loads(path.read_text()), "invocations": [*runs, later]}))
+    text = reproducibility.full_runs_markdown(["dana.exp1", "dana.exp4"], results)
+    assert "(invocations among those `dana.exp1` records: one computation written" in text
+    assert "the same invocations as" not in text
 
 
 def test_full_runs_section_lists_committed_results_and_the_experiments_without_one(tmp_path):

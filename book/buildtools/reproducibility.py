@@ -226,8 +226,12 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         if runs > 1:
             minutes += f" over {runs} invocations"
         if name in shared:  # one computation recorded by two tables: its time counted once
-            minutes += (f" (the same invocations as `{shared[name]}` records: one computation "
-                        "written as both tables, its time counted once)")
+            other = shared[name]
+            same = (set(_invocation_keys(provenance))
+                    == set(_invocation_keys(provenances[other])))
+            minutes += (f" ({'the same invocations as' if same else 'invocations among those'} "
+                        f"`{other}` records: one computation written as both tables, its time "
+                        "counted once)")
         untimed = points_not_timed(provenance)  # computed outside the invocations timed
         if untimed:
             minutes += f" ({counted(untimed, 'cached point')} reused, not computed)"
