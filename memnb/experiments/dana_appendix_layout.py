@@ -13,7 +13,7 @@ and, where a profile names it, ``aot_code_uncompressed`` (eq. 2 with only the co
 ``1/sqrt(d_h)`` and positions). The eq. (2) curve it is compared with is ``dana.appendix_dim``'s.
 
 Where a profile names ``d_sweep`` and ``H_sweep`` it also retrains Fig. 5's grid (``d_h = d``,
-``H`` heads) with the same models and recipe. Our eq. (2) slopes of Fig. 5 are about half the
+``H`` heads) with the same models and recipe. Our eq. (2) slopes of Fig. 5 are well below the
 paper's; at ``d_h = d`` the code's model has no compression, so this separates the code's
 ``1/sqrt(d_h)``, positions and initialisation from its compression. A point of both grids
 (``d = 50``, ``d_h = 50``, ``H = 11``) is trained once; :func:`figure_rows` selects each figure's
