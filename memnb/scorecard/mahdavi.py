@@ -486,8 +486,8 @@ def _seed_spread(shares: pd.Series) -> str:
     below = [f"seed {int(seed)}: {share:.1%}" for (_, seed), share in shares.items()
              if share < FIG3_UNSATURATED_MIN]
     if below:
-        text += (f"; below the {FIG3_UNSATURATED_MIN:.0%} the mean is judged by: "
-                 + ", ".join(below))
+        text += (f"; seeds below the {FIG3_UNSATURATED_MIN:.0%} threshold, which the criterion "
+                 "applies to the mean: " + ", ".join(below))
     return text
 
 
