@@ -194,6 +194,9 @@ def test_capacity_depths_are_computed_per_width_and_not_typed_in_the_chapter():
     assert "width $d = 16$: 200: 0, 400: 1, 600: 1, 800: 2" in text
     assert "the smallest depth reaches 2 blocks at N = 800" in text
     assert "no tried depth (up to 4 blocks) memorizes N = 400, 600, 800" in text
+    assert "per $N$ (one seed; none:" in text  # a one-seed run is no mean over seeds
+    two_seeds = pd.concat([_two_widths(), _two_widths().assign(seed=1)])
+    assert "per $N$ (mean over seeds; none:" in ksfig.capacity_depths_markdown(two_seeds)
     one = _two_widths().assign(accuracy=lambda t: t["accuracy"].where(t["blocks"] < 1, 1.0))
     assert "one block or fewer memorizes every N" in ksfig.capacity_depths_markdown(
         one[one["d"] == 16])

@@ -600,6 +600,10 @@ def test_the_lowest_loss_reading_names_the_seeds_where_the_rule_fails():
     v = card.curves_verdict(pd.DataFrame(rows), "loss")
     assert "it holds at 3 of 5 seeds (fails at seeds 0, 2)" in v.measured
     assert "does not fail" not in v.measured
+    # one seed: the mean is that seed, so the reading is one statement, not two
+    alone = card.curves_verdict(pd.DataFrame([r for r in rows if r["seed"] == 0]), "loss")
+    assert "the loss of the one seed is" in alone.measured
+    assert "on the mean" not in alone.measured and "its one seed" not in alone.measured
 
 
 def _late(finals: dict[tuple[int, int], tuple[float, float]],

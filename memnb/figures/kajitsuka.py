@@ -673,8 +673,10 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
         shift = apart[d] * _DODGE * span
         axes[0].plot(part[by] + shift, part["min_blocks"], markers[d], alpha=0.5, color=color)
+        seeds = part["seed"].nunique() if "seed" in part else 1
         axes[0].plot(mean.index + shift, mean.to_numpy(), styles[d], marker=markers[d],
-                     color=color, label=f"width d = {d} (mean over seeds; dots: seeds)")
+                     color=color, label=f"width d = {d} ("
+                     + ("mean over seeds; dots: seeds)" if seeds > 1 else "one seed)"))
         for x in mean[mean.isna()].index:
             axes[0].axvline(x, color=color, ls=":", lw=1)
     xlabel = "N (training sequences)" if by == "N" else "n (sequence length, tokens)"
@@ -795,7 +797,9 @@ def capacity_depths_markdown(table: pd.DataFrame, by: str = "N") -> str:
                  f"the smallest depth reaches {card.blocks_word(float(mean.max()))} at {by} = "
                  f"{mean.idxmax():g}")
         parts.append(f"width $d = {d}$: {shown} ({words})")
-    return (f"Smallest #blocks reaching 100 % training accuracy per ${by}$ (mean over seeds; "
+    seeds = int(cap["seed"].nunique()) if "seed" in cap else 1
+    over = "mean over seeds" if seeds > 1 else "one seed"
+    return (f"Smallest #blocks reaching 100 % training accuracy per ${by}$ ({over}; "
             "none: no tried depth did), computed from the table of the figure: "
             + "; ".join(parts) + ".")
 

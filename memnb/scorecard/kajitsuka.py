@@ -407,16 +407,17 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     seeds = best["seed"].nunique()
     failing = [int(seed) for seed, part in best.groupby("seed")
                if _curves_rule(part, metric).status == "differs"]
-    if seeds > 1:
-        where = f"it holds at {seeds - len(failing)} of {seeds} seeds" + (
-            f" (fails at {_seeds_words(failing)})" if failing else "")
-    else:
-        where = f"it {'fails' if failing else 'holds'} at its one seed"
     first, last = int(best["epoch"].min()), int(best["epoch"].max())
     epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
-    return (f"read instead at each run's lowest-loss epoch ({epochs}: the checkpoint the trial "
-            f"search keeps; reported, not judged), the mean {metric} is {shown}: there the same "
-            f"rule {said[status]} on the mean, and {where}")
+    head = (f"read instead at each run's lowest-loss epoch ({epochs}: the checkpoint the trial "
+            f"search keeps; reported, not judged), the ")
+    if seeds == 1:  # the mean is the one seed: one statement, not two
+        return (f"{head}{metric} of the one seed is {shown}: there the same rule "
+                f"{said[status]}")
+    where = f"it holds at {seeds - len(failing)} of {seeds} seeds" + (
+        f" (fails at {_seeds_words(failing)})" if failing else "")
+    return (f"{head}mean {metric} is {shown}: there the same rule {said[status]} on the mean, "
+            f"and {where}")
 
 
 def late_divergence_text(curves: pd.DataFrame, drop: float = LATE_DROP) -> str:
