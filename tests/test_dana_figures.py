@@ -477,14 +477,14 @@ def test_accuracy_definitions_note_measures_the_gap_and_names_older_tables():
     runs = {"dana.exp5": FreshAndCached("dana.exp5", recorded, None, {}, ""),
             "dana.exp1": FreshAndCached("dana.exp1", older, None, {}, "")}
     note = figures.accuracy_definitions_note(runs)
-    assert "Over the 2 points that hold both (2 of this build's runs)" in note
+    assert "Over the 2 points that hold both (all of them from this build's runs)" in note
     # a committed full run, drawn beside the build's or read in place of it, is counted apart
     beside = {"dana.exp5": FreshAndCached("dana.exp5", recorded, recorded, {}, "")}
-    assert "Over the 4 points that hold both (2 of the committed full runs and 2 of this " \
+    assert "Over the 4 points that hold both (2 from the committed full runs and 2 from this " \
            "build's runs)" in figures.accuracy_definitions_note(beside)
     in_place = {"dana.exp5": FreshAndCached("dana.exp5", recorded, None, {},
                                             "the committed full run, read instead of a rerun")}
-    assert "(2 of the committed full runs)" in figures.accuracy_definitions_note(in_place)
+    assert "(all of them from the committed full runs)" in figures.accuracy_definitions_note(in_place)
     assert "by 0.0300 on average and by at most 0.0500 (`dana.exp5`, mlp, d = 10)" in note
     assert "compare the best checkpoint's accuracy instead: `dana.exp1`." in note
     none = figures.accuracy_definitions_note({"dana.exp1": runs["dana.exp1"]})

@@ -1128,9 +1128,13 @@ def accuracy_definitions_note(runs: dict[str, Any]) -> str:
         gap = (rows["accuracy"] - rows["accuracy_checkpoint"]).abs()
         worst = rows.loc[gap.idxmax()]
         full = int(rows["full_run"].sum())
-        which = " and ".join(part for part in (
-            f"{full} of the committed full runs" if full else "",
-            f"{len(rows) - full} of this build's runs" if len(rows) > full else "") if part)
+        if full == len(rows):
+            which = "all of them from the committed full runs"
+        elif full == 0:
+            which = "all of them from this build's runs"
+        else:
+            which = (f"{full} from the committed full runs and {len(rows) - full} from this "
+                     "build's runs")
         text = (f"**Which accuracy.** The paper's numbers are the official code's mean over the "
                 f"last {exp.OFFICIAL_BATCH_WINDOW} training batches; ours hold it beside the best "
                 f"checkpoint's accuracy on the training sample. Over the {len(rows)} points that "
