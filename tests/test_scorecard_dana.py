@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -665,7 +666,10 @@ def test_proposition_2_is_checked_where_the_rank_threshold_is_below_n_minus_1(em
     assert f"rank-{sc.PROP2_LOW_RANK} π (centred rank {sc.PROP2_LOW_RANK})" in row.measured
     # at d = rank < N − 1 the best KL is 0, which "d ≥ N − 1" alone would not predict
     kl = row.measured.split(f"rank-{sc.PROP2_LOW_RANK} π")[1].split(", ")
-    assert float(kl[sc.PROP2_LOW_RANK - 1].split(": ")[1]) < 1e-6
+    assert float(kl[sc.PROP2_LOW_RANK - 1].split(": ", 1)[1].split(" (round-off")[0]) < 1e-6
+    # a KL is >= 0: a fitted value below 0 is shown as the round-off of 0, with its value
+    assert not re.search(r"d=\d+: -", row.measured)
+    assert sc._kl_words(-4.4e-18) == "0 (round-off: -4e-18)" and sc._kl_words(0.16) == "0.16"
     with pytest.raises(ValueError, match="rank must lie"):
         sc.low_rank_conditionals(5, 5)
 

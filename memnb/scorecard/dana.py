@@ -270,6 +270,12 @@ def low_rank_conditionals(N: int, rank: int, sequences: int = 8, seed: int = 0) 
     return softmax(logits, axis=1)
 
 
+def _kl_words(kl: float) -> str:
+    """A KL divergence found by a numerical fit, in words: a KL is ≥ 0, so a value below 0 is
+    the round-off of a 0 and is shown as such, with the value computed."""
+    return f"{kl:.2g}" if kl >= 0 else f"0 (round-off: {kl:.1g})"
+
+
 @item(P, "Proposition 2",
       claim="d ≥ N − 1 matches every π; for d < N − 1 some π has positive KL to every rank-d "
             "sequence encoder",
@@ -288,7 +294,7 @@ def proposition_2(results: ResultSource) -> Verdict:
         positive = table["kl_fit"] > 1e-6
         ok &= bool((positive == table["kl_positive"]).all()) and not positive.iloc[-1]
         parts.append(f"{label} (centred rank {int(table['centered_rank'].iloc[0])}): best "
-                     "rank-d KL " + ", ".join(f"d={r.d}: {r.kl_fit:.2g}"
+                     "rank-d KL " + ", ".join(f"d={r.d}: {_kl_words(r.kl_fit)}"
                                               for r in table.itertuples()))
     return criteria.exact_check(ok, "; ".join(parts))
 
