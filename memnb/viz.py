@@ -132,7 +132,8 @@ def table_html(frame: pd.DataFrame) -> str:
     """A table as the book shows it: a missing value as :data:`MISSING_CELL` rather than
     ``NaN``, and a float column whose values are all whole numbers (a count stored as float
     because another row lacks it) without its ``.0``. Rows and columns are cut as pandas'
-    display options say, as in pandas' own notebook view."""
+    display options say, as in pandas' own notebook view; a text cell is never cut (pandas cuts
+    one at 50 characters, which hid what a row's model stands in for)."""
     formatters: dict[Any, Callable[[Any], str]] = {}
     if frame.columns.is_unique:
         for column in frame.columns:
@@ -143,10 +144,11 @@ def table_html(frame: pd.DataFrame) -> str:
             if len(present) and bool(np.isfinite(present).all()) and bool(
                     (present == present.round()).all()) and float(present.abs().max()) < 2**53:
                 formatters[column] = _whole_number
-    return frame.to_html(na_rep=MISSING_CELL, formatters=formatters or None, notebook=True,
-                         max_rows=pd.get_option("display.max_rows"),
-                         max_cols=pd.get_option("display.max_columns"),
-                         show_dimensions=pd.get_option("display.show_dimensions") is True)
+    with pd.option_context("display.max_colwidth", None):
+        return frame.to_html(na_rep=MISSING_CELL, formatters=formatters or None, notebook=True,
+                             max_rows=pd.get_option("display.max_rows"),
+                             max_cols=pd.get_option("display.max_columns"),
+                             show_dimensions=pd.get_option("display.show_dimensions") is True)
 
 
 def _whole_number(value: Any) -> str:

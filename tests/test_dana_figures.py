@@ -484,7 +484,8 @@ def test_accuracy_definitions_note_measures_the_gap_and_names_older_tables():
            "build's runs)" in figures.accuracy_definitions_note(beside)
     in_place = {"dana.exp5": FreshAndCached("dana.exp5", recorded, None, {},
                                             "the committed full run, read instead of a rerun")}
-    assert "(all of them from the committed full runs)" in figures.accuracy_definitions_note(in_place)
+    assert "(all of them from the committed full runs)" in \
+        figures.accuracy_definitions_note(in_place)
     assert "by 0.0300 on average and by at most 0.0500 (`dana.exp5`, mlp, d = 10)" in note
     assert "compare the best checkpoint's accuracy instead: `dana.exp1`." in note
     none = figures.accuracy_definitions_note({"dana.exp1": runs["dana.exp1"]})

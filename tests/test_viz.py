@@ -356,6 +356,9 @@ def test_tables_show_a_missing_value_as_a_dash_and_whole_floats_as_integers():
     assert "NaN" not in html and "None" not in html and html.count(f"<td>{MISSING_CELL}</td>") == 2
     assert "<td>197</td>" in html and "197.0" not in html
     assert "<td>0.50</td>" in html and "<td>0.25</td>" in html
+    # a text cell is shown whole, not cut at pandas' 50 characters
+    long = "MiniLM-L6 architecture, random weights (for random BERT-large, same shape family)"
+    assert long in table_html(pd.DataFrame({"model (ours)": [long]}))
 
 
 def test_plot_ours_names_each_curves_own_seed_count() -> None:
