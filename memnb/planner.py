@@ -322,16 +322,17 @@ def _wall_time_s(provenance: dict[str, Any]) -> float | None:
 
 def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float | None, str]:
     """Wall time and device of the last run of ``name`` under ``profile``, if any: of every
-    invocation of a resumed run where its provenance records them (``total_wall_time_s``), and
-    for a partial run the device says how many points it computed."""
-    from memnb.results import load, profile_change
+    invocation of a resumed run where its provenance records them (``total_wall_time_s``), the
+    device as :func:`memnb.results.device_label` names it (each card of a run resumed on
+    several, with its points), and for a partial run how many points it computed."""
+    from memnb.results import device_label, load, profile_change
 
     result = load(name, profile, root)
     if result is None:
         return None, ""
     prov = result.provenance
     wall = _wall_time_s(prov)
-    on = str(prov.get("device_name", ""))
+    on = device_label(prov)  # a run resumed on several cards names each with its points
     if not result.complete:
         done = int(prov.get("points_done") or 0)
         on += f"; partial, {done} of {done + int(prov.get('points_missing') or 0)} points"

@@ -185,6 +185,15 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
          "points_missing": 60}))
     text = reproducibility.plans_markdown(plans, results)
     assert "| 4.0 min (CPU, 2 threads; partial, 60 of 120 points) |" in text
+    # a run resumed on two cards names each with its points, not the last card alone
+    (results / "full" / "dana.exp6.json").write_text(json.dumps(
+        {"device_name": "NVIDIA H200", "wall_time_s": 150.0, "total_wall_time_s": 240.0,
+         "complete": False, "points_done": 60, "points_missing": 60,
+         "invocations": [{"device_name": "NVIDIA H100 80GB HBM3", "points_done": 20},
+                         {"device_name": "NVIDIA H200", "points_done": 60}]}))
+    text = reproducibility.plans_markdown(plans, results)
+    assert ("NVIDIA H100 80GB HBM3 (20 points) and NVIDIA H200 (40 points); partial, 60 of 120 "
+            "points)") in text
     # an experiment that shares another's grid says so once its own result is written
     (results / "full" / "dana.exp2.csv").write_text("d_h\n1\n")
     (results / "full" / "dana.exp2.json").write_text(json.dumps({"wall_time_s": 0.1}))
