@@ -508,20 +508,27 @@ def planned_cost(name: str, profile: str = "full", folder: Path | None = None,
     (``"; recorded so far: 3.8 h on CPU (x86_64, 2 threads) for 65 of 230 points"``)."""
     if profile != "full":
         return None
-    estimates = [f"{format_duration(float(row['wall_s']))} on "
-                 f"{record.get('device_name', record.get('device', '?'))}"
-                 + (" (for an earlier grid)" if earlier_grid(row, profile) else "")
-                 for record in plan_records(folder) for row in record.get("rows", [])
-                 if row.get("experiment") == name and row.get("wall_s") is not None]
-    if not estimates:
+    planned = [(record.get("device_name", record.get("device", "?")), float(row["wall_s"]),
+                earlier_grid(row, profile) is not None)
+               for record in plan_records(folder) for row in record.get("rows", [])
+               if row.get("experiment") == name and row.get("wall_s") is not None]
+    if not planned:
         return None
-    return "planned: " + ", ".join(estimates) + _recorded_so_far(name, profile, root)
+    estimates = [f"{format_duration(wall)} on {device}"
+                 + (" (for an earlier grid)" if earlier else "")
+                 for device, wall, earlier in planned]
+    return ("planned: " + ", ".join(estimates)
+            + _recorded_so_far(name, profile, root,
+                               {device: wall for device, wall, _ in planned}))
 
 
-def _recorded_so_far(name: str, profile: str, root: Path | None = None) -> str:
+def _recorded_so_far(name: str, profile: str, root: Path | None = None,
+                     planned: Mapping[str, float] | None = None) -> str:
     """``"; recorded so far: <wall time> on <device> for <done> of <total> points"`` for a
-    partial run of ``name`` recorded with its wall time, else ''."""
-    from memnb.results import load, points_ran
+    partial run of ``name`` recorded with its wall time, else ''. Where ``planned`` (estimated
+    wall time of the whole run, by device name) holds the run's device and the time recorded
+    already exceeds it, the text says so: the estimate is then no guide to what is left."""
+    from memnb.results import device_label, load, points_ran
 
     result = load(name, profile, root)
     if result is None or result.complete:
@@ -531,8 +538,13 @@ def _recorded_so_far(name: str, profile: str, root: Path | None = None) -> str:
     if wall is None:
         return ""
     done, total = points_ran(prov)
-    return (f"; recorded so far: {format_duration(wall)} on "
-            f"{prov.get('device_name', '?')} for {done} of {total} points")
+    text = (f"; recorded so far: {format_duration(wall)} on {device_label(prov)} for {done} of "
+            f"{total} points")
+    estimate = (planned or {}).get(str(prov.get("device_name")))
+    if estimate is not None and wall > estimate:
+        text += (f", already more than the {format_duration(estimate)} planned for the whole "
+                 "run there (the plan's estimates are no bound)")
+    return text
 
 
 def format_duration(seconds: float | None) -> str:

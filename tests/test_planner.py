@@ -329,6 +329,13 @@ def test_planned_cost_reads_every_recorded_plan_cpu_first(tmp_path):
          "total_wall_time_s": 13654.2, "device_name": "CPU (x86_64, 2 threads)"}))
     assert planner.planned_cost("dana.exp6", folder=tmp_path, root=tmp_path / "results") == (
         "planned: 2.0 h on CPU (x86_64, 2 threads); recorded so far: 3.8 h on CPU (x86_64, "
+        "2 threads) for 65 of 230 points, already more than the 2.0 h planned for the whole "
+        "run there (the plan's estimates are no bound)")
+    (results / "dana.exp6.json").write_text(json.dumps(
+        {"complete": False, "points_done": 65, "missing_points": [{"x": 2}] * 165,
+         "total_wall_time_s": 3600.0, "device_name": "CPU (x86_64, 2 threads)"}))
+    assert planner.planned_cost("dana.exp6", folder=tmp_path, root=tmp_path / "results") == (
+        "planned: 2.0 h on CPU (x86_64, 2 threads); recorded so far: 1.0 h on CPU (x86_64, "
         "2 threads) for 65 of 230 points")
 
 
