@@ -474,3 +474,17 @@ def test_bits_caption_names_the_run_it_reads():
     plt.close(fig)
     assert "In this build's run the largest weight has" in own
     assert "In the committed full-scale run the largest weight has" in full
+
+
+def test_the_bounds_sliders_have_a_caption_that_says_they_are_ours_and_untrained():
+    """Sec. 5's sliders draw closed forms with no paper counterpart: their caption says so and
+    names the settings bound_curves draws them at (read from it, not typed twice)."""
+    import inspect
+
+    text = ksfig.bounds_slider_caption("$N$ at $n = 8$")
+    assert text.startswith("**Figure (ours; no paper counterpart).**")
+    assert "nothing trained" in text and "the slider moving $N$ at $n = 8$" in text
+    given = inspect.signature(ksfig.bound_curves).parameters
+    assert f"$C = {given['C'].default}$" in text and f"$d = {given['d'].default}$" in text
+    cells = "".join(_cells().values())
+    assert cells.count("ksfig.bounds_slider_caption(") == 2

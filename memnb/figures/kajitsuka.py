@@ -308,6 +308,23 @@ def slider_markdown(ns: list[int], *, N_max: int = 100_000, N_search: int = 10**
             "constants with bounds that state none.")
 
 
+def bounds_slider_caption(slides: str) -> str:
+    """The caption of a slider of :func:`bounds_figure` frames (``slides``: what its slider
+    moves, e.g. ``"N at n = 8"``): a figure of ours with no paper counterpart, of closed forms
+    evaluated here (no training), with the settings :func:`bound_curves` draws them at."""
+    import inspect
+
+    given = {k: p.default for k, p in inspect.signature(bound_curves).parameters.items()
+             if p.default is not inspect.Parameter.empty}
+    return (f"**Figure (ours; no paper counterpart).** Parameter counts against $N$ (log-log), "
+            f"the slider moving {slides}: closed forms evaluated here, nothing trained. Our "
+            "construction's count (`memnb.bounds.kajitsuka_construction_parameter_model`, "
+            f"next-token and seq-to-seq, $C = {given['C']}$ classes, vocabulary "
+            f"$V = {given['V']:,}$), the other bounds as shapes (constants set to 1, logs "
+            f"dropped; Kim et al. with $d = {given['d']}$) and the smallest $W$ of our "
+            "instantiated VC bound; the legend gives each curve's value at the marked $N$.")
+
+
 def bounds_figure(N_now: int, n: int, *, N_max: int = 100_000) -> plt.Figure:
     """One slider frame: the curves of :func:`bound_curves` up to ``N_max``, a marker at
     ``N_now`` and the values there (log-log axes)."""
