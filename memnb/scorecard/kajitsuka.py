@@ -19,7 +19,7 @@ import pandas as pd
 from memnb.papers import kajitsuka as paper
 from memnb.prose import counted
 from memnb.scorecard import criteria
-from memnb.scorecard.core import NotComputable, ResultSource, item
+from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item
 from memnb.scorecard.criteria import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1179,7 +1179,7 @@ def figs36(results: ResultSource) -> Verdict:
       "from no growth or from linear growth), or at reduced scale (the cap applies to each "
       "width); each width is judged, the row takes the weakest; a width with fewer than two sizes "
       "N is not judged (a partial run), and with none left the row judges the `quick` run "
-      "where one exists, else is not computable",
+      "where one exists, else is not run",
       cost=_FULL_COST)
 def fig7(results: ResultSource) -> Verdict:
     name = "kajitsuka.capacity"
@@ -1190,7 +1190,12 @@ def fig7(results: ResultSource) -> Verdict:
     early = results.peek(name)
     if not judged_widths(early):  # a partial full run at one size: judge `quick`
         results.fall_back(name, f"partial, {sizes_so_far(early)}")
-    return scale(capacity_verdict(results.table(name), scale=scale))
+    table = results.table(name)
+    if not judged_widths(table):  # no run that can show a growth yet: the full run decides it
+        raise NotRun(name, "full", f"the `{results.used_profile(name)}` run of {name} cannot "
+                     f"show a growth in N: {_too_few_sizes(table, 'N').measured}",
+                     results.full_run_command(name))
+    return scale(capacity_verdict(table, scale=scale))
 
 
 @item(P, "Sweep over n (ICLR version)", claim="the capacity hardly depends on the sequence "
