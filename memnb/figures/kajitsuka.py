@@ -690,7 +690,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
         shift = apart[d] * _DODGE * span
         axes[0].plot(part[by] + shift, part["min_blocks"], markers[d], alpha=0.5, color=color)
-        seeds = part["seed"].nunique() if "seed" in part else 1
+        seeds = part["seed"].nunique()  # capacity_table keys every row by its seed
         axes[0].plot(mean.index + shift, mean.to_numpy(), styles[d], marker=markers[d],
                      color=color, label=f"width d = {d} ("
                      + ("mean over seeds; dots: seeds)" if seeds > 1 else "one seed)"))
