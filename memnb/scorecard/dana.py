@@ -1511,10 +1511,9 @@ def fig_5_model_words(slopes: pd.DataFrame) -> str:
 
 @item(P, "Fig. 5: which model", ours=True,
       claim="our Fig. 5 per-head slopes (eq. (2)) are well below the paper's because the "
-            "paper's CSV "
-            "comes from the official code's model, not from eq. (2): at d_h = d the code has no "
-            "compression, but it scales the scores by 1/√d_h, feeds positions to the attention "
-            "input only and draws its own initialisation",
+            "paper's CSV comes from the official code's model, not from eq. (2): at d_h = d the "
+            "code has no compression, but it scales the scores by 1/√d_h, feeds positions to the "
+            "attention input only and draws its own initialisation",
       criterion=f"the code's model's per-head slopes (official rule) within "
                 f"{SLOPE_REL_TOL:.0%} of the paper's CSV slopes on average over its d (Fig. 5's "
                 "rule) and eq. (2)'s not → reproduced; else the code's slope nearer the paper's "
