@@ -502,22 +502,26 @@ def planned_cost(name: str, profile: str = "full", folder: Path | None = None,
     """What the recorded plans (:func:`plan_records`) estimate for ``name`` under ``profile``,
     CPU first: ``"planned: 2.5 d on CPU (x86_64, 2 threads), 52.6 min on NVIDIA H200"``;
     ``None`` when no plan of that profile estimates it. Plans record the ``full`` profile
-    only; an estimate of an earlier grid (:func:`earlier_grid`) says so. Where a partial run of
+    only; an estimate of an earlier grid (:func:`earlier_grid`) says so, and so does one of an
+    adaptive search's first round (:data:`ADAPTIVE_NOTE`). Where a partial run of
     ``name`` is recorded (in ``root``'s results, the checkout's by default), the time it has
     taken so far follows, so that an estimate can be read against what was measured
     (``"; recorded so far: 3.8 h on CPU (x86_64, 2 threads) for 65 of 230 points"``)."""
     if profile != "full":
         return None
+    rows = [(record, row) for record in plan_records(folder) for row in record.get("rows", [])
+            if row.get("experiment") == name and row.get("wall_s") is not None]
     planned = [(record.get("device_name", record.get("device", "?")), float(row["wall_s"]),
-                earlier_grid(row, profile) is not None)
-               for record in plan_records(folder) for row in record.get("rows", [])
-               if row.get("experiment") == name and row.get("wall_s") is not None]
+                earlier_grid(row, profile) is not None) for record, row in rows]
     if not planned:
         return None
     estimates = [f"{format_duration(wall)} on {device}"
                  + (" (for an earlier grid)" if earlier else "")
                  for device, wall, earlier in planned]
+    first_round = any(ADAPTIVE_NOTE in str(row.get("note") or "") for _, row in rows)
     return ("planned: " + ", ".join(estimates)
+            + (f", for the {ADAPTIVE_NOTE} only (its later rounds add to it)"
+               if first_round else "")
             + _recorded_so_far(name, profile, root,
                                {device: wall for device, wall, _ in planned}))
 

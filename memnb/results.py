@@ -903,6 +903,17 @@ def points_added(provenance: dict[str, Any]) -> list[tuple[dict[str, Any], int]]
     return added
 
 
+def commit_points(provenance: dict[str, Any]) -> list[tuple[str, int]]:
+    """``[("eb16d85", 84), ("fa52566", 21)]``: every commit (short) whose invocations raised
+    ``points_done`` (:func:`points_added`), with the points they added, in the order of their
+    first invocation; empty when the invocations do not tell."""
+    added: dict[str, int] = {}
+    for call, points in points_added(provenance) or []:
+        commit = str(call.get("git_commit") or "unknown")[:7]
+        added[commit] = added.get(commit, 0) + points
+    return list(added.items())
+
+
 def resumed_commits(provenance: dict[str, Any]) -> str | None:
     """"commits eb16d85 (84 points, 2026-11-26), fa52566 (21 points, 2026-11-26)": every commit
     whose invocations raised ``points_done`` (:func:`points_added`), with the points they added
@@ -942,12 +953,14 @@ def provenance_summary(names: list[str], profile: str,
     for a partial run), wall_time_s (of every invocation of a resumed run:
     ``total_wall_time_s`` where recorded), points_from_cache (:func:`points_not_timed`),
     git_commit (short), started_utc (both of the invocation that computed the last points,
-    :func:`computing_invocation`). Experiments without a written result are left out, so an
-    empty frame means that none of them has been run under ``profile`` in this checkout.
+    :func:`computing_invocation`), computed_by (every commit whose invocations computed points,
+    with the points each added when a resumed run's points came from several:
+    :func:`commit_points`). Experiments without a written result are left out, so an empty
+    frame means that none of them has been run under ``profile`` in this checkout.
     """
     check_profile(profile)
     columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "points",
-               "wall_time_s", "points_from_cache", "git_commit", "started_utc"]
+               "wall_time_s", "points_from_cache", "git_commit", "started_utc", "computed_by"]
     rows = []
     for name in names:
         csv_path, json_path = result_paths(name, profile, root)
@@ -963,5 +976,8 @@ def provenance_summary(names: list[str], profile: str,
         info["points_from_cache"] = points_not_timed(provenance)
         info.update(computing_invocation(provenance))
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
+        shares = commit_points(provenance)
+        info["computed_by"] = (info["git_commit"] if len(shares) < 2 else ", ".join(
+            f"{commit} ({points} points)" for commit, points in shares))
         rows.append(info)
     return pd.DataFrame(rows, columns=columns)

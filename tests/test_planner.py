@@ -320,6 +320,13 @@ def test_planned_cost_reads_every_recorded_plan_cpu_first(tmp_path):
     write("a.json", "cuda", "NVIDIA H200", None)  # a withdrawn estimate
     assert planner.planned_cost("dana.exp6", folder=tmp_path) == (
         "planned: 2.0 h on CPU (x86_64, 2 threads)")
+    # a plan of an adaptive search's first round says that it is not the whole run
+    (tmp_path / "c.json").write_text(json.dumps({"device": "cpu", "device_name": "CPU", "rows": [
+        {"experiment": "compare.capacity", "wall_s": 60.0, "note": planner.ADAPTIVE_NOTE}]}))
+    assert planner.planned_cost("compare.capacity", folder=tmp_path) == (
+        "planned: 1.0 min on CPU, for the first round of an adaptive search only (its later "
+        "rounds add to it)")
+    (tmp_path / "c.json").unlink()
     # a partial run recorded: the time it took so far follows the estimate
     results = tmp_path / "results" / "full"
     results.mkdir(parents=True)
@@ -366,6 +373,7 @@ def test_a_plan_of_an_earlier_grid_says_so_on_the_page_and_in_planned_cost(tmp_p
         "not re-planned on this device since")
     text = reproducibility.plans_markdown(tmp_path, tmp_path / "results")
     assert "| 10.0 min (earlier grid) |" in text and "| 5.0 min |" in text
+    assert "15.0 min (NVIDIA H200; with `dana.exp3` estimated for an earlier grid)" in text
     assert (f"`dana.exp3` (7 packed groups, 1 calibrated): planned for an earlier grid (999 "
             f"runs in 7 groups, today {today[0]} in {today[1]}), not re-planned on this device "
             "since\n") in text  # one note, not split at a "; "
