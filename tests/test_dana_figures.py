@@ -447,6 +447,13 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
     assert ("Solid lines with round markers: the committed full run, read in place of a run of "
             "this build.") in in_place
     assert "Solid lines with round markers: this build's run" not in in_place
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "ours: this build's run" in legend
+    plt.close(fig)
+    fig = figures.appendix_figure(table, "depth", read_in_place=True)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "ours: the committed full run (read in place of a run of this build)" in legend
+    assert "ours: this build's run" not in legend
     plt.close(fig)
     with pytest.raises(ValueError, match="kind must be one of"):
         figures.appendix_figure(table, "width")
@@ -654,7 +661,8 @@ def test_the_initialisations_share_is_read_from_the_seed_means():
     assert f"eq. (2) + MLP's mean over its 5 seeds ({mean:.3f})" in text
     assert (f"the initialisation alone accounts for {share:.0%} (against eq. (2) + MLP's "
             "seed mean; about half") in text
-    assert "at 4 seeds (seed 3: 0.297, which does not split it)" in text
+    assert ("at 4 seeds (seed 3: 0.297, a gap of +0.059 to the code's MLP, outside which the "
+            "variant (0.367) lies, so it gives no share)") in text
     # seed 0 alone, as the chapter used to read it: less than half
     assert "reach 0.250 and 0.523 at the same budget on the same seed (0)" in text
     single = figures.exp5_code_summary(code, eq2[eq2["seed"] == 0])
@@ -666,7 +674,18 @@ def test_the_initialisations_share_is_read_from_the_seed_means():
     assert "(0.736) lie within 0.01, but not because the differences do not matter" in tie
     assert "move the accuracy by +0.199" in tie and "alone (the code's MLP against the " \
         "variant) by -0.198" in tie
-    assert "opposite sign and about equal size, which cancel here" in tie
+    assert "opposite sign, which cancel against that mean" in tie
+    assert "variant's own" not in tie  # no seeds given: nothing to split seed by seed
+    # the variant ran seed 0 only: on that seed the two effects do not cancel
+    own = figures.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]),
+                                       [0])
+    assert ("On the variant's own seed 0, where eq. (2) + MLP reaches 0.667, the scale and "
+            "positions move it by +0.268 and the initialisation by -0.198: there they do not "
+            "cancel (the code's MLP lies +0.070 from eq. (2) + MLP), so the tie is one of the "
+            "seed mean, not of every seed") in own
+    both = figures.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]),
+                                        [0, 1])
+    assert "variant's own" not in both  # the variant ran every seed: the mean is the split
     assert "eq. (2) + MLP's seeds span 0.667–0.805" in tie
     assert "no gap for the initialisation" not in tie
     still = figures.initialisation_share(0.74, 0.737, pd.Series([0.736], index=[0]))

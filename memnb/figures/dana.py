@@ -9,7 +9,7 @@ Mahdavi et al.), with ``φ(X) = 1/N + (1 - 1/N) X / T_0``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -521,7 +521,8 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
     return fig
 
 
-def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> str:
+def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series,
+                         seeds: Sequence[int] = ()) -> str:
     """How much of the gap between eq. (2) + MLP and the code's MLP the initialisation alone
     accounts for, as a clause: ``(plain − code_mlp) / (eq2 − code_mlp)``, where ``plain`` is
     eq. (2) + MLP with the code's attention-score scale and positions (the code's MLP but for its
@@ -532,8 +533,12 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
     whether that is because neither difference moves the accuracy (the variant ties too) or
     because the code's scale and positions (``plain`` against eq. (2) + MLP's mean) and its
     initialisation (the code's MLP against ``plain``) move it by amounts that cancel. A share
-    outside [0, 1] does not split the gap. "Most of it" / "less than half of it" only when the
-    mean's share and every seed's that splits fall on the same side of one half."""
+    outside [0, 1] does not split the gap, and a seed that does not split it is named with the
+    reason. "Most of it" / "less than half of it" only when the mean's share and every seed's
+    that splits fall on the same side of one half. ``seeds``: the seeds ``plain`` and
+    ``code_mlp`` ran; when they are fewer than ``eq2_mlp``'s, a tie of the seed mean is also
+    split on those seeds alone, so that a cancellation of the mean is not read as one of every
+    seed."""
     from memnb.scorecard.dana import ORDER_TIE
 
     mean = float(eq2_mlp.mean())
@@ -555,9 +560,10 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
             f"code's MLP, the code's scale and positions alone (the variant against eq. (2) + "
             f"MLP's mean) move the accuracy by {scale:+.3f}, and the code's initialisation "
             f"alone (the code's MLP against the variant) by {init:+.3f}: "
-            + ("two effects of opposite sign and about equal size, which cancel here"
+            + ("two effects of opposite sign, which cancel against that mean"
                if scale * init < 0 else "two effects of the same sign")
-            + f" (the variant on its run's seeds{spread})")
+            + f" (the variant on its run's seeds{spread})" + _on_own_seeds(plain, code_mlp,
+                                                                            eq2_mlp, seeds))
     share = (plain - code_mlp) / (mean - code_mlp)
     if not 0 <= share <= 1:
         return head + (f"That lies outside {gap}, so the gap does not split into a share of "
@@ -578,10 +584,45 @@ def initialisation_share(plain: float, code_mlp: float, eq2_mlp: pd.Series) -> s
                  if inside else "; no single seed of eq. (2) + MLP splits the gap")
         left = [s for s in eq2_mlp.index if int(s) not in inside]
         if left:
-            text += (" (" + ", ".join(f"seed {int(s)}: {float(eq2_mlp[s]):.3f}" for s in left)
-                     + (", which does not" if len(left) == 1 else ", which do not")
-                     + " split it)")
+            text += " (" + "; ".join(_unsplit_seed(int(s), float(eq2_mlp[s]), plain, code_mlp)
+                                     for s in left) + ")"
     return text
+
+
+def _unsplit_seed(seed: int, eq2: float, plain: float, code_mlp: float) -> str:
+    """Why one seed of eq. (2) + MLP (accuracy ``eq2``) gives no share of the initialisation
+    (:func:`initialisation_share`): its gap to the code's MLP is a tie, or the variant
+    (``plain``) lies outside that gap."""
+    from memnb.scorecard.dana import ORDER_TIE
+
+    gap = eq2 - code_mlp
+    if abs(gap) < ORDER_TIE:
+        return (f"seed {seed}: {eq2:.3f}, within {ORDER_TIE:g} of the code's MLP: no gap to "
+                "split")
+    return (f"seed {seed}: {eq2:.3f}, a gap of {gap:+.3f} to the code's MLP, outside which the "
+            f"variant ({plain:.3f}) lies, so it gives no share")
+
+
+def _on_own_seeds(plain: float, code_mlp: float, eq2_mlp: pd.Series,
+                  seeds: Sequence[int]) -> str:
+    """For a tie of eq. (2) + MLP's seed mean with the code's MLP (:func:`initialisation_share`):
+    the same split on the seeds the variant ran (``seeds``), when they are fewer than
+    ``eq2_mlp``'s: whether the two effects cancel there too; '' otherwise."""
+    from memnb.scorecard.dana import ORDER_TIE
+
+    same = [int(s) for s in seeds if int(s) in {int(i) for i in eq2_mlp.index}]
+    if not same or len(same) >= len(eq2_mlp):
+        return ""
+    on = float(eq2_mlp[eq2_mlp.index.isin(same)].mean())
+    which = (f"seed {same[0]}" if len(same) == 1
+             else f"seeds {', '.join(map(str, same))} (their mean)")
+    text = (f". On the variant's own {which}, where eq. (2) + MLP reaches {on:.3f}, the scale "
+            f"and positions move it by {plain - on:+.3f} and the initialisation by "
+            f"{code_mlp - plain:+.3f}")
+    if abs(code_mlp - on) < ORDER_TIE:
+        return text + ": they cancel there too"
+    return (text + f": there they do not cancel (the code's MLP lies {code_mlp - on:+.3f} from "
+            "eq. (2) + MLP), so the tie is one of the seed mean, not of every seed")
 
 
 def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
@@ -620,7 +661,9 @@ def exp5_code_summary(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
             if len(plain) and len(all_mlp):
                 by_seed = (all_mlp.groupby("seed")["accuracy"].mean() if "seed" in all_mlp
                            else pd.Series([all_mlp["accuracy"].mean()], index=[0]))
-                cell += "; " + initialisation_share(float(plain.mean()), r.ours_mlp, by_seed)
+                plain_seeds = code.loc[plain.index, "seed"] if "seed" in code else []
+                cell += "; " + initialisation_share(float(plain.mean()), r.ours_mlp, by_seed,
+                                                    sorted(int(s) for s in set(plain_seeds)))
         cells.append(cell + ".")
     level = exp5_code_level(code, eq2)
     return (" ".join(cells) + (f" {level}" if level else "")
@@ -1781,14 +1824,17 @@ def appendix_rerun(kind: str, root: Any = None) -> pd.DataFrame | None:
 
 
 def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None = None,
-                    rerun: pd.DataFrame | None = None) -> plt.Figure:
+                    rerun: pd.DataFrame | None = None, *,
+                    read_in_place: bool = False) -> plt.Figure:
     """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) as
     three panels: accuracy vs H (Exp. 1), vs d_h (Exp. 2) and vs parameter count, AoT and one
     head + MLP (Exp. 5). Ours (markers, mean ± std over seeds) beside the paper's official CSVs
     (dotted, hollow diamonds); every one head + MLP with × markers; colour = d. ``cached``, the
     committed full run, is drawn dash-dotted with square markers; with ``rerun`` (a rerun of it
     by today's code under today's profile, :func:`appendix_rerun`) the rerun takes that style
-    and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares)."""
+    and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares).
+    ``read_in_place``: ``table`` is the committed full run, read instead of a run of this build
+    (:func:`memnb.experiments.dana.reused_full`), and the legend says so."""
     spec = _check_kind(kind)
     f1, f2, f5 = spec["figures"]
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 4.6), layout="constrained")
@@ -1848,12 +1894,12 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
         ax.set_xlabel(xlabel)
         ax.set_ylim(bottom=0)
     _appendix_legend(fig, [(source, t) for source, t in tables if len(t)],
-                     {d: color[d] for d in ds})
+                     {d: color[d] for d in ds}, read_in_place=read_in_place)
     return fig
 
 
 def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
-                     color: dict[int, str]) -> None:
+                     color: dict[int, str], *, read_in_place: bool = False) -> None:
     """One legend under :func:`appendix_figure`'s three panels, in two parts: the colour of each
     d, and the line and marker of each source (drawn in grey: colour stands for d), with the
     × marker of the one head + MLP. Every curve keeps its own label (source, d and setting) on
@@ -1869,7 +1915,9 @@ def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
         style = viz.role_style(role, grey)
         if faded:
             style = {**style, **_FADED}
-        label = ("ours: this build's run" if source == "ours" else run) + (
+        own = ("ours: the committed full run (read in place of a run of this build)"
+               if read_in_place else "ours: this build's run")
+        label = (own if source == "ours" else run) + (
             f", mean ± std over {counted(seeds, 'seed')}" if seeds > 1 else "")
         handles.append(Line2D([], [], **style, label=label))
     handles.append(Line2D([], [], **{**viz.role_style("paper", grey), "linestyle": ":"},

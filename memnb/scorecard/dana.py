@@ -766,8 +766,9 @@ MIN_APPENDIX_POINTS = 4
 #: How every App. B row reads a rerun (:func:`_appendix_item`), in words for its criterion.
 _RERUN_RULE = ("a committed full run of an earlier profile is not judged; a rerun of it by "
                "today's code under today's profile is judged on the figure's points when it has "
-               "computed all of them (every d, H or d_h and seed), by this criterion, at most "
-               "trend while the rerun as a whole is partial")
+               "computed all of them (every d, H or d_h and seed), by this criterion; at most "
+               "trend while the run read (a rerun or a committed full run) lacks points of any "
+               "figure, this one's or another's")
 
 
 def _too_few(x: str, count: int) -> str:
@@ -874,8 +875,9 @@ def _heads_row(results: ResultSource, name: str, figure: str, theirs: pd.DataFra
     return _scale(results, name, Verdict(status, measured, values))
 
 
-_HEADS_CRITERION = (f"our per-head slopes (official rule) within {SLOPE_REL_TOL:.0%} of the "
-                    "paper's CSV slopes → reproduced; else ours linear in H (R² ≥ 0.9, slope CI "
+_HEADS_CRITERION = ("our per-head slopes (official rule) within the paper's CSV slopes by a "
+                    f"mean |relative difference| over d of at most {SLOPE_REL_TOL:.0%} (one d "
+                    "may lie further off) → reproduced; else ours linear in H (R² ≥ 0.9, slope CI "
                     "> 0) → trend; else differs (as Figs. 1a, 2b); not run with fewer than "
                     f"{MIN_APPENDIX_POINTS} values of H per d (every App. B row's minimum); "
                     f"{_RERUN_RULE}")
@@ -1008,9 +1010,10 @@ def order_reading(judged: pd.DataFrame) -> tuple[pd.Series, str]:
         return read, ""
     return read, (f"; read on the seed medians at d = "
                   f"{', '.join(str(d) for d in judged.loc[split, 'd'])}, where the seeds split "
-                  f"(a range over {SEED_SPLIT:g}); by the seed means, as the paper's CSV "
-                  "reports, " + ", ".join(f"d = {r.d}: {ahead_words(r.ours_ahead)}"
-                                          for r in judged[split].itertuples()))
+                  f"(a range over {SEED_SPLIT:g}); by our seed means (the statistic the "
+                  "paper's CSV reports) ours would read " + ", ".join(
+                      f"d = {r.d}: {ahead_words(r.ours_ahead)}"
+                      for r in judged[split].itertuples()))
 
 
 def order_status(judged: pd.DataFrame) -> tuple[str, int, str]:
