@@ -1060,8 +1060,8 @@ def _fig2c_trend(table: pd.DataFrame) -> str:
     peak = sc.fig2c_peak(means, n)
     before = f" {_capital(peak['text'])}." if peak is not None else ""
     if v["within_noise"]:
-        return (f"past d_h = n the mean counts ({counts}) do not move beyond seed noise: "
-                f"{change}.{before}")
+        return (f"past d_h = n the mean counts ({counts}) move by no more than the noise "
+                f"tolerance: {change}.{before}")
     word = "rise" if v["change"] > 0 else "fall"
     return f"past d_h = n the mean counts {word} beyond seed noise ({counts}): {change}.{before}"
 
