@@ -581,7 +581,13 @@ def test_exp5_code_figure_draws_every_model_and_the_paper():
     eq2 = pd.concat([_exp5_rows({"aot": 0.25, "mlp": 0.53}, h=h) for h in (1, 31)])
     fig = figures.exp5_code_figure(code, eq2)
     labels = {line.get_label() for line in fig.axes[0].get_lines()}
-    assert {"ours: code's AoT", "ours: eq. (2) + MLP", "paper (official CSV): AoT"} <= labels
+    assert {"ours: code's AoT (1 seed)", "ours: eq. (2) + MLP (1 seed)",
+            "paper (official CSV): AoT"} <= labels
+    plt.close(fig)
+    two = pd.concat([code, code.assign(seed=1)])
+    fig = figures.exp5_code_figure(two, None)
+    labels = {line.get_label() for line in fig.axes[0].get_lines()}
+    assert "ours: code's AoT (mean of 2 seeds)" in labels
     plt.close(fig)
 
 

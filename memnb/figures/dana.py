@@ -509,8 +509,10 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
                 part = table[(table["d"] == d) & (table["model"] == kind)]
                 if len(part):
                     mean = part.groupby("H_equiv")["accuracy"].mean()
+                    seeds = int(part["seed"].nunique()) if "seed" in part else 1
+                    over = ("mean of " if seeds > 1 else "") + counted(seeds, "seed")
                     ax.plot(mean.index, mean.to_numpy(), marker=marker, color=color,
-                            label=f"ours: {label}", lw=1.6, ms=5)
+                            label=f"ours: {label} ({over})", lw=1.6, ms=5)
         for kind, name in (("aot", "AoT"), ("mlp", "1 head + MLP")):
             _paper_exp5_line(ax, official, d, int(code["N"].iloc[0]), kind, "H",
                              f"paper (official CSV): {name}", _EXP5_MODELS[kind][1])
@@ -675,7 +677,8 @@ def exp5_code_caption(summary: str, row: Any) -> str:
     ``row`` (the scorecard's "Fig. 3: which model") as its lead, the numbers of ``summary``
     (:func:`exp5_code_summary`) and the whole verdict as its details."""
     lead = ("The official code's AoT and one head + MLP beside eq. (2)'s two models at the same "
-            f"budget, at the largest H of each d. {verdict_status(row)}")
+            f"budget, against H; the numbers below are read at the largest H of each d. "
+            f"{verdict_status(row)}")
     return viz.with_details(lead, f"{summary} {verdict_sentence(row, shown=summary)}")
 
 
