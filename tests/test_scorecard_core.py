@@ -156,6 +156,14 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
     both = one + [row("dana", "differs", False)]
     assert summary_sentence(both).startswith("3 rows on the papers' items: 1 reproduced, 1 trend, "
                                              "1 differs; and 1 row of ours (beyond the papers)")
+    # a claim marked as our expectation of a figure is counted apart within the paper's rows
+    guessed = core.Row(paper="kajitsuka", item="Fig. 1", claim="more #blocks reach a lower loss "
+                       "[our expectation, unverified]", criterion="k", status="differs",
+                       measured="m", evidence="e")
+    assert summary_sentence([row("kajitsuka", "trend", False), guessed]) == (
+        "2 rows: 1 trend, 1 differs (1 row of them on claims marked as our expectation, not the "
+        "paper's words: 1 differs).")
+    assert "expectation" not in summary_sentence(one)
 
 
 def test_the_evidence_names_every_commit_that_computed_points():

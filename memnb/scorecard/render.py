@@ -97,6 +97,24 @@ def earlier_versions(paper: str) -> tuple[tuple[str, ...], str]:
             str(getattr(module, "EARLIER_VERSIONS", "")))
 
 
+#: The words that mark a claim as our expectation of what a paper's figure shows, not the
+#: paper's words (the figure states no trend we could read).
+EXPECTATION_MARK = "our expectation"
+
+
+def _expectation_clause(rows: list[Row]) -> str:
+    """" (3 of them on claims marked as our expectation, not the paper's words: 2 differs, 1
+    trend)" for the rows of ``rows`` whose claim carries :data:`EXPECTATION_MARK`; '' when none
+    does, so that a status on our reading of a figure is not read as one on a stated claim."""
+    from memnb.prose import counted
+
+    marked = [r for r in rows if EXPECTATION_MARK in r.claim]
+    if not marked:
+        return ""
+    return (f" ({counted(len(marked), 'row')} of them on claims marked as our expectation, not "
+            f"the paper's words: {_counted(marked)})")
+
+
 def summary_sentence(rows: list[Row]) -> str:
     """One sentence counting the rows per status in up to three groups, so that a status of ours
     or of an earlier version is not read as one of a published paper's claims: the rows on the
@@ -126,10 +144,11 @@ def summary_sentence(rows: list[Row]) -> str:
     if not present:
         return "No rows."
     if len(present) == 1 and present[0][0] is published:
-        return f"{counted(len(rows), 'row')}: {_counted(rows)}."
+        return f"{counted(len(rows), 'row')}: {_counted(rows)}{_expectation_clause(rows)}."
     if len(present) == 1 and present[0][0] is ours:
         return f"{counted(len(rows), 'row')} of ours: {_counted(rows)}."
-    parts = [f"{counted(len(g), 'row')} {what}: {_counted(g) or 'none'}" for g, what in present]
+    parts = [f"{counted(len(g), 'row')} {what}: {_counted(g) or 'none'}"
+             + (_expectation_clause(g) if g is published else "") for g, what in present]
     if len(parts) > 1:
         parts[-1] = f"and {parts[-1]}"
     return "; ".join(parts) + "."
