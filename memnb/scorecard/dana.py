@@ -876,11 +876,11 @@ def _heads_row(results: ResultSource, name: str, figure: str, theirs: pd.DataFra
 
 
 _HEADS_CRITERION = ("our per-head slopes (official rule) within the paper's CSV slopes by a "
-                    f"mean |relative difference| over d of at most {SLOPE_REL_TOL:.0%} (one d "
-                    "may lie further off) → reproduced; else ours linear in H (R² ≥ 0.9, slope CI "
-                    "> 0) → trend; else differs (as Figs. 1a, 2b); not run with fewer than "
-                    f"{MIN_APPENDIX_POINTS} values of H per d (every App. B row's minimum); "
-                    f"{_RERUN_RULE}")
+                    f"mean |relative difference| over d of at most {SLOPE_REL_TOL:.0%} (single "
+                    "values of d may lie further off) → reproduced; else ours linear in H (R² ≥ "
+                    "0.9, slope CI > 0) → trend; else differs (as Figs. 1a, 2b); not run with "
+                    f"fewer than {MIN_APPENDIX_POINTS} values of H per d (every App. B row's "
+                    f"minimum); {_RERUN_RULE}")
 """Figs. 5 and 8 (Experiment 1 in the appendix): the criterion of :func:`_heads_row`."""
 
 
