@@ -161,8 +161,8 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
                        "[our expectation, unverified]", criterion="k", status="differs",
                        measured="m", evidence="e")
     assert summary_sentence([row("kajitsuka", "trend", False), guessed]) == (
-        "2 rows: 1 trend, 1 differs (1 row of them on claims marked as our expectation, not the "
-        "paper's words: 1 differs).")
+        "2 rows (1 row of them on claims marked as our expectation, not the paper's words: 1 "
+        "differs): 1 trend, 1 differs.")
     assert "expectation" not in summary_sentence(one)
 
 

@@ -104,8 +104,9 @@ EXPECTATION_MARK = "our expectation"
 
 def _expectation_clause(rows: list[Row]) -> str:
     """" (3 of them on claims marked as our expectation, not the paper's words: 2 differs, 1
-    trend)" for the rows of ``rows`` whose claim carries :data:`EXPECTATION_MARK`; '' when none
-    does, so that a status on our reading of a figure is not read as one on a stated claim."""
+    trend)", put after a group's count and before its statuses, for the rows of ``rows``
+    whose claim carries :data:`EXPECTATION_MARK`; '' when none does, so that a status on our
+    reading of a figure is not read as one on a stated claim."""
     from memnb.prose import counted
 
     marked = [r for r in rows if EXPECTATION_MARK in r.claim]
@@ -144,11 +145,12 @@ def summary_sentence(rows: list[Row]) -> str:
     if not present:
         return "No rows."
     if len(present) == 1 and present[0][0] is published:
-        return f"{counted(len(rows), 'row')}: {_counted(rows)}{_expectation_clause(rows)}."
+        return f"{counted(len(rows), 'row')}{_expectation_clause(rows)}: {_counted(rows)}."
     if len(present) == 1 and present[0][0] is ours:
         return f"{counted(len(rows), 'row')} of ours: {_counted(rows)}."
-    parts = [f"{counted(len(g), 'row')} {what}: {_counted(g) or 'none'}"
-             + (_expectation_clause(g) if g is published else "") for g, what in present]
+    parts = [f"{counted(len(g), 'row')} {what}"
+             + (_expectation_clause(g) if g is published else "") + f": {_counted(g) or 'none'}"
+             for g, what in present]
     if len(parts) > 1:
         parts[-1] = f"and {parts[-1]}"
     return "; ".join(parts) + "."
