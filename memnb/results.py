@@ -903,31 +903,29 @@ def points_added(provenance: dict[str, Any]) -> list[tuple[dict[str, Any], int]]
     return added
 
 
-def commit_points(provenance: dict[str, Any]) -> list[tuple[str, int]]:
-    """``[("eb16d85", 84), ("fa52566", 21)]``: every commit (short) whose invocations raised
-    ``points_done`` (:func:`points_added`), with the points they added, in the order of their
-    first invocation; empty when the invocations do not tell."""
-    added: dict[str, int] = {}
-    for call, points in points_added(provenance) or []:
-        commit = str(call.get("git_commit") or "unknown")[:7]
-        added[commit] = added.get(commit, 0) + points
-    return list(added.items())
-
-
-def resumed_commits(provenance: dict[str, Any]) -> str | None:
-    """"commits eb16d85 (84 points, 2026-11-26), fa52566 (21 points, 2026-11-26)": every commit
+def commit_points(provenance: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """``[("eb16d85", 84, "2026-11-26"), ("fa52566", 21, "2026-11-26")]``: every commit (short)
     whose invocations raised ``points_done`` (:func:`points_added`), with the points they added
-    and the day of the first, when more than one commit computed a resumed run's points, so that
-    it does not read as computed by its last commit alone; ``None`` when one did (or the
-    invocations do not tell: :func:`computing_invocation` names it)."""
+    and the day of its first such invocation, in that order; empty when the invocations do not
+    tell."""
     added: dict[str, list[Any]] = {}  # commit -> [points added, day of its first invocation]
     for call, points in points_added(provenance) or []:
         commit = str(call.get("git_commit") or "unknown")[:7]
         added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])[0] += points
-    if len(added) < 2:
+    return [(commit, points, day) for commit, (points, day) in added.items()]
+
+
+def resumed_commits(provenance: dict[str, Any]) -> str | None:
+    """"commits eb16d85 (84 points, 2026-11-26), fa52566 (21 points, 2026-11-26)": every commit
+    of :func:`commit_points`, with the points it added and the day of its first invocation, when
+    more than one commit computed a resumed run's points, so that it does not read as computed
+    by its last commit alone; ``None`` when one did (or the invocations do not tell:
+    :func:`computing_invocation` names it)."""
+    shares = commit_points(provenance)
+    if len(shares) < 2:
         return None
     return "commits " + ", ".join(f"{commit} ({points} points, {day})"
-                                  for commit, (points, day) in added.items())
+                                  for commit, points, day in shares)
 
 
 def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:
@@ -978,6 +976,6 @@ def provenance_summary(names: list[str], profile: str,
         info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
         shares = commit_points(provenance)
         info["computed_by"] = (info["git_commit"] if len(shares) < 2 else ", ".join(
-            f"{commit} ({points} points)" for commit, points in shares))
+            f"{commit} ({points} points)" for commit, points, _ in shares))
         rows.append(info)
     return pd.DataFrame(rows, columns=columns)

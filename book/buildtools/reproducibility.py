@@ -184,13 +184,16 @@ def shared_invocations(provenances: dict[str, dict]) -> dict[str, str]:
     return found
 
 
-def _commits_cell(record: dict[str, Any]) -> str:
-    """The commit of a :func:`memnb.results.provenance_summary` row in code font, or, for a
-    run resumed over several commits, each with the points it computed (``computed_by``)."""
-    import re
+def _commits_cell(provenance: dict[str, Any], commit: str) -> str:
+    """``commit`` (a :func:`memnb.results.provenance_summary` row's) in code font, or, for a
+    run resumed over several commits, each with the points it computed
+    (:func:`memnb.results.commit_points`)."""
+    from memnb.results import commit_points
 
-    return re.sub(r"\b([0-9a-f]{7})\b", r"`\1`", str(record.get("computed_by")
-                                                      or record["git_commit"]))
+    shares = commit_points(provenance)
+    if len(shares) < 2:
+        return f"`{commit}`"
+    return ", ".join(f"`{c}` ({points} points)" for c, points, _ in shares)
 
 
 def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -> str:
@@ -278,7 +281,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         rows.append([f"`{name}`", paper_item(name, str(record["paper_figure"])), record["seeds"],
                      f"{minutes}{'' if what is None else ' (partial grid)'} on "
                      f"{_devices(provenance, str(record['device_name']))}{fixed_text}",
-                     f"{_commits_cell(record)}, {str(record['started_utc'] or '–')[:10]}",
+                     f"{_commits_cell(provenance, str(record['git_commit']))}, "
+                     f"{str(record['started_utc'] or '–')[:10]}",
                      f"{'today' if current else 'earlier'}: "
                      f"{'not recorded' if not code else f'`{code}`'}, "
                      f"{arithmetic_label(provenance)}"])
@@ -563,9 +567,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
 
     def total(device: str, table: pd.DataFrame, own: set[str]) -> str:
         lacking = sorted(anywhere - own)  # estimated on another device, not on this one
-        earlier = sorted(e for e, flag in zip(table["experiment"],
-                                              table.get("earlier_grid", [False] * len(table)),
-                                              strict=True) if bool(flag) and e in own)
+        earlier = sorted(set(table.loc[table["earlier_grid"], "experiment"]) & own)
         return (f"{format_duration(estimated_total_s(table))} ({device}"
                 + (f"; without {', '.join(f'`{e}`' for e in lacking)}, not estimated there"
                    if lacking else "")
