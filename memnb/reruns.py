@@ -214,9 +214,13 @@ def replacement_gap(name: str, profile: str = "full", root: Path | None = None, 
                     column: str = "accuracy") -> ReplacementGap | None:
     """:class:`ReplacementGap` of the written result of ``name`` and :func:`replaced_result`
     in ``column``. Points are matched on the parameters of the experiment's grid under
-    ``profile`` (its first sweep, :func:`memnb.planner.capture_sweep`), which must name one row
-    of each table; ``None`` when nothing was replaced, there is no grid to match on, or
-    ``column`` is not in both tables."""
+    ``profile`` (every parameter any point of its first sweep sets,
+    :func:`memnb.planner.capture_sweep`: a figure's points may set one the others lack, as
+    Dana et al.'s App. B sets ``H_equiv`` or ``width``). A point may span several rows (a
+    distribution over heads, say) when ``column`` is the same on all of them, and a parameter
+    that one table has no column for is matched as unset; ``None`` when
+    nothing was replaced, there is no grid to match on, ``column`` is not in both tables, or a
+    point's rows differ in it."""
     current, before = load(name, profile, root), replaced_result(name, profile, root)
     if current is None or before is None:
         return None
@@ -232,11 +236,17 @@ def gap_between(name: str, profile: str, current: ExperimentResult, before: Expe
     captured = capture_sweep(name, profile)
     if captured is None or not captured.points:
         return None
-    keys = [k for k in captured.points[0] if k in current.table and k in before.table]
-    if (not keys or column not in current.table or column not in before.table
-            or any(t.duplicated(keys).any() for t in (current.table, before.table))):
+    named = dict.fromkeys(k for point in captured.points for k in point)  # in order, once
+    keys = [k for k in named if k in current.table or k in before.table]
+    if not keys or column not in current.table or column not in before.table:
         return None
-    merged = current.table.merge(before.table, on=keys, suffixes=("_now", "_then"))
+    # a parameter a table has no column for was set by none of its points: empty, as the
+    # other table's rows whose points did not set it (pandas matches empty keys to each other)
+    tables = [t.reindex(columns=keys + [column]).drop_duplicates()
+              for t in (current.table, before.table)]
+    if any(t.duplicated(keys).any() for t in tables):  # a point's rows differ in ``column``
+        return None
+    merged = tables[0].merge(tables[1], on=keys, suffixes=("_now", "_then"))
     gap = (merged[f"{column}_now"] - merged[f"{column}_then"]).abs()  # empty: nan below
     return ReplacementGap(before, column, len(merged), float(gap.mean()), float(gap.max()))
 

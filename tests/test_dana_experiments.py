@@ -202,6 +202,40 @@ def test_a_full_run_that_replaced_one_of_earlier_code_says_how_far_the_two_diffe
     assert replacement_difference("dana.exp2", "full", tmp_path) is None  # nothing replaced
 
 
+def test_replaced_tables_are_matched_on_every_parameter_any_point_sets():
+    """memnb.reruns.gap_between matches the points of two tables on every parameter that some
+    point of the grid sets (App. B's MLP points set H_equiv and width, which tell apart points
+    equal in everything else); a table of code that set neither matches only the points that do
+    not set them; a point spanning several rows is compared once, unless its rows differ."""
+    from pathlib import Path
+
+    from memnb.planner import capture_sweep
+    from memnb.reruns import gap_between
+    from memnb.results import ExperimentResult
+
+    points = capture_sweep("dana.appendix_layout", "full").points
+    plain = next(p for p in points if "H_equiv" not in p)
+    mlp = [p for p in points if "H_equiv" in p][:2]
+    twin = {**mlp[0], "H_equiv": mlp[0]["H_equiv"] + 1}  # equal to mlp[0] but for H_equiv
+    now = pd.DataFrame([plain, mlp[0], twin]).assign(accuracy=[0.5, 0.6, 0.9])
+    then = pd.DataFrame([plain, mlp[0], twin]).assign(accuracy=[0.4, 0.6, 0.6])
+
+    def gap(a: pd.DataFrame, b: pd.DataFrame):
+        def result(table: pd.DataFrame) -> ExperimentResult:
+            return ExperimentResult(table, Path("t.csv"), Path("t.json"), {})
+
+        return gap_between("dana.appendix_layout", "full", result(a), result(b))
+
+    both = gap(now, then)
+    assert (both.points, round(both.mean, 6), round(both.largest, 6)) == (3, 0.133333, 0.3)
+    older = then.drop(columns=["H_equiv", "width"]).iloc[:1]  # code that set neither
+    assert (gap(now, older).points, round(gap(now, older).largest, 6)) == (1, 0.1)
+    spread = pd.concat([now, now.iloc[:1]])  # the plain point on two rows, same accuracy
+    assert gap(spread, then).points == 3
+    spread.iloc[-1, spread.columns.get_loc("accuracy")] = 0.7  # ... now with two values
+    assert gap(spread, then) is None
+
+
 def test_a_partial_full_run_is_drawn_beside_a_fresh_run_not_instead(tmp_path, monkeypatch):
     import json
 

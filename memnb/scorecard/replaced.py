@@ -137,7 +137,9 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         column = compared_column(current.table, replaced.table)
         gap = (None if column is None
                else gap_between(name, "full", current, replaced, column=column))
-        apart = ("not compared (no accuracy column, or not one row per grid point)"
+        apart = ("not compared (the tables hold no accuracy column)" if column is None
+                 else f"not compared (no grid to match points on, or a point's rows differ "
+                      f"in `{column}`)"
                  if gap is None else "no point in common" if gap.points == 0 else
                  f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
                  f"at most {gap.largest:.3f}")
