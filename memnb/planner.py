@@ -324,8 +324,10 @@ def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float 
     """Wall time and device of the last run of ``name`` under ``profile``, if any: of every
     invocation of a resumed run where its provenance records them (``total_wall_time_s``), the
     device as :func:`memnb.results.device_label` names it (each card of a run resumed on
-    several, with its points), and for a partial run how many points it computed."""
-    from memnb.results import device_label, load, profile_change
+    several, with its points), for a partial run how many points it computed, and how many
+    points its wall time does not cover (:func:`memnb.results.points_not_timed`)."""
+    from memnb.prose import counted
+    from memnb.results import device_label, load, points_not_timed, profile_change
 
     result = load(name, profile, root)
     if result is None:
@@ -338,6 +340,9 @@ def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float 
         on += f"; partial, {done} of {done + int(prov.get('points_missing') or 0)} points"
     if profile_change(prov) is not None:
         on += f"; an earlier `{profile}` grid"
+    untimed = points_not_timed(prov)
+    if untimed:
+        on += f"; {counted(untimed, 'point')} read from a cache, not timed"
     return wall, on
 
 

@@ -98,6 +98,15 @@ def git_commit() -> str:
     return _git_commit()
 
 
+def short_commit(commit: object) -> str:
+    """A recorded :func:`git_commit` as a page shows it: ``5be7fa7``, or ``5be7fa7 +
+    uncommitted changes`` for a result computed from a checkout whose code differed from its
+    commit (so that such a result never reads as computed by the commit alone)."""
+    text = str(commit or "unknown")
+    dirty = text.endswith("+uncommitted-changes")
+    return text[:7] + (" + uncommitted changes" if dirty else "")
+
+
 def _command_line(name: str, profile: str, device: str, seeds: int) -> str:
     if Path(sys.argv[0]).name == "memnb":
         return " ".join(["memnb", *sys.argv[1:]])
@@ -318,12 +327,13 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     across sessions from a committed point cache keeps its whole history, and the
     ``corrections`` made by hand to that history, each a sentence saying what was changed and
     why, are kept with it, as is the record of re-keys that carried its earlier points over to
-    today's code fingerprint, :data:`REKEY_HISTORY`). This invocation's ``points_done`` is
+    today's code fingerprint, :data:`REKEY_HISTORY`, and the points copied into its cache from
+    the run it replaces, :func:`points_copied`). This invocation's ``points_done`` is
     ``None`` for a run without a time limit (``untimed``) that no stop request ended.
     """
     earlier: list[dict[str, Any]] = []
     corrections: list[str] = []
-    rekeys: dict[str, Any] = {}
+    carried: dict[str, Any] = {}
     if json_path.exists():
         try:
             previous = json.loads(json_path.read_text())
@@ -336,7 +346,7 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
         if same and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])
-            rekeys = {k: previous[k] for k in REKEY_HISTORY if k in previous}
+            carried = {k: previous[k] for k in (*REKEY_HISTORY, "points_copied") if k in previous}
     # a run without a time limit records its count of points only when a stop request ended it
     done = None if untimed and not budget.stopped else budget.done
     this = _invocation({**provenance, "points_done": done})
@@ -345,7 +355,7 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     history: dict[str, Any] = {"invocations": records, "total_wall_time_s": round(total, 2)}
     if corrections:
         history["corrections"] = corrections
-    return history | rekeys
+    return history | carried
 
 
 def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:
@@ -606,12 +616,13 @@ def _changed_params(before: dict[str, Any], today: dict[str, Any],
 
 
 def partial_summary(provenance: dict[str, Any]) -> str | None:
-    """One line saying which points a partial run computed and which it lacks, or how its
-    parameters differ from today's profile (:func:`profile_change`); ``None`` for a complete
-    run of today's profile."""
+    """One line saying which points a partial run computed and which it lacks, and how its
+    parameters differ from today's profile (:func:`profile_change`: a complete run of an
+    earlier profile holds today's grid only in part, and says only that); ``None`` for a
+    complete run of today's profile."""
     changed = profile_change(provenance)
     if provenance.get("complete", True):
-        return None if changed is None else f"partial: {changed}"
+        return changed
     done, total = points_ran(provenance)
     varied = tuple(k for k, v in (provenance.get("params") or {}).items()
                    if isinstance(v, list) and len(v) > 1)
@@ -817,7 +828,7 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
         prov = cached.provenance
         computed = computing_invocation(prov)  # not a later call that only read the cache
         commits = (resumed_commits(prov)
-                   or f"commit {str(computed['git_commit'] or 'unknown')[:7]}")
+                   or f"commit {short_commit(computed['git_commit'])}")
         note = (f"{name}: `{profile}` run beside the committed full-scale run of "
                 f"{str(computed['started_utc'] or '?')[:10]} ({run_label(cached.table, prov)}, "
                 f"{commits})")
@@ -878,13 +889,23 @@ def points_not_timed(provenance: dict[str, Any]) -> int:
     """Points of a result read from the point cache that no invocation it records computed, so
     that its wall time does not cover them: the last invocation's ``cached_points_reused``, less
     the points done when the invocation before it ended (a resumed run's ``total_wall_time_s``
-    includes the calls that computed those). A run resumed only from its own earlier calls
-    counts 0; a table rebuilt from a cache filled elsewhere counts every point it read."""
+    includes the calls that computed those), plus the :func:`points_copied` from the run it
+    replaced. A run resumed only from its own earlier calls counts 0; a table rebuilt from a
+    cache filled elsewhere counts every point it read."""
     reused = int(provenance.get("cached_points_reused") or 0)
     calls = provenance.get("invocations") or []
     if len(calls) >= 2 and calls[-2].get("points_done") is not None:
         reused -= int(calls[-2]["points_done"])
-    return max(reused, 0)
+    return max(reused, 0) + sum(points for _, points in points_copied(provenance))
+
+
+def points_copied(provenance: dict[str, Any]) -> list[tuple[str, int]]:
+    """``[("superseded/dana.appendix_layout.ee20886effcd5f24", 84)]``: the point files copied into
+    a run's cache from the run it replaced before it started, as its provenance records them
+    (``points_copied``, each with a sentence in ``corrections``): the run read those points, it
+    did not compute them, and ``cached_points_reused`` does not count them (it counts only
+    points of the run's own earlier invocations). Empty when none were copied."""
+    return [(str(c["from"]), int(c["points"])) for c in provenance.get("points_copied") or []]
 
 
 def points_added(provenance: dict[str, Any]) -> list[tuple[dict[str, Any], int]] | None:
@@ -910,7 +931,7 @@ def commit_points(provenance: dict[str, Any]) -> list[tuple[str, int, str]]:
     tell."""
     added: dict[str, list[Any]] = {}  # commit -> [points added, day of its first invocation]
     for call, points in points_added(provenance) or []:
-        commit = str(call.get("git_commit") or "unknown")[:7]
+        commit = short_commit(call.get("git_commit"))
         added.setdefault(commit, [0, str(call.get("started_utc") or "?")[:10]])[0] += points
     return [(commit, points, day) for commit, (points, day) in added.items()]
 
@@ -973,7 +994,7 @@ def provenance_summary(names: list[str], profile: str,
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["points_from_cache"] = points_not_timed(provenance)
         info.update(computing_invocation(provenance))
-        info["git_commit"] = str(info["git_commit"] or "unknown")[:7]
+        info["git_commit"] = short_commit(info["git_commit"])
         shares = commit_points(provenance)
         info["computed_by"] = (info["git_commit"] if len(shares) < 2 else ", ".join(
             f"{commit} ({points} points)" for commit, points, _ in shares))

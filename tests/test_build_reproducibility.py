@@ -69,9 +69,11 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
     rows = [line for line in slowest.splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[1:] == ["| 2 | 42.2 | `step_1(profile)` |", "| 4 | 7.5 | `step_3(profile)` |",
                         "| 3 | 3.0 | `step_2(profile)` |"]
-    assert ("| `dana.exp1` | fresh (quick), 5 seeds, 1 row | Fig. 1a | CPU (x86_64, 2 threads) "
+    assert ("| `dana.exp1` | fresh (quick), 5 seeds, 1 row | Dana et al. Fig. 1a | "
+            "CPU (x86_64, 2 threads) "
             "| 12.5 | `1111111`, 2026-01-01 10:00 |") in page
-    assert ("| `dana.exp1` | full (cached), 5 seeds, 1 row | Fig. 1a | NVIDIA H100 | 1778.0 | "
+    assert ("| `dana.exp1` | full (cached), 5 seeds, 1 row | Dana et al. Fig. 1a | NVIDIA H100 | "
+            "1778.0 | "
             "`2222222`, 2026-01-01 10:00 |") in page
     assert "newer than the page" not in page and "read from the cache" not in page
     # a fresh run that found its points cached took about 0 s: the table says why
@@ -346,3 +348,19 @@ def test_precision_table_is_read_from_the_records(tmp_path):
     assert "H:" not in text  # a column that agrees is not listed
     assert "`precision_check.mahdavi.heads.cuda.json`: NVIDIA H100, `quick` profile, commit " \
            "`abcdef0`, 2026-01-02" in text
+
+
+def test_an_experiment_of_ours_beside_a_paper_item_is_not_listed_as_that_item():
+    """The pages' "paper item" column names the paper, and an experiment of ours set beside a
+    paper's figure (its title ends in "(ours)") says so, so that dana.exp5 and dana.exp5_code do
+    not read as the same item."""
+    from buildtools.reproducibility import paper_item
+
+    assert paper_item("mahdavi.context", "Fig. 2b") == "Mahdavi et al. Fig. 2b"
+    assert paper_item("dana.exp5", "Dana et al. Fig. 3 (Experiment 5)") == (
+        "Dana et al. Fig. 3 (Experiment 5)")
+    assert paper_item("dana.exp5_code", "Dana et al. Fig. 3 (Experiment 5)") == (
+        "ours, beside Dana et al. Fig. 3 (Experiment 5)")
+    assert paper_item("compare.capacity", "ours: cross-paper comparison") == (
+        "ours: cross-paper comparison")
+    assert paper_item("dana.unknown", "Fig. 9") == "Dana et al. Fig. 9"

@@ -72,7 +72,14 @@ def test_provenance_summary_lists_only_written_results(tmp_path):
     assert list(summary["experiment"]) == ["dana.exp6"]
     row = summary.iloc[0]
     assert row["seeds"] == 1 and row["rows"] == len(load("dana.exp6", "ci", root=tmp_path).table)
-    assert row["wall_time_s"] >= 0 and len(row["git_commit"]) <= 7
+    from memnb.results import short_commit
+
+    recorded = load("dana.exp6", "ci", root=tmp_path).provenance["git_commit"]
+    assert row["wall_time_s"] >= 0 and row["git_commit"] == short_commit(recorded)
+    # a result of a checkout whose code differed from its commit never reads as the commit's
+    assert short_commit("0123456789abcdef+uncommitted-changes") == (
+        "0123456 + uncommitted changes")
+    assert short_commit("0123456789abcdef") == "0123456" and short_commit(None) == "unknown"
     with pytest.raises(ValueError, match="profile"):
         provenance_summary(["dana.exp6"], "huge", root=tmp_path)
 
@@ -353,7 +360,7 @@ def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     assert _changed_params({"widths": [[16, 32], [8, 16]]}, {"widths": [[16, 8], [32, 16]]}) == [
         ("widths", [[16, 32], [8, 16]], [[16, 8], [32, 16]])]
     assert _changed_params({"N": [1, 1, 2]}, {"N": [1, 2, 2]}) == [("N", [1, 1, 2], [1, 2, 2])]
-    assert partial_summary(earlier) == f"partial: {change}"
+    assert partial_summary(earlier) == change  # complete, but not today's grid
     stopped = {**earlier, "complete": False, "points_done": 1, "missing_points": [{"x": 1}]}
     assert partial_summary(stopped).endswith(f"; {change}")
     assert profile_change({**earlier, "experiment": "no.such"}) is None
@@ -457,7 +464,8 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
     assert note.endswith("computed by earlier code (code fingerprint 0123456789abcdef, "
                          "IEEE denormals)")
-    assert f"commit {earlier['git_commit'][:7]})" in note  # the code a reader can check out
+    # the code a reader can check out
+    assert f"commit {results.short_commit(earlier['git_commit'])})" in note
     # a run resumed over several commits names each commit that computed points
     resumed = {**full.provenance, "invocations": [
         {"git_commit": "aaaaaaa1", "started_utc": "2026-01-01T00:00:00", "points_done": 2},

@@ -512,11 +512,20 @@ PAPERS = {"dana": "Dana et al.", "mahdavi": "Mahdavi et al.", "kajitsuka": "Kaji
 
 def paper_item(name: str, paper_figure: str) -> str:
     """``paper_figure`` naming its paper (``Fig. 2b`` of ``mahdavi.context`` reads ``Mahdavi et
-    al. Fig. 2b``), unless it already does or is ours."""
+    al. Fig. 2b``), unless it already does or is ours; an experiment of ours set beside a paper
+    item (its registered title ends in "(ours)", e.g. ``dana.exp5_code``, the official code's
+    models) reads ``ours, beside Dana et al. Fig. 3 …``, so that it is not taken for the item."""
+    from memnb.experiments.registry import get
+
     authors = PAPERS.get(name.split(".")[0])
-    if authors is None or paper_figure.startswith((authors, "ours")):
-        return paper_figure
-    return f"{authors} {paper_figure}"
+    item = paper_figure
+    if authors is not None and not paper_figure.startswith((authors, "ours")):
+        item = f"{authors} {paper_figure}"
+    try:
+        ours = get(name).title.endswith("(ours)")
+    except ValueError:  # not a registered experiment
+        ours = False
+    return f"ours, beside {item}" if ours and not item.startswith("ours") else item
 
 
 def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
@@ -623,10 +632,11 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
         ended = str(record.get("ended") or "")[:19]
         later = [r for r in results if ended and str(r["started_utc"] or "")[:19] > ended]
         lines += ["Results drawn on this page:", "", markdown_table(
-            ["experiment", "run", "paper item", "device", "wall time (s)", "commit, started (UTC)"],
+            ["experiment", "run", "paper item", "device", "wall time (s)",
+             "commit, started (UTC) of the last call that computed points"],
             [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
               f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
-              r["paper_figure"],
+              paper_item(r["experiment"], str(r["paper_figure"])),
               _device(r["device_name"]), wall_time_cell(r),
               f"`{r['git_commit']}`, {str(r['started_utc'] or '')[:16].replace('T', ' ')}")
              for r in results]), ""]

@@ -105,13 +105,13 @@ def computing_commits(provenance: dict[str, Any]) -> str:
     2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 (105 points, 2026-11-26)": every
     commit whose invocations raised ``points_done``, with the points they added and the day of
     the first, so that a resumed run does not read as computed by its last commit alone."""
-    from memnb.results import computing_invocation, resumed_commits
+    from memnb.results import computing_invocation, resumed_commits, short_commit
 
     several = resumed_commits(provenance)
     if several is not None:
         return several
     computed = computing_invocation(provenance)
-    return (f"commit {str(computed['git_commit'] or 'unknown')[:7]}, "
+    return (f"commit {short_commit(computed['git_commit'])}, "
             f"{computed['started_utc'] or '?'}")
 
 

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memnb.prose import markdown_table
 from memnb.results import ExperimentResult
@@ -25,6 +26,9 @@ from memnb.scorecard.core import (
     read_label,
 )
 from memnb.scorecard.render import source_profile
+
+if TYPE_CHECKING:
+    from memnb.reruns import ReplacementGap
 
 
 class ReplacedSource(ResultSource):
@@ -89,7 +93,14 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
     counting the statuses that change. Rows of several papers are named with their paper."""
     from memnb.reruns import compared_column, gap_between, replaced_result
-    from memnb.results import arithmetic_label, load, partial_summary, profile_change
+    from memnb.results import (
+        arithmetic_label,
+        load,
+        partial_summary,
+        points_copied,
+        profile_change,
+        short_commit,
+    )
 
     if source_profile(profile) != "full":
         return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
@@ -127,7 +138,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         same_code = then.get("code_fingerprint") == current.provenance.get("code_fingerprint")
         what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
                 f"`{then.get('code_fingerprint')}`, {arithmetic_label(then)}, commit "
-                f"`{str(then.get('git_commit', 'unknown'))[:7]}`")
+                f"`{short_commit(then.get('git_commit'))}`")
         if profile_change(then) is not None:
             earlier_profile.add(name)
         partial = partial_summary(then)
@@ -137,17 +148,37 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         column = compared_column(current.table, replaced.table)
         gap = (None if column is None
                else gap_between(name, "full", current, replaced, column=column))
-        apart = ("not compared (the tables hold no accuracy column)" if column is None
-                 else f"not compared (no grid to match points on, or a point's rows differ "
-                      f"in `{column}`)"
-                 if gap is None else "no point in common" if gap.points == 0 else
-                 f"{gap.points} points: `{column}` differs by {gap.mean:.4f} on average, "
-                 f"at most {gap.largest:.3f}")
+        copied = sum(points for source, points in points_copied(current.provenance)
+                     if Path(source).name == replaced.csv_path.stem)
+        apart = _apart(gap, column, copied)
         lines.append([f"`{name}`", what, apart, cell(again)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
     summary = rejudged_summary(judged, label, partial_tables, earlier_profile)
     return markdown_table(header, lines) + "\n\n" + summary + "\n"
+
+
+def _apart(gap: ReplacementGap | None, column: str | None, copied: int) -> str:
+    """How far a committed table is from the one it replaced (:func:`memnb.reruns.gap_between`'s
+    ``gap`` in ``column``), for :func:`replaced_runs_markdown`'s table. ``copied`` points of the
+    committed run were read from the replaced run's point cache
+    (:func:`memnb.results.points_copied`): equal by construction, they are no evidence of
+    agreement."""
+    from memnb.prose import counted
+
+    if column is None:
+        return "not compared (the tables hold no accuracy column)"
+    if gap is None:
+        return f"not compared (no grid to match points on, or a point's rows differ in `{column}`)"
+    if gap.points == 0:
+        return "no point in common"
+    if copied >= gap.points:
+        return (f"not compared: the {counted(gap.points, 'point')} both tables hold were read "
+                "from the replaced run's point cache, not computed again")
+    read = (f", {copied} of them read from the replaced run's point cache (not computed again)"
+            if copied else "")
+    return (f"{gap.points} points{read}: `{column}` differs by {gap.mean:.4f} on average, "
+            f"at most {gap.largest:.3f}")
 
 
 def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str],
@@ -175,13 +206,23 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
     head = f"Of the {verdicts} judged again on the replaced tables{several}, "
     if not changed:
         return head + "none changes."
-    return (head + f"{len(changed)} change{'s' if len(changed) == 1 else ''}: "
-            + "; ".join(f"{label(j)}"
-                        + (f" with `{j.experiment}` replaced" if reads[j.paper, j.item] > 1
-                           else "")
-                        + f" ({j.now} on the committed run, {j.then} on the replaced one"
-                        + why(j)
-                        + ")" for j in changed) + ".")
+
+    def listed(rows: Sequence[Rejudged]) -> str:
+        return "; ".join(f"{label(j)}"
+                         + (f" with `{j.experiment}` replaced" if reads[j.paper, j.item] > 1
+                            else "")
+                         + f" ({j.now} on the committed run, {j.then} on the replaced one"
+                         + why(j) + ")" for j in rows)
+
+    # a replaced table that cannot decide a row (not run on it) overturns nothing
+    undecided = [j for j in changed if j.then == "not run"]
+    moved = [j for j in changed if j.then != "not run"]
+    text = head + (f"{len(moved)} change{'s' if len(moved) == 1 else ''}: {listed(moved)}."
+                   if moved else "none changes to another verdict.")
+    if undecided:
+        text += (f" {len(undecided)} cannot be decided on the replaced table (`not run` there, "
+                 f"which overturns no verdict): {listed(undecided)}.")
+    return text
 
 
 __all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
