@@ -60,7 +60,9 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
                         ) -> tuple[plt.Figure, str]:
     """Parameters of the construction against N (n = 8) and against n (N fixed), next-token and
     seq-to-seq, with the fitted exponents (Thm 4.1 and Cor. 4.1; the paper has no such figure).
-    Draws the full-scale table ``cached`` when there is one, else ``fresh``."""
+    Draws the full-scale table ``cached`` when there is one, else ``fresh``; the caption says
+    whether the sweep's token IDs hold positions
+    (:func:`memnb.scorecard.kajitsuka.sweep_positional`)."""
     table = cached if cached is not None else fresh
     used = "the full-scale run" if cached is not None else f"our `{profile}` run"
     found = card.construction_verdicts(table)
@@ -101,9 +103,13 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     fig.tight_layout()
     thm = card.thm41_verdict(table)
     cor = card.cor41_verdict(table)
+    positional = card.sweep_positional(table)
+    built = ("" if positional is None else ", here with positional token IDs: the theorem's "
+             "model has none" if positional else
+             ", here without positional encoding, as the theorem's model")
     caption = (
         "*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper has no "
-        f"such figure; the construction is our reconstruction), from {used}.* "
+        f"such figure; the construction is our reconstruction{built}), from {used}.* "
         f"Against $N$, Theorem 4.1 row: {_verdict(thm)}. {_total_against_ffn2(found)} "
         "Against $n$ (right) the solid lines are all parameters; the exponent is fitted on the "
         "dashed line, seq-to-seq FFN₂ parameters divided by $\\sqrt{L+3}$ ($L$ the bits per ID, "
@@ -169,8 +175,9 @@ def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
         ax.legend(**_BELOW, ncol=2)
     fig.tight_layout()
     v = card.remark44_verdict(table, C)
-    caption = ("*Bits of our construction (Remark 4.4, our reading: only its title, "
-               "'Optimality in terms of bit counts', is in our sources *[unverified]*).* "
+    caption = ("*Bits of our construction (ours; the paper has no such figure; Remark 4.4, our "
+               "reading: only its title, 'Optimality in terms of bit counts', is in our sources "
+               "*[unverified]*).* "
                + ("In the committed full-scale run the" if cached is not None else
                   "In this build's run the")
                + " largest weight has "
@@ -539,7 +546,7 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
             label="smallest W for N points (Thm 4.2; our constants)")
     ax.plot(grid, [lower_bounds.min_parameters(int(x) * n, n) for x in grid], "k:",
             label="smallest W for nN points (seq-to-seq, hardmax; our constants)")
-    ax.plot(grid, np.sqrt(grid), color="0.6", lw=1, label="√N (shape)")
+    ax.plot(grid, np.sqrt(grid), color="0.6", lw=1, label="√N (the shape of Ω(√N), constant 1)")
     ax.set(xscale="log", yscale="log", xlabel="N (number of sequences)",
            ylabel="parameters (count)")
     ax.legend(**_BELOW, ncol=2)
@@ -548,10 +555,13 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
     v41 = card.cor41_verdict(cached)
     caption = ("*Lower bounds of Theorem 4.2 and of the seq-to-seq case (hardmax; a further "
                "theorem of the paper, its number not in our sources, checked under Corollary 4.1 "
-               "in the scorecard), instantiated (ours).* Dashed and "
+               "in the scorecard), instantiated (ours; the paper has no such figure).* Dashed and "
                "dotted: the smallest parameter count $W$ for which the VC bound of "
                f"{paper.VC_BOUND.split(':')[0]} (architecture-free form; our choice of bound "
-               "and constants) reaches the number of points to shatter. Markers: our "
+               "and constants) reaches the number of points to shatter. Grey line: $\\sqrt N$ "
+               "itself, the shape of Theorem 4.2's $\\Omega(\\sqrt N)$ with its constant set "
+               "to one (a reference slope, not a bound; that the theorem states this order is "
+               "our notes' reading, *[unverified]*). Markers: our "
                f"construction's exact counts (committed full sweep). Theorem 4.2 row of the "
                f"scorecard: {_verdict(v42)}. Corollary 4.1 row (hardmax): {_verdict(v41)}. "
                "A smallest $W$ above a working construction would refute the bound or the "
@@ -588,15 +598,18 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
                   ) -> tuple[plt.Figure, str]:
     """Training loss and accuracy against epochs per #blocks (Figs. 1/2 MultiNLI, 4/5 IMDb, the
     ICLR random set), with the verdicts of the matching scorecard rows. ``partial`` says what a
-    partial full-scale run ``cached`` holds (:func:`memnb.results.partial_summary`)."""
+    partial full-scale run ``cached`` holds (:func:`memnb.results.partial_summary`). Each line
+    is the mean over seeds, its band the lowest to the highest seed (:data:`CURVE_BAND`, named
+    in the legend and, by :func:`band_words`, in the caption)."""
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
     depths = sorted(set(fresh["blocks"]) | (set() if cached is None else set(cached["blocks"])))
     colors = {b: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, b in enumerate(depths)}
     for ax, metric in zip(axes, ("loss", "accuracy"), strict=True):  # one colour per depth
-        viz.plot_ours(ax, fresh, "epoch", metric, by="blocks", colors=colors)
+        # min-max over seeds: a positive loss band on the log axis (mean ± std can reach 0)
+        viz.plot_ours(ax, fresh, "epoch", metric, by="blocks", colors=colors, spread=CURVE_BAND)
         if cached is not None:
             viz.plot_ours(ax, cached, "epoch", metric, by="blocks", role="ours_cached",
-                          colors=colors)
+                          colors=colors, spread=CURVE_BAND)
     axes[0].set(yscale="log", xlabel="epoch (full-batch step)", ylabel="training loss (nats)")
     shown = fresh if cached is None else pd.concat([fresh, cached])
     lo = float(np.nanmin(shown["accuracy"]))
@@ -623,8 +636,36 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
             "expectation *[unverified]*).* "
             f"From {which}: loss **Verdict: {loss.status}**; accuracy **Verdict: {acc.status}**.")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
-               f"{_seed_ranges(table)}")
+               f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     return fig, viz.with_details(lead, details)
+
+
+#: The band the curves figures draw around the mean over seeds (:func:`memnb.viz.summarize`):
+#: the lowest to the highest seed, which stays positive on the log loss axis.
+CURVE_BAND = "minmax"
+
+
+def band_words(tables: list[pd.DataFrame | None]) -> str:
+    """What the shaded bands of :func:`curves_figure` show, as one sentence, for the curves
+    tables drawn (``None`` entries skipped): the lowest to the highest seed at each epoch, and
+    at how many of the (#blocks, epoch) points with several seeds a mean ± std band would reach
+    zero or below, which a log axis cannot draw; empty when no point has several seeds."""
+    several = lower = 0
+    for table in tables:
+        if table is None:
+            continue
+        stats = table.groupby(["blocks", "epoch"])["loss"].agg(["mean", "std", "count"])
+        stats = stats[stats["count"] > 1]
+        several += len(stats)
+        lower += int((stats["mean"] - stats["std"] <= 0).sum())
+    if not several:
+        return ""
+    std = (f"a mean ± std band would reach zero or below at {lower} of those {several} loss "
+           "points, which the log loss axis cannot draw" if lower else
+           "a mean ± std band would stay above zero at all of those "
+           f"{several} loss points")
+    return (" Shaded bands (curves with several seeds): the lowest to the highest seed at each "
+            f"epoch, around the mean over seeds (the line), on both panels; {std}.")
 
 
 def _figures_in_sources(curves: pd.DataFrame) -> str:

@@ -121,6 +121,60 @@ def _training_runs(result: Any, profile: str) -> list[tuple[str, pd.DataFrame, b
     return runs
 
 
+def partial_state(result: Any) -> str | None:
+    """How much of its grid the committed full-scale run of ``result`` holds when it is partial,
+    from its provenance (:func:`memnb.results.points_ran`, the count that
+    :func:`memnb.results.partial_summary` states): ``"partial: 88 of 160 points ran"``. ``None``
+    when there is no committed run, when it is complete, or when ``result`` names no
+    experiment whose provenance can be read."""
+    from memnb.results import load, points_ran
+
+    name = getattr(result, "name", None)
+    if getattr(result, "cached", None) is None or not getattr(result, "partial", None) or not name:
+        return None
+    committed = load(name, "full")
+    if committed is None or committed.provenance.get("complete", True):
+        return None
+    done, total = points_ran(committed.provenance)
+    return f"partial: {done} of {total} points ran"
+
+
+def seeds_by_size(table: pd.DataFrame) -> str:
+    """The number of seeds at each dataset size ``T`` of ``table``, in words, when it differs
+    between sizes (a partial run may hold fewer seeds at some): ``"3 seeds at T = 10000, 20000,
+    30000 and 2 at T = 40000"``; empty when every size has the same number (or there is no
+    ``seed`` or ``T`` column)."""
+    if not {"seed", "T"} <= set(table.columns):
+        return ""
+    counts = table.groupby("T")["seed"].nunique().sort_index()
+    if counts.nunique() < 2:
+        return ""
+    groups = [(int(k), [str(int(t)) for t in counts.index[counts == k]])
+              for k in sorted(counts.unique(), reverse=True)]
+    parts = [f"{k} at T = {', '.join(sizes)}" for k, sizes in groups]
+    first = parts[0].replace(" at", f" seed{'s' * (groups[0][0] != 1)} at", 1)
+    return " and ".join([first, *parts[1:]])
+
+
+def _run_title(label: str, table: pd.DataFrame, result: Any) -> str:
+    """``label`` as a panel title names a run: the committed full-scale run with its partial
+    state (:func:`partial_state`) when it is partial, every other run as it is."""
+    state = partial_state(result) if table is getattr(result, "cached", None) else None
+    return label if state is None else f"{label} ({state})"
+
+
+def _partial_lead(result: Any, *, by_size: bool = True) -> str:
+    """The sentence a caption's visible lead adds when the committed full-scale run (drawn on
+    top) is partial: its :func:`partial_state` and, with ``by_size``, its seeds at each ``T``
+    where they differ (:func:`seeds_by_size`); empty otherwise."""
+    state = partial_state(result)
+    if state is None:
+        return ""
+    seeds = seeds_by_size(result.cached) if by_size else ""
+    return (f" The committed full-scale run (top) is {state}"
+            + (f", with {seeds}" if seeds else "") + "; the details name the points it lacks.")
+
+
 def _guarantee(table: pd.DataFrame, x: str) -> tuple[np.ndarray, np.ndarray]:
     """Theorem 1's guarantee ``H(min(n, d_h)-1)+1`` at each ``x`` of ``table``, read from its
     ``capacity`` column (each run has its own n and d_h)."""
@@ -323,9 +377,11 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
             continue
         seeds = seeds_used(full.table, full.provenance)
         partial = partial_summary(full.provenance)
-        state = f"**partial** ({partial.removeprefix('partial: ')})" if partial else "complete"
+        complete = full.provenance.get("complete", True)
+        state = ("complete" if not partial else f"complete, {partial}" if complete
+                 else f"**partial** ({partial.removeprefix('partial: ')})")
         # a partial grid may hold fewer seeds at some settings: the count is of seeds begun
-        begun = " with points so far" if partial else ""
+        begun = "" if complete else " with points so far"
         lines.append(f"- {figure}: a full-scale run is committed, {state}; {seeds} seed"
                      f"{'s' * (seeds != 1)}{begun} (the paper's: {paper_seeds}, per the "
                      "official code's README).")
@@ -994,12 +1050,15 @@ def gpt2_trained_note(result: Any, profile: str) -> str:
 
 def fig2a(result: Any, profile: str) -> Any:
     """Fig. 2a: examples memorized against H (shared context), with Theorem 1's guarantee; the
-    committed full-scale run in its own panel when there is one."""
+    committed full-scale run in its own panel when there is one, its panel title and the
+    caption's visible lead saying when it is partial (:func:`partial_state`, and the seeds at
+    each T where they differ, :func:`seeds_by_size`)."""
     runs = _training_runs(result, profile)
     fig, axes = _figure(5.6, runs)
     for ax, (label, table, full) in zip(axes[:, 0], runs, strict=True):
         _memorized_panel(ax, table, "H", "heads H", full=full)
-        ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "n", "d_h", "d", "C")),
+        ax.set_title(_panel_title(_run_title(label, table, result),
+                                  "shared context, " + _fixed(table, "n", "d_h", "d", "C")),
                      fontsize=9)
     _legend_below(fig, axes)
 
@@ -1011,7 +1070,7 @@ def fig2a(result: Any, profile: str) -> Any:
 
     tables = [table for _, table, _ in runs]
     text = folded("Examples memorized against the number of heads H (shared context), with "
-                  "Theorem 1's guarantee (dashed).",
+                  "Theorem 1's guarantee (dashed)." + _partial_lead(result),
                   _runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
                   + _left_out_note(tables, "H") + " " + GUARANTEE_SOURCE, "Fig. 2a", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text,
@@ -1025,8 +1084,8 @@ def fig2b(result: Any, profile: str) -> Any:
     fig, axes = _figure(5.6, runs)
     for ax, (label, table, full) in zip(axes[:, 0], runs, strict=True):
         _memorized_panel(ax, table, "n", "context length n", full=full)
-        ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "H", "d_h")),
-                     fontsize=9)
+        ax.set_title(_panel_title(_run_title(label, table, result),
+                                  "shared context, " + _fixed(table, "H", "d_h")), fontsize=9)
     _legend_below(fig, axes)
 
     def describe(table: pd.DataFrame) -> str:
@@ -1035,7 +1094,8 @@ def fig2b(result: Any, profile: str) -> Any:
                                              for r in means.itertuples())
                 + f" (T = {int(table['T'].max())}). {_margin_sentence(table, 'n')}")
 
-    text = folded("Examples memorized against the context length n (shared context).",
+    text = folded("Examples memorized against the context length n (shared context)."
+                  + _partial_lead(result),
                   _runs_text(runs, describe, result, "mahdavi.context", profile) + " "
                   + _MARGIN_SEE_2A + _left_out_note([table for _, table, _ in runs], "n"),
                   "Fig. 2b", profile)
@@ -1075,11 +1135,11 @@ def fig2c(result: Any, profile: str) -> Any:
         _memorized_panel(ax, table, "d_h", "key/query dimension d_h", full=full)
         n = int(table["n"].iloc[0])
         ax.axvline(n, color=viz.PALETTE["bound"], linestyle=":", linewidth=1, label="d_h = n")
-        ax.set_title(_panel_title(label, "shared context, " + _fixed(table, "H", "n")),
-                     fontsize=9)
+        ax.set_title(_panel_title(_run_title(label, table, result),
+                                  "shared context, " + _fixed(table, "H", "n")), fontsize=9)
     _legend_below(fig, axes)
     text = folded("Examples memorized against d_h (shared context); the dotted line marks "
-                  "d_h = n.",
+                  "d_h = n." + _partial_lead(result),
                   _runs_text(runs, _fig2c_trend, result, "mahdavi.head_dim", profile)
                   + " With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
                   "at most min(n, d_h), so d_h > n adds no function the layer could not already "
@@ -1167,7 +1227,10 @@ def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
                    edgecolors=colour, linewidths=1.4)
         if full and int(h) in paper_sizes:
             ax.axvline(paper_sizes[int(h)], color=colour, linestyle="--", linewidth=1)
-    ax.axhline(1.0, color=viz.PALETTE["bound"], linewidth=0.8, linestyle=":")
+    ax.axhline(1.0, color=viz.PALETTE["bound"], linewidth=0.8, linestyle=":",
+               label="training accuracy 1 (all memorized)")
+    ax.plot([], [], color=viz.PALETTE["bound"], linewidth=1, alpha=0.8,
+            label="mean over seeds at each T (one line per H)")
     ax.scatter([], [], s=70, facecolors="none", edgecolors=viz.PALETTE["bound"],
                label="largest memorized (per seed)")
     if full:
@@ -1180,15 +1243,18 @@ def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
 def fig3(result: Any, profile: str) -> Any:
     """Fig. 3 (App. H): the search for the largest perfectly memorized size (left), then the
     distribution of the number of saturated heads per example at the size each seed's search
-    found, per ``H``; the committed full-scale run in the top row when one exists, this build's
-    run below it."""
+    found, per ``H``; the committed full-scale run in the top row when one exists (its title and
+    the caption's lead say when it is partial), this build's run below it. The left panels'
+    legend and the caption name every mark: seeds (dots), the per-``T`` mean over seeds (solid),
+    training accuracy 1 (dotted), each seed's found size (rings), the paper's sizes (dashed)."""
     runs = _training_runs(result, profile)
     width = 1 + max(table["H"].nunique() for _, table, _ in runs)
     fig, axes = plt.subplots(len(runs), width, figsize=(3.6 * width + 0.6, 3.6 * len(runs) + 0.5),
                              layout="constrained", squeeze=False)
     for row, (label, table, full) in zip(axes, runs, strict=True):
         _search_panel(row[0], table, full)
-        row[0].set_title(f"{label}\nApp. H's search: training accuracy by size", fontsize=9)
+        row[0].set_title(f"{_run_title(label, table, result)}\nApp. H's search: training "
+                         "accuracy by size", fontsize=9)
         chosen = sc.searched_runs(table)
         search = sc.searched_sizes(table)
         heads = sorted(int(h) for h in table["H"].unique())
@@ -1213,7 +1279,10 @@ def fig3(result: Any, profile: str) -> Any:
         row[1].set_ylabel("fraction of examples")
     _legend_below(fig, axes[:, 0], ncol=4)
     where = "Bottom row, this run" if result.cached is not None else f"This `{profile}` run"
-    text = f"{where}: {_searched_text(result.fresh)}. "
+    text = ("Left panels: a dot is one seed's training accuracy at one tried T, the solid line "
+            "of each H joins the mean over seeds at each T, the dotted line marks training "
+            "accuracy 1 (every example memorized) and a ring the size each seed's search "
+            f"found. {where}: {_searched_text(result.fresh)}. ")
     if profile != "full":
         text += ("Its sizes are ours, chosen to bracket what its smaller model (n = "
                  f"{int(result.params['n'])}, d = d_h = {int(result.params['d_h'])}) memorizes; "
@@ -1232,7 +1301,7 @@ def fig3(result: Any, profile: str) -> Any:
     if reads is not None:
         text += f"The verdict reads {reads}. "
     lead = ("The largest T each H memorizes perfectly (App. H's search) and the saturation of "
-            "its attention there.")
+            "its attention there." + _partial_lead(result, by_size=False))
     return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile, source=_source(runs),
                        text=folded(lead, text, "Fig. 3", profile))
 
@@ -1241,11 +1310,11 @@ def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: the commits that computed its points
     (:func:`memnb.results.resumed_commits`), the code that computed them (and the
     fingerprint re-keys carried it to, which changed no computation), and CPU denormals."""
-    from memnb.results import arithmetic_label, computing_invocation, resumed_commits
+    from memnb.results import arithmetic_label, computing_invocation, resumed_commits, short_commit
 
     computed = computing_invocation(provenance)
     commits = resumed_commits(provenance) or (
-        f"commit {str(computed['git_commit'] or 'unknown')[:7]} of "
+        f"commit {short_commit(computed['git_commit'])} of "
         f"{str(computed['started_utc'] or '?')[:10]}")
     code = provenance.get("code_fingerprint", "?")
     computed_by = provenance.get("code_fingerprint_rekeyed_from")
@@ -1289,8 +1358,10 @@ def _scorecard_statuses(before: Any, current: Any) -> str:
     (then, partial_then), (now, partial_now) = _row_status(before), _row_status(current)
 
     def grid(partial: str | None) -> str:
-        return "" if partial is None else (" (a partial grid, capped at trend: "
-                                           f"{partial.removeprefix('partial: ')})")
+        if partial is None:
+            return ""
+        what = "a partial grid" if partial.startswith("partial: ") else "an earlier profile"
+        return f" ({what}, capped at trend: {partial.removeprefix('partial: ')})"
 
     return (f"As scorecard rows, judged on every seed each run has, the earlier run gives "
             f"*{then}*{grid(partial_then)} and the committed one *{now}*{grid(partial_now)}.")
@@ -1393,8 +1464,9 @@ def fig4(result: Any, profile: str) -> Any:
                 continue
             _memorized_panel(ax, part, x, xlabel, full=full)
             sizes = ", ".join(str(int(t)) for t in sorted(part["T"].unique()))
-            ax.set_title(_panel_title(label, f"non-shared contexts, {_fixed(part, *fixed)}, "
-                                             f"T = {sizes}"), fontsize=9)
+            ax.set_title(_panel_title(_run_title(label, table, result),
+                                      f"non-shared contexts, {_fixed(part, *fixed)}, "
+                                      f"T = {sizes}"), fontsize=9)
     _legend_below(fig, axes, ncol=3)
 
     def describe(table: pd.DataFrame) -> str:
@@ -1405,7 +1477,7 @@ def fig4(result: Any, profile: str) -> Any:
         return "in the heads sweep, " + margin[0].lower() + margin[1:]  # "Above ..." → "above"
 
     heads = [table[table["sweep"] == "heads"] for _, table, _ in runs]
-    text = folded("Examples memorized with non-shared (i.i.d.) contexts.",
+    text = folded("Examples memorized with non-shared (i.i.d.) contexts." + _partial_lead(result),
                   _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
                   + _MARGIN_SEE_2A + _left_out_note(heads, "H"), "Fig. 4", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile,
@@ -1487,10 +1559,11 @@ def fig5(result: Any, profile: str) -> Any:
                                    xlabel=xlabel, logy=True,
                                    ylabel="training MSE (best checkpoint)")
             ax.set_xticks(sorted(part[x].unique()))
-            ax.set_title(_panel_title(label, _fig5_fixed(part, fixed)), fontsize=9)
+            ax.set_title(_panel_title(_run_title(label, table, result),
+                                      _fig5_fixed(part, fixed)), fontsize=9)
     _legend_below(fig, axes)
     text = folded("Training MSE of the regression task, each curve on its own (no average over "
-                  "shared and non-shared contexts).",
+                  "shared and non-shared contexts)." + _partial_lead(result),
                   _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile) + " "
                   + _rank_cap_sentence([table for _, table, _ in runs]), "Fig. 5", profile)
     return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile,
@@ -1502,7 +1575,7 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "LAYER_LABELS", "MISSING_LABELS", "MODEL_LABELS", "PAPER_SAMPLED_IMAGES",
            "PROPOSITION4_COLUMNS", "SWEEPS", "assumptions_by_layer", "bert_kruskal_sentence",
            "construction_caption", "construction_frame", "dinov2_discussion",
-           "embedding_control_markdown", "official_sizes",
+           "embedding_control_markdown", "official_sizes", "partial_state", "seeds_by_size",
            "gpt2_trained_note", "full_or_fresh",
            "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5", "images_sentence",
            "missing_sentence", "proposition4_display", "proposition4_table",

@@ -106,6 +106,54 @@ def ffn_split(table: pd.DataFrame) -> str:
     return f"{where}; {grows}"
 
 
+_ENCODING_CACHE: dict[tuple[int, ...], bool | None] = {}
+
+
+def sweep_positional(table: pd.DataFrame) -> bool | None:
+    """Whether the construction sweep ``table`` (``kajitsuka.construction``) was built with
+    positional token IDs (``w = n z + k``, the position ``k`` added to each token's ID), found
+    from the data: its smallest next-token construction (its ``N, n, C, V, seed``) is rebuilt
+    with and without positions, and the one whose parameter count and ID bits equal the
+    recorded ones is the answer. ``None`` when the table lacks those columns or neither rebuild
+    matches."""
+    from memnb.constructions.seq_id import memorize
+    from memnb.data.random_sequences import random_sequences
+
+    need = ("N", "n", "C", "V", "seed", "num_parameters", "id_bits")
+    nt = _sweep(table, "N", "next_token")
+    if nt.empty or any(c not in nt.columns for c in need):
+        return None
+    row = nt.iloc[0]
+    key = tuple(int(row[c]) for c in need)
+    if key not in _ENCODING_CACHE:
+        N, n, C, V, seed, count, bits = key
+        data = random_sequences(N, n, V, C, seed=seed)
+        found = None
+        for positional in (True, False):
+            net = memorize(data.tokens, data.labels, num_classes=C, task="next_token",
+                           positional=positional, seed=seed)
+            if (net.num_parameters, net.layout.id_bits) == (count, bits):
+                found = positional
+                break
+        _ENCODING_CACHE[key] = found
+    return _ENCODING_CACHE[key]
+
+
+def encoding_words(table: pd.DataFrame) -> str:
+    """Which construction the sweep ``table`` measures, by :func:`sweep_positional`: with
+    positional token IDs (ours, where the theorem's model has no positional encoding), without
+    them (as the theorem's model), or that a rebuild could not tell."""
+    positional = sweep_positional(table)
+    if positional is None:
+        return ("measured on the sweep's construction (whether its token IDs hold positions "
+                "could not be told: no rebuild of its first construction matches it)")
+    if positional:
+        return ("measured on the construction with positional token IDs (w = nz + k, position "
+                "k added to the token's ID; ours: the theorem's model has no positional "
+                "encoding)")
+    return "measured on the construction without positional encoding, as the theorem's model"
+
+
 def thm41_verdict(table: pd.DataFrame) -> Verdict:
     """Theorem 4.1 on the built constructions: every verified one memorizes, the width is one
     constant over the N sweep (the theorem's width does not grow with N), and the memorizer FFN₂
@@ -113,8 +161,9 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
     polylog N) has a fitted exponent in N whose interval contains ½. The comparison of that
     width with the paper's 14 is not part of this row: it rests on a counting convention that
     is [unverified], and the *Theorem 4.1 (width 14)* row judges it, at most ``trend``
-    (:data:`WIDTH_CAP`). The measured text gives the width, the total's exponent for reference
-    and where each FFN is the larger part (:func:`ffn_split`)."""
+    (:data:`WIDTH_CAP`). The measured text says which construction the sweep built (with or
+    without positional token IDs, :func:`encoding_words`), and gives the width, the total's
+    exponent for reference and where each FFN is the larger part (:func:`ffn_split`)."""
     checked = table[table["verify"].astype(bool)]
     memorized = bool(len(checked)) and bool(checked["memorized"].astype(bool).all())
     swept = _sweep(table, "N", "next_token")["width"].astype(int)
@@ -124,7 +173,8 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
     ok = memorized and constant and ffn2.status == "reproduced"
     shown = (f"width {width} at every N" if constant else
              f"width not constant in N ({int(swept.min())} to {width})")
-    measured = (f"{len(checked)} constructions evaluated exactly, all memorize: {memorized}; "
+    measured = (f"{encoding_words(table)}: "
+                f"{len(checked)} constructions evaluated exactly, all memorize: {memorized}; "
                 f"{shown} (paper {paper.THM41_WIDTH.value}, width counted as we read the paper "
                 f"[unverified]: compared in the width row, not here); {ffn2.measured}; for "
                 f"reference {total.measured} ({ffn_split(table)})")
@@ -754,7 +804,9 @@ THM41_UNCAPPED = ("the conclusion judged (exact memorization by one width at eve
       "N of the sweep (constant in N; its comparison with 14 needs the paper's counting "
       "convention, [unverified], and is the width row's, at most `trend`); the fitted exponent "
       "of the memorizer FFN₂'s parameters in N has a 95 % interval containing "
-      "½ (FFN₁ and attention are polylog) " + _RECON + "; not capped at `trend`, unlike "
+      "½ (FFN₁ and attention are polylog) " + _RECON + "; the sweep's construction may "
+      "add positions to its token IDs, which the theorem's model does not have (ours; the "
+      "measured text says which it did); not capped at `trend`, unlike "
       "Definition 4.1 and Remarks 4.1-4.4, whose content is [unverified]: " + THM41_UNCAPPED,
       evidence="our construction, built and evaluated in exact integer arithmetic",
       cost=_QUICK_COST)
@@ -935,7 +987,8 @@ def remark44_overhead(results: ResultSource) -> Verdict:
 
 
 @item(P, "Theorem 4.2", claim="Ω(√N) parameters are necessary to memorize every dataset of N "
-      "sequences (optimality of Theorem 4.1 up to logs)",
+      "sequences (optimality of Theorem 4.1 up to logs) [content unverified: our sources give "
+      "only the title 'Lower bound' and the abstract's 'optimal up to logarithmic factors']",
       criterion="(1) the proof step: on sequences of one repeated token a softmax attention "
       "layer of 4 heads with random W_Q^h, W_K^h returns x + Σ_h W_O^h W_V^h x at every "
       "position (largest |deviation| / (1 + |x + Σ_h W_O^h W_V^h x|) < 1e-12), so "

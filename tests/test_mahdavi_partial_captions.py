@@ -1,0 +1,104 @@
+"""The Mahdavi training figures say when the committed full-scale run is partial, in the panel
+title and the caption's visible lead (Fig. 2a: 88 of 160 points, fewer seeds at the largest T),
+computed from its provenance; Fig. 3's left panels name every mark in their legend."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from memnb.figures import mahdavi as fig
+
+
+def _heads(seeds_at: dict[int, int], n: int = 8) -> pd.DataFrame:
+    """A Fig. 2a table: ``seeds_at[T]`` seeds at each dataset size T, counts linear in H."""
+    return pd.DataFrame([{"H": h, "T": t, "seed": s, "n": n, "d_h": 16, "d": 16, "C": 100,
+                          "memorized": 20 * h + 5 + s, "accuracy": (20 * h + 5 + s) / t,
+                          "capacity": h * (n - 1) + 1, "steps": 100}
+                         for t, seeds in seeds_at.items() for s in range(seeds)
+                         for h in (1, 2, 3, 4)])
+
+
+def _committed(done: int, missing: int, complete: bool = False) -> SimpleNamespace:
+    """What :func:`memnb.results.load` returns, reduced to the provenance the figures read."""
+    return SimpleNamespace(provenance={"complete": complete, "points_done": done,
+                                       "missing_points": [{"seed": 9}] * missing})
+
+
+def test_seeds_by_size_names_the_sizes_with_fewer_seeds():
+    assert fig.seeds_by_size(_heads({100: 3, 200: 3, 300: 2})) == (
+        "3 seeds at T = 100, 200 and 2 at T = 300")
+    assert fig.seeds_by_size(_heads({100: 3, 200: 1})) == "3 seeds at T = 100 and 1 at T = 200"
+    assert fig.seeds_by_size(_heads({100: 2, 200: 2})) == ""
+    assert fig.seeds_by_size(_heads({100: 2}).drop(columns="seed")) == ""
+
+
+def test_partial_state_is_computed_from_the_provenance(monkeypatch):
+    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(88, 72))
+    table = _heads({100: 2})
+    result = SimpleNamespace(name="mahdavi.heads", fresh=table, cached=table,
+                             partial="partial: 88 of 160 points ran; missing ...")
+    assert fig.partial_state(result) == "partial: 88 of 160 points ran"
+    # a complete committed run, no committed run, or no partial summary: nothing to say
+    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(160, 0, True))
+    assert fig.partial_state(result) is None
+    assert fig.partial_state(SimpleNamespace(name="mahdavi.heads", fresh=table, cached=None,
+                                             partial=None)) is None
+    assert fig.partial_state(SimpleNamespace(fresh=table, cached=table, partial=None)) is None
+
+
+def test_fig2a_title_and_lead_say_the_committed_run_is_partial(monkeypatch,
+                                                               no_mahdavi_scorecard):
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(20, 4))
+    full = _heads({100: 3, 200: 2}, n=32)
+    result = SimpleNamespace(name="mahdavi.heads", fresh=_heads({50: 2}), cached=full,
+                             partial="partial: 20 of 24 points ran; missing seed 2 at T = 200")
+    caption = fig.fig2a(result, "quick").data
+    titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
+    assert titles[0].startswith("the committed full-scale run (partial: 20 of 24 points ran)\n")
+    assert titles[1].startswith("this build's `quick` run\n")  # this build's run: no state
+    lead = caption.split("<details")[0]
+    assert ("The committed full-scale run (top) is partial: 20 of 24 points ran, with 3 seeds "
+            "at T = 100 and 2 at T = 200") in lead
+    # a complete committed run: the title and the lead say nothing of a partial state
+    shown.clear()
+    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(24, 0, True))
+    caption = fig.fig2a(SimpleNamespace(name="mahdavi.heads", fresh=_heads({50: 2}),
+                                        cached=_heads({100: 3, 200: 3}, n=32), partial=None),
+                        "quick").data
+    titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
+    assert titles[0].startswith("the committed full-scale run\n")
+    assert "partial" not in caption.split("<details")[0]
+    plt.close("all")
+
+
+def _saturation() -> pd.DataFrame:
+    """A Fig. 3 table: two seeds, every tried size memorized at H = 4 and 8."""
+    rows = []
+    for seed in (0, 1):
+        for h, t in ((4, 80), (8, 250)):
+            for k in range(h + 1):
+                rows.append({"H": h, "T": t, "seed": seed, "accuracy": 1.0,
+                             "saturated_heads": k, "example_fraction": 1.0 / (h + 1),
+                             "saturated_fraction": 0.5, "some_head_unsaturated": 0.99})
+    return pd.DataFrame(rows)
+
+
+def test_fig3_legend_names_the_mean_line_and_the_line_at_one(monkeypatch, no_mahdavi_scorecard):
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    caption = fig.fig3(SimpleNamespace(fresh=_saturation(), cached=None, partial=None,
+                                       params={"n": 8, "d_h": 16}), "quick").data
+    labels = [t.get_text() for legend in shown[0].legends for t in legend.get_texts()]
+    assert "mean over seeds at each T (one line per H)" in labels
+    assert "training accuracy 1 (all memorized)" in labels
+    assert "largest memorized (per seed)" in labels
+    assert ("the solid line of each H joins the mean over seeds at each T, the dotted line "
+            "marks training accuracy 1") in caption
+    plt.close("all")
