@@ -405,6 +405,11 @@ def test_departures_report_uses_all_eleven_values_of_the_paper():
     layout, exp2, exp3 = _tables({"aot": 0.1, "aot_code": 0, "aot_code_uncompressed": 0})
     report = figures.departures_report(exp2, exp3)
     assert "Over the 11 values of d" in report and "0.100 from the paper's" in report
+    # the law is read as the compression's together with the initialisation's, not the
+    # compression's alone: dana.layout does not separate the two
+    assert ("through its compression together with its initialisation (which our runs do not "
+            "separate") in report
+    assert "Our reading, tested below (`dana.layout`): the official code compresses" not in report
 
 
 def _appendix_quick_table():
@@ -581,6 +586,14 @@ def test_exp5_code_figure_draws_every_model_and_the_paper():
     eq2 = pd.concat([_exp5_rows({"aot": 0.25, "mlp": 0.53}, h=h) for h in (1, 31)])
     fig = figures.exp5_code_figure(code, eq2)
     labels = {line.get_label() for line in fig.axes[0].get_lines()}
+    # the caption names the fifth curve, which the initialisation's share reads, by its label
+    from types import SimpleNamespace
+
+    row = SimpleNamespace(item="Fig. 3: which model", status="trend", measured="m")
+    lead = figures.exp5_code_caption("S", row)
+    fifth = next(label for label in labels if "code's scale, positions + MLP" in label)
+    assert f'(legend: "{fifth.rsplit(" (", 1)[0]}"' in lead
+    assert "a fifth curve, eq. (2) + MLP with only the code's 1/√d_h attention-score scale" in lead
     assert {"ours: code's AoT (1 seed)", "ours: eq. (2) + MLP (1 seed)",
             "paper (official CSV): AoT"} <= labels
     plt.close(fig)
@@ -652,6 +665,42 @@ def test_appendix_recipe_note_reads_the_profiles_and_the_quoted_recipe():
     assert f"our `quick` and `full` runs use {depth['layers']}" in note
     assert "Fig. 7's MLP model on the same data and steps, to 0.0001" in note
     assert "writes none of the B.1 CSVs" not in note
+    # the separate files are our reading of the official repository, and say so
+    assert "In our reading of the official code, two separate files of it set other" in note
+    assert ("(in our reading of the official code, only the separate script `expe_depth.py`"
+            in figures.differences_markdown({}))
+
+
+def test_exp6_caption_says_the_slope_ratios_are_not_judged():
+    """Fig. 4's caption gives our slope ratio beside the paper's CSV's and its caption's, and says
+    that the verdict does not judge them."""
+    from types import SimpleNamespace
+
+    theirs = paper.exp6()
+    table = pd.DataFrame([{"model": "aot", "N": 10, "d": 2, "d_h": 2, "H": r.H, "seed": 0,
+                           "T0": 100, "accuracy": r.accuracy} for r in theirs.itertuples()])
+    row = SimpleNamespace(item="Fig. 4", status="reproduced", measured="m")
+    text = figures.exp6_caption(table, row)
+    ref = paper.exp6_slope_ratio()
+    assert f"the paper's CSV gives {float(ref['slope']):.4f} ({float(ref['ratio']):.2f}×)" in text
+    assert "its caption's 'slope relative difference' is 1.3" in text
+    assert "Ours against the paper's is reported, not judged" in text
+
+
+def test_section_7_prose_places_the_positions_and_the_initialisation_as_the_code_does():
+    """Sec. 7's prose on the code's model at d = d_h: positions in the attention input only (as
+    CompressedAttentionOnlyTransformer, where the residual stream keeps the token embedding), and
+    Xavier-uniform only for nn.MultiheadAttention's in_proj_weight."""
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).parents[1] / "notebooks" / "dana.ipynb").read_text())
+    text = " ".join("".join(c["source"]).replace("\n", " ") for c in cells["cells"]
+                    if c["cell_type"] == "markdown")
+    assert "adds the positions to the residual stream" not in text
+    assert "positions to the attention input only, not to the residual stream" in text
+    assert "Xavier-uniform projections" not in text
+    assert "Xavier-uniform $W_Q, W_K, W_V$, its `in_proj_weight`" in text
 
 
 def test_the_initialisations_share_is_read_from_the_seed_means():
@@ -755,7 +804,7 @@ def test_the_appendix_caption_says_what_the_committed_full_run_shows(tmp_path):
                 for f in ("Fig. 5", "Fig. 6", "Fig. 7")}
     text = figures.appendix_caption(quick, "dim", verdicts, cached, root=tmp_path)
     theirs = paper.dim_exp1_slopes().set_index("d")["slope"]
-    assert "the committed full-scale run (GPU, 2026-11-26), partial: computed under an earlier" in (
+    assert "the committed full-scale run (GPU, 2026-11-26), computed under an earlier" in (
         text)
     assert "It holds points of Fig. 5 and Fig. 6 only; no Fig. 7 point ran." in text
     assert (f"d = 40: 0.0050 (the paper's CSV {theirs[40]:.4f}, ours "

@@ -14,11 +14,12 @@ from memnb.papers import dana as paper
 from memnb.scorecard import ResultSource, build_scorecard, criteria
 from memnb.scorecard import dana as sc
 
-NUMBERED = ["Proposition 1", "Proposition 2", "Proposition 3", "Theorem 1", "Remarks 1",
+NUMBERED = ["Assumption 1", "Assumption 2", "Definition 1",
+            "Proposition 1", "Proposition 2", "Proposition 3", "Theorem 1", "Remarks 1",
             "Corollary 1", "Lemma 1", "Lemma 2", "Remark 2", "Corollary 2", "Lemma 3",
-            "Theorem 2", "Theorem 3", "Lemma 4", "Fig. 1a", "Fig. 1b", "Fig. 2a", "Fig. 2b",
-            "Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8", "Fig. 9", "Fig. 10",
-            "Table 1"]
+            "Theorem 2", "Definition 2", "Theorem 3", "Lemma 4", "Fig. 1a", "Fig. 1b",
+            "Fig. 2a", "Fig. 2b", "Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8",
+            "Fig. 9", "Fig. 10", "Table 1"]
 
 
 def _write(root, profile, name, table):
@@ -39,6 +40,13 @@ def test_every_numbered_item_has_a_row(empty_rows):
     assert set(NUMBERED) <= set(empty_rows)
     assert all(empty_rows[k].status in ("reproduced", "differs", "not computable")
                for k in ("Proposition 1", "Theorem 1", "Lemma 1", "Lemma 2", "Table 1"))
+    # the setting's rows are computed without results: our data meet the assumptions, and a
+    # deep or MLP model's logits factor through d (Definition 1)
+    assert [empty_rows[k].status for k in ("Assumption 1", "Assumption 2", "Definition 1",
+                                           "Definition 2")] == [
+        "reproduced", "reproduced", "reproduced", "not computable"]
+    assert "at most 1 next token per context" in empty_rows["Assumption 1"].measured
+    assert "3-layer AoT + MLP: logit rank 3" in empty_rows["Definition 1"].measured
 
 
 def test_without_results_the_experiment_rows_say_not_run(empty_rows):
@@ -359,6 +367,25 @@ def test_fig_1a_says_where_ours_is_below_the_paper_and_its_margin(tmp_path):
             "a narrow margin)") in row.measured
 
 
+def test_fig_4_reports_the_slope_ratios_beside_the_caption_as_not_judged(tmp_path):
+    """Fig. 4's criterion judges the accuracies; the caption's 'slope relative difference of 1.3'
+    is reported beside our ratio and the paper's CSV's, and said to be not judged."""
+    theirs = paper.exp6()
+    table = pd.DataFrame([{"model": "aot", "N": 10, "d": 2, "d_h": 2, "H": r.H, "seed": s,
+                           "T0": 100, "accuracy": r.accuracy} for r in theirs.itertuples()
+                          for s in (0, 1)])
+    _write(tmp_path, "full", "dana.exp6", table)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 4"]
+    assert row.status == "reproduced"
+    ref = paper.exp6_slope_ratio()
+    slope, _, _ = paper.official_slope(theirs["H"], theirs["accuracy"])
+    assert "not judged" in row.claim and "not judged" in row.criterion
+    assert ("slopes over Corollary 2's (ours against the paper's CSV and caption reported, not "
+            f"judged): our slope {slope:.4f} per head = "
+            f"{slope / float(ref['bound_slope']):.2f}× Corollary 2's") in row.measured
+    assert f"paper's CSV {float(ref['ratio']):.2f}×, its caption 1.3" in row.measured
+
+
 def test_appendix_linearity_in_h_is_judged_from_four_values_of_h(tmp_path):
     rows = [{"figure": "Fig. 5", "model": "aot", "N": 100, "d": 20, "d_h": 20, "H": h,
              "seed": 0, "accuracy": 0.05 + 0.03 * h} for h in (1, 3, 5, 11)]
@@ -409,6 +436,44 @@ def test_the_replaced_run_summary_names_a_row_that_reads_several_runs():
                     "the committed run, differs on the replaced one, whose grid is partial).")
     assert rejudged_summary(judged[2:], lambda j: j.item) == (
         "Of the 1 verdict judged again on the replaced tables, none changes.")
+    # a replaced table that cannot decide a row overturns nothing: counted apart
+    undecided = Rejudged("dana.exp3", "dana", "Fig. 2a", "reproduced", "not run")
+    assert rejudged_summary([judged[2], undecided], lambda j: j.item, (), {"dana.exp3"}) == (
+        "Of the 2 verdicts judged again on the replaced tables, none changes to another "
+        "verdict. 1 cannot be decided on the replaced table (`not run` there, which overturns "
+        "no verdict): Fig. 2a (reproduced on the committed run, not run on the replaced one, "
+        "which is of an earlier profile and so not judged).")
+
+
+def test_points_copied_from_the_replaced_run_are_neither_timed_nor_compared():
+    """A run that read points from the point cache of the run it replaced (provenance
+    ``points_copied``) counts them as not timed, and the replaced-runs table does not offer
+    those equal-by-construction points as agreement."""
+    from pathlib import Path
+
+    from memnb.reruns import ReplacementGap
+    from memnb.results import ExperimentResult, points_copied, points_not_timed
+    from memnb.scorecard.replaced import _apart
+
+    prov = {"cached_points_reused": 0, "invocations": [{"points_done": 138}],
+            "points_copied": [{"from": "superseded/dana.appendix_layout.ee20886effcd5f24",
+                               "points": 84}]}
+    assert points_copied(prov) == [("superseded/dana.appendix_layout.ee20886effcd5f24", 84)]
+    assert points_not_timed(prov) == 84 and points_not_timed({"cached_points_reused": 3}) == 3
+    then = ExperimentResult(pd.DataFrame(), Path("t.csv"), Path("t.json"), {})
+
+    def gap(points: int) -> ReplacementGap:
+        return ReplacementGap(then, "accuracy", points, 0.0, 0.0)
+
+    assert _apart(gap(84), "accuracy", 84) == (
+        "not compared: the 84 points both tables hold were read from the replaced run's point "
+        "cache, not computed again")
+    assert _apart(gap(90), "accuracy", 84) == (
+        "90 points, 84 of them read from the replaced run's point cache (not computed again): "
+        "`accuracy` differs by 0.0000 on average, at most 0.000")
+    assert _apart(gap(90), "accuracy", 0).startswith("90 points: `accuracy` differs")
+    assert _apart(gap(0), "accuracy", 84) == "no point in common"
+    assert _apart(None, None, 0) == "not compared (the tables hold no accuracy column)"
 
 
 def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
