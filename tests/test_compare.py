@@ -411,4 +411,111 @@ def test_head_to_head_draws_the_architectures_apart_along_the_budget():
         assert len(lines) == 1
         assert list(lines[0].get_xdata()) == pytest.approx(
             [b * figures.dodge(arch) for b in (100, 200, 400)])
-    assert "drawn slightly apart along P" in figures.head_to_head_caption(best, "quick", 4)
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    assert "drawn slightly apart along P" in figures.head_to_head_caption(best, fixed, "quick", 4)
+
+
+# ------------------------------------------ reader review: labels, caption, tables, raw output
+def _half_table() -> pd.DataFrame:
+    """Two seeds of one AoT shape at P = 60 whose capacities are 8 and 15 (mean 11.5) and at
+    P = 120 whose capacities are 15 and 30 (mean 22.5), as in the committed quick run."""
+    rows = []
+    for budget, caps in ((60, (8, 15)), (120, (15, 30))):
+        for seed, cap in enumerate(caps):
+            for N in (8, 15, 30, 60):
+                rows.append({"architecture": "aot", "budget": budget, "parameters": budget,
+                             "shape": "d=2 d_h=1 H=4", "seed": seed, "N": N,
+                             "accuracy": 1.0 if N <= cap else 0.5,
+                             "round": 0 if N in (8, 30) or (budget == 120 and N == 60) else 1})
+    return pd.DataFrame(rows)
+
+
+def test_count_text_prints_a_mean_as_the_tables_do():
+    from memnb.figures import compare as figures
+
+    assert f"{11.5:.0f}" == "12" and f"{22.5:.0f}" == "22"  # what the labels printed before
+    assert [figures.count_text(v) for v in (11.5, 22.5, 45.0, 360, 33.333)] == [
+        "11.5", "22.5", "45", "360", "33.3"]
+
+
+def test_budget_slider_labels_agree_with_the_best_shape_table():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    best = card.censored_best(_half_table(), 4)
+    shown = figures.best_table(best, 4)
+    theory = compare.theory_curves(task, [60, 120])
+    for budget, mean in ((60, "11.5"), (120, "22.5")):
+        cell = shown.loc[shown["budget"] == budget, "capacity (largest N fitted)"].iloc[0]
+        assert cell.startswith(f"{mean} ± ")
+        fig = figures.budget_frame(budget, best, theory, task)
+        labels = [t.get_text() for t in fig.axes[0].texts]
+        plt.close(fig)
+        assert labels[0] == mean  # the trained AoT's bar
+        at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
+        want = ["– (no shape fits)" if math.isnan(n) else figures.count_text(n) for n in at["N"]]
+        assert labels[1:] == want
+    fig = figures.budget_frame(60, best, theory, task)  # Mahdavi et al.: no shape fits P = 60
+    assert "– (no shape fits)" in [t.get_text() for t in fig.axes[0].texts]
+    assert "nan" not in [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+
+
+def test_head_to_head_caption_describes_the_accuracy_panel_and_its_N():
+    from memnb.figures import compare as figures
+
+    table = _half_table()
+    best = card.censored_best(table, 4)
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    assert fixed.set_index("budget")["N"].to_dict() == {60: 30, 120: 60}
+    caption = figures.head_to_head_caption(best, fixed, "quick", 4)
+    assert "Left: bits per parameter at capacity" in caption
+    assert "Right: training accuracy at one fixed N per budget" in caption
+    assert "N = 30 at P = 60, 60 at P = 120" in caption
+    assert "Dashed line: chance, 1/C = 1/4" in caption
+    assert "every shape and seed trained at that budget" in caption
+    # architectures whose first round tried different N at one budget are named
+    other = fixed.assign(architecture="mlp", N=fixed["N"] + 1)
+    words = figures.fixed_N_words(pd.concat([fixed, other]))
+    assert words == "N = at P = 60: 30 (AoT), 31 (MLP), at P = 120: 60 (AoT), 61 (MLP)"
+
+
+def test_constructions_table_has_no_index_and_no_empty_note_column():
+    from memnb.figures import compare as figures
+
+    built = pd.DataFrame([
+        {"construction": "aot (Dana et al. Thm 1)", "budget": 60, "parameters": 60.0, "N": 6.0,
+         "memorized": True, "bits": 3840.0, "note": ""},
+        {"construction": "mha (Mahdavi et al. Thm 1)", "budget": 60, "parameters": math.nan,
+         "N": math.nan, "memorized": False, "bits": math.nan,
+         "note": "too small for the construction's shape: one head needs 168 parameters"},
+        {"construction": "seq_id (Kajitsuka & Sato Thm 4.1)", "budget": 60,
+         "parameters": 8382.0, "N": 30.0, "memorized": True, "bits": 26638.0, "note": ""}])
+    text = figures.constructions_markdown(built)
+    lines = text.splitlines()
+    assert lines[0] == ("| construction | budget P | parameters | examples N | total bits of the "
+                        "weights | every example memorized |")
+    assert len(lines) == 2 + len(built) and "note" not in lines[0]
+    assert lines[2] == "| aot (Dana et al. Thm 1) | 60 | 60 | 6 | 3,840 | yes |"
+    assert lines[3] == ("| mha (Mahdavi et al. Thm 1) | 60 | – | – | – | not built: too small "
+                        "for the construction's shape: one head needs 168 parameters |")
+    assert lines[4].endswith("| 8,382 | 30 | 26,638 | yes |")
+    assert "| no |" in figures.constructions_markdown(built.assign(memorized=False).iloc[:1])
+
+
+def test_the_chapter_shows_sentences_and_tables_not_raw_output():
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert not any("print(run.note)" in c for c in code)
+    assert any("display(Markdown(run.note" in c for c in code)
+    assert "built" not in [c.strip() for c in code]  # the frame with its index and note column
+    assert any("figures.constructions_markdown(built)" in c for c in code)
+    assert any("figures.head_to_head_caption(best, fixed, profile" in c for c in code)

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from memnb import prose
 from memnb.experiments import compare as exp
 from memnb.papers import external
 
@@ -77,6 +78,42 @@ def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
                              sort=False).round(1)
 
 
+def count_text(value: float) -> str:
+    """A count of examples as this chapter prints it in its tables and bar labels: a whole
+    number without decimals (``45``), any other value with one decimal (a mean over seeds:
+    ``11.5``, which ``f"{11.5:.0f}"`` would print as ``12`` and ``f"{22.5:.0f}"`` as ``22``, by
+    rounding half to even), so that :func:`best_table` and :func:`budget_frame` show one
+    capacity alike."""
+    value = float(value)
+    return f"{value:.0f}" if value == round(value) else f"{value:.1f}"
+
+
+def constructions_markdown(built: pd.DataFrame) -> str:
+    """The constructions of :func:`exp.constructions_at_budgets` as a Markdown table, one row per
+    construction and budget, without the frame's index: its parameters, examples ``N`` and total
+    weight bits (``–`` where it was not built), and whether it memorized every example, or, for
+    a size not built, why not (its ``note``, which the frame keeps in a column that is empty
+    wherever the construction was built)."""
+    notes = (built["note"] if "note" in built else pd.Series("", built.index)).fillna("")
+    rows = []
+    for r, note in zip(built.itertuples(), notes, strict=True):
+        if note:
+            outcome = "not built: " + str(note).removeprefix("not built: ")
+        else:
+            outcome = "yes" if bool(r.memorized) else "no"
+        rows.append((r.construction, f"{int(r.budget):,}", _whole(r.parameters), _whole(r.N),
+                     _whole(r.bits), outcome))
+    header = ("construction", "budget P", "parameters", "examples N", "total bits of the weights",
+              "every example memorized")
+    return prose.markdown_table(header, rows,
+                                align=("left", "right", "right", "right", "right", "left"))
+
+
+def _whole(value: float) -> str:
+    """A whole number of a table cell, ``–`` where it is missing."""
+    return "–" if pd.isna(value) else f"{float(value):,.0f}"
+
+
 def _censored(best: pd.DataFrame) -> pd.Series:
     """Rows of ``best`` whose every seed lies below the smallest N tried (``below`` of
     :func:`memnb.scorecard.compare.censored_best`; none when ``best`` lacks the column)."""
@@ -100,7 +137,7 @@ def best_table(best: pd.DataFrame, C: int) -> pd.DataFrame:
             bits = f"< {below * per_bit / r.parameters:.3g}"
         else:
             spread = f" ± {r.capacity_std:.3g}" if r.seeds > 1 else ""
-            capacity = f"{r.capacity:.3g}{spread}" + (
+            capacity = f"{count_text(r.capacity)}{spread}" + (
                 f" ({zero} of {r.seeds} seeds below the smallest N tried, counted as 0)"
                 if zero else "")
             bits = f"{r.bits:.3g}" + (f" ± {r.bits_std:.3g}" if r.seeds > 1 else "")
@@ -283,7 +320,9 @@ def _short_statement(statement: str) -> str:
 def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
                  task: dict[str, int]) -> plt.Figure:
     """One slider frame: at ``budget``, the trained capacity of each architecture (mean ± std)
-    beside what each statement says at that size (bars, log scale)."""
+    beside what each statement says at that size (bars, log scale), each bar labelled with its
+    value as the chapter's tables print it (:func:`count_text`); a guarantee no shape of which
+    fits the budget (``–`` in :func:`theory_table`) has no bar and the label ``–``."""
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
     here = best[best["budget"] == budget]
     names, values, errs, colors, shown = [], [], [], [], []
@@ -300,18 +339,19 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
     for r in at.itertuples():
         names.append(_short_statement(r.statement))
-        values.append(max(float(r.N), 0.8))
+        fits = not math.isnan(float(r.N))
+        values.append(max(float(r.N), 0.8) if fits else math.nan)
         errs.append(0.0)
         colors.append("#222222" if r.kind == "forbidden above" else _style(r.statement)["color"])
-        shown.append(None)
+        shown.append(None if fits else "– (no shape fits)")
     bars = ax.bar(range(len(values)), values, yerr=errs, color=colors, alpha=0.85, capsize=3)
     for bar, value, err, text in zip(bars, values, errs, shown, strict=True):
-        text = text or ("none" if value < 1 else f"{value:.0f}")
-        ax.annotate(text, (bar.get_x() + bar.get_width() / 2, max(value + err, 1.0)),
-                    ha="center",
+        text = text or ("none" if value < 1 else count_text(value))
+        top = 1.0 if math.isnan(value) else max(value + err, 1.0)
+        ax.annotate(text, (bar.get_x() + bar.get_width() / 2, top), ha="center",
                     va="bottom", fontsize=7.5, xytext=(0, 2), textcoords="offset points")
     ax.set_xticks(range(len(values)), names, fontsize=7.5)
-    ax.set(yscale="log", ylim=(0.8, max(values) * 3), ylabel="examples N",
+    ax.set(yscale="log", ylim=(0.8, float(np.nanmax(values)) * 3), ylabel="examples N",
            title=f"budget P = {budget}: trained capacity (ours) and the statements at P "
                  f"(C = {task['C']})")
     fig.tight_layout()
@@ -427,8 +467,27 @@ def winners_markdown(best: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
-    """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data."""
+def fixed_N_words(fixed: pd.DataFrame) -> str:
+    """The ``N`` at which the right panel of :func:`head_to_head_figure` reads the accuracy, per
+    budget, from ``fixed`` (:func:`memnb.experiments.compare.accuracy_at_fixed_N`): ``"N = 30
+    at P = 60, 60 at P = 120"``, naming the architectures where they differ at one budget."""
+    parts = []
+    for budget, part in fixed.sort_values(["budget", "architecture"]).groupby("budget"):
+        values = part["N"].unique()
+        if len(values) == 1:
+            parts.append(f"{count_text(values[0])} at P = {budget}")
+        else:
+            parts.append(f"at P = {budget}: " + ", ".join(
+                f"{count_text(r.N)} ({exp.SHORT[r.architecture]})" for r in part.itertuples()))
+    return "N = " + ", ".join(parts) if parts else "no N (no run of the first round)"
+
+
+def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, C: int) -> str:
+    """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data:
+    the left panel (bits per parameter at capacity, best shape), and the right panel (training
+    accuracy at the fixed ``N`` per budget of ``fixed``, from
+    :func:`memnb.experiments.compare.accuracy_at_fixed_N`, over every shape and seed) with its
+    chance line ``1/C``."""
     from memnb.scorecard import compare as card
 
     seeds = int(best["seeds"].min())
@@ -441,16 +500,23 @@ def head_to_head_caption(best: pd.DataFrame, profile: str, C: int) -> str:
                    f"{v.values['summary']}{capped}")
     anchors = ", ".join(f"{external.NAMES[k]} {float(v):g}"
                         for k, v in external.anchors().items())
-    return (f"**Figure (ours).** Bits per parameter at capacity (largest N fitted at 100 % "
+    runs = ("every shape and seed trained at that budget (not only the best shape; from "
+            f"{int(fixed['runs'].min())} to {int(fixed['runs'].max())} runs per point)"
+            if "runs" in fixed and len(fixed) else "every shape and seed trained at that budget")
+    return (f"**Figure (ours).** Left: bits per parameter at capacity (largest N fitted at 100 % "
             f"training accuracy, times log2 {C}, over P), best shape per architecture, mean ± "
             f"std over {seeds} seed(s), `{profile}` profile; the architectures are drawn "
             f"slightly apart along P (by a factor of at most "
-            f"{max(dodge(a) for a in exp.ARCHITECTURES):.2f}), so that equal values at one "
-            "budget both show. Verdict (computed): "
+            f"{max(dodge(a) for a in exp.ARCHITECTURES):.2f}), in both panels, so that equal "
+            "values at one budget both show. Verdict (computed): "
             f"{verdict}. Dotted lines: the external anchors ({anchors} bits/parameter), which "
             f"count information differently (see text)." + _censored_words(best).replace(
                 "drawn at the smallest N tried", "drawn at the bits per parameter of the "
-                "smallest N tried"))
+                "smallest N tried")
+            + " Right: training accuracy at one fixed N per budget, the N of the search's first "
+            f"round nearest one bit per parameter (P / log2 {C}): {fixed_N_words(fixed)}; "
+            f"mean ± std over {runs}. Dashed line: chance, 1/C = 1/{C}, the accuracy of "
+            "guessing each label uniformly at random; 1 means that N fitted entirely.")
 
 
 def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
