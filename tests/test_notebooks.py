@@ -66,6 +66,18 @@ def test_source_notebook_is_stored_clean(path: Path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_run_note_is_shown_as_markdown_not_printed(path: Path):
+    """A run's note (memnb.results.fresh_and_cached) is Markdown, with `code` spans: printed,
+    a reader would see its backticks; chapters display it as Markdown."""
+    import re
+
+    nb = nbformat.read(path, as_version=4)
+    printed = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+               and re.search(r"print\(\w+\.note\)", c.source)]
+    assert not printed, f"{path.name}: cells {printed} print a run's note; display(Markdown(...))"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_source_notebook_has_a_profile_parameter(path: Path):
     nb = nbformat.read(path, as_version=4)
     cells = _parameters_cells(nb)
