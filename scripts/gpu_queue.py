@@ -25,7 +25,10 @@ experiment whose full result is already complete (here, or in the checkout, e.g.
 skipped: the queue neither spends GPU time recomputing it nor replaces its table with a partial
 one when its slice runs out. So is one whose run was computed by today's code on the CPU with
 its points committed (a CPU run continued across sessions): a GPU would add its own arithmetic to
-that table (:func:`memnb.results.mixed_device_error`).
+that table (:func:`memnb.results.mixed_device_error`). And so is one whose committed table was
+computed by earlier code or under an earlier profile (:func:`rerun_due`): it is replaced by a
+rerun (``memnb run ... --rerun``), which computes beside the committed table, in a folder this
+script does not pack; a plain run would move the committed table aside at its first partial write.
 
     python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz \
         .cache/gpu_queue/paused.tar.gz --out "$OUT"
@@ -247,7 +250,7 @@ class Step:
     seconds: float
     time_limit_s: float | None = None
     tail: str = ""
-    skipped: str | None = None  # why it did not run: "complete" or "another device"
+    skipped: str | None = None  # why it did not run: "complete", "another device" or "rerun"
 
 
 Runner = Callable[[list[str], float], tuple[int, str]]
@@ -282,6 +285,26 @@ def other_device_run(name: str, device: str, results: Path = RESULTS_FULL) -> st
     return mixed_device_error(name, "full", device, results.parent)
 
 
+def rerun_due(name: str, results: Path = RESULTS_FULL) -> str | None:
+    """Why the committed full table of ``name`` in ``results`` must be replaced by a rerun
+    (:func:`memnb.reruns.rerun_reason`: computed by earlier code or under an earlier profile),
+    or ``None`` (no table, or one of today's code and profile). A plain ``memnb run`` would
+    move such a table aside at its first partial write, so the chapters would read a partial
+    table of today's code instead; ``memnb run --rerun`` computes beside it, in a folder this
+    queue does not pack yet, so the queue leaves these runs to be made by hand."""
+    provenance = results / f"{name}.json"
+    if not provenance.exists():
+        return None
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from memnb.reruns import rerun_reason
+
+    try:
+        return rerun_reason(name, json.loads(provenance.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
 def _subprocess_runner(command: list[str], timeout: float) -> tuple[int, str]:
     """Run ``command`` from the repository root; (exit code, last lines of its output)."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
@@ -299,12 +322,14 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
               min_slice_s: float = 30.0, runner: Runner = _subprocess_runner,
               cuda_tests: bool = True, clock: Callable[[], float] = time.monotonic,
               complete: Callable[[str], bool] = complete_result,
-              other_device: Callable[[str, str], str | None] = other_device_run
+              other_device: Callable[[str, str], str | None] = other_device_run,
+              rerun: Callable[[str], str | None] = rerun_due
               ) -> tuple[list[Step], str]:
     """Run the CUDA tests (if asked), then each experiment of ``queue`` that is not
-    ``complete`` already, nor a run of ``other_device`` to be continued there (both logged as
-    skipped, with the reason), with a time limit that keeps the whole call within
-    ``budget_s`` seconds (``reserve_s`` kept for packing).
+    ``complete`` already, nor a run of ``other_device`` to be continued there, nor a table due
+    for a ``rerun`` (:func:`rerun_due`; all three logged as skipped, with the reason), with a
+    time limit that keeps the whole call within ``budget_s`` seconds (``reserve_s`` kept for
+    packing).
 
     Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
     at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
@@ -337,6 +362,13 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
         if elsewhere is not None:
             steps.append(Step(name, [], None, 0.0, tail=f"skipped: {elsewhere}",
                               skipped="another device"))
+            continue
+        due = rerun(name)
+        if due is not None:
+            steps.append(Step(name, [], None, 0.0, tail=(
+                f"skipped: the committed table was {due}; `memnb run {name} --profile full "
+                f"--device {device} --rerun --time-limit SECONDS` replaces it (this queue "
+                "does not carry reruns between calls)"), skipped="rerun"))
             continue
         left = budget_s - reserve_s - (clock() - start)
         if left < min_slice_s:

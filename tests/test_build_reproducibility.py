@@ -234,7 +234,8 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         assert said in reproducibility.full_runs_markdown(["dana.exp1"], results), said
     (results / "full" / "dana.exp1.json").write_text(json.dumps(prov))
     # a partial grid is said to be one, with the points it lacks and what a rerun would reuse
-    prov = json.loads((results / "full" / "dana.exp1.json").read_text())
+    prov = {**json.loads((results / "full" / "dana.exp1.json").read_text()),
+            "code_fingerprint": code, "cpu_denormals": "flushed"}  # today's code
     missing = [{"seed": 3, "H": 4}, {"seed": 4, "H": 4}]
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "complete": False, "points_done": 6, "missing_points": missing}))
@@ -243,6 +244,16 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert "`dana.exp1` (partial: 6 of 8 points ran; missing seed ∈ {3, 4}" in partial
     assert "no point cache committed: `memnb run dana.exp1 --profile full --time-limit SECONDS` " \
         "computes today's grid" in partial
+    # a partial table of earlier code is replaced by a rerun beside it, not continued
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "complete": False, "points_done": 6, "missing_points": missing,
+         "code_fingerprint": "0123456789abcdef"}))
+    assert ("`memnb run dana.exp1 --profile full --rerun --time-limit SECONDS` (a rerun: it "
+            "computes beside the committed table, which the chapters read until the rerun is "
+            "complete) computes today's grid") in reproducibility.full_runs_markdown(
+                ["dana.exp1"], results)
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "complete": False, "points_done": 6, "missing_points": missing}))
     cache = results / "full" / ".cache" / "dana.exp1"
     cache.mkdir(parents=True)
     (cache / "point.0123456789abcdef.json").write_text("{}")  # of other code
@@ -294,8 +305,9 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     kept = results / "full" / "superseded"
     kept.mkdir()
     (results / "full" / "dana.exp1.csv").rename(kept / "dana.exp1.0123456789abcdef.csv")
+    older = {k: v for k, v in prov.items() if k != "cpu_denormals"}  # recorded before the field
     (kept / "dana.exp1.0123456789abcdef.json").write_text(json.dumps(
-        {**prov, "code_fingerprint": "0123456789abcdef", "complete": False, "points_done": 6,
+        {**older, "code_fingerprint": "0123456789abcdef", "complete": False, "points_done": 6,
          "missing_points": missing}))
     assert ("Replaced by a run of today's code or profile and kept for comparison, under "
             "`data/results/full/superseded/`: `dana.exp1` of code `0123456789abcdef` (CPU "

@@ -106,7 +106,8 @@ def test_queue_gives_each_experiment_the_time_left_and_stops_at_a_partial_one():
 
     steps, outcome = gpu_queue.run_queue(gpu_queue.QUEUE, budget_s=540, device="cuda",
                                          reserve_s=40, runner=runner, clock=lambda: now[0],
-                                         complete=lambda name: False, other_device=_nowhere)
+                                         complete=lambda name: False, other_device=_nowhere,
+                                         rerun=lambda name: None)
     assert outcome == "out of time"
     assert [s.name for s in steps] == ["imports", "cuda tests", "mahdavi.heads",
                                        "mahdavi.context", "mahdavi.head_dim"]
@@ -153,7 +154,8 @@ def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
     steps, outcome = gpu_queue.run_queue(
         queue, budget_s=540, device="cuda", runner=runner, clock=lambda: 0.0, cuda_tests=False,
         complete=lambda name: gpu_queue.complete_result(name, tmp_path),
-        other_device=lambda name, device: gpu_queue.other_device_run(name, device, tmp_path))
+        other_device=lambda name, device: gpu_queue.other_device_run(name, device, tmp_path),
+        rerun=lambda name: None)  # these stand-in provenances record no code
     assert outcome == "done" and ran == ["mahdavi.heads", "mahdavi.context"]
     skipped = [(s.name, s.skipped) for s in steps if s.returncode is None]
     assert skipped == [("dana.exp5", "complete"), ("mahdavi.table1", "complete")]
@@ -236,11 +238,43 @@ def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
     steps, outcome = gpu_queue.run_queue(
         ["mahdavi.heads", "mahdavi.context"], budget_s=540, device="cuda", runner=runner,
         clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
-        other_device=lambda name, device: gpu_queue.other_device_run(name, device, full))
+        other_device=lambda name, device: gpu_queue.other_device_run(name, device, full),
+        rerun=lambda name: gpu_queue.rerun_due(name, full))
     assert outcome == "done" and ran == ["mahdavi.heads"]
     [skipped] = [s for s in steps if s.returncode is None]
     assert skipped.name == "mahdavi.context" and skipped.tail == f"skipped: {why}"
     assert skipped.skipped == "another device" and skipped.returncode is None
+
+
+def test_queue_leaves_a_table_due_for_a_rerun_to_a_rerun(tmp_path):
+    """A committed table of earlier code (or of an earlier profile) is replaced by a rerun,
+    computed beside it: the queue, which packs only data/results/full/, skips it and says which
+    command replaces it, instead of a plain run that would move the table aside."""
+    import json
+
+    gpu_queue = _script()
+    (tmp_path / "kajitsuka.mnli_curves.json").write_text(json.dumps(
+        {"experiment": "kajitsuka.mnli_curves", "profile": "full", "complete": False,
+         "code_fingerprint": "0123456789abcdef"}))
+    assert "earlier code (0123456789abcdef)" in gpu_queue.rerun_due(
+        "kajitsuka.mnli_curves", tmp_path)
+    assert gpu_queue.rerun_due("kajitsuka.imdb_curves", tmp_path) is None  # no table
+    ran: list[str] = []
+
+    def runner(command, timeout):
+        if "run" in command:
+            ran.append(command[command.index("run") + 1])
+        return 0, ""
+
+    steps, outcome = gpu_queue.run_queue(
+        ["kajitsuka.mnli_curves", "kajitsuka.imdb_curves"], budget_s=540, device="cuda",
+        runner=runner, clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
+        other_device=_nowhere, rerun=lambda name: gpu_queue.rerun_due(name, tmp_path))
+    assert outcome == "done" and ran == ["kajitsuka.imdb_curves"]
+    [skipped] = [s for s in steps if s.returncode is None]
+    assert skipped.name == "kajitsuka.mnli_curves" and skipped.skipped == "rerun"
+    assert ("`memnb run kajitsuka.mnli_curves --profile full --device cuda --rerun "
+            "--time-limit SECONDS` replaces it") in skipped.tail
 
 
 def test_travel_room_is_what_the_next_call_can_send_and_this_one_bring_back(tmp_path):

@@ -207,10 +207,18 @@ def test_the_full_run_command_continues_what_exists(tmp_path) -> None:
     assert source.full_run_command("dana.exp1") == "memnb run dana.exp1 --profile full"
     _write(tmp_path, "dana.exp1", "full", pd.DataFrame({"x": [1]}))
     path = tmp_path / "full" / "dana.exp1.json"
+    from memnb.results import todays_code
+
     path.write_text(_json.dumps({**_json.loads(path.read_text()), "complete": False,
-                                 "points_done": 1, "missing_points": [{"seed": 1}]}))
+                                 "points_done": 1, "missing_points": [{"seed": 1}],
+                                 "code_fingerprint": todays_code("dana.exp1")}))
     assert source.full_run_command("dana.exp1") == (
         "memnb run dana.exp1 --profile full --time-limit SECONDS")
+    # a partial table of earlier code is replaced by a rerun beside it, not continued
+    path.write_text(_json.dumps({**_json.loads(path.read_text()),
+                                 "code_fingerprint": "0123456789abcdef"}))
+    assert source.full_run_command("dana.exp1") == (
+        "memnb run dana.exp1 --profile full --rerun --time-limit SECONDS")
     _write(tmp_path, "dana.exp1", "rerun/full", pd.DataFrame({"x": [1]}))
     path = tmp_path / "rerun" / "full" / "dana.exp1.json"
     path.write_text(_json.dumps({**_json.loads(path.read_text()), "complete": False,

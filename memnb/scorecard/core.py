@@ -295,10 +295,11 @@ class ResultSource:
     def full_run_command(self, name: str) -> str:
         """The command that computes the ``full`` run of ``name`` an item needs: the one that
         continues its rerun when one is under way (:mod:`memnb.reruns`), or its partial ``full``
-        run of today's profile; ``--rerun`` when the committed one is of an earlier profile;
+        run of today's code and profile; ``--rerun`` when the committed one is of an earlier
+        profile or of earlier code (a plain run would move it aside at its first partial write);
         else the plain ``memnb run <name> --profile full``."""
         from memnb.reruns import rerun_root
-        from memnb.results import continue_command, load, profile_change
+        from memnb.results import computed_by_todays_code, continue_command, load, profile_change
 
         plain = f"memnb run {name} --profile full"
         rerun = load(name, "full", rerun_root(self.root))
@@ -309,6 +310,8 @@ class ResultSource:
             return plain
         if profile_change(full.provenance) is not None:
             return f"{plain} --rerun"
+        if not computed_by_todays_code(name, full.provenance):
+            return continue_command(name, "full", full.provenance, rerun=True)
         return plain if full.complete else continue_command(name, "full", full.provenance)
 
     def peek(self, name: str) -> pd.DataFrame:
