@@ -6,7 +6,9 @@
     memnb scorecard [--profile full|quick|ci] [--paper dana] [--json]
     memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
 
-``memnb run`` exits with 0 when the table is complete, 2 on bad arguments, and 3 when it
+``memnb run`` exits with 0 when the table is complete, 2 on bad arguments (or a missing dataset,
+or a complete ``full`` result of today's code already written, which it would only recompute:
+:func:`memnb.results.complete_already`), and 3 when it
 stopped at its ``--time-limit`` or on a first Ctrl-C or SIGTERM (every finished point is cached,
 a running training group pauses with its state saved, and the table and provenance are written
 as a partial run; rerun the same command to continue).
@@ -55,15 +57,19 @@ _STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its n
 def _cmd_run(args: argparse.Namespace) -> int:
     from memnb import resume
     from memnb.reruns import rerun_experiment
-    from memnb.results import TimeLimitReached, run_experiment
+    from memnb.results import TimeLimitReached, complete_already, run_experiment
 
     runner = rerun_experiment if args.rerun else run_experiment
+    done = None if args.rerun else complete_already(args.experiment, args.profile)
+    if done is not None:
+        print(f"memnb run: error: {done}", file=sys.stderr)
+        return 2
     try:
         with resume.stop_on_signals(notice=_STOP_NOTICE):
             result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
                             executor=args.executor, time_limit_s=args.time_limit,
                             clock_start=args.started)
-    except ValueError as err:
+    except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         print(f"memnb run: error: {err}", file=sys.stderr)
         return 2
     except TimeLimitReached as err:
@@ -111,7 +117,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     try:
         chosen = {} if args.calibrate is None else {"calibrate": args.calibrate}
         table = plan(args.target, args.profile, device=args.device, **chosen)
-    except ValueError as err:
+    except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         print(f"memnb plan: error: {err}", file=sys.stderr)
         return 2
     if args.json:
@@ -126,7 +132,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
 
     try:
         rows = build_scorecard(args.profile, args.paper)
-    except ValueError as err:
+    except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         print(f"memnb scorecard: error: {err}", file=sys.stderr)
         return 2
     if args.json:
@@ -181,8 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="dask://HOST:PORT to spread the sweep over a dask cluster")
     run.add_argument("--time-limit", type=_positive_seconds, default=None, metavar="SECONDS",
                      help="stop starting groups of points that would not end within SECONDS "
-                          "and pause a group still training before then (its state saved); "
-                          "finished points stay cached and the exit code is 3 when partial")
+                          "and pause a group still training then, at its next evaluation (its "
+                          "state saved; the run may end that much after SECONDS); finished "
+                          "points stay cached and the exit code is 3 when partial")
     run.add_argument("--rerun", action="store_true",
                      help="recompute a committed result of earlier code or profile with "
                           "today's in data/results/rerun/, leaving it in place until the rerun "

@@ -298,6 +298,38 @@ def mixed_device_error(name: str, profile: str, device: str,
             f"{device_kind(device)})")
 
 
+def complete_already(name: str, profile: str, root: Path | None = None) -> str | None:
+    """Why ``memnb run`` of ``name`` under the ``full`` profile should not start here, or
+    ``None``: a complete table of today's code and profile is written and none of its points is
+    in the point cache (complete full runs commit none), so the run would compute every point
+    again and, stopped before the end, write a partial table in place of the complete one. Only
+    the ``full`` profile is guarded: a ``quick`` run finds its points cached and rewrites the
+    same table in seconds."""
+    if profile != "full":
+        return None
+    done = load(name, profile, root)
+    if (done is None or not done.complete or profile_change(done.provenance) is not None
+            or not computed_by_todays_code(name, done.provenance)):
+        return None
+    _, current = cached_point_files(name, profile, root)
+    if current:
+        return None
+    return (f"{name}: {_shown_path(done.csv_path)} is a complete `{profile}` result of today's "
+            f"code and profile ({run_label(done.table, done.provenance)}), and its points are "
+            "not in the point cache: running it again would compute every point anew and, "
+            "stopped before the end, leave a partial table in its place. To compute it again "
+            f"(to compare, or with other seeds), write into a results folder of its own: "
+            f"MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile}")
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the working directory where it lies below it, else as it is."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> None:
     """Before a run of code ``code`` writes its table, keep a written result of other code, or
     of an earlier profile (:func:`supersede`), so that a full-scale result is never overwritten

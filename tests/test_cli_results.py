@@ -705,3 +705,43 @@ def test_a_paused_group_is_said_to_continue_in_this_checkout_only(tmp_path):
         f"1 paused training state (3.0 MiB) in {cache / 'paused'} continues the group in "
         "progress in this checkout only (not committed); another checkout trains that group "
         "from its start")
+
+
+def test_a_complete_full_result_is_not_recomputed_over_itself(tmp_path, monkeypatch, capsys):
+    """A complete full result of today's code whose points are not cached (complete runs commit
+    none) is not run again in place: the run would recompute every point and, stopped early,
+    write a partial table over the complete one. The CLI says where to compute it instead; with
+    its points cached (the checkout that computed it) the run only reads them."""
+    import shutil
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert results.complete_already("tiny.slow", "full") is None  # nothing written yet
+    assert cli.main(["run", "tiny.slow", "--profile", "full"]) == 0
+    assert results.complete_already("tiny.slow", "full") is None  # its points are cached
+    assert cli.main(["run", "tiny.slow", "--profile", "full"]) == 0
+    shutil.rmtree(tmp_path / "full" / ".cache")  # as in a fresh clone
+    table = (tmp_path / "full" / "tiny.slow.csv").read_text()
+    calls.clear()
+    assert cli.main(["run", "tiny.slow", "--profile", "full"]) == 2
+    err = capsys.readouterr().err
+    assert "is a complete `full` result of today's code and profile" in err
+    assert "MEMNB_RESULTS_DIR=PATH memnb run tiny.slow --profile full" in err
+    assert not calls and (tmp_path / "full" / "tiny.slow.csv").read_text() == table
+    assert results.complete_already("tiny.slow", "quick") is None  # only `full` is guarded
+
+
+def test_a_missing_dataset_is_a_clear_error_not_a_traceback(monkeypatch, capsys):
+    """A dataset not in place ends `memnb run` with exit code 2 and the loader's message."""
+    from memnb.experiments import registry
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        raise FileNotFoundError("MultiNLI not found: put it in data/external/mnli")
+
+    profiles = {p: {"seeds": 1} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.nodata",
+                        registry.Experiment("tiny.nodata", "needs data", "none", profiles, fn))
+    assert cli.main(["run", "tiny.nodata", "--profile", "ci"]) == 2
+    assert "memnb run: error: MultiNLI not found: put it in data/external/mnli" in (
+        capsys.readouterr().err)

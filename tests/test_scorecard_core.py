@@ -70,7 +70,10 @@ def test_missing_result_gives_a_not_run_row_with_its_command(tmp_path) -> None:
                      cost="about 1 GPU-hour")
     row = item.evaluate(core.ResultSource("quick", tmp_path))
     assert row.status == "not run"
-    assert "memnb run toy.none --profile quick" in row.measured and "GPU-hour" in row.measured
+    # the item's cost is its full run's: not stated beside a reduced profile's command
+    assert "memnb run toy.none --profile quick" in row.measured and "GPU-hour" not in row.measured
+    row = item.evaluate(core.ResultSource("full", tmp_path))
+    assert "memnb run toy.none --profile full" in row.measured and "GPU-hour" in row.measured
 
 
 def test_not_computable_rows_say_why(tmp_path) -> None:

@@ -405,7 +405,9 @@ class Item:
 
             plain = f"memnb run {missing.experiment} --profile {missing.profile}"
             cmd = f"`{missing.command or plain}`"
-            planned = planned_cost(missing.experiment, missing.profile) or self.cost
+            # an item's own cost is that of its full run: a reduced profile's is not stated
+            planned = planned_cost(missing.experiment, missing.profile) or (
+                self.cost if missing.profile == "full" else None)
             if missing.why is None:
                 cost = f" ({planned})" if planned else ""
                 return self._row("not run", f"no result yet: {cmd} computes it{cost}",
