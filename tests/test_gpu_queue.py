@@ -36,6 +36,17 @@ def _results(folder: Path) -> dict[str, bytes]:
     return files
 
 
+def _recording_runner(ran: list[str]):
+    """A queue runner that records the experiment of each `memnb run` command and succeeds."""
+
+    def runner(command, timeout):
+        if "run" in command:
+            ran.append(command[command.index("run") + 1])
+        return 0, ""
+
+    return runner
+
+
 def test_pack_then_restore_gives_back_every_file(tmp_path):
     gpu_queue = _script()
     files = _results(tmp_path / "full")
@@ -144,11 +155,7 @@ def test_queue_skips_a_complete_result_and_runs_a_partial_one(tmp_path):
     (tmp_path / "mahdavi.saturation.json").write_text(json.dumps(earlier))
     assert gpu_queue.complete_result("mahdavi.saturation", tmp_path)
     ran: list[str] = []
-
-    def runner(command, timeout):
-        if "run" in command:
-            ran.append(command[command.index("run") + 1])
-        return 0, ""
+    runner = _recording_runner(ran)
 
     queue = ["mahdavi.heads", "dana.exp5", "mahdavi.context", "mahdavi.table1"]
     steps, outcome = gpu_queue.run_queue(
@@ -229,11 +236,7 @@ def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
     assert gpu_queue.other_device_run("mahdavi.context", "cpu", full) is None
     assert gpu_queue.other_device_run("mahdavi.heads", "cuda", full) is None
     ran: list[str] = []
-
-    def runner(command, timeout):
-        if "run" in command:
-            ran.append(command[command.index("run") + 1])
-        return 0, ""
+    runner = _recording_runner(ran)
 
     steps, outcome = gpu_queue.run_queue(
         ["mahdavi.heads", "mahdavi.context"], budget_s=540, device="cuda", runner=runner,
@@ -260,11 +263,7 @@ def test_queue_leaves_a_table_due_for_a_rerun_to_a_rerun(tmp_path):
         "kajitsuka.mnli_curves", tmp_path)
     assert gpu_queue.rerun_due("kajitsuka.imdb_curves", tmp_path) is None  # no table
     ran: list[str] = []
-
-    def runner(command, timeout):
-        if "run" in command:
-            ran.append(command[command.index("run") + 1])
-        return 0, ""
+    runner = _recording_runner(ran)
 
     steps, outcome = gpu_queue.run_queue(
         ["kajitsuka.mnli_curves", "kajitsuka.imdb_curves"], budget_s=540, device="cuda",
