@@ -710,8 +710,10 @@ def test_fig_3_of_a_partial_full_run_without_both_models_is_not_run(tmp_path):
              "accuracy": 0.1} for h in (1, 31)]
     _write(tmp_path, "full", "dana.exp5", pd.DataFrame(rows))
     path = tmp_path / "full" / "dana.exp5.json"
+    from memnb.results import todays_code
+
     path.write_text(json.dumps({**json.loads(path.read_text()), "complete": False,
-                                "points_done": 2,
+                                "points_done": 2, "code_fingerprint": todays_code("dana.exp5"),
                                 "missing_points": [{"model": "mlp", "d": 7, "seed": 0}]}))
     row = _dana_rows(tmp_path, "Fig. 3")["Fig. 3"]
     assert row.status == "not run"
