@@ -128,15 +128,21 @@ def device_description(device: str, executor: str | None = None) -> str:
 
 
 def check_device(device: str) -> str:
-    """Return ``device`` if usable here, else raise a ``ValueError`` saying why."""
+    """Return ``device`` if usable here (``cpu``, ``cuda``, or ``cuda:N`` with ``N`` one of this
+    machine's GPUs), else raise a ``ValueError`` naming the device asked for and why."""
     if device == "cpu":
         return device
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise ValueError(
-                "device 'cuda' requested but no CUDA GPU is available; use --device cpu")
-        return device
-    raise ValueError(f"device must be 'cpu' or 'cuda[:N]'; got {device!r}")
+    kind, _, index = device.partition(":")
+    if kind != "cuda" or (device != "cuda" and not index.isdigit()):
+        raise ValueError(f"device must be 'cpu' or 'cuda[:N]'; got {device!r}")
+    if not torch.cuda.is_available():
+        raise ValueError(
+            f"device {device!r} requested but no CUDA GPU is available; use --device cpu")
+    count = torch.cuda.device_count()
+    if index and int(index) >= count:
+        raise ValueError(f"device {device!r} requested but this machine has {count} CUDA "
+                         f"GPU{'s' * (count != 1)}: N must lie in [0, {count - 1}]")
+    return device
 
 
 def result_paths(name: str, profile: str, root: Path | None = None) -> tuple[Path, Path]:

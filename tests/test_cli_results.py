@@ -745,3 +745,22 @@ def test_a_missing_dataset_is_a_clear_error_not_a_traceback(monkeypatch, capsys)
     assert cli.main(["run", "tiny.nodata", "--profile", "ci"]) == 2
     assert "memnb run: error: MultiNLI not found: put it in data/external/mnli" in (
         capsys.readouterr().err)
+
+
+def test_a_device_is_checked_and_named_as_asked(monkeypatch):
+    """check_device names the device asked for, index included, and the GPUs there are."""
+    import torch
+
+    with pytest.raises(ValueError, match=r"got 'tpu'"):
+        results.check_device("tpu")
+    with pytest.raises(ValueError, match=r"got 'cuda:x'"):
+        results.check_device("cuda:x")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match=r"device 'cuda:7' requested but no CUDA GPU"):
+        results.check_device("cuda:7")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    with pytest.raises(ValueError, match=r"this machine has 1 CUDA GPU: N must lie in \[0, 0\]"):
+        results.check_device("cuda:7")
+    assert results.check_device("cuda:0") == "cuda:0" and results.check_device("cuda") == "cuda"
+    assert results.check_device("cpu") == "cpu"
