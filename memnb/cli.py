@@ -33,11 +33,14 @@ grid done."""
 
 def _cmd_list(_: argparse.Namespace) -> int:
     from memnb.experiments.registry import load_all
+    from memnb.profiles import default_seeds
 
     for name, exp in load_all().items():
         print(f"{name:24s} {exp.title}  [{exp.paper_figure}]")
         for profile in PROFILES:
-            print(f"    {profile:5s} {json.dumps(exp.profiles[profile], default=str)}")
+            params = exp.profiles[profile]
+            seeds = exp.params(profile).get("seeds", default_seeds(profile))  # as `memnb run`
+            print(f"    {profile:5s} seeds {seeds}  {json.dumps(params, default=str)}")
     return 0
 
 

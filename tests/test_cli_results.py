@@ -19,6 +19,9 @@ def test_list_shows_every_experiment_with_profiles(capsys):
     for name in load_all():
         assert name in out
     assert "dana.exp1" in out and "quick" in out and "full" in out
+    from memnb.profiles import default_seeds
+
+    assert f"    full  seeds {default_seeds('full')}  " in out  # the seeds a run uses, stated
 
 
 def test_run_writes_csv_and_provenance(tmp_path, monkeypatch, capsys):
