@@ -44,14 +44,6 @@ def _cmd_list(_: argparse.Namespace) -> int:
     return 0
 
 
-def _shown(path: Path) -> str:
-    """``path`` relative to the working directory where it lies below it, else as it is."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
 _STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its next evaluation "
                 "and the finished points are written as a partial run (a second Ctrl-C stops at "
                 "once; the cached points and the last saved state are kept either way)")
@@ -60,7 +52,7 @@ _STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its n
 def _cmd_run(args: argparse.Namespace) -> int:
     from memnb import resume
     from memnb.reruns import rerun_experiment
-    from memnb.results import TimeLimitReached, complete_already, run_experiment
+    from memnb.results import TimeLimitReached, complete_already, run_experiment, shown_path
 
     runner = rerun_experiment if args.rerun else run_experiment
     done = None if args.rerun else complete_already(args.experiment, args.profile)
@@ -88,7 +80,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.profile == "full":  # a run that spans sessions resumes from what is committed
             cache = result.csv_path.parent / ".cache" / args.experiment
             print("memnb run: to continue it from another checkout, commit the table, its "
-                  f"provenance and its point cache: git add -f {_shown(cache)}/*.json",
+                  f"provenance and its point cache: git add -f {shown_path(cache)}/*.json",
                   file=sys.stderr)
             notice = paused_notice(cache)
             if notice:
@@ -102,15 +94,17 @@ def paused_notice(cache: Path) -> str | None:
     the group in progress), and that it continues that group in this checkout only: the files
     are not committed (too large), so another checkout trains the group from its start.
     ``None`` when nothing is paused."""
+    from memnb.results import shown_path
+
     files = sorted((cache / "paused").glob("*.pt"))
     if not files:
         return None
     size = sum(f.stat().st_size for f in files) / 2**20
     many = len(files) > 1
     return (f"{len(files)} paused training state{'s' * many} ({size:.1f} MiB) in "
-            f"{_shown(cache / 'paused')} continue{'' if many else 's'} the group in progress in "
-            "this checkout only (not committed); another checkout trains that group from its "
-            "start")
+            f"{shown_path(cache / 'paused')} continue{'' if many else 's'} the group in "
+            "progress in this checkout only (not committed); another checkout trains that group "
+            "from its start")
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:

@@ -320,7 +320,7 @@ def complete_already(name: str, profile: str, root: Path | None = None) -> str |
     _, current = cached_point_files(name, profile, root)
     if current:
         return None
-    return (f"{name}: {_shown_path(done.csv_path)} is a complete `{profile}` result of today's "
+    return (f"{name}: {shown_path(done.csv_path)} is a complete `{profile}` result of today's "
             f"code and profile ({run_label(done.table, done.provenance)}), and its points are "
             "not in the point cache: running it again would compute every point anew and, "
             "stopped before the end, leave a partial table in its place. To compute it again "
@@ -328,8 +328,9 @@ def complete_already(name: str, profile: str, root: Path | None = None) -> str |
             f"MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile}")
 
 
-def _shown_path(path: Path) -> str:
-    """``path`` relative to the working directory where it lies below it, else as it is."""
+def shown_path(path: Path) -> str:
+    """``path`` as a message shows it: relative to the working directory where it lies below
+    it, else as it is."""
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
