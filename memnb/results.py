@@ -311,11 +311,12 @@ def complete_already(name: str, profile: str, root: Path | None = None) -> str |
     again and, stopped before the end, write a partial table in place of the complete one. Only
     the ``full`` profile is guarded: a ``quick`` run finds its points cached and rewrites the
     same table in seconds."""
+    from memnb.reruns import rerun_reason  # memnb.reruns builds on this module
+
     if profile != "full":
         return None
     done = load(name, profile, root)
-    if (done is None or not done.complete or profile_change(done.provenance) is not None
-            or not computed_by_todays_code(name, done.provenance)):
+    if done is None or not done.complete or rerun_reason(name, done.provenance) is not None:
         return None
     _, current = cached_point_files(name, profile, root)
     if current:

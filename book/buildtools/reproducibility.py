@@ -205,7 +205,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     how many of its cached points today's code would reuse when the run is resumed; a rerun of
     a table by today's code (:mod:`memnb.reruns`) with the points it has computed so far."""
     from memnb.prose import counted
-    from memnb.reruns import rerun_progress
+    from memnb.reruns import rerun_progress, rerun_reason
     from memnb.results import (
         arithmetic_label,
         cached_point_files,
@@ -259,7 +259,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
             total = points_ran(provenance)[1]
             # a table of earlier code or profile is replaced by a rerun computed beside it: a
             # plain run would move it aside at its first partial write
-            replaced = grid_changed or not computed_by_todays_code(name, provenance)
+            replaced = rerun_reason(name, provenance) is not None
             rerun = f"`{continue_command(name, 'full', provenance, rerun=replaced)}`"
             if replaced:
                 rerun += (" (a rerun: it computes beside the committed table, which the "
