@@ -850,6 +850,8 @@ class FreshAndCached:
     note: str
     partial: str | None = None
     """:func:`partial_summary` of the committed full run when it is partial, else None."""
+    cached_provenance: dict[str, Any] | None = None
+    """The provenance of the committed full run ``cached``, when there is one."""
 
 
 def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
@@ -880,7 +882,8 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     if partial is not None:
         note += f"; the full-scale run is {partial}"
     return FreshAndCached(name, fresh.table, None if cached is None else cached.table,
-                          get(name).params(profile), note, partial)
+                          get(name).params(profile), note, partial,
+                          None if cached is None else cached.provenance)
 
 
 def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:

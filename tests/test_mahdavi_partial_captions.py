@@ -21,10 +21,10 @@ def _heads(seeds_at: dict[int, int], n: int = 8) -> pd.DataFrame:
                          for h in (1, 2, 3, 4)])
 
 
-def _committed(done: int, missing: int, complete: bool = False) -> SimpleNamespace:
-    """What :func:`memnb.results.load` returns, reduced to the provenance the figures read."""
-    return SimpleNamespace(provenance={"complete": complete, "points_done": done,
-                                       "missing_points": [{"seed": 9}] * missing})
+def _committed(done: int, missing: int, complete: bool = False) -> dict:
+    """The provenance of a committed run, as :func:`memnb.results.fresh_and_cached` keeps it
+    (``cached_provenance``), reduced to what the figures read."""
+    return {"complete": complete, "points_done": done, "missing_points": [{"seed": 9}] * missing}
 
 
 def test_seeds_by_size_names_the_sizes_with_fewer_seeds():
@@ -35,17 +35,17 @@ def test_seeds_by_size_names_the_sizes_with_fewer_seeds():
     assert fig.seeds_by_size(_heads({100: 2}).drop(columns="seed")) == ""
 
 
-def test_partial_state_is_computed_from_the_provenance(monkeypatch):
-    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(88, 72))
+def test_partial_state_is_computed_from_the_provenance():
     table = _heads({100: 2})
     result = SimpleNamespace(name="mahdavi.heads", fresh=table, cached=table,
-                             partial="partial: 88 of 160 points ran; missing ...")
+                             partial="partial: 88 of 160 points ran; missing ...",
+                             cached_provenance=_committed(88, 72))
     assert fig.partial_state(result) == "partial: 88 of 160 points ran"
-    # a complete committed run, no committed run, or no partial summary: nothing to say
-    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(160, 0, True))
+    # a complete committed run, no committed run, or no provenance kept: nothing to say
+    result.cached_provenance = _committed(160, 0, True)
     assert fig.partial_state(result) is None
     assert fig.partial_state(SimpleNamespace(name="mahdavi.heads", fresh=table, cached=None,
-                                             partial=None)) is None
+                                             partial=None, cached_provenance=None)) is None
     assert fig.partial_state(SimpleNamespace(fresh=table, cached=table, partial=None)) is None
 
 
@@ -54,10 +54,10 @@ def test_fig2a_title_and_lead_say_the_committed_run_is_partial(monkeypatch,
     monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
-    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(20, 4))
     full = _heads({100: 3, 200: 2}, n=32)
     result = SimpleNamespace(name="mahdavi.heads", fresh=_heads({50: 2}), cached=full,
-                             partial="partial: 20 of 24 points ran; missing seed 2 at T = 200")
+                             partial="partial: 20 of 24 points ran; missing seed 2 at T = 200",
+                             cached_provenance=_committed(20, 4))
     caption = fig.fig2a(result, "quick").data
     titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
     assert titles[0].startswith("the committed full-scale run (partial: 20 of 24 points ran)\n")
@@ -67,9 +67,9 @@ def test_fig2a_title_and_lead_say_the_committed_run_is_partial(monkeypatch,
             "at T = 100 and 2 at T = 200") in lead
     # a complete committed run: the title and the lead say nothing of a partial state
     shown.clear()
-    monkeypatch.setattr("memnb.results.load", lambda name, profile: _committed(24, 0, True))
     caption = fig.fig2a(SimpleNamespace(name="mahdavi.heads", fresh=_heads({50: 2}),
-                                        cached=_heads({100: 3, 200: 3}, n=32), partial=None),
+                                        cached=_heads({100: 3, 200: 3}, n=32), partial=None,
+                                        cached_provenance=_committed(24, 0, True)),
                         "quick").data
     titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
     assert titles[0].startswith("the committed full-scale run\n")

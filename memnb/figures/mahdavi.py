@@ -125,17 +125,15 @@ def partial_state(result: Any) -> str | None:
     """How much of its grid the committed full-scale run of ``result`` holds when it is partial,
     from its provenance (:func:`memnb.results.points_ran`, the count that
     :func:`memnb.results.partial_summary` states): ``"partial: 88 of 160 points ran"``. ``None``
-    when there is no committed run, when it is complete, or when ``result`` names no
-    experiment whose provenance can be read."""
-    from memnb.results import load, points_ran
+    when there is no committed run, or when it is complete (read from the provenance
+    :func:`memnb.results.fresh_and_cached` kept with it)."""
+    from memnb.results import points_ran
 
-    name = getattr(result, "name", None)
-    if getattr(result, "cached", None) is None or not getattr(result, "partial", None) or not name:
+    provenance = getattr(result, "cached_provenance", None)
+    if getattr(result, "cached", None) is None or not provenance or provenance.get(
+            "complete", True):
         return None
-    committed = load(name, "full")
-    if committed is None or committed.provenance.get("complete", True):
-        return None
-    done, total = points_ran(committed.provenance)
+    done, total = points_ran(provenance)
     return f"partial: {done} of {total} points ran"
 
 
