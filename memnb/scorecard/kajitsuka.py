@@ -9,6 +9,7 @@ notes §2), not the paper's lemmas, whose statements are not in our sources.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -106,9 +107,6 @@ def ffn_split(table: pd.DataFrame) -> str:
     return f"{where}; {grows}"
 
 
-_ENCODING_CACHE: dict[tuple[int, ...], bool | None] = {}
-
-
 def sweep_positional(table: pd.DataFrame) -> bool | None:
     """Whether the construction sweep ``table`` (``kajitsuka.construction``) was built with
     positional token IDs (``w = n z + k``, the position ``k`` added to each token's ID), found
@@ -116,27 +114,29 @@ def sweep_positional(table: pd.DataFrame) -> bool | None:
     with and without positions, and the one whose parameter count and ID bits equal the
     recorded ones is the answer. ``None`` when the table lacks those columns or neither rebuild
     matches."""
-    from memnb.constructions.seq_id import memorize
-    from memnb.data.random_sequences import random_sequences
-
     need = ("N", "n", "C", "V", "seed", "num_parameters", "id_bits")
     nt = _sweep(table, "N", "next_token")
     if nt.empty or any(c not in nt.columns for c in need):
         return None
     row = nt.iloc[0]
-    key = tuple(int(row[c]) for c in need)
-    if key not in _ENCODING_CACHE:
-        N, n, C, V, seed, count, bits = key
-        data = random_sequences(N, n, V, C, seed=seed)
-        found = None
-        for positional in (True, False):
-            net = memorize(data.tokens, data.labels, num_classes=C, task="next_token",
-                           positional=positional, seed=seed)
-            if (net.num_parameters, net.layout.id_bits) == (count, bits):
-                found = positional
-                break
-        _ENCODING_CACHE[key] = found
-    return _ENCODING_CACHE[key]
+    return _built_with_positions(*(int(row[c]) for c in need))
+
+
+@functools.cache
+def _built_with_positions(N: int, n: int, C: int, V: int, seed: int, count: int,
+                          bits: int) -> bool | None:
+    """:func:`sweep_positional` for one recorded construction (its data, parameter count and ID
+    bits), computed once per process: the two rebuilds take seconds."""
+    from memnb.constructions.seq_id import memorize
+    from memnb.data.random_sequences import random_sequences
+
+    data = random_sequences(N, n, V, C, seed=seed)
+    for positional in (True, False):
+        net = memorize(data.tokens, data.labels, num_classes=C, task="next_token",
+                       positional=positional, seed=seed)
+        if (net.num_parameters, net.layout.id_bits) == (count, bits):
+            return positional
+    return None
 
 
 def encoding_words(table: pd.DataFrame) -> str:
