@@ -226,6 +226,20 @@ def _distinct(t0: int, N: int, S: int, seed: int = 0) -> np.ndarray:
 
 # --- §2-3: the setting (assumptions and sequence encoders) -----------------------------------
 
+def _logit_rank(model: Any) -> int:
+    """The rank, in float64, of ``model``'s logit matrix over all ``N^S`` contexts of its
+    vocabulary and length: at most ``d`` for a sequence encoder of L(N, S, d) (Dana et al.
+    Definition 1, Proposition 1)."""
+    import torch
+
+    from memnb.data.synthetic import all_contexts
+
+    model = model.double()
+    with torch.no_grad():
+        logits = model(all_contexts(model.vocab_size, model.seq_len)).numpy()
+    return int(np.linalg.matrix_rank(logits))
+
+
 #: The association tasks the Assumption 1 row checks: ``(N, S, samples)`` of Fig. 1a's and
 #: Fig. 4's settings, with more samples than contexts so that contexts recur.
 ASSUMPTION1_TASKS: tuple[tuple[int, int, int], ...] = ((50, 2, 10_000), (10, 2, 400))
@@ -305,18 +319,13 @@ DEFINITION1_MODELS: tuple[tuple[str, str, dict[str, int]], ...] = (
 def definition_1(results: ResultSource) -> Verdict:
     """Dana et al. Definition 1 and the sentence after it: a Transformer's logits factor
     through its d-dimensional last residual stream, whatever its depth or MLPs."""
-    import torch
-
     from memnb import models
-    from memnb.data.synthetic import all_contexts
 
     n, d = 8, 3
     parts, ok = [], True
     for label, cls, extra in DEFINITION1_MODELS:
-        model = getattr(models, cls)(vocab_size=n, seq_len=2, d=d, d_h=2, num_heads=3, seed=0,
-                                     **extra).double()
-        with torch.no_grad():
-            rank = int(np.linalg.matrix_rank(model(all_contexts(n, 2)).numpy()))
+        rank = _logit_rank(getattr(models, cls)(vocab_size=n, seq_len=2, d=d, d_h=2,
+                                                num_heads=3, seed=0, **extra))
         ok &= rank <= d
         parts.append(f"{label}: logit rank {rank}")
     return criteria.exact_check(ok, f"N = {n}, d = {d}, {n * n} contexts: " + "; ".join(parts))
@@ -330,18 +339,11 @@ def definition_1(results: ResultSource) -> Verdict:
       criterion="the logit matrix of a random AoT over all N^S contexts has rank ≤ d (its "
                 "logits are W_U E(t)), so it lies in L(N, S, d)", evidence=_EXACT)
 def proposition_1(results: ResultSource) -> Verdict:
-    import torch
-
-    from memnb.data.synthetic import all_contexts
     from memnb.models import AttentionOnlyTransformer
 
-    ranks = []
-    for d, d_h, heads in ((3, 2, 4), (4, 4, 6)):
-        model = AttentionOnlyTransformer(vocab_size=8, seq_len=2, d=d, d_h=d_h, num_heads=heads,
-                                         seed=0).double()
-        with torch.no_grad():
-            logits = model(all_contexts(8, 2)).numpy()
-        ranks.append((d, int(np.linalg.matrix_rank(logits))))
+    ranks = [(d, _logit_rank(AttentionOnlyTransformer(vocab_size=8, seq_len=2, d=d, d_h=d_h,
+                                                      num_heads=heads, seed=0)))
+             for d, d_h, heads in ((3, 2, 4), (4, 4, 6))]
     ok = all(r <= d for d, r in ranks)
     return criteria.exact_check(ok, "; ".join(f"d = {d}: logit rank {r} (N = 8, 64 contexts)"
                                               for d, r in ranks))
