@@ -2,9 +2,9 @@
 
 One call of this script, run from the repository root on the GPU machine:
 
-1. restores ``data/results/full/`` (tables, provenance, the point cache and the paused loop
-   states) from the archives a previous call packed, when they were carried along
-   (``--restore PATH ...``);
+1. restores ``data/results/full/`` and ``data/results/rerun/full/`` (tables, provenance, the
+   point cache and the paused loop states; :data:`PACKED_TREES`) from the archives a previous
+   call packed, when they were carried along (``--restore PATH ...``);
 2. runs the CUDA tests first (``pytest -m cuda``) when a GPU is present, and stops if they fail;
 3. runs the queue in order (:data:`QUEUE`: Mahdavi et al. Figs. 2a, 2b, 2c, 4, 3, 5; Kajitsuka &
    Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5 and App. B; then
@@ -12,9 +12,11 @@ One call of this script, run from the repository root on the GPU machine:
    with ``memnb run ... --time-limit`` set to the time left, so that the whole call ends within
    ``--budget`` seconds; an experiment stopped at its limit keeps every finished point in the
    cache and the queue stops there;
-4. packs ``data/results/full/`` into one archive under ``--out`` (``$OUT`` on the device
-   machine), with a log of what ran. The loop states of groups paused at the time limit
-   (``.cache/<experiment>/paused/``, :mod:`memnb.resume`) go into a second archive,
+4. packs both folders into one archive under ``--out`` (``$OUT`` on the device machine), with
+   a log of what ran and the list of files the call removed (a rerun adopted: its table,
+   provenance and point cache leave ``rerun/full/``), which the restore removes too. The loop
+   states of groups paused at the time limit
+   (``.cache/<experiment>/paused/`` of either folder, :mod:`memnb.resume`) go into a second archive,
    ``paused.tar.gz``, cut into parts that each fit what one file can bring back; states too large
    to be carried to the next call are left out (logged), and their groups restart there. One
    packed Mahdavi et al. Fig. 2a group at T = 40,000 pauses at 62 MiB: packed with the results,
@@ -25,10 +27,12 @@ experiment whose full result is already complete (here, or in the checkout, e.g.
 skipped: the queue neither spends GPU time recomputing it nor replaces its table with a partial
 one when its slice runs out. So is one whose run was computed by today's code on the CPU with
 its points committed (a CPU run continued across sessions): a GPU would add its own arithmetic to
-that table (:func:`memnb.results.mixed_device_error`). And so is one whose committed table was
-computed by earlier code or under an earlier profile (:func:`rerun_due`): it is replaced by a
-rerun (``memnb run ... --rerun``), which computes beside the committed table, in a folder this
-script does not pack; a plain run would move the committed table aside at its first partial write.
+that table (:func:`memnb.results.mixed_device_error`). One whose committed table was computed by
+earlier code or under an earlier profile (:func:`rerun_due`) is run as a rerun (``memnb run ...
+--rerun``, :mod:`memnb.reruns`): it computes in ``data/results/rerun/full/``, which travels
+between calls like ``full/``, while the committed table stays where the chapters read it; the
+call that completes the rerun adopts it. A plain run would move the committed table aside at its
+first partial write. A rerun continued on the CPU (its points committed) is skipped too.
 
     python3 scripts/gpu_queue.py --restore .cache/gpu_queue/results_full.tar.gz \
         .cache/gpu_queue/paused.tar.gz --out "$OUT"
@@ -43,6 +47,7 @@ out of the budget.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
@@ -55,7 +60,14 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS_FULL = REPO / "data" / "results" / "full"
+RESULTS = REPO / "data" / "results"
+RESULTS_FULL = RESULTS / "full"
+PACKED_TREES: tuple[str, ...] = ("full", "rerun/full")
+"""The folders under ``data/results/`` a call restores and packs: the full-scale results, and
+the reruns of full-scale results under way (:func:`memnb.reruns.rerun_root`)."""
+REMOVED_NAME = "removed.json"
+"""The archive member listing the files (paths under ``data/results/``) the call removed, so
+that a restore removes them too: e.g. the rerun folder's table and point cache once adopted."""
 ARCHIVE_NAME = "results_full.tar.gz"
 PAUSED_NAME = "paused.tar.gz"  # the loop states of paused groups, packed apart from the results
 RETURN_FILE_BYTES = 16 * 2**20  # the most one file under $OUT can bring back
@@ -95,26 +107,42 @@ QUEUE: tuple[str, ...] = (
 PARTIAL = 3  # exit code of `memnb run` stopped at its time limit
 
 
-def is_paused_state(path: Path, results: Path) -> bool:
-    """Whether ``path`` is the loop state of a paused group (``.cache/<name>/paused/...``)."""
-    return "paused" in path.relative_to(results).parts[:-1]
+def is_paused_state(path: Path, tree: Path) -> bool:
+    """Whether ``path`` is the loop state of a paused group (``.cache/<name>/paused/...`` of
+    ``tree``)."""
+    return "paused" in path.relative_to(tree).parts[:-1]
 
 
 def files_to_pack(results: Path, *, paused: bool = False) -> list[Path]:
-    """The files below ``results`` that :func:`pack` writes, sorted: the tables, provenance and
-    point cache, or with ``paused`` only the loop states of paused groups."""
-    return sorted(p for p in results.rglob("*")
-                  if p.is_file() and is_paused_state(p, results) == paused)
+    """The files of the :data:`PACKED_TREES` below ``results`` (``data/results/``) that
+    :func:`pack` writes, sorted: the tables, provenance and point cache, or with ``paused`` only
+    the loop states of paused groups."""
+    return sorted(p for tree in PACKED_TREES if (results / tree).is_dir()
+                  for p in (results / tree).rglob("*")
+                  if p.is_file() and is_paused_state(p, results / tree) == paused)
 
 
-def pack(results: Path, archive: Path, *, paused: bool = False) -> Path:
+def listed(results: Path) -> set[str]:
+    """The paths (relative to ``results``) of :func:`files_to_pack`, the paused states aside:
+    taken when a call starts, they tell :func:`pack` which files the call removed."""
+    return {p.relative_to(results).as_posix() for p in files_to_pack(results)}
+
+
+def pack(results: Path, archive: Path, *, paused: bool = False,
+         removed: Sequence[str] = ()) -> Path:
     """Write :func:`files_to_pack` of ``results`` into ``archive`` (gzip-compressed tar, paths
-    relative to ``results``)."""
+    relative to ``results``, e.g. ``full/dana.exp5.csv``), with the list ``removed`` (paths
+    relative to ``results`` the call removed) as the member :data:`REMOVED_NAME`."""
     archive.parent.mkdir(parents=True, exist_ok=True)
     tmp = archive.with_name(archive.name + ".tmp")
     with tarfile.open(tmp, "w:gz") as tar:
         for path in files_to_pack(results, paused=paused):
             tar.add(path, arcname=path.relative_to(results).as_posix(), recursive=False)
+        if removed:
+            data = json.dumps(sorted(removed), indent=1).encode()
+            info = tarfile.TarInfo(REMOVED_NAME)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
     os.replace(tmp, archive)
     return archive
 
@@ -213,22 +241,47 @@ def pack_paused(results: Path, out: Path, *, max_bytes: int = PAUSED_MAX_BYTES,
             "bytes": size}
 
 
-def restore(archive: Path, results: Path) -> list[str]:
-    """Unpack ``archive`` (made by :func:`pack`) into ``results``; returns the files written.
+def _packed_path(name: str, results: Path) -> Path:
+    """``results / name`` when ``name`` is a relative path inside one of the
+    :data:`PACKED_TREES`, else ``ValueError``: an absolute path, ``..``, or a path outside them
+    (an archive of another layout, such as one packed relative to ``full/``)."""
+    for tree in PACKED_TREES:
+        root = (results / tree).resolve()
+        target = (results / name).resolve()
+        if (not Path(name).is_absolute() and name.startswith(f"{tree}/")
+                and target.is_relative_to(root) and target != root):
+            return results / name
+    raise ValueError(f"archive member {name!r} is not a file inside "
+                     f"{' or '.join(f'{t}/' for t in PACKED_TREES)} of the results folder; "
+                     "nothing restored")
 
-    Only regular files with relative paths inside ``results`` are accepted: anything else (an
-    absolute path, ``..``, a link) raises ``ValueError`` before a file is written.
+
+def restore(archive: Path, results: Path) -> tuple[list[str], list[str]]:
+    """Unpack ``archive`` (made by :func:`pack`) into ``results`` (``data/results/``), then
+    remove the files its :data:`REMOVED_NAME` lists; returns the files written and those
+    removed.
+
+    Only regular files inside the :data:`PACKED_TREES` are accepted, written or removed:
+    anything else (an absolute path, ``..``, a link, a path outside them) raises ``ValueError``
+    before a file is written.
     """
     with tarfile.open(archive, "r:gz") as tar:
-        members = tar.getmembers()
-        root = results.resolve()
+        members = [m for m in tar.getmembers() if m.name != REMOVED_NAME]
         for member in members:
-            target = (results / member.name).resolve()
-            if (not member.isfile() or Path(member.name).is_absolute()
-                    or not target.is_relative_to(root)):
-                raise ValueError(f"archive member {member.name!r} is not a file inside the "
-                                 "results folder; nothing restored")
-        results.mkdir(parents=True, exist_ok=True)
+            _packed_path(member.name, results)
+            if not member.isfile():
+                raise ValueError(f"archive member {member.name!r} is not a regular file; "
+                                 "nothing restored")
+        removed: list[str] = []
+        if REMOVED_NAME in tar.getnames():
+            source = tar.extractfile(REMOVED_NAME)
+            assert source is not None
+            removed = json.loads(source.read())
+            if not (isinstance(removed, list) and all(isinstance(r, str) for r in removed)):
+                raise ValueError(f"{REMOVED_NAME} is not a list of paths; nothing restored")
+            for name in removed:
+                _packed_path(name, results)
+        written = {m.name for m in members}
         for member in members:
             target = results / member.name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +290,17 @@ def restore(archive: Path, results: Path) -> list[str]:
             tmp = target.with_name(target.name + ".restoring")
             tmp.write_bytes(source.read())
             os.replace(tmp, target)
-    return [m.name for m in members]
+    gone = []
+    for name in removed:
+        target = results / name
+        if name not in written and target.is_file():
+            target.unlink()
+            gone.append(name)
+            for folder in target.parents:  # a point cache moved away leaves no empty folder
+                if folder == results or any(folder.iterdir()):
+                    break
+                folder.rmdir()
+    return [m.name for m in members], gone
 
 
 @dataclass
@@ -250,7 +313,7 @@ class Step:
     seconds: float
     time_limit_s: float | None = None
     tail: str = ""
-    skipped: str | None = None  # why it did not run: "complete", "another device" or "rerun"
+    skipped: str | None = None  # why it did not run: "complete" or "another device"
 
 
 Runner = Callable[[list[str], float], tuple[int, str]]
@@ -285,13 +348,20 @@ def other_device_run(name: str, device: str, results: Path = RESULTS_FULL) -> st
     return mixed_device_error(name, "full", device, results.parent)
 
 
+def other_device_rerun(name: str, device: str, results: Path = RESULTS_FULL) -> str | None:
+    """:func:`other_device_run` for the rerun of ``name`` under way beside ``results``
+    (``data/results/rerun/full/``, :func:`memnb.reruns.rerun_root`): a rerun continued on the
+    CPU with its points committed stays there."""
+    return other_device_run(name, device, results.parent / "rerun" / results.name)
+
+
 def rerun_due(name: str, results: Path = RESULTS_FULL) -> str | None:
     """Why the committed full table of ``name`` in ``results`` must be replaced by a rerun
     (:func:`memnb.reruns.rerun_reason`: computed by earlier code or under an earlier profile),
     or ``None`` (no table, or one of today's code and profile). A plain ``memnb run`` would
     move such a table aside at its first partial write, so the chapters would read a partial
-    table of today's code instead; ``memnb run --rerun`` computes beside it, in a folder this
-    queue does not pack yet, so the queue leaves these runs to be made by hand."""
+    table of today's code instead; the queue runs ``memnb run --rerun``, which computes beside
+    it in ``rerun/full/`` (packed with ``full/``) and adopts the rerun when it is complete."""
     provenance = results / f"{name}.json"
     if not provenance.exists():
         return None
@@ -323,13 +393,14 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
               cuda_tests: bool = True, clock: Callable[[], float] = time.monotonic,
               complete: Callable[[str], bool] = complete_result,
               other_device: Callable[[str, str], str | None] = other_device_run,
-              rerun: Callable[[str], str | None] = rerun_due
+              rerun: Callable[[str], str | None] = rerun_due,
+              other_device_for_rerun: Callable[[str, str], str | None] = other_device_rerun
               ) -> tuple[list[Step], str]:
     """Run the CUDA tests (if asked), then each experiment of ``queue`` that is not
-    ``complete`` already, nor a run of ``other_device`` to be continued there, nor a table due
-    for a ``rerun`` (:func:`rerun_due`; all three logged as skipped, with the reason), with a
-    time limit that keeps the whole call within ``budget_s`` seconds (``reserve_s`` kept for
-    packing).
+    ``complete`` already, nor a run of ``other_device`` to be continued there (both logged as
+    skipped, with the reason), with a time limit that keeps the whole call within ``budget_s``
+    seconds (``reserve_s`` kept for packing). A table due for a ``rerun`` (:func:`rerun_due`)
+    is run with ``--rerun``, unless its rerun is one of ``other_device_for_rerun``.
 
     Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
     at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
@@ -365,18 +436,20 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
             continue
         due = rerun(name)
         if due is not None:
-            steps.append(Step(name, [], None, 0.0, tail=(
-                f"skipped: the committed table was {due}; `memnb run {name} --profile full "
-                f"--device {device} --rerun --time-limit SECONDS` replaces it (this queue "
-                "does not carry reruns between calls)"), skipped="rerun"))
-            continue
+            elsewhere = other_device_for_rerun(name, device)
+            if elsewhere is not None:
+                steps.append(Step(name, [], None, 0.0, tail=f"skipped: its rerun: {elsewhere}",
+                                  skipped="another device"))
+                continue
         left = budget_s - reserve_s - (clock() - start)
         if left < min_slice_s:
             return steps, "out of time"
         command = [python, "-m", "memnb.cli", "run", name, "--profile", "full", "--device",
-                   device, "--time-limit", f"{left:.0f}"]
+                   device, "--time-limit", f"{left:.0f}", *(["--rerun"] if due else [])]
         t0 = clock()
         code, tail = runner(command, left + 30.0)  # a hard stop past the clean one
+        if due is not None:
+            tail = f"a rerun: the committed table was {due}\n{tail}"
         steps.append(Step(name, command, code, clock() - t0, left, tail))
         if code in (PARTIAL, 124):
             return steps, "out of time"
@@ -413,12 +486,14 @@ def main(argv: list[str] | None = None) -> int:
         if archive is None:
             print(f"no archive at {carried}: nothing restored from it")
             continue
-        files = restore(archive, RESULTS_FULL)
-        print(f"restored {len(files)} files from {carried}")
+        files, gone = restore(archive, RESULTS)
+        print(f"restored {len(files)} files from {carried}"
+              + (f"; removed {len(gone)} the call removed: {', '.join(gone)}" if gone else ""))
         if archive != carried:
             archive.unlink()
     if args.unpack_only:
         return 0
+    at_start = listed(RESULTS)
 
     import torch
 
@@ -446,11 +521,12 @@ def main(argv: list[str] | None = None) -> int:
         budget -= time.monotonic() - t0
     steps, outcome = run_queue(args.only or QUEUE, budget_s=budget, device=device,
                                cuda_tests=gpu)
-    archive = pack(RESULTS_FULL, args.out / ARCHIVE_NAME)
-    paused = pack_paused(RESULTS_FULL, args.out, max_bytes=travel_room(args.restore, args.out))
+    removed = sorted(at_start - listed(RESULTS))
+    archive = pack(RESULTS, args.out / ARCHIVE_NAME, removed=removed)
+    paused = pack_paused(RESULTS, args.out, max_bytes=travel_room(args.restore, args.out))
     log = {"outcome": outcome, "device": torch.cuda.get_device_name() if gpu else "cpu",
            "steps": [asdict(s) for s in steps], "archive_bytes": archive.stat().st_size,
-           "paused": paused}
+           "removed": removed, "paused": paused}
     (args.out / "queue_log.json").write_text(json.dumps(log, indent=1))
     for s in steps:
         ended = f"exit {s.returncode}" if s.skipped is None else f"skipped ({s.skipped})"

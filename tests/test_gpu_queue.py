@@ -1,5 +1,5 @@
-"""The GPU queue script: pack and restore of the full results (on the CPU), and the queue's
-order and time slices (with a stand-in for the commands)."""
+"""The GPU queue script: pack and restore of the full results and the reruns under way (on the
+CPU), and the queue's order and time slices (with a stand-in for the commands)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,14 @@ def _nowhere(name: str, device: str) -> None:
 
 
 def _results(folder: Path) -> dict[str, bytes]:
-    files = {"dana.exp5.csv": b"d,N,accuracy\n10,50,0.5\n",
-             "dana.exp5.json": b'{"complete": false}\n',
-             ".cache/dana.exp5/0123abcd.ffee.json": b'{"rows": []}',
-             ".cache/mahdavi.heads/9876.aa.json": bytes(range(256))}
+    """Stand-in files of ``data/results/``: full-scale results and a rerun under way."""
+    files = {"full/dana.exp5.csv": b"d,N,accuracy\n10,50,0.5\n",
+             "full/dana.exp5.json": b'{"complete": false}\n',
+             "full/.cache/dana.exp5/0123abcd.ffee.json": b'{"rows": []}',
+             "full/.cache/mahdavi.heads/9876.aa.json": bytes(range(256)),
+             "rerun/full/kajitsuka.mnli_curves.csv": b"epoch,loss\n1,0.5\n",
+             "rerun/full/kajitsuka.mnli_curves.json": b'{"complete": false}\n',
+             "rerun/full/.cache/kajitsuka.mnli_curves/77.bb.json": b'{"rows": []}'}
     for name, data in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(data)
@@ -49,41 +53,94 @@ def _recording_runner(ran: list[str]):
 
 def test_pack_then_restore_gives_back_every_file(tmp_path):
     gpu_queue = _script()
-    files = _results(tmp_path / "full")
-    archive = gpu_queue.pack(tmp_path / "full", tmp_path / "out" / "results_full.tar.gz")
-    restored = tmp_path / "elsewhere" / "full"
-    (restored / ".cache" / "dana.exp5").mkdir(parents=True)
-    (restored / "dana.exp5.csv").write_text("old table")  # replaced by the archived one
-    (restored / "dana.exp1.csv").write_text("kept")  # files not in the archive stay
-    names = gpu_queue.restore(archive, restored)
-    assert sorted(names) == sorted(files)
+    files = _results(tmp_path / "results")
+    (tmp_path / "results" / "quick").mkdir()
+    (tmp_path / "results" / "quick" / "dana.exp1.csv").write_text("not packed")
+    archive = gpu_queue.pack(tmp_path / "results", tmp_path / "out" / "results_full.tar.gz")
+    restored = tmp_path / "elsewhere"
+    (restored / "full" / ".cache" / "dana.exp5").mkdir(parents=True)
+    (restored / "full" / "dana.exp5.csv").write_text("old table")  # replaced by the archived one
+    (restored / "full" / "dana.exp1.csv").write_text("kept")  # files not in the archive stay
+    names, removed = gpu_queue.restore(archive, restored)
+    assert sorted(names) == sorted(files) and removed == []
     for name, data in files.items():
         assert (restored / name).read_bytes() == data
-    assert (restored / "dana.exp1.csv").read_text() == "kept"
+    assert (restored / "full" / "dana.exp1.csv").read_text() == "kept"
+    assert not (restored / "quick").exists()  # only full/ and rerun/full/ travel
     assert not list(restored.rglob("*.restoring"))
 
 
-@pytest.mark.parametrize("name", ["../escape.txt", "/tmp/absolute.txt"])
-def test_restore_refuses_paths_outside_the_results(tmp_path, name):
+@pytest.mark.parametrize("name", ["full/../escape.txt", "/tmp/absolute.txt", "fine.csv",
+                                  "rerun/quick/x.csv", "full"])
+def test_restore_refuses_paths_outside_the_packed_folders(tmp_path, name):
+    """Only files inside full/ or rerun/full/ are restored: an archive packed relative to
+    full/ (as before reruns travelled) or with a path that escapes restores nothing."""
     gpu_queue = _script()
     archive = tmp_path / "bad.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
-        info = tarfile.TarInfo("fine.csv")
+        info = tarfile.TarInfo("full/fine.csv")
         info.size = 1
         tar.addfile(info, io.BytesIO(b"x"))
         info = tarfile.TarInfo(name)
         info.size = 1
         tar.addfile(info, io.BytesIO(b"x"))
     with pytest.raises(ValueError, match="nothing restored"):
-        gpu_queue.restore(archive, tmp_path / "full")
-    assert not (tmp_path / "full" / "fine.csv").exists()
+        gpu_queue.restore(archive, tmp_path / "results")
+    assert not (tmp_path / "results" / "full" / "fine.csv").exists()
+
+
+@pytest.mark.parametrize("removed", [["full/../../escape.txt"], ["quick/dana.exp1.csv"],
+                                     "full/dana.exp5.csv"])
+def test_restore_refuses_a_removal_outside_the_packed_folders(tmp_path, removed):
+    gpu_queue = _script()
+    files = _results(tmp_path / "results")
+    archive = tmp_path / "bad.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        data = json.dumps(removed).encode()
+        info = tarfile.TarInfo(gpu_queue.REMOVED_NAME)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    (tmp_path / "results" / "quick").mkdir()
+    (tmp_path / "results" / "quick" / "dana.exp1.csv").write_text("kept")
+    with pytest.raises(ValueError, match="nothing restored"):
+        gpu_queue.restore(archive, tmp_path / "results")
+    assert (tmp_path / "results" / "quick" / "dana.exp1.csv").exists()
+    assert all((tmp_path / "results" / name).exists() for name in files)
+
+
+def test_what_a_call_removed_is_removed_by_the_restore(tmp_path):
+    """A rerun adopted on the machine leaves rerun/full/: the archive lists the files the call
+    removed (those there at its start, gone at its end), and the restore removes them here,
+    with the folders they leave empty, so that no stale partial rerun is committed beside the
+    adopted table."""
+    gpu_queue = _script()
+    machine = tmp_path / "machine"
+    files = _results(machine)
+    at_start = gpu_queue.listed(machine)
+    assert at_start == set(files)
+    (machine / "full" / "dana.exp5.json").write_text('{"complete": true}')  # changed, not gone
+    for name in files:
+        if name.startswith("rerun/"):
+            (machine / name).unlink()
+    removed = sorted(at_start - gpu_queue.listed(machine))
+    assert removed == sorted(n for n in files if n.startswith("rerun/"))
+    archive = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.ARCHIVE_NAME,
+                             removed=removed)
+    here = tmp_path / "here"
+    _results(here)
+    (here / "rerun" / "full" / "other.csv").write_text("a file the call never saw")
+    names, gone = gpu_queue.restore(archive, here)
+    assert gone == removed and gpu_queue.REMOVED_NAME not in names
+    assert (here / "full" / "dana.exp5.json").read_text() == '{"complete": true}'
+    assert not (here / "rerun" / "full" / ".cache").exists()  # emptied folders go too
+    assert (here / "rerun" / "full" / "other.csv").exists()
 
 
 def test_unpack_only_restores_a_carried_archive(tmp_path, monkeypatch):
     gpu_queue = _script()
     files = _results(tmp_path / "src")
     archive = gpu_queue.pack(tmp_path / "src", tmp_path / "carry" / "results_full.tar.gz")
-    monkeypatch.setattr(gpu_queue, "RESULTS_FULL", tmp_path / "dest")
+    monkeypatch.setattr(gpu_queue, "RESULTS", tmp_path / "dest")
     assert gpu_queue.main(["--restore", str(archive), "--unpack-only"]) == 0
     assert {p.relative_to(tmp_path / "dest").as_posix() for p in (tmp_path / "dest").rglob("*")
             if p.is_file()} == set(files)
@@ -182,36 +239,37 @@ def test_paused_states_travel_apart_from_the_results_cut_into_parts(tmp_path, mo
     """A paused state of 62 MiB made the one archive too large to come back: the results archive
     leaves paused states out, and their own archive comes in parts one file each can bring."""
     gpu_queue = _script()
-    files = _results(tmp_path / "full")
-    state = _paused_state(tmp_path / "full", 5000)
-    results = gpu_queue.pack(tmp_path / "full", tmp_path / "out" / gpu_queue.ARCHIVE_NAME)
+    files = _results(tmp_path / "results")
+    state = _paused_state(tmp_path / "results" / "full", 5000)
+    results = gpu_queue.pack(tmp_path / "results", tmp_path / "out" / gpu_queue.ARCHIVE_NAME)
     with tarfile.open(results) as tar:
         assert sorted(tar.getnames()) == sorted(files)
-    log = gpu_queue.pack_paused(tmp_path / "full", tmp_path / "out", part_bytes=2000)
-    assert log["states"] == [state.relative_to(tmp_path / "full").as_posix()]
+    log = gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", part_bytes=2000)
+    assert log["states"] == [state.relative_to(tmp_path / "results").as_posix()]
     assert log["files"] == [f"paused.tar.gz.part{k}" for k in range(3)]
     assert all((tmp_path / "out" / f).stat().st_size <= 2000 for f in log["files"])
     assert not (tmp_path / "out" / "paused.tar.gz").exists()
     dest = tmp_path / "dest"
-    monkeypatch.setattr(gpu_queue, "RESULTS_FULL", dest)
+    monkeypatch.setattr(gpu_queue, "RESULTS", dest)
     assert gpu_queue.main(["--unpack-only", "--restore", str(results),
                            str(tmp_path / "out" / gpu_queue.PAUSED_NAME)]) == 0
-    assert (dest / state.relative_to(tmp_path / "full")).read_bytes() == state.read_bytes()
+    assert (dest / state.relative_to(tmp_path / "results")).read_bytes() == state.read_bytes()
     assert all((dest / name).read_bytes() == data for name, data in files.items())
     assert not list((tmp_path / "out").glob("*.joined"))  # the joined copy is removed
 
 
 def test_a_paused_state_too_large_to_travel_is_left_out_and_logged(tmp_path):
     gpu_queue = _script()
-    _results(tmp_path / "full")
-    assert gpu_queue.pack_paused(tmp_path / "full", tmp_path / "out") == {"states": [],
-                                                                         "files": []}
-    _paused_state(tmp_path / "full", 5000)
-    log = gpu_queue.pack_paused(tmp_path / "full", tmp_path / "out", max_bytes=4000)
+    _results(tmp_path / "results")
+    assert gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out") == {"states": [],
+                                                                            "files": []}
+    _paused_state(tmp_path / "results" / "rerun" / "full", 5000)  # a rerun's group pauses too
+    log = gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", max_bytes=4000)
     assert log["files"] == [] and "restart" in log["left_out"]
+    assert log["states"][0].startswith("rerun/full/.cache/")
     assert not list((tmp_path / "out").glob("paused*"))
-    assert gpu_queue.split(tmp_path / "full" / "dana.exp5.csv", 1000) == [
-        tmp_path / "full" / "dana.exp5.csv"]  # a file that fits one part stays whole
+    csv = tmp_path / "results" / "full" / "dana.exp5.csv"
+    assert gpu_queue.split(csv, 1000) == [csv]  # a file that fits one part stays whole
 
 
 def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
@@ -249,31 +307,130 @@ def test_queue_leaves_a_run_of_the_cpu_to_the_cpu(tmp_path):
     assert skipped.skipped == "another device" and skipped.returncode is None
 
 
-def test_queue_leaves_a_table_due_for_a_rerun_to_a_rerun(tmp_path):
+def test_queue_runs_a_table_due_for_a_rerun_as_a_rerun(tmp_path):
     """A committed table of earlier code (or of an earlier profile) is replaced by a rerun,
-    computed beside it: the queue, which packs only data/results/full/, skips it and says which
-    command replaces it, instead of a plain run that would move the table aside."""
-    import json
+    computed beside it (``--rerun``), instead of a plain run that would move the table aside;
+    a rerun continued on the CPU, its points committed, stays on the CPU."""
+    from memnb.results import todays_code
 
     gpu_queue = _script()
-    (tmp_path / "kajitsuka.mnli_curves.json").write_text(json.dumps(
-        {"experiment": "kajitsuka.mnli_curves", "profile": "full", "complete": False,
-         "code_fingerprint": "0123456789abcdef"}))
+    full = tmp_path / "full"
+    full.mkdir()
+    for name in ("kajitsuka.mnli_curves", "kajitsuka.imdb_curves"):
+        (full / f"{name}.json").write_text(json.dumps(
+            {"experiment": name, "profile": "full", "complete": False,
+             "code_fingerprint": "0123456789abcdef"}))
     assert "earlier code (0123456789abcdef)" in gpu_queue.rerun_due(
-        "kajitsuka.mnli_curves", tmp_path)
-    assert gpu_queue.rerun_due("kajitsuka.imdb_curves", tmp_path) is None  # no table
-    ran: list[str] = []
-    runner = _recording_runner(ran)
+        "kajitsuka.mnli_curves", full)
+    assert gpu_queue.rerun_due("kajitsuka.seq_len", full) is None  # no table
+    # the IMDb rerun was continued on the CPU, its points committed
+    name, code = "kajitsuka.imdb_curves", todays_code("kajitsuka.imdb_curves")
+    rerun = tmp_path / "rerun" / "full"
+    (rerun / ".cache" / name).mkdir(parents=True)
+    (rerun / ".cache" / name / f"0123456789abcdef01234567.{code}.json").write_text("{}")
+    (rerun / f"{name}.csv").write_text("epoch,loss\n1,0.5\n")
+    (rerun / f"{name}.json").write_text(json.dumps(
+        {"experiment": name, "profile": "full", "complete": False, "device": "cpu",
+         "device_name": "cpu here", "code_fingerprint": code,
+         "params": get(name).params("full")}))
+    assert gpu_queue.other_device_rerun("kajitsuka.mnli_curves", "cuda", full) is None
+    why = gpu_queue.other_device_rerun(name, "cuda", full)
+    assert why is not None and "was run on cpu here" in why
+    commands: list[list[str]] = []
+
+    def runner(command, timeout):
+        commands.append(command)
+        return 0, ""
 
     steps, outcome = gpu_queue.run_queue(
-        ["kajitsuka.mnli_curves", "kajitsuka.imdb_curves"], budget_s=540, device="cuda",
-        runner=runner, clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
-        other_device=_nowhere, rerun=lambda name: gpu_queue.rerun_due(name, tmp_path))
-    assert outcome == "done" and ran == ["kajitsuka.imdb_curves"]
+        ["kajitsuka.mnli_curves", "kajitsuka.imdb_curves", "kajitsuka.seq_len"], budget_s=540,
+        device="cuda", runner=runner, clock=lambda: 0.0, cuda_tests=False,
+        complete=lambda name: False, other_device=_nowhere,
+        rerun=lambda name: gpu_queue.rerun_due(name, full),
+        other_device_for_rerun=lambda name, device: gpu_queue.other_device_rerun(
+            name, device, full))
+    assert outcome == "done"
+    runs = [c[c.index("run") + 1:] for c in commands if "run" in c]
+    assert [r[0] for r in runs] == ["kajitsuka.mnli_curves", "kajitsuka.seq_len"]
+    assert runs[0][-1] == "--rerun" and "--rerun" not in runs[1]
+    [ran] = [s for s in steps if s.name == "kajitsuka.mnli_curves"]
+    assert ran.tail.startswith("a rerun: the committed table was computed by earlier code")
     [skipped] = [s for s in steps if s.returncode is None]
-    assert skipped.name == "kajitsuka.mnli_curves" and skipped.skipped == "rerun"
-    assert ("`memnb run kajitsuka.mnli_curves --profile full --device cuda --rerun "
-            "--time-limit SECONDS` replaces it") in skipped.tail
+    assert skipped.name == name and skipped.skipped == "another device"
+    assert skipped.tail == f"skipped: its rerun: {why}"
+
+
+def test_a_rerun_travels_between_calls_and_its_adoption_reaches_the_checkout(
+        tmp_path, monkeypatch):
+    """Two calls of the queue on a stand-in machine (the CPU, ``memnb run`` in this process):
+    the first stops a rerun at its time limit, its points packed from rerun/full/; the second,
+    sent the checkout with the first call's results restored, completes it and adopts it; the
+    restore of its archive here leaves the adopted table in full/, the replaced one under
+    superseded/, and no rerun folder."""
+    import shutil
+
+    from test_cli_results import _as_earlier_code, _slow_experiment
+
+    from memnb import cli
+    from memnb.results import load, load_superseded, run_experiment
+
+    gpu_queue = _script()
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    here = tmp_path / "here"  # the checkout: a partial table of earlier code, no cache
+    earlier = run_experiment("tiny.slow", "full", root=here, time_limit_s=0.5)
+    assert not earlier.complete
+    earlier_provenance = _as_earlier_code(earlier)
+    shutil.rmtree(here / "full" / ".cache")
+
+    def in_process(command, timeout):
+        if "run" not in command:  # the check that the chapters import
+            return 0, ""
+        return cli.main(command[command.index("run"):]), ""
+
+    def call(machine: Path, budget_s: float) -> tuple[list, str, Path]:
+        monkeypatch.setenv("MEMNB_RESULTS_DIR", str(machine))
+        at_start = gpu_queue.listed(machine)
+        steps, outcome = gpu_queue.run_queue(
+            ["tiny.slow"], budget_s=budget_s, device="cpu", runner=in_process,
+            cuda_tests=False, reserve_s=0.0, min_slice_s=0.5,
+            complete=lambda name: gpu_queue.complete_result(name, machine / "full"),
+            other_device=lambda name, d: gpu_queue.other_device_run(name, d, machine / "full"),
+            rerun=lambda name: gpu_queue.rerun_due(name, machine / "full"),
+            other_device_for_rerun=lambda name, d: gpu_queue.other_device_rerun(
+                name, d, machine / "full"))
+        removed = sorted(at_start - gpu_queue.listed(machine))
+        archive = gpu_queue.pack(machine, machine.parent / f"{machine.name}.tar.gz",
+                                 removed=removed)
+        return steps, outcome, archive
+
+    # the first call: out of time, the rerun partial, the committed table untouched
+    first = tmp_path / "call1"
+    shutil.copytree(here, first)
+    steps, outcome, archive = call(first, budget_s=1.4)
+    assert outcome == "out of time" and "--rerun" in steps[-1].command
+    assert steps[-1].returncode == cli.PARTIAL
+    gpu_queue.restore(archive, here)
+    partial = load("tiny.slow", "full", here / "rerun")
+    assert not partial.complete and 1 <= partial.provenance["points_done"] < 6
+    assert load("tiny.slow", "full", here).provenance == earlier_provenance
+    done = partial.provenance["points_done"]
+
+    # the second call, sent this checkout: completes the rerun, from its cached points on
+    second = tmp_path / "call2"
+    shutil.copytree(here, second)
+    calls.clear()
+    steps, outcome, archive = call(second, budget_s=60)
+    assert outcome == "done" and steps[-1].returncode == 0
+    assert sorted(calls) == list(range(done, 6))  # only the points the first call left
+    _, gone = gpu_queue.restore(archive, here)
+    assert "rerun/full/tiny.slow.csv" in gone and "rerun/full/tiny.slow.json" in gone
+    adopted = load("tiny.slow", "full", here)
+    assert adopted.complete and adopted.provenance["rerun_of"]["code_fingerprint"] == (
+        "0123456789abcdef")
+    assert [r.provenance for r in load_superseded("tiny.slow", "full", here)] == [
+        earlier_provenance]
+    assert not (here / "rerun").exists()
 
 
 def test_travel_room_is_what_the_next_call_can_send_and_this_one_bring_back(tmp_path):
