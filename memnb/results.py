@@ -28,7 +28,7 @@ import pandas as pd
 import torch
 
 import memnb
-from memnb import numerics, resume
+from memnb import dataset_files, numerics, resume
 from memnb.budget import TimeBudget, time_limit
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
@@ -187,6 +187,10 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:
         raise ValueError(mixed)
+    data_files = dataset_files.digests(exp.datasets)  # before a point is read from the cache
+    other_data = data_change_error(name, profile, data_files, root)
+    if other_data is not None:
+        raise ValueError(other_data)
     csv_path, json_path = result_paths(name, profile, root)
     cache_dir = point_cache_dir(name, profile, root)
     started = datetime.now(UTC)
@@ -226,6 +230,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "code_fingerprint": code,
         "matmul_precision": "TF32 (memnb.train.tf32_runs)" if tf32 else "float32",
         "cpu_denormals": numerics.mode(),  # "flushed" since memnb.numerics; older runs: IEEE
+        "data_files": data_files,  # SHA-256 of the dataset files read (memnb.dataset_files)
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 2),
         "rows": len(table),
@@ -270,6 +275,38 @@ def continue_command(name: str, profile: str, provenance: dict[str, Any] | None 
     return " ".join(["memnb run", name, "--profile", profile,
                      *([] if kind == "cpu" else ["--device", kind]),
                      *(["--rerun"] if rerun else []), "--time-limit SECONDS"])
+
+
+def data_change_error(name: str, profile: str, data_files: dict[str, str],
+                      root: Path | None = None) -> str | None:
+    """Why a run of ``name`` under ``profile`` reading dataset files of digests ``data_files``
+    (:func:`memnb.dataset_files.digests`) must not start here, or ``None``.
+
+    A point's cache key holds its parameters and today's code, not its data: when the run
+    recorded here was computed by today's code from files whose recorded digests
+    (``data_files``) differ from today's and its points are in the cache, a run would reuse them
+    and write one table of two datasets under a provenance naming only today's; so it is
+    refused, and the message names the files and how to go on. A run recorded without
+    ``data_files`` (before they were recorded) cannot be checked and is continued.
+    """
+    earlier = load(name, profile, root)
+    if earlier is None or earlier.provenance.get("code_fingerprint") != todays_code(name):
+        return None  # nothing recorded, or a table of other code, whose points are not reused
+    provenance = earlier.provenance
+    recorded = provenance.get("data_files")
+    if not dataset_files.changed_files(recorded, data_files):
+        return None
+    _, current = cached_point_files(name, profile, root,
+                                    on_todays_grid=profile_change(provenance) is not None)
+    if current == 0:
+        return None
+    return (f"data: {name} ({profile}) was computed from other contents of its dataset files "
+            f"({dataset_files.change_words(recorded, data_files)}), and "
+            f"{counted(current, 'point')} of that run are in the point cache "
+            f"{shown_path(point_cache_dir(name, profile, root))}, whose keys do not name the "
+            "data: a run would reuse them. Put the recorded files back, or compute from these "
+            f"into a results folder of its own (MEMNB_RESULTS_DIR=PATH memnb run {name} "
+            f"--profile {profile})")
 
 
 def mixed_device_error(name: str, profile: str, device: str,
@@ -400,7 +437,7 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
 
 def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:
     return {key: provenance.get(key) for key in ("started_utc", "wall_time_s", "git_commit",
-                                                 "device_name", "points_done")}
+                                                 "device_name", "points_done", "data_files")}
 
 
 _GRID_AXES = ("seed", "H", "T", "N", "n", "d", "d_h", "blocks", "num_layers")

@@ -376,3 +376,28 @@ def test_an_experiment_of_ours_beside_a_paper_item_is_not_listed_as_that_item():
     assert paper_item("compare.capacity", "ours: cross-paper comparison") == (
         "ours: cross-paper comparison")
     assert paper_item("dana.unknown", "Fig. 9") == "Dana et al. Fig. 9"
+
+
+def test_the_full_runs_say_which_tables_record_the_dataset_files_they_read(monkeypatch):
+    """The sentence on dataset files counts the tables of experiments that read one, says which
+    record the files' SHA-256 and whether they equal the files found now, and names those
+    computed before runs recorded them; nothing for tables that read no file."""
+    from memnb import dataset_files
+
+    monkeypatch.setattr(dataset_files, "digests", lambda names: {
+        "mnli/dev_matched.jsonl": "a" * 64, "imdb/train_subset.jsonl": "b" * 64})
+    assert reproducibility.data_files_sentence({"dana.exp1": {}}) == ""
+    same = {"data_files": {"mnli/dev_matched.jsonl": "a" * 64}}
+    other = {"data_files": {"imdb/train_subset.jsonl": "c" * 64}}
+    text = reproducibility.data_files_sentence({
+        "dana.exp1": {}, "kajitsuka.mnli_curves": same, "kajitsuka.imdb_curves": other,
+        "mahdavi.table1": {}})
+    assert text == (
+        " 3 of these tables are of experiments that read dataset files, and 2 of them record "
+        "the files' SHA-256 (`data_files`), of which 1 differs from the files this build found "
+        "(`kajitsuka.imdb_curves`); the other 1 was computed before runs recorded it "
+        "(`mahdavi.table1`), so that it was computed from the files whose SHA-256 "
+        "`data/README.md` lists is an assumption, not a record.")
+    assert reproducibility.data_files_sentence({"kajitsuka.mnli_curves": same}) == (
+        " 1 of these tables is of experiments that read dataset files, and 1 of them records "
+        "the files' SHA-256 (`data_files`), equal to those of the files this build found.")

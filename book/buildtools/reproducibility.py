@@ -323,6 +323,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         elif earlier_grid:
             lines.append(f" All {len(rows)} tables were computed by today's code"
                          f"{of_earlier_grid}.")
+        lines.append(data_files_sentence(provenances))
         if partial:
             lines.append(" Partial grids, each with the command that continues it (from the "
                          "point cache committed with it, where there is one): "
@@ -356,6 +357,42 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         lines.append(" No full-profile result yet (their planned cost is in the table below): "
                      + ", ".join(f"`{n}`" for n in missing) + ".")
     return "\n".join(lines) + "\n"
+
+
+def data_files_sentence(provenances: dict[str, dict[str, Any]]) -> str:
+    """One sentence on the dataset files behind the tables ``provenances`` (by experiment name):
+    which of those whose experiments read files (:data:`memnb.dataset_files.DATASETS`) record
+    their SHA-256 (``data_files``), whether those equal the files found here, and which were
+    computed before runs recorded them; ``""`` when none reads a file."""
+    from memnb.dataset_files import changed_files, digests
+    from memnb.experiments.registry import get
+
+    reads = [n for n in provenances if get(n).datasets]
+    if not reads:
+        return ""
+    recorded = [n for n in reads if provenances[n].get("data_files")]
+    unrecorded = [f"`{n}`" for n in reads if n not in recorded]
+    differ = [f"`{n}`" for n in recorded
+              if changed_files(provenances[n]["data_files"], digests(get(n).datasets))]
+    def are(count: int) -> str:
+        return "is" if count == 1 else "are"
+
+    head = (f" {len(reads)} of these tables {are(len(reads))} of experiments that read dataset "
+            "files, and " + ("none" if not recorded else f"{len(recorded)}") + " of them "
+            + ("records" if len(recorded) <= 1 else "record") + " the files' SHA-256")
+    if recorded:
+        head += (" (`data_files`), " + (
+            f"of which {len(differ)} {'differs' if len(differ) == 1 else 'differ'} from the "
+            f"files this build found ({', '.join(differ)})" if differ else
+            "equal to those of the files this build found"))
+    if not unrecorded:
+        return head + "."
+    which = (("it" if len(unrecorded) == 1 else "all") if not recorded
+             else f"the other {len(unrecorded)}")
+    return (f"{head}; {which} {'was' if len(unrecorded) == 1 else 'were'} computed before runs "
+            f"recorded it ({', '.join(unrecorded)}), so that "
+            f"{'it was' if len(unrecorded) == 1 else 'they were'} computed from the files whose "
+            "SHA-256 `data/README.md` lists is an assumption, not a record.")
 
 
 def _device(device_name: Any) -> str:

@@ -268,7 +268,8 @@ def _curves(dataset: str, params: dict, seeds: int, device: str, cache_dir: Path
 
 
 @experiment("kajitsuka.mnli_curves", title="Training loss and accuracy per #blocks, MultiNLI",
-            paper_figure="Kajitsuka & Sato Figs. 1 and 2", profiles=_CURVE_PROFILES)
+            paper_figure="Kajitsuka & Sato Figs. 1 and 2", profiles=_CURVE_PROFILES,
+            datasets=("mnli",))
 def mnli_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
                 executor: str | None = None) -> pd.DataFrame:
     """Loss and accuracy against epochs for each #blocks on MultiNLI (n = 8)."""
@@ -276,7 +277,8 @@ def mnli_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
 
 
 @experiment("kajitsuka.imdb_curves", title="Training loss and accuracy per #blocks, IMDb",
-            paper_figure="Kajitsuka & Sato Figs. 4 and 5", profiles=_CURVE_PROFILES)
+            paper_figure="Kajitsuka & Sato Figs. 4 and 5", profiles=_CURVE_PROFILES,
+            datasets=("imdb",))
 def imdb_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
                 executor: str | None = None) -> pd.DataFrame:
     """Loss and accuracy against epochs for each #blocks on IMDb (n = 8)."""
@@ -294,7 +296,7 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
 
 @experiment(
     "kajitsuka.capacity", title="Memorization capacity: smallest #blocks reaching 100 % (MultiNLI)",
-    paper_figure="Kajitsuka & Sato Fig. 7",
+    paper_figure="Kajitsuka & Sato Fig. 7", datasets=("mnli",),
     profiles={
         "ci": {"N": [40, 80], "blocks": [0, 1, 2], "epochs": 40, "trials": 1, "eval_every": 10,
                "widths": [[16, 32], [8, 16]]},

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from memnb.dataset_files import check_datasets
 from memnb.profiles import PROFILES, check_profile
 
 CHAPTER_MODULES: tuple[str, ...] = ("dana", "dana_appendix_layout", "mahdavi", "kajitsuka",
@@ -31,6 +32,9 @@ class Experiment:
     paper_figure: str
     profiles: dict[str, dict[str, Any]]
     fn: ExperimentFn
+    datasets: tuple[str, ...] = ()
+    """The dataset files it reads, by name (:data:`memnb.dataset_files.DATASETS`): their digests
+    go into its provenance, and a run never reuses points cached from other contents."""
 
     def params(self, profile: str) -> dict[str, Any]:
         """The parameters of this experiment under ``profile``."""
@@ -47,16 +51,20 @@ _REGISTRY: dict[str, Experiment] = {}
 
 
 def experiment(name: str, *, title: str, paper_figure: str,
-               profiles: dict[str, dict[str, Any]]) -> Callable[[ExperimentFn], ExperimentFn]:
-    """Register ``fn`` as experiment ``name`` (``chapter.short_name``) with its profile sizes."""
+               profiles: dict[str, dict[str, Any]],
+               datasets: tuple[str, ...] = ()) -> Callable[[ExperimentFn], ExperimentFn]:
+    """Register ``fn`` as experiment ``name`` (``chapter.short_name``) with its profile sizes
+    and the dataset files it reads (``datasets``, names of
+    :data:`memnb.dataset_files.DATASETS`)."""
     if "." not in name:
         raise ValueError(f"experiment name must be 'chapter.name'; got {name!r}")
     missing = [p for p in PROFILES if p not in profiles]
     if missing:
         raise ValueError(f"experiment {name!r} must define profiles {missing}")
+    datasets = check_datasets(datasets)
 
     def register(fn: ExperimentFn) -> ExperimentFn:
-        _REGISTRY[name] = Experiment(name, title, paper_figure, profiles, fn)
+        _REGISTRY[name] = Experiment(name, title, paper_figure, profiles, fn, datasets)
         return fn
 
     return register
