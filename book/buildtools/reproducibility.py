@@ -224,6 +224,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     summary = provenance_summary(list(names), "full", results_root)
     rows, missing, partial = [], [n for n in names if n not in set(summary["experiment"])], []
     earlier_code: list[str] = []
+    notes: list[str] = []  # listed below the table and its totals
     provenances = {name: json.loads(result_paths(name, "full", results_root)[1].read_text())
                    for name in summary["experiment"]}
     shared = shared_invocations(provenances)
@@ -323,25 +324,25 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         elif earlier_grid:
             lines.append(f" All {len(rows)} tables were computed by today's code"
                          f"{of_earlier_grid}.")
-        lines.append(data_files_sentence(provenances))
+        notes.append(data_files_sentence(provenances).strip())
         if partial:
-            lines.append(" Partial grids, each with the command that continues it (from the "
-                         "point cache committed with it, where there is one): "
-                         + "; ".join(partial) + ".")
+            notes.append("Partial grids, each with the command that continues it (from the "
+                         "point cache committed with it, where there is one):\n"
+                         + ";\n".join(f"  - {p}" for p in partial) + ".")
     else:
         lines.append(f"None of the {len(names)} registered experiments has a committed "
                      "full-profile result yet.")
     underway = [(name, rerun_progress(name, "full", results_root)) for name in names]
     underway = [(name, text) for name, text in underway if text is not None]
     if underway:
-        lines.append(" Reruns under way in `data/results/rerun/full/` (`memnb.reruns`: the "
+        notes.append("Reruns under way in `data/results/rerun/full/` (`memnb.reruns`: the "
                      "table above stays until the rerun is complete, then moves to "
                      "`superseded/`): " + "; ".join(f"`{name}`: {text}"
                                                      for name, text in underway) + ".")
     kept = [(name, earlier) for name in names for earlier in load_superseded(name, "full",
                                                                              results_root)]
     if kept:
-        lines.append(" Replaced by a run of today's code or profile and kept for comparison, under "
+        notes.append("Replaced by a run of today's code or profile and kept for comparison, under "
                      "`data/results/full/superseded/`: " + "; ".join(
                          f"`{name}` of code `{e.provenance.get('code_fingerprint')}` "
                          f"({run_label(e.table, e.provenance)}, "
@@ -351,11 +352,14 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                             else f", {partial_summary(e.provenance)}") + ")"
                          for name, e in kept) + ".")
     if rows and all(str(d).startswith("CPU") for d in summary["device_name"]):
-        lines.append(" None of them ran on a GPU: no GPU-hours of a `full` profile are measured "
+        notes.append("None of them ran on a GPU: no GPU-hours of a `full` profile are measured "
                      "yet.")
     if missing:
-        lines.append(" No full-profile result yet (their planned cost is in the table below): "
+        notes.append("No full-profile result yet (their planned cost is in the table below): "
                      + ", ".join(f"`{n}`" for n in missing) + ".")
+    notes = [n for n in notes if n]
+    if notes:  # one item each, so that the page does not read as one wall of text
+        lines += ["", *(f"- {n}" for n in notes)]
     return "\n".join(lines) + "\n"
 
 
