@@ -404,7 +404,9 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
 
     Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
     at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
-    not import here) or ``cuda tests failed``.
+    not import here), ``cuda tests failed``, or ``failed: NAME, ...`` when an experiment's run
+    ended with another exit code (an error, not a pause: the queue goes on with the next one,
+    and the call ends as not done).
     """
     start = clock()
     steps: list[Step] = []
@@ -424,6 +426,7 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
         steps.append(Step("cuda tests", command, code, clock() - t0, tail=tail))
         if code != 0:
             return steps, "cuda tests failed"
+    failed: list[str] = []
     for name in queue:
         if complete(name):
             steps.append(Step(name, [], None, 0.0, tail="complete already: skipped",
@@ -453,7 +456,9 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
         steps.append(Step(name, command, code, clock() - t0, left, tail))
         if code in (PARTIAL, 124):
             return steps, "out of time"
-    return steps, "done"
+        if code != 0:
+            failed.append(name)
+    return steps, f"failed: {', '.join(failed)}" if failed else "done"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -480,6 +485,15 @@ def main(argv: list[str] | None = None) -> int:
                              "(scripts/plan_table.py) into --out as full.DEVICE.json, to be "
                              "committed to data/plans/")
     args = parser.parse_args(argv)
+    if args.only:  # checked before any device time is spent
+        if str(REPO) not in sys.path:
+            sys.path.insert(0, str(REPO))
+        from memnb.experiments.registry import load_all
+
+        unknown = [n for n in args.only if n not in load_all()]
+        if unknown:
+            parser.error(f"--only takes registered experiments (`memnb list`; the queue: "
+                         f"{', '.join(QUEUE)}); got {', '.join(unknown)}")
 
     for carried in args.restore:
         archive = joined(carried)
@@ -539,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
     if archive.stat().st_size > RETURN_FILE_BYTES:
         print(f"warning: the archive is over {RETURN_FILE_BYTES // 2**20} MiB, the most one "
               "file can bring back")
+    if outcome.startswith("failed"):
+        return 1
     return 0 if outcome == "done" else PARTIAL
 
 

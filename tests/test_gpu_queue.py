@@ -464,3 +464,29 @@ def test_travel_room_is_what_the_next_call_can_send_and_this_one_bring_back(tmp_
         gpu_queue.PAUSED_MAX_BYTES
     # the state the fixed 40 MiB limit dropped (41.8 MiB, Fig. 2a, 2026-11-26) now travels
     assert gpu_queue.travel_room(restored, out, repo) > 42 * 2**20
+
+
+def test_an_experiment_that_fails_is_reported_and_the_queue_goes_on(capsys):
+    """A run that ends with an error (not a pause) does not count as done: the queue goes on
+    with the next experiment and ends ``failed: NAME``; an unknown --only name is refused before
+    any device time is spent."""
+    gpu_queue = _script()
+    ran: list[str] = []
+
+    def runner(command, timeout):
+        if "run" in command:
+            name = command[command.index("run") + 1]
+            ran.append(name)
+            return (1, "Traceback ...") if name == "mahdavi.heads" else (0, "")
+        return 0, ""
+
+    steps, outcome = gpu_queue.run_queue(
+        ["mahdavi.heads", "mahdavi.context"], budget_s=540, device="cuda", runner=runner,
+        clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
+        other_device=_nowhere, rerun=lambda name: None)
+    assert ran == ["mahdavi.heads", "mahdavi.context"]
+    assert outcome == "failed: mahdavi.heads"
+    with pytest.raises(SystemExit) as stop:
+        gpu_queue.main(["--only", "mahdavi.heads", "mahdavi.nosuch"])
+    assert stop.value.code == 2
+    assert "--only takes registered experiments" in capsys.readouterr().err
