@@ -23,7 +23,7 @@ book: $(STAMP)
 	$(PY) book/build.py --profile $(PROFILE) --device $(DEVICE) $(BOOKFLAGS)
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check memnb tests benchmarks book/build.py book/buildtools notebooks
+	$(VENV)/bin/ruff check memnb tests benchmarks scripts book/build.py book/buildtools notebooks
 	$(PY) -m pytest -n 2 --dist loadfile -q tests
 
 bench: $(STAMP)

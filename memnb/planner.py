@@ -478,13 +478,18 @@ def plan(target: str, profile: str = "full", *, device: str = "cpu",
          calibrate: int = CALIBRATED_GROUPS) -> pd.DataFrame:
     """One row per experiment of ``target``: runs, groups, calibrated groups, model-steps,
     FLOPs and estimated wall time on ``device`` (see the module docstring)."""
+    from tqdm.auto import tqdm
+
+    from memnb.progress import bar_disabled
     from memnb.results import check_device
 
     check_device(device)
     memo: dict = {}
+    names = experiments_of(target)
     rows = [dataclasses.asdict(plan_experiment(n, profile, device=device, calibrate=calibrate,
                                                memo=memo))
-            for n in experiments_of(target)]
+            for n in tqdm(names, desc=f"plan {target}", unit="experiment",
+                          disable=bar_disabled(len(names) > 1))]
     return pd.DataFrame(rows, columns=[f.name for f in dataclasses.fields(ExperimentPlan)])
 
 

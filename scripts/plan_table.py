@@ -21,21 +21,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from memnb.cli import _calibrated_groups  # noqa: E402
 from memnb.planner import (  # noqa: E402
     CALIBRATED_GROUPS,
+    experiments_of,
     merge_into_record,
     plan,
     plan_markdown,
     plan_record,
 )
-from memnb.results import device_description, git_commit  # noqa: E402
+from memnb.results import check_device, device_description, git_commit  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--target", default="all", help="experiment, chapter or all")
-    parser.add_argument("--calibrate", type=int, default=CALIBRATED_GROUPS,
+    parser.add_argument("--calibrate", type=_calibrated_groups, default=CALIBRATED_GROUPS,
                         help=f"groups calibrated per experiment (default {CALIBRATED_GROUPS})")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--merge", action="store_true",
@@ -46,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or REPO / "data" / "plans" / f"full.{args.device.split(':')[0]}.json"
     if args.merge and (args.target == "all" or not out.exists()):
         parser.error(f"--merge needs a --target other than 'all' and an existing record at {out}")
+    try:  # a bad --device or --target ends with its message, not a traceback
+        check_device(args.device)
+        experiments_of(args.target)
+    except ValueError as err:
+        parser.error(str(err))
     started = time.perf_counter()
     table = plan(args.target, "full", device=args.device, calibrate=args.calibrate)
     device = device_description(args.device)

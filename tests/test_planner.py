@@ -421,3 +421,19 @@ def test_only_an_adaptive_search_is_labelled_one_by_its_declared_rounds_not_its_
     assert notes["kajitsuka.capacity"] == "others interpolated per point"
     assert notes["compare.capacity"] == stored
     assert planner.adaptive_note("compare.capacity", "") == planner.ADAPTIVE_NOTE
+
+
+@pytest.mark.parametrize("args,said", [
+    (["--target", "nosuch"], "target must be an experiment, a chapter"),
+    (["--calibrate", "1"], "must be an integer >= 2"),
+    (["--device", "tpu"], "device must be 'cpu' or 'cuda[:N]'"),
+])
+def test_the_plan_script_refuses_bad_arguments_with_a_message(args, said, capsys):
+    """scripts/plan_table.py ends a bad --target, --calibrate or --device with exit code 2 and
+    the message, before anything is planned."""
+    from script_loader import load_script
+
+    script = load_script("scripts/plan_table.py", "plan_table")
+    with pytest.raises(SystemExit) as stop:
+        script.main(args)
+    assert stop.value.code == 2 and said in capsys.readouterr().err
