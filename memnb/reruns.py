@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from memnb.experiments.registry import get
 from memnb.paths import results_dir
 from memnb.results import (
     ExperimentResult,
@@ -82,6 +83,7 @@ def rerun_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     the adopted result. Raises ``ValueError`` when there is no written result, or when it is
     already of today's code and profile (nothing to rerun).
     """
+    get(name)  # an unknown name is said as such, not as a result missing
     committed = load(name, profile, root)
     if committed is None:
         raise ValueError(f"{name}: no `{profile}` result to rerun; compute it with "

@@ -180,6 +180,10 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         raise ValueError("a run under memnb.train.tf32_runs writes only to a results folder of "
                          "its own (root=...), never to data/results, whose caches are float32")
     check_device(device)
+    if executor is not None:  # a bad address or no scheduler: said before any point starts
+        from memnb.distributed import check_scheduler
+
+        check_scheduler(executor)
     if seeds is None:
         seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
     if seeds < 1:

@@ -767,3 +767,16 @@ def test_a_device_is_checked_and_named_as_asked(monkeypatch):
         results.check_device("cuda:7")
     assert results.check_device("cuda:0") == "cuda:0" and results.check_device("cuda") == "cuda"
     assert results.check_device("cpu") == "cpu"
+
+
+def test_an_unknown_name_or_executor_is_said_before_anything_runs(tmp_path, monkeypatch,
+                                                                  capsys):
+    """`memnb run NAME --rerun` with a name not registered says so (not "no result to
+    rerun"), and a malformed --executor is refused before a point starts or a file is
+    written."""
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "dana.nosuch", "--rerun"]) == 2
+    assert "unknown experiment 'dana.nosuch'" in capsys.readouterr().err
+    assert cli.main(["run", "dana.exp1", "--profile", "ci", "--executor", "foo"]) == 2
+    assert "executor must look like 'dask://HOST:PORT'; got 'foo'" in capsys.readouterr().err
+    assert not any(tmp_path.rglob("*"))
