@@ -214,12 +214,15 @@ def naive_parameter_count(N: int) -> float:
 
 
 def kajitsuka_construction_parameter_model(N: int, n: int, C: int, V: int, *,
-                                           task: str = "next_token") -> int:
+                                           task: str = "next_token",
+                                           positional: bool | None = None) -> int:
     """Predicted parameter count of ``memnb.constructions.seq_id.memorize`` (our construction).
 
     A closed form of the layer sizes of the reconstructed construction (chapter notes §2; our
-    widths and constants, not the paper's) for integer tokens in ``[0, V)`` with positional
-    token IDs ``w = n z + k`` (``b_w`` bits). ``M`` = number of IDs (N, or nN for seq-to-seq),
+    widths and constants, not the paper's) for integer tokens ``z`` in ``[0, V)``, whose IDs
+    are ``w = z``, or with ``positional`` token IDs ``w = n z + k`` (by default only for
+    seq-to-seq, as :func:`memnb.constructions.seq_id.scaling.construction_sizes` builds them;
+    ``b_w`` bits). ``M`` = number of IDs (N, or nN for seq-to-seq),
     prime ``p ~ 2^{b_w} M^2`` (``b_p`` bits), ``L = bitlength(n p 2^{b_w})`` bits per ID,
     ``K = bitlength(C - 1)`` bits per label, ``ρ = ceil(sqrt(M / (L + 3)))``, ``m = ceil(M/ρ)``:
 
@@ -237,9 +240,11 @@ def kajitsuka_construction_parameter_model(N: int, n: int, C: int, V: int, *,
     N, n, C, V = _int("N", N), _int("n", n), _int("C", C), _int("V", V, 2)
     if task not in ("next_token", "seq2seq"):
         raise ValueError(f"task must be 'next_token' or 'seq2seq'; got {task!r}")
+    if positional is None:
+        positional = task == "seq2seq"
     M = N * (n if task == "seq2seq" else 1)
     z_bits = max(1, (V - 1).bit_length())
-    w_max = (2**z_bits - 1) * n + n - 1
+    w_max = (2**z_bits - 1) * n + n - 1 if positional else 2**z_bits - 1
     b_w = w_max.bit_length()
     b_p = ((w_max + 1) * max(M, 2) ** 2).bit_length()
     K = max(1, (C - 1).bit_length())

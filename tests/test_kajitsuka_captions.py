@@ -71,15 +71,19 @@ def test_bits_and_lower_bound_captions_are_ours_and_explain_the_grey_line():
     assert "√N (the shape of Ω(√N), constant 1)" in labels
 
 
-def test_the_committed_sweep_is_found_positional_and_the_exponent_says_so():
+def test_the_committed_sweep_is_found_without_positions_and_the_exponent_says_so():
+    """The committed next-token sweep is built as the theorem's model, without positional
+    token IDs (found by rebuilding its first construction); the row and caption say so."""
     table = pd.read_csv(SWEEP)
-    assert card.sweep_positional(table) is True
+    assert card.sweep_positional(table) is False
+    nt = table[(table["sweep"] == "N") & (table["task"] == "next_token")]
+    assert not nt["positional"].astype(bool).any()
     measured = card.thm41_verdict(table).measured
-    assert measured.startswith("measured on the construction with positional token IDs")
-    assert "the theorem's model has no positional encoding" in measured
+    assert measured.startswith("measured on the construction without positional encoding, as "
+                               "the theorem's model")
     fig, caption = ksfig.construction_figure(table, table, "quick")
     plt.close(fig)
-    assert "here with positional token IDs: the theorem's model has none" in caption
+    assert "here without positional encoding, as the theorem's model" in caption
     items = {it.item: it for it in load_items(["kajitsuka"])}
     assert "positions to its token IDs" in items["Theorem 4.1"].criterion
 
@@ -112,7 +116,8 @@ def test_theorem_42_and_the_averaging_attention_are_marked_unverified():
     assert "is our notes' reading, *[unverified]*." in text
     assert "\"a single self-attention layer, used as an" not in text
     assert "how a third-party summary describes it" in text
-    assert "measured on the construction with positional token IDs (ours)" in text
+    assert "constructions have no positional encoding, as the model of Theorem 4.1 (Sec. 1)" \
+        in text
     items = {it.item: it for it in load_items(["kajitsuka"])}
     assert "[content unverified: our sources give only the title 'Lower bound'" in \
         items["Theorem 4.2"].claim

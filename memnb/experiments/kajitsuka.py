@@ -354,7 +354,8 @@ def seq_len(params: dict, *, seeds: int, device: str, cache_dir: Path,
 def construction_group(points: list[Point]) -> list[Rows]:
     """Build the construction for each point (random integer data); one row of sizes each."""
     return [[construction_sizes(p["N"], p["n"], num_classes=p["C"], vocab_size=p["V"],
-                                task=p["task"], seed=p["seed"], verify=p["verify"])]
+                                task=p["task"], seed=p["seed"], verify=p["verify"],
+                                positional=p["positional"])]
             for p in points]
 
 
@@ -378,12 +379,16 @@ def construction(params: dict, *, seeds: int, device: str, cache_dir: Path,
     Column ``sweep`` says which; ``verify`` rows also evaluate the network exactly on every
     example (``memorized``). ``device`` is unused (pure Python integer arithmetic), and so is
     ``seeds``: one random dataset per point (sizes differ by a few parameters between datasets).
+    The next-token constructions have no positional token IDs, as the model of Thm 4.1; the
+    seq2seq ones add each token's position to its ID (``positional``), which Cor. 4.1's labels,
+    one per position, need.
     """
     del device
     seeds = 1
     base = {"C": 2, "V": 1000}
     points: list[Point] = []
     for task in ("next_token", "seq2seq"):
+        base["positional"] = task == "seq2seq"  # Thm 4.1's model has none; Cor. 4.1 needs them
         for s in range(seeds):
             for N in params["N"]:
                 for n in params["n"]:

@@ -864,10 +864,11 @@ def capacity_depths_markdown(table: pd.DataFrame, by: str = "N") -> str:
 
 def coverage_markdown(root: Path | None = None) -> str:
     """Which of the chapter's training experiments have a committed full-scale run (complete, or
-    partial with what it holds: :func:`memnb.results.partial_summary`) and which have none, as a
-    Markdown list (``root``: the results folder, default the checkout's)."""
+    partial with what it holds: :func:`memnb.results.partial_summary`; a run of earlier code
+    says so, :func:`memnb.results.earlier_code_note`) and which have none, as a Markdown list
+    (``root``: the results folder, default the checkout's)."""
     from memnb.experiments.registry import load_all
-    from memnb.results import load, partial_summary
+    from memnb.results import earlier_code_note, load, partial_summary
 
     shown = {"kajitsuka.mnli_curves": "Figs. 1 and 2 (MultiNLI)",
              "kajitsuka.imdb_curves": "Figs. 4 and 5 (IMDb)",
@@ -884,7 +885,8 @@ def coverage_markdown(root: Path | None = None) -> str:
             state = "none committed (the chapter shows the run of its own profile only)"
         else:
             partial = partial_summary(result.provenance)
-            state = "complete" if partial is None else partial
+            state = ("complete" if partial is None else partial) + earlier_code_note(
+                name, result.provenance)
         lines.append(f"- {label}: {state}")
     return ("Full-scale runs of the experiments, from the committed results:\n\n"
             + "\n".join(lines))

@@ -257,10 +257,13 @@ def exact_check(passed: bool, measured: str) -> Verdict:
 
 
 def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:
-    """Downgrade ``reproduced`` to ``trend`` when the evidence is a reduced-size run.
+    """Downgrade ``reproduced`` to ``trend`` for the stated ``reason``, appended to the
+    measured text.
 
     Used where the paper's claim is about values at its own scale and only a ``quick`` or ``ci``
-    run was available: the shape can reproduce, the values cannot be compared.
+    run was available (the shape can reproduce, the values cannot be compared), and where the
+    check rests on a reading of the paper marked [unverified] (a counting convention, a block
+    form): what is checked may not be what the paper states.
     """
     if verdict.status != "reproduced":
         return verdict

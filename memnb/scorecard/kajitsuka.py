@@ -1110,7 +1110,8 @@ def lemmas(results: ResultSource) -> Verdict:
       criterion="at N = 10⁴, n = 8, d = 16 and ω = 1000 (ours; ω is the vocabulary size, the "
       "number of distinct token vectors, as Table 1's caption defines it for Madden et al.'s "
       "bound): with constants set to 1 and logs dropped, √N is below every prior next-token row "
-      "of the table, Mahdavi et al.'s H d² (from their Thm 1) and Madden et al.'s ωN, a row "
+      "of the table, Mahdavi et al.'s H d² (from their Thm 1, whose statement our notes mark "
+      "[summary + reconstruction]) and Madden et al.'s ωN, a row "
       "that is [unverified] (recalled, not among our sources: the measured text says whether "
       "the check holds without it), and the smallest W of our "
       "instantiated VC bound is below our construction's count (the built network's, read from "
@@ -1142,8 +1143,11 @@ def table1(results: ResultSource) -> Verdict:
     next_token = [("seq-to-seq" not in setting[w]) for w in prior["work"]]
     above = [v > orders["next-token"] for v, judged in zip(prior["value"], next_token,
                                                             strict=True) if judged]
-    stated = {r: v > orders["next-token"] for r, v, w, judged in
-              zip(prior["row"], prior["value"], prior["work"], next_token, strict=True)
+    rebuilt = paper.TABLE1.set_index("work")["parameters"].str.contains("reconstruction",
+                                                                        regex=False)
+    stated = {r + (" [summary + reconstruction]" if rebuilt[w] else ""): v > orders["next-token"]
+              for r, v, w, judged in zip(prior["row"], prior["value"], prior["work"], next_token,
+                                         strict=True)
               if judged and not unverified[w]}
     ok = all(above) and lower < built
     shown = ", ".join(f"{r}: {v:,.0f}" for r, v in zip(t["row"], t["value"], strict=True))
@@ -1359,21 +1363,31 @@ def transformer_examples() -> dict[str, tuple[SeqIdNetwork, SeqIdTransformer, np
       criterion="the construction compiled into explicit blocks F^(SA)(Z) = Z + Σ_h W_O W_V Z "
       "σ[(W_K Z)ᵀ W_Q Z] (hardmax) and F^(FF)(Z) = Z + W_2 σ_R(W_1 Z + b_1 1ᵀ) + b_2 1ᵀ, "
       "evaluated in exact arithmetic, outputs every label, equals the ReLU form and holds the "
-      "same sequence IDs after the attention " + _RECON,
+      "same sequence IDs after the attention; at most `trend`: the block forms are "
+      "[unverified] " + _RECON,
       evidence="exact computation (memnb.constructions.seq_id.transformer): 40 integer-token "
       "sequences (n = 6) and 20 real-token sequences (n = 3, d = 8, positional)")
 def thm41_transformer(results: ResultSource) -> Verdict:
     return thm41_transformer_verdict()
 
 
+#: Why the *Theorem 4.1 (as a Transformer)* row can be at most ``trend``.
+BLOCK_FORMS_CAP = ("the block forms checked are [unverified] (notes §1: the authors' 2024 "
+                   "notation as our notes recall it), so the paper's Transformer may differ from "
+                   "the one checked")
+
+
 def thm41_transformer_verdict() -> Verdict:
     """The *Theorem 4.1 (as a Transformer)* row: :func:`transformer_verdict` on each of the
-    row's own examples (:func:`transformer_examples`). The chapter prints this verdict beside
-    its own demonstration on the 300 sequences of Sec. 2, so the two cannot disagree."""
+    row's own examples (:func:`transformer_examples`), at most ``trend``
+    (:data:`BLOCK_FORMS_CAP`), as every row that rests on an [unverified] form. The chapter
+    prints this verdict beside its own demonstration on the 300 sequences of Sec. 2, so the two
+    cannot disagree."""
     found = [transformer_verdict(T, net, X, y) for net, T, X, y in transformer_examples().values()]
     ok = all(v.holds for v in found)
-    return criteria.exact_check(ok, " | ".join(f"{k} tokens: {v.measured}" for k, v in
-                                               zip(("integer", "real"), found, strict=True)))
+    return criteria.at_reduced_scale(criteria.exact_check(
+        ok, " | ".join(f"{k} tokens: {v.measured}" for k, v in
+                       zip(("integer", "real"), found, strict=True))), BLOCK_FORMS_CAP)
 
 
 @item(P, "Theorem 4.1 (width 14)", claim="the memorizing Transformer has width 14",
