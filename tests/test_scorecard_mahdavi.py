@@ -247,18 +247,21 @@ def test_fig5_judges_shared_and_nonshared_separately():
     assert list(zip(bad["sweep"], bad["shared"], strict=True)) == [("heads", True)]
 
 
-def _table1(embedding_a1: float) -> pd.DataFrame:
+def _table1(embedding_a1: float, pool: int = 340) -> pd.DataFrame:
+    """Table 1 rows from a pool of ``pool`` images: General Position at k = min(pool, d), and
+    Fig. 1's curve at the paper's k up to the pool, equal to the paper's values."""
     rows = []
+    gp_k = min(pool, 768)
     for rep, a1 in (("embedding", embedding_a1), ("random_attention", 1.0)):
         for check, frac, k in (("assumption2", 1.0, 197), ("assumption1", a1, 197),
-                               ("general_position", 0.0, 340), ("assumption3", 1.0, 197)):
+                               ("general_position", 0.0, gp_k), ("assumption3", 1.0, 197)):
             rows.append({"representation": rep, "check": check, "k": k, "pass_fraction": frac,
-                         "valid": k != 340, "repeats": 20, "T": 340, "min_rank": 1,
+                         "valid": k != pool, "repeats": 20, "T": pool, "min_rank": 1,
                          "max_rank": k, "n": 197, "d": 768})
     for k, frac in zip(paper.figure1()["k"], paper.figure1()["pass_fraction"], strict=True):
-        if k <= 340:
+        if k <= pool:
             rows.append({"representation": "random_attention", "check": "figure1", "k": k,
-                         "pass_fraction": frac, "repeats": 6, "T": 340, "n": 197, "d": 768})
+                         "pass_fraction": frac, "repeats": 6, "T": pool, "n": 197, "d": 768})
     return pd.DataFrame(rows)
 
 
@@ -267,7 +270,10 @@ def test_table1_cells_both_ways_and_fig1():
     assert ok.status == "reproduced" and ok.values["disagree"] == 0
     bad = sc.table1_verdict(_table1(1.0))
     assert bad.status == "differs" and "embedding layer, A1" in bad.measured
-    assert sc.fig1_verdict(_table1(0.0)).status == "reproduced"
+    assert sc.fig1_verdict(_table1(0.0, pool=1000)).status == "reproduced"
+    # a pool of 340: every k of the paper's Fig. 1 lies above half the pool, none comparable
+    with pytest.raises(NotComputable, match=r"up to half our pool of 340 images \(k ≤ 170\)"):
+        sc.fig1_verdict(_table1(0.0))
 
 
 def test_quick_results_count_at_most_as_trend(tmp_path):
@@ -419,15 +425,15 @@ def test_table1_rows_with_a_smaller_pool_are_at_most_trend(tmp_path):
     """Fig. 1 and Assumptions 1-3 read mahdavi.table1: a full run drawing from fewer images than
     the paper's is capped at trend, as Table 1 is; at the paper's pool they reproduce."""
     items = ("Fig. 1", "Assumption 1", "Assumption 2", "Assumption 3")
-    _write(tmp_path, "mahdavi.table1", _table1(0.0), profile="full")  # a pool of 340 images
+    _write(tmp_path, "mahdavi.table1", _table1(0.0, pool=1000), profile="full")
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
     for name in items:
         assert rows[name].status == "trend", (name, rows[name].measured)
         assert "smaller pool to draw from" in rows[name].measured
         assert "smaller pool to draw from" in rows[name].criterion
     assert rows["Table 1"].status == "trend"
-    _write(tmp_path, "mahdavi.table1", _table1(0.0).assign(T=paper.TABLE1_IMAGES.value),
-           profile="full")
+    _write(tmp_path, "mahdavi.table1",
+           _table1(0.0, pool=1000).assign(T=paper.TABLE1_IMAGES.value), profile="full")
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
     for name in items:
         assert rows[name].status == "reproduced", (name, rows[name].measured)
@@ -435,7 +441,7 @@ def test_table1_rows_with_a_smaller_pool_are_at_most_trend(tmp_path):
 
 
 def test_fig1_names_its_largest_difference():
-    table = _table1(0.0)
+    table = _table1(0.0, pool=1000)
     k = int(paper.figure1()["k"].iloc[2])
     table.loc[(table["check"] == "figure1") & (table["k"] == k), "pass_fraction"] += 0.3
     verdict = sc.fig1_verdict(table.assign(pass_fraction=table["pass_fraction"].clip(0, 1)))
@@ -663,6 +669,7 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     assert caption.count("share most of their images") == 1  # said once
     # the full run's k stay far below 1000; the caveat names the k it is about
     assert "With a pool of 300 images, draws at k above half the pool (k > 150)" in caption
+    assert "the verdict's mean leaves such k out." in caption
     # Theorem 1's margin is explained once (Fig. 2a) and referred back to afterwards
     line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
     text = fig.fig2a(SimpleNamespace(fresh=line, cached=None, partial=None), "quick").data
@@ -891,13 +898,13 @@ def test_fig1_says_on_the_drop_only_where_the_paper_drops():
     ref = paper.figure1().set_index("k")["pass_fraction"]
     for k, on_drop in ((241, False), (281, True)):  # the paper's 1.0 at 241, 0.72 at 281
         assert (0 < ref[k] < 1) == on_drop
-        table = _table1(0.0)
+        table = _table1(0.0, pool=1000)
         at = (table["check"] == "figure1") & (table["k"] == k)
         table.loc[at, "pass_fraction"] = 0.1 if on_drop else 0.5
         verdict = sc.fig1_verdict(table)
         assert verdict.values["worst_k"] == k
         assert f"the largest at k = {k} (ours" in verdict.measured
-        assert ("), on the paper's drop (" in verdict.measured) == on_drop
+        assert ("), on the paper's drop; " in verdict.measured) == on_drop
         assert "a small shift in k" not in verdict.measured
 
 
@@ -906,7 +913,7 @@ def test_fig1_reports_the_gap_on_the_paper_drop_beside_the_mean():
     k with a pass fraction strictly between 0 and 1), with the side ours lies on."""
     ref = paper.figure1().set_index("k")["pass_fraction"]
     drop = [int(k) for k in ref.index if 0 < ref[k] < 1]
-    table = _table1(0.0)
+    table = _table1(0.0, pool=1000)
     for k in drop:  # ours 0.2 below the paper at every k of the drop, equal elsewhere
         at = (table["check"] == "figure1") & (table["k"] == k)
         table.loc[at, "pass_fraction"] = ref[k] - 0.2
@@ -921,6 +928,69 @@ def test_fig1_reports_the_gap_on_the_paper_drop_beside_the_mean():
     assert "below the paper's at 1 and above at 1 of them" in mixed["text"]
     assert "within the tolerance" in mixed["text"]
     assert sc.fig1_drop(pd.Series({197: 1.0}), pd.Series({197: 1.0})) is None
+
+
+def test_fig1_mean_leaves_out_the_k_above_half_the_pool():
+    """The criterion's mean runs over the paper's k up to half our pool only (draws of more share
+    most of their images); the k left out are named, and the drop's gap is given beside it."""
+    ref = paper.figure1().set_index("k")["pass_fraction"]
+    table = _table1(0.0, pool=1000)
+    at = table["check"] == "figure1"
+    # ours 0.1 off the paper at every k, and a full 1.0 off at k = 768 (above half the pool)
+    table.loc[at, "pass_fraction"] = [min(1.0, ref[k] + 0.1) if ref[k] < 1 else 0.9
+                                      for k in table.loc[at, "k"]]
+    table.loc[at & (table["k"] == 768), "pass_fraction"] = 1.0
+    verdict = sc.fig1_verdict(table)
+    assert sc.fig1_comparable_limit(1000) == 500
+    assert verdict.values["comparable_k"] == [197, 241, 281, 291, 301, 331]
+    assert verdict.values["left_out_k"] == [768]
+    assert verdict.values["mean_abs_difference"] == pytest.approx(0.1)
+    assert verdict.values["max_abs_difference"] == pytest.approx(0.1)  # 768's 1.0 not in it
+    assert verdict.status == "reproduced"
+    assert "over 6 points (max 0.1; tolerance 0.15) at k = 197, 241, 281, 291, 301, 331" in (
+        verdict.measured)
+    assert "k ≤ 500; the paper's pool 1973; k = 768 left out: above half the pool" in (
+        verdict.measured)
+    assert verdict.values["drop_gap"] == pytest.approx(0.1)
+    assert "k = 281, 291, 301; reported, not judged" in verdict.measured
+    # at the paper's pool every k of its figure is comparable: 768 is averaged in and says so
+    whole = sc.fig1_verdict(table.assign(T=paper.TABLE1_IMAGES.value))
+    assert whole.values["left_out_k"] == [] and "left out" not in whole.measured
+    assert whole.values["mean_abs_difference"] == pytest.approx((6 * 0.1 + 1.0) / 7)
+
+
+def test_fig1_row_and_caption_share_one_rule_of_comparability(monkeypatch, no_mahdavi_scorecard):
+    """The caption's "not comparable" k and the row's left-out k come from the same function:
+    changing :data:`FIG1_POOL_SHARE` moves both."""
+    from memnb.figures import mahdavi as fig
+
+    monkeypatch.setattr("IPython.display.display", lambda figure: None)
+    table = _table1(0.0, pool=1000)
+    monkeypatch.setattr(sc, "FIG1_POOL_SHARE", 0.3)
+    assert sc.fig1_verdict(table).values["left_out_k"] == [301, 331, 768]
+    assert "(k > 300)" in fig.fig1(table, None, "quick").data
+    monkeypatch.setattr(sc, "FIG1_POOL_SHARE", 0.5)
+    assert sc.fig1_verdict(table).values["left_out_k"] == [768]
+    assert "(k > 500)" in fig.fig1(table, None, "quick").data
+
+
+def test_fig1_on_the_committed_run_averages_the_comparable_k_only():
+    """On the committed Table 1 run (full if present, else quick), the row's mean is the mean
+    |ours − paper| over the paper's k up to half the run's pool, recomputed here by hand."""
+    from memnb.scorecard.core import ResultSource
+
+    table = ResultSource("full").table("mahdavi.table1")
+    curve = table[(table["check"] == "figure1")
+                  & (table["representation"] == "random_attention")].set_index("k")
+    pool = int(curve["T"].iloc[0])
+    ref = paper.figure1().set_index("k")["pass_fraction"]
+    ks = [k for k in ref.index if k in curve.index and k <= pool // 2]
+    gaps = (curve.loc[ks, "pass_fraction"] - ref[ks]).abs()
+    verdict = sc.fig1_verdict(table)
+    assert verdict.values["comparable_k"] == [int(k) for k in ks]
+    assert verdict.values["mean_abs_difference"] == pytest.approx(float(gaps.mean()))
+    drop = [k for k in ks if 0 < ref[k] < 1]
+    assert verdict.values["drop_gap"] == pytest.approx(float(gaps[drop].mean()))
 
 
 def test_fig2a_and_fig2b_say_how_many_seeds_the_largest_t_has():
@@ -961,6 +1031,7 @@ def test_claims_mark_what_is_ours_or_reconstructed(empty_rows):
     assert "lower bound of Proposition 1 is tight" in by_item["Proposition 2"].claim
     assert by_item["Fig. 5"].claim.startswith("[reconstruction")
     assert "≤ 0.15 (ours;" in by_item["Fig. 1"].criterion
+    assert "over the paper's k up to half our pool of images" in by_item["Fig. 1"].criterion
     assert "0.25 (ours)" in by_item["Fig. 2c"].criterion
     assert "(ours: our reading of the paper's" in by_item["Fig. 3"].criterion
     assert "ours: our reading of" in by_item["Fig. 4"].criterion
