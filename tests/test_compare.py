@@ -458,10 +458,11 @@ def test_budget_slider_labels_agree_with_the_best_shape_table():
         plt.close(fig)
         assert labels[0] == mean  # the trained AoT's bar
         at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
-        want = ["– (no shape fits)" if math.isnan(n) else figures.count_text(n) for n in at["N"]]
+        want = [figures.NO_SHAPE if math.isnan(n) else figures.count_text(n) for n in at["N"]]
         assert labels[1:] == want
     fig = figures.budget_frame(60, best, theory, task)  # Mahdavi et al.: no shape fits P = 60
-    assert "– (no shape fits)" in [t.get_text() for t in fig.axes[0].texts]
+    assert figures.NO_SHAPE == "– (no shape\nfits the budget)"
+    assert figures.NO_SHAPE in [t.get_text() for t in fig.axes[0].texts]
     assert "nan" not in [t.get_text() for t in fig.axes[0].texts]
     plt.close(fig)
 
@@ -483,6 +484,87 @@ def test_head_to_head_caption_describes_the_accuracy_panel_and_its_N():
     other = fixed.assign(architecture="mlp", N=fixed["N"] + 1)
     words = figures.fixed_N_words(pd.concat([fixed, other]))
     assert words == "N = at P = 60: 30 (AoT), 31 (MLP), at P = 120: 60 (AoT), 61 (MLP)"
+
+
+def _gap_table() -> pd.DataFrame:
+    """The AoT at P = 60 and 120, the MHA at 120 only (no shape of its grid lies within 5 % of
+    60, as in the committed quick run) and the MLP at 60 only (its grid has a shape at 120)."""
+    half = _half_table()
+    mha = half[half["budget"] == 120].assign(architecture="mha", shape="d=12 d_h=2 H=1")
+    mlp = half[half["budget"] == 60].assign(architecture="mlp", shape="w2=1 w1=2")
+    return pd.concat([half, mha, mlp], ignore_index=True)
+
+
+def test_missing_shapes_come_from_the_grid_and_are_named():
+    """Finding of the review: an architecture without a point at a budget is named in the
+    caption, with why (no shape of its grid fits, or no run), and labelled in the slider."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    assert compare.shapes_for_budget("mha", 60, task, count=1) == []  # what the words rely on
+    assert compare.shapes_for_budget("mlp", 120, task, count=1) != []
+    best = card.censored_best(_gap_table(), 4)
+    assert figures.missing_shapes(best, task) == [("mha", 60, False), ("mlp", 120, True)]
+    words = figures.missing_words(best, task)
+    assert words == (" No point: MHA at P = 60: no shape of the grid lies within "
+                     f"{figures.TOLERANCE * 100:g} % of such a budget, so none was trained "
+                     "(none in the table of shapes above; the budget slider: \"no shape fits "
+                     "the budget\"); MLP at P = 120: a shape fits but this table has no run of "
+                     "it.")
+    assert figures.TOLERANCE == 0.05
+    fixed = compare.accuracy_at_fixed_N(_gap_table(), 4)
+    caption = figures.head_to_head_caption(best, fixed, "quick", 4, task=task)
+    assert words in caption
+    assert caption == figures.head_to_head_caption(best, fixed, "quick", 4)  # the quick task
+    assert figures.missing_words(card.censored_best(_half_table(), 4), task) == ""
+    # as in the committed quick run: the MHA from P = 120, the FFN-attn-FFN from P = 240
+    gap = _gap_table()
+    one = gap[gap["architecture"] == "mha"]
+    two = card.censored_best(pd.concat([
+        gap[gap["architecture"] == "mlp"], one, one.assign(budget=240, parameters=240),
+        one.assign(architecture="ffn_attention", shape="d=4", budget=240, parameters=232)]), 4)
+    assert figures.missing_words(two, task) == (
+        " No point: MHA at P = 60, FFN-attn-FFN at P = 60 and 120: no shape of the grid lies "
+        f"within {figures.TOLERANCE * 100:g} % of such a budget, so none was trained (none in "
+        "the table of shapes above; the budget slider: \"no shape fits the budget\"); MLP at "
+        "P = 120 and 240: a shape fits but this table has no run of it.")
+    theory = compare.theory_curves(task, [60, 120])
+    for budget, gap, label in ((60, "MHA", figures.NO_SHAPE), (120, "MLP", "– (not trained)")):
+        fig = figures.budget_frame(budget, best, theory, task)
+        names = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        plt.close(fig)
+        assert names[:3] == ["trained\nAoT", "trained\nMHA", "trained\nMLP"]
+        assert texts[names.index(f"trained\n{gap}")] == label
+
+
+def test_head_to_head_caption_says_what_P_counts():
+    """Finding of the review: P counts trainable weights only; the MHA's fixed Gaussian token
+    vectors (V·d numbers) are not counted, computed from its best shapes."""
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    best = card.censored_best(_gap_table(), 4)  # the MHA: d = 12 at P = 120
+    words = figures.fixed_inputs_words(best, task)
+    assert words.startswith("P counts trainable weights only: the MHA's fixed Gaussian token "
+                            "vectors (V·d numbers, our choice), here V·d = 48 at its best "
+                            "shapes, 40 % of their P,")
+    assert words.endswith("whereas the AoT's and the FFN-attn-FFN's learned embeddings are.")
+    assert "V·d = 96 at its best shapes, 80 % of their P" in figures.fixed_inputs_words(
+        best, {**task, "V": 8})
+    wider = pd.concat([best, best[best["architecture"] == "mha"].assign(
+        budget=240, parameters=240, shape="d=24 d_h=1 H=2")])
+    assert "V·d = 48 to 96 at its best shapes, 40 % of their P," in figures.fixed_inputs_words(
+        wider, task)
+    no_mha = best[best["architecture"] != "mha"]
+    assert "here V·d" not in figures.fixed_inputs_words(no_mha, task)
+    fixed = compare.accuracy_at_fixed_N(_gap_table(), 4)
+    assert words in figures.head_to_head_caption(best, fixed, "quick", 4, task=task)
 
 
 def test_constructions_table_has_no_index_and_no_empty_note_column():
@@ -518,4 +600,23 @@ def test_the_chapter_shows_sentences_and_tables_not_raw_output():
     assert any("display(Markdown(run.note" in c for c in code)
     assert "built" not in [c.strip() for c in code]  # the frame with its index and note column
     assert any("figures.constructions_markdown(built)" in c for c in code)
-    assert any("figures.head_to_head_caption(best, fixed, profile" in c for c in code)
+    assert any("figures.head_to_head_caption(best, fixed, profile" in c and "task=task" in c
+               for c in code)
+
+
+def test_the_lower_bound_row_is_marked_unverified():
+    """Finding of the review: our notes tag Kajitsuka & Sato's Thm 4.2 "[source: title; content
+    unverified]", so the symbol table marks its content and its scope [unverified]."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    [row] = [line for line in text.splitlines() if line.startswith("| Kajitsuka & Sato Thm 4.2")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0].startswith("Kajitsuka & Sato Thm 4.2 *[unverified: our notes have only")
+    assert "the scope \"any Transformer\" included" in cells[0]
+    assert "\"optimal up to logarithmic factors\"" in cells[0]
+    assert cells[1] == "any Transformer *[unverified]*"
+    assert cells[3].endswith("*[unverified]*")
+    assert "one flagged *[unverified]* is recalled" in text

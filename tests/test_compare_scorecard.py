@@ -214,7 +214,8 @@ def test_guarantee_untested_below_the_smallest_tried_N():
                            "shape": "d=12 d_h=2 H=1", "seed": seed, "N": N, "accuracy": acc,
                            "round": 0} for seed in (0, 1) for N, acc in ((8, 0.75), (15, 0.4))])
     v = card.guarantee_verdict(pd.concat([hits, below]), 4, "mha", 6, 4)
-    assert v.values == {"held": 2, "short": 0, "not_tested": 2, "zero_capacity": 2}
+    assert v.values == {"held": 2, "short": 0, "not_tested": 2, "zero_capacity": 2,
+                        "d_v": 1, "d_o": 4}  # the sizes of the trained layers (Theorem 1's scope)
     assert v.status == "trend"
     assert ("d=12 d_h=2 H=1 (seeds 0, 1): capacity below the smallest tried N = 8, "
             "guarantee 2") in v.measured
@@ -244,6 +245,34 @@ def test_mahdavi_guarantee_is_capped_while_assumption1_fails():
     # at d_h = 1 the guarantee is 1: every run that fits one example holds, which tests nothing
     with pytest.raises(NotComputable, match="so they test nothing: no run tested a guarantee"):
         card.guarantee_verdict(table.assign(shape="d=12 d_h=1 H=4"), 4, "mha", 6, 4)
+
+
+def test_mahdavi_row_names_the_value_size_gap_and_the_tag():
+    """Finding of the review: the trained MHA has d_v below d_o = C, outside the side condition
+    d_v ≥ d_o of our reconstruction of the construction; the row names it with the sizes read
+    from the model the experiment builds, and tags the formula as our notes do."""
+    from memnb.experiments import compare as exp
+
+    task = {"V": 4, "n": 6, "C": 4}
+    model = exp.build_model("mha", {"d": 12, "d_h": 2, "H": 4}, {**task, "N_max": 1}, seed=0)
+    assert card.mha_value_sizes(task, ["d=12 d_h=2 H=4", "d=24 d_h=1 H=2"]) == (
+        [model.d_v], [model.d_o])
+    assert (model.d_v, model.d_o) == (1, 4)  # the experiment's d_v = 1 and d_o = C
+    assert card.mha_value_sizes({**task, "C": 6}, ["d=12 d_h=2 H=4"])[1] == [6]
+    assert card.planned_mha_value_sizes() == ([1], [4])
+    row = {it.item: it for it in load_items(["compare"])}["Mahdavi et al. Thm 1 vs training"]
+    assert "H(min(n, d_h) - 1) + 1 examples [summary + reconstruction] (our notes" in row.claim
+    assert ("Assumption 1 fails, and the trained layers have 1 value channel per head (d_v) and "
+            "a read-out to 4 outputs (d_o), so d_v < d_o, outside the side condition d_v ≥ d_o"
+            in row.claim)
+    assert "while the trained layers have d_v < d_o" in row.criterion
+    table = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=2 H=4")
+    v = card.guarantee_verdict(table, 4, "mha", 6, 4)
+    assert "1 value channel per head (d_v) and a read-out to 4 outputs (d_o), so d_v < d_o" \
+        in v.measured
+    assert v.values["d_v"] == 1 and v.values["d_o"] == 4
+    assert "meets the side condition" in card._value_gap_words([4], [4])
+    assert "some have d_v < d_o" in card._value_gap_words([2, 4], [3])
 
 
 def test_construction_cost_uses_the_built_count():

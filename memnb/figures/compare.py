@@ -7,6 +7,7 @@ captions are built from the same tables by the ``*_caption`` functions.
 
 from __future__ import annotations
 
+import inspect
 import math
 import textwrap
 from typing import Any
@@ -317,16 +318,25 @@ def _short_statement(statement: str) -> str:
     return statement
 
 
+#: The label of a bar that :func:`budget_frame` cannot draw because no shape fits the budget
+#: (a trained architecture whose grid has none, or a guarantee none of whose shapes fits).
+NO_SHAPE = "– (no shape\nfits the budget)"
+
+
 def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
                  task: dict[str, int]) -> plt.Figure:
     """One slider frame: at ``budget``, the trained capacity of each architecture (mean ± std)
     beside what each statement says at that size (bars, log scale), each bar labelled with its
-    value as the chapter's tables print it (:func:`count_text`); a guarantee no shape of which
-    fits the budget (``–`` in :func:`theory_table`) has no bar and the label ``–``."""
+    value as the chapter's tables print it (:func:`count_text`). An architecture of ``best``
+    with no best shape at ``budget`` (:func:`missing_shapes`) and a guarantee no shape of which
+    fits the budget (``–`` in :func:`theory_table`) have no bar and the label
+    :data:`NO_SHAPE` (an architecture whose grid does have a shape there but which has no run
+    in ``best``: ``– (not trained)``)."""
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
     here = best[best["budget"] == budget]
     names, values, errs, colors, shown = [], [], [], [], []
     censored = _censored(here)
+    gaps = {arch: fits for arch, b, fits in missing_shapes(best, task, [budget])}
     for arch in exp.ARCHITECTURES:
         row = here[here["architecture"] == arch]
         if len(row):
@@ -336,6 +346,12 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
             colors.append(ARCH_COLORS[arch])
             below = censored[row.index[0]]
             shown.append(f"< {float(row['below'].iloc[0]):g}" if below else None)
+        elif arch in gaps:  # no bar: say why rather than drop it
+            names.append(f"trained\n{exp.SHORT[arch]}")
+            values.append(math.nan)
+            errs.append(0.0)
+            colors.append(ARCH_COLORS[arch])
+            shown.append("– (not trained)" if gaps[arch] else NO_SHAPE)
     at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
     for r in at.itertuples():
         names.append(_short_statement(r.statement))
@@ -343,7 +359,7 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
         values.append(max(float(r.N), 0.8) if fits else math.nan)
         errs.append(0.0)
         colors.append("#222222" if r.kind == "forbidden above" else _style(r.statement)["color"])
-        shown.append(None if fits else "– (no shape fits)")
+        shown.append(None if fits else NO_SHAPE)
     bars = ax.bar(range(len(values)), values, yerr=errs, color=colors, alpha=0.85, capsize=3)
     for bar, value, err, text in zip(bars, values, errs, shown, strict=True):
         text = text or ("none" if value < 1 else count_text(value))
@@ -482,14 +498,88 @@ def fixed_N_words(fixed: pd.DataFrame) -> str:
     return "N = " + ", ".join(parts) if parts else "no N (no run of the first round)"
 
 
-def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, C: int) -> str:
+#: How far from a budget the parameter count of a trained shape may lie, as a fraction of the
+#: budget: the default of :func:`exp.shapes_for_budget`, with which the experiment plans them.
+TOLERANCE: float = inspect.signature(exp.shapes_for_budget).parameters["tolerance"].default
+
+
+def missing_shapes(best: pd.DataFrame, task: dict[str, int],
+                   budgets: list[int] | None = None) -> list[tuple[str, int, bool]]:
+    """The (architecture, budget) pairs at which an architecture of ``best`` (one that has a best
+    shape at some budget) has none, over ``budgets`` (default: every budget of ``best``), in the
+    order of :data:`exp.ARCHITECTURES` and of the budgets, each with whether the architecture's
+    shape grid has a shape within :data:`TOLERANCE` of the budget on ``task``
+    (:func:`exp.shapes_for_budget`): ``False`` means that no shape fits the budget, so none was
+    trained; ``True`` that one fits but the table has no run of it."""
+    budgets = sorted(int(b) for b in (best["budget"].unique() if budgets is None else budgets))
+    task = {k: task[k] for k in ("V", "n", "C")}
+    have = set(zip(best["architecture"], best["budget"].astype(int), strict=True))
+    return [(arch, b, bool(exp.shapes_for_budget(arch, b, task, count=1)))
+            for arch in exp.ARCHITECTURES if arch in set(best["architecture"])
+            for b in budgets if (arch, b) not in have]
+
+
+def _budgets_words(budgets: list[int]) -> str:
+    """``P = 60``, ``P = 60 and 120``, ``P = 60, 120 and 240``."""
+    text = [str(b) for b in budgets]
+    return "P = " + (text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1])
+
+
+def missing_words(best: pd.DataFrame, task: dict[str, int]) -> str:
+    """A caption's sentence naming, from :func:`missing_shapes`, the architectures that have no
+    point at some budgets and why (no shape of their grid within :data:`TOLERANCE` of the
+    budget, or no run in the table), or nothing when every architecture has a point at every
+    budget."""
+    found = missing_shapes(best, task)
+    parts = []
+    for fits, why in ((False, f"no shape of the grid lies within {TOLERANCE * 100:g} % of such "
+                              "a budget, so none was trained (none in the table of shapes above; "
+                              "the budget slider: \"no shape fits the budget\")"),
+                      (True, "a shape fits but this table has no run of it")):
+        named = [f"{exp.SHORT[arch]} at "
+                 + _budgets_words([b for a, b, f in found if a == arch and f == fits])
+                 for arch in dict.fromkeys(a for a, _, f in found if f == fits)]
+        if named:
+            parts.append(", ".join(named) + f": {why}")
+    return (" No point: " + "; ".join(parts) + ".") if parts else ""
+
+
+def fixed_inputs_words(best: pd.DataFrame, task: dict[str, int]) -> str:
+    """A caption's sentence on what P counts: trainable weights only. The MHA reads fixed
+    Gaussian token vectors (``V·d`` numbers, our choice) and parameter-free sinusoidal positions
+    that its P leaves out, computed for the MHA's best shapes of ``best`` (their ``d``) with
+    ``V`` from ``task``; the AoT's and the FFN-attn-FFN's embeddings are learned and counted."""
+    mha = best[best["architecture"] == "mha"]
+    widths = [dict(kv.split("=") for kv in s.split()).get("d") for s in mha["shape"]]
+    mha = mha[[w is not None for w in widths]]
+    words = ("P counts trainable weights only: the MHA's fixed Gaussian token vectors "
+             "(V·d numbers, our choice)")
+    if len(mha):
+        fixed = int(task["V"]) * np.array([int(w) for w in widths if w is not None])
+        share = fixed / mha["parameters"].to_numpy(float)
+        count = (f"{fixed[0]:,}" if (fixed == fixed[0]).all()
+                 else f"{fixed.min():,} to {fixed.max():,}")
+        low, high = f"{100 * share.min():.0f} %", f"{100 * share.max():.0f} %"
+        words += (f", here V·d = {count} at its best shapes, "
+                  + (low if low == high else f"{low} to {high}") + " of their P,")
+    return (words + " and its parameter-free sinusoidal positions are not counted, whereas the "
+            "AoT's and the FFN-attn-FFN's learned embeddings are.")
+
+
+def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, C: int, *,
+                         task: dict[str, int] | None = None) -> str:
     """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data:
-    the left panel (bits per parameter at capacity, best shape), and the right panel (training
-    accuracy at the fixed ``N`` per budget of ``fixed``, from
-    :func:`memnb.experiments.compare.accuracy_at_fixed_N`, over every shape and seed) with its
-    chance line ``1/C``."""
+    the left panel (bits per parameter at capacity, best shape; what P counts,
+    :func:`fixed_inputs_words`), the architectures with no point at some budgets
+    (:func:`missing_words`), and the right panel (training accuracy at the fixed ``N`` per
+    budget of ``fixed``, from :func:`memnb.experiments.compare.accuracy_at_fixed_N`, over every
+    shape and seed) with its chance line ``1/C``. ``task`` (``V, n``; ``C`` is ``C``) defaults
+    to the task of ``profile``."""
     from memnb.scorecard import compare as card
 
+    if task is None:
+        task = {k: exp.get_params(profile)[k] for k in ("V", "n")}
+    task = {**task, "C": C}
     seeds = int(best["seeds"].min())
     v = card.scaled(card.checked(card.ranking_from_best, best), profile)
     if v.status in ("not computable", "not run"):
@@ -505,7 +595,8 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
             if "runs" in fixed and len(fixed) else "every shape and seed trained at that budget")
     return (f"**Figure (ours).** Left: bits per parameter at capacity (largest N fitted at 100 % "
             f"training accuracy, times log2 {C}, over P), best shape per architecture, mean ± "
-            f"std over {seeds} seed(s), `{profile}` profile; the architectures are drawn "
+            f"std over {seeds} seed(s), `{profile}` profile. {fixed_inputs_words(best, task)} "
+            f"The architectures are drawn "
             f"slightly apart along P (by a factor of at most "
             f"{max(dodge(a) for a in exp.ARCHITECTURES):.2f}), in both panels, so that equal "
             "values at one budget both show. Verdict (computed): "
@@ -513,6 +604,7 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
             f"count information differently (see text)." + _censored_words(best).replace(
                 "drawn at the smallest N tried", "drawn at the bits per parameter of the "
                 "smallest N tried")
+            + missing_words(best, task)
             + " Right: training accuracy at one fixed N per budget, the N of the search's first "
             f"round nearest one bit per parameter (P / log2 {C}): {fixed_N_words(fixed)}; "
             f"mean ± std over {runs}. Dashed line: chance, 1/C = 1/{C}, the accuracy of "

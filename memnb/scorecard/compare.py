@@ -21,6 +21,7 @@ import pandas as pd
 from memnb import bounds, viz
 from memnb.experiments import compare as exp
 from memnb.papers import external
+from memnb.profiles import PROFILES
 from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item
@@ -143,6 +144,53 @@ def _shape(shape: str) -> dict[str, int]:
     return {k: int(v) for k, v in (kv.split("=") for kv in shape.split())}
 
 
+def mha_value_sizes(task: dict[str, int], shapes: list[str]) -> tuple[list[int], list[int]]:
+    """The value size ``d_v`` per head and the read-out size ``d_o`` of the multi-head attention
+    layers that ``compare.capacity`` trains on ``task`` (``V, n, C``) in ``shapes`` (named as in
+    its table), read from the models :func:`exp.build_model` builds (not typed here): the sizes
+    that our reconstruction of Mahdavi et al.'s Theorem 1 construction needs with ``d_v ≥ d_o``
+    (notes, Step 2). Each as its sorted distinct values over ``shapes``."""
+    task = {**{k: task[k] for k in ("V", "n", "C")}, "N_max": 1}
+    built = [exp.build_model("mha", _shape(s), task, seed=0) for s in dict.fromkeys(shapes)]
+    return (sorted({int(m.d_v) for m in built}), sorted({int(m.d_o) for m in built}))
+
+
+def planned_mha_value_sizes() -> tuple[list[int], list[int]]:
+    """:func:`mha_value_sizes` over every profile of ``compare.capacity`` (one MHA shape it
+    plans at each profile's largest budget: ``d_v`` and ``d_o`` do not depend on the shape)."""
+    shapes, tasks = [], []
+    for profile in PROFILES:
+        params = exp.get_params(profile)
+        task = {k: params[k] for k in ("V", "n", "C")}
+        for shape in exp.shapes_for_budget("mha", max(params["budgets"]), task, count=1):
+            shapes.append(exp.shape_name("mha", shape))
+            tasks.append(task)
+    sizes = [mha_value_sizes(t, [s]) for t, s in zip(tasks, shapes, strict=True)]
+    return (sorted({v for dv, _ in sizes for v in dv}), sorted({v for _, do in sizes for v in do}))
+
+
+def _sizes_words(values: list[int]) -> str:
+    """``1`` or ``1 to 4``: the distinct values of :func:`mha_value_sizes` in words."""
+    return str(values[0]) if len(values) == 1 else f"{values[0]} to {values[-1]}"
+
+
+def _value_gap_words(d_v: list[int], d_o: list[int]) -> str:
+    """Whether the trained layers' sizes (:func:`mha_value_sizes`) meet the side condition
+    ``d_v ≥ d_o`` of our reconstruction of Mahdavi et al.'s construction, in words."""
+    channels = (counted(d_v[0], "value channel") if len(d_v) == 1
+                else f"{_sizes_words(d_v)} value channels")
+    sizes = (f"the trained layers have {channels} per head (d_v) and a read-out to "
+             f"{_sizes_words(d_o)} outputs (d_o)")
+    if max(d_v) < min(d_o):
+        return (f"{sizes}, so d_v < d_o, outside the side condition d_v ≥ d_o that our "
+                "reconstruction of the theorem's construction needs")
+    if min(d_v) >= max(d_o):
+        return (f"{sizes}, which meets the side condition d_v ≥ d_o of our reconstruction of "
+                "the theorem's construction")
+    return (f"{sizes}, so some have d_v < d_o, outside the side condition d_v ≥ d_o of our "
+            "reconstruction of the theorem's construction")
+
+
 def _guarantee(arch: str, shape: str, n: int) -> int:
     s = _shape(shape)
     if arch == "aot":
@@ -191,7 +239,10 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     For the MHA, ``V`` (the task's vocabulary) is required: the query is the last token, so it
     takes at most ``V`` distinct values, and at any ``N > V`` two queries coincide (Kruskal rank
     1 < ``n``): Theorem 1's Assumption 1 fails, the guarantee is a reference rather than the
-    theorem, and the verdict is at most ``trend``.
+    theorem, and the verdict is at most ``trend``. The trained layers' value size ``d_v`` and
+    read-out size ``d_o`` (:func:`mha_value_sizes`, read from the models the experiment builds)
+    are set against the side condition ``d_v ≥ d_o`` of our reconstruction of the construction,
+    a second scope gap where ``d_v < d_o`` (``values``: ``d_v``, ``d_o``).
 
     ``steps`` is the step cap of the run's profile: a run whose tries at or below its guarantee
     that it did not fit all ran to that cap (``steps_run`` in ``table``) is *not tested at this
@@ -299,9 +350,9 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         else:
             text += (f"; at the smallest tried N = {tried} ≤ V = {V} the queries may be "
                      "distinct: Assumption 1 is not checked here, so at most trend")
-        text += (f"; the trained layers have d_v = 1 value channel per head and a read-out to "
-                 f"C = {C} classes, whereas our reconstruction of the theorem's construction "
-                 "uses d_v ≥ d_o")
+        d_v, d_o = mha_value_sizes({"V": V, "n": n, "C": C}, part["shape"].tolist())
+        text += "; " + _value_gap_words(d_v, d_o)
+        values["d_v"], values["d_o"] = max(d_v), min(d_o)
         if status == "reproduced":
             status = "trend"
     return Verdict(status, text, values)
@@ -606,13 +657,23 @@ def dana_guarantee(results: ResultSource) -> Verdict:
                    params["V"], steps=params["steps"])
 
 
+#: The value and read-out sizes of the attention layers the experiment trains, over its
+#: profiles (:func:`planned_mha_value_sizes`), for the claim of the Mahdavi et al. row.
+_MHA_D_V, _MHA_D_O = planned_mha_value_sizes()
+
+
 @item(P, "Mahdavi et al. Thm 1 vs training", ours=True, cost=_COST,
       claim="trained attention layers memorize at least the H(min(n, d_h) - 1) + 1 examples "
-            "that Theorem 1 guarantees under its Assumptions 1-2 (Assumption 1 fails on this "
-            "task: the guarantee is a reference)",
+            "[summary + reconstruction] (our notes rebuild Theorem 1's formula from "
+            "summaries and the proof prose) that Theorem 1 guarantees under its Assumptions "
+            "1-2, with d_v ≥ d_o for the construction as our notes reconstruct it (on this "
+            "task Assumption 1 fails, and " + _value_gap_words(_MHA_D_V, _MHA_D_O)
+            + ": the guarantee is a reference)",
       criterion="trained capacity >= H(min(n, d_h) - 1) + 1 at every (shape, seed)" + _BRACKETED
                 + "; at most trend while Assumption 1 fails (the query, the last token, takes at "
-                  "most V distinct values, so at N > V two queries coincide)" + _AT_MOST)
+                  "most V distinct values, so at N > V two queries coincide) and while the "
+                  "trained layers have d_v < d_o (outside the construction's d_v ≥ d_o)"
+                + _AT_MOST)
 def mahdavi_guarantee(results: ResultSource) -> Verdict:
     table, params = _table(results)
     return _judged(results, guarantee_verdict, table, params["C"], "mha", params["n"],
