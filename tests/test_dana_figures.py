@@ -464,6 +464,85 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
         figures.appendix_figure(table, "width")
 
 
+def _appendix_exp5_split(figure: str, d: int, layers: int = 1) -> pd.DataFrame:
+    """Experiment 5 rows of App. B (``figure``: "Fig. 7" or "Fig. 10") whose one head + MLP
+    seeds split (three near chance, two near 1), as the committed Fig. 7 run's do: a mean ±
+    std band would leave [0, 1] and hold no seed."""
+    mlp = (0.03, 0.03, 0.04, 0.97, 0.99)
+    rows = []
+    for h in (1, 3, 5):
+        rows += [{"figure": figure, "model": "aot", "N": 200, "d": d, "d_h": d, "H": h,
+                  "H_equiv": h, "width": 0, "seed": s, "layers": layers, "params": 1000 * h,
+                  "accuracy": 0.05 * h + 0.01 * s} for s in range(5)]
+        rows += [{"figure": figure, "model": "mlp", "N": 200, "d": d, "d_h": d, "H": 1,
+                  "H_equiv": h, "width": 2 * d * (h - 1), "seed": s, "layers": layers,
+                  "params": 1000 * h + 2 * d * (h - 1),
+                  "accuracy": 0.05 if h == 1 else a} for s, a in enumerate(mlp)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("kind", "figure", "d", "layers"),
+                         [("dim", "Fig. 7", 40, 1), ("depth", "Fig. 10", 7, 3)])
+def test_the_exp5_panel_draws_seed_medians_in_a_min_max_band(kind, figure, d, layers):
+    """App. B's Experiment 5 panel (Figs. 7 and 10) draws ours as the seed median, a band from
+    the lowest seed to the highest and every seed as a faint dot (as the Fig. 7 figure of two
+    pairs of models does): split seeds stay inside [0, 1] and inside the band."""
+    table = _appendix_exp5_split(figure, d, layers)
+    fig = figures.appendix_figure(table, kind)
+    ax = fig.axes[2]
+    assert ax.get_title().startswith(f"{figure}: Exp. 5")
+    mlp = table[table["model"] == "mlp"]
+    stats = mlp.groupby("params")["accuracy"].agg(["median", "min", "max"])
+    line = next(ln for ln in ax.lines if ln.get_label() == (
+        f"ours: d = {d}, 1 head + MLP, median, band min to max over 5 seeds"))
+    assert list(line.get_ydata()) == pytest.approx(list(stats["median"]))
+    assert line.get_marker() == "x"
+    # every band is min to max over seeds: inside [0, 1], each seed within it
+    bands = [c.get_paths()[0].vertices for c in ax.collections]
+    assert bands and all(((v[:, 1] >= 0) & (v[:, 1] <= 1)).all() for v in bands)
+    mlp_band = next(v for v in bands if v[:, 1].max() == pytest.approx(0.99))
+    for x, row in stats.iterrows():
+        ys = set(np.round(mlp_band[np.isclose(mlp_band[:, 0], x), 1], 6))
+        assert ys <= {round(row["min"], 6), round(row["max"], 6)}, (x, ys)
+    assert mlp_band[:, 1].min() == pytest.approx(0.03)  # mean − std would be below 0
+    # each seed a faint dot: no line through them
+    dots = [ln for ln in ax.lines if ln.get_linestyle() == "None" and ln.get_alpha() == 0.3]
+    assert sorted(np.concatenate([ln.get_ydata() for ln in dots])) == pytest.approx(
+        sorted(table["accuracy"]))
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert (f"{figure} (Exp. 5), ours: line the median over seeds,\nband min to max, faint "
+            "dots single seeds") in legend
+    assert "ours: this build's run, mean ± std over 5 seeds (Exps. 1, 2)" in legend
+    plt.close(fig)
+
+
+def test_the_appendix_caption_says_what_the_exp5_line_and_band_are():
+    from types import SimpleNamespace
+
+    verdicts = {f: SimpleNamespace(item=f, status="trend", measured="m")
+                for f in ("Fig. 8", "Fig. 9", "Fig. 10")}
+    text = figures.appendix_caption(_appendix_quick_table(), "depth", verdicts)
+    assert ("Ours in the right panel (Fig. 10): the line is the median over seeds, the band "
+            "runs from the lowest seed to the highest (min–max) and each seed is a faint dot"
+            ) in text
+    assert "left and middle: the seed mean ± one standard deviation" in text
+
+
+def test_a_faded_source_keeps_its_seed_dots_unjoined():
+    """A committed run of an earlier profile drawn faded (dotted lines) keeps its single-seed
+    dots of the Experiment 5 panel as dots: no dotted line joins them."""
+    table = _appendix_exp5_split("Fig. 7", 40)
+    fig = figures.appendix_figure(table.assign(N=100), "dim", table, table)
+    ax = fig.axes[2]
+    unlabelled = [ln for ln in ax.lines if ln.get_label().startswith("_")]
+    assert len(unlabelled) == 6  # two models of three sources, one dot series each
+    assert all(ln.get_linestyle() == "None" for ln in unlabelled)
+    faded = next(ln for ln in ax.lines if ln.get_label().startswith(
+        "full run, earlier profile (not judged): d = 40, 1 head + MLP"))
+    assert faded.get_linestyle() == ":"
+    plt.close(fig)
+
+
 def test_differences_say_whether_experiment_5_has_a_partial_full_run():
     from types import SimpleNamespace
 

@@ -878,3 +878,57 @@ def test_a_partial_full_run_says_which_of_the_papers_settings_it_lacks(tmp_path)
         got["Fig. 8"].measured)
     assert got["Fig. 9"].status == "not run"
     assert "has 1 value of d_h: no shape can be read from so few" in got["Fig. 9"].measured
+
+
+def test_theorem_3_holds_for_any_pi_against_the_polynomially_approximable_set(empty_rows):
+    """App. A.4 (camera-ready): the bound holds "for all π, using M(N, S, d) instead of
+    L(N, S, d)", M the polynomially approximable distributions; π itself need not be one."""
+    claim = empty_rows["Theorem 3"].claim
+    assert claim.startswith("for any π an AoT with d_h H + d ≥ T_ε reaches d_KL(π, M(N, S, d))")
+    assert "M the polynomially approximable distributions (Definition 2)" in claim
+    assert "for polynomially approximable π" not in claim
+
+
+def test_the_fig_6_model_row_attributes_the_gap_to_the_code_model_as_a_whole(empty_rows):
+    claim = empty_rows["Fig. 6: which model"].claim
+    assert "the official code's model as a whole" in claim
+    assert "which this run does not separate" in claim
+    assert "(its d → d_h compression shared by all heads)" not in claim
+
+
+def _fig6_curves(eq2, code, paper_csv=None):
+    rows = [{"kind": kind, "d_h": dh, "accuracy": acc}
+            for kind, curve in (("aot", eq2), ("aot_code", code), ("paper", paper_csv))
+            if curve is not None for dh, acc in curve.items()]
+    return pd.DataFrame(rows)
+
+
+def test_the_fig_6_gap_says_whether_the_code_compresses_where_it_is_largest():
+    dhs = (1, 25, 50)
+    curves = _fig6_curves(dict(zip(dhs, (0.08, 0.28, 0.243), strict=True)),
+                          dict(zip(dhs, (0.03, 0.22, 0.560), strict=True)),
+                          dict(zip(dhs, (0.034, 0.225, 0.561), strict=True)))
+    assert sc.fig_6_largest_gap_words(curves, 50) == (
+        "the largest gap between eq. (2) and the paper's CSV is at d_h = 50 = d, where the code "
+        "applies no compression: eq. (2) 0.243, the official code's model 0.560, the paper's "
+        "CSV 0.561")
+    # largest below d: the code compresses there; without the paper's CSV, the code's model
+    below = _fig6_curves(dict(zip(dhs, (0.08, 0.60, 0.50), strict=True)),
+                         dict(zip(dhs, (0.03, 0.22, 0.45), strict=True)))
+    assert sc.fig_6_largest_gap_words(below, 50) == (
+        "the largest gap between eq. (2) and the official code's model is at d_h = 25 < d = 50, "
+        "where the code compresses d → d_h: eq. (2) 0.600, the official code's model 0.220")
+
+
+def test_the_fig_6_row_reads_its_largest_gap_from_the_committed_run():
+    """On the committed full runs the row's gap is at d_h = d (computed, not typed): the
+    official code compresses nothing there, so the compression alone cannot be the cause."""
+    from memnb.scorecard.core import load_items
+
+    results = ResultSource("full")
+    item = next(it for it in load_items(["dana"]) if it.item == "Fig. 6: which model")
+    row = item.evaluate(results)
+    if row.status == "not run":
+        pytest.skip("no committed full run of dana.appendix_layout's Fig. 6")
+    d = int(dana_exp.get_params("dana.appendix_layout", "full")["d"])
+    assert f"is at d_h = {d} = d, where the code applies no compression" in row.measured

@@ -5,8 +5,11 @@ d_h at N = 200, d = 50, and the AoT against one head + MLP) with the official co
 Our Fig. 6 (``dana.appendix_dim``, eq. 2's model) rises to a peak near ``d_h = d/2`` and then
 falls, where the paper's CSV rises to ``d_h = d``. At §5's scale the same shape appears in our
 Experiment 2 and is gone when the official code's model is trained instead (``dana.layout``:
-one ``d -> d_h`` compression shared by all heads, which Experiment 2's CSV follows). This
-experiment tests whether that difference also explains Fig. 6: it retrains Fig. 6's ``d_h``
+one ``d -> d_h`` compression shared by all heads, a ``1/sqrt(d_h)`` score scale, positions on
+the attention input only and its initialisation, which Experiment 2's CSV follows). This
+experiment tests whether the code's model as a whole also explains Fig. 6 (it does not separate
+those parts; the largest gap is at ``d_h = d``, where the code applies no compression): it
+retrains Fig. 6's ``d_h``
 sweep, at Fig. 6's size and with App. B.1's recipe (``dana._DIM_TRAIN``), with the code's model
 (``aot_code``, :class:`~memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`)
 and, where a profile names it, ``aot_code_uncompressed`` (eq. 2 with only the code's

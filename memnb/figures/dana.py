@@ -466,6 +466,32 @@ _EXP5_MODELS = {
     "mlp_code_uncompressed": ("eq. (2) + code's scale, positions + MLP", "#E69F00", "^"),
 }
 
+#: The statistic of the seeds that :func:`_seed_curve` draws as its line.
+_SEED_STATS = ("mean", "median")
+
+
+def _seed_curve(ax: plt.Axes, part: pd.DataFrame, x: str, *, label: str, color: str | None,
+                stat: str = "mean", band: bool = False, **style: Any) -> pd.DataFrame:
+    """One model's accuracy against ``x`` over its seeds, drawn so that seeds which split stay
+    visible (the Experiment 5 MLP models' do, Fig. 7): the seeds' ``stat`` (``"mean"`` or
+    ``"median"``) at each ``x`` as a line (``label``, ``color``, ``style``: line and marker
+    keywords), with ``band`` the band from the lowest to the highest seed (min–max: it holds
+    every seed and never leaves the range of the accuracies), and every seed as a faint dot of
+    the line's colour and marker. Returns, per ``x``, the line's value (``stat``), ``min``,
+    ``max`` and ``seeds``."""
+    if stat not in _SEED_STATS:
+        raise ValueError(f"stat must be one of {', '.join(_SEED_STATS)}; got {stat!r}")
+    summary = (part.groupby(x)["accuracy"].agg([stat, "min", "max", "count"])
+               .rename(columns={"count": "seeds"}))
+    (line,) = ax.plot(summary.index, summary[stat].to_numpy(), label=label, color=color,
+                      **style)
+    if band and (summary["max"] > summary["min"]).any():
+        ax.fill_between(summary.index, summary["min"].to_numpy(), summary["max"].to_numpy(),
+                        color=line.get_color(), alpha=viz.BAND_ALPHA, linewidth=0)
+    ax.plot(part[x], part["accuracy"], linestyle="none", marker=line.get_marker(),
+            color=line.get_color(), alpha=0.3, ms=3.5)
+    return summary
+
 
 def same_budget(table: pd.DataFrame | None, like: pd.DataFrame, *,
                 same_seeds: bool = True) -> pd.DataFrame | None:
@@ -1825,9 +1851,13 @@ _FADED = {"linestyle": ":", "markerfacecolor": "none", "alpha": 0.5}
 
 def _fade(ax: plt.Axes, lines: int, collections: int) -> None:
     """Restyle what was drawn on ``ax`` after its first ``lines`` lines and ``collections``
-    bands as a superseded source (:data:`_FADED`)."""
+    bands as a superseded source (:data:`_FADED`; dots of single seeds keep no line)."""
     for line in ax.lines[lines:]:
-        line.set(**_FADED)
+        if line.get_linestyle() == "None":  # single-seed dots (:func:`_seed_curve`) stay dots
+            line.set(markerfacecolor="none", alpha=min(line.get_alpha() or 1.0,
+                                                       _FADED["alpha"]))
+        else:
+            line.set(**_FADED)
     for band in ax.collections[collections:]:
         band.set_alpha(0.08)
 
@@ -1848,8 +1878,10 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
                     read_in_place: bool = False) -> plt.Figure:
     """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) as
     three panels: accuracy vs H (Exp. 1), vs d_h (Exp. 2) and vs parameter count, AoT and one
-    head + MLP (Exp. 5). Ours (markers, mean ± std over seeds) beside the paper's official CSVs
-    (dotted, hollow diamonds); every one head + MLP with × markers; colour = d. ``cached``, the
+    head + MLP (Exp. 5). Ours (markers; Exps. 1, 2: mean ± std over seeds; Exp. 5, whose MLP
+    seeds can split: median over seeds, band min to max, each seed a faint dot,
+    :func:`_seed_curve`) beside the paper's official CSVs (dotted, hollow diamonds); every one
+    head + MLP with × markers; colour = d. ``cached``, the
     committed full run, is drawn dash-dotted with square markers; with ``rerun`` (a rerun of it
     by today's code under today's profile, :func:`appendix_rerun`) the rerun takes that style
     and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares).
@@ -1882,11 +1914,17 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
                           label=f"{run}: d = {d}, H = {int(part['H'].iloc[0])}")
         rows5 = exp.appendix_rows(t, f5)
         for (d, model), part in rows5.groupby(["d", "model"]):
-            viz.plot_ours(axes[2], part, "params", "accuracy", role=role, color=color[int(d)],
-                          label=f"{run}: d = {int(d)}, "
-                                f"{'AoT' if model == 'aot' else '1 head + MLP'}")
+            # the MLP's seeds can split far apart (Fig. 7): median, min–max band, every seed
+            # a faint dot, as the Fig. 7 figure of two pairs of models draws them
+            style = viz.role_style(role, color[int(d)])
             if model != "aot":  # one head + MLP: × markers, as the paper's, colour still d
-                axes[2].lines[-1].set_marker("x")
+                style["marker"] = "x"
+            seeds = int(part["seed"].nunique()) if "seed" in part else 1
+            _seed_curve(axes[2], part, "params", stat="median", band=True, **style,
+                        label=f"{run}: d = {int(d)}, "
+                              f"{'AoT' if model == 'aot' else '1 head + MLP'}"
+                              + (f", median, band min to max over {counted(seeds, 'seed')}"
+                                 if seeds > 1 else ""))
         if faded:
             for ax, (lines, bands) in zip(axes, drawn, strict=True):
                 _fade(ax, lines, bands)
@@ -1914,16 +1952,20 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
         ax.set_xlabel(xlabel)
         ax.set_ylim(bottom=0)
     _appendix_legend(fig, [(source, t) for source, t in tables if len(t)],
-                     {d: color[d] for d in ds}, read_in_place=read_in_place)
+                     {d: color[d] for d in ds}, read_in_place=read_in_place,
+                     exp5=f5 if any(len(exp.appendix_rows(t, f5)) for _, t in tables) else "")
     return fig
 
 
 def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
-                     color: dict[int, str], *, read_in_place: bool = False) -> None:
+                     color: dict[int, str], *, read_in_place: bool = False,
+                     exp5: str = "") -> None:
     """One legend under :func:`appendix_figure`'s three panels, in two parts: the colour of each
     d, and the line and marker of each source (drawn in grey: colour stands for d), with the
-    × marker of the one head + MLP. Every curve keeps its own label (source, d and setting) on
-    its axes; a legend of every curve of three panels would outgrow the panels."""
+    × marker of the one head + MLP and, when ``exp5`` names the Experiment 5 figure drawn, how
+    its panel shows the seeds (median, band min to max, faint dots: single seeds), the other
+    panels' being mean ± std. Every curve keeps its own label (source, d and setting) on its
+    axes; a legend of every curve of three panels would outgrow the panels."""
     from matplotlib.lines import Line2D
 
     grey = "#555555"
@@ -1938,13 +1980,18 @@ def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
         own = ("ours: the committed full run (read in place of a run of this build)"
                if read_in_place else "ours: this build's run")
         label = (own if source == "ours" else run) + (
-            f", mean ± std over {counted(seeds, 'seed')}" if seeds > 1 else "")
+            f", mean ± std over {counted(seeds, 'seed')}" + (" (Exps. 1, 2)" if exp5 else "")
+            if seeds > 1 else "")
         handles.append(Line2D([], [], **style, label=label))
     handles.append(Line2D([], [], **{**viz.role_style("paper", grey), "linestyle": ":"},
                           label="paper (official CSV)"))
     handles.append(Line2D([], [], color=grey, marker="x", linestyle="none",
                           label="× markers: one head + MLP (Exp. 5)"))
-    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4),
+    if exp5:
+        handles.append(Line2D([], [], color=grey, marker="o", linestyle="none", alpha=0.3,
+                              ms=3.5, label=f"{exp5} (Exp. 5), ours: line the median over "
+                                            "seeds,\nband min to max, faint dots single seeds"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 3),
                fontsize=7.5, frameon=False, title="colour: d; line and marker: source",
                title_fontsize=7.5)
 
@@ -2141,9 +2188,10 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                      rerun: pd.DataFrame | None = None, read_in_place: bool = False) -> str:
     """Caption of :func:`appendix_figure`: what is drawn at which settings (from the table
     and the paper's CSVs), whether it is the paper's scale, the Experiment 5 models' counts
-    (:func:`appendix_count_gap`: nominally equal in the paper, not in ours), how the figure's
-    styles depart from the book's conventions, and the three verdicts; with ``rerun`` (drawn
-    beside, :func:`appendix_rerun`) what the rerun holds and shows
+    (:func:`appendix_count_gap`: nominally equal in the paper, not in ours), what the lines and
+    bands are (Experiment 5: median and min–max over seeds; Experiments 1, 2: mean ± std), how
+    the figure's styles depart from the book's conventions, and the three verdicts; with
+    ``rerun`` (drawn beside, :func:`appendix_rerun`) what the rerun holds and shows
     (:func:`appendix_rerun_sentence`); with ``cached`` (the committed full run drawn beside
     ``table``) what that run holds and shows (:func:`appendix_full_run_sentence`); their
     provenance read from ``root``'s results, the checkout's by default, so the figure's caller
@@ -2187,7 +2235,11 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                else "this build's run")
             + f".{_appendix_styles(beside_rerun, cached, cached_partial)} Dotted lines with "
             "hollow diamonds: the paper's official CSVs. The one head + MLP, ours and the "
-            "paper's, has × markers, to tell it from the AoT at the same d. Unlike the book's "
+            "paper's, has × markers, to tell it from the AoT at the same d. Ours in the right "
+            f"panel ({f5}): the line is the median over seeds, the band runs from the lowest "
+            "seed to the highest (min–max) and each seed is a faint dot, since the one head + "
+            "MLP's seeds can split far apart (a mean ± std of split seeds lies between them); "
+            "left and middle: the seed mean ± one standard deviation. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
     text += (f" Verdicts{_verdicts_read_from(verdicts[f] for f in (f1, f2, f5))}: "
@@ -2438,12 +2490,9 @@ def appendix_layout_fig7_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) 
                 part = table[(table["d"] == d) & (table["model"] == kind)]
                 if part.empty:
                     continue
-                mean = part.groupby("H_equiv")["accuracy"].mean()
-                ax.plot(mean.index, mean.to_numpy(), marker=marker, color=color,
-                        label=f"ours: {label}, seed mean", lw=1.6, ms=5,
-                        linestyle="-" if kind.startswith("aot") else "--")
-                ax.plot(part["H_equiv"], part["accuracy"], linestyle="none", marker=marker,
-                        color=color, alpha=0.3, ms=3.5)
+                _seed_curve(ax, part, "H_equiv", label=f"ours: {label}, seed mean",
+                            color=color, marker=marker, lw=1.6, ms=5,
+                            linestyle="-" if kind.startswith("aot") else "--")
         for kind, ref in (("aot", their_aot), ("mlp", their_mlp)):
             mine = ref[ref["d"] == d]
             if len(mine) and int(mine["N"].iloc[0]) == n:
