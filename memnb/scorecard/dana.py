@@ -817,7 +817,9 @@ def fig_3(results: ResultSource) -> Verdict:
 @item(P, "Fig. 4",
       claim="at N = 10, d = d_h = 2 the accuracy grows linearly in H, faster than Corollary "
             "2's bound (Fig. 4; its caption's 'a slope relative difference of 1.3' is reported "
-            "beside ours, not judged)",
+            "beside ours, not judged; the paper disagrees with itself on d_h: App. B's text "
+            "says 'd = 2, dh = 5', the caption and the official CSV's d_head column say 2, "
+            "which we follow)",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else our slope "
                 "(official rule) above Corollary 2's → trend; else differs; the ratio of our "
                 "slope to Corollary 2's is reported beside the paper's (CSV and caption), not "
