@@ -90,6 +90,8 @@ def equivariant_points(tokens: np.ndarray, task: str = "seq2seq") -> int:
     toks = np.asarray(tokens)
     if toks.ndim != 2 or toks.dtype.kind not in "iu":
         raise ValueError(f"tokens must be integer token IDs [N, n]; got {toks.dtype} {toks.shape}")
+    if task not in ("next_token", "seq2seq"):
+        raise ValueError(f"task must be 'next_token' or 'seq2seq'; got {task!r}")
     shape = toks.shape if task == "seq2seq" else toks.shape[:1]
     keys = check_consistency(toks, np.zeros(shape, dtype=int), task=task)
     return len(set(keys))

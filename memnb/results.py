@@ -36,6 +36,7 @@ from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile, default_seeds
 from memnb.prose import counted
 from memnb.train import tf32_forced
+from memnb.validation import check_int
 
 
 @dataclass
@@ -186,8 +187,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         check_scheduler(executor)
     if seeds is None:
         seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
-    if seeds < 1:
-        raise ValueError(f"seeds must be >= 1; got {seeds}")
+    seeds = check_int("seeds", seeds, 1)
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:
         raise ValueError(mixed)

@@ -780,3 +780,10 @@ def test_an_unknown_name_or_executor_is_said_before_anything_runs(tmp_path, monk
     assert cli.main(["run", "dana.exp1", "--profile", "ci", "--executor", "foo"]) == 2
     assert "executor must look like 'dask://HOST:PORT'; got 'foo'" in capsys.readouterr().err
     assert not any(tmp_path.rglob("*"))
+
+
+def test_run_experiment_names_a_seed_count_of_the_wrong_type():
+    with pytest.raises(ValueError, match="seeds must be an int, got '3'"):
+        run_experiment("dana.exp1", "ci", seeds="3")
+    with pytest.raises(ValueError, match="seeds must be >= 1"):
+        run_experiment("dana.exp1", "ci", seeds=0)

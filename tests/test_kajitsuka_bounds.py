@@ -85,3 +85,10 @@ def test_hardmax_is_piecewise_constant_softmax_is_not():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_equivariant_points_names_a_task_it_does_not_know():
+    import numpy as np
+
+    with pytest.raises(ValueError, match="task must be 'next_token' or 'seq2seq'; got 'x'"):
+        lower_bounds.equivariant_points(np.zeros((2, 3), dtype=int), task="x")
