@@ -8,7 +8,8 @@
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments (or a missing dataset,
 or a complete ``full`` result of today's code already written, which it would only recompute:
-:func:`memnb.results.complete_already`), and 3 when it
+:func:`memnb.results.complete_already`), 1 with a traceback when the experiment fails while
+computing (:class:`memnb.results.ExperimentFailed`), and 3 when it
 stopped at its ``--time-limit`` or on a first Ctrl-C or SIGTERM (every finished point is cached,
 a running training group pauses with its state saved, and the table and provenance are written
 as a partial run; rerun the same command to continue).

@@ -62,6 +62,13 @@ class TimeLimitReached(RuntimeError):
         self.budget = budget
 
 
+class ExperimentFailed(RuntimeError):
+    """An experiment raised ``ValueError`` while it computed its points: a fault of the code or
+    of the data it read (say, a dataset file too small for the profile), not of the arguments,
+    which :func:`run_experiment` checks before anything runs. A ``RuntimeError``, so that
+    ``memnb run`` shows its traceback instead of reporting a usage error."""
+
+
 @contextlib.contextmanager
 def _time_budget(seconds: float | None, started: float) -> Iterator[TimeBudget]:
     """A sweep time limit ending ``seconds`` after ``started`` (a ``time.monotonic()`` reading),
@@ -210,6 +217,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         except Exception as err:
             if budget.stopped:
                 raise TimeLimitReached(name, budget) from err
+            if isinstance(err, ValueError):
+                raise ExperimentFailed(f"{name} failed while computing its points: {err}") from err
             raise
     wall = time.perf_counter() - t0
     complete = not budget.stopped

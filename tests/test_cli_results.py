@@ -787,3 +787,22 @@ def test_run_experiment_names_a_seed_count_of_the_wrong_type():
         run_experiment("dana.exp1", "ci", seeds="3")
     with pytest.raises(ValueError, match="seeds must be >= 1"):
         run_experiment("dana.exp1", "ci", seeds=0)
+
+
+def test_a_fault_while_computing_is_not_reported_as_bad_input(tmp_path, monkeypatch, capsys):
+    """A ValueError raised while the points are computed is the experiment's fault (or its
+    data's), not the arguments': run_experiment raises ExperimentFailed (a RuntimeError), so
+    `memnb run` does not turn it into exit code 2 and a one-line usage error."""
+    from memnb.experiments import registry
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        raise ValueError("N must be <= 40 for this dataset")
+
+    profiles = {p: {"seeds": 1} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.faulty",
+                        registry.Experiment("tiny.faulty", "fails", "none", profiles, fn))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    with pytest.raises(results.ExperimentFailed,
+                       match="tiny.faulty failed while computing its points: N must be <= 40"):
+        cli.main(["run", "tiny.faulty", "--profile", "ci"])
+    assert not (tmp_path / "ci" / "tiny.faulty.csv").exists()
