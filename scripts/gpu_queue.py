@@ -27,9 +27,11 @@ experiment whose full result is already complete (here, or in the checkout, e.g.
 skipped: the queue neither spends GPU time recomputing it nor replaces its table with a partial
 one when its slice runs out. So is one whose run was computed by today's code on the CPU with
 its points committed (a CPU run continued across sessions): a GPU would add its own arithmetic to
-that table (:func:`memnb.results.mixed_device_error`). One whose committed table was computed by
-earlier code or under an earlier profile (:func:`rerun_due`) is run as a rerun (``memnb run ...
---rerun``, :mod:`memnb.reruns`): it computes in ``data/results/rerun/full/``, which travels
+that table (:func:`memnb.results.mixed_device_error`). One whose committed table is partial and
+of earlier code, or was computed under an earlier profile (:func:`rerun_due`), is run as a rerun
+(``memnb run ... --rerun``, :mod:`memnb.reruns`); a complete table of earlier code under today's
+profile counts as complete, and is replaced only by hand (``memnb run NAME --profile full
+--rerun``). A rerun computes in ``data/results/rerun/full/``, which travels
 between calls like ``full/``, while the committed table stays where the chapters read it; the
 call that completes the rerun adopts it. A plain run would move the committed table aside at its
 first partial write. A rerun continued on the CPU (its points committed) is skipped too.
@@ -256,6 +258,25 @@ def _packed_path(name: str, results: Path) -> Path:
                      "nothing restored")
 
 
+def removed_files(at_start: set[str], at_end: set[str], carried: set[str]) -> list[str]:
+    """The files a call's archive lists as removed (:data:`REMOVED_NAME`), sorted: those of
+    :func:`listed` at its start that are gone at its end, and those the archives it restored
+    listed (``carried``: removed by earlier calls) that are still absent, so that a checkout
+    that unpacks only the last archive removes what every call removed."""
+    return sorted((at_start - at_end) | {r for r in carried if r not in at_end})
+
+
+def removals(archive: Path) -> list[str]:
+    """The paths :data:`REMOVED_NAME` of ``archive`` lists (none when it has no such member)."""
+    with tarfile.open(archive, "r:gz") as tar:
+        if REMOVED_NAME not in tar.getnames():
+            return []
+        source = tar.extractfile(REMOVED_NAME)
+        assert source is not None
+        listed_paths = json.loads(source.read())
+    return [r for r in listed_paths if isinstance(r, str)] if isinstance(listed_paths, list) else []
+
+
 def restore(archive: Path, results: Path) -> tuple[list[str], list[str]]:
     """Unpack ``archive`` (made by :func:`pack`) into ``results`` (``data/results/``), then
     remove the files its :data:`REMOVED_NAME` lists; returns the files written and those
@@ -446,7 +467,7 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
                 continue
         left = budget_s - reserve_s - (clock() - start)
         if left < min_slice_s:
-            return steps, "out of time"
+            return steps, _ended("out of time", failed)
         command = [python, "-m", "memnb.cli", "run", name, "--profile", "full", "--device",
                    device, "--time-limit", f"{left:.0f}", *(["--rerun"] if due else [])]
         t0 = clock()
@@ -455,10 +476,18 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str, reserve_s: 
             tail = f"a rerun: the committed table was {due}\n{tail}"
         steps.append(Step(name, command, code, clock() - t0, left, tail))
         if code in (PARTIAL, 124):
-            return steps, "out of time"
+            return steps, _ended("out of time", failed)
         if code != 0:
             failed.append(name)
-    return steps, f"failed: {', '.join(failed)}" if failed else "done"
+    return steps, _ended("done", failed)
+
+
+def _ended(outcome: str, failed: Sequence[str]) -> str:
+    """How the queue ended: ``outcome``, or ``failed: NAME, ...`` when runs ended with an error
+    (followed by ``; out of time`` when a later one was stopped at its limit)."""
+    if not failed:
+        return outcome
+    return f"failed: {', '.join(failed)}" + ("" if outcome == "done" else f"; {outcome}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -490,17 +519,23 @@ def main(argv: list[str] | None = None) -> int:
             sys.path.insert(0, str(REPO))
         from memnb.experiments.registry import load_all
 
-        unknown = [n for n in args.only if n not in load_all()]
+        try:
+            known = load_all()
+        except ImportError:  # a package missing here: the queue's own check logs it
+            known = None
+        unknown = [] if known is None else [n for n in args.only if n not in known]
         if unknown:
             parser.error(f"--only takes registered experiments (`memnb list`; the queue: "
                          f"{', '.join(QUEUE)}); got {', '.join(unknown)}")
 
+    carried_removals: set[str] = set()  # what earlier calls removed: listed again when packing
     for carried in args.restore:
         archive = joined(carried)
         if archive is None:
             print(f"no archive at {carried}: nothing restored from it")
             continue
         files, gone = restore(archive, RESULTS)
+        carried_removals.update(removals(archive))
         print(f"restored {len(files)} files from {carried}"
               + (f"; removed {len(gone)} the call removed: {', '.join(gone)}" if gone else ""))
         if archive != carried:
@@ -535,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
         budget -= time.monotonic() - t0
     steps, outcome = run_queue(args.only or QUEUE, budget_s=budget, device=device,
                                cuda_tests=gpu)
-    removed = sorted(at_start - listed(RESULTS))
+    removed = removed_files(at_start, listed(RESULTS), carried_removals)
     archive = pack(RESULTS, args.out / ARCHIVE_NAME, removed=removed)
     paused = pack_paused(RESULTS, args.out, max_bytes=travel_room(args.restore, args.out))
     log = {"outcome": outcome, "device": torch.cuda.get_device_name() if gpu else "cpu",
@@ -553,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     if archive.stat().st_size > RETURN_FILE_BYTES:
         print(f"warning: the archive is over {RETURN_FILE_BYTES // 2**20} MiB, the most one "
               "file can bring back")
-    if outcome.startswith("failed"):
+    if outcome.startswith("failed"):  # an error outranks a pause
         return 1
     return 0 if outcome == "done" else PARTIAL
 

@@ -490,3 +490,48 @@ def test_an_experiment_that_fails_is_reported_and_the_queue_goes_on(capsys):
         gpu_queue.main(["--only", "mahdavi.heads", "mahdavi.nosuch"])
     assert stop.value.code == 2
     assert "--only takes registered experiments" in capsys.readouterr().err
+
+
+def test_a_removal_travels_through_later_calls(tmp_path):
+    """Call 1 adopts a rerun (its files leave rerun/full/); call 2 restores call 1's archive and
+    removes nothing itself; a checkout that unpacks only call 2's archive still loses the
+    stale rerun files."""
+    gpu_queue = _script()
+    machine = tmp_path / "machine"
+    _results(machine)
+    at_start = gpu_queue.listed(machine)
+    gone = sorted(n for n in at_start if n.startswith("rerun/"))
+    for name in gone:
+        (machine / name).unlink()
+    first = gpu_queue.pack(machine, tmp_path / "call1" / gpu_queue.ARCHIVE_NAME,
+                           removed=gpu_queue.removed_files(at_start, gpu_queue.listed(machine),
+                                                           set()))
+    assert gpu_queue.removals(first) == gone
+    second_machine = tmp_path / "machine2"  # the checkout sent again, call 1's archive restored
+    _results(second_machine)
+    gpu_queue.restore(first, second_machine)
+    carried = set(gpu_queue.removals(first))
+    at_start = gpu_queue.listed(second_machine)
+    assert not carried & at_start  # already gone when call 2 starts
+    second = gpu_queue.pack(second_machine, tmp_path / "call2" / gpu_queue.ARCHIVE_NAME,
+                            removed=gpu_queue.removed_files(
+                                at_start, gpu_queue.listed(second_machine), carried))
+    here = tmp_path / "here"
+    _results(here)  # never unpacked call 1's archive
+    _, removed_here = gpu_queue.restore(second, here)
+    assert removed_here == gone and not (here / "rerun").exists()
+
+
+def test_an_error_is_not_hidden_by_a_later_pause():
+    gpu_queue = _script()
+
+    def runner(command, timeout):
+        if "run" in command:
+            return (1, "") if command[command.index("run") + 1] == "mahdavi.heads" else (3, "")
+        return 0, ""
+
+    _, outcome = gpu_queue.run_queue(
+        ["mahdavi.heads", "mahdavi.context", "mahdavi.head_dim"], budget_s=540, device="cuda",
+        runner=runner, clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
+        other_device=_nowhere, rerun=lambda name: None)
+    assert outcome == "failed: mahdavi.heads; out of time"
