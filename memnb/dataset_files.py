@@ -31,13 +31,19 @@ DATASETS: dict[str, str] = {
 """The dataset files (or folders) experiments read, by the name an experiment declares, as paths
 relative to the data folder (:func:`memnb.paths.find_dataset`)."""
 
-_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) of a file -> its digest
+FOLDER_SUFFIXES: frozenset[str] = frozenset({".jpeg", ".jpg", ".png"})
+"""The files of a folder dataset that are read: the images directly inside it, as
+:func:`memnb.data.images.list_images` lists them (a ``.git`` folder or a README beside them
+is not data)."""
+
+_DIGESTS: dict[tuple[str, int, int, int, int], str] = {}  # a file's identity -> its digest
 
 
 def _file_digest(path: Path) -> str:
-    """The SHA-256 of one file, read in chunks and memoized while its size and mtime stay."""
+    """The SHA-256 of one file, read in chunks and memoized while its inode, size, mtime and
+    ctime stay (a copy that keeps size and mtime still changes the inode or the ctime)."""
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     if key not in _DIGESTS:
         digest = hashlib.sha256()
         with path.open("rb") as handle:
@@ -49,13 +55,14 @@ def _file_digest(path: Path) -> str:
 
 def path_digest(path: Path) -> str:
     """The SHA-256 of a file (what ``sha256sum`` prints), or of a folder: the SHA-256 of one
-    line ``<SHA-256 of the file>  <path relative to the folder>`` per file below it, in path
-    order (the folder's ``sha256sum`` listing), so that a renamed, added or changed file changes
-    it."""
+    line ``<SHA-256 of the file>  <name>`` per file read from it (:data:`FOLDER_SUFFIXES`,
+    directly inside it), in name order, the folder's ``sha256sum *.JPEG`` listing, so that a
+    renamed, added or changed image changes it."""
     if path.is_file():
         return _file_digest(path)
-    files = sorted(p for p in path.rglob("*") if p.is_file())
-    listing = "".join(f"{_file_digest(p)}  {p.relative_to(path).as_posix()}\n" for p in files)
+    files = sorted(p for p in path.iterdir()
+                   if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES)
+    listing = "".join(f"{_file_digest(p)}  {p.name}\n" for p in files)
     return hashlib.sha256(listing.encode()).hexdigest()
 
 
@@ -78,6 +85,19 @@ def digests(names: Iterable[str]) -> dict[str, str]:
         path = find_dataset(relative)
         if path is not None:
             found[relative] = path_digest(path)
+    return found
+
+
+def recorded_digests(provenance: dict) -> dict[str, str] | None:
+    """The dataset digests a written result records for all of its points: its ``data_files``
+    when every invocation that computed points recorded the same (a run resumed from points
+    cached before digests were recorded has an invocation without them), else ``None``."""
+    found = provenance.get("data_files")
+    if found is None:
+        return None
+    calls = provenance.get("invocations") or []
+    if any(call.get("data_files") != found for call in calls):
+        return None
     return found
 
 

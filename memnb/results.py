@@ -221,6 +221,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                 raise ExperimentFailed(f"{name} failed while computing its points: {err}") from err
             raise
     wall = time.perf_counter() - t0
+    # a file first found during the run (a dataset the loader downloaded) is recorded too
+    data_files = {**dataset_files.digests(exp.datasets), **data_files}
     complete = not budget.stopped
     if not complete and budget.done == 0:
         raise TimeLimitReached(name, budget)  # no point to show: keep any earlier table

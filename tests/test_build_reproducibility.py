@@ -380,24 +380,32 @@ def test_an_experiment_of_ours_beside_a_paper_item_is_not_listed_as_that_item():
 
 def test_the_full_runs_say_which_tables_record_the_dataset_files_they_read(monkeypatch):
     """The sentence on dataset files counts the tables of experiments that read one, says which
-    record the files' SHA-256 and whether they equal the files found now, and names those
-    computed before runs recorded them; nothing for tables that read no file."""
+    record the files' SHA-256 for every point, whether they equal the files found now (or were
+    not found), and names those computed before runs recorded them, a resumed run whose earlier
+    invocation recorded none among them; nothing for tables that read no file."""
     from memnb import dataset_files
 
-    monkeypatch.setattr(dataset_files, "digests", lambda names: {
-        "mnli/dev_matched.jsonl": "a" * 64, "imdb/train_subset.jsonl": "b" * 64})
+    found = {"mnli/dev_matched.jsonl": "a" * 64, "imdb/train_subset.jsonl": "b" * 64}
+    monkeypatch.setattr(dataset_files, "digests", lambda names: dict(found))
     assert reproducibility.data_files_sentence({"dana.exp1": {}}) == ""
     same = {"data_files": {"mnli/dev_matched.jsonl": "a" * 64}}
     other = {"data_files": {"imdb/train_subset.jsonl": "c" * 64}}
+    resumed = {"data_files": {"mnli/dev_matched.jsonl": "a" * 64},
+               "invocations": [{"points_done": 70}, same]}
     text = reproducibility.data_files_sentence({
         "dana.exp1": {}, "kajitsuka.mnli_curves": same, "kajitsuka.imdb_curves": other,
-        "mahdavi.table1": {}})
+        "mahdavi.table1": {}, "kajitsuka.capacity": resumed})
     assert text == (
-        " 3 of these tables are of experiments that read dataset files, and 2 of them record "
-        "the files' SHA-256 (`data_files`), of which 1 differs from the files this build found "
-        "(`kajitsuka.imdb_curves`); the other 1 was computed before runs recorded it "
-        "(`mahdavi.table1`), so that it was computed from the files whose SHA-256 "
-        "`data/README.md` lists is an assumption, not a record.")
+        " 4 of these tables are of experiments that read dataset files, and 2 of them record "
+        "the files' SHA-256 for every point (`data_files`), 1 differs from the files this "
+        "build found (`kajitsuka.imdb_curves`); the other 2 were computed, in whole or in "
+        "part, before runs recorded them (`mahdavi.table1`, `kajitsuka.capacity`): that they "
+        "were computed from the files whose SHA-256 `data/README.md` lists is assumed, not "
+        "recorded.")
     assert reproducibility.data_files_sentence({"kajitsuka.mnli_curves": same}) == (
         " 1 of these tables is of experiments that read dataset files, and 1 of them records "
-        "the files' SHA-256 (`data_files`), equal to those of the files this build found.")
+        "the files' SHA-256 for every point (`data_files`), equal to those of the files this "
+        "build found.")
+    found.clear()  # a machine without the data
+    assert "this build did not find the files of 1 (`kajitsuka.mnli_curves`)" in (
+        reproducibility.data_files_sentence({"kajitsuka.mnli_curves": same}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -30,33 +31,34 @@ def test_the_dataset_names_are_the_loaders_paths():
 
 
 def test_a_file_digest_is_its_sha256_and_a_folder_digest_its_listing(tmp_path):
-    """A file's digest is what sha256sum prints; a folder's is that of its sha256sum listing,
-    so a changed, added or renamed file changes it."""
-    (tmp_path / "a.txt").write_bytes(b"first")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.txt").write_bytes(b"second")
+    """A file's digest is what sha256sum prints; a folder's is that of the sha256sum listing of
+    its images, so a changed, added or renamed image changes it."""
+    (tmp_path / "a.JPEG").write_bytes(b"first")
+    (tmp_path / "b.png").write_bytes(b"second")
     sha = {name: hashlib.sha256(data).hexdigest() for name, data in
-           (("a.txt", b"first"), ("sub/b.txt", b"second"))}
-    assert dataset_files.path_digest(tmp_path / "a.txt") == sha["a.txt"]
-    listing = f"{sha['a.txt']}  a.txt\n{sha['sub/b.txt']}  sub/b.txt\n"
+           (("a.JPEG", b"first"), ("b.png", b"second"))}
+    assert dataset_files.path_digest(tmp_path / "a.JPEG") == sha["a.JPEG"]
+    listing = f"{sha['a.JPEG']}  a.JPEG\n{sha['b.png']}  b.png\n"
     folder = dataset_files.path_digest(tmp_path)
     assert folder == hashlib.sha256(listing.encode()).hexdigest()
-    (tmp_path / "sub" / "b.txt").rename(tmp_path / "sub" / "c.txt")
+    (tmp_path / "b.png").rename(tmp_path / "c.png")
     renamed = dataset_files.path_digest(tmp_path)
     assert renamed != folder
-    (tmp_path / "sub" / "c.txt").write_bytes(b"changed, other size")
+    (tmp_path / "c.png").write_bytes(b"changed, other size")
     assert dataset_files.path_digest(tmp_path) not in (folder, renamed)
 
 
 def test_the_shared_files_have_the_digests_the_data_readme_gives():
     """data/README.md lists the SHA-256 of the shared text files; the digests recorded in
     provenance are the same numbers, so a reader can compare a run's data with the README's."""
-    found = dataset_files.digests(["mnli", "imdb"])
-    if len(found) < 2:
-        pytest.skip("the shared MultiNLI and IMDb files are not here")
+    found = dataset_files.digests(["mnli", "imdb", "imagenet"])
+    if len(found) < 3:
+        pytest.skip("the shared MultiNLI, IMDb and ImageNet files are not here")
     readme = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
     for relative, digest in found.items():
-        assert f"| `{relative}` | `{digest}` |" in readme
+        [row] = [line for line in readme.splitlines() if line.startswith(f"| `{relative}`")
+                 and re.search(r"\| `[0-9a-f]{64}` \|$", line)]
+        assert row.endswith(f"| `{digest}` |"), row
 
 
 TEXT = {"mnli": dataset_files.DATASETS["mnli"], "imdb": dataset_files.DATASETS["imdb"]}
@@ -206,3 +208,27 @@ def test_a_run_recorded_before_data_files_is_continued_unchecked(tmp_path, monke
                                      root) is None
     again = results.run_experiment("tiny.reads", "quick", root=root)
     assert again.provenance["data_files"] == dataset_files.digests(["mnli"])
+
+
+def test_a_folder_digest_reads_only_its_images(tmp_path):
+    """The ImageNet folder's digest covers the images list_images reads, directly inside it:
+    a README or a .git folder beside them changes nothing."""
+    (tmp_path / "a.JPEG").write_bytes(b"image a")
+    (tmp_path / "b.png").write_bytes(b"image b")
+    before = dataset_files.path_digest(tmp_path)
+    (tmp_path / "README.md").write_text("notes")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref")
+    assert dataset_files.path_digest(tmp_path) == before
+    (tmp_path / "c.jpg").write_bytes(b"image c")
+    assert dataset_files.path_digest(tmp_path) != before
+
+
+def test_recorded_digests_hold_only_when_every_invocation_recorded_them():
+    digests = {"mnli/dev_matched.jsonl": "a" * 64}
+    assert dataset_files.recorded_digests({"data_files": digests}) == digests
+    assert dataset_files.recorded_digests({"data_files": digests, "invocations": [
+        {"data_files": digests}, {"data_files": digests}]}) == digests
+    assert dataset_files.recorded_digests({"data_files": digests, "invocations": [
+        {"points_done": 70}, {"data_files": digests}]}) is None  # resumed from older points
+    assert dataset_files.recorded_digests({}) is None

@@ -366,37 +366,44 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
 def data_files_sentence(provenances: dict[str, dict[str, Any]]) -> str:
     """One sentence on the dataset files behind the tables ``provenances`` (by experiment name):
     which of those whose experiments read files (:data:`memnb.dataset_files.DATASETS`) record
-    their SHA-256 (``data_files``), whether those equal the files found here, and which were
-    computed before runs recorded them; ``""`` when none reads a file."""
-    from memnb.dataset_files import changed_files, digests
+    their SHA-256 for all of their points (:func:`memnb.dataset_files.recorded_digests`),
+    whether those equal the files found here (or were not found here), and which were computed,
+    in whole or in part, before runs recorded them; ``""`` when none reads a file."""
+    from memnb.dataset_files import changed_files, digests, recorded_digests
     from memnb.experiments.registry import get
 
     reads = [n for n in provenances if get(n).datasets]
     if not reads:
         return ""
-    recorded = [n for n in reads if provenances[n].get("data_files")]
+    recorded = {n: recorded_digests(provenances[n]) for n in reads}
+    recorded = {n: d for n, d in recorded.items() if d}
     unrecorded = [f"`{n}`" for n in reads if n not in recorded]
-    differ = [f"`{n}`" for n in recorded
-              if changed_files(provenances[n]["data_files"], digests(get(n).datasets))]
+    here = {n: digests(get(n).datasets) for n in recorded}
+    differ = [f"`{n}`" for n, d in recorded.items() if changed_files(d, here[n])]
+    absent = [f"`{n}`" for n, d in recorded.items() if set(d) - set(here[n])]
+
     def are(count: int) -> str:
         return "is" if count == 1 else "are"
 
     head = (f" {len(reads)} of these tables {are(len(reads))} of experiments that read dataset "
             "files, and " + ("none" if not recorded else f"{len(recorded)}") + " of them "
-            + ("records" if len(recorded) <= 1 else "record") + " the files' SHA-256")
+            + ("records" if len(recorded) <= 1 else "record") + " the files' SHA-256 for every "
+            "point")
     if recorded:
-        head += (" (`data_files`), " + (
-            f"of which {len(differ)} {'differs' if len(differ) == 1 else 'differ'} from the "
-            f"files this build found ({', '.join(differ)})" if differ else
-            "equal to those of the files this build found"))
+        found = [f"{len(differ)} {'differs' if len(differ) == 1 else 'differ'} from the files "
+                 f"this build found ({', '.join(differ)})"] if differ else []
+        found += [f"this build did not find the files of {len(absent)} "
+                  f"({', '.join(absent)})"] if absent else []
+        head += " (`data_files`), " + ("; ".join(found) if found else
+                                       "equal to those of the files this build found")
     if not unrecorded:
         return head + "."
     which = (("it" if len(unrecorded) == 1 else "all") if not recorded
              else f"the other {len(unrecorded)}")
-    return (f"{head}; {which} {'was' if len(unrecorded) == 1 else 'were'} computed before runs "
-            f"recorded it ({', '.join(unrecorded)}), so that "
+    return (f"{head}; {which} {'was' if len(unrecorded) == 1 else 'were'} computed, in whole or "
+            f"in part, before runs recorded them ({', '.join(unrecorded)}): that "
             f"{'it was' if len(unrecorded) == 1 else 'they were'} computed from the files whose "
-            "SHA-256 `data/README.md` lists is an assumption, not a record.")
+            "SHA-256 `data/README.md` lists is assumed, not recorded.")
 
 
 def _device(device_name: Any) -> str:
