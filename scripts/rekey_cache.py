@@ -331,7 +331,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         for label in args.reviewed:
             print(f"reviewed by hand: {label}")
-        why = f"the code of commit {args.from_commit} with labels and wording changed"
+        named = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short",
+                                args.from_commit], capture_output=True, text=True)
+        commit = named.stdout.strip() if named.returncode == 0 else args.from_commit
+        why = f"the code of commit {commit} with labels and wording changed"
         if args.reviewed:
             why += (f"; code changed in {', '.join(args.reviewed)}, reviewed by hand to compute "
                     f"the same numbers: {args.note.strip()}")

@@ -183,3 +183,17 @@ def test_a_reviewed_change_must_say_what_it_was(rekey, tmp_path, capsys):
         rekey.main(["--root", str(tmp_path), "--from-commit", "HEAD",
                     "--reviewed", "memnb.data/images.py"])
     assert "--note must say what the --reviewed change was" in capsys.readouterr().err
+
+
+def test_a_rekey_from_a_commit_records_its_hash_not_the_name_typed(rekey, tmp_path, monkeypatch):
+    """`--from-commit HEAD` is recorded as the commit HEAD named then: "HEAD" names another
+    commit as soon as one more lands."""
+    import subprocess
+
+    seen = []
+    monkeypatch.setattr(rekey, "commit_mapping", lambda rev, reviewed: ({}, []))
+    monkeypatch.setattr(rekey, "rekey", lambda root, mapping, dry, why: seen.append(why) or [])
+    assert rekey.main(["--root", str(tmp_path), "--from-commit", "HEAD"]) == 0
+    head = subprocess.run(["git", "-C", str(rekey.REPO), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert seen == [f"the code of commit {head} with labels and wording changed"]
