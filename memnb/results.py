@@ -302,7 +302,8 @@ def data_change_error(name: str, profile: str, data_files: dict[str, str],
     (``data_files``) differ from today's and its points are in the cache, a run would reuse them
     and write one table of two datasets under a provenance naming only today's; so it is
     refused, and the message names the files and how to go on. A run recorded without
-    ``data_files`` (before they were recorded) cannot be checked and is continued.
+    ``data_files`` (before they were recorded) cannot be checked and is continued, and so can
+    points cached by a first run killed before it wrote its table and provenance.
     """
     earlier = load(name, profile, root)
     if earlier is None or earlier.provenance.get("code_fingerprint") != todays_code(name):
