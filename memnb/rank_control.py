@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from memnb.assumptions import KruskalTest, kruskal_test
+from memnb.validation import check_int
 
 __all__ = ["ToleranceControl", "gaussian_control"]
 
@@ -52,12 +53,10 @@ def gaussian_control(T: int, d: int, *, repeats: int, k: int | None = None,
     Any ``k <= min(T, d)`` vectors of such data are independent with probability one, so every
     draw the test rejects is rejected by its float32 tolerance alone.
     """
-    for name, value, low in (("T", T, 1), ("d", d, 1), ("repeats", repeats, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}; got {value!r}")
-    k = d if k is None else k
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= min(T, d):
-        raise ValueError(f"k must be an int in 1..min(T, d) = {min(T, d)}; got {k!r}")
+    T, d, repeats = check_int("T", T, 1), check_int("d", d, 1), check_int("repeats", repeats, 1)
+    k = check_int("k", d if k is None else k, 1)
+    if k > min(T, d):
+        raise ValueError(f"k must be an int in 1..min(T, d) = {min(T, d)}; got {k}")
     generator = torch.Generator().manual_seed(seed)
     vectors = torch.randn(T, d, generator=generator, dtype=torch.float32)
     return ToleranceControl(T, d, kruskal_test(vectors, k, repeats=repeats, seed=seed,

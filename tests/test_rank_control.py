@@ -27,7 +27,7 @@ def test_the_float32_tolerance_rejects_full_rank_square_draws():
 def test_bad_arguments_name_the_parameter():
     with pytest.raises(ValueError, match="k must be an int in 1..min"):
         gaussian_control(10, 20, repeats=5)  # k = d = 20 > T
-    with pytest.raises(ValueError, match="repeats must be an int >= 1"):
+    with pytest.raises(ValueError, match="repeats must be >= 1"):
         gaussian_control(10, 5, repeats=0)
 
 

@@ -51,6 +51,7 @@ checks of every numbered statement, built from these, are in
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -59,6 +60,7 @@ import torch
 
 from memnb.bounds import mahdavi_capacity
 from memnb.models.multi_head import MultiHeadAttention
+from memnb.validation import check_int
 
 __all__ = [
     "REL_TOL",
@@ -128,9 +130,7 @@ def _check_inputs(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.T
     d_o = labels.shape[1]
     if not 1 <= d_o <= d:
         raise ValueError(f"labels must have 1 <= d_o <= d = {d} columns, got {d_o}")
-    for name, value in (("num_heads", num_heads), ("d_h", d_h)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    num_heads, d_h = check_int("num_heads", num_heads, 1), check_int("d_h", d_h, 1)
     if T < 1:
         raise ValueError("need at least one example (T >= 1)")
     cap = mahdavi_capacity(num_heads, n, d_h)
@@ -193,6 +193,10 @@ def construct(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.Tenso
     the Kruskal-rank condition (Assumption 1, checked on exactly the subsets the proof uses).
     """
     T, n, d, d_o = _check_inputs(contexts, queries, labels, num_heads, d_h)
+    num_heads, d_h, tries = (check_int("num_heads", num_heads, 1), check_int("d_h", d_h, 1),
+                             check_int("tries", tries, 1))
+    if not (isinstance(tol, numbers.Real) and math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     n_prime = min(n, d_h)
     rng = np.random.default_rng(seed)
 
@@ -334,8 +338,8 @@ def random_weight_ranks(contexts: torch.Tensor, queries: torch.Tensor, num_heads
     For each scale and draw, ``W_K, W_Q`` have i.i.d. ``N(0, scale^2/d)`` entries (large scales
     saturate the softmax); returns rows ``{"scale", "draw", "rank"}``.
     """
-    if draws < 1:
-        raise ValueError(f"draws must be >= 1, got {draws}")
+    draws = check_int("draws", draws, 1)
+    num_heads, d_h = check_int("num_heads", num_heads, 1), check_int("d_h", d_h, 1)
     T, n, d = contexts.shape
     g = torch.Generator().manual_seed(seed)
     out = []
@@ -360,6 +364,7 @@ def relu_network_jacobian_rank(contexts: torch.Tensor, queries: torch.Tensor, wi
     is at most ``width (d + 2) + 1`` however many parameters it has: it cannot interpolate more
     than that many generic labels, while the attention layer memorizes ``H(n-1)+1``.
     """
+    width = check_int("width", width, 1)
     T, n, d = contexts.shape
     x = torch.cat([contexts.reshape(T, n * d), queries], dim=1)
     g = torch.Generator().manual_seed(seed)

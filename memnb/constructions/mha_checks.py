@@ -33,6 +33,7 @@ from memnb.constructions.mha import (
 )
 from memnb.models.multi_head import MultiHeadAttention, sinusoidal_encoding
 from memnb.train import TrainConfig, train_members
+from memnb.validation import check_int
 
 __all__ = [
     "claim1_check",
@@ -66,9 +67,8 @@ def theory_dataset(T: int, n: int, d: int, *, d_o: int = 1, shared: bool = False
                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Float64 data for the constructions: uniform contexts (shared or not; rows rescaled to sum
     to ``constant_sum`` if given), uniform queries, Gaussian labels ``[T, d_o]``."""
-    for name, value in (("T", T), ("n", n), ("d", d), ("d_o", d_o)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    T, n, d, d_o = (check_int("T", T, 1), check_int("n", n, 1), check_int("d", d, 1),
+                    check_int("d_o", d_o, 1))
     g = torch.Generator().manual_seed(seed)
     if shared:
         ctx = torch.rand(n, d, generator=g, dtype=torch.float64).expand(T, n, d).clone()
@@ -312,8 +312,7 @@ def proposition4_layer(d: int, *, seed: int = 0, value_out: str = "identity",
     ``"zero"`` gives ``W_V W_O = 0`` (the layer does not mix). Weights in the convention of
     :class:`torch.nn.MultiheadAttention` (``q = x W_Q^T``), float64.
     """
-    if isinstance(d, bool) or not isinstance(d, int) or d < 2:
-        raise ValueError(f"d must be an int >= 2, got {d!r}")
+    d = check_int("d", d, 2)
     factors = {"identity": 1.0, "minus_identity": -1.0, "zero": 0.0}
     if value_out not in factors:
         raise ValueError(f"value_out must be one of {sorted(factors)}, got {value_out!r}")
@@ -357,9 +356,7 @@ def proposition4_data(T: int, n: int, d: int, *, seed: int = 0, break_assumption
     context the sum of the two before it (rank ``n - 1``; needs ``n >= 3``); ``"A3"`` gives all
     examples the same multiset of tokens in different orders, so ``e + mean(E)`` is one vector.
     """
-    for name, value in (("T", T), ("n", n), ("d", d)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    T, n, d = check_int("T", T, 1), check_int("n", n, 1), check_int("d", d, 1)
     if n >= d:
         raise ValueError(f"Proposition 4 needs n < d; got n = {n}, d = {d}")
     g = torch.Generator().manual_seed(seed)

@@ -44,6 +44,7 @@ from memnb.models.multi_head import MultiHeadAttention
 from memnb.papers import mahdavi as paper
 from memnb.sweep import Point, Rows, run_sweep, training_sweep
 from memnb.train import TrainConfig, train_members
+from memnb.validation import check_int
 
 # Official grids (reproduce.sh), from memnb.papers.mahdavi: the paper's values live there only.
 HEADS_FULL = paper.HEADS_GRID
@@ -64,9 +65,8 @@ def make_dataset(T: int, n: int, d: int, *, num_classes: int, shared: bool, seed
     ``num_classes=1`` (regression), uniform ``[0, 1)`` values (``[T, 1]``). Each stream has its own
     generator, so the first ``T`` rows do not depend on how many more are drawn.
     """
-    for name, value in (("T", T), ("n", n), ("d", d), ("num_classes", num_classes)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    T, n, d, num_classes = (check_int("T", T, 1), check_int("n", n, 1), check_int("d", d, 1),
+                            check_int("num_classes", num_classes, 1))
     streams = [np.random.default_rng([seed, k]) for k in range(3)]
     if shared:
         ctx = torch.from_numpy(streams[0].random((n, d))).float().expand(T, n, d)
@@ -83,12 +83,8 @@ def make_dataset(T: int, n: int, d: int, *, num_classes: int, shared: bool, seed
 def official_steps(T: int, min_steps: int, epochs: int = 500, batch: int = 256) -> int:
     """The official step budget ``max(epochs * T // batch, min_steps)`` (App. A, notes §3):
     at least ``epochs`` passes over the ``T`` examples and at least ``min_steps`` steps."""
-    for name, value in (("T", T), ("batch", batch)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    for name, value in (("min_steps", min_steps), ("epochs", epochs)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    T, batch = check_int("T", T, 1), check_int("batch", batch, 1)
+    min_steps, epochs = check_int("min_steps", min_steps, 0), check_int("epochs", epochs, 0)
     steps = max(epochs * T // batch, min_steps)
     if steps < 1:
         raise ValueError("epochs and min_steps give no step at all; raise one of them")

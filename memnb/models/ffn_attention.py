@@ -71,6 +71,9 @@ class FFNAttentionTransformer(nn.Module):
         self.d = _check_int("d", d, 1)
         self.d_ff = _check_int("d_ff", d_ff, 1)
         self.num_heads = _check_int("num_heads", num_heads, 1)
+        if head_dim is None and num_heads > d:
+            raise ValueError(f"num_heads must be <= d = {d} when head_dim is not given (it is "
+                             f"d // num_heads), got {num_heads}")
         self.head_dim = _check_int("head_dim", d // num_heads if head_dim is None else head_dim,
                                    1)
         if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:

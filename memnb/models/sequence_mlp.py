@@ -30,6 +30,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from memnb.models.attention_only import check_tokens
 from memnb.validation import check_int
 
 __all__ = ["SequenceMLP"]
@@ -114,9 +115,7 @@ class SequenceMLP(nn.Module):
 
     def forward(self, tokens: Tensor) -> Tensor:
         """Logits ``[B, C]`` for integer ``tokens`` ``[B, n]`` with entries in ``[0, V)``."""
-        if tokens.dim() != 2 or tokens.shape[1] != self.seq_len:
-            raise ValueError(f"tokens must have shape [batch, {self.seq_len}], "
-                             f"got {tuple(tokens.shape)}")
+        check_tokens(tokens, self.seq_len, self.vocab_size)
         offsets = torch.arange(self.seq_len, device=tokens.device) * self.vocab_size
         h = F.embedding(tokens + offsets, self.W1).sum(dim=1) + self.b1
         h = torch.relu(h) * self.unit_mask
