@@ -292,6 +292,15 @@ def continue_command(name: str, profile: str, provenance: dict[str, Any] | None 
                      *(["--rerun"] if rerun else []), "--time-limit SECONDS"])
 
 
+def points_a_run_would_reuse(name: str, profile: str, provenance: dict[str, Any],
+                             root: Path | None = None) -> int:
+    """The cached point files of ``name`` under ``profile`` that a run of today's code would
+    reuse, for the run recorded in ``provenance`` (on today's grid where that run's profile
+    differs from today's, :func:`cached_point_files`)."""
+    return cached_point_files(name, profile, root,
+                              on_todays_grid=profile_change(provenance) is not None)[1]
+
+
 def data_change_error(name: str, profile: str, data_files: dict[str, str],
                       root: Path | None = None) -> str | None:
     """Why a run of ``name`` under ``profile`` reading dataset files of digests ``data_files``
@@ -312,8 +321,7 @@ def data_change_error(name: str, profile: str, data_files: dict[str, str],
     recorded = provenance.get("data_files")
     if not dataset_files.changed_files(recorded, data_files):
         return None
-    _, current = cached_point_files(name, profile, root,
-                                    on_todays_grid=profile_change(provenance) is not None)
+    current = points_a_run_would_reuse(name, profile, provenance, root)
     if current == 0:
         return None
     return (f"data: {name} ({profile}) was computed from other contents of its dataset files "
@@ -343,8 +351,7 @@ def mixed_device_error(name: str, profile: str, device: str,
     recorded = device_kind(provenance.get("device", "cpu"))
     if recorded == device_kind(device) or provenance.get("code_fingerprint") != todays_code(name):
         return None  # the same arithmetic, or a table of other code (kept aside, not resumed)
-    _, current = cached_point_files(name, profile, root,
-                                    on_todays_grid=profile_change(provenance) is not None)
+    current = points_a_run_would_reuse(name, profile, provenance, root)
     if current == 0:
         return None
     return (f"device: {name} ({profile}) was run on {device_label(provenance)} "
