@@ -83,7 +83,9 @@ def test_the_committed_sweep_is_found_without_positions_and_the_exponent_says_so
                                "the theorem's model")
     fig, caption = ksfig.construction_figure(table, table, "quick")
     plt.close(fig)
-    assert "here without positional encoding, as the theorem's model" in caption
+    assert ("its next-token curves without positional encoding, as the theorem's model as our "
+            "notes recall it ([unverified]); its seq-to-seq curves with positional token IDs"
+            in caption)
     items = {it.item: it for it in load_items(["kajitsuka"])}
     assert "positions to its token IDs" in items["Theorem 4.1"].criterion
 
@@ -116,8 +118,8 @@ def test_theorem_42_and_the_averaging_attention_are_marked_unverified():
     assert "is our notes' reading, *[unverified]*." in text
     assert "\"a single self-attention layer, used as an" not in text
     assert "how a third-party summary describes it" in text
-    assert "constructions have no positional encoding, as the model of Theorem 4.1 (Sec. 1)" \
-        in text
+    assert "constructions have no positional encoding, as the model of Theorem 4.1 as our " \
+        "notes recall\nit (Sec. 1, *[unverified]*)" in text
     items = {it.item: it for it in load_items(["kajitsuka"])}
     assert "[content unverified: our sources give only the title 'Lower bound'" in \
         items["Theorem 4.2"].claim

@@ -483,7 +483,7 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
             {"statement": f"information floor N log2 C <= {weight_bits} P "
                           "(ours; cf. our reading of Remark 4.4)",
              "kind": "forbidden above", "parameters": P, "N": floor, "bits": weight_bits * P},
-            {"statement": "Kajitsuka & Sato Thm 4.1-4.2 / Vardi et al.: P ~ sqrt(N)",
+            {"statement": "Kajitsuka & Sato Thm 4.1 (4.2 [unverified]) / Vardi et al.: P ~ sqrt(N)",
              "kind": "shape only", "parameters": P, "N": float(P) ** 2, "bits": math.nan},
             {"statement": "Park et al.: P ~ N^(2/3)", "kind": "shape only", "parameters": P,
              "N": float(P) ** 1.5, "bits": math.nan},

@@ -2238,8 +2238,10 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             "paper's, has × markers, to tell it from the AoT at the same d. Ours in the right "
             f"panel ({f5}): the line is the median over seeds, the band runs from the lowest "
             "seed to the highest (min–max) and each seed is a faint dot, since the one head + "
-            "MLP's seeds can split far apart (a mean ± std of split seeds lies between them); "
-            "left and middle: the seed mean ± one standard deviation. Unlike the book's "
+            "MLP's seeds can split far apart (a mean ± std of split seeds lies between them; "
+            f"the {f5} verdict reads the seed means, and the medians where the seeds split, so "
+            "its numbers can differ from the drawn medians); left and middle: the seed mean ± "
+            "one standard deviation. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
     text += (f" Verdicts{_verdicts_read_from(verdicts[f] for f in (f1, f2, f5))}: "

@@ -104,9 +104,11 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     thm = card.thm41_verdict(table)
     cor = card.cor41_verdict(table)
     positional = card.sweep_positional(table)
-    built = ("" if positional is None else ", here with positional token IDs: the theorem's "
-             "model has none" if positional else
-             ", here without positional encoding, as the theorem's model")
+    built = ("" if positional is None else ", here with positional token IDs in the "
+             "next-token curves: the theorem's model, as our notes recall it ([unverified]), has "
+             "none" if positional else ", its next-token curves without positional encoding, as "
+             "the theorem's model as our notes recall it ([unverified]); its seq-to-seq curves "
+             "with positional token IDs, w = nz + k, which a label at every token needs")
     caption = (
         "*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper has no "
         f"such figure; the construction is our reconstruction{built}), from {used}.* "

@@ -149,9 +149,10 @@ def encoding_words(table: pd.DataFrame) -> str:
                 "could not be told: no rebuild of its first construction matches it)")
     if positional:
         return ("measured on the construction with positional token IDs (w = nz + k, position "
-                "k added to the token's ID; ours: the theorem's model has no positional "
-                "encoding)")
-    return "measured on the construction without positional encoding, as the theorem's model"
+                "k added to the token's ID; ours: the theorem's model, as our notes recall it "
+                "[unverified], has no positional encoding)")
+    return ("measured on the construction without positional encoding, as the theorem's model "
+            "(as our notes recall it, [unverified])")
 
 
 def thm41_verdict(table: pd.DataFrame) -> Verdict:
