@@ -919,11 +919,18 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     """Run (or resume) ``name`` under ``profile`` and load its committed full-scale run beside it.
 
     The one loader every chapter uses, so that ``PROFILE=full`` behaves the same in all of them.
+    Under ``full``, a complete table of today's code and profile is read, not computed again
+    (:func:`complete_already`: complete runs commit no point cache, so a run would recompute
+    every point), as ``memnb run`` refuses to.
     """
-    fresh = run_experiment(name, profile, device=device, seeds=seeds, root=root)
+    read = profile == "full" and complete_already(name, profile, root) is not None
+    fresh = load(name, profile, root) if read else run_experiment(
+        name, profile, device=device, seeds=seeds, root=root)
+    assert fresh is not None
     cached = None if profile == "full" else load(name, "full", root)
     if profile == "full":
-        note = f"{name}: this is the full-scale run ({fresh.provenance['device_name']})"
+        note = (f"{name}: this is the full-scale run ({device_label(fresh.provenance)}"
+                + (", the committed one, read, not computed again)" if read else ")"))
     elif cached is None:
         note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
     else:

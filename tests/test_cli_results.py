@@ -806,3 +806,21 @@ def test_a_fault_while_computing_is_not_reported_as_bad_input(tmp_path, monkeypa
                        match="tiny.faulty failed while computing its points: N must be <= 40"):
         cli.main(["run", "tiny.faulty", "--profile", "ci"])
     assert not (tmp_path / "ci" / "tiny.faulty.csv").exists()
+
+
+def test_a_full_build_reads_a_complete_committed_table_instead_of_recomputing_it(
+        tmp_path, monkeypatch):
+    """Under PROFILE=full the chapters' loader reads a complete full table of today's code whose
+    points are not cached (as committed), as `memnb run` refuses to recompute it; with the
+    points cached it resumes from them as before."""
+    import shutil
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    full = run_experiment("tiny.slow", "full", root=tmp_path)
+    assert full.complete and len(calls) == 6
+    shutil.rmtree(tmp_path / "full" / ".cache")  # as committed: no point cache
+    calls.clear()
+    shown = results.fresh_and_cached("tiny.slow", "full", root=tmp_path)
+    assert calls == [] and len(shown.fresh) == len(full.table)
+    assert "the committed one, read, not computed again" in shown.note
