@@ -266,15 +266,23 @@ def removed_files(at_start: set[str], at_end: set[str], carried: set[str]) -> li
     return sorted((at_start - at_end) | {r for r in carried if r not in at_end})
 
 
+def _listed_removals(tar: tarfile.TarFile) -> list[str]:
+    """The paths the member :data:`REMOVED_NAME` of an open archive lists (none without it);
+    ``ValueError`` when it is not a list of paths."""
+    if REMOVED_NAME not in tar.getnames():
+        return []
+    source = tar.extractfile(REMOVED_NAME)
+    assert source is not None
+    listed_paths = json.loads(source.read())
+    if not (isinstance(listed_paths, list) and all(isinstance(r, str) for r in listed_paths)):
+        raise ValueError(f"{REMOVED_NAME} is not a list of paths; nothing restored")
+    return listed_paths
+
+
 def removals(archive: Path) -> list[str]:
     """The paths :data:`REMOVED_NAME` of ``archive`` lists (none when it has no such member)."""
     with tarfile.open(archive, "r:gz") as tar:
-        if REMOVED_NAME not in tar.getnames():
-            return []
-        source = tar.extractfile(REMOVED_NAME)
-        assert source is not None
-        listed_paths = json.loads(source.read())
-    return [r for r in listed_paths if isinstance(r, str)] if isinstance(listed_paths, list) else []
+        return _listed_removals(tar)
 
 
 def restore(archive: Path, results: Path) -> tuple[list[str], list[str]]:
@@ -293,15 +301,9 @@ def restore(archive: Path, results: Path) -> tuple[list[str], list[str]]:
             if not member.isfile():
                 raise ValueError(f"archive member {member.name!r} is not a regular file; "
                                  "nothing restored")
-        removed: list[str] = []
-        if REMOVED_NAME in tar.getnames():
-            source = tar.extractfile(REMOVED_NAME)
-            assert source is not None
-            removed = json.loads(source.read())
-            if not (isinstance(removed, list) and all(isinstance(r, str) for r in removed)):
-                raise ValueError(f"{REMOVED_NAME} is not a list of paths; nothing restored")
-            for name in removed:
-                _packed_path(name, results)
+        removed = _listed_removals(tar)
+        for name in removed:
+            _packed_path(name, results)
         written = {m.name for m in members}
         for member in members:
             target = results / member.name
