@@ -364,13 +364,13 @@ def mixed_device_error(name: str, profile: str, device: str,
             f"{device_kind(device)})")
 
 
-def complete_already(name: str, profile: str, root: Path | None = None) -> str | None:
-    """Why ``memnb run`` of ``name`` under the ``full`` profile should not start here, or
-    ``None``: a complete table of today's code and profile is written and none of its points is
-    in the point cache (complete full runs commit none), so the run would compute every point
-    again and, stopped before the end, write a partial table in place of the complete one. Only
-    the ``full`` profile is guarded: a ``quick`` run finds its points cached and rewrites the
-    same table in seconds."""
+def complete_uncached(name: str, profile: str,
+                      root: Path | None = None) -> ExperimentResult | None:
+    """The written ``full`` result of ``name`` when it is complete, of today's code and profile,
+    and none of its points is in the point cache (complete full runs commit none): a run would
+    compute every point again, so it is read instead (:func:`fresh_and_cached`) or refused
+    (:func:`complete_already`). ``None`` otherwise, and for every other profile: a ``quick``
+    run finds its points cached and rewrites the same table in seconds."""
     from memnb.reruns import rerun_reason  # memnb.reruns builds on this module
 
     if profile != "full":
@@ -378,8 +378,17 @@ def complete_already(name: str, profile: str, root: Path | None = None) -> str |
     done = load(name, profile, root)
     if done is None or not done.complete or rerun_reason(name, done.provenance) is not None:
         return None
-    _, current = cached_point_files(name, profile, root)
-    if current:
+    if points_a_run_would_reuse(name, profile, done.provenance, root):
+        return None
+    return done
+
+
+def complete_already(name: str, profile: str, root: Path | None = None) -> str | None:
+    """Why ``memnb run`` of ``name`` under the ``full`` profile should not start here, or
+    ``None``: :func:`complete_uncached` finds the table, so the run would compute every point
+    again and, stopped before the end, write a partial table in place of the complete one."""
+    done = complete_uncached(name, profile, root)
+    if done is None:
         return None
     return (f"{name}: {shown_path(done.csv_path)} is a complete `{profile}` result of today's "
             f"code and profile ({run_label(done.table, done.provenance)}), and its points are "
@@ -920,13 +929,12 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
 
     The one loader every chapter uses, so that ``PROFILE=full`` behaves the same in all of them.
     Under ``full``, a complete table of today's code and profile is read, not computed again
-    (:func:`complete_already`: complete runs commit no point cache, so a run would recompute
+    (:func:`complete_uncached`: complete runs commit no point cache, so a run would recompute
     every point), as ``memnb run`` refuses to.
     """
-    read = profile == "full" and complete_already(name, profile, root) is not None
-    fresh = load(name, profile, root) if read else run_experiment(
-        name, profile, device=device, seeds=seeds, root=root)
-    assert fresh is not None
+    committed = complete_uncached(name, profile, root)
+    read = committed is not None
+    fresh = committed or run_experiment(name, profile, device=device, seeds=seeds, root=root)
     cached = None if profile == "full" else load(name, "full", root)
     if profile == "full":
         note = (f"{name}: this is the full-scale run ({device_label(fresh.provenance)}"
