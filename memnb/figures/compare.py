@@ -549,8 +549,10 @@ def fixed_inputs_words(best: pd.DataFrame, task: dict[str, int]) -> str:
     Gaussian token vectors (``V·d`` numbers, our choice) and parameter-free sinusoidal positions
     that its P leaves out, computed for the MHA's best shapes of ``best`` (their ``d``) with
     ``V`` from ``task``; the AoT's and the FFN-attn-FFN's embeddings are learned and counted."""
+    from memnb.scorecard.compare import shape_params
+
     mha = best[best["architecture"] == "mha"]
-    widths = [dict(kv.split("=") for kv in s.split()).get("d") for s in mha["shape"]]
+    widths = [shape_params(s).get("d") for s in mha["shape"]]
     mha = mha[[w is not None for w in widths]]
     words = ("P counts trainable weights only: the MHA's fixed Gaussian token vectors "
              "(V·d numbers, our choice)")

@@ -139,7 +139,7 @@ def censored_best(table: pd.DataFrame, C: int) -> pd.DataFrame:
     return out
 
 
-def _shape(shape: str) -> dict[str, int]:
+def shape_params(shape: str) -> dict[str, int]:
     """A shape name (``"d=8 d_h=1 H=4"``) as a dict of its integers."""
     return {k: int(v) for k, v in (kv.split("=") for kv in shape.split())}
 
@@ -151,7 +151,7 @@ def mha_value_sizes(task: dict[str, int], shapes: list[str]) -> tuple[list[int],
     that our reconstruction of Mahdavi et al.'s Theorem 1 construction needs with ``d_v ≥ d_o``
     (notes, Step 2). Each as its sorted distinct values over ``shapes``."""
     task = {**{k: task[k] for k in ("V", "n", "C")}, "N_max": 1}
-    built = [exp.build_model("mha", _shape(s), task, seed=0) for s in dict.fromkeys(shapes)]
+    built = [exp.build_model("mha", shape_params(s), task, seed=0) for s in dict.fromkeys(shapes)]
     return (sorted({int(m.d_v) for m in built}), sorted({int(m.d_o) for m in built}))
 
 
@@ -192,7 +192,7 @@ def _value_gap_words(d_v: list[int], d_o: list[int]) -> str:
 
 
 def _guarantee(arch: str, shape: str, n: int) -> int:
-    s = _shape(shape)
+    s = shape_params(shape)
     if arch == "aot":
         return bounds.dana_capacity(s["H"], s["d_h"], s["d"])
     return bounds.mahdavi_capacity(s["H"], n, s["d_h"])
@@ -293,7 +293,7 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
                          + ")")
     outside = pd.Series(False, index=part.index)
     if arch == "aot" and V is not None:
-        outside = pd.Series([_shape(s)["d"] > V for s in part["shape"]], index=part.index)
+        outside = pd.Series([shape_params(s)["d"] > V for s in part["shape"]], index=part.index)
     text = (f"trained capacity vs guarantee over {len(part)} runs: holds at {int(held.sum())}")
     if held.any():
         ratio = part.loc[held, "capacity"] / part.loc[held, "guarantee"]
