@@ -342,6 +342,14 @@ class Step:
 Runner = Callable[[list[str], float], tuple[int, str]]
 
 
+def _checkout_importable() -> None:
+    """Make ``memnb`` importable from this checkout (the script runs as a script, where only
+    ``scripts/`` is on the path); the imports stay inside the functions, since packing and
+    restoring need no torch."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+
+
 def complete_result(name: str, results: Path = RESULTS_FULL) -> bool:
     """Whether ``results`` holds a complete full result of ``name``: its table, and a provenance
     neither marked ``complete: false`` nor computed under an earlier full profile
@@ -349,8 +357,7 @@ def complete_result(name: str, results: Path = RESULTS_FULL) -> bool:
     table, provenance = results / f"{name}.csv", results / f"{name}.json"
     if not (table.exists() and provenance.exists()):
         return False
-    if str(REPO) not in sys.path:  # run as a script: memnb is the checkout's
-        sys.path.insert(0, str(REPO))
+    _checkout_importable()
     from memnb.results import partial_summary  # here: the rest of the script needs no torch
 
     try:
@@ -364,8 +371,7 @@ def other_device_run(name: str, device: str, results: Path = RESULTS_FULL) -> st
     in ``results`` was computed by today's code on another kind of device and its points are
     cached (:func:`memnb.results.mixed_device_error`; e.g. a CPU run continued across
     sessions), so that it is continued there, never in a table of two devices' arithmetic."""
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
+    _checkout_importable()
     from memnb.results import mixed_device_error
 
     return mixed_device_error(name, "full", device, results.parent)
@@ -388,8 +394,7 @@ def rerun_due(name: str, results: Path = RESULTS_FULL) -> str | None:
     provenance = results / f"{name}.json"
     if not provenance.exists():
         return None
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
+    _checkout_importable()
     from memnb.reruns import rerun_reason
 
     try:
@@ -517,8 +522,7 @@ def main(argv: list[str] | None = None) -> int:
                              "committed to data/plans/")
     args = parser.parse_args(argv)
     if args.only:  # checked before any device time is spent
-        if str(REPO) not in sys.path:
-            sys.path.insert(0, str(REPO))
+        _checkout_importable()
         from memnb.experiments.registry import load_all
 
         try:
