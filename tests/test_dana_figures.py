@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from memnb import dana_reading as reading  # noqa: E402
 from memnb import viz  # noqa: E402
 from memnb.experiments import dana  # noqa: E402
 from memnb.figures import dana as figures  # noqa: E402
@@ -292,7 +293,7 @@ def test_exp5_figure_counts_each_models_parameters():
 
 
 def test_exp5_order_compares_with_the_papers_csv():
-    order = figures.exp5_order(_exp5_table(aot=0.6, mlp=0.4))
+    order = reading.exp5_order(_exp5_table(aot=0.6, mlp=0.4))
     row = order.iloc[0]
     assert row["ours_ahead"] == "AoT"
     theirs = paper.exp5()
@@ -310,15 +311,15 @@ def test_exp5_order_reads_split_seeds_on_their_medians():
     table = pd.concat([_exp5_table(aot=0.3, mlp=a).assign(seed=s) for s, a in enumerate(seeds)],
                       ignore_index=True)
     table.loc[table["model"] == "aot", "accuracy"] += 0.001 * table["seed"]
-    row = figures.exp5_order(table).iloc[0]
+    row = reading.exp5_order(table).iloc[0]
     assert row["split"] and row["ours_ahead"] == "MLP" and row["ours_ahead_median"] == "AoT"
     assert row["mlp_median"] == pytest.approx(0.05)
-    read, clause = scorecard_dana.order_reading(figures.exp5_order(table))
+    read, clause = scorecard_dana.order_reading(reading.exp5_order(table))
     assert list(read) == ["AoT"] and "read on the seed medians at d = 10" in clause
     # seeds within the spread: not split, read on the mean, no clause
     close = table.assign(accuracy=table["accuracy"].clip(upper=0.5).clip(lower=0.4))
-    read, clause = scorecard_dana.order_reading(figures.exp5_order(close))
-    assert not figures.exp5_order(close).iloc[0]["split"] and clause == ""
+    read, clause = scorecard_dana.order_reading(reading.exp5_order(close))
+    assert not reading.exp5_order(close).iloc[0]["split"] and clause == ""
 
 
 def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):
@@ -330,7 +331,7 @@ def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):
     # a partial full run holding only the AoT of d = 7: no row for that d, nothing raised
     partial = _exp5_table(aot=0.6, mlp=0.4, d=7).query("model == 'aot'")
     both = pd.concat([partial, _exp5_table(aot=0.6, mlp=0.4)], ignore_index=True)
-    assert list(figures.exp5_order(both)["d"]) == [10]
+    assert list(reading.exp5_order(both)["d"]) == [10]
     fig = figures.exp5_figure(_exp5_table(aot=0.5, mlp=0.45), partial)
     plt.close(fig)
     monkeypatch.setattr(scorecard_dana, "full_run_exists", lambda name: True)
@@ -388,17 +389,17 @@ def test_exp5_level_divides_ours_by_the_papers_csv_at_every_h():
     ref = theirs[(theirs["d"] == 10) & (theirs["model"] == "aot")].set_index("H")["accuracy"]
     table = _exp5_table(aot=0.8 * float(ref[31]), mlp=0.4)
     table.loc[table["H_equiv"] == 1, "accuracy"] = float(ref[1])
-    level = figures.exp5_level(table).iloc[0]
+    level = reading.exp5_level(table).iloc[0]
     assert (level["d"], level["H_min"], level["H_max"]) == (10, 31, 31)
     assert level["ratio_h1"] == pytest.approx(1.0) and level["ratio_max"] == pytest.approx(0.8)
-    text = figures.exp5_level_sentence(table)
+    text = reading.exp5_level_sentence(table)
     assert "d = 10: 1.00 at H = 1, 0.80–0.80 at H = 31..31 (1 seed)" in text
     assert "Below 1 at every H > 1 of all 1 panel" in text
     above = _exp5_table(aot=1.1 * float(ref[31]), mlp=0.4)
-    assert "reaches or passes the paper's at some H > 1 (d = 10)" in figures.exp5_level_sentence(
+    assert "reaches or passes the paper's at some H > 1 (d = 10)" in reading.exp5_level_sentence(
         above)
     other_n = _exp5_table(0.5, 0.4).assign(N=50)  # not the paper's N: nothing to compare
-    assert figures.exp5_level_sentence(other_n) == ""
+    assert reading.exp5_level_sentence(other_n) == ""
 
 
 def test_departures_report_uses_all_eleven_values_of_the_paper():
@@ -561,7 +562,7 @@ def test_differences_say_whether_experiment_5_has_a_partial_full_run():
 def test_accuracy_definitions_note_measures_the_gap_and_names_older_tables():
     from memnb.results import FreshAndCached
 
-    recorded = figures.as_the_paper_reports(pd.DataFrame(
+    recorded = reading.as_the_paper_reports(pd.DataFrame(
         {"d": [7, 10], "model": ["aot", "mlp"], "accuracy": [0.5, 0.8],
          "accuracy_last_batches": [0.49, 0.75]}))
     older = pd.DataFrame({"d": [7], "accuracy": [0.3]})
@@ -587,15 +588,15 @@ def test_the_paper_is_compared_on_the_accuracy_its_code_reports():
     """Rows with the mean of the last batches compare it; rows without it keep the checkpoint's
     accuracy, and the note says which of the two a table holds."""
     recorded = pd.DataFrame({"accuracy": [0.9, 0.5], "accuracy_last_batches": [0.85, 0.45]})
-    shown = figures.as_the_paper_reports(recorded)
+    shown = reading.as_the_paper_reports(recorded)
     assert shown["accuracy"].tolist() == [0.85, 0.45]
     assert shown["accuracy_checkpoint"].tolist() == [0.9, 0.5]
-    assert "last 100 training batches" in figures.reported_accuracy(shown)
+    assert "last 100 training batches" in reading.reported_accuracy(shown)
     older = pd.DataFrame({"accuracy": [0.9]})
-    assert figures.as_the_paper_reports(older).equals(older)
-    assert "best checkpoint" in figures.reported_accuracy(older)
+    assert reading.as_the_paper_reports(older).equals(older)
+    assert "best checkpoint" in reading.reported_accuracy(older)
     mixed = recorded.assign(accuracy_last_batches=[0.85, float("nan")])
-    assert figures.as_the_paper_reports(mixed)["accuracy"].tolist() == [0.9, 0.5]
+    assert reading.as_the_paper_reports(mixed)["accuracy"].tolist() == [0.9, 0.5]
 
 
 def _exp5_rows(models: dict[str, float], d: int = 7, h: int = 31, steps: int = 16384):
@@ -607,7 +608,7 @@ def _exp5_rows(models: dict[str, float], d: int = 7, h: int = 31, steps: int = 1
 def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
     code = _exp5_rows({"aot_code": 0.26, "mlp_code": 0.23, "mlp_code_uncompressed": 0.45})
     eq2 = _exp5_rows({"aot": 0.25, "mlp": 0.53})
-    text = figures.exp5_code_summary(code, eq2)
+    text = reading.exp5_code_summary(code, eq2)
     assert "the code's AoT reaches 0.260 and its one head + MLP 0.230 (AoT ahead)" in text
     # the paper's CSV at d = 7, H = 31: AoT 0.270, MLP 0.239
     assert "the paper's CSV has 0.270 and 0.239 (AoT ahead: ours in the same order)" in text
@@ -617,13 +618,13 @@ def test_exp5_code_summary_reads_the_order_and_the_initialisations_share():
     assert "1 seed of ours" in text
     assert "at the same budget on the same seed (0)" in text
     two = pd.concat([code, code.assign(seed=1)])
-    assert "at the same budget on the same 2 seeds" in figures.exp5_code_summary(two, eq2)
+    assert "at the same budget on the same 2 seeds" in reading.exp5_code_summary(two, eq2)
     # a model outside the two does not give a share of the gap
     beyond = _exp5_rows({"aot_code": 0.26, "mlp_code": 0.23, "mlp_code_uncompressed": 0.9})
-    text = figures.exp5_code_summary(beyond, eq2)
+    text = reading.exp5_code_summary(beyond, eq2)
     assert "reaches 0.900. That lies outside the gap from the code's MLP (0.230)" in text
     assert "the initialisation alone accounts for" not in text
-    assert "Eq. (2)" not in figures.exp5_code_summary(code, None)
+    assert "Eq. (2)" not in reading.exp5_code_summary(code, None)
 
 
 def test_exp5_code_level_says_where_the_codes_aot_meets_the_papers_level():
@@ -635,7 +636,7 @@ def test_exp5_code_level_says_where_the_codes_aot_meets_the_papers_level():
                       _exp5_rows({"aot_code": 0.85 * ref[(10, 31)]}, d=10)])
     eq2 = pd.concat([_exp5_rows({"aot": 0.85 * ref[(7, 31)]}),
                      _exp5_rows({"aot": 0.80 * ref[(10, 31)]}, d=10)])
-    text = figures.exp5_code_level(code, eq2)
+    text = reading.exp5_code_level(code, eq2)
     assert text.startswith("The level, the AoT over the paper's CSV AoT (criterion: within 10%")
     assert ("d = 7: the code's AoT is 0.97–0.97 of the paper's at H = 31..31, within 10% at 1 "
             "of 1 H; eq. (2)'s AoT, same seeds, 0.85–0.85, so the code's is the closer at 1 of "
@@ -644,19 +645,19 @@ def test_exp5_code_level_says_where_the_codes_aot_meets_the_papers_level():
     assert "within 10% at 0 of 1 H" in text
     assert "(the code's model does not account for the whole level)." in text
     # without eq. (2)'s run only the code's level is given; at another N nothing is compared
-    assert "the code's is the closer" not in figures.exp5_code_level(code, None)
-    assert figures.exp5_code_level(code.assign(N=50), eq2) == ""
+    assert "the code's is the closer" not in reading.exp5_code_level(code, None)
+    assert reading.exp5_code_level(code.assign(N=50), eq2) == ""
 
 
 def test_same_budget_keeps_only_rows_trained_like_the_reference():
     code = _exp5_rows({"aot_code": 0.26})
     mixed = pd.concat([_exp5_rows({"aot": 0.25}), _exp5_rows({"aot": 0.1}, steps=1024)])
-    assert figures.same_budget(mixed, code)["accuracy"].tolist() == [0.25]
-    assert figures.same_budget(_exp5_rows({"aot": 0.1}, steps=1024), code) is None
-    assert figures.same_budget(None, code) is None
+    assert reading.same_budget(mixed, code)["accuracy"].tolist() == [0.25]
+    assert reading.same_budget(_exp5_rows({"aot": 0.1}, steps=1024), code) is None
+    assert reading.same_budget(None, code) is None
     # seed for seed: a seed the reference did not run is left out
     two_seeds = pd.concat([_exp5_rows({"aot": 0.25}), _exp5_rows({"aot": 0.3}).assign(seed=1)])
-    assert figures.same_budget(two_seeds, code)["accuracy"].tolist() == [0.25]
+    assert reading.same_budget(two_seeds, code)["accuracy"].tolist() == [0.25]
 
 
 def test_exp5_code_figure_draws_every_model_and_the_paper():
@@ -789,7 +790,7 @@ def test_the_initialisations_share_is_read_from_the_seed_means():
     mlps = (0.523, 0.533, 0.486, 0.297, 0.508)  # the committed d = 7 run, rounded
     eq2 = pd.concat([_exp5_rows({"aot": 0.25, "mlp": m}).assign(seed=s)
                      for s, m in enumerate(mlps)])
-    text = figures.exp5_code_summary(code, eq2)
+    text = reading.exp5_code_summary(code, eq2)
     mean = sum(mlps) / len(mlps)
     share = (0.367 - 0.238) / (mean - 0.238)
     assert f"eq. (2) + MLP's mean over its 5 seeds ({mean:.3f})" in text
@@ -799,38 +800,38 @@ def test_the_initialisations_share_is_read_from_the_seed_means():
             "variant (0.367) lies, so it gives no share)") in text
     # seed 0 alone, as the chapter used to read it: less than half
     assert "reach 0.250 and 0.523 at the same budget on the same seed (0)" in text
-    single = figures.exp5_code_summary(code, eq2[eq2["seed"] == 0])
+    single = reading.exp5_code_summary(code, eq2[eq2["seed"] == 0])
     assert "accounts for 45% (against eq. (2) + MLP's seed mean; less than half of it)" in single
     # eq. (2) + MLP's mean within 0.01 of the code's MLP: no gap to split, but the variant that
     # differs from the code's MLP by its initialisation alone is far from both (the committed
     # d = 10 run): the scale/positions and the initialisation cancel, they do not vanish
-    tie = figures.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]))
+    tie = reading.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]))
     assert "(0.736) lie within 0.01, but not because the differences do not matter" in tie
     assert "move the accuracy by +0.199" in tie and "alone (the code's MLP against the " \
         "variant) by -0.198" in tie
     assert "opposite sign, which cancel against that mean" in tie
     assert "variant's own" not in tie  # no seeds given: nothing to split seed by seed
     # the variant ran seed 0 only: on that seed the two effects do not cancel
-    own = figures.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]),
+    own = reading.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]),
                                        [0])
     assert ("On the variant's own seed 0, where eq. (2) + MLP reaches 0.667, the scale and "
             "positions move it by +0.268 and the initialisation by -0.198: there they do not "
             "cancel (the code's MLP lies +0.070 from eq. (2) + MLP), so the tie is one of the "
             "seed mean, not of every seed") in own
-    both = figures.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]),
+    both = reading.initialisation_share(0.935, 0.737, pd.Series([0.667, 0.805], index=[0, 1]),
                                         [0, 1])
     assert "variant's own" not in both  # the variant ran every seed: the mean is the split
     assert "eq. (2) + MLP's seeds span 0.667–0.805" in tie
     assert "no gap for the initialisation" not in tie
-    still = figures.initialisation_share(0.74, 0.737, pd.Series([0.736], index=[0]))
+    still = reading.initialisation_share(0.74, 0.737, pd.Series([0.736], index=[0]))
     assert "and so does the variant (0.740): neither the initialisation nor" in still
 
 
 def test_exp5_order_counts_a_gap_under_the_tolerance_as_a_tie():
-    order = figures.exp5_order(_exp5_rows({"aot": 0.9992, "mlp": 0.9976}, d=13))
+    order = reading.exp5_order(_exp5_rows({"aot": 0.9992, "mlp": 0.9976}, d=13))
     assert order["ours_ahead"].tolist() == ["tie"] and order["paper_ahead"].tolist() == ["tie"]
     assert figures._reversed(order).empty
-    ahead = figures.exp5_order(_exp5_rows({"aot": 0.94, "mlp": 0.98}, d=13))
+    ahead = reading.exp5_order(_exp5_rows({"aot": 0.94, "mlp": 0.98}, d=13))
     assert ahead["ours_ahead"].tolist() == ["MLP"] and figures._reversed(ahead).empty
     assert "no order in the paper's CSV to compare" in figures._order_cells(ahead)
 

@@ -597,7 +597,7 @@ def test_a_tie_in_the_papers_csv_is_no_order_to_reverse(tmp_path):
 
 
 def figures_exp5_order(table):
-    from memnb.figures.dana import exp5_order
+    from memnb.dana_reading import exp5_order
 
     return exp5_order(table)
 
@@ -932,3 +932,25 @@ def test_the_fig_6_row_reads_its_largest_gap_from_the_committed_run():
         pytest.skip("no committed full run of dana.appendix_layout's Fig. 6")
     d = int(dana_exp.get_params("dana.appendix_layout", "full")["d"])
     assert f"is at d_h = {d} = d, where the code applies no compression" in row.measured
+
+
+def test_the_rows_and_the_reading_module_do_not_import_the_figures():
+    """The scorecard rows read the tables through :mod:`memnb.dana_reading`, which imports
+    neither the figures nor the rows (only the shared criteria): the rows never import
+    :mod:`memnb.figures`, so a change to a figure cannot change a verdict (the figures may
+    import the rows to word their captions)."""
+    import ast
+    from pathlib import Path
+
+    import memnb
+
+    root = Path(memnb.__file__).parent
+    for module, forbidden in (("scorecard/dana.py", ("memnb.figures",)),
+                              ("dana_reading.py", ("memnb.figures", "memnb.scorecard.dana"))):
+        tree = ast.parse((root / module).read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module}
+        imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                     for alias in node.names}
+        bad = sorted(m for m in imported if m.startswith(forbidden))
+        assert not bad, f"{module} imports {bad}"

@@ -637,7 +637,7 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     :func:`as_the_paper_reports`, so they are compared with the paper on the paper's accuracy
     wherever a run recorded it.
     """
-    from memnb.figures.dana import as_the_paper_reports, reported_accuracy
+    from memnb.dana_reading import as_the_paper_reports, reported_accuracy
     from memnb.reruns import compared_column, replacement_difference, rerun_clause
     from memnb.results import (
         FreshAndCached,

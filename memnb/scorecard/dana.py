@@ -13,13 +13,27 @@ command and its cost).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from memnb import bounds, lookup_tables
+from memnb.dana_reading import (
+    ORDER_TIE,
+    SEED_SPLIT,
+    ahead,
+    ahead_words,
+    appendix_full_reading,
+    as_the_paper_reports,
+    exp5_code_summary,
+    exp5_order,
+    full_run_exists,
+    order_words,
+    reported_accuracy,
+    same_budget,
+    seeds_words,
+)
 from memnb.papers import dana as paper
 from memnb.prose import counted
 from memnb.scorecard import criteria
@@ -36,15 +50,6 @@ P = "dana"
 ACC_TOL = 0.05
 #: Relative difference within which a per-head slope counts as the paper's.
 SLOPE_REL_TOL = 0.15
-#: Two accuracies of Experiment 5 (Fig. 3 and App. B's Figs. 7, 10) closer than this are a tie:
-#: neither model is ahead. The paper's CSV at d = 13, H = 31 (AoT 0.9992, MLP 0.9976, both
-#: saturated) is one, not an order our runs could reproduce or reverse.
-ORDER_TIE = 0.01
-#: Spread of one model's seeds (best − worst accuracy at one point) above which its seeds
-#: split (ours): some learn most of the task while others stay near where they started, as our
-#: App. B.1 MLP seeds do (at d = 50, H = 11: 0.974, 0.973 and three near 0.03). A mean over so
-#: split seeds says how many escaped more than how well a typical seed does.
-SEED_SPLIT = 0.5
 #: The rule for split seeds that every Experiment 5 order row states (:func:`order_status`).
 SPLIT_RULE = (f"where either model's seeds split (best − worst seed over {SEED_SPLIT:g}: some "
               "learn the task, some stay near chance) the order of seed means counts the seeds "
@@ -62,8 +67,7 @@ _EXACT = "exact computation in float64 at small size"
 
 def _table(results: ResultSource, name: str) -> pd.DataFrame:
     """``name``'s table with the accuracy the paper reports wherever the run recorded it
-    (:func:`memnb.figures.dana.as_the_paper_reports`)."""
-    from memnb.figures.dana import as_the_paper_reports
+    (:func:`memnb.dana_reading.as_the_paper_reports`)."""
 
     return as_the_paper_reports(results.table(name))
 
@@ -91,7 +95,6 @@ def _common(ours: pd.Series, theirs: pd.Series) -> tuple[np.ndarray, np.ndarray,
 
 def _with_metric(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
     """``verdict`` with the accuracy ``name``'s run compared appended to its measured text."""
-    from memnb.figures.dana import reported_accuracy
 
     return Verdict(verdict.status,
                    f"{verdict.measured}; {reported_accuracy(_table(results, name))}",
@@ -133,28 +136,6 @@ def convex_growth(x: np.ndarray | pd.Series, y: np.ndarray | pd.Series) -> Verdi
                 f"{mono.measured}")
     ok = c2 > 0 and mono.status == "reproduced"
     return Verdict("reproduced" if ok else "differs", measured, {"c2": c2})
-
-
-def ahead(aot: float, mlp: float) -> str:
-    """Which of Experiment 5's two models is ahead: ``"AoT"``, ``"MLP"``, or ``"tie"`` when their
-    accuracies are within :data:`ORDER_TIE`."""
-    if abs(aot - mlp) < ORDER_TIE:
-        return "tie"
-    return "AoT" if aot > mlp else "MLP"
-
-
-def ahead_words(who: str) -> str:
-    """``"AoT ahead"``, ``"MLP ahead"`` or, for a tie (:func:`ahead`), ``"a tie (within …)"``."""
-    return f"a tie (within {ORDER_TIE:g})" if who == "tie" else f"{who} ahead"
-
-
-def order_words(ours: str, theirs: str) -> str:
-    """How our order of two models (:func:`ahead`) stands to the paper's, in words."""
-    if theirs == "tie":
-        return "no order in the paper's CSV to compare"
-    if ours == "tie":
-        return f"ours a tie where the paper has the {theirs} ahead"
-    return "ours in the same order" if ours == theirs else "ours in the reverse order"
 
 
 def plateau_after(x: np.ndarray | pd.Index, y: np.ndarray | pd.Series, knee: float) -> Verdict:
@@ -759,7 +740,6 @@ def fig_2b(results: ResultSource) -> Verdict:
 def paper_exp5_exceptions() -> str:
     """Where the paper's own CSV has one head + MLP ahead of the AoT at its largest H (against
     Sec. 5.2's 'the AoT is better at memorization'), as a clause for a verdict; '' if nowhere."""
-    from memnb.figures.dana import exp5_order
 
     official = paper.exp5()
     # the CSV read as a table of ours: its "ours" columns are then the paper's own values
@@ -782,7 +762,6 @@ def paper_exp5_exceptions() -> str:
                 f"is a tie (no order), and a tie in the paper's CSV is not compared; "
                 f"{SPLIT_RULE}")
 def fig_3(results: ResultSource) -> Verdict:
-    from memnb.figures.dana import exp5_order, seeds_words
 
     table = _table(results, "dana.exp5")
     order = exp5_order(table)
@@ -1121,7 +1100,7 @@ def split_words(r: Any) -> str:
 
 def order_reading(judged: pd.DataFrame) -> tuple[pd.Series, str]:
     """Which model is ahead at each row of an Experiment 5 order (:func:`appendix_exp5_order`,
-    :func:`memnb.figures.dana.exp5_order`) as the rows judge it: by the seed means, except
+    :func:`memnb.dana_reading.exp5_order`) as the rows judge it: by the seed means, except
     where either model's seeds split (:data:`SEED_SPLIT`), there by the seed medians (the
     typical seed); and a clause naming those d with the order of their means ("" when none)."""
     split = judged["split"].astype(bool)
@@ -1262,10 +1241,9 @@ def _with_full_note(results: ResultSource, name: str, figure: str,
 
 def _earlier_full_note(results: ResultSource, name: str, figure: str) -> str:
     """What the committed ``full`` run of ``name`` shows for ``figure``
-    (:func:`memnb.figures.dana.appendix_full_reading`) when it exists, the row did not read
+    (:func:`memnb.dana_reading.appendix_full_reading`) when it exists, the row did not read
     it, and it was computed under an earlier ``full`` profile (:func:`memnb.results.
     profile_change`), as a bracketed clause that says it is not judged; '' otherwise."""
-    from memnb.figures.dana import appendix_full_reading, as_the_paper_reports
     from memnb.results import load, points_ran, profile_change
 
     on_rerun = results.reads_rerun(name)
@@ -1854,7 +1832,6 @@ def which_model_fig_7(results: ResultSource) -> Verdict:
                 f"noise); split seeds as in Fig. 3: {SPLIT_RULE}",
       cost="3 to 4 CPU-hours (d = 7 and 10, one seed)")
 def fig_3_which_model(results: ResultSource) -> Verdict:
-    from memnb.figures.dana import exp5_code_summary, exp5_order, same_budget
 
     code = _table(results, "dana.exp5_code")
     eq2 = same_budget(_table(results, "dana.exp5"), code, same_seeds=False)
@@ -1892,14 +1869,6 @@ def rows(profile: str, items: tuple[str, ...] | None = None) -> dict[str, Row]:
 EARLIER_VERSION_ITEMS: tuple[str, ...] = ("Slides (June 2024): least-squares maps",
                                           "Preprint §6: associative memory")
 EARLIER_VERSIONS = "the June 2024 slides, the September 2024 preprint"
-
-
-def full_run_exists(name: str, root: Path | None = None) -> bool:
-    """Whether the full-scale result of ``name`` is committed in this checkout."""
-    from memnb.results import result_paths
-
-    csv, js = result_paths(name, "full", root)
-    return csv.exists() and js.exists()
 
 
 __all__ = ["ACC_TOL", "EARLIER_VERSIONS", "EARLIER_VERSION_ITEMS", "MIN_APPENDIX_POINTS",
