@@ -488,3 +488,45 @@ def test_the_bounds_sliders_have_a_caption_that_says_they_are_ours_and_untrained
     assert f"$C = {given['C'].default}$" in text and f"$d = {given['d'].default}$" in text
     cells = "".join(_cells().values())
     assert cells.count("ksfig.bounds_slider_caption(") == 2
+
+
+def test_bits_caption_names_the_lowest_ratio_when_it_is_not_monotone():
+    """The ratio to the floor of the committed sweep bottoms out before the largest N: the
+    caption names the lowest value and where it is, computed; "falls from X to Y" is said only
+    of a ratio that never rises."""
+    import numpy as np
+
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    N, ratio = card.floor_ratios(table)
+    low = int(np.argmin(ratio))
+    assert 0 < low < len(ratio) - 1 and ratio[-1] > ratio[low]  # the committed data
+    fig, caption = ksfig.bits_figure(table, table)
+    plt.close(fig)
+    words = (f"falls from {ksfig._ratio_number(ratio[0])} at $N = {int(N[0])}$ to its lowest, "
+             f"{ksfig._ratio_number(ratio[low])} at $N = {int(N[low])}$, then rises to "
+             f"{ksfig._ratio_number(ratio[-1])} at $N = {int(N[-1])}$")
+    assert words in caption and "over the sweep;" not in caption
+    xs = np.array([1.0, 2.0, 3.0, 4.0])
+    assert ksfig._ratio_words(xs, np.array([5.0, 4, 3, 2])) == (
+        "The ratio to the floor falls from 5 at $N = 1$ to 2 at $N = 4$.")
+    assert "does not fall: it rises" in ksfig._ratio_words(xs, np.array([2.0, 3, 4, 5]))
+    bumpy = ksfig._ratio_words(xs, np.array([5.0, 6, 3, 2]))
+    assert "to its lowest, 2 at $N = 4$" in bumpy
+    assert "it rises from 5 at $N = 1$ to 6 at $N = 2$" in bumpy
+
+
+def test_capacity_title_names_the_dotted_line_only_when_one_is_drawn():
+    def title(memorized_at_8: bool) -> str:
+        table = pd.DataFrame([{"dataset": "random", "N": 600, "n": n, "d": 16, "d_ff": 32,
+                               "seed": 0, "blocks": b,
+                               "accuracy": 1.0 if b and (n == 2 or memorized_at_8) else 0.9}
+                              for n in (2, 8) for b in (0, 1)])
+        fig, _ = ksfig.capacity_figure(table, None, "quick", by="n")
+        dotted = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == ":"]
+        text = fig.axes[0].get_title()
+        plt.close(fig)
+        assert bool(dotted) == (not memorized_at_8)
+        return text
+
+    assert title(True) == "capacity"
+    assert title(False) == "capacity (dotted line: no tried depth memorized)"

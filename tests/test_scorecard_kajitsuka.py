@@ -238,7 +238,44 @@ def test_overhead_verdict_both_ways():
     assert card.overhead_verdict(_sweep_with_counts()).status == "reproduced"  # 10 N log2 N
     flat = _sweep_with_counts().assign(total_weight_bits=lambda t: 1e6 + 300 * t["N"])
     v = card.overhead_verdict(flat)  # fixed cost + 300 bits a sequence: no log N growth
-    assert v.status == "differs" and v.values["ratio_slope"] < 0
+    assert v.status == "differs" and v.values["ratio_slope"] < 0 and not v.values["undecided"]
+    # a marginal overhead that falls with log N: an interval below 0 excludes growth
+    falling = _sweep_with_counts().assign(
+        total_weight_bits=lambda t: 1e6 + t["N"] * (400 - 10 * np.log2(t["N"])))
+    v = card.overhead_verdict(falling)
+    assert v.status == "differs" and v.values["slope_high"] < 0
+    assert card.OVERHEAD_UNDECIDED not in v.measured
+
+
+def test_an_overhead_slope_that_cannot_decide_is_a_trend_not_differs():
+    """A slope interval containing both 0 and positive slopes cannot tell log N growth from
+    none: ``trend`` (not decided), with the reason, as the criterion says; the committed sweep
+    is such a fit (its interval contains 0 and positive slopes)."""
+    from memnb.figures.kajitsuka import overhead_markdown
+    from memnb.scorecard.core import load_items
+
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    v = card.overhead_verdict(table)
+    low, high = v.values["slope_low"], v.values["slope_high"]
+    assert low <= 0 < high and v.values["r2"] < 0.9
+    assert v.status == "trend" and v.values["undecided"]
+    assert card.OVERHEAD_UNDECIDED in v.measured
+    assert card.remark44_overhead_verdict(table).status == "trend"
+    text = overhead_markdown(table)
+    assert "**Verdict: trend**" in text and "the fit cannot tell a $\\log N$ growth" in text
+    assert "does not grow like" not in text and "The overhead grows like" not in text
+    # a marginal overhead that zig-zags around 330 bits: no slope decided, so trend
+    N = np.array([100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000], dtype=float)
+    marginal = np.array([330, 300, 360, 310, 350, 300, 340, 320], dtype=float)
+    bits = 1e6 + np.concatenate([[0.0], np.cumsum(np.diff(N) * marginal)]) + 330 * N[0]
+    zigzag = pd.DataFrame({"sweep": "N", "task": "next_token", "N": N, "n": 8, "C": 2,
+                           "num_parameters": 1e5, "total_weight_bits": bits})
+    w = card.overhead_verdict(zigzag)
+    assert w.values["slope_low"] < 0 < w.values["slope_high"]
+    assert w.status == "trend" and card.OVERHEAD_UNDECIDED in w.measured
+    criterion = {i.item: i for i in load_items(["kajitsuka"])}[
+        "Remark 4.4, overhead ∝ log N"].criterion
+    assert "gives `trend` (not decided), not `differs`" in criterion
 
 
 def test_lower_bound_rows_on_the_committed_sweep():
@@ -369,7 +406,8 @@ def test_claims_attribute_necessity_and_the_curves_trend_correctly():
     items = {i.item: i for i in load_items(["kajitsuka"])}
     cor = items["Corollary 4.1"].claim
     assert "further theorem of the paper (number not in our sources)" in cor
-    for fig in ("Fig. 1", "Fig. 2", "Fig. 4", "Fig. 5", "Random data, loss (ICLR version)"):
+    for fig in ("Fig. 1", "Fig. 2", "Fig. 4", "Fig. 5", "Random data, loss (ICLR version)",
+                "Fig. 7"):
         assert "our expectation" in items[fig].claim and "unverified" in items[fig].claim
         assert "trend from the caption" not in items[fig].claim
 
@@ -688,3 +726,21 @@ def test_theorem_41_states_why_it_is_not_capped_and_remark_41_reads_the_chapter_
     assert tokens.shape == (300, 8) and card.chapter_example()[0] is net
     assert "the chapter's 300 random sequences" in items["Remark 4.1"].evidence
     assert "the chapter's 300 random sequences" in items["Definition 4.1"].evidence
+
+
+def test_fig7_claim_is_counted_among_the_expectation_rows():
+    """Fig. 7's caption (seed 000) states no trend: the √N growth its row tests is our
+    expectation, marked so, and the chapter's scorecard header counts it with the others."""
+    from memnb.scorecard.core import Row, load_items
+    from memnb.scorecard.render import EXPECTATION_MARK, summary_sentence
+
+    items = {i.item: i for i in load_items(["kajitsuka"])}
+    assert EXPECTATION_MARK in items["Fig. 7"].claim
+    assert "caption states no trend" in items["Fig. 7"].claim
+    marked = [name for name, i in items.items() if not i.ours and EXPECTATION_MARK in i.claim]
+    assert "Fig. 7" in marked and "Sweep over n (ICLR version)" in marked
+    rows = [Row(paper="kajitsuka", item=name, claim=i.claim, criterion=i.criterion,
+                status="trend", measured="m", evidence="e") for name, i in items.items()
+            if not i.ours]
+    assert f"({len(marked)} rows of them on claims marked as our expectation" in \
+        summary_sentence(rows)

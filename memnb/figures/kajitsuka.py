@@ -185,22 +185,49 @@ def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
                + " largest weight has "
                f"{int(nt['max_weight_bits'].iloc[0])} bits at $N = {int(nt['N'].iloc[0])}$ and "
                f"{int(nt['max_weight_bits'].iloc[-1])} at $N = {int(nt['N'].iloc[-1])}$. "
-               f"Remark 4.4 row: {_verdict(v)}. {_ratio_words(v)}")
+               f"Remark 4.4 row: {_verdict(v)}. "
+               f"{_ratio_words(*card.floor_ratios(table, C))} {_ASYMPTOTIC}")
     return fig, caption
 
 
-def _ratio_words(v: Verdict) -> str:
-    """Whether the ratio total bits / (N log₂C) of :func:`memnb.scorecard.kajitsuka.bits_verdict`
-    falls or rises from the first N to the last, in words."""
-    first, last = v.values["ratio_first"], v.values["ratio_last"]
-    if last < first:
-        return (f"The ratio to the floor falls from {first:.3g} to {last:.3g} over the sweep; "
-                + _ASYMPTOTIC)
-    return (f"The ratio to the floor does not fall over the sweep ({first:.3g} to {last:.3g}); "
-            + _ASYMPTOTIC)
+def _ratio_number(x: float) -> str:
+    """A ratio to the floor as the bits caption writes it: ``1,100``, ``323``, ``2.5``."""
+    return f"{x:,.0f}" if abs(x) >= 10 else f"{x:.3g}"
 
 
-_ASYMPTOTIC = ("our reading of the remark, Θ̃(N) (its text is not in our sources), is "
+def _ratio_words(N: np.ndarray, ratio: np.ndarray) -> str:
+    """How the ratio total bits / (N log₂C) (:func:`memnb.scorecard.kajitsuka.floor_ratios`)
+    moves over the sweep's sizes ``N``, in words: it falls from the first N to the last when it
+    never rises; it rises (never falls) from the first to the last; or, when it is not
+    monotone, from its first value to its lowest and where that is, then to its last, with
+    the steps between sizes where it goes against that path named, each with both values."""
+    def at(i: int) -> str:
+        return f"{_ratio_number(ratio[i])} at $N = {int(N[i])}$"
+
+    steps = np.diff(ratio)
+    last, low = len(ratio) - 1, int(np.argmin(ratio))
+    if (steps <= 0).all():
+        return f"The ratio to the floor falls from {at(0)} to {at(last)}."
+    if (steps >= 0).all():
+        return f"The ratio to the floor does not fall: it rises from {at(0)} to {at(last)}."
+    # against the path "down to the lowest value, then up": a rise before it, a fall after it
+    against = [i for i, s in enumerate(steps) if (s > 0 if i < low else s < 0)]
+    if low == 0:
+        path = f"does not fall below its first value, {at(0)}; it ends at {at(last)}"
+    elif low == last:
+        path = f"falls from {at(0)} to its lowest, {at(last)}, not monotonically"
+    else:
+        path = (f"falls from {at(0)} to its lowest, {at(low)}, then "
+                + (f"rises to {at(last)}" if ratio[last] > ratio[low] else
+                   f"ends at {at(last)}"))
+    if against:
+        path += " (on the way " + "; ".join(
+            f"it {'rises' if steps[i] > 0 else 'falls'} from {at(i)} to {at(i + 1)}"
+            for i in against) + ")"
+    return f"The ratio to the floor {path}."
+
+
+_ASYMPTOTIC = ("Our reading of the remark, Θ̃(N) (its text is not in our sources), is "
                "asymptotic, so a ratio at finite $N$ does not test it.")
 
 
@@ -574,9 +601,26 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
 
 def overhead_markdown(table: pd.DataFrame) -> str:
     """Remark 4.4's log N overhead, fitted on the construction sweep (scorecard row
-    "Remark 4.4, overhead ∝ log N"), as one Markdown paragraph."""
+    "Remark 4.4, overhead ∝ log N"), as one Markdown paragraph: what the marginal overhead is,
+    the row's verdict, and in words whether the overhead grows like log N over the sweep, does
+    not, or whether the fit cannot decide (a slope interval containing both 0 and positive
+    slopes, :data:`memnb.scorecard.kajitsuka.OVERHEAD_UNDECIDED`: ``trend``)."""
     v = card.remark44_overhead_verdict(table)
-    grows = v.status != "differs"
+    undecided = bool(v.values.get("undecided"))
+    if undecided:
+        said = (" (the criterion asks for $R^2 \\ge 0.9$ and a slope above zero; a slope "
+                "interval that contains both zero and positive slopes is not decided, `trend`): "
+                "over the sizes of the sweep the fit cannot tell a $\\log N$ growth of the "
+                "marginal overhead from none; FFN₁'s growth and FFN₂'s lower-order terms still "
+                "weigh on the differences up to its largest $N$.")
+    elif v.status != "differs":
+        said = ". The overhead grows like $\\log N$ over the sweep."
+    else:
+        said = (" (the criterion asks for $R^2 \\ge 0.9$ and a slope above zero): over the "
+                "sizes of the sweep the marginal overhead does not grow like $\\log N$; a "
+                "$\\log N$ growth, if the construction has one, is not visible up to its "
+                "largest $N$, where FFN₁'s growth and FFN₂'s lower-order terms still weigh on "
+                "the differences: this does not show that it has none.")
     return ("*Overhead over the information floor (ours: our expectation for our construction, "
             "a row of ours in the scorecard; Remark 4.4's Θ̃(N) bits, as we read it, do not "
             "require it).* The marginal "
@@ -586,12 +630,7 @@ def overhead_markdown(table: pd.DataFrame) -> str:
             "like $\\log N$ "
             "means this marginal overhead is linear in $\\log_2 N$ with a positive slope. "
             f"Measured on the construction sweep: {v.measured}. **Verdict: {v.status}**"
-            + (". The overhead grows like $\\log N$ over the sweep." if grows else
-               " (the criterion asks for $R^2 \\ge 0.9$ and a slope above zero): over the "
-               "sizes of the sweep the marginal overhead does not grow like $\\log N$; a "
-               "$\\log N$ growth, if the construction has one, is not visible up to its "
-               "largest $N$, where FFN₁'s growth and FFN₂'s lower-order terms still weigh on the "
-               "differences: this does not show that it has none."))
+            + said)
 
 
 # ---------------------------------------------------------------------- training experiments
@@ -711,7 +750,9 @@ def _worse_than_one_block(curves: pd.DataFrame) -> str:
 def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
                     by: str = "N", partial: str | None = None) -> tuple[plt.Figure, str]:
     """Fig. 7 (``by="N"``) or the ICLR sweep over n (``by="n"``): the smallest #blocks reaching
-    100 % (left) and the whole per-depth search (right: final accuracy against #blocks).
+    100 % (left; a vertical dotted line, named in the panel's title only when one is drawn,
+    marks a size that no tried depth memorized) and the whole per-depth search (right: final
+    accuracy against #blocks).
     ``partial`` says what a partial full-scale run ``cached`` holds; one that has not reached
     two sizes at any width is stated in the caption and the figure shows ``fresh``
     (:func:`capacity_shown`)."""
@@ -727,6 +768,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     # widths drawn slightly apart along x, so that a width's point is not hidden under another's
     span = float(np.ptp(np.asarray(sorted(table[by].unique()), dtype=float))) or 1.0
     apart = {d: (i - (len(ds) - 1) / 2) for i, d in enumerate(ds)}
+    unmemorized = False  # a vertical dotted line drawn: a size no tried depth memorized
     for i, d in enumerate(ds):
         part = cap[cap["d"] == d] if "d" in cap else cap
         mean = part.groupby(by)["min_blocks"].mean()
@@ -739,10 +781,12 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                      + ("mean over seeds; dots: seeds)" if seeds > 1 else "one seed)"))
         for x in mean[mean.isna()].index:
             axes[0].axvline(x, color=color, ls=":", lw=1)
+            unmemorized = True
     xlabel = "N (training sequences)" if by == "N" else "n (sequence length, tokens)"
     top = int(table["blocks"].max())
     axes[0].set(xlabel=xlabel, ylabel="smallest #blocks at 100 % train acc.",
-                ylim=(-0.3, top + 0.3), title="capacity (dotted line: no tried depth memorized)")
+                ylim=(-0.3, top + 0.3), title="capacity" + (
+                    " (dotted line: no tried depth memorized)" if unmemorized else ""))
     axes[0].legend(**_BELOW, ncol=1)
     depth = depth_table(table, by)
     values = sorted(depth[by].unique())
