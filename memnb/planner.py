@@ -32,6 +32,7 @@ import copy
 import dataclasses
 import functools
 import math
+import os
 import re
 import sys
 import tempfile
@@ -154,13 +155,104 @@ def _signature(members: Sequence[torch.nn.Module], inputs: Any, targets: torch.T
             bool(kwargs.get("per_member_data")), tuple(kwargs.get("constant_inputs", ())))
 
 
+#: The share of this device's memory one calibrated training step may take
+#: (:func:`memory_bytes`). A step estimated above it is timed on fewer members and scaled
+#: (:class:`_Calibration`): on the 24 GB CPU, one step of a Kajitsuka & Sato training group
+#: (50 members on the whole training set) needs about 32 GB, and calibrating it was killed.
+CALIBRATION_MEMORY_SHARE = 0.5
+
+
+def memory_bytes(device: str) -> int:
+    """The memory of ``device``: the GPU's (``cuda``) or this machine's physical memory, capped
+    by the process's control-group limit where one is set (``cpu``)."""
+    if torch.device(device).type == "cuda":
+        return int(torch.cuda.get_device_properties(torch.device(device)).total_memory)
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    with suppress(OSError, ValueError):
+        total = min(total, int(Path("/sys/fs/cgroup/memory.max").read_text().strip()))
+    return int(total)
+
+
+def step_memory_bytes(members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,
+                      config: Any, *, per_member_data: bool = False,
+                      constant_inputs: Sequence[int] = (), **_: Any) -> float:
+    """Estimated peak memory of one training step of all ``members`` together: the tensors
+    autograd saves for the backward pass of one member's step (counted with
+    :func:`torch.autograd.graph.saved_tensors_hooks` on the first member and its data), twice
+    (the backward pass holds gradients of about the same size; on a Kajitsuka & Sato group
+    measured peaks were 1.5-1.9x the saved tensors), plus parameters, gradients and Adam's two
+    moments, times the number of members."""
+    from memnb import train
+
+    device = torch.device(config.device)
+    tensors = inputs if isinstance(inputs, tuple) else (inputs,)
+    first_inputs = tuple(x[:1] for x in tensors) if per_member_data else tensors
+    first_targets = targets[:1] if per_member_data else targets
+    data = train._TrainingData(first_inputs if isinstance(inputs, tuple) else first_inputs[0],
+                               first_targets, 1, device, sample_mask=None,
+                               per_member_data=per_member_data,
+                               constant_inputs=constant_inputs, loss=config.loss)
+    storages: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    _, params, buffers, forward_all = train._stack(members[:1], data, config.seed)
+    batch = data.full_batch() if config.batch_size is None else train._MiniBatches(
+        data, config.batch_size, config.seed).next()
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        train._gradients(forward_all, params, buffers, batch, config.loss)
+    weights = sum(p.numel() * p.element_size() for p in params.values())
+    return float(len(members) * (2 * sum(storages.values()) + 4 * weights))
+
+
+def _first_members(count: int, members: Sequence[torch.nn.Module], inputs: Any,
+                   targets: torch.Tensor, kwargs: dict[str, Any]
+                   ) -> tuple[Sequence[torch.nn.Module], Any, torch.Tensor, dict[str, Any]]:
+    """The first ``count`` members of a training call with their own data (with
+    ``per_member_data``, every input, targets and the sample mask have one row per member)."""
+    if not kwargs.get("per_member_data"):
+        return members[:count], inputs, targets, kwargs
+    cut = {k: (v[:count] if k == "sample_mask" and v is not None else v)
+           for k, v in kwargs.items()}
+    sliced = (tuple(x[:count] for x in inputs) if isinstance(inputs, tuple)
+              else inputs[:count])
+    return members[:count], sliced, targets[:count], cut
+
+
+def _all_members(result: Any, count: int) -> Any:
+    """A training result of the first members of a call repeated to ``count`` members (member
+    ``i`` takes member ``i mod k``'s numbers), so code after the call sees one per member."""
+    k = len(result.accuracy)
+    index = torch.arange(count) % k
+    history = result.history
+    if history is not None and len(history):
+        history = pd.concat([history[history["member"] == i % k].assign(member=i)
+                             for i in range(count)], ignore_index=True)
+    return dataclasses.replace(
+        result, best_loss=result.best_loss[index], accuracy=result.accuracy[index],
+        final_loss=result.final_loss[index], final_accuracy=result.final_accuracy[index],
+        steps_run=result.steps_run[index], history=history,
+        last_batches_accuracy=(None if result.last_batches_accuracy is None
+                               else result.last_batches_accuracy[index]))
+
+
 @dataclass
 class _Calibration:
     """Replaces ``train_members`` while a group is calibrated: each call is measured by
-    :func:`memnb.train.measure_step` (once per distinct shape) instead of being trained."""
+    :func:`memnb.train.measure_step` (once per distinct shape) instead of being trained.
+
+    A call whose step would take more than :data:`CALIBRATION_MEMORY_SHARE` of ``budget``
+    (:func:`step_memory_bytes`) is timed on as many of its first members as fit and scaled
+    linearly to all of them (FLOPs are counted per member and scale exactly; time per member
+    is taken as constant, which packing on a GPU makes an overestimate); ``reduced`` records
+    each such call as (members, members timed, estimated bytes)."""
 
     memo: dict[tuple, tuple[StepCost, Any]]
+    budget: float = math.inf
     calls: list[_Call] = field(default_factory=list)
+    reduced: list[tuple[int, int, float]] = field(default_factory=list)
     measuring_s: float = 0.0
 
     def __call__(self, members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,
@@ -168,8 +260,26 @@ class _Calibration:
         started = time.perf_counter()
         key = _signature(members, inputs, targets, config, kwargs)
         if key not in self.memo:
-            self.memo[key] = measure_step(members, inputs, targets, config, **kwargs)
+            count, need = len(members), 0.0
+            if math.isfinite(self.budget):
+                need = step_memory_bytes(members, inputs, targets, config, **kwargs)
+                if need > CALIBRATION_MEMORY_SHARE * self.budget:
+                    count = max(1, int(len(members) * CALIBRATION_MEMORY_SHARE * self.budget
+                                       / need))
+            timed, timed_inputs, timed_targets, timed_kwargs = _first_members(
+                count, members, inputs, targets, kwargs)
+            cost, untrained = measure_step(timed, timed_inputs, timed_targets, config,
+                                           **timed_kwargs)
+            if count < len(members):
+                scale = len(members) / count
+                cost = StepCost(cost.step_s * scale, cost.eval_s * scale,
+                                cost.step_flops * scale, cost.eval_flops * scale)
+                untrained = _all_members(untrained, len(members))
+                self.memo[("reduced", key)] = (len(members), count, need)
+            self.memo[key] = (cost, untrained)
         cost, untrained = self.memo[key]
+        if ("reduced", key) in self.memo:
+            self.reduced.append(self.memo[("reduced", key)])
         self.calls.append(_Call(len(members), config.steps,
                                 math.ceil(config.steps / config.eval_every) + 1, cost))
         self.measuring_s += time.perf_counter() - started
@@ -239,10 +349,12 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
                               "trains nothing (not calibrated)", *_recorded(name, profile))
     module = sys.modules[unwrap(captured.evaluate).__module__]
     per_group: dict[int, tuple[float, float, float]] = {}
+    reduced: list[tuple[int, int, float]] = []
+    budget = memory_bytes(device)
     for index in _spread(len(groups))[:calibrate]:
         group_key = (module.__name__, tuple(sweep.point_key(p) for p in groups[index]))
         if group_key not in memo:
-            calibration = _Calibration(memo)
+            calibration = _Calibration(memo, budget=budget)
             t0 = time.perf_counter()
             with mock.patch.object(module, "train_members", calibration):
                 captured.evaluate(groups[index])
@@ -250,16 +362,36 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
             memo[group_key] = (sum(c.members * c.steps for c in calibration.calls),
                                sum(c.flops for c in calibration.calls),
                                overhead + sum(c.wall_s for c in calibration.calls))
+            memo[("reduced", group_key)] = calibration.reduced
         per_group[index] = memo[group_key]
+        reduced += memo[("reduced", group_key)]
     totals = [_interpolated_total([len(g) for g in groups], per_group, column)
               for column in range(3)]
     note = "" if len(per_group) == len(groups) else "others interpolated per point"
     if search_rounds(name, profile) > 1:
         note = "; ".join(filter(None, [note, ADAPTIVE_NOTE]))
+    note = "; ".join(filter(None, [note, memory_note(reduced, budget)]))
     memo[grid_key] = ExperimentPlan(name, exp.paper_figure, runs, len(groups), len(per_group),
                                     totals[0], totals[1], totals[2], note,
                                     *_recorded(name, profile))
     return memo[grid_key]
+
+
+def memory_note(reduced: Sequence[tuple[int, int, float]], budget: float) -> str:
+    """The note of a plan row some of whose training calls were timed on fewer members
+    (:class:`_Calibration`'s ``reduced``: members, members timed, estimated bytes of a step),
+    naming the largest; '' when none was. A step over the whole ``budget`` does not fit on
+    this device at all, and the note says so."""
+    if not reduced:
+        return ""
+    members, timed, need = max(reduced, key=lambda r: r[2])
+    gib = 2**30
+    fits = ("more than this device's" if need > budget else
+            f"over {CALIBRATION_MEMORY_SHARE:.0%} of this device's")
+    return (f"memory: a training step of {members} members needs about {need / gib:.0f} GiB "
+            f"(estimated), {fits} {budget / gib:.0f} GiB, so it was timed on {timed} of them "
+            "and scaled linearly" + ("; the run itself would not fit here" if need > budget
+                                     else ""))
 
 
 #: The note of a plan row whose experiment is an adaptive search (:func:`search_rounds` > 1):

@@ -437,3 +437,38 @@ def test_the_plan_script_refuses_bad_arguments_with_a_message(args, said, capsys
     with pytest.raises(SystemExit) as stop:
         script.main(args)
     assert stop.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_a_step_estimated_over_the_memory_share_is_timed_on_fewer_members(monkeypatch,
+                                                                          tiny_classifier):
+    """A training call whose step would not fit in half of the device's memory is timed on its
+    first members and scaled: FLOPs are counted per member, so they come out the same as from
+    all members; the row's note says what was done; the code after the call still gets one
+    result per member (the tiny experiment reads every member's accuracy)."""
+    _tiny_training_experiment(monkeypatch, tiny_classifier)
+    whole = planner.plan_experiment("tiny.plan", "full", calibrate=3)
+    assert "memory" not in whole.note
+    need = planner.step_memory_bytes([tiny_classifier(5, 32, 3)] * 2, torch.randn(20, 5),
+                                     torch.randint(3, (20,)), TrainConfig(steps=1))
+    # room for one member's step, not two: each call of two members is timed on one
+    monkeypatch.setattr(planner, "memory_bytes", lambda device: 0.9 * need)
+    row = planner.plan_experiment("tiny.plan", "full", calibrate=3)
+    assert row.flops == pytest.approx(whole.flops, rel=1e-12)
+    assert row.model_steps == whole.model_steps
+    assert "memory: a training step of 2 members needs about" in row.note
+    assert "timed on 1 of them and scaled linearly" in row.note
+    assert "the run itself would not fit here" in row.note
+
+
+def test_the_step_memory_estimate_counts_saved_activations_per_member(tiny_classifier):
+    """The estimate grows with the members and the rows of a step, and holds at least the
+    hidden activations autograd saves (rows x width float32 numbers per member)."""
+    x, y = torch.randn(64, 5), torch.randint(3, (64,))
+    config = TrainConfig(steps=1)
+    one = planner.step_memory_bytes([tiny_classifier(5, 256, 3)], x, y, config)
+    four = planner.step_memory_bytes([tiny_classifier(5, 256, 3)] * 4, x, y, config)
+    assert four == pytest.approx(4 * one)
+    assert one >= 64 * 256 * 4
+    bigger = planner.step_memory_bytes([tiny_classifier(5, 256, 3)], torch.randn(640, 5),
+                                       torch.randint(3, (640,)), config)
+    assert bigger > 5 * one
