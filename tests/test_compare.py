@@ -618,5 +618,47 @@ def test_the_lower_bound_row_is_marked_unverified():
     assert "the scope \"any Transformer\" included" in cells[0]
     assert "\"optimal up to logarithmic factors\"" in cells[0]
     assert cells[1] == "any Transformer *[unverified]*"
-    assert cells[3].endswith("*[unverified]*")
+    assert cells[2] == "not in our notes"
+    assert cells[4].endswith("*[unverified]*")
     assert "one flagged *[unverified]* is recalled" in text
+
+
+def _symbol_table_rows() -> dict[str, list[str]]:
+    """The rows of the compare chapter's symbol table (Section 1), keyed by their first cell's
+    start, each as its list of cells."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    start = text.index("| statement | architecture | conditions | says | form |")
+    lines = text[start:].split("\n\n")[0].splitlines()
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines[2:]]
+    assert all(len(r) == 5 for r in rows)
+    return {r[0][:30]: r for r in rows}
+
+
+def test_every_statement_of_the_symbol_table_states_its_conditions():
+    """Finding of the review: only Mahdavi et al.'s row gave its assumptions. Every row now has a
+    conditions cell, taken from our notes with their marks (or, for earlier work the notes do not
+    cover, from its abstract), and Dana et al.'s row names the distinct-last-token condition that
+    the "Dana et al. Thm 1 vs training" scorecard row reads as d <= V."""
+    rows = _symbol_table_rows()
+    assert len(rows) == 9 and all(r[2] for r in rows.values())
+    dana = rows["Dana et al. Thm 1, Cor. 1"][2]
+    assert dana.startswith("$d_h \\le d$;") and "their Assumption 2" in dana
+    assert "at least $d$ distinct last tokens" in dana and "so $d \\le V$" in dana
+    assert "(ours: a gap in the proof that the Dana chapter finds)" in dana
+    mahdavi = rows["Mahdavi et al. Thm 1 *[summary"]
+    assert "Kruskal rank" in mahdavi[2] and "$d_v \\ge d_o$ *[reconstruction]*" in mahdavi[2]
+    assert mahdavi[3] == "memorizes (guarantee)"
+    kajitsuka = rows["Kajitsuka & Sato Thm 4.1"]
+    assert "hardmax attention and no positional encoding *[unverified]*" in kajitsuka[1]
+    assert "FFN–attention–FFN is the shape of its construction as we read it (ours)" in kajitsuka[1]
+    assert "$(r,\\delta)$-separated inputs" in kajitsuka[2]
+    assert "its definition *[unverified]*" in kajitsuka[2]
+    assert "share a label *[unverified]*" in kajitsuka[2]
+    assert "$n, C, r\\delta^{-1} = N^{O(1)}$ (quoted;" in kajitsuka[2]
+    assert rows["{cite:t}`park2021`"][2].startswith("separated inputs")
+    assert rows["{cite:t}`vardi2022`"][2].startswith("separated inputs")
+    assert rows["{cite:t}`vardi2022`"][2].endswith("*[unverified]*")
