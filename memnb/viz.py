@@ -622,7 +622,7 @@ def frame_slider(
     *,
     initial: Any = None,
     value_format: str | Callable[[Any], str] | None = None,
-    dpi: float = 80,
+    dpi: float = 100,
     max_bytes: int = 1_000_000,
     alt: str | None = None,
 ) -> SliderHTML:
@@ -738,7 +738,7 @@ def slider(
     live: bool | None = None,
     initial: Any = None,
     value_format: str | Callable[[Any], str] | None = None,
-    dpi: float = 80,
+    dpi: float = 100,
 ) -> Any:
     """A slider over ``values`` showing ``fn(value)`` (a Figure or PNG bytes) for each value.
 

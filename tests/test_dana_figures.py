@@ -224,6 +224,59 @@ def test_slider_frames_name_their_setting_and_have_a_caption():
         figures.slider_caption(exp2, "d")
 
 
+def _frame_legend(fig):
+    """The labels of a frame's figure legend and its font size (the legend is below the axes,
+    in the figure, not on them)."""
+    assert fig.axes[0].get_legend() is None, "the legend must not sit on the data"
+    (legend,) = fig.legends
+    return [t.get_text() for t in legend.get_texts()], legend.get_texts()[0].get_fontsize()
+
+
+def test_slider_frames_draw_the_papers_csv_beside_ours_at_the_papers_setting():
+    """Both sliders show the paper's official CSV (Experiment 1 at d = d_h = 13, Experiment 2)
+    as hollow diamonds with a legend entry, and the title gives its value at the chosen x
+    beside ours; the legend is below the axes in a readable size."""
+    exp2 = pd.DataFrame([{"model": "aot", "N": 50, "T0": 2500, "H": 20, "d": 10, "d_h": dh,
+                          "seed": 0, "accuracy": 0.05 * dh} for dh in range(1, 11)])
+    theirs2 = dict(zip(paper.exp2()["d_h"], paper.exp2()["accuracy"], strict=True))
+    fig = figures.head_dim_frame(exp2, 1)
+    title = fig.axes[0].get_title()
+    assert f"measured 0.050, paper's CSV {theirs2[1]:.3f}, Cor. 2 bound" in title
+    labels, size = _frame_legend(fig)
+    assert "paper (official CSV)" in labels and size >= 8
+    (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "paper (official CSV)"]
+    assert list(line.get_xdata()) == list(range(1, 11))
+    assert list(line.get_ydata()) == pytest.approx([theirs2[k] for k in range(1, 11)])
+    plt.close(fig)
+    assert "official Data_exp_2.csv (hollow diamonds)" in figures.slider_caption(exp2, "head_dim")
+
+    table = _exp1_table([6, 13], lambda d: 2e-4 * d * d)
+    theirs1 = paper.exp1(13).set_index("H")["accuracy"]
+    fig = figures.heads_frame(table, 21, 13)
+    assert f"paper's CSV {theirs1[21]:.3f}" in fig.axes[0].get_title()
+    labels, size = _frame_legend(fig)
+    assert "paper (official CSV)" in labels and size >= 8
+    plt.close(fig)
+    assert "official Data_exp_1_13.csv" in figures.slider_caption(table, "heads")
+
+
+def test_slider_frames_leave_the_paper_out_off_its_setting():
+    """A run at another N (or another d, H) is not compared with the paper's CSV: no paper
+    markers, no paper value in the title, and the caption says why."""
+    table = _exp1_table([6, 13], lambda d: 2e-4 * d * d, n=12)
+    fig = figures.heads_frame(table, 21, 13)
+    labels, _ = _frame_legend(fig)
+    assert "paper (official CSV)" not in labels and "paper's CSV" not in fig.axes[0].get_title()
+    plt.close(fig)
+    assert "not at the paper's setting" in figures.slider_caption(table, "heads")
+    exp2 = pd.DataFrame([{"model": "aot", "N": 50, "T0": 2500, "H": 8, "d": 10, "d_h": dh,
+                          "seed": 0, "accuracy": 0.05 * dh} for dh in range(1, 4)])
+    fig = figures.head_dim_frame(exp2, 2)
+    assert "paper's CSV" not in fig.axes[0].get_title()
+    plt.close(fig)
+    assert "not at the paper's setting" in figures.slider_caption(exp2, "head_dim")
+
+
 def test_the_dana_chapter_displays_every_caption_it_builds():
     """A caption built in a code cell but not as its last expression is dropped by Jupyter
     (the Propositions 2/3 figure lost its caption that way): every call that returns one

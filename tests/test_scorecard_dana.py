@@ -954,3 +954,11 @@ def test_the_rows_and_the_reading_module_do_not_import_the_figures():
                      for alias in node.names}
         bad = sorted(m for m in imported if m.startswith(forbidden))
         assert not bad, f"{module} imports {bad}"
+
+
+def test_no_row_shows_tex_braces_as_text(empty_rows):
+    """Scorecard cells are escaped HTML, not Markdown: ``t_{1:S}`` or ``σ^{3/2}`` would show
+    their braces, so claims and criteria write sub- and superscripts without TeX braces."""
+    for item, row in empty_rows.items():
+        for field in (row.claim, row.criterion):
+            assert not re.search(r"[_^]\{", field), (item, field)

@@ -439,40 +439,71 @@ def slope_report(table: pd.DataFrame, n: int, d_h: int) -> dict[str, float]:
     return {"slope": slope, "bound_slope": bound_slope, "ratio": slope / bound_slope}
 
 
+def _frame_paper(table: pd.DataFrame, x: str) -> dict[int, float] | None:
+    """The paper's accuracy along a slider's ``x``, read from the official CSV, as ``{x:
+    accuracy}``: Experiment 1 (``x = "H"``, Fig. 1a; ``table`` holds one d = d_h, which the paper
+    ran at d = 3..13) or Experiment 2 (``x = "d_h"``, Fig. 1b). None where ``table`` was not run
+    at the paper's setting (N = 50; for Experiment 2 also d = 10 and H = 20), as in the static
+    figures."""
+    if x == "H":
+        d, d_h = int(table["d"].iloc[0]), int(table["d_h"].iloc[0])
+        if not (paper_setting(table, N=50) and d == d_h and 3 <= d <= 13):
+            return None
+        return {int(k): float(v) for k, v in _paper_xy(paper.exp1(d), "H").items()}
+    if x == "d_h":
+        if not paper_setting(table, N=50, d=10, H=20):
+            return None
+        return {int(k): float(v) for k, v in _paper_xy(paper.exp2(), "d_h").items()}
+    raise ValueError(f"x must be 'H' or 'd_h'; got {x!r}")
+
+
 def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
                      setting: str) -> plt.Figure:
-    """One slider frame: accuracy against ``x`` with the bounds, the point ``x = value``
-    highlighted (round: measured; diamond: Cor. 2's bound there); ``setting`` (the fixed
-    N, d, ...) heads the title. Rows hold H, d_h, d, N, T0."""
+    """One slider frame: accuracy against ``x`` with the bounds and, where ``table`` was run at
+    the paper's setting (:func:`_frame_paper`), the paper's official CSV values (hollow
+    diamonds), the point ``x = value`` highlighted (round: measured; large hollow diamond: the
+    paper's; filled diamond: Cor. 2's bound there); ``setting`` (the fixed N, d, ...) heads
+    the title, which gives the three values. Legend below the axes. Rows hold H, d_h, d, N,
+    T0."""
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
-    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     viz.plot_ours(ax, table, x, "accuracy")
     grid = table.groupby(x)[["H", "d_h", "d"]].first().sort_index()
     xs = grid.index.to_numpy()
     _bounds(ax, xs, grid["H"] * grid["d_h"] + grid["d"], grid["H"] * (grid["d_h"] - 1) + 1,
             n, t0)
+    official = _frame_paper(table, x)
+    if official is not None:
+        viz.plot_paper(ax, official, x, "accuracy", label="paper (official CSV)")
     ours = table[table[x] == value]["accuracy"].mean()
     row = grid.loc[value]
     bound = float(_phi(np.array(row["H"] * row["d_h"] + row["d"]), n, t0))
     ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
     ax.plot([value], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
-    ax.set_title(f"{setting}, {x} = {value}: measured {ours:.3f}, Cor. 2 bound {bound:.3f}",
-                 fontsize=9)
+    theirs = "" if official is None or value not in official else \
+        f", paper's CSV {official[value]:.3f}"
+    if theirs:
+        ax.plot([value], [official[value]], "D", color=viz.PALETTE["paper"], markersize=11,
+                markerfacecolor="none", markeredgewidth=2)
+    ax.set_title(f"{setting}, {x} = {value}: measured {ours:.3f}{theirs}, Cor. 2 bound "
+                 f"{bound:.3f}", fontsize=9.5)
     ax.set(xlabel=xlabel, ylabel=_ACC, ylim=(0, 1.05))
-    ax.legend(fontsize=6, loc="upper left")
+    _legend_below(fig, [ax], fontsize=8.5)
     return fig
 
 
 def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
     """Slider frame over H (Experiment 1 at embedding dimension ``d`` = d_h, one panel of
-    Fig. 1a), H = ``h`` highlighted."""
+    Fig. 1a), H = ``h`` highlighted, beside the paper's CSV at that d (Data_exp_1_d.csv) where
+    the run is at the paper's setting."""
     part = table[table["d"] == d]
     return _highlight_frame(part, "H", h, "number of heads H",
                             f"N = {int(part['N'].iloc[0])}, d = d_h = {d}")
 
 
 def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
-    """Slider frame over d_h (Experiment 2, Fig. 1b), ``d_h`` highlighted."""
+    """Slider frame over d_h (Experiment 2, Fig. 1b), ``d_h`` highlighted, beside the paper's
+    CSV (Data_exp_2.csv) where the run is at the paper's setting."""
     return _highlight_frame(table, "d_h", d_h, "head dimension d_h",
                             f"N = {int(table['N'].iloc[0])}, d = {int(table['d'].iloc[0])}, "
                             f"H = {int(table['H'].iloc[0])}")
@@ -481,26 +512,40 @@ def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
 def slider_caption(table: pd.DataFrame, kind: str) -> str:
     """The caption of a Sec. 6 slider, from the drawn table: ``kind`` ``"heads"`` (Experiment 1
     at its largest d, :func:`heads_frame`) or ``"head_dim"`` (Experiment 2,
-    :func:`head_dim_frame`): what each frame plots, at which fixed setting, and over which
-    values the slider moves."""
+    :func:`head_dim_frame`): what each frame plots, at which fixed setting, over which values
+    the slider moves, and whether the paper's official CSV is drawn beside ours (only where the
+    table was run at the paper's setting)."""
     n = int(table["N"].iloc[0])
     if kind == "heads":
         d = int(table["d"].max())
-        hs = sorted(int(h) for h in table[table["d"] == d]["H"].unique())
+        part = table[table["d"] == d]
+        hs = sorted(int(h) for h in part["H"].unique())
         what = (f"Experiment 1, the panel d = d_h = {d} of Fig. 1a (the largest d drawn), N = "
                 f"{n}: accuracy against the number of heads H, the slider choosing H among "
                 f"{', '.join(map(str, hs))}")
+        drawn_x, x, csv = part, "H", f"Data_exp_1_{d}.csv"
     elif kind == "head_dim":
         dhs = sorted(int(v) for v in table["d_h"].unique())
         what = (f"Experiment 2 (Fig. 1b), N = {n}, d = {int(table['d'].iloc[0])}, H = "
                 f"{int(table['H'].iloc[0])}: accuracy against the head dimension d_h, the slider "
                 f"choosing d_h among {', '.join(map(str, dhs))}")
+        drawn_x, x, csv = table, "d_h", "Data_exp_2.csv"
     else:
         raise ValueError(f"kind must be 'heads' or 'head_dim'; got {kind!r}")
-    return (f"{what}. Each frame draws our seed-averaged curve, Corollary 2's bound φ(H·d_h + d) "
-            "and the previous bound φ(H(d_h − 1) + 1) (dashed); the round marker is our "
-            "accuracy at the chosen value, the diamond the bound there, and the title gives "
-            "both.")
+    official = _frame_paper(drawn_x, x)
+    drawn = "Each frame draws our seed-averaged curve"
+    if official is None:
+        return (f"{what}. {drawn}, Corollary 2's bound φ(H·d_h + d) and the previous bound "
+                "φ(H(d_h − 1) + 1) (dashed); the round marker is our accuracy at the chosen "
+                "value, the diamond the bound there, and the title gives both. The paper's "
+                "values are not drawn: this run is not at the paper's setting.")
+    missing = sorted(int(v) for v in drawn_x[x].unique() if int(v) not in official)
+    gap = (f" (it has no value at {x} = {', '.join(map(str, missing))})" if missing else "")
+    return (f"{what}. {drawn}, the paper's accuracies from the official {csv} (hollow "
+            f"diamonds){gap}, Corollary 2's bound φ(H·d_h + d) and the previous bound "
+            "φ(H(d_h − 1) + 1) (dashed); at the chosen value the round marker is our accuracy, "
+            "the large hollow diamond the paper's, the filled diamond the bound, and the title "
+            "gives all three.")
 
 
 def bound_check(table: pd.DataFrame, x: str | list[str]) -> dict[str, Any]:
@@ -582,14 +627,15 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
     return folded_report(head, parts, verdicts)
 
 
-def _legend_below(fig: plt.Figure, axes: Any) -> None:
-    """One legend under all panels, one entry per label (panels repeat the same curves)."""
+def _legend_below(fig: plt.Figure, axes: Any, fontsize: float = 7.5) -> None:
+    """One legend under all panels, one entry per label (panels repeat the same curves), in
+    ``fontsize`` points (the static figures' 7.5; the slider frames, drawn smaller, larger)."""
     handles: dict[str, Any] = {}
     for ax in np.ravel(axes):
         for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(name, handle)
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2,
-               fontsize=7.5)
+               fontsize=fontsize)
 
 
 _LAYOUT_COLORS = {"aot": viz.PALETTE["ours"], "aot_code": "#009E73",

@@ -227,7 +227,7 @@ ASSUMPTION1_TASKS: tuple[tuple[int, int, int], ...] = ((50, 2, 10_000), (10, 2, 
 
 
 @item(P, "Assumption 1",
-      claim="the association task: every context t_{1:S} has one next token of probability 1 "
+      claim="the association task: every context t_1…t_S has one next token of probability 1 "
             "(conditionals of entropy 0), the setting of Sec. 5's experiments and Corollary 2",
       criterion="in the training samples our association tasks draw (memnb.data.synthetic."
                 "association_task, data seed 2222, at Fig. 1a's N = 50 and Fig. 4's N = 10, "
@@ -259,8 +259,8 @@ def assumption_1(results: ResultSource) -> Verdict:
 
 
 @item(P, "Assumption 2",
-      claim="full support: π(t_{S+1} | t_{1:S}) ≠ 0 for every context and token, the setting of "
-            "Theorem 1, Lemma 1 and the distribution case",
+      claim="full support: π(t′ | t_1…t_S) ≠ 0 for every context t_1…t_S and next token t′, "
+            "the setting of Theorem 1, Lemma 1 and the distribution case",
       criterion="every conditional our distribution-case rows use is > 0 everywhere in float64: "
                 "Theorem 1's (memnb.constructions.aot_distribution.full_support_task at the "
                 "chapter's sizes), Theorem 2's (low-entropy conditionals, N = 50) and "
@@ -291,7 +291,7 @@ DEFINITION1_MODELS: tuple[tuple[str, str, dict[str, int]], ...] = (
 
 
 @item(P, "Definition 1",
-      claim="the sequence encoders L(N, S, d) = {W E(t) : W ∈ R^{N×d}, E : [N]^S → R^d} hold "
+      claim="the sequence encoders L(N, S, d) = {W E(t) : W ∈ R^(N×d), E : [N]^S → R^d} hold "
             "every Transformer of embedding dimension d, with any number of MLP or attention "
             "layers (Sec. 3)",
       criterion="the logit matrix over all N^S contexts of a random AoT + MLP and of 3-layer "
@@ -558,7 +558,7 @@ def lemma_3(results: ResultSource) -> Verdict:
 
 @item(P, "Theorem 2",
       claim="a JL look-up table reaches KL ≤ E[(1 − π(g|t))·(1 + 2C + C d_TV(π̃_t, π_unif))/"
-            "(1 − 2C)·log((N − 1)/(e^{−H(π_t)} − 1))], C = √(32 log(N + 1)/d), with H(π) = "
+            "(1 − 2C)·log((N − 1)/(exp(−H(π_t)) − 1))], C = √(32 log(N + 1)/d), with H(π) = "
             "Σ π log π (the paper's sign: its uniform case is −log N), π̃_t the conditional "
             "π_t restricted to the tokens other than g(t) and renormalised, π_unif uniform on "
             "those N − 1 tokens",
@@ -586,8 +586,9 @@ def theorem_2(results: ResultSource) -> Verdict:
 
 @item(P, "Definition 2",
       claim="π is polynomially approximable when some sequence encoders f_δ and constants "
-            "c > 0, α ≥ 1 give c δ^α ≤ log(π(t_{S+1} | t_{1:S}) / softmax(f_δ(t_{1:S}))_{t_{S+1}}) "
-            "≤ δ wherever π > 0 (eq. (15), App. A.4)",
+            "c > 0, α ≥ 1 give c δ^α ≤ log(π(t′ | t) / softmax(f_δ(t))[t′]) ≤ δ for every "
+            "context t = t_1…t_S and next token t′ where π(t′ | t) > 0, softmax(·)[t′] the "
+            "probability it gives t′ (eq. (15), App. A.4)",
       criterion="none: a definition with constants it does not give; Theorem 3's and Lemma "
                 "4's rows are where it is used")
 def definition_2(results: ResultSource) -> Verdict:
@@ -1352,9 +1353,9 @@ def table_1(results: ResultSource) -> Verdict:
 
 @item(P, "Slides (June 2024): least-squares maps",
       claim="f_ls and f_wls, the least-squares and weighted least-squares sequence encoders of "
-            "the talk slides, reach KL ≤ N‖π‖²_∞σ²_{d+1} + (N‖π‖_∞)^{3/2}σ³_{d+1} (and the "
+            "the talk slides, reach KL ≤ N‖π‖_∞²·σ_(d+1)² + (N‖π‖_∞)^(3/2)·σ_(d+1)³ (and the "
             "weighted analogue); the slides do not define the symbols: σ_j the j-th singular "
-            "value of L − E[L] (L = log π), ‖π‖_∞ the largest and ‖π‖_{−∞} the smallest "
+            "value of L − E[L] (L = log π), ‖π‖_∞ the largest and ‖π‖_−∞ the smallest "
             "probability are our notes' reading [reconstruction]",
       criterion="both bounds ≥ the KL the maps reach on near-rank-d distributions "
                 "(memnb.scorecard.dana_theory)", evidence=_EXACT)
