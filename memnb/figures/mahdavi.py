@@ -936,7 +936,9 @@ def full_or_fresh(result: Any, profile: str) -> tuple[pd.DataFrame, str]:
 def dinov2_discussion(result: Any, profile: str) -> str:
     """Sec. 4.4 against the data: which assumption each layer passes, and whether DINOv2 (ours)
     agrees with the paper's account (A3 at the embedding layer, hence A1 after one attention
-    layer by Proposition 4). Says that DINOv2 was not run when its rows are absent."""
+    layer by Proposition 4), with the trained embedding layer's A3 test redone in float64 where
+    it fails in float32 (:func:`memnb.scorecard.mahdavi.dinov2_float64_for`). Says that DINOv2
+    was not run when its rows are absent."""
     table, used = full_or_fresh(result, profile)
     layers = assumptions_by_layer(table)
     lines = [f"Assumptions per layer in the `{used}` Table 1 run "
@@ -958,17 +960,23 @@ def dinov2_discussion(result: Any, profile: str) -> str:
                   f"{why}. Nothing is concluded about trained embeddings here."]
         return "\n".join(lines)
     emb_a3 = by["status_assumption3"].get("embedding", "not tested")
-    statuses, verdict = sc.dinov2_verdict(table)
+    trained64 = sc.dinov2_float64_for(table)
+    statuses, verdict = sc.dinov2_verdict(table, trained64)
+    redone = ("" if trained64 is None else
+              f" (in float64, ours: {statuses['l0_a3_float64']})")
     lines += ["", f"Sec. 4.4 and 5.1 report Assumption 3 at a *randomly initialised* "
               f"embedding layer (ours here: {emb_a3}) and Assumption 1 after the first block of "
               f"the trained ViT. DINOv2's trained embedding layer, tested in float32 as every "
-              f"layer of Table 1: A1 {statuses['l0_a1']}, A3 {statuses['l0_a3']}; its first "
-              f"block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}. Verdict (ours, from the "
-              f"`{used}` table): DINOv2 {verdict}."]
+              f"layer of Table 1: A1 {statuses['l0_a1']}, A3 {statuses['l0_a3']}{redone}; its "
+              f"first block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}. Verdict (ours, "
+              f"from the `{used}` table): DINOv2 {verdict}."]
+    if trained64 is not None:
+        lines[-1] += " " + _capital(sc.float64_text(trained64, table)) + "."
     if statuses["l0_a3"] == "fail":
         controls = sc.embedding_controls(_dinov2_images(table))
-        lines[-1] += (" Whether training causes that failure: "
-                      + sc.embedding_control_text(controls, table, detail=False) + ".")
+        lines[-1] += (" Whether training causes the failure in float32: "
+                      + sc.embedding_control_text(controls, table, detail=False,
+                                                  trained64=trained64) + ".")
     return "\n".join(lines)
 
 
@@ -988,8 +996,10 @@ def embedding_control_markdown(result: Any, profile: str) -> str:
     """The untrained-embedding control (ours, :mod:`memnb.embedding_control`) as a table: for
     each geometry of Table 1, Assumption 3 on an untrained embedding in float32 and in float64
     on the same draws, beside Table 1's float32 cell of the same geometry (the trained DINOv2
-    embedding layer; the randomly initialised ViT-B/16 embedding layer). Reads the table
-    :func:`full_or_fresh` picks, on the same image pool; says so when the images are absent."""
+    embedding layer, with the same draws redone in float64 where it fails in float32,
+    :func:`memnb.scorecard.mahdavi.dinov2_float64_for`; the randomly initialised ViT-B/16
+    embedding layer). Reads the table :func:`full_or_fresh` picks, on the same image pool; says
+    so when the images are absent."""
     table, used = full_or_fresh(result, profile)
     images = _dinov2_images(table)
     controls = sc.embedding_controls(images)
@@ -999,16 +1009,21 @@ def embedding_control_markdown(result: Any, profile: str) -> str:
     beside = {14: ("dinov2_vits14_l0", "DINOv2-small embedding layer, trained"),
               16: ("embedding", "ViT-B/16 embedding layer, random weights")}
 
+    trained64 = sc.dinov2_float64_for(table)
+
+    def cell(test: Any) -> str:
+        return f"{test.pass_fraction:.4g} (ranks {sc.rank_range(test.min_rank, test.max_rank)})"
+
     def table1_cell(patch: int) -> str:
         rep, label = beside[patch]
         if (rep, "assumption3") not in rows.index:
             return "not in this table"
         r = rows.loc[(rep, "assumption3")]
-        return (f"{label}: {r['ours']:.4g} "
+        text = (f"{label}: {r['ours']:.4g} "
                 f"(ranks {sc.rank_range(int(r['min_rank']), int(r['max_rank']))})")
-
-    def cell(test: Any) -> str:
-        return f"{test.pass_fraction:.4g} (ranks {sc.rank_range(test.min_rank, test.max_rank)})"
+        if patch == 14 and trained64 is not None:
+            text += f"; the same draws in float64 (ours): {cell(trained64.float64)}"
+        return text
 
     pool = int(table["T"].dropna().max())
     header = ["geometry", "k = n, d", "untrained, float32: pass fraction (ranks)",
@@ -1180,14 +1195,14 @@ def _searched_text(table: pd.DataFrame) -> str:
 #: takes them from the official code's ``reproduce.sh``.
 PAPER_SIZES_SOURCE = ("App. H calls each size \"around\" the largest its model memorized "
                       "perfectly, but the numbers are stripped from our text of App. H: these "
-                      "are the sizes of the official code's reproduce.sh "
+                      "are the sizes of the official code's `reproduce.sh` "
                       "(memnb.papers.mahdavi).")
 
 
 def _paper_sizes_text(table: pd.DataFrame) -> str:
     """Our training accuracy at the paper's sizes, where a run tried them (a finding of ours
     when it is below 100 %: App. H calls them about the largest its models memorized; the values
-    come from the official reproduce.sh)."""
+    come from the official ``reproduce.sh``)."""
     parts = []
     for h, t in paper.SATURATION_CONFIGS.value:
         at = table[(table["H"] == h) & (table["T"] == t)]
@@ -1199,7 +1214,7 @@ def _paper_sizes_text(table: pd.DataFrame) -> str:
     if not parts or all(kept == ran for *_, kept, ran in parts):
         return ""
     return ("At the paper's sizes (about the largest its models memorized perfectly, by App. H; "
-            "the values from the official reproduce.sh), our training with the official settings "
+            "the values from the official `reproduce.sh`), our training with the official settings "
             "did not memorize every example "
             "in every seed (" + "; ".join(_paper_size_outcome(*part) for part in parts)
             + "; a finding of ours about the paper's sizes). ")
