@@ -2,17 +2,25 @@
 
     memnb list
     memnb run dana.exp1 --profile quick [--device cpu|cuda] [--seeds K] [--executor dask://HOST:PORT]
-              [--time-limit SECONDS] [--rerun]
+              [--time-limit SECONDS] [--rerun] [--traceback]
     memnb scorecard [--profile full|quick|ci] [--paper dana] [--json]
     memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments (or a missing dataset,
-or a complete ``full`` result of today's code already written, which it would only recompute:
-:func:`memnb.results.complete_already`), 1 with a traceback when the experiment fails while
-computing (:class:`memnb.results.ExperimentFailed`), and 3 when it
-stopped at its ``--time-limit`` or on a first Ctrl-C or SIGTERM (every finished point is cached,
-a running training group pauses with its state saved, and the table and provenance are written
-as a partial run; rerun the same command to continue).
+a dataset file whose rows its loader would drop, a ``MEMNB_DATA_DIR`` that is not a folder, or
+a complete ``full`` result of today's code already written, which it would only recompute:
+:func:`memnb.results.complete_already`), 1 when the experiment fails while computing
+(:class:`memnb.results.ExperimentFailed`), and 3 when it stopped at its ``--time-limit`` or on a
+first Ctrl-C or SIGTERM (every finished point is cached, a running training group pauses with
+its state saved under the point cache's ``paused/`` folder, and the table and provenance are
+written as a partial run; rerun the same command to continue). A second Ctrl-C stops at once
+and exits with 130 (a second SIGTERM with 143), saying that the finished points are cached.
+
+Errors are one line on stderr, ``memnb <command>: error: ...``, started on a line of their own
+when a progress bar is open (:func:`error_line`). A failure while computing prints its traceback
+only with ``--traceback`` (a user's mistake and a fault of the code read alike: one line saying
+what failed, and a flag for the developer who needs the frames); the one-line summary comes last
+either way.
 ``--rerun`` recomputes a committed result of earlier code or profile beside it
 (:mod:`memnb.reruns`), which stays in place until the rerun is complete.
 """
@@ -21,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from memnb.profiles import PROFILES
@@ -30,6 +40,30 @@ from memnb.profiles import PROFILES
 PARTIAL = 3
 """Exit code of ``memnb run`` when it stopped at its time limit, or on request, with part of the
 grid done."""
+
+FAILED = 1
+"""Exit code of ``memnb run`` when the experiment failed while computing its points."""
+
+INTERRUPTED = 130
+"""Exit code of ``memnb run`` stopped at once by a second Ctrl-C (128 + SIGINT, as a shell
+reports it); a second SIGTERM exits with 143 (128 + SIGTERM)."""
+
+
+def bar_open() -> bool:
+    """Whether a progress bar (tqdm) is open and drawn: its line on stderr, a terminal or a log
+    file, then ends without a newline."""
+    from tqdm import tqdm
+
+    return any(not getattr(bar, "disable", True) for bar in list(getattr(tqdm, "_instances", ())))
+
+
+def error_line(command: str, kind: str, message: str) -> None:
+    """Print ``memnb <command>: <kind>: <message>`` to stderr on a line of its own: a newline
+    comes first while a progress bar is open (:func:`bar_open`; a run stopped by an error leaves
+    its bars open until they are collected), so the message does not follow the bar's text."""
+    if bar_open():
+        print(file=sys.stderr)
+    print(f"memnb {command}: {kind}: {message}", file=sys.stderr, flush=True)
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -50,27 +84,56 @@ _STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its n
                 "once; the cached points and the last saved state are kept either way)")
 
 
+_AT_ONCE = ("stopped at once ({signal}): every finished point is cached and the last saved "
+            "training state kept, but this call wrote no table or provenance; rerun the same "
+            "command to continue")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from memnb import resume
+    from memnb.progress import bar_disabled
     from memnb.reruns import rerun_experiment
-    from memnb.results import TimeLimitReached, complete_already, run_experiment, shown_path
+    from memnb.results import (
+        ExperimentFailed,
+        TimeLimitReached,
+        complete_already,
+        run_experiment,
+        shown_path,
+    )
 
     runner = rerun_experiment if args.rerun else run_experiment
     done = None if args.rerun else complete_already(args.experiment, args.profile)
     if done is not None:
-        print(f"memnb run: error: {done}", file=sys.stderr)
+        error_line("run", "error", done)
         return 2
     try:
-        with resume.stop_on_signals(notice=_STOP_NOTICE):
+        # a first signal comes while the bars are drawn: its notice on a line of its own
+        notice = ("" if bar_disabled(True) else "\n") + _STOP_NOTICE
+        with resume.stop_on_signals(notice=notice):
             result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
                             executor=args.executor, time_limit_s=args.time_limit,
                             clock_start=args.started)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
-        print(f"memnb run: error: {err}", file=sys.stderr)
+        error_line("run", "error", str(err))
         return 2
+    except ExperimentFailed as err:  # a fault of the code or of its data, while computing
+        if args.traceback:
+            traceback.print_exc()
+        error_line("run", "error", str(err) + ("" if args.traceback else
+                                               " (rerun with --traceback to see where)"))
+        return FAILED
     except TimeLimitReached as err:
-        print(f"memnb run: partial: {err}", file=sys.stderr)
+        error_line("run", "partial", str(err))
+        _print_paused_notice(err.cache_dir)
         return PARTIAL
+    except KeyboardInterrupt:  # a second Ctrl-C (memnb.resume.stop_on_signals)
+        error_line("run", "interrupted", _AT_ONCE.format(signal="second Ctrl-C"))
+        return INTERRUPTED
+    except SystemExit as err:  # a second SIGTERM exits with 128 + SIGTERM
+        if err.code != 128 + signal.SIGTERM:
+            raise
+        error_line("run", "interrupted", _AT_ONCE.format(signal="second SIGTERM"))
+        return int(err.code)
     print(f"{len(result.table)} rows written to {result.csv_path}")
     print(f"provenance written to {result.provenance_path}")
     if not result.complete:
@@ -78,16 +141,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"memnb run: partial: stopped {prov['stopped']} with {prov['points_done']} of "
               f"{prov['points_done'] + prov['points_missing']} points; every finished point is "
               "cached: rerun the same command to continue", file=sys.stderr)
+        cache = result.csv_path.parent / ".cache" / args.experiment
         if args.profile == "full":  # a run that spans sessions resumes from what is committed
-            cache = result.csv_path.parent / ".cache" / args.experiment
             print("memnb run: to continue it from another checkout, commit the table, its "
                   f"provenance and its point cache: git add -f {shown_path(cache)}/*.json",
                   file=sys.stderr)
-            notice = paused_notice(cache)
-            if notice:
-                print(f"memnb run: {notice}", file=sys.stderr)
+        _print_paused_notice(cache)
         return PARTIAL
     return 0
+
+
+def _print_paused_notice(cache: Path | None) -> None:
+    """Print :func:`paused_notice` of the point cache ``cache`` to stderr, if it has one."""
+    notice = None if cache is None else paused_notice(cache)
+    if notice:
+        print(f"memnb run: {notice}", file=sys.stderr)
 
 
 def paused_notice(cache: Path) -> str | None:
@@ -116,7 +184,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         chosen = {} if args.calibrate is None else {"calibrate": args.calibrate}
         table = plan(args.target, args.profile, device=args.device, **chosen)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
-        print(f"memnb plan: error: {err}", file=sys.stderr)
+        error_line("plan", "error", str(err))
         return 2
     if args.json:
         print(table.to_json(orient="records", indent=1))
@@ -131,7 +199,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     try:
         rows = build_scorecard(args.profile, args.paper)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
-        print(f"memnb scorecard: error: {err}", file=sys.stderr)
+        error_line("scorecard", "error", str(err))
         return 2
     if args.json:
         print(to_json(rows))
@@ -173,6 +241,8 @@ def _calibrated_groups(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memnb`` command."""
+    from memnb.results import MAX_SEEDS
+
     parser = argparse.ArgumentParser(prog="memnb", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="every experiment of every chapter, with its profiles")
@@ -180,7 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("experiment", help="chapter.experiment, e.g. dana.exp1 (see `memnb list`)")
     run.add_argument("--profile", choices=PROFILES, default="quick")
     run.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
-    run.add_argument("--seeds", type=int, default=None, help="number of seeds (profile default)")
+    run.add_argument("--seeds", type=int, default=None,
+                     help=f"number of seeds, 1..{MAX_SEEDS} (default: the profile's)")
     run.add_argument("--executor", default=None,
                      help="dask://HOST:PORT to spread the sweep over a dask cluster")
     run.add_argument("--time-limit", type=_positive_seconds, default=None, metavar="SECONDS",
@@ -192,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="recompute a committed result of earlier code or profile with "
                           "today's in data/results/rerun/, leaving it in place until the rerun "
                           "is complete, then replace it (the earlier one kept under superseded/)")
+    run.add_argument("--traceback", action="store_true",
+                     help="when the experiment fails while computing (exit code 1), print the "
+                          "traceback before the one-line error")
     planner = sub.add_parser("plan", help="runs, model-steps, FLOPs and estimated wall time of "
                              "experiments, from a short calibration on this device")
     planner.add_argument("target", help="an experiment (dana.exp1), a chapter (dana) or all")

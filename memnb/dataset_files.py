@@ -11,6 +11,12 @@ with other digests while its points are cached
 (:func:`memnb.results.data_change_error`). A run recorded before ``data_files`` existed has no
 digest to compare, so it is continued unchecked.
 
+Before a run computes, :func:`check_contents` also reads what a loader would silently leave out:
+the MultiNLI loader (:func:`memnb.data.text.load_mnli`) keeps only rows labelled by name and
+drops the others without a word, so a file of the hub's integer labels would run on no data
+at all; such a file is refused with the way to convert it (:func:`mnli_label_error`). The IMDb
+loader needs no such check: it raises on a label other than 0 or 1.
+
 Not under ``memnb.data``: that package is part of every point's code fingerprint
 (:data:`memnb.fingerprint.CORE_MODULES`), and recording which file was read computes nothing.
 """
@@ -18,7 +24,9 @@ Not under ``memnb.data``: that package is part of every point's code fingerprint
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memnb.paths import find_dataset
@@ -113,3 +121,72 @@ def change_words(recorded: dict[str, str], now: dict[str, str]) -> str:
     """The files :func:`changed_files` finds, each with both digests (12 hex digits shown)."""
     return "; ".join(f"{f} was {recorded[f][:12]}…, is now {now[f][:12]}…"
                      for f in changed_files(recorded, now))
+
+
+def _labels_read(path: Path) -> tuple[int, Counter[str]]:
+    """``(rows, labels)``: the JSON lines of ``path`` that a loader reads as rows (blank lines
+    skipped, as :func:`memnb.data.text._read_jsonl` does) and the count of each value of their
+    ``label`` field, written as JSON (``"neutral"``, ``0``; ``null`` where there is none). A line
+    that is not JSON counts as a row without a label (the loader then fails on it)."""
+    rows, labels = 0, Counter[str]()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            rows += 1
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                row = None
+            labels[json.dumps(row.get("label") if isinstance(row, dict) else None)] += 1
+    return rows, labels
+
+
+def mnli_label_error(path: Path) -> str | None:
+    """Why the MultiNLI file ``path`` must not be read as it is, or ``None``: rows whose
+    ``label`` is not one of the names :func:`memnb.data.text.load_mnli` reads
+    (:data:`memnb.data.text.MNLI_LABELS`), which it drops silently; the message names the file,
+    how many rows that is, the labels found, the labels read, and how to convert (the hub's
+    integer labels 0, 1, 2 are those names in that order, as the loader's own download writes
+    them and data/README.md says)."""
+    from memnb.data.text import MNLI_LABELS  # the names the loader keeps, not a copy of them
+
+    rows, labels = _labels_read(path)
+    read = {json.dumps(name) for name in MNLI_LABELS}
+    unread = {label: n for label, n in labels.items() if label not in read}
+    if not unread:
+        return None
+    count = sum(unread.values())
+    found = ", ".join(f"{label} ({n} rows)" for label, n in sorted(unread.items(),
+                                                                   key=lambda kv: -kv[1])[:6])
+    names = ", ".join(MNLI_LABELS)
+    mapping = ", ".join(f"{i} to {name}" for i, name in enumerate(MNLI_LABELS))
+    return (f"{path}: {count} of {rows} rows have a label the MultiNLI loader does not read "
+            f"(found: {found}); it reads only rows whose label is one of {names} and would "
+            f"drop the others silently. Convert the labels to those names (the hub's "
+            f"glue/mnli integer labels: map {mapping}) and drop rows without a gold label "
+            "(-1 or '-'); see data/README.md")
+
+
+_CONTENT_CHECKS: dict[str, Callable[[Path], str | None]] = {"mnli": mnli_label_error}
+"""The checks of :func:`check_contents`, by dataset name: what a loader would drop unsaid."""
+
+_CHECKED: dict[tuple[str, str, str], str | None] = {}  # (name, path, digest) -> the answer
+
+
+def check_contents(names: Iterable[str]) -> None:
+    """Raise ``ValueError`` when a dataset file of ``names`` (:data:`DATASETS`) found in the
+    data folder holds rows its loader would drop silently (:data:`_CONTENT_CHECKS`: the
+    MultiNLI labels, :func:`mnli_label_error`); a file not found is left to its loader, which
+    says where to put it. Run by :func:`memnb.results.run_experiment` before any point is
+    computed; each file's contents are read once while their digest stays."""
+    for name in check_datasets(names):
+        check = _CONTENT_CHECKS.get(name)
+        path = find_dataset(DATASETS[name]) if check is not None else None
+        if check is None or path is None or not path.is_file():
+            continue
+        key = (name, str(path), _file_digest(path))
+        if key not in _CHECKED:
+            _CHECKED[key] = check(path)
+        if _CHECKED[key] is not None:
+            raise ValueError(f"data: {_CHECKED[key]}")

@@ -2,7 +2,9 @@
 
 The offline datasets are read in place, never copied into the repository. The data directory is,
 in order: the environment variable ``MEMNB_DATA_DIR``; ``data/external`` inside the repository;
-``../shared/data`` beside the repository.
+``../shared/data`` beside the repository. ``MEMNB_DATA_DIR`` set to a path that is not a folder
+(a typo) is an error when a dataset is looked up, not a silent fall-back to the other folders.
+``MEMNB_RESULTS_DIR`` need not exist: the results folder is created.
 """
 
 from __future__ import annotations
@@ -19,18 +21,30 @@ def repo_root() -> Path:
 
 
 def data_dir_candidates() -> list[Path]:
-    """Every folder searched for the offline datasets, in the order they are tried."""
+    """Every folder searched for the offline datasets, in the order they are tried.
+
+    Raises ``FileNotFoundError`` naming ``MEMNB_DATA_DIR`` and its path when the variable is set
+    (not empty) to something that is not an existing folder: a mistyped path would otherwise be
+    passed over and the datasets read from another folder without a word."""
     candidates = []
     env = os.environ.get("MEMNB_DATA_DIR")
     if env:
-        candidates.append(Path(env).expanduser())
+        chosen = Path(env).expanduser()
+        if not chosen.is_dir():
+            raise FileNotFoundError(
+                f"MEMNB_DATA_DIR is set to {env!r}, which is not an existing folder"
+                + (f" (resolved: {chosen.resolve()})" if str(chosen.resolve()) != env else "")
+                + "; point it at the folder holding mnli/, imdb/ and imagenet-samples/ "
+                "(data/README.md), or unset it to use data/external or ../shared/data")
+        candidates.append(chosen)
     candidates.append(REPO_ROOT / "data" / "external")
     candidates.append(REPO_ROOT.parent / "shared" / "data")
     return candidates
 
 
 def shared_data_dir() -> Path | None:
-    """The first existing data folder of :func:`data_dir_candidates`, or ``None``."""
+    """The first existing data folder of :func:`data_dir_candidates`, or ``None`` (raises as
+    that does for a ``MEMNB_DATA_DIR`` that is not a folder)."""
     for candidate in data_dir_candidates():
         if candidate.is_dir():
             return candidate
@@ -38,7 +52,8 @@ def shared_data_dir() -> Path | None:
 
 
 def find_dataset(relative: str) -> Path | None:
-    """The first ``<data dir>/<relative>`` that exists, or ``None``."""
+    """The first ``<data dir>/<relative>`` that exists, or ``None`` (raises as
+    :func:`data_dir_candidates` does for a ``MEMNB_DATA_DIR`` that is not a folder)."""
     for candidate in data_dir_candidates():
         path = candidate / relative
         if path.exists():

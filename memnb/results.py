@@ -5,7 +5,9 @@ how the table was made: the experiment and its parameters, profile, seeds, devic
 versions, git commit, the fingerprint of the code that computed its points, command line, dates
 and wall time. A run stopped at its time limit, or on request (:mod:`memnb.resume`), writes the
 points it finished, and its JSON says so (``complete: false``, ``stopped``, with the points still
-missing).
+missing). A run that stopped before it could write a table leaves a record of its invocation in
+its point cache (:func:`pending_invocations_path`), which the next table written takes into its
+``invocations`` and ``total_wall_time_s``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ from memnb.prose import counted
 from memnb.train import tf32_forced
 from memnb.validation import check_int
 
+MAX_SEEDS = 1000
+"""The most seeds a run may ask for (``--seeds``): every profile's count is far below it (20 at
+most), and a count of billions would only build its grid of points until the memory runs out."""
+
 
 @dataclass
 class ExperimentResult:
@@ -54,19 +60,23 @@ class TimeLimitReached(RuntimeError):
     """A run stopped at its time limit (or on request, :func:`memnb.resume.request_stop`)
     before it had enough points to build its table."""
 
-    def __init__(self, name: str, budget: TimeBudget) -> None:
+    def __init__(self, name: str, budget: TimeBudget, cache_dir: Path | None = None) -> None:
         super().__init__(
             f"{name}: stopped {_stop_reason()} with {budget.done} points finished and "
             f"{len(budget.missing)} missing, too few to build its table; every finished point is "
             "cached: rerun the same command to continue")
         self.budget = budget
+        self.cache_dir = cache_dir
+        """The run's point cache (its ``paused/`` folder holds the saved state of a group in
+        progress, :mod:`memnb.resume`), when known."""
 
 
 class ExperimentFailed(RuntimeError):
     """An experiment raised ``ValueError`` while it computed its points: a fault of the code or
     of the data it read (say, a dataset file too small for the profile), not of the arguments,
     which :func:`run_experiment` checks before anything runs. A ``RuntimeError``, so that
-    ``memnb run`` shows its traceback instead of reporting a usage error."""
+    ``memnb run`` reports it as a failure (exit code 1, its traceback with ``--traceback``)
+    instead of a usage error."""
 
 
 @contextlib.contextmanager
@@ -177,6 +187,10 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     ones. :class:`TimeLimitReached` is raised when too few points finished to build the table.
     The limit counts from ``clock_start`` (a ``time.monotonic()`` reading; default: now).
     Under ``full``, a written result of other code is kept (:func:`supersede`), not overwritten.
+    ``seeds`` lies in ``1..``:data:`MAX_SEEDS`; a dataset file whose rows its loader would drop
+    silently is refused before anything runs (:func:`memnb.dataset_files.check_contents`). A
+    call that raises :class:`TimeLimitReached` records its invocation for the next table written
+    (:func:`pending_invocations_path`).
     """
     clock_start = time.monotonic() if clock_start is None else clock_start
     if time_limit_s is not None and not time_limit_s > 0:
@@ -194,10 +208,11 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         check_scheduler(executor)
     if seeds is None:
         seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
-    seeds = check_int("seeds", seeds, 1)
+    seeds = check_int("seeds", seeds, 1, MAX_SEEDS)
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:
         raise ValueError(mixed)
+    dataset_files.check_contents(exp.datasets)  # rows a loader would drop unsaid: refused
     data_files = dataset_files.digests(exp.datasets)  # before a point is read from the cache
     other_data = data_change_error(name, profile, data_files, root)
     if other_data is not None:
@@ -209,6 +224,17 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     device_name = device_description(device, executor)  # the workers', for a dask run
     code = todays_code(name)
     reused = _point_files_of(cache_dir, code)  # computed before this run: read, not computed
+    run_keys = {"code_fingerprint": code, "profile": profile, "params": exp.params(profile),
+                "seeds": seeds, "device": device}  # what a pending invocation must match
+
+    def stopped_without_table(budget: TimeBudget, wall: float) -> TimeLimitReached:
+        """Record this call for the next table written; the error to raise."""
+        _add_pending_invocation(cache_dir, {
+            **run_keys, "started_utc": started.isoformat(timespec="seconds"),
+            "wall_time_s": round(wall, 2), "git_commit": commit, "device_name": device_name,
+            "points_done": budget.done, "data_files": data_files})
+        return TimeLimitReached(name, budget, cache_dir)
+
     t0 = time.perf_counter()
     with _time_budget(time_limit_s, clock_start) as budget:
         try:
@@ -216,7 +242,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                             executor=executor)
         except Exception as err:
             if budget.stopped:
-                raise TimeLimitReached(name, budget) from err
+                raise stopped_without_table(budget, time.perf_counter() - t0) from err
             if isinstance(err, ValueError):
                 raise ExperimentFailed(f"{name} failed while computing its points: {err}") from err
             raise
@@ -225,7 +251,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     data_files = {**dataset_files.digests(exp.datasets), **data_files}
     complete = not budget.stopped
     if not complete and budget.done == 0:
-        raise TimeLimitReached(name, budget)  # no point to show: keep any earlier table
+        raise stopped_without_table(budget, wall)  # no point to show: keep any earlier table
     provenance = {
         "experiment": name,
         "title": exp.title,
@@ -255,7 +281,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                 " invocations of a resumed partial run, listed in invocations)",
         "complete": complete,
     }
-    provenance.update(_invocations(json_path, provenance, budget, time_limit_s is None))
+    pending = _read_pending_invocations(cache_dir)
+    provenance.update(_invocations(json_path, provenance, budget, time_limit_s is None, pending))
     if not complete:
         reason = _stop_reason()
         provenance.update({
@@ -273,7 +300,47 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
+    if pending:  # taken into this provenance (or of other code, whose points are not reused)
+        _remove_pending_invocations(cache_dir)
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
+
+
+def pending_invocations_path(cache_dir: Path) -> Path:
+    """Where the invocations of a run that stopped before writing a table wait for the next
+    table written (:func:`run_experiment`): ``<cache>/pending/invocations.json``, a list of
+    invocation records (:func:`_invocation`'s fields, with the code fingerprint, profile,
+    parameters, seeds and device they must match). In a folder of its own, so that no count of
+    the cache's point files (``<cache>/*.json``) takes it for a point."""
+    return cache_dir / "pending" / "invocations.json"
+
+
+def _read_pending_invocations(cache_dir: Path) -> list[dict[str, Any]]:
+    """The records :func:`pending_invocations_path` holds, oldest first (none when the file is
+    missing or unreadable)."""
+    path = pending_invocations_path(cache_dir)
+    try:
+        records = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return []
+    return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+
+
+def _add_pending_invocation(cache_dir: Path, record: dict[str, Any]) -> None:
+    """Append ``record`` to :func:`pending_invocations_path` (written atomically)."""
+    path = pending_invocations_path(cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = [*_read_pending_invocations(cache_dir), record]
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(records, indent=1, default=str) + "\n")
+    partial.replace(path)
+
+
+def _remove_pending_invocations(cache_dir: Path) -> None:
+    """Remove :func:`pending_invocations_path` and its folder once empty."""
+    path = pending_invocations_path(cache_dir)
+    path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()
 
 
 def device_kind(device: str) -> str:
@@ -424,10 +491,24 @@ def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> No
 REKEY_HISTORY: tuple[str, ...] = ("code_fingerprint_rekeyed_from", "code_fingerprint_rekeys")
 
 
+def _same_run(record: dict[str, Any], provenance: dict[str, Any]) -> bool:
+    """Whether ``record`` (an earlier provenance, or a pending invocation) was computed with the
+    code, profile (name and parameters, a grid listed in another order counting as the same,
+    :func:`_changed_params`), seeds and device of ``provenance``."""
+    return all(record.get(k) == provenance[k]
+               for k in ("code_fingerprint", "profile", "seeds", "device")) and not (
+        _changed_params(record.get("params") or {},
+                        json.loads(json.dumps(provenance["params"], default=str))))
+
+
 def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget,
-                 untimed: bool) -> dict[str, Any]:
+                 untimed: bool, pending: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """``invocations`` (one record per ``memnb run`` that computed points of this table, the
     earlier ones read from the partial run it resumes) and their ``total_wall_time_s``.
+
+    The ``pending`` invocations (:func:`pending_invocations_path`: calls since the last table
+    was written that stopped before they could write one) of the same code, profile, seeds and
+    device come between the earlier records and this one.
 
     An earlier record counts only when it was partial and computed with the same code, profile
     (name and parameters, a grid listed in another order counting as the same,
@@ -448,18 +529,15 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
             previous = json.loads(json_path.read_text())
         except (json.JSONDecodeError, UnicodeDecodeError):
             previous = {}
-        same = all(previous.get(k) == provenance[k]
-                   for k in ("code_fingerprint", "profile", "seeds", "device")) and not (
-            _changed_params(previous.get("params") or {},
-                            json.loads(json.dumps(provenance["params"], default=str))))
-        if same and previous.get("complete") is False:
+        if _same_run(previous, provenance) and previous.get("complete") is False:
             earlier = previous.get("invocations") or [_invocation(previous)]
             corrections = list(previous.get("corrections") or [])
             carried = {k: previous[k] for k in (*REKEY_HISTORY, "points_copied") if k in previous}
     # a run without a time limit records its count of points only when a stop request ended it
     done = None if untimed and not budget.stopped else budget.done
     this = _invocation({**provenance, "points_done": done})
-    records = [*earlier, this]
+    waiting = [_invocation(r) for r in pending or [] if _same_run(r, provenance)]
+    records = [*earlier, *waiting, this]
     total = sum(float(r.get("wall_time_s") or 0.0) for r in records)
     history: dict[str, Any] = {"invocations": records, "total_wall_time_s": round(total, 2)}
     if corrections:

@@ -150,7 +150,8 @@ def clone_head(target: Path, repo: Path = REPO) -> str:
 def setup_command() -> str:
     """The first part of every device command: install ``.gpu/repo.git`` as ``.git`` and check
     that it is ``.gpu/COMMIT`` with an unchanged ``memnb/``, install the wheels and point
-    ``memnb`` at the carried data; stops (exit 2) if any step fails."""
+    ``memnb`` at the carried data (``MEMNB_DATA_DIR`` only when the text files were carried);
+    stops (exit 2) if any step fails."""
     return (
         "rm -rf .git && cp -r .gpu/repo.git .git && git config --global --add safe.directory '*'"
         " && git config core.bare false && git reset -q"
@@ -158,7 +159,10 @@ def setup_command() -> str:
         ' && test -z "$(git status --porcelain -- memnb)" || { echo "checkout is not COMMIT"; '
         "exit 2; }; python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir "
         "--target /tmp/site .gpu/whl/*.whl && export PYTHONPATH=/tmp/site:$PWD/.gpu/site "
-        "MEMNB_DATA_DIR=$PWD/.gpu/data MEMNB_PAPERS_DIR=$PWD/.gpu/papers PYTHONUNBUFFERED=1 "
+        "MEMNB_PAPERS_DIR=$PWD/.gpu/papers PYTHONUNBUFFERED=1 "
+        # the text files travel only without --no-text; a MEMNB_DATA_DIR that is not a folder
+        # is refused (memnb.paths), so it is set only when they are there
+        "&& { test ! -d .gpu/data || export MEMNB_DATA_DIR=$PWD/.gpu/data; } "
         "|| exit 2; set -o pipefail; ")
 
 

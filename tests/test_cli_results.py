@@ -785,14 +785,16 @@ def test_an_unknown_name_or_executor_is_said_before_anything_runs(tmp_path, monk
 def test_run_experiment_names_a_seed_count_of_the_wrong_type():
     with pytest.raises(ValueError, match="seeds must be an int, got '3'"):
         run_experiment("dana.exp1", "ci", seeds="3")
-    with pytest.raises(ValueError, match="seeds must be >= 1"):
+    with pytest.raises(ValueError, match=r"seeds must be in 1\.\.1000, got 0"):
         run_experiment("dana.exp1", "ci", seeds=0)
+    assert results.MAX_SEEDS == 1000
 
 
 def test_a_fault_while_computing_is_not_reported_as_bad_input(tmp_path, monkeypatch, capsys):
     """A ValueError raised while the points are computed is the experiment's fault (or its
-    data's), not the arguments': run_experiment raises ExperimentFailed (a RuntimeError), so
-    `memnb run` does not turn it into exit code 2 and a one-line usage error."""
+    data's), not the arguments': run_experiment raises ExperimentFailed (a RuntimeError), and
+    `memnb run` exits with 1 (not 2, a usage error) and one line saying what failed; its
+    traceback only with --traceback, the one-line summary still last."""
     from memnb.experiments import registry
 
     def fn(params, *, seeds, device, cache_dir, executor=None):
@@ -804,7 +806,18 @@ def test_a_fault_while_computing_is_not_reported_as_bad_input(tmp_path, monkeypa
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
     with pytest.raises(results.ExperimentFailed,
                        match="tiny.faulty failed while computing its points: N must be <= 40"):
-        cli.main(["run", "tiny.faulty", "--profile", "ci"])
+        results.run_experiment("tiny.faulty", "ci")
+    capsys.readouterr()
+    assert cli.main(["run", "tiny.faulty", "--profile", "ci"]) == cli.FAILED == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "memnb run: error: tiny.faulty failed while computing its points: N must be <= 40 for "
+        "this dataset (rerun with --traceback to see where)"]
+    assert cli.main(["run", "tiny.faulty", "--profile", "ci", "--traceback"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0] == "Traceback (most recent call last):" and "raise ValueError" in "".join(lines)
+    assert lines[-1] == ("memnb run: error: tiny.faulty failed while computing its points: N "
+                         "must be <= 40 for this dataset")
     assert not (tmp_path / "ci" / "tiny.faulty.csv").exists()
 
 
@@ -824,3 +837,50 @@ def test_a_full_build_reads_a_complete_committed_table_instead_of_recomputing_it
     shown = results.fresh_and_cached("tiny.slow", "full", root=tmp_path)
     assert calls == [] and len(shown.fresh) == len(full.table)
     assert "the committed one, read, not computed again" in shown.note
+
+
+def test_calls_that_wrote_no_table_join_the_next_provenance(tmp_path, monkeypatch):
+    """A call stopped at its limit before a point finished writes no table, but its invocation
+    is kept (``<cache>/pending/invocations.json``) and the next table written lists it, its
+    wall time counted in ``total_wall_time_s``; a pending call of other seeds is not this
+    table's and is left out. The pending file goes once taken."""
+    from memnb import sweep
+    from memnb.experiments import registry
+
+    calls: list = []
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        time.sleep(0.3)  # set-up longer than the limit: no group starts
+        return sweep.run_sweep(sweep.grid(x=[0, 1, 2], seed=list(range(seeds))),
+                               lambda g: calls.extend(g) or [[{"y": 1}] for _ in g],
+                               cache_dir=cache_dir, progress=False)
+
+    profiles = {p: {"seeds": 1} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.late",
+                        registry.Experiment("tiny.late", "late", "none", profiles, fn))
+    pending = results.pending_invocations_path(results.point_cache_dir("tiny.late", "quick",
+                                                                       tmp_path))
+    for seeds in (1, 2, 1):
+        with pytest.raises(results.TimeLimitReached, match="0 points finished") as stop:
+            run_experiment("tiny.late", "quick", root=tmp_path, seeds=seeds, time_limit_s=0.1)
+        assert stop.value.cache_dir == pending.parent.parent
+    assert calls == [] and not (tmp_path / "quick" / "tiny.late.json").exists()
+    waiting = json.loads(pending.read_text())
+    assert [r["seeds"] for r in waiting] == [1, 2, 1]
+    assert all(r["wall_time_s"] >= 0.3 and r["points_done"] == 0 for r in waiting)
+    # the pending record is not counted as a point file of the cache
+    assert results.cached_point_files("tiny.late", "quick", tmp_path) == (0, 0)
+
+    done = run_experiment("tiny.late", "quick", root=tmp_path, seeds=1)
+    history = done.provenance["invocations"]
+    assert done.complete and len(calls) == 3 and len(history) == 3
+    assert [r["points_done"] for r in history] == [0, 0, None]
+    assert [r["started_utc"] for r in history[:2]] == [waiting[0]["started_utc"],
+                                                      waiting[2]["started_utc"]]
+    assert set(history[0]) == set(history[-1])  # the invocation records' fields, unchanged
+    assert done.provenance["total_wall_time_s"] == pytest.approx(
+        waiting[0]["wall_time_s"] + waiting[2]["wall_time_s"] + done.provenance["wall_time_s"],
+        abs=0.02)
+    assert not pending.exists() and not pending.parent.exists()
+    again = run_experiment("tiny.late", "quick", root=tmp_path, seeds=1)
+    assert len(again.provenance["invocations"]) == 1  # a complete table starts anew

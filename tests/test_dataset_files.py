@@ -196,14 +196,14 @@ def test_a_run_recorded_before_data_files_is_continued_unchecked(tmp_path, monke
     compare: the run goes on and records today's."""
     data = tmp_path / "data"
     (data / "mnli").mkdir(parents=True)
-    (data / dataset_files.DATASETS["mnli"]).write_text("{}\n")
+    (data / dataset_files.DATASETS["mnli"]).write_text('{"label": "neutral"}\n')
     calls: list = []
     _tiny_reader(monkeypatch, data, calls)
     root = tmp_path / "results"
     first = results.run_experiment("tiny.reads", "quick", root=root)
     legacy = {k: v for k, v in first.provenance.items() if k != "data_files"}
     first.provenance_path.write_text(json.dumps(legacy))
-    (data / dataset_files.DATASETS["mnli"]).write_text('{"other": 1}\n')
+    (data / dataset_files.DATASETS["mnli"]).write_text('{"other": 1, "label": "entailment"}\n')
     assert results.data_change_error("tiny.reads", "quick", dataset_files.digests(["mnli"]),
                                      root) is None
     again = results.run_experiment("tiny.reads", "quick", root=root)
@@ -232,3 +232,59 @@ def test_recorded_digests_hold_only_when_every_invocation_recorded_them():
     assert dataset_files.recorded_digests({"data_files": digests, "invocations": [
         {"points_done": 70}, {"data_files": digests}]}) is None  # resumed from older points
     assert dataset_files.recorded_digests({}) is None
+
+
+def test_a_multinli_file_of_labels_the_loader_drops_is_refused_before_a_run(
+        tmp_path, monkeypatch, capsys):
+    """memnb.data.text.load_mnli keeps only rows labelled by name and drops the others without
+    a word, so the hub's integer labels (0, 1, 2) left it no row and the run failed later with
+    "N must be <= 0": the file is now refused before anything is computed, naming the file, the
+    rows the loader would drop, the labels it reads (its own MNLI_LABELS) and the conversion."""
+    from memnb.data.text import MNLI_LABELS
+
+    data = tmp_path / "data"
+    (data / "mnli").mkdir(parents=True)
+    mnli = data / dataset_files.DATASETS["mnli"]
+    rows = [{"premise": "a", "hypothesis": "b", "label": i % 3} for i in range(7)]
+    mnli.write_text("".join(json.dumps(r) + "\n" for r in rows) + "\n")
+    calls: list = []
+    _tiny_reader(monkeypatch, data, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
+    why = dataset_files.mnli_label_error(mnli)
+    assert why == (
+        f"{mnli}: 7 of 7 rows have a label the MultiNLI loader does not read (found: 0 (3 "
+        "rows), 1 (2 rows), 2 (2 rows)); it reads only rows whose label is one of entailment, "
+        "neutral, contradiction and would drop the others silently. Convert the labels to those "
+        "names (the hub's glue/mnli integer labels: map 0 to entailment, 1 to neutral, 2 to "
+        "contradiction) and drop rows without a gold label (-1 or '-'); see data/README.md")
+    assert MNLI_LABELS == ("entailment", "neutral", "contradiction")  # the names it quotes
+    with pytest.raises(ValueError, match="7 of 7 rows have a label"):
+        dataset_files.check_contents(["mnli", "imdb"])
+    assert cli.main(["run", "tiny.reads", "--profile", "quick"]) == 2
+    assert capsys.readouterr().err == f"memnb run: error: data: {why}\n"
+    assert calls == [] and not (tmp_path / "results").exists()
+
+    # one row of another label (a missing gold label) is also one the loader would drop
+    named = [{**r, "label": MNLI_LABELS[r["label"]]} for r in rows]
+    mnli.write_text("".join(json.dumps(r) + "\n" for r in [*named, {"label": "-"}]))
+    assert dataset_files.mnli_label_error(mnli).startswith(
+        f'{mnli}: 1 of 8 rows have a label the MultiNLI loader does not read (found: "-" (1 '
+        'rows))')
+    # converted as the message says, the file runs
+    mnli.write_text("".join(json.dumps(r) + "\n" for r in named))
+    assert dataset_files.mnli_label_error(mnli) is None
+    dataset_files.check_contents(["mnli"])
+    assert cli.main(["run", "tiny.reads", "--profile", "quick"]) == 0 and calls == [0, 1, 2]
+
+
+def test_the_imdb_loader_drops_no_row_unsaid(tmp_path, monkeypatch):
+    """No content check for IMDb: its loader raises on a label other than 0 or 1 instead of
+    dropping the row (so a run fails loudly, as ExperimentFailed)."""
+    from memnb.data import text
+
+    (tmp_path / "imdb").mkdir()
+    for rows in ('{"text": "bad", "label": 2}\n', '{"text": "good", "label": "positive"}\n'):
+        (tmp_path / text.IMDB_FILE).write_text(rows)
+        with pytest.raises(ValueError):
+            text.load_imdb(data_dir=tmp_path, download=False)
+    assert "imdb" not in dataset_files._CONTENT_CHECKS

@@ -1,0 +1,170 @@
+"""How ``memnb run`` ends when it cannot finish: bad arguments, a mistyped data folder, a stop
+at once, a time limit with a paused group, and error lines below a progress bar."""
+
+from __future__ import annotations
+
+import re
+import signal
+import time
+
+import pytest
+
+from memnb import cli, paths
+from memnb.experiments import registry
+
+PROFILES = ("ci", "quick", "full")
+
+
+def _register(monkeypatch, name: str, fn) -> None:
+    """Register experiment ``name`` computing with ``fn`` under every profile (one seed)."""
+    profiles = {p: {"seeds": 1} for p in PROFILES}
+    monkeypatch.setitem(registry._REGISTRY, name,
+                        registry.Experiment(name, "test", "none", profiles, fn))
+
+
+def test_a_seed_count_out_of_range_is_refused_before_anything_is_built(tmp_path, monkeypatch,
+                                                                       capsys):
+    """`--seeds 10000000000` used to build every point until the memory ran out: the count is
+    checked against memnb.results.MAX_SEEDS first, named with its range, exit code 2; the help
+    says the range."""
+    built: list = []
+    _register(monkeypatch, "tiny.seeds", lambda params, **kw: built.append(kw))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.seeds", "--profile", "ci", "--seeds", "10000000000"]) == 2
+    assert capsys.readouterr().err == (
+        "memnb run: error: seeds must be in 1..1000, got 10000000000\n")
+    assert built == [] and not any(tmp_path.rglob("*"))
+    run = cli.build_parser()._subparsers._group_actions[0].choices["run"]
+    assert "number of seeds, 1..1000" in run.format_help()
+
+
+def test_a_mistyped_data_folder_is_an_error_naming_the_variable(tmp_path, monkeypatch, capsys):
+    """MEMNB_DATA_DIR set to a path that is not a folder is not passed over (the datasets would
+    be read from ../shared/data without a word): a lookup raises, naming the variable and the
+    path, and `memnb run` of an experiment that reads data exits with 2. An empty value is
+    unset; MEMNB_RESULTS_DIR need not exist (the results folder is created)."""
+    missing = tmp_path / "no-such-folder"
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(missing))
+    with pytest.raises(FileNotFoundError, match=re.escape(
+            f"MEMNB_DATA_DIR is set to '{missing}', which is not an existing folder")):
+        paths.find_dataset("mnli/dev_matched.jsonl")
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(tmp_path / "a-file"))
+    with pytest.raises(FileNotFoundError, match="MEMNB_DATA_DIR"):
+        paths.data_dir_candidates()
+    monkeypatch.setenv("MEMNB_DATA_DIR", "")
+    assert paths.data_dir_candidates()[0] == paths.REPO_ROOT / "data" / "external"
+
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(missing))
+    monkeypatch.setitem(registry._REGISTRY, "tiny.reader", registry.Experiment(
+        "tiny.reader", "reads", "none", {p: {"seeds": 1} for p in PROFILES},
+        lambda params, **kw: None, ("mnli",)))
+    results_dir = tmp_path / "results" / "not-yet"
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(results_dir))
+    assert cli.main(["run", "tiny.reader", "--profile", "ci"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"memnb run: error: MEMNB_DATA_DIR is set to '{missing}', which is not an existing folder")
+
+    from memnb.sweep import run_sweep
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        return run_sweep([{"x": 0}], lambda g: [[{"y": 1}]], cache_dir=cache_dir,
+                         progress=False)
+
+    _register(monkeypatch, "tiny.writer", fn)  # reads no data: the variable is not looked at
+    assert cli.main(["run", "tiny.writer", "--profile", "ci"]) == 0
+    assert (results_dir / "ci" / "tiny.writer.csv").exists()
+
+
+@pytest.mark.parametrize(("raised", "code", "said"), [
+    (KeyboardInterrupt, 130, "second Ctrl-C"),
+    (SystemExit(128 + signal.SIGTERM), 143, "second SIGTERM"),
+])
+def test_a_second_signal_stops_at_once_with_one_line(tmp_path, monkeypatch, capsys, raised,
+                                                     code, said):
+    """A second Ctrl-C raises KeyboardInterrupt in the middle of the computation, a second
+    SIGTERM exits with 143 (memnb.resume.stop_on_signals): `memnb run` says in one line that it
+    stopped at once, that the finished points are cached and how to continue, with no
+    traceback."""
+    def fn(params, **kwargs):
+        raise raised
+
+    _register(monkeypatch, "tiny.stopped", fn)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.stopped", "--profile", "ci"]) == code
+    assert capsys.readouterr().err == (
+        f"memnb run: interrupted: stopped at once ({said}): every finished point is cached and "
+        "the last saved training state kept, but this call wrote no table or provenance; rerun "
+        "the same command to continue\n")
+
+
+def test_another_exit_is_not_taken_for_a_second_sigterm(monkeypatch):
+    def fn(params, **kwargs):
+        raise SystemExit(4)
+
+    _register(monkeypatch, "tiny.exits", fn)
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["run", "tiny.exits", "--profile", "ci"])
+    assert ended.value.code == 4
+
+
+def _paused_then_slow(monkeypatch, name: str, points: int, before_s: float) -> None:
+    """Register ``name``: it leaves a paused group state in its cache (as a group that stopped
+    training does), waits ``before_s`` seconds, then sweeps ``points`` points of 0.3 s each."""
+    from memnb.sweep import run_sweep
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        (cache_dir / "paused").mkdir(parents=True, exist_ok=True)
+        (cache_dir / "paused" / "group.code.call1.pt").write_bytes(b"x" * 2**20)
+        time.sleep(before_s)
+        return run_sweep([{"x": x} for x in range(points)],
+                         lambda g: time.sleep(0.3) or [[{"y": 1}] for _ in g],
+                         cache_dir=cache_dir, progress=False)
+
+    _register(monkeypatch, name, fn)
+
+
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_a_time_limited_stop_says_where_the_paused_state_is(tmp_path, monkeypatch, capsys,
+                                                            profile):
+    """Stopped at its limit, with no point finished (no table) or some (a partial table), a run
+    says that the group in progress saved its state under the cache's paused/ folder, under
+    every profile."""
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    cache = tmp_path / profile / ".cache"
+    _paused_then_slow(monkeypatch, "tiny.none", 3, 0.4)
+    assert cli.main(["run", "tiny.none", "--profile", profile, "--time-limit", "0.2"]) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("memnb run: partial: tiny.none: stopped at the time limit with 0 "
+                             "points finished")
+    assert err[1] == (f"memnb run: 1 paused training state (1.0 MiB) in "
+                      f"{cache / 'tiny.none' / 'paused'} continues the group in progress in "
+                      "this checkout only (not committed); another checkout trains that group "
+                      "from its start")
+
+    _paused_then_slow(monkeypatch, "tiny.some", 6, 0.0)
+    assert cli.main(["run", "tiny.some", "--profile", profile, "--time-limit", "1.0"]) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("memnb run: partial: stopped at the time limit with ")
+    assert err[-1].startswith(f"memnb run: 1 paused training state (1.0 MiB) in "
+                              f"{cache / 'tiny.some' / 'paused'} continues")
+    assert any("git add -f" in line for line in err) == (profile == "full")
+
+
+def test_an_error_line_starts_below_an_open_progress_bar(monkeypatch, capsys):
+    """A bar drawn without its newline (a run stopped by an error leaves it open) would run
+    into the message: the error line starts on a line of its own while a bar is open."""
+    import io
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=2, file=io.StringIO())
+    try:
+        assert cli.bar_open()
+        cli.error_line("run", "error", "something")
+        assert capsys.readouterr().err == "\nmemnb run: error: something\n"
+    finally:
+        bar.close()
+    monkeypatch.setattr(cli, "bar_open", lambda: False)
+    cli.error_line("run", "error", "something")
+    assert capsys.readouterr().err == "memnb run: error: something\n"
