@@ -157,8 +157,9 @@ def _signature(members: Sequence[torch.nn.Module], inputs: Any, targets: torch.T
 
 #: The share of this device's memory one calibrated training step may take
 #: (:func:`memory_bytes`). A step estimated above it is timed on fewer members and scaled
-#: (:class:`_Calibration`): on the 24 GB CPU, one step of a Kajitsuka & Sato training group
-#: (50 members on the whole training set) needs about 32 GB, and calibrating it was killed.
+#: (:class:`_Calibration`): on the 24 GiB CPU, one step of a Kajitsuka & Sato training group
+#: (50 members on the whole training set) needs about 34 GiB (estimated), and calibrating it
+#: with all its members was killed.
 CALIBRATION_MEMORY_SHARE = 0.5
 
 
