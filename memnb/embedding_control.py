@@ -419,12 +419,15 @@ def dinov2_float64(images: int, repeats: int, seed: int = 0) -> TrainedFloat64 |
     CPU-minute for 5,000 draws; computed once per process."""
     import torch
 
+    from memnb.paths import DataDirError
     from memnb.representations import RepresentationUnavailable
 
     geometry = GEOMETRIES[0]
     try:
         embedding = dinov2_embedding()
         loaded = load_images(list_images(int(images)))
+    except DataDirError:
+        raise  # a mistyped MEMNB_DATA_DIR is an error, not images missing from this checkout
     except (RepresentationUnavailable, FileNotFoundError, ImportError):
         return None
     v32, v64 = (assumption3_vectors(mean_patch_vectors(loaded, geometry, dtype), embedding)

@@ -20,18 +20,25 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
+class DataDirError(FileNotFoundError):
+    """``MEMNB_DATA_DIR`` is set to something that is not an existing folder: a mistake of the
+    user's to report, never a missing dataset to pass over (code that treats a missing dataset
+    as "not in this checkout" re-raises this one)."""
+
+
 def data_dir_candidates() -> list[Path]:
     """Every folder searched for the offline datasets, in the order they are tried.
 
-    Raises ``FileNotFoundError`` naming ``MEMNB_DATA_DIR`` and its path when the variable is set
-    (not empty) to something that is not an existing folder: a mistyped path would otherwise be
-    passed over and the datasets read from another folder without a word."""
+    Raises :class:`DataDirError` (a ``FileNotFoundError``) naming ``MEMNB_DATA_DIR`` and its
+    path when the variable is set (not empty) to something that is not an existing folder: a
+    mistyped path would otherwise be passed over and the datasets read from another folder
+    without a word."""
     candidates = []
     env = os.environ.get("MEMNB_DATA_DIR")
     if env:
         chosen = Path(env).expanduser()
         if not chosen.is_dir():
-            raise FileNotFoundError(
+            raise DataDirError(
                 f"MEMNB_DATA_DIR is set to {env!r}, which is not an existing folder"
                 + (f" (resolved: {chosen.resolve()})" if str(chosen.resolve()) != env else "")
                 + "; point it at the folder holding mnli/, imdb/ and imagenet-samples/ "

@@ -163,15 +163,38 @@ def _signature(members: Sequence[torch.nn.Module], inputs: Any, targets: torch.T
 CALIBRATION_MEMORY_SHARE = 0.5
 
 
+def _cgroup_memory_limit() -> int | None:
+    """The memory limit of this process's control group, or None where none is set or readable:
+    cgroup v2 (``memory.max`` of the group ``/proc/self/cgroup`` names, and of the mount's root)
+    and v1 (``memory.limit_in_bytes`` of the memory controller's group); "max" and v1's
+    near-2⁶³ "no limit" count as none."""
+    root = Path("/sys/fs/cgroup")
+    files = [root / "memory.max", root / "memory" / "memory.limit_in_bytes"]
+    with suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            hierarchy, controllers, group = (line.split(":", 2) + ["", ""])[:3]
+            if hierarchy == "0":
+                files.append(root / group.lstrip("/") / "memory.max")
+            elif "memory" in controllers.split(","):
+                files.append(root / "memory" / group.lstrip("/") / "memory.limit_in_bytes")
+    limits = []
+    for file in files:
+        with suppress(OSError, ValueError):
+            value = int(file.read_text().strip())
+            if value < 2**60:
+                limits.append(value)
+    return min(limits) if limits else None
+
+
 def memory_bytes(device: str) -> int:
     """The memory of ``device``: the GPU's (``cuda``) or this machine's physical memory, capped
-    by the process's control-group limit where one is set (``cpu``)."""
+    by the process's control-group limit where one is set (``cpu``,
+    :func:`_cgroup_memory_limit`)."""
     if torch.device(device).type == "cuda":
         return int(torch.cuda.get_device_properties(torch.device(device)).total_memory)
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    with suppress(OSError, ValueError):
-        total = min(total, int(Path("/sys/fs/cgroup/memory.max").read_text().strip()))
-    return int(total)
+    limit = _cgroup_memory_limit()
+    return int(total if limit is None else min(total, limit))
 
 
 def step_memory_bytes(members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,

@@ -72,11 +72,12 @@ class TimeLimitReached(RuntimeError):
 
 
 class ExperimentFailed(RuntimeError):
-    """An experiment raised ``ValueError`` while it computed its points: a fault of the code or
-    of the data it read (say, a dataset file too small for the profile), not of the arguments,
-    which :func:`run_experiment` checks before anything runs. A ``RuntimeError``, so that
-    ``memnb run`` reports it as a failure (exit code 1, its traceback with ``--traceback``)
-    instead of a usage error."""
+    """An experiment raised an exception while it computed its points (any but
+    ``FileNotFoundError``, a dataset not in place, which stays a usage error): a fault of the
+    code, of the data it read (say, a dataset file too small for the profile) or of the device
+    (say, CUDA out of memory), not of the arguments, which :func:`run_experiment` checks before
+    anything runs. A ``RuntimeError``, so that ``memnb run`` reports it as a failure (exit code
+    1, one line; its traceback with ``--traceback``) instead of a usage error."""
 
 
 @contextlib.contextmanager
@@ -243,9 +244,10 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         except Exception as err:
             if budget.stopped:
                 raise stopped_without_table(budget, time.perf_counter() - t0) from err
-            if isinstance(err, ValueError):
-                raise ExperimentFailed(f"{name} failed while computing its points: {err}") from err
-            raise
+            if isinstance(err, FileNotFoundError):  # a dataset not in place: the CLI's exit 2
+                raise
+            raise ExperimentFailed(f"{name} failed while computing its points: "
+                                   f"{type(err).__name__}: {err}") from err
     wall = time.perf_counter() - t0
     # a file first found during the run (a dataset the loader downloaded) is recorded too
     data_files = {**dataset_files.digests(exp.datasets), **data_files}
@@ -300,8 +302,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
-    if pending:  # taken into this provenance (or of other code, whose points are not reused)
-        _remove_pending_invocations(cache_dir)
+    if pending:
+        _settle_pending_invocations(cache_dir, pending, provenance)
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
 
 
@@ -335,9 +337,21 @@ def _add_pending_invocation(cache_dir: Path, record: dict[str, Any]) -> None:
     partial.replace(path)
 
 
-def _remove_pending_invocations(cache_dir: Path) -> None:
-    """Remove :func:`pending_invocations_path` and its folder once empty."""
+def _settle_pending_invocations(cache_dir: Path, pending: list[dict[str, Any]],
+                                provenance: dict[str, Any]) -> None:
+    """After ``provenance`` was written: keep in :func:`pending_invocations_path` only the
+    records it did not take that a later table may still take (another seed count, device,
+    profile or parameters of the same code: their points stay in the cache), dropping those it
+    took and those of other code (whose points are not reused); remove the file, and its folder,
+    when none is left."""
+    keep = [r for r in pending if not _same_run(r, provenance)
+            and r.get("code_fingerprint") == provenance["code_fingerprint"]]
     path = pending_invocations_path(cache_dir)
+    if keep:
+        partial = path.with_suffix(".tmp")
+        partial.write_text(json.dumps(keep, indent=1, default=str) + "\n")
+        partial.replace(path)
+        return
     path.unlink(missing_ok=True)
     with contextlib.suppress(OSError):
         path.parent.rmdir()
@@ -536,7 +550,11 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
     # a run without a time limit records its count of points only when a stop request ended it
     done = None if untimed and not budget.stopped else budget.done
     this = _invocation({**provenance, "points_done": done})
-    waiting = [_invocation(r) for r in pending or [] if _same_run(r, provenance)]
+    # a record already in the history (a call that wrote its table and stopped before it could
+    # remove the pending file) is not counted twice
+    known = {(r.get("started_utc"), r.get("wall_time_s")) for r in earlier}
+    waiting = [_invocation(r) for r in pending or [] if _same_run(r, provenance)
+               and (r.get("started_utc"), r.get("wall_time_s")) not in known]
     records = [*earlier, *waiting, this]
     total = sum(float(r.get("wall_time_s") or 0.0) for r in records)
     history: dict[str, Any] = {"invocations": records, "total_wall_time_s": round(total, 2)}

@@ -805,20 +805,65 @@ def test_a_fault_while_computing_is_not_reported_as_bad_input(tmp_path, monkeypa
                         registry.Experiment("tiny.faulty", "fails", "none", profiles, fn))
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
     with pytest.raises(results.ExperimentFailed,
-                       match="tiny.faulty failed while computing its points: N must be <= 40"):
+                       match="tiny.faulty failed while computing its points: ValueError: N must "
+                             "be <= 40"):
         results.run_experiment("tiny.faulty", "ci")
     capsys.readouterr()
     assert cli.main(["run", "tiny.faulty", "--profile", "ci"]) == cli.FAILED == 1
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [
-        "memnb run: error: tiny.faulty failed while computing its points: N must be <= 40 for "
-        "this dataset (rerun with --traceback to see where)"]
+        "memnb run: error: tiny.faulty failed while computing its points: ValueError: N must be "
+        "<= 40 for this dataset (rerun with --traceback to see where)"]
     assert cli.main(["run", "tiny.faulty", "--profile", "ci", "--traceback"]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines[0] == "Traceback (most recent call last):" and "raise ValueError" in "".join(lines)
-    assert lines[-1] == ("memnb run: error: tiny.faulty failed while computing its points: N "
-                         "must be <= 40 for this dataset")
+    assert lines[-1] == ("memnb run: error: tiny.faulty failed while computing its points: "
+                         "ValueError: N must be <= 40 for this dataset")
     assert not (tmp_path / "ci" / "tiny.faulty.csv").exists()
+
+
+@pytest.mark.parametrize("raised, wrapped", [(RuntimeError("CUDA out of memory"), True),
+                                             (IndexError("index 3 is out of bounds"), True),
+                                             (FileNotFoundError("mnli/dev_matched.jsonl"), False)])
+def test_any_failure_while_computing_is_one_failure_but_a_missing_dataset(
+        tmp_path, monkeypatch, raised, wrapped):
+    """Every exception raised while the points are computed is an ExperimentFailed (exit 1,
+    one line), a device's out-of-memory error included; a dataset not in place stays a
+    FileNotFoundError, the usage error (exit 2) that names where to put it."""
+    from memnb.experiments import registry
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        raise raised
+
+    profiles = {p: {"seeds": 1} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.broken",
+                        registry.Experiment("tiny.broken", "fails", "none", profiles, fn))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    expected = results.ExperimentFailed if wrapped else FileNotFoundError
+    with pytest.raises(expected, match=type(raised).__name__ if wrapped else "mnli"):
+        results.run_experiment("tiny.broken", "ci")
+    assert cli.main(["run", "tiny.broken", "--profile", "ci"]) == (1 if wrapped else 2)
+
+
+def test_a_pending_call_already_in_the_history_is_not_counted_twice(tmp_path):
+    """A call that wrote its table and stopped before it removed the pending file leaves a
+    record that its provenance already lists: the next table does not count it again."""
+    import types
+
+    record = {"started_utc": "2026-11-29T03:35:08+00:00", "wall_time_s": 0.33,
+              "git_commit": "abc", "device_name": "cpu", "points_done": 0, "data_files": {}}
+    keys = {"code_fingerprint": "f", "profile": "quick", "params": {"x": [0, 1]}, "seeds": 1,
+            "device": "cpu"}
+    previous = {**keys, **record, "complete": False, "started_utc": "2026-11-29T03:35:09+00:00",
+                "invocations": [record, {**record, "started_utc": "2026-11-29T03:35:09+00:00",
+                                         "points_done": 1}]}
+    json_path = tmp_path / "t.json"
+    json_path.write_text(json.dumps(previous))
+    now = {**keys, **record, "started_utc": "2026-11-29T03:36:00+00:00", "wall_time_s": 1.0}
+    out = results._invocations(json_path, now, types.SimpleNamespace(stopped=False, done=2),
+                               True, pending=[{**keys, **record}])
+    assert [r["started_utc"] for r in out["invocations"]] == [
+        "2026-11-29T03:35:08+00:00", "2026-11-29T03:35:09+00:00", "2026-11-29T03:36:00+00:00"]
 
 
 def test_a_full_build_reads_a_complete_committed_table_instead_of_recomputing_it(
@@ -843,7 +888,8 @@ def test_calls_that_wrote_no_table_join_the_next_provenance(tmp_path, monkeypatc
     """A call stopped at its limit before a point finished writes no table, but its invocation
     is kept (``<cache>/pending/invocations.json``) and the next table written lists it, its
     wall time counted in ``total_wall_time_s``; a pending call of other seeds is not this
-    table's and is left out. The pending file goes once taken."""
+    table's and is left out, kept for a table of its own seeds. The pending file goes once every
+    record in it is taken."""
     from memnb import sweep
     from memnb.experiments import registry
 
@@ -881,6 +927,11 @@ def test_calls_that_wrote_no_table_join_the_next_provenance(tmp_path, monkeypatc
     assert done.provenance["total_wall_time_s"] == pytest.approx(
         waiting[0]["wall_time_s"] + waiting[2]["wall_time_s"] + done.provenance["wall_time_s"],
         abs=0.02)
-    assert not pending.exists() and not pending.parent.exists()
+    # the call of two seeds is not this table's: it waits for a table of two seeds
+    assert json.loads(pending.read_text()) == [waiting[1]]
     again = run_experiment("tiny.late", "quick", root=tmp_path, seeds=1)
     assert len(again.provenance["invocations"]) == 1  # a complete table starts anew
+    two = run_experiment("tiny.late", "quick", root=tmp_path, seeds=2)
+    assert [r["started_utc"] for r in two.provenance["invocations"][:1]] == [
+        waiting[1]["started_utc"]]
+    assert not pending.exists() and not pending.parent.exists()

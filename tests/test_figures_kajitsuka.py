@@ -530,3 +530,15 @@ def test_capacity_title_names_the_dotted_line_only_when_one_is_drawn():
 
     assert title(True) == "capacity"
     assert title(False) == "capacity (dotted line: no tried depth memorized)"
+
+
+def test_the_bits_caption_says_a_flat_ratio_stays():
+    """A ratio that does not move, or a sweep of one size, is not said to fall."""
+    import numpy as np
+
+    from memnb.figures.kajitsuka import _ratio_words
+
+    flat = _ratio_words(np.array([100.0, 200.0]), np.array([3.0, 3.0]))
+    assert "stays at" in flat and "falls" not in flat
+    one = _ratio_words(np.array([100.0]), np.array([3.0]))
+    assert "only size" in one and "falls" not in one

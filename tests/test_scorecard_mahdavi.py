@@ -340,7 +340,7 @@ def test_dinov2_verdict_is_read_from_the_table(monkeypatch):
                         "l1_a1": "pass", "l1_a2": "pass"}
     # a failure in float32 alone decides nothing: float32's test fails at this geometry
     # whatever the weights (the control), so without the float64 test the account is undecided
-    assert "is not decided here" in verdict and "float64 test needs the model" in verdict
+    assert "is not decided here" in verdict and "float64 test did not run here" in verdict
     assert "trained embedding layer fails" not in verdict
     statuses, verdict = sc.dinov2_verdict(_dinov2_rows(0.0, 1.0), _fake_float64(20))
     assert statuses["l0_a3_float64"] == "pass"
@@ -1228,3 +1228,18 @@ def test_guarantee_margin_reads_counts_above_chance():
     # raw counts, without C, are read as they are
     raw = sc.guarantee_margin(pd.DataFrame(rows).drop(columns="C"), "n")
     assert raw.values["at_chance"] == [] and "raw counts" in raw.measured
+
+
+def test_a_mistyped_data_folder_is_an_error_not_images_missing(tmp_path, monkeypatch):
+    """A MEMNB_DATA_DIR that is not a folder stops the controls and the float64 test with its
+    error, instead of reading as "no images in this checkout" and turning the Sec. 4.4 row
+    into an untested one."""
+    from memnb.paths import DataDirError
+
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(afile))
+    with pytest.raises(DataDirError, match="MEMNB_DATA_DIR"):
+        sc.embedding_controls(7)
+    with pytest.raises(DataDirError, match="MEMNB_DATA_DIR"):
+        ec.dinov2_float64(7, 2)

@@ -206,6 +206,10 @@ def _ratio_words(N: np.ndarray, ratio: np.ndarray) -> str:
 
     steps = np.diff(ratio)
     last, low = len(ratio) - 1, int(np.argmin(ratio))
+    if len(ratio) == 1:
+        return f"The ratio to the floor is {at(0)}, the sweep's only size."
+    if (steps == 0).all():
+        return f"The ratio to the floor stays at {at(0)} to {at(last)}."
     if (steps <= 0).all():
         return f"The ratio to the floor falls from {at(0)} to {at(last)}."
     if (steps >= 0).all():

