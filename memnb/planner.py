@@ -414,7 +414,7 @@ def memory_note(reduced: Sequence[tuple[int, int, float]], budget: float) -> str
             f"over {CALIBRATION_MEMORY_SHARE:.0%} of this device's")
     return (f"memory: a training step of {members} members needs about {need / gib:.0f} GiB "
             f"(estimated), {fits} {budget / gib:.0f} GiB, so it was timed on {timed} of them "
-            "and scaled linearly" + ("; the run itself would not fit here" if need > budget
+            "and scaled linearly" + (" (the run itself would not fit here)" if need > budget
                                      else ""))
 
 

@@ -457,7 +457,8 @@ def test_a_step_estimated_over_the_memory_share_is_timed_on_fewer_members(monkey
     assert row.model_steps == whole.model_steps
     assert "memory: a training step of 2 members needs about" in row.note
     assert "timed on 1 of them and scaled linearly" in row.note
-    assert "the run itself would not fit here" in row.note
+    assert "(the run itself would not fit here)" in row.note
+    assert ";" not in planner.memory_note([(2, 1, 3.0 * 2**30)], 2.0 * 2**30)  # one note
 
 
 def test_the_step_memory_estimate_counts_saved_activations_per_member(tiny_classifier):
