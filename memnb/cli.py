@@ -28,6 +28,7 @@ either way.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -106,6 +107,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if done is not None:
         error_line("run", "error", done)
         return 2
+    if args.profile == "full":  # a run a recorded plan says this device's memory cannot hold
+        from memnb.planner import memory_warning
+
+        with contextlib.suppress(ValueError, RuntimeError):  # a device checked further on
+            warning = memory_warning(args.experiment, args.device)
+            if warning:
+                error_line("run", "warning", warning)
     try:
         # a first signal comes while the bars are drawn: its notice on a line of its own
         notice = ("" if bar_disabled(True) else "\n") + _STOP_NOTICE

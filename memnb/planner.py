@@ -277,6 +277,7 @@ class _Calibration:
     budget: float = math.inf
     calls: list[_Call] = field(default_factory=list)
     reduced: list[tuple[int, int, float]] = field(default_factory=list)
+    needs: list[float] = field(default_factory=list)
     measuring_s: float = 0.0
 
     def __call__(self, members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,
@@ -301,7 +302,11 @@ class _Calibration:
                 untrained = _all_members(untrained, len(members))
                 self.memo[("reduced", key)] = (len(members), count, need)
             self.memo[key] = (cost, untrained)
+            if need:
+                self.memo[("need", key)] = need
         cost, untrained = self.memo[key]
+        if ("need", key) in self.memo:
+            self.needs.append(self.memo[("need", key)])
         if ("reduced", key) in self.memo:
             self.reduced.append(self.memo[("reduced", key)])
         self.calls.append(_Call(len(members), config.steps,
@@ -325,6 +330,10 @@ class ExperimentPlan:
     note: str = ""
     recorded_s: float | None = None
     recorded_on: str = ""
+    #: The largest estimated memory of one training step among the calibrated calls
+    #: (:func:`step_memory_bytes`), when estimated; ``memnb run`` warns with it
+    #: (:func:`memory_warning`).
+    step_memory_bytes: float | None = None
 
 
 def _spread(n: int) -> list[int]:
@@ -374,6 +383,7 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     module = sys.modules[unwrap(captured.evaluate).__module__]
     per_group: dict[int, tuple[float, float, float]] = {}
     reduced: list[tuple[int, int, float]] = []
+    needs: list[float] = []
     budget = memory_bytes(device)
     for index in _spread(len(groups))[:calibrate]:
         group_key = (module.__name__, tuple(sweep.point_key(p) for p in groups[index]))
@@ -387,8 +397,10 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
                                sum(c.flops for c in calibration.calls),
                                overhead + sum(c.wall_s for c in calibration.calls))
             memo[("reduced", group_key)] = calibration.reduced
+            memo[("needs", group_key)] = calibration.needs
         per_group[index] = memo[group_key]
         reduced += memo[("reduced", group_key)]
+        needs += memo[("needs", group_key)]
     totals = [_interpolated_total([len(g) for g in groups], per_group, column)
               for column in range(3)]
     note = "" if len(per_group) == len(groups) else "others interpolated per point"
@@ -397,7 +409,8 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
     note = "; ".join(filter(None, [note, memory_note(reduced, budget)]))
     memo[grid_key] = ExperimentPlan(name, exp.paper_figure, runs, len(groups), len(per_group),
                                     totals[0], totals[1], totals[2], note,
-                                    *_recorded(name, profile))
+                                    *_recorded(name, profile),
+                                    step_memory_bytes=max(needs, default=None))
     return memo[grid_key]
 
 
@@ -661,6 +674,29 @@ def plan_records(folder: Path | None = None) -> list[dict[str, Any]]:
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
     return sorted((json.loads(path.read_text()) for path in paths),
                   key=lambda record: record.get("device") != "cpu")
+
+
+def memory_warning(name: str, device: str = "cpu", folder: Path | None = None) -> str | None:
+    """Why ``memnb run <name> --profile full`` on ``device`` may be killed for want of memory: a
+    recorded plan (:func:`plan_records`) of the same kind of device estimates one training step
+    of ``name`` (``step_memory_bytes``, :func:`step_memory_bytes`) above this device's memory
+    (:func:`memory_bytes`); ``None`` when none does, or no plan estimated it."""
+    kind = torch.device(device).type
+    for record in plan_records(folder):
+        if str(record.get("device", "cpu")).split(":")[0] != kind:
+            continue
+        for row in record.get("rows", []):
+            need = row.get("step_memory_bytes")
+            if row.get("experiment") != name or not need:
+                continue
+            have = memory_bytes(device)
+            if need > have:
+                return (f"the plan recorded on {record.get('device_name', kind)} estimates one "
+                        f"training step of {name} at about {need / 2**30:.0f} GiB, more than "
+                        f"this device's {have / 2**30:.0f} GiB: the run may be killed for want "
+                        "of memory (its finished points stay cached); `memnb plan "
+                        f"{name} --profile full --device {device}` estimates it here")
+    return None
 
 
 def planned_cost(name: str, profile: str = "full", folder: Path | None = None,

@@ -473,3 +473,33 @@ def test_the_step_memory_estimate_counts_saved_activations_per_member(tiny_class
     bigger = planner.step_memory_bytes([tiny_classifier(5, 256, 3)], torch.randn(640, 5),
                                        torch.randint(3, (640,)), config)
     assert bigger > 5 * one
+
+
+def test_a_plan_records_the_step_memory_and_a_run_is_warned_by_it(monkeypatch, tmp_path,
+                                                                   tiny_classifier, capsys):
+    """Each planned row keeps the largest estimated step memory of its calibrated calls, and
+    memory_warning names it for a run on a device of the same kind whose memory is smaller
+    (not for another kind of device, nor when the memory suffices); `memnb run --profile
+    full` prints it as a warning line and goes on."""
+    import json
+
+    _tiny_training_experiment(monkeypatch, tiny_classifier)
+    row = planner.plan_experiment("tiny.plan", "full", calibrate=3)
+    assert row.step_memory_bytes and row.step_memory_bytes > 0
+    record = planner.plan_record(pd.DataFrame([dataclasses.asdict(row)]), device="cpu",
+                                 device_name="test CPU")
+    assert record["rows"][0]["step_memory_bytes"] == row.step_memory_bytes
+    (tmp_path / "full.cpu.json").write_text(json.dumps(record))
+    monkeypatch.setattr(planner, "memory_bytes", lambda device: row.step_memory_bytes / 2)
+    said = planner.memory_warning("tiny.plan", "cpu", tmp_path)
+    assert said and "estimates one training step of tiny.plan" in said
+    assert "may be killed for want of memory" in said
+    assert planner.memory_warning("tiny.plan", "cuda", tmp_path) is None
+    assert planner.memory_warning("other.name", "cpu", tmp_path) is None
+    monkeypatch.setattr(planner, "memory_bytes", lambda device: row.step_memory_bytes * 2)
+    assert planner.memory_warning("tiny.plan", "cpu", tmp_path) is None
+
+    monkeypatch.setattr(planner, "memory_warning", lambda name, device: f"{name} is too big")
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
+    assert cli.main(["run", "tiny.plan", "--profile", "full"]) == 0
+    assert "memnb run: warning: tiny.plan is too big" in capsys.readouterr().err
