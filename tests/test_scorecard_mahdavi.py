@@ -1243,3 +1243,29 @@ def test_a_mistyped_data_folder_is_an_error_not_images_missing(tmp_path, monkeyp
         sc.embedding_controls(7)
     with pytest.raises(DataDirError, match="MEMNB_DATA_DIR"):
         ec.dinov2_float64(7, 2)
+
+
+def test_table1_and_the_layer_list_qualify_a_float32_failure_redone_in_float64(monkeypatch):
+    """Where the trained DINOv2 embedding layer fails Assumption 3 in float32 and the float64
+    redo exists, Table 1's "conclusive here" cell and the per-layer list say that the float32
+    failure is not conclusive and what float64 gives, instead of an unqualified fail."""
+    from types import SimpleNamespace
+
+    from memnb.figures import mahdavi as fig
+
+    monkeypatch.setattr(sc, "embedding_controls", _fake_controls)
+    table = _dinov2_rows(0.0, 1.0)
+    for passes, word in ((20, "pass"), (0, "fail")):
+        monkeypatch.setattr(sc, "dinov2_float64_for", lambda t, p=passes: _fake_float64(p))
+        shown = fig.table1_display(table)
+        cell = shown[shown["representation"].str.contains("DINOv2-small embedding")
+                     & shown["assumption tested"].str.startswith("Assumption 3")]
+        assert cell["conclusive here"].tolist() == [
+            f"no: a fail in float32, whose tolerance this geometry undercuts; in float64, "
+            f"ours: {word} (Sec. 4.4)"]
+        text = fig.dinov2_discussion(SimpleNamespace(fresh=table, cached=None), "full")
+        line = next(x for x in text.splitlines() if x.startswith("- DINOv2-small embedding"))
+        assert f"in float32 (in float64, ours: {word})" in line
+    monkeypatch.setattr(sc, "dinov2_float64_for", lambda t: None)
+    shown = fig.table1_display(table)
+    assert not shown["conclusive here"].str.contains("float64").any()
