@@ -691,9 +691,10 @@ def memory_warning(name: str, device: str = "cpu", folder: Path | None = None) -
                 continue
             have = memory_bytes(device)
             if need > have:
-                return (f"the plan recorded on {record.get('device_name', kind)} estimates one "
-                        f"training step of {name} at about {need / 2**30:.0f} GiB, more than "
-                        f"this device's {have / 2**30:.0f} GiB: the run may be killed for want "
+                return (f"the plan recorded on {record.get('device_name', kind)} estimates the "
+                        f"largest training step of {name} at about {need / 2**30:.0f} GiB, more "
+                        f"than this device's {have / 2**30:.0f} GiB: the run may be killed for "
+                        "want "
                         "of memory (its finished points stay cached); `memnb plan "
                         f"{name} --profile full --device {device}` estimates it here")
     return None

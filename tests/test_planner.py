@@ -492,7 +492,7 @@ def test_a_plan_records_the_step_memory_and_a_run_is_warned_by_it(monkeypatch, t
     (tmp_path / "full.cpu.json").write_text(json.dumps(record))
     monkeypatch.setattr(planner, "memory_bytes", lambda device: row.step_memory_bytes / 2)
     said = planner.memory_warning("tiny.plan", "cpu", tmp_path)
-    assert said and "estimates one training step of tiny.plan" in said
+    assert said and "estimates the largest training step of tiny.plan" in said
     assert "may be killed for want of memory" in said
     assert planner.memory_warning("tiny.plan", "cuda", tmp_path) is None
     assert planner.memory_warning("other.name", "cpu", tmp_path) is None
