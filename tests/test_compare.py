@@ -662,3 +662,22 @@ def test_every_statement_of_the_symbol_table_states_its_conditions():
     assert rows["{cite:t}`park2021`"][2].startswith("separated inputs")
     assert rows["{cite:t}`vardi2022`"][2].startswith("separated inputs")
     assert rows["{cite:t}`vardi2022`"][2].endswith("*[unverified]*")
+
+
+def test_the_dana_guarantee_uses_only_widths_its_theorem_allows():
+    """Dana et al.'s count needs d distinct last tokens, so d <= V: on a task of V = 3 the
+    guarantee is the best over d in {2, 3}; on one of a single token no width of the grid is
+    allowed and the guarantee is left empty, though the formula alone would give a count."""
+    import math
+
+    from memnb import bounds
+    from memnb.experiments import compare as exp
+
+    P = 20_000
+    row = exp.theory_curves({"V": 3, "n": 4, "C": 2}, [P])
+    got = float(row.loc[row["statement"].str.startswith("Dana"), "N"].iloc[0])
+    assert got == max(bounds.dana_best_capacity(P, 3, 4, d=d, d_h=dh)
+                      for d in (2, 3) for dh in range(1, d + 1))
+    one = exp.theory_curves({"V": 1, "n": 4, "C": 2}, [P])
+    assert math.isnan(float(one.loc[one["statement"].str.startswith("Dana"), "N"].iloc[0]))
+    assert bounds.dana_best_capacity(P, 1, 4, d=2, d_h=1) > 0

@@ -452,14 +452,17 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
     an asymptotic statement with constants and logs dropped, so only its slope means anything;
     ``forbidden above`` = an upper limit on ``N``), ``parameters``, ``N``, ``bits`` (the total bits
     of the weights the statement assumes, when it fixes them). Guarantees are maximised over the
-    shapes of the theorem (``d, d_h``) that fit the budget; Mahdavi et al.'s with ``d_v = C``, the
+    shapes of the theorem (``d, d_h``) that fit the budget (for Dana et al., ``d <= V``);
+    Mahdavi et al.'s with ``d_v = C``, the
     value size its construction uses for ``C`` one-hot labels.
     """
     V, n, C = task["V"], task["n"], task["C"]
     rows = []
     for P in (int(p) for p in budgets):
-        # a capacity of 0 means that no shape of the theorem fits the budget: left empty (NaN)
-        dana = max((c for d in (2, 3, 4, 8, 16) for dh in range(1, d + 1)
+        # a capacity of 0 means that no shape of the theorem fits the budget: left empty (NaN);
+        # d <= V: the theorem needs d distinct last tokens among the sequences (the condition
+        # the chapter's table of statements gives; the Dana chapter's Lemma 2 row)
+        dana = max((c for d in (2, 3, 4, 8, 16) if d <= V for dh in range(1, d + 1)
                     if (c := bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)) > 0),
                    default=math.nan)
         prev = 0
