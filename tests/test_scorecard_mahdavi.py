@@ -1269,3 +1269,13 @@ def test_table1_and_the_layer_list_qualify_a_float32_failure_redone_in_float64(m
     monkeypatch.setattr(sc, "dinov2_float64_for", lambda t: None)
     shown = fig.table1_display(table)
     assert not shown["conclusive here"].str.contains("float64").any()
+
+
+def test_the_control_text_says_how_much_nearer_to_singular_the_trained_layer_is():
+    """With the float64 redo, the control's reading compares the trained layer's smallest
+    relative singular values with the untrained control's (ours), computed from both."""
+    text = sc.embedding_control_text(_fake_controls(1000), _dinov2_rows(0.0, 1.0),
+                                     trained64=_fake_float64(20))
+    assert ("its smallest relative singular values (1.5e-06 to 2.4e-06) lie 8 to 19 times "
+            "below the untrained control's (1.8e-05 to 2.9e-05)") in text
+    assert "not dependent in float64 (ours)" in text

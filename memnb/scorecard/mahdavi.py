@@ -1152,6 +1152,14 @@ def embedding_control_text(controls: tuple | None, table: pd.DataFrame, *,
                     else "fails there")
             trained = (f"redone in float64 at the trained layer, Assumption 3 {verb} "
                        f"({trained64.float64.passes} of {trained64.float64.repeats} draws)")
+            low, high = trained64.relative_sv
+            if high < dino.relative_sv[0]:  # ours: how close to singular training brings it
+                trained += (f"; its smallest relative singular values ({low:.2g} to "
+                            f"{high:.2g}) lie {dino.relative_sv[0] / high:.0f} to "
+                            f"{dino.relative_sv[1] / low:.0f} times below the untrained "
+                            f"control's ({dino.relative_sv[0]:.2g} to {dino.relative_sv[1]:.2g}):"
+                            " the trained vectors are nearer to dependent than untrained ones, "
+                            "though not dependent in float64 (ours)")
         reading = ("so at DINOv2's 14-pixel geometry Assumption 3 fails in float32 without any "
                    f"training and holds in float64{below}: the failure at the trained layer in "
                    "float32 is not shown to come from training, and float32's test cannot "
