@@ -14,7 +14,9 @@ without running the experiment. For each experiment it
    which gives the time of one optimiser step, of one evaluation of the training set, and the
    FLOPs of each (counted on one real step with
    :class:`torch.utils.flop_counter.FlopCounterMode`, which counts matrix products and
-   attention, not element-wise work);
+   attention, not element-wise work); a call whose step is estimated above
+   :data:`CALIBRATION_MEMORY_SHARE` of the device's memory (:func:`step_memory_bytes`) is
+   measured on its first members only and scaled to all of them, and its row says so;
 3. adds up the full number of steps each call would have run: model-steps (members x steps),
    FLOPs and wall time, interpolating per point between calibrated groups (at least the
    first and the last of the grid) for the others.
