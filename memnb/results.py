@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -382,6 +382,25 @@ def points_a_run_would_reuse(name: str, profile: str, provenance: dict[str, Any]
                               on_todays_grid=profile_change(provenance) is not None)[1]
 
 
+def _reusable_run(name: str, profile: str, root: Path | None,
+                  differs: Callable[[dict[str, Any]], bool]) -> tuple[dict[str, Any], int] | None:
+    """The provenance recorded for ``name`` under ``profile`` and how many of its cached points a
+    run would reuse (:func:`points_a_run_would_reuse`), when that run was computed by today's
+    code (:func:`todays_code`), ``differs(provenance)`` holds (it differs from the run about to
+    start in what the cache keys do not name: device, data) and some of its points are cached;
+    ``None`` otherwise: nothing recorded, a table of other code (kept aside, its points not
+    reused), no difference, or nothing cached. The shared test of :func:`mixed_device_error` and
+    :func:`data_change_error`."""
+    earlier = load(name, profile, root)
+    if earlier is None or earlier.provenance.get("code_fingerprint") != todays_code(name):
+        return None
+    provenance = earlier.provenance
+    if not differs(provenance):
+        return None
+    current = points_a_run_would_reuse(name, profile, provenance, root)
+    return (provenance, current) if current else None
+
+
 def data_change_error(name: str, profile: str, data_files: dict[str, str],
                       root: Path | None = None) -> str | None:
     """Why a run of ``name`` under ``profile`` reading dataset files of digests ``data_files``
@@ -395,16 +414,12 @@ def data_change_error(name: str, profile: str, data_files: dict[str, str],
     ``data_files`` (before they were recorded) cannot be checked and is continued, and so can
     points cached by a first run killed before it wrote its table and provenance.
     """
-    earlier = load(name, profile, root)
-    if earlier is None or earlier.provenance.get("code_fingerprint") != todays_code(name):
-        return None  # nothing recorded, or a table of other code, whose points are not reused
-    provenance = earlier.provenance
+    found = _reusable_run(name, profile, root, lambda provenance: bool(
+        dataset_files.changed_files(provenance.get("data_files"), data_files)))
+    if found is None:
+        return None
+    provenance, current = found
     recorded = provenance.get("data_files")
-    if not dataset_files.changed_files(recorded, data_files):
-        return None
-    current = points_a_run_would_reuse(name, profile, provenance, root)
-    if current == 0:
-        return None
     return (f"data: {name} ({profile}) was computed from other contents of its dataset files "
             f"({dataset_files.change_words(recorded, data_files)}), and "
             f"{counted(current, 'point')} of that run are in the point cache "
@@ -425,16 +440,12 @@ def mixed_device_error(name: str, profile: str, device: str,
     ``device`` would reuse them and write one table of two devices' arithmetic under a
     provenance that names only ``device``; so it is refused, and the message says how to go on.
     """
-    earlier = load(name, profile, root)
-    if earlier is None:
+    found = _reusable_run(name, profile, root, lambda provenance: device_kind(
+        provenance.get("device", "cpu")) != device_kind(device))  # not the same arithmetic
+    if found is None:
         return None
-    provenance = earlier.provenance
+    provenance, current = found
     recorded = device_kind(provenance.get("device", "cpu"))
-    if recorded == device_kind(device) or provenance.get("code_fingerprint") != todays_code(name):
-        return None  # the same arithmetic, or a table of other code (kept aside, not resumed)
-    current = points_a_run_would_reuse(name, profile, provenance, root)
-    if current == 0:
-        return None
     return (f"device: {name} ({profile}) was run on {device_label(provenance)} "
             f"(device {recorded!r}) by today's code, and {counted(current, 'point')} of that run "
             f"are in the point cache {point_cache_dir(name, profile, root)}; a run on "
