@@ -327,14 +327,24 @@ def _read_pending_invocations(cache_dir: Path) -> list[dict[str, Any]]:
     return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
 
 
-def _add_pending_invocation(cache_dir: Path, record: dict[str, Any]) -> None:
-    """Append ``record`` to :func:`pending_invocations_path` (written atomically)."""
+def _write_pending_invocations(cache_dir: Path, records: list[dict[str, Any]]) -> None:
+    """Make :func:`pending_invocations_path` hold ``records`` (written atomically), or, with
+    none, remove it and its folder once empty."""
     path = pending_invocations_path(cache_dir)
+    if not records:
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    records = [*_read_pending_invocations(cache_dir), record]
     partial = path.with_suffix(".tmp")
     partial.write_text(json.dumps(records, indent=1, default=str) + "\n")
     partial.replace(path)
+
+
+def _add_pending_invocation(cache_dir: Path, record: dict[str, Any]) -> None:
+    """Append ``record`` to :func:`pending_invocations_path`."""
+    _write_pending_invocations(cache_dir, [*_read_pending_invocations(cache_dir), record])
 
 
 def _settle_pending_invocations(cache_dir: Path, pending: list[dict[str, Any]],
@@ -344,17 +354,9 @@ def _settle_pending_invocations(cache_dir: Path, pending: list[dict[str, Any]],
     profile or parameters of the same code: their points stay in the cache), dropping those it
     took and those of other code (whose points are not reused); remove the file, and its folder,
     when none is left."""
-    keep = [r for r in pending if not _same_run(r, provenance)
-            and r.get("code_fingerprint") == provenance["code_fingerprint"]]
-    path = pending_invocations_path(cache_dir)
-    if keep:
-        partial = path.with_suffix(".tmp")
-        partial.write_text(json.dumps(keep, indent=1, default=str) + "\n")
-        partial.replace(path)
-        return
-    path.unlink(missing_ok=True)
-    with contextlib.suppress(OSError):
-        path.parent.rmdir()
+    _write_pending_invocations(cache_dir, [
+        r for r in pending if not _same_run(r, provenance)
+        and r.get("code_fingerprint") == provenance["code_fingerprint"]])
 
 
 def device_kind(device: str) -> str:
