@@ -136,6 +136,11 @@ class _Call:
     steps: int
     evaluations: int
     cost: StepCost
+    #: How many of the members were timed (fewer than ``members`` when the step would not fit
+    #: in the calibration's share of memory, :class:`_Calibration`), and the step's estimated
+    #: memory in bytes (:func:`step_memory_bytes`; 0 when not estimated).
+    timed: int = 0
+    need: float = 0.0
 
     @property
     def wall_s(self) -> float:
@@ -210,13 +215,10 @@ def step_memory_bytes(members: Sequence[torch.nn.Module], inputs: Any, targets: 
     moments, times the number of members."""
     from memnb import train
 
-    device = torch.device(config.device)
-    tensors = inputs if isinstance(inputs, tuple) else (inputs,)
-    first_inputs = tuple(x[:1] for x in tensors) if per_member_data else tensors
-    first_targets = targets[:1] if per_member_data else targets
-    data = train._TrainingData(first_inputs if isinstance(inputs, tuple) else first_inputs[0],
-                               first_targets, 1, device, sample_mask=None,
-                               per_member_data=per_member_data,
+    _, first_inputs, first_targets, _ = _first_members(
+        1, members, inputs, targets, {"per_member_data": per_member_data})
+    data = train._TrainingData(first_inputs, first_targets, 1, torch.device(config.device),
+                               sample_mask=None, per_member_data=per_member_data,
                                constant_inputs=constant_inputs, loss=config.loss)
     storages: dict[int, int] = {}
 
@@ -272,14 +274,12 @@ class _Calibration:
     A call whose step would take more than :data:`CALIBRATION_MEMORY_SHARE` of ``budget``
     (:func:`step_memory_bytes`) is timed on as many of its first members as fit and scaled
     linearly to all of them (FLOPs are counted per member and scale exactly; time per member
-    is taken as constant, which packing on a GPU makes an overestimate); ``reduced`` records
-    each such call as (members, members timed, estimated bytes)."""
+    is taken as constant, which packing on a GPU makes an overestimate); each call records how
+    many members were timed and the estimated bytes (:class:`_Call`)."""
 
-    memo: dict[tuple, tuple[StepCost, Any]]
+    memo: dict[tuple, tuple[StepCost, Any, int, float]]
     budget: float = math.inf
     calls: list[_Call] = field(default_factory=list)
-    reduced: list[tuple[int, int, float]] = field(default_factory=list)
-    needs: list[float] = field(default_factory=list)
     measuring_s: float = 0.0
 
     def __call__(self, members: Sequence[torch.nn.Module], inputs: Any, targets: torch.Tensor,
@@ -302,17 +302,11 @@ class _Calibration:
                 cost = StepCost(cost.step_s * scale, cost.eval_s * scale,
                                 cost.step_flops * scale, cost.eval_flops * scale)
                 untrained = _all_members(untrained, len(members))
-                self.memo[("reduced", key)] = (len(members), count, need)
-            self.memo[key] = (cost, untrained)
-            if need:
-                self.memo[("need", key)] = need
-        cost, untrained = self.memo[key]
-        if ("need", key) in self.memo:
-            self.needs.append(self.memo[("need", key)])
-        if ("reduced", key) in self.memo:
-            self.reduced.append(self.memo[("reduced", key)])
+            self.memo[key] = (cost, untrained, count, need)
+        cost, untrained, timed, need = self.memo[key]
         self.calls.append(_Call(len(members), config.steps,
-                                math.ceil(config.steps / config.eval_every) + 1, cost))
+                                math.ceil(config.steps / config.eval_every) + 1, cost,
+                                timed, need))
         self.measuring_s += time.perf_counter() - started
         return dataclasses.replace(untrained, models=[copy.deepcopy(m) for m in members])
 
@@ -384,8 +378,7 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
                               "trains nothing (not calibrated)", *_recorded(name, profile))
     module = sys.modules[unwrap(captured.evaluate).__module__]
     per_group: dict[int, tuple[float, float, float]] = {}
-    reduced: list[tuple[int, int, float]] = []
-    needs: list[float] = []
+    calls: list[_Call] = []  # of the calibrated groups, for their memory
     budget = memory_bytes(device)
     for index in _spread(len(groups))[:calibrate]:
         group_key = (module.__name__, tuple(sweep.point_key(p) for p in groups[index]))
@@ -395,35 +388,35 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
             with mock.patch.object(module, "train_members", calibration):
                 captured.evaluate(groups[index])
             overhead = time.perf_counter() - t0 - calibration.measuring_s
-            memo[group_key] = (sum(c.members * c.steps for c in calibration.calls),
-                               sum(c.flops for c in calibration.calls),
-                               overhead + sum(c.wall_s for c in calibration.calls))
-            memo[("reduced", group_key)] = calibration.reduced
-            memo[("needs", group_key)] = calibration.needs
-        per_group[index] = memo[group_key]
-        reduced += memo[("reduced", group_key)]
-        needs += memo[("needs", group_key)]
+            memo[group_key] = ((sum(c.members * c.steps for c in calibration.calls),
+                                sum(c.flops for c in calibration.calls),
+                                overhead + sum(c.wall_s for c in calibration.calls)),
+                               calibration.calls)
+        per_group[index], group_calls = memo[group_key]
+        calls += group_calls
     totals = [_interpolated_total([len(g) for g in groups], per_group, column)
               for column in range(3)]
     note = "" if len(per_group) == len(groups) else "others interpolated per point"
     if search_rounds(name, profile) > 1:
         note = "; ".join(filter(None, [note, ADAPTIVE_NOTE]))
-    note = "; ".join(filter(None, [note, memory_note(reduced, budget)]))
+    note = "; ".join(filter(None, [note, memory_note(calls, budget)]))
     memo[grid_key] = ExperimentPlan(name, exp.paper_figure, runs, len(groups), len(per_group),
                                     totals[0], totals[1], totals[2], note,
                                     *_recorded(name, profile),
-                                    step_memory_bytes=max(needs, default=None))
+                                    step_memory_bytes=max((c.need for c in calls if c.need),
+                                                          default=None))
     return memo[grid_key]
 
 
-def memory_note(reduced: Sequence[tuple[int, int, float]], budget: float) -> str:
-    """The note of a plan row some of whose training calls were timed on fewer members
-    (:class:`_Calibration`'s ``reduced``: members, members timed, estimated bytes of a step),
-    naming the largest; '' when none was. A step over the whole ``budget`` does not fit on
-    this device at all, and the note says so."""
+def memory_note(calls: Sequence[_Call], budget: float) -> str:
+    """The note of a plan row some of whose training ``calls`` were timed on fewer members than
+    they have (:class:`_Calibration`), naming the largest step; '' when none was. A step over
+    the whole ``budget`` does not fit on this device at all, and the note says so."""
+    reduced = [c for c in calls if c.timed < c.members]
     if not reduced:
         return ""
-    members, timed, need = max(reduced, key=lambda r: r[2])
+    largest = max(reduced, key=lambda c: c.need)
+    members, timed, need = largest.members, largest.timed, largest.need
     gib = 2**30
     fits = ("more than this device's" if need > budget else
             f"over {CALIBRATION_MEMORY_SHARE:.0%} of this device's")
@@ -696,8 +689,7 @@ def memory_warning(name: str, device: str = "cpu", folder: Path | None = None) -
                 return (f"the plan recorded on {record.get('device_name', kind)} estimates the "
                         f"largest training step of {name} at about {need / 2**30:.0f} GiB, more "
                         f"than this device's {have / 2**30:.0f} GiB: the run may be killed for "
-                        "want "
-                        "of memory (its finished points stay cached); `memnb plan "
+                        "want of memory (its finished points stay cached); `memnb plan "
                         f"{name} --profile full --device {device}` estimates it here")
     return None
 

@@ -13,7 +13,7 @@ import torch
 from memnb import cli, planner
 from memnb.experiments import registry
 from memnb.sweep import grid, run_sweep
-from memnb.train import TrainConfig, measure_step, train_members
+from memnb.train import StepCost, TrainConfig, measure_step, train_members
 
 
 @pytest.mark.parametrize("batch, eval_rows", [(None, 2048), (8, 2048), (8, 10)])
@@ -458,7 +458,8 @@ def test_a_step_estimated_over_the_memory_share_is_timed_on_fewer_members(monkey
     assert "memory: a training step of 2 members needs about" in row.note
     assert "timed on 1 of them and scaled linearly" in row.note
     assert "(the run itself would not fit here)" in row.note
-    assert ";" not in planner.memory_note([(2, 1, 3.0 * 2**30)], 2.0 * 2**30)  # one note
+    call = planner._Call(2, 100, 3, StepCost(1.0, 1.0, 1.0, 1.0), timed=1, need=3.0 * 2**30)
+    assert ";" not in planner.memory_note([call], 2.0 * 2**30)  # one note
 
 
 def test_the_step_memory_estimate_counts_saved_activations_per_member(tiny_classifier):
