@@ -856,8 +856,7 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
         cell = (rows["representation"] == "dinov2_vits14_l0") & (rows["check"] == "assumption3")
         cells.loc[cell, "conclusive here"] = (
             "no: a fail in float32, whose tolerance this geometry undercuts; in float64, ours: "
-            + ("pass" if trained64.float64.pass_fraction >= sc.PASS else "fail")
-            + " (Sec. 4.4)")
+            f"{sc.float64_status(trained64)} (Sec. 4.4)")
     out = pd.concat([pd.DataFrame({
         "representation": rows["representation"].map(representation_label),
         "images in the pool": rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
@@ -954,8 +953,7 @@ def dinov2_discussion(result: Any, profile: str) -> str:
     for r in layers.to_dict("records"):
         a3 = r["A3"]
         if r["representation"] == "dinov2_vits14_l0" and trained64 is not None:
-            passed = trained64.float64.pass_fraction >= sc.PASS
-            a3 = f"{a3} in float32 (in float64, ours: {'pass' if passed else 'fail'})"
+            a3 = f"{a3} in float32 (in float64, ours: {sc.float64_status(trained64)})"
         lines.append(f"- {r['layer']}: A2 {r['A2']}; A1 {r['A1']}; A3 {a3}; General "
                      f"Position {r['General Position']}.")
     missing = table[table["check"] == "missing"]

@@ -968,6 +968,15 @@ def layer_status(table: pd.DataFrame, representation: str, check: str) -> str:
     return "pass" if r["pass_fraction"] >= PASS else "fail"
 
 
+def float64_status(result: TrainedFloat64 | None) -> str:
+    """The status of Table 1's Assumption 3 test redone in float64 at DINOv2's trained
+    embedding layer (:func:`memnb.embedding_control.dinov2_float64`): ``pass`` (pass fraction
+    at least :data:`PASS`), ``fail``, or ``not tested`` without the redo."""
+    if result is None:
+        return "not tested"
+    return "pass" if result.float64.pass_fraction >= PASS else "fail"
+
+
 def dinov2_verdict(table: pd.DataFrame, float64: TrainedFloat64 | None = None
                    ) -> tuple[dict[str, str], str] | None:
     """Sec. 4.4 against DINOv2 (ours): Proposition 4's account is Assumption 3 at the embedding
@@ -984,8 +993,7 @@ def dinov2_verdict(table: pd.DataFrame, float64: TrainedFloat64 | None = None
         return None
     st = {"l0_a1": layer_status(table, "dinov2_vits14_l0", "assumption1"),
           "l0_a3": layer_status(table, "dinov2_vits14_l0", "assumption3"),
-          "l0_a3_float64": ("not tested" if float64 is None else
-                            "pass" if float64.float64.pass_fraction >= PASS else "fail"),
+          "l0_a3_float64": float64_status(float64),
           "l1_a1": layer_status(table, "dinov2_vits14_l1", "assumption1"),
           "l1_a2": layer_status(table, "dinov2_vits14_l1", "assumption2")}
     after = st["l1_a1"] == "pass" and st["l1_a2"] == "pass"
@@ -1148,8 +1156,7 @@ def embedding_control_text(controls: tuple | None, table: pd.DataFrame, *,
                        "sample images, which this checkout lacks, so whether it holds there in "
                        "float64 is not known")
         else:
-            verb = ("holds there too" if trained64.float64.pass_fraction >= PASS
-                    else "fails there")
+            verb = "holds there too" if float64_status(trained64) == "pass" else "fails there"
             trained = (f"redone in float64 at the trained layer, Assumption 3 {verb} "
                        f"({trained64.float64.passes} of {trained64.float64.repeats} draws)")
             low, high = trained64.relative_sv
