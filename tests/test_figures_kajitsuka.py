@@ -303,13 +303,50 @@ def test_chapter_prose_attributes_necessity_and_tags_remark_44():
 
 
 # --- second audit of the rendered chapter (trust audit)
-def test_float64_sentence_sets_the_accuracy_beside_guessing():
-    report = {"prime_bits": 24, "prime_squared_bits": 47, "float64_accuracy": 0.263,
+def test_float64_sentence_sets_the_accuracy_beside_the_most_common_label():
+    """A float64 network that outputs one constant label is said to, with that label's share
+    beside the most common label's (not 1/C: a constant answer gets its label's share)."""
+    import numpy as np
+
+    report = {"prime_bits": 24, "prime_squared_bits": 47, "float64_accuracy": 0.25,
               "ffn1_exact": True, "ffn1_max_weight_bits": 47, "ffn1_max_value_bits": 47,
               "ffn1_max_product_bits": 50, "ffn2_exact": True, "ffn2_max_weight_bits": 40,
               "ffn2_max_value_bits": 10, "ffn2_max_product_bits": 50}
-    assert "guessing among the 4 labels gets 25.0%" in ksfig.float64_markdown(report, 4)
-    assert "guessing" not in ksfig.float64_markdown(report)
+    labels = np.array([0] * 5 + [1] * 7 + [2] * 8)
+    constant = ksfig.float64_markdown(report, labels=labels, predictions=np.zeros(20, int))
+    assert ("outputs one constant label, 0, for all 20 sequences: it gets 25.0% of the labels "
+            "right, the share of label 0 in the data (25.0%; the most common label, 2, has a "
+            "share of 40.0%)") in constant
+    assert "guessing" not in constant
+    top = ksfig.float64_markdown(report, labels=labels, predictions=np.full(20, 2))
+    assert "one constant label, 2" in top and "it is the most common label" in top
+    mixed = ksfig.float64_markdown(report, labels=labels, predictions=np.arange(20) % 3)
+    assert "constant" not in mixed
+    assert "gets at most that share: the most common label, 2, has a share of 40.0%" in mixed
+    tied = ksfig.float64_markdown(report, labels=np.array([0, 0, 1, 1]))
+    assert "the most common labels, 0, 1, have a share of 50.0% each" in tied
+    assert ksfig.float64_markdown(report).endswith("gets 25.0% of the labels right.")
+
+
+def test_chapter_float64_network_outputs_one_label_and_the_sentence_says_so():
+    """The chapter's network (300 sequences, 4 labels) outputs one constant label in float64:
+    the sentence the chapter prints says so, computed (the chapter passes its predictions)."""
+    import numpy as np
+
+    from memnb.constructions.seq_id.precision import float64_report
+
+    net, tokens, labels = card.chapter_example()
+    predictions = net.predict(tokens, arithmetic="float64")
+    text = ksfig.float64_markdown(float64_report(net, tokens), labels=labels,
+                                  predictions=predictions)
+    if len(np.unique(predictions)) == 1:
+        k = int(predictions[0])
+        assert f"outputs one constant label, {k}, for all {len(tokens)} sequences" in text
+        assert f"({np.mean(labels == k):.1%};" in text
+    assert "guessing" not in text
+    cell = _cells()["f2585ca3"]
+    assert 'predictions=net.predict(data.tokens, arithmetic="float64")' in cell
+    assert "labels=data.labels" in cell
 
 
 def test_capacity_captions_name_the_data_the_sizes_and_the_ffn_width():
@@ -542,3 +579,92 @@ def test_the_bits_caption_says_a_flat_ratio_stays():
     assert "stays at" in flat and "falls" not in flat
     one = _ratio_words(np.array([100.0]), np.array([3.0]))
     assert "only size" in one and "falls" not in one
+
+
+# --- review of the chapter's trial search, quotes and labels (findings 1 to 9)
+def test_trial_config_is_the_config_the_search_trains_with(monkeypatch):
+    """:func:`ksfig.trial_config` reads the optimizer and schedule from the code; they are the
+    ones a trial of :func:`memnb.experiments.kajitsuka._optuna_stack` trains with."""
+    import pytest
+    import torch
+
+    from memnb.experiments import kajitsuka as exp
+
+    class Stop(Exception):
+        pass
+
+    seen = {}
+
+    def capture(members, x, y, config, **kwargs):
+        seen["config"], seen["lr"] = config, kwargs["member_lr"]
+        raise Stop
+
+    monkeypatch.setattr(exp, "train_members", capture)
+    point = {"trials": 1, "data_seed": 0, "epochs": 2, "eval_every": 1, "early_stop": False,
+             "dataset": "random", "N": 2, "n": 2}
+    with pytest.raises(Stop):
+        exp._optuna_stack([point], [object()], torch.zeros(1), torch.zeros(1), device="cpu",
+                          progress=False)
+    literals = ksfig.trial_config()
+    assert {"optimizer", "schedule"} <= set(literals)
+    for key, value in literals.items():
+        assert getattr(seen["config"], key) == value
+    assert seen["lr"] == [exp.DEFAULT_TRIAL["lr"]]  # one trial: the default point only
+
+
+def test_training_settings_are_read_from_the_code_and_marked_ours():
+    from memnb.experiments import kajitsuka as exp
+    from memnb.experiments.registry import load_all
+
+    t = ksfig.training_settings().set_index("setting")
+    value = t["value (from the code)"]
+    (lo, hi), (wlo, whi) = exp.SEARCH["lr"], exp.SEARCH["weight_decay"]
+    assert value["learning rate searched"] == f"log-uniform in [{lo:g}, {hi:g}]"
+    assert value["weight decay searched"] == f"uniform in [{wlo:g}, {whi:g}]"
+    assert (f"learning rate {exp.DEFAULT_TRIAL['lr']:g}, weight decay "
+            f"{exp.DEFAULT_TRIAL['weight_decay']:g}") in value["trial 0 of every study"]
+    assert value["optimizer"].startswith("AdamW") and value["learning-rate schedule"] == "constant"
+    trials = load_all()["kajitsuka.mnli_curves"].params("full")["trials"]
+    assert f"`full`: {trials}" in value["trials per study (one study per #blocks)"]
+    assert "trains trial 0 only: no search" in value["trials per study (one study per #blocks)"]
+    assert f"first {exp.STARTUP_TRIALS} trials at random" in value["the other trials"]
+    assert card.TRIAL_SELECTION in value["trial kept per point"]
+    paper_says = t["the paper"]
+    assert all("ours" in paper_says[k] for k in ("learning-rate schedule", "learning rate searched",
+                                                 "trial 0 of every study", "study objective"))
+    assert "full-batch gradient descent" in paper_says["optimizer"]
+    cells = _cells()
+    assert "ksfig.training_settings()" in cells["c2734733"]
+    sec6 = cells["fa5fb9f4"]
+    assert "random search of ten points" not in sec6 and "draw the ten trials" not in sec6
+    assert "fixed default point" in sec6 and "constant learning rate" in sec6
+    assert ("each point keeps, of\nits trials, the one with the highest training accuracy at "
+            "its lowest-loss checkpoint (ties: lower\nloss, then the earlier trial; ours)") in sec6
+    assert "judge that trial's final epoch" in sec6
+
+
+def test_capacity_panel_reads_the_checkpoint_accuracy_not_the_final_one():
+    fig, caption = ksfig.capacity_figure(_two_widths(), None, "quick")
+    label = fig.axes[1].get_ylabel()
+    plt.close(fig)
+    assert label == ksfig.CAPACITY_ACCURACY_LABEL and "final" not in label
+    assert "lowest-loss checkpoint" in label.replace("\n", " ")
+    assert "read at the lowest-loss checkpoint, not at the last epoch" in caption
+    assert "whose kept trial reaches" in _cells()["5a3f2d40"]
+
+
+def test_quotes_of_the_abstract_and_theorem_are_marked():
+    cells = _cells()
+    intro, sec1, sec2 = cells["a4d6c72b"], cells["bc82d6c9"], cells["a1e82efb"]
+    for cell in (intro, sec2):
+        assert "becomes a\nbottleneck when associating a label to each token" in cell or \
+            "becomes a bottleneck when associating a label to each token" in \
+            cell.replace("\n", " ")
+        assert "our reading" in cell
+    assert "the feed-forward network is the bottleneck (the abstract)" not in sec2
+    assert "our sources name the FFN as the bottleneck" not in intro
+    # Theorem 4.1's formula is stripped in the seed: the notes' reconstruction, marked
+    assert "is our notes' reconstruction of it, *[reconstruction]*" in sec1
+    assert "reconstruction" in card.THM41_UNCAPPED and "own text" not in card.THM41_UNCAPPED
+    # Theorem 4.2's content is [unverified] where the intro calls the statements the paper's
+    assert "of Thm 4.2 our sources give only the title" in " ".join(intro.split())

@@ -31,3 +31,9 @@ def test_experiments_use_the_published_settings():
     curves = load_all()["kajitsuka.mnli_curves"].params("full")
     assert curves["blocks"] == list(paper.FIG2_BLOCKS.value) and curves["N"] == paper.FIG2_N.value
     assert paper.THM41_WIDTH.value == 14 and "Theorem 4.1" in paper.THM41_WIDTH.source
+
+
+def test_the_sequence_length_cites_no_section_the_notes_do_not_give():
+    """The notes quote 'fixed at n = 8' without a section number: the source names none."""
+    assert "§5" not in paper.FIG7_SEQ_LEN.source
+    assert "fixed at n = 8" in paper.FIG7_SEQ_LEN.source

@@ -1,7 +1,8 @@
 """MultiNLI and IMDb as short token sequences, as in the experiments of Kajitsuka & Sato.
 
-Kajitsuka & Sato (ICLR 2025, §5) train on "Multi NLI dataset (Williams et al., 2018) from GLUE
-benchmark" and the "IMDb dataset (Maas et al., 2011)" with the sequence length "fixed at n = 8".
+Kajitsuka & Sato (ICLR 2025; their experiments, chapter notes §3) train on "Multi NLI dataset
+(Williams et al., 2018) from GLUE benchmark" and the "IMDb dataset (Maas et al., 2011)" with the
+sequence length "fixed at n = 8".
 Their tokenizer, sampling and labels were not found (chapter notes §3); **[reconstruction]**:
 
 * tokenizer: the BERT WordPiece tokenizer (uncased, 30,522 tokens) shipped with the

@@ -225,7 +225,9 @@ def capacity_table(table: pd.DataFrame, by: str = "N") -> pd.DataFrame:
 
 
 def depth_table(table: pd.DataFrame, by: str = "N") -> pd.DataFrame:
-    """The capacity search per depth: mean final training accuracy per (``by``, #blocks).
+    """The capacity search per depth: mean training accuracy per (``by``, #blocks), each seed's
+    the accuracy of its kept trial at that trial's lowest-loss checkpoint (``TrainResult.accuracy``
+    in :func:`_optuna_stack`), not at its last epoch.
 
     Columns ``by``, ``d`` (if the table has widths), ``blocks``, ``accuracy`` (mean over
     seeds), ``memorized`` (every seed at 100 %), ``seeds`` and ``below_shallower``: True where
@@ -313,7 +315,8 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
 )
 def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
              executor: str | None = None) -> pd.DataFrame:
-    """Final training accuracy per (width, N, #blocks); :func:`capacity_table` gives Fig. 7.
+    """Training accuracy at the lowest-loss checkpoint of the best trial per (width, N, #blocks);
+    :func:`capacity_table` gives Fig. 7.
 
     ``params["widths"]`` lists ``[d, d_ff]`` pairs **[ours]**, run in that order: the paper's
     width is not in our sources, so every profile runs two widths, the default ``d = 16`` and a
@@ -343,7 +346,8 @@ def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
 )
 def seq_len(params: dict, *, seeds: int, device: str, cache_dir: Path,
             executor: str | None = None) -> pd.DataFrame:
-    """Final training accuracy per (n, #blocks) at fixed N; capacity via :func:`capacity_table`."""
+    """Training accuracy at the lowest-loss checkpoint of the best trial per (n, #blocks) at fixed
+    N; capacity via :func:`capacity_table`."""
     points = _points(params, seeds, dataset="random", record="final", early_stop=True,
                      N=[params["N"]], n=params["n"])
     return _sweep(points, device=device, cache_dir=cache_dir, executor=executor,

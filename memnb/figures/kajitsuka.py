@@ -235,13 +235,17 @@ _ASYMPTOTIC = ("Our reading of the remark, Θ̃(N) (its text is not in our sourc
                "asymptotic, so a ratio at finite $N$ does not test it.")
 
 
-def float64_markdown(report: dict[str, object], num_classes: int | None = None) -> str:
+def float64_markdown(report: dict[str, object], *, labels: np.ndarray | None = None,
+                     predictions: np.ndarray | None = None) -> str:
     """What :func:`memnb.constructions.seq_id.precision.float64_report` measured, as one
     Markdown sentence. The bits of a failing layer are maxima over its terms taken separately:
     the largest weight, the largest value it multiplies, and the largest product actually
     formed, which has fewer bits than the first two together when the largest weight never
-    multiplies the largest value. Given ``num_classes`` (C), the accuracy is set beside the
-    1/C of guessing."""
+    multiplies the largest value. Given the dataset's ``labels``, the accuracy is set beside
+    the share of its most common label (what answering that label for every sequence gets);
+    given also the float64 ``predictions`` (``net.predict(..., arithmetic="float64")``), a
+    network that outputs one constant label is said to, with that label's share
+    (:func:`_float64_accuracy_words`)."""
     from memnb.constructions.seq_id.precision import FLOAT64_BITS
 
     p2 = int(report["prime_squared_bits"])  # type: ignore[arg-type]
@@ -267,10 +271,33 @@ def float64_markdown(report: dict[str, object], num_classes: int | None = None) 
         parts.append(f"{label} first differs at layer {report[f'{name}_first_failing_layer']} "
                      f"of {report[f'{name}_depth']}: {why}")
     acc = float(report["float64_accuracy"])  # type: ignore[arg-type]
-    chance = (f" (guessing among the {num_classes} labels gets {1 / num_classes:.1%})"
-              if num_classes else "")
-    return ("; ".join(parts) + f". In float64 the network gets {acc:.1%} of the labels "
-            f"right{chance}.")
+    return "; ".join(parts) + ". " + _float64_accuracy_words(acc, labels, predictions)
+
+
+def _float64_accuracy_words(accuracy: float, labels: np.ndarray | None,
+                            predictions: np.ndarray | None) -> str:
+    """The float64 network's share of right labels (``accuracy``) in words: with
+    ``predictions`` that are one constant label, that it outputs that label for every sequence
+    (its share of ``labels`` beside); with ``labels``, beside the share of the most common label
+    (the labels that tie for it all named), which a constant answer of that label gets."""
+    said = f"In float64 the network gets {accuracy:.1%} of the labels right"
+    if labels is None:
+        return said + "."
+    values, counts = np.unique(np.asarray(labels), return_counts=True)
+    share = dict(zip(values.tolist(), (counts / counts.sum()).tolist(), strict=True))
+    top = [v for v, c in zip(values.tolist(), counts.tolist(), strict=True) if c == counts.max()]
+    common = (f"the most common label, {top[0]}, has a share of {share[top[0]]:.1%}"
+              if len(top) == 1 else
+              f"the most common labels, {', '.join(map(str, top))}, have a share of "
+              f"{share[top[0]]:.1%} each")
+    if predictions is not None and len(np.unique(predictions)) == 1:
+        k = np.asarray(predictions).flat[0].item()
+        own = share.get(k, 0.0)
+        where = ("it is the most common label" if k in top else f"{common}")
+        return (f"In float64 the network outputs one constant label, {k}, for all "
+                f"{len(predictions):,} sequences: it gets {accuracy:.1%} of the labels right, "
+                f"the share of label {k} in the data ({own:.1%}; {where}).")
+    return f"{said} (answering one label for every sequence gets at most that share: {common})."
 
 
 def hash_markdown(counts: dict[str, int] | None = None) -> str:
@@ -452,6 +479,103 @@ def markdown_table(frame: pd.DataFrame) -> str:
     """``frame`` as a Markdown table (:func:`memnb.prose.markdown_table`: every cell in full,
     ``|`` escaped)."""
     return prose.markdown_table(list(frame.columns), frame.itertuples(index=False))
+
+
+#: The trained experiments of the chapter, whose trial search :func:`training_settings` states.
+TRAINED = ("kajitsuka.mnli_curves", "kajitsuka.imdb_curves", "kajitsuka.random_curves",
+           "kajitsuka.capacity", "kajitsuka.seq_len")
+_OPTIMIZERS = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD"}
+
+
+def trial_config() -> dict[str, Any]:
+    """The constant keyword arguments of the ``TrainConfig`` that every trial of the chapter's
+    search trains with (e.g. ``optimizer`` and ``schedule``), read from the source of
+    :func:`memnb.experiments.kajitsuka._optuna_stack`, where they are written, so that the
+    chapter states the values the code uses."""
+    import ast
+    import inspect
+    import textwrap
+
+    from memnb.experiments import kajitsuka as exp
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(exp._optuna_stack)))
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "TrainConfig")
+    return {k.arg: k.value.value for k in call.keywords
+            if k.arg is not None and isinstance(k.value, ast.Constant)}
+
+
+def _trials_per_profile() -> str:
+    """The Optuna trials per study of each profile, from the trained experiments' profiles
+    (:data:`TRAINED`): one list when they agree, else one per experiment; where a profile runs
+    one trial, that such a study trains the default trial only."""
+    from memnb.experiments.registry import load_all
+    from memnb.profiles import PROFILES
+
+    known = load_all()
+    per = {name: tuple(known[name].params(p)["trials"] for p in PROFILES)
+           for name in TRAINED if name in known}
+
+    def listed(trials: tuple[int, ...]) -> str:
+        return ", ".join(f"`{p}`: {t}" for p, t in zip(PROFILES, trials, strict=True))
+
+    text = (listed(next(iter(per.values()))) if len(set(per.values())) == 1 else
+            "; ".join(f"{name}: {listed(t)}" for name, t in per.items()))
+    if any(1 in trials for trials in per.values()):
+        text += "; a study of one trial trains trial 0 only: no search"
+    return text
+
+
+def training_settings() -> pd.DataFrame:
+    """The training and search settings of the chapter's trained experiments that are ours
+    (Figs. 1/2, 4/5 and 7, the ICLR version's random data and sweep over n), each value read
+    from the code (:data:`memnb.experiments.kajitsuka.SEARCH`, ``DEFAULT_TRIAL``,
+    ``STARTUP_TRIALS``, the profiles' trials and :func:`trial_config`), beside what the paper
+    says of it (:mod:`memnb.papers.kajitsuka`). Columns ``setting``, ``value (from the code)``,
+    ``where in the code`` and ``the paper``."""
+    from memnb.experiments import kajitsuka as exp
+
+    config = trial_config()
+    optimizer = str(config.get("optimizer", "?"))
+    (lr_lo, lr_hi), (wd_lo, wd_hi) = exp.SEARCH["lr"], exp.SEARCH["weight_decay"]
+    default = exp.DEFAULT_TRIAL
+    module = "`memnb.experiments.kajitsuka`"
+    ours = "not in our sources: ours"
+    rows = [
+        ("optimizer", f"{_OPTIMIZERS.get(optimizer, optimizer)}, full batch",
+         f"`TrainConfig(optimizer=…)` of every trial, {module}",
+         "\"full-batch gradient descent\" (Fig. 7 caption); AdamW only on a third-party page: "
+         "we follow it [unverified]"),
+        ("learning-rate schedule", str(config.get("schedule", "?")),
+         f"`TrainConfig(schedule=…)` of every trial, {module}", ours),
+        ("learning rate searched", f"log-uniform in [{lr_lo:g}, {lr_hi:g}]", "`SEARCH`",
+         "search space not in our sources: ours [reconstruction]"),
+        ("weight decay searched", f"uniform in [{wd_lo:g}, {wd_hi:g}]", "`SEARCH`",
+         "search space not in our sources: ours [reconstruction]"),
+        ("trial 0 of every study", f"learning rate {default['lr']:g}, weight decay "
+         f"{default['weight_decay']:g}: a fixed default point, enqueued, not drawn",
+         "`DEFAULT_TRIAL`", ours),
+        ("the other trials", "drawn at random by Optuna's TPE sampler (seeded with the data "
+         "seed), which draws its "
+         f"first {exp.STARTUP_TRIALS} trials at random (`n_startup_trials`); a study has at "
+         "most that many, so no trial uses the study's history, and all are drawn first and "
+         "trained as one stack", "`STARTUP_TRIALS`",
+         "\"ten trials of hyperparameter tuning with Optuna\" (Fig. 7 caption); the sampler "
+         "and its settings are " + ours),
+        ("trials per study (one study per #blocks)", _trials_per_profile(),
+         "the experiments' profiles",
+         f"{paper.OPTUNA_TRIALS.value} ({paper.OPTUNA_TRIALS.source}); used for every "
+         "experiment: [reconstruction]"),
+        ("study objective", "the mean over the study's seeds of log₁₀ of each trial's lowest "
+         "training loss (minimised)", f"`_optuna_stack`, {module}", ours),
+        ("trial kept per point", f"{card.TRIAL_SELECTION}; the verdicts of the loss and "
+         "accuracy curves (Figs. 1/2, 4/5, random data) read that trial's final epoch, Fig. 7 "
+         "and the sweep over n the accuracy at that checkpoint",
+         f"`_optuna_stack`, {module}",
+         "\"the best-performing model was selected\" (Fig. 7 caption); the rule: ours"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "value (from the code)", "where in the code",
+                                       "the paper"])
 
 
 #: The column of :func:`table1_printed` that says whether our sources hold a row's printed cell.
@@ -733,7 +857,8 @@ def _seed_ranges(curves: pd.DataFrame) -> str:
         return ""
     spans = last.groupby("blocks")["accuracy"].agg(["min", "max"])
     return (f" Final training accuracy per seed ({last['seed'].nunique()} seeds), worst to "
-            "best: " + "; ".join(f"{card.blocks_word(int(b))} {r['min']:.4g} to {r['max']:.4g}"
+            "best: " + "; ".join(f"{card.blocks_word(int(b))} {card.fraction_text(r['min'])} to "
+                                 f"{card.fraction_text(r['max'])}"
                                  for b, r in spans.iterrows()) + ".")
 
 
@@ -751,12 +876,18 @@ def _worse_than_one_block(curves: pd.DataFrame) -> str:
         for a, b, la, lb in rises) + "."
 
 
+#: The right panel's y-label of :func:`capacity_figure`: the accuracy a capacity table records is
+#: the kept trial's at its lowest-loss checkpoint (``TrainResult.accuracy``), not its last epoch's.
+CAPACITY_ACCURACY_LABEL = "training accuracy at lowest-loss\ncheckpoint (best trial)"
+
+
 def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
                     by: str = "N", partial: str | None = None) -> tuple[plt.Figure, str]:
     """Fig. 7 (``by="N"``) or the ICLR sweep over n (``by="n"``): the smallest #blocks reaching
     100 % (left; a vertical dotted line, named in the panel's title only when one is drawn,
-    marks a size that no tried depth memorized) and the whole per-depth search (right: final
-    accuracy against #blocks).
+    marks a size that no tried depth memorized) and the whole per-depth search (right: the
+    training accuracy of each depth's kept trial at its lowest-loss checkpoint, mean over seeds,
+    against #blocks; :func:`memnb.experiments.kajitsuka.depth_table`).
     ``partial`` says what a partial full-scale run ``cached`` holds; one that has not reached
     two sizes at any width is stated in the caption and the figure shows ``fresh``
     (:func:`capacity_shown`)."""
@@ -807,7 +938,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     axes[1].plot(flagged["blocks"] + moved * _DODGE_BLOCKS, flagged["accuracy"], "x",
                  color="#c51b7d", ms=10, label="below a shallower depth")
     axes[1].axhline(1.0, color="k", lw=0.8, ls="--")
-    axes[1].set(xlabel="#blocks of each FFN", ylabel="final training accuracy (fraction)",
+    axes[1].set(xlabel="#blocks of each FFN", ylabel=CAPACITY_ACCURACY_LABEL,
                 title="the search per depth" + (" (line style: width)" if len(ds) > 1 else ""))
     for ax in axes[1:]:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -831,7 +962,8 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                    "equal values of two widths both show." if len(ds) > 1 else "")
     lead = (f"{what} From {source}{_run_data(table, by)}, model width"
             f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
-            f"our sources), #blocks tried: {tried}.{apart_words}")
+            f"our sources), #blocks tried: {tried}.{apart_words} The accuracies are read at the "
+            f"lowest-loss checkpoint, not at the last epoch: {card.TRIAL_SELECTION}.")
     details = _verdict(verdict) + "."
     if cached is not None and not shows_full:
         early = card.capacity_verdict(cached, by)

@@ -30,7 +30,8 @@ VARDI_WIDTH = Published(12, "Vardi et al. (2022), Thm 3.1, as recalled in notes 
 
 #: Fig. 7: N = 600 ... 1700 in increments of 100, MultiNLI, n = 8.
 FIG7_N = Published(tuple(range(600, 1701, 100)), f"Fig. 7 caption, {_SEED}")
-FIG7_SEQ_LEN = Published(8, "§5 text as quoted in notes §3 ('fixed at n = 8')")
+FIG7_SEQ_LEN = Published(8, "the paper's text as quoted in notes §3 ('fixed at n = 8'; the "
+                              "notes give no section)")
 #: Training of Fig. 7: full-batch gradient descent for 1000 epochs, 10 Optuna trials (the caption
 #: of Fig. 7 states it; that every experiment used it is our reconstruction).
 EPOCHS = Published(1000, f"Fig. 7 caption, {_SEED}")

@@ -331,6 +331,30 @@ def blocks_word(b: float) -> str:
     return counted(b, "block")
 
 
+def fraction_text(x: float, digits: int = 4) -> str:
+    """A fraction (a training accuracy) with ``digits`` significant digits, and more where fewer
+    would round a value below 1 up to ``"1"``: ``0.99987`` reads ``"0.9999"``, ``0.99996``
+    reads ``"0.99996"``, so a run that missed one example never reads as memorized."""
+    text = f"{x:.{digits}g}"
+    while x < 1 and float(text) >= 1 and digits < 17:
+        digits += 1
+        text = f"{x:.{digits}g}"
+    return text
+
+
+def _metric_text(x: float, metric: str) -> str:
+    """A value of a curves ``metric``: a loss with 3 significant digits, an accuracy with
+    :func:`fraction_text`."""
+    return fraction_text(x) if metric == "accuracy" else f"{x:.3g}"
+
+
+#: How each point of the trained experiments keeps one trial of its search
+#: (:func:`memnb.experiments.kajitsuka._optuna_stack`: accuracy first, then loss, then the
+#: earlier trial); the curve rows' measured text and the chapter's settings table state it.
+TRIAL_SELECTION = ("each point keeps, of its trials, the one with the highest training accuracy "
+                   "at its lowest-loss checkpoint (ties: lower loss, then the earlier trial)")
+
+
 def final_values(curves: pd.DataFrame) -> pd.DataFrame:
     """Final-epoch loss and accuracy per #blocks (mean over seeds) of a curves table."""
     last = curves[curves["epoch"] == curves["epoch"].max()]
@@ -473,10 +497,11 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     that rises only between depths that both memorize, or fails; in words, not status names,
     which are the verdict's), and at how many seeds it holds, naming those where it fails
     (reported beside the verdict, which reads the final epoch; ours). A seed "holds" where the
-    rule does not fail there, as in the verdict's own count of seeds."""
+    rule does not fail there, as in the verdict's own count of seeds. The text opens with how
+    each point's trial was chosen (:data:`TRIAL_SELECTION`), at that same checkpoint."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
-    shown = ", ".join(f"{m:.3g} at {blocks_word(b)}" for b, m in
+    shown = ", ".join(f"{_metric_text(m, metric)} at {blocks_word(b)}" for b, m in
                       zip(mean["blocks"], mean[metric], strict=True))
     said = {"reproduced": "holds", "differs": "fails",
             "trend": "holds only as a trend (its rises are between depths that both memorize)"}
@@ -486,8 +511,9 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
                if _curves_rule(part, metric).status == "differs"]
     first, last = int(best["epoch"].min()), int(best["epoch"].max())
     epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
-    head = (f"read instead at each run's lowest-loss epoch ({epochs}: the checkpoint the trial "
-            f"search keeps; reported, not judged), the ")
+    head = (f"{TRIAL_SELECTION}, and the verdict reads that trial's final epoch; read instead "
+            f"at each run's lowest-loss epoch ({epochs}: the checkpoint the trial was chosen at; "
+            "reported, not judged), the ")
     if seeds == 1:  # the mean is the one seed: one statement, not two
         return (f"{head}{metric} of the one seed is {shown}: there the same rule "
                 f"{said[status]}")
@@ -508,8 +534,9 @@ def late_divergence_text(curves: pd.DataFrame, drop: float = LATE_DROP) -> str:
     if fell.empty:
         return (f"no run diverges late ({rule}: none of {len(best)}; the largest fall is "
                 f"{max(0.0, float((best['accuracy'] - best['final_accuracy']).max())):.3g})")
-    named = "; ".join(f"{blocks_word(r.blocks)}, seed {r.seed}: {r.accuracy:.4g} at epoch "
-                      f"{r.epoch} to {r.final_accuracy:.4g} at epoch {r.final_epoch}"
+    named = "; ".join(f"{blocks_word(r.blocks)}, seed {r.seed}: {fraction_text(r.accuracy)} at "
+                      f"epoch {r.epoch} to {fraction_text(r.final_accuracy)} at epoch "
+                      f"{r.final_epoch}"
                       for r in fell.itertuples())
     verb = "diverges" if len(fell) == 1 else "diverge"
     return (f"{len(fell)} of {counted(len(best), 'run')} {verb} late ({rule}; ours): {named}")
@@ -564,7 +591,7 @@ def late_divergence_share(curves: pd.DataFrame, metric: str, drop: float = LATE_
 
 def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
     """:func:`curves_verdict`'s rule on one table of final values per #blocks."""
-    values = "; ".join(f"{blocks_word(b)}: {m:.3g}" for b, m in
+    values = "; ".join(f"{blocks_word(b)}: {_metric_text(m, metric)}" for b, m in
                        zip(final["blocks"], final[metric], strict=True))
     if metric == "accuracy":
         v = criteria.monotone(final["blocks"], final[metric], increasing=True)
@@ -581,8 +608,8 @@ def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
     def accuracies(a: int, b: int) -> str:
         if acc[a] >= 1 and acc[b] >= 1:
             return "both at 100 % training accuracy"
-        return (f"final accuracy {acc[b]:.4g} at {blocks_word(b)}, {acc[a]:.4g} at "
-                f"{blocks_word(a)}")
+        return (f"final accuracy {fraction_text(acc[b])} at {blocks_word(b)}, "
+                f"{fraction_text(acc[a])} at {blocks_word(a)}")
 
     named = "; ".join(f"{blocks_word(b)} ends at {lb:.3g}, {(lb / la - 1) * 100:+.0f} % above "
                       f"{blocks_word(a)} ({la:.3g}; {accuracies(a, b)})"
@@ -817,11 +844,15 @@ def remark31(results: ResultSource) -> Verdict:
 #: Why the Theorem 4.1 row is not capped at ``trend`` though its data conditions are
 #: [unverified] (its criterion says so).
 THM41_UNCAPPED = ("the conclusion judged (exact memorization by one width at every N, with "
-                  "Õ(√N) growth) is the theorem's own text (seed 000); only its data conditions "
-                  "are [unverified] (stripped from our source), and they restrict which datasets "
-                  "the theorem covers, not what it concludes; the datasets checked are distinct "
-                  "random sequences of integer tokens (tokens separated by at least 1; r/δ, n "
-                  "and C polynomial in N), which meet the conditions as we read them")
+                  "Õ(√N) growth) is the theorem's: its words \"memorizes the dataset, that is, "
+                  "… holds for every i ∈ [N]\" are in its text (seed 000), which strips the "
+                  "formula between them; the formula checked, N(X⁽ⁱ⁾)ₙ = y⁽ⁱ⁾ (the label at "
+                  "the last token), is our notes' reconstruction of it [reconstruction]; its "
+                  "data conditions are [unverified] (stripped from our source), and they "
+                  "restrict which datasets the theorem covers, not what it concludes; the "
+                  "datasets checked are distinct random sequences of integer tokens (tokens "
+                  "separated by at least 1; r/δ, n and C polynomial in N), which meet the "
+                  "conditions as we read them")
 
 
 @item(P, "Theorem 4.1", claim="a Transformer of width 14 and depth Õ(√N) memorizes any N "
