@@ -446,3 +446,53 @@ def test_condition_reading_claims_growth_only_when_monotone() -> None:
     dip = pd.DataFrame({"num_sequences": [12, 22, 34], "cond_features": [7.6e3, 5.5e4, 3.3e3]})
     text = dana_theory.condition_reading(dip)
     assert "not at every step" in text and "T_0 = 34 has 3.3e+03, below T_0 = 22's" in text
+
+
+def test_thm1_row_centred_reading_keeps_rank_and_predictions_and_shrinks_the_norm() -> None:
+    """Thm 1 (ε > 0) with the per-row-centred logits (ours, memnb.figures.dana): the refit
+    reproduces the table's ||WE||_2, centring keeps the encoder of rank ≤ d with the same KL,
+    never raises the norm and lowers it where the fit left a per-row shift (at (4,2,2,1,4),
+    Zipf 4, by a factor of several), so the excess ratio falls with it; eq. (4) still holds."""
+    from memnb.figures import dana as figures
+    from memnb.lookup_tables import fit_rank_d_encoder
+
+    tab = aot_distribution.epsilon_table(((4, 2, 2, 1, 4),), (0.0, 4.0))
+    out = figures.thm1_row_centred(tab)
+    assert (out["rank_centred"] <= out["d"]).all()
+    assert (out["norm_we_centred"] <= out["norm_we"] * (1 + 1e-12)).all()
+    assert out["holds_centred"].all()
+    zipf4 = out[out["zipf"] == 4.0].iloc[0]
+    assert zipf4["norm_we"] / zipf4["norm_we_centred"] > 3
+    assert zipf4["looseness_centred"] == pytest.approx(
+        zipf4["looseness_eq14"] * zipf4["norm_we_centred"] / zipf4["norm_we"])
+    # the centred logits predict what the fitted ones do (same KL)
+    task = aot_distribution.full_support_task(4, 2, zipf=4.0, seed=0)
+    fit = fit_rank_d_encoder(task.conditionals, 2, prior=task.prior, restarts=1, seed=0)
+    logits = fit.E @ fit.W.T
+    centred = logits - logits.mean(axis=1, keepdims=True)
+    assert expected_kl(task.conditionals, centred, task.prior) == pytest.approx(
+        zipf4["kl_encoder"], rel=1e-12, abs=1e-15)
+    assert np.linalg.norm(centred, 2) == pytest.approx(zipf4["norm_we_centred"])
+    with pytest.raises(ValueError, match="does not reproduce its norm_we"):
+        figures.thm1_row_centred(tab.assign(norm_we=tab["norm_we"] * 2))
+
+
+def test_thm2_gap_names_the_jl_factor_not_lambda() -> None:
+    """Thm 2 at N = 50 (ours, memnb.figures.dana.thm2_gap): the bound's formula with C = 0 is
+    close to the look-up table's KL, and the JL factor (1 + 2C + C d_TV)/(1 − 2C) makes the
+    rest; re-optimising λ lowers the table's KL, below the bound's, not toward it."""
+    from memnb.figures import dana as figures
+
+    row = jl_lookup.thm2_informative_table(((50, 512),), num_sequences=200).iloc[0]
+    gap = figures.thm2_gap(row)
+    assert gap["c_jl"] == pytest.approx(math.sqrt(32 * math.log(51) / 512))
+    assert gap["bound_c0"] * gap["jl_factor"] == pytest.approx(gap["bound"])
+    assert gap["inverse_gap"] == pytest.approx(1 / (1 - 2 * gap["c_jl"]))
+    assert gap["jl_factor"] > gap["inverse_gap"] > 100
+    assert gap["bound_c0"] == pytest.approx(gap["kl_table"], rel=0.05)
+    assert gap["kl_reoptimised"] < gap["kl_table"] < gap["bound"]
+    assert gap["ratio"] == pytest.approx(gap["bound"] / gap["kl_table"])
+    bad = row.copy()
+    bad["bound"] = 2 * row["bound"]
+    with pytest.raises(ValueError, match="do not reproduce"):
+        figures.thm2_gap(bad)

@@ -180,8 +180,9 @@ def test_exp1_caption_counts_every_panel_and_where_ours_is_below_the_paper():
 
 
 def test_exp3_counts_the_bound_apart_where_d_is_below_d_h():
-    """Fig. 2a: at d < d_h the proof's condition d_h ≤ d fails; those points are counted
-    against the stated φ(H d_h + d) and the proof's reach φ(H min(d_h, d) + d) apart."""
+    """Fig. 2a: at d < d_h the condition d_h ≤ d of the paper's model (Sec. 2) fails, as at
+    some points of the paper's own Experiment 3; those points are counted against the stated
+    φ(H d_h + d) and the proof's reach φ(H min(d_h, d) + d) apart."""
     from types import SimpleNamespace
 
     n, t0, h, d_h = 50, 2500, 20, 10
@@ -192,8 +193,16 @@ def test_exp3_counts_the_bound_apart_where_d_is_below_d_h():
     table = pd.DataFrame([{"model": "aot", "N": n, "T0": t0, "H": h, "d_h": d_h, "d": d,
                            "seed": 0, "accuracy": a} for d, a in acc.items()])
     text = figures.exp3_bound_sentence(table)
-    assert ("at d ≥ d_h = 10, where the proof's condition d_h ≤ d holds, 6 of 6 seed-averaged "
-            "points lie on or above") in text
+    assert ("at d ≥ d_h = 10, where the condition d_h ≤ d of the paper's model (Sec. 2) holds, "
+            "6 of 6 seed-averaged points lie on or above") in text
+    # the condition is the paper's own (Sec. 2), not ours, and its Experiment 3 runs outside it
+    assert "the corollary's statement names none" not in text
+    assert "Sec. 2 defines the model with d_h ≤ d; its footnote 1" in text
+    own = figures.paper_outside_model()
+    theirs = paper.exp3()
+    assert own["points"] == int((theirs["d"] < theirs["d_h"]).sum()) > 0
+    assert (f"the paper's own Experiment 3 runs d_h = {own['d_h']} above d at {own['points']} of "
+            f"the {len(theirs)} points of its CSV (d = {own['d_min']}–{own['d_max']})") in text
     assert ("0 of 5 lie on or above the stated φ(H·d_h + d) and 5 of 5 on or above "
             "φ(H·min(d_h, d) + d)") in text
     row = SimpleNamespace(item="Fig. 2a", status="differs", measured="m")
@@ -201,7 +210,8 @@ def test_exp3_counts_the_bound_apart_where_d_is_below_d_h():
     fig = figures.exp3_figure(table)
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert "proof's reach φ(H·min(d_h, d) + d) (ours)" in labels
-    assert any("outside the proof's condition" in p.get_label() for p in fig.axes[0].patches)
+    assert any("outside Sec. 2's model definition d_h ≤ d" in p.get_label()
+               for p in fig.axes[0].patches)
     plt.close(fig)
 
 
@@ -275,6 +285,49 @@ def test_slider_frames_leave_the_paper_out_off_its_setting():
     assert "paper's CSV" not in fig.axes[0].get_title()
     plt.close(fig)
     assert "not at the paper's setting" in figures.slider_caption(exp2, "head_dim")
+
+
+def test_slider_frames_name_every_marker_and_mark_the_bound_unlike_the_paper():
+    """At the chosen value the frame marks ours (round), the paper's CSV (hollow diamond, as
+    elsewhere in the chapter) and Cor. 2's bound (a filled cross, not a diamond), each with its
+    own legend entry below the axes; off the paper's setting the paper's marker is absent."""
+    table = _exp1_table([6, 13], lambda d: 2e-4 * d * d)
+    fig = figures.heads_frame(table, 21, 13)
+    labels, _ = _frame_legend(fig)
+    assert {"ours at H = 21 (seed mean)", "Cor. 2 bound at H = 21",
+            "paper's CSV at H = 21"} <= set(labels)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert lines["Cor. 2 bound at H = 21"].get_marker() == "X"
+    assert lines["paper's CSV at H = 21"].get_marker() == "D"
+    assert lines["paper's CSV at H = 21"].get_markerfacecolor() == "none"
+    bound = float(figures._phi(np.array(21 * 13 + 13), 50, 2500))
+    assert list(lines["Cor. 2 bound at H = 21"].get_ydata()) == pytest.approx([bound])
+    # every marker drawn on the axes has a legend entry
+    drawn = {ln.get_label() for ln in fig.axes[0].get_lines()
+             if ln.get_marker() not in ("", "None")}
+    assert drawn <= set(labels)
+    plt.close(fig)
+    text = figures.slider_caption(table, "heads")
+    assert "the filled cross the bound" in text and "filled diamond" not in text
+    off = _exp1_table([6, 13], lambda d: 2e-4 * d * d, n=12)
+    fig = figures.heads_frame(off, 21, 13)
+    labels, _ = _frame_legend(fig)
+    assert "Cor. 2 bound at H = 21" in labels and "paper's CSV at H = 21" not in labels
+    plt.close(fig)
+
+
+def test_the_dana_slider_section_does_not_say_accuracy_and_bound_move_together():
+    """The frames show accuracy levelling off (or dipping) while the bound rises: the section
+    heading compares them rather than claiming they move together."""
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "dana.ipynb")
+                       .read_text())["cells"]
+    text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "move together" not in text
+    assert "## 6. Sliders: measured accuracy against the bound and the paper's values" in text
+    assert "filled diamond" not in text
 
 
 def test_the_dana_chapter_displays_every_caption_it_builds():
@@ -373,6 +426,36 @@ def test_exp5_order_reads_split_seeds_on_their_medians():
     close = table.assign(accuracy=table["accuracy"].clip(upper=0.5).clip(lower=0.4))
     read, clause = scorecard_dana.order_reading(reading.exp5_order(close))
     assert not reading.exp5_order(close).iloc[0]["split"] and clause == ""
+
+
+def test_exp5_figure_draws_seed_medians_with_a_min_max_band():
+    """Fig. 3 draws ours as the App. B figures do: the median over seeds (the statistic the
+    verdict reads where the seeds split), a band from the lowest seed to the highest, every
+    seed a dot; the caption says so and gives the split seeds' range, median and mean."""
+    from types import SimpleNamespace
+
+    from memnb.experiments.registry import get
+
+    seeds = [0.99, 0.98, 0.05, 0.05, 0.05]
+    table = pd.concat([_exp5_table(aot=0.3, mlp=a).assign(seed=s) for s, a in enumerate(seeds)],
+                      ignore_index=True)
+    fig = figures.exp5_figure(table)
+    ax = fig.axes[1]  # d = 10
+    label = "ours: 1 head + MLP, median, band min to max over 5 seeds"
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == label]
+    assert list(line.get_ydata()) == pytest.approx([0.07, 0.05])  # the median, not the mean
+    (band,) = [c for c in ax.collections if np.allclose(
+        c.get_paths()[0].vertices[:, 1].max(), 0.99)]
+    assert band.get_paths()[0].vertices[:, 1].min() == pytest.approx(0.05)
+    plt.close(fig)
+    run = SimpleNamespace(name="dana.exp5", fresh=table, cached=None, partial=None,
+                          params=get("dana.exp5").params("quick"))
+    text = figures.exp5_caption(run, SimpleNamespace(item="Fig. 3", status="differs",
+                                                     measured="m"))
+    assert ("the line is the median over seeds (up to 5 seeds), the band runs from the "
+            "lowest") in text
+    assert "MLP 0.050–0.990 (median 0.050, mean 0.424)" in text
+    assert "reads the seed medians where the seeds split" in text
 
 
 def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):

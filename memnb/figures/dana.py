@@ -129,12 +129,12 @@ def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     _bounds(ax, xs, h * d_h + xs, np.full(len(xs), h * (d_h - 1) + 1), n, t0)
     narrow = xs[xs < d_h]
     if len(narrow):
-        # d < d_h: outside the proof's condition d_h <= d (ours); the proof reaches H d + d
+        # d < d_h: outside Sec. 2's model definition d_h <= d; the proof reaches H d + d (ours)
         reach = np.append(narrow, d_h)
         viz.plot_bound(ax, (reach, _phi(h * np.minimum(d_h, reach) + reach, n, t0)),
                        label="proof's reach φ(H·min(d_h, d) + d) (ours)", color="#E69F00")
         ax.axvspan(float(narrow.min()), float(d_h), color="#dddddd", alpha=0.45, zorder=0,
-                   label="d < d_h: outside the proof's condition d_h ≤ d (ours)")
+                   label="d < d_h: outside Sec. 2's model definition d_h ≤ d")
     ax.axvline(d_h, color="#bbbbbb", linewidth=0.8, linestyle=":")
     ax.set_title(f"N = {n}, H = {h}, d_h = {d_h} (dotted: d = d_h)")
     _legend_below(fig, [ax])
@@ -292,9 +292,20 @@ def exp5_params_sentence(table: pd.DataFrame, code: pd.DataFrame | None = None) 
                                for r in counts.itertuples()) + ").")
 
 
+def _median_words(part: pd.DataFrame) -> str:
+    """", median, band min to max over k seeds" for a curve of :func:`_seed_curve` over ``k > 1``
+    seeds ("" for one seed)."""
+    seeds = int(part["seed"].nunique()) if "seed" in part else 1
+    return f", median, band min to max over {counted(seeds, 'seed')}" if seeds > 1 else ""
+
+
 def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
     """AoT (H heads) vs one head + MLP (width 2d(H−1)) against parameter count (Fig. 3): one
-    panel per d, ours beside the paper's CSV curves (d = 7, 10, 13), legend below."""
+    panel per d, ours beside the paper's CSV curves (d = 7, 10, 13), legend below. Ours (and
+    ``cached``, the committed full run, dash-dotted) as the App. B figures draw Experiment 5
+    (:func:`_seed_curve`): the median over seeds, the statistic the Fig. 3 verdict reads where
+    the seeds split, with a band from the lowest seed to the highest and every seed a faint
+    dot, since the MLP's seeds can split far apart."""
     official = paper.exp5()
     ds = sorted(set(int(d) for d in table["d"].unique()) | set(official["d"].unique()))
     fig, axes = plt.subplots(1, len(ds), figsize=(3.3 * len(ds), 3.6), layout="constrained",
@@ -306,13 +317,15 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
         for kind in ("aot", "mlp"):
             part = table[(table["d"] == d) & (table["model"] == kind)]
             if len(part):
-                viz.plot_ours(ax, part, "params", "accuracy", label=f"ours: {names[kind]}",
-                              color=colors[kind])
+                _seed_curve(ax, part, "params", stat="median", band=True,
+                            label=f"ours: {names[kind]}{_median_words(part)}",
+                            **viz.role_style("ours", colors[kind]))
             if cached is not None:
                 full = cached[(cached["d"] == d) & (cached["model"] == kind)]
                 if len(full):
-                    viz.plot_ours(ax, full, "params", "accuracy", role="ours_cached",
-                                  label=f"ours (full run): {names[kind]}", color=colors[kind])
+                    _seed_curve(ax, full, "params", stat="median", band=True,
+                                label=f"ours (full run): {names[kind]}{_median_words(full)}",
+                                **viz.role_style("ours_cached", colors[kind]))
             _paper_exp5_line(ax, official, d, n, kind, "params", f"paper: {names[kind]}",
                              colors[kind])
         ax.set_title(f"d = d_h = {d}, N = {n}", fontsize=9)
@@ -461,10 +474,11 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
                      setting: str) -> plt.Figure:
     """One slider frame: accuracy against ``x`` with the bounds and, where ``table`` was run at
     the paper's setting (:func:`_frame_paper`), the paper's official CSV values (hollow
-    diamonds), the point ``x = value`` highlighted (round: measured; large hollow diamond: the
-    paper's; filled diamond: Cor. 2's bound there); ``setting`` (the fixed N, d, ...) heads
-    the title, which gives the three values. Legend below the axes. Rows hold H, d_h, d, N,
-    T0."""
+    diamonds, as everywhere in the chapter), the point ``x = value`` highlighted (large round:
+    measured; large hollow diamond: the paper's; filled cross, not a diamond: Cor. 2's bound
+    there), each marker with its own legend entry; ``setting`` (the fixed N, d, ...) heads
+    the title, which gives the three values. Legend below the axes, off the data. Rows hold H,
+    d_h, d, N, T0."""
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     viz.plot_ours(ax, table, x, "accuracy")
@@ -478,13 +492,16 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
     ours = table[table[x] == value]["accuracy"].mean()
     row = grid.loc[value]
     bound = float(_phi(np.array(row["H"] * row["d_h"] + row["d"]), n, t0))
-    ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10)
-    ax.plot([value], [bound], "D", color=viz.PALETTE["bound"], markersize=8)
+    at = f"at {x} = {value}"
+    ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10,
+            label=f"ours {at} (seed mean)")
+    ax.plot([value], [bound], "X", color=viz.PALETTE["bound"], markersize=10,
+            label=f"Cor. 2 bound {at}")
     theirs = "" if official is None or value not in official else \
         f", paper's CSV {official[value]:.3f}"
     if theirs:
         ax.plot([value], [official[value]], "D", color=viz.PALETTE["paper"], markersize=11,
-                markerfacecolor="none", markeredgewidth=2)
+                markerfacecolor="none", markeredgewidth=2, label=f"paper's CSV {at}")
     ax.set_title(f"{setting}, {x} = {value}: measured {ours:.3f}{theirs}, Cor. 2 bound "
                  f"{bound:.3f}", fontsize=9.5)
     ax.set(xlabel=xlabel, ylabel=_ACC, ylim=(0, 1.05))
@@ -536,16 +553,17 @@ def slider_caption(table: pd.DataFrame, kind: str) -> str:
     drawn = "Each frame draws our seed-averaged curve"
     if official is None:
         return (f"{what}. {drawn}, Corollary 2's bound φ(H·d_h + d) and the previous bound "
-                "φ(H(d_h − 1) + 1) (dashed); the round marker is our accuracy at the chosen "
-                "value, the diamond the bound there, and the title gives both. The paper's "
-                "values are not drawn: this run is not at the paper's setting.")
+                "φ(H(d_h − 1) + 1) (dashed); at the chosen value the large round marker is our "
+                "accuracy and the filled cross the bound there (each named in the legend), and "
+                "the title gives both. The paper's values are not drawn: this run is not at the "
+                "paper's setting.")
     missing = sorted(int(v) for v in drawn_x[x].unique() if int(v) not in official)
     gap = (f" (it has no value at {x} = {', '.join(map(str, missing))})" if missing else "")
     return (f"{what}. {drawn}, the paper's accuracies from the official {csv} (hollow "
             f"diamonds){gap}, Corollary 2's bound φ(H·d_h + d) and the previous bound "
-            "φ(H(d_h − 1) + 1) (dashed); at the chosen value the round marker is our accuracy, "
-            "the large hollow diamond the paper's, the filled diamond the bound, and the title "
-            "gives all three.")
+            "φ(H(d_h − 1) + 1) (dashed); at the chosen value the large round marker is our "
+            "accuracy, the large hollow diamond the paper's and the filled cross the bound "
+            "(each named in the legend), and the title gives all three.")
 
 
 def bound_check(table: pd.DataFrame, x: str | list[str]) -> dict[str, Any]:
@@ -1060,18 +1078,31 @@ def exp2_caption(table: pd.DataFrame, row: Any) -> str:
         "quadratic, which the verdict reads."], (row,))
 
 
+def paper_outside_model() -> dict[str, int]:
+    """Where the paper's own Experiment 3 (Fig. 2a, official Data_exp_3.csv) runs outside its
+    Sec. 2 model definition (``d_h ≤ d``): ``points`` of ``total`` CSV points have d < d_h, at
+    d from ``d_min`` to ``d_max`` (``d_h`` the CSV's head dimension)."""
+    table = paper.exp3()
+    outside = table[table["d"] < table["d_h"]]
+    return {"points": len(outside), "total": len(table), "d_h": int(table["d_h"].iloc[0]),
+            "d_min": int(outside["d"].min()) if len(outside) else 0,
+            "d_max": int(outside["d"].max()) if len(outside) else 0}
+
+
 def exp3_bound_sentence(table: pd.DataFrame) -> str:
     """Fig. 2a against Corollary 2, counted apart on each side of d = d_h (ours): at d ≥ d_h the
-    proof's condition d_h ≤ d holds and the bound is φ(H d_h + d); at d < d_h each head's
-    W_O^h W_V^h and W_QK^h have rank at most d, so the model is one with d_h = d and the proof
-    reaches only H·min(d_h, d) + d associations: the points there are counted against both the
-    stated φ(H d_h + d) and φ(H·min(d_h, d) + d)."""
+    condition d_h ≤ d of the paper's model definition (Sec. 2, with its footnote 1) holds and
+    the bound is φ(H d_h + d); at d < d_h, where the paper's own Experiment 3 also runs
+    (:func:`paper_outside_model`), each head's W_O^h W_V^h and W_QK^h have rank at most d, so
+    the model is one with d_h = d and the proof reaches only H·min(d_h, d) + d associations: the
+    points there are counted against both the stated φ(H d_h + d) and φ(H·min(d_h, d) + d)."""
     d_h = int(table["d_h"].iloc[0])
     inside, outside = table[table["d"] >= d_h], table[table["d"] < d_h]
     parts = []
     if len(inside):
         c = bound_check(inside, "d")
-        parts.append(f"at d ≥ d_h = {d_h}, where the proof's condition d_h ≤ d holds, "
+        parts.append(f"at d ≥ d_h = {d_h}, where the condition d_h ≤ d of the paper's model "
+                     f"(Sec. 2) holds, "
                      f"{c['above_bound']} of {c['points']} seed-averaged points lie on or above "
                      f"Corollary 2's φ(H·d_h + d) and {c['above_previous']} of {c['points']} "
                      "above the previous bound")
@@ -1082,12 +1113,16 @@ def exp3_bound_sentence(table: pd.DataFrame) -> str:
         reach = _phi(mean["H"].to_numpy() * np.minimum(d_h, mean.index.to_numpy())
                      + mean.index.to_numpy(), n, t0)
         above = int((mean["accuracy"].to_numpy() >= reach).sum())
-        parts.append(f"at d < d_h (shaded), outside that condition (the corollary's statement "
-                     f"names none, but there each head's maps have rank at most d, so the model "
-                     f"is one with d_h = d and the proof reaches only H·min(d_h, d) + d "
-                     f"associations; ours), {c['above_bound']} of {c['points']} lie on or above "
-                     f"the stated φ(H·d_h + d) and {above} of {c['points']} on or above "
-                     f"φ(H·min(d_h, d) + d) (the orange line)")
+        own = paper_outside_model()
+        parts.append(f"at d < d_h (shaded), outside that condition (Sec. 2 defines the model "
+                     f"with d_h ≤ d; its footnote 1 says d_h > d leaves the maps of full rank, "
+                     f"which it calls suboptimal), where the paper's own Experiment 3 runs "
+                     f"d_h = {own['d_h']} above d at {own['points']} of the {own['total']} "
+                     f"points of its CSV (d = {own['d_min']}–{own['d_max']}): there each head's "
+                     f"maps have rank at most d, so the model is one with d_h = d and the proof "
+                     f"reaches only H·min(d_h, d) + d associations (ours), and {c['above_bound']} "
+                     f"of {c['points']} lie on or above the stated φ(H·d_h + d) and {above} of "
+                     f"{c['points']} on or above φ(H·min(d_h, d) + d) (the orange line)")
     return "; ".join(parts)
 
 
@@ -1138,6 +1173,31 @@ def _order_cells(order: pd.DataFrame, with_seeds: bool = False) -> str:
     return "; ".join(cells)
 
 
+def exp5_drawn_sentence(table: pd.DataFrame) -> str:
+    """What Fig. 3's curves of ours are (:func:`exp5_figure`): the median over seeds with a
+    min–max band and every seed a dot, where the seeds split at the largest H (from
+    :func:`memnb.dana_reading.exp5_order`: range, median and mean of each model), and which
+    statistic the Fig. 3 verdict reads (the medians where the seeds split, else the means)."""
+    from memnb.dana_reading import SEED_SPLIT
+
+    seeds = int(table["seed"].nunique()) if "seed" in table else 1
+    if seeds <= 1:
+        return "Ours: one seed per point, drawn as a line."
+    text = (f"Ours: the line is the median over seeds (up to {counted(seeds, 'seed')}), the band "
+            "runs from the lowest seed to the highest (min–max) and each seed is a faint dot, as "
+            "in the App. B figures")
+    order = exp5_order(table)
+    split = order[order["split"]] if len(order) else order
+    if len(split):
+        text += ("; at the largest H the seeds split at " + "; ".join(
+            f"d = {r.d}, H = {r.H}: AoT {r.aot_lo:.3f}–{r.aot_hi:.3f} (median "
+            f"{r.aot_median:.3f}, mean {r.ours_aot:.3f}), MLP {r.mlp_lo:.3f}–{r.mlp_hi:.3f} "
+            f"(median {r.mlp_median:.3f}, mean {r.ours_mlp:.3f})" for r in split.itertuples()))
+    return (text + f". The Fig. 3 verdict reads the seed medians where the seeds split (a range "
+            f"over {SEED_SPLIT:g}) and the seed means elsewhere; the numbers below are seed "
+            "means unless called medians.")
+
+
 def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None,
                  code: pd.DataFrame | None = None) -> str:
     """Fig. 3's caption: whether a full run exists (from the file), the budget of the drawn
@@ -1165,7 +1225,8 @@ def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None,
     order = exp5_order(table)
     counts = (table if len(exp5_params(table)) or run.cached is None else run.cached)
     lead = (f"{head}Attention-only (H heads) against one head + MLP of width w = 2d(H−1), N = "
-            f"{int(table['N'].iloc[0])}, accuracy against parameters. {verdict_status(row)}")
+            f"{int(table['N'].iloc[0])}, accuracy against parameters. "
+            f"{exp5_drawn_sentence(table)} {verdict_status(row)}")
     text = (f"{exp5_params_sentence(counts, code)} At the largest H "
             f"we ran: {_order_cells(order, with_seeds=paper_budget)}.")
     full_order = exp5_order(run.cached) if run.cached is not None else pd.DataFrame()
@@ -1408,6 +1469,76 @@ def thm2_caption(thm2: pd.DataFrame, row: Any) -> str:
             f"N = {n}.{loose} The KL reached spans {thm2['achieved_kl'].min():.3g} to "
             f"{thm2['achieved_kl'].max():.3g} over d = {int(thm2['d'].min())}.."
             f"{int(thm2['d'].max())}. {verdict_sentence(row)}")
+
+
+def thm1_row_centred(tab: pd.DataFrame, *, seed: int = 0, restarts: int = 1) -> pd.DataFrame:
+    """Thm 1 with ε > 0 (Dana et al., eq. 4) read with row-centred logits (ours).
+
+    ``tab`` is the table of :func:`memnb.scorecard.dana_theory.thm1_table` (rows of
+    :func:`memnb.constructions.aot_distribution.epsilon_bound`). Its ``norm_we`` is the spectral
+    norm of the logit matrix ``L = E Wᵀ`` ``[T, N]`` that the fit returned; a shift of each row
+    by a constant changes that norm but not one prediction. This refits the same encoder
+    (:func:`memnb.lookup_tables.fit_rank_d_encoder` with the construction's arguments, checked to
+    give the same ``norm_we``) and centres each row: ``L_c = L (I − 11ᵀ/N) = E ((I − 11ᵀ/N) W)ᵀ``,
+    a rank-≤ d encoder (``W`` column-centred) with the same KL, and the proof's AoT built on it
+    (``W_U`` column-centred, ``W_O`` unchanged) outputs the centred logits of the same AoT, so it
+    has the same ``kl_aot``. Added columns: ``norm_we_centred`` (``||L_c||_2 <= norm_we``),
+    ``rank_centred``, ``rhs_eq14_centred = kl_encoder + C_14 ε ||L_c||_2``,
+    ``looseness_centred`` (that excess term over the excess KL ``gap``, as ``looseness_eq14``)
+    and ``holds_centred`` (eq. 4 as stated, with the centred norm)."""
+    from memnb.constructions import aot_distribution
+    from memnb.lookup_tables import fit_rank_d_encoder
+
+    norms, ranks = [], []
+    for r in tab.itertuples():
+        task = aot_distribution.full_support_task(int(r.N), int(r.S), zipf=float(r.zipf),
+                                                  seed=seed)
+        fit = fit_rank_d_encoder(task.conditionals, int(r.d), prior=task.prior,
+                                 restarts=restarts, seed=seed)
+        logits = fit.E @ fit.W.T
+        if not np.isclose(np.linalg.norm(logits, 2), r.norm_we, rtol=1e-9, atol=0.0):
+            raise ValueError(f"the refit of row {r.Index} does not reproduce its norm_we "
+                             f"({np.linalg.norm(logits, 2):.6g} vs {r.norm_we:.6g})")
+        centred = logits - logits.mean(axis=1, keepdims=True)
+        norms.append(float(np.linalg.norm(centred, 2)))
+        ranks.append(int(np.linalg.matrix_rank(centred)))
+    norm_c = np.asarray(norms)
+    rhs = tab["kl_encoder"].to_numpy() + tab["c_eq14"].to_numpy() * tab["eps"].to_numpy() * norm_c
+    gap = tab["gap"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loose = np.where(gap > 0, (rhs - tab["kl_encoder"].to_numpy()) / gap, np.nan)
+    holds = tab["kl_aot"].to_numpy() <= rhs + 1e-9 * np.maximum(1.0, np.abs(rhs))
+    return tab.assign(norm_we_centred=norm_c, rank_centred=ranks, rhs_eq14_centred=rhs,
+                      looseness_centred=loose, holds_centred=holds)
+
+
+def thm2_gap(row: pd.Series, *, seed: int = 0) -> dict[str, float]:
+    """What separates Thm 2's bound from the KL of the theorem's own look-up table (Dana et al.,
+    Thm 2), at one row of :func:`memnb.constructions.jl_lookup.thm2_informative_table` (ours).
+
+    The bound is proven for the table with the theorem's ``λ(t)``. With the same conditionals
+    (:func:`memnb.lookup_tables.low_entropy_conditionals`, the row's ``T``, ``N``, ``eps`` and
+    ``seed``), the bound's formula with ``C = 0`` (``bound_c0``: what orthonormal rows of ``W``
+    would give, the table's KL then) is set beside the table's KL; ``jl_factor = bound /
+    bound_c0`` is the mean factor ``(1 + 2C + C d_TV)/(1 − 2C)`` the Johnson–Lindenstrauss ``C``
+    multiplies it by, and ``inverse_gap = 1/(1 − 2C)`` that factor's denominator alone. Also
+    returned: ``c_jl``, ``bound``, ``kl_table`` (theorem's λ), ``kl_reoptimised`` (λ
+    re-optimised per sequence), ``kl_rank_d`` (the rank-d least-squares encoder, an upper
+    estimate of ``d_KL(π, L)``) and ``ratio = bound / kl_table``."""
+    from memnb.lookup_tables import low_entropy_conditionals, thm2_bound
+
+    p, g = low_entropy_conditionals(int(row["T"]), int(row["N"]), float(row["eps"]), seed=seed)
+    c = float(row["c_jl"])
+    bound_c0 = thm2_bound(p, 0.0, g)
+    bound = float(row["bound"])
+    if not np.isclose(thm2_bound(p, c, g), bound, rtol=1e-12, atol=0.0):
+        raise ValueError("the conditionals drawn do not reproduce the row's bound")
+    return {"N": int(row["N"]), "d": int(row["d"]), "c_jl": c, "bound": bound,
+            "bound_c0": float(bound_c0), "kl_table": float(row["kl_theorem_lambda"]),
+            "kl_reoptimised": float(row["kl_reoptimised_lambda"]),
+            "kl_rank_d": float(row["kl_rank_d_svd"]), "jl_factor": bound / float(bound_c0),
+            "inverse_gap": 1.0 / (1.0 - 2.0 * c),
+            "ratio": bound / float(row["kl_theorem_lambda"])}
 
 
 def propositions_figure(lams: np.ndarray, bottleneck: pd.DataFrame, n_small: int) -> plt.Figure:

@@ -405,7 +405,9 @@ def proposition_3(results: ResultSource) -> Verdict:
       criterion="ε = 0 (our exact construction, a [reconstruction] of the proof): T_0 = H d_h + "
                 "d sequences all memorized (argmax = target) with exactly d(S + 2N + 4 d_h H) "
                 "parameters; ε > 0 (memnb.scorecard.dana_theory): eq. (4) holds for AoTs built "
-                "as in the proof, with both forms of C", evidence=_EXACT)
+                "as in the proof, with both forms of C, for the encoder our fit finds (its KL "
+                "an upper estimate of the infimum d_KL(π, L) that eq. (4) uses)",
+      evidence=_EXACT)
 def theorem_1(results: ResultSource) -> Verdict:
     from memnb.constructions import aot
 
