@@ -223,7 +223,7 @@ def test_constructions_memorize_at_matching_sizes():
 
 
 def test_a_construction_that_cannot_be_built_is_a_row_with_its_reason(monkeypatch):
-    """At the full profile's largest budget Dana et al.'s construction refuses (float64 rank of
+    """On the V = 4 task at 7,680 parameters Dana et al.'s construction refuses (float64 rank of
     the Lemma 2 features below T0): the table keeps a row, not memorized, with the reason and
     the paper's parameter count, and the caption names it."""
     from memnb.constructions import aot
@@ -681,3 +681,128 @@ def test_the_dana_guarantee_uses_only_widths_its_theorem_allows():
     one = exp.theory_curves({"V": 1, "n": 4, "C": 2}, [P])
     assert math.isnan(float(one.loc[one["statement"].str.startswith("Dana"), "N"].iloc[0]))
     assert bounds.dana_best_capacity(P, 1, 4, d=2, d_h=1) > 0
+
+
+# ------------------------------------- review: the full task, censored capacities, n <= d
+def test_the_full_task_never_limits_a_capacity_and_keeps_every_architecture():
+    """The full profile's budgets and bits grid reach N = 15,360 in round one at P = 7,680, far
+    beyond the 4,096 sequences of the smaller task: its task holds at least the information
+    floor's examples at its largest budget, its ceiling N_max lies at that floor, and round one
+    is never clipped there; ci and quick keep their task; every architecture keeps a shape at
+    every budget where it had one on the smaller task."""
+    full = compare.get_params("full")
+    top, C = max(full["budgets"]), full["C"]
+    floor = bounds.information_floor_examples(32 * top, C)
+    assert full["V"] ** full["n"] >= floor and full["N_max"] == round(floor) == 122_880
+    assert max(compare.round_one_grid(top, C, full["bits_grid"], full["N_max"])) == round(
+        top * max(full["bits_grid"]) / math.log2(C))  # not clipped
+    for name in ("ci", "quick"):
+        params = compare.get_params(name)
+        assert (params["V"], params["n"], params["C"], params["N_max"]) == (4, 6, 4, 4096)
+    before = compare.planned_shapes({**full, "V": 4, "n": 6})
+    after = compare.planned_shapes(full)
+    had = set(zip(before["architecture"], before["budget"], strict=True))
+    assert had <= set(zip(after["architecture"], after["budget"], strict=True))
+    # the attention layer keeps n < d, the AoT's widths within d <= V but d = 16
+    mha = [card.shape_params(s)["d"] for s in after.loc[after["architecture"] == "mha", "shape"]]
+    assert min(mha) > full["n"]
+    aot = {card.shape_params(s)["d"] for s in after.loc[after["architecture"] == "aot", "shape"]}
+    assert {d for d in aot if d > full["V"]} <= {16}
+
+
+def test_task_markdown_says_each_profiles_task_and_why_the_full_one_is_larger():
+    from memnb.figures import compare as figures
+
+    text = figures.task_markdown("quick")
+    assert "- `quick` (this page): V = 4, n = 6, C = 4, so 4,096 distinct sequences" in text
+    assert "- `full`: V = 8, n = 6, C = 4, so 262,144 distinct sequences" in text
+    assert "N_max = 122,880" in text and "N = 32 P / log2 C = 122,880" in text
+    assert "would clip every N beyond 4,096 there, so no capacity could exceed 1.07" in text
+    # what the search can reach: the quick one never its ceiling, the full one exactly it
+    assert "it can try N up to 720 (2 bits per parameter)" in text
+    assert "it can try N up to 122,880 (32 bits per parameter)" in text
+    for name in ("ci", "quick", "full"):
+        params = compare.get_params(name)
+        top = max(params["budgets"])
+        first = compare.round_one_grid(top, params["C"], params["bits_grid"], params["N_max"])
+        found, _ = compare.search_capacity(lambda ns: [True] * len(ns), first,
+                                           rounds=params["rounds"], refine=params["refine"],
+                                           N_max=params["N_max"])
+        assert figures.search_reach(params, top) == found
+
+
+def _runs(caps: dict[int, tuple[int, list[tuple[int, float]]]]) -> pd.DataFrame:
+    """One MLP shape at P = 100: per seed, its tries (N, accuracy)."""
+    return pd.DataFrame([{"architecture": "mlp", "budget": 100, "parameters": 100,
+                          "shape": "w2=0 w1=1", "seed": seed, "N": N, "accuracy": acc,
+                          "round": 0} for seed, (_, tries) in caps.items() for N, acc in tries])
+
+
+def test_a_capacity_where_every_tried_N_fitted_is_censored_from_above():
+    """A run that fitted every N tried (the search's ceiling N_max included) has no failed N
+    above its capacity: capacity_table marks it censored, best_shapes counts such seeds, and
+    the tables, captions and frames say "at least" / "≥"."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    table = _runs({0: (0, [(50, 1.0), (100, 1.0)]),      # every N fitted, up to N_max = 100
+                   1: (0, [(50, 1.0), (100, 0.9)]),      # bracketed: [50, 100)
+                   2: (0, [(50, 0.5), (100, 0.4)])})     # none fitted: below 50
+    caps = compare.capacity_table(table, 4).set_index("seed")
+    assert list(caps["censored"]) == [True, False, False]
+    assert list(caps["capacity"]) == [100, 50, 0]
+    best = card.censored_best(table, 4)
+    assert int(best["censored_seeds"].iloc[0]) == 1 and card.at_least(best).all()
+    assert not card.at_least(card.censored_best(_fake_table(), 4)).any()
+    assert "censored_seeds" in compare.best_shapes(compare.capacity_table(table, 4).drop(
+        columns="censored"))  # a table without the column: no seed censored
+    shown = figures.best_table(best, 4).iloc[0]
+    assert shown["capacity (largest N fitted)"].startswith("≥ 50 ± ")
+    assert "(1 of 3 seeds fitted every N tried: at least)" in shown["capacity (largest N fitted)"]
+    assert shown["bits per parameter"].startswith("≥ 1 ± ")
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    caption = figures.head_to_head_caption(best, fixed, "quick", 4,
+                                           task={"V": 4, "n": 6})
+    assert "Filled ▲" in caption and "MLP at P = 100: at least 50 (1 of 3 seeds)" in caption
+    theory = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [100])
+    built = pd.DataFrame({"construction": ["x"], "budget": [100], "parameters": [100],
+                          "N": [5], "memorized": [True], "bits": [6400], "note": [""]})
+    bounds_text = figures.bounds_caption(theory, built, best, 4)
+    assert "the best trained capacity (the best shape's mean over seeds) is at least 50" in \
+        bounds_text and "(at most " in bounds_text
+    fig = figures.head_to_head_figure(best, fixed, 4)
+    assert [ln.get_marker() for ln in fig.axes[0].get_lines()].count("^") == 1
+    plt.close(fig)
+    fig = figures.budget_frame(100, best, theory, {"V": 4, "n": 6, "C": 4})
+    assert "≥ 50" in [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    # a leader over a censored runner-up is undecided, not a lead
+    other = table.assign(architecture="aot", shape="d=2 d_h=1 H=3")
+    other.loc[other["seed"] == 0, "accuracy"] = 1.0  # the AoT, censored at seed 0 too
+    both = card.censored_best(pd.concat([table.assign(
+        accuracy=np.where(table["N"] == 50, 1.0, table["accuracy"]).astype(float)), other]), 4)
+    row = figures.winners(both).iloc[0]
+    assert bool(row["undecided"]) and not bool(row["clear"])
+    assert "undecided: another architecture's value is a lower bound" in \
+        figures.winners_markdown(both)
+
+
+def test_the_earlier_bound_needs_n_at_most_d():
+    """Mahdavi et al.'s Thm 1 as Dana et al. quote it needs S <= d (n <= d here; the Dana
+    notes, §4): the row "earlier bound" takes only widths d >= n, and is empty (NaN), not 0,
+    where none fits."""
+    V, n, P = 4, 6, 960
+    row = compare.theory_curves({"V": V, "n": n, "C": 4}, [60, 120, P])
+    earlier = row[row["statement"].str.startswith("earlier")].set_index("parameters")["N"]
+    assert np.isnan(earlier[60]) and np.isnan(earlier[120])  # d = 8 needs 8 (n + 2V + 4)
+    want = max(bounds.dana_previous_capacity((P // d - n - 2 * V) // (4 * dh), dh)
+               for d in (8, 16) for dh in range(1, d + 1)
+               if (P // d - n - 2 * V) // (4 * dh) >= 1)
+    assert earlier[P] == want
+    # n = 17 > every width of the grid: no shape, though d = 2 alone would give a count
+    none = compare.theory_curves({"V": V, "n": 17, "C": 4}, [20_000])
+    assert np.isnan(float(none.loc[none["statement"].str.startswith("earlier"), "N"].iloc[0]))

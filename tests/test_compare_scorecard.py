@@ -408,3 +408,46 @@ def test_the_floor_row_is_ours_and_not_attributed_to_remark_44():
     row = {it.item: it for it in load_items(["compare"])}[card.FLOOR_ROW]
     assert card.FLOOR_ROW.startswith("Information floor") and row.ours
     assert "a counting bound of ours" in row.claim and "only the title" in row.claim
+
+
+def test_verdicts_read_a_capacity_where_every_tried_N_fitted_as_at_least():
+    """A capacity censored from above (every N tried fitted: no failed N bounds it) is a lower
+    bound: a lead over it is undecided, the floor and the anchors are not tested on it while it
+    obeys them (at most trend), a violation by it stands, and the texts say "at least"."""
+    base = _linear_table({"mlp": {100: 20, 200: 40, 400: 80}, "aot": {100: 10, 200: 20,
+                                                                     400: 30}})
+    # the AoT at P = 400 fits every N tried (60 too): its capacity is at least 60
+    open_ = base.copy()
+    open_.loc[(open_["architecture"] == "aot") & (open_["budget"] == 400), "accuracy"] = 1.0
+    caps = card.exp.capacity_table(open_, 4)
+    assert caps["censored"].sum() == 2  # both seeds of that shape
+    assert not card.exp.capacity_table(base, 4)["censored"].any()
+    v = card.ranking_verdict(open_, 4)
+    assert ("P=400: MLP 0.40 vs ≥ 0.30 (undecided: another architecture's mean is a lower "
+            "bound)") in v.measured
+    assert v.values["undecided"] == 1 and "censored from above" in v.measured
+    assert card.ranking_verdict(base, 4).values["undecided"] == 0
+    floor = card.floor_verdict(open_, 4)
+    assert floor.status == "trend" and floor.values["not_tested"] == 2
+    assert "AoT P=400 w=1 (seed 0): at least 60" in floor.measured
+    assert card.floor_verdict(base, 4).status == "reproduced"
+    above = open_.copy()  # a censored capacity already beyond the floor is a violation
+    above.loc[(above["architecture"] == "aot") & (above["budget"] == 400)
+              & (above["N"] == 60), "N"] = 400 * 16 + 1
+    assert card.floor_verdict(above, 4).status == "differs"
+    anchors = card.anchors_verdict(open_, 4)
+    assert anchors.status == "trend" and anchors.values["not_tested"] == 1
+    assert "not tested where a mean is only a lower bound" in anchors.measured
+    assert "AoT P=400: ≥ 0.30" in anchors.measured
+    assert card.anchors_verdict(base, 4).status == "reproduced"
+    linear = card.linear_capacity_verdict(open_, 4, "aot")
+    assert "P=400: ≥ 60 (a seed fitted every N tried)" in linear.measured
+    cost = card.construction_cost_verdict(open_[open_["architecture"] == "aot"], 4,
+                                          {"V": 4, "n": 6, "C": 4})
+    assert "P=400: N=60 (the capacity at least this: every N tried fitted)" in cost.measured
+    # a guarantee above a capacity that no failed N bounds is not tested, in those words
+    aot = _aot_runs(250)
+    fitted = aot[(aot["N"] <= 45)].assign(accuracy=1.0)
+    g = card.guarantee_verdict(fitted, 4, "aot", 6, 4, steps=250)
+    assert ("capacity at least 45 (every N tried fitted: censored from above), guarantee 88"
+            in g.measured) and g.values["not_tested"] == 2  # both seeds of that shape

@@ -504,3 +504,34 @@ def test_a_plan_records_the_step_memory_and_a_run_is_warned_by_it(monkeypatch, t
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
     assert cli.main(["run", "tiny.plan", "--profile", "full"]) == 0
     assert "memnb run: warning: tiny.plan is too big" in capsys.readouterr().err
+
+
+def test_compare_capacity_is_planned_for_todays_task_and_its_gpu_estimate_withdrawn():
+    """The full profile of compare.capacity moved to a larger task (V = 8): the CPU record's row
+    was re-planned for today's grid (no "earlier grid"), with a dated correction saying why;
+    the GPU record, which could not be re-planned, keeps no estimate for the earlier task and
+    says why; the plans page renders both records."""
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    records = {r["device"]: r for r in planner.plan_records(repo / "data" / "plans")}
+    cpu = next(r for r in records["cpu"]["rows"] if r["experiment"] == "compare.capacity")
+    assert cpu["wall_s"] and planner.earlier_grid(cpu) is None
+    assert (cpu["runs"], cpu["groups"]) == planner.grid_counts("compare.capacity")
+    assert any(c.startswith("2026-11-29: the compare.capacity row was re-planned")
+               and "V = 8, n = 6" in c for c in records["cpu"]["corrections"])
+    gpu = next(r for r in records["cuda"]["rows"] if r["experiment"] == "compare.capacity")
+    assert gpu["wall_s"] is None and gpu["flops"] is None and gpu["model_steps"] is None
+    assert gpu["note"].endswith("the estimate of the earlier task, 25.3 min, is withdrawn")
+    assert planner.planned_cost("compare.capacity", folder=repo / "data" / "plans").startswith(
+        f"planned: {planner.format_duration(cpu['wall_s'])} on CPU (x86_64, 2 threads), for "
+        "the first round")
+    book = repo / "book"
+    if str(book) not in sys.path:
+        sys.path.insert(0, str(book))
+    from buildtools import reproducibility
+
+    text = reproducibility.plans_markdown(repo / "data" / "plans", repo / "data" / "results")
+    row = next(line for line in text.splitlines() if line.startswith("| `compare.capacity`"))
+    assert row.split(" | ")[-2:] == ["-", "- |"]  # no GPU estimate, no recorded run

@@ -324,7 +324,19 @@ def search_capacity(memorizes: Callable[[list[int]], list[bool]], first: Sequenc
 
 
 # ------------------------------------------------------------------------------ experiment
+#: The task of the ``ci`` and ``quick`` profiles (ours): ``4^6 = 4096`` distinct sequences, the
+#: ceiling ``N_max`` of their searches, which their budgets and bits grids stay far below.
 _TASK = {"V": 4, "n": 6, "C": 4}
+_FULL_BUDGETS = [60, 120, 240, 480, 960, 1920, 3840, 7680]
+#: The task of the ``full`` profile (ours): large enough that the task never limits a measured
+#: capacity. Its ceiling ``N_max`` is the information floor at its largest budget, the most
+#: examples that float32 weights of ``32 P`` bits can store (``32 P / log2 C``: 122,880 at
+#: ``P = 7680``, ``C = 4``), and ``V^n`` (``8^6 = 262,144``) holds that many distinct sequences.
+#: ``V = 8`` rather than a longer ``n``: every architecture keeps a shape at every budget where
+#: it had one on the smaller task (at ``n = 9`` the MLP has none at ``P = 60`` and ``120``), the
+#: attention layer keeps ``n < d`` at the same widths, and the AoT's ``d <= V`` of Dana et al.'s
+#: proof covers ``d = 8`` too.
+_FULL_TASK = {"V": 8, "n": 6, "C": 4}
 
 _PROFILES: dict[str, dict[str, Any]] = {
     "ci": {**_TASK, "budgets": [60, 120, 240, 480, 960], "shapes": 1, "steps": 150,
@@ -333,9 +345,11 @@ _PROFILES: dict[str, dict[str, Any]] = {
     "quick": {**_TASK, "budgets": [60, 120, 240, 480, 720], "shapes": 2, "steps": 250,
               "eval_every": 25, "bits_grid": [0.25, 1.0], "refine": 1, "rounds": 2,
               "max_seeds": 2, "N_max": 4096},
-    "full": {**_TASK, "budgets": [60, 120, 240, 480, 960, 1920, 3840, 7680], "shapes": 3,
+    "full": {**_FULL_TASK, "budgets": _FULL_BUDGETS, "shapes": 3,
              "steps": 4000, "eval_every": 50, "bits_grid": [0.25, 0.5, 1.0, 2.0, 4.0],
-             "refine": 3, "rounds": 3, "max_seeds": 3, "N_max": 4096},
+             "refine": 3, "rounds": 3, "max_seeds": 3,
+             "N_max": round(bounds.information_floor_examples(32 * max(_FULL_BUDGETS),
+                                                              _FULL_TASK["C"]))},
 }
 
 
@@ -405,8 +419,12 @@ def capacity(params: dict, *, seeds: int, device: str, cache_dir: Path,
 
 # ------------------------------------------------------------------------------- summaries
 def capacity_table(table: pd.DataFrame, C: int) -> pd.DataFrame:
-    """Per (architecture, budget, shape, seed): the empirical capacity (largest ``N`` at 100 %)
-    and its bits per parameter ``capacity · log2 C / parameters``."""
+    """Per (architecture, budget, shape, seed): the empirical capacity (largest ``N`` at 100 %),
+    its bits per parameter ``capacity · log2 C / parameters``, and ``censored`` (ours): whether
+    the capacity is censored from above, i.e. the run fitted every ``N`` the search tried for
+    it (a positive capacity equal to the largest ``N`` tried, such as the search's ceiling
+    ``N_max``, above which nothing is tried), so that no failed ``N`` bounds it and the true
+    capacity is *at least* the value shown."""
     rows = []
     keys = ["architecture", "budget", "shape", "seed"]
     for key, part in table.groupby(keys, sort=True):
@@ -415,17 +433,25 @@ def capacity_table(table: pd.DataFrame, C: int) -> pd.DataFrame:
         params = int(part["parameters"].iloc[0])
         rows.append({**dict(zip(keys, key, strict=True)), "parameters": params,
                      "capacity": cap, "capacity_bits_per_parameter":
-                         cap * math.log2(C) / params})
+                         cap * math.log2(C) / params,
+                     "censored": bool(cap > 0 and cap >= int(part["N"].max()))})
     return pd.DataFrame(rows)
 
 
 def best_shapes(caps: pd.DataFrame) -> pd.DataFrame:
     """Per (architecture, budget): the shape with the highest mean capacity, with the mean, the
-    standard deviation and the number of seeds of its capacity and bits per parameter."""
+    standard deviation and the number of seeds of its capacity and bits per parameter, and
+    ``censored_seeds``, how many of those seeds have a capacity censored from above
+    (``censored`` of :func:`capacity_table`; 0 when ``caps`` lacks the column): where it is
+    positive, the mean capacity and bits are lower bounds ("at least")."""
+    if "censored" not in caps:
+        caps = caps.assign(censored=False)
     per_shape = caps.groupby(["architecture", "budget", "shape"], as_index=False).agg(
         parameters=("parameters", "first"), capacity=("capacity", "mean"),
         capacity_std=("capacity", "std"), bits=("capacity_bits_per_parameter", "mean"),
-        bits_std=("capacity_bits_per_parameter", "std"), seeds=("seed", "nunique"))
+        bits_std=("capacity_bits_per_parameter", "std"), seeds=("seed", "nunique"),
+        censored_seeds=("censored", "sum"))
+    per_shape["censored_seeds"] = per_shape["censored_seeds"].astype(int)
     per_shape[["capacity_std", "bits_std"]] = per_shape[["capacity_std", "bits_std"]].fillna(0.0)
     idx = per_shape.groupby(["architecture", "budget"])["capacity"].idxmax()
     return per_shape.loc[idx].reset_index(drop=True)
@@ -452,9 +478,11 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
     an asymptotic statement with constants and logs dropped, so only its slope means anything;
     ``forbidden above`` = an upper limit on ``N``), ``parameters``, ``N``, ``bits`` (the total bits
     of the weights the statement assumes, when it fixes them). Guarantees are maximised over the
-    shapes of the theorem (``d, d_h``) that fit the budget (for Dana et al., ``d <= V``);
-    Mahdavi et al.'s with ``d_v = C``, the
-    value size its construction uses for ``C`` one-hot labels.
+    shapes of the theorem (``d, d_h``) that fit the budget (for Dana et al., ``d <= V``; for the
+    earlier bound ``H(d_h - 1) + 1`` at the AoT's size, ``n <= d``, the condition under which
+    Dana et al. quote it); Mahdavi et al.'s with ``d_v = C``, the
+    value size its construction uses for ``C`` one-hot labels. A guarantee none of whose
+    shapes fits a budget has ``N`` NaN there.
     """
     V, n, C = task["V"], task["n"], task["C"]
     rows = []
@@ -465,12 +493,12 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
         dana = max((c for d in (2, 3, 4, 8, 16) if d <= V for dh in range(1, d + 1)
                     if (c := bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)) > 0),
                    default=math.nan)
-        prev = 0
-        for d in (2, 3, 4, 8, 16):
-            for dh in range(1, d + 1):
-                free = P // d - n - 2 * V
-                if free >= 0 and free // (4 * dh) >= 1:
-                    prev = max(prev, bounds.dana_previous_capacity(free // (4 * dh), dh))
+        # n <= d: the condition of Mahdavi et al.'s Thm 1 as Dana et al. quote it ("S <= d", via
+        # Bhojanapalli et al.; the chapter's table of statements); no shape: NaN, as above
+        prev = max((bounds.dana_previous_capacity(free // (4 * dh), dh)
+                    for d in (2, 3, 4, 8, 16) if d >= n for dh in range(1, d + 1)
+                    if (free := P // d - n - 2 * V) >= 0 and free // (4 * dh) >= 1),
+                   default=math.nan)
         mahdavi = max((c for d in range(max(n + 1, C), 4 * n + 1) for dh in range(1, n + 1)
                        if (c := bounds.mahdavi_best_capacity(P, n, C, d=d, d_h=dh, d_v=C)) > 0),
                       default=math.nan)
@@ -518,10 +546,12 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
 
     A construction that cannot be built at a size is a row with ``memorized`` False and the
     reason in ``note``, not an error (a budget below one head of the construction's shape
-    included): at the full profile's largest budget (7,680 parameters,
-    ``H = 956``, ``T_0 = 958`` sequences) the float64 rank of Dana et al.'s Lemma 2 feature matrix
-    stays far below ``T_0`` in every draw of the weights, so :func:`memnb.constructions.aot.
-    memorize` refuses, and its parameter count there is the paper's ``d (n + 2V + 4 d_h H)``.
+    included): on the task of the ``ci`` and ``quick`` profiles (``V = 4``) at 7,680 parameters
+    (``H = 956``, ``T_0 = 958`` sequences) the float64 rank of Dana et al.'s Lemma 2 feature
+    matrix stays far below ``T_0`` in every draw of the weights (at most 386), so
+    :func:`memnb.constructions.aot.memorize` refuses, and its parameter count there is the
+    paper's ``d (n + 2V + 4 d_h H)``; on the ``full`` profile's task (``V = 8``) it is built at
+    that budget (``T_0 = 956``) and memorizes every example.
     """
     from memnb.constructions import aot, mha
     from memnb.constructions.seq_id import memorize as seq_memorize

@@ -43,6 +43,8 @@ FLOOR_WORDS = "ours; cf. our reading of Remark 4.4"
 #: Open markers: a trained capacity every seed of which lies below the smallest N tried.
 _CENSORED = {"marker": "v", "markerfacecolor": "none", "markersize": 6.5, "markeredgewidth": 1.3,
              "linestyle": "none", "zorder": 4}
+#: Filled markers: a trained capacity some seed of which fitted every N tried (a lower bound).
+_AT_LEAST = {"marker": "^", "markersize": 7, "linestyle": "none", "zorder": 5}
 #: How this chapter's figures name the architectures: :data:`exp.LABELS`, with what in them is
 #: ours (the trust review: the FFN-attention-FFN model has our widths, LayerNorms and positional
 #: embedding, and the attention layer between the FFNs is [unverified] in our notes; Mahdavi et
@@ -123,25 +125,40 @@ def _censored(best: pd.DataFrame) -> pd.Series:
     return best["below"].notna()
 
 
+def _at_least(best: pd.DataFrame) -> pd.Series:
+    """Rows of ``best`` whose mean capacity is a lower bound, some seed having fitted every N
+    the search tried (:func:`memnb.scorecard.compare.at_least`)."""
+    from memnb.scorecard.compare import at_least
+
+    return at_least(best)
+
+
 def best_table(best: pd.DataFrame, C: int) -> pd.DataFrame:
     """The best shape per architecture and budget for the chapter to show
     (:func:`memnb.scorecard.compare.censored_best`): capacity and bits per parameter as mean ±
     std over seeds, a capacity whose every seed fitted no tried N as ``< N`` (the smallest N
-    tried: below it, not resolved), and a mean that counts such seeds as 0 says how many."""
+    tried: below it, not resolved), a mean that counts such seeds as 0 says how many, and a
+    mean over seeds some of which fitted every N tried (censored from above: ``censored_seeds``
+    of :func:`memnb.experiments.compare.best_shapes`) as ``≥``, a lower bound, saying how
+    many."""
     rows = []
     per_bit = math.log2(C)
+    low = _at_least(best)
     for r in best.sort_values(["architecture", "budget"]).itertuples():
         below = getattr(r, "below", math.nan)
         zero = int(getattr(r, "zero_seeds", 0))
+        ge = "≥ " if low[r.Index] else ""
         if not math.isnan(below):
             capacity = f"< {below:g} (no tried N fitted; not resolved)"
             bits = f"< {below * per_bit / r.parameters:.3g}"
         else:
             spread = f" ± {r.capacity_std:.3g}" if r.seeds > 1 else ""
-            capacity = f"{count_text(r.capacity)}{spread}" + (
+            capacity = f"{ge}{count_text(r.capacity)}{spread}" + (
                 f" ({zero} of {r.seeds} seeds below the smallest N tried, counted as 0)"
-                if zero else "")
-            bits = f"{r.bits:.3g}" + (f" ± {r.bits_std:.3g}" if r.seeds > 1 else "")
+                if zero else "") + (
+                f" ({int(r.censored_seeds)} of {r.seeds} seeds fitted every N tried: at least)"
+                if ge else "")
+            bits = f"{ge}{r.bits:.3g}" + (f" ± {r.bits_std:.3g}" if r.seeds > 1 else "")
         rows.append({"architecture": exp.SHORT[r.architecture], "budget": r.budget,
                      "shape": r.shape, "parameters": r.parameters,
                      "capacity (largest N fitted)": capacity, "bits per parameter": bits,
@@ -153,7 +170,8 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
     """The best shapes' mean capacities (error bars: std over seeds); a budget where every seed
     fitted no tried N is an open ▽ at the smallest N tried (its capacity lies below)."""
     censored = _censored(best)
-    labelled = False
+    low = _at_least(best)
+    labelled = at_least_labelled = False
     for arch in exp.ARCHITECTURES:
         mine = best["architecture"] == arch
         part = best[mine].sort_values("parameters")  # a budget where nothing fitted: a gap
@@ -163,6 +181,12 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
             ax.errorbar(part["parameters"] * scale, part["capacity"], yerr=part["capacity_std"],
                         color=ARCH_COLORS[arch], marker="o", markersize=4.5, linewidth=1.4,
                         capsize=2, label=f"trained {exp.SHORT[arch]} (ours, best shape)")
+        above = best[mine & low]
+        if not above.empty:  # a lower bound: the true capacity lies at or above the point
+            ax.plot(above["parameters"] * scale, above["capacity"], color=ARCH_COLORS[arch],
+                    label=None if at_least_labelled else "trained, a seed fitted every N tried: "
+                    "▲ (capacity at least this)", **_AT_LEAST)
+            at_least_labelled = True
         below = best[mine & censored]
         if not below.empty:
             ax.plot(below["parameters"] * scale, below["below"], color=ARCH_COLORS[arch],
@@ -254,7 +278,8 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     (:func:`memnb.experiments.compare.accuracy_at_fixed_N`)."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
     censored = _censored(best)
-    labelled = False
+    low = _at_least(best)
+    labelled = at_least_labelled = False
     for arch in exp.ARCHITECTURES:
         mine = best["architecture"] == arch
         shift = dodge(arch)
@@ -272,6 +297,12 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
                          "no tried N fitted: open ▽ at the smallest N tried (an upper bound)",
                          **_CENSORED)
             labelled = True
+        above = best[mine & low]
+        if not above.empty:  # every N tried fitted: a lower bound, not a value
+            axes[0].plot(above["budget"] * shift, above["bits"], color=ARCH_COLORS[arch],
+                         label=None if at_least_labelled else "a seed fitted every N tried: ▲ "
+                         "(a lower bound)", **_AT_LEAST)
+            at_least_labelled = True
         part = fixed[fixed["architecture"] == arch].sort_values("budget")
         if not part.empty:
             axes[1].errorbar(part["budget"] * shift, part["accuracy"],
@@ -331,11 +362,13 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     with no best shape at ``budget`` (:func:`missing_shapes`) and a guarantee no shape of which
     fits the budget (``–`` in :func:`theory_table`) have no bar and the label
     :data:`NO_SHAPE` (an architecture whose grid does have a shape there but which has no run
-    in ``best``: ``– (not trained)``)."""
+    in ``best``: ``– (not trained)``). A capacity below the smallest N tried is labelled
+    ``< N``, one some seed of which fitted every N tried (a lower bound) ``≥ N``."""
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
     here = best[best["budget"] == budget]
     names, values, errs, colors, shown = [], [], [], [], []
     censored = _censored(here)
+    low = _at_least(here)
     gaps = {arch: fits for arch, b, fits in missing_shapes(best, task, [budget])}
     for arch in exp.ARCHITECTURES:
         row = here[here["architecture"] == arch]
@@ -345,7 +378,9 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
             errs.append(float(row["capacity_std"].iloc[0]))
             colors.append(ARCH_COLORS[arch])
             below = censored[row.index[0]]
-            shown.append(f"< {float(row['below'].iloc[0]):g}" if below else None)
+            shown.append(f"< {float(row['below'].iloc[0]):g}" if below else
+                         f"≥ {count_text(row['capacity'].iloc[0])}" if low[row.index[0]]
+                         else None)
         elif arch in gaps:  # no bar: say why rather than drop it
             names.append(f"trained\n{exp.SHORT[arch]}")
             values.append(math.nan)
@@ -448,8 +483,13 @@ def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int
 # ---------------------------------------------------------------------------------- captions
 def winners(best: pd.DataFrame) -> pd.DataFrame:
     """Per budget: the architecture with the most bits per parameter at capacity, its value,
-    the runner-up and the ratio between the two (``inf`` when the runner-up memorized none)."""
+    the runner-up and the ratio between the two (``inf`` when the runner-up memorized none);
+    ``at_least`` and ``runner_up_at_least`` when that value is a lower bound (some seed fitted
+    every N tried, :func:`_at_least`), and ``undecided`` when any architecture other than the
+    first has such a bound (it may hold more than the first): then the first place is no clear
+    lead."""
     rows = []
+    low = _at_least(best)
     for budget, part in best.groupby("budget"):
         part = part.sort_values("bits", ascending=False)
         first = part.iloc[0]
@@ -458,27 +498,38 @@ def winners(best: pd.DataFrame) -> pd.DataFrame:
                  else float(first["bits"] / second["bits"]))
         spread = float(first["bits_std"]) + (0.0 if second is None
                                               else float(second["bits_std"]))
+        undecided = bool(low[part.index[1:]].any())
         rows.append({"budget": budget, "winner": first["architecture"],
                      "bits": float(first["bits"]),
-                     "clear": second is None or float(first["bits"] - second["bits"]) > spread,
+                     "clear": not undecided and (
+                         second is None or float(first["bits"] - second["bits"]) > spread),
                      "runner_up": None if second is None else second["architecture"],
                      "runner_up_bits": math.nan if second is None else float(second["bits"]),
-                     "ratio": ratio})
+                     "ratio": ratio, "at_least": bool(low[part.index[0]]),
+                     "runner_up_at_least": second is not None and bool(low[part.index[1]]),
+                     "undecided": undecided})
     return pd.DataFrame(rows)
 
 
 def winners_markdown(best: pd.DataFrame) -> str:
-    """One sentence per budget naming who stores most per parameter and by how much (ours)."""
+    """One sentence per budget naming who stores most per parameter and by how much (ours); a
+    value that is a lower bound (every N tried fitted by some seed) reads "at least", and a
+    first place over such a value is undecided."""
     lines = []
     for r in winners(best).itertuples():
         if r.bits == 0:
             lines.append(f"- P = {r.budget}: no architecture fitted any training set tried.")
             continue
+        least = "at least " if r.at_least else ""
+        runner = "at least " if r.runner_up_at_least else ""
+        times = "" if r.runner_up_at_least or not r.at_least else "at least "
         ratio = "no runner-up memorized anything" if math.isinf(r.ratio) else (
-            f"{r.ratio:.2f}× the runner-up, {exp.SHORT[r.runner_up]} "
-            f"({r.runner_up_bits:.2f} bits/parameter)")
-        spread = "" if r.clear else " (a gap within the seed spread)"
-        lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {r.bits:.2f} "
+            f"{times}{r.ratio:.2f}× the runner-up, {exp.SHORT[r.runner_up]} "
+            f"({runner}{r.runner_up_bits:.2f} bits/parameter)")
+        spread = ("; undecided: another architecture's value is a lower bound, some seed of it "
+                  "having fitted every N tried" if r.undecided
+                  else "" if r.clear else " (a gap within the seed spread)")
+        lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {least}{r.bits:.2f} "
                      f"bits/parameter, {ratio}{spread}.")
     return "\n".join(lines)
 
@@ -606,6 +657,7 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
             f"count information differently (see text)." + _censored_words(best).replace(
                 "drawn at the smallest N tried", "drawn at the bits per parameter of the "
                 "smallest N tried")
+            + _at_least_words(best)
             + missing_words(best, task)
             + " Right: training accuracy at one fixed N per budget, the N of the search's first "
             f"round nearest one bit per parameter (P / log2 {C}): {fixed_N_words(fixed)}; "
@@ -620,9 +672,16 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     top = int(best["budget"].max())
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
+    # a best capacity that is a lower bound (some seed fitted every N tried): "at least", and
+    # each statement at most that multiple of it
+    low = bool(_at_least(trained)[trained["capacity"] == cap].any())
     at = theory[(theory["parameters"] == top) & (theory["kind"] != "shape only")]
     parts = [f"{r.statement.split(':')[0]} {r.N:.0f}" + (
-        f" ({r.N / cap:.2g}× the best trained)" if cap > 0 else "") for r in at.itertuples()]
+        f" ({'at most ' if low else ''}{r.N / cap:.2g}× the best trained)" if cap > 0 else "")
+        for r in at.itertuples() if not math.isnan(float(r.N))]
+    unfit = [r.statement.split(":")[0] for r in at.itertuples() if math.isnan(float(r.N))]
+    if unfit:
+        parts.append(f"{' and '.join(unfit)}: no shape fits")
     notes = constructions["note"] if "note" in constructions else pd.Series("", constructions.index)
     refusals = notes.fillna("").astype(bool)
     refused = constructions[refusals]
@@ -631,13 +690,30 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     missing = "".join(f" At P = {r.budget} {r.construction.split()[0]} is not drawn: "
                       f"{r.note.removeprefix('not built: ')}." for r in refused.itertuples())
     return (f"**Figure (ours).** At P = {top} the best trained capacity (the best shape's mean "
-            f"over seeds) is {cap:.0f} examples; the statements there: {'; '.join(parts)}. "
+            f"over seeds) is {'at least ' if low else ''}{cap:.0f} examples; the statements "
+            f"there: {'; '.join(parts)}. "
             f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
             f"every example at every size built."
             f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
             f"({FLOOR_WORDS}; a counting bound: weights of that many bits cannot fit every "
             "labelling of N examples). The three shape-only statements (constant 1) are told "
-            "apart by their grey, dash pattern and marker." + _censored_words(best))
+            "apart by their grey, dash pattern and marker." + _censored_words(best)
+            + _at_least_words(best))
+
+
+def _at_least_words(best: pd.DataFrame) -> str:
+    """A caption's sentence on the best shapes some of whose seeds fitted every N the search
+    tried (▲: the capacity censored from above, the mean a lower bound), naming them, or
+    nothing when there are none."""
+    low = best[_at_least(best)]
+    if low.empty:
+        return ""
+    named = "; ".join(f"{exp.SHORT[r.architecture]} at P = {r.budget}: at least "
+                      f"{count_text(r.capacity)} ({int(r.censored_seeds)} of {r.seeds} seeds)"
+                      for r in low.sort_values(["architecture", "budget"]).itertuples())
+    return (" Filled ▲: a best shape some of whose seeds fitted every N the search tried (up to "
+            "its ceiling N_max), so that no failed N bounds their capacity: the mean drawn is a "
+            f"lower bound, the capacity at least that (censored from above): {named}.")
 
 
 def _censored_words(best: pd.DataFrame) -> str:
@@ -650,3 +726,58 @@ def _censored_words(best: pd.DataFrame) -> str:
                       for r in censored.sort_values(["architecture", "budget"]).itertuples())
     return (" Open ▽: a best shape none of whose seeds fitted any N tried, drawn at the smallest "
             f"N tried, which its capacity lies below (not resolved, not a measured 0): {named}.")
+
+
+def search_reach(params: dict[str, Any], budget: int) -> int:
+    """The largest ``N`` the capacity search of ``params`` (a profile of ``compare.capacity``)
+    can try at ``budget``: round one's largest (:func:`exp.round_one_grid`), doubled up to
+    ``refine`` times in each later round when everything fitted (:func:`exp.next_round`), at
+    most the ceiling ``N_max``."""
+    first = max(exp.round_one_grid(budget, params["C"], params["bits_grid"], params["N_max"]))
+    return min(params["N_max"], first * 2 ** (params["refine"] * (params["rounds"] - 1)))
+
+
+def task_markdown(profile: str) -> str:
+    """Which task each profile of ``compare.capacity`` trains on, and why the ``full`` one is
+    larger, computed from the profiles (:func:`exp.get_params`): per profile ``V``, ``n``,
+    ``C``, its ``V^n`` distinct sequences and the search's ceiling ``N_max`` in bits per
+    parameter at its largest budget; then, at the ``full`` profile's largest budget ``P``, the
+    information floor ``32 P / log2 C`` (the most examples float32 weights can store, ours)
+    against the sequences of the smaller tasks: a task with fewer sequences than that would
+    clip every larger ``N`` and cap the measured capacity, so the ``full`` task holds at least
+    that many and its ceiling lies at the floor. ``profile`` is the one this page runs."""
+    from memnb.bounds import information_floor_examples
+    from memnb.profiles import PROFILES
+
+    params = {name: exp.get_params(name) for name in PROFILES}
+    lines = []
+    for name, p in params.items():
+        top = max(p["budgets"])
+        mark = " (this page)" if name == profile else ""
+        per_bit = math.log2(p["C"]) / top
+        lines.append(f"- `{name}`{mark}: V = {p['V']}, n = {p['n']}, C = {p['C']}, so "
+                     f"{p['V'] ** p['n']:,} distinct sequences; the search's ceiling is "
+                     f"N_max = {p['N_max']:,} and at its largest budget P = {top:,} it can try N "
+                     f"up to {search_reach(p, top):,} "
+                     f"({search_reach(p, top) * per_bit:.3g} bits per parameter).")
+    full = params["full"]
+    top, C = max(full["budgets"]), full["C"]
+    floor = information_floor_examples(32 * top, C)
+    small = {(p["V"], p["n"]): p["V"] ** p["n"] for name, p in params.items()
+             if p["V"] ** p["n"] < floor}
+    why = ""
+    if small:
+        seqs = max(small.values())
+        why = (f" A task of {seqs:,} sequences (V = {'/'.join(str(v) for v, _ in small)}, "
+               f"n = {'/'.join(str(n) for _, n in small)}, above) would clip every N beyond "
+               f"{seqs:,} there, so no capacity could exceed {seqs * math.log2(C) / top:.3g} "
+               "bits per parameter at that budget: the task, not the model, would set it.")
+    return ("Task of each profile (computed from the profiles; ours):\n\n" + "\n".join(lines)
+            + f"\n\nThe `full` task is larger because its budgets and search reach further: at "
+            f"its largest budget, P = {top:,}, the information floor allows at "
+            f"most N = 32 P / log2 C = {floor:,.0f} examples (float32 weights, ours)." + why
+            + f" The `full` task has {full['V'] ** full['n']:,} sequences and its ceiling "
+            f"N_max = {full['N_max']:,} lies at that floor, so the task limits no capacity "
+            "that float32 weights could hold. A capacity at which every N tried fitted (the "
+            "ceiling or the search's last round reached) is a lower bound, shown as ≥ (▲ in "
+            "the figures).")

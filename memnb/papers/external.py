@@ -25,19 +25,24 @@ ALLEN_ZHU_LI_UNDERTRAINED_BITS_PER_PARAMETER = Published(
 MORRIS_BITS_PER_PARAMETER = Published(
     3.6, "Morris et al. 2025, arXiv:2505.24832, abstract (approximately 3.6 bits per parameter)")
 
+#: Marks a detail of an anchor that no project source holds (our notes cover the three papers
+#: only; the abstracts' sentences quoted above are the anchors' values), as the 1 bit/parameter
+#: value is marked.
+UNVERIFIED = "[unverified: recalled from the paper, not in our sources]"
+
 #: What each anchor counts, and how that differs from this chapter's count (ours).
 DEFINITIONS: dict[str, str] = {
     "allenzhu2024": (
         "knowledge bits: synthetic biographies of random individuals with attributes drawn "
         "from known distributions; the bits are an information-theoretic lower bound computed "
-        "from the trained GPT-2-style model's loss on each attribute, so partially recalled "
-        "attributes count partially; models of millions to about a billion parameters, each "
-        "fact seen about 1000 times"),
+        f"from the trained model's loss on each attribute (a GPT-2-style model {UNVERIFIED}), "
+        "so partially recalled attributes count partially; models of millions to about a "
+        f"billion parameters, each fact seen about 1000 times {UNVERIFIED}"),
     "morris2025": (
         "unintended memorization in bits: the compression gain that the trained model gives on "
         "its training set of uniformly random bit strings (model likelihood against the known "
         "uniform distribution), summed over the data set and taken at saturation; GPT-style "
-        "models from 500K to 1.5B parameters"),
+        f"models from 500K to 1.5B parameters {UNVERIFIED}"),
     "ours": (
         "examples memorized exactly: the largest number N of random-label sequences fitted at "
         "100 % training accuracy, times log2 C bits per label; partial information (a label "

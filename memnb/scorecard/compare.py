@@ -63,26 +63,46 @@ def ranking_verdict(table: pd.DataFrame, C: int) -> Verdict:
     return ranking_from_best(best)
 
 
+def at_least(best: pd.DataFrame) -> pd.Series:
+    """Rows of a table of best shapes (:func:`exp.best_shapes`) whose mean capacity and bits are
+    lower bounds: some seed's capacity is censored from above (``censored_seeds`` > 0: every N
+    the search tried for it fitted); none when the column is absent."""
+    if "censored_seeds" not in best:
+        return pd.Series(False, index=best.index)
+    return best["censored_seeds"].fillna(0).astype(int) > 0
+
+
+def _ge(low: bool) -> str:
+    """``"≥ "`` before a value that is a lower bound (censored from above), else ``""``."""
+    return "≥ " if low else ""
+
+
 def ranking_from_best(best: pd.DataFrame) -> Verdict:
     """The head-to-head criterion on a table of best shapes (:func:`exp.best_shapes`).
 
     At each budget where something memorized, the architecture with the most bits per parameter
     *leads* when its mean exceeds the runner-up's by more than the sum of their standard
-    deviations over seeds; a first place within that spread is no lead. ``reproduced``: the same
-    architecture leads at every budget; ``trend``: one architecture leads at more than half of
-    the budgets; ``differs``: none does (including when the seed spreads are too wide to
-    separate the architectures).
+    deviations over seeds; a first place within that spread is no lead. A mean that is a lower
+    bound (:func:`at_least`: some seed fitted every N tried) is shown as ``≥``; a first place
+    over another architecture whose mean is such a bound is undecided (that architecture may
+    hold more), so no lead. ``reproduced``: the same architecture leads at every budget;
+    ``trend``: one architecture leads at more than half of the budgets; ``differs``: none does
+    (including when the seed spreads are too wide to separate the architectures).
     """
     rows = []
+    low = at_least(best)
     for budget, part in best.groupby("budget"):
         part = part.sort_values("bits", ascending=False)
         if part["bits"].iloc[0] == 0:
             continue  # no architecture memorized anything at this budget
         a = part.iloc[0]
         b = part.iloc[1] if len(part) > 1 else None
-        clear = b is None or a["bits"] - b["bits"] > a["bits_std"] + b["bits_std"]
+        open_ = bool(low[part.index[1:]].any())  # another one's true value may lie above
+        clear = not open_ and (b is None
+                               or a["bits"] - b["bits"] > a["bits_std"] + b["bits_std"])
         rows.append((budget, a["architecture"], float(a["bits"]), bool(clear),
-                     None if b is None else float(b["bits"])))
+                     None if b is None else float(b["bits"]), bool(low[part.index[0]]),
+                     b is not None and bool(low[part.index[1]]), open_))
     if not rows:
         raise NotComputable("no architecture fitted any training set at any budget")
     leads = pd.Series([r[1] for r in rows if r[3]], dtype=object)
@@ -90,14 +110,19 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     top = (leads.value_counts().index[0] if len(leads) else firsts.value_counts().index[0])
     led = int((leads == top).sum())
     first_only = sum(1 for r in rows if r[1] == top and not r[3])
-    text = "; ".join(f"P={r[0]}: {exp.SHORT[r[1]]} {r[2]:.2f}" + (
-        "" if r[4] is None else f" vs {r[4]:.2f}") + ("" if r[3] else " (within spread)")
-        for r in rows)
+    text = "; ".join(f"P={r[0]}: {exp.SHORT[r[1]]} {_ge(r[5])}{r[2]:.2f}" + (
+        "" if r[4] is None else f" vs {_ge(r[6])}{r[4]:.2f}") + (
+        "" if r[3] else " (undecided: another architecture's mean is a lower bound)" if r[7]
+        else " (within spread)") for r in rows)
     summary = (f"{exp.SHORT[top]} leads beyond the summed seed spreads at {led}/{len(rows)} "
                f"budgets" + (f" (first within the spread at {first_only} more)"
                              if first_only else ""))
     measured = f"{summary}: {text} bits/parameter"
-    values = {"winner": top, "leads": led, "budgets": len(rows), "summary": summary}
+    if any(r[5] or r[6] or r[7] for r in rows):
+        measured += ("; ≥: a mean that is a lower bound, some seed having fitted every N the "
+                     "search tried (its capacity censored from above)")
+    values = {"winner": top, "leads": led, "budgets": len(rows), "summary": summary,
+              "undecided": sum(1 for r in rows if r[7])}
     if led == len(rows):
         return Verdict("reproduced", measured, values)
     if led > len(rows) / 2:
@@ -109,9 +134,10 @@ def capacity_brackets(table: pd.DataFrame, C: int) -> pd.DataFrame:
     """:func:`exp.capacity_table` (per architecture, budget, shape and seed: ``capacity``, the
     largest ``N`` fitted at 100 %, 0 when none was) with what the search over ``N`` says beyond
     it: ``upper``, the smallest tried ``N`` above the capacity that was not fitted (``inf`` when
-    none was: not bracketed above), and ``smallest``, the smallest ``N`` tried. The true capacity
-    of a run lies in ``[capacity, upper)``: a capacity of 0 only says it is below the smallest
-    ``N`` tried."""
+    none was: not bracketed above, the run's capacity censored from above, ``censored``), and
+    ``smallest``, the smallest ``N`` tried. The true capacity of a run lies in
+    ``[capacity, upper)``: a capacity of 0 only says it is below the smallest ``N`` tried, a
+    censored one only that it is at least ``capacity``."""
     caps = exp.capacity_table(table, C)
     keys = ["architecture", "budget", "shape", "seed"]
     tried = table.merge(caps[keys + ["capacity"]], on=keys)
@@ -313,7 +339,9 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         text += " (the guarantee inside the search bracket: " + "; ".join(
             f"{shape} (seed{'s' * (len(g) > 1)} {', '.join(str(int(x)) for x in g['seed'])}): "
             + (f"capacity below the smallest tried N = {upper:g}" if cap == 0 else
-               f"capacity in [{cap}, {upper:g})") + f", guarantee {guar}"
+               f"capacity at least {cap} (every N tried fitted: censored from above)"
+               if math.isinf(upper) else f"capacity in [{cap}, {upper:g})")
+            + f", guarantee {guar}"
             for (shape, cap, upper, guar), g in groups) + ")"
     values = {"held": int(held.sum()), "short": int(short.sum()), "not_tested": int(open_.sum()),
               "zero_capacity": int((part["capacity"] == 0).sum())}
@@ -361,10 +389,24 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
 def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
     """Every trained capacity obeys the information floor ``N log2 C <= 32 P`` (float32; a
     counting bound of ours, cf. our reading of Kajitsuka & Sato's Remark 4.4, whose title only
-    is in our sources)."""
+    is in our sources). A capacity censored from above (``censored`` of
+    :func:`exp.capacity_table`: every N tried fitted) is a lower bound: above the floor it is a
+    violation all the same, within it the floor is not tested there, and the verdict is at most
+    ``trend`` (the runs named)."""
     caps, _ = _caps(table, C)
-    return criteria.bound_holds(caps["capacity"].to_numpy(float) * math.log2(C),
-                                32.0 * caps["parameters"].to_numpy(float), kind="upper")
+    bits = caps["capacity"].to_numpy(float) * math.log2(C)
+    bound = 32.0 * caps["parameters"].to_numpy(float)
+    verdict = criteria.bound_holds(bits, bound, kind="upper")
+    untested = caps[caps["censored"].to_numpy(bool) & (bits <= bound)]
+    if untested.empty:
+        return verdict
+    named = "; ".join(f"{exp.SHORT[r.architecture]} P={r.budget} {r.shape} (seed {r.seed}): "
+                      f"at least {r.capacity}" for r in untested.itertuples())
+    measured = (f"{verdict.measured}; not tested at {len(untested)} runs whose capacity is "
+                f"censored from above (every N tried fitted, so only a lower bound within the "
+                f"floor is known: {named})")
+    status = "trend" if verdict.status == "reproduced" else verdict.status
+    return Verdict(status, measured, {**verdict.values, "not_tested": len(untested)})
 
 
 #: Largest |exponent - 1| called linear, and largest half-width of the exponent's interval that
@@ -421,8 +463,10 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
     named = ("; left out of the fit, a capacity below the smallest N tried (no tried N "
              "memorized; not resolved): " + ", ".join(f"P={int(p)}" for p in left["parameters"])
              ) if len(left) else ""
-    fitted = ", ".join(f"P={int(p)}: {c:g} (< {u:g})" for p, c, u in
-                       zip(part["parameters"], part["capacity"], part["upper"], strict=True))
+    fitted = ", ".join(f"P={int(p)}: " + (f"≥ {c:g} (a seed fitted every N tried)"
+                                            if math.isinf(u) else f"{c:g} (< {u:g})")
+                       for p, c, u in zip(part["parameters"], part["capacity"], part["upper"],
+                                          strict=True))
     if len(part) < 3:
         raise NotComputable(f"{exp.SHORT[arch]}: {counted(len(part), 'budget')} with a "
                             f"positive capacity ({fitted or 'none'}{named}), fewer than the three "
@@ -464,15 +508,28 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
 
 def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
     """Our exact-fit bits per parameter against the external anchors: ``reproduced`` when every
-    best-shape mean lies below the smallest anchor (they also count partial information)."""
+    best-shape mean lies below the smallest anchor (they also count partial information). A
+    mean that is a lower bound (:func:`at_least`: some seed fitted every N tried) at or above
+    the anchor is a ``differs`` all the same; below it, the comparison is not tested there,
+    and the verdict is at most ``trend`` (the best shapes named)."""
     _, best = _caps(table, C)
     low = min(float(v) for v in external.anchors().values())
     top = float(best["bits"].max())
+    bound = at_least(best)
     anchors = ", ".join(f"{external.NAMES[k]} {float(v):g}"
                         for k, v in external.anchors().items())
     status = "reproduced" if top < low else "differs"
-    return Verdict(status, f"largest mean of ours {top:.2f} bits/parameter; anchors {anchors}",
-                   {"ours_max": top})
+    largest = "≥ " if bool(bound[best["bits"] == top].any()) else ""
+    measured = f"largest mean of ours {largest}{top:.2f} bits/parameter; anchors {anchors}"
+    untested = best[bound & (best["bits"] < low)]
+    if len(untested):
+        measured += ("; not tested where a mean is only a lower bound below the smallest anchor "
+                     "(a seed fitted every N tried, its capacity censored from above): "
+                     + "; ".join(f"{exp.SHORT[r.architecture]} P={r.budget}: ≥ {r.bits:.2f}"
+                                 for r in untested.itertuples()))
+        if status == "reproduced":
+            status = "trend"
+    return Verdict(status, measured, {"ours_max": top, "not_tested": len(untested)})
 
 
 def built_construction_parameters(N: int, task: dict[str, int],
@@ -499,18 +556,24 @@ def construction_cost_verdict(table: pd.DataFrame, C: int, task: dict[str, int])
     at these sizes); a build that misses a label is named."""
     caps, _ = _caps(table, C)
     top = caps.groupby("budget")["capacity"].max()
+    # a run that fitted every N tried (censored from above) holds at least its largest N: the
+    # row compares that N, which training did memorize, and says the capacity may be larger
+    censored = caps[caps["censored"]].groupby("budget")["capacity"].max()
     found = []
     for budget, cap in top.items():
         if cap >= 1:
             need, ok = built_construction_parameters(int(cap), {**task, "C": C})
-            found.append((int(budget), int(cap), need, need / budget, ok))
+            found.append((int(budget), int(cap), need, need / budget, ok,
+                          bool(censored.get(budget, 0) >= cap)))
     if not found:
         raise NotComputable("no budget with a positive trained capacity")
     ratios = [r[3] for r in found]
     status = "reproduced" if min(ratios) > 1 else "differs"
-    each = "; ".join(f"P={b}: N={c}, construction {need:,} parameters ({ratio:.3g}×)"
+    each = "; ".join(f"P={b}: N={c}" + (" (the capacity at least this: every N tried fitted)"
+                                        if low else "")
+                     + f", construction {need:,} parameters ({ratio:.3g}×)"
                      + ("" if ok else ", a build that misses a label")
-                     for b, c, need, ratio, ok in found)
+                     for b, c, need, ratio, ok, low in found)
     return Verdict(status, f"parameters of our construction built (n = {task['n']}, C = {C}, "
                    f"V = {task['V']}) for the largest N a trained run memorized at each budget, "
                    f"over the budget: {each}; {min(ratios):.3g}× to {max(ratios):.3g}× over "

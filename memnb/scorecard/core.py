@@ -412,7 +412,8 @@ class Item:
                 cost = f" ({planned})" if planned else ""
                 return self._row("not run", f"no result yet: {cmd} computes it{cost}",
                                  "none in this checkout")
-            whole = f" (the whole run {planned})" if planned else ""
+            # "full profile", not "whole run": an adaptive search's plan covers its first round
+            whole = f" (full profile, {planned})" if planned else ""
             return self._row("not run", f"{missing.why}; {cmd} computes the run that decides "
                              f"it{whole}", results.evidence() or "none in this checkout",
                              results.runs_read())
