@@ -147,8 +147,10 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
     # every sub-sweep's official sizes, read from memnb.papers.mahdavi
     assert ("T = 300 (official: heads sweep 30000, 50000, 70000, 90000, 110000, 130000; "
             "context sweep 20000, 30000, 40000, 50000, 60000)") in lines["- Fig. 4"]
-    assert ("heads sweep, shared contexts 10000, 20000, 30000 [reconstruction: intermediate "
-            "sizes of a range]") in lines["- Fig. 5"]
+    # the sizes the official reproduce.sh loops over (the notes give them as ranges)
+    assert ("heads sweep, shared contexts 10000, 15000, 20000, 25000, 30000;"
+            in lines["- Fig. 5"])
+    assert "[reconstruction" not in lines["- Fig. 5"]
     assert "context sweep, shared contexts 10000, 15000, 20000, 25000" in lines["- Fig. 5"]
     assert "context sweep, non-shared contexts 10000, 30000" in lines["- Fig. 5"]
     # Fig. 3's search grid is ours, not official
@@ -244,3 +246,78 @@ def test_file_and_host_names_in_captions_are_not_made_links():
     assert "http://reproduce.sh" not in html and "http://huggingface.co" not in html
     assert "<code>reproduce.sh</code>" in html
     assert '<a href="https://openreview.net/forum?id=8JCg5xJCTPR">' in html
+
+
+def test_synthetic_figures_say_why_no_paper_values_are_drawn_and_what_the_paper_plots():
+    """Figs. 2a-5 draw none of the paper's values: each caption says why (not published) and
+    what the paper's y-axis is beside ours, from one function and the values of
+    memnb.papers.mahdavi (the paper: accuracy, a fraction; ours: a count, accuracy × T)."""
+    for figure in ("Fig. 2a", "Fig. 2b", "Fig. 2c", "Fig. 3", "Fig. 4", "Fig. 5"):
+        text = fig.paper_counterpart(figure, "ours-y")
+        assert text.startswith(f"Mahdavi et al. {figure}; the paper's values are not drawn: ")
+        assert paper.CURVES_NOT_PUBLISHED in text
+        assert f"The paper plots {paper.FIG_Y[figure].value} ({paper.FIG_Y[figure].source})" in (
+            text)
+        assert text.endswith("; we plot ours-y")
+    assert "a fraction" in paper.FIG_Y["Fig. 2a"].value and "MSE" in paper.FIG_Y["Fig. 5"].value
+
+
+def test_fig4_and_fig5_captions_name_the_paper_y_axis_beside_ours(monkeypatch,
+                                                                  no_mahdavi_scorecard):
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    monkeypatch.setattr("IPython.display.display", lambda figure: None)
+    regression = pd.DataFrame([{"sweep": sweep, "shared": shared, "H": h, "n": 8, "d_h": 16,
+                                "T": 100, "mse": 0.1 / h, "seed": 0}
+                               for shared in (True, False) for sweep in ("heads", "context")
+                               for h in (1, 2, 4)])
+    text = fig.fig5(SimpleNamespace(fresh=regression, cached=None, partial=None), "quick").data
+    lead = text.split("<details")[0]
+    assert ("*Paper counterpart: Mahdavi et al. Fig. 5; the paper's values are not drawn: the "
+            "values it plots are not published") in lead
+    assert ("The paper plots the training MSE of the regression task (App. A); we plot training "
+            "MSE (best checkpoint)") in lead
+    nonshared = pd.DataFrame([{"sweep": "heads", "seed": 0, "T": 300, "H": h, "n": 8, "d_h": 16,
+                               "memorized": 40 * h, "accuracy": 40 * h / 300,
+                               "capacity": 7 * h + 1, "steps": 100} for h in (1, 2, 3, 4)])
+    lead = fig.fig4(SimpleNamespace(fresh=nonshared, cached=None, partial=None),
+                    "quick").data.split("<details")[0]
+    assert ("The paper plots memorization as the average accuracy across examples, a fraction "
+            "(App. A, for every classification experiment; App. I.1); we plot examples "
+            "memorized (accuracy × T).*") in lead
+    plt.close("all")
+
+
+def _fig1_rows(pool: int, draws: int, ks: list[int], method: str = "prefix") -> pd.DataFrame:
+    """Fig. 1 rows of one run: a pool of ``pool`` images, ``draws`` draws per k."""
+    return pd.DataFrame([{"representation": "random_attention", "check": "figure1", "k": k,
+                          "pass_fraction": 1.0 if k < 250 else 0.0, "repeats": draws,
+                          "T": pool, "method": method, "n": 197, "d": 768} for k in ks])
+
+
+def test_fig1_labels_each_run_with_its_draws_and_says_the_draws_are_nested(
+        monkeypatch, no_mahdavi_scorecard):
+    """The reduced run's curve is labelled as this build's run with its draws per k and pool,
+    apart from the committed full run's; the caption says (ours) that both draw nested subsets
+    where the paper's notebook draws an independent subset per k."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    quick = _fig1_rows(800, 6, [1, 197, 241, 281, 768])
+    full = _fig1_rows(1000, 1000, [1, 191, 197, 241, 281, 291, 768])
+    text = fig.fig1(quick, full, "quick").data
+    labels = [t.get_text() for legend in shown[0].legends for t in legend.get_texts()]
+    assert "ours, this build's reduced quick run (6 draws per k, 800 images)" in labels
+    assert "ours, committed full run (1000 draws per k, 1000 images)" in labels
+    assert "ours, Random Attention" not in labels
+    assert "Both curves of ours draw nested subsets (ours)" in text
+    assert "draws an independent subset for each draw at each k" in text
+    assert fig.fig1_label("x", _fig1_rows(10, 1, [1])) == "ours, x (1 draw per k, 10 images)"
+    shown.clear()
+    alone = fig.fig1(_fig1_rows(800, 6, [1, 197], method="subsets"), None, "quick").data
+    assert "Ours draw an independent random subset for each draw at each k" in alone
+    assert "nested" not in alone
+    plt.close("all")

@@ -65,6 +65,11 @@ def test_fig2a_title_and_lead_say_the_committed_run_is_partial(monkeypatch,
     lead = caption.split("<details")[0]
     assert ("The committed full-scale run (top) is partial: 20 of 24 points ran, with 3 seeds "
             "at T = 100 and 2 at T = 200") in lead
+    # the paper counterpart says why no paper curve is drawn and what the paper's y-axis is
+    assert ("*Paper counterpart: Mahdavi et al. Fig. 2a; the paper's values are not drawn: the "
+            "values it plots are not published, so only its text's claims are compared. The "
+            "paper plots memorization as the average accuracy across examples, a fraction "
+            "(Sec. 5.2, App. A); we plot examples memorized (accuracy × T).*") in lead
     # a complete committed run: the title and the lead say nothing of a partial state
     shown.clear()
     caption = fig.fig2a(SimpleNamespace(name="mahdavi.heads", fresh=_heads({50: 2}),
@@ -101,4 +106,9 @@ def test_fig3_legend_names_the_mean_line_and_the_line_at_one(monkeypatch, no_mah
     assert "largest memorized (per seed)" in labels
     assert ("the solid line of each H joins the mean over seeds at each T, the dotted line "
             "marks training accuracy 1") in caption
+    assert ("The paper plots the saturation of the heads per example (App. H; its axes are not "
+            "in our text); we plot training accuracy against the tried T (left) and the fraction "
+            "of examples with each number of saturated heads (right).*") in caption
+    assert [ax.get_ylabel() for ax in shown[0].axes[:2]] == ["training accuracy",
+                                                            "fraction of examples"]
     plt.close("all")

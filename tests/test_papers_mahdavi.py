@@ -49,3 +49,12 @@ def test_experiments_read_the_paper_grids():
         assert t in sizes and min(sizes) < t < max(sizes)
         assert sizes == experiments.saturation_search_sizes(t)
     assert not any(name.startswith("PAPER_") for name in vars(experiments))
+
+
+def test_every_synthetic_figure_says_what_the_paper_plots():
+    """Each synthetic figure with a claim has its y-axis in words with a source (the captions
+    set it beside ours: memnb.figures.mahdavi.paper_counterpart)."""
+    assert set(paper.FIG_Y) == {"Fig. 2a", "Fig. 2b", "Fig. 2c", "Fig. 3", "Fig. 4", "Fig. 5"}
+    assert set(paper.FIG2_CLAIMS) <= set(paper.FIG_Y) | {"Fig. 2"}
+    assert all(isinstance(v, Published) and v.source for v in paper.FIG_Y.values())
+    assert "not published" in paper.CURVES_NOT_PUBLISHED

@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from memnb import embedding_control as ec
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import mahdavi as sc
-from memnb.scorecard.core import NotComputable, build_scorecard
+from memnb.scorecard.core import NotComputable, build_scorecard, load_items
 
 ITEMS = ["Definition 1", "Definition 2", "Assumption 1", "Assumption 2", "Assumption 3",
          "Theorem 1", "Proposition 1", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2", "Lemma 3",
@@ -548,6 +549,32 @@ def test_table1_rows_with_a_smaller_pool_are_at_most_trend(tmp_path):
     for name in items:
         assert rows[name].status == "reproduced", (name, rows[name].measured)
     assert "mean (not the largest)" in rows["Fig. 1"].criterion
+    assert "strictly between 0.05 and 0.95" in rows["Fig. 1"].criterion
+    # Table 1 names what is reduced: here the draws (20 of the paper's 5000), not the pool
+    assert rows["Table 1"].status == "trend"
+    assert ("[reduced: 20 draws per Kruskal test, the paper's 5000 (a pool of 1973 images, as "
+            "large as the paper's)]") in rows["Table 1"].measured
+
+
+def test_table1_names_what_is_reduced():
+    """Table 1's cap says which of the pool and the draws per Kruskal test is smaller than the
+    paper's (1973 images, 5000 draws), computed from the run; none at the paper's scale."""
+    table = _table1(0.0, pool=1000)
+    assert sc.table1_reduced(table) == ("reduced: a pool of 1000 images, the paper's 1973, and "
+                                        "20 draws per Kruskal test, the paper's 5000")
+    paper_draws = table.assign(repeats=np.where(table["check"] == "assumption2", 1000, 5000))
+    assert sc.table1_reduced(paper_draws) == ("reduced: a pool of 1000 images, the paper's "
+                                              "1973 (5000 draws per Kruskal test, as the "
+                                              "paper's)")
+    fewer_gp = paper_draws.assign(repeats=np.where(
+        paper_draws["check"] == "general_position", 100, paper_draws["repeats"]))
+    assert "as few as 100 draws per Kruskal test" in sc.table1_reduced(
+        fewer_gp.assign(T=paper.TABLE1_IMAGES.value))
+    assert sc.table1_reduced(paper_draws.assign(T=paper.TABLE1_IMAGES.value)) == ""
+    criterion = {it.item: it for it in load_items(["mahdavi"])}["Table 1"].criterion
+    assert "smaller pool of images than the paper's 1,973" in criterion
+    assert "fewer random draws per Kruskal test than its 5,000" in criterion
+    assert "fewer images and draws" not in criterion
 
 
 def test_fig1_names_its_largest_difference():
@@ -779,7 +806,7 @@ def test_captions_say_which_run_the_verdict_reads_and_explain_once(tmp_path, mon
     assert caption.count("share most of their images") == 1  # said once
     # the full run's k stay far below 1000; the caveat names the k it is about
     assert "With a pool of 300 images, draws at k above half the pool (k > 150)" in caption
-    assert "the verdict's mean leaves such k out." in caption
+    assert "the verdict leaves such k out." in caption
     # Theorem 1's margin is explained once (Fig. 2a) and referred back to afterwards
     line = _sweep("H", [1, 2, 3, 4], [20, 40, 60, 80], n=8, d_h=16, d=16, C=100)
     text = fig.fig2a(SimpleNamespace(fresh=line, cached=None, partial=None), "quick").data
@@ -1018,31 +1045,55 @@ def test_fig1_says_on_the_drop_only_where_the_paper_drops():
         assert "a small shift in k" not in verdict.measured
 
 
-def test_fig1_reports_the_gap_on_the_paper_drop_beside_the_mean():
-    """The criterion averages over plateaus too; the text also gives the drop alone (the paper's
-    k with a pass fraction strictly between 0 and 1), with the side ours lies on."""
+def test_fig1_judges_the_paper_drop_not_the_mean_over_all_k():
+    """The criterion judges the paper's drop (its k with a pass fraction strictly between 0.05
+    and 0.95), where its curve is informative: a curve 0.2 below the paper's there differs, even
+    though its mean over every comparable k, plateaus included, is within the tolerance (that
+    mean is reported beside, not judged)."""
     ref = paper.figure1().set_index("k")["pass_fraction"]
-    drop = [int(k) for k in ref.index if 0 < ref[k] < 1]
+    drop = [int(k) for k in ref.index if 0.05 < ref[k] < 0.95]
+    assert drop == [281, 291, 301] == sc.fig1_drop_k(ref)
     table = _table1(0.0, pool=1000)
     for k in drop:  # ours 0.2 below the paper at every k of the drop, equal elsewhere
         at = (table["check"] == "figure1") & (table["k"] == k)
         table.loc[at, "pass_fraction"] = ref[k] - 0.2
     verdict = sc.fig1_verdict(table)
-    assert verdict.status == "reproduced"  # the mean over all k stays within the tolerance
+    assert verdict.status == "differs"
+    assert verdict.values["drop_k"] == drop
+    assert verdict.values["mean_abs_difference"] == pytest.approx(0.2)
     assert verdict.values["drop_gap"] == pytest.approx(0.2)
-    assert (f"k = {', '.join(map(str, drop))}; reported, not judged) ours is below the paper's "
-            "at every one") in verdict.measured
-    assert "a mean gap of 0.2, above the tolerance 0.15" in verdict.measured
+    assert verdict.values["full_mean"] == pytest.approx(0.6 / 6)  # within 0.15: not judged
+    assert verdict.measured.startswith(
+        "on the paper's drop (its k with a pass fraction strictly between 0.05 and 0.95: "
+        f"k = {', '.join(map(str, drop))}): mean |ours − paper| = 0.2 over 3 points")
+    assert "ours is below the paper's at every one" in verdict.measured
     assert "our curve drops at smaller k than the paper's" in verdict.measured
+    assert "(reported, not judged): mean |ours − paper| = 0.1 over 6 points" in verdict.measured
+    # 0.1 below on the drop: within the tolerance
+    for k in drop:
+        table.loc[(table["check"] == "figure1") & (table["k"] == k), "pass_fraction"] = (
+            ref[k] - 0.1)
+    assert sc.fig1_verdict(table).status == "reproduced"
     mixed = sc.fig1_drop(pd.Series({281: 0.8, 291: 0.4}), pd.Series({281: 0.72, 291: 0.49}))
     assert "below the paper's at 1 and above at 1 of them" in mixed["text"]
-    assert "within the tolerance" in mixed["text"]
+    assert mixed["gap"] == pytest.approx((0.08 + 0.09) / 2)
     assert sc.fig1_drop(pd.Series({197: 1.0}), pd.Series({197: 1.0})) is None
+    # a value at the band's edge (0.96, 0.04) is a plateau, not the drop
+    assert sc.fig1_drop_k(pd.Series({1: 0.96, 2: 0.5, 3: 0.04, 4: 0.95})) == [2]
+
+
+def test_fig1_without_a_drop_k_up_to_half_the_pool_is_not_computable():
+    """A pool of 500: the paper's k up to 250 are 197 and 241, both on its plateau at 1, so
+    nothing the criterion judges is left; the mean over those k is still reported."""
+    with pytest.raises(NotComputable, match=r"no k of the paper's Fig. 1 on its drop .* "
+                       r"k = 197, 241 \(reported, not judged\): mean \|ours − paper\| = 0"):
+        sc.fig1_verdict(_table1(0.0, pool=500))
 
 
 def test_fig1_mean_leaves_out_the_k_above_half_the_pool():
-    """The criterion's mean runs over the paper's k up to half our pool only (draws of more share
-    most of their images); the k left out are named, and the drop's gap is given beside it."""
+    """The criterion runs over the paper's k up to half our pool only (draws of more share
+    most of their images); the k left out are named, and the mean over every comparable k is
+    given beside the drop's."""
     ref = paper.figure1().set_index("k")["pass_fraction"]
     table = _table1(0.0, pool=1000)
     at = table["check"] == "figure1"
@@ -1055,18 +1106,20 @@ def test_fig1_mean_leaves_out_the_k_above_half_the_pool():
     assert verdict.values["comparable_k"] == [197, 241, 281, 291, 301, 331]
     assert verdict.values["left_out_k"] == [768]
     assert verdict.values["mean_abs_difference"] == pytest.approx(0.1)
-    assert verdict.values["max_abs_difference"] == pytest.approx(0.1)  # 768's 1.0 not in it
+    assert verdict.values["full_mean"] == pytest.approx(0.1)
+    assert verdict.values["full_max"] == pytest.approx(0.1)  # 768's 1.0 not in it
     assert verdict.status == "reproduced"
-    assert "over 6 points (max 0.1; tolerance 0.15) at k = 197, 241, 281, 291, 301, 331" in (
+    assert "mean |ours − paper| = 0.1 over 3 points (max 0.1; tolerance 0.15)" in (
         verdict.measured)
-    assert "k ≤ 500; the paper's pool 1973; k = 768 left out: above half the pool" in (
-        verdict.measured)
-    assert verdict.values["drop_gap"] == pytest.approx(0.1)
-    assert "k = 281, 291, 301; reported, not judged" in verdict.measured
-    # at the paper's pool every k of its figure is comparable: 768 is averaged in and says so
+    assert ("k ≤ 500; the paper's pool 1973), k = 197, 241, 281, 291, 301, 331 (reported, not "
+            "judged)") in verdict.measured
+    assert "k = 768 left out: above half the pool" in verdict.measured
+    # at the paper's pool every k of its figure is comparable: 768 is averaged into the
+    # reported mean, and the judged drop is unchanged (the paper's 0 there is a plateau)
     whole = sc.fig1_verdict(table.assign(T=paper.TABLE1_IMAGES.value))
     assert whole.values["left_out_k"] == [] and "left out" not in whole.measured
-    assert whole.values["mean_abs_difference"] == pytest.approx((6 * 0.1 + 1.0) / 7)
+    assert whole.values["full_mean"] == pytest.approx((6 * 0.1 + 1.0) / 7)
+    assert whole.values["mean_abs_difference"] == pytest.approx(0.1)
 
 
 def test_fig1_row_and_caption_share_one_rule_of_comparability(monkeypatch, no_mahdavi_scorecard):
@@ -1084,9 +1137,10 @@ def test_fig1_row_and_caption_share_one_rule_of_comparability(monkeypatch, no_ma
     assert "(k > 500)" in fig.fig1(table, None, "quick").data
 
 
-def test_fig1_on_the_committed_run_averages_the_comparable_k_only():
-    """On the committed Table 1 run (full if present, else quick), the row's mean is the mean
-    |ours − paper| over the paper's k up to half the run's pool, recomputed here by hand."""
+def test_fig1_on_the_committed_run_judges_the_drop_and_reports_the_mean():
+    """On the committed Table 1 run (full if present, else quick), the judged mean is the mean
+    |ours − paper| over the paper's drop (its k with a pass fraction strictly between 0.05 and
+    0.95) up to half the run's pool, the reported one over all those k, recomputed by hand."""
     from memnb.scorecard.core import ResultSource
 
     table = ResultSource("full").table("mahdavi.table1")
@@ -1098,9 +1152,11 @@ def test_fig1_on_the_committed_run_averages_the_comparable_k_only():
     gaps = (curve.loc[ks, "pass_fraction"] - ref[ks]).abs()
     verdict = sc.fig1_verdict(table)
     assert verdict.values["comparable_k"] == [int(k) for k in ks]
-    assert verdict.values["mean_abs_difference"] == pytest.approx(float(gaps.mean()))
-    drop = [k for k in ks if 0 < ref[k] < 1]
-    assert verdict.values["drop_gap"] == pytest.approx(float(gaps[drop].mean()))
+    assert verdict.values["full_mean"] == pytest.approx(float(gaps.mean()))
+    drop = [k for k in ks if 0.05 < ref[k] < 0.95]
+    assert verdict.values["mean_abs_difference"] == pytest.approx(float(gaps[drop].mean()))
+    judged = "reproduced" if gaps[drop].mean() <= sc.FIG1_TOL else "differs"
+    assert verdict.status == judged
 
 
 def test_fig2a_and_fig2b_say_how_many_seeds_the_largest_t_has():
@@ -1141,7 +1197,9 @@ def test_claims_mark_what_is_ours_or_reconstructed(empty_rows):
     assert "lower bound of Proposition 1 is tight" in by_item["Proposition 2"].claim
     assert by_item["Fig. 5"].claim.startswith("[reconstruction")
     assert "≤ 0.15 (ours;" in by_item["Fig. 1"].criterion
-    assert "over the paper's k up to half our pool of images" in by_item["Fig. 1"].criterion
+    assert "among its k up to half our pool of images" in by_item["Fig. 1"].criterion
+    assert ("on the paper's drop, its k where its pass fraction lies strictly between 0.05 and "
+            "0.95 (ours:") in by_item["Fig. 1"].criterion
     assert "0.25 (ours)" in by_item["Fig. 2c"].criterion
     assert "(ours: our reading of the paper's" in by_item["Fig. 3"].criterion
     assert "ours: our reading of" in by_item["Fig. 4"].criterion

@@ -31,6 +31,11 @@ from memnb.scorecard.core import Row, load_items
 from memnb.scorecard.render import source_profile
 
 _MEM = "examples memorized (accuracy × T)"
+#: Fig. 5's y-axis.
+_MSE = "training MSE (best checkpoint)"
+#: What Fig. 3's panels plot on their y-axes (the left panels' and the right panels' labels).
+_FIG3_Y = ("training accuracy against the tried T (left) and the fraction of examples with each "
+           "number of saturated heads (right)")
 _GUARANTEE = "Theorem 1 guarantee H(min(n, d_h)−1)+1 (lower bound) [reconstruction]"
 #: Where Theorem 1's count comes from, said once, at its first use in the figures (Fig. 2a).
 GUARANTEE_SOURCE = ("Theorem 1's count H(min(n, d_h)−1)+1, drawn as the dashed guarantee line, "
@@ -38,6 +43,17 @@ GUARANTEE_SOURCE = ("Theorem 1's count H(min(n, d_h)−1)+1, drawn as the dashed
                     "paper's formula is stripped from our text, and Dana et al. state Mahdavi et "
                     "al.'s limit as T0 ≤ H(min(Q, d_h)−1)+1, with Q the rank of the query "
                     "vectors.")
+
+
+def paper_counterpart(figure: str, ours: str) -> str:
+    """The paper counterpart of the synthetic figure ``figure`` (``"Fig. 2a"`` ... ``"Fig. 5"``)
+    as its caption names it: why none of the paper's values is drawn
+    (:data:`memnb.papers.mahdavi.CURVES_NOT_PUBLISHED`) and what the paper plots on its y-axis
+    (:data:`memnb.papers.mahdavi.FIG_Y`, with its source) beside what ours plots (``ours``)."""
+    y = paper.FIG_Y[figure]
+    return (f"Mahdavi et al. {figure}; the paper's values are not drawn: "
+            f"{paper.CURVES_NOT_PUBLISHED}. "
+            f"The paper plots {y.value} ({y.source}); we plot {ours}")
 
 
 # --- verdicts --------------------------------------------------------------------------------
@@ -308,8 +324,8 @@ def _setting(value: Any) -> str:
 def official_sizes(figure: str) -> str | None:
     """The official dataset sizes of ``figure`` (``"Fig. 4"``) from
     :func:`memnb.papers.mahdavi.sweeps` (``reproduce.sh``), each sub-sweep's apart when the
-    figure has several (``"heads sweep 30000, ...; context sweep 20000, ..."``), a size list
-    rebuilt from a range flagged *[reconstruction]*; None when the figure has no row."""
+    figure has several (``"heads sweep 30000, ...; context sweep 20000, ..."``); None when the
+    figure has no row."""
     rows = paper.sweeps()
     rows = rows[(rows["figure"] == figure) | rows["figure"].str.startswith(f"{figure} (")]
     if rows.empty:
@@ -320,9 +336,7 @@ def official_sizes(figure: str) -> str | None:
         if sub:
             sweep, _, context = sub.partition(", ")
             sub = f"{sweep} sweep" + (f", {context} contexts" if context else "")
-        flag = " [reconstruction: intermediate sizes of a range]" if "reconstruction" in \
-            r.source else ""
-        parts.append(f"{sub} {_setting(list(r.sizes))}{flag}".strip())
+        parts.append(f"{sub} {_setting(list(r.sizes))}".strip())
     return parts[0] if len(parts) == 1 else "; ".join(parts)
 
 
@@ -651,16 +665,23 @@ def gp_tolerance_note(table: pd.DataFrame, *, repeats: int, seed: int = 0) -> st
 
 
 def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
-    """Fig. 1: pass fraction against k for Random Attention, ours beside the paper's read-off.
-    The caption names, per run, the k above :func:`memnb.scorecard.mahdavi.fig1_comparable_limit`
-    of its pool, not comparable with the paper's and left out of the verdict's mean."""
+    """Fig. 1: pass fraction against k for Random Attention, ours beside the paper's read-off,
+    each of our curves labelled with its run, draws per k and pool (:func:`fig1_label`). The
+    caption names, per run, the k above :func:`memnb.scorecard.mahdavi.fig1_comparable_limit`
+    of its pool, not comparable with the paper's and left out of the verdict, and how our curves
+    draw their subsets beside the paper's notebook (:func:`_fig1_draws`)."""
     fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
     curve = table[(table["check"] == "figure1")]
     cached_curve = None if cached is None else cached[cached["check"] == "figure1"]
+    has_cached = cached_curve is not None and len(cached_curve) > 0
+    this_run = f"this build's {'' if profile == 'full' else 'reduced '}{profile} run"
     viz.compare_with_paper(ax, curve, paper.figure1(), x="k", y="pass_fraction",
-                           cached=cached_curve, ours_label="ours, Random Attention",
+                           ours_label=fig1_label(this_run, curve),
                            paper_label="paper (read off Fig. 1)", legend=False,
                            xlabel="subset size k", ylabel="fraction of draws of rank k")
+    if has_cached:
+        viz.plot_ours(ax, cached_curve, "k", "pass_fraction", role="ours_cached",
+                      label=fig1_label("committed full run", cached_curve))
     ax.axvline(paper.VIT_N.value, color=viz.PALETTE["bound"], linestyle="--", linewidth=1,
                label=f"n = {paper.VIT_N.value:g} (Assumption 1)")
     top = max(curve["k"].max(), paper.VIT_D.value)
@@ -669,10 +690,11 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     ax.set_xlim(0, top * 1.03)
     _legend_below(fig, ax)
     runs = [(f"this build's `{profile}` run", curve)]
-    if cached_curve is not None and len(cached_curve):
+    if has_cached:
         runs.append(("the committed full-scale run, drawn beside it", cached_curve))
     lead = "Random k-subsets of the [CLS] vectors after one random attention layer."
-    text = " ".join(_fig1_run(label, c) for label, c in runs)
+    text = " ".join(_fig1_run(label, c) for label, c in runs) + " " + _fig1_draws(
+        [c for _, c in runs])
     # the rule of comparability is the scorecard's (sc.fig1_comparable_limit), not retyped here
     near = [int(c["T"].iloc[0]) for _, c in runs
             if c["k"].max() > sc.fig1_comparable_limit(int(c["T"].iloc[0]))]
@@ -684,13 +706,46 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
         text += (f" With {words} images, draws at k above {sc.FIG1_POOL_SHARE_TEXT} the pool "
                  f"({halves}) share most of their images, so the pass fraction there is not "
                  f"comparable with the paper's, drawn from {int(paper.TABLE1_IMAGES.value)} "
-                 "images; the verdict's mean leaves such k out.")
+                 "images; the verdict leaves such k out.")
     reads = verdict_run("mahdavi.table1", profile)
     if reads is not None:
         text += f" The verdict reads {reads}."
     return viz.caption(fig, "Mahdavi et al. Fig. 1", text=folded(lead, text, "Fig. 1", profile),
                        profile=profile,
                        source="ours_cached_and_paper" if len(runs) > 1 else "mixed")
+
+
+def fig1_label(run: str, curve: pd.DataFrame) -> str:
+    """The legend label of one of our Fig. 1 curves: which run it is (``run``: "this build's
+    reduced quick run", "committed full run") with its draws per k and its pool of images, read
+    from the curve (``repeats``, ``T``)."""
+    draws, pool = int(curve["repeats"].iloc[0]), int(curve["T"].iloc[0])
+    return f"ours, {run} ({draws} draw{'s' * (draws != 1)} per k, {pool} images)"
+
+
+#: How each method of :func:`memnb.assumptions.pass_fraction_curve` draws its subsets, in words.
+FIG1_METHODS = {
+    "prefix": ("nested subsets (ours): each draw is one random permutation of the pool, and its "
+               "subset at k is the permutation's first k images, so one draw's subsets at "
+               "different k are nested and a curve's points are correlated (each is still an "
+               "unbiased estimate of the pass fraction at its k)"),
+    "subsets": "an independent random subset for each draw at each k, as the paper's notebook",
+}
+
+
+def _fig1_draws(curves: list[pd.DataFrame]) -> str:
+    """How our Fig. 1 curves draw their subsets (their ``method`` column, in the words of
+    :data:`FIG1_METHODS`), beside the paper's notebook, which draws an independent subset
+    (``torch.randperm``) for each draw at each k; empty when no curve records its method."""
+    methods = sorted({str(m) for c in curves if "method" in c.columns
+                      for m in c["method"].dropna().unique()})
+    if not methods:
+        return ""
+    which = "Both curves of ours draw" if len(curves) > 1 and len(methods) == 1 else "Ours draw"
+    ways = "; ".join(FIG1_METHODS.get(m, m) for m in methods)
+    paper_way = (" The paper's notebook (analysis/vit.ipynb) draws an independent subset for "
+                 "each draw at each k." if "prefix" in methods else "")
+    return f"{which} {ways}.{paper_way}"
 
 
 def _fig1_run(label: str, curve: pd.DataFrame) -> str:
@@ -1100,7 +1155,7 @@ def fig2a(result: Any, profile: str) -> Any:
                   "Theorem 1's guarantee (dashed)." + _partial_lead(result),
                   _runs_text(runs, describe, result, "mahdavi.heads", profile) + " " + _MARGIN_WHY
                   + _left_out_note(tables, "H") + " " + GUARANTEE_SOURCE, "Fig. 2a", profile)
-    return viz.caption(fig, "Mahdavi et al. Fig. 2a", text=text,
+    return viz.caption(fig, paper_counterpart("Fig. 2a", _MEM), text=text,
                        profile=profile, source=_source(runs))
 
 
@@ -1126,7 +1181,7 @@ def fig2b(result: Any, profile: str) -> Any:
                   _runs_text(runs, describe, result, "mahdavi.context", profile) + " "
                   + _MARGIN_SEE_2A + _left_out_note([table for _, table, _ in runs], "n"),
                   "Fig. 2b", profile)
-    return viz.caption(fig, "Mahdavi et al. Fig. 2b", text=text,
+    return viz.caption(fig, paper_counterpart("Fig. 2b", _MEM), text=text,
                        profile=profile, source=_source(runs))
 
 
@@ -1172,7 +1227,7 @@ def fig2c(result: Any, profile: str) -> Any:
                   "at most min(n, d_h), so d_h > n adds no function the layer could not already "
                   "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
                   "trains faster until enough steps are run).", "Fig. 2c", profile)
-    return viz.caption(fig, "Mahdavi et al. Fig. 2c", text=text,
+    return viz.caption(fig, paper_counterpart("Fig. 2c", _MEM), text=text,
                        profile=profile, source=_source(runs))
 
 
@@ -1329,7 +1384,8 @@ def fig3(result: Any, profile: str) -> Any:
         text += f"The verdict reads {reads}. "
     lead = ("The largest T each H memorizes perfectly (App. H's search) and the saturation of "
             "its attention there." + _partial_lead(result, by_size=False))
-    return viz.caption(fig, "Mahdavi et al. Fig. 3", profile=profile, source=_source(runs),
+    return viz.caption(fig, paper_counterpart("Fig. 3", _FIG3_Y), profile=profile,
+                       source=_source(runs),
                        text=folded(lead, text, "Fig. 3", profile))
 
 
@@ -1507,7 +1563,7 @@ def fig4(result: Any, profile: str) -> Any:
     text = folded("Examples memorized with non-shared (i.i.d.) contexts." + _partial_lead(result),
                   _runs_text(runs, describe, result, "mahdavi.nonshared", profile) + " "
                   + _MARGIN_SEE_2A + _left_out_note(heads, "H"), "Fig. 4", profile)
-    return viz.caption(fig, "Mahdavi et al. Fig. 4", text=text, profile=profile,
+    return viz.caption(fig, paper_counterpart("Fig. 4", _MEM), text=text, profile=profile,
                        source=_source(runs))
 
 
@@ -1584,7 +1640,7 @@ def fig5(result: Any, profile: str) -> Any:
             viz.compare_with_paper(ax, None if full else part, None, x=x, y="mse", by="context",
                                    cached=part if full else None, spread="minmax", legend=False,
                                    xlabel=xlabel, logy=True,
-                                   ylabel="training MSE (best checkpoint)")
+                                   ylabel=_MSE)
             ax.set_xticks(sorted(part[x].unique()))
             ax.set_title(_panel_title(_run_title(label, table, result),
                                       _fig5_fixed(part, fixed)), fontsize=9)
@@ -1593,7 +1649,7 @@ def fig5(result: Any, profile: str) -> Any:
                   "shared and non-shared contexts)." + _partial_lead(result),
                   _runs_text(runs, _fig5_text, result, "mahdavi.regression", profile) + " "
                   + _rank_cap_sentence([table for _, table, _ in runs]), "Fig. 5", profile)
-    return viz.caption(fig, "Mahdavi et al. Fig. 5", text=text, profile=profile,
+    return viz.caption(fig, paper_counterpart("Fig. 5", _MSE), text=text, profile=profile,
                        source=_source(runs))
 
 
@@ -1604,7 +1660,8 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "construction_caption", "construction_frame", "dinov2_discussion",
            "embedding_control_markdown", "official_sizes", "partial_state", "seeds_by_size",
            "gpt2_trained_note", "full_or_fresh",
-           "fig1", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5", "images_sentence",
+           "fig1", "fig1_label", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
+           "images_sentence", "paper_counterpart",
            "missing_sentence", "proposition4_display", "proposition4_table",
            "reduced_settings", "representation_label", "scorecard_row", "sweep_scales_markdown",
            "table1_caption", "table1_comparison", "table1_display",
