@@ -544,8 +544,8 @@ def training_settings() -> pd.DataFrame:
     rows = [
         ("optimizer", f"{_OPTIMIZERS.get(optimizer, optimizer)}, full batch",
          f"`TrainConfig(optimizer=…)` of every trial, {module}",
-         "\"full-batch gradient descent\" (Fig. 7 caption); AdamW only on a third-party page: "
-         "we follow it [unverified]"),
+         "\"full-batch gradient descent\" (Fig. 7 caption); AdamW is named by acmrep, a "
+         "third-party listing of the paper (the notes' source for it), which we follow"),
         ("learning-rate schedule", str(config.get("schedule", "?")),
          f"`TrainConfig(schedule=…)` of every trial, {module}", ours),
         ("learning rate searched", f"log-uniform in [{lr_lo:g}, {lr_hi:g}]", "`SEARCH`",
