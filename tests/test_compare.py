@@ -787,8 +787,16 @@ def test_a_capacity_where_every_tried_N_fitted_is_censored_from_above():
         accuracy=np.where(table["N"] == 50, 1.0, table["accuracy"]).astype(float)), other]), 4)
     row = figures.winners(both).iloc[0]
     assert bool(row["undecided"]) and not bool(row["clear"])
-    assert "undecided: another architecture's value is a lower bound" in \
-        figures.winners_markdown(both)
+    words = figures.winners_markdown(both)
+    assert "undecided: a value here is a lower bound" in words
+    # the ratio of a value over a lower bound is only an upper limit, and the reverse a lower one
+    r = figures.winners(both).iloc[0]
+    if r["runner_up_at_least"] and not r["at_least"]:
+        assert f"at most {r['ratio']:.2f}×" in words
+    elif r["at_least"] and not r["runner_up_at_least"]:
+        assert f"at least {r['ratio']:.2f}×" in words
+    else:
+        assert "a ratio of two lower bounds" in words
 
 
 def test_the_earlier_bound_needs_n_at_most_d():
@@ -806,3 +814,22 @@ def test_the_earlier_bound_needs_n_at_most_d():
     # n = 17 > every width of the grid: no shape, though d = 2 alone would give a count
     none = compare.theory_curves({"V": V, "n": 17, "C": 4}, [20_000])
     assert np.isnan(float(none.loc[none["statement"].str.startswith("earlier"), "N"].iloc[0]))
+
+
+def test_a_ratio_against_a_lower_bound_is_qualified():
+    """The winners' sentence: a value over a runner-up's lower bound is at most that many times
+    it, a lower bound over an exact value at least, two lower bounds say nothing of the ratio."""
+    from memnb.figures import compare as figures
+
+    def best(first_low: bool, second_low: bool) -> pd.DataFrame:
+        return pd.DataFrame({"architecture": ["mlp", "aot"], "budget": [100, 100],
+                             "shape": ["a", "b"], "parameters": [100, 100],
+                             "capacity": [80.0, 40.0], "capacity_std": [0.0, 0.0],
+                             "bits": [1.6, 0.8], "bits_std": [0.0, 0.0], "seeds": [2, 2],
+                             "censored_seeds": [int(first_low), int(second_low)]})
+
+    assert "at most 2.00× the runner-up" in figures.winners_markdown(best(False, True))
+    assert "at least 2.00× the runner-up" in figures.winners_markdown(best(True, False))
+    assert "a ratio of two lower bounds, 2.00×" in figures.winners_markdown(best(True, True))
+    exact = figures.winners_markdown(best(False, False))
+    assert " 2.00× the runner-up" in exact and "at most" not in exact and "at least" not in exact

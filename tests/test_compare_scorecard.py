@@ -423,9 +423,16 @@ def test_verdicts_read_a_capacity_where_every_tried_N_fitted_as_at_least():
     assert caps["censored"].sum() == 2  # both seeds of that shape
     assert not card.exp.capacity_table(base, 4)["censored"].any()
     v = card.ranking_verdict(open_, 4)
-    assert ("P=400: MLP 0.40 vs ≥ 0.30 (undecided: another architecture's mean is a lower "
-            "bound)") in v.measured
+    assert "P=400: MLP 0.40 vs ≥ 0.30 (undecided: a mean here is a lower bound)" in v.measured
     assert v.values["undecided"] == 1 and "censored from above" in v.measured
+    assert "undecided at 1 (" in v.measured and "first within the spread" not in v.measured
+    # undecided budgets that could still make a leader: not decided (trend), never differs;
+    # at P = 200 the AoT's lower bound ties the MLP (within the spread) and may hold more
+    two = base.copy()
+    two.loc[(two["architecture"] == "aot") & two["budget"].isin([200, 400]), "accuracy"] = 1.0
+    both = card.ranking_verdict(two, 4)
+    assert both.values["undecided"] == 2 and both.values["leads"] == 1
+    assert both.status == "trend" and "not decided" in both.measured
     assert card.ranking_verdict(base, 4).values["undecided"] == 0
     floor = card.floor_verdict(open_, 4)
     assert floor.status == "trend" and floor.values["not_tested"] == 2

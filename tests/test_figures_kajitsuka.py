@@ -643,6 +643,18 @@ def test_training_settings_are_read_from_the_code_and_marked_ours():
     assert "judge that trial's final epoch" in sec6
 
 
+def test_the_settings_table_reads_the_batch_from_the_trials_config(monkeypatch):
+    """"full batch" is read from the trials' TrainConfig (its default ``batch_size=None``), so a
+    call that set a batch size would show it."""
+    assert ksfig.training_settings().set_index("setting").loc[
+        "optimizer", "value (from the code)"] == "AdamW, full batch"
+    monkeypatch.setattr(ksfig, "trial_config", lambda: {"optimizer": "adamw",
+                                                         "schedule": "constant",
+                                                         "batch_size": 64})
+    assert ksfig.training_settings().set_index("setting").loc[
+        "optimizer", "value (from the code)"] == "AdamW, mini-batches of 64"
+
+
 def test_capacity_panel_reads_the_checkpoint_accuracy_not_the_final_one():
     fig, caption = ksfig.capacity_figure(_two_widths(), None, "quick")
     label = fig.axes[1].get_ylabel()

@@ -519,7 +519,7 @@ def test_compare_capacity_is_planned_for_todays_task_and_its_gpu_estimate_withdr
     cpu = next(r for r in records["cpu"]["rows"] if r["experiment"] == "compare.capacity")
     assert cpu["wall_s"] and planner.earlier_grid(cpu) is None
     assert (cpu["runs"], cpu["groups"]) == planner.grid_counts("compare.capacity")
-    assert any(c.startswith("2026-11-29: the compare.capacity row was re-planned")
+    assert any(c.startswith("2026-11-29: compare.capacity was re-planned")
                and "V = 8, n = 6" in c for c in records["cpu"]["corrections"])
     gpu = next(r for r in records["cuda"]["rows"] if r["experiment"] == "compare.capacity")
     assert gpu["wall_s"] is None and gpu["flops"] is None and gpu["model_steps"] is None

@@ -486,8 +486,9 @@ def winners(best: pd.DataFrame) -> pd.DataFrame:
     the runner-up and the ratio between the two (``inf`` when the runner-up memorized none);
     ``at_least`` and ``runner_up_at_least`` when that value is a lower bound (some seed fitted
     every N tried, :func:`_at_least`), and ``undecided`` when any architecture other than the
-    first has such a bound (it may hold more than the first): then the first place is no clear
-    lead."""
+    first has such a bound (it may hold more than the first), or when the first's own value is
+    such a bound within the seed spread (it may hold enough more to lead): then the first place
+    is no clear lead (as :func:`memnb.scorecard.compare.ranking_from_best` reads it)."""
     rows = []
     low = _at_least(best)
     for budget, part in best.groupby("budget"):
@@ -498,11 +499,10 @@ def winners(best: pd.DataFrame) -> pd.DataFrame:
                  else float(first["bits"] / second["bits"]))
         spread = float(first["bits_std"]) + (0.0 if second is None
                                               else float(second["bits_std"]))
-        undecided = bool(low[part.index[1:]].any())
+        ahead = second is None or float(first["bits"] - second["bits"]) > spread
+        undecided = bool(low[part.index[1:]].any()) or (not ahead and bool(low[part.index[0]]))
         rows.append({"budget": budget, "winner": first["architecture"],
-                     "bits": float(first["bits"]),
-                     "clear": not undecided and (
-                         second is None or float(first["bits"] - second["bits"]) > spread),
+                     "bits": float(first["bits"]), "clear": ahead and not undecided,
                      "runner_up": None if second is None else second["architecture"],
                      "runner_up_bits": math.nan if second is None else float(second["bits"]),
                      "ratio": ratio, "at_least": bool(low[part.index[0]]),
@@ -522,12 +522,16 @@ def winners_markdown(best: pd.DataFrame) -> str:
             continue
         least = "at least " if r.at_least else ""
         runner = "at least " if r.runner_up_at_least else ""
-        times = "" if r.runner_up_at_least or not r.at_least else "at least "
+        # a lower bound over an exact value: at least the ratio; the other way round: at most;
+        # two lower bounds: the ratio of the bounds says nothing of the true one
+        times = {(True, False): "at least ", (False, True): "at most ",
+                 (True, True): "a ratio of two lower bounds, "}.get(
+                     (bool(r.at_least), bool(r.runner_up_at_least)), "")
         ratio = "no runner-up memorized anything" if math.isinf(r.ratio) else (
             f"{times}{r.ratio:.2f}× the runner-up, {exp.SHORT[r.runner_up]} "
             f"({runner}{r.runner_up_bits:.2f} bits/parameter)")
-        spread = ("; undecided: another architecture's value is a lower bound, some seed of it "
-                  "having fitted every N tried" if r.undecided
+        spread = ("; undecided: a value here is a lower bound, some seed having fitted every N "
+                  "tried" if r.undecided
                   else "" if r.clear else " (a gap within the seed spread)")
         lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {least}{r.bits:.2f} "
                      f"bits/parameter, {ratio}{spread}.")
@@ -712,8 +716,9 @@ def _at_least_words(best: pd.DataFrame) -> str:
                       f"{count_text(r.capacity)} ({int(r.censored_seeds)} of {r.seeds} seeds)"
                       for r in low.sort_values(["architecture", "budget"]).itertuples())
     return (" Filled ▲: a best shape some of whose seeds fitted every N the search tried (up to "
-            "its ceiling N_max), so that no failed N bounds their capacity: the mean drawn is a "
-            f"lower bound, the capacity at least that (censored from above): {named}.")
+            "its ceiling N_max or its last round), so that no failed N bounds their capacity: "
+            "the mean drawn is a lower bound, the capacity at least that (censored from above): "
+            f"{named}.")
 
 
 def _censored_words(best: pd.DataFrame) -> str:

@@ -22,6 +22,7 @@ from memnb.experiments.kajitsuka import capacity_table, depth_table, widths
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import kajitsuka as card
 from memnb.scorecard.criteria import Verdict, at_paper_scale
+from memnb.train import TrainConfig
 from memnb.validation import check_int
 
 _BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 7, "frameon": False}
@@ -537,12 +538,15 @@ def training_settings() -> pd.DataFrame:
 
     config = trial_config()
     optimizer = str(config.get("optimizer", "?"))
+    # batch_size: the call's own value, else TrainConfig's default (None: the full batch)
+    size = config.get("batch_size", TrainConfig.__dataclass_fields__["batch_size"].default)
+    batch = "full batch" if size is None else f"mini-batches of {size}"
     (lr_lo, lr_hi), (wd_lo, wd_hi) = exp.SEARCH["lr"], exp.SEARCH["weight_decay"]
     default = exp.DEFAULT_TRIAL
     module = "`memnb.experiments.kajitsuka`"
     ours = "not in our sources: ours"
     rows = [
-        ("optimizer", f"{_OPTIMIZERS.get(optimizer, optimizer)}, full batch",
+        ("optimizer", f"{_OPTIMIZERS.get(optimizer, optimizer)}, {batch}",
          f"`TrainConfig(optimizer=…)` of every trial, {module}",
          "\"full-batch gradient descent\" (Fig. 7 caption); AdamW is named by acmrep, a "
          "third-party listing of the paper (the notes' source for it), which we follow"),

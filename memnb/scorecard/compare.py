@@ -85,7 +85,10 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     deviations over seeds; a first place within that spread is no lead. A mean that is a lower
     bound (:func:`at_least`: some seed fitted every N tried) is shown as ``≥``; a first place
     over another architecture whose mean is such a bound is undecided (that architecture may
-    hold more), so no lead. ``reproduced``: the same architecture leads at every budget;
+    hold more), and so is a first place within the spread whose own mean is such a bound (it
+    may hold enough more to lead): no lead; when the undecided budgets could still give one
+    architecture a lead at more than half of the budgets, the verdict is ``trend`` (not
+    decided), not ``differs``. ``reproduced``: the same architecture leads at every budget;
     ``trend``: one architecture leads at more than half of the budgets; ``differs``: none does
     (including when the seed spreads are too wide to separate the architectures).
     """
@@ -97,9 +100,11 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
             continue  # no architecture memorized anything at this budget
         a = part.iloc[0]
         b = part.iloc[1] if len(part) > 1 else None
-        open_ = bool(low[part.index[1:]].any())  # another one's true value may lie above
-        clear = not open_ and (b is None
-                               or a["bits"] - b["bits"] > a["bits_std"] + b["bits_std"])
+        spread = b is None or a["bits"] - b["bits"] > a["bits_std"] + b["bits_std"]
+        # undecided: another one's true value may lie above the first's, or the first's own
+        # true value (a lower bound) may lie far enough above to lead
+        open_ = bool(low[part.index[1:]].any()) or (not spread and bool(low[part.index[0]]))
+        clear = spread and not open_
         rows.append((budget, a["architecture"], float(a["bits"]), bool(clear),
                      None if b is None else float(b["bits"]), bool(low[part.index[0]]),
                      b is not None and bool(low[part.index[1]]), open_))
@@ -109,24 +114,30 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     firsts = pd.Series([r[1] for r in rows])
     top = (leads.value_counts().index[0] if len(leads) else firsts.value_counts().index[0])
     led = int((leads == top).sum())
-    first_only = sum(1 for r in rows if r[1] == top and not r[3])
+    first_only = sum(1 for r in rows if r[1] == top and not r[3] and not r[7])
+    undecided = sum(1 for r in rows if r[7])
     text = "; ".join(f"P={r[0]}: {exp.SHORT[r[1]]} {_ge(r[5])}{r[2]:.2f}" + (
         "" if r[4] is None else f" vs {_ge(r[6])}{r[4]:.2f}") + (
-        "" if r[3] else " (undecided: another architecture's mean is a lower bound)" if r[7]
+        "" if r[3] else " (undecided: a mean here is a lower bound)" if r[7]
         else " (within spread)") for r in rows)
     summary = (f"{exp.SHORT[top]} leads beyond the summed seed spreads at {led}/{len(rows)} "
                f"budgets" + (f" (first within the spread at {first_only} more)"
-                             if first_only else ""))
+                             if first_only else "")
+               + (f"; undecided at {undecided} (a mean there a lower bound)"
+                  if undecided else ""))
     measured = f"{summary}: {text} bits/parameter"
     if any(r[5] or r[6] or r[7] for r in rows):
         measured += ("; ≥: a mean that is a lower bound, some seed having fitted every N the "
                      "search tried (its capacity censored from above)")
     values = {"winner": top, "leads": led, "budgets": len(rows), "summary": summary,
-              "undecided": sum(1 for r in rows if r[7])}
+              "undecided": undecided}
     if led == len(rows):
         return Verdict("reproduced", measured, values)
     if led > len(rows) / 2:
         return Verdict("trend", measured, values)
+    if led + undecided > len(rows) / 2:  # the undecided budgets could still make a leader
+        return Verdict("trend", measured + "; not decided: the undecided budgets could still "
+                       "give one architecture a lead at more than half of them", values)
     return Verdict("differs", measured, values)
 
 
@@ -700,7 +711,9 @@ def _judged(results: ResultSource, check: Callable[..., Verdict], *args: Any,
       criterion="the same architecture leads at every budget, a lead being a mean ahead of the "
                 "runner-up's by more than their summed seed spreads (trend: one architecture "
                 "leads at more than half of the budgets; a first place within the spread is no "
-                "lead)"
+                "lead); a capacity where every N tried fitted is only a lower bound: a first "
+                "place over such a bound is undecided, no lead, and while undecided budgets "
+                "could still make a leader the verdict is at most trend, not differs"
                 + _AT_MOST)
 def head_to_head(results: ResultSource) -> Verdict:
     table, params = _table(results)
@@ -752,7 +765,9 @@ FLOOR_ROW = "Information floor vs training (cf. our reading of Remark 4.4)"
       claim="no trained model stores more label bits than its float32 weights hold (the "
             "information floor, a counting bound of ours; cf. our reading of Kajitsuka & Sato's "
             "Remark 4.4, of which only the title is in our sources)",
-      criterion="capacity · log2 C <= 32 P at every (shape, seed)"
+      criterion="capacity · log2 C <= 32 P at every (shape, seed); a capacity where every N "
+                "tried fitted is only a lower bound: above the floor it still fails, within it "
+                "the floor is not tested there (at most trend)"
                 + _AT_MOST)
 def floor(results: ResultSource) -> Verdict:
     table, params = _table(results)
@@ -783,7 +798,9 @@ for _arch in exp.ARCHITECTURES:
 @item(P, "External anchors", ours=True, cost=_COST,
       claim="exact-fit capacity stays below the bits per parameter of Allen-Zhu & Li (2024) and "
             "Morris et al. (2025), which count partial information too",
-      criterion="largest best-shape mean bits/parameter < the smallest anchor"
+      criterion="largest best-shape mean bits/parameter < the smallest anchor; a mean where "
+                "a seed fitted every N tried is only a lower bound: at or above the anchor it "
+                "still fails, below it the anchor is not tested there (at most trend)"
                 + _AT_MOST)
 def anchors(results: ResultSource) -> Verdict:
     table, params = _table(results)
