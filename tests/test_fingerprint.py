@@ -179,3 +179,48 @@ def test_imports_are_read_from_the_syntax_tree_at_any_depth():
     assert _imported_modules(ast.parse(source)) == {
         "memnb.scorecard.criteria", "memnb.bounds", "memnb.models", "memnb.prose",
         "memnb.papers.dana"}
+
+
+#: memnb modules that fingerprinted code imports but that compute no point's numbers, each kept
+#: out of the fingerprint on purpose (their module docstrings say so): when a run stops
+#: (``budget``), progress bars (``progress``), saving and resuming a paused loop (``resume``),
+#: which worker trains a group (``distributed``), the key itself (``fingerprint``), and argument
+#: checks that raise or pass (``validation``).
+NOT_FINGERPRINTED_ON_PURPOSE = {"memnb.budget", "memnb.progress", "memnb.resume",
+                                "memnb.distributed", "memnb.fingerprint", "memnb.validation"}
+
+
+@pytest.mark.parametrize("module", sorted({e.fn.__module__ for e in load_all().values()}))
+def test_every_module_the_fingerprinted_code_reaches_is_fingerprinted(module):
+    """The fingerprint reads an experiment module and the memnb modules it uses, one level deep
+    (:func:`memnb.fingerprint.code_modules`). A module that a fingerprinted module imports in
+    turn (say, a helper moved out of ``memnb.representations``) would escape it, and a change
+    there would reuse stale cached points. So every memnb module reachable from the fingerprinted
+    ones must itself be fingerprinted, or be one of the modules kept out on purpose."""
+    import importlib
+    import sys
+
+    from memnb import fingerprint
+
+    covered = fingerprint.code_modules(module)
+
+    def fingerprinted(name: str) -> bool:
+        return any(name == m or name.startswith(f"{m}.") for m in covered)
+
+    skipped = fingerprint._NOT_CODE
+    seen, stack, escaped = set(), list(covered), set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        loaded = sys.modules.get(name) or importlib.import_module(name)
+        for used in fingerprint._used_modules(loaded):
+            if (used == name or not fingerprint._is_module(used)
+                    or used in NOT_FINGERPRINTED_ON_PURPOSE
+                    or any(used == m or used.startswith(f"{m}.") for m in skipped)):
+                continue
+            if not fingerprinted(used):
+                escaped.add(f"{used} (imported by {name})")
+            stack.append(used)
+    assert not escaped, f"{module}: modules outside the fingerprint: {sorted(escaped)}"
