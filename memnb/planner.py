@@ -610,7 +610,7 @@ def earlier_grid(row: Mapping[str, Any], profile: str = "full") -> str | None:
     """Why a recorded plan ``row`` no longer estimates today's grid of its experiment: its runs
     or packed groups differ from :func:`grid_counts` (the profile or the grouping changed
     since it was planned), e.g. ``"planned for an earlier grid (800 runs in 450 groups, today
-    680 in 275), not re-planned on this device since"`` (no ``"; "``: the plans page splits
+    680 in 275), not re-planned on this device since then"`` (no ``"; "``: the plans page splits
     notes there); ``None`` when they agree, or the row counts no runs or estimates no time
     (an estimate already withdrawn says why)."""
     runs, groups = row.get("runs"), row.get("groups")
@@ -620,7 +620,7 @@ def earlier_grid(row: Mapping[str, Any], profile: str = "full") -> str | None:
     if today == (int(runs), int(groups)):
         return None
     return (f"planned for an earlier grid ({int(runs)} runs in {int(groups)} groups, today "
-            f"{today[0]} in {today[1]}), not re-planned on this device since")
+            f"{today[0]} in {today[1]}), not re-planned on this device since then")
 
 
 def experiments_of(target: str) -> list[str]:

@@ -806,13 +806,18 @@ def test_the_earlier_bound_needs_n_at_most_d():
     V, n, P = 4, 6, 960
     row = compare.theory_curves({"V": V, "n": n, "C": 4}, [60, 120, P])
     earlier = row[row["statement"].str.startswith("earlier")].set_index("parameters")["N"]
-    assert np.isnan(earlier[60]) and np.isnan(earlier[120])  # d = 8 needs 8 (n + 2V + 4)
+    assert np.isnan(earlier[60])  # d = 6 needs 6 (n + 2V + 4) = 108 parameters
+    assert earlier[120] == 1  # d = 6: 120 // 6 - 6 - 8 = 6 free, one head of d_h = 1
+    # every width from n up is tried (d = 6 and 7 too, not only a coarse grid)
     want = max(bounds.dana_previous_capacity((P // d - n - 2 * V) // (4 * dh), dh)
-               for d in (8, 16) for dh in range(1, d + 1)
-               if (P // d - n - 2 * V) // (4 * dh) >= 1)
+               for d in range(n, 4 * n + 1) for dh in range(1, d + 1)
+               if P // d - n - 2 * V >= 0 and (P // d - n - 2 * V) // (4 * dh) >= 1)
     assert earlier[P] == want
-    # n = 17 > every width of the grid: no shape, though d = 2 alone would give a count
-    none = compare.theory_curves({"V": V, "n": 17, "C": 4}, [20_000])
+    assert want > max(bounds.dana_previous_capacity((P // d - n - 2 * V) // (4 * dh), dh)
+                      for d in (8, 16) for dh in range(1, d + 1)
+                      if (P // d - n - 2 * V) // (4 * dh) >= 1)
+    # n = 17: even d = n = 17 leaves no room for a head at 300 parameters, though d = 2 would
+    none = compare.theory_curves({"V": V, "n": 17, "C": 4}, [300])
     assert np.isnan(float(none.loc[none["statement"].str.startswith("earlier"), "N"].iloc[0]))
 
 

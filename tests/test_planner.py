@@ -370,13 +370,15 @@ def test_a_plan_of_an_earlier_grid_says_so_on_the_page_and_in_planned_cost(tmp_p
     today = planner.grid_counts("dana.exp3")
     assert plan.loc["dana.exp3", "note"] == (
         f"planned for an earlier grid (999 runs in 7 groups, today {today[0]} in {today[1]}), "
-        "not re-planned on this device since")
+        "not re-planned on this device since then")
     text = reproducibility.plans_markdown(tmp_path, tmp_path / "results")
     assert "| 10.0 min (earlier grid) |" in text and "| 5.0 min |" in text
+    assert "| 2.7e+11 (earlier grid) |" in text  # the FLOPs of the earlier grid say so too
+    assert "| 2.7e+11 |" in text
     assert "15.0 min (NVIDIA H200; with `dana.exp3` estimated for an earlier grid)" in text
     assert (f"`dana.exp3` (7 packed groups, 1 calibrated): planned for an earlier grid (999 "
             f"runs in 7 groups, today {today[0]} in {today[1]}), not re-planned on this device "
-            "since\n") in text  # one note, not split at a "; "
+            "since then\n") in text  # one note, not split at a "; "
     withdrawn = {**record["rows"][1], "wall_s": None}  # no estimate: nothing to flag
     assert planner.earlier_grid(withdrawn) is None
     assert planner.planned_cost("dana.exp3", folder=tmp_path) == (

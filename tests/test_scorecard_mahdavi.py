@@ -1337,3 +1337,13 @@ def test_the_control_text_says_how_much_nearer_to_singular_the_trained_layer_is(
     assert ("its smallest relative singular values (1.5e-06 to 2.4e-06) lie 8 to 19 times "
             "below the untrained control's (1.8e-05 to 2.9e-05)") in text
     assert "not dependent in float64 (ours)" in text
+
+
+def test_fig1_claim_names_the_drop_the_verdict_judges():
+    """The claim shows the paper's values on its drop, read from memnb.papers.mahdavi, since the
+    verdict judges those k (a claim of plateaus only would hold where the verdict differs)."""
+    item = {i.item: i for i in load_items(["mahdavi"])}["Fig. 1"]
+    theirs = paper.figure1().set_index("k")["pass_fraction"]
+    drop = sc.fig1_drop_k(theirs)
+    assert drop and all(f"{float(theirs[k]):.2f} at " in item.claim for k in drop)
+    assert all(str(int(k)) in item.claim for k in drop)

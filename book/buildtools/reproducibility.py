@@ -585,9 +585,9 @@ def paper_item(name: str, paper_figure: str) -> str:
 def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     """Plans of the same experiments on several devices as one table narrow enough for the
     page: experiment and paper item, runs, FLOPs (each plan's count, in the order of the columns,
-    where they differ), an estimated wall time per device and the recorded run; the groups and
-    the notes go into a list below it (a note that differs between the plans names its
-    device)."""
+    where they differ; a count planned for an earlier grid marked so), an estimated wall time per
+    device and the recorded run; the groups and the notes go into a list below it (a note that
+    differs between the plans names its device)."""
     from memnb.planner import estimated_experiments, estimated_total_s, format_duration
 
     devices = [_short_device(name) for name in device_names]
@@ -597,9 +597,12 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     for name in order:
         plans = [table.loc[name] if name in table.index else None for table in by_device]
         first = next(r for r in plans if r is not None)
-        counts = dict.fromkeys(f"{float(r.flops):.1e}" for r in plans
+        # one count unless the devices' plans disagree; a count of an earlier grid says so
+        counts = dict.fromkeys(f"{float(r.flops):.1e}"
+                               + (" (earlier grid)" if getattr(r, "earlier_grid", False) else "")
+                               for r in plans
                                if r is not None and r.flops is not None and not pd.isna(r.flops))
-        flops = " / ".join(counts) or "-"  # one count unless the devices' plans disagree
+        flops = " / ".join(counts) or "-"
         recorded = "-"
         if first.recorded_s is not None and not pd.isna(first.recorded_s):
             recorded = (f"{format_duration(float(first.recorded_s))} "

@@ -478,9 +478,11 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
     an asymptotic statement with constants and logs dropped, so only its slope means anything;
     ``forbidden above`` = an upper limit on ``N``), ``parameters``, ``N``, ``bits`` (the total bits
     of the weights the statement assumes, when it fixes them). Guarantees are maximised over the
-    shapes of the theorem (``d, d_h``) that fit the budget (for Dana et al., ``d <= V``; for the
-    earlier bound ``H(d_h - 1) + 1`` at the AoT's size, ``n <= d``, the condition under which
-    Dana et al. quote it); Mahdavi et al.'s with ``d_v = C``, the
+    shapes of the theorem (``d, d_h``) that fit the budget, every width in a range: for Dana et
+    al., ``2 <= d <= V``; for the earlier bound ``H(d_h - 1) + 1`` at the AoT's size,
+    ``n <= d <= 4n`` (``n <= d``, the condition under which Dana et al. quote it); for Mahdavi
+    et al., ``max(n + 1, C) <= d <= 4n``; ``1 <= d_h <= d`` (Mahdavi et al.: ``d_h <= n``).
+    Mahdavi et al.'s with ``d_v = C``, the
     value size its construction uses for ``C`` one-hot labels. A guarantee none of whose
     shapes fits a budget has ``N`` NaN there.
     """
@@ -490,13 +492,13 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
         # a capacity of 0 means that no shape of the theorem fits the budget: left empty (NaN);
         # d <= V: the theorem needs d distinct last tokens among the sequences (the condition
         # the chapter's table of statements gives; the Dana chapter's Lemma 2 row)
-        dana = max((c for d in (2, 3, 4, 8, 16) if d <= V for dh in range(1, d + 1)
+        dana = max((c for d in range(2, V + 1) for dh in range(1, d + 1)
                     if (c := bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)) > 0),
                    default=math.nan)
         # n <= d: the condition of Mahdavi et al.'s Thm 1 as Dana et al. quote it ("S <= d", via
         # Bhojanapalli et al.; the chapter's table of statements); no shape: NaN, as above
         prev = max((bounds.dana_previous_capacity(free // (4 * dh), dh)
-                    for d in (2, 3, 4, 8, 16) if d >= n for dh in range(1, d + 1)
+                    for d in range(n, 4 * n + 1) for dh in range(1, d + 1)
                     if (free := P // d - n - 2 * V) >= 0 and free // (4 * dh) >= 1),
                    default=math.nan)
         mahdavi = max((c for d in range(max(n + 1, C), 4 * n + 1) for dh in range(1, n + 1)

@@ -179,8 +179,8 @@ def published_settings() -> pd.DataFrame:
         ("Optuna trials, stated for Fig. 7", OPTUNA_TRIALS.value, OPTUNA_TRIALS.source,
          "every trained experiment (`full`) " + _CARRIED),
         ("optimizer", "full-batch gradient descent (paper); AdamW (third party)", OPTIMIZER,
-         "AdamW, full batch, in every trained experiment: the third-party reading, which we "
-         "follow [unverified]"),
+         "AdamW, full batch, in every trained experiment: the third-party reading (acmrep, "
+         "the notes' source for it; not the paper's words), which we follow"),
         ("#blocks of the ICLR version's Fig. 2 (ICLR numbering: not arXiv's Fig. 2, the "
          "MultiNLI accuracy plot)", ", ".join(map(str, FIG2_BLOCKS.value)), FIG2_BLOCKS.source,
          curves),

@@ -1675,8 +1675,18 @@ def table1_reduced(table: pd.DataFrame) -> str:
     return ""
 
 
+def _fig1_drop_words() -> str:
+    """The paper's Fig. 1 values on its drop (:func:`fig1_drop_k`), read off the figure, in
+    words: ``"0.72 at k = 281, 0.49 at 291, 0.26 at 301"``."""
+    theirs = paper.figure1().set_index("k")["pass_fraction"]
+    drop = fig1_drop_k(theirs)
+    return ", ".join(f"{float(theirs[k]):.2f} at {'k = ' if i == 0 else ''}{int(k)}"
+                     for i, k in enumerate(drop))
+
+
 @item(P, "Fig. 1",
-      claim="Random Attention: pass fraction about 1 up to k ≈ 240, 0 from k = 331 on, so A1 "
+      claim="Random Attention: pass fraction about 1 up to k ≈ 240, falling through "
+            + _fig1_drop_words() + " (read off the figure), 0 from k = 331 on, so A1 "
             "(k = 197) holds and General Position (k = 768) fails",
       criterion="the mean (not the largest) |ours − paper| on the paper's drop, its k where "
                 "its pass fraction lies " + FIG1_DROP_TEXT + " (ours: where the paper's curve "
