@@ -401,6 +401,19 @@ def test_thm1_verdict_quotes_the_chapter_table_with_one_ratio() -> None:
     assert f"from {ratio.min():.3g}×" in v.measured and f"to {ratio.max():.4g}×" in v.measured
     assert "generic sets" in v.measured and "Lemma 2" in v.measured
     assert v.values["generic"] == bool((tab["last_tokens"] >= tab["d"]).all())
+    # the row-centred reading the chapter shows (ours), computed by the verdict itself
+    centred = dana_theory.thm1_row_centred(tab)
+    loose = centred["looseness_centred"]
+    shrunk = int((centred["norm_we_centred"] < centred["norm_we"] * (1 - 1e-9)).sum())
+    assert 0 < shrunk < len(tab) and loose.max() < ratio.max()
+    assert (f"||WE||_2 shrinks on {shrunk} of {len(tab)} rows and the excess ratio runs from "
+            f"{loose.min():.3g}× to {loose.max():.4g}×") in v.measured
+    assert (v.values["centred_min"], v.values["centred_max"]) == (loose.min(), loose.max())
+    assert v.values["centred_shrunk"] == shrunk
+    # given the centred table (as the chapter does), the verdict reads it without a refit
+    again = dana_theory.thm1_epsilon(tab=centred.assign(
+        looseness_centred=loose * 2, norm_we_centred=centred["norm_we_centred"] * 2))
+    assert f"to {2 * loose.max():.4g}×" in again.measured
 
 
 def test_uniform_kl() -> None:
@@ -449,15 +462,15 @@ def test_condition_reading_claims_growth_only_when_monotone() -> None:
 
 
 def test_thm1_row_centred_reading_keeps_rank_and_predictions_and_shrinks_the_norm() -> None:
-    """Thm 1 (ε > 0) with the per-row-centred logits (ours, memnb.figures.dana): the refit
+    """Thm 1 (ε > 0) with the per-row-centred logits (ours, memnb.scorecard.dana_theory): the refit
     reproduces the table's ||WE||_2, centring keeps the encoder of rank ≤ d with the same KL,
     never raises the norm and lowers it where the fit left a per-row shift (at (4,2,2,1,4),
     Zipf 4, by a factor of several), so the excess ratio falls with it; eq. (4) still holds."""
-    from memnb.figures import dana as figures
     from memnb.lookup_tables import fit_rank_d_encoder
+    from memnb.scorecard import dana_theory
 
     tab = aot_distribution.epsilon_table(((4, 2, 2, 1, 4),), (0.0, 4.0))
-    out = figures.thm1_row_centred(tab)
+    out = dana_theory.thm1_row_centred(tab)
     assert (out["rank_centred"] <= out["d"]).all()
     assert (out["norm_we_centred"] <= out["norm_we"] * (1 + 1e-12)).all()
     assert out["holds_centred"].all()
@@ -474,7 +487,7 @@ def test_thm1_row_centred_reading_keeps_rank_and_predictions_and_shrinks_the_nor
         zipf4["kl_encoder"], rel=1e-12, abs=1e-15)
     assert np.linalg.norm(centred, 2) == pytest.approx(zipf4["norm_we_centred"])
     with pytest.raises(ValueError, match="does not reproduce its norm_we"):
-        figures.thm1_row_centred(tab.assign(norm_we=tab["norm_we"] * 2))
+        dana_theory.thm1_row_centred(tab.assign(norm_we=tab["norm_we"] * 2))
 
 
 def test_thm2_gap_names_the_jl_factor_not_lambda() -> None:
@@ -492,6 +505,7 @@ def test_thm2_gap_names_the_jl_factor_not_lambda() -> None:
     assert gap["bound_c0"] == pytest.approx(gap["kl_table"], rel=0.05)
     assert gap["kl_reoptimised"] < gap["kl_table"] < gap["bound"]
     assert gap["ratio"] == pytest.approx(gap["bound"] / gap["kl_table"])
+    assert (gap["N"], gap["d"], gap["T"]) == (50, 512, 200)  # the chapter names them from here
     bad = row.copy()
     bad["bound"] = 2 * row["bound"]
     with pytest.raises(ValueError, match="do not reproduce"):

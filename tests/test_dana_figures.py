@@ -205,8 +205,14 @@ def test_exp3_counts_the_bound_apart_where_d_is_below_d_h():
             f"the {len(theirs)} points of its CSV (d = {own['d_min']}–{own['d_max']})") in text
     assert ("0 of 5 lie on or above the stated φ(H·d_h + d) and 5 of 5 on or above "
             "φ(H·min(d_h, d) + d)") in text
+    # the side below d_h in short sentences: one per side, then the CSV, the reach, the counts
+    assert "above the previous bound. At d < d_h (shaded), outside that condition" in text
+    assert f"(d = {own['d_min']}–{own['d_max']}). There each head's maps" in text
+    assert "associations (ours). Of our seed-averaged points at d < d_h, 0 of 5 lie" in text
     row = SimpleNamespace(item="Fig. 2a", status="differs", measured="m")
     assert "counted on each side of d = d_h: at d ≥ d_h" in figures.exp3_caption(table, row)
+    below = figures.exp3_bound_sentence(table[table["d"] < d_h])
+    assert below.startswith("at d < d_h (shaded)")  # alone, it continues the caption's colon
     fig = figures.exp3_figure(table)
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert "proof's reach φ(H·min(d_h, d) + d) (ours)" in labels
@@ -429,7 +435,8 @@ def test_exp5_order_reads_split_seeds_on_their_medians():
 
 
 def test_exp5_figure_draws_seed_medians_with_a_min_max_band():
-    """Fig. 3 draws ours as the App. B figures do: the median over seeds (the statistic the
+    """Fig. 3 draws ours as the right (Experiment 5) panels of the App. B figures do (their left
+    and middle panels draw mean ± std): the median over seeds (the statistic the
     verdict reads where the seeds split), a band from the lowest seed to the highest, every
     seed a dot; the caption says so and gives the split seeds' range, median and mean."""
     from types import SimpleNamespace
@@ -456,6 +463,7 @@ def test_exp5_figure_draws_seed_medians_with_a_min_max_band():
             "lowest") in text
     assert "MLP 0.050–0.990 (median 0.050, mean 0.424)" in text
     assert "reads the seed medians where the seeds split" in text
+    assert "as in the right (Experiment 5) panels of the App. B figures" in text
 
 
 def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):

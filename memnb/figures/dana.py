@@ -1095,7 +1095,8 @@ def exp3_bound_sentence(table: pd.DataFrame) -> str:
     the bound is φ(H d_h + d); at d < d_h, where the paper's own Experiment 3 also runs
     (:func:`paper_outside_model`), each head's W_O^h W_V^h and W_QK^h have rank at most d, so
     the model is one with d_h = d and the proof reaches only H·min(d_h, d) + d associations: the
-    points there are counted against both the stated φ(H d_h + d) and φ(H·min(d_h, d) + d)."""
+    points there are counted against both the stated φ(H d_h + d) and φ(H·min(d_h, d) + d).
+    Sentences without the final full stop, each side starting its own."""
     d_h = int(table["d_h"].iloc[0])
     inside, outside = table[table["d"] >= d_h], table[table["d"] < d_h]
     parts = []
@@ -1116,14 +1117,16 @@ def exp3_bound_sentence(table: pd.DataFrame) -> str:
         own = paper_outside_model()
         parts.append(f"at d < d_h (shaded), outside that condition (Sec. 2 defines the model "
                      f"with d_h ≤ d; its footnote 1 says d_h > d leaves the maps of full rank, "
-                     f"which it calls suboptimal), where the paper's own Experiment 3 runs "
+                     f"which it calls suboptimal), the paper's own Experiment 3 runs "
                      f"d_h = {own['d_h']} above d at {own['points']} of the {own['total']} "
-                     f"points of its CSV (d = {own['d_min']}–{own['d_max']}): there each head's "
+                     f"points of its CSV (d = {own['d_min']}–{own['d_max']}). There each head's "
                      f"maps have rank at most d, so the model is one with d_h = d and the proof "
-                     f"reaches only H·min(d_h, d) + d associations (ours), and {c['above_bound']} "
-                     f"of {c['points']} lie on or above the stated φ(H·d_h + d) and {above} of "
-                     f"{c['points']} on or above φ(H·min(d_h, d) + d) (the orange line)")
-    return "; ".join(parts)
+                     f"reaches only H·min(d_h, d) + d associations (ours). Of our seed-averaged "
+                     f"points at d < d_h, {c['above_bound']} of {c['points']} lie on or above "
+                     f"the stated φ(H·d_h + d) and {above} of {c['points']} on or above "
+                     f"φ(H·min(d_h, d) + d) (the orange line)")
+    # one sentence per side: the second side starts its own sentence
+    return ". ".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(parts))
 
 
 def exp3_caption(table: pd.DataFrame, row: Any) -> str:
@@ -1185,7 +1188,7 @@ def exp5_drawn_sentence(table: pd.DataFrame) -> str:
         return "Ours: one seed per point, drawn as a line."
     text = (f"Ours: the line is the median over seeds (up to {counted(seeds, 'seed')}), the band "
             "runs from the lowest seed to the highest (min–max) and each seed is a faint dot, as "
-            "in the App. B figures")
+            "in the right (Experiment 5) panels of the App. B figures")
     order = exp5_order(table)
     split = order[order["split"]] if len(order) else order
     if len(split):
@@ -1471,47 +1474,6 @@ def thm2_caption(thm2: pd.DataFrame, row: Any) -> str:
             f"{int(thm2['d'].max())}. {verdict_sentence(row)}")
 
 
-def thm1_row_centred(tab: pd.DataFrame, *, seed: int = 0, restarts: int = 1) -> pd.DataFrame:
-    """Thm 1 with ε > 0 (Dana et al., eq. 4) read with row-centred logits (ours).
-
-    ``tab`` is the table of :func:`memnb.scorecard.dana_theory.thm1_table` (rows of
-    :func:`memnb.constructions.aot_distribution.epsilon_bound`). Its ``norm_we`` is the spectral
-    norm of the logit matrix ``L = E Wᵀ`` ``[T, N]`` that the fit returned; a shift of each row
-    by a constant changes that norm but not one prediction. This refits the same encoder
-    (:func:`memnb.lookup_tables.fit_rank_d_encoder` with the construction's arguments, checked to
-    give the same ``norm_we``) and centres each row: ``L_c = L (I − 11ᵀ/N) = E ((I − 11ᵀ/N) W)ᵀ``,
-    a rank-≤ d encoder (``W`` column-centred) with the same KL, and the proof's AoT built on it
-    (``W_U`` column-centred, ``W_O`` unchanged) outputs the centred logits of the same AoT, so it
-    has the same ``kl_aot``. Added columns: ``norm_we_centred`` (``||L_c||_2 <= norm_we``),
-    ``rank_centred``, ``rhs_eq14_centred = kl_encoder + C_14 ε ||L_c||_2``,
-    ``looseness_centred`` (that excess term over the excess KL ``gap``, as ``looseness_eq14``)
-    and ``holds_centred`` (eq. 4 as stated, with the centred norm)."""
-    from memnb.constructions import aot_distribution
-    from memnb.lookup_tables import fit_rank_d_encoder
-
-    norms, ranks = [], []
-    for r in tab.itertuples():
-        task = aot_distribution.full_support_task(int(r.N), int(r.S), zipf=float(r.zipf),
-                                                  seed=seed)
-        fit = fit_rank_d_encoder(task.conditionals, int(r.d), prior=task.prior,
-                                 restarts=restarts, seed=seed)
-        logits = fit.E @ fit.W.T
-        if not np.isclose(np.linalg.norm(logits, 2), r.norm_we, rtol=1e-9, atol=0.0):
-            raise ValueError(f"the refit of row {r.Index} does not reproduce its norm_we "
-                             f"({np.linalg.norm(logits, 2):.6g} vs {r.norm_we:.6g})")
-        centred = logits - logits.mean(axis=1, keepdims=True)
-        norms.append(float(np.linalg.norm(centred, 2)))
-        ranks.append(int(np.linalg.matrix_rank(centred)))
-    norm_c = np.asarray(norms)
-    rhs = tab["kl_encoder"].to_numpy() + tab["c_eq14"].to_numpy() * tab["eps"].to_numpy() * norm_c
-    gap = tab["gap"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loose = np.where(gap > 0, (rhs - tab["kl_encoder"].to_numpy()) / gap, np.nan)
-    holds = tab["kl_aot"].to_numpy() <= rhs + 1e-9 * np.maximum(1.0, np.abs(rhs))
-    return tab.assign(norm_we_centred=norm_c, rank_centred=ranks, rhs_eq14_centred=rhs,
-                      looseness_centred=loose, holds_centred=holds)
-
-
 def thm2_gap(row: pd.Series, *, seed: int = 0) -> dict[str, float]:
     """What separates Thm 2's bound from the KL of the theorem's own look-up table (Dana et al.,
     Thm 2), at one row of :func:`memnb.constructions.jl_lookup.thm2_informative_table` (ours).
@@ -1520,9 +1482,11 @@ def thm2_gap(row: pd.Series, *, seed: int = 0) -> dict[str, float]:
     (:func:`memnb.lookup_tables.low_entropy_conditionals`, the row's ``T``, ``N``, ``eps`` and
     ``seed``), the bound's formula with ``C = 0`` (``bound_c0``: what orthonormal rows of ``W``
     would give, the table's KL then) is set beside the table's KL; ``jl_factor = bound /
-    bound_c0`` is the mean factor ``(1 + 2C + C d_TV)/(1 − 2C)`` the Johnson–Lindenstrauss ``C``
-    multiplies it by, and ``inverse_gap = 1/(1 − 2C)`` that factor's denominator alone. Also
-    returned: ``c_jl``, ``bound``, ``kl_table`` (theorem's λ), ``kl_reoptimised`` (λ
+    bound_c0`` is the factor ``(1 + 2C + C d_TV)/(1 − 2C)`` the Johnson–Lindenstrauss ``C``
+    multiplies it by, averaged over the row's ``T`` sequences t weighted by each one's term of
+    ``bound_c0`` (its ``d_TV`` varies with t), and ``inverse_gap = 1/(1 − 2C)`` that factor's
+    denominator alone. Also returned: ``N``, ``d``, ``T`` (the row's), ``c_jl``, ``bound``,
+    ``kl_table`` (theorem's λ), ``kl_reoptimised`` (λ
     re-optimised per sequence), ``kl_rank_d`` (the rank-d least-squares encoder, an upper
     estimate of ``d_KL(π, L)``) and ``ratio = bound / kl_table``."""
     from memnb.lookup_tables import low_entropy_conditionals, thm2_bound
@@ -1533,8 +1497,9 @@ def thm2_gap(row: pd.Series, *, seed: int = 0) -> dict[str, float]:
     bound = float(row["bound"])
     if not np.isclose(thm2_bound(p, c, g), bound, rtol=1e-12, atol=0.0):
         raise ValueError("the conditionals drawn do not reproduce the row's bound")
-    return {"N": int(row["N"]), "d": int(row["d"]), "c_jl": c, "bound": bound,
-            "bound_c0": float(bound_c0), "kl_table": float(row["kl_theorem_lambda"]),
+    return {"N": int(row["N"]), "d": int(row["d"]), "T": int(row["T"]), "c_jl": c,
+            "bound": bound, "bound_c0": float(bound_c0),
+            "kl_table": float(row["kl_theorem_lambda"]),
             "kl_reoptimised": float(row["kl_reoptimised_lambda"]),
             "kl_rank_d": float(row["kl_rank_d_svd"]), "jl_factor": bound / float(bound_c0),
             "inverse_gap": 1.0 / (1.0 - 2.0 * c),
