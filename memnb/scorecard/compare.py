@@ -86,11 +86,12 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     bound (:func:`at_least`: some seed fitted every N tried) is shown as ``≥``; a first place
     over another architecture whose mean is such a bound is undecided (that architecture may
     hold more), and so is a first place within the spread whose own mean is such a bound (it
-    may hold enough more to lead): no lead; when the undecided budgets could still give one
-    architecture a lead at more than half of the budgets, the verdict is ``trend`` (not
-    decided), not ``differs``. ``reproduced``: the same architecture leads at every budget;
-    ``trend``: one architecture leads at more than half of the budgets; ``differs``: none does
-    (including when the seed spreads are too wide to separate the architectures).
+    may hold enough more to lead): no lead. ``reproduced``: the same architecture leads at every
+    budget; ``trend``: one architecture leads at more than half of the budgets, or the budgets
+    without a lead (first place within the spread, or undecided) could still give it a lead at
+    more than half of them (not decided: spreads too wide to separate the architectures do not
+    refute the claim); ``differs``: leads elsewhere leave no architecture a way to lead at more
+    than half of the budgets.
     """
     rows = []
     low = at_least(best)
@@ -116,13 +117,14 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     led = int((leads == top).sum())
     first_only = sum(1 for r in rows if r[1] == top and not r[3] and not r[7])
     undecided = sum(1 for r in rows if r[7])
+    unled = sum(1 for r in rows if not r[3])  # within the spread or undecided
     text = "; ".join(f"P={r[0]}: {exp.SHORT[r[1]]} {_ge(r[5])}{r[2]:.2f}" + (
         "" if r[4] is None else f" vs {_ge(r[6])}{r[4]:.2f}") + (
         "" if r[3] else " (undecided: a mean here is a lower bound)" if r[7]
         else " (within spread)") for r in rows)
     summary = (f"{exp.SHORT[top]} leads beyond the summed seed spreads at {led}/{len(rows)} "
-               f"budgets" + (f" (first within the spread at {first_only} more)"
-                             if first_only else "")
+               f"budgets" + (f" ({exp.SHORT[top]} first within the spread at {first_only} "
+                             "more)" if first_only else "")
                + (f"; undecided at {undecided} (a mean there a lower bound)"
                   if undecided else ""))
     measured = f"{summary}: {text} bits/parameter"
@@ -130,14 +132,16 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
         measured += ("; ≥: a mean that is a lower bound, some seed having fitted every N the "
                      "search tried (its capacity censored from above)")
     values = {"winner": top, "leads": led, "budgets": len(rows), "summary": summary,
-              "undecided": undecided}
+              "undecided": undecided, "unled": unled}
     if led == len(rows):
         return Verdict("reproduced", measured, values)
     if led > len(rows) / 2:
         return Verdict("trend", measured, values)
-    if led + undecided > len(rows) / 2:  # the undecided budgets could still make a leader
-        return Verdict("trend", measured + "; not decided: the undecided budgets could still "
-                       "give one architecture a lead at more than half of them", values)
+    if led + unled > len(rows) / 2:  # the budgets without a lead could still make a leader
+        return Verdict("trend", measured + f"; not decided: at {unled} of {len(rows)} budgets "
+                       "no architecture leads (first place within the seed spreads, or a mean "
+                       f"there a lower bound), and they could still give {exp.SHORT[top]} a "
+                       "lead at more than half of the budgets", values)
     return Verdict("differs", measured, values)
 
 
@@ -712,8 +716,10 @@ def _judged(results: ResultSource, check: Callable[..., Verdict], *args: Any,
                 "runner-up's by more than their summed seed spreads (trend: one architecture "
                 "leads at more than half of the budgets; a first place within the spread is no "
                 "lead); a capacity where every N tried fitted is only a lower bound: a first "
-                "place over such a bound is undecided, no lead, and while undecided budgets "
-                "could still make a leader the verdict is at most trend, not differs"
+                "place over such a bound is undecided, no lead; while the budgets without a "
+                "lead (within the spread or undecided) could still give one architecture a "
+                "lead at more than half of them, the verdict is trend (not decided), not "
+                "differs"
                 + _AT_MOST)
 def head_to_head(results: ResultSource) -> Verdict:
     table, params = _table(results)
