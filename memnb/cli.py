@@ -69,13 +69,14 @@ def error_line(command: str, kind: str, message: str) -> None:
 
 def _cmd_list(_: argparse.Namespace) -> int:
     from memnb.experiments.registry import load_all
-    from memnb.profiles import default_seeds
+    from memnb.profiles import default_seeds, seeds_run
 
     for name, exp in load_all().items():
         print(f"{name:24s} {exp.title}  [{exp.paper_figure}]")
         for profile in PROFILES:
             params = exp.profiles[profile]
-            seeds = exp.params(profile).get("seeds", default_seeds(profile))  # as `memnb run`
+            # as `memnb run`: the profile's seeds, capped at its max_seeds
+            seeds = seeds_run(params, exp.params(profile).get("seeds", default_seeds(profile)))
             print(f"    {profile:5s} seeds {seeds}  {json.dumps(params, default=str)}")
     return 0
 
@@ -88,6 +89,25 @@ _STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its n
 _AT_ONCE = ("stopped at once ({signal}): every finished point is cached and the last saved "
             "training state kept, but this call wrote no table or provenance; rerun the same "
             "command to continue")
+
+
+def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
+    """Why a run computes fewer seeds than ``--seeds`` asked (its profile's ``max_seeds``:
+    :func:`memnb.profiles.seeds_run`), or None; None also for an unknown experiment or profile,
+    which the run itself refuses with its own message."""
+    from memnb.experiments.registry import load_all
+    from memnb.profiles import seeds_run
+
+    exp = load_all().get(name)
+    if seeds is None or exp is None or profile not in exp.profiles:
+        return None
+    run = seeds_run(exp.profiles[profile], seeds)
+    if run >= seeds:
+        return None
+    return (f"{name} runs at most {run} seed{'s' * (run != 1)} under the {profile} profile "
+            f"(its max_seeds): {seeds} asked, seeds 0-{run - 1} run" if run > 1 else
+            f"{name} runs at most 1 seed under the {profile} profile (its max_seeds): "
+            f"{seeds} asked, seed 0 run")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -114,6 +134,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             warning = memory_warning(args.experiment, args.device)
             if warning:
                 error_line("run", "warning", warning)
+    capped = _seeds_cap_note(args.experiment, args.profile, args.seeds)
+    if capped:
+        error_line("run", "note", capped)
     try:
         # a first signal comes while the bars are drawn: its notice on a line of its own
         notice = ("" if bar_disabled(True) else "\n") + _STOP_NOTICE

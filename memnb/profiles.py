@@ -15,6 +15,12 @@ PROFILES: tuple[str, ...] = ("ci", "quick", "full")
 DEFAULT_SEEDS: dict[str, int] = {"ci": 1, "quick": 2, "full": 5}
 
 
+def seeds_run(params: dict, requested: int) -> int:
+    """The seeds an experiment runs when ``requested`` are asked: at most its profile's
+    ``max_seeds`` (a cap some experiments declare, e.g. a grid too costly to repeat), else all."""
+    return min(requested, int(params.get("max_seeds", requested)))
+
+
 def check_profile(profile: str) -> str:
     """Return ``profile`` if it is one of :data:`PROFILES`, else raise a ``ValueError``."""
     if profile not in PROFILES:

@@ -22,6 +22,23 @@ def test_list_shows_every_experiment_with_profiles(capsys):
     from memnb.profiles import default_seeds
 
     assert f"    full  seeds {default_seeds('full')}  " in out  # the seeds a run uses, stated
+    # an experiment with a max_seeds cap lists the seeds it runs, not the profile's default
+    block = out.split("compare.capacity", 1)[1].split("\n    full ", 1)[1]
+    cap = load_all()["compare.capacity"].profiles["full"]["max_seeds"]
+    assert cap < default_seeds("full") and block.startswith(f" seeds {cap}  ")
+
+
+def test_a_run_says_when_max_seeds_caps_the_seeds_asked():
+    """--seeds above an experiment's max_seeds is not an error, but the run says how many it
+    computes; a request within the cap, an unknown experiment and no --seeds say nothing."""
+    cap = load_all()["compare.capacity"].profiles["ci"]["max_seeds"]
+    note = cli._seeds_cap_note("compare.capacity", "ci", cap + 2)
+    assert note == (f"compare.capacity runs at most 1 seed under the ci profile (its "
+                    f"max_seeds): {cap + 2} asked, seed 0 run") if cap == 1 else note
+    assert cli._seeds_cap_note("compare.capacity", "ci", cap) is None
+    assert cli._seeds_cap_note("compare.capacity", "ci", None) is None
+    assert cli._seeds_cap_note("no.such", "ci", 9) is None
+    assert cli._seeds_cap_note("dana.exp6", "ci", 9) is None  # no cap
 
 
 def test_run_writes_csv_and_provenance(tmp_path, monkeypatch, capsys):
