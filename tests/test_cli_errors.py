@@ -168,3 +168,12 @@ def test_an_error_line_starts_below_an_open_progress_bar(monkeypatch, capsys):
     monkeypatch.setattr(cli, "bar_open", lambda: False)
     cli.error_line("run", "error", "something")
     assert capsys.readouterr().err == "memnb run: error: something\n"
+
+
+def test_python_dash_m_memnb_is_the_same_command_line():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "memnb", "run", "--help"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0 and "--seeds" in done.stdout

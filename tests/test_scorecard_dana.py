@@ -963,3 +963,20 @@ def test_no_row_shows_tex_braces_as_text(empty_rows):
     for item, row in empty_rows.items():
         for field in (row.claim, row.criterion):
             assert not re.search(r"[_^]\{", field), (item, field)
+
+
+def test_a_run_off_the_papers_setting_says_so_rather_than_no_result(tmp_path, monkeypatch):
+    """A `ci` run of Experiment 2 exists but is not at the paper's setting: the row names that
+    run and the setting, and the full command, instead of "no result yet" (which would send the
+    user to rerun the ci command they just ran)."""
+    from memnb import cli
+    from memnb.scorecard.core import load_items
+
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "dana.exp2", "--profile", "ci"]) == 0
+    item = {i.item: i for i in load_items(["dana"])}["Fig. 1b"]
+    row = item.evaluate(ResultSource("ci")).to_dict()
+    assert row["status"] == "not run" and "no result yet" not in row["measured"]
+    assert "the `ci` run of dana.exp2 is not at the paper's setting (N = 50" in row["measured"]
+    assert "`memnb run dana.exp2 --profile full` computes the run that decides it" in \
+        row["measured"]

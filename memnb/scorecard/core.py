@@ -342,6 +342,10 @@ class ResultSource:
             self._runs.append(read.run)
         return read.table
 
+    def run_of(self, name: str) -> str:
+        """Which committed run the table of ``name`` comes from: "`ci` run of dana.exp2"."""
+        return self._lookup(name).run
+
     def fell_back(self, name: str) -> bool:
         """True when ``name``'s table is a ``quick`` stand-in for a missing ``full`` run."""
         return self.used_profile(name) != self.profile

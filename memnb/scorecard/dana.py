@@ -73,14 +73,17 @@ def _table(results: ResultSource, name: str) -> pd.DataFrame:
 
 
 def _at_setting(results: ResultSource, name: str, **setting: int) -> pd.DataFrame:
-    """``name``'s table, or NotRun when it was not run at the paper's setting (e.g. ``ci``)."""
+    """``name``'s table, or NotRun when it was not run at the paper's setting (e.g. ``ci``): the
+    run exists, so the row says what it lacks, not "no result yet"."""
     table = _table(results, name)
+    wanted = ", ".join(f"{c} = {v}" for c, v in setting.items())
+    why = f"the {results.run_of(name)} is not at the paper's setting ({wanted})"
     for column, value in setting.items():
         if not (table[column] == value).any():
-            raise NotRun(name, "full")
+            raise NotRun(name, "full", why, results.full_run_command(name))
         table = table[table[column] == value] if column not in ("N", "H") else table
     if any(int(table[c].iloc[0]) != v for c, v in setting.items() if c in ("N", "H")):
-        raise NotRun(name, "full")
+        raise NotRun(name, "full", why, results.full_run_command(name))
     return table
 
 
