@@ -145,7 +145,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             executor=args.executor, time_limit_s=args.time_limit,
                             clock_start=args.started)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
-        error_line("run", "error", str(err))
+        error_line("run", "error", str(err) + (
+            " (data/README.md gives each dataset's source, the conversion to make and the "
+            "SHA-256 of the files the committed results were computed from)"
+            if isinstance(err, FileNotFoundError) else ""))
         return 2
     except ExperimentFailed as err:  # a fault of the code or of its data, while computing
         if args.traceback:
@@ -279,7 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="every experiment of every chapter, with its profiles")
     run = sub.add_parser("run", help="run one experiment and write CSV + provenance")
     run.add_argument("experiment", help="chapter.experiment, e.g. dana.exp1 (see `memnb list`)")
-    run.add_argument("--profile", choices=PROFILES, default="quick")
+    run.add_argument("--profile", choices=PROFILES, default="quick",
+                     help="sizes to run (default quick)")
     run.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
     run.add_argument("--seeds", type=int, default=None,
                      help=f"number of seeds, 1..{MAX_SEEDS} (default: the profile's)")
@@ -300,7 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     planner = sub.add_parser("plan", help="runs, model-steps, FLOPs and estimated wall time of "
                              "experiments, from a short calibration on this device")
     planner.add_argument("target", help="an experiment (dana.exp1), a chapter (dana) or all")
-    planner.add_argument("--profile", choices=PROFILES, default="full")
+    planner.add_argument("--profile", choices=PROFILES, default="full",
+                         help="sizes to plan (default full)")
     planner.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
     planner.add_argument("--calibrate", type=_calibrated_groups, default=None, metavar="GROUPS",
                          help="groups calibrated per experiment, spread over its grid (at least "
@@ -309,8 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")
     card.add_argument("--profile", choices=PROFILES, default="full",
-                      help="results to judge (full falls back to quick where no full run of "
-                           "today's full profile exists)")
+                      help="results to judge (default full; full falls back to quick where no "
+                           "full run of today's full profile exists)")
     card.add_argument("--paper", action="append", default=None,
                       help="only this paper (dana, mahdavi, kajitsuka, compare); repeatable")
     card.add_argument("--json", action="store_true",

@@ -177,3 +177,15 @@ def test_python_dash_m_memnb_is_the_same_command_line():
     done = subprocess.run([sys.executable, "-m", "memnb", "run", "--help"], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0 and "--seeds" in done.stdout
+
+
+def test_a_missing_dataset_points_to_the_data_readme(monkeypatch, capsys):
+    from memnb import cli, results
+
+    def missing(*args, **kwargs):
+        raise FileNotFoundError("mnli/dev_matched.jsonl was not found (looked in: /nowhere)")
+
+    monkeypatch.setattr(results, "run_experiment", missing)
+    assert cli.main(["run", "kajitsuka.mnli_curves", "--profile", "ci"]) == 2
+    err = capsys.readouterr().err
+    assert "mnli/dev_matched.jsonl was not found" in err and "data/README.md" in err
