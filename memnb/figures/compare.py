@@ -482,33 +482,12 @@ def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int
 
 # ---------------------------------------------------------------------------------- captions
 def winners(best: pd.DataFrame) -> pd.DataFrame:
-    """Per budget: the architecture with the most bits per parameter at capacity, its value,
-    the runner-up and the ratio between the two (``inf`` when the runner-up memorized none);
-    ``at_least`` and ``runner_up_at_least`` when that value is a lower bound (some seed fitted
-    every N tried, :func:`_at_least`), and ``undecided`` when any architecture other than the
-    first has such a bound (it may hold more than the first), or when the first's own value is
-    such a bound within the seed spread (it may hold enough more to lead): then the first place
-    is no clear lead (as :func:`memnb.scorecard.compare.ranking_from_best` reads it)."""
-    rows = []
-    low = _at_least(best)
-    for budget, part in best.groupby("budget"):
-        part = part.sort_values("bits", ascending=False)
-        first = part.iloc[0]
-        second = part.iloc[1] if len(part) > 1 else None
-        ratio = (math.inf if second is None or second["bits"] == 0
-                 else float(first["bits"] / second["bits"]))
-        spread = float(first["bits_std"]) + (0.0 if second is None
-                                              else float(second["bits_std"]))
-        ahead = second is None or float(first["bits"] - second["bits"]) > spread
-        undecided = bool(low[part.index[1:]].any()) or (not ahead and bool(low[part.index[0]]))
-        rows.append({"budget": budget, "winner": first["architecture"],
-                     "bits": float(first["bits"]), "clear": ahead and not undecided,
-                     "runner_up": None if second is None else second["architecture"],
-                     "runner_up_bits": math.nan if second is None else float(second["bits"]),
-                     "ratio": ratio, "at_least": bool(low[part.index[0]]),
-                     "runner_up_at_least": second is not None and bool(low[part.index[1]]),
-                     "undecided": undecided})
-    return pd.DataFrame(rows)
+    """Per budget: who stores most per parameter, the runner-up, the ratio, the lower bounds and
+    whether the first place is a clear lead, as the head-to-head verdict reads them
+    (:func:`memnb.scorecard.compare.budget_leads`)."""
+    from memnb.scorecard.compare import budget_leads
+
+    return budget_leads(best)
 
 
 def winners_markdown(best: pd.DataFrame) -> str:

@@ -77,6 +77,40 @@ def _ge(low: bool) -> str:
     return "≥ " if low else ""
 
 
+def budget_leads(best: pd.DataFrame) -> pd.DataFrame:
+    """Per budget of a table of best shapes (:func:`exp.best_shapes`), how the head-to-head
+    reads it (:func:`ranking_from_best`, and the chapter's sentence on who stores most): the
+    first architecture by bits per parameter (``winner``, ``bits``), the runner-up
+    (``runner_up``, None without one; ``runner_up_bits``, NaN then), their ``ratio`` (``inf``
+    when the runner-up memorized none), ``at_least`` and ``runner_up_at_least`` when a value is
+    a lower bound (:func:`at_least`), ``undecided`` when another architecture's value is such a
+    bound (it may hold more than the first) or the first's own is, within the seed spread (it may
+    hold enough more to lead), and ``clear``: a lead, the first's mean ahead of the runner-up's
+    by more than their summed seed standard deviations, and not undecided."""
+    rows = []
+    low = at_least(best)
+    for budget, part in best.groupby("budget"):
+        part = part.sort_values("bits", ascending=False)
+        first = part.iloc[0]
+        second = part.iloc[1] if len(part) > 1 else None
+        ratio = (math.inf if second is None or second["bits"] == 0
+                 else float(first["bits"] / second["bits"]))
+        spread = float(first["bits_std"]) + (0.0 if second is None
+                                              else float(second["bits_std"]))
+        ahead = second is None or float(first["bits"] - second["bits"]) > spread
+        undecided = bool(low[part.index[1:]].any()) or (not ahead and bool(low[part.index[0]]))
+        rows.append({"budget": budget, "winner": first["architecture"],
+                     "bits": float(first["bits"]), "clear": ahead and not undecided,
+                     "runner_up": None if second is None else second["architecture"],
+                     "runner_up_bits": math.nan if second is None else float(second["bits"]),
+                     "ratio": ratio, "at_least": bool(low[part.index[0]]),
+                     "runner_up_at_least": second is not None and bool(low[part.index[1]]),
+                     "undecided": undecided})
+    return pd.DataFrame(rows, columns=["budget", "winner", "bits", "clear", "runner_up",
+                                       "runner_up_bits", "ratio", "at_least",
+                                       "runner_up_at_least", "undecided"])
+
+
 def ranking_from_best(best: pd.DataFrame) -> Verdict:
     """The head-to-head criterion on a table of best shapes (:func:`exp.best_shapes`).
 
@@ -93,42 +127,29 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     refute the claim); ``differs``: leads elsewhere leave no architecture a way to lead at more
     than half of the budgets.
     """
-    rows = []
-    low = at_least(best)
-    for budget, part in best.groupby("budget"):
-        part = part.sort_values("bits", ascending=False)
-        if part["bits"].iloc[0] == 0:
-            continue  # no architecture memorized anything at this budget
-        a = part.iloc[0]
-        b = part.iloc[1] if len(part) > 1 else None
-        spread = b is None or a["bits"] - b["bits"] > a["bits_std"] + b["bits_std"]
-        # undecided: another one's true value may lie above the first's, or the first's own
-        # true value (a lower bound) may lie far enough above to lead
-        open_ = bool(low[part.index[1:]].any()) or (not spread and bool(low[part.index[0]]))
-        clear = spread and not open_
-        rows.append((budget, a["architecture"], float(a["bits"]), bool(clear),
-                     None if b is None else float(b["bits"]), bool(low[part.index[0]]),
-                     b is not None and bool(low[part.index[1]]), open_))
-    if not rows:
+    rows = budget_leads(best)
+    rows = rows[rows["bits"] > 0]  # a budget where no architecture memorized anything: skipped
+    if rows.empty:
         raise NotComputable("no architecture fitted any training set at any budget")
-    leads = pd.Series([r[1] for r in rows if r[3]], dtype=object)
-    firsts = pd.Series([r[1] for r in rows])
+    rows = list(rows.itertuples())
+    leads = pd.Series([r.winner for r in rows if r.clear], dtype=object)
+    firsts = pd.Series([r.winner for r in rows])
     top = (leads.value_counts().index[0] if len(leads) else firsts.value_counts().index[0])
     led = int((leads == top).sum())
-    first_only = sum(1 for r in rows if r[1] == top and not r[3] and not r[7])
-    undecided = sum(1 for r in rows if r[7])
-    unled = sum(1 for r in rows if not r[3])  # within the spread or undecided
-    text = "; ".join(f"P={r[0]}: {exp.SHORT[r[1]]} {_ge(r[5])}{r[2]:.2f}" + (
-        "" if r[4] is None else f" vs {_ge(r[6])}{r[4]:.2f}") + (
-        "" if r[3] else " (undecided: a mean here is a lower bound)" if r[7]
-        else " (within spread)") for r in rows)
+    first_only = sum(1 for r in rows if r.winner == top and not r.clear and not r.undecided)
+    undecided = sum(1 for r in rows if r.undecided)
+    unled = sum(1 for r in rows if not r.clear)  # within the spread or undecided
+    text = "; ".join(f"P={r.budget}: {exp.SHORT[r.winner]} {_ge(r.at_least)}{r.bits:.2f}" + (
+        "" if r.runner_up is None else f" vs {_ge(r.runner_up_at_least)}{r.runner_up_bits:.2f}")
+        + ("" if r.clear else " (undecided: a mean here is a lower bound)" if r.undecided
+           else " (within spread)") for r in rows)
     summary = (f"{exp.SHORT[top]} leads beyond the summed seed spreads at {led}/{len(rows)} "
                f"budgets" + (f" ({exp.SHORT[top]} first within the spread at {first_only} "
                              "more)" if first_only else "")
                + (f"; undecided at {undecided} (a mean there a lower bound)"
                   if undecided else ""))
     measured = f"{summary}: {text} bits/parameter"
-    if any(r[5] or r[6] or r[7] for r in rows):
+    if any(r.at_least or r.runner_up_at_least or r.undecided for r in rows):
         measured += ("; ≥: a mean that is a lower bound, some seed having fitted every N the "
                      "search tried (its capacity censored from above)")
     values = {"winner": top, "leads": led, "budgets": len(rows), "summary": summary,
