@@ -97,6 +97,7 @@ def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
     which the run itself refuses with its own message."""
     from memnb.experiments.registry import load_all
     from memnb.profiles import seeds_run
+    from memnb.prose import counted
 
     exp = load_all().get(name)
     if seeds is None or exp is None or profile not in exp.profiles:
@@ -104,10 +105,9 @@ def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
     run = seeds_run(exp.profiles[profile], seeds)
     if run >= seeds:
         return None
-    return (f"{name} runs at most {run} seed{'s' * (run != 1)} under the {profile} profile "
-            f"(its max_seeds): {seeds} asked, seeds 0-{run - 1} run" if run > 1 else
-            f"{name} runs at most 1 seed under the {profile} profile (its max_seeds): "
-            f"{seeds} asked, seed 0 run")
+    which = "seed 0" if run == 1 else f"seeds 0-{run - 1}"
+    return (f"{name} runs at most {counted(run, 'seed')} under the {profile} profile (its "
+            f"max_seeds): {seeds} asked, {which} run")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
