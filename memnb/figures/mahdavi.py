@@ -25,7 +25,7 @@ from memnb.constructions.mha import REL_TOL as CONSTRUCTION_REL_TOL
 from memnb.constructions.mha import Construction
 from memnb.experiments.mahdavi import SATURATION_SEARCH
 from memnb.papers import mahdavi as paper
-from memnb.prose import markdown_table
+from memnb.prose import counted, markdown_table
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import Row, load_items
 from memnb.scorecard.render import source_profile
@@ -720,7 +720,7 @@ def fig1_label(run: str, curve: pd.DataFrame) -> str:
     reduced quick run", "committed full run") with its draws per k and its pool of images, read
     from the curve (``repeats``, ``T``)."""
     draws, pool = int(curve["repeats"].iloc[0]), int(curve["T"].iloc[0])
-    return f"ours, {run} ({draws} draw{'s' * (draws != 1)} per k, {pool} images)"
+    return f"ours, {run} ({counted(draws, 'draw')} per k, {pool} images)"
 
 
 #: How each method of :func:`memnb.assumptions.pass_fraction_curve` draws its subsets, in words.
