@@ -714,11 +714,14 @@ def _censored_words(best: pd.DataFrame) -> str:
 
 def search_reach(params: dict[str, Any], budget: int) -> int:
     """The largest ``N`` the capacity search of ``params`` (a profile of ``compare.capacity``)
-    can try at ``budget``: round one's largest (:func:`exp.round_one_grid`), doubled up to
-    ``refine`` times in each later round when everything fitted (:func:`exp.next_round`), at
-    most the ceiling ``N_max``."""
-    first = max(exp.round_one_grid(budget, params["C"], params["bits_grid"], params["N_max"]))
-    return min(params["N_max"], first * 2 ** (params["refine"] * (params["rounds"] - 1)))
+    can try at ``budget``: the search itself (:func:`exp.search_capacity`, from round one's
+    grid :func:`exp.round_one_grid`, each later round by :func:`exp.next_round`) run with a
+    model that fits every ``N``, so that each round goes as far up as it can, to the ceiling
+    ``N_max`` at most."""
+    first = exp.round_one_grid(budget, params["C"], params["bits_grid"], params["N_max"])
+    _, tried = exp.search_capacity(lambda ns: [True] * len(ns), first, rounds=params["rounds"],
+                                   refine=params["refine"], N_max=params["N_max"])
+    return max(tried)
 
 
 def task_markdown(profile: str) -> str:
