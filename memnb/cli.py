@@ -68,11 +68,11 @@ def error_line(command: str, kind: str, message: str) -> None:
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
-    from memnb.experiments.registry import load_all
+    from memnb.experiments.registry import load_all, paper_item
     from memnb.profiles import default_seeds, seeds_run
 
     for name, exp in load_all().items():
-        print(f"{name:24s} {exp.title}  [{exp.paper_figure}]")
+        print(f"{name:24s} {exp.title}  [{paper_item(name)}]")
         for profile in PROFILES:
             params = exp.profiles[profile]
             # as `memnb run`: the profile's seeds, capped at its max_seeds

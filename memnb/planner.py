@@ -51,7 +51,7 @@ import pandas as pd
 import torch
 
 from memnb import sweep
-from memnb.experiments.registry import get, load_all
+from memnb.experiments.registry import get, load_all, paper_item
 from memnb.fingerprint import unwrap
 from memnb.profiles import default_seeds
 from memnb.prose import markdown_table
@@ -768,8 +768,9 @@ def plan_markdown(table: pd.DataFrame, *, device_name: str) -> str:
         flops = "-" if r.flops is None or pd.isna(r.flops) else f"{r.flops:.2e}"
         recorded = (r.recorded_on or "-") if r.recorded_s is None or pd.isna(r.recorded_s) else (
             f"{format_duration(r.recorded_s)} ({r.recorded_on})")
-        rows.append([f"`{r.experiment}`", r.paper_figure, r.runs, f"{r.groups} ({r.calibrated})",
-                     steps, flops, format_duration(r.wall_s), recorded, r.note])
+        rows.append([f"`{r.experiment}`", paper_item(r.experiment, r.paper_figure), r.runs,
+                     f"{r.groups} ({r.calibrated})", steps, flops, format_duration(r.wall_s),
+                     recorded, r.note])
     align = ["left", "left", *["right"] * 6, "left"]
     total = estimated_total_s(table)
     timed = estimated_experiments(table)

@@ -366,7 +366,7 @@ def test_an_experiment_of_ours_beside_a_paper_item_is_not_listed_as_that_item():
     """The pages' "paper item" column names the paper, and an experiment of ours set beside a
     paper's figure (its title ends in "(ours)") says so, so that dana.exp5 and dana.exp5_code do
     not read as the same item."""
-    from buildtools.reproducibility import paper_item
+    from memnb.experiments.registry import paper_item
 
     assert paper_item("mahdavi.context", "Fig. 2b") == "Mahdavi et al. Fig. 2b"
     assert paper_item("dana.exp5", "Dana et al. Fig. 3 (Experiment 5)") == (

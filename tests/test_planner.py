@@ -291,6 +291,11 @@ def test_the_plan_command_counts_a_shared_grid_once_and_names_its_source():
     text = planner.plan_markdown(pd.DataFrame([own.__dict__, shared.__dict__]),
                                  device_name="CPU")
     assert "| the points of `dana.exp1`'s run |" in text
+    # the paper item as the book's tables name it (memnb.experiments.registry.paper_item)
+    assert "| `dana.exp4` | Dana et al. Fig. 2b |" in text
+    ours = dataclasses.replace(own, experiment="dana.exp5_code", paper_figure="Fig. 3")
+    assert "| ours, beside Dana et al. Fig. 3 |" in planner.plan_markdown(
+        pd.DataFrame([ours.__dict__]), device_name="CPU")
     assert "counted once): 1.0 min." in text
     # an experiment without an estimate is named, so the total does not read as covering it
     untimed = dataclasses.replace(own, experiment="mahdavi.table1", wall_s=float("nan"))

@@ -204,6 +204,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     A partial run (stopped at its time limit) is listed with the points it computed, and with
     how many of its cached points today's code would reuse when the run is resumed; a rerun of
     a table by today's code (:mod:`memnb.reruns`) with the points it has computed so far."""
+    from memnb.experiments.registry import paper_item
     from memnb.prose import counted
     from memnb.reruns import rerun_progress, rerun_reason
     from memnb.results import (
@@ -560,34 +561,13 @@ def _short_device(name: str) -> str:
     return device + (f";{rest}" if rest else "")
 
 
-PAPERS = {"dana": "Dana et al.", "mahdavi": "Mahdavi et al.", "kajitsuka": "Kajitsuka & Sato"}
-"""The paper of each chapter's experiments, by the prefix of their names."""
-
-
-def paper_item(name: str, paper_figure: str) -> str:
-    """``paper_figure`` naming its paper (``Fig. 2b`` of ``mahdavi.context`` reads ``Mahdavi et
-    al. Fig. 2b``), unless it already does or is ours; an experiment of ours set beside a paper
-    item (its registered title ends in "(ours)", e.g. ``dana.exp5_code``, the official code's
-    models) reads ``ours, beside Dana et al. Fig. 3 …``, so that it is not taken for the item."""
-    from memnb.experiments.registry import get
-
-    authors = PAPERS.get(name.split(".")[0])
-    item = paper_figure
-    if authors is not None and not paper_figure.startswith((authors, "ours")):
-        item = f"{authors} {paper_figure}"
-    try:
-        ours = get(name).title.endswith("(ours)")
-    except ValueError:  # not a registered experiment
-        ours = False
-    return f"ours, beside {item}" if ours and not item.startswith("ours") else item
-
-
 def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     """Plans of the same experiments on several devices as one table narrow enough for the
     page: experiment and paper item, runs, FLOPs (each plan's count, in the order of the columns,
     where they differ; a count planned for an earlier grid marked so), an estimated wall time per
     device and the recorded run; the groups and the notes go into a list below it (a note that
     differs between the plans names its device)."""
+    from memnb.experiments.registry import paper_item
     from memnb.planner import estimated_experiments, estimated_total_s, format_duration
 
     devices = [_short_device(name) for name in device_names]
@@ -666,6 +646,8 @@ def _seconds(value: Any) -> str:
 
 def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> str:
     """The Markdown section of one chapter."""
+    from memnb.experiments.registry import paper_item
+
     parameters = ", ".join(f"`{k} = {v!r}`" for k, v in record["parameters"].items()) or "none"
     lines = [
         f"## {record['title']}",

@@ -88,3 +88,27 @@ def get(name: str) -> Experiment:
         known = ", ".join(experiments) or "(none)"
         raise ValueError(f"unknown experiment {name!r}; known experiments: {known}")
     return experiments[name]
+
+
+PAPERS: dict[str, str] = {"dana": "Dana et al.", "mahdavi": "Mahdavi et al.",
+                          "kajitsuka": "Kajitsuka & Sato"}
+"""The paper of each chapter's experiments, by the prefix of their names."""
+
+
+def paper_item(name: str, paper_figure: str | None = None) -> str:
+    """The paper item of experiment ``name`` as every table of the project names it:
+    ``paper_figure`` (default: the registered one) naming its paper (``Fig. 2b`` of
+    ``mahdavi.context`` reads ``Mahdavi et al. Fig. 2b``), unless it already does or is ours; an
+    experiment of ours set beside a paper item (its registered title ends in "(ours)", e.g.
+    ``dana.exp5_code``, the official code's models) reads ``ours, beside Dana et al. Fig. 3 …``,
+    so that it is not taken for the item. An unregistered name is read as not ours."""
+    try:
+        exp: Experiment | None = get(name)
+    except ValueError:  # not a registered experiment
+        exp = None
+    item = paper_figure if paper_figure is not None else (exp.paper_figure if exp else name)
+    authors = PAPERS.get(name.split(".")[0])
+    if authors is not None and not item.startswith((authors, "ours")):
+        item = f"{authors} {item}"
+    ours = exp is not None and exp.title.endswith("(ours)")
+    return f"ours, beside {item}" if ours and not item.startswith("ours") else item
