@@ -3,13 +3,15 @@
 The offline datasets are read in place, never copied into the repository. The data directory is,
 in order: the environment variable ``MEMNB_DATA_DIR``; ``data/external`` inside the repository;
 ``../shared/data`` beside the repository. ``MEMNB_DATA_DIR`` set to a path that is not a folder
-(a typo) is an error when a dataset is looked up, not a silent fall-back to the other folders.
+(a typo) is an error when a dataset is looked up, not a silent fall-back to the other folders; a
+folder that lacks one file falls back to the others for it with a warning.
 ``MEMNB_RESULTS_DIR`` need not exist: the results folder is created.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -58,12 +60,26 @@ def shared_data_dir() -> Path | None:
     return None
 
 
+class DataDirFallbackWarning(UserWarning):
+    """A dataset was not in the folder ``MEMNB_DATA_DIR`` names and was read from a later
+    candidate folder instead (:func:`find_dataset`)."""
+
+
 def find_dataset(relative: str) -> Path | None:
     """The first ``<data dir>/<relative>`` that exists, or ``None`` (raises as
-    :func:`data_dir_candidates` does for a ``MEMNB_DATA_DIR`` that is not a folder)."""
-    for candidate in data_dir_candidates():
+    :func:`data_dir_candidates` does for a ``MEMNB_DATA_DIR`` that is not a folder).
+
+    When ``MEMNB_DATA_DIR`` names a folder that lacks the file and a later folder has it, a
+    :class:`DataDirFallbackWarning` names both: the file is read, but not from the folder the
+    user chose (the digests in a run's provenance then describe the file actually read)."""
+    candidates = data_dir_candidates()
+    for index, candidate in enumerate(candidates):
         path = candidate / relative
         if path.exists():
+            if index > 0 and os.environ.get("MEMNB_DATA_DIR"):
+                warnings.warn(
+                    f"{relative} is not in MEMNB_DATA_DIR ({candidates[0]}); reading {path} "
+                    "instead", DataDirFallbackWarning, stacklevel=2)
             return path
     return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import signal
 import time
+import warnings
 
 import pytest
 
@@ -189,3 +190,27 @@ def test_a_missing_dataset_points_to_the_data_readme(monkeypatch, capsys):
     assert cli.main(["run", "kajitsuka.mnli_curves", "--profile", "ci"]) == 2
     err = capsys.readouterr().err
     assert "mnli/dev_matched.jsonl was not found" in err and "data/README.md" in err
+
+
+def test_a_data_folder_that_lacks_a_file_falls_back_with_a_warning(tmp_path, monkeypatch):
+    """MEMNB_DATA_DIR naming an existing folder without the file asked for: the file is read
+    from the next folder that has it (data/external, ../shared/data), and a warning names the
+    file, the chosen folder and the path read; no warning when the chosen folder has it."""
+    chosen, later = tmp_path / "chosen", tmp_path / "later"
+    (later / "mnli").mkdir(parents=True)
+    (later / "mnli" / "dev_matched.jsonl").write_text("{}\n")
+    chosen.mkdir()
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(chosen))
+    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path / "repo" / "checkout")  # no data/external
+    (tmp_path / "repo" / "shared").mkdir(parents=True)
+    (tmp_path / "repo" / "shared" / "data").symlink_to(later)
+    with pytest.warns(paths.DataDirFallbackWarning, match=re.escape(
+            f"mnli/dev_matched.jsonl is not in MEMNB_DATA_DIR ({chosen}); reading "
+            f"{tmp_path / 'repo' / 'shared' / 'data' / 'mnli' / 'dev_matched.jsonl'} instead")):
+        assert paths.find_dataset("mnli/dev_matched.jsonl") == (
+            tmp_path / "repo" / "shared" / "data" / "mnli" / "dev_matched.jsonl")
+    (chosen / "mnli").mkdir()
+    (chosen / "mnli" / "dev_matched.jsonl").write_text("{}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert paths.find_dataset("mnli/dev_matched.jsonl") == chosen / "mnli" / "dev_matched.jsonl"
