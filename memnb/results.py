@@ -35,7 +35,7 @@ from memnb.budget import TimeBudget, time_limit
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
-from memnb.profiles import check_profile, default_seeds
+from memnb.profiles import check_profile, default_seeds, seeds_run
 from memnb.prose import counted
 from memnb.train import tf32_forced
 from memnb.validation import check_int
@@ -260,7 +260,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "paper_figure": exp.paper_figure,
         "profile": profile,
         "params": exp.params(profile),
-        "seeds": seeds,
+        "seeds": seeds,  # asked (the command's --seeds or the profile's default)
+        "seeds_run": seeds_run(exp.params(profile), seeds),  # at most the profile's max_seeds
         "device": device,
         "device_name": device_name,
         "executor": executor or "in-process",
@@ -1073,10 +1074,11 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
 def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:
     """How many seeds a result holds: the distinct values of its ``seed`` column when it has
     one (a check that draws with one fixed seed holds 1, whatever the profile's default count
-    recorded as ``seeds``), else the provenance's ``seeds``."""
+    recorded as ``seeds``), else the provenance's ``seeds_run`` (the seeds asked, capped at the
+    profile's ``max_seeds``), or its ``seeds`` for a run recorded before that field."""
     if "seed" in table.columns and table["seed"].notna().any():
         return int(table["seed"].nunique())
-    return provenance.get("seeds", "?")
+    return provenance.get("seeds_run", provenance.get("seeds", "?"))
 
 
 def device_shares(provenance: dict[str, Any]) -> dict[str, int]:

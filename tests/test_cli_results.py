@@ -26,6 +26,9 @@ def test_list_shows_every_experiment_with_profiles(capsys):
     block = out.split("compare.capacity", 1)[1].split("\n    full ", 1)[1]
     cap = load_all()["compare.capacity"].profiles["full"]["max_seeds"]
     assert cap < default_seeds("full") and block.startswith(f" seeds {cap}  ")
+    # the paper item as the book's tables name it: the paper named, an experiment of ours so
+    assert "  [Mahdavi et al. Fig. 2a]\n" in out
+    assert "  [ours, beside Dana et al. Fig. 3 (Experiment 5)]\n" in out
 
 
 def test_a_run_says_when_max_seeds_caps_the_seeds_asked():
@@ -83,6 +86,22 @@ def test_provenance_records_the_commit_read_before_computing(tmp_path, monkeypat
     monkeypatch.setattr(type(get("dana.exp6")), "run", run_and_commit)
     result = run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
     assert result.provenance["git_commit"] == "commit-before-run"
+
+
+def test_provenance_records_the_seeds_run_beside_the_seeds_asked(tmp_path, monkeypatch):
+    """A run asked for more seeds than its profile's max_seeds records both: ``seeds`` (asked,
+    what a resumed run must match) and ``seeds_run`` (run), and the summary of the result,
+    whose table has no seed column to count, reads the seeds run."""
+    import pandas as pd
+
+    from memnb.experiments import registry
+
+    monkeypatch.setitem(registry._REGISTRY, "tiny.capped", registry.Experiment(
+        "tiny.capped", "capped", "none", {p: {"max_seeds": 2} for p in ("ci", "quick", "full")},
+        lambda params, **kw: pd.DataFrame({"N": [1, 2], "accuracy": [1.0, 0.5]})))
+    result = run_experiment("tiny.capped", "ci", seeds=4, root=tmp_path)
+    assert result.provenance["seeds"] == 4 and result.provenance["seeds_run"] == 2
+    assert provenance_summary(["tiny.capped"], "ci", root=tmp_path).iloc[0]["seeds"] == 2
 
 
 def test_provenance_summary_lists_only_written_results(tmp_path):
