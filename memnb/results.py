@@ -7,7 +7,9 @@ and wall time. A run stopped at its time limit, or on request (:mod:`memnb.resum
 points it finished, and its JSON says so (``complete: false``, ``stopped``, with the points still
 missing). A run that stopped before it could write a table leaves a record of its invocation in
 its point cache (:func:`pending_invocations_path`), which the next table written takes into its
-``invocations`` and ``total_wall_time_s``.
+``invocations`` and ``total_wall_time_s``. A call that computed no point, reading every one from
+the cache of the complete run it repeats, keeps that run's JSON: its commit, start and wall time
+remain those of the call that computed the points.
 """
 
 from __future__ import annotations
@@ -254,6 +256,11 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     complete = not budget.stopped
     if not complete and budget.done == 0:
         raise stopped_without_table(budget, wall)  # no point to show: keep any earlier table
+    earlier = _earlier_complete_run(json_path, cache_dir, {**run_keys, "data_files": data_files},
+                                    reused, complete)
+    if earlier is not None:  # every point read from the cache of a run this one repeats
+        table.to_csv(csv_path, index=False)
+        return ExperimentResult(table, csv_path, json_path, earlier, True)
     provenance = {
         "experiment": name,
         "title": exp.title,
@@ -306,6 +313,31 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     if pending:
         _settle_pending_invocations(cache_dir, pending, provenance)
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
+
+
+def _earlier_complete_run(json_path: Path, cache_dir: Path, run_keys: dict[str, Any],
+                          reused: int, complete: bool) -> dict[str, Any] | None:
+    """The provenance of the complete run this call repeated without computing a point, else
+    ``None``: a call that read every point from the cache (its cache holds no point file of
+    today's code beyond the ``reused`` ones it started with) of a complete earlier run with the
+    same code, profile, parameters, seeds, device and dataset files (``data_files``, the digests
+    recorded; a run recorded before them is rewritten) (:func:`_same_run`), with no call waiting
+    to join a table (:func:`pending_invocations_path`), keeps that run's provenance, so that its
+    commit, start and wall time stay those of the call that computed the points (a rewrite
+    would credit them to this call, with a wall time near zero)."""
+    if not complete or reused == 0 or not json_path.exists() or _read_pending_invocations(
+            cache_dir):
+        return None
+    if _point_files_of(cache_dir, run_keys["code_fingerprint"]) != reused:
+        return None  # this call computed points
+    try:
+        previous = json.loads(json_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(previous, dict) or previous.get("complete") is False:
+        return None
+    same = _same_run(previous, json.loads(json.dumps(run_keys, default=str)))
+    return previous if same and previous.get("data_files") == run_keys["data_files"] else None
 
 
 def pending_invocations_path(cache_dir: Path) -> Path:

@@ -63,11 +63,19 @@ def test_rerun_reuses_cached_points(tmp_path):
     first = run_experiment("dana.exp1", "ci", seeds=1, root=tmp_path)
     second = run_experiment("dana.exp1", "ci", seeds=1, root=tmp_path)
     pd.testing.assert_frame_equal(first.table, second.table)
-    assert second.provenance["wall_time_s"] < first.provenance["wall_time_s"]
-    # the provenance says how many points were read rather than computed
     points = len(list((tmp_path / "ci" / ".cache" / "dana.exp1").glob("*.json")))
     assert first.provenance["cached_points_reused"] == 0 < points
-    assert second.provenance["cached_points_reused"] == points
+    # a call that computed no point keeps the provenance of the run that computed them (its
+    # commit, start and wall time), rather than crediting them to itself with a wall time ~0
+    assert second.provenance == first.provenance
+    assert json.loads(second.provenance_path.read_text()) == json.loads(
+        json.dumps(first.provenance, default=str))
+    # a call that computes some points again (one removed from the cache) records itself, and
+    # says how many points it read rather than computed
+    next(iter((tmp_path / "ci" / ".cache" / "dana.exp1").glob("*.json"))).unlink()
+    third = run_experiment("dana.exp1", "ci", seeds=1, root=tmp_path)
+    assert third.provenance["cached_points_reused"] == points - 1
+    assert third.provenance["started_utc"] >= first.provenance["started_utc"]
     assert load("dana.exp1", "ci", root=tmp_path) is not None
     assert load("dana.exp2", "ci", root=tmp_path) is None
 
@@ -263,7 +271,12 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
     assert resumed.provenance["total_wall_time_s"] == pytest.approx(
         partial.provenance["wall_time_s"] + resumed.provenance["wall_time_s"], abs=0.02)
     assert partial_summary(resumed.provenance) is None
-    # a rerun of the complete table starts a new history
+    # a rerun of the complete table that computes nothing keeps its history as it is
+    again = run_experiment("tiny.slow", "full", root=second)
+    assert again.provenance == resumed.provenance
+    # one that computes a point again starts a new history
+    cached = sorted((second / "full" / ".cache" / "tiny.slow").glob("*.json"))
+    cached[0].unlink()
     again = run_experiment("tiny.slow", "full", root=second)
     assert len(again.provenance["invocations"]) == 1
     assert "corrections" not in again.provenance

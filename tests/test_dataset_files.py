@@ -188,7 +188,8 @@ def test_a_run_records_its_data_and_never_reuses_points_of_other_data(
     # the recorded file back: the cached points are reused
     mnli.write_text('{"premise": "a", "hypothesis": "b", "label": "neutral"}\n')
     again = results.run_experiment("tiny.reads", "quick")
-    assert again.provenance["cached_points_reused"] == 3 and len(calls) == 6
+    # (a call that computed nothing keeps the provenance of the run that computed the points)
+    assert again.provenance == first.provenance and len(calls) == 6
 
 
 def test_a_run_recorded_before_data_files_is_continued_unchecked(tmp_path, monkeypatch):
