@@ -226,9 +226,10 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     commit = _git_commit()  # the code that computes the points, read before they are computed
     device_name = device_description(device, executor)  # the workers', for a dask run
     code = todays_code(name)
-    reused = _point_files_of(cache_dir, code)  # computed before this run: read, not computed
+    files_before = _point_files_under(cache_dir.parent)  # of every experiment of the profile
     run_keys = {"code_fingerprint": code, "profile": profile, "params": exp.params(profile),
-                "seeds": seeds, "device": device}  # what a pending invocation must match
+                "seeds": seeds, "seeds_run": seeds_run(exp.params(profile), seeds),
+                "device": device}  # what a pending invocation must match
 
     def stopped_without_table(budget: TimeBudget, wall: float) -> TimeLimitReached:
         """Record this call for the next table written; the error to raise."""
@@ -256,8 +257,13 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     complete = not budget.stopped
     if not complete and budget.done == 0:
         raise stopped_without_table(budget, wall)  # no point to show: keep any earlier table
-    earlier = _earlier_complete_run(json_path, cache_dir, {**run_keys, "data_files": data_files},
-                                    reused, complete)
+    # points of this table read from the cache: every point a sweep returned, less those this
+    # call computed (each wrote a new point file, in this experiment's cache or in that of the
+    # experiment whose grid it shares); files of other grids or seeds do not count
+    computed = _point_files_under(cache_dir.parent) - files_before
+    reused = max(budget.done - computed, 0)
+    earlier = _earlier_complete_run(json_path, {**run_keys, "data_files": data_files}, cache_dir,
+                                    reused, computed, complete)
     if earlier is not None:  # every point read from the cache of a run this one repeats
         table.to_csv(csv_path, index=False)
         return ExperimentResult(table, csv_path, json_path, earlier, True)
@@ -268,7 +274,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "profile": profile,
         "params": exp.params(profile),
         "seeds": seeds,  # asked (the command's --seeds or the profile's default)
-        "seeds_run": seeds_run(exp.params(profile), seeds),  # at most the profile's max_seeds
+        "seeds_run": run_keys["seeds_run"],  # at most the profile's max_seeds
         "device": device,
         "device_name": device_name,
         "executor": executor or "in-process",
@@ -315,21 +321,19 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     return ExperimentResult(table, csv_path, json_path, provenance, complete)
 
 
-def _earlier_complete_run(json_path: Path, cache_dir: Path, run_keys: dict[str, Any],
-                          reused: int, complete: bool) -> dict[str, Any] | None:
+def _earlier_complete_run(json_path: Path, run_keys: dict[str, Any], cache_dir: Path,
+                          reused: int, computed: int, complete: bool) -> dict[str, Any] | None:
     """The provenance of the complete run this call repeated without computing a point, else
-    ``None``: a call that read every point from the cache (its cache holds no point file of
-    today's code beyond the ``reused`` ones it started with) of a complete earlier run with the
+    ``None``: a call that read every point from the cache (``reused`` of them, ``computed``
+    none) of a complete earlier run with the
     same code, profile, parameters, seeds, device and dataset files (``data_files``, the digests
     recorded; a run recorded before them is rewritten) (:func:`_same_run`), with no call waiting
     to join a table (:func:`pending_invocations_path`), keeps that run's provenance, so that its
     commit, start and wall time stay those of the call that computed the points (a rewrite
     would credit them to this call, with a wall time near zero)."""
-    if not complete or reused == 0 or not json_path.exists() or _read_pending_invocations(
-            cache_dir):
+    if not complete or computed or reused == 0 or not json_path.exists() or (
+            _read_pending_invocations(cache_dir)):
         return None
-    if _point_files_of(cache_dir, run_keys["code_fingerprint"]) != reused:
-        return None  # this call computed points
     try:
         previous = json.loads(json_path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -551,12 +555,19 @@ def keep_other_code(name: str, profile: str, root: Path | None, code: str) -> No
 REKEY_HISTORY: tuple[str, ...] = ("code_fingerprint_rekeyed_from", "code_fingerprint_rekeys")
 
 
+def _seeds_of(record: dict[str, Any]) -> Any:
+    """The seeds a run (a provenance or an invocation record) ran: ``seeds_run``, or, for one
+    recorded before that field, the ``seeds`` asked."""
+    return record.get("seeds_run", record.get("seeds"))
+
+
 def _same_run(record: dict[str, Any], provenance: dict[str, Any]) -> bool:
     """Whether ``record`` (an earlier provenance, or a pending invocation) was computed with the
     code, profile (name and parameters, a grid listed in another order counting as the same,
-    :func:`_changed_params`), seeds and device of ``provenance``."""
-    return all(record.get(k) == provenance[k]
-               for k in ("code_fingerprint", "profile", "seeds", "device")) and not (
+    :func:`_changed_params`), seeds run (:func:`_seeds_of`: asking for more than a profile's
+    ``max_seeds`` runs the same seeds) and device of ``provenance``."""
+    return all(record.get(k) == provenance[k] for k in ("code_fingerprint", "profile", "device")
+               ) and _seeds_of(record) == _seeds_of(provenance) and not (
         _changed_params(record.get("params") or {},
                         json.loads(json.dumps(provenance["params"], default=str))))
 
@@ -915,9 +926,10 @@ def cached_point_files(name: str, profile: str, root: Path | None = None, *,
     return sum(1 for _ in folder.glob("*.json")), len(current)
 
 
-def _point_files_of(folder: Path, code: str) -> int:
-    """How many point files of code ``code`` the cache folder ``folder`` holds."""
-    return sum(1 for _ in folder.glob(f"*.{code}.json")) if folder.is_dir() else 0
+def _point_files_under(cache_root: Path) -> int:
+    """How many point files the point caches of one profile hold (``<cache_root>/<name>/*.json``,
+    every experiment and code; the ``paused/`` and ``pending/`` folders below are not points)."""
+    return sum(1 for _ in cache_root.glob("*/*.json")) if cache_root.is_dir() else 0
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:

@@ -984,3 +984,33 @@ def test_calls_that_wrote_no_table_join_the_next_provenance(tmp_path, monkeypatc
     assert [r["started_utc"] for r in two.provenance["invocations"][:1]] == [
         waiting[1]["started_utc"]]
     assert not pending.exists() and not pending.parent.exists()
+
+
+def test_cached_points_reused_counts_this_tables_points_only(tmp_path, monkeypatch):
+    """``cached_points_reused`` counts the points of this table read from the cache, not every
+    file of the cache: after a run of 3 seeds, a run of 1 seed reads 2 points (not 6), and
+    asking for more seeds than ``max_seeds`` runs, and reads, the same points as before: the
+    call keeps the provenance of the run that computed them."""
+    from memnb import sweep
+    from memnb.experiments import registry
+    from memnb.profiles import seeds_run
+    from memnb.sweep import grid
+
+    calls: list = []
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        points = grid(x=[0, 1], seed=list(range(seeds_run(params, seeds))))
+        return sweep.run_sweep(points, lambda g: calls.extend(g) or [[{"y": 1}] for _ in g],
+                               cache_dir=cache_dir, progress=False)
+
+    profiles = {p: {"max_seeds": 3} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, "tiny.seeded",
+                        registry.Experiment("tiny.seeded", "seeded", "none", profiles, fn))
+    three = run_experiment("tiny.seeded", "ci", seeds=3, root=tmp_path)
+    assert three.provenance["cached_points_reused"] == 0 and len(calls) == 6
+    one = run_experiment("tiny.seeded", "ci", seeds=1, root=tmp_path)
+    assert one.provenance["cached_points_reused"] == 2 and len(calls) == 6
+    again = run_experiment("tiny.seeded", "ci", seeds=3, root=tmp_path)
+    assert again.provenance["cached_points_reused"] == 6  # the 1-seed run replaced its JSON
+    capped = run_experiment("tiny.seeded", "ci", seeds=9, root=tmp_path)
+    assert capped.provenance == again.provenance and len(calls) == 6
