@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import signal
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
+from typing import Any
 
 from memnb.profiles import PROFILES
 
@@ -331,7 +334,17 @@ def main(argv: list[str] | None = None) -> int:
     args.started = started  # --time-limit counts from here (interpreter start-up not included)
     handler = {"list": _cmd_list, "run": _cmd_run, "scorecard": _cmd_scorecard,
                "plan": _cmd_plan}[args.command]
-    return handler(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = functools.partial(_show_warning, args.command)
+        return handler(args)
+
+
+def _show_warning(command: str, message: Warning | str, category: type[Warning], *_: Any,
+                  **__: Any) -> None:
+    """Print a warning raised during ``memnb <command>`` as ``memnb <command>: warning: …`` on a
+    line of its own (:func:`error_line`: below an open progress bar), without the source line
+    Python's default adds."""
+    error_line(command, "warning", str(message))
 
 
 if __name__ == "__main__":

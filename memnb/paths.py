@@ -65,18 +65,26 @@ class DataDirFallbackWarning(UserWarning):
     candidate folder instead (:func:`find_dataset`)."""
 
 
+_FALLBACKS_WARNED: set[tuple[str, Path]] = set()
+"""The (file, MEMNB_DATA_DIR folder) pairs :func:`find_dataset` has warned about in this process:
+a run looks a file up several times, and one warning says it."""
+
+
 def find_dataset(relative: str) -> Path | None:
     """The first ``<data dir>/<relative>`` that exists, or ``None`` (raises as
     :func:`data_dir_candidates` does for a ``MEMNB_DATA_DIR`` that is not a folder).
 
     When ``MEMNB_DATA_DIR`` names a folder that lacks the file and a later folder has it, a
     :class:`DataDirFallbackWarning` names both: the file is read, but not from the folder the
-    user chose (the digests in a run's provenance then describe the file actually read)."""
+    user chose (the digests in a run's provenance then describe the file actually read); once a
+    process for each file and folder."""
     candidates = data_dir_candidates()
     for index, candidate in enumerate(candidates):
         path = candidate / relative
         if path.exists():
-            if index > 0 and os.environ.get("MEMNB_DATA_DIR"):
+            if index > 0 and os.environ.get("MEMNB_DATA_DIR") and (
+                    relative, candidates[0]) not in _FALLBACKS_WARNED:
+                _FALLBACKS_WARNED.add((relative, candidates[0]))
                 warnings.warn(
                     f"{relative} is not in MEMNB_DATA_DIR ({candidates[0]}); reading {path} "
                     "instead", DataDirFallbackWarning, stacklevel=2)

@@ -209,8 +209,37 @@ def test_a_data_folder_that_lacks_a_file_falls_back_with_a_warning(tmp_path, mon
             f"{tmp_path / 'repo' / 'shared' / 'data' / 'mnli' / 'dev_matched.jsonl'} instead")):
         assert paths.find_dataset("mnli/dev_matched.jsonl") == (
             tmp_path / "repo" / "shared" / "data" / "mnli" / "dev_matched.jsonl")
+    with warnings.catch_warnings():  # said once a process for each file and folder
+        warnings.simplefilter("error")
+        paths.find_dataset("mnli/dev_matched.jsonl")
     (chosen / "mnli").mkdir()
     (chosen / "mnli" / "dev_matched.jsonl").write_text("{}\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert paths.find_dataset("mnli/dev_matched.jsonl") == chosen / "mnli" / "dev_matched.jsonl"
+
+
+def test_memnb_run_prints_a_warning_on_a_line_of_its_own(tmp_path, monkeypatch, capsys):
+    """A warning raised during a run (here the data-folder fall-back, looked up twice) reaches
+    the terminal once, as ``memnb run: warning: …``, without Python's source line."""
+    import pandas as pd
+
+    later = tmp_path / "repo" / "shared" / "data"
+    (later / "mnli").mkdir(parents=True)
+    (later / "mnli" / "dev_matched.jsonl").write_text("{}\n")
+    (tmp_path / "chosen").mkdir()
+    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path / "repo" / "checkout")
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(tmp_path / "chosen"))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
+
+    def fn(params, **kw):
+        for _ in range(2):
+            paths.find_dataset("mnli/dev_matched.jsonl")
+        return pd.DataFrame({"x": [1]})
+
+    monkeypatch.setitem(registry._REGISTRY, "tiny.looks", registry.Experiment(
+        "tiny.looks", "looks", "none", {p: {"seeds": 1} for p in PROFILES}, fn))
+    assert cli.main(["run", "tiny.looks", "--profile", "ci"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("memnb run: warning: mnli/dev_matched.jsonl is not in MEMNB_DATA_DIR") == 1
+    assert "DataDirFallbackWarning" not in err and "find_dataset(" not in err
