@@ -72,14 +72,14 @@ def error_line(command: str, kind: str, message: str) -> None:
 
 def _cmd_list(_: argparse.Namespace) -> int:
     from memnb.experiments.registry import load_all, paper_item
-    from memnb.profiles import default_seeds, seeds_run
+    from memnb.profiles import default_seeds
 
     for name, exp in load_all().items():
         print(f"{name:24s} {exp.title}  [{paper_item(name)}]")
         for profile in PROFILES:
             params = exp.profiles[profile]
-            # as `memnb run`: the profile's seeds, capped at its max_seeds
-            seeds = seeds_run(params, exp.params(profile).get("seeds", default_seeds(profile)))
+            # as `memnb run`: the profile's seeds, capped at its max_seeds (or the fixed seeds)
+            seeds = exp.seeds_run(profile, params.get("seeds", default_seeds(profile)))
             print(f"    {profile:5s} seeds {seeds}  {json.dumps(params, default=str)}")
     return 0
 
@@ -95,20 +95,23 @@ _AT_ONCE = ("stopped at once ({signal}): every finished point is cached and the 
 
 
 def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
-    """Why a run computes fewer seeds than ``--seeds`` asked (its profile's ``max_seeds``:
-    :func:`memnb.profiles.seeds_run`), or None; None also for an unknown experiment or profile,
-    which the run itself refuses with its own message."""
+    """Why a run computes fewer seeds than ``--seeds`` asked (its profile's ``max_seeds``, or
+    the seeds it always draws with: :meth:`memnb.experiments.registry.Experiment.seeds_run`), or
+    None; None also for an unknown experiment or profile, which the run itself refuses with its
+    own message."""
     from memnb.experiments.registry import load_all
-    from memnb.profiles import seeds_run
     from memnb.prose import counted
 
     exp = load_all().get(name)
     if seeds is None or exp is None or profile not in exp.profiles:
         return None
-    run = seeds_run(exp.profiles[profile], seeds)
+    run = exp.seeds_run(profile, seeds)
     if run >= seeds:
         return None
     which = "seed 0" if run == 1 else f"seeds 0-{run - 1}"
+    if exp.fixed_seeds is not None:
+        return (f"{name} always runs {counted(run, 'seed')}, whatever --seeds asks: {seeds} "
+                f"asked, {which} run")
     return (f"{name} runs at most {counted(run, 'seed')} under the {profile} profile (its "
             f"max_seeds): {seeds} asked, {which} run")
 

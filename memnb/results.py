@@ -37,7 +37,7 @@ from memnb.budget import TimeBudget, time_limit
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
-from memnb.profiles import check_profile, default_seeds, seeds_run
+from memnb.profiles import check_profile, default_seeds
 from memnb.prose import counted
 from memnb.train import tf32_forced
 from memnb.validation import check_int
@@ -228,7 +228,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     code = todays_code(name)
     files_before = _point_files_under(cache_dir.parent)  # of every experiment of the profile
     run_keys = {"code_fingerprint": code, "profile": profile, "params": exp.params(profile),
-                "seeds": seeds, "seeds_run": seeds_run(exp.params(profile), seeds),
+                "seeds": seeds, "seeds_run": exp.seeds_run(profile, seeds),
                 "device": device}  # what a pending invocation must match
 
     def stopped_without_table(budget: TimeBudget, wall: float) -> TimeLimitReached:
@@ -274,7 +274,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "profile": profile,
         "params": exp.params(profile),
         "seeds": seeds,  # asked (the command's --seeds or the profile's default)
-        "seeds_run": run_keys["seeds_run"],  # at most the profile's max_seeds
+        "seeds_run": run_keys["seeds_run"],  # at most max_seeds; fixed_seeds if declared
         "device": device,
         "device_name": device_name,
         "executor": executor or "in-process",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
@@ -29,6 +30,10 @@ def test_list_shows_every_experiment_with_profiles(capsys):
     # the paper item as the book's tables name it: the paper named, an experiment of ours so
     assert "  [Mahdavi et al. Fig. 2a]\n" in out
     assert "  [ours, beside Dana et al. Fig. 3 (Experiment 5)]\n" in out
+    # an experiment seeded once lists 1 seed under every profile
+    for name in ("mahdavi.table1", "mahdavi.table3", "kajitsuka.construction"):
+        block = out.split(f"\n{name} ", 1)[1].split("\n")[1:4]
+        assert all(line.split()[1:3] == ["seeds", "1"] for line in block), block
 
 
 def test_a_run_says_when_max_seeds_caps_the_seeds_asked():
@@ -39,6 +44,10 @@ def test_a_run_says_when_max_seeds_caps_the_seeds_asked():
     assert note == (f"compare.capacity runs at most 1 seed under the ci profile (its "
                     f"max_seeds): {cap + 2} asked, seed 0 run") if cap == 1 else note
     assert cli._seeds_cap_note("compare.capacity", "ci", cap) is None
+    # a check seeded once (fixed_seeds) says so for any --seeds above its count
+    assert cli._seeds_cap_note("mahdavi.table3", "ci", 5) == (
+        "mahdavi.table3 always runs 1 seed, whatever --seeds asks: 5 asked, seed 0 run")
+    assert cli._seeds_cap_note("mahdavi.table3", "ci", 1) is None
     assert cli._seeds_cap_note("compare.capacity", "ci", None) is None
     assert cli._seeds_cap_note("no.such", "ci", 9) is None
     assert cli._seeds_cap_note("dana.exp6", "ci", 9) is None  # no cap
@@ -109,6 +118,10 @@ def test_provenance_records_the_seeds_run_beside_the_seeds_asked(tmp_path, monke
         lambda params, **kw: pd.DataFrame({"N": [1, 2], "accuracy": [1.0, 0.5]})))
     result = run_experiment("tiny.capped", "ci", seeds=4, root=tmp_path)
     assert result.provenance["seeds"] == 4 and result.provenance["seeds_run"] == 2
+    monkeypatch.setitem(registry._REGISTRY, "tiny.once", dataclasses.replace(
+        registry._REGISTRY["tiny.capped"], name="tiny.once", fixed_seeds=1))
+    once = run_experiment("tiny.once", "ci", seeds=4, root=tmp_path)
+    assert once.provenance["seeds"] == 4 and once.provenance["seeds_run"] == 1
     assert provenance_summary(["tiny.capped"], "ci", root=tmp_path).iloc[0]["seeds"] == 2
 
 

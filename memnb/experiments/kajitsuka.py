@@ -365,7 +365,7 @@ def construction_group(points: list[Point]) -> list[Rows]:
 
 @experiment(
     "kajitsuka.construction", title="Size of the Thm 4.1 construction against N and n",
-    paper_figure="Kajitsuka & Sato Thm 4.1, Cor. 4.1, Remark 4.4 (computed)",
+    paper_figure="Kajitsuka & Sato Thm 4.1, Cor. 4.1, Remark 4.4 (computed)", fixed_seeds=1,
     profiles={
         "ci": {"N": [100, 200, 400], "n": [8], "n_sweep": [2, 8, 16], "N_fixed": 200,
                "verify_max_N": 200},

@@ -537,7 +537,7 @@ def _hub_flag() -> bool:
 @experiment(
     "mahdavi.table1",
     title="Assumptions 1-3 and General Position on ViT representations of ImageNet images",
-    paper_figure="Table 1, Fig. 1", datasets=("imagenet",),
+    paper_figure="Table 1, Fig. 1", datasets=("imagenet",), fixed_seeds=1,
     profiles={
         "ci": {"images": 24, "repeats": 3, "gp_repeats": 2, "batch": 24, "curve_repeats": 2,
                "curve_ks": [1, 8, 16, 24], "curve_method": "prefix", "rank_method": "gram",
@@ -574,7 +574,7 @@ def table1(params: dict, *, seeds: int, device: str, cache_dir: Path,
 @experiment(
     "mahdavi.table3",
     title="Assumptions on BERT-style and GPT-2 representations of IMDb text (L0, L1)",
-    paper_figure="Table 3 (App. J)", datasets=("imdb",),
+    paper_figure="Table 3 (App. J)", datasets=("imdb",), fixed_seeds=1,
     profiles={
         "ci": {"bert_length": 32, "gpt_length": 32, "sequences": 40, "repeats": 3,
                "gp_repeats": 2, "batch": 20, "rank_method": "gram",

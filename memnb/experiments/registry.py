@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from memnb.dataset_files import check_datasets
-from memnb.profiles import PROFILES, check_profile
+from memnb.profiles import PROFILES, check_profile, seeds_run
 
 CHAPTER_MODULES: tuple[str, ...] = ("dana", "dana_appendix_layout", "mahdavi", "kajitsuka",
                                     "compare")
@@ -35,10 +35,21 @@ class Experiment:
     datasets: tuple[str, ...] = ()
     """The dataset files it reads, by name (:data:`memnb.dataset_files.DATASETS`): their digests
     go into its provenance, and a run never reuses points cached from other contents."""
+    fixed_seeds: int | None = None
+    """The seeds it draws with whatever is asked (a check seeded once, e.g. seed 0), or ``None``
+    for an experiment that runs the seeds asked (up to its profile's ``max_seeds``)."""
 
     def params(self, profile: str) -> dict[str, Any]:
         """The parameters of this experiment under ``profile``."""
         return dict(self.profiles[check_profile(profile)])
+
+    def seeds_run(self, profile: str, requested: int) -> int:
+        """The seeds a run under ``profile`` computes when ``requested`` are asked: its
+        :attr:`fixed_seeds`, else at most the profile's ``max_seeds``
+        (:func:`memnb.profiles.seeds_run`)."""
+        if self.fixed_seeds is not None:
+            return self.fixed_seeds
+        return seeds_run(self.params(profile), requested)
 
     def run(self, profile: str, *, seeds: int, device: str, cache_dir: Path,
             executor: str | None = None) -> pd.DataFrame:
@@ -51,11 +62,12 @@ _REGISTRY: dict[str, Experiment] = {}
 
 
 def experiment(name: str, *, title: str, paper_figure: str,
-               profiles: dict[str, dict[str, Any]],
-               datasets: tuple[str, ...] = ()) -> Callable[[ExperimentFn], ExperimentFn]:
-    """Register ``fn`` as experiment ``name`` (``chapter.short_name``) with its profile sizes
-    and the dataset files it reads (``datasets``, names of
-    :data:`memnb.dataset_files.DATASETS`)."""
+               profiles: dict[str, dict[str, Any]], datasets: tuple[str, ...] = (),
+               fixed_seeds: int | None = None) -> Callable[[ExperimentFn], ExperimentFn]:
+    """Register ``fn`` as experiment ``name`` (``chapter.short_name``) with its profile sizes,
+    the dataset files it reads (``datasets``, names of :data:`memnb.dataset_files.DATASETS`)
+    and, for one that draws with a fixed number of seeds whatever is asked, that number
+    (``fixed_seeds``: :attr:`Experiment.fixed_seeds`)."""
     if "." not in name:
         raise ValueError(f"experiment name must be 'chapter.name'; got {name!r}")
     missing = [p for p in PROFILES if p not in profiles]
@@ -64,7 +76,8 @@ def experiment(name: str, *, title: str, paper_figure: str,
     datasets = check_datasets(datasets)
 
     def register(fn: ExperimentFn) -> ExperimentFn:
-        _REGISTRY[name] = Experiment(name, title, paper_figure, profiles, fn, datasets)
+        _REGISTRY[name] = Experiment(name, title, paper_figure, profiles, fn, datasets,
+                                     fixed_seeds)
         return fn
 
     return register
