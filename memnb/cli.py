@@ -175,7 +175,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         error_line("run", "interrupted", _AT_ONCE.format(signal="second SIGTERM"))
         return int(err.code)
     print(f"{len(result.table)} rows written to {result.csv_path}")
-    print(f"provenance written to {result.provenance_path}")
+    read_note = _points_read_note(result)
+    if read_note:
+        error_line("run", "note", read_note)
+    if result.provenance_kept:
+        print(f"provenance kept at {result.provenance_path}")
+    else:
+        print(f"provenance written to {result.provenance_path}")
     if not result.complete:
         prov = result.provenance
         print(f"memnb run: partial: stopped {prov['stopped']} with {prov['points_done']} of "
@@ -189,6 +195,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _print_paused_notice(cache)
         return PARTIAL
     return 0
+
+
+def _points_read_note(result: Any) -> str | None:
+    """What a run read from its point cache rather than computed, or None when it read nothing:
+    ``"4 of 6 points read from the point cache (computed by earlier calls), 2 computed now"``;
+    for a call that computed none of a complete run's points, that the provenance of the call
+    that computed them is kept (:func:`memnb.results.run_experiment`)."""
+    from memnb.prose import counted
+
+    read, computed = result.points_read, result.points_computed
+    if not read:
+        return None
+    note = (f"{read} of {counted(read + computed, 'point')} read from the point cache (computed "
+            f"by earlier calls), {computed} computed now")
+    if result.provenance_kept:
+        started = str(result.provenance.get("started_utc") or "?")
+        note += (f"; the provenance of the run that computed them ({started}) is kept, with its "
+                 "commit and wall time")
+    return note
 
 
 def _print_paused_notice(cache: Path | None) -> None:

@@ -56,6 +56,13 @@ class ExperimentResult:
     provenance_path: Path
     provenance: dict[str, Any]
     complete: bool = True
+    points_read: int | None = None
+    """Points of the table this call read from the point cache (``None``: a result loaded, not
+    run), and :attr:`points_computed`, those it computed."""
+    points_computed: int | None = None
+    provenance_kept: bool = False
+    """Whether this call kept the provenance of the complete run whose points it only read
+    (:func:`run_experiment`) rather than writing its own."""
 
 
 class TimeLimitReached(RuntimeError):
@@ -266,7 +273,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                                     reused, computed, complete)
     if earlier is not None:  # every point read from the cache of a run this one repeats
         table.to_csv(csv_path, index=False)
-        return ExperimentResult(table, csv_path, json_path, earlier, True)
+        return ExperimentResult(table, csv_path, json_path, earlier, True, reused, computed,
+                                provenance_kept=True)
     provenance = {
         "experiment": name,
         "title": exp.title,
@@ -318,7 +326,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     json_path.write_text(json.dumps(provenance, indent=2, default=str) + "\n")
     if pending:
         _settle_pending_invocations(cache_dir, pending, provenance)
-    return ExperimentResult(table, csv_path, json_path, provenance, complete)
+    return ExperimentResult(table, csv_path, json_path, provenance, complete, reused, computed)
 
 
 def _earlier_complete_run(json_path: Path, run_keys: dict[str, Any], cache_dir: Path,

@@ -1027,3 +1027,25 @@ def test_cached_points_reused_counts_this_tables_points_only(tmp_path, monkeypat
     assert again.provenance["cached_points_reused"] == 6  # the 1-seed run replaced its JSON
     capped = run_experiment("tiny.seeded", "ci", seeds=9, root=tmp_path)
     assert capped.provenance == again.provenance and len(calls) == 6
+
+
+def test_a_run_says_what_it_read_from_the_cache(tmp_path, monkeypatch, capsys):
+    """A call that reads points from the cache says how many, of how many, and how many it
+    computed; one that computed none of a complete run's points says its provenance was kept."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
+    out = capsys.readouterr()
+    assert "read from the point cache" not in out.err and "provenance written" in out.out
+    cache = tmp_path / "ci" / ".cache" / "tiny.slow"
+    sorted(cache.glob("*.json"))[0].unlink()
+    assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
+    out = capsys.readouterr()
+    assert ("memnb run: note: 5 of 6 points read from the point cache (computed by earlier "
+            "calls), 1 computed now\n") in out.err
+    assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
+    out = capsys.readouterr()
+    assert "6 of 6 points read from the point cache (computed by earlier calls), 0 computed " \
+           "now; the provenance of the run that computed them (" in out.err
+    assert "provenance kept at" in out.out
