@@ -9,6 +9,7 @@ cannot say more than the numbers under it. :func:`show` displays both.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,10 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     seq-to-seq, with the fitted exponents (Thm 4.1 and Cor. 4.1; the paper has no such figure).
     Draws the full-scale table ``cached`` when there is one, else ``fresh``; the caption says
     whether the sweep's token IDs hold positions
-    (:func:`memnb.scorecard.kajitsuka.sweep_positional`)."""
+    (:func:`memnb.scorecard.kajitsuka.sweep_positional`), and prints the Theorem 4.1 row's own
+    claim (:data:`memnb.scorecard.kajitsuka.THM41_CLAIM`) beside its verdict, so that it names
+    what was judged: the theorem's conclusion on our reconstruction, not the paper's width-14
+    Transformer."""
     table = cached if cached is not None else fresh
     used = "the full-scale run" if cached is not None else f"our `{profile}` run"
     found = card.construction_verdicts(table)
@@ -113,7 +117,8 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     caption = (
         "*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper has no "
         f"such figure; the construction is our reconstruction{built}), from {used}.* "
-        f"Against $N$, Theorem 4.1 row: {_verdict(thm)}. {_total_against_ffn2(found)} "
+        f"Against $N$, the scorecard's Theorem 4.1 row (its claim: {card.THM41_CLAIM}): "
+        f"{_verdict(thm)}. {_total_against_ffn2(found)} "
         "Against $n$ (right) the solid lines are all parameters; the exponent is fitted on the "
         "dashed line, seq-to-seq FFN₂ parameters divided by $\\sqrt{L+3}$ ($L$ the bits per ID, "
         "which grow logarithmically with $n$: dividing removes the $\\tilde O$'s log "
@@ -314,66 +319,167 @@ def hash_markdown(counts: dict[str, int] | None = None) -> str:
 
 
 # ------------------------------------------------------------------------------ the slider
+def _curve_functions(n: int, *, C: int = 2, V: int = 1000, d: int = 16
+                     ) -> dict[str, Callable[[int], float]]:
+    """The curves of :func:`bound_curves`, each as a function of one integer N (``n``, ``C``,
+    ``V`` and ``d`` as there), so that one curve can be evaluated alone (:func:`crossing`)."""
+    return {
+        "construction, next-token (ours)":
+            lambda x: bounds.kajitsuka_construction_parameter_model(x, n, C, V),
+        "construction, seq-to-seq (ours)":
+            lambda x: bounds.kajitsuka_construction_parameter_model(x, n, C, V, task="seq2seq"),
+        "Kim et al. d+n+√(nN)": lambda x: bounds.kim_parameter_count(x, n, d),
+        "Park et al. N^(2/3)": bounds.park_parameter_count,
+        "naive N": bounds.naive_parameter_count,
+        "√N shape of the lower bound": bounds.kajitsuka_lower_bound,
+        "smallest W, VC bound on N points (Thm 4.2; our constants)": lower_bounds.min_parameters,
+        "smallest W, VC bound on nN points (seq-to-seq, hardmax; our constants)":
+            lambda x: lower_bounds.min_parameters(x * n, n),
+    }
+
+
 def bound_curves(N: np.ndarray, n: int, *, C: int = 2, V: int = 1000, d: int = 16
                  ) -> dict[str, np.ndarray]:
     """Parameter counts against N: our construction's closed form (next-token, seq-to-seq) and
     the bounds of :mod:`memnb.bounds` as shapes (constants set to 1, logs dropped)."""
     N = np.asarray(N, dtype=int)
-    return {
-        "construction, next-token (ours)": np.array(
-            [bounds.kajitsuka_construction_parameter_model(int(x), n, C, V) for x in N]),
-        "construction, seq-to-seq (ours)": np.array(
-            [bounds.kajitsuka_construction_parameter_model(int(x), n, C, V, task="seq2seq")
-             for x in N]),
-        "Kim et al. d+n+√(nN)": np.array([bounds.kim_parameter_count(int(x), n, d) for x in N]),
-        "Park et al. N^(2/3)": np.array([bounds.park_parameter_count(int(x)) for x in N]),
-        "naive N": np.array([bounds.naive_parameter_count(int(x)) for x in N]),
-        "√N shape of the lower bound": np.array([bounds.kajitsuka_lower_bound(int(x))
-                                                 for x in N]),
-        "smallest W, VC bound on N points (Thm 4.2; our constants)": np.array(
-            [lower_bounds.min_parameters(int(x)) for x in N], dtype=float),
-        "smallest W, VC bound on nN points (seq-to-seq, hardmax; our constants)": np.array(
-            [lower_bounds.min_parameters(int(x) * n, n) for x in N], dtype=float),
-    }
+    return {name: np.array([f(int(x)) for x in N], dtype=float)
+            for name, f in _curve_functions(n, C=C, V=V, d=d).items()}
+
+
+def _below(n: int, rival: str, task: str) -> Callable[[int], bool]:
+    """Whether our construction's closed-form count (``task``) lies below the ``rival`` curve of
+    :func:`bound_curves` at one integer N."""
+    curves = _curve_functions(n)
+    ours, other = curves[f"construction, {task} (ours)"], curves[rival]
+    return lambda x: ours(x) < other(x)
+
+
+def _crossing_grid(N_max: int) -> np.ndarray:
+    """The log grid (400 points from 10 to ``N_max``, as integers) on which :func:`crossing`
+    looks for the first point below the rival curve."""
+    return np.unique(np.logspace(1, np.log10(N_max), 400).astype(int))
 
 
 def crossing(n: int, rival: str, *, N_max: int = 100_000, task: str = "next-token"
-             ) -> float | None:
-    """The smallest N ≤ ``N_max`` (on a fine log grid) where our construction's count falls
-    below the ``rival`` curve of :func:`bound_curves`, or None if it never does there."""
-    grid = np.unique(np.logspace(1, np.log10(N_max), 400).astype(int))
-    curves = bound_curves(grid, n)
-    ours = curves[f"construction, {task} (ours)"]
-    below = np.nonzero(ours < curves[rival])[0]
-    return float(grid[below[0]]) if len(below) else None
+             ) -> int | None:
+    """Where our construction's closed-form count falls below the ``rival`` curve of
+    :func:`bound_curves`, to the integer, or None if it lies above at every point of the log
+    grid up to ``N_max`` (:func:`_crossing_grid`).
+
+    The first grid point where it lies below, and the grid point before it, bracket a
+    crossing; bisection on the integers between them returns an ``N`` where it lies below and
+    ``N − 1`` where it does not (the grid's first point when it lies below there already).
+    Our count moves in whole steps (ρ, m and its bit counts are integers), so the difference is
+    not monotone and the curves can cross several times near this root: :func:`crossing_band`
+    gives the first and the last of those crossings."""
+    below = _below(n, rival, task)
+    grid = _crossing_grid(N_max)
+    hit = next((i for i, x in enumerate(grid) if below(int(x))), None)
+    if hit is None:
+        return None
+    if hit == 0:
+        return int(grid[0])
+    lo, hi = int(grid[hit - 1]), int(grid[hit])  # above at lo, below at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if below(mid) else (mid, hi)
+    return hi
+
+
+#: How far around the bisected root (a fraction of it) :func:`crossing_band` checks every
+#: integer N; the window is doubled while a crossing lies in its outer fifth.
+CROSSING_WINDOW = 0.05
+
+
+def crossing_band(n: int, rival: str, *, N_max: int = 100_000, task: str = "next-token",
+                  window: float = CROSSING_WINDOW) -> dict[str, Any] | None:
+    """The crossings of our construction's count and the ``rival`` curve around the root of
+    :func:`crossing` (None where it has none): every integer N within ``window`` of the root
+    (a fraction; doubled, up to ½, while a crossing lies in the window's outer fifth) is
+    checked. Keys: ``root`` (the bisected root), ``first`` (the first N of the window below the
+    rival), ``last`` (the N from which it stays below to the window's end; None when it lies
+    above there, a window cut by ``N_max``), ``crossings`` (how
+    many times the two cross in the window), ``lo`` and ``hi`` (the window) and ``beyond``
+    (whether every point of the log grid above the window, up to ``N_max``, lies below too)."""
+    root = crossing(n, rival, N_max=N_max, task=task)
+    if root is None:
+        return None
+    below = _below(n, rival, task)
+    while True:
+        lo = max(10, math.floor(root * (1 - window)))
+        hi = min(N_max, math.ceil(root * (1 + window)))
+        Ns = np.arange(lo, hi + 1)
+        side = np.array([below(int(x)) for x in Ns])
+        changes = Ns[np.nonzero(np.diff(side.astype(int)))[0] + 1]  # the N after each change
+        edge = (hi - lo) / 5
+        near_edge = changes.size > 0 and ((lo > 10 and changes[0] - lo < edge)
+                                          or (hi < N_max and hi - changes[-1] < edge))
+        if not near_edge or window >= 0.5:
+            break
+        window = min(0.5, 2 * window)
+    first = int(Ns[np.argmax(side)])
+    # None: above again at the window's end (cut by N_max)
+    last = (int(changes[-1]) if changes.size else first) if side[-1] else None
+    grid = _crossing_grid(N_max)
+    beyond = all(below(int(x)) for x in grid[grid > hi])
+    return {"root": root, "first": first, "last": last, "crossings": int(changes.size),
+            "lo": int(lo), "hi": int(hi), "beyond": beyond, "window": window}
+
+
+def _crossing_words(band: dict[str, Any], name: str) -> str:
+    """One crossing of :func:`crossing_band` in words: where our count first drops below
+    ``name`` and from where it stays below, with how many crossings the window holds."""
+    if band["last"] is None:
+        return (f"drops below {name} first at $N$ = {band['first']:,} and lies above again at "
+                f"$N$ = {band['hi']:,}, the end of the search")
+    if band["first"] == band["last"]:
+        return f"drops below {name} at $N$ = {band['first']:,}"
+    return (f"drops below {name} first at $N$ = {band['first']:,} and for good from "
+            f"$N$ = {band['last']:,} ({band['crossings']} crossings in all)")
 
 
 def slider_markdown(ns: list[int], *, N_max: int = 100_000, N_search: int = 10**15) -> str:
-    """Where, within the drawn range, our construction's count drops below the naive N and
-    Park et al.'s N^(2/3) (constants set to 1), for each n in ``ns``; beyond the drawn range
-    the search goes on up to ``N_search``, and a curve still above there is said to be above at
-    every N searched (not that it crosses there)."""
+    """Where our construction's count drops below the naive N and Park et al.'s N^(2/3)
+    (constants set to 1), for each n in ``ns``: within the drawn range (up to ``N_max``), else
+    beyond it, the search going on up to ``N_search``; a curve still above there is said to be
+    above at every N searched (not that it crosses there). Each crossing is found by bisection
+    on the closed forms and checked at every integer near it (:func:`crossing_band`): the first
+    N below and the N from which it stays below, to the integer."""
     names = {"naive N": "the naive $N$", "Park et al. N^(2/3)": "Park et al.'s $N^{2/3}$"}
     largest = f"$10^{{{round(math.log10(N_search))}}}$" if math.log10(N_search).is_integer() \
         else f"{N_search:.1e}"
-    parts = []
+    parts, bands = [], []
     for n in ns:
         words = []
         for rival, name in names.items():
-            at = crossing(n, rival, N_max=N_max)
-            if at:
-                words.append(f"below {name} from $N \\approx$ {at:,.0f}")
-                continue
-            far = crossing(n, rival, N_max=N_search)
-            words.append(f"above {name} over the whole drawn range (it drops below only at "
-                         f"$N \\approx$ {far:.1e})" if far else
-                         f"above {name} at every $N$ up to the largest searched, {largest}")
-        parts.append(f"at $n$ = {n} it lies " + " and ".join(words))
+            band = crossing_band(n, rival, N_max=N_max)
+            if band:
+                words.append(_crossing_words(band, name))
+            elif band := crossing_band(n, rival, N_max=N_search):
+                words.append(f"lies above {name} over the whole drawn range and "
+                             + _crossing_words(band, "it"))
+            else:
+                words.append(f"lies above {name} at every $N$ up to the largest searched, "
+                             f"{largest}")
+            bands += [band] if band else []
+        parts.append(f"at $n$ = {n} it " + ", and it ".join(words))
+    how = ""
+    if bands:
+        several = any(b["first"] != b["last"] for b in bands)
+        how = (" Each crossing is the root of a bisection on the closed forms between two points "
+               "of a log grid, and every integer $N$ within "
+               f"{max(b['window'] for b in bands) * 100:g} % of that root is checked"
+               + (": our count moves in whole steps (ρ, m and its bit counts are integers), so "
+                  "near a root the curves cross more than once" if several else "")
+               + ("; past the last crossing it lies below at every point of the log grid up "
+                  "to the end of the search." if all(b["beyond"] for b in bands) else
+                  "; past that window the log grid finds it above again at some point."))
     return ("With the other bounds drawn as shapes (constant 1, logs dropped), our "
             "construction's next-token count compares with them as follows: "
-            + "; ".join(parts) + ". Its constants are large (every bit of an ID costs a layer), "
-            "so its $\\sqrt N$ growth pays off only at large $N$, and the crossings compare our "
-            "constants with bounds that state none.")
+            + "; ".join(parts) + "." + how + " Its constants are large (every bit of an ID "
+            "costs a layer), so its $\\sqrt N$ growth pays off only at large $N$, and the "
+            "crossings compare our constants with bounds that state none.")
 
 
 def bounds_slider_caption(slides: str) -> str:
@@ -807,10 +913,54 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     lead = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
             f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
             "expectation *[unverified]*).* "
-            f"From {which}: loss **Verdict: {loss.status}**; accuracy **Verdict: {acc.status}**.")
+            f"From {which}: loss **Verdict: {loss.status}**; accuracy **Verdict: {acc.status}**."
+            f"{late_fall_sentence(table)}")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     return fig, viz.with_details(lead, details)
+
+
+def late_fall_sentence(curves: pd.DataFrame) -> str:
+    """The runs of a curves table whose final training accuracy lies more than
+    :data:`memnb.scorecard.kajitsuka.LATE_DROP` below their accuracy at the checkpoint their
+    trial was chosen by (their lowest-loss epoch,
+    :func:`memnb.scorecard.kajitsuka.lowest_loss_values`), per depth with how many of its
+    seeds, which, and both accuracies; and what the loss and accuracy rules of Figs. 1/2, 4/5
+    say when read at those checkpoints (:func:`memnb.scorecard.kajitsuka.lowest_loss_rule`):
+    that the expected trend holds on the
+    mean and at every seed only where both rules do. One sentence for the visible caption (the
+    verdicts read the final epoch; the scorecard rows' text names the same runs); empty when no
+    run fell so far."""
+    best = card.lowest_loss_values(curves)
+    fell = best[best["accuracy"] - best["final_accuracy"] > card.LATE_DROP]
+    if fell.empty:
+        return ""
+    seeds = best.groupby("blocks")["seed"].nunique()
+
+    def values(column: str, part: pd.DataFrame) -> str:
+        return ", ".join(card.fraction_text(x) for x in part[column])
+
+    where = "; ".join(
+        f"at {card.blocks_word(int(b))}, {len(part)} of {seeds[b]} seeds "
+        f"({', '.join(str(int(x)) for x in part['seed'])}): final accuracy "
+        f"{values('final_accuracy', part)} against {values('accuracy', part)} at the checkpoint"
+        for b, part in fell.groupby("blocks"))
+    rules = {m: card.lowest_loss_rule(curves, m) for m in ("loss", "accuracy")}
+    total = max(t for _, _, t in rules.values())
+    if all(status == "reproduced" and held == t for status, held, t in rules.values()):
+        after = ("read at those checkpoints, the expected trend holds: more blocks reach a "
+                 f"lower loss and a higher accuracy on the mean and at every seed ({total} of "
+                 f"{total})")
+    else:
+        said = {"reproduced": "holds", "trend": "holds only as a trend", "differs": "fails"}
+        after = "read at those checkpoints, " + "; ".join(
+            f"the {m} rule {said[status]} on the mean, and it holds at {held} of {t} seeds"
+            for m, (status, held, t) in rules.items())
+    return (" The verdicts read each run's final epoch, where "
+            f"{len(fell)} of {prose.counted(len(best), 'run')} "
+            f"end{'s' * (len(fell) == 1)} more than {card.LATE_DROP:g} below "
+            f"{'its' if len(fell) == 1 else 'their'} training accuracy at the checkpoint the "
+            f"run's trial was chosen by (its lowest-loss epoch): {where}; {after}.")
 
 
 #: The band the curves figures draw around the mean over seeds (:func:`memnb.viz.summarize`):
@@ -978,6 +1128,8 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                  f"{card.MIN_CAPACITY_SIZES} a growth with {by} needs; the details say what it "
                  "shows.")
         details += (f" The full-scale run is {partial or 'partial'}, and {early.measured}.")
+        beside = card.quick_against_full(table, cached, by, profile)
+        details += f" {beside}" if beside else ""
     return fig, viz.with_details(f"{lead} **Verdict: {verdict.status}**.", details)
 
 
@@ -1020,11 +1172,15 @@ def _run_data(table: pd.DataFrame, by: str) -> str:
     return " (" + "; ".join(words) + ")"
 
 
-def capacity_depths_markdown(table: pd.DataFrame, by: str = "N") -> str:
+def capacity_depths_markdown(table: pd.DataFrame, by: str = "N", *,
+                             full: pd.DataFrame | None = None, profile: str = "quick") -> str:
     """The smallest #blocks reaching 100 % training accuracy per ``by`` at each model width of a
     capacity table (:func:`memnb.experiments.kajitsuka.capacity_table`, mean over seeds), as one
     Markdown sentence, with, per width, the sizes no tried depth memorized and whether one block
-    memorizes every size: what running more than one width shows, computed."""
+    memorizes every size: what running more than one width shows, computed. Given the
+    full-scale run ``full`` while ``table`` is another (the run of ``profile``), a second
+    sentence compares the two where they share a point
+    (:func:`memnb.scorecard.kajitsuka.quick_against_full`)."""
     cap = capacity_table(table, by)
     top = card.blocks_word(int(table["blocks"].max()))
     parts = []
@@ -1043,9 +1199,11 @@ def capacity_depths_markdown(table: pd.DataFrame, by: str = "N") -> str:
         parts.append(f"width $d = {d}$: {shown} ({words})")
     seeds = int(cap["seed"].nunique()) if "seed" in cap else 1
     over = "mean over seeds" if seeds > 1 else "one seed"
+    beside = ("" if full is None or full is table else
+              card.quick_against_full(table, full, by, profile))
     return (f"Smallest #blocks reaching 100 % training accuracy per ${by}$ ({over}; "
             "none: no tried depth did), computed from the table of the figure: "
-            + "; ".join(parts) + ".")
+            + "; ".join(parts) + "." + (f" {beside}" if beside else ""))
 
 
 def coverage_markdown(root: Path | None = None) -> str:

@@ -84,9 +84,10 @@ S2S_LOWER_ROW = ("Kajitsuka & Sato (ICLR 2025), seq-to-seq lower bound (theorem 
 #: constants. ``computable`` names what :func:`memnb.figures.kajitsuka.table1` evaluates.
 TABLE1 = pd.DataFrame([
     {"work": "Kim, Kim & Mozafari (ICLR 2023)", "cite": "kim2023",
-     "setting": "seq-to-seq, softmax", "parameters": "Õ(d + n + √(nN))", "kind": "sufficient",
+     "setting": "seq-to-seq", "parameters": "Õ(d + n + √(nN))", "kind": "sufficient",
      "printed": "yes (notes §1)", "computable": "order d + n + √(nN)",
-     "source": "Table 1 as quoted in notes §1; Kim et al.'s abstract"},
+     "source": "Table 1 as quoted in notes §1 (Kim et al.'s own paper is not among our "
+               "sources: its attention, softmax or hardmax, is not stated here)"},
     {"work": "Madden, Fox & Thrampoulidis (2024)", "cite": "madden2024",
      "setting": "next-token, one-layer multi-head decoder [unverified]",
      "parameters": "Θ(ωN) [unverified]",
