@@ -313,6 +313,14 @@ def test_fig1_labels_each_run_with_its_draws_and_says_the_draws_are_nested(
     assert "ours, this build's reduced quick run (6 draws per k, 800 images)" in labels
     assert "ours, committed full run (1000 draws per k, 1000 images)" in labels
     assert "ours, Random Attention" not in labels
+    # the paper's points: the notebook's saved output, with the inferred point marked
+    assert fig.FIG1_PAPER_LABEL in labels
+    assert "k = 241 inferred" in fig.FIG1_PAPER_LABEL
+    assert not any("read off Fig. 1" in label for label in labels)
+    assert fig.fig1_paper_points() in text
+    assert ("k = 281, 291, 301, 331 read off the plot saved there (its Fig. 1 cell prints no "
+            "numbers); the 1.0 at k = 241 inferred from \"about 1.0 up to ~240\" (our notes)"
+            ) in text and "k = 197, 768 printed by its Table 1 cells" in text
     assert "Both curves of ours draw nested subsets (ours)" in text
     assert "draws an independent subset for each draw at each k" in text
     assert fig.fig1_label("x", _fig1_rows(10, 1, [1])) == "ours, x (1 draw per k, 10 images)"

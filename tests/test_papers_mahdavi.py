@@ -11,11 +11,17 @@ from memnb.papers import Published
 from memnb.papers import mahdavi as paper
 
 
-def test_every_table_has_a_source_and_figure1_is_marked_read_off():
+def test_every_table_has_a_source_and_figure1_marks_how_each_point_was_got():
     for frame in (paper.table1(), paper.figure1(), paper.table3(), paper.sweeps()):
         assert isinstance(frame, pd.DataFrame) and len(frame)
         assert frame["source"].map(lambda s: isinstance(s, str) and len(s) > 5).all()
-    assert paper.figure1()["source"].str.contains("read off figure").all()
+    fig1 = paper.figure1().set_index("k")["source"]
+    # the notebook's saved output: printed cells, its saved plot, and one inferred point
+    assert fig1.str.contains("analysis/vit.ipynb").all()
+    assert fig1[[281, 291, 301, 331]].str.contains("[read off figure", regex=False).all()
+    assert fig1[[197, 768]].str.contains("printed by the Table 1 cells").all()
+    assert fig1[paper.FIG1_INFERRED_K].startswith("Fig. 1 [inferred")
+    assert fig1.str.contains("[inferred", regex=False).sum() == 1
     assert set(paper.table1()["representation"]) == set(paper.TABLE1_COLUMNS)
 
 

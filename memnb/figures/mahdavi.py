@@ -8,7 +8,10 @@ data. Published values come from :mod:`memnb.papers.mahdavi`.
 
 The dashed line in the training figures is Theorem 1's *guarantee* ``H(min(n, d_h) - 1) + 1``: a
 lower bound on what some weights memorize (exact real-valued labels, worst-case data under
-Assumptions 1-2), not a prediction of what training reaches.
+Assumptions 1-2), not a prediction of what training reaches. It bounds the official model's
+classification too, although its ``d_v = 1 < d_o = C``: through the scalar problem of the class
+index and the rank-one read-out with bias ``logit_c = 2 c s - c^2`` (a reduction of ours, stated in
+the chapter before Fig. 2a).
 """
 
 from __future__ import annotations
@@ -677,7 +680,7 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     this_run = f"this build's {'' if profile == 'full' else 'reduced '}{profile} run"
     viz.compare_with_paper(ax, curve, paper.figure1(), x="k", y="pass_fraction",
                            ours_label=fig1_label(this_run, curve),
-                           paper_label="paper (read off Fig. 1)", legend=False,
+                           paper_label=FIG1_PAPER_LABEL, legend=False,
                            xlabel="subset size k", ylabel="fraction of draws of rank k")
     if has_cached:
         viz.plot_ours(ax, cached_curve, "k", "pass_fraction", role="ours_cached",
@@ -694,7 +697,7 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
         runs.append(("the committed full-scale run, drawn beside it", cached_curve))
     lead = "Random k-subsets of the [CLS] vectors after one random attention layer."
     text = " ".join(_fig1_run(label, c) for label, c in runs) + " " + _fig1_draws(
-        [c for _, c in runs])
+        [c for _, c in runs]) + " " + fig1_paper_points()
     # the rule of comparability is the scorecard's (sc.fig1_comparable_limit), not retyped here
     near = [int(c["T"].iloc[0]) for _, c in runs
             if c["k"].max() > sc.fig1_comparable_limit(int(c["T"].iloc[0]))]
@@ -731,6 +734,28 @@ FIG1_METHODS = {
                "unbiased estimate of the pass fraction at its k)"),
     "subsets": "an independent random subset for each draw at each k, as the paper's notebook",
 }
+
+
+#: The legend label of the paper's Fig. 1 points (:func:`memnb.papers.mahdavi.figure1`).
+FIG1_PAPER_LABEL = (f"paper (vit.ipynb's saved output; k = {paper.FIG1_INFERRED_K} inferred)")
+
+
+def fig1_paper_points() -> str:
+    """Where each of the paper's Fig. 1 points comes from, in words, grouped by the ``source``
+    of :func:`memnb.papers.mahdavi.figure1`: printed by the notebook, read off its saved plot,
+    or inferred (the point at :data:`memnb.papers.mahdavi.FIG1_INFERRED_K`)."""
+    ref = paper.figure1()
+
+    def ks(tag: str) -> str:
+        return ", ".join(str(int(k)) for k in ref.loc[ref["source"].str.contains(tag, regex=False),
+                                                      "k"])
+
+    inferred = float(ref.set_index("k").loc[paper.FIG1_INFERRED_K, "pass_fraction"])
+    return ("The paper's points come from the saved output of its notebook "
+            f"(analysis/vit.ipynb): k = {ks('printed')} printed by its Table 1 cells; k = "
+            f"{ks('[read off figure')} read off the plot saved there (its Fig. 1 cell prints no "
+            f"numbers); the {inferred:.1f} at k = {paper.FIG1_INFERRED_K} inferred from \"about "
+            "1.0 up to ~240\" (our notes), not given by any output.")
 
 
 def _fig1_draws(curves: list[pd.DataFrame]) -> str:
@@ -1233,15 +1258,62 @@ def fig2c(result: Any, profile: str) -> Any:
 
 # --- Fig. 3 ------------------------------------------------------------------------------------
 
-def _saturation_text(stats: pd.DataFrame) -> str:
-    """One clause per ``H`` of :func:`memnb.scorecard.mahdavi.saturation_stats`, naming its two
-    shares of saturation apart: of (head, example) pairs, and of examples with at least one
-    saturated head (the one the verdict tests)."""
-    return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.1%} "
-                     f"of (head, example) pairs saturated, {r.some_saturated:.1%} of examples "
-                     "with at least one saturated head (the share the verdict tests), "
-                     f"{r.unsaturated:.1%} of examples keep a non-saturated head"
-                     for h, r in stats.iterrows())
+#: Fig. 3's two tested shares: (column of :func:`memnb.scorecard.mahdavi.saturation_stats`,
+#: words, the verdict's test in words, its threshold, whether the threshold is strict).
+_FIG3_SHARES = (
+    ("some_saturated", "examples with at least one saturated head",
+     f"> {sc.FIG3_SATURATED_MIN:.0%}", sc.FIG3_SATURATED_MIN, True),
+    ("unsaturated", "examples that keep a non-saturated head",
+     f"≥ {sc.FIG3_UNSATURATED_MIN:.0%}", sc.FIG3_UNSATURATED_MIN, False),
+)
+
+
+def _seed_shares(runs: pd.DataFrame) -> pd.DataFrame | None:
+    """Per ``(H, seed)`` the shares of :func:`memnb.scorecard.mahdavi.saturation_stats` of one
+    seed's runs; ``None`` without a seed column or with one seed."""
+    if "seed" not in runs or runs["seed"].nunique() < 2:
+        return None
+    parts = {int(seed): sc.saturation_stats(rows) for seed, rows in runs.groupby("seed")}
+    return pd.concat(parts, names=["seed"]).swaplevel().sort_index()
+
+
+def _binding_text(h: int, r: Any, per_seed: pd.DataFrame | None) -> str:
+    """Which of Fig. 3's two tested shares (:data:`_FIG3_SHARES`) is binding at ``H = h`` (the
+    one whose mean lies closest to its threshold), with its range over the seeds and the seeds
+    on the wrong side of the threshold, which the verdict applies to the mean."""
+    column, words, _, threshold, strict = min(
+        _FIG3_SHARES, key=lambda share: float(getattr(r, share[0])) - share[3])
+    text = f"the binding one, closest to its threshold, is the share of {words}"
+    if per_seed is None or h not in per_seed.index.get_level_values("H"):
+        return text
+    shares = per_seed.loc[h, column]
+    text += f": per seed {shares.min():.1%} to {shares.max():.1%}"
+    fail = [f"seed {int(seed)}: {share:.1%}" for seed, share in shares.items()
+            if (share <= threshold if strict else share < threshold)]
+    if fail:
+        side = "at or below" if strict else "below"
+        text += (f" ({', '.join(fail)}, {side} the {threshold:.0%} threshold, which the verdict "
+                 "applies to the mean)")
+    return text
+
+
+def _saturation_text(stats: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
+    """One clause per ``H`` of :func:`memnb.scorecard.mahdavi.saturation_stats`: the share of
+    (head, example) pairs saturated (reported), and the two shares of examples the verdict
+    tests, each with its threshold (:data:`memnb.scorecard.mahdavi.FIG3_SATURATED_MIN`,
+    :data:`memnb.scorecard.mahdavi.FIG3_UNSATURATED_MIN`); with ``runs`` (the rows ``stats``
+    is over), also which of the two is binding and its range over the seeds
+    (:func:`_binding_text`)."""
+    per_seed = None if runs is None else _seed_shares(runs)
+    clauses = []
+    for h, r in stats.iterrows():
+        tested = " and ".join(f"{float(getattr(r, column)):.1%} of {words} ({test})"
+                              for column, words, test, _, _ in _FIG3_SHARES)
+        binding = _binding_text(int(h), r, per_seed)
+        clauses.append(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.1%} "
+                       f"of (head, example) pairs saturated; the verdict tests both shares of "
+                       f"examples, as means over the runs: {tested}; {binding}")
+    return "; ".join(clauses)
 
 
 def _searched_text(table: pd.DataFrame) -> str:
@@ -1251,7 +1323,7 @@ def _searched_text(table: pd.DataFrame) -> str:
     runs = sc.searched_runs(table)
     if runs.empty:
         return f"{text}; no seed memorized any tried size, so there is nothing to compare"
-    return f"{text}. At those sizes: {_saturation_text(sc.saturation_stats(runs))}"
+    return f"{text}. At those sizes: {_saturation_text(sc.saturation_stats(runs), runs)}"
 
 
 #: Where Fig. 3's reference sizes come from: App. H says "around" a size for each H, but the
