@@ -838,3 +838,135 @@ def test_a_ratio_against_a_lower_bound_is_qualified():
     assert "a ratio of two lower bounds, 2.00×" in figures.winners_markdown(best(True, True))
     exact = figures.winners_markdown(best(False, False))
     assert " 2.00× the runner-up" in exact and "at most" not in exact and "at least" not in exact
+
+
+# ------------------------------------- review of the comparison chapter: C slider, shapes, ties
+def test_above_c_equal_v_the_aot_guarantee_is_for_a_vocabulary_of_c_tokens():
+    """Finding of the review: the AoT's logits range over its vocabulary and its labels are
+    tokens, so with V = 4 no AoT on V tokens has C = 8 or 16 labels; the slider drew the C = 4
+    guarantee there. The guarantee (and the earlier bound at the AoT's size) is now for the AoT
+    on a vocabulary of max(V, C) tokens, d still 2 ... V; at C <= V nothing changes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task, budgets = {"V": 4, "n": 6, "C": 4}, [60, 120, 240, 480, 720]
+
+    def dana(C: int) -> list[float]:
+        th = compare.theory_curves({**task, "C": C}, budgets)
+        return th[th["statement"].str.startswith("Dana")]["N"].tolist()
+
+    assert dana(2) == dana(4) == [6, 13, 28, 58, 88]
+    assert dana(8) == [4, 11, 26, 56, 86]
+    assert np.isnan(dana(16)[0]) and dana(16)[1:] == [7, 22, 52, 82]
+    # the same as the bound on a vocabulary of C tokens, over d = 2 ... V
+    assert dana(8)[-1] == max(bounds.dana_best_capacity(720, 8, 6, d=d, d_h=dh)
+                              for d in range(2, 5) for dh in range(1, d + 1))
+    th = compare.theory_curves({**task, "C": 16}, budgets)
+    earlier = th[th["statement"].str.startswith("earlier")].set_index("parameters")["N"]
+    assert np.isnan(earlier[240]) and earlier[720] == max(
+        bounds.dana_previous_capacity((720 // d - 6 - 32) // (4 * dh), dh)
+        for d in range(6, 25) for dh in range(1, d + 1)
+        if 720 // d - 6 - 32 >= 0 and (720 // d - 6 - 32) // (4 * dh) >= 1)
+    text = figures.classes_markdown(task, budgets, [2, 4, 8, 16])
+    assert text.startswith("At C = 8 and 16, above the task's V = 4 tokens, no AoT of Dana "
+                           "et al.'s eq. 2 on V tokens can output the labels")
+    assert "vocabulary of max(V, C) = 8 and 16 tokens" in text
+    assert "Nothing is trained at any C but the task's C = 4." in text
+    assert figures.vocabulary_words(task, [2, 4]) == ""
+    fig = figures.classes_frame(8, task, budgets, None)
+    assert fig.axes[0].get_title() == "C = 8 classes (AoT vocabulary 8)"
+    plt.close(fig)
+    fig = figures.classes_frame(4, task, budgets, None)
+    assert fig.axes[0].get_title() == "C = 4 classes"
+    plt.close(fig)
+
+
+def test_the_theory_table_states_the_shape_ranges_the_code_searches():
+    """Finding of the review: the caption gave "any d_h <= n and d" for Mahdavi et al.; the code
+    searches d from max(n + 1, C) to 4n, d_h up to n, d_v = C, and for Dana et al. d from 2 to
+    V. The list is read from GUARANTEE_SHAPES, which theory_curves uses too."""
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    grid = compare.guarantee_shape_grid("Dana", task)
+    assert {d for d, _ in grid} == {2, 3, 4} and all(1 <= dh <= d for d, dh in grid)
+    mahdavi = compare.guarantee_shape_grid("Mahdavi", task)
+    assert {d for d, _ in mahdavi} == set(range(7, 25)) and {dh for _, dh in mahdavi} == set(
+        range(1, 7))
+    assert compare.guarantee_shape_grid("Mahdavi", {**task, "C": 30}) == []
+    th = compare.theory_curves(task, [720])
+    got = th.set_index("statement")["N"]
+    assert got["Mahdavi et al. Thm 1: H(min(n, d_h) - 1) + 1"] == max(
+        bounds.mahdavi_best_capacity(720, 6, 4, d=d, d_h=dh, d_v=4) for d, dh in mahdavi)
+    text = figures.guarantee_shapes_markdown(task)
+    assert "Dana et al. Thm 1 / Cor. 1 (H d_h + d): 2 ≤ d ≤ V (here 2 to 4), 1 ≤ d_h ≤ d" in text
+    assert ("Mahdavi et al. Thm 1 (H(min(n, d_h) - 1) + 1): max(n + 1, C) ≤ d ≤ 4n (here 7 to "
+            "24), 1 ≤ d_h ≤ n (here 6), d_v = C (here 4)") in text
+    assert "n ≤ d ≤ 4n (here 6 to 24)" in text
+    assert "d ≥ 2: Dana et al.'s Proposition 3" in text and "Cor. 1 takes d = 2" in text
+    assert "at most two labels can ever be predicted (ours)" in text
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"]]
+    assert not any("any $d_h \\le n$ and $d$" in c for c in cells)
+    assert not any("no model can exceed" in c for c in cells)
+    assert any("figures.guarantee_shapes_markdown(task)" in c for c in cells)
+    assert any("compare.BEST_SHAPE_RULE" in c for c in cells)
+
+
+def test_a_tie_of_mean_capacity_goes_to_the_most_bits_per_parameter_then_the_name():
+    """Finding of the review: best_shapes broke ties by the order of the shapes' names (at
+    P = 480 the AoT d = 16, outside d <= V, over d = 2 with the same mean). A tie now goes to the
+    shape with the most bits per parameter (fewer parameters), then to the first name."""
+    def caps(rows):
+        return pd.DataFrame([{"architecture": "aot", "budget": 480, "shape": s, "seed": seed,
+                              "parameters": p, "capacity": c,
+                              "capacity_bits_per_parameter": c * 2 / p}
+                             for s, p, c in rows for seed in (0, 1)])
+
+    best = compare.best_shapes(caps([("d=16 d_h=1 H=4", 480, 45), ("d=2 d_h=1 H=56", 476, 45)]))
+    assert best["shape"].tolist() == ["d=2 d_h=1 H=56"]
+    higher = compare.best_shapes(caps([("d=16 d_h=1 H=4", 480, 46), ("d=2 d_h=1 H=56", 476, 45)]))
+    assert higher["shape"].tolist() == ["d=16 d_h=1 H=4"]  # capacity first
+    same = compare.best_shapes(caps([("d=4 d_h=1 H=2", 480, 45), ("d=3 d_h=1 H=9", 480, 45)]))
+    assert same["shape"].tolist() == ["d=3 d_h=1 H=9"]  # then the name
+    assert "most bits per parameter" in compare.BEST_SHAPE_RULE
+
+
+def test_the_bounds_caption_names_a_best_mean_below_its_own_guarantee():
+    """Finding of the review: the bounds figure drew the AoT's best mean at P = 480 (45) below
+    Dana et al.'s guarantee (58) without saying so. The caption names it (computed), and a ▽
+    below a smallest tried N above the guarantee is named as not ordered."""
+    from memnb.figures import compare as figures
+
+    theory = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [120, 480])
+    best = pd.DataFrame({
+        "architecture": ["aot", "aot", "mha"], "budget": [120, 480, 120],
+        "shape": ["d=2 d_h=1 H=11", "d=2 d_h=1 H=56", "d=12 d_h=2 H=1"],
+        "parameters": [116, 476, 120], "capacity": [22.5, 45.0, 0.0],
+        "capacity_std": [10.6, 21.2, 0.0], "bits": [0.39, 0.19, 0.0],
+        "bits_std": [0.18, 0.09, 0.0], "seeds": [2, 2, 2], "censored_seeds": [0, 0, 0],
+        "below": [math.nan, math.nan, 8.0]})
+    found = figures.below_guarantee(theory, best)
+    assert [(f["architecture"], f["budget"], f["unresolved"]) for f in found] == [
+        ("aot", 480, False), ("mha", 120, True)]
+    words = figures.below_guarantee_words(theory, best)
+    assert "AoT at P = 480 (d=2 d_h=1 H=56): 45 < Dana et al. Thm 1 / Cor. 1 58" in words
+    assert "Not ordered (no tried N fitted" in words
+    assert "MHA at P = 120: below N = 8, Mahdavi et al. Thm 1 2" in words
+    built = pd.DataFrame({"construction": ["x"], "budget": [480], "parameters": [480],
+                          "N": [5], "memorized": [True], "bits": [6400], "note": [""]})
+    caption = figures.bounds_caption(theory, built, best, 4)
+    assert words in caption and compare.BEST_SHAPE_RULE in caption
+    # a ▽ at a smallest tried N at or below the guarantee: its capacity lies below it
+    low = figures.below_guarantee_words(theory, best.assign(below=[math.nan, math.nan, 2.0]))
+    assert "MHA at P = 120 (d=12 d_h=2 H=1): below N = 2 < Mahdavi et al. Thm 1 2" in low
+    fine = best.iloc[:2].assign(capacity=[22.5, 60.0])
+    assert figures.below_guarantee_words(theory, fine) == (
+        " No best trained mean lies below a drawn guarantee of its own architecture.")

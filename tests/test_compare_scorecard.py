@@ -275,6 +275,12 @@ def test_mahdavi_row_names_the_value_size_gap_and_the_tag():
             "a read-out to 4 outputs (d_o), so d_v < d_o, outside the side condition d_v ≥ d_o"
             in row.claim)
     assert "while the trained layers have d_v < d_o" in row.criterion
+    # the Mahdavi et al. chapter's reduction (rank-one read-out with bias) does not carry the
+    # guarantee to these layers: they have no read-out bias, so it stays a reference
+    assert not model.has_readout_bias
+    assert "no read-out bias" in row.claim and "the guarantee is a reference)" in row.claim
+    assert "without the read-out bias that the Mahdavi et al. chapter's reduction" in \
+        row.criterion
     table = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=2 H=4")
     v = card.guarantee_verdict(table, 4, "mha", 6, 4)
     assert "1 value channel per head (d_v) and a read-out to 4 outputs (d_o), so d_v < d_o" \
@@ -467,3 +473,58 @@ def test_verdicts_read_a_capacity_where_every_tried_N_fitted_as_at_least():
     g = card.guarantee_verdict(fitted, 4, "aot", 6, 4, steps=250)
     assert ("capacity at least 45 (every N tried fitted: censored from above), guarantee 88"
             in g.measured) and g.values["not_tested"] == 2  # both seeds of that shape
+
+
+# ------------------------------------------ review of the comparison chapter: not decided, floor
+def test_a_trend_that_only_the_unled_budgets_allow_says_not_decided_first():
+    """Finding of the review: the fallback trend (the budgets without a lead could still make a
+    leader) was qualified only deep in the measured text. The measured text now starts with
+    "not decided", and the chapter's sentence and caption print "trend (not decided)",
+    computed from the verdict's values; a trend with a majority of leads is printed plainly."""
+    from memnb.experiments import compare as exp
+    from memnb.figures import compare as figures
+
+    best = _best([("aot", 60, 0.38, 0.16), ("mlp", 60, 0.37, 0.16),
+                  ("aot", 120, 0.39, 0.18), ("mlp", 120, 0.38, 0.18),
+                  ("mlp", 240, 0.76, 0.36), ("aot", 240, 0.38, 0.18),
+                  ("mlp", 480, 0.63, 0.53), ("mha", 480, 0.25, 0.0),
+                  ("mlp", 720, 0.99, 0.0), ("aot", 720, 0.50, 0.0)])
+    v = card.ranking_from_best(best)
+    assert v.status == "trend" and v.values["decided"] is False
+    assert v.measured.startswith("not decided: at 4 of 5 budgets no architecture leads")
+    assert v.measured.startswith(card.not_decided_words(v.values))
+    assert card.status_words(v) == "trend (not decided)"
+    sentence = card.verdict_markdown("Head to head", v)
+    assert "**trend (not decided)**." in sentence
+    decided = card.ranking_from_best(best.assign(bits_std=0.0))  # MLP leads at 3 of 5
+    assert decided.status == "trend" and decided.values["decided"] is True
+    assert card.status_words(decided) == "trend" and "not decided" not in decided.measured
+    other = card.Verdict("trend", "x", {})  # any other row: its status as it is
+    assert card.status_words(other) == "trend"
+    # the caption of the head-to-head figure, on a table of best shapes built from runs
+    full = best.assign(shape="d=12 d_h=1 H=1", parameters=best["budget"],
+                       capacity=best["bits"] * 100,
+                       capacity_std=0.0, seeds=2, censored_seeds=0)
+    fixed = pd.DataFrame({"architecture": ["mlp"], "budget": [60], "N": [30], "accuracy": [1.0],
+                          "accuracy_std": [0.0], "runs": [2]})
+    caption = figures.head_to_head_caption(full, fixed, "quick", 4, task={"V": 4, "n": 6})
+    verdict = caption[caption.index("Verdict (computed): "):]
+    assert verdict.startswith("Verdict (computed): **trend (not decided)** (the head-to-head "
+                              "row's criterion): MLP leads beyond the summed seed spreads at 1/5 "
+                              "budgets")
+    assert "; not decided: at 4 of 5 budgets no architecture leads" in verdict
+    plain = figures.head_to_head_caption(full.assign(bits_std=0.0), fixed, "quick", 4,
+                                         task={"V": 4, "n": 6})
+    assert "**trend** (the head-to-head row's criterion)" in plain
+    assert "not decided" not in plain
+    assert exp.BEST_SHAPE_RULE in caption  # the rule that picks the best shape
+
+
+def test_the_floor_row_states_a_counting_bound_not_a_ban():
+    """Finding of the review: the floor bounds the fraction of labellings float32 weights can
+    fit; it does not forbid one labelling. The claim says so."""
+    row = {it.item: it for it in load_items(["compare"])}[card.FLOOR_ROW]
+    assert "no trained model stores" not in row.claim
+    assert "cannot fit every one of the C^N labellings" in row.claim
+    assert "with probability at most 2^(32 P − N log2 C)" in row.claim
+    assert "not whether one labelling can be fitted" in row.claim

@@ -438,12 +438,19 @@ def capacity_table(table: pd.DataFrame, C: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: How :func:`best_shapes` breaks a tie of mean capacity (ours), in the words of the captions.
+BEST_SHAPE_RULE = ("the shape with the highest mean capacity over seeds; among shapes with equal "
+                   "means, the one with the most bits per parameter (the same capacity at "
+                   "fewer parameters), then the first by name")
+
+
 def best_shapes(caps: pd.DataFrame) -> pd.DataFrame:
-    """Per (architecture, budget): the shape with the highest mean capacity, with the mean, the
-    standard deviation and the number of seeds of its capacity and bits per parameter, and
-    ``censored_seeds``, how many of those seeds have a capacity censored from above
-    (``censored`` of :func:`capacity_table`; 0 when ``caps`` lacks the column): where it is
-    positive, the mean capacity and bits are lower bounds ("at least")."""
+    """Per (architecture, budget): the best shape by :data:`BEST_SHAPE_RULE` (the highest mean
+    capacity; a tie broken by the higher mean bits per parameter, then by the shape's name),
+    with the mean, the standard deviation and the number of seeds of its capacity and bits per
+    parameter, and ``censored_seeds``, how many of those seeds have a capacity censored from
+    above (``censored`` of :func:`capacity_table`; 0 when ``caps`` lacks the column): where it
+    is positive, the mean capacity and bits are lower bounds ("at least")."""
     if "censored" not in caps:
         caps = caps.assign(censored=False)
     per_shape = caps.groupby(["architecture", "budget", "shape"], as_index=False).agg(
@@ -453,8 +460,9 @@ def best_shapes(caps: pd.DataFrame) -> pd.DataFrame:
         censored_seeds=("censored", "sum"))
     per_shape["censored_seeds"] = per_shape["censored_seeds"].astype(int)
     per_shape[["capacity_std", "bits_std"]] = per_shape[["capacity_std", "bits_std"]].fillna(0.0)
-    idx = per_shape.groupby(["architecture", "budget"])["capacity"].idxmax()
-    return per_shape.loc[idx].reset_index(drop=True)
+    ranked = per_shape.sort_values(["architecture", "budget", "capacity", "bits", "shape"],
+                                   ascending=[True, True, False, False, True])
+    return ranked.groupby(["architecture", "budget"]).head(1).reset_index(drop=True)
 
 
 def accuracy_at_fixed_N(table: pd.DataFrame, C: int, bits: float = 1.0) -> pd.DataFrame:
@@ -469,6 +477,61 @@ def accuracy_at_fixed_N(table: pd.DataFrame, C: int, bits: float = 1.0) -> pd.Da
 
 
 # ---------------------------------------------------------------------- bounds on one axis
+#: The shapes over which :func:`theory_curves` maximises each guarantee at a budget (ours), per
+#: guarantee (keyed as its statement starts): the width ``d`` from ``d_min`` to ``d_max``, the
+#: head size ``d_h`` from 1 to ``d_h_max`` (of the task and ``d``), and the vocabulary of the
+#: AoT (``vocabulary``) or the value size of the attention layer (``d_v``); each bound as its
+#: words and its value, with ``why`` the reason for each bound. :func:`theory_curves` reads the
+#: values, the chapter's caption (:func:`memnb.figures.compare.guarantee_shapes_markdown`) the
+#: words, so that the two cannot part.
+GUARANTEE_SHAPES: dict[str, dict[str, Any]] = {
+    "Dana": {
+        "d_min": ("2", lambda t: 2), "d_max": ("V", lambda t: t["V"]),
+        "d_h_max": ("d", lambda t, d: d),
+        "vocabulary": ("max(V, C)", lambda t: max(t["V"], t["C"])),
+        "why": {"d_min": "Dana et al.'s Proposition 3 finds no bottleneck on the association "
+                         "task for d ≥ 2 and their Cor. 1 takes d = 2; at d = 1 every logit "
+                         "vector is a multiple of one vector, so at most two labels can ever "
+                         "be predicted (ours)",
+                "d_max": "the proof's construction needs d distinct last tokens among the "
+                         "sequences, and the last token takes at most V values (ours: the gap "
+                         "the Dana chapter finds)",
+                "d_h_max": "the theorem assumes d_h ≤ d",
+                "vocabulary": "the AoT's logits range over its vocabulary and the labels are "
+                              "tokens, so above C = V its vocabulary (embedding and read-out) "
+                              "holds C tokens, while the inputs still use V of them (ours)"}},
+    "earlier": {
+        "d_min": ("n", lambda t: t["n"]), "d_max": ("4n", lambda t: 4 * t["n"]),
+        "d_h_max": ("d", lambda t, d: d),
+        "vocabulary": ("max(V, C)", lambda t: max(t["V"], t["C"])),
+        "why": {"d_min": "n ≤ d, the condition under which Dana et al. quote it",
+                "d_max": "a range of ours",
+                "d_h_max": "as for Dana et al.'s AoT",
+                "vocabulary": "drawn at the size of Dana et al.'s AoT, with its vocabulary"}},
+    "Mahdavi": {
+        "d_min": ("max(n + 1, C)", lambda t: max(t["n"] + 1, t["C"])),
+        "d_max": ("4n", lambda t: 4 * t["n"]),
+        "d_h_max": ("n", lambda t, d: t["n"]),
+        "d_v": ("C", lambda t: t["C"]),
+        "why": {"d_min": "the theorem needs n < d, and our construction's read-out "
+                         "[I_C; 0] needs C ≤ d",
+                "d_max": "a range of ours",
+                "d_h_max": "beyond d_h = n the count H(min(n, d_h) - 1) + 1 stops growing "
+                           "while the parameters grow",
+                "d_v": "the value size its construction uses for C one-hot labels"}},
+}
+
+
+def guarantee_shape_grid(key: str, task: dict[str, int]) -> list[tuple[int, int]]:
+    """Every ``(d, d_h)`` over which :func:`theory_curves` maximises the guarantee ``key`` of
+    :data:`GUARANTEE_SHAPES` on ``task`` (``V, n, C``): ``d_min <= d <= d_max``,
+    ``1 <= d_h <= d_h_max``; empty when ``d_min > d_max``."""
+    spec = GUARANTEE_SHAPES[key]
+    low, high = spec["d_min"][1](task), spec["d_max"][1](task)
+    return [(d, dh) for d in range(low, high + 1)
+            for dh in range(1, spec["d_h_max"][1](task, d) + 1)]
+
+
 def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
                   weight_bits: int = 32) -> pd.DataFrame:
     """Every capacity statement as examples ``N`` against parameters ``P`` (ours: the papers'
@@ -476,33 +539,37 @@ def theory_curves(task: dict[str, int], budgets: Sequence[float], *,
 
     Rows: ``statement``, ``kind`` (``guarantee`` = a paper's theorem, exact; ``shape only`` =
     an asymptotic statement with constants and logs dropped, so only its slope means anything;
-    ``forbidden above`` = an upper limit on ``N``), ``parameters``, ``N``, ``bits`` (the total bits
-    of the weights the statement assumes, when it fixes them). Guarantees are maximised over the
-    shapes of the theorem (``d, d_h``) that fit the budget, every width in a range: for Dana et
-    al., ``2 <= d <= V``; for the earlier bound ``H(d_h - 1) + 1`` at the AoT's size,
-    ``n <= d <= 4n`` (``n <= d``, the condition under which Dana et al. quote it); for Mahdavi
-    et al., ``max(n + 1, C) <= d <= 4n``; ``1 <= d_h <= d`` (Mahdavi et al.: ``d_h <= n``).
-    Mahdavi et al.'s with ``d_v = C``, the
-    value size its construction uses for ``C`` one-hot labels. A guarantee none of whose
-    shapes fits a budget has ``N`` NaN there.
+    ``forbidden above`` = the information floor, above which weights of ``weight_bits · P``
+    bits cannot fit every labelling of ``N`` examples and fit a uniformly random one with
+    probability at most ``2^(weight_bits · P − N log2 C)``), ``parameters``, ``N``, ``bits``
+    (the total bits of the weights the statement assumes, when it fixes them). Guarantees are
+    maximised over the shapes of :data:`GUARANTEE_SHAPES` that fit the budget
+    (:func:`guarantee_shape_grid`): for Dana et al., ``2 <= d <= V``, ``1 <= d_h <= d``; for
+    the earlier bound ``H(d_h - 1) + 1`` at the AoT's size, ``n <= d <= 4n``,
+    ``1 <= d_h <= d``; for Mahdavi et al., ``max(n + 1, C) <= d <= 4n``, ``1 <= d_h <= n``,
+    with ``d_v = C``. The AoT of the first two has a vocabulary of ``max(V, C)`` tokens (its
+    logits must cover the ``C`` labels; for ``C <= V``, the task's ``V``). A guarantee none of
+    whose shapes fits a budget has ``N`` NaN there.
     """
-    V, n, C = task["V"], task["n"], task["C"]
+    n, C = task["n"], task["C"]
+    vocab = GUARANTEE_SHAPES["Dana"]["vocabulary"][1](task)
+    prev_vocab = GUARANTEE_SHAPES["earlier"]["vocabulary"][1](task)
+    d_v = GUARANTEE_SHAPES["Mahdavi"]["d_v"][1](task)
+    dana_shapes = guarantee_shape_grid("Dana", task)
+    prev_shapes = guarantee_shape_grid("earlier", task)
+    mahdavi_shapes = guarantee_shape_grid("Mahdavi", task)
     rows = []
     for P in (int(p) for p in budgets):
-        # a capacity of 0 means that no shape of the theorem fits the budget: left empty (NaN);
-        # d <= V: the theorem needs d distinct last tokens among the sequences (the condition
-        # the chapter's table of statements gives; the Dana chapter's Lemma 2 row)
-        dana = max((c for d in range(2, V + 1) for dh in range(1, d + 1)
-                    if (c := bounds.dana_best_capacity(P, V, n, d=d, d_h=dh)) > 0),
+        # a capacity of 0 means that no shape of the theorem fits the budget: left empty (NaN)
+        dana = max((c for d, dh in dana_shapes
+                    if (c := bounds.dana_best_capacity(P, vocab, n, d=d, d_h=dh)) > 0),
                    default=math.nan)
-        # n <= d: the condition of Mahdavi et al.'s Thm 1 as Dana et al. quote it ("S <= d", via
-        # Bhojanapalli et al.; the chapter's table of statements); no shape: NaN, as above
         prev = max((bounds.dana_previous_capacity(free // (4 * dh), dh)
-                    for d in range(n, 4 * n + 1) for dh in range(1, d + 1)
-                    if (free := P // d - n - 2 * V) >= 0 and free // (4 * dh) >= 1),
+                    for d, dh in prev_shapes
+                    if (free := P // d - n - 2 * prev_vocab) >= 0 and free // (4 * dh) >= 1),
                    default=math.nan)
-        mahdavi = max((c for d in range(max(n + 1, C), 4 * n + 1) for dh in range(1, n + 1)
-                       if (c := bounds.mahdavi_best_capacity(P, n, C, d=d, d_h=dh, d_v=C)) > 0),
+        mahdavi = max((c for d, dh in mahdavi_shapes
+                       if (c := bounds.mahdavi_best_capacity(P, n, C, d=d, d_h=dh, d_v=d_v)) > 0),
                       default=math.nan)
         floor = bounds.information_floor_examples(weight_bits * P, C)
         kim_n = max(P - 1 - n, 0) ** 2 / n  # P = d + n + sqrt(nN) with d = 1

@@ -81,6 +81,49 @@ def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
                              sort=False).round(1)
 
 
+#: How :func:`guarantee_shapes_markdown` names each guarantee of :data:`exp.GUARANTEE_SHAPES`.
+_GUARANTEE_NAMES = {"Dana": "Dana et al. Thm 1 / Cor. 1 (H d_h + d)",
+                    "earlier": "the earlier bound H(d_h - 1) + 1 at the AoT's size",
+                    "Mahdavi": "Mahdavi et al. Thm 1 (H(min(n, d_h) - 1) + 1)"}
+
+
+def _range_words(low: tuple[str, Any], high: tuple[str, Any], name: str,
+                 task: dict[str, int]) -> str:
+    """``2 ≤ d ≤ V (here 2 to 4)``: a range of :data:`exp.GUARANTEE_SHAPES` in words, with its
+    values on ``task``."""
+    lo, hi = low[1](task), high[1](task)
+    here = f"here {lo}" if lo == hi else f"here {lo} to {hi}" if lo < hi else "here empty"
+    return f"{low[0]} ≤ {name} ≤ {high[0]} ({here})"
+
+
+def guarantee_shapes_markdown(task: dict[str, int]) -> str:
+    """The shapes over which the chapter's table and figures maximise each guarantee at a
+    budget, read from :data:`exp.GUARANTEE_SHAPES` (the ranges :func:`exp.theory_curves`
+    searches, not typed here): per guarantee, the range of the width ``d`` and of the head size
+    ``d_h``, the AoT's vocabulary or the attention layer's value size ``d_v``, each with its
+    value on ``task`` and the reason for each bound."""
+    lines = []
+    for key, spec in exp.GUARANTEE_SHAPES.items():
+        why = spec["why"]
+        head = spec["d_h_max"][0]
+        parts = [_range_words(spec["d_min"], spec["d_max"], "d", task),
+                 f"1 ≤ d_h ≤ {head}" + ("" if head == "d" else  # else a bound of the task alone
+                                        f" (here {spec['d_h_max'][1](task, None)})")]
+        extra = "vocabulary" if "vocabulary" in spec else "d_v"
+        value = spec[extra][1](task)
+        parts.append(f"a vocabulary of {spec[extra][0]} (here {value} tokens)"
+                     if extra == "vocabulary" else f"d_v = {spec[extra][0]} (here {value})")
+        reasons = "; ".join(f"{label}: {why[k]}" for k, label in (
+            ("d_min", f"d ≥ {spec['d_min'][0]}"), ("d_max", f"d ≤ {spec['d_max'][0]}"),
+            ("d_h_max", f"d_h ≤ {head}"),
+            (extra, f"vocabulary {spec[extra][0]}" if extra == "vocabulary"
+             else f"d_v = {spec[extra][0]}")))
+        lines.append(f"- {_GUARANTEE_NAMES.get(key, key)}: {', '.join(parts)}. Why: {reasons}.")
+    return ("Each guarantee row is the best over these shapes of its theorem that fit the budget "
+            "(read from the code that evaluates them; the ranges are ours):\n\n"
+            + "\n".join(lines))
+
+
 def count_text(value: float) -> str:
     """A count of examples as this chapter prints it in its tables and bar labels: a whole
     number without decimals (``45``), any other value with one decimal (a mean over seeds:
@@ -414,7 +457,9 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
     """One frame of the slider over ``C``: the guarantees and the information floor against P
     for ``C`` classes; the trained capacities (measured at the task's ``C`` only) are drawn in
     that frame alone. A guarantee no shape of which fits any budget (:func:`unfit_statements`)
-    has no line and no legend entry; the legend's title names it and why."""
+    has no line and no legend entry; the legend's title names it and why. Where ``C`` exceeds
+    the task's ``V``, Dana et al.'s AoT (logits over its vocabulary, labels tokens) is drawn on a
+    vocabulary of ``max(V, C)`` tokens (:data:`exp.GUARANTEE_SHAPES`), which the title says."""
     th = exp.theory_curves({**task, "C": C}, budgets)
     fig, ax = plt.subplots(figsize=(7.6, 3.8))
     for statement, part in th[th["kind"] != "shape only"].groupby("statement", sort=False):
@@ -428,12 +473,13 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
                 **style)
     missing = unfit_statements(th)
     note = (textwrap.fill("no line, no shape fits any budget drawn: "
-                          + "; ".join(_unfit_words(m, C) for m in missing), 48)
+                          + "; ".join(_unfit_words(m, C, task) for m in missing), 48)
             if missing else None)
     if best is not None and C == task["C"]:
         _trained_points(ax, best, "parameters")
     ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
-           ylabel="examples memorized N", title=f"C = {C} classes")
+           ylabel="examples memorized N", title=f"C = {C} classes" + (
+               f" (AoT vocabulary {_aot_vocabulary(task, C)})" if C > task["V"] else ""))
     shown = sorted(int(b) for b in budgets)  # one label per budget, none on minor ticks
     ax.set_xticks(shown, [str(b) for b in shown])
     ax.xaxis.set_minor_locator(plt.NullLocator())
@@ -453,31 +499,73 @@ def unfit_statements(theory: pd.DataFrame) -> list[str]:
             if not (part["N"] > 0).any()]
 
 
-def _unfit_words(statement: str, C: int) -> str:
+def _aot_vocabulary(task: dict[str, int], C: int) -> int:
+    """The vocabulary of the AoT whose guarantee :func:`exp.theory_curves` draws at ``C``
+    classes on ``task`` (:data:`exp.GUARANTEE_SHAPES`: ``max(V, C)``)."""
+    return exp.GUARANTEE_SHAPES["Dana"]["vocabulary"][1]({**task, "C": C})
+
+
+def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> str:
     """Why :func:`unfit_statements` leaves ``statement`` out at ``C`` classes, in words: the
     shapes of Mahdavi et al.'s guarantee that we search have ``d ≥ C`` and value size
-    ``d_v = C`` (:func:`exp.theory_curves`), so they grow with C."""
+    ``d_v = C`` (:func:`exp.theory_curves`), so they grow with C; the AoT's guarantees, where
+    ``C`` exceeds the task's ``V``, are for an AoT on a vocabulary of ``max(V, C)`` tokens."""
     name = statement.split(":")[0]
     if statement.startswith("Mahdavi"):
         return f"{name} (our shapes need d ≥ C = {C} and values of size C)"
+    if task is not None and C > task["V"] and statement.startswith(("Dana", "earlier")):
+        return f"{name} (an AoT on a vocabulary of {_aot_vocabulary(task, C)} tokens)"
     return name
 
 
 def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int]) -> str:
-    """What the slider over C (:func:`classes_frame`) cannot draw, computed: for each ``C`` in
-    ``classes``, the guarantees no shape of which fits any budget in ``budgets``
-    (:func:`unfit_statements`), which have no line and no legend entry in that frame, or that
-    every guarantee has a line in every frame."""
+    """What the slider over C (:func:`classes_frame`) draws and cannot draw, computed: which
+    frames have ``C`` above the task's ``V`` and so draw Dana et al.'s AoT on a larger
+    vocabulary (:func:`vocabulary_words`); for each ``C`` in ``classes``, the guarantees no
+    shape of which fits any budget in ``budgets`` (:func:`unfit_statements`), which have no
+    line and no legend entry in that frame, or that every guarantee has a line in every
+    frame."""
     found = {C: unfit_statements(exp.theory_curves({**task, "C": C}, budgets))
              for C in classes}
     top = max(int(b) for b in budgets)
-    said = [f"at C = {C}, " + "; ".join(_unfit_words(m, C) for m in missing)
+    said = [f"at C = {C}, " + "; ".join(_unfit_words(m, C, task) for m in missing)
             for C, missing in found.items() if missing]
+    vocabulary = vocabulary_words(task, classes)
     if not said:
-        return (f"Every guarantee has a line in every frame (C = "
+        return (vocabulary + f"Every guarantee has a line in every frame (C = "
                 f"{', '.join(map(str, classes))}, budgets up to P = {top}).")
-    return ("Where a frame draws no line for a guarantee, no shape of it fits any budget drawn "
-            f"(up to P = {top}), and its legend leaves it out: " + "; ".join(said) + ".")
+    return (vocabulary + "Where a frame draws no line for a guarantee, no shape of it fits any "
+            f"budget drawn (up to P = {top}), and its legend leaves it out: " + "; ".join(said)
+            + ".")
+
+
+def _numbers_words(values: list[int]) -> str:
+    """``8``, ``8 and 16``, ``2, 8 and 16``."""
+    text = [str(v) for v in values]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]
+
+
+def vocabulary_words(task: dict[str, int], classes: list[int]) -> str:
+    """A sentence (ending with a space) on the frames of the slider over C whose ``C`` exceeds
+    the task's ``V``, or nothing when there are none: there the AoT of Dana et al.'s eq. 2,
+    whose logits range over its vocabulary and whose labels are tokens, cannot be built on
+    the task's ``V`` tokens, so its guarantee and the earlier bound at its size are drawn for
+    the AoT on a vocabulary of ``max(V, C)`` tokens (:data:`exp.GUARANTEE_SHAPES`, with its
+    reasons); no model is trained at any ``C`` but the task's."""
+    V = int(task["V"])
+    above = [int(C) for C in classes if int(C) > V]
+    if not above:
+        return ""
+    spec = exp.GUARANTEE_SHAPES["Dana"]
+    sizes = _numbers_words([_aot_vocabulary(task, C) for C in above])
+    return (f"At C = {_numbers_words(above)}, above the task's V = {V} tokens, no AoT of Dana "
+            f"et al.'s eq. 2 on V tokens can output the labels: {spec['why']['vocabulary']}. "
+            f"Its guarantee and the earlier bound at its size are drawn there for the AoT on a "
+            f"vocabulary of {spec['vocabulary'][0]} = {sizes} tokens (embedding and read-out "
+            f"of 2·d·{spec['vocabulary'][0]} parameters), with "
+            f"{spec['d_min'][0]} ≤ d ≤ {spec['d_max'][0]} as at every C (its last tokens "
+            f"still take at most V values). Nothing is trained at any C but the task's "
+            f"C = {task['C']}. ")
 
 
 # ---------------------------------------------------------------------------------- captions
@@ -605,7 +693,9 @@ def fixed_inputs_words(best: pd.DataFrame, task: dict[str, int]) -> str:
 def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, C: int, *,
                          task: dict[str, int] | None = None) -> str:
     """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data:
-    the left panel (bits per parameter at capacity, best shape; what P counts,
+    the verdict's status as :func:`memnb.scorecard.compare.status_words` prints it ("trend
+    (not decided)" where only the budgets without a lead allow the trend, with why), the left
+    panel (bits per parameter at capacity, best shape; what P counts,
     :func:`fixed_inputs_words`), the architectures with no point at some budgets
     (:func:`missing_words`), and the right panel (training accuracy at the fixed ``N`` per
     budget of ``fixed``, from :func:`memnb.experiments.compare.accuracy_at_fixed_N`, over every
@@ -622,15 +712,18 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
         verdict = "no architecture memorized any training set entirely at any budget"
     else:
         capped = v.measured[v.measured.rindex(" ["):] if v.measured.endswith("]") else ""
-        verdict = (f"**{v.status}** (the head-to-head row's criterion): "
-                   f"{v.values['summary']}{capped}")
+        why = ("; " + card.not_decided_words(v.values)
+               if v.values.get("decided") is False else "")
+        verdict = (f"**{card.status_words(v)}** (the head-to-head row's criterion): "
+                   f"{v.values['summary']}{why}{capped}")
     anchors = ", ".join(f"{external.NAMES[k]} {float(v):g}"
                         for k, v in external.anchors().items())
     runs = ("every shape and seed trained at that budget (not only the best shape; from "
             f"{int(fixed['runs'].min())} to {int(fixed['runs'].max())} runs per point)"
             if "runs" in fixed and len(fixed) else "every shape and seed trained at that budget")
     return (f"**Figure (ours).** Left: bits per parameter at capacity (largest N fitted at 100 % "
-            f"training accuracy, times log2 {C}, over P), best shape per architecture, mean ± "
+            f"training accuracy, times log2 {C}, over P), best shape per architecture "
+            f"({exp.BEST_SHAPE_RULE}), mean ± "
             f"std over {seeds} seed(s), `{profile}` profile. {fixed_inputs_words(best, task)} "
             f"The architectures are drawn "
             f"slightly apart along P (by a factor of at most "
@@ -672,9 +765,11 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     built = constructions[~refusals].groupby("construction")["memorized"].all()
     missing = "".join(f" At P = {r.budget} {r.construction.split()[0]} is not drawn: "
                       f"{r.note.removeprefix('not built: ')}." for r in refused.itertuples())
-    return (f"**Figure (ours).** At P = {top} the best trained capacity (the best shape's mean "
+    return (f"**Figure (ours).** Trained points: per architecture and budget, "
+            f"{exp.BEST_SHAPE_RULE}. "
+            f"At P = {top} the best trained capacity (the best shape's mean "
             f"over seeds) is {'at least ' if low else ''}{cap:.0f} examples; the statements "
-            f"there: {'; '.join(parts)}. "
+            f"there: {'; '.join(parts)}.{below_guarantee_words(theory, best)} "
             f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
             f"every example at every size built."
             f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
@@ -682,6 +777,69 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
             "labelling of N examples). The three shape-only statements (constant 1) are told "
             "apart by their grey, dash pattern and marker." + _censored_words(best)
             + _at_least_words(best))
+
+
+#: Which trained architecture each drawn guarantee is about (keys: how its statement starts).
+GUARANTEE_ARCHITECTURE: dict[str, str] = {"Dana": "aot", "earlier": "aot", "Mahdavi": "mha"}
+
+
+def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame) -> list[dict[str, Any]]:
+    """Where a best trained shape of ``best`` lies below the guarantee of its own architecture
+    (:data:`GUARANTEE_ARCHITECTURE`) drawn at its budget in ``theory``
+    (:func:`exp.theory_curves` at the budgets): per such (architecture, budget, guarantee), the
+    trained mean (``capacity``), whether it is a lower bound (``at_least``), the guarantee
+    (``guarantee``), the statement and the shape; also, as ``unresolved`` True, a best shape
+    none of whose seeds fitted a tried N (its capacity below ``below``) whose guarantee lies
+    under that N, so that the drawn ▽ cannot say which is larger. A guarantee is about the best
+    weights of the theorem's best shape within the budget, not of the shape trained."""
+    found = []
+    censored, low = _censored(best), _at_least(best)
+    guarantees = theory[theory["kind"] == "guarantee"]
+    for r in best.itertuples():
+        for statement, part in guarantees.groupby("statement", sort=False):
+            key = next((k for k in GUARANTEE_ARCHITECTURE if statement.startswith(k)), None)
+            here = part[part["parameters"] == r.budget]["N"]
+            if key is None or GUARANTEE_ARCHITECTURE[key] != r.architecture or here.empty:
+                continue
+            guarantee = float(here.iloc[0])
+            if math.isnan(guarantee):
+                continue
+            row = {"architecture": r.architecture, "budget": int(r.budget), "shape": r.shape,
+                   "statement": statement.split(":")[0], "guarantee": guarantee,
+                   "capacity": float(r.capacity), "at_least": bool(low[r.Index]),
+                   "unresolved": False, "below": math.nan}
+            if censored[r.Index]:
+                below = float(r.below)
+                if guarantee < below:  # the capacity lies below N = below: no order known
+                    found.append({**row, "unresolved": True, "below": below})
+                else:  # the capacity lies below N = below <= the guarantee
+                    found.append({**row, "below": below})
+            elif float(r.capacity) < guarantee:
+                found.append(row)
+    return found
+
+
+def below_guarantee_words(theory: pd.DataFrame, best: pd.DataFrame) -> str:
+    """A caption's sentence (starting with a space) naming, from :func:`below_guarantee`, the
+    budgets at which a best trained mean lies below the guarantee of its own architecture drawn
+    there, and those where the drawn ▽ cannot be ordered against it, or saying that none lies
+    below."""
+    found = below_guarantee(theory, best)
+    below = [f"{exp.SHORT[f['architecture']]} at P = {f['budget']} ({f['shape']}): "
+             + (f"below N = {f['below']:g}" if not math.isnan(f["below"]) else
+                f"{'at least ' if f['at_least'] else ''}{count_text(f['capacity'])}")
+             + f" < {f['statement']} {count_text(f['guarantee'])}"
+             for f in found if not f["unresolved"]]
+    open_ = [f"{exp.SHORT[f['architecture']]} at P = {f['budget']}: below N = {f['below']:g}, "
+             f"{f['statement']} {count_text(f['guarantee'])}" for f in found if f["unresolved"]]
+    text = (" Below a drawn guarantee of its own architecture (the guarantee is for the best "
+            "weights of the theorem's best shape within the budget, the point for the shape "
+            "trained): " + "; ".join(below) + "." if below else
+            " No best trained mean lies below a drawn guarantee of its own architecture.")
+    if open_:
+        text += (" Not ordered (no tried N fitted, and the guarantee lies below the smallest N "
+                 "tried): " + "; ".join(open_) + ".")
+    return text
 
 
 def _at_least_words(best: pd.DataFrame) -> str:
@@ -729,7 +887,8 @@ def task_markdown(profile: str) -> str:
     larger, computed from the profiles (:func:`exp.get_params`): per profile ``V``, ``n``,
     ``C``, its ``V^n`` distinct sequences and the search's ceiling ``N_max`` in bits per
     parameter at its largest budget; then, at the ``full`` profile's largest budget ``P``, the
-    information floor ``32 P / log2 C`` (the most examples float32 weights can store, ours)
+    information floor ``32 P / log2 C`` (beyond which float32 weights cannot fit every
+    labelling of ``N`` examples, ours)
     against the sequences of the smaller tasks: a task with fewer sequences than that would
     clip every larger ``N`` and cap the measured capacity, so the ``full`` task holds at least
     that many and its ceiling lies at the floor. ``profile`` is the one this page runs."""
@@ -761,10 +920,12 @@ def task_markdown(profile: str) -> str:
                "bits per parameter at that budget: the task, not the model, would set it.")
     return ("Task of each profile (computed from the profiles; ours):\n\n" + "\n".join(lines)
             + f"\n\nThe `full` task is larger because its budgets and search reach further: at "
-            f"its largest budget, P = {top:,}, the information floor allows at "
-            f"most N = 32 P / log2 C = {floor:,.0f} examples (float32 weights, ours)." + why
+            f"its largest budget, P = {top:,}, the information floor lies at "
+            f"N = 32 P / log2 C = {floor:,.0f} examples, beyond which float32 weights cannot fit "
+            "every labelling and fit a random one with probability at most 2^(32 P − N log2 C) "
+            "(ours)." + why
             + f" The `full` task has {full['V'] ** full['n']:,} sequences and its ceiling "
             f"N_max = {full['N_max']:,} lies at that floor, so the task limits no capacity "
-            "that float32 weights could hold. A capacity at which every N tried fitted (the "
+            "up to the floor. A capacity at which every N tried fitted (the "
             "ceiling or the search's last round reached) is a lower bound, shown as ≥ (▲ in "
             "the figures).")

@@ -153,17 +153,34 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
         measured += ("; ≥: a mean that is a lower bound, some seed having fitted every N the "
                      "search tried (its capacity censored from above)")
     values = {"winner": top, "leads": led, "budgets": len(rows), "summary": summary,
-              "undecided": undecided, "unled": unled}
+              "undecided": undecided, "unled": unled, "decided": True}
     if led == len(rows):
         return Verdict("reproduced", measured, values)
     if led > len(rows) / 2:
         return Verdict("trend", measured, values)
     if led + unled > len(rows) / 2:  # the budgets without a lead could still make a leader
-        return Verdict("trend", measured + f"; not decided: at {unled} of {len(rows)} budgets "
-                       "no architecture leads (first place within the seed spreads, or a mean "
-                       f"there a lower bound), and they could still give {exp.SHORT[top]} a "
-                       "lead at more than half of the budgets", values)
+        # said first: the status column holds only "trend", its first words say why
+        return Verdict("trend", f"{not_decided_words(values)}; {measured}",
+                       {**values, "decided": False})
     return Verdict("differs", measured, values)
+
+
+def not_decided_words(values: dict[str, Any]) -> str:
+    """Why a head-to-head ``trend`` is not decided, from the values of
+    :func:`ranking_from_best` (``winner``, ``unled``, ``budgets``): the budgets without a lead
+    could still give the first architecture a lead at more than half of the budgets."""
+    return (f"not decided: at {values['unled']} of {values['budgets']} budgets no architecture "
+            "leads (first place within the seed spreads, or a mean there a lower bound), and "
+            f"they could still give {exp.SHORT[values['winner']]} a lead at more than half of "
+            "the budgets")
+
+
+def status_words(verdict: Verdict) -> str:
+    """The status of ``verdict`` as the chapter prints it: ``"trend (not decided)"`` for a
+    head-to-head trend that only the budgets without a lead allow (``decided`` False in its
+    values, :func:`ranking_from_best`), else the status itself."""
+    undecided = verdict.values.get("decided") is False
+    return f"{verdict.status} (not decided)" if undecided else verdict.status
 
 
 def capacity_brackets(table: pd.DataFrame, C: int) -> pd.DataFrame:
@@ -693,12 +710,14 @@ VERDICT_SUMMARY = "What was measured, and the criterion"
 
 def verdict_markdown(number: str, verdict: Verdict) -> str:
     """One Markdown sentence of the chapter: the row ``number``'s claim and the status
-    ``verdict`` gives it, then, as its details (:func:`memnb.viz.with_details`, folded under
-    :data:`VERDICT_SUMMARY` when shown with :func:`memnb.viz.markdown`), what was measured and
+    ``verdict`` gives it (:func:`status_words`: "trend (not decided)" where it is so), then,
+    as its details (:func:`memnb.viz.with_details`, folded under :data:`VERDICT_SUMMARY` when
+    shown with :func:`memnb.viz.markdown`), what was measured and
     the criterion that judged it, so that no status is shown without the claim and the rule
     behind it."""
     claim, criterion = item_text(number)
-    return viz.with_details(f"*{number}* (ours), the claim that {claim}: **{verdict.status}**.",
+    return viz.with_details(f"*{number}* (ours), the claim that {claim}: "
+                            f"**{status_words(verdict)}**.",
                             f"Measured: {verdict.measured}. Criterion: {criterion}.")
 
 
@@ -771,11 +790,16 @@ _MHA_D_V, _MHA_D_O = planned_mha_value_sizes()
             "summaries and the proof prose) that Theorem 1 guarantees under its Assumptions "
             "1-2, with d_v ≥ d_o for the construction as our notes reconstruct it (on this "
             "task Assumption 1 fails, and " + _value_gap_words(_MHA_D_V, _MHA_D_O)
-            + ": the guarantee is a reference)",
+            + "; these layers also have no read-out bias, so the reduction of the Mahdavi et "
+              "al. chapter (ours), which carries the guarantee to C classes at d_v < d_o "
+              "through a rank-one read-out with bias, does not apply to them: the guarantee "
+              "is a reference)",
       criterion="trained capacity >= H(min(n, d_h) - 1) + 1 at every (shape, seed)" + _BRACKETED
                 + "; at most trend while Assumption 1 fails (the query, the last token, takes at "
                   "most V distinct values, so at N > V two queries coincide) and while the "
-                  "trained layers have d_v < d_o (outside the construction's d_v ≥ d_o)"
+                  "trained layers have d_v < d_o (outside the construction's d_v ≥ d_o, and "
+                  "without the read-out bias that the Mahdavi et al. chapter's reduction at "
+                  "d_v < d_o needs)"
                 + _AT_MOST)
 def mahdavi_guarantee(results: ResultSource) -> Verdict:
     table, params = _table(results)
@@ -789,9 +813,13 @@ FLOOR_ROW = "Information floor vs training (cf. our reading of Remark 4.4)"
 
 
 @item(P, FLOOR_ROW, ours=True, cost=_COST,
-      claim="no trained model stores more label bits than its float32 weights hold (the "
-            "information floor, a counting bound of ours; cf. our reading of Kajitsuka & Sato's "
-            "Remark 4.4, of which only the title is in our sources)",
+      claim="every trained capacity stays within the information floor N log2 C ≤ 32 P, above "
+            "which float32 weights (32 P bits, so at most 2^(32 P) weight settings) cannot fit "
+            "every one of the C^N labellings of N examples and fit a uniformly random one, as "
+            "on this task, with probability at most 2^(32 P − N log2 C) (a counting bound of "
+            "ours, which bounds how many labellings the weights can fit, not whether one "
+            "labelling can be fitted; cf. our reading of Kajitsuka & Sato's Remark 4.4, of "
+            "which only the title is in our sources)",
       criterion="capacity · log2 C <= 32 P at every (shape, seed); a capacity where every N "
                 "tried fitted is only a lower bound: above the floor it still fails, within it "
                 "the floor is not tested there (at most trend)"
