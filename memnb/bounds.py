@@ -298,8 +298,10 @@ def ffn_attention_parameter_count(input_dim: int, C: int, n: int, blocks: int, d
 
 
 def information_floor_examples(bits: float, C: int) -> float:
-    """``bits / log2 C``: the most arbitrary ``C``-class labels that ``bits`` bits can store
-    (Kajitsuka & Sato, Remark 4.4, read the other way: ``N log2 C <= bits``)."""
+    """``bits / log2 C``: the number ``N`` of ``C``-class labels beyond which weights of ``bits``
+    bits fit a random labelling with probability at most ``2^(bits - N log2 C)``, below 1 (they
+    take at most ``2^bits`` values, and there are ``C^N`` labellings); no single labelling is
+    excluded (Kajitsuka & Sato, Remark 4.4, read the other way: ``N log2 C <= bits``)."""
     if not (isinstance(bits, int | float) and math.isfinite(bits) and bits >= 0):
         raise ValueError(f"bits must be a finite number >= 0; got {bits!r}")
     C = _int("C", C, 2)

@@ -329,8 +329,9 @@ def search_capacity(memorizes: Callable[[list[int]], list[bool]], first: Sequenc
 _TASK = {"V": 4, "n": 6, "C": 4}
 _FULL_BUDGETS = [60, 120, 240, 480, 960, 1920, 3840, 7680]
 #: The task of the ``full`` profile (ours): large enough that the task never limits a measured
-#: capacity. Its ceiling ``N_max`` is the information floor at its largest budget, the most
-#: examples that float32 weights of ``32 P`` bits can store (``32 P / log2 C``: 122,880 at
+#: capacity. Its ceiling ``N_max`` is the information floor at its largest budget, beyond which
+#: float32 weights of ``32 P`` bits fit a random labelling with probability below
+#: ``2^(32 P - N log2 C)`` (``32 P / log2 C``: 122,880 at
 #: ``P = 7680``, ``C = 4``), and ``V^n`` (``8^6 = 262,144``) holds that many distinct sequences.
 #: ``V = 8`` rather than a longer ``n``: every architecture keeps a shape at every budget where
 #: it had one on the smaller task (at ``n = 9`` the MLP has none at ``P = 60`` and ``120``), the
