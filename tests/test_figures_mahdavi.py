@@ -319,8 +319,9 @@ def test_fig1_labels_each_run_with_its_draws_and_says_the_draws_are_nested(
     assert not any("read off Fig. 1" in label for label in labels)
     assert fig.fig1_paper_points() in text
     assert ("k = 281, 291, 301, 331 read off the plot saved there (its Fig. 1 cell prints no "
-            "numbers); the 1.0 at k = 241 inferred from \"about 1.0 up to ~240\" (our notes)"
-            ) in text and "k = 197, 768 printed by its Table 1 cells" in text
+            "numbers), as our notes give them, and k = 251, 261, 271, 311, 321 read off the "
+            "same plot by us (ours); the 1.0 at k = 241 inferred from \"about 1.0 up to ~240\" "
+            "(our notes)") in text and "k = 197, 768 printed by its Table 1 cells" in text
     assert "Both curves of ours draw nested subsets (ours)" in text
     assert "draws an independent subset for each draw at each k" in text
     assert fig.fig1_label("x", _fig1_rows(10, 1, [1])) == "ours, x (1 draw per k, 10 images)"

@@ -742,8 +742,9 @@ FIG1_PAPER_LABEL = (f"paper (vit.ipynb's saved output; k = {paper.FIG1_INFERRED_
 
 def fig1_paper_points() -> str:
     """Where each of the paper's Fig. 1 points comes from, in words, grouped by the ``source``
-    of :func:`memnb.papers.mahdavi.figure1`: printed by the notebook, read off its saved plot,
-    or inferred (the point at :data:`memnb.papers.mahdavi.FIG1_INFERRED_K`)."""
+    of :func:`memnb.papers.mahdavi.figure1`: printed by the notebook, read off its saved plot
+    (by our notes, or by us), or inferred (the point at
+    :data:`memnb.papers.mahdavi.FIG1_INFERRED_K`)."""
     ref = paper.figure1()
 
     def ks(tag: str) -> str:
@@ -753,9 +754,10 @@ def fig1_paper_points() -> str:
     inferred = float(ref.set_index("k").loc[paper.FIG1_INFERRED_K, "pass_fraction"])
     return ("The paper's points come from the saved output of its notebook "
             f"(analysis/vit.ipynb): k = {ks('printed')} printed by its Table 1 cells; k = "
-            f"{ks('[read off figure')} read off the plot saved there (its Fig. 1 cell prints no "
-            f"numbers); the {inferred:.1f} at k = {paper.FIG1_INFERRED_K} inferred from \"about "
-            "1.0 up to ~240\" (our notes), not given by any output.")
+            f"{ks('[read off figure:')} read off the plot saved there (its Fig. 1 cell prints no "
+            f"numbers), as our notes give them, and k = {ks('[read off figure by us')} read off "
+            f"the same plot by us (ours); the {inferred:.1f} at k = {paper.FIG1_INFERRED_K} "
+            "inferred from \"about 1.0 up to ~240\" (our notes), not given by any output.")
 
 
 def _fig1_draws(curves: list[pd.DataFrame]) -> str:

@@ -1694,12 +1694,18 @@ def table1_reduced(table: pd.DataFrame) -> str:
 
 def _fig1_drop_words() -> str:
     """The paper's Fig. 1 values on its drop (:func:`fig1_drop_k`), read off the plot saved in
-    its notebook's output (:func:`memnb.papers.mahdavi.figure1`), in
-    words: ``"0.72 at k = 281, 0.49 at 291, 0.26 at 301"``."""
-    theirs = paper.figure1().set_index("k")["pass_fraction"]
+    its notebook's output (:func:`memnb.papers.mahdavi.figure1`), in words, naming the points
+    read off by us rather than given by our notes: ``"0.865 at k = 271, 0.72 at 281, …"``."""
+    ref = paper.figure1().set_index("k")
+    theirs = ref["pass_fraction"]
     drop = fig1_drop_k(theirs)
-    return ", ".join(f"{float(theirs[k]):.2f} at {'k = ' if i == 0 else ''}{int(k)}"
-                     for i, k in enumerate(drop))
+    words = ", ".join(f"{float(theirs[k]):g} at {'k = ' if i == 0 else ''}{int(k)}"
+                      for i, k in enumerate(drop))
+    ours = [int(k) for k in drop if "read off figure by us" in str(ref.loc[k, "source"])]
+    if ours:
+        words += (f" (k = {', '.join(map(str, ours))} read off the plot by us, the others as our "
+                  "notes give them)")
+    return words
 
 
 @item(P, "Fig. 1",
