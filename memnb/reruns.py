@@ -203,13 +203,32 @@ def replaced_result(name: str, profile: str = "full",
 
 @dataclasses.dataclass(frozen=True)
 class ReplacementGap:
-    """How far a written result is from the result it replaced, on the points both computed."""
+    """How far a written result is from the result it replaced, on the points both hold."""
 
     replaced: ExperimentResult
     column: str
     points: int  # points both tables hold
     mean: float  # mean |now - then| of ``column`` over them (nan without a common point)
     largest: float  # largest |now - then|
+    copied: int = 0  # points the written run read from the replaced run's cache (copied_points)
+
+    @property
+    def recomputed(self) -> int:
+        """How many of the :attr:`points` both tables hold the written run computed again,
+        counted as ``points − copied`` (never below 0): the copied points are equal by
+        construction, no evidence of agreement; 0 when every point they share was copied, so
+        nothing is compared."""
+        return max(self.points - self.copied, 0)
+
+
+def copied_points(current: ExperimentResult, replaced: ExperimentResult) -> int:
+    """How many points of ``current`` were read from the point cache of ``replaced``, the result
+    it replaced, rather than computed again: the ``points_copied`` of ``current``'s provenance
+    (:func:`memnb.results.points_copied`) whose source names ``replaced``'s table."""
+    from memnb.results import points_copied
+
+    return sum(points for source, points in points_copied(current.provenance)
+               if Path(source).name == replaced.csv_path.stem)
 
 
 def replacement_gap(name: str, profile: str = "full", root: Path | None = None, *,
@@ -232,7 +251,8 @@ def replacement_gap(name: str, profile: str = "full", root: Path | None = None, 
 def gap_between(name: str, profile: str, current: ExperimentResult, before: ExperimentResult,
                 *, column: str = "accuracy") -> ReplacementGap | None:
     """:class:`ReplacementGap` of two results of ``name`` already read (``current`` and the
-    ``before`` it replaced), matched as in :func:`replacement_gap`."""
+    ``before`` it replaced), matched as in :func:`replacement_gap`, with the points ``current``
+    copied from ``before``'s cache (:func:`copied_points`)."""
     from memnb.planner import capture_sweep
 
     captured = capture_sweep(name, profile)
@@ -250,7 +270,8 @@ def gap_between(name: str, profile: str, current: ExperimentResult, before: Expe
         return None
     merged = tables[0].merge(tables[1], on=keys, suffixes=("_now", "_then"))
     gap = (merged[f"{column}_now"] - merged[f"{column}_then"]).abs()  # empty: nan below
-    return ReplacementGap(before, column, len(merged), float(gap.mean()), float(gap.max()))
+    return ReplacementGap(before, column, len(merged), float(gap.mean()), float(gap.max()),
+                          copied_points(current, before))
 
 
 def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,
@@ -258,8 +279,13 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
     """:func:`replacement_gap` in words, e.g. "it replaced a table of earlier code (IEEE
     denormals; its code and commit are listed on the page *How each page was produced*): on the
     385 points both computed, `accuracy` differs by 0.0037 on average and by at most 0.026";
-    ``None`` where :func:`replacement_gap` is. The fingerprint and commit are left to that page:
-    a chapter that reads several such tables would repeat them in every note."""
+    ``None`` where :func:`replacement_gap` is. Points the written run copied from the replaced
+    run's point cache (:attr:`ReplacementGap.copied`) are not offered as agreement, by the rule
+    of the replaced-runs table (:func:`memnb.scorecard.replaced.replaced_runs_markdown`): when
+    every shared point was copied, the two are said not to be compared; when some were, the
+    sentence says how many. The fingerprint and commit are left to that page: a chapter that
+    reads several such tables would repeat them in every note."""
+    from memnb.prose import counted
     from memnb.results import arithmetic_label
 
     gap = replacement_gap(name, profile, root, column=column)
@@ -273,5 +299,12 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
             "listed on the page *How each page was produced*)")
     if gap.points == 0:
         return f"{head}, which shares no point with it"
+    if gap.recomputed == 0:
+        return (f"{head}; not compared with it: the {counted(gap.points, 'point')} both tables "
+                "hold were read from the replaced run's point cache, not computed again")
+    if gap.copied:
+        return (f"{head}: on the {gap.points} points both tables hold, {gap.copied} of them "
+                f"read from the replaced run's point cache (not computed again), `{column}` "
+                f"differs by {gap.mean:.4f} on average and by at most {gap.largest:.3f}")
     return (f"{head}: on the {gap.points} points both computed, `{column}` differs by "
             f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}")

@@ -444,11 +444,45 @@ def test_bietti_status_follows_the_about_d_reading() -> None:
     ds = [8, 16, 32, 64]
     near = pd.DataFrame({"N": 500, "d": ds, "capacity": [float(d) for d in ds]})
     assert dana_theory.bietti_capacity(tab=near).status == "reproduced"
-    offset = pd.DataFrame({"N": 500, "d": ds, "capacity": [d - 7.0 for d in ds]})
-    v = dana_theory.bietti_capacity(tab=offset)
+    below = pd.DataFrame({"N": 500, "d": ds, "capacity": [3.0, 9.0, 22.0, 45.0]})
+    v = dana_theory.bietti_capacity(tab=below)
     assert v.status == "trend" and "outside: N=500, d=8" in v.measured
+    assert "here 'linear in d' holds" in v.measured and "'about d' does not hold" in v.measured
     flat = pd.DataFrame({"N": 500, "d": ds, "capacity": [3.0, 1.0, 3.0, 1.0]})
     assert dana_theory.bietti_capacity(tab=flat).status == "differs"
+
+
+def test_bietti_linear_in_d_is_tested_by_the_log_log_exponent() -> None:
+    """A straight line with a slope near 1 is not enough for "linear in d": capacity growing as
+    d² (slope of a line through it within 50 % of 1) has a log–log exponent whose interval
+    excludes 1, so the row differs and says the growth is faster than in proportion to d."""
+    from memnb.scorecard import criteria, dana_theory
+
+    ds = [8, 16, 32, 64]
+    square = pd.DataFrame({"N": 5000, "d": ds, "capacity": [d * d / 64 for d in ds]})
+    assert criteria.linear_trend(square["d"], square["capacity"], expected_slope=1.0,
+                                 rel_tol=0.5).status == "reproduced"
+    v = dana_theory.bietti_capacity(tab=square)
+    assert v.status == "differs" and not v.values["linear"]
+    assert v.values["exponent"] == pytest.approx(2.0)
+    assert "log–log fit of capacity against d: exponent 2 (95 % CI 2 to 2)" in v.measured
+    assert "'linear in d' does not hold (slope within 50 % of 1; growth faster than in " \
+        "proportion to d)" in v.measured
+    assert dana_theory.bietti_growth(v.values) == "faster than in proportion to d"
+    assert dana_theory.bietti_growth({"exponent_low": 0.2, "exponent_high": 0.8}) == (
+        "slower than in proportion to d")
+    assert dana_theory.bietti_growth({"exponent_low": -math.inf, "exponent_high": math.inf}) == (
+        "not measured: no interval on the exponent")
+    exact = dana_theory.bietti_capacity(tab=square.assign(capacity=[0.7 * d for d in ds]))
+    assert exact.status == "reproduced" and dana_theory.bietti_growth(exact.values) == (
+        "in proportion to d")
+    # the committed sizes: a line of slope near 1 with a large negative intercept, whose
+    # capacity/d rises with d; the exponent's interval excludes 1, so linearity is not shown
+    real = dana_theory.bietti_capacity()
+    fit = real.values
+    assert f"exponent {fit['exponent']:.3g} (95 % CI" in real.measured
+    if not fit["exponent_low"] <= 1 <= fit["exponent_high"]:
+        assert real.status == "differs" and "'linear in d' does not hold" in real.measured
 
 
 def test_condition_reading_claims_growth_only_when_monotone() -> None:

@@ -202,6 +202,51 @@ def test_a_full_run_that_replaced_one_of_earlier_code_says_how_far_the_two_diffe
     assert replacement_difference("dana.exp2", "full", tmp_path) is None  # nothing replaced
 
 
+def test_points_copied_from_the_replaced_run_are_not_said_to_be_computed_twice(tmp_path):
+    """memnb.reruns.replacement_difference follows the replaced-runs table's rule
+    (memnb.scorecard.replaced._apart): points the written run read from the replaced run's
+    point cache (provenance ``points_copied``) are equal by construction, so a note never says
+    they were "both computed"; all copied → not compared, some copied → counted apart."""
+    import json
+
+    from memnb.planner import capture_sweep
+    from memnb.reruns import copied_points, replacement_difference, replacement_gap
+    from memnb.results import load, todays_code
+
+    points = capture_sweep("dana.exp1", "full").points[:3]
+    folder = tmp_path / "full"
+    (folder / "superseded").mkdir(parents=True)
+    table = pd.DataFrame(points).assign(accuracy=[0.5, 0.6, 0.7])
+    table.to_csv(folder / "dana.exp1.csv", index=False)
+    table.to_csv(folder / "superseded" / "dana.exp1.0123456789abcdef.csv", index=False)
+    (folder / "superseded" / "dana.exp1.0123456789abcdef.json").write_text(json.dumps(
+        {"experiment": "dana.exp1", "code_fingerprint": "0123456789abcdef",
+         "git_commit": "abcdef0123", "device": "cpu", "cpu_denormals": "ieee"}))
+
+    def written(copied: list[dict]) -> None:
+        (folder / "dana.exp1.json").write_text(json.dumps(
+            {"device_name": "CPU", "seeds": 5, "wall_time_s": 60, "complete": True,
+             "code_fingerprint": todays_code("dana.exp1"), "cpu_denormals": "flushed",
+             "points_copied": copied}))
+
+    source = "superseded/dana.exp1.0123456789abcdef"
+    written([{"from": source, "points": 3}])
+    gap = replacement_gap("dana.exp1", "full", tmp_path)
+    assert (gap.points, gap.copied, gap.recomputed) == (3, 3, 0)
+    text = replacement_difference("dana.exp1", "full", tmp_path)
+    assert "both computed" not in text and "differs by" not in text
+    assert text.endswith("; not compared with it: the 3 points both tables hold were read from "
+                         "the replaced run's point cache, not computed again")
+    written([{"from": source, "points": 2}])
+    assert replacement_difference("dana.exp1", "full", tmp_path).endswith(
+        ": on the 3 points both tables hold, 2 of them read from the replaced run's point cache "
+        "(not computed again), `accuracy` differs by 0.0000 on average and by at most 0.000")
+    written([{"from": "superseded/dana.exp1.fedcba9876543210", "points": 3}])  # another run's
+    replaced = replacement_gap("dana.exp1", "full", tmp_path).replaced
+    assert copied_points(load("dana.exp1", "full", tmp_path), replaced) == 0
+    assert "on the 3 points both computed" in replacement_difference("dana.exp1", "full", tmp_path)
+
+
 def test_replaced_tables_are_matched_on_every_parameter_any_point_sets():
     """memnb.reruns.gap_between matches the points of two tables on every parameter that some
     point of the grid sets (App. B's MLP points set H_equiv and width, which tell apart points

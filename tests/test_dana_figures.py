@@ -228,7 +228,9 @@ def test_slider_frames_name_their_setting_and_have_a_caption():
     assert "Cor. 2 bound" in fig.axes[0].get_title()
     plt.close(fig)
     text = figures.slider_caption(table, "heads")
-    assert text.startswith("Experiment 1, the panel d = d_h = 13 of Fig. 1a")
+    assert text.startswith("Experiment 1 at d = d_h = 13 (the largest d drawn; Fig. 1a draws "
+                           "only d = d_h = 10)")
+    assert "panel d = d_h = 13 of Fig. 1a" not in text
     assert "choosing H among 1, 6, 11, 16, 21, 26, 31" in text
     exp2 = pd.DataFrame([{"model": "aot", "N": 50, "T0": 2500, "H": 20, "d": 10, "d_h": dh,
                           "seed": 0, "accuracy": 0.05 * dh} for dh in range(1, 11)])
@@ -238,6 +240,27 @@ def test_slider_frames_name_their_setting_and_have_a_caption():
     assert figures.slider_caption(exp2, "head_dim").startswith("Experiment 2 (Fig. 1b), N = 50")
     with pytest.raises(ValueError, match="kind must be"):
         figures.slider_caption(exp2, "d")
+
+
+def test_the_heads_slider_claims_fig_1a_only_at_its_one_head_dimension():
+    """Fig. 1a draws one curve, d = d_h = 10 (its caption, memnb.papers.dana.TEXT); the slider
+    at another d (13, the largest of the full run) is paired with that d's official CSV, not
+    called a panel of Fig. 1a; at d = 10 its counterpart is Fig. 1a."""
+    assert paper.TEXT["exp1_d_h"].value == 10
+    at13 = _exp1_table([6, 13], lambda d: 2e-4 * d * d)
+    counterpart = figures.slider_counterpart(at13, "heads")
+    assert counterpart == ("Dana et al. Experiment 1 at d = d_h = 13 (the official "
+                           "Data_exp_1_13.csv, whose slope Fig. 2b plots), beside Fig. 1a, which "
+                           "draws d = d_h = 10")
+    at10 = _exp1_table([6, 10], lambda d: 2e-4 * d * d)
+    assert figures.slider_counterpart(at10, "heads") == "Dana et al. Fig. 1a (Experiment 1)"
+    assert figures.slider_caption(at10, "heads").startswith(
+        "Experiment 1 at d = d_h = 10 (Fig. 1a's d = d_h), N = 50")
+    at20 = _exp1_table([6, 20], lambda d: 2e-4 * d * d)
+    assert "(no official CSV at d = 20)" in figures.slider_counterpart(at20, "heads")
+    assert figures.slider_counterpart(at10, "head_dim") == "Dana et al. Fig. 1b (Experiment 2)"
+    with pytest.raises(ValueError, match="kind must be"):
+        figures.slider_counterpart(at10, "d")
 
 
 def _frame_legend(fig):
@@ -821,6 +844,13 @@ def test_exp5_code_figure_draws_every_model_and_the_paper():
     assert {"ours: code's AoT (1 seed)", "ours: eq. (2) + MLP (1 seed)",
             "paper (official CSV): AoT"} <= labels
     plt.close(fig)
+    # the counterpart counts the models drawn and marks them as ours, as sibling figures do
+    assert figures.exp5_code_counterpart(code, eq2) == (
+        "Dana et al. Fig. 3 (Experiment 5), five models (ours)")
+    assert figures.exp5_code_counterpart(code, None) == (
+        "Dana et al. Fig. 3 (Experiment 5), three models (ours)")
+    assert figures.exp5_code_counterpart(code[code["model"] == "aot_code"], None) == (
+        "Dana et al. Fig. 3 (Experiment 5), one model (ours)")
     two = pd.concat([code, code.assign(seed=1)])
     fig = figures.exp5_code_figure(two, None)
     labels = {line.get_label() for line in fig.axes[0].get_lines()}

@@ -462,18 +462,19 @@ def test_points_copied_from_the_replaced_run_are_neither_timed_nor_compared():
     assert points_not_timed(prov) == 84 and points_not_timed({"cached_points_reused": 3}) == 3
     then = ExperimentResult(pd.DataFrame(), Path("t.csv"), Path("t.json"), {})
 
-    def gap(points: int) -> ReplacementGap:
-        return ReplacementGap(then, "accuracy", points, 0.0, 0.0)
+    def gap(points: int, copied: int) -> ReplacementGap:
+        return ReplacementGap(then, "accuracy", points, 0.0, 0.0, copied)
 
-    assert _apart(gap(84), "accuracy", 84) == (
+    assert _apart(gap(84, 84), "accuracy") == (
         "not compared: the 84 points both tables hold were read from the replaced run's point "
         "cache, not computed again")
-    assert _apart(gap(90), "accuracy", 84) == (
+    assert _apart(gap(90, 84), "accuracy") == (
         "90 points, 84 of them read from the replaced run's point cache (not computed again): "
         "`accuracy` differs by 0.0000 on average, at most 0.000")
-    assert _apart(gap(90), "accuracy", 0).startswith("90 points: `accuracy` differs")
-    assert _apart(gap(0), "accuracy", 84) == "no point in common"
-    assert _apart(None, None, 0) == "not compared (the tables hold no accuracy column)"
+    assert _apart(gap(90, 0), "accuracy").startswith("90 points: `accuracy` differs")
+    assert _apart(gap(0, 84), "accuracy") == "no point in common"
+    assert _apart(None, None) == "not compared (the tables hold no accuracy column)"
+    assert (gap(90, 84).recomputed, gap(84, 84).recomputed, gap(10, 84).recomputed) == (6, 0, 0)
 
 
 def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
@@ -750,6 +751,10 @@ def test_the_preprint_row_quotes_the_slides_and_reports_the_strict_reading(empty
     assert "[unverified]" in row.claim
     assert "on our reading of 'only d'" in row.criterion
     assert "the strict reading of 'only d', at most d in every draw" in row.measured
+    # "linear in d" is tested, not only a line's slope: the log–log exponent and its interval
+    assert "the log–log exponent's 95 % interval containing 1" in row.criterion
+    assert "log–log fit of capacity against d: exponent" in row.measured
+    assert "here 'linear in d'" in row.measured
     seeds = [p for c in papers_dir_candidates() for p in (c / "seeds").glob("004_*.txt")]
     if not seeds:
         pytest.skip("the June 2024 slides' text (shared/papers/seeds/004_*) is not here")

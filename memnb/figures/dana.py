@@ -413,6 +413,22 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
     return fig
 
 
+_SMALL_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                  "ten")
+
+
+def exp5_code_counterpart(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
+    """The paper counterpart of :func:`exp5_code_figure` drawn from ``code`` and ``eq2``:
+    Dana et al. Fig. 3 (Experiment 5), with the number of models the figure draws (each model of
+    either table that has a curve in it), marked as ours, as the chapter's other figures of
+    several models are."""
+    tables = [code] if eq2 is None else [eq2, code]
+    models = {m for t in tables for m in t["model"].unique() if m in _EXP5_MODELS}
+    k = len(models)
+    number = _SMALL_NUMBERS[k] if k < len(_SMALL_NUMBERS) else str(k)
+    return f"Dana et al. Fig. 3 (Experiment 5), {number} model{'s' * (k != 1)} (ours)"
+
+
 def exp5_code_caption(summary: str, row: Any) -> str:
     """The caption of the official code's Fig. 3 (ours): what is drawn (the five curves of
     :func:`exp5_code_figure`, the fifth, eq. (2) + MLP with the code's scale and positions, named
@@ -454,10 +470,10 @@ def slope_report(table: pd.DataFrame, n: int, d_h: int) -> dict[str, float]:
 
 def _frame_paper(table: pd.DataFrame, x: str) -> dict[int, float] | None:
     """The paper's accuracy along a slider's ``x``, read from the official CSV, as ``{x:
-    accuracy}``: Experiment 1 (``x = "H"``, Fig. 1a; ``table`` holds one d = d_h, which the paper
-    ran at d = 3..13) or Experiment 2 (``x = "d_h"``, Fig. 1b). None where ``table`` was not run
-    at the paper's setting (N = 50; for Experiment 2 also d = 10 and H = 20), as in the static
-    figures."""
+    accuracy}``: Experiment 1 (``x = "H"``; ``table`` holds one d = d_h, which the paper ran at
+    d = 3..13, Fig. 1a drawing one of them) or Experiment 2 (``x = "d_h"``, Fig. 1b). None where
+    ``table`` was not run at the paper's setting (N = 50; for Experiment 2 also d = 10 and
+    H = 20), as in the static figures."""
     if x == "H":
         d, d_h = int(table["d"].iloc[0]), int(table["d_h"].iloc[0])
         if not (paper_setting(table, N=50) and d == d_h and 3 <= d <= 13):
@@ -510,9 +526,10 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
 
 
 def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
-    """Slider frame over H (Experiment 1 at embedding dimension ``d`` = d_h, one panel of
-    Fig. 1a), H = ``h`` highlighted, beside the paper's CSV at that d (Data_exp_1_d.csv) where
-    the run is at the paper's setting."""
+    """Slider frame over H (Experiment 1 at embedding dimension ``d`` = d_h: Fig. 1a at its one
+    d = d_h, :func:`slider_counterpart`, any other d an official CSV only), H = ``h``
+    highlighted, beside the paper's CSV at that d (Data_exp_1_d.csv) where the run is at the
+    paper's setting."""
     part = table[table["d"] == d]
     return _highlight_frame(part, "H", h, "number of heads H",
                             f"N = {int(part['N'].iloc[0])}, d = d_h = {d}")
@@ -526,6 +543,31 @@ def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
                             f"H = {int(table['H'].iloc[0])}")
 
 
+def _fig1a_d() -> int:
+    """The one d = d_h that Fig. 1a draws (its caption: "The head dimension is fixed to 10")."""
+    return int(paper.TEXT["exp1_d_h"].value)
+
+
+def slider_counterpart(table: pd.DataFrame, kind: str) -> str:
+    """The paper counterpart of a Sec. 6 slider drawn from ``table`` (:func:`slider_caption`'s
+    ``kind``): Fig. 1b for Experiment 2; for Experiment 1 at the table's largest d, Fig. 1a
+    where that d is Fig. 1a's one d = d_h, else the official CSV of that d (which the
+    camera-ready draws in no figure of its own: its slope enters the figure that
+    :data:`memnb.papers.dana.FIGURES` names) beside Fig. 1a's d."""
+    if kind == "head_dim":
+        return "Dana et al. Fig. 1b (Experiment 2)"
+    if kind != "heads":
+        raise ValueError(f"kind must be 'heads' or 'head_dim'; got {kind!r}")
+    d, fig1a = int(table["d"].max()), _fig1a_d()
+    if d == fig1a:
+        return "Dana et al. Fig. 1a (Experiment 1)"
+    csv = f"Data_exp_1_{d}.csv"
+    official = (f"the official {csv}, whose slope {paper.FIGURES[csv]} plots"
+                if csv in paper.FIGURES else f"no official CSV at d = {d}")
+    return (f"Dana et al. Experiment 1 at d = d_h = {d} ({official}), beside Fig. 1a, which "
+            f"draws d = d_h = {fig1a}")
+
+
 def slider_caption(table: pd.DataFrame, kind: str) -> str:
     """The caption of a Sec. 6 slider, from the drawn table: ``kind`` ``"heads"`` (Experiment 1
     at its largest d, :func:`heads_frame`) or ``"head_dim"`` (Experiment 2,
@@ -537,9 +579,11 @@ def slider_caption(table: pd.DataFrame, kind: str) -> str:
         d = int(table["d"].max())
         part = table[table["d"] == d]
         hs = sorted(int(h) for h in part["H"].unique())
-        what = (f"Experiment 1, the panel d = d_h = {d} of Fig. 1a (the largest d drawn), N = "
-                f"{n}: accuracy against the number of heads H, the slider choosing H among "
-                f"{', '.join(map(str, hs))}")
+        fig1a = _fig1a_d()
+        where = ("Fig. 1a's d = d_h" if d == fig1a else
+                 f"the largest d drawn; Fig. 1a draws only d = d_h = {fig1a}")
+        what = (f"Experiment 1 at d = d_h = {d} ({where}), N = {n}: accuracy against the number "
+                f"of heads H, the slider choosing H among {', '.join(map(str, hs))}")
         drawn_x, x, csv = part, "H", f"Data_exp_1_{d}.csv"
     elif kind == "head_dim":
         dhs = sorted(int(v) for v in table["d_h"].unique())

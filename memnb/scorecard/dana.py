@@ -1380,10 +1380,11 @@ def slides_least_squares(results: ResultSource) -> Verdict:
                 "associations recalled at 100 %)/d in "
                 f"[{_BIETTI_RATIO[0]:g}, {_BIETTI_RATIO[1]:g}] at every unsaturated point "
                 f"(capacity < {_BIETTI_UNSATURATED:g} N), N ∈ {{"
-                f"{', '.join(map(str, _BIETTI_N))}}} → reproduced; only a "
-                "linear growth in d (slope within 50 % of 1) → trend; else differs; the strict "
-                "reading, at most d, is reported beside, not judged "
-                "(memnb.scorecard.dana_theory)", evidence=_EXACT)
+                f"{', '.join(map(str, _BIETTI_N))}}}, with a growth linear in d, i.e. in "
+                "proportion to d (a straight line's slope within 50 % of 1 and the log–log "
+                "exponent's 95 % interval containing 1) → reproduced; only that linear growth → "
+                "trend; else differs; the strict reading, at most d, is reported beside, not "
+                "judged (memnb.scorecard.dana_theory)", evidence=_EXACT)
 def associative_memory(results: ResultSource) -> Verdict:
     from memnb.scorecard import dana_theory
 

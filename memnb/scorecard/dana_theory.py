@@ -445,51 +445,98 @@ def bietti_table() -> pd.DataFrame:
     return associative_memory.capacity_table(BIETTI_N, BIETTI_D, seeds=3)
 
 
+def bietti_growth(values: dict[str, float]) -> str:
+    """How the associative memory's capacity grows with d below saturation, in words, from the
+    log–log exponent's 95 % interval in ``values`` (:func:`bietti_capacity`'s ``exponent_low``
+    and ``exponent_high``): "in proportion to d" when it contains 1, "faster than in proportion
+    to d" when it lies above 1, "slower than in proportion to d" when below (with the slack of
+    :func:`memnb.scorecard.criteria.fitted_exponent`, so that the words and the test agree);
+    "not measured" when there is no finite interval (too few points)."""
+    if not (math.isfinite(values["exponent_low"]) and math.isfinite(values["exponent_high"])):
+        return "not measured: no interval on the exponent"
+    slack = 1e-9  # fitted_exponent's: an exact power law fits with an interval of width 0
+    if values["exponent_low"] > 1.0 + slack:
+        return "faster than in proportion to d"
+    if values["exponent_high"] < 1.0 - slack:
+        return "slower than in proportion to d"
+    return "in proportion to d"
+
+
 def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:
     """Bietti et al.'s associative memory (quoted in the preprint and slides): capacity vs d.
 
     The slides say it remembers associations "but only d of them"
     (:data:`SLIDES_BIETTI_QUOTE`). Criterion (stated in the verdict), on our reading of it,
-    "about d" (order d): capacity/d in :data:`BIETTI_RATIO` at every unsaturated point
-    (capacity < :data:`BIETTI_UNSATURATED` N) → reproduced; else a linear growth in d with slope
-    within 50 % of 1 (the "linear in d" part alone) → trend; else differs. What the strict
-    reading, at most d (:func:`bietti_at_most_d`), would give is reported beside, not judged."""
+    "about d" (order d) at the unsaturated points (capacity < :data:`BIETTI_UNSATURATED` N, mean
+    of the draws): the growth is linear in d, i.e. in proportion to d (a straight line's slope
+    within 50 % of 1, and the log–log exponent of capacity against d,
+    :func:`memnb.scorecard.criteria.fitted_exponent` over the points of positive capacity, with
+    a 95 % interval that contains 1), and capacity/d lies in :data:`BIETTI_RATIO` at every point
+    → reproduced; the linear growth alone → trend; else differs. What the strict reading, at
+    most d (:func:`bietti_at_most_d`), would give is reported beside, not judged."""
     tab = bietti_table() if tab is None else tab
     mean = tab.groupby(["N", "d"], as_index=False)["capacity"].mean()
     free = mean[mean["capacity"] < BIETTI_UNSATURATED * mean["N"]]
-    verdict = criteria.linear_trend(free["d"], free["capacity"], expected_slope=1.0,
-                                    rel_tol=0.5,
-                                    expected_name="slope (our reading of \"about d\")")
+    slope = criteria.linear_trend(free["d"], free["capacity"], expected_slope=1.0,
+                                  rel_tol=0.5,
+                                  expected_name="slope (our reading of \"about d\")")
     fit = criteria.linear_fit(free["d"], free["capacity"])
+    positive = free[free["capacity"] > 0]  # a log–log fit needs capacity > 0
+    if positive["d"].nunique() >= 2:
+        exponent = criteria.fitted_exponent(positive["d"], positive["capacity"], 1.0)
+        left_out = len(free) - len(positive)
+        exponent_text = (f"log–log fit of capacity against d: {exponent.measured}"
+                         + (f" ({left_out} point{'s' * (left_out != 1)} of capacity 0 left "
+                            "out)" if left_out else ""))
+        exponent_values = {"exponent": exponent.values["exponent"],
+                           "exponent_low": exponent.values["low"],
+                           "exponent_high": exponent.values["high"]}
+        proportional = exponent.holds
+    else:
+        exponent_text = ("no log–log exponent (fewer than two values of d with capacity > 0), "
+                         "so the growth is not shown to be in proportion to d")
+        exponent_values = {"exponent": math.nan, "exponent_low": math.nan,
+                           "exponent_high": math.nan}
+        proportional = False
+    linear = slope.holds and proportional
     ratio = free["capacity"] / free["d"]
     lo, hi = BIETTI_RATIO
     inside = (ratio >= lo) & (ratio <= hi)
     near_d = bool(inside.all())
-    status = ("reproduced" if near_d and verdict.holds else
-              "trend" if verdict.holds else "differs")
+    status = ("reproduced" if near_d and linear else "trend" if linear else "differs")
     outside = ", ".join(f"N={int(r.N)}, d={int(r.d)}: {r.capacity / r.d:.2f}"
                         for r in free[~inside.to_numpy()].itertuples())
     per = "; ".join(f"N={N}: " + ", ".join(f"d={r.d}: {r.capacity:.1f}"
                                           for r in g.itertuples())
                     for N, g in mean.groupby("N"))
+    growth = bietti_growth(exponent_values)
     strict = bietti_at_most_d(tab=tab).values
     strict_text = ("the strict reading of 'only d', at most d in every draw (the Sec. 5.1 "
                    "row's criterion; not judged here), "
                    + (f"would give differs: capacity above d at {strict['above_d']} of "
                       f"{strict['points']} (N, d) points" if strict["above_d"] else
                       f"would hold at all {strict['points']} (N, d) points"))
+    slope_words = {"reproduced": "slope within 50 % of 1",
+                   "trend": "slope not within 50 % of 1"}.get(
+        slope.status, "the straight line fails its R² or rising-slope test")
+    held = (f"'linear in d' {'holds' if linear else 'does not hold'} ({slope_words}; growth "
+            f"{growth}), 'about d' {'holds' if near_d else 'does not hold'}")
     return Verdict(status,
-                   f"capacity (largest m recalled at 100 %, mean of 3 draws) {per}; fit on "
-                   f"unsaturated points (capacity < {BIETTI_UNSATURATED:g} N): "
-                   f"{verdict.measured}, intercept {fit.intercept:.3g}; capacity/d from "
-                   f"{ratio.min():.2f} to {ratio.max():.2f}, in [{lo:g}, {hi:g}] (\"about d\", "
-                   f"our reading of the slides' 'only d') at {int(inside.sum())} of {len(ratio)} "
-                   f"points" + (f" (outside: {outside})" if outside else "")
-                   + f"; criterion (on our reading): capacity/d in [{lo:g}, {hi:g}] everywhere "
-                     "→ reproduced; only the linear growth (slope within 50 % of 1) → trend "
-                     "(\"linear in d\" holds, \"about d\" does not); else differs; "
+                   f"capacity (largest m recalled at 100 %, mean of 3 draws) {per}; on the "
+                   f"unsaturated points (capacity < {BIETTI_UNSATURATED:g} N): straight line "
+                   f"{slope.measured}, intercept {fit.intercept:.3g}; {exponent_text}; "
+                   f"capacity/d from {ratio.min():.2f} to {ratio.max():.2f}, in "
+                   f"[{lo:g}, {hi:g}] (\"about d\", our reading of the slides' 'only d') at "
+                   f"{int(inside.sum())} of {len(ratio)} points"
+                   + (f" (outside: {outside})" if outside else "")
+                   + f"; criterion (on our reading): growth linear in d, i.e. in proportion to "
+                     "d (slope within 50 % of 1 and the log–log exponent's 95 % interval "
+                     f"containing 1), with capacity/d in [{lo:g}, {hi:g}] everywhere → "
+                     "reproduced; the linear growth alone → trend (\"linear in d\" without "
+                     f"\"about d\"); else differs; here {held}; "
                    + strict_text,
-                   {**verdict.values, "ratio_min": float(ratio.min()),
+                   {**slope.values, "intercept": float(fit.intercept), **exponent_values,
+                    "linear": linear, "ratio_min": float(ratio.min()),
                     "ratio_max": float(ratio.max()), "near_d": near_d,
                     "inside": int(inside.sum()), "points": int(len(ratio)),
                     "strict_above_d": int(strict["above_d"]),

@@ -97,7 +97,6 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         arithmetic_label,
         load,
         partial_summary,
-        points_copied,
         profile_change,
         short_commit,
     )
@@ -148,9 +147,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         column = compared_column(current.table, replaced.table)
         gap = (None if column is None
                else gap_between(name, "full", current, replaced, column=column))
-        copied = sum(points for source, points in points_copied(current.provenance)
-                     if Path(source).name == replaced.csv_path.stem)
-        apart = _apart(gap, column, copied)
+        apart = _apart(gap, column)
         lines.append([f"`{name}`", what, apart, cell(again)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
@@ -158,12 +155,12 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     return markdown_table(header, lines) + "\n\n" + summary + "\n"
 
 
-def _apart(gap: ReplacementGap | None, column: str | None, copied: int) -> str:
+def _apart(gap: ReplacementGap | None, column: str | None) -> str:
     """How far a committed table is from the one it replaced (:func:`memnb.reruns.gap_between`'s
-    ``gap`` in ``column``), for :func:`replaced_runs_markdown`'s table. ``copied`` points of the
-    committed run were read from the replaced run's point cache
-    (:func:`memnb.results.points_copied`): equal by construction, they are no evidence of
-    agreement."""
+    ``gap`` in ``column``), for :func:`replaced_runs_markdown`'s table. The ``gap.copied``
+    points of the committed run were read from the replaced run's point cache
+    (:func:`memnb.reruns.copied_points`): equal by construction, they are no evidence of
+    agreement (the rule :func:`memnb.reruns.replacement_difference` follows too)."""
     from memnb.prose import counted
 
     if column is None:
@@ -172,11 +169,11 @@ def _apart(gap: ReplacementGap | None, column: str | None, copied: int) -> str:
         return f"not compared (no grid to match points on, or a point's rows differ in `{column}`)"
     if gap.points == 0:
         return "no point in common"
-    if copied >= gap.points:
+    if gap.recomputed == 0:
         return (f"not compared: the {counted(gap.points, 'point')} both tables hold were read "
                 "from the replaced run's point cache, not computed again")
-    read = (f", {copied} of them read from the replaced run's point cache (not computed again)"
-            if copied else "")
+    read = (f", {gap.copied} of them read from the replaced run's point cache (not computed "
+            "again)" if gap.copied else "")
     return (f"{gap.points} points{read}: `{column}` differs by {gap.mean:.4f} on average, "
             f"at most {gap.largest:.3f}")
 
