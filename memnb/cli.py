@@ -89,8 +89,8 @@ _STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its n
                 "once; the cached points and the last saved state are kept either way)")
 
 
-_AT_ONCE = ("stopped at once ({signal}): every finished point is cached and the last saved "
-            "training state kept, but this call wrote no table or provenance; rerun the same "
+_AT_ONCE = ("stopped at once ({signal}): every point it finished is cached and any training "
+            "state it saved is kept, but this call wrote no table or provenance; rerun the same "
             "command to continue")
 
 

@@ -94,9 +94,9 @@ def test_a_second_signal_stops_at_once_with_one_line(tmp_path, monkeypatch, caps
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
     assert cli.main(["run", "tiny.stopped", "--profile", "ci"]) == code
     assert capsys.readouterr().err == (
-        f"memnb run: interrupted: stopped at once ({said}): every finished point is cached and "
-        "the last saved training state kept, but this call wrote no table or provenance; rerun "
-        "the same command to continue\n")
+        f"memnb run: interrupted: stopped at once ({said}): every point it finished is cached "
+        "and any training state it saved is kept, but this call wrote no table or provenance; "
+        "rerun the same command to continue\n")
 
 
 def test_another_exit_is_not_taken_for_a_second_sigterm(monkeypatch):
