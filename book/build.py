@@ -317,6 +317,8 @@ def execute_all(
             f"({reason or 'forced'}) ...")
         # Execute beside the book; only a notebook that ran through replaces its chapter.
         partial = FAILED / f"{name}.ipynb"
+        # the commit and versions it starts from: a commit made while it runs did not execute it
+        started_in = reproducibility.environment(REPO)
         try:
             seconds = execute_notebook(path, partial, profile, progress=True, device=device)
         except BuildError as err:
@@ -330,7 +332,7 @@ def execute_all(
                                   "results": after["results"]},
                        executed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
                        seconds=round(seconds, 1),
-                       environment=reproducibility.environment(REPO))
+                       environment=started_in)
         outcome[name] = "executed"
         log(f"{step}: done in {seconds:.1f} s")
     if failures:
