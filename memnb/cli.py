@@ -207,8 +207,9 @@ def _points_read_note(result: Any) -> str | None:
     read, computed = result.points_read, result.points_computed
     if not read:
         return None
-    note = (f"{read} of {counted(read + computed, 'point')} read from the point cache (computed "
-            f"by earlier calls), {computed} computed now")
+    done = "" if result.complete else " finished so far"
+    note = (f"{read} of the {counted(read + computed, 'point')}{done} read from the point cache "
+            f"(computed by earlier calls), {computed} computed now")
     if result.provenance_kept:
         started = str(result.provenance.get("started_utc") or "?")
         note += (f"; the provenance of the run that computed them ({started}) is kept, with its "

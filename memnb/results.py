@@ -233,7 +233,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     commit = _git_commit()  # the code that computes the points, read before they are computed
     device_name = device_description(device, executor)  # the workers', for a dask run
     code = todays_code(name)
-    files_before = _point_files_under(cache_dir.parent)  # of every experiment of the profile
+    files_before = _point_file_times(cache_dir.parent)  # of every experiment of the profile
     run_keys = {"code_fingerprint": code, "profile": profile, "params": exp.params(profile),
                 "seeds": seeds, "seeds_run": exp.seeds_run(profile, seeds),
                 "device": device}  # what a pending invocation must match
@@ -243,7 +243,9 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         _add_pending_invocation(cache_dir, {
             **run_keys, "started_utc": started.isoformat(timespec="seconds"),
             "wall_time_s": round(wall, 2), "git_commit": commit, "device_name": device_name,
-            "points_done": budget.done, "data_files": data_files})
+            "points_done": budget.done, "data_files": data_files,
+            "points_computed": _points_written(files_before,
+                                               _point_file_times(cache_dir.parent))})
         return TimeLimitReached(name, budget, cache_dir)
 
     t0 = time.perf_counter()
@@ -265,9 +267,10 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     if not complete and budget.done == 0:
         raise stopped_without_table(budget, wall)  # no point to show: keep any earlier table
     # points of this table read from the cache: every point a sweep returned, less those this
-    # call computed (each wrote a new point file, in this experiment's cache or in that of the
-    # experiment whose grid it shares); files of other grids or seeds do not count
-    computed = _point_files_under(cache_dir.parent) - files_before
+    # call computed (each wrote a point file, new or rewritten over a corrupted one, in this
+    # experiment's cache or in that of the experiment whose grid it shares); files of other
+    # grids or seeds do not count
+    computed = _points_written(files_before, _point_file_times(cache_dir.parent))
     reused = max(budget.done - computed, 0)
     earlier = _earlier_complete_run(json_path, {**run_keys, "data_files": data_files}, cache_dir,
                                     reused, computed, complete)
@@ -300,6 +303,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "wall_time_s": round(wall, 2),
         "rows": len(table),
         "cached_points_reused": reused,
+        "points_computed": computed,
         "note": "wall_time_s covers only the points computed in this invocation; cached points"
                 " from an interrupted earlier run are reused (total_wall_time_s adds the earlier"
                 " invocations of a resumed partial run, listed in invocations)",
@@ -349,7 +353,23 @@ def _earlier_complete_run(json_path: Path, run_keys: dict[str, Any], cache_dir: 
     if not isinstance(previous, dict) or previous.get("complete") is False:
         return None
     same = _same_run(previous, json.loads(json.dumps(run_keys, default=str)))
-    return previous if same and previous.get("data_files") == run_keys["data_files"] else None
+    if not same or previous.get("data_files") != run_keys["data_files"]:
+        return None
+    return previous if _records_computing(previous) else None
+
+
+def _records_computing(provenance: dict[str, Any]) -> bool:
+    """Whether a provenance records a call that computed points: one whose invocations count
+    them (``points_computed``) and not all 0, or, written before they were counted, one that
+    read none from the cache or whose resumed calls raised ``points_done``. A provenance of a
+    call that only read the cache is not kept (it would name that call as the computing one)."""
+    if computing_invocation(provenance).get("read_only"):
+        return False
+    calls = provenance.get("invocations") or [provenance]
+    if all("points_computed" in c for c in calls):
+        return True
+    return int(provenance.get("cached_points_reused") or 0) == 0 or bool(
+        points_added(provenance))
 
 
 def pending_invocations_path(cache_dir: Path) -> Path:
@@ -629,8 +649,11 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
 
 
 def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:
-    return {key: provenance.get(key) for key in ("started_utc", "wall_time_s", "git_commit",
-                                                 "device_name", "points_done", "data_files")}
+    record = {key: provenance.get(key) for key in ("started_utc", "wall_time_s", "git_commit",
+                                                   "device_name", "points_done", "data_files")}
+    if "points_computed" in provenance:  # recorded since it was counted
+        record["points_computed"] = provenance["points_computed"]
+    return record
 
 
 _GRID_AXES = ("seed", "H", "T", "N", "n", "d", "d_h", "blocks", "num_layers")
@@ -934,10 +957,20 @@ def cached_point_files(name: str, profile: str, root: Path | None = None, *,
     return sum(1 for _ in folder.glob("*.json")), len(current)
 
 
-def _point_files_under(cache_root: Path) -> int:
-    """How many point files the point caches of one profile hold (``<cache_root>/<name>/*.json``,
-    every experiment and code; the ``paused/`` and ``pending/`` folders below are not points)."""
-    return sum(1 for _ in cache_root.glob("*/*.json")) if cache_root.is_dir() else 0
+def _point_file_times(cache_root: Path) -> dict[str, int]:
+    """The point files of the point caches of one profile (``<cache_root>/<name>/*.json``, every
+    experiment and code; the ``paused/`` and ``pending/`` folders below are not points), each
+    with its modification time in nanoseconds."""
+    if not cache_root.is_dir():
+        return {}
+    return {str(path): path.stat().st_mtime_ns for path in cache_root.glob("*/*.json")}
+
+
+def _points_written(before: dict[str, int], after: dict[str, int]) -> int:
+    """How many point files are new in ``after`` or were rewritten since ``before``
+    (:func:`_point_file_times`): the points a call computed. Another process writing to the
+    same profile's caches meanwhile would be counted too."""
+    return sum(1 for path, mtime in after.items() if before.get(path) != mtime)
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:
@@ -1234,10 +1267,20 @@ def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:
     """The invocation whose code computed the result's last points: the latest recorded one
     that raised ``points_done`` (:func:`points_added`; an invocation that only read every point
     from the cache, e.g. a table assembled from points another command computed, computed
-    none). The provenance's own ``git_commit`` and ``started_utc`` when the invocations do not
-    tell (none recorded, or no ``points_done``)."""
+    none). Where every invocation records ``points_computed`` (the points it computed, counted
+    since 2026-11-29), the latest that computed some; when none did, the provenance's own
+    ``git_commit`` and ``started_utc`` with ``read_only`` True (every recorded call read every
+    point from the cache). The provenance's own ``git_commit`` and ``started_utc`` when the
+    invocations do not tell (none recorded, or no ``points_done``)."""
     own = {"git_commit": provenance.get("git_commit"),
            "started_utc": provenance.get("started_utc")}
+    calls = provenance.get("invocations") or [provenance]
+    if calls and all("points_computed" in c for c in calls):
+        computing = [c for c in calls if c["points_computed"]]
+        if not computing:  # every recorded call read every point from the cache
+            return {**own, "read_only": True}
+        return {"git_commit": computing[-1].get("git_commit"),
+                "started_utc": computing[-1].get("started_utc")}
     added = points_added(provenance)
     if not added:
         return own
@@ -1255,12 +1298,15 @@ def provenance_summary(names: list[str], profile: str,
     git_commit (short), started_utc (both of the invocation that computed the last points,
     :func:`computing_invocation`), computed_by (every commit whose invocations computed points,
     with the points each added when a resumed run's points came from several:
-    :func:`commit_points`). Experiments without a written result are left out, so an empty
+    :func:`commit_points`), read_only (True when every recorded call read every point from the
+    cache: git_commit and started_utc are then those of a call that computed none). Experiments
+    without a written result are left out, so an empty
     frame means that none of them has been run under ``profile`` in this checkout.
     """
     check_profile(profile)
     columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "points",
-               "wall_time_s", "points_from_cache", "git_commit", "started_utc", "computed_by"]
+               "wall_time_s", "points_from_cache", "git_commit", "started_utc", "computed_by",
+               "read_only"]
     rows = []
     for name in names:
         csv_path, json_path = result_paths(name, profile, root)
@@ -1274,8 +1320,10 @@ def provenance_summary(names: list[str], profile: str,
         info["points"] = "all" if provenance.get("complete", True) else f"{done} of {total}"
         info["wall_time_s"] = provenance.get("total_wall_time_s", info["wall_time_s"])
         info["points_from_cache"] = points_not_timed(provenance)
-        info.update(computing_invocation(provenance))
+        computing = computing_invocation(provenance)
+        info.update({k: computing[k] for k in ("git_commit", "started_utc")})
         info["git_commit"] = short_commit(info["git_commit"])
+        info["read_only"] = bool(computing.get("read_only"))
         shares = commit_points(provenance)
         info["computed_by"] = (info["git_commit"] if len(shares) < 2 else ", ".join(
             f"{commit} ({points} points)" for commit, points, _ in shares))

@@ -1002,8 +1002,7 @@ def test_calls_that_wrote_no_table_join_the_next_provenance(tmp_path, monkeypatc
 def test_cached_points_reused_counts_this_tables_points_only(tmp_path, monkeypatch):
     """``cached_points_reused`` counts the points of this table read from the cache, not every
     file of the cache: after a run of 3 seeds, a run of 1 seed reads 2 points (not 6), and
-    asking for more seeds than ``max_seeds`` runs, and reads, the same points as before: the
-    call keeps the provenance of the run that computed them."""
+    asking for more seeds than ``max_seeds`` runs, and reads, the same points as before."""
     from memnb import sweep
     from memnb.experiments import registry
     from memnb.profiles import seeds_run
@@ -1025,8 +1024,12 @@ def test_cached_points_reused_counts_this_tables_points_only(tmp_path, monkeypat
     assert one.provenance["cached_points_reused"] == 2 and len(calls) == 6
     again = run_experiment("tiny.seeded", "ci", seeds=3, root=tmp_path)
     assert again.provenance["cached_points_reused"] == 6  # the 1-seed run replaced its JSON
+    # asking past max_seeds runs the same seeds; the 3-seed record above only read the cache,
+    # so it is not kept: this call writes its own, which says it computed none
     capped = run_experiment("tiny.seeded", "ci", seeds=9, root=tmp_path)
-    assert capped.provenance == again.provenance and len(calls) == 6
+    assert not capped.provenance_kept and len(calls) == 6
+    assert capped.provenance["seeds_run"] == 3 and capped.provenance["points_computed"] == 0
+    assert capped.provenance["cached_points_reused"] == 6
 
 
 def test_a_run_says_what_it_read_from_the_cache(tmp_path, monkeypatch, capsys):
@@ -1042,10 +1045,44 @@ def test_a_run_says_what_it_read_from_the_cache(tmp_path, monkeypatch, capsys):
     sorted(cache.glob("*.json"))[0].unlink()
     assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
     out = capsys.readouterr()
-    assert ("memnb run: note: 5 of 6 points read from the point cache (computed by earlier "
+    assert ("memnb run: note: 5 of the 6 points read from the point cache (computed by earlier "
             "calls), 1 computed now\n") in out.err
     assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == 0
     out = capsys.readouterr()
-    assert "6 of 6 points read from the point cache (computed by earlier calls), 0 computed " \
-           "now; the provenance of the run that computed them (" in out.err
+    assert "6 of the 6 points read from the point cache (computed by earlier calls), 0 " \
+           "computed now; the provenance of the run that computed them (" in out.err
     assert "provenance kept at" in out.out
+
+
+def test_a_recomputed_corrupted_point_counts_as_computed_and_a_read_only_record_is_not_kept(
+        tmp_path, monkeypatch):
+    """A corrupted point file rewritten by the sweep is a point this call computed (its
+    provenance is written, not kept); a provenance whose calls only read the cache names no
+    computing call (``read_only``) and is replaced by the next call rather than kept."""
+    import warnings
+
+    from memnb.results import computing_invocation
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    first = run_experiment("tiny.slow", "ci", root=tmp_path)
+    assert first.provenance["points_computed"] == 6
+    assert first.provenance["invocations"][-1]["points_computed"] == 6
+    assert not computing_invocation(first.provenance).get("read_only")
+    cache = tmp_path / "ci" / ".cache" / "tiny.slow"
+    bad = sorted(cache.glob("*.json"))[0]
+    bad.write_text("garbage")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the sweep's warning on the corrupted file
+        again = run_experiment("tiny.slow", "ci", root=tmp_path)
+    assert not again.provenance_kept and again.points_computed == 1 and again.points_read == 5
+    assert again.provenance["points_computed"] == 1 and len(calls) == 7
+    # a record of a call that only read the cache (as an older build leaves): not kept
+    read_only = {**again.provenance, "points_computed": 0, "cached_points_reused": 6,
+                 "invocations": [{**again.provenance["invocations"][-1], "points_computed": 0}]}
+    assert computing_invocation(read_only).get("read_only")
+    again.provenance_path.write_text(json.dumps(read_only))
+    third = run_experiment("tiny.slow", "ci", root=tmp_path)
+    assert not third.provenance_kept and third.provenance["points_computed"] == 0
+    summary = provenance_summary(["tiny.slow"], "ci", root=tmp_path)
+    assert bool(summary.iloc[0]["read_only"])

@@ -677,7 +677,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
               f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
               paper_item(r["experiment"], str(r["paper_figure"])),
               _device(r["device_name"]), wall_time_cell(r),
-              f"`{r['git_commit']}`, {str(r['started_utc'] or '')[:16].replace('T', ' ')}")
+              _computing_cell(r))
              for r in results]), ""]
         if later:
             lines += [f"{len(later)} of these results were written after this page was "
@@ -686,6 +686,17 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
     else:
         lines += ["This page draws no cached experiment results.", ""]
     return "\n".join(lines)
+
+
+def _computing_cell(row: dict[str, Any]) -> str:
+    """The commit and start of the last call that computed a result's points (a
+    :func:`results_table` row), or, when every recorded call only read the point cache
+    (``read_only``), that none is recorded, with the call that read them."""
+    started = str(row.get("started_utc") or "")[:16].replace("T", " ")
+    if row.get("read_only"):
+        return (f"none recorded: every point read from the cache, by `{row['git_commit']}`, "
+                f"{started}")
+    return f"`{row['git_commit']}`, {started}"
 
 
 ENVIRONMENT_FIELDS: tuple[tuple[str, str], ...] = (
