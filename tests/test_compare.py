@@ -967,6 +967,18 @@ def test_the_bounds_caption_names_a_best_mean_below_its_own_guarantee():
     # a ▽ at a smallest tried N at or below the guarantee: its capacity lies below it
     low = figures.below_guarantee_words(theory, best.assign(below=[math.nan, math.nan, 2.0]))
     assert "MHA at P = 120 (d=12 d_h=2 H=1): below N = 2 < Mahdavi et al. Thm 1 2" in low
+    # with the seeds' search brackets, each seed is read as the guarantee rows read it: a mean
+    # below the guarantee need not have a seed that falls short of it
+    brackets = pd.DataFrame({
+        "architecture": ["aot", "aot"], "budget": [480, 480],
+        "shape": ["d=2 d_h=1 H=56"] * 2, "seed": [0, 1], "capacity": [60.0, 30.0],
+        "upper": [math.inf, 60.0]})
+    seeded = figures.below_guarantee_words(theory, best, brackets)
+    assert ("AoT at P = 480 (d=2 d_h=1 H=56, the theorem's own shape): 45 < Dana et al. Thm 1 / "
+            "Cor. 1 58 (per seed, as the guarantee rows read it: seed 0: 60, meets it; seed 1: in "
+            "[30, 60), which contains it, not tested; no seed falls short of it)") in seeded
+    short = figures.below_guarantee_words(theory, best, brackets.assign(upper=[math.inf, 40.0]))
+    assert "seed 1: 30, N = 40 at or below it tried and not fitted (falls short))" in short
     fine = best.iloc[:2].assign(capacity=[22.5, 60.0])
     assert figures.below_guarantee_words(theory, fine) == (
         " No best trained mean lies below a drawn guarantee of its own architecture.")

@@ -519,7 +519,9 @@ GUARANTEE_SHAPES: dict[str, dict[str, Any]] = {
                 "d_max": "a range of ours",
                 "d_h_max": "beyond d_h = n the count H(min(n, d_h) - 1) + 1 stops growing "
                            "while the parameters grow",
-                "d_v": "the value size its construction uses for C one-hot labels"}},
+                "d_v": "the value size its construction uses for C one-hot labels (the layer "
+                       "of eqs. 1-6 has no read-out bias; with one, the Mahdavi chapter's "
+                       "reduction, ours, allows d_v = 1)"}},
 }
 
 

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from memnb import prose
+from memnb import bounds, prose
 from memnb.experiments import compare as exp
 from memnb.papers import external
 
@@ -742,9 +742,11 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
 
 
 def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
-                   C: int) -> str:
+                   C: int, brackets: pd.DataFrame | None = None) -> str:
     """Caption of :func:`bounds_figure` with where each statement sits against the trained
-    capacity at the largest budget (computed)."""
+    capacity at the largest budget (computed); ``brackets``
+    (:func:`memnb.scorecard.compare.capacity_brackets`) reads each seed of a best mean below a
+    guarantee (:func:`below_guarantee_words`)."""
     top = int(best["budget"].max())
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
@@ -769,7 +771,7 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
             f"{exp.BEST_SHAPE_RULE}. "
             f"At P = {top} the best trained capacity (the best shape's mean "
             f"over seeds) is {'at least ' if low else ''}{cap:.0f} examples; the statements "
-            f"there: {'; '.join(parts)}.{below_guarantee_words(theory, best)} "
+            f"there: {'; '.join(parts)}.{below_guarantee_words(theory, best, brackets)} "
             f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
             f"every example at every size built."
             f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
@@ -783,7 +785,8 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
 GUARANTEE_ARCHITECTURE: dict[str, str] = {"Dana": "aot", "earlier": "aot", "Mahdavi": "mha"}
 
 
-def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame) -> list[dict[str, Any]]:
+def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame,
+                    brackets: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Where a best trained shape of ``best`` lies below the guarantee of its own architecture
     (:data:`GUARANTEE_ARCHITECTURE`) drawn at its budget in ``theory``
     (:func:`exp.theory_curves` at the budgets): per such (architecture, budget, guarantee), the
@@ -791,7 +794,14 @@ def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame) -> list[dict[str, 
     (``guarantee``), the statement and the shape; also, as ``unresolved`` True, a best shape
     none of whose seeds fitted a tried N (its capacity below ``below``) whose guarantee lies
     under that N, so that the drawn ▽ cannot say which is larger. A guarantee is about the best
-    weights of the theorem's best shape within the budget, not of the shape trained."""
+    weights of the theorem's best shape within the budget, not of the shape trained.
+
+    With ``brackets`` (:func:`memnb.scorecard.compare.capacity_brackets` of the run), a mean
+    below the guarantee also gets ``seeds``: each seed's reading as the scorecard's guarantee
+    rows judge it (holds: capacity at least the guarantee; falls short: an N at or below it tried
+    and not fitted; not tested: the guarantee inside the search bracket ``[capacity, upper)``),
+    and ``same_shape``: whether the shape trained is one the guarantee is reached by (its own
+    guarantee equals the drawn one)."""
     found = []
     censored, low = _censored(best), _at_least(best)
     guarantees = theory[theory["kind"] == "guarantee"]
@@ -815,26 +825,83 @@ def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame) -> list[dict[str, 
                 else:  # the capacity lies below N = below <= the guarantee
                     found.append({**row, "below": below})
             elif float(r.capacity) < guarantee:
-                found.append(row)
+                found.append({**row, **_seed_readings(brackets, r, guarantee)})
     return found
 
 
-def below_guarantee_words(theory: pd.DataFrame, best: pd.DataFrame) -> str:
+def _seed_readings(brackets: pd.DataFrame | None, best: Any, guarantee: float
+                   ) -> dict[str, Any]:
+    """``seeds`` (per seed of the best shape ``best``: seed, capacity, upper, and ``reading``,
+    ``holds``, ``falls short`` or ``not tested``, as :func:`below_guarantee` says) and
+    ``same_shape``; empty without ``brackets``."""
+    if brackets is None:
+        return {}
+    from memnb.scorecard.compare import shape_params
+
+    part = brackets[(brackets["architecture"] == best.architecture)
+                    & (brackets["budget"] == best.budget) & (brackets["shape"] == best.shape)]
+    seeds = []
+    for r in part.sort_values("seed").itertuples():
+        reading = ("holds" if r.capacity >= guarantee else
+                   "falls short" if r.upper <= guarantee else "not tested")
+        seeds.append({"seed": int(r.seed), "capacity": float(r.capacity),
+                      "upper": float(r.upper), "reading": reading})
+    s = shape_params(best.shape)
+    own = (bounds.dana_capacity(s["H"], s["d_h"], s["d"]) if best.architecture == "aot" else
+           math.nan)
+    return {"seeds": seeds, "same_shape": own == guarantee}
+
+
+def _seed_words(seeds: list[dict[str, Any]], guarantee: float) -> str:
+    """Each seed's reading of :func:`_seed_readings` in words, e.g. ``seed 0: 60, meets it;
+    seed 1: in [30, 60), which contains it, not tested``."""
+    words = []
+    for s in seeds:
+        if s["reading"] == "holds":
+            words.append(f"seed {s['seed']}: {count_text(s['capacity'])}, meets it")
+        elif s["reading"] == "falls short":
+            words.append(f"seed {s['seed']}: {count_text(s['capacity'])}, N = "
+                         f"{count_text(s['upper'])} at or below it tried and not fitted (falls "
+                         "short)")
+        else:
+            upper = "∞" if math.isinf(s["upper"]) else count_text(s["upper"])
+            words.append(f"seed {s['seed']}: in [{count_text(s['capacity'])}, {upper}), which "
+                         "contains it, not tested")
+    return "; ".join(words)
+
+
+def below_guarantee_words(theory: pd.DataFrame, best: pd.DataFrame,
+                          brackets: pd.DataFrame | None = None) -> str:
     """A caption's sentence (starting with a space) naming, from :func:`below_guarantee`, the
     budgets at which a best trained mean lies below the guarantee of its own architecture drawn
     there, and those where the drawn ▽ cannot be ordered against it, or saying that none lies
-    below."""
-    found = below_guarantee(theory, best)
-    below = [f"{exp.SHORT[f['architecture']]} at P = {f['budget']} ({f['shape']}): "
-             + (f"below N = {f['below']:g}" if not math.isnan(f["below"]) else
-                f"{'at least ' if f['at_least'] else ''}{count_text(f['capacity'])}")
-             + f" < {f['statement']} {count_text(f['guarantee'])}"
-             for f in found if not f["unresolved"]]
+    below. With ``brackets``, each such mean's seeds are read against the guarantee as the
+    scorecard's guarantee rows read them (a mean of capacities each known only within its
+    search bracket can lie below a guarantee that no seed falls short of)."""
+    found = below_guarantee(theory, best, brackets)
+
+    def one(f: dict[str, Any]) -> str:
+        text = (f"{exp.SHORT[f['architecture']]} at P = {f['budget']} ({f['shape']}"
+                + (", the theorem's own shape" if f.get("same_shape") else "") + "): "
+                + (f"below N = {f['below']:g}" if not math.isnan(f["below"]) else
+                   f"{'at least ' if f['at_least'] else ''}{count_text(f['capacity'])}")
+                + f" < {f['statement']} {count_text(f['guarantee'])}")
+        if f.get("seeds"):
+            short = any(s["reading"] == "falls short" for s in f["seeds"])
+            text += (f" (per seed, as the guarantee rows read it: "
+                     f"{_seed_words(f['seeds'], f['guarantee'])}"
+                     + ("" if short else "; no seed falls short of it") + ")")
+        return text
+
+    below = [one(f) for f in found if not f["unresolved"]]
     open_ = [f"{exp.SHORT[f['architecture']]} at P = {f['budget']}: below N = {f['below']:g}, "
              f"{f['statement']} {count_text(f['guarantee'])}" for f in found if f["unresolved"]]
-    text = (" Below a drawn guarantee of its own architecture (the guarantee is for the best "
-            "weights of the theorem's best shape within the budget, the point for the shape "
-            "trained): " + "; ".join(below) + "." if below else
+    other = any(not f.get("same_shape") for f in found if not f["unresolved"])
+    text = (" A best trained mean below a drawn guarantee of its own architecture (the mean of "
+            "the largest N each seed fitted"
+            + ("; the guarantee is for the best weights of the theorem's best shape within the "
+               "budget, the point for the shape trained" if other else "")
+            + "): " + "; ".join(below) + "." if below else
             " No best trained mean lies below a drawn guarantee of its own architecture.")
     if open_:
         text += (" Not ordered (no tried N fitted, and the guarantee lies below the smallest N "
