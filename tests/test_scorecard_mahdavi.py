@@ -1369,8 +1369,9 @@ def test_fig1_claim_names_the_drop_the_verdict_judges():
     assert drop and all(f"{float(theirs[k]):g} at " in item.claim for k in drop)
     assert all(str(int(k)) in item.claim for k in drop)
     # the points of the drop read off the plot by us, not given by our notes, are named
-    assert "(k = 271, 311 read off the plot by us, the others as our notes give them)" in (
-        item.claim)
+    assert ("(all read off the plot saved in the output of the paper's notebook, "
+            "analysis/vit.ipynb, which prints no numbers for it; k = 271, 311 by us, the others "
+            "as our notes give them), 0 from k = 331 on") in item.claim
     # where the values come from: the plot saved in the notebook's output, one point inferred
     assert "read off the plot saved in the output of the paper's notebook" in item.claim
     assert "read off the figure" not in item.claim + item.criterion
@@ -1402,6 +1403,13 @@ def test_fig3_caption_names_both_tested_shares_and_the_binding_ones_seed_range()
     assert ("the binding one, closest to its threshold, is the share of examples with at least "
             "one saturated head: per seed 45.0% to 55.0% (seed 2: 45.0%, at or below the 50% "
             "threshold, which the verdict applies to the mean)") in text
+    # a seed exactly at the threshold, its mean over its rows read as 0.9499999999999998, passes
+    exact = pd.DataFrame({"unsaturated": [0.9499999999999998, 0.99], "some_saturated": 0.9},
+                         index=pd.MultiIndex.from_tuples([(8, 0), (8, 1)], names=["H", "seed"]))
+    row = pd.Series({"unsaturated": 0.97, "some_saturated": 0.9})
+    assert "below the 95% threshold" not in fig._binding_text(8, row, exact)
+    assert "below the 95% threshold" in fig._binding_text(8, row, exact.assign(
+        unsaturated=[0.9499, 0.99]))
     # one seed: no range to give
     assert "per seed" not in fig._saturation_text(sc.saturation_stats(runs.query("seed == 0")),
                                                   runs.query("seed == 0"))

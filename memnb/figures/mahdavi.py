@@ -1288,7 +1288,9 @@ def _binding_text(h: int, r: Any, per_seed: pd.DataFrame | None) -> str:
     text = f"the binding one, closest to its threshold, is the share of {words}"
     if per_seed is None or h not in per_seed.index.get_level_values("H"):
         return text
-    shares = per_seed.loc[h, column]
+    # a mean of one run's value repeated over its rows (0.95 read as 0.9499999999999998) is
+    # compared with the threshold as the value it averages
+    shares = per_seed.loc[h, column].round(12)
     text += f": per seed {shares.min():.1%} to {shares.max():.1%}"
     fail = [f"seed {int(seed)}: {share:.1%}" for seed, share in shares.items()
             if (share <= threshold if strict else share < threshold)]

@@ -1694,25 +1694,25 @@ def table1_reduced(table: pd.DataFrame) -> str:
 
 def _fig1_drop_words() -> str:
     """The paper's Fig. 1 values on its drop (:func:`fig1_drop_k`), read off the plot saved in
-    its notebook's output (:func:`memnb.papers.mahdavi.figure1`), in words, naming the points
-    read off by us rather than given by our notes: ``"0.865 at k = 271, 0.72 at 281, …"``."""
+    its notebook's output (:func:`memnb.papers.mahdavi.figure1`), in words, with where they come
+    from, naming the points read off by us rather than given by our notes:
+    ``"0.865 at k = 271, 0.72 at 281, … (all read off the plot saved … ; k = 271, 311 by us,
+    …)"``."""
     ref = paper.figure1().set_index("k")
     theirs = ref["pass_fraction"]
     drop = fig1_drop_k(theirs)
     words = ", ".join(f"{float(theirs[k]):g} at {'k = ' if i == 0 else ''}{int(k)}"
                       for i, k in enumerate(drop))
     ours = [int(k) for k in drop if "read off figure by us" in str(ref.loc[k, "source"])]
-    if ours:
-        words += (f" (k = {', '.join(map(str, ours))} read off the plot by us, the others as our "
-                  "notes give them)")
-    return words
+    readers = (f"; k = {', '.join(map(str, ours))} by us, the others as our notes give them"
+               if ours else "")
+    return (f"{words} (all read off the plot saved in the output of the paper's notebook, "
+            f"analysis/vit.ipynb, which prints no numbers for it{readers})")
 
 
 @item(P, "Fig. 1",
       claim="Random Attention: pass fraction about 1 up to k ≈ 240, falling through "
-            + _fig1_drop_words() + " (read off the plot saved in the output of the paper's "
-            "notebook, analysis/vit.ipynb, which prints no numbers for it), 0 from k = 331 on, "
-            "so A1 "
+            + _fig1_drop_words() + ", 0 from k = 331 on, so A1 "
             "(k = 197) holds and General Position (k = 768) fails",
       criterion="the mean (not the largest) |ours − paper| on the paper's drop, its k where "
                 "its pass fraction lies " + FIG1_DROP_TEXT + " (ours: where the paper's curve "
