@@ -120,7 +120,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         return ". ".join((f"*{paper_name(paper)}*: " if several else "") + "; ".join(texts)
                          for paper, texts in groups.items()) or "no row reads it"
 
-    header = ["experiment", "the table it replaced", "on the points both computed",
+    header = ["experiment", "the table it replaced", "on the points both tables hold",
               "verdicts: committed run → replaced run"]
     lines: list[list[str]] = []
     judged: list[Rejudged] = []
