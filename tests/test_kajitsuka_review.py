@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
 from memnb import bounds, viz  # noqa: E402
 from memnb.figures import kajitsuka as ksfig  # noqa: E402
@@ -95,8 +96,13 @@ def test_capacity_depths_and_caption_show_the_comparison_beside_the_full_run():
     assert "full=cap.cached, profile=profile" in cells["bd1026f8"]
 
 
-def test_the_committed_quick_run_is_compared_with_the_full_run():
-    quick = pd.read_csv(ROOT / "data/results/quick/kajitsuka.capacity.csv")
+def test_this_checkouts_quick_run_is_compared_with_the_full_run():
+    """On the quick run the book build wrote in this checkout (not committed: a fresh clone has
+    none until `make book`; the synthetic tests above cover the same text)."""
+    path = ROOT / "data/results/quick/kajitsuka.capacity.csv"
+    if not path.exists():
+        pytest.skip("no quick run of kajitsuka.capacity in this checkout (make book writes one)")
+    quick = pd.read_csv(path)
     full = pd.read_csv(ROOT / "data/results/full/kajitsuka.capacity.csv")
     text = card.quick_against_full(quick, full)
     q = quick[(quick["N"] == 600) & (quick["d"] == 16)]
@@ -163,8 +169,11 @@ def test_the_ffn_before_the_attention_is_marked_reconstruction():
     intro = "".join(json.loads(NOTEBOOK.read_text())["cells"][0]["source"])
     assert "*FFN → one self-attention layer used as an averaging operation → FFN*" not in intro
     assert "*one self-attention layer used as an averaging operation → FFN*" in intro
-    assert ("$\\mathrm{FFN}_1 \\to \\mathrm{SA} \\to \\mathrm{FFN}_2$,\nis our notes' "
-            "reconstruction of a pipeline of that shape, *[reconstruction]*") in intro
+    assert ("$\\mathrm{FFN}_1 \\to \\mathrm{SA} \\to \\mathrm{FFN}_2$,\ncomes from our "
+            "notes' reconstruction, *[reconstruction]*") in intro
+    sec2 = "".join(json.loads(NOTEBOOK.read_text())["cells"][6]["source"])
+    assert ("a pipeline of that shape with an FFN added before the\nattention, "
+            "*[reconstruction]*") in sec2
 
 
 # --- 5. Table 1: Kim et al.'s attention is not in our sources
