@@ -167,6 +167,14 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
         "2 rows (1 row of them on claims marked as our expectation, not the paper's words: 1 "
         "differs): 1 trend, 1 differs.")
     assert "expectation" not in summary_sentence(one)
+    # so is a claim whose content our sources do not give (only a title, or recalled)
+    titled = core.Row(paper="kajitsuka", item="Remark 4.1", claim="pooling suffices [content "
+                      "unverified: only the title is in our sources]", criterion="k",
+                      status="trend", measured="m", evidence="e")
+    assert summary_sentence([row("kajitsuka", "trend", False), guessed, titled]) == (
+        "3 rows (1 row of them on claims marked as our expectation, not the paper's words: 1 "
+        "differs; 1 row on claims whose content our sources do not give (recalled, or read from "
+        "a title, [unverified]): 1 trend): 2 trend, 1 differs.")
 
 
 def test_the_evidence_names_every_commit_that_computed_points():

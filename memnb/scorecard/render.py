@@ -101,19 +101,32 @@ def earlier_versions(paper: str) -> tuple[tuple[str, ...], str]:
 #: paper's words (the figure states no trend we could read).
 EXPECTATION_MARK = "our expectation"
 
+#: Marks of a claim whose content is not in our sources (only an item's title is, or it is
+#: recalled from elsewhere): its row checks our reading, counted apart like our expectations.
+UNSOURCED_MARKS: tuple[str, ...] = ("content unverified", "unverified reading of the title",
+                                    "[unverified: recalled")
+
 
 def _expectation_clause(rows: list[Row]) -> str:
     """" (3 of them on claims marked as our expectation, not the paper's words: 2 differs, 1
     trend)", put after a group's count and before its statuses, for the rows of ``rows``
-    whose claim carries :data:`EXPECTATION_MARK`; '' when none does, so that a status on our
-    reading of a figure is not read as one on a stated claim."""
+    whose claim carries :data:`EXPECTATION_MARK`, and the rows whose claim carries one of
+    :data:`UNSOURCED_MARKS` (content our sources do not give) counted the same way; '' when
+    none does, so that a status on our reading is not read as one on a stated claim."""
     from memnb.prose import counted
 
     marked = [r for r in rows if EXPECTATION_MARK in r.claim]
-    if not marked:
-        return ""
-    return (f" ({counted(len(marked), 'row')} of them on claims marked as our expectation, not "
-            f"the paper's words: {_counted(marked)})")
+    unsourced = [r for r in rows if r not in marked
+                 and any(m in r.claim for m in UNSOURCED_MARKS)]
+    parts = []
+    if marked:
+        parts.append(f"{counted(len(marked), 'row')} of them on claims marked as our expectation, "
+                     f"not the paper's words: {_counted(marked)}")
+    if unsourced:
+        parts.append(f"{counted(len(unsourced), 'row')} on claims whose content our sources do "
+                     f"not give (recalled, or read from a title, [unverified]): "
+                     f"{_counted(unsourced)}")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def summary_sentence(rows: list[Row]) -> str:
