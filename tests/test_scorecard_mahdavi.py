@@ -1413,3 +1413,12 @@ def test_fig3_caption_names_both_tested_shares_and_the_binding_ones_seed_range()
     # one seed: no range to give
     assert "per seed" not in fig._saturation_text(sc.saturation_stats(runs.query("seed == 0")),
                                                   runs.query("seed == 0"))
+
+
+def test_fig1_reports_the_conclusion_its_claim_draws():
+    """The Fig. 1 claim ends "so A1 (k = 197) holds and General Position (k = 768) fails"; the
+    verdict judges the drop only, and reports ours and the paper's values at those two k."""
+    verdict = sc.fig1_verdict(_table1(0.0, pool=1973))
+    assert ("the conclusion the claim draws (reported, not judged here: the Table 1 rows judge "
+            "it): A1 at k = 197: ours 1, the paper's 1, General Position at k = 768: ours 0, the "
+            "paper's 0") in verdict.measured

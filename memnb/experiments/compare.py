@@ -66,7 +66,8 @@ ARCHITECTURES: tuple[str, ...] = ("aot", "mha", "ffn_attention", "mlp")
 LABELS: dict[str, str] = {
     "aot": "attention-only Transformer (Dana et al. eq. 2)",
     "mha": "multi-head attention + read-out (Mahdavi et al. eqs. 1-6)",
-    "ffn_attention": "FFN-attention-FFN (Kajitsuka & Sato's experiment model)",
+    "ffn_attention": "FFN-attention-FFN (Kajitsuka & Sato's experiment model as our notes read "
+                     "it, [unverified])",
     "mlp": "MLP on the one-hot sequence (classical reference)",
 }
 SHORT: dict[str, str] = {"aot": "AoT", "mha": "MHA", "ffn_attention": "FFN-attn-FFN",

@@ -52,8 +52,8 @@ _AT_LEAST = {"marker": "^", "markersize": 7, "linestyle": "none", "zorder": 5}
 LABELS: dict[str, str] = {
     **exp.LABELS,
     "mha": "multi-head attention + read-out (Mahdavi et al. eqs. 1-6, as we reconstruct them)",
-    "ffn_attention": "FFN-attention-FFN (the shape of Kajitsuka & Sato's experiments; "
-                     "widths, norms and embeddings ours)",
+    "ffn_attention": "FFN-attention-FFN (the shape of Kajitsuka & Sato's experiments as our "
+                     "notes read it, [unverified]; widths, norms and embeddings ours)",
 }
 
 

@@ -899,9 +899,17 @@ def fig1_verdict(table: pd.DataFrame) -> Verdict:
         raise NotComputable(f"no k of the paper's Fig. 1 on its drop (its pass fraction "
                             f"{FIG1_DROP_TEXT}) up to {FIG1_POOL_SHARE_TEXT} our pool; {whole}")
     verdict = criteria.curve_agreement(ours[drop["k"]], theirs[drop["k"]], abs_tol=FIG1_TOL)
+    ends = [(k, what) for k, what in ((197, "A1"), (768, "General Position"))
+            if k in curve.index and k in ref.index]
+    conclusion = ("; the conclusion the claim draws (reported, not judged here: the Table 1 "
+                  "rows judge it): " + ", ".join(
+                      f"{what} at k = {k}: ours {float(curve.loc[k, 'pass_fraction']):.3g}, "
+                      f"the paper's {float(ref.loc[k, 'pass_fraction']):.3g}"
+                      for k, what in ends) if ends else "")
     return Verdict(verdict.status,
                    f"on the paper's drop (its k with a pass fraction {FIG1_DROP_TEXT}: "
-                   f"k = {_k_list(drop['k'])}): {verdict.measured}; {drop['text']}; {whole}",
+                   f"k = {_k_list(drop['k'])}): {verdict.measured}; {drop['text']}; {whole}"
+                   f"{conclusion}",
                    {**verdict.values, "worst_k": worst, "pool": pool, "limit": limit,
                     "comparable_k": [int(k) for k in comparable],
                     "left_out_k": [int(k) for k in left_out],
