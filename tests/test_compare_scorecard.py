@@ -90,14 +90,20 @@ def _best(rows: list[tuple[str, int, float, float]]) -> pd.DataFrame:
                          for a, b, m, sd in rows])
 
 
+def _one_clear_lead() -> pd.DataFrame:
+    """Best shapes of the rendered quick run's shape: MLP first at 3 of 5 budgets, clear of the
+    summed seed spreads at one (P = 720) only."""
+    return _best([("aot", 60, 0.38, 0.16), ("mlp", 60, 0.37, 0.16),
+                 ("aot", 120, 0.39, 0.18), ("mlp", 120, 0.38, 0.18),
+                 ("mlp", 240, 0.76, 0.36), ("aot", 240, 0.38, 0.18),
+                 ("mlp", 480, 0.63, 0.53), ("mha", 480, 0.25, 0.0),
+                 ("mlp", 720, 0.99, 0.0), ("aot", 720, 0.50, 0.0)])
+
+
 def test_a_first_place_within_the_seed_spread_is_no_lead():
     # MLP first at 3 of 5 budgets but clear of the spread at only one: no architecture leads
     # at most budgets (the rendered quick run had exactly this shape)
-    best = _best([("aot", 60, 0.38, 0.16), ("mlp", 60, 0.37, 0.16),
-                  ("aot", 120, 0.39, 0.18), ("mlp", 120, 0.38, 0.18),
-                  ("mlp", 240, 0.76, 0.36), ("aot", 240, 0.38, 0.18),
-                  ("mlp", 480, 0.63, 0.53), ("mha", 480, 0.25, 0.0),
-                  ("mlp", 720, 0.99, 0.0), ("aot", 720, 0.50, 0.0)])
+    best = _one_clear_lead()
     v = card.ranking_from_best(best)
     # spreads too wide to separate do not refute the claim: not decided (trend), not differs
     assert v.status == "trend" and v.values["leads"] == 1 and v.values["unled"] == 4
@@ -484,11 +490,7 @@ def test_a_trend_that_only_the_unled_budgets_allow_says_not_decided_first():
     from memnb.experiments import compare as exp
     from memnb.figures import compare as figures
 
-    best = _best([("aot", 60, 0.38, 0.16), ("mlp", 60, 0.37, 0.16),
-                  ("aot", 120, 0.39, 0.18), ("mlp", 120, 0.38, 0.18),
-                  ("mlp", 240, 0.76, 0.36), ("aot", 240, 0.38, 0.18),
-                  ("mlp", 480, 0.63, 0.53), ("mha", 480, 0.25, 0.0),
-                  ("mlp", 720, 0.99, 0.0), ("aot", 720, 0.50, 0.0)])
+    best = _one_clear_lead()
     v = card.ranking_from_best(best)
     assert v.status == "trend" and v.values["decided"] is False
     assert v.measured.startswith("not decided: at 4 of 5 budgets no architecture leads")
