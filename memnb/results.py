@@ -1159,8 +1159,9 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
 def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:
     """How many seeds a result holds: the distinct values of its ``seed`` column when it has
     one (a check that draws with one fixed seed holds 1, whatever the profile's default count
-    recorded as ``seeds``), else the provenance's ``seeds_run`` (the seeds asked, capped at the
-    profile's ``max_seeds``), or its ``seeds`` for a run recorded before that field."""
+    recorded as ``seeds``), else the provenance's ``seeds_run`` (the seeds run:
+    :meth:`memnb.experiments.registry.Experiment.seeds_run`), or its ``seeds`` for a run
+    recorded before that field."""
     if "seed" in table.columns and table["seed"].notna().any():
         return int(table["seed"].nunique())
     return provenance.get("seeds_run", provenance.get("seeds", "?"))
