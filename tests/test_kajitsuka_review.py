@@ -66,6 +66,14 @@ def test_quick_depths_are_compared_with_the_full_run_and_its_budget_named():
             "full-scale run's 1000 epochs and 10 trials") in text
     assert "its 0-block model ran to its epoch limit (300 of 300 epochs) at training accuracy " \
         "0.8783" in text
+    # what the full run's memorizing models of that depth needed, when beyond the quick budget
+    ran = full.assign(epochs_run=[620, 620, 620, 770, 770, 770, 1000, 1000, 1000],
+                      trial=[1, 1, 1, 4, 4, 4, 7, 7, 7])
+    assert text.endswith("; the full-scale run's 0-block models that memorized needed 1000 "
+                         "epochs, beyond the `quick` run's 300.")
+    assert ("the full-scale run's 0-block models that memorized needed 620 to 770 epochs "
+            "(trials 1, 4), beyond the `quick` run's 300") in card.quick_against_full(quick, ran)
+    assert "needed" not in card.quick_against_full(quick, ran.assign(epochs_run=250))
     # an early-stopped shallow model is not said to have hit the limit
     early = card.quick_against_full(_capacity({0: 1}, epochs=300, trials=1, stopped=120), full)
     assert "stopped at epoch 120 of 300" in early and "epoch limit" not in early

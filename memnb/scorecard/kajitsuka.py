@@ -862,6 +862,31 @@ def _with_width(table: pd.DataFrame) -> pd.DataFrame:
     return table if "d" in table else table.assign(d=widths(table)[0])
 
 
+def _full_needed(full: pd.DataFrame, by: str, x: float, d: int, depths: list[int],
+                 limit: int, run: str) -> str:
+    """``"; the full-scale run's 0-block models that memorized needed 620 to 770 epochs
+    (trials 1, 4, 7), beyond the `quick` run's 300"``: for each of ``depths`` (those a reduced
+    run, named ``run``, did not memorize at ``by = x``, width ``d``), the epochs the full run's
+    memorizing models of that depth ran (``epochs_run``) and their Optuna trials, when some ran
+    more than the reduced run's ``limit``; empty otherwise."""
+    if "epochs_run" not in full:
+        return ""
+    parts = []
+    for b in depths:
+        done = full[(full[by] == x) & (full["d"] == d) & (full["blocks"] == b)
+                    & (full["accuracy"] >= 1.0)]
+        if done.empty or int(done["epochs_run"].max()) <= limit:
+            continue
+        low, high = int(done["epochs_run"].min()), int(done["epochs_run"].max())
+        span = f"{low}" if low == high else f"{low} to {high}"
+        trials = (f" (trial{'s' * (done['trial'].nunique() > 1)} "
+                  + ", ".join(str(int(t)) for t in sorted(done["trial"].unique())) + ")"
+                  if "trial" in done else "")
+        parts.append(f"the full-scale run's {b}-block models that memorized needed {span} "
+                     f"epochs{trials}, beyond the {run}'s {limit}")
+    return ("; " + "; ".join(parts)) if parts else ""
+
+
 def quick_against_full(quick: pd.DataFrame, full: pd.DataFrame, by: str = "N",
                        profile: str = "quick") -> str:
     """Fig. 7 (and the sweep over n): for every (``by``, width) that a reduced run ``quick``
@@ -920,7 +945,9 @@ def quick_against_full(quick: pd.DataFrame, full: pd.DataFrame, by: str = "N",
                 text += (f"; the {run}'s budget limits it: {counted(eq, 'epoch')} and "
                          f"{counted(tq, 'trial')} per study against the full-scale run's "
                          f"{counted(ef, 'epoch')} and {counted(tf, 'trial')}"
-                         + (f", and {short}" if short else ""))
+                         + (f", and {short}" if short else "")
+                         + _full_needed(f, by, x, d, sorted(set(rows["blocks"].astype(int))),
+                                        eq, run))
         differ.append(text)
     parts = []
     if differ:
