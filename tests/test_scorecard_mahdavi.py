@@ -201,12 +201,13 @@ def test_fig3_row_and_figure_say_which_points_of_a_partial_full_run_ran(tmp_path
         "Top row, the committed full-scale run: Largest T memorized perfectly")
     assert "H = 4, tried T ∈ {8}: 8 [the largest tried: not bracketed] (seed 0)" in caption
     assert "(The full-scale run is partial: 2 of 4 points ran.)" in caption
-    assert "99.0% of examples that keep a non-saturated head (≥ 95%)" in caption
+    assert "99.0% of examples that keep a non-saturated head (≥ 95%: met)" in caption
     # shares of saturation, named apart: pairs (reported), and the two shares of examples the
     # verdict tests, each with its threshold
     assert ("50.0% of (head, example) pairs saturated; the verdict tests both shares of "
             "examples, as means over the runs: 80.0% of examples with at least one saturated "
-            "head (> 50%) and 99.0% of examples that keep a non-saturated head (≥ 95%)") in caption
+            "head (> 50%: met) and 99.0% of examples that keep a non-saturated head (≥ 95%: "
+            "met)") in caption
     assert "the share the verdict tests" not in caption
     # App. H's sizes are stripped from our text: the caption says where they come from
     assert fig.PAPER_SIZES_SOURCE in caption and "reproduce.sh" in caption
@@ -1387,8 +1388,14 @@ def test_fig3_caption_names_both_tested_shares_and_the_binding_ones_seed_range()
     runs = pd.concat([_saturation(1.0, 0.99).assign(seed=0),
                       _saturation(1.0, 0.945).assign(seed=2)])
     text = fig._saturation_text(sc.saturation_stats(runs), runs)
-    assert f"(> {sc.FIG3_SATURATED_MIN:.0%})" in text and "(> 50%)" in text
-    assert f"(≥ {sc.FIG3_UNSATURATED_MIN:.0%})" in text and "(≥ 95%)" in text
+    assert f"(> {sc.FIG3_SATURATED_MIN:.0%}: met)" in text and "(> 50%: met)" in text
+    assert f"(≥ {sc.FIG3_UNSATURATED_MIN:.0%}: met)" in text and "(≥ 95%: met)" in text
+    # a mean below its threshold is said not to meet it, as the verdict judges it
+    low = pd.concat([_saturation(1.0, 0.93).assign(seed=0), _saturation(1.0, 0.94).assign(seed=2)])
+    assert "(≥ 95%: not met)" in fig._saturation_text(sc.saturation_stats(low), low)
+    assert sc.fig3_verdict(low).status != "reproduced"
+    assert sc.share_meets(0.9499999999999998, 0.95, strict=False)
+    assert not sc.share_meets(0.5, 0.5, strict=True)
     assert ("the binding one, closest to its threshold, is the share of examples that keep a "
             "non-saturated head: per seed 94.5% to 99.0% (seed 2: 94.5%, below the 95% "
             "threshold, which the verdict applies to the mean)") in text

@@ -1293,7 +1293,7 @@ def _binding_text(h: int, r: Any, per_seed: pd.DataFrame | None) -> str:
     shares = per_seed.loc[h, column].round(12)
     text += f": per seed {shares.min():.1%} to {shares.max():.1%}"
     fail = [f"seed {int(seed)}: {share:.1%}" for seed, share in shares.items()
-            if (share <= threshold if strict else share < threshold)]
+            if not sc.share_meets(share, threshold, strict)]
     if fail:
         side = "at or below" if strict else "below"
         text += (f" ({', '.join(fail)}, {side} the {threshold:.0%} threshold, which the verdict "
@@ -1311,8 +1311,10 @@ def _saturation_text(stats: pd.DataFrame, runs: pd.DataFrame | None = None) -> s
     per_seed = None if runs is None else _seed_shares(runs)
     clauses = []
     for h, r in stats.iterrows():
-        tested = " and ".join(f"{float(getattr(r, column)):.1%} of {words} ({test})"
-                              for column, words, test, _, _ in _FIG3_SHARES)
+        tested = " and ".join(
+            f"{float(getattr(r, column)):.1%} of {words} ({test}: "
+            + ("met" if sc.share_meets(getattr(r, column), threshold, strict) else "not met")
+            + ")" for column, words, test, threshold, strict in _FIG3_SHARES)
         binding = _binding_text(int(h), r, per_seed)
         clauses.append(f"H = {h} (T = {', '.join(map(str, r.sizes))}): {r.saturated_pairs:.1%} "
                        f"of (head, example) pairs saturated; the verdict tests both shares of "
