@@ -236,3 +236,14 @@ def test_the_full_run_command_continues_what_exists(tmp_path) -> None:
                                  "points_done": 1, "missing_points": [{"seed": 1}]}))
     assert source.full_run_command("dana.exp1") == (
         "memnb run dana.exp1 --profile full --rerun --time-limit SECONDS")
+
+
+def test_a_chapters_scorecard_links_the_status_definitions(monkeypatch):
+    """The rows at the end of a chapter name every status and link the scorecard page that
+    defines them (a sibling page of the chapters in the book)."""
+    from memnb.scorecard import render
+
+    monkeypatch.setattr(render, "build_scorecard", lambda source, papers: [])
+    html_text = render.chapter_scorecard("dana", "quick").data
+    assert '<a href="scorecard.html">reproduction scorecard</a>' in html_text
+    assert all(status in html_text for status in render.STATUSES)

@@ -174,7 +174,10 @@ def chapter_scorecard(paper: str, profile: str):  # noqa: ANN201 - IPython displ
     from IPython.display import HTML
 
     rows = build_scorecard(source_profile(profile), [paper])
-    return HTML(f"<p>{html.escape(summary_sentence(rows))}</p>" + rows_html(rows))
+    # the chapters sit beside the scorecard page in the book, which defines each status
+    defined = ('<p>Each status (' + ", ".join(STATUSES) + ') is defined on the '
+               '<a href="scorecard.html">reproduction scorecard</a> page.</p>')
+    return HTML(f"<p>{html.escape(summary_sentence(rows))}</p>" + defined + rows_html(rows))
 
 
 def book_scorecard(profile: str):  # noqa: ANN201 - IPython display object
