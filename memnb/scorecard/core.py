@@ -69,7 +69,8 @@ class NotRun(Exception):
 
 
 class NotComputable(Exception):
-    """An item's statement has no content we can check; the message says why."""
+    """An item's statement has no content we can check (only its title, or nothing, is in our
+    sources), or a measurement cannot decide it either way; the message says which."""
 
 
 @dataclass(frozen=True)
