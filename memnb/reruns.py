@@ -220,6 +220,21 @@ class ReplacementGap:
         nothing is compared."""
         return max(self.points - self.copied, 0)
 
+    def none_recomputed_words(self) -> str:
+        """Why nothing is compared when the written run computed none of the shared points
+        again (:attr:`recomputed` 0): ``"the 84 points both tables hold were read from the
+        replaced run's point cache, not computed again"``."""
+        from memnb.prose import counted
+
+        return (f"the {counted(self.points, 'point')} both tables hold were read from the "
+                "replaced run's point cache, not computed again")
+
+    def copied_clause(self) -> str:
+        """``", 84 of them read from the replaced run's point cache (not computed again)"``
+        after a count of shared points some of which were copied; empty when none was."""
+        return (f", {self.copied} of them read from the replaced run's point cache (not computed "
+                "again)" if self.copied else "")
+
 
 def copied_points(current: ExperimentResult, replaced: ExperimentResult) -> int:
     """How many points of ``current`` were read from the point cache of ``replaced``, the result
@@ -285,7 +300,6 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
     every shared point was copied, the two are said not to be compared; when some were, the
     sentence says how many. The fingerprint and commit are left to that page: a chapter that
     reads several such tables would repeat them in every note."""
-    from memnb.prose import counted
     from memnb.results import arithmetic_label
 
     gap = replacement_gap(name, profile, root, column=column)
@@ -300,11 +314,10 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
     if gap.points == 0:
         return f"{head}, which shares no point with it"
     if gap.recomputed == 0:
-        return (f"{head}; not compared with it: the {counted(gap.points, 'point')} both tables "
-                "hold were read from the replaced run's point cache, not computed again")
+        return f"{head}; not compared with it: {gap.none_recomputed_words()}"
     if gap.copied:
-        return (f"{head}: on the {gap.points} points both tables hold, {gap.copied} of them "
-                f"read from the replaced run's point cache (not computed again), `{column}` "
-                f"differs by {gap.mean:.4f} on average and by at most {gap.largest:.3f}")
+        return (f"{head}: on the {gap.points} points both tables hold{gap.copied_clause()}, "
+                f"`{column}` differs by {gap.mean:.4f} on average and by at most "
+                f"{gap.largest:.3f}")
     return (f"{head}: on the {gap.points} points both computed, `{column}` differs by "
             f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}")

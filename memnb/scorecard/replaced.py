@@ -161,8 +161,6 @@ def _apart(gap: ReplacementGap | None, column: str | None) -> str:
     points of the committed run were read from the replaced run's point cache
     (:func:`memnb.reruns.copied_points`): equal by construction, they are no evidence of
     agreement (the rule :func:`memnb.reruns.replacement_difference` follows too)."""
-    from memnb.prose import counted
-
     if column is None:
         return "not compared (the tables hold no accuracy column)"
     if gap is None:
@@ -170,12 +168,9 @@ def _apart(gap: ReplacementGap | None, column: str | None) -> str:
     if gap.points == 0:
         return "no point in common"
     if gap.recomputed == 0:
-        return (f"not compared: the {counted(gap.points, 'point')} both tables hold were read "
-                "from the replaced run's point cache, not computed again")
-    read = (f", {gap.copied} of them read from the replaced run's point cache (not computed "
-            "again)" if gap.copied else "")
-    return (f"{gap.points} points{read}: `{column}` differs by {gap.mean:.4f} on average, "
-            f"at most {gap.largest:.3f}")
+        return f"not compared: {gap.none_recomputed_words()}"
+    return (f"{gap.points} points{gap.copied_clause()}: `{column}` differs by {gap.mean:.4f} on "
+            f"average, at most {gap.largest:.3f}")
 
 
 def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str],
