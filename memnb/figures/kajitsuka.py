@@ -923,16 +923,15 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
 def late_fall_sentence(curves: pd.DataFrame) -> str:
     """The runs of a curves table whose final training accuracy lies more than
     :data:`memnb.scorecard.kajitsuka.LATE_DROP` below their accuracy at the checkpoint their
-    trial was chosen by (their lowest-loss epoch,
-    :func:`memnb.scorecard.kajitsuka.lowest_loss_values`), per depth with how many of its
+    trial was chosen by (their lowest-loss epoch, :func:`memnb.scorecard.kajitsuka.late_falls`),
+    per depth with how many of its
     seeds, which, and both accuracies; and what the loss and accuracy rules of Figs. 1/2, 4/5
     say when read at those checkpoints (:func:`memnb.scorecard.kajitsuka.lowest_loss_rule`):
     that the expected trend holds on the
     mean and at every seed only where both rules do. One sentence for the visible caption (the
     verdicts read the final epoch; the scorecard rows' text names the same runs); empty when no
     run fell so far."""
-    best = card.lowest_loss_values(curves)
-    fell = best[best["accuracy"] - best["final_accuracy"] > card.LATE_DROP]
+    best, fell = card.late_falls(curves)
     if fell.empty:
         return ""
     seeds = best.groupby("blocks")["seed"].nunique()

@@ -499,16 +499,12 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     (reported beside the verdict, which reads the final epoch; ours). A seed "holds" where the
     rule does not fail there, as in the verdict's own count of seeds. The text opens with how
     each point's trial was chosen (:data:`TRIAL_SELECTION`), at that same checkpoint."""
-    best = lowest_loss_values(curves)
-    mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
+    best, mean, status, failing = _rule_at_lowest_loss(curves, metric)
     shown = ", ".join(f"{_metric_text(m, metric)} at {blocks_word(b)}" for b, m in
                       zip(mean["blocks"], mean[metric], strict=True))
     said = {"reproduced": "holds", "differs": "fails",
             "trend": "holds only as a trend (its rises are between depths that both memorize)"}
-    status = _curves_rule(mean, metric).status
     seeds = best["seed"].nunique()
-    failing = [int(seed) for seed, part in best.groupby("seed")
-               if _curves_rule(part, metric).status == "differs"]
     first, last = int(best["epoch"].min()), int(best["epoch"].max())
     epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
     head = (f"{TRIAL_SELECTION}, and the verdict reads that trial's final epoch; read instead "
@@ -529,20 +525,38 @@ def lowest_loss_rule(curves: pd.DataFrame, metric: str) -> tuple[str, int, int]:
     rule gives the mean over seeds there, the number of seeds where it does not fail, and the
     number of seeds (the values :func:`lowest_loss_reading` states in words; reported, not
     judged)."""
+    best, _, status, failing = _rule_at_lowest_loss(curves, metric)
+    seeds = int(best["seed"].nunique())
+    return status, seeds - len(failing), seeds
+
+
+def _rule_at_lowest_loss(curves: pd.DataFrame, metric: str
+                         ) -> tuple[pd.DataFrame, pd.DataFrame, str, list[int]]:
+    """``(best, mean, status, failing)``: each run at its lowest-loss epoch
+    (:func:`lowest_loss_values`), their mean per #blocks, the status :func:`curves_verdict`'s
+    rule on ``metric`` gives that mean, and the seeds where the rule fails (what
+    :func:`lowest_loss_reading` and :func:`lowest_loss_rule` both report)."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
-    failing = sum(_curves_rule(part, metric).status == "differs"
-                  for _, part in best.groupby("seed"))
-    seeds = int(best["seed"].nunique())
-    return _curves_rule(mean, metric).status, seeds - failing, seeds
+    failing = [int(seed) for seed, part in best.groupby("seed")
+               if _curves_rule(part, metric).status == "differs"]
+    return best, mean, _curves_rule(mean, metric).status, failing
+
+
+def late_falls(curves: pd.DataFrame, drop: float = LATE_DROP
+               ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(best, fell)``: each run of a curves table at its lowest-loss epoch
+    (:func:`lowest_loss_values`), and those whose final training accuracy lies more than
+    ``drop`` below their accuracy there (the runs that diverge late; ours)."""
+    best = lowest_loss_values(curves)
+    return best, best[best["accuracy"] - best["final_accuracy"] > drop]
 
 
 def late_divergence_text(curves: pd.DataFrame, drop: float = LATE_DROP) -> str:
     """The runs of a curves table whose final training accuracy lies more than ``drop`` below
     their accuracy at their lowest-loss epoch (:func:`lowest_loss_values`), each with both
     accuracies and epochs, or that there is none (a late divergence; ours, reported)."""
-    best = lowest_loss_values(curves)
-    fell = best[best["accuracy"] - best["final_accuracy"] > drop]
+    best, fell = late_falls(curves, drop)
     rule = (f"final training accuracy more than {drop:g} below the accuracy at the run's "
             "lowest-loss epoch")
     if fell.empty:
@@ -574,8 +588,7 @@ def late_divergence_share(curves: pd.DataFrame, metric: str, drop: float = LATE_
     mean_fails, seeds_fail = _failures(runs, metric)
     if not mean_fails and not seeds_fail:
         return ""
-    best = lowest_loss_values(curves)
-    fell = best[best["accuracy"] - best["final_accuracy"] > drop]
+    _, fell = late_falls(curves, drop)
     if fell.empty:
         return ""
     swapped = runs.set_index(["blocks", "seed"]).copy()
