@@ -22,6 +22,13 @@ def test_every_table_has_a_source_and_figure1_marks_how_each_point_was_got():
     assert fig1[[197, 768]].str.contains("printed by the Table 1 cells").all()
     assert fig1[paper.FIG1_INFERRED_K].startswith("Fig. 1 [inferred")
     assert fig1.str.contains("[inferred", regex=False).sum() == 1
+    # each point's origin in one word, agreeing with its source
+    origin = paper.figure1().set_index("k")["origin"]
+    assert list(origin[origin == "notes"].index) == [281, 291, 301, 331]
+    assert list(origin[origin == "us"].index) == [251, 261, 271, 311, 321]
+    assert fig1[origin == "us"].str.contains("[read off figure by us", regex=False).all()
+    assert list(origin[origin == "printed"].index) == [197, 768]
+    assert list(origin[origin == "inferred"].index) == [paper.FIG1_INFERRED_K]
     assert set(paper.table1()["representation"]) == set(paper.TABLE1_COLUMNS)
 
 

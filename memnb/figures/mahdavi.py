@@ -741,21 +741,20 @@ FIG1_PAPER_LABEL = (f"paper (vit.ipynb's saved output; k = {paper.FIG1_INFERRED_
 
 
 def fig1_paper_points() -> str:
-    """Where each of the paper's Fig. 1 points comes from, in words, grouped by the ``source``
+    """Where each of the paper's Fig. 1 points comes from, in words, grouped by the ``origin``
     of :func:`memnb.papers.mahdavi.figure1`: printed by the notebook, read off its saved plot
     (by our notes, or by us), or inferred (the point at
     :data:`memnb.papers.mahdavi.FIG1_INFERRED_K`)."""
     ref = paper.figure1()
 
-    def ks(tag: str) -> str:
-        return ", ".join(str(int(k)) for k in ref.loc[ref["source"].str.contains(tag, regex=False),
-                                                      "k"])
+    def ks(origin: str) -> str:
+        return ", ".join(str(int(k)) for k in ref.loc[ref["origin"] == origin, "k"])
 
     inferred = float(ref.set_index("k").loc[paper.FIG1_INFERRED_K, "pass_fraction"])
     return ("The paper's points come from the saved output of its notebook "
             f"(analysis/vit.ipynb): k = {ks('printed')} printed by its Table 1 cells; k = "
-            f"{ks('[read off figure:')} read off the plot saved there (its Fig. 1 cell prints no "
-            f"numbers), as our notes give them, and k = {ks('[read off figure by us')} read off "
+            f"{ks('notes')} read off the plot saved there (its Fig. 1 cell prints no "
+            f"numbers), as our notes give them, and k = {ks('us')} read off "
             f"the same plot by us (ours); the {inferred:.1f} at k = {paper.FIG1_INFERRED_K} "
             "inferred from \"about 1.0 up to ~240\" (our notes), not given by any output.")
 
@@ -1288,9 +1287,7 @@ def _binding_text(h: int, r: Any, per_seed: pd.DataFrame | None) -> str:
     text = f"the binding one, closest to its threshold, is the share of {words}"
     if per_seed is None or h not in per_seed.index.get_level_values("H"):
         return text
-    # a mean of one run's value repeated over its rows (0.95 read as 0.9499999999999998) is
-    # compared with the threshold as the value it averages
-    shares = per_seed.loc[h, column].round(12)
+    shares = per_seed.loc[h, column]
     text += f": per seed {shares.min():.1%} to {shares.max():.1%}"
     fail = [f"seed {int(seed)}: {share:.1%}" for seed, share in shares.items()
             if not sc.share_meets(share, threshold, strict)]

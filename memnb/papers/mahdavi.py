@@ -184,7 +184,8 @@ def figure1() -> pd.DataFrame:
     k = 251, 261, 271, 311 and 321, the other markers of the drop, read off the same plot by us
     (its y axis scaled from the plot's 0 and 1 ticks; the notes' three drop values come out
     within 0.01 the same way); [inferred] at :data:`FIG1_INFERRED_K`, from "about 1.0 up to
-    ~240" (notes §3).
+    ~240" (notes §3). Column ``origin`` says which, in one word: ``printed``, ``notes`` (read
+    off by our notes), ``us`` (read off by us) or ``inferred``.
     """
     printed = f"Fig. 1; printed by the Table 1 cells in the {FIG1_SOURCE}"
     read = f"Fig. 1 [read off figure: the plot in the {FIG1_SOURCE}]"
@@ -196,7 +197,9 @@ def figure1() -> pd.DataFrame:
               (261, 0.95, ours), (271, 0.865, ours), (281, 0.72, read), (291, 0.49, read),
               (301, 0.26, read), (311, 0.09, ours), (321, 0.025, ours), (331, 0.0, read),
               (768, 0.0, printed)]
-    return pd.DataFrame(points, columns=["k", "pass_fraction", "source"])
+    origins = {printed: "printed", inferred: "inferred", read: "notes", ours: "us"}
+    return pd.DataFrame([(k, v, src, origins[src]) for k, v, src in points],
+                        columns=["k", "pass_fraction", "source", "origin"])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1721,7 +1721,7 @@ def _fig1_drop_words() -> str:
     drop = fig1_drop_k(theirs)
     words = ", ".join(f"{float(theirs[k]):g} at {'k = ' if i == 0 else ''}{int(k)}"
                       for i, k in enumerate(drop))
-    ours = [int(k) for k in drop if "read off figure by us" in str(ref.loc[k, "source"])]
+    ours = [int(k) for k in drop if ref.loc[k, "origin"] == "us"]
     readers = (f"; k = {', '.join(map(str, ours))} by us, the others as our notes give them"
                if ours else "")
     return (f"{words} (all read off the plot saved in the output of the paper's notebook, "
