@@ -124,3 +124,15 @@ def test_across_seeds_is_the_one_rule_for_seeds() -> None:
     assert across_seeds("differs", 2, 5) == "differs"  # most seeds fail as the mean does
     with pytest.raises(ValueError, match="seeds_holding"):
         across_seeds("trend", 6, 5)
+
+
+def test_interval_side_places_an_interval_against_the_expected_value():
+    """``interval_side``, the test ``fitted_exponent`` applies: inside (an exact fit's interval
+    of width 0 included), wholly above, wholly below, or no finite interval."""
+    from memnb.scorecard.criteria import interval_side
+
+    assert interval_side(0.9, 1.1, 1.0) == "inside"
+    assert interval_side(1.0 + 1e-12, 1.0 + 1e-12, 1.0) == "inside"
+    assert interval_side(1.13, 2.3, 1.0) == "above"
+    assert interval_side(0.2, 0.8, 1.0) == "below"
+    assert interval_side(float("nan"), float("nan"), 1.0) is None

@@ -209,10 +209,26 @@ def fitted_exponent(x: Sequence[float], y: Sequence[float], expected: float, *,
     values = {"exponent": fit.slope, "low": fit.slope_low, "high": fit.slope_high}
     if not math.isfinite(fit.slope_low):
         return Verdict("trend", measured + " (too few points for an interval)", values)
-    slack = 1e-9 * max(1.0, abs(expected))  # an exact power law fits with an interval of width 0
-    inside = fit.slope_low - slack <= expected <= fit.slope_high + slack
+    inside = interval_side(fit.slope_low, fit.slope_high, expected) == "inside"
     status: Status = "reproduced" if inside else "differs"
     return Verdict(status, measured, values)
+
+
+def interval_side(low: float, high: float, expected: float
+                  ) -> Literal["below", "inside", "above"] | None:
+    """Where an interval ``[low, high]`` (e.g. :func:`fitted_exponent`'s) lies against
+    ``expected``: ``"inside"`` when it contains it, ``"above"`` when it lies wholly above it,
+    ``"below"`` wholly below; ``None`` without a finite interval. A slack of 1e-9 (relative to
+    ``expected``, at least absolute) counts an exact power law, fitted with an interval of width
+    0, as containing its exponent."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    slack = 1e-9 * max(1.0, abs(expected))
+    if expected < low - slack:
+        return "above"
+    if expected > high + slack:
+        return "below"
+    return "inside"
 
 
 def bound_holds(measured_values: Sequence[float], bound_values: Sequence[float], *,

@@ -456,17 +456,15 @@ def bietti_growth(values: dict[str, float]) -> str:
     """How the associative memory's capacity grows with d below saturation, in words, from the
     log–log exponent's 95 % interval in ``values`` (:func:`bietti_capacity`'s ``exponent_low``
     and ``exponent_high``): "in proportion to d" when it contains 1, "faster than in proportion
-    to d" when it lies above 1, "slower than in proportion to d" when below (with the slack of
-    :func:`memnb.scorecard.criteria.fitted_exponent`, so that the words and the test agree);
+    to d" when it lies above 1, "slower than in proportion to d" when below
+    (:func:`memnb.scorecard.criteria.interval_side`, the test that
+    :func:`memnb.scorecard.criteria.fitted_exponent` applies, so
+    that the words and the test agree);
     "not measured" when there is no finite interval (too few points)."""
-    if not (math.isfinite(values["exponent_low"]) and math.isfinite(values["exponent_high"])):
-        return "not measured: no interval on the exponent"
-    slack = 1e-9  # fitted_exponent's: an exact power law fits with an interval of width 0
-    if values["exponent_low"] > 1.0 + slack:
-        return "faster than in proportion to d"
-    if values["exponent_high"] < 1.0 - slack:
-        return "slower than in proportion to d"
-    return "in proportion to d"
+    side = criteria.interval_side(values["exponent_low"], values["exponent_high"], 1.0)
+    return {None: "not measured: no interval on the exponent",
+            "above": "faster than in proportion to d", "below": "slower than in proportion to d",
+            "inside": "in proportion to d"}[side]
 
 
 def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:
