@@ -530,3 +530,13 @@ def test_the_floor_row_states_a_counting_bound_not_a_ban():
     assert "cannot fit every one of the C^N labellings" in row.claim
     assert "with probability at most 2^(32 P − N log2 C)" in row.claim
     assert "not whether one labelling can be fitted" in row.claim
+
+
+def test_one_reading_of_a_run_against_a_guarantee():
+    """``guarantee_reading``, shared by the guarantee rows and the bounds caption: holds at a
+    capacity at least the guarantee, falls short when an N at or below it failed, else the
+    guarantee lies inside the bracket and is not tested."""
+    assert card.guarantee_reading(60, float("inf"), 58) == "holds"
+    assert card.guarantee_reading(30, 40, 58) == "falls short"
+    assert card.guarantee_reading(30, 60, 58) == "not tested"
+    assert card.guarantee_reading(30, 58, 58) == "falls short"

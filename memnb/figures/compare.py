@@ -832,20 +832,17 @@ def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame,
 def _seed_readings(brackets: pd.DataFrame | None, best: Any, guarantee: float
                    ) -> dict[str, Any]:
     """``seeds`` (per seed of the best shape ``best``: seed, capacity, upper, and ``reading``,
-    ``holds``, ``falls short`` or ``not tested``, as :func:`below_guarantee` says) and
+    :func:`memnb.scorecard.compare.guarantee_reading`, as the guarantee rows read it) and
     ``same_shape``; empty without ``brackets``."""
     if brackets is None:
         return {}
-    from memnb.scorecard.compare import shape_params
+    from memnb.scorecard.compare import guarantee_reading, shape_params
 
     part = brackets[(brackets["architecture"] == best.architecture)
                     & (brackets["budget"] == best.budget) & (brackets["shape"] == best.shape)]
-    seeds = []
-    for r in part.sort_values("seed").itertuples():
-        reading = ("holds" if r.capacity >= guarantee else
-                   "falls short" if r.upper <= guarantee else "not tested")
-        seeds.append({"seed": int(r.seed), "capacity": float(r.capacity),
-                      "upper": float(r.upper), "reading": reading})
+    seeds = [{"seed": int(r.seed), "capacity": float(r.capacity), "upper": float(r.upper),
+              "reading": guarantee_reading(r.capacity, r.upper, guarantee)}
+             for r in part.sort_values("seed").itertuples()]
     s = shape_params(best.shape)
     own = (bounds.dana_capacity(s["H"], s["d_h"], s["d"]) if best.architecture == "aot" else
            math.nan)

@@ -298,6 +298,16 @@ def _capped_runs(table: pd.DataFrame, part: pd.DataFrame, steps: int) -> pd.Data
                                     N=("N", "first"), accuracy=("accuracy", "first"))
 
 
+def guarantee_reading(capacity: float, upper: float, guarantee: float) -> str:
+    """How one run's search bracket ``[capacity, upper)`` (:func:`capacity_brackets`) reads
+    against a guarantee: ``"holds"`` when its capacity is at least the guarantee, ``"falls
+    short"`` when an ``N`` at or below the guarantee was tried and not fitted (``upper`` ≤
+    guarantee), else ``"not tested"`` (the guarantee inside the bracket)."""
+    if capacity >= guarantee:
+        return "holds"
+    return "falls short" if upper <= guarantee else "not tested"
+
+
 def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
                       V: int | None = None, *, steps: int | None = None) -> Verdict:
     """Does training reach the paper's guaranteed count at each trained shape of ``arch``?
@@ -344,8 +354,10 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     if part.empty:
         raise NotComputable(f"no {arch} run in the table")
     part["guarantee"] = [_guarantee(arch, s, n) for s in part["shape"]]
-    held = part["capacity"] >= part["guarantee"]
-    short = ~held & (part["upper"] <= part["guarantee"])
+    reading = pd.Series([guarantee_reading(c, u, g) for c, u, g in
+                         zip(part["capacity"], part["upper"], part["guarantee"], strict=True)],
+                        index=part.index)
+    held, short = reading == "holds", reading == "falls short"
     open_ = ~held & ~short
     capped = pd.Series(False, index=part.index)
     cap_words = ""
