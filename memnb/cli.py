@@ -37,9 +37,12 @@ import time
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memnb.profiles import PROFILES
+
+if TYPE_CHECKING:
+    from memnb.results import ExperimentResult
 
 PARTIAL = 3
 """Exit code of ``memnb run`` when it stopped at its time limit, or on request, with part of the
@@ -197,7 +200,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _points_read_note(result: Any) -> str | None:
+def _points_read_note(result: ExperimentResult) -> str | None:
     """What a run read from its point cache rather than computed, or None when it read nothing:
     ``"4 of 6 points read from the point cache (computed by earlier calls), 2 computed now"``;
     for a call that computed none of a complete run's points, that the provenance of the call
