@@ -75,14 +75,13 @@ def error_line(command: str, kind: str, message: str) -> None:
 
 def _cmd_list(_: argparse.Namespace) -> int:
     from memnb.experiments.registry import load_all, paper_item
-    from memnb.profiles import default_seeds
 
     for name, exp in load_all().items():
         print(f"{name:24s} {exp.title}  [{paper_item(name)}]")
         for profile in PROFILES:
             params = exp.profiles[profile]
             # as `memnb run`: the profile's seeds, capped at its max_seeds (or the fixed seeds)
-            seeds = exp.seeds_run(profile, params.get("seeds", default_seeds(profile)))
+            seeds = exp.seeds_run(profile, exp.seeds_asked(profile))
             print(f"    {profile:5s} seeds {seeds}  {json.dumps(params, default=str)}")
     return 0
 

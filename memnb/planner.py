@@ -53,7 +53,6 @@ import torch
 from memnb import sweep
 from memnb.experiments.registry import get, load_all, paper_item
 from memnb.fingerprint import unwrap
-from memnb.profiles import default_seeds
 from memnb.prose import markdown_table
 from memnb.train import StepCost, measure_step
 
@@ -83,7 +82,7 @@ def capture_sweep(name: str, profile: str, *, seeds: int | None = None,
     exp = get(name)
     params = exp.params(profile)
     if seeds is None:
-        seeds = int(params.get("seeds", default_seeds(profile)))
+        seeds = exp.seeds_asked(profile)
     captured: list[CapturedSweep] = []
 
     def record(points: Sequence[Point], evaluate: Callable, *, group_key: Callable | None = None,

@@ -37,7 +37,7 @@ from memnb.budget import TimeBudget, time_limit
 from memnb.experiments.registry import get
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
-from memnb.profiles import check_profile, default_seeds
+from memnb.profiles import check_profile
 from memnb.prose import counted
 from memnb.train import tf32_forced
 from memnb.validation import check_int
@@ -217,7 +217,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
 
         check_scheduler(executor)
     if seeds is None:
-        seeds = int(exp.params(profile).get("seeds", default_seeds(profile)))
+        seeds = exp.seeds_asked(profile)
     seeds = check_int("seeds", seeds, 1, MAX_SEEDS)
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:

@@ -1086,3 +1086,13 @@ def test_a_recomputed_corrupted_point_counts_as_computed_and_a_read_only_record_
     assert not third.provenance_kept and third.provenance["points_computed"] == 0
     summary = provenance_summary(["tiny.slow"], "ci", root=tmp_path)
     assert bool(summary.iloc[0]["read_only"])
+
+
+def test_seeds_asked_is_the_profiles_seeds_or_its_default():
+    """``Experiment.seeds_asked``, read by ``memnb run``, ``memnb list`` and the planner: a
+    profile's own ``seeds`` where it names them, else the profile's default."""
+    from memnb.profiles import default_seeds
+
+    assert get("dana.exp6").seeds_asked("full") == load_all()["dana.exp6"].profiles["full"].get(
+        "seeds", default_seeds("full"))
+    assert get("dana.exp1").seeds_asked("quick") == default_seeds("quick")

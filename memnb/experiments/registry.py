@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from memnb.dataset_files import check_datasets
-from memnb.profiles import PROFILES, check_profile, seeds_run
+from memnb.profiles import PROFILES, check_profile, default_seeds, seeds_run
 
 CHAPTER_MODULES: tuple[str, ...] = ("dana", "dana_appendix_layout", "mahdavi", "kajitsuka",
                                     "compare")
@@ -42,6 +42,11 @@ class Experiment:
     def params(self, profile: str) -> dict[str, Any]:
         """The parameters of this experiment under ``profile``."""
         return dict(self.profiles[check_profile(profile)])
+
+    def seeds_asked(self, profile: str) -> int:
+        """The seeds a run under ``profile`` asks for when no count is given: the profile's
+        ``seeds``, else the profile's default (:func:`memnb.profiles.default_seeds`)."""
+        return int(self.params(profile).get("seeds", default_seeds(profile)))
 
     def seeds_run(self, profile: str, requested: int) -> int:
         """The seeds a run under ``profile`` computes when ``requested`` are asked: its
