@@ -136,10 +136,15 @@ def thm1_row_centred(tab: pd.DataFrame, *, seed: int = 0, restarts: int = 1) -> 
                       looseness_centred=loose, holds_centred=holds)
 
 
+def thm1_centred_table() -> pd.DataFrame:
+    """:func:`thm1_table` with :func:`thm1_row_centred`'s columns, the table the chapter shows
+    and :func:`thm1_epsilon` judges; computed once a process (the constructions and refits take
+    seconds, and the chapter and every scorecard build read it), each call a copy."""
+    return _thm1_centred_once().copy()
+
+
 @functools.lru_cache(maxsize=1)
-def _thm1_centred_table() -> pd.DataFrame:
-    """:func:`thm1_table` with :func:`thm1_row_centred`'s columns, computed once a process (the
-    refits take about a second, and every scorecard build reads the table; callers copy it)."""
+def _thm1_centred_once() -> pd.DataFrame:
     return thm1_row_centred(thm1_table())
 
 
@@ -163,7 +168,7 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
     on the chapter's table (all its sizes and priors), with the excess ratio as fitted and with
     the row-centred logits (:func:`thm1_row_centred`, computed here unless ``tab`` has its
     columns), as the chapter quotes both."""
-    tab = _thm1_centred_table().copy() if tab is None else tab
+    tab = thm1_centred_table() if tab is None else tab
     if "norm_we_centred" not in tab:
         tab = thm1_row_centred(tab)
     holds = int(tab["holds_as_stated"].sum())
