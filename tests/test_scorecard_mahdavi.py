@@ -1429,3 +1429,22 @@ def test_fig1_reports_the_conclusion_its_claim_draws():
     assert ("the conclusion the claim draws (reported, not judged here: the Table 1 rows judge "
             "it): A1 at k = 197: ours 1, the paper's 1, General Position at k = 768: ours 0, the "
             "paper's 0") in verdict.measured
+
+
+def test_fig3_verdict_and_caption_read_the_same_per_seed_shares():
+    """One function gives Fig. 3's per-seed shares to the verdict's seed spread and to the
+    caption's range: each seed's value is :func:`saturation_stats` over that seed's runs."""
+    from memnb.figures import mahdavi as fig
+
+    runs = pd.concat([_saturation(1.0, 0.99).assign(seed=0),
+                      _saturation(1.0, 0.945).assign(seed=2)])
+    per_seed = sc.seed_shares(runs)
+    for seed in (0, 2):
+        alone = sc.saturation_stats(runs.query("seed == @seed"))
+        for h in (4, 8):
+            assert per_seed.loc[(h, seed), "unsaturated"] == alone.loc[h, "unsaturated"]
+            assert per_seed.loc[(h, seed), "some_saturated"] == alone.loc[h, "some_saturated"]
+    assert sc.seed_shares(runs.query("seed == 0")) is None
+    verdict = sc.fig3_verdict(runs).measured
+    caption = fig._saturation_text(sc.saturation_stats(runs), runs)
+    assert "per seed 94.5% to 99.0%" in verdict and "per seed 94.5% to 99.0%" in caption

@@ -1269,15 +1269,6 @@ _FIG3_SHARES = (
 )
 
 
-def _seed_shares(runs: pd.DataFrame) -> pd.DataFrame | None:
-    """Per ``(H, seed)`` the shares of :func:`memnb.scorecard.mahdavi.saturation_stats` of one
-    seed's runs; ``None`` without a seed column or with one seed."""
-    if "seed" not in runs or runs["seed"].nunique() < 2:
-        return None
-    parts = {int(seed): sc.saturation_stats(rows) for seed, rows in runs.groupby("seed")}
-    return pd.concat(parts, names=["seed"]).swaplevel().sort_index()
-
-
 def _binding_text(h: int, r: Any, per_seed: pd.DataFrame | None) -> str:
     """Which of Fig. 3's two tested shares (:data:`_FIG3_SHARES`) is binding at ``H = h`` (the
     one whose mean lies closest to its threshold), with its range over the seeds and the seeds
@@ -1305,7 +1296,7 @@ def _saturation_text(stats: pd.DataFrame, runs: pd.DataFrame | None = None) -> s
     :data:`memnb.scorecard.mahdavi.FIG3_UNSATURATED_MIN`); with ``runs`` (the rows ``stats``
     is over), also which of the two is binding and its range over the seeds
     (:func:`_binding_text`)."""
-    per_seed = None if runs is None else _seed_shares(runs)
+    per_seed = None if runs is None else sc.seed_shares(runs)
     clauses = []
     for h, r in stats.iterrows():
         tested = " and ".join(

@@ -511,6 +511,16 @@ def share_meets(share: float, threshold: float, strict: bool) -> bool:
     return share > threshold if strict else share >= threshold
 
 
+def seed_shares(runs: pd.DataFrame) -> pd.DataFrame | None:
+    """Per ``(H, seed)``: the shares of :func:`saturation_stats` over one seed's runs (the
+    figure's caption and the verdict's seed spread both read them); ``None`` without a seed
+    column or with one seed."""
+    if "seed" not in runs or runs["seed"].nunique() < 2:
+        return None
+    parts = {int(seed): saturation_stats(rows) for seed, rows in runs.groupby("seed")}
+    return pd.concat(parts, names=["seed"]).swaplevel().sort_index()
+
+
 def _seed_spread(shares: pd.Series) -> str:
     """The range over the seeds of one ``H``'s non-saturated share, naming any seed below
     :data:`FIG3_UNSATURATED_MIN` (the criterion judges the mean, so such a seed is reported,
@@ -529,9 +539,9 @@ def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
     rows those means are over), also the range of the non-saturated share over the seeds and
     the seeds below the criterion's threshold."""
     spread: dict = {}
-    if runs is not None and "seed" in runs and runs["seed"].nunique() > 1:
-        by_seed = runs.groupby(["H", "seed"])["some_head_unsaturated"].first()
-        spread = {h: _seed_spread(v) for h, v in by_seed.groupby(level="H")}
+    per_seed = None if runs is None else seed_shares(runs)
+    if per_seed is not None:
+        spread = {h: _seed_spread(v) for h, v in per_seed["unsaturated"].groupby(level="H")}
     return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): "
                      f"{r.some_saturated:.1%} of examples with at least one saturated head, "
                      f"{r.unsaturated:.1%} with a non-saturated one"
