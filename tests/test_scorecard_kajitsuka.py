@@ -163,7 +163,7 @@ def test_a_capacity_run_with_one_size_judges_no_growth():
     one = _capacity({600: 0}).assign(seed=0)
     one = pd.concat([one, _capacity({600: 1}).assign(seed=1)])
     verdict = card.capacity_verdict(one)
-    assert verdict.status == "not computable"
+    assert verdict.status == "not run"  # more sizes, a run not made yet, would decide it
     assert "only N = 600 so far" in verdict.measured and "0, 1 (mean 0.5)" in verdict.measured
     # two widths: the one with two sizes is judged, the other is named and left out
     wide = _capacity({200: 0, 400: 1, 600: 1, 800: 1}).assign(d=16)
@@ -173,7 +173,7 @@ def test_a_capacity_run_with_one_size_judges_no_growth():
     assert "width d = 8: not judged, only N = 600 so far" in mixed.measured
     neither = card.capacity_verdict(pd.concat([_capacity({600: 0}).assign(d=16),
                                                _capacity({700: 2}).assign(d=8)]))
-    assert neither.status == "not computable" and "no model width has 2 sizes" in \
+    assert neither.status == "not run" and "no model width has 2 sizes" in \
         neither.measured
 
 

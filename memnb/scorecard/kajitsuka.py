@@ -707,7 +707,7 @@ def judged_widths(table: pd.DataFrame, by: str = "N") -> dict[int | None, pd.Dat
 
 def sizes_so_far(table: pd.DataFrame, by: str = "N") -> str:
     """Which sizes a capacity table holds, per width when it has several, and that growth
-    needs :data:`MIN_CAPACITY_SIZES` of them (the head of a ``not computable`` verdict)."""
+    needs :data:`MIN_CAPACITY_SIZES` of them (the head of a ``not run`` verdict)."""
     from memnb.experiments.kajitsuka import widths
 
     if "d" in table and table["d"].nunique() > 1:
@@ -724,8 +724,8 @@ def _sizes_text(table: pd.DataFrame, by: str) -> str:
 
 
 def _too_few_sizes(table: pd.DataFrame, by: str) -> Verdict:
-    """``not computable``: no width of ``table`` has :data:`MIN_CAPACITY_SIZES` sizes yet; the
-    depths found so far are stated per seed."""
+    """``not run``: no width of ``table`` has :data:`MIN_CAPACITY_SIZES` sizes yet, so a run not
+    made yet (more sizes) decides the growth; the depths found so far are stated per seed."""
     from memnb.experiments.kajitsuka import capacity_table
 
     head = sizes_so_far(table, by)
@@ -735,7 +735,7 @@ def _too_few_sizes(table: pd.DataFrame, by: str) -> Verdict:
         f"{by} = {key[0]:g}" + (f", d = {int(key[1])}" if len(keys) > 1 else "")
         + f": {_mean_depth_text(part['min_blocks'])}"
         for key, part in cap.groupby(keys))
-    return Verdict("not computable", f"{head}; smallest #blocks reaching 100 % there, per "
+    return Verdict("not run", f"{head}; smallest #blocks reaching 100 % there, per "
                    f"seed: {depths}; {depth_note(table, by)}")
 
 
