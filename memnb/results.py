@@ -222,6 +222,9 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:
         raise ValueError(mixed)
+    fewer = fewer_seeds_error(name, profile, exp.seeds_run(profile, seeds), root)
+    if fewer is not None:
+        raise ValueError(fewer)
     dataset_files.check_contents(exp.datasets)  # rows a loader would drop unsaid: refused
     data_files = dataset_files.digests(exp.datasets)  # before a point is read from the cache
     other_data = data_change_error(name, profile, data_files, root)
@@ -521,6 +524,40 @@ def mixed_device_error(name: str, profile: str, device: str,
             f"or compute it on {device!r} into a results folder of its own "
             f"(MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile} --device "
             f"{device_kind(device)})")
+
+
+def fewer_seeds_error(name: str, profile: str, seeds_run: int,
+                      root: Path | None = None) -> str | None:
+    """Why a ``full`` run of ``name`` over ``seeds_run`` seeds must not start here, or ``None``.
+
+    A table holds the seeds of the call that wrote it, and one provenance record describes it:
+    a run over fewer seeds than the written ``full`` result of today's code and profile (complete
+    or partial, on any device) would replace that table and its record with a smaller one (its
+    points stay cached, but the committed result would shrink). So it is refused, naming the
+    seeds the written run has and how to compute fewer without touching it. Other profiles are
+    rewritten by the book at their default seeds and are not guarded; a written result of other
+    code or parameters is kept by :func:`keep_other_code`."""
+    if profile != "full":
+        return None
+    done = load(name, profile, root)
+    if done is None:
+        return None
+    written = done.provenance
+    try:  # a record from before ``seeds_run`` gives the seeds asked: those its run computed
+        had = int(written["seeds_run"]) if written.get("seeds_run") is not None else (
+            get(name).seeds_run(profile, int(written["seeds"])))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if had <= seeds_run or written.get("code_fingerprint") != todays_code(name) or (
+            profile_change(written) is not None):
+        return None
+    state = "complete" if written.get("complete", True) else "partial"
+    return (f"seeds: the written `{profile}` result of {name} ({shown_path(done.csv_path)}, "
+            f"{state}) was run over {counted(had, 'seed')} by today's code; a run over "
+            f"{counted(seeds_run, 'seed')} would replace its table and provenance with a smaller "
+            f"one. Ask for --seeds {had} or more (its cached points are read, not computed "
+            f"again), or compute fewer seeds into a results folder of its own "
+            f"(MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile} --seeds {seeds_run})")
 
 
 def complete_uncached(name: str, profile: str,

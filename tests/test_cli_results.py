@@ -1096,3 +1096,38 @@ def test_seeds_asked_is_the_profiles_seeds_or_its_default():
     assert get("dana.exp6").seeds_asked("full") == load_all()["dana.exp6"].profiles["full"].get(
         "seeds", default_seeds("full"))
     assert get("dana.exp1").seeds_asked("quick") == default_seeds("quick")
+
+
+def test_a_full_run_over_fewer_seeds_does_not_replace_the_written_one(tmp_path, monkeypatch,
+                                                                       capsys):
+    """One table and one provenance record per experiment and profile: a ``full`` run over fewer
+    seeds than the written result of today's code would shrink it, so it is refused before a
+    point starts, naming ``--seeds``; as many seeds read the cache, and a ``quick`` run is not
+    guarded (the book rewrites it at its default seeds)."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(time, "sleep", lambda s: None)
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--seeds", "2"]) == 0
+    written = load("tiny.slow", "full")
+    assert written.provenance["seeds_run"] == 2 and len(written.table) == 12
+    capsys.readouterr()
+    calls.clear()
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--seeds", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "seeds: the written `full` result of tiny.slow" in err
+    assert "was run over 2 seeds by today's code; a run over 1 seed would replace" in err
+    assert "Ask for --seeds 2 or more" in err
+    assert "MEMNB_RESULTS_DIR=PATH memnb run tiny.slow --profile full --seeds 1" in err
+    assert calls == [] and load("tiny.slow", "full").provenance == written.provenance
+    assert results.fewer_seeds_error("tiny.slow", "full", 2) is None
+    assert results.fewer_seeds_error("tiny.slow", "full", 3) is None
+    # a record written before `seeds_run` was: the seeds asked are those it ran
+    older = {k: v for k, v in written.provenance.items() if k != "seeds_run"}
+    written.provenance_path.write_text(json.dumps(older))
+    assert "was run over 2 seeds" in results.fewer_seeds_error("tiny.slow", "full", 1)
+    # a result of other code is kept aside by the run (keep_other_code), not refused
+    _as_earlier_code(load("tiny.slow", "full"))
+    assert results.fewer_seeds_error("tiny.slow", "full", 1) is None
+    assert cli.main(["run", "tiny.slow", "--profile", "quick", "--seeds", "2"]) == 0
+    assert cli.main(["run", "tiny.slow", "--profile", "quick", "--seeds", "1"]) == 0
