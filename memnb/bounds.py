@@ -102,7 +102,11 @@ def dana_jl_constant(N: int, d: int) -> float:
     """``C = sqrt(32 log(N + 1) / d)``: the Johnson-Lindenstrauss coherence of Thm 2.
 
     Dana et al. (AISTATS 2025), Thm 2: there is ``W ∈ R^{d×N}`` whose Gram matrix satisfies
-    ``||W^T W - I||_∞ <= C``; the bound of Thm 2 is finite only when ``C < 1/2``.
+    ``||W^T W - I||_∞ <= C``; the bound of Thm 2 is finite only when ``C < 1/2``. This ``N × N``
+    reading (the products ``W_i^T W_j`` of the columns, which the JL lemma on the canonical basis
+    bounds, and which :func:`memnb.lookup_tables.coherence` computes on the ``[N, d]`` rows)
+    departs from the printed form (ours): the paper prints ``||W W^T - Id||_∞ <= C`` with
+    ``W ∈ R^{d,N}``, literally a ``d × d`` matrix. This function computes only the constant ``C``.
     """
     return math.sqrt(32.0 * math.log(_int("N", N) + 1) / _int("d", d))
 
@@ -127,7 +131,8 @@ def mahdavi_capacity(H: int, n: int, d_h: int) -> int:
     """``H (min(n, d_h) - 1) + 1`` examples memorized by one H-head attention layer.
 
     Mahdavi et al. (ICLR 2024), Thm 1 (under their Assumptions 1-2 and ``n < d``), where ``n``
-    is the context length and ``d_h`` the key/query dimension.
+    is the context length and ``d_h`` the key/query dimension; the formula is our notes'
+    [summary + reconstruction] of the theorem, not checked against its printed statement.
     """
     return _int("H", H) * (min(_int("n", n), _int("d_h", d_h)) - 1) + 1
 
@@ -179,8 +184,10 @@ def kajitsuka_sufficient(N: int, n: int = 1, *, task: str = "next_token") -> flo
 def kajitsuka_lower_bound(N: int, n: int = 1, *, task: str = "next_token") -> float:
     """``sqrt(N)`` (Thm 4.2) or ``sqrt(n N)`` (seq-to-seq, hardmax): the shape of the lower bound.
 
-    Kajitsuka & Sato (ICLR 2025), Thm 4.2: memorizing every dataset of N sequences needs
-    Ω(√N) parameters; for seq-to-seq with hardmax attention Ω(√(nN)). Argument
+    Kajitsuka & Sato (ICLR 2025), Thm 4.2 (its title is in our sources, its content
+    [unverified]): memorizing every dataset of N sequences needs Ω(√N) parameters. For
+    seq-to-seq with hardmax attention, Ω(√(nN)) is a further theorem of the paper (its number
+    is not in our sources; the abstract states the bound). Argument
     [reconstruction, chapter notes §1]: with all tokens of a sequence equal, attention returns
     its input, so the Transformer is a token-wise ReLU network on N points; its VC dimension is
     O(P² ) (O(P L log P) for L layers), and memorizing all labelings of N points needs VC
@@ -190,7 +197,11 @@ def kajitsuka_lower_bound(N: int, n: int = 1, *, task: str = "next_token") -> fl
 
 
 def kajitsuka_information_floor_bits(N: int, C: int) -> float:
-    """``N log2 C``: bits any model needs to memorize N arbitrary labels in [C] (Remark 4.4)."""
+    """``N log2 C``: bits any model needs to memorize N arbitrary labels in [C].
+
+    A counting bound of ours (our notes set it against Kajitsuka & Sato's Remark 4.4, "Optimality
+    in terms of bit counts", but do not give it as the remark's content, which is [unverified:
+    only the remark's title is in our sources])."""
     return _int("N", N) * math.log2(_int("C", C))
 
 
@@ -301,7 +312,9 @@ def information_floor_examples(bits: float, C: int) -> float:
     """``bits / log2 C``: the number ``N`` of ``C``-class labels beyond which weights of ``bits``
     bits fit a random labelling with probability at most ``2^(bits - N log2 C)``, below 1 (they
     take at most ``2^bits`` values, and there are ``C^N`` labellings); no single labelling is
-    excluded (Kajitsuka & Sato, Remark 4.4, read the other way: ``N log2 C <= bits``)."""
+    excluded (ours: the counting floor ``N log2 C <= bits`` of
+    :func:`kajitsuka_information_floor_bits` read the other way; cf. Kajitsuka & Sato's Remark 4.4,
+    whose content is [unverified: only the remark's title is in our sources])."""
     if not (isinstance(bits, int | float) and math.isfinite(bits) and bits >= 0):
         raise ValueError(f"bits must be a finite number >= 0; got {bits!r}")
     C = _int("C", C, 2)

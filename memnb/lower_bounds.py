@@ -1,18 +1,23 @@
-"""The lower bounds of Kajitsuka & Sato (ICLR 2025), Theorem 4.2 and Corollary 4.1, instantiated.
+"""The lower bounds of Kajitsuka & Sato (ICLR 2025), instantiated: Theorem 4.2 (next-token) and
+the seq-to-seq hardmax bound of a further theorem of the paper (its number is not in our sources;
+Corollary 4.1 is the matching upper bound, Õ(√(nN)) parameters suffice).
 
 Both bounds follow the same pattern: a Transformer with ``W`` parameters that memorizes *every*
 labelling of a set of inputs shatters that set, so its VC dimension is at least the set's size;
-a VC-dimension upper bound in ``W`` then forces ``W`` up.
+a VC-dimension upper bound in ``W`` then forces ``W`` up. The arguments below are ours, not the
+paper's proofs, which are not in our sources.
 
-* Theorem 4.2 (next-token, Ω(√N)): on ``N`` sequences each made of one repeated token, the
-  attention layer returns ``x + Σ_h W_O^h W_V^h x`` whatever its scores (hardmax or softmax), so the
-  Transformer is a token-wise ReLU network on ``N`` points.
-* Corollary 4.1 (seq-to-seq, Ω(√(nN)) with hardmax): a label at every token of ``N`` sequences of
-  ``n`` *distinct* tokens gives ``nN`` points that a permutation-equivariant model may label
-  independently (identical-token sequences give only ``N``: every position of such a sequence
-  sees the same input). Here the attention weights matter, so the whole Transformer's class must
-  have a small VC dimension: with hardmax every operation is a polynomial or a sign test in the
-  parameters, which the piecewise-polynomial VC bounds cover; softmax's exponential is not.
+* Theorem 4.2 (next-token, Ω(√N); the theorem's content is [unverified], our notes have its
+  title only). Argument [reconstruction, chapter notes §1]: on ``N`` sequences each made of one
+  repeated token, the attention layer returns ``x + Σ_h W_O^h W_V^h x`` whatever its scores
+  (hardmax or softmax), so the Transformer is a token-wise ReLU network on ``N`` points.
+* The seq-to-seq bound (Ω(√(nN)) with hardmax; a further theorem of the paper, its number not in
+  our sources): a label at every token of ``N`` sequences of ``n`` *distinct* tokens gives ``nN``
+  points that a permutation-equivariant model may label independently (identical-token
+  sequences give only ``N``: every position of such a sequence sees the same input). Here the
+  attention weights matter, so the whole Transformer's class must have a small VC dimension:
+  with hardmax every operation is a polynomial or a sign test in the parameters, which the
+  piecewise-polynomial VC bounds cover; softmax's exponential is not.
 
 **Which VC bound, which constants (ours).** The paper's constants are not in our sources. We
 instantiate the bound of Bartlett, Harvey, Liaw & Mehrabian (JMLR 2019), Theorem 6, for networks
@@ -21,7 +26,7 @@ paper's text here):
 ``VCdim ≤ L + L̄ W log2(4 e p R log2(2 e p R))`` with ``p + 1`` pieces per activation, effective
 depth ``L̄ ≤ L`` and ``R = Σ_i k_i (1 + (i - 1) D^{i-1}) ≤ U L`` for piecewise-linear units
 (degree ``D = 1``). ReLU has ``p = 1``. With no assumption on the architecture, ``L ≤ W`` and
-``U ≤ W``, so ``R ≤ W²`` (:func:`vc_upper_bound`). For the hardmax Transformer of Cor. 4.1 we use
+``U ≤ W``, so ``R ≤ W²`` (:func:`vc_upper_bound`). For the hardmax seq-to-seq bound we use
 the same formula with ``R`` multiplied by ``n²`` for the pairwise score comparisons of each
 hardmax over ``n`` positions (*our instantiation, a heuristic*: ``n`` enters only inside the
 logarithm, as in the known VC bounds of Transformers).
@@ -58,7 +63,8 @@ def bartlett_vc_bound(W: int, L: int, R: int, *, pieces: int = 2, effective_dept
 def vc_upper_bound(W: int, n: int = 1) -> float:
     """The architecture-free bound we instantiate (ours): :func:`bartlett_vc_bound` with ReLU
     (``p = 1``), ``L = L̄ = W`` and ``R = n² W²`` (``n = 1``: the token-wise ReLU network of
-    Thm 4.2; ``n`` > 1: the hardmax Transformer of Cor. 4.1 on sequences of length ``n``)."""
+    Thm 4.2; ``n`` > 1: the hardmax Transformer of the seq-to-seq lower bound, a further theorem
+    of the paper whose number is not in our sources, on sequences of length ``n``)."""
     W, n = check_int("W", W, 1), check_int("n", n, 1)
     return bartlett_vc_bound(W, W, n * n * W * W)
 
@@ -66,7 +72,8 @@ def vc_upper_bound(W: int, n: int = 1) -> float:
 def min_parameters(points: int, n: int = 1) -> int:
     """The smallest ``W`` with :func:`vc_upper_bound` ``(W, n) >= points``: fewer parameters cannot
     shatter ``points`` inputs, so cannot memorize every labelling of them (Thm 4.2 with
-    ``points = N``, ``n = 1``; Cor. 4.1 with ``points = nN``)."""
+    ``points = N``, ``n = 1``; the seq-to-seq hardmax lower bound, a further theorem of the paper
+    whose number is not in our sources, with ``points = nN``; Cor. 4.1 is its upper bound)."""
     points, n = check_int("points", points, 1), check_int("n", n, 1)
     hi = 1
     while vc_upper_bound(hi, n) < points:

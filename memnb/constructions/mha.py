@@ -1,9 +1,12 @@
 """The constructive proof of Mahdavi, Liao & Thrampoulidis (ICLR 2024), computed in float64.
 
-Theorem 1 / Proposition 1: under Assumption 1 (the queries have Kruskal rank >= n) and Assumption 2
-(every context has rank n), an ``H``-head attention layer memorizes
-``T = H (min(n, d_h) - 1) + 1`` examples. :func:`construct` builds the weights of the proof
-(App. B, as reconstructed in the reproduction notes, [reconstruction]) with ``n' = min(n, d_h)``:
+Theorem 1 (our notes' [summary + reconstruction]) / Proposition 1: under Assumption 1 (the
+queries have Kruskal rank >= n), Assumption 2 (every context has rank n) and ``n < d``, an
+``H``-head attention layer memorizes ``T = H (min(n, d_h) - 1) + 1`` examples. The input check of
+:func:`construct` rejects only ``n > d`` (where no context can have rank ``n``) and so accepts
+``n = d``, outside the theorem's ``n < d`` as our notes give it (ours). :func:`construct` builds
+the weights of the proof (App. B, as reconstructed in the reproduction notes, [reconstruction])
+with ``n' = min(n, d_h)``:
 
 1. Head 1 fits the first ``n'`` examples (Claim 1): target attentions ``alpha^(t)`` in the open
    simplex are chosen so that the rows ``p^(t) = E^(t)T alpha^(t)`` are independent; the logits

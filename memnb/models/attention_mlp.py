@@ -3,7 +3,13 @@
 The official code's MLP variant: the attention layer of eq. (2) followed by one residual MLP
 block before the unembedding, ``T(t) = W_U (r + W_2 GELU(W_1 r + b_1))`` where ``r`` is the
 residual stream of eq. (2). Experiment 5 compares an AoT with ``H`` heads against this model with
-one head and MLP width ``w = 2 d (H - 1)``, which has the same parameter count.
+one head and MLP width ``w = 2 d (H - 1)`` (``d = d_h``); §5.2 calls the AoT one "with equal
+number of parameters". Counted here (``num_parameters``, equal to ``sum(p.numel())`` with one
+layer and every head and unit active), the two counts are the same up to the ``w`` biases of
+``b_1``: the AoT has ``d (S + 2N) + 4 d² H``, this model ``d (S + 2N) + 4 d² + w (2 d + 1)``,
+which is ``w`` more (checked by instantiating both, e.g. at d = 10, H = 6). The paper's axis,
+``4 d² H + d (2N + 1)`` for both models (Fig. 3's x-axis as our notes give it), ignores them
+(ours); it is also ``d (S - 1)`` below our AoT count.
 
 The block is the one of ``models.py`` in the official repository (commit ``cffc0d8``), class
 ``Transformer``: ``nn.Linear(d, width, bias=True)``, ``nn.GELU()``, ``nn.Linear(width, d,

@@ -2,7 +2,7 @@
 
 * :mod:`.relu_program` -- deep ReLU networks with exact integer / rational weights;
 * :mod:`.hashing` -- token IDs, the token hash (FFN₁) and the averaging attention (contextual
-  mapping, Definition 4.1);
+  mapping, Definition 4.1 [unverified, from the 2024 paper]);
 * :mod:`.memorizer` -- block packing and bit extraction (FFN₂, after Vardi et al. 2022);
 * :mod:`.network` -- :func:`memorize`, which assembles the three parts (Thm 4.1, Cor. 4.1);
 * :mod:`.transformer` -- ``memorize(...).transformer()``: the same construction as explicit

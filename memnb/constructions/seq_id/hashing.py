@@ -1,16 +1,19 @@
 """Token IDs, the token-wise hash and the averaging self-attention: the contextual mapping.
 
 Kajitsuka & Sato (ICLR 2025) give every input sequence a distinct *sequence ID* with ONE
-self-attention layer (a contextual mapping, their Definition 4.1) placed between two token-wise
-feed-forward networks. The paper's lemmas and constants were not available to us; this module is
-the **[reconstruction]** of the chapter notes (§2, steps 0-3), a pipeline of the same shape that
-is provably correct and checked here in exact arithmetic:
+self-attention layer (a contextual mapping, their Definition 4.1 [unverified, from the 2024
+paper]) placed between two token-wise feed-forward networks. The paper's lemmas and constants
+were not available to us; this module is the **[reconstruction]** of the chapter notes (§2,
+steps 0-3), a pipeline of the same shape that is provably correct and checked here in exact
+arithmetic:
 
 0. *Token IDs.* Real tokens are projected on a direction ``v`` and quantised,
    ``z(x) = floor(scale * v^T x + offset)``, so that distinct tokens get distinct integers
    (projection lemma of Park et al. 2021 / Vardi et al. 2022). Integer tokens are their own IDs.
    With ``positional=True`` the token-wise input also holds the position ``k`` and the token ID
-   becomes ``w = n z + k`` (an input embedding with positional encoding, Remark 4.2).
+   becomes ``w = n z + k`` (an input embedding with positional encoding). This option is ours:
+   the model of our notes has no positional encoding, and Remark 4.2 ("Embedding layer") is
+   known by its title only, its content [unverified].
 1. *Token hash (first FFN).* ``h(w) = a^w mod p`` for a prime ``p`` and a random ``a``, computed by
    a constant-width ReLU network in ``O(log U log p)`` layers (square-and-multiply with the bits of
    ``w``; each modular reduction is a greedy bit-by-bit subtraction of ``p 2^j``).

@@ -111,7 +111,9 @@ class SeqIdNetwork:
         return max(p["max_weight_bits"] for p in self.parts.values())
 
     def total_weight_bits(self) -> int:
-        """Bits needed to write every non-zero weight (Remark 4.4's bit count)."""
+        """Bits needed to write every non-zero weight: the bit count we set against Remark 4.4
+        ("Optimality in terms of bit counts"; its content is [unverified: only the remark's title
+        is in our sources])."""
         return self.token_program.total_weight_bits() + self.memorizer.total_weight_bits() + 2 * 3
 
     def transformer(self, *, sigma: AttentionKind = "hardmax") -> SeqIdTransformer:

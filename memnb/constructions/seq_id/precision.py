@@ -1,10 +1,13 @@
-"""Where float64 evaluation of the construction breaks, and why (Remark 4.4's bit counts).
+"""Where float64 evaluation of the construction breaks, and why (cf. Remark 4.4's bit counts).
 
-Kajitsuka & Sato (ICLR 2025, Remark 4.4) count bits as well as parameters: the memorizer's weights
-have Θ̃(√N) bits. The construction (:mod:`memnb.constructions.seq_id`, our reconstruction) is
-therefore evaluated with Python integers. This module measures, layer by layer, the first place
-where float64 (53 significant bits) gives a different value from the exact evaluation, and the
-size of the numbers there: a weight, a value, or a product of the two that float64 rounds.
+Kajitsuka & Sato (ICLR 2025) have a Remark 4.4, "Optimality in terms of bit counts"; the content
+attributed to it here is [unverified: only the remark's title is in our sources]. In our reading
+they count bits as well as parameters; in our construction the memorizer's weights have Θ̃(√N)
+bits (our notes' reconstruction, §2 step 4). The construction (:mod:`memnb.constructions.seq_id`,
+our reconstruction) is therefore evaluated with Python integers. This module measures, layer by
+layer, the first place where float64 (53 significant bits) gives a different value from the exact
+evaluation, and the size of the numbers there: a weight, a value, or a product of the two that
+float64 rounds.
 """
 
 from __future__ import annotations

@@ -36,7 +36,9 @@ of FFN₁ zeroes all of them, so the attention writes into a zero row.
 **Embedding.** Integer tokens enter as their ID (``E_in`` is ``[width, 1]``); real tokens
 ``x in R^d`` through the token quantizer's projection ``s v^T x`` (``E_in`` is ``[width, d]``,
 the first ReLU layer's linear map of ``x`` moved into the embedding), so the width does not grow
-with ``d``; ``positional=True`` adds the position through the encoding ``P`` (Remark 4.2).
+with ``d``; ``positional=True`` adds the position through the encoding ``P`` (an option of
+ours: the model of our notes has no positional encoding; Remark 4.2, "Embedding layer", is known
+by its title only, its content [unverified]).
 
 **Width** is counted the way our notes say the paper counts it (notes §1, **[unverified]**):
 ``max(embedding dimension = rows of Z, heads x head size, largest FFN hidden width)``, shown
@@ -126,8 +128,9 @@ class Embedding:
     """``E_in``: ``Z = E X + P`` with ``X`` the input ``[d_in, n]`` (one column per token).
 
     ``E`` is ``[width, d_in]``; ``P`` (``[width, n]``, or ``None``) is the positional encoding,
-    present only for ``positional=True`` (our reading of Remark 4.2, "Embedding layer", whose
-    text is not in our sources).
+    present only for ``positional=True`` (an option of ours: the model of our notes has no
+    positional encoding; cf. Remark 4.2, "Embedding layer", whose content is [unverified]: only
+    its title is in our sources).
     """
 
     E: np.ndarray                     # [width, d_in]
