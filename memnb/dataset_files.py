@@ -14,8 +14,10 @@ digest to compare, so it is continued unchecked.
 Before a run computes, :func:`check_contents` also reads what a loader would silently leave out:
 the MultiNLI loader (:func:`memnb.data.text.load_mnli`) keeps only rows labelled by name and
 drops the others without a word, so a file of the hub's integer labels would run on no data
-at all; such a file is refused with the way to convert it (:func:`mnli_label_error`). The IMDb
-loader needs no such check: it raises on a label other than 0 or 1.
+at all; such a file is refused with the way to convert it (:func:`mnli_label_error`). A file
+either text loader would fail on midway (a line that is not JSON, a missing field, an IMDb label
+other than 0 or 1, no rows) is refused with the file and line named (:func:`format_error`); the
+loaders call the same check (:func:`check_file`) on the file they read.
 
 Not under ``memnb.data``: that package is part of every point's code fingerprint
 (:data:`memnb.fingerprint.CORE_MODULES`), and recording which file was read computes nothing.
@@ -168,25 +170,88 @@ def mnli_label_error(path: Path) -> str | None:
             "(-1 or '-'); see data/README.md")
 
 
-_CONTENT_CHECKS: dict[str, Callable[[Path], str | None]] = {"mnli": mnli_label_error}
-"""The checks of :func:`check_contents`, by dataset name: what a loader would drop unsaid."""
+TEXT_FIELDS: dict[str, tuple[str, ...]] = {"mnli": ("premise", "hypothesis", "label"),
+                                           "imdb": ("text", "label")}
+"""The fields each text loader reads from every row (:mod:`memnb.data.text`)."""
+
+
+def format_error(name: str, path: Path) -> str | None:
+    """Why the JSON-lines file ``path`` cannot be read as text dataset ``name``
+    (:data:`TEXT_FIELDS`), or ``None``: no row at all, the first line that is not a JSON object
+    (its number), the first row without a field the loader reads, and, for IMDb, the first label
+    that is not 0 or 1 (the loader's ``int(label)``). The message names the file, the line and
+    the fields expected."""
+    fields = TEXT_FIELDS[name]
+    expected = ", ".join(fields)
+    rows = 0
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            rows += 1
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                return (f"{path}, line {number}: not JSON ({err.msg}); each line must be one "
+                        f"JSON object with the fields {expected}")
+            if not isinstance(row, dict):
+                return f"{path}, line {number}: a JSON object with the fields {expected} expected"
+            missing = [f for f in fields if f not in row]
+            if missing:
+                return (f"{path}, line {number}: no field {', '.join(missing)} (fields found: "
+                        f"{', '.join(map(str, row)) or 'none'}); each row needs {expected}")
+            if name == "imdb":
+                label = row["label"]
+                try:
+                    ok = not isinstance(label, bool) and int(label) in (0, 1)
+                except (TypeError, ValueError):
+                    ok = False
+                if not ok:
+                    return (f"{path}, line {number}: label {json.dumps(label)}; IMDb labels must "
+                            "be 0 (negative) or 1 (positive)")
+    if rows == 0:
+        return f"{path}: no rows; one JSON object a line with the fields {expected} expected"
+    return None
+
+
+def _mnli_error(path: Path) -> str | None:
+    return format_error("mnli", path) or mnli_label_error(path)
+
+
+def _imdb_error(path: Path) -> str | None:
+    return format_error("imdb", path)
+
+
+_CONTENT_CHECKS: dict[str, Callable[[Path], str | None]] = {"mnli": _mnli_error,
+                                                             "imdb": _imdb_error}
+"""The checks of :func:`check_file`, by dataset name: what a loader would fail on without
+naming the line (:func:`format_error`), or drop unsaid (:func:`mnli_label_error`)."""
 
 _CHECKED: dict[tuple[str, str, str], str | None] = {}  # (name, path, digest) -> the answer
 
 
+def check_file(name: str, path: Path) -> None:
+    """Raise ``ValueError`` when the file ``path`` of dataset ``name`` (:data:`DATASETS`) is one
+    its loader would misread (:data:`_CONTENT_CHECKS`); a dataset without such a check passes.
+    Each file's contents are read once while their digest stays. The text loaders call it on the
+    file they found, and :func:`check_contents` before a run computes."""
+    check = _CONTENT_CHECKS.get(check_datasets([name])[0])
+    if check is None or not path.is_file():
+        return
+    key = (name, str(path), _file_digest(path))
+    if key not in _CHECKED:
+        _CHECKED[key] = check(path)
+    if _CHECKED[key] is not None:
+        raise ValueError(f"data: {_CHECKED[key]}")
+
+
 def check_contents(names: Iterable[str]) -> None:
     """Raise ``ValueError`` when a dataset file of ``names`` (:data:`DATASETS`) found in the
-    data folder holds rows its loader would drop silently (:data:`_CONTENT_CHECKS`: the
-    MultiNLI labels, :func:`mnli_label_error`); a file not found is left to its loader, which
-    says where to put it. Run by :func:`memnb.results.run_experiment` before any point is
-    computed; each file's contents are read once while their digest stays."""
+    data folder is one its loader would misread (:func:`check_file`: a line that is not JSON, a
+    missing field, an IMDb label other than 0 or 1, MultiNLI labels it would drop silently); a
+    file not found is left to its loader, which says where to put it. Run by
+    :func:`memnb.results.run_experiment` before any point is computed."""
     for name in check_datasets(names):
-        check = _CONTENT_CHECKS.get(name)
-        path = find_dataset(DATASETS[name]) if check is not None else None
-        if check is None or path is None or not path.is_file():
-            continue
-        key = (name, str(path), _file_digest(path))
-        if key not in _CHECKED:
-            _CHECKED[key] = check(path)
-        if _CHECKED[key] is not None:
-            raise ValueError(f"data: {_CHECKED[key]}")
+        path = find_dataset(DATASETS[name]) if name in _CONTENT_CHECKS else None
+        if path is not None:
+            check_file(name, path)

@@ -79,6 +79,13 @@ def test_distinct_sequences():
     assert len({tuple(t) for t in tokens.tolist()}) == 40
     with pytest.raises(ValueError, match="num_sequences must be <= "):
         distinct_sequences(50, 3, 3, seed=0)
+    # each size is checked by name, and a space too large to number is refused before it is
+    with pytest.raises(ValueError, match="seq_len must be a positive integer"):
+        distinct_sequences(5, 10, -2, seed=0)
+    with pytest.raises(ValueError, match="vocab_size must be a positive integer"):
+        distinct_sequences(5, 0, 3, seed=0)
+    with pytest.raises(ValueError, match=r"vocab_size\*\*seq_len must be <= 5e\+07"):
+        distinct_sequences(5, 30522, 8, seed=0)
 
 
 def test_head_slopes_follow_the_official_rule():

@@ -197,14 +197,16 @@ def test_a_run_recorded_before_data_files_is_continued_unchecked(tmp_path, monke
     compare: the run goes on and records today's."""
     data = tmp_path / "data"
     (data / "mnli").mkdir(parents=True)
-    (data / dataset_files.DATASETS["mnli"]).write_text('{"label": "neutral"}\n')
+    (data / dataset_files.DATASETS["mnli"]).write_text(
+        '{"premise": "a", "hypothesis": "b", "label": "neutral"}\n')
     calls: list = []
     _tiny_reader(monkeypatch, data, calls)
     root = tmp_path / "results"
     first = results.run_experiment("tiny.reads", "quick", root=root)
     legacy = {k: v for k, v in first.provenance.items() if k != "data_files"}
     first.provenance_path.write_text(json.dumps(legacy))
-    (data / dataset_files.DATASETS["mnli"]).write_text('{"other": 1, "label": "entailment"}\n')
+    (data / dataset_files.DATASETS["mnli"]).write_text(
+        '{"premise": "a", "hypothesis": "c", "label": "entailment"}\n')
     assert results.data_change_error("tiny.reads", "quick", dataset_files.digests(["mnli"]),
                                      root) is None
     again = results.run_experiment("tiny.reads", "quick", root=root)
@@ -278,14 +280,35 @@ def test_a_multinli_file_of_labels_the_loader_drops_is_refused_before_a_run(
     assert cli.main(["run", "tiny.reads", "--profile", "quick"]) == 0 and calls == [0, 1, 2]
 
 
-def test_the_imdb_loader_drops_no_row_unsaid(tmp_path, monkeypatch):
-    """No content check for IMDb: its loader raises on a label other than 0 or 1 instead of
-    dropping the row (so a run fails loudly, as ExperimentFailed)."""
+def test_a_text_file_the_loaders_would_misread_is_refused_naming_the_line(tmp_path, monkeypatch):
+    """A file the text loaders would fail on midway (a line that is not JSON, a missing field,
+    an IMDb label other than 0 or 1, no rows) or read as no data (the hub's integer MultiNLI
+    labels) is refused with the file and line named: by the loader itself, and by the check a
+    run makes before it computes (so the CLI exits 2, not as a failure of the code)."""
     from memnb.data import text
 
     (tmp_path / "imdb").mkdir()
-    for rows in ('{"text": "bad", "label": 2}\n', '{"text": "good", "label": "positive"}\n'):
+    (tmp_path / "mnli").mkdir()
+    imdb = {'{"text": "bad", "label": 2}\n': "line 1: label 2; IMDb labels must be 0",
+            '{"text": "good", "label": "positive"}\n': 'line 1: label "positive"',
+            '{"text": "a", "label": 1}\n\n{"text": oops}\n': "line 3: not JSON",
+            '{"review": "a", "label": 1}\n': "line 1: no field text (fields found: review, label)",
+            "\n": "no rows; one JSON object a line with the fields text, label expected",
+            "[1, 2]\n": "line 1: a JSON object with the fields text, label expected"}
+    for rows, words in imdb.items():
         (tmp_path / text.IMDB_FILE).write_text(rows)
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=re.escape(words)):
             text.load_imdb(data_dir=tmp_path, download=False)
-    assert "imdb" not in dataset_files._CONTENT_CHECKS
+        assert words in dataset_files.format_error("imdb", tmp_path / text.IMDB_FILE)
+    (tmp_path / text.IMDB_FILE).write_text('{"text": "fine", "label": 1}\n')
+    assert len(text.load_imdb(data_dir=tmp_path, download=False)) == 1
+    (tmp_path / text.MNLI_FILE).write_text('{"premise": "a", "hypothesis": "b", "label": 0}\n')
+    with pytest.raises(ValueError, match="map 0 to entailment"):
+        text.load_mnli(data_dir=tmp_path, download=False)  # not read as an empty dataset
+    (tmp_path / text.MNLI_FILE).write_text('{"premise": "a", "label": "neutral"}\n')
+    with pytest.raises(ValueError, match="line 1: no field hypothesis"):
+        text.load_mnli(data_dir=tmp_path, download=False)
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match=r"^data: .*line 1: no field hypothesis"):
+        dataset_files.check_contents(["mnli"])
+    dataset_files.check_contents(["imdb"])  # the valid IMDb file above passes

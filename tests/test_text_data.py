@@ -58,9 +58,14 @@ def test_loader_reads_a_given_folder_and_drops_collisions(tmp_path):
         {"premise": "a cat sat", "hypothesis": "a cat", "label": "neutral"},   # collides
         {"premise": "dogs run", "hypothesis": "dogs run", "label": "contradiction"},
         {"premise": "dogs run", "hypothesis": "dogs run", "label": "contradiction"},  # repeat
-        {"premise": "x", "hypothesis": "y", "label": "-"},  # unlabelled row, skipped
     ]
     (tmp_path / "mnli").mkdir()
+    unlabelled = {"premise": "x", "hypothesis": "y", "label": "-"}
+    (tmp_path / "mnli" / "dev_matched.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in [*rows, unlabelled]) + "\n")
+    # a row without a gold label is not dropped unsaid: the file is refused, as by `memnb run`
+    with pytest.raises(ValueError, match="drop rows without a gold label"):
+        text.load_mnli(4, data_dir=tmp_path, download=False)
     (tmp_path / "mnli" / "dev_matched.jsonl").write_text(
         "\n".join(json.dumps(r) for r in rows) + "\n")
     ds = text.load_mnli(4, data_dir=tmp_path, download=False)
@@ -78,3 +83,25 @@ def test_missing_data_gives_a_clear_error(tmp_path, monkeypatch):
         text.load_mnli(8, data_dir=tmp_path)  # `datasets` is not installed: no download
     with pytest.raises(ValueError, match="layout"):
         text.load_mnli(8, layout="bogus")
+
+
+def test_a_data_dir_argument_is_a_folder_and_a_fallback_is_said(tmp_path):
+    """``data_dir=`` must name an existing folder (an error naming ``data_dir`` otherwise); one
+    that lacks the file is reported with a warning when a later folder has it, as
+    ``MEMNB_DATA_DIR`` is, not passed over in silence."""
+    with pytest.raises(NotADirectoryError, match="data_dir must be an existing folder"):
+        text.load_imdb(8, data_dir=tmp_path / "nowhere", download=False)
+    with pytest.warns(paths.DataDirFallbackWarning, match="is not in data_dir"):
+        found = text.locate(text.IMDB_FILE, tmp_path, download=False)
+    assert found != tmp_path / text.IMDB_FILE
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: text.load_mnli(2.5), "seq_len must be an int"),
+    (lambda: text.load_mnli(0, layout="hypothesis"), "seq_len must be >= 1"),
+    (lambda: text.load_imdb(8.0), "seq_len must be an int"),
+    (lambda: text.load_imdb(8).subset(2.5), "num must be an int"),
+])
+def test_bad_sizes_name_the_parameter(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()

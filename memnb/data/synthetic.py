@@ -72,6 +72,11 @@ def association_task(vocab_size: int, seq_len: int, num_samples: int,
     return AssociationTask(tokens, targets, table, vocab_size, seq_len)
 
 
+MAX_DISTINCT_DRAW = 50_000_000
+"""The most contexts ``N^S`` :func:`distinct_sequences` numbers to draw from (a permutation of
+``N^S`` integers, 400 MB at this size), as :func:`all_contexts` enumerates at most as many."""
+
+
 def distinct_sequences(num_sequences: int, vocab_size: int, seq_len: int,
                        seed: int) -> tuple[Tensor, Tensor]:
     """``num_sequences`` distinct contexts in ``[N]^S`` and uniformly random targets (seeded).
@@ -79,7 +84,12 @@ def distinct_sequences(num_sequences: int, vocab_size: int, seq_len: int,
     The input of the memorization constructions: ``T_0`` associations ``t_{1:S} -> g(t)``.
     """
     _check_positive("num_sequences", num_sequences)
+    _check_positive("vocab_size", vocab_size)
+    _check_positive("seq_len", seq_len)
     total = vocab_size**seq_len
+    if total > MAX_DISTINCT_DRAW:  # every context is numbered to draw distinct ones
+        raise ValueError(f"vocab_size**seq_len must be <= {MAX_DISTINCT_DRAW:.0e} to draw "
+                         f"distinct contexts; got {vocab_size}**{seq_len}")
     if num_sequences > total:
         raise ValueError(
             f"num_sequences must be <= vocab_size**seq_len = {total}; got {num_sequences}")

@@ -16,7 +16,10 @@ Their tokenizer, sampling and labels were not found (chapter notes §3); **[reco
   carrying different labels are dropped (no model can memorize them) and repeated identical
   examples are kept once; :class:`TextDataset` reports both counts.
 
-Files are found, in order, in ``data_dir`` (argument), the data folders of
+Before a file is read, :func:`memnb.dataset_files.check_file` refuses one the loader would
+misread (a line that is not JSON, a missing field, a label it would drop), naming the line.
+Files are found, in order, in ``data_dir`` (argument: an existing folder, else an error; a
+warning when it lacks the file and a later folder has it), the data folders of
 :func:`memnb.paths.data_dir_candidates` (``MEMNB_DATA_DIR``, ``data/external``, ``../shared/data``)
 and, only if the ``datasets`` package is installed and the hub is reachable, downloaded into
 ``data/external``; otherwise a ``FileNotFoundError`` says where to put them.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -33,7 +37,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memnb import paths
+from memnb import dataset_files, paths
+from memnb.validation import check_int
 
 MNLI_FILE = "mnli/dev_matched.jsonl"
 IMDB_FILE = "imdb/train_subset.jsonl"
@@ -48,8 +53,10 @@ _HUB = {
 }
 _HOWTO = {
     MNLI_FILE: "MultiNLI dev-matched as JSON lines with fields premise, hypothesis, label "
-               "(entailment/neutral/contradiction); e.g. `pip install datasets` and export "
-               "load_dataset('nyu-mll/glue', 'mnli', split='validation_matched')",
+               "(entailment/neutral/contradiction, by name); e.g. `pip install datasets`, "
+               "load_dataset('nyu-mll/glue', 'mnli', split='validation_matched'), and write each "
+               "row with its integer label 0, 1, 2 as entailment, neutral, contradiction, "
+               "leaving out rows labelled -1 (see data/README.md)",
     IMDB_FILE: "IMDb reviews as JSON lines with fields text, label (1 = positive); e.g. "
                "`pip install datasets` and export load_dataset('stanfordnlp/imdb', split='train')",
 }
@@ -78,8 +85,7 @@ class TextDataset:
 
     def subset(self, num: int, *, seed: int = 0) -> TextDataset:
         """``num`` examples drawn without replacement with ``seed`` (a new dataset)."""
-        if not 1 <= num <= len(self):
-            raise ValueError(f"num must be in 1..{len(self)}; got {num}")
+        num = check_int("num", num, 1, len(self))
         idx = np.sort(np.random.default_rng(seed).permutation(len(self))[:num])
         return TextDataset(self.name, self.tokens[idx], self.labels[idx], self.label_names,
                            self.source, self.num_raw, self.num_conflicting, self.num_duplicates,
@@ -123,11 +129,18 @@ def locate(relative: str, data_dir: str | Path | None = None, *, download: bool 
     """The path of dataset file ``relative`` (see the module docstring for the search order)."""
     tried = []
     if data_dir is not None:
-        candidate = Path(data_dir).expanduser() / relative
+        folder = Path(data_dir).expanduser()
+        if not folder.is_dir():
+            raise NotADirectoryError(f"data_dir must be an existing folder holding {relative}; "
+                                     f"got {str(data_dir)!r}")
+        candidate = folder / relative
         if candidate.exists():
             return candidate
         tried.append(candidate)
     found = paths.find_dataset(relative)
+    if found is not None and data_dir is not None:  # read, but not from the folder asked
+        warnings.warn(f"{relative} is not in data_dir ({folder}); reading {found} instead",
+                      paths.DataDirFallbackWarning, stacklevel=2)
     if found is not None:
         return found
     tried += [c / relative for c in paths.data_dir_candidates()]
@@ -216,9 +229,11 @@ def load_mnli(seq_len: int = 8, *, layout: MnliLayout = "pair", data_dir: str | 
     """MultiNLI dev-matched as ``seq_len``-token sequences (see the module docstring)."""
     if layout not in ("pair", "hypothesis", "concat"):
         raise ValueError(f"layout must be 'pair', 'hypothesis' or 'concat'; got {layout!r}")
+    check_int("seq_len", seq_len, 1)
     if seq_len < 2 and layout == "pair":
         raise ValueError(f"seq_len must be >= 2 for layout='pair'; got {seq_len}")
     path = locate(MNLI_FILE, data_dir, download=download)
+    dataset_files.check_file("mnli", path)  # a row the loader would drop or fail on: refused
     rows = [r for r in _read_jsonl(path) if r.get("label") in MNLI_LABELS]
     labels = [MNLI_LABELS.index(r["label"]) for r in rows]
     if layout == "pair":
@@ -238,9 +253,9 @@ def load_mnli(seq_len: int = 8, *, layout: MnliLayout = "pair", data_dir: str | 
 def load_imdb(seq_len: int = 8, *, data_dir: str | Path | None = None,
               download: bool = True) -> TextDataset:
     """IMDb reviews (the offline train subset) as ``seq_len``-token sequences."""
-    if seq_len < 1:
-        raise ValueError(f"seq_len must be >= 1; got {seq_len}")
+    check_int("seq_len", seq_len, 1)
     path = locate(IMDB_FILE, data_dir, download=download)
+    dataset_files.check_file("imdb", path)  # a row the loader would fail on: refused, named
     rows = _read_jsonl(path)
     labels = [int(r["label"]) for r in rows]
     if any(y not in (0, 1) for y in labels):
