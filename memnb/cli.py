@@ -327,7 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop starting groups of points that would not end within SECONDS "
                           "and pause a group still training then, at its next evaluation (its "
                           "state saved; the run may end that much after SECONDS); finished "
-                          "points stay cached and the exit code is 3 when partial")
+                          "points stay cached and the exit code is 3 when partial. SECONDS "
+                          "count from the command's start; 5%% of them (at most 10 s) are kept "
+                          "for writing the results, and a loop pauses 5 s before the limit")
     run.add_argument("--rerun", action="store_true",
                      help="recompute a committed result of earlier code or profile with "
                           "today's in data/results/rerun/, leaving it in place until the rerun "

@@ -39,6 +39,7 @@ from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
 from memnb.profiles import check_profile
 from memnb.prose import counted
+from memnb.resume import PAUSE_MARGIN_S
 from memnb.train import tf32_forced
 from memnb.validation import check_int
 
@@ -69,11 +70,22 @@ class TimeLimitReached(RuntimeError):
     """A run stopped at its time limit (or on request, :func:`memnb.resume.request_stop`)
     before it had enough points to build its table."""
 
-    def __init__(self, name: str, budget: TimeBudget, cache_dir: Path | None = None) -> None:
-        super().__init__(
-            f"{name}: stopped {_stop_reason()} with {budget.done} points finished and "
-            f"{len(budget.missing)} missing, too few to build its table; every finished point is "
-            "cached: rerun the same command to continue")
+    def __init__(self, name: str, budget: TimeBudget, cache_dir: Path | None = None,
+                 no_progress: tuple[float, float] | None = None) -> None:
+        head = (f"{name}: stopped {_stop_reason()} with {budget.done} points finished and "
+                f"{len(budget.missing)} missing, too few to build its table")
+        if no_progress is None:
+            text = f"{head}; every finished point is cached: rerun the same command to continue"
+        else:  # nothing saved: the same command would stop the same way
+            used, limit = no_progress
+            text = (f"{head}, and nothing was saved: {used:.1f} s of the {limit:g} s limit had "
+                    "passed (start-up and loading included), too little for a first group to "
+                    f"finish or save its state (memnb run keeps {WRITE_MARGIN_FRACTION:.0%} of "
+                    f"the limit, at most {WRITE_MARGIN_MAX_S:g} s, for writing the results, and "
+                    f"a training loop pauses {PAUSE_MARGIN_S:g} s "
+                    "before the limit); the same command would stop the same way: give a longer "
+                    "--time-limit")
+        super().__init__(text)
         self.budget = budget
         self.cache_dir = cache_dir
         """The run's point cache (its ``paused/`` folder holds the saved state of a group in
@@ -89,13 +101,20 @@ class ExperimentFailed(RuntimeError):
     1, one line; its traceback with ``--traceback``) instead of a usage error."""
 
 
+WRITE_MARGIN_FRACTION = 0.05
+"""The share of a ``--time-limit`` kept free for writing the results (:func:`_time_budget`)."""
+WRITE_MARGIN_MAX_S = 10.0
+"""The most seconds of a ``--time-limit`` kept free for writing the results."""
+
+
 @contextlib.contextmanager
 def _time_budget(seconds: float | None, started: float) -> Iterator[TimeBudget]:
     """A sweep time limit ending ``seconds`` after ``started`` (a ``time.monotonic()`` reading),
     less a margin (5 %, at most 10 s) left for writing the results; none (``None``): a budget
     without a deadline. Either ends at once when a stop is requested
     (:func:`memnb.resume.request_stop`), so that no further group starts."""
-    limit = math.inf if seconds is None else seconds - min(10.0, 0.05 * seconds)
+    limit = math.inf if seconds is None else seconds - min(
+        WRITE_MARGIN_MAX_S, WRITE_MARGIN_FRACTION * seconds)
     with time_limit(limit, start=started) as budget:
         def end_now() -> None:
             budget.deadline = time.monotonic()
@@ -241,15 +260,21 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
                 "seeds": seeds, "seeds_run": exp.seeds_run(profile, seeds),
                 "device": device}  # what a pending invocation must match
 
+    paused_before = _paused_state_times(cache_dir)
+
     def stopped_without_table(budget: TimeBudget, wall: float) -> TimeLimitReached:
-        """Record this call for the next table written; the error to raise."""
+        """Record this call for the next table written; the error to raise, saying so when
+        the call saved nothing at all (no point, no paused state) before its time limit."""
         _add_pending_invocation(cache_dir, {
             **run_keys, "started_utc": started.isoformat(timespec="seconds"),
             "wall_time_s": round(wall, 2), "git_commit": commit, "device_name": device_name,
             "points_done": budget.done, "data_files": data_files,
             "points_computed": _points_written(files_before,
                                                _point_file_times(cache_dir.parent))})
-        return TimeLimitReached(name, budget, cache_dir)
+        saved = budget.done or _paused_state_times(cache_dir) != paused_before
+        stuck = None if saved or time_limit_s is None or resume.stop_requested() else (
+            time.monotonic() - clock_start, time_limit_s)
+        return TimeLimitReached(name, budget, cache_dir, stuck)
 
     t0 = time.perf_counter()
     with _time_budget(time_limit_s, clock_start) as budget:
@@ -1001,6 +1026,15 @@ def _point_file_times(cache_root: Path) -> dict[str, int]:
     if not cache_root.is_dir():
         return {}
     return {str(path): path.stat().st_mtime_ns for path in cache_root.glob("*/*.json")}
+
+
+def _paused_state_times(cache_dir: Path) -> dict[str, int]:
+    """``{file: mtime_ns}`` of the saved states of groups stopped midway in ``cache_dir``
+    (:mod:`memnb.resume`), to tell whether a call saved any progress."""
+    folder = cache_dir / "paused"
+    if not folder.is_dir():
+        return {}
+    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()}
 
 
 def _points_written(before: dict[str, int], after: dict[str, int]) -> int:

@@ -1131,3 +1131,31 @@ def test_a_full_run_over_fewer_seeds_does_not_replace_the_written_one(tmp_path, 
     assert results.fewer_seeds_error("tiny.slow", "full", 1) is None
     assert cli.main(["run", "tiny.slow", "--profile", "quick", "--seeds", "2"]) == 0
     assert cli.main(["run", "tiny.slow", "--profile", "quick", "--seeds", "1"]) == 0
+
+
+def test_a_time_limit_spent_before_any_group_says_a_rerun_would_stop_the_same_way(
+        tmp_path, monkeypatch, capsys):
+    """A limit that start-up used up leaves no time for a first group: nothing is saved, so
+    "rerun to continue" would loop; the message says so and asks for a longer limit. The
+    margins it names are the ones the code keeps, as the help text says."""
+    from memnb import resume
+
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    with pytest.raises(results.TimeLimitReached) as err:
+        run_experiment("tiny.slow", "ci", time_limit_s=0.5, clock_start=time.monotonic() - 1.0)
+    text = str(err.value)
+    assert calls == [] and "nothing was saved" in text and "rerun the same command" not in text
+    assert "of the 0.5 s limit had passed" in text and "give a longer --time-limit" in text
+    assert (f"keeps {results.WRITE_MARGIN_FRACTION:.0%} of the limit, at most "
+            f"{results.WRITE_MARGIN_MAX_S:g} s") in text
+    assert f"pauses {resume.PAUSE_MARGIN_S:g} s before the limit" in text
+    # a call that finished a point says the usual: rerun to continue
+    assert cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "1.6"]) == cli.PARTIAL
+    assert "rerun the same command to continue" in capsys.readouterr().err
+    help_text = " ".join(cli.build_parser()._subparsers._group_actions[0].choices["run"]
+                         .format_help().split())
+    assert (f"{results.WRITE_MARGIN_FRACTION:.0%} of them (at most "
+            f"{results.WRITE_MARGIN_MAX_S:g} s)") in help_text
+    assert f"a loop pauses {resume.PAUSE_MARGIN_S:g} s before the limit" in help_text
