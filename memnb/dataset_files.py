@@ -21,6 +21,8 @@ loaders call the same check (:func:`check_file`) on the file they read.
 
 Not under ``memnb.data``: that package is part of every point's code fingerprint
 (:data:`memnb.fingerprint.CORE_MODULES`), and recording which file was read computes nothing.
+The text loaders import this module for :func:`check_file`, which raises or passes and changes
+no row read, so it stays out of the fingerprint on purpose, as ``memnb.validation`` does.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
@@ -339,10 +340,10 @@ def test_chapter_float64_network_outputs_one_label_and_the_sentence_says_so():
     predictions = net.predict(tokens, arithmetic="float64")
     text = ksfig.float64_markdown(float64_report(net, tokens), labels=labels,
                                   predictions=predictions)
-    if len(np.unique(predictions)) == 1:
-        k = int(predictions[0])
-        assert f"outputs one constant label, {k}, for all {len(tokens)} sequences" in text
-        assert f"({np.mean(labels == k):.1%};" in text
+    assert len(np.unique(predictions)) == 1  # label 0 for all 300 sequences today
+    k = int(predictions[0])
+    assert f"outputs one constant label, {k}, for all {len(tokens)} sequences" in text
+    assert f"({np.mean(labels == k):.1%};" in text
     assert "guessing" not in text
     cell = _cells()["f2585ca3"]
     assert 'predictions=net.predict(data.tokens, arithmetic="float64")' in cell
@@ -498,8 +499,18 @@ def test_capacity_figure_keeps_square_markers_for_committed_full_runs():
                           for d in (8, 16) for N in (200, 400) for b in (0, 1, 2)])
     fig, _ = ksfig.capacity_figure(fresh, None, "quick")
     markers = {line.get_marker() for ax in fig.axes for line in ax.get_lines()}
+    # the markers of each width's lines, read from their labels ("width d = 8 (one seed)",
+    # "N = 400, d = 16")
+    by_width: dict[str, set[str]] = {}
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            for width in re.findall(r"\bd = (\d+)\b", str(line.get_label())):
+                by_width.setdefault(width, set()).add(line.get_marker())
     plt.close(fig)
     assert "o" in markers and "s" not in markers
+    assert set(by_width) == {"8", "16"}
+    assert all(len(m) == 1 for m in by_width.values()), by_width  # one marker per width
+    assert by_width["8"].isdisjoint(by_width["16"]), by_width  # the two widths differ
 
 
 def test_bits_caption_names_the_run_it_reads():

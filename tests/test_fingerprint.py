@@ -113,6 +113,21 @@ _CHOOSERS = {
 }
 
 
+# Profile parameters whose values are names chosen from a fixed set (the experiment rejects any
+# other): changed to another allowed value, not to an invented one.
+def _allowed_values() -> dict[tuple[str, str], tuple[str, ...]]:
+    from memnb.experiments import dana_appendix_layout as layout
+
+    return {("dana.appendix_layout", "kinds"): tuple(layout.KINDS),
+            ("dana.appendix_layout", "mlp_kinds"): tuple(layout.MLP_KINDS)}
+
+
+def _perturbed_choice(value: list[str], allowed: tuple[str, ...]) -> list[str]:
+    """``value`` (a list of names from ``allowed``) with its first name replaced by another
+    allowed name."""
+    return [next(a for a in allowed if a != value[0]), *value[1:]]
+
+
 def _perturbed(value):
     if isinstance(value, bool):
         return not value
@@ -151,19 +166,25 @@ def test_every_profile_parameter_that_computes_is_in_the_points(name):
     before = _point_keys(name, params)
     if before is None:
         pytest.skip(f"{name} makes no sweep")
-    unchanged, tried = [], 0
+    choices = _allowed_values()
+    unchanged, rejected, tried = [], [], 0
     for key, value in params.items():
         changed = copy.deepcopy(params)
-        changed[key] = _perturbed(value)
+        allowed = choices.get((name, key))
+        changed[key] = _perturbed(value) if allowed is None else _perturbed_choice(value, allowed)
         if changed[key] == value:
             continue
         try:
             after = _point_keys(name, changed)
-        except (ValueError, KeyError, IndexError, TypeError):
-            continue  # a value the experiment rejects computes nothing
+        except (ValueError, KeyError, IndexError, TypeError) as err:
+            # a change that computes nothing checks nothing: give the parameter its allowed
+            # values in _allowed_values
+            rejected.append(f"{key}={changed[key]!r}: {type(err).__name__}: {err}")
+            continue
         tried += 1
         if after == before and key not in _CHOOSERS.get(name, set()):
             unchanged.append(key)
+    assert rejected == [], f"{name}: changed values rejected, so not checked: {rejected}"
     assert tried, f"{name}: no parameter could be changed"
     assert unchanged == [], (
         f"{name}: changing {unchanged} leaves the points unchanged, so a cached point would be "
@@ -184,10 +205,12 @@ def test_imports_are_read_from_the_syntax_tree_at_any_depth():
 #: memnb modules that fingerprinted code imports but that compute no point's numbers, each kept
 #: out of the fingerprint on purpose (their module docstrings say so): when a run stops
 #: (``budget``), progress bars (``progress``), saving and resuming a paused loop (``resume``),
-#: which worker trains a group (``distributed``), the key itself (``fingerprint``), and argument
-#: checks that raise or pass (``validation``).
+#: which worker trains a group (``distributed``), the key itself (``fingerprint``), argument
+#: checks that raise or pass (``validation``), and the dataset files' digests and content checks
+#: that refuse a file a loader would misread (``dataset_files``).
 NOT_FINGERPRINTED_ON_PURPOSE = {"memnb.budget", "memnb.progress", "memnb.resume",
-                                "memnb.distributed", "memnb.fingerprint", "memnb.validation"}
+                                "memnb.distributed", "memnb.fingerprint", "memnb.validation",
+                                "memnb.dataset_files"}
 
 #: Modules that escape the fingerprint today though they compute, each with why no cached point
 #: depends on it; adding one to the fingerprint changes every experiment's fingerprint (a re-key

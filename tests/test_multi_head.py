@@ -122,6 +122,13 @@ def test_members_differing_in_heads_pack_in_one_stack():
     alone = train_members([MultiHeadAttention.official(8, 3, 1, 8, 3, seed=0)], (E, e), y, cfg,
                           progress=False)
     torch.testing.assert_close(packed.best_loss[0], alone.best_loss[0], rtol=1e-5, atol=1e-6)
+    # the 4-head member, all of its stack's heads active, trains as a 4-head model alone
+    alone4 = train_members([MultiHeadAttention.official(8, 3, 4, 8, 3, seed=0)], (E, e), y, cfg,
+                           progress=False)
+    torch.testing.assert_close(packed.best_loss[1], alone4.best_loss[0], rtol=1e-5, atol=1e-6)
+    for name in ("W_K", "W_Q", "W_V", "W_O", "W_D"):
+        torch.testing.assert_close(getattr(packed.models[1], name),
+                                   getattr(alone4.models[0], name), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize(

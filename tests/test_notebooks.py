@@ -4,7 +4,10 @@
   ``parameters`` cell that sets ``profile = "quick"``.
 - Every notebook executes with papermill in the ``ci`` profile, exactly as the book build does,
   and the executed copy passes ``pytest --nbval-lax``: nbval runs it again in a fresh kernel and
-  every cell marked ``# NBVAL_CHECK_OUTPUT`` must reproduce its output exactly.
+  every cell marked ``# NBVAL_CHECK_OUTPUT`` must reproduce its output exactly. Source
+  notebooks are stored without outputs, so nbval only compares a rerun with itself: every
+  invariant such a cell prints as ``<text>: True`` must also say True in the executed copy
+  (:data:`PRINTED_FALSE_ALLOWED` lists the lines meant to print False).
 - The book pipeline orders the chapters, writes a valid table of contents and detects pages that
   would load resources from another host (keys, reading flow, the reproducibility page and the
   citations: tests/test_build_*.py).
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +93,71 @@ def test_source_notebook_has_a_profile_parameter(path: Path):
 
 # ------------------------------------------------------------------ execution + nbval
 
+#: Printed invariants of ``# NBVAL_CHECK_OUTPUT`` cells meant to print False, as
+#: ``(notebook stem, text before the colon): reason``. None today: every check prints True.
+PRINTED_FALSE_ALLOWED: dict[tuple[str, str], str] = {}
+
+#: ``<text>: True`` or ``<text>: False``; several per line, separated by `` | `` or ``; ``
+#: (e.g. "T0 = 12 = H*d_h + d: True; every target is the argmax: True").
+_VERDICT = re.compile(r"([^|;\n]*?):[ \t]*(True|False)\b")
+
+
+def _checked_lines(nb) -> list[tuple[str, str]]:
+    """``(cell id, line)`` for every line a ``# NBVAL_CHECK_OUTPUT`` code cell of the executed
+    notebook ``nb`` printed to a stream."""
+    return [(c.get("id", "?"), line) for c in nb.cells
+            if c.cell_type == "code" and "# NBVAL_CHECK_OUTPUT" in c.source
+            for o in c.get("outputs", []) if o.get("output_type") == "stream"
+            for line in o.get("text", "").splitlines()]
+
+
+def printed_invariants_not_true(nb, stem: str,
+                                allowed: dict[tuple[str, str], str] = PRINTED_FALSE_ALLOWED,
+                                ) -> tuple[list[str], int]:
+    """The printed invariants of the executed notebook ``nb`` (named ``stem``) that break the
+    rule, and how many invariants it printed. Each ``<text>: True|False`` printed by a
+    ``# NBVAL_CHECK_OUTPUT`` cell must say True unless ``(stem, text)`` is in ``allowed``
+    (:data:`PRINTED_FALSE_ALLOWED`); a True or False printed without such a label cannot be
+    judged or allowed and breaks it too (one after ``=``, as in an error message quoting
+    ``positional=True``, is not an invariant), as does an allowed line that prints True."""
+    bad, count = [], 0
+    for cell, line in _checked_lines(nb):
+        found = _VERDICT.findall(line)
+        count += len(found)
+        # a boolean standing alone, not an argument quoted in a message ("positional=True")
+        if len(found) != len(re.findall(r"(?<![=\w.])(?:True|False)\b", line)):
+            bad.append(f"cell {cell}: a boolean without a '<text>: ' label in {line!r}")
+        for text, value in found:
+            meant_false = (stem, text.strip()) in allowed
+            if (value == "False") != meant_false:
+                bad.append(f"cell {cell}: {text.strip()!r} prints {value}"
+                           + (" (allowed False)" if meant_false else "") + f" in {line!r}")
+    return bad, count
+
+
+def test_printed_invariants_check_flags_false_and_unlabelled_booleans():
+    """The check the notebook test applies to its executed copy, on a hand-made notebook."""
+    def notebook(text: str, marked: bool = True):
+        source = ("# NBVAL_CHECK_OUTPUT\n" if marked else "") + "print(...)"
+        cell = nbformat.v4.new_code_cell(source, outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text=text)])
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    fine = "a: True | b holds: True\nT0 = 12 = H*d_h + d: True; argmax: True\nshape: (2, 5)\n"
+    assert printed_invariants_not_true(notebook(fine), "x") == ([], 4)
+    bad, count = printed_invariants_not_true(notebook("a: True | rank(Z) == T: False\n"), "x")
+    assert count == 2 and len(bad) == 1 and "'rank(Z) == T' prints False" in bad[0]
+    assert printed_invariants_not_true(notebook("x: False\n", marked=False), "x") == ([], 0)
+    bad, _ = printed_invariants_not_true(notebook("holds True\n"), "x")
+    assert bad and "without a '<text>: ' label" in bad[0]
+    assert printed_invariants_not_true(notebook("ValueError: (use positional=True)\n"),
+                                       "x") == ([], 0)
+    meant = {("x", "meant"): "a line that should print False"}
+    assert printed_invariants_not_true(notebook("meant: False\n"), "x", meant) == ([], 1)
+    assert "allowed False" in printed_invariants_not_true(notebook("meant: True\n"), "x",
+                                                          meant)[0][0]
+    assert printed_invariants_not_true(notebook("meant: False\n"), "y", meant)[0]
+
 
 def _nbval(executed: Path, workdir: Path) -> subprocess.CompletedProcess:
     """Run ``pytest --nbval-lax`` on an executed notebook in a subprocess, isolated from the
@@ -124,6 +193,9 @@ def test_notebook_runs_in_ci_profile_and_checked_outputs_reproduce(path: Path, t
     silent = [c.get("id") for c in nb.cells if c.cell_type == "code" and not c.outputs
               and any(call in c.source for call in ("show(", "caption(", "Markdown("))]
     assert not silent, f"{path.name}: cells {silent} build a display but show nothing"
+    # nbval compares a rerun with this run only: the invariants printed must say True
+    bad, _ = printed_invariants_not_true(nb, path.stem)
+    assert not bad, f"{path.name}: printed invariants not True:\n" + "\n".join(bad)
     done = _nbval(executed, tmp_path)
     assert done.returncode == 0, (
         f"nbval failed on {path.name} (ci profile):\n{done.stdout[-6000:]}\n{done.stderr[-2000:]}")

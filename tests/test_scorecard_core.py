@@ -94,7 +94,10 @@ def test_unknown_paper_and_status_are_rejected() -> None:
 def test_cli_json_has_the_documented_keys(capsys) -> None:
     assert main(["scorecard", "--profile", "ci", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert isinstance(rows, list)
+    assert isinstance(rows, list) and rows
+    # one row per registered item, in the registry's order
+    assert [(r["paper"], r["item"]) for r in rows] == [
+        (it.paper, it.item) for it in core.load_items()]
     for row in rows:
         assert set(core.COLUMNS) <= set(row)
         assert isinstance(row["read_from"], list)
