@@ -562,3 +562,16 @@ def test_thm2_gap_names_the_jl_factor_not_lambda() -> None:
     bad["bound"] = 2 * row["bound"]
     with pytest.raises(ValueError, match="do not reproduce"):
         figures.thm2_gap(bad)
+
+
+def test_bietti_saturated_points_are_read_from_the_draws():
+    """The saturated points the Bietti fit leaves out (mean capacity ≥ 0.8 N): their least mean
+    share of N, and how many hold all N in every draw (a mean of 48 of 50 is one draw short)."""
+    from memnb.scorecard import dana_theory
+
+    tab = pd.DataFrame({"N": 50, "d": [8, 8, 8, 64, 64, 64, 128, 128, 128],
+                        "capacity": [2, 3, 3, 50, 44, 50, 50, 50, 50]})
+    found = dana_theory.bietti_saturated(tab)
+    assert found == {"points": 2, "least_share": 0.96, "all_n": 1}
+    none = dana_theory.bietti_saturated(tab[tab["d"] == 8])
+    assert none["points"] == 0 and none["all_n"] == 0 and math.isnan(none["least_share"])

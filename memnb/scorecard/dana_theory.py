@@ -457,6 +457,19 @@ def bietti_table() -> pd.DataFrame:
     return associative_memory.capacity_table(BIETTI_N, BIETTI_D, seeds=3)
 
 
+def bietti_saturated(tab: pd.DataFrame) -> dict[str, float | int]:
+    """The saturated points of :func:`bietti_table` (mean capacity over the draws at least
+    :data:`BIETTI_UNSATURATED` N), which :func:`bietti_capacity` leaves out of its fit:
+    ``points``, ``least_share`` (their smallest mean capacity / N; NaN without such points) and
+    ``all_n`` (how many hold all N in every draw)."""
+    per = tab.groupby(["N", "d"])["capacity"].agg(["mean", "min"]).reset_index()
+    saturated = per[per["mean"] >= BIETTI_UNSATURATED * per["N"]]
+    return {"points": int(len(saturated)),
+            "least_share": float((saturated["mean"] / saturated["N"]).min())
+            if len(saturated) else math.nan,
+            "all_n": int((saturated["min"] >= saturated["N"]).sum())}
+
+
 def bietti_growth(values: dict[str, float]) -> str:
     """How the associative memory's capacity grows with d below saturation, in words, from the
     log–log exponent's 95 % interval in ``values`` (:func:`bietti_capacity`'s ``exponent_low``
