@@ -1195,3 +1195,56 @@ def test_the_huben_morris_note_says_where_its_order_is_evaluated():
     assert f"{bounds.huben_morris_parameter_order(t0, 1024, 50257, 1026):.4e}" in note
     assert f"would be {(768 + 1024) * (1024 + 50257 + t0):.4e}" in note
     assert figures.huben_morris_note([(50, 2, 10, 10, 20)]) == ""
+
+
+def _exp1_line(slope: float) -> pd.DataFrame:
+    """A Fig. 1a table at d = d_h = 10, N = 50 whose accuracy rises by ``slope`` per head."""
+    return pd.DataFrame([{"model": "aot", "N": 50, "d": 10, "d_h": 10, "H": h, "seed": s,
+                          "T0": 2500, "accuracy": 0.05 + slope * h}
+                         for h in range(1, 21) for s in (0, 1)])
+
+
+def test_exp1_reading_says_well_above_1_only_when_the_ratio_is():
+    """The clause on our ratio to Corollary 2's slope follows from the ratio (well above 1:
+    above the top of the band read as "about d"), not printed whatever it is."""
+    from types import SimpleNamespace
+
+    from memnb.scorecard.dana_theory import BIETTI_RATIO
+
+    row = SimpleNamespace(item="Fig. 1a", status="trend", measured="m")
+    bound = (1 - 1 / 50) * 10 / 2500  # Corollary 2's slope at N = 50, d_h = 10, T0 = N²
+    text = {r: figures.exp1_reading(_exp1_line(r * bound), row) for r in (5.0, 1.5, 0.5)}
+    assert BIETTI_RATIO[1] == 2
+    assert "our ratio of 5.0 is well above 1 (above 2," in text[5.0]
+    assert "so ours says the same." in text[5.0]
+    for r in (1.5, 0.5):
+        assert "well above 1 (" not in text[r] and "says the same of ours" not in text[r]
+    assert ("our ratio of 1.5 is above 1 but not well above it (not above 2, the top of the band "
+            "[0.5, 2]") in text[1.5]
+    assert "store about d_h = 10 associations each, not far more" in text[1.5]
+    assert ("our ratio of 0.5 is not above 1, so ours does not say the same: its heads store no "
+            "more than the bound's d_h = 10 associations each") in text[0.5]
+
+
+def test_propositions_caption_measures_where_the_best_kl_vanishes():
+    """The d from which the best rank-d KL vanishes is read from the table and compared with the
+    rank of the centred log π, where the theory puts it."""
+    lams = np.geomspace(1, 25_000, 5)
+
+    def table(kl):
+        return pd.DataFrame({"d": [1, 2, 3, 4], "centered_rank": 3, "kl_fit": kl})
+
+    same = figures.propositions_caption(lams, table([0.5, 0.1, 1e-9, 1e-12]))
+    assert ("positive for d = 1, 2 and vanishes from d = 3, the rank of the centred log π "
+            "(fitted") in same
+    later = figures.propositions_caption(lams, table([0.5, 0.1, 0.01, 1e-12]))
+    assert ("positive for d = 1, 2, 3 and vanishes (≤ 1e-06) from d = 4, while the theory "
+            "predicts it vanishes from the rank of the centred log π, 3") in later
+    assert "vanishes from d = 3" not in later
+    never = figures.propositions_caption(lams, table([0.5, 0.1, 0.01, 0.001]))
+    assert ("positive for d = 1, 2, 3, 4: it does not vanish (≤ 1e-06) at any d drawn, up to "
+            "d = 4, while the theory predicts it vanishes from the rank of the centred log π, "
+            "3") in never
+    zero = figures.propositions_caption(lams, table([1e-9, 1e-9, 1e-12, 1e-12]))
+    assert ("at most 1e-06 (read as 0) at every d drawn, from d = 1; the theory predicts it "
+            "vanishes from the rank of the centred log π, 3") in zero

@@ -145,6 +145,29 @@ def test_hash_markdown_states_the_counts():
     assert "takes 3 distinct values" in text and "takes 7" in text and "all 10" in text
 
 
+def test_hash_markdown_words_follow_the_counts():
+    """Each comparison with the plain sum, and "separates all", is chosen from the counts."""
+    today = ksfig.hash_markdown({"sequences": 10, "linear": 3, "affine": 7, "affine mod p": 3,
+                                 "power": 10})
+    assert ("takes 7 (more than the plain sum, because how many tokens wrap around $p$ also "
+            "varies) but the same sum taken modulo $p$ takes 3, exactly as many as the plain "
+            "sum") in today and today.endswith("separates all 10.")
+    other = ksfig.hash_markdown({"sequences": 10, "linear": 3, "affine": 3, "affine mod p": 2,
+                                 "power": 9})
+    assert "takes 3 (as many as the plain sum) but the same sum" in other
+    assert "takes 2, fewer than the plain sum (modulo" in other
+    assert other.endswith("$a^z \\bmod p$ takes 9, so it does not separate all 10.")
+    assert "more than" not in other and "exactly as many" not in other
+    assert "separates all" not in other
+    fewer = ksfig.hash_markdown({"sequences": 10, "linear": 3, "affine": 2, "affine mod p": 4,
+                                 "power": 10})
+    assert "takes 2 (fewer than the plain sum) but the same sum" in fewer
+    assert "takes 4, more than the plain sum (modulo" in fewer
+    both = ksfig.hash_markdown({"sequences": 10, "linear": 3, "affine": 5, "affine mod p": 4,
+                                "power": 10})
+    assert "also varies) and the same sum taken modulo $p$ takes 4, more than the plain" in both
+
+
 def test_a_partial_full_run_caps_the_caption_verdicts_at_trend():
     curves = _curves({0: 0.3, 1: 0.01, 4: 0.001})
     fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick")

@@ -34,6 +34,7 @@ from memnb.dana_reading import (
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
 from memnb.prose import counted
+from memnb.scorecard.dana import KL_ZERO
 
 # the plotted accuracy is the code's last-batches mean where a run recorded it
 # (as_the_paper_reports), else the checkpoint's on the training sample: both are fractions
@@ -1083,8 +1084,30 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
     return folded_report(lead, [text], (row,))
 
 
+def _ratio_words(ratio: float, d_h: int) -> str:
+    """Whether Fig. 1a's ``ratio`` (our per-head slope over Corollary 2's, i.e. the associations
+    a head stores over the bound's ``d_h``) says that heads store far more than ``d_h``
+    associations each: "well above 1" when above the top of the band that the chapter reads as
+    "about d" associations (:data:`memnb.scorecard.dana_theory.BIETTI_RATIO`; ours)."""
+    from memnb.scorecard.dana_theory import BIETTI_RATIO
+
+    top = BIETTI_RATIO[1]
+    band = (f"{top:g}, the top of the band [{BIETTI_RATIO[0]:g}, {top:g}] that the chapter reads "
+            "as about d associations; ours")
+    if ratio > top:
+        return f"our ratio of {ratio:.1f} is well above 1 (above {band}), so ours says the same"
+    if ratio > 1:
+        return (f"our ratio of {ratio:.1f} is above 1 but not well above it (not above {band}), "
+                f"so ours says only that its heads store about d_h = {d_h} associations each, "
+                "not far more")
+    return (f"our ratio of {ratio:.1f} is not above 1, so ours does not say the same: its heads "
+            f"store no more than the bound's d_h = {d_h} associations each")
+
+
 def exp1_reading(table: pd.DataFrame, row: Any) -> str:
-    """Markdown paragraph on Fig. 1a's per-head slope at d = 10 (or the largest d run)."""
+    """Markdown paragraph on Fig. 1a's per-head slope at d = 10 (or the largest d run): ours,
+    the paper's (at N = 50) and whether our ratio to Corollary 2's slope says, as the paper's
+    does, that heads store far more than d_h associations each (:func:`_ratio_words`)."""
     d = 10 if 10 in set(table["d"]) else int(table["d"].max())
     n = int(table["N"].iloc[0])
     report = slope_report(table[table["d"] == d], n=n, d_h=d)
@@ -1099,8 +1122,8 @@ def exp1_reading(table: pd.DataFrame, row: Any) -> str:
         parts.append(f"The paper's CSV gives {theirs:.4f} per head, so ours is "
                      f"{abs(rel):.0f} % {'below' if rel < 0 else 'above'} it. Its point is that "
                      f"trained heads store far more than the bound's d_h = {d} associations each "
-                     f"(its slope is {per_head:.0f} associations per head at N = {n}); a ratio "
-                     f"well above 1 says the same of ours.")
+                     f"(its slope is {per_head:.0f} associations per head at N = {n}); "
+                     f"{_ratio_words(report['ratio'], d)}.")
     parts.append(verdict_recalled(row))
     return " ".join(parts)
 
@@ -1571,8 +1594,12 @@ def propositions_figure(lams: np.ndarray, bottleneck: pd.DataFrame, n_small: int
     return fig
 
 
+
+
 def propositions_caption(lams: np.ndarray, bottleneck: pd.DataFrame) -> str:
-    """Caption of :func:`propositions_figure`, from the data."""
+    """Caption of :func:`propositions_figure`, from the data: the circle encoder's KL (Prop. 3)
+    and the d from which the best rank-d KL of ``bottleneck`` vanishes (≤ :data:`KL_ZERO`),
+    measured, beside the rank where Prop. 2 puts it (:func:`_vanishing_words`)."""
     from memnb import lookup_tables
 
     def kl_words(n: int, lam: float) -> str:
@@ -1582,14 +1609,35 @@ def propositions_caption(lams: np.ndarray, bottleneck: pd.DataFrame) -> str:
 
     at_scorecard = "; ".join(kl_words(n, 10 * n * n) for n in (10, 50))
     rank = int(bottleneck["centered_rank"].iloc[0])
-    pos = bottleneck[bottleneck["kl_fit"] > 1e-6]["d"]
+    pos = bottleneck[bottleneck["kl_fit"] > KL_ZERO]["d"]
     return (f"Left: the exact KL of the circle encoder falls as λ grows, to "
             f"{kl_words(10, float(lams[-1]))} and {kl_words(50, float(lams[-1]))}; at the "
             f"scorecard's λ = 10N² it is {at_scorecard}. So two dimensions suffice for "
             f"deterministic targets (it needs λ of order N² as N grows). Right: the best rank-d "
-            f"KL is positive for d = {', '.join(str(int(d)) for d in pos)} and vanishes from d = "
-            f"{rank}, the rank of the centred log π (fitted by L-BFGS from a truncated-SVD "
-            f"start; an upper bound on the infimum).")
+            f"KL is {_vanishing_words(bottleneck, pos, rank)} (fitted by L-BFGS from a "
+            f"truncated-SVD start; an upper bound on the infimum).")
+
+
+def _vanishing_words(bottleneck: pd.DataFrame, pos: pd.Series, rank: int) -> str:
+    """Where the best rank-d KL of ``bottleneck`` (:func:`memnb.lookup_tables.bottleneck_table`)
+    is positive (``pos``: the d with ``kl_fit`` > :data:`KL_ZERO`) and the measured d from which
+    it vanishes (at most :data:`KL_ZERO` there and at every larger d drawn), beside ``rank``,
+    the rank of the centred log π from which Prop. 2 (our sharper reading) predicts it
+    vanishes."""
+    ds = sorted(int(d) for d in bottleneck["d"])
+    if not len(pos):
+        return (f"at most {KL_ZERO:g} (read as 0) at every d drawn, from d = {ds[0]}; the theory "
+                f"predicts it vanishes from the rank of the centred log π, {rank}")
+    where = f"positive for d = {', '.join(str(int(d)) for d in pos)}"
+    after = [d for d in ds if d > int(pos.max())]
+    if not after:
+        return (f"{where}: it does not vanish (≤ {KL_ZERO:g}) at any d drawn, up to d = "
+                f"{ds[-1]}, while the theory predicts it vanishes from the rank of the centred "
+                f"log π, {rank}")
+    if after[0] == rank:
+        return f"{where} and vanishes from d = {rank}, the rank of the centred log π"
+    return (f"{where} and vanishes (≤ {KL_ZERO:g}) from d = {after[0]}, while the theory "
+            f"predicts it vanishes from the rank of the centred log π, {rank}")
 
 
 def thm2_figure(thm2: pd.DataFrame) -> plt.Figure:

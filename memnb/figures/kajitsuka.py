@@ -308,14 +308,31 @@ def _float64_accuracy_words(accuracy: float, labels: np.ndarray | None,
 
 def hash_markdown(counts: dict[str, int] | None = None) -> str:
     """What the hash comparison measured, as one Markdown paragraph (counts of
-    :func:`memnb.scorecard.kajitsuka.hash_counts`)."""
+    :func:`memnb.scorecard.kajitsuka.hash_counts`): each hash's number of distinct values, each
+    compared with the plain sum's (more, as many, fewer: :func:`_than_plain_sum`), and whether
+    the power hash separates every multiset (as many values as sequences)."""
     c = counts or card.hash_counts()
-    return (f"Over {c['sequences']:,} random multisets: the plain sum takes {c['linear']} "
-            f"distinct values; the affine hash summed as integers takes {c['affine']} (more than "
-            "the plain sum, because how many tokens wrap around $p$ also varies) but the same "
-            f"sum taken modulo $p$ takes {c['affine mod p']}, exactly as many as the plain sum "
-            "(modulo $p$ it is $a\\sum_j z_j + nb$); the power hash $a^z \\bmod p$ separates "
-            f"all {c['power']:,}.")
+    linear, affine, mod_p = c["linear"], c["affine"], c["affine mod p"]
+    affine_words = _than_plain_sum(affine, linear)
+    if affine > linear:
+        affine_words += ", because how many tokens wrap around $p$ also varies"
+    mod_words = ("exactly as many as the plain sum" if mod_p == linear
+                 else _than_plain_sum(mod_p, linear))
+    but = "and" if np.sign(affine - linear) == np.sign(mod_p - linear) else "but"
+    power = (f"separates all {c['power']:,}" if c["power"] == c["sequences"]
+             else f"takes {c['power']:,}, so it does not separate all {c['sequences']:,}")
+    return (f"Over {c['sequences']:,} random multisets: the plain sum takes {linear} "
+            f"distinct values; the affine hash summed as integers takes {affine} ({affine_words}) "
+            f"{but} the same sum taken modulo $p$ takes {mod_p}, {mod_words} "
+            "(modulo $p$ it is $a\\sum_j z_j + nb$); the power hash $a^z \\bmod p$ "
+            f"{power}.")
+
+
+def _than_plain_sum(count: int, linear: int) -> str:
+    """``count`` distinct values against the plain sum's ``linear``, in words."""
+    if count == linear:
+        return "as many as the plain sum"
+    return f"{'more' if count > linear else 'fewer'} than the plain sum"
 
 
 # ------------------------------------------------------------------------------ the slider

@@ -338,6 +338,9 @@ def proposition_1(results: ResultSource) -> Verdict:
 #: d ≥ N − 1: a π whose centred log has rank N − 1 (the first, the chapter's figure) cannot.
 PROP2_N = 5
 PROP2_LOW_RANK = 2
+#: A best rank-d KL found at most this is read as 0 (Proposition 2's row, and the chapter's
+#: caption of the bottleneck figure, :func:`memnb.figures.dana.propositions_caption`).
+KL_ZERO = 1e-6
 
 
 def low_rank_conditionals(N: int, rank: int, sequences: int = 8, seed: int = 0) -> np.ndarray:
@@ -366,7 +369,7 @@ def _kl_words(kl: float) -> str:
       criterion=f"for two full-support π (N = {PROP2_N}): one whose centred log π has rank "
                 f"N − 1 and one whose centred log π has rank {PROP2_LOW_RANK} < N − 1 (ours: "
                 "only there can the threshold be told from d ≥ N − 1): the best rank-d KL found "
-                "is > 1e-6 exactly when d < the rank of the centred log π (our sharper "
+                f"is > {KL_ZERO:g} exactly when d < the rank of the centred log π (our sharper "
                 "reading), and ≈ 0 at d = N − 1 for both (the statement)", evidence=_EXACT)
 def proposition_2(results: ResultSource) -> Verdict:
     n, ds = PROP2_N, list(range(1, PROP2_N))
@@ -375,7 +378,7 @@ def proposition_2(results: ResultSource) -> Verdict:
             ("peaked π", lookup_tables.peaked_conditionals(n, 3.0)),
             (f"rank-{PROP2_LOW_RANK} π", low_rank_conditionals(n, PROP2_LOW_RANK))):
         table = lookup_tables.bottleneck_table(conditionals, ds, restarts=1)
-        positive = table["kl_fit"] > 1e-6
+        positive = table["kl_fit"] > KL_ZERO
         ok &= bool((positive == table["kl_positive"]).all()) and not positive.iloc[-1]
         parts.append(f"{label} (centred rank {int(table['centered_rank'].iloc[0])}): best "
                      "rank-d KL " + ", ".join(f"d={r.d}: {_kl_words(r.kl_fit)}"
