@@ -207,7 +207,20 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed"}))
     today = reproducibility.full_runs_markdown(["dana.exp1"], results)
     assert f"2026-01-01 | today: `{code}`, flushed denormals |" in today
-    assert "computed by today's code" not in today
+    assert "computed by today's code" not in today and "re-key" not in today
+    # points carried over by re-keys (scripts/rekey_cache.py): the code that computed them and
+    # the judgements, counted, that carried them to today's fingerprint
+    rekeys = [{"from": "aaaa", "to": "bbbb", "why": "the code of commit x with labels changed"},
+              {"from": "bbbb", "to": code, "why": "code changed in m.py, reviewed by hand to "
+                                                  "compute the same numbers: checks only"}]
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
+         "code_fingerprint_rekeyed_from": "aaaa", "code_fingerprint_rekeys": rekeys}))
+    carried = reproducibility.full_runs_markdown(["dana.exp1"], results)
+    assert (f"today: `{code}`, flushed denormals; its points computed by `aaaa`, carried over "
+            "to this fingerprint by re-keys judged to change no computation "
+            "(`code_fingerprint_rekeys` lists 2, with why; 1 of them code changes reviewed by "
+            "hand) |") in carried
     # a table of today's code computed for an earlier grid of the profile is named as such
     earlier = {**get("dana.exp1").params("full"), "N": 999}
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
