@@ -458,8 +458,8 @@ def test_exp5_order_reads_split_seeds_on_their_medians():
 
 
 def test_exp5_figure_draws_seed_medians_with_a_min_max_band():
-    """Fig. 3 draws ours as the right (Experiment 5) panels of the App. B figures do (their left
-    and middle panels draw mean ± std): the median over seeds (the statistic the
+    """Fig. 3 draws ours as the Experiment 5 panels of the App. B figures do (their Experiment 1
+    and 2 panels draw mean ± std): the median over seeds (the statistic the
     verdict reads where the seeds split), a band from the lowest seed to the highest, every
     seed a dot; the caption says so and gives the split seeds' range, median and mean."""
     from types import SimpleNamespace
@@ -486,7 +486,7 @@ def test_exp5_figure_draws_seed_medians_with_a_min_max_band():
             "lowest") in text
     assert "MLP 0.050–0.990 (median 0.050, mean 0.424)" in text
     assert "reads the seed medians where the seeds split" in text
-    assert "as in the right (Experiment 5) panels of the App. B figures" in text
+    assert "as in the Experiment 5 panels (bottom row) of the App. B figures" in text
 
 
 def test_exp5_with_a_partial_full_run_beside_the_fresh_run(monkeypatch):
@@ -596,9 +596,9 @@ def test_appendix_figure_draws_ours_beside_the_paper_and_captions_the_verdicts()
 
     table = _appendix_quick_table()
     fig = figures.appendix_figure(table, "depth")
-    axes = fig.axes
+    axes = fig.axes  # Exp. 1, Exp. 2, then one Exp. 5 panel per d (ours 7, the paper's 7-13)
     assert [ax.get_xlabel() for ax in axes] == ["heads H (d_h = d)", "head dimension d_h",
-                                                "parameters (our count, per model)"]
+                                                *["parameters (our count, per model)"] * 3]
     assert "Fig. 10" in axes[2].get_title() and "5 layers" in axes[0].get_title()
     labels = axes[0].get_legend_handles_labels()[1]
     assert "ours: d = 7, N = 40" in labels and "paper: d = 13, N = 70" in labels
@@ -690,10 +690,88 @@ def test_the_appendix_caption_says_what_the_exp5_line_and_band_are():
     verdicts = {f: SimpleNamespace(item=f, status="trend", measured="m")
                 for f in ("Fig. 8", "Fig. 9", "Fig. 10")}
     text = figures.appendix_caption(_appendix_quick_table(), "depth", verdicts)
-    assert ("Ours in the right panel (Fig. 10): the line is the median over seeds, the band "
+    assert ("Ours in the bottom row (Fig. 10): the line is the median over seeds, the band "
             "runs from the lowest seed to the highest (min–max) and each seed is a faint dot"
             ) in text
-    assert "left and middle: the seed mean ± one standard deviation" in text
+    assert "top row: the seed mean ± one standard deviation" in text
+    assert ("Top left: accuracy against H (Fig. 8); top right: against d_h at d = 7, H = 9"
+            ) in text
+    assert "; bottom row, one panel per d: AoT with H heads against one head + MLP" in text
+    assert "right panel" not in text and "left and middle" not in text
+
+
+def _place_of(fig: plt.Figure, ax: plt.Axes) -> str:
+    """Where ``ax`` sits in ``fig``'s grid, in the caption's words: "top left", "bottom row"
+    (an Exp. 5 panel: one of a row of panels)."""
+    boxes = [a.get_position() for a in fig.axes]
+    box = ax.get_position()
+    top = max(b.y0 for b in boxes)
+    row = "top" if np.isclose(box.y0, top) else "bottom"
+    in_row = [b for b in boxes if np.isclose(b.y0, box.y0)]
+    if len(in_row) > 2:
+        return f"{row} row"
+    return f"{row} {'left' if box.x0 == min(b.x0 for b in in_row) else 'right'}"
+
+
+@pytest.mark.parametrize("kind", ["dim", "depth"])
+def test_the_appendix_figure_draws_exp5_one_panel_per_d_where_the_caption_says(kind):
+    """App. B's Experiment 5 (Figs. 7, 10) gets one panel per d, each holding only that d's
+    curves (ours and the paper's) and bands, with a shared y-axis, so that the one head + MLP's
+    min–max bands of different d (which span most of [0, 1] where seeds split) do not overlap;
+    the caption's panel positions are those of the drawn axes."""
+    figure = {"dim": "Fig. 7", "depth": "Fig. 10"}[kind]
+    table = pd.concat([_appendix_exp5_split(figure, d) for d in
+                       {"dim": (40, 50, 60), "depth": (7, 10, 13)}[kind]], ignore_index=True)
+    fig = figures.appendix_figure(table, kind)
+    fig.canvas.draw()  # positions after the constrained layout
+    exp5 = fig.axes[2:]
+    ds = sorted(table["d"].unique())
+    assert [ax.get_title() for ax in exp5] == [f"{figure}: Exp. 5, d = d_h = {d}" for d in ds]
+    for ax, d in zip(exp5, ds, strict=True):
+        labels = [ln.get_label() for ln in ax.lines if not ln.get_label().startswith("_")]
+        assert labels and all(f"d = {d}," in label for label in labels), labels
+        assert any(label.startswith("paper:") for label in labels)
+        # its bands: one per model of ours, at this d only (the MLP's reaches the split 0.99)
+        assert len(ax.collections) == 2
+        assert ax.get_ylim() == exp5[0].get_ylim()
+    # the legend sits below every panel, off the data
+    legend = fig.legends[0].get_window_extent()
+    assert all(legend.y1 <= ax.get_window_extent().y0 for ax in fig.axes)
+    places = figures.appendix_places()
+    assert _place_of(fig, fig.axes[0]) == places["exp1"] == "top left"
+    assert _place_of(fig, fig.axes[1]) == places["exp2"] == "top right"
+    assert {_place_of(fig, ax) for ax in exp5} == {places["exp5"]} == {"bottom row"}
+    assert places["exp12"] == "top row"
+    plt.close(fig)
+
+
+def _integer_ticks(ax: plt.Axes) -> bool:
+    """Whether the x tick labels ``ax`` shows are all integers (no H = 2.5)."""
+    lo, hi = ax.get_xlim()
+    ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+    return len(ticks) >= 2 and all(float(t).is_integer() for t in ticks)
+
+
+def test_head_and_dimension_axes_have_integer_ticks():
+    """Axes of head counts H (Fig. 4, App. B Exp. 1), head dimensions d_h and embedding
+    dimensions d (Prop. 2) carry integer ticks only."""
+    hs = (1, 5, 9, 13, 17, 21)  # 0-22: the default locator would tick 2.5, 7.5, ...
+    exp6 = pd.DataFrame([{"N": 10, "T0": 100, "d": 2, "d_h": 2, "H": h, "seed": s,
+                          "accuracy": 0.3 + 0.03 * h + 0.01 * s} for h in hs for s in (0, 1)])
+    fig = figures.exp6_figure(exp6)
+    fig.canvas.draw()
+    assert _integer_ticks(fig.axes[0])
+    plt.close(fig)
+    fig = figures.appendix_figure(_appendix_quick_table(), "depth")  # the paper's H up to 21
+    fig.canvas.draw()
+    assert _integer_ticks(fig.axes[0]) and _integer_ticks(fig.axes[1])
+    plt.close(fig)
+    bottleneck = pd.DataFrame({"d": [1, 2, 3, 4], "centered_rank": 4,
+                               "kl_fit": [0.5, 0.2, 0.04, 1e-16]})
+    fig = figures.propositions_figure(np.geomspace(1, 25_000, 5), bottleneck, 5)
+    fig.canvas.draw()
+    assert _integer_ticks(fig.axes[1])
+    plt.close(fig)
 
 
 def test_a_faded_source_keeps_its_seed_dots_unjoined():

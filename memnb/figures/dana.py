@@ -15,7 +15,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from memnb import bounds, viz
 from memnb.dana_reading import (
@@ -456,6 +456,7 @@ def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     hs = np.sort(table["H"].unique())
     _bounds(ax, hs, hs * d + d, hs * (d - 1) + 1, n, t0)
     ax.set_title(f"N = {n}, d = d_h = {d}, T0 = {t0}")
+    _integer_ticks(ax)  # H counts heads: no H = 2.5 tick
     _legend_below(fig, [ax])
     return fig
 
@@ -1255,7 +1256,7 @@ def exp5_drawn_sentence(table: pd.DataFrame) -> str:
         return "Ours: one seed per point, drawn as a line."
     text = (f"Ours: the line is the median over seeds (up to {counted(seeds, 'seed')}), the band "
             "runs from the lowest seed to the highest (min–max) and each seed is a faint dot, as "
-            "in the right (Experiment 5) panels of the App. B figures")
+            f"in the Experiment 5 panels ({appendix_places()['exp5']}) of the App. B figures")
     order = exp5_order(table)
     split = order[order["split"]] if len(order) else order
     if len(split):
@@ -1590,6 +1591,7 @@ def propositions_figure(lams: np.ndarray, bottleneck: pd.DataFrame, n_small: int
                     **{**viz.role_style("bound"), "marker": None}, label="rank of centred log π")
     axes[1].set(xlabel="embedding dimension d", ylabel="KL divergence (nats)",
                 title=f"Prop. 2: full-support π, N = {n_small}")
+    _integer_ticks(axes[1])  # no d = 1.5 tick
     axes[1].legend(fontsize=7)
     return fig
 
@@ -1744,23 +1746,70 @@ def appendix_rerun(kind: str, root: Any = None) -> pd.DataFrame | None:
     return None if rerun is None else as_the_paper_reports(rerun.table)
 
 
+def _integer_ticks(ax: plt.Axes) -> None:
+    """Ticks of ``ax``'s x-axis at integers only (an axis of head counts or dimensions: no tick
+    at H = 2.5), spaced as matplotlib's default locator spaces them."""
+    ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 2.5, 5, 10],
+                                           integer=True))
+
+
+def _appendix_grid(panels: int) -> list[list[str]]:
+    """The panel grid of :func:`appendix_figure` (rows of panel names, as
+    :func:`matplotlib.pyplot.subplot_mosaic` takes them) with ``panels`` Experiment 5 panels:
+    Experiments 1 (``"exp1"``) and 2 (``"exp2"``) side by side in the top row, Experiment 5 one
+    panel per d (``"exp5_0"``, ``"exp5_1"``, ...) in the bottom row, each d's own axes, so that
+    the min–max bands of different d, which span most of [0, 1] where the one head + MLP's
+    seeds split, do not overlap."""
+    return [["exp1"] * panels + ["exp2"] * panels,
+            [f"exp5_{k}" for k in range(panels) for _ in range(2)]]
+
+
+def _grid_place(grid: list[list[str]], *names: str) -> str:
+    """Where the panels of ``grid`` (:func:`_appendix_grid`) named ``names`` (a name before any
+    ``_``: ``"exp5"`` for every Experiment 5 panel) sit, in words: ``"top left"``, ``"bottom
+    row"`` (when they fill their row), for the captions (:func:`appendix_caption`)."""
+    cells = [(r, c) for r, row in enumerate(grid) for c, key in enumerate(row)
+             if key.split("_")[0] in names]
+    rows = {r for r, _ in cells}
+    if len(rows) != 1:
+        raise ValueError(f"panels {names} do not share one row of {grid}")
+    (r,) = rows
+    cols, width = {c for _, c in cells}, len(grid[r])
+    row_word = "top" if r == 0 else "bottom" if r == len(grid) - 1 else "middle"
+    if len(cols) == width:
+        return f"{row_word} row"
+    side = ("left" if max(cols) < width / 2 else "right" if min(cols) >= width / 2
+            else "centre")
+    return f"{row_word} {side}"
+
+
+def appendix_places() -> dict[str, str]:
+    """Where :func:`appendix_figure` draws each experiment, in words read from its grid
+    (:func:`_appendix_grid`, :func:`_grid_place`): ``"exp1"``, ``"exp2"``, ``"exp5"`` (its one
+    panel per d) and ``"exp12"`` (Experiments 1 and 2 together)."""
+    grid = _appendix_grid(2)
+    return {"exp1": _grid_place(grid, "exp1"), "exp2": _grid_place(grid, "exp2"),
+            "exp5": _grid_place(grid, "exp5"), "exp12": _grid_place(grid, "exp1", "exp2")}
+
+
 def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None = None,
                     rerun: pd.DataFrame | None = None, *,
                     read_in_place: bool = False) -> plt.Figure:
-    """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) as
-    three panels: accuracy vs H (Exp. 1), vs d_h (Exp. 2) and vs parameter count, AoT and one
-    head + MLP (Exp. 5). Ours (markers; Exps. 1, 2: mean ± std over seeds; Exp. 5, whose MLP
-    seeds can split: median over seeds, band min to max, each seed a faint dot,
-    :func:`_seed_curve`) beside the paper's official CSVs (dotted, hollow diamonds); every one
-    head + MLP with × markers; colour = d. ``cached``, the
-    committed full run, is drawn dash-dotted with square markers; with ``rerun`` (a rerun of it
-    by today's code under today's profile, :func:`appendix_rerun`) the rerun takes that style
-    and ``cached``, then of an earlier profile, is drawn faded (dotted, hollow squares).
+    """App. B's three figures of one kind (``"dim"``: Figs. 5-7, ``"depth"``: Figs. 8-10) on one
+    grid (:func:`_appendix_grid`): accuracy vs H (Exp. 1) and vs d_h (Exp. 2) in the top row,
+    and below, one panel per d, accuracy vs parameter count of the AoT and the one head + MLP
+    (Exp. 5); ``fig.axes`` lists Exp. 1, Exp. 2, then Exp. 5 by increasing d. Ours (markers;
+    Exps. 1, 2: mean ± std over seeds; Exp. 5, whose MLP seeds can split: median over seeds,
+    band min to max, each seed a faint dot, :func:`_seed_curve`) beside the paper's official
+    CSVs (dotted, hollow diamonds); every one head + MLP with × markers; colour = d; H and d_h
+    ticks at integers only. ``cached``, the committed full run, is drawn dash-dotted with square
+    markers; with ``rerun`` (a rerun of it by today's code under today's profile,
+    :func:`appendix_rerun`) the rerun takes that style and ``cached``, then of an earlier
+    profile, is drawn faded (dotted, hollow squares).
     ``read_in_place``: ``table`` is the committed full run, read instead of a run of this build
     (:func:`memnb.experiments.dana.reused_full`), and the legend says so."""
     spec = appendix_spec(kind)
     f1, f2, f5 = spec["figures"]
-    fig, axes = plt.subplots(1, 3, figsize=(11.5, 4.6), layout="constrained")
     tables = [("ours", table)]
     if rerun is not None:
         tables.append(("rerun", rerun))
@@ -1770,6 +1819,22 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
     ds = sorted(set(int(d) for _, t in tables for d in t["d"].unique())
                 | set(int(d) for d in ref1["d"].unique()))
     color = {d: _D_COLORS[i % len(_D_COLORS)] for i, d in enumerate(ds)}
+    # the Exp. 5 panels: every d of ours and of the paper's AoT (Exp. 1 CSV) and MLP curves
+    ds5 = sorted(set(int(d) for _, t in tables for d in exp.appendix_rows(t, f5)["d"].unique())
+                 | set(int(d) for d in ref5["d"].unique())
+                 | set(int(d) for d in ref1["d"].unique()))
+    fig = plt.figure(figsize=(11.5, 8.2), layout="constrained")
+    grid = _appendix_grid(len(ds5))
+    spec_grid = fig.add_gridspec(len(grid), len(grid[0]))
+    panel: dict[str, plt.Axes] = {}
+    for name in dict.fromkeys(key for row in grid for key in row):  # in grid order
+        cells = [(r, c) for r, row in enumerate(grid) for c, key in enumerate(row) if key == name]
+        (r,) = {r for r, _ in cells}
+        c0, c1 = min(c for _, c in cells), max(c for _, c in cells)
+        share = panel.get("exp5_0") if name.startswith("exp5_") else None
+        panel[name] = fig.add_subplot(spec_grid[r, c0:c1 + 1], sharey=share)
+    exp5_axes = {d: panel[f"exp5_{k}"] for k, d in enumerate(ds5)}
+    axes = [panel["exp1"], panel["exp2"], *exp5_axes.values()]
     layers = int(table["layers"].iloc[0]) if "layers" in table else 1
     paper_layers = int(ref1["layers"].iloc[0]) if "layers" in ref1 else 1
     for source, t in tables:
@@ -1791,7 +1856,7 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
             if model != "aot":  # one head + MLP: × markers, as the paper's, colour still d
                 style["marker"] = "x"
             seeds = int(part["seed"].nunique()) if "seed" in part else 1
-            _seed_curve(axes[2], part, "params", stat="median", band=True, **style,
+            _seed_curve(exp5_axes[int(d)], part, "params", stat="median", band=True, **style,
                         label=f"{run}: d = {int(d)}, "
                               f"{'AoT' if model == 'aot' else '1 head + MLP'}"
                               + (f", median, band min to max over {counted(seeds, 'seed')}"
@@ -1803,21 +1868,31 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
     for d, part in ref1.groupby("d"):
         axes[0].plot(part["H"], part["accuracy"], **{**paper_style, "color": color[int(d)]},
                      label=f"paper: d = {int(d)}, N = {int(part['N'].iloc[0])}")
-        axes[2].plot(_paper_params(part, paper_layers, False), part["accuracy"],
-                     **{**paper_style, "color": color[int(d)]}, label=f"paper: d = {int(d)}, AoT")
+        exp5_axes[int(d)].plot(_paper_params(part, paper_layers, False), part["accuracy"],
+                               **{**paper_style, "color": color[int(d)]},
+                               label=f"paper: d = {int(d)}, AoT")
     axes[1].plot(ref2["d_h"], ref2["accuracy"],
                  **{**paper_style, "color": color.get(int(ref2["d"].iloc[0]), "#444444")},
                  label=f"paper: d = {int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}")
     for d, part in ref5.groupby("d"):
-        axes[2].plot(_paper_params(part, paper_layers, True), part["accuracy"],
-                     **{**paper_style, "color": color[int(d)], "marker": "x"},
-                     label=f"paper: d = {int(d)}, 1 head + MLP")
+        exp5_axes[int(d)].plot(_paper_params(part, paper_layers, True), part["accuracy"],
+                               **{**paper_style, "color": color[int(d)], "marker": "x"},
+                               label=f"paper: d = {int(d)}, 1 head + MLP")
     depth = f", {layers} layers" if layers > 1 else ""
-    titles = (f"{f1}: Exp. 1{depth}", f"{f2}: Exp. 2{depth}", f"{f5}: Exp. 5{depth}")
-    xlabels = ("heads H (d_h = d)", "head dimension d_h", "parameters (our count, per model)")
-    axes[0].set_ylabel(_ACC)
-    # thousands in the tick labels: a "1e5" offset text would sit on the axis label
-    axes[2].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
+    titles = (f"{f1}: Exp. 1{depth}", f"{f2}: Exp. 2{depth}",
+              *(f"{f5}: Exp. 5{depth}, d = d_h = {d}" for d in ds5))
+    xlabels = ("heads H (d_h = d)", "head dimension d_h",
+               *["parameters (our count, per model)"] * len(ds5))
+    for ax in (axes[0], axes[1], exp5_axes[ds5[0]]):
+        ax.set_ylabel(_ACC)
+    # H and d_h count heads and dimensions: integer ticks only (no H = 2.5)
+    for ax in axes[:2]:
+        _integer_ticks(ax)
+    for ax in exp5_axes.values():
+        # thousands in the tick labels: a "1e5" offset text would sit on the axis label;
+        # five- and six-digit counts in a third of the width: few ticks
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
     for ax, title, xlabel in zip(axes, titles, xlabels, strict=True):
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel)
@@ -1831,12 +1906,12 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
 def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
                      color: dict[int, str], *, read_in_place: bool = False,
                      exp5: str = "") -> None:
-    """One legend under :func:`appendix_figure`'s three panels, in two parts: the colour of each
+    """One legend under :func:`appendix_figure`'s panels, in two parts: the colour of each
     d, and the line and marker of each source (drawn in grey: colour stands for d), with the
     × marker of the one head + MLP and, when ``exp5`` names the Experiment 5 figure drawn, how
     its panel shows the seeds (median, band min to max, faint dots: single seeds), the other
     panels' being mean ± std. Every curve keeps its own label (source, d and setting) on its
-    axes; a legend of every curve of three panels would outgrow the panels."""
+    axes; a legend of every curve of all panels would outgrow the panels."""
     from matplotlib.lines import Line2D
 
     grey = "#555555"
@@ -2059,11 +2134,14 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     figs = f"Figs. {f1.split()[-1]}-{f5.split()[-1]}"
     gap = appendix_count_gap((table, rerun, cached), kind)
     per_layer = " per layer" if layers > 1 else ""
+    place = appendix_places()
     text = (f"{spec['section']} (Dana et al. {figs}): Experiments 1, 2 and 5 "
             f"{'with ' + str(layers) + ' residual attention layers ' if layers > 1 else ''}"
-            f"{scale}. Left: accuracy against H ({f1}); middle: against d_h at d = "
+            f"{scale}. {place['exp1'].capitalize()}: accuracy against H ({f1}); "
+            f"{place['exp2']}: against d_h at d = "
             f"{int(part2['d'].iloc[0])}, H = {int(part2['H'].iloc[0])} (the paper's: d = "
-            f"{int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}; {f2}); right: AoT with H "
+            f"{int(ref2['d'].iloc[0])}, H = {int(ref2['H'].iloc[0])}; {f2}); {place['exp5']}, "
+            f"one panel per d: AoT with H "
             f"heads against one head + MLP of width w = 2d(H − 1){per_layer} at the paper's "
             f"nominally equal parameter count ({f5}; the x-axis is each model's count as we "
             f"count it, and ours differ by the MLP's input-layer bias, w{per_layer}"
@@ -2072,13 +2150,14 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                else "this build's run")
             + f".{_appendix_styles(beside_rerun, cached, cached_partial)} Dotted lines with "
             "hollow diamonds: the paper's official CSVs. The one head + MLP, ours and the "
-            "paper's, has × markers, to tell it from the AoT at the same d. Ours in the right "
-            f"panel ({f5}): the line is the median over seeds, the band runs from the lowest "
+            "paper's, has × markers, to tell it from the AoT at the same d. Ours in the "
+            f"{place['exp5']} ({f5}): the line is the median over seeds, the band runs from the "
+            "lowest "
             "seed to the highest (min–max) and each seed is a faint dot, since the one head + "
             "MLP's seeds can split far apart (a mean ± std of split seeds lies between them; "
             f"the {f5} verdict reads the seed means, and the medians where the seeds split, so "
-            "its numbers can differ from the drawn medians); left and middle: the seed mean ± "
-            "one standard deviation. Unlike the book's "
+            f"its numbers can differ from the drawn medians); {place['exp12']}: the seed mean "
+            "± one standard deviation. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
     text += (f" Verdicts{_verdicts_read_from(verdicts[f] for f in (f1, f2, f5))}: "
