@@ -372,6 +372,9 @@ def test_censored_capacities_are_open_markers_and_the_classes_frame_labels_budge
     best = card.censored_best(pd.concat([table, nothing]), 4)
     fixed = compare.accuracy_at_fixed_N(table, 4)
     fig = figures.head_to_head_figure(best, fixed, 4)
+    # both budget axes are logarithmic with plain tick labels: their label names the scale
+    assert all(ax.get_xscale() == "log" and ax.get_xlabel() == figures.BUDGET_AXIS
+               for ax in fig.axes[:2]) and "log scale" in figures.BUDGET_AXIS
     open_ = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "v"]
     assert len(open_) == 1 and open_[0].get_markerfacecolor() == "none"
     smallest = nothing.groupby("seed")["N"].min().max()  # every seed's capacity lies below

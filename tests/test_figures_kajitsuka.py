@@ -587,21 +587,116 @@ def test_bits_caption_names_the_lowest_ratio_when_it_is_not_monotone():
     assert "it rises from 5 at $N = 1$ to 6 at $N = 2$" in bumpy
 
 
-def test_capacity_title_names_the_dotted_line_only_when_one_is_drawn():
-    def title(memorized_at_8: bool) -> str:
+def test_capacity_marks_an_unmemorized_size_at_the_top_edge_with_a_legend_entry():
+    """A size that no tried depth memorized is an arrow in the width's colour at the panel's top
+    edge, above the deepest tried depth (not a full-height line through other markers), named in
+    the legend only when one is drawn; the dashed accuracy 1 on the right has its entry."""
+    def drawn(memorized_at_8: bool) -> tuple[str, list, list[str], tuple, list[str]]:
         table = pd.DataFrame([{"dataset": "random", "N": 600, "n": n, "d": 16, "d_ff": 32,
                                "seed": 0, "blocks": b,
                                "accuracy": 1.0 if b and (n == 2 or memorized_at_8) else 0.9}
                               for n in (2, 8) for b in (0, 1)])
         fig, _ = ksfig.capacity_figure(table, None, "quick", by="n")
-        dotted = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == ":"]
-        text = fig.axes[0].get_title()
+        left, right = fig.axes
+        fig.canvas.draw()
+        dotted = [line for line in left.get_lines() if line.get_linestyle() == ":"]
+        assert not dotted  # no vertical lines any more
+        arrows = [line for line in left.get_lines() if line.get_marker() == ksfig._NONE_MARKER]
+        texts = [t.get_text() for t in left.get_legend().get_texts()]
+        shown = (left.get_title(), arrows, texts, left.get_ylim(),
+                 [t.get_text() for t in right.get_legend().get_texts()])
+        ticks = [t for t in left.get_yticks() if left.get_ylim()[0] <= t <= left.get_ylim()[1]]
         plt.close(fig)
-        assert bool(dotted) == (not memorized_at_8)
-        return text
+        assert max(ticks) <= 1  # no depth tick above the deepest tried
+        return shown
 
-    assert title(True) == "capacity"
-    assert title(False) == "capacity (dotted line: no tried depth memorized)"
+    title, arrows, texts, ylim, right = drawn(True)
+    assert title == "capacity" and not arrows and ylim[1] == 1.3
+    assert not any(ksfig.NO_DEPTH_MEMORIZED in t for t in texts)
+    assert ksfig.MEMORIZED_LINE in right
+    title, arrows, texts, ylim, right = drawn(False)
+    assert title == "capacity" and len(arrows) == 1
+    assert list(arrows[0].get_xdata()) == [8]  # at the size no depth memorized
+    assert list(arrows[0].get_ydata()) == [ksfig._NONE_ROW]  # a height in axes fractions
+    assert ylim[1] > 1.3  # room above the deepest tried depth (1 block) for the arrows
+    entry = [t for t in texts if t.startswith(ksfig.NO_DEPTH_MEMORIZED)]
+    assert entry == [f"{ksfig.NO_DEPTH_MEMORIZED} (arrow at the top edge, above the deepest "
+                     "tried, 1 block; colour: width)"]
+    assert ksfig.MEMORIZED_LINE in right
+
+
+def test_construction_and_bits_figures_draw_unevaluated_constructions_hollow():
+    """Rows with ``verify`` False (built and counted, not evaluated exactly) have hollow markers
+    and a legend entry; the captions name them, computed from the table."""
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    nt = card._sweep(table, "N", "next_token")
+    unchecked = [int(x) for x in nt.loc[~nt["verify"].astype(bool), "N"]]
+    assert unchecked and len(unchecked) < len(nt)  # the committed sweep has both kinds
+    fig, caption = ksfig.construction_figure(table, None, "quick")
+    left, right = fig.axes
+
+    def hollow(ax):
+        return [line for line in ax.get_lines() if line.get_marker() not in ("None", "", None)
+                and line.get_markerfacecolor() == "white"]
+
+    total = next(line for line in left.get_lines()
+                 if line.get_label() == "next-token, all parameters")
+    assert total.get_markerfacecolor() != "white"  # evaluated points stay filled
+    over = [line for line in hollow(left) if line.get_color() == total.get_color()]
+    assert [int(x) for x in over[0].get_xdata()] == unchecked
+    s2 = next(line for line in left.get_lines()
+              if line.get_label() == "seq-to-seq, all parameters")
+    assert s2.get_markerfacecolor() == "white"  # not one seq-to-seq point evaluated
+    assert all(line.get_markerfacecolor() == "white" for line in right.get_lines()
+               if line.get_marker() not in ("None", "", None))
+    for ax in (left, right):
+        assert ksfig.NOT_EVALUATED in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "log scale" in right.get_xlabel() and "log scale" in right.get_ylabel()
+    plt.close(fig)
+    assert ksfig.not_evaluated_words(table) in caption
+    assert ("next-token against $N$ at $N$ = " + ", ".join(map(str, unchecked))
+            in caption)
+    assert "seq-to-seq against $N$, every point" in caption
+    fig, bits = ksfig.bits_figure(table, table)
+    assert all(ksfig.NOT_EVALUATED in [t.get_text() for t in ax.get_legend().get_texts()]
+               for ax in fig.axes)
+    plt.close(fig)
+    assert f"$N$ = {', '.join(map(str, unchecked))})" in bits
+    # every point evaluated: nothing hollow, no entry, no sentence
+    checked = table.assign(verify=True)
+    fig, caption = ksfig.construction_figure(checked, None, "quick")
+    assert not any(hollow(ax) for ax in fig.axes)
+    assert all(ksfig.NOT_EVALUATED not in [t.get_text() for t in ax.get_legend().get_texts()]
+               for ax in fig.axes)
+    plt.close(fig)
+    assert "Hollow markers" not in caption and ksfig.not_evaluated_words(checked) == ""
+    fig, bits = ksfig.bits_figure(checked)
+    plt.close(fig)
+    assert "hollow markers" not in bits
+
+
+def test_curves_caption_says_which_markers_are_which_run():
+    """The circles (this build's run) and squares (the full-scale run) are named with each
+    run's N, epochs, seeds and depths, read from the tables; the verdicts read the squares."""
+    quick = _curves({0: 0.3, 1: 0.01, 4: 0.001}).assign(N=300, epochs=200)
+    full = pd.concat([_curves({1: 0.01, 10: 0.02}).assign(N=3000, seed=s, epochs=1000)
+                      for s in range(5)])
+    assert ksfig.run_words(quick) == "N = 300, 200 epochs, 1 seed; blocks 0, 1, 4"
+    assert ksfig.run_words(full) == "N = 3000, 1000 epochs, 5 seeds; blocks 1, 10"
+    assert ksfig.run_words(quick.drop(columns="epochs")).startswith("N = 300, 10 epochs")
+    fig, caption = ksfig.curves_figure(quick, full, "MultiNLI", "Figs. 1 and 2", "quick")
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    plt.close(fig)
+    lead = caption.split("<!-- details -->")[0]
+    assert ("Circles: this build's `quick` run (N = 300, 200 epochs, 1 seed; blocks 0, 1, 4), "
+            "drawn for its shape only; squares: the committed full-scale run (N = 3000, 1000 "
+            "epochs, 5 seeds; blocks 1, 10), which the verdicts read") in lead
+    assert "blocks=4 (ours, quick run)" in labels
+    assert any(t.startswith("blocks=10 (ours, committed full run") for t in labels)
+    fig, caption = ksfig.curves_figure(quick, None, "MultiNLI", "Figs. 1 and 2", "quick")
+    plt.close(fig)
+    assert ("Circles: this build's `quick` run (N = 300, 200 epochs, 1 seed; blocks 0, 1, 4), "
+            "which the verdicts read.") in caption and "squares" not in caption
 
 
 def test_the_bits_caption_says_a_flat_ratio_stays():

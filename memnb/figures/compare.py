@@ -314,11 +314,17 @@ def dodge(architecture: str) -> float:
     return math.exp(DODGE_LOG * (names.index(architecture) - (len(names) - 1) / 2))
 
 
+#: The budget axis label of :func:`head_to_head_figure`: the axis is logarithmic with plain tick
+#: labels (the budgets), so the label names the scale.
+BUDGET_AXIS = "parameter budget P (log scale)"
+
+
 def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.Figure:
     """Left: bits per parameter at capacity (``capacity · log2 C / P``) against the budget,
     best shape per architecture (mean ± std over seeds), with the external anchors. Right:
     training accuracy at a fixed ``N`` per budget
-    (:func:`memnb.experiments.compare.accuracy_at_fixed_N`)."""
+    (:func:`memnb.experiments.compare.accuracy_at_fixed_N`). Both budget axes are logarithmic
+    with the budgets as plain tick labels; their label (:data:`BUDGET_AXIS`) says so."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
     censored = _censored(best)
     low = _at_least(best)
@@ -364,14 +370,14 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     top = max(4.2, float((best["bits"] + best["bits_std"]).max()) * 1.1)
     if censored.any():
         top = max(top, float((best["below"] * math.log2(C) / best["parameters"]).max()) * 1.1)
-    axes[0].set(ylim=(0, top), xlabel="parameter budget P",
+    axes[0].set(ylim=(0, top), xlabel=BUDGET_AXIS,
                 ylabel="bits per parameter at capacity\n(capacity · log2 C / P)",
                 title="stored per parameter (ours)")
     axes[1].axhline(1 / C, color="#999999", linestyle="--", linewidth=1.0)
     axes[1].annotate("chance 1/C", (fixed["budget"].min(), 1 / C), fontsize=7.5,
                      color="#555555", xytext=(2, 2), textcoords="offset points")
     ratio = float((fixed["N"] * math.log2(C) / fixed["budget"]).median()) if len(fixed) else 0
-    axes[1].set(ylim=(0, 1.05), xlabel="parameter budget P",
+    axes[1].set(ylim=(0, 1.05), xlabel=BUDGET_AXIS,
                 ylabel="training accuracy",
                 title=f"accuracy at fixed N ≈ {ratio:.2g} · P / log2 C (ours)")
     handles, labels = axes[0].get_legend_handles_labels()

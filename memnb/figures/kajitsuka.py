@@ -16,6 +16,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from memnb import bounds, lower_bounds, prose, viz
@@ -58,11 +59,81 @@ def _scale(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
 
 
 # ------------------------------------------------------------------------ the construction
+#: The legend entry of the hollow markers of :func:`construction_figure` and :func:`bits_figure`:
+#: a construction built and counted but not evaluated exactly on its examples (``verify`` False).
+NOT_EVALUATED = "not evaluated (count only)"
+
+
+def evaluated(part: pd.DataFrame) -> np.ndarray:
+    """Whether each row of a construction table (``kajitsuka.construction``) was evaluated
+    exactly on its examples: its ``verify`` column (every row, for a table without one)."""
+    if "verify" not in part:
+        return np.ones(len(part), dtype=bool)
+    return part["verify"].fillna(False).astype(bool).to_numpy()
+
+
+def _plot_counted(ax: Any, x: Any, y: Any, fmt: str, done: np.ndarray, **kw: Any) -> bool:
+    """``ax.plot(x, y, fmt, **kw)`` with the markers of the points not evaluated exactly
+    (``done`` False, :func:`evaluated`) hollow, the legend's handle hollow too when none is
+    evaluated; returns whether any marker is hollow."""
+    if not done.any():
+        ax.plot(x, y, fmt, markerfacecolor="white", **kw)
+        return len(done) > 0
+    (line,) = ax.plot(x, y, fmt, **kw)
+    if done.all():
+        return False
+    hollow = ~done
+    ax.plot(np.asarray(x)[hollow], np.asarray(y)[hollow], linestyle="none",
+            marker=line.get_marker(), markersize=line.get_markersize(), color=line.get_color(),
+            markerfacecolor="white", zorder=line.get_zorder() + 0.1)
+    return True
+
+
+def _not_evaluated_handle() -> Line2D:
+    """The legend handle of :data:`NOT_EVALUATED`: a hollow grey circle."""
+    return Line2D([], [], linestyle="none", marker="o", color="0.35", markerfacecolor="white",
+                  label=NOT_EVALUATED)
+
+
+def _legend_below(ax: Any, hollow: bool, **kw: Any) -> None:
+    """The legend of one panel below it (:data:`_BELOW`), with :data:`NOT_EVALUATED` last when
+    the panel draws a hollow marker."""
+    handles, labels = ax.get_legend_handles_labels()
+    if hollow:
+        handles.append(_not_evaluated_handle())
+        labels.append(NOT_EVALUATED)
+    ax.legend(handles, labels, **_BELOW, **kw)
+
+
+def not_evaluated_words(table: pd.DataFrame) -> str:
+    """Which points of the construction figure are drawn hollow (:func:`evaluated` False: built
+    and counted, not evaluated on their examples), per curve, as one sentence; empty when every
+    point was evaluated."""
+    parts = []
+    for sweep, task, name in (("N", "next_token", "next-token against $N$"),
+                              ("N", "seq2seq", "seq-to-seq against $N$"),
+                              ("n", "next_token", "next-token against $n$"),
+                              ("n", "seq2seq", "seq-to-seq against $n$")):
+        part = card._sweep(table, sweep, task)
+        done = evaluated(part)
+        if part.empty or done.all():
+            continue
+        parts.append(f"{name}, every point" if not done.any() else
+                     f"{name} at ${sweep}$ = "
+                     + ", ".join(str(int(v)) for v in part[sweep][~done]))
+    if not parts:
+        return ""
+    return (f"Hollow markers (legend: “{NOT_EVALUATED}”) are constructions built and counted "
+            "but not evaluated on their examples: " + "; ".join(parts) + ".")
+
+
 def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str
                         ) -> tuple[plt.Figure, str]:
     """Parameters of the construction against N (n = 8) and against n (N fixed), next-token and
     seq-to-seq, with the fitted exponents (Thm 4.1 and Cor. 4.1; the paper has no such figure).
-    Draws the full-scale table ``cached`` when there is one, else ``fresh``; the caption says
+    Draws the full-scale table ``cached`` when there is one, else ``fresh``, the constructions
+    not evaluated exactly (:func:`evaluated`) with hollow markers (:func:`not_evaluated_words`
+    in the caption); the right panel's axes are logarithmic and say so. The caption says
     whether the sweep's token IDs hold positions
     (:func:`memnb.scorecard.kajitsuka.sweep_positional`), and prints the Theorem 4.1 row's own
     claim (:data:`memnb.scorecard.kajitsuka.THM41_CLAIM`) beside its verdict, so that it names
@@ -74,10 +145,15 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     nt, s2 = card._sweep(table, "N", "next_token"), card._sweep(table, "N", "seq2seq")
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
     ax = axes[0]
-    ax.plot(nt["N"], nt["num_parameters"], "o-", label="next-token, all parameters")
-    ax.plot(nt["N"], nt["ffn2_parameters"], "s-", label="next-token, FFN₂ (memorizer)")
-    ax.plot(nt["N"], nt["ffn1_parameters"], "^:", label="next-token, FFN₁ (hash)")
-    ax.plot(s2["N"], s2["num_parameters"], "d-", label="seq-to-seq, all parameters")
+    done, hollow = evaluated(nt), False
+    hollow |= _plot_counted(ax, nt["N"], nt["num_parameters"], "o-", done,
+                            label="next-token, all parameters")
+    hollow |= _plot_counted(ax, nt["N"], nt["ffn2_parameters"], "s-", done,
+                            label="next-token, FFN₂ (memorizer)")
+    hollow |= _plot_counted(ax, nt["N"], nt["ffn1_parameters"], "^:", done,
+                            label="next-token, FFN₁ (hash)")
+    hollow |= _plot_counted(ax, s2["N"], s2["num_parameters"], "d-", evaluated(s2),
+                            label="seq-to-seq, all parameters")
     model = [bounds.kajitsuka_construction_parameter_model(int(N), int(nt["n"].iloc[0]), 2, 1000)
              for N in nt["N"]]
     ax.plot(nt["N"], model, "k--", lw=1, label="closed-form count (memnb.bounds)")
@@ -85,30 +161,35 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     ax.plot(nt["N"], ref, color="grey", ls=":", label="∝ √N (through FFN₂'s first point)")
     ax.set(xscale="log", yscale="log", xlabel="N (sequences)", ylabel="parameters (count)",
            title=f"against N (n = {int(nt['n'].iloc[0])})")
-    ax.legend(**_BELOW, ncol=2, handlelength=_DASHED_HANDLE)
+    _legend_below(ax, hollow, ncol=2, handlelength=_DASHED_HANDLE)
     byn = table[table["sweep"] == "n"]
     ax = axes[1]
+    hollow = False
     for task, marker in (("next_token", "o-"), ("seq2seq", "d-")):
         part = byn[byn["task"] == task].sort_values("n")
-        ax.plot(part["n"], part["num_parameters"], marker,
-                label=f"{'next-token' if task == 'next_token' else 'seq-to-seq'}, all parameters")
+        hollow |= _plot_counted(
+            ax, part["n"], part["num_parameters"], marker, evaluated(part),
+            label=f"{'next-token' if task == 'next_token' else 'seq-to-seq'}, all parameters")
     s2n = card._sweep(table, "n", "seq2seq")
     fitted = card._log_free(s2n, "ffn2_parameters")  # what the Cor. 4.1 exponent is fitted on
-    ax.plot(s2n["n"], fitted, "v--", label="seq-to-seq, FFN₂ / √(L+3) (the fitted quantity)")
+    hollow |= _plot_counted(ax, s2n["n"], fitted, "v--", evaluated(s2n),
+                            label="seq-to-seq, FFN₂ / √(L+3) (the fitted quantity)")
     ax.plot(s2n["n"], fitted[0] * np.sqrt(s2n["n"] / s2n["n"].iloc[0]), color="grey", ls=":",
             label="∝ √n (through its first point)")
     ns = sorted(byn["n"].unique())
-    ax.set(xscale="log", yscale="log", xlabel="n (sequence length, tokens)",
-           ylabel="parameters (count); dashed: FFN₂ / √(L+3)",
+    # plain tick labels on both log axes: the labels name the scale
+    ax.set(xscale="log", yscale="log", xlabel="n (sequence length, tokens; log scale)",
+           ylabel="parameters (count, log scale);\ndashed: FFN₂ / √(L+3)",
            title=f"against n (N = {int(byn['N'].iloc[0])})")
     ax.set_xticks(ns, [str(v) for v in ns])
     ax.minorticks_off()
     _readable_log_ticks(ax)
-    ax.legend(**_BELOW, ncol=2, handlelength=_DASHED_HANDLE)
+    _legend_below(ax, hollow, ncol=2, handlelength=_DASHED_HANDLE)
     fig.tight_layout()
     thm = card.thm41_verdict(table)
     cor = card.cor41_verdict(table)
     positional = card.sweep_positional(table)
+    hollow_words = not_evaluated_words(table)
     built = ("" if positional is None else ", here with positional token IDs in the "
              "next-token curves: the theorem's model, as our notes recall it ([unverified]), has "
              "none" if positional else ", its next-token curves without positional encoding, as "
@@ -119,7 +200,8 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
         f"such figure; the construction is our reconstruction{built}), from {used}.* "
         f"Against $N$, the scorecard's Theorem 4.1 row (its claim: {card.THM41_CLAIM}): "
         f"{_verdict(thm)}. {_total_against_ffn2(found)} "
-        "Against $n$ (right) the solid lines are all parameters; the exponent is fitted on the "
+        + (f"{hollow_words} " if hollow_words else "")
+        + "Against $n$ (right) the solid lines are all parameters; the exponent is fitted on the "
         "dashed line, seq-to-seq FFN₂ parameters divided by $\\sqrt{L+3}$ ($L$ the bits per ID, "
         "which grow logarithmically with $n$: dividing removes the $\\tilde O$'s log "
         "factor): "
@@ -165,24 +247,30 @@ def _flat_in_n(v: Verdict) -> str:
 def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
                 ) -> tuple[plt.Figure, str]:
     """Bits of the largest weight and of all weights against N, beside float64's 53 bits and the
-    information floor N log₂C (Remark 4.4); the full-scale table ``cached`` when there is one."""
+    information floor N log₂C (Remark 4.4); the full-scale table ``cached`` when there is one.
+    The sizes not evaluated exactly (:func:`evaluated`) have hollow markers, which the caption
+    names."""
     table = cached if cached is not None else fresh
     nt = card._sweep(table, "N", "next_token")
     C = int(nt["C"].iloc[0])
+    done = evaluated(nt)
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.8))
-    axes[0].plot(nt["N"], nt["max_weight_bits"], "o-", label="largest weight (ours)")
+    hollow = _plot_counted(axes[0], nt["N"], nt["max_weight_bits"], "o-", done,
+                           label="largest weight (ours)")
     axes[0].axhline(53, color="k", ls="--", lw=1, label="float64 significand (53 bits)")
     axes[0].set(xscale="log", xlabel="N (sequences)", ylabel="bits",
                 title="bits of the largest weight")
-    axes[1].plot(nt["N"], nt["total_weight_bits"], "o-", label="all weights (ours)")
+    _plot_counted(axes[1], nt["N"], nt["total_weight_bits"], "o-", done,
+                  label="all weights (ours)")
     axes[1].plot(nt["N"], [bounds.kajitsuka_information_floor_bits(int(N), C) for N in nt["N"]],
                  "k--", lw=1, label="information floor N log₂C")
     axes[1].set(xscale="log", yscale="log", xlabel="N (sequences)", ylabel="bits",
                 title="total bits")
     for ax in axes:
-        ax.legend(**_BELOW, ncol=2)
+        _legend_below(ax, hollow, ncol=2)
     fig.tight_layout()
     v = card.remark44_verdict(table, C)
+    unchecked = ", ".join(str(int(x)) for x in nt["N"][~done])
     caption = ("*Bits of our construction (ours; the paper has no such figure; Remark 4.4, our "
                "reading: only its title, 'Optimality in terms of bit counts', is in our sources "
                "*[unverified]*).* "
@@ -190,7 +278,10 @@ def bits_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None = None
                   "In this build's run the")
                + " largest weight has "
                f"{int(nt['max_weight_bits'].iloc[0])} bits at $N = {int(nt['N'].iloc[0])}$ and "
-               f"{int(nt['max_weight_bits'].iloc[-1])} at $N = {int(nt['N'].iloc[-1])}$. "
+               f"{int(nt['max_weight_bits'].iloc[-1])} at $N = {int(nt['N'].iloc[-1])}$"
+               + (" (hollow markers: sizes built and counted but not evaluated on their "
+                  f"examples, $N$ = {unchecked})" if unchecked else "")
+               + ". "
                f"Remark 4.4 row: {_verdict(v)}. "
                f"{_ratio_words(*card.floor_ratios(table, C))} {_ASYMPTOTIC}")
     return fig, caption
@@ -896,16 +987,20 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     ICLR random set), with the verdicts of the matching scorecard rows. ``partial`` says what a
     partial full-scale run ``cached`` holds (:func:`memnb.results.partial_summary`). Each line
     is the mean over seeds, its band the lowest to the highest seed (:data:`CURVE_BAND`, named
-    in the legend and, by :func:`band_words`, in the caption)."""
+    in the legend and, by :func:`band_words`, in the caption). This build's run ``fresh``
+    (circles, its legend labels naming ``profile``) is drawn over the full-scale run (squares);
+    the caption says which markers are which run, with each run's N, epochs, seeds and depths
+    (:func:`markers_sentence`), and which run the verdicts read."""
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
     depths = sorted(set(fresh["blocks"]) | (set() if cached is None else set(cached["blocks"])))
     colors = {b: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, b in enumerate(depths)}
     for ax, metric in zip(axes, ("loss", "accuracy"), strict=True):  # one colour per depth
         # min-max over seeds: a positive loss band on the log axis (mean ± std can reach 0)
-        viz.plot_ours(ax, fresh, "epoch", metric, by="blocks", colors=colors, spread=CURVE_BAND)
+        viz.plot_ours(ax, fresh, "epoch", metric, by="blocks", colors=colors, spread=CURVE_BAND,
+                      label=f"ours, {profile} run")
         if cached is not None:
             viz.plot_ours(ax, cached, "epoch", metric, by="blocks", role="ours_cached",
-                          colors=colors, spread=CURVE_BAND)
+                          colors=colors, spread=CURVE_BAND, label="ours, committed full run")
     axes[0].set(yscale="log", xlabel="epoch (full-batch step)", ylabel="training loss (nats)")
     shown = fresh if cached is None else pd.concat([fresh, cached])
     lo = float(np.nanmin(shown["accuracy"]))
@@ -930,11 +1025,41 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     lead = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
             f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
             "expectation *[unverified]*).* "
+            f"{markers_sentence(fresh, cached, profile)} "
             f"From {which}: loss **Verdict: {loss.status}**; accuracy **Verdict: {acc.status}**."
             f"{late_fall_sentence(table)}")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     return fig, viz.with_details(lead, details)
+
+
+def run_words(curves: pd.DataFrame) -> str:
+    """What a curves table ran, in words: its N, its epochs (the ``epochs`` column, the training
+    budget; without it the last epoch recorded), its seeds and its #blocks, e.g.
+    ``"N = 300, 200 epochs, 1 seed; blocks 0, 1, 4"``."""
+    def listed(values: Any) -> str:
+        return ", ".join(str(int(v)) for v in sorted(pd.unique(values)))
+
+    budget = curves["epochs"].dropna() if "epochs" in curves else pd.Series(dtype=float)
+    epochs = budget if len(budget) else curves["epoch"].max()
+    epochs = pd.Series(np.atleast_1d(epochs))
+    one = set(epochs.astype(int)) == {1}
+    seeds = int(curves["seed"].nunique()) if "seed" in curves else 1
+    return (f"N = {listed(curves['N'])}, {listed(epochs)} epoch{'' if one else 's'}, "
+            f"{prose.counted(seeds, 'seed')}; blocks {listed(curves['blocks'])}")
+
+
+def markers_sentence(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> str:
+    """Which markers of :func:`curves_figure` are which run, with each run's size
+    (:func:`run_words`), and which run its verdicts read: with a full-scale run ``cached``,
+    the circles of this build's ``profile`` run are drawn for their shape only and the
+    verdicts read the squares."""
+    own = f"this build's `{profile}` run ({run_words(fresh)})"
+    if cached is None:
+        return f"Circles: {own}, which the verdicts read."
+    return (f"Circles: {own}, drawn for its shape only; squares: the committed full-scale run "
+            f"({run_words(cached)}), which the verdicts read; the colour gives the #blocks in "
+            "both runs.")
 
 
 def late_fall_sentence(curves: pd.DataFrame) -> str:
@@ -1046,6 +1171,20 @@ def _worse_than_one_block(curves: pd.DataFrame) -> str:
         for a, b, la, lb in rises) + "."
 
 
+#: The legend entry of the arrows :func:`capacity_figure` draws at the top edge of its left panel
+#: for a size that no tried depth memorized.
+NO_DEPTH_MEMORIZED = "no tried depth memorized"
+#: The legend entry of the dashed line at accuracy 1 on the right panel of
+#: :func:`capacity_figure`.
+MEMORIZED_LINE = "accuracy 1 (memorized)"
+#: The arrows of :data:`NO_DEPTH_MEMORIZED`: their marker, their size, the height they sit at (a
+#: fraction of the panel), and the share of the panel's height left to the tried depths below
+#: them.
+_NONE_MARKER = r"$\uparrow$"
+_NONE_SIZE = 11
+_NONE_ROW = 0.94
+_DEPTHS_SHARE = 0.88
+
 #: The right panel's y-label of :func:`capacity_figure`: the accuracy a capacity table records is
 #: the kept trial's at its lowest-loss checkpoint (``TrainResult.accuracy``), not its last epoch's.
 CAPACITY_ACCURACY_LABEL = "training accuracy at lowest-loss\ncheckpoint (best trial)"
@@ -1054,10 +1193,11 @@ CAPACITY_ACCURACY_LABEL = "training accuracy at lowest-loss\ncheckpoint (best tr
 def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
                     by: str = "N", partial: str | None = None) -> tuple[plt.Figure, str]:
     """Fig. 7 (``by="N"``) or the ICLR sweep over n (``by="n"``): the smallest #blocks reaching
-    100 % (left; a vertical dotted line, named in the panel's title only when one is drawn,
-    marks a size that no tried depth memorized) and the whole per-depth search (right: the
-    training accuracy of each depth's kept trial at its lowest-loss checkpoint, mean over seeds,
-    against #blocks; :func:`memnb.experiments.kajitsuka.depth_table`).
+    100 % (left; an upward arrow in the width's colour at the panel's top edge, above the
+    deepest tried depth, marks a size that no tried depth memorized, with a legend entry when
+    one is drawn) and the whole per-depth search (right: the training accuracy of each depth's
+    kept trial at its lowest-loss checkpoint, mean over seeds, against #blocks, the dashed
+    accuracy 1 named in the legend; :func:`memnb.experiments.kajitsuka.depth_table`).
     ``partial`` says what a partial full-scale run ``cached`` holds; one that has not reached
     two sizes at any width is stated in the caption and the figure shows ``fresh``
     (:func:`capacity_shown`)."""
@@ -1073,7 +1213,8 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     # widths drawn slightly apart along x, so that a width's point is not hidden under another's
     span = float(np.ptp(np.asarray(sorted(table[by].unique()), dtype=float))) or 1.0
     apart = {d: (i - (len(ds) - 1) / 2) for i, d in enumerate(ds)}
-    unmemorized = False  # a vertical dotted line drawn: a size no tried depth memorized
+    top = int(table["blocks"].max())
+    unmemorized = False  # an arrow drawn at the top edge: a size no tried depth memorized
     for i, d in enumerate(ds):
         part = cap[cap["d"] == d] if "d" in cap else cap
         mean = part.groupby(by)["min_blocks"].mean()
@@ -1084,15 +1225,23 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         axes[0].plot(mean.index + shift, mean.to_numpy(), styles[d], marker=markers[d],
                      color=color, label=f"width d = {d} ("
                      + ("mean over seeds; dots: seeds)" if seeds > 1 else "one seed)"))
-        for x in mean[mean.isna()].index:
-            axes[0].axvline(x, color=color, ls=":", lw=1)
+        missed = mean[mean.isna()].index
+        if len(missed):  # x in data, y in axes fractions: a row above the deepest tried depth
+            axes[0].plot(missed + shift, np.full(len(missed), _NONE_ROW), linestyle="none",
+                         marker=_NONE_MARKER, markersize=_NONE_SIZE, color=color,
+                         transform=axes[0].get_xaxis_transform())
             unmemorized = True
     xlabel = "N (training sequences)" if by == "N" else "n (sequence length, tokens)"
-    top = int(table["blocks"].max())
     axes[0].set(xlabel=xlabel, ylabel="smallest #blocks at 100 % train acc.",
-                ylim=(-0.3, top + 0.3), title="capacity" + (
-                    " (dotted line: no tried depth memorized)" if unmemorized else ""))
-    axes[0].legend(**_BELOW, ncol=1)
+                ylim=(-0.3, top + 0.3), title="capacity")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if unmemorized:  # room above the deepest tried depth for the arrows' row, and their entry
+        axes[0].set_ylim(-0.3, -0.3 + (top + 0.6) / _DEPTHS_SHARE)
+        handles.append(Line2D([], [], linestyle="none", marker=_NONE_MARKER,
+                              markersize=_NONE_SIZE, color="0.3"))
+        labels.append(f"{NO_DEPTH_MEMORIZED} (arrow at the top edge, above the deepest tried, "
+                      f"{card.blocks_word(top)}; colour: width)")
+    axes[0].legend(handles, labels, **_BELOW, ncol=1)
     depth = depth_table(table, by)
     values = sorted(depth[by].unique())
     colors = {v: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, v in enumerate(values)}
@@ -1107,12 +1256,15 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
              else pd.Series(0.0, index=flagged.index))
     axes[1].plot(flagged["blocks"] + moved * _DODGE_BLOCKS, flagged["accuracy"], "x",
                  color="#c51b7d", ms=10, label="below a shallower depth")
-    axes[1].axhline(1.0, color="k", lw=0.8, ls="--")
+    axes[1].axhline(1.0, color="k", lw=0.8, ls="--", label=MEMORIZED_LINE)
     axes[1].set(xlabel="#blocks of each FFN", ylabel=CAPACITY_ACCURACY_LABEL,
                 title="the search per depth" + (" (line style: width)" if len(ds) > 1 else ""))
     for ax in axes[1:]:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0].yaxis.set_major_locator(MaxNLocator(integer=True))
+    if unmemorized:  # no depth ticks in the arrows' row: no depth above the deepest was tried
+        ticks = MaxNLocator(integer=True).tick_values(0, top)
+        axes[0].set_yticks([t for t in ticks if 0 <= t <= top])
     axes[1].legend(**_BELOW, ncol=3)
     fig.tight_layout()
     def scale(v: Verdict) -> Verdict:
