@@ -217,10 +217,8 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
          "code_fingerprint_rekeyed_from": "aaaa", "code_fingerprint_rekeys": rekeys}))
     carried = reproducibility.full_runs_markdown(["dana.exp1"], results)
-    assert (f"today: `{code}`, flushed denormals; its points computed by `aaaa`, carried over "
-            "to this fingerprint by re-keys judged to change no computation "
-            "(`code_fingerprint_rekeys` lists 2, with why; 1 of them code changes reviewed by "
-            "hand) |") in carried
+    assert (f"today: `{code}`, flushed denormals; points computed by `aaaa`, then re-keyed "
+            "(2 listed in `code_fingerprint_rekeys`, 1 reviewed by hand) |") in carried
     # a table of today's code computed for an earlier grid of the profile is named as such
     earlier = {**get("dana.exp1").params("full"), "N": 999}
     (results / "full" / "dana.exp1.json").write_text(json.dumps(

@@ -207,10 +207,9 @@ def _rekey_words(provenance: dict[str, Any]) -> str:
         return ""
     by_hand = sum("reviewed by hand" in str(r.get("why", "")) for r in rekeys)
     listed = "" if not rekeys else (
-        f" (`code_fingerprint_rekeys` lists {len(rekeys)}, with why"
-        + (f"; {by_hand} of them code changes reviewed by hand" if by_hand else "") + ")")
-    return (f"; its points computed by `{source or rekeys[0].get('from')}`, carried over to "
-            f"this fingerprint by re-keys judged to change no computation{listed}")
+        f" ({len(rekeys)} listed in `code_fingerprint_rekeys`"
+        + (f", {by_hand} reviewed by hand" if by_hand else "") + ")")
+    return (f"; points computed by `{source or rekeys[0].get('from')}`, then re-keyed{listed}")
 
 
 def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -> str:
