@@ -17,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -219,8 +221,23 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     ``seeds`` lies in ``1..``:data:`MAX_SEEDS`; a dataset file whose rows its loader would drop
     silently is refused before anything runs (:func:`memnb.dataset_files.check_contents`). A
     call that raises :class:`TimeLimitReached` records its invocation for the next table written
-    (:func:`pending_invocations_path`).
+    (:func:`pending_invocations_path`). A call registers itself beside the profile's point caches
+    (:class:`ProfileCalls`), so that its provenance says when another call wrote point files of
+    the same profile meanwhile (``points_computed`` then counts theirs too).
     """
+    calls = ProfileCalls()
+    try:
+        return _run_experiment(name, profile, device=device, seeds=seeds, executor=executor,
+                               root=root, time_limit_s=time_limit_s, clock_start=clock_start,
+                               calls=calls)
+    finally:
+        calls.finish()
+
+
+def _run_experiment(name: str, profile: str, *, device: str, seeds: int | None,
+                    executor: str | None, root: Path | None, time_limit_s: float | None,
+                    clock_start: float | None, calls: ProfileCalls) -> ExperimentResult:
+    """:func:`run_experiment`, registered in ``calls`` once its arguments are checked."""
     clock_start = time.monotonic() if clock_start is None else clock_start
     if time_limit_s is not None and not time_limit_s > 0:
         raise ValueError(f"time_limit_s must be > 0 seconds; got {time_limit_s!r}")
@@ -256,6 +273,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     device_name = device_description(device, executor)  # the workers', for a dask run
     code = todays_code(name)
     files_before = _point_file_times(cache_dir.parent)  # of every experiment of the profile
+    calls.start(cache_dir.parent)
     run_keys = {"code_fingerprint": code, "profile": profile, "params": exp.params(profile),
                 "seeds": seeds, "seeds_run": exp.seeds_run(profile, seeds),
                 "device": device}  # what a pending invocation must match
@@ -270,7 +288,8 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
             "wall_time_s": round(wall, 2), "git_commit": commit, "device_name": device_name,
             "points_done": budget.done, "data_files": data_files,
             "points_computed": _points_written(files_before,
-                                               _point_file_times(cache_dir.parent))})
+                                               _point_file_times(cache_dir.parent)),
+            **calls.note()})
         saved = budget.done or _paused_state_times(cache_dir) != paused_before
         stuck = None if saved or time_limit_s is None or resume.stop_requested() else (
             time.monotonic() - clock_start, time_limit_s)
@@ -332,6 +351,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
         "rows": len(table),
         "cached_points_reused": reused,
         "points_computed": computed,
+        **calls.note(),
         "note": "wall_time_s covers only the points computed in this invocation; cached points"
                 " from an interrupted earlier run are reused (total_wall_time_s adds the earlier"
                 " invocations of a resumed partial run, listed in invocations)",
@@ -713,8 +733,9 @@ def _invocations(json_path: Path, provenance: dict[str, Any], budget: TimeBudget
 def _invocation(provenance: dict[str, Any]) -> dict[str, Any]:
     record = {key: provenance.get(key) for key in ("started_utc", "wall_time_s", "git_commit",
                                                    "device_name", "points_done", "data_files")}
-    if "points_computed" in provenance:  # recorded since it was counted
-        record["points_computed"] = provenance["points_computed"]
+    for key in ("points_computed", CONCURRENT_NOTE):  # recorded since they were
+        if key in provenance:
+            record[key] = provenance[key]
     return record
 
 
@@ -1039,9 +1060,95 @@ def _paused_state_times(cache_dir: Path) -> dict[str, int]:
 
 def _points_written(before: dict[str, int], after: dict[str, int]) -> int:
     """How many point files are new in ``after`` or were rewritten since ``before``
-    (:func:`_point_file_times`): the points a call computed. Another process writing to the
-    same profile's caches meanwhile would be counted too."""
+    (:func:`_point_file_times`): the points a call computed. Another call writing to the
+    same profile's caches meanwhile would be counted too: :class:`ProfileCalls` tells when."""
     return sum(1 for path, mtime in after.items() if before.get(path) != mtime)
+
+
+#: The provenance field (and invocation field) that names other calls which wrote point files of
+#: the same profile during a call (:class:`ProfileCalls`), making its ``points_computed`` an upper
+#: bound.
+CONCURRENT_NOTE = "points_computed_overlap"
+
+#: How long a finished call's record stays beside the point caches (seconds).
+_CALL_RECORD_KEEP_S = 7 * 86400.0
+
+
+class ProfileCalls:
+    """The ``memnb run`` calls on one profile's point caches, one small file each under
+    ``<cache root>/.calls/`` (pid, start, and end once finished; not a point file: its suffix is
+    ``.call``), so that a call can tell whether another ran while it counted the point files it
+    wrote (:func:`_points_written` counts every new file of the profile)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.started = 0.0
+
+    def start(self, cache_root: Path) -> None:
+        """Register this call under ``cache_root`` (a profile's ``.cache``) from now."""
+        self.started = time.time()
+        folder = cache_root / ".calls"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{os.getpid()}-{time.time_ns()}.call"
+        self.path.write_text(json.dumps(self._record()))
+
+    def _record(self, **end: float) -> dict[str, Any]:
+        return {"pid": os.getpid(), "host": socket.gethostname(), "start": self.started, **end}
+
+    def finish(self) -> None:
+        """Record this call's end (a registered call only)."""
+        if self.path is not None and self.path.exists():
+            self.path.write_text(json.dumps(self._record(end=time.time())))
+
+    def others(self) -> list[int]:
+        """The pids of the other calls on the same profile that ran during this one so far: a
+        call that has ended overlapped when it ended after this one started; one without an end
+        when its process is alive, or, ended without saying so (killed), when it started during
+        this one. Records of calls ended a week ago are removed."""
+        if self.path is None:
+            return []
+        now, found = time.time(), set()
+        for path in self.path.parent.glob("*.call"):
+            if path == self.path:
+                continue
+            try:
+                record = json.loads(path.read_text())
+                pid, start, end = int(record["pid"]), float(record["start"]), record.get("end")
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if record.get("host", socket.gethostname()) != socket.gethostname():
+                continue  # a record copied from another machine's results (a GPU's)
+            if end is None:
+                overlaps = _alive(pid) or start >= self.started
+            else:
+                overlaps = float(end) > self.started
+                if float(end) < now - _CALL_RECORD_KEEP_S:
+                    path.unlink(missing_ok=True)
+            if overlaps:
+                found.add(pid)
+        return sorted(found)
+
+    def note(self) -> dict[str, str]:
+        """``{CONCURRENT_NOTE: words}`` when :meth:`others` finds a call, else ``{}``."""
+        others = self.others()
+        if not others:
+            return {}
+        return {CONCURRENT_NOTE: (
+            f"{'another memnb run call' if len(others) == 1 else 'other memnb run calls'} on "
+            f"this profile (pid {', '.join(map(str, others))}) ran during this one: "
+            "points_computed counts the point files they wrote too (an upper bound), and "
+            "cached_points_reused is a lower bound")}
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:

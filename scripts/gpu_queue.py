@@ -118,10 +118,12 @@ def is_paused_state(path: Path, tree: Path) -> bool:
 def files_to_pack(results: Path, *, paused: bool = False) -> list[Path]:
     """The files of the :data:`PACKED_TREES` below ``results`` (``data/results/``) that
     :func:`pack` writes, sorted: the tables, provenance and point cache, or with ``paused`` only
-    the loop states of paused groups."""
+    the loop states of paused groups; never the records of this machine's calls
+    (``.cache/.calls/``, :class:`memnb.results.ProfileCalls`)."""
     return sorted(p for tree in PACKED_TREES if (results / tree).is_dir()
                   for p in (results / tree).rglob("*")
-                  if p.is_file() and is_paused_state(p, results / tree) == paused)
+                  if p.is_file() and is_paused_state(p, results / tree) == paused
+                  and ".calls" not in p.relative_to(results / tree).parts)  # this machine's
 
 
 def listed(results: Path) -> set[str]:

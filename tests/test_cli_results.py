@@ -1159,3 +1159,53 @@ def test_a_time_limit_spent_before_any_group_says_a_rerun_would_stop_the_same_wa
     assert (f"{results.WRITE_MARGIN_FRACTION:.0%} of them (at most "
             f"{results.WRITE_MARGIN_MAX_S:g} s)") in help_text
     assert f"a loop pauses {resume.PAUSE_MARGIN_S:g} s before the limit" in help_text
+
+
+def test_a_call_says_when_another_call_wrote_points_of_the_profile_meanwhile(tmp_path,
+                                                                             monkeypatch):
+    """``points_computed`` counts every point file of the profile written during a call; when
+    another ``memnb run`` call on the same profile ran meanwhile (its record under
+    ``.cache/.calls/``), the provenance and the invocation say so and name it, and an ended
+    call or one of another machine is not counted."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(time, "sleep", lambda s: None)
+    alone = run_experiment("tiny.slow", "ci")
+    assert results.CONCURRENT_NOTE not in alone.provenance and alone.points_computed == 6
+    records = tmp_path / "ci" / ".cache" / ".calls"
+    [mine] = list(records.glob("*.call"))
+    assert json.loads(mine.read_text())["end"] >= json.loads(mine.read_text())["start"]
+    assert all(".calls" not in str(p) for p in (tmp_path / "ci" / ".cache").glob("*/*.json"))
+
+    import os
+    import socket
+
+    # another call, still running (its process alive), that writes a point file of the profile
+    other = records / "other.call"
+    other.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(),
+                                 "start": time.time() - 5}))
+    neighbour = tmp_path / "ci" / ".cache" / "other.experiment"
+    neighbour.mkdir(parents=True)
+    from memnb.experiments import registry
+
+    slow = registry._REGISTRY["tiny.slow"]
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        (neighbour / "point.json").write_text("{}")  # written by the other call meanwhile
+        return slow_fn(params, seeds=seeds, device=device, cache_dir=cache_dir)
+
+    slow_fn = slow.fn
+    monkeypatch.setitem(registry._REGISTRY, "tiny.slow", dataclasses.replace(slow, fn=fn))
+    shared = run_experiment("tiny.slow", "ci", seeds=2)
+    note = shared.provenance[results.CONCURRENT_NOTE]
+    assert f"another memnb run call on this profile (pid {os.getppid()}) ran" in note
+    assert "an upper bound" in note and shared.points_computed == 7  # 6 points + its file
+    assert shared.provenance["invocations"][-1][results.CONCURRENT_NOTE] == note
+    # an ended call, or one recorded on another machine (a GPU's, restored), does not count
+    other.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(),
+                                 "start": time.time() - 9, "end": time.time() - 8}))
+    gpu = records / "gpu.call"
+    gpu.write_text(json.dumps({"pid": os.getpid(), "host": "another-host", "start": 0}))
+    again = run_experiment("tiny.slow", "ci", seeds=3)
+    assert results.CONCURRENT_NOTE not in again.provenance
