@@ -118,6 +118,25 @@ def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
             f"max_seeds): {seeds} asked, {which} run")
 
 
+def _written_seeds_note(name: str, profile: str) -> str | None:
+    """What a run without ``--seeds`` does when the written ``full`` result of today's code ran
+    more seeds than the profile's default: it continues over those
+    (:func:`memnb.results.written_full_seeds`); ``None`` otherwise."""
+    from memnb.experiments.registry import get
+    from memnb.results import written_full_seeds
+
+    try:
+        exp = get(name)
+        default = exp.seeds_run(profile, exp.seeds_asked(profile))
+        written = written_full_seeds(name, profile)
+    except (KeyError, ValueError):
+        return None
+    if written is None or written[1] <= default:
+        return None
+    return (f"{name}: the written `{profile}` result ran {written[1]} seeds, more than the "
+            f"profile's {default}: this run continues over them (--seeds {written[0]})")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from memnb import resume
     from memnb.progress import bar_disabled
@@ -145,6 +164,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     capped = _seeds_cap_note(args.experiment, args.profile, args.seeds)
     if capped:
         error_line("run", "note", capped)
+    continued = None if args.rerun or args.seeds is not None else _written_seeds_note(
+        args.experiment, args.profile)
+    if continued:
+        error_line("run", "note", continued)
     try:
         # a first signal comes while the bars are drawn: its notice on a line of its own
         notice = ("" if bar_disabled(True) else "\n") + _STOP_NOTICE

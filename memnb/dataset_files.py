@@ -180,7 +180,8 @@ TEXT_FIELDS: dict[str, tuple[str, ...]] = {"mnli": ("premise", "hypothesis", "la
 def format_error(name: str, path: Path) -> str | None:
     """Why the JSON-lines file ``path`` cannot be read as text dataset ``name``
     (:data:`TEXT_FIELDS`), or ``None``: no row at all, the first line that is not a JSON object
-    (its number), the first row without a field the loader reads, and, for IMDb, the first label
+    (its number), the first row without a field the loader reads or whose text field is not a
+    string, and, for IMDb, the first label
     that is not 0 or 1 (the loader's ``int(label)``). The message names the file, the line and
     the fields expected."""
     fields = TEXT_FIELDS[name]
@@ -202,6 +203,10 @@ def format_error(name: str, path: Path) -> str | None:
             if missing:
                 return (f"{path}, line {number}: no field {', '.join(missing)} (fields found: "
                         f"{', '.join(map(str, row)) or 'none'}); each row needs {expected}")
+            texts = [f for f in fields if f != "label" and not isinstance(row[f], str)]
+            if texts:
+                return (f"{path}, line {number}: {', '.join(texts)} must be text (a JSON "
+                        f"string); found {', '.join(json.dumps(row[f]) for f in texts)}")
             if name == "imdb":
                 label = row["label"]
                 try:

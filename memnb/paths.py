@@ -61,8 +61,9 @@ def shared_data_dir() -> Path | None:
 
 
 class DataDirFallbackWarning(UserWarning):
-    """A dataset was not in the folder ``MEMNB_DATA_DIR`` names and was read from a later
-    candidate folder instead (:func:`find_dataset`)."""
+    """A dataset was not in the folder ``MEMNB_DATA_DIR`` names (or the ``data_dir=`` a loader
+    was given, :func:`memnb.data.text.locate`) and was read from a later candidate folder
+    instead (:func:`find_dataset`)."""
 
 
 _FALLBACKS_WARNED: set[tuple[str, Path]] = set()

@@ -218,12 +218,15 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     ones. :class:`TimeLimitReached` is raised when too few points finished to build the table.
     The limit counts from ``clock_start`` (a ``time.monotonic()`` reading; default: now).
     Under ``full``, a written result of other code is kept (:func:`supersede`), not overwritten.
-    ``seeds`` lies in ``1..``:data:`MAX_SEEDS`; a dataset file whose rows its loader would drop
-    silently is refused before anything runs (:func:`memnb.dataset_files.check_contents`). A
-    call that raises :class:`TimeLimitReached` records its invocation for the next table written
-    (:func:`pending_invocations_path`). A call registers itself beside the profile's point caches
-    (:class:`ProfileCalls`), so that its provenance says when another call wrote point files of
-    the same profile meanwhile (``points_computed`` then counts theirs too).
+    ``seeds`` lies in ``1..``:data:`MAX_SEEDS` (without it, a written ``full`` run of today's
+    code over more seeds than the profile's continues over its own, :func:`written_full_seeds`;
+    asking for fewer is refused, :func:`fewer_seeds_error`); a dataset file whose rows its loader
+    would drop silently is refused before anything runs
+    (:func:`memnb.dataset_files.check_contents`). A call that raises :class:`TimeLimitReached`
+    records its invocation for the next table written (:func:`pending_invocations_path`). A call
+    registers itself beside the profile's point caches (:class:`ProfileCalls`), so that its
+    provenance says when another call wrote point files of the same profile meanwhile
+    (``points_computed`` then counts theirs too).
     """
     calls = ProfileCalls()
     try:
@@ -254,6 +257,9 @@ def _run_experiment(name: str, profile: str, *, device: str, seeds: int | None,
         check_scheduler(executor)
     if seeds is None:
         seeds = exp.seeds_asked(profile)
+        written = written_full_seeds(name, profile, root)
+        if written is not None and written[1] > exp.seeds_run(profile, seeds):
+            seeds = written[0]  # without --seeds, a written full run continues over its seeds
     seeds = check_int("seeds", seeds, 1, MAX_SEEDS)
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:
@@ -571,6 +577,30 @@ def mixed_device_error(name: str, profile: str, device: str,
             f"{device_kind(device)})")
 
 
+def written_full_seeds(name: str, profile: str,
+                       root: Path | None = None) -> tuple[int, int] | None:
+    """``(seeds asked, seeds run)`` of the written ``full`` result of ``name`` when today's code
+    and profile computed it (complete or partial), else ``None`` (and for every other profile).
+    A record from before ``seeds_run`` gives the seeds asked, and its run computed
+    :meth:`memnb.experiments.registry.Experiment.seeds_run` of them."""
+    if profile != "full":
+        return None
+    done = load(name, profile, root)
+    if done is None:
+        return None
+    written = done.provenance
+    if written.get("code_fingerprint") != todays_code(name) or (
+            profile_change(written) is not None):
+        return None
+    try:
+        asked = int(written["seeds"])
+        ran = int(written["seeds_run"]) if written.get("seeds_run") is not None else (
+            get(name).seeds_run(profile, asked))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return asked, ran
+
+
 def fewer_seeds_error(name: str, profile: str, seeds_run: int,
                       root: Path | None = None) -> str | None:
     """Why a ``full`` run of ``name`` over ``seeds_run`` seeds must not start here, or ``None``.
@@ -582,21 +612,13 @@ def fewer_seeds_error(name: str, profile: str, seeds_run: int,
     seeds the written run has and how to compute fewer without touching it. Other profiles are
     rewritten by the book at their default seeds and are not guarded; a written result of other
     code or parameters is kept by :func:`keep_other_code`."""
-    if profile != "full":
+    found = written_full_seeds(name, profile, root)
+    if found is None or found[1] <= seeds_run:
         return None
     done = load(name, profile, root)
-    if done is None:
-        return None
-    written = done.provenance
-    try:  # a record from before ``seeds_run`` gives the seeds asked: those its run computed
-        had = int(written["seeds_run"]) if written.get("seeds_run") is not None else (
-            get(name).seeds_run(profile, int(written["seeds"])))
-    except (KeyError, TypeError, ValueError):
-        return None
-    if had <= seeds_run or written.get("code_fingerprint") != todays_code(name) or (
-            profile_change(written) is not None):
-        return None
-    state = "complete" if written.get("complete", True) else "partial"
+    assert done is not None  # found above
+    had = found[1]
+    state = "complete" if done.provenance.get("complete", True) else "partial"
     return (f"seeds: the written `{profile}` result of {name} ({shown_path(done.csv_path)}, "
             f"{state}) was run over {counted(had, 'seed')} by today's code; a run over "
             f"{counted(seeds_run, 'seed')} would replace its table and provenance with a smaller "
@@ -1103,8 +1125,10 @@ class ProfileCalls:
     def others(self) -> list[int]:
         """The pids of the other calls on the same profile that ran during this one so far: a
         call that has ended overlapped when it ended after this one started; one without an end
-        when its process is alive, or, ended without saying so (killed), when it started during
-        this one. Records of calls ended a week ago are removed."""
+        when it started during this one, or when the process that wrote it still runs (alive,
+        and started no later than the record: a pid reused by another process does not count).
+        A record without an end whose process is gone (a killed call), and one of a call ended
+        a week ago, are removed once they cannot overlap this call."""
         if self.path is None:
             return []
         now, found = time.time(), set()
@@ -1119,7 +1143,10 @@ class ProfileCalls:
             if record.get("host", socket.gethostname()) != socket.gethostname():
                 continue  # a record copied from another machine's results (a GPU's)
             if end is None:
-                overlaps = _alive(pid) or start >= self.started
+                running = pid != os.getpid() and _process_since(pid, start)
+                overlaps = running or start >= self.started
+                if not running and start < self.started:
+                    path.unlink(missing_ok=True)  # killed before this call began
             else:
                 overlaps = float(end) > self.started
                 if float(end) < now - _CALL_RECORD_KEEP_S:
@@ -1140,15 +1167,32 @@ class ProfileCalls:
             "cached_points_reused is a lower bound")}
 
 
-def _alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists (another user's counts)."""
+def _process_since(pid: int, since: float) -> bool:
+    """Whether a process ``pid`` exists (another user's counts) and started no later than
+    ``since`` (a ``time.time()`` reading, with a second's slack): the process that wrote a
+    record at ``since``, not a later one given the same pid. Where the start time cannot be
+    read (no ``/proc``), a live process counts."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    started = _process_start_time(pid)
+    return started is None or started <= since + 1.0
+
+
+def _process_start_time(pid: int) -> float | None:
+    """When process ``pid`` started (a ``time.time()`` reading), from ``/proc``; ``None`` where
+    that cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = int(fields[19])  # field 22 of proc(5), after the pid and the command
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text()
+                    .splitlines() if line.startswith("btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:

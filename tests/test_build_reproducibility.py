@@ -219,6 +219,14 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     carried = reproducibility.full_runs_markdown(["dana.exp1"], results)
     assert (f"today: `{code}`, flushed denormals; points computed by `aaaa`, then re-keyed "
             "(2 listed in `code_fingerprint_rekeys`, 1 reviewed by hand) |") in carried
+    # a run resumed over several invocations: only its earliest points are known to be of `aaaa`
+    (results / "full" / "dana.exp1.json").write_text(json.dumps(
+        {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
+         "code_fingerprint_rekeyed_from": "aaaa", "code_fingerprint_rekeys": rekeys,
+         "invocations": [{"started_utc": "2026-01-01T00:00:00", "wall_time_s": 1.0},
+                         {"started_utc": "2026-01-02T00:00:00", "wall_time_s": 1.0}]}))
+    assert "; earliest points computed by `aaaa`, then re-keyed" in (
+        reproducibility.full_runs_markdown(["dana.exp1"], results))
     # a table of today's code computed for an earlier grid of the profile is named as such
     earlier = {**get("dana.exp1").params("full"), "N": 999}
     (results / "full" / "dana.exp1.json").write_text(json.dumps(

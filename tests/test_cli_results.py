@@ -1133,6 +1133,28 @@ def test_a_full_run_over_fewer_seeds_does_not_replace_the_written_one(tmp_path, 
     assert cli.main(["run", "tiny.slow", "--profile", "quick", "--seeds", "1"]) == 0
 
 
+def test_a_full_run_without_seeds_continues_the_written_run_over_its_seeds(tmp_path, monkeypatch,
+                                                                           capsys):
+    """Without ``--seeds`` (the book's ``fresh_and_cached``, the GPU queue), a written ``full``
+    run of today's code over more seeds than the profile's default is continued over its own
+    seeds, not refused, and the CLI says so."""
+    calls: list = []
+    _slow_experiment(monkeypatch, calls)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(time, "sleep", lambda s: None)
+    assert results.written_full_seeds("tiny.slow", "full") is None
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--seeds", "3"]) == 0
+    assert results.written_full_seeds("tiny.slow", "full") == (3, 3)
+    capsys.readouterr()
+    calls.clear()
+    assert cli.main(["run", "tiny.slow", "--profile", "full"]) == 0  # the profile's: 1 seed
+    err = capsys.readouterr().err
+    assert ("tiny.slow: the written `full` result ran 3 seeds, more than the profile's 1: this "
+            "run continues over them (--seeds 3)") in err
+    assert calls == [] and len(load("tiny.slow", "full").table) == 18
+    assert results.written_full_seeds("tiny.slow", "quick") is None  # full only
+
+
 def test_a_time_limit_spent_before_any_group_says_a_rerun_would_stop_the_same_way(
         tmp_path, monkeypatch, capsys):
     """A limit that start-up used up leaves no time for a first group: nothing is saved, so
@@ -1181,9 +1203,10 @@ def test_a_call_says_when_another_call_wrote_points_of_the_profile_meanwhile(tmp
     import os
     import socket
 
-    # another call, still running (its process alive), that writes a point file of the profile
+    # another call, still running (its process alive, started before the record: pid 1, the
+    # machine's first process, stands for it), that writes a point file of the profile
     other = records / "other.call"
-    other.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(),
+    other.write_text(json.dumps({"pid": 1, "host": socket.gethostname(),
                                  "start": time.time() - 5}))
     neighbour = tmp_path / "ci" / ".cache" / "other.experiment"
     neighbour.mkdir(parents=True)
@@ -1199,13 +1222,28 @@ def test_a_call_says_when_another_call_wrote_points_of_the_profile_meanwhile(tmp
     monkeypatch.setitem(registry._REGISTRY, "tiny.slow", dataclasses.replace(slow, fn=fn))
     shared = run_experiment("tiny.slow", "ci", seeds=2)
     note = shared.provenance[results.CONCURRENT_NOTE]
-    assert f"another memnb run call on this profile (pid {os.getppid()}) ran" in note
+    assert "another memnb run call on this profile (pid 1) ran" in note
     assert "an upper bound" in note and shared.points_computed == 7  # 6 points + its file
     assert shared.provenance["invocations"][-1][results.CONCURRENT_NOTE] == note
     # an ended call, or one recorded on another machine (a GPU's, restored), does not count
-    other.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(),
+    other.write_text(json.dumps({"pid": 1, "host": socket.gethostname(),
                                  "start": time.time() - 9, "end": time.time() - 8}))
     gpu = records / "gpu.call"
     gpu.write_text(json.dumps({"pid": os.getpid(), "host": "another-host", "start": 0}))
     again = run_experiment("tiny.slow", "ci", seeds=3)
     assert results.CONCURRENT_NOTE not in again.provenance
+    # a record left open by a killed call: its process gone, or its pid now another process's
+    # (started after the record), or this very process's pid: none counts; the gone one's file
+    # is removed
+    gone = records / "killed.call"
+    gone.write_text(json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(),
+                                "start": time.time() - 60}))
+    reused = records / "reused.call"
+    reused.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(),
+                                  "start": 1.0}))  # long before its process started
+    own = records / "own.call"
+    own.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                               "start": time.time() - 60}))
+    last = run_experiment("tiny.slow", "ci", seeds=4)
+    assert results.CONCURRENT_NOTE not in last.provenance
+    assert not gone.exists() and not reused.exists() and not own.exists()

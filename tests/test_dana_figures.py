@@ -1302,6 +1302,9 @@ def test_exp1_reading_says_well_above_1_only_when_the_ratio_is():
     assert "store about d_h = 10 associations each, not far more" in text[1.5]
     assert ("our ratio of 0.5 is not above 1, so ours does not say the same: its heads store no "
             "more than the bound's d_h = 10 associations each") in text[0.5]
+    # judged as printed, to one decimal: 2.04 reads 2.0, not "well above" 2; 1.02 reads 1.0
+    assert "our ratio of 2.0 is above 1 but not well above it" in figures._ratio_words(2.04, 10)
+    assert "our ratio of 1.0 is not above 1" in figures._ratio_words(1.02, 10)
 
 
 def test_propositions_caption_measures_where_the_best_kl_vanishes():

@@ -294,7 +294,8 @@ def test_a_text_file_the_loaders_would_misread_is_refused_naming_the_line(tmp_pa
             '{"text": "a", "label": 1}\n\n{"text": oops}\n': "line 3: not JSON",
             '{"review": "a", "label": 1}\n': "line 1: no field text (fields found: review, label)",
             "\n": "no rows; one JSON object a line with the fields text, label expected",
-            "[1, 2]\n": "line 1: a JSON object with the fields text, label expected"}
+            "[1, 2]\n": "line 1: a JSON object with the fields text, label expected",
+            '{"text": null, "label": 1}\n': "line 1: text must be text (a JSON string); found null"}
     for rows, words in imdb.items():
         (tmp_path / text.IMDB_FILE).write_text(rows)
         with pytest.raises(ValueError, match=re.escape(words)):

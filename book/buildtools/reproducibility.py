@@ -198,7 +198,9 @@ def _commits_cell(provenance: dict[str, Any], commit: str) -> str:
 
 def _rekey_words(provenance: dict[str, Any]) -> str:
     """How a result's points reached the fingerprint it records, for the *code* column: the
-    fingerprint that computed them and the re-keys that carried them over
+    fingerprint before its first re-key (that of all its points for a run of one invocation, of
+    its earliest points for a run resumed over several: a later invocation may have computed
+    under a later fingerprint) and the re-keys that carried them over
     (``scripts/rekey_cache.py``), counting those whose code change was reviewed by hand
     (``--reviewed``) rather than found display-only on the syntax tree; "" without a re-key."""
     rekeys = provenance.get("code_fingerprint_rekeys") or []
@@ -209,7 +211,9 @@ def _rekey_words(provenance: dict[str, Any]) -> str:
     listed = "" if not rekeys else (
         f" ({len(rekeys)} listed in `code_fingerprint_rekeys`"
         + (f", {by_hand} reviewed by hand" if by_hand else "") + ")")
-    return (f"; points computed by `{source or rekeys[0].get('from')}`, then re-keyed{listed}")
+    which = "earliest points" if len(provenance.get("invocations") or []) > 1 else "points"
+    return (f"; {which} computed by `{source or rekeys[0].get('from')}`, then "
+            f"re-keyed{listed}")
 
 
 def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -> str:

@@ -1089,8 +1089,11 @@ def _ratio_words(ratio: float, d_h: int) -> str:
     """Whether Fig. 1a's ``ratio`` (our per-head slope over Corollary 2's, i.e. the associations
     a head stores over the bound's ``d_h``) says that heads store far more than ``d_h``
     associations each: "well above 1" when above the top of the band that the chapter reads as
-    "about d" associations (:data:`memnb.scorecard.dana_theory.BIETTI_RATIO`; ours)."""
+    "about d" associations (:data:`memnb.scorecard.dana_theory.BIETTI_RATIO`; ours). The ratio
+    is judged as printed, to one decimal, so that the words never contradict the number."""
     from memnb.scorecard.dana_theory import BIETTI_RATIO
+
+    ratio = round(float(ratio), 1)
 
     top = BIETTI_RATIO[1]
     band = (f"{top:g}, the top of the band [{BIETTI_RATIO[0]:g}, {top:g}] that the chapter reads "
