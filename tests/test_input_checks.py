@@ -45,3 +45,18 @@ def test_the_attention_construction_checks_its_counts_and_tolerance():
         mha.relu_network_jacobian_rank(contexts, queries, 0)
     with pytest.raises(ValueError, match="T must be an int, got 2.0"):
         theory_dataset(2.0, 3, 6)
+
+
+def test_the_sequence_id_construction_and_the_rank_checks_name_their_counts():
+    """``max_attempts`` = 0 used to end in "no hash base … in 0 attempts", and a negative
+    ``train_steps`` was read as 0."""
+    from memnb.constructions.mha_checks import rank_bound_checks
+    from memnb.constructions.seq_id import memorize
+
+    tokens, labels = np.array([[1, 2], [2, 3]]), np.array([0, 1])
+    assert np.array_equal(memorize(tokens, labels, max_attempts=np.int64(1)).predict(tokens),
+                          labels)
+    with pytest.raises(ValueError, match="max_attempts must be >= 1, got 0"):
+        memorize(tokens, labels, max_attempts=0)
+    with pytest.raises(ValueError, match="train_steps must be >= 0, got -1"):
+        rank_bound_checks(heads=2, n=3, d=4, d_h=2, T=5, draws=1, train_steps=-1)

@@ -124,7 +124,9 @@ def rank_bound_checks(*, heads: int, n: int, d: int, d_h: int, T: int, draws: in
                       train_steps: int, seed: int = 0) -> pd.DataFrame:
     """Propositions 2 and 5: ``rank Z`` over random weights (several scales) and a trained model,
     for a shared context (bound ``H(n-1)+1``), for tokens summing to a constant (bound
-    ``H(d-1)+1``) and, for contrast, for i.i.d. contexts (only the trivial ``min(T, H d)``)."""
+    ``H(d-1)+1``) and, for contrast, for i.i.d. contexts (only the trivial ``min(T, H d)``).
+    ``train_steps`` = 0 leaves the trained model out."""
+    train_steps = check_int("train_steps", train_steps, 0)
     settings = {
         "shared context (Prop. 2)": ({"shared": True},
                                      mahdavi_shared_context_rank_bound(heads, n)),

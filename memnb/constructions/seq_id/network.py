@@ -48,6 +48,7 @@ from memnb.constructions.seq_id.relu_program import (
     const,
     var,
 )
+from memnb.validation import check_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from memnb.constructions.seq_id.transformer import SeqIdTransformer
@@ -298,6 +299,7 @@ def memorize(sequences: np.ndarray, labels: np.ndarray, *, num_classes: int | No
     """
     if task not in _TASKS:
         raise ValueError(f"task must be one of {_TASKS}; got {task!r}")
+    max_attempts = check_int("max_attempts", max_attempts, 1)
     seqs = np.asarray(sequences)
     ys = np.asarray(labels)
     if seqs.ndim not in (2, 3) or seqs.shape[0] < 1 or seqs.shape[1] < 1:
