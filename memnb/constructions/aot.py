@@ -100,6 +100,7 @@ class ConstructionReport:
     paper_parameter_count: int
 
     def as_dict(self) -> dict[str, float | int]:
+        """The report's fields as a plain dict (:func:`dataclasses.asdict`)."""
         return asdict(self)
 
 

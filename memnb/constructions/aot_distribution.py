@@ -114,6 +114,7 @@ class EpsilonBound:
         return self.kl_aot <= self.rhs_eq14 + 1e-9 * max(1.0, abs(self.rhs_eq14))
 
     def as_dict(self) -> dict[str, float | int]:
+        """The report's fields as a plain dict (:func:`dataclasses.asdict`)."""
         return asdict(self)
 
 

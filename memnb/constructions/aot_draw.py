@@ -44,14 +44,17 @@ class GenericDraw:
 
     @property
     def d(self) -> int:
+        """Model width ``d``: columns of ``e`` ``[N, d]``."""
         return int(self.e.shape[1])
 
     @property
     def H(self) -> int:
+        """Number of heads ``H``: first axis of ``W_V`` ``[H, d_h, d]``."""
         return int(self.W_V.shape[0])
 
     @property
     def d_h(self) -> int:
+        """Head size ``d_h``: second axis of ``W_V`` ``[H, d_h, d]``."""
         return int(self.W_V.shape[1])
 
 

@@ -45,6 +45,7 @@ class Rank1Report:
     paper_parameters: int  # d (S + 2N + 2 (d_h + 1) H)
 
     def as_dict(self) -> dict[str, float | int]:
+        """The report's fields as a plain dict (:func:`dataclasses.asdict`)."""
         return asdict(self)
 
 

@@ -78,6 +78,7 @@ class TextDataset:
 
     @property
     def num_classes(self) -> int:
+        """Number of label names, ``len(label_names)`` (classes absent from ``labels`` count)."""
         return len(self.label_names)
 
     def __len__(self) -> int:
@@ -92,6 +93,8 @@ class TextDataset:
                            dict(self.info, subset_seed=seed))
 
     def summary(self) -> str:
+        """One line: examples read, conflicting sequences dropped, repeats removed, distinct
+        sequences kept and classes."""
         return (f"{self.name}: {self.num_raw} examples read from {self.source.name}; "
                 f"{self.num_conflicting} dropped (identical {self.tokens.shape[1]}-token "
                 f"sequences with different labels), {self.num_duplicates} repeats removed; "

@@ -97,9 +97,11 @@ class TokenQuantizer:
     bits: int
 
     def value(self, x: Sequence[Fraction]) -> Fraction:
+        """``scale * v^T x + offset`` for a token ``x``, in exact rational arithmetic."""
         return self.scale * sum(vi * xi for vi, xi in zip(self.v, x, strict=True)) + self.offset
 
     def token_id(self, x: Sequence[Fraction]) -> int:
+        """The token ID ``z(x) = floor(scale * v^T x + offset)`` (step 0 of the module)."""
         return math.floor(self.value(x))
 
 
@@ -231,26 +233,33 @@ class UniformAttention:
 
     @property
     def W_Q(self) -> tuple[int, int, int]:
+        """Query weights on the stream ``(w, h, s)``: all zero, so every score is 0."""
         return (0, 0, 0)
 
     @property
     def W_K(self) -> tuple[int, int, int]:
+        """Key weights on the stream ``(w, h, s)``: all zero, so every score is 0."""
         return (0, 0, 0)
 
     @property
     def W_V(self) -> tuple[int, int, int]:
+        """Value weights ``(0, n, 0)``: the head reads ``n h`` from the hash channel."""
         return (0, self.seq_len, 0)
 
     @property
     def W_O(self) -> tuple[int, int, int]:
+        """Output weights ``(0, 0, 1)``: the head writes into the channel ``s``."""
         return (0, 0, 1)
 
     @property
     def num_parameters(self) -> int:
+        """``4 * 3 = 12``: the entries of ``W_Q, W_K, W_V, W_O`` (width 3, head size 1),
+        zero or not."""
         return 4 * 3
 
     @property
     def max_weight_bits(self) -> int:
+        """Bits of the largest weight, ``n`` in ``W_V``: ``n.bit_length()``."""
         return self.seq_len.bit_length()
 
     def weights(self, stream: np.ndarray, kind: AttentionKind) -> np.ndarray:

@@ -50,6 +50,8 @@ class MemorizerLayout:
 
     @property
     def depth(self) -> int:
+        """ReLU layers of the memorizer: ``(m - 1) + ρ (L + 3) + 1`` (block selection, then
+        ``L`` bit layers and 3 gate layers per slot, then the output layer)."""
         return (self.num_blocks - 1) + self.block_size * (self.id_bits + 3) + 1
 
 

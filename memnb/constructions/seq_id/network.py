@@ -104,6 +104,8 @@ class SeqIdNetwork:
 
     @property
     def nonzero_parameters(self) -> int:
+        """Sum of ``nonzero_parameters`` over :attr:`parts`: non-zero weights and biases of FFN₁
+        and FFN₂ plus the attention's entry in :attr:`parts` (fixed at 3)."""
         return sum(p["nonzero_parameters"] for p in self.parts.values())
 
     @property

@@ -79,13 +79,17 @@ class Layer:
 
     @property
     def num_parameters(self) -> int:
+        """``i * o + o``: the layer's weights and biases counted as dense, zero or not."""
         return len(self.in_names) * len(self.out_names) + len(self.out_names)
 
     @property
     def nonzero_parameters(self) -> int:
+        """Weights stored in ``rows`` (the builder stores only non-zero ones) plus the non-zero
+        biases."""
         return sum(len(r) for r in self.rows) + sum(1 for b in self.biases if b != 0)
 
     def weights(self) -> Iterable[Number]:
+        """Every bias, then every weight stored in ``rows``."""
         yield from self.biases
         for row in self.rows:
             for _, w in row:
@@ -101,6 +105,7 @@ class ReLUProgram:
 
     @property
     def output_names(self) -> tuple[str, ...]:
+        """Channels of the last layer (the input channels when there is no layer)."""
         return self.layers[-1].out_names if self.layers else self.input_names
 
     @property

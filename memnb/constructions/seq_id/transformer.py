@@ -108,18 +108,23 @@ class _Weights:
     (:meth:`matrices`)."""
 
     def matrices(self) -> tuple[np.ndarray, ...]:
+        """The block's weight and bias arrays (defined by each block)."""
         raise NotImplementedError
 
     @property
     def num_parameters(self) -> int:
+        """Entries of the arrays of :meth:`matrices`, zero or not (the module's count)."""
         return int(sum(m.size for m in self.matrices()))
 
     @property
     def nonzero_parameters(self) -> int:
+        """Non-zero entries of the arrays of :meth:`matrices`."""
         return int(sum(np.count_nonzero(m != 0) for m in self.matrices()))
 
     @property
     def max_weight_bits(self) -> int:
+        """Bits of the largest non-zero entry of :meth:`matrices` (see
+        :func:`~memnb.constructions.seq_id.relu_program.bits`); 0 when all are zero."""
         return _dense_bits(*self.matrices())
 
 
@@ -144,6 +149,7 @@ class Embedding:
 
     @property
     def num_parameters(self) -> int:
+        """Entries of ``E``, plus those of ``P`` when present, zero or not."""
         return int(self.E.size + (self.P.size if self.P is not None else 0))
 
 
@@ -169,14 +175,17 @@ class SelfAttentionBlock(_Weights):
 
     @property
     def width(self) -> int:
+        """Rows of the stream ``Z`` (second axis of ``W_O`` ``[H, width, s]``)."""
         return int(self.W_O.shape[1])
 
     @property
     def heads(self) -> int:
+        """Number of heads ``H`` (first axis of ``W_Q``)."""
         return int(self.W_Q.shape[0])
 
     @property
     def head_size(self) -> int:
+        """Head size ``s`` (second axis of ``W_Q`` ``[H, s, width]``)."""
         return int(self.W_Q.shape[1])
 
     def weights(self, scores: np.ndarray) -> np.ndarray:
@@ -228,6 +237,7 @@ class FeedForwardBlock(_Weights):
 
     @property
     def width(self) -> int:
+        """Rows of the stream ``Z`` (columns of ``W_1`` ``[q, width]``)."""
         return int(self.W_1.shape[1])
 
     @property
@@ -264,6 +274,7 @@ class ReadOut:
 
     @property
     def num_parameters(self) -> int:
+        """Entries of ``E`` ``[1, width]``, zero or not."""
         return int(self.E.size)
 
 
@@ -325,6 +336,8 @@ class SeqIdTransformer:
 
     @property
     def max_weight_bits(self) -> int:
+        """Bits of the largest non-zero weight of the blocks (embedding and read-out not
+        included)."""
         return max(b.max_weight_bits for b in self.blocks)
 
     def block_table(self) -> pd.DataFrame:
