@@ -233,3 +233,26 @@ def test_float64_report_finds_the_first_inexact_layer():
     b.layer({"v": var("u", 2**60 + 1)})
     big = first_float64_failure(b.build(), {"u": np.array([1], dtype=object)})
     assert big.layer == 0 and big.max_weight_bits == 61
+
+
+def test_the_attention_counts_its_nonzero_weights_and_their_bits_as_the_relu_layers_do():
+    """The averaging head has two non-zero weights, ``n`` in ``W_V`` and ``1`` in ``W_O`` (no
+    fixed count), and its bits are counted like the ReLU layers' (bit length plus a sign bit),
+    so the network's totals are the sums of their parts; the compiled Transformer's attention
+    block holds the same two."""
+    from memnb.constructions.seq_id.relu_program import bits
+    from memnb.constructions.seq_id.transformer import SelfAttentionBlock
+
+    for n in (3, 8, 256):
+        tokens = np.arange(2 * n).reshape(2, n) % 5 + np.array([[0], [1]])
+        net = memorize(tokens, np.array([0, 1]))
+        attention = net.parts["attention"]
+        assert attention["nonzero_parameters"] == 2
+        assert net.attention.total_weight_bits() == (bits(n) + 1) + (1 + 1)
+        assert net.total_weight_bits() == (net.token_program.total_weight_bits()
+                                           + net.memorizer.total_weight_bits()
+                                           + net.attention.total_weight_bits())
+        assert net.nonzero_parameters == sum(p["nonzero_parameters"]
+                                             for p in net.parts.values())
+        [block] = [b for b in net.transformer().blocks if isinstance(b, SelfAttentionBlock)]
+        assert block.nonzero_parameters == attention["nonzero_parameters"]

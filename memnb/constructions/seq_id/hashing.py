@@ -39,6 +39,7 @@ from memnb.constructions.seq_id.relu_program import (
     ReLUProgram,
     ReLUProgramBuilder,
     bit_pair_exprs,
+    bits,
     combine,
     const,
     var,
@@ -261,6 +262,20 @@ class UniformAttention:
     def max_weight_bits(self) -> int:
         """Bits of the largest weight, ``n`` in ``W_V``: ``n.bit_length()``."""
         return self.seq_len.bit_length()
+
+    def _nonzero_weights(self) -> list[int]:
+        return [w for matrix in (self.W_Q, self.W_K, self.W_V, self.W_O) for w in matrix if w]
+
+    @property
+    def nonzero_parameters(self) -> int:
+        """The non-zero entries of ``W_Q, W_K, W_V, W_O``: ``n`` in ``W_V`` and ``1`` in ``W_O``."""
+        return len(self._nonzero_weights())
+
+    def total_weight_bits(self) -> int:
+        """Bits to write the non-zero weights, counted as the ReLU layers count theirs
+        (:meth:`memnb.constructions.seq_id.relu_program.ReLUProgram.total_weight_bits`: bit
+        length plus a sign bit each): ``(bits(n) + 1) + (1 + 1)``."""
+        return sum(bits(w) + 1 for w in self._nonzero_weights())
 
     def weights(self, stream: np.ndarray, kind: AttentionKind) -> np.ndarray:
         """Attention weights ``[N, n_queries=n, n_keys=n]`` as exact fractions.

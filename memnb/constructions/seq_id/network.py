@@ -82,7 +82,8 @@ class SeqIdNetwork:
         return {
             "ffn1": _summary(self.token_program),
             "attention": {"width": 3, "depth": 1, "num_parameters": self.attention.num_parameters,
-                          "nonzero_parameters": 3, "max_weight_bits":
+                          "nonzero_parameters": self.attention.nonzero_parameters,
+                          "max_weight_bits":
                               self.attention.max_weight_bits},
             "ffn2": _summary(self.memorizer),
         }
@@ -105,7 +106,7 @@ class SeqIdNetwork:
     @property
     def nonzero_parameters(self) -> int:
         """Sum of ``nonzero_parameters`` over :attr:`parts`: non-zero weights and biases of FFN₁
-        and FFN₂ plus the attention's entry in :attr:`parts` (fixed at 3)."""
+        and FFN₂ plus the attention's non-zero entries (two: ``n`` in ``W_V``, ``1`` in ``W_O``)."""
         return sum(p["nonzero_parameters"] for p in self.parts.values())
 
     @property
@@ -114,10 +115,12 @@ class SeqIdNetwork:
         return max(p["max_weight_bits"] for p in self.parts.values())
 
     def total_weight_bits(self) -> int:
-        """Bits needed to write every non-zero weight: the bit count we set against Remark 4.4
+        """Bits needed to write every non-zero weight (bit length plus a sign bit each, the
+        attention's counted like the ReLU layers'): the bit count we set against Remark 4.4
         ("Optimality in terms of bit counts"; its content is [unverified: only the remark's title
         is in our sources])."""
-        return self.token_program.total_weight_bits() + self.memorizer.total_weight_bits() + 2 * 3
+        return (self.token_program.total_weight_bits() + self.memorizer.total_weight_bits()
+                + self.attention.total_weight_bits())
 
     def transformer(self, *, sigma: AttentionKind = "hardmax") -> SeqIdTransformer:
         """The same construction as explicit residual Transformer blocks in exact arithmetic:
