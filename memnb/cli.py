@@ -121,20 +121,20 @@ def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
 def _written_seeds_note(name: str, profile: str) -> str | None:
     """What a run without ``--seeds`` does when the written ``full`` result of today's code ran
     more seeds than the profile's default: it continues over those
-    (:func:`memnb.results.written_full_seeds`); ``None`` otherwise."""
+    (:func:`memnb.results.continued_seeds`); ``None`` otherwise."""
     from memnb.experiments.registry import get
-    from memnb.results import written_full_seeds
+    from memnb.results import continued_seeds
 
     try:
         exp = get(name)
-        default = exp.seeds_run(profile, exp.seeds_asked(profile))
-        written = written_full_seeds(name, profile)
+        continued = continued_seeds(name, profile)
     except (KeyError, ValueError):
         return None
-    if written is None or written[1] <= default:
+    if continued is None:
         return None
-    return (f"{name}: the written `{profile}` result ran {written[1]} seeds, more than the "
-            f"profile's {default}: this run continues over them (--seeds {written[0]})")
+    default = exp.seeds_run(profile, exp.seeds_asked(profile))
+    return (f"{name}: the written `{profile}` result ran {continued[1]} seeds, more than the "
+            f"profile's {default}: this run continues over them (--seeds {continued[0]})")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

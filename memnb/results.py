@@ -219,7 +219,7 @@ def run_experiment(name: str, profile: str = "quick", *, device: str = "cpu",
     The limit counts from ``clock_start`` (a ``time.monotonic()`` reading; default: now).
     Under ``full``, a written result of other code is kept (:func:`supersede`), not overwritten.
     ``seeds`` lies in ``1..``:data:`MAX_SEEDS` (without it, a written ``full`` run of today's
-    code over more seeds than the profile's continues over its own, :func:`written_full_seeds`;
+    code over more seeds than the profile's continues over its own, :func:`continued_seeds`;
     asking for fewer is refused, :func:`fewer_seeds_error`); a dataset file whose rows its loader
     would drop silently is refused before anything runs
     (:func:`memnb.dataset_files.check_contents`). A call that raises :class:`TimeLimitReached`
@@ -255,11 +255,9 @@ def _run_experiment(name: str, profile: str, *, device: str, seeds: int | None,
         from memnb.distributed import check_scheduler
 
         check_scheduler(executor)
-    if seeds is None:
-        seeds = exp.seeds_asked(profile)
-        written = written_full_seeds(name, profile, root)
-        if written is not None and written[1] > exp.seeds_run(profile, seeds):
-            seeds = written[0]  # without --seeds, a written full run continues over its seeds
+    if seeds is None:  # without --seeds, a written full run continues over its seeds
+        continued = continued_seeds(name, profile, root)
+        seeds = exp.seeds_asked(profile) if continued is None else continued[0]
     seeds = check_int("seeds", seeds, 1, MAX_SEEDS)
     mixed = mixed_device_error(name, profile, device, root)
     if mixed is not None:
@@ -577,18 +575,19 @@ def mixed_device_error(name: str, profile: str, device: str,
             f"{device_kind(device)})")
 
 
-def written_full_seeds(name: str, profile: str,
-                       root: Path | None = None) -> tuple[int, int] | None:
-    """``(seeds asked, seeds run)`` of the written ``full`` result of ``name`` when today's code
-    and profile computed it (complete or partial), else ``None`` (and for every other profile).
-    A record from before ``seeds_run`` gives the seeds asked, and its run computed
+def _written_full(name: str, profile: str,
+                  root: Path | None = None) -> tuple[Path, dict[str, Any], int, int] | None:
+    """``(table path, provenance, seeds asked, seeds run)`` of the written ``full`` result of
+    ``name`` when today's code and profile computed it (complete or partial), else ``None`` (and
+    for every other profile), read from its provenance alone (the table is not loaded). A record
+    from before ``seeds_run`` gives the seeds asked, and its run computed
     :meth:`memnb.experiments.registry.Experiment.seeds_run` of them."""
     if profile != "full":
         return None
-    done = load(name, profile, root)
-    if done is None:
+    csv_path, json_path = result_paths(name, profile, root)
+    if not (csv_path.exists() and json_path.exists()):
         return None
-    written = done.provenance
+    written = json.loads(json_path.read_text())
     if written.get("code_fingerprint") != todays_code(name) or (
             profile_change(written) is not None):
         return None
@@ -598,7 +597,28 @@ def written_full_seeds(name: str, profile: str,
             get(name).seeds_run(profile, asked))
     except (KeyError, TypeError, ValueError):
         return None
-    return asked, ran
+    return csv_path, written, asked, ran
+
+
+def written_full_seeds(name: str, profile: str,
+                       root: Path | None = None) -> tuple[int, int] | None:
+    """``(seeds asked, seeds run)`` of the written ``full`` result of ``name`` when today's code
+    and profile computed it (complete or partial), else ``None`` (and for every other profile)
+    (:func:`_written_full`)."""
+    found = _written_full(name, profile, root)
+    return None if found is None else found[2:]
+
+
+def continued_seeds(name: str, profile: str,
+                    root: Path | None = None) -> tuple[int, int] | None:
+    """``(seeds asked, seeds run)`` of the written ``full`` run that a run of ``name`` without
+    ``--seeds`` continues over (:func:`written_full_seeds`): one of today's code that ran more
+    seeds than the profile's default; ``None`` otherwise."""
+    written = written_full_seeds(name, profile, root)
+    if written is None:
+        return None
+    exp = get(name)
+    return written if written[1] > exp.seeds_run(profile, exp.seeds_asked(profile)) else None
 
 
 def fewer_seeds_error(name: str, profile: str, seeds_run: int,
@@ -612,14 +632,12 @@ def fewer_seeds_error(name: str, profile: str, seeds_run: int,
     seeds the written run has and how to compute fewer without touching it. Other profiles are
     rewritten by the book at their default seeds and are not guarded; a written result of other
     code or parameters is kept by :func:`keep_other_code`."""
-    found = written_full_seeds(name, profile, root)
-    if found is None or found[1] <= seeds_run:
+    found = _written_full(name, profile, root)
+    if found is None or found[3] <= seeds_run:
         return None
-    done = load(name, profile, root)
-    assert done is not None  # found above
-    had = found[1]
-    state = "complete" if done.provenance.get("complete", True) else "partial"
-    return (f"seeds: the written `{profile}` result of {name} ({shown_path(done.csv_path)}, "
+    csv_path, written, _, had = found
+    state = "complete" if written.get("complete", True) else "partial"
+    return (f"seeds: the written `{profile}` result of {name} ({shown_path(csv_path)}, "
             f"{state}) was run over {counted(had, 'seed')} by today's code; a run over "
             f"{counted(seeds_run, 'seed')} would replace its table and provenance with a smaller "
             f"one. Ask for --seeds {had} or more (its cached points are read, not computed "
