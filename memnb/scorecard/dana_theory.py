@@ -457,17 +457,27 @@ def bietti_table() -> pd.DataFrame:
     return associative_memory.capacity_table(BIETTI_N, BIETTI_D, seeds=3)
 
 
+def _bietti_points(tab: pd.DataFrame) -> pd.DataFrame:
+    """One row per ``(N, d)`` of :func:`bietti_table`: ``capacity`` (the mean over the draws),
+    ``least`` (the smallest draw) and ``saturated`` (mean capacity at least
+    :data:`BIETTI_UNSATURATED` N), the split :func:`bietti_capacity` and
+    :func:`bietti_saturated` both read."""
+    per = tab.groupby(["N", "d"], as_index=False)["capacity"].agg(capacity="mean", least="min")
+    per["saturated"] = per["capacity"] >= BIETTI_UNSATURATED * per["N"]
+    return per
+
+
 def bietti_saturated(tab: pd.DataFrame) -> dict[str, float | int]:
-    """The saturated points of :func:`bietti_table` (mean capacity over the draws at least
-    :data:`BIETTI_UNSATURATED` N), which :func:`bietti_capacity` leaves out of its fit:
-    ``points``, ``least_share`` (their smallest mean capacity / N; NaN without such points) and
-    ``all_n`` (how many hold all N in every draw)."""
-    per = tab.groupby(["N", "d"])["capacity"].agg(["mean", "min"]).reset_index()
-    saturated = per[per["mean"] >= BIETTI_UNSATURATED * per["N"]]
+    """The saturated points of :func:`bietti_table` (:func:`_bietti_points`), which
+    :func:`bietti_capacity` leaves out of its fit: ``points``, ``least_share`` (their smallest
+    mean capacity / N; NaN without such points) and ``all_n`` (how many hold all N in every
+    draw)."""
+    per = _bietti_points(tab)
+    saturated = per[per["saturated"]]
     return {"points": int(len(saturated)),
-            "least_share": float((saturated["mean"] / saturated["N"]).min())
+            "least_share": float((saturated["capacity"] / saturated["N"]).min())
             if len(saturated) else math.nan,
-            "all_n": int((saturated["min"] >= saturated["N"]).sum())}
+            "all_n": int((saturated["least"] >= saturated["N"]).sum())}
 
 
 def bietti_growth(values: dict[str, float]) -> str:
@@ -498,8 +508,8 @@ def bietti_capacity(results: object = None, tab: pd.DataFrame | None = None) -> 
     → reproduced; the linear growth alone → trend; else differs. What the strict reading, at
     most d (:func:`bietti_at_most_d`), would give is reported beside, not judged."""
     tab = bietti_table() if tab is None else tab
-    mean = tab.groupby(["N", "d"], as_index=False)["capacity"].mean()
-    free = mean[mean["capacity"] < BIETTI_UNSATURATED * mean["N"]]
+    mean = _bietti_points(tab)
+    free = mean[~mean["saturated"]]
     slope = criteria.linear_trend(free["d"], free["capacity"], expected_slope=1.0,
                                   rel_tol=0.5,
                                   expected_name="slope (our reading of \"about d\")")
