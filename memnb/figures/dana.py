@@ -1094,7 +1094,6 @@ def _ratio_words(ratio: float, d_h: int) -> str:
     from memnb.scorecard.dana_theory import BIETTI_RATIO
 
     ratio = round(float(ratio), 1)
-
     top = BIETTI_RATIO[1]
     band = (f"{top:g}, the top of the band [{BIETTI_RATIO[0]:g}, {top:g}] that the chapter reads "
             "as about d associations; ours")
@@ -1599,8 +1598,6 @@ def propositions_figure(lams: np.ndarray, bottleneck: pd.DataFrame, n_small: int
     return fig
 
 
-
-
 def propositions_caption(lams: np.ndarray, bottleneck: pd.DataFrame) -> str:
     """Caption of :func:`propositions_figure`, from the data: the circle encoder's KL (Prop. 3)
     and the d from which the best rank-d KL of ``bottleneck`` vanishes (≤ :data:`KL_ZERO`),
@@ -1827,15 +1824,9 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
                  | set(int(d) for d in ref5["d"].unique())
                  | set(int(d) for d in ref1["d"].unique()))
     fig = plt.figure(figsize=(11.5, 8.2), layout="constrained")
-    grid = _appendix_grid(len(ds5))
-    spec_grid = fig.add_gridspec(len(grid), len(grid[0]))
-    panel: dict[str, plt.Axes] = {}
-    for name in dict.fromkeys(key for row in grid for key in row):  # in grid order
-        cells = [(r, c) for r, row in enumerate(grid) for c, key in enumerate(row) if key == name]
-        (r,) = {r for r, _ in cells}
-        c0, c1 = min(c for _, c in cells), max(c for _, c in cells)
-        share = panel.get("exp5_0") if name.startswith("exp5_") else None
-        panel[name] = fig.add_subplot(spec_grid[r, c0:c1 + 1], sharey=share)
+    panel = fig.subplot_mosaic(_appendix_grid(len(ds5)))  # fig.axes in the grid's order
+    for k in range(1, len(ds5)):  # the Exp. 5 panels share one accuracy axis
+        panel[f"exp5_{k}"].sharey(panel["exp5_0"])
     exp5_axes = {d: panel[f"exp5_{k}"] for k, d in enumerate(ds5)}
     axes = [panel["exp1"], panel["exp2"], *exp5_axes.values()]
     layers = int(table["layers"].iloc[0]) if "layers" in table else 1
