@@ -97,6 +97,25 @@ def test_head_slopes_follow_the_official_rule():
     assert slopes["points_used"].iloc[0] == 6
 
 
+def test_exp4_fits_the_accuracy_the_paper_reports_with_the_checkpoints_beside(tmp_path):
+    from memnb.dana_reading import as_the_paper_reports
+    from memnb.experiments.registry import get
+
+    params = get("dana.exp4").params("ci")
+    slopes = dana.exp4(params, seeds=2, device="cpu", cache_dir=tmp_path / "dana.exp4")
+    exp1 = dana.exp1(params, seeds=2, device="cpu", cache_dir=tmp_path / "dana.exp1")
+    rows = slopes[slopes["kind"] == "slope"].set_index(["d", "seed"])
+    reported = dana.head_slopes(as_the_paper_reports(exp1)).set_index(["d", "seed"])["slope"]
+    checkpoint = dana.head_slopes(exp1).set_index(["d", "seed"])["slope"]
+    assert np.allclose(rows["slope"], reported.loc[rows.index])
+    assert np.allclose(rows["slope_checkpoint"], checkpoint.loc[rows.index])
+    assert not np.allclose(reported, checkpoint)  # the two accuracies differ in this run
+    fit = slopes[slopes["kind"] == "fit_quadratic"].iloc[0]
+    mean = rows.groupby("d")["slope"].mean()
+    assert fit["a"] == pytest.approx(dana.fit_power(mean.index.to_numpy(), mean.to_numpy(),
+                                                     2)["a"])
+
+
 def test_fit_power_recovers_coefficients():
     d = np.arange(3, 14)
     fit = dana.fit_power(d, 3e-4 * d**2 - 1e-3, 2)
