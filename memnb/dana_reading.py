@@ -63,20 +63,10 @@ def order_words(ours: str, theirs: str) -> str:
     return "ours in the same order" if ours == theirs else "ours in the reverse order"
 
 
-def as_the_paper_reports(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with ``accuracy`` the quantity the paper's CSVs hold, when the run recorded it.
-
-    The official code reports the mean accuracy of the last 100 training batches
-    (:data:`memnb.experiments.dana.OFFICIAL_BATCH_WINDOW`); our rows hold it as
-    ``accuracy_last_batches`` beside the best checkpoint's ``accuracy`` on the training sample.
-    When every row has it, the result's ``accuracy`` is that mean and ``accuracy_checkpoint``
-    keeps the checkpoint's; a run made before the mean was recorded is returned unchanged (see
-    :func:`reported_accuracy`).
-    """
-    if "accuracy_last_batches" not in table or table["accuracy_last_batches"].isna().any():
-        return table
-    return table.assign(accuracy_checkpoint=table["accuracy"],
-                        accuracy=table["accuracy_last_batches"])
+#: The accuracy the paper's CSVs hold (:func:`memnb.experiments.dana.as_the_paper_reports`), read
+#: from here by the figures and the scorecard rows; it lives with the experiments because
+#: ``dana.exp4`` fits it, and the experiments' code must not import this module.
+as_the_paper_reports = exp.as_the_paper_reports
 
 
 def reported_accuracy(table: pd.DataFrame) -> str:
@@ -430,6 +420,9 @@ APPENDIX = {
 
 
 def appendix_spec(kind: str) -> dict[str, Any]:
+    """The entry of :data:`APPENDIX` for ``kind`` (``"dim"``: App. B.1, ``"depth"``: App. B.2):
+    the experiment's name, its figures, the paper's CSV readers and the section; an unknown
+    ``kind`` is named with the allowed ones."""
     if kind not in APPENDIX:
         raise ValueError(f"kind must be one of {', '.join(APPENDIX)}; got {kind!r}")
     return APPENDIX[kind]

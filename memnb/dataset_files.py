@@ -12,9 +12,9 @@ with other digests while its points are cached
 digest to compare, so it is continued unchecked.
 
 Before a run computes, :func:`check_contents` also reads what a loader would silently leave out:
-the MultiNLI loader (:func:`memnb.data.text.load_mnli`) keeps only rows labelled by name and
-drops the others without a word, so a file of the hub's integer labels would run on no data
-at all; such a file is refused with the way to convert it (:func:`mnli_label_error`). A file
+the MultiNLI loader (:func:`memnb.data.text.load_mnli`) reads labels by name (entailment,
+neutral, contradiction), so a file of the hub's integer labels, or with rows labelled ``-``,
+is refused before it reads it, with the way to convert it (:func:`mnli_label_error`). A file
 either text loader would fail on midway (a line that is not JSON, a missing field, an IMDb label
 other than 0 or 1, no rows) is refused with the file and line named (:func:`format_error`); the
 loaders call the same check (:func:`check_file`) on the file they read.
@@ -149,11 +149,11 @@ def _labels_read(path: Path) -> tuple[int, Counter[str]]:
 def mnli_label_error(path: Path) -> str | None:
     """Why the MultiNLI file ``path`` must not be read as it is, or ``None``: rows whose
     ``label`` is not one of the names :func:`memnb.data.text.load_mnli` reads
-    (:data:`memnb.data.text.MNLI_LABELS`), which it drops silently; the message names the file,
+    (:data:`memnb.data.text.MNLI_LABELS`), which it cannot read; the message names the file,
     how many rows that is, the labels found, the labels read, and how to convert (the hub's
     integer labels 0, 1, 2 are those names in that order, as the loader's own download writes
     them and data/README.md says)."""
-    from memnb.data.text import MNLI_LABELS  # the names the loader keeps, not a copy of them
+    from memnb.data.text import MNLI_LABELS  # the names the loader reads, not a copy of them
 
     rows, labels = _labels_read(path)
     read = {json.dumps(name) for name in MNLI_LABELS}
@@ -166,8 +166,8 @@ def mnli_label_error(path: Path) -> str | None:
     names = ", ".join(MNLI_LABELS)
     mapping = ", ".join(f"{i} to {name}" for i, name in enumerate(MNLI_LABELS))
     return (f"{path}: {count} of {rows} rows have a label the MultiNLI loader does not read "
-            f"(found: {found}); it reads only rows whose label is one of {names} and would "
-            f"drop the others silently. Convert the labels to those names (the hub's "
+            f"(found: {found}); it reads only rows whose label is one of {names}. Convert "
+            f"the labels to those names (the hub's "
             f"glue/mnli integer labels: map {mapping}) and drop rows without a gold label "
             "(-1 or '-'); see data/README.md")
 
@@ -232,7 +232,7 @@ def _imdb_error(path: Path) -> str | None:
 _CONTENT_CHECKS: dict[str, Callable[[Path], str | None]] = {"mnli": _mnli_error,
                                                              "imdb": _imdb_error}
 """The checks of :func:`check_file`, by dataset name: what a loader would fail on without
-naming the line (:func:`format_error`), or drop unsaid (:func:`mnli_label_error`)."""
+naming the line (:func:`format_error`), or cannot read (:func:`mnli_label_error`)."""
 
 _CHECKED: dict[tuple[str, str, str], str | None] = {}  # (name, path, digest) -> the answer
 
@@ -255,7 +255,7 @@ def check_file(name: str, path: Path) -> None:
 def check_contents(names: Iterable[str]) -> None:
     """Raise ``ValueError`` when a dataset file of ``names`` (:data:`DATASETS`) found in the
     data folder is one its loader would misread (:func:`check_file`: a line that is not JSON, a
-    missing field, an IMDb label other than 0 or 1, MultiNLI labels it would drop silently); a
+    missing field, an IMDb label other than 0 or 1, MultiNLI labels other than its names); a
     file not found is left to its loader, which says where to put it. Run by
     :func:`memnb.results.run_experiment` before any point is computed."""
     for name in check_datasets(names):

@@ -257,9 +257,9 @@ def test_a_multinli_file_of_labels_the_loader_drops_is_refused_before_a_run(
     assert why == (
         f"{mnli}: 7 of 7 rows have a label the MultiNLI loader does not read (found: 0 (3 "
         "rows), 1 (2 rows), 2 (2 rows)); it reads only rows whose label is one of entailment, "
-        "neutral, contradiction and would drop the others silently. Convert the labels to those "
-        "names (the hub's glue/mnli integer labels: map 0 to entailment, 1 to neutral, 2 to "
-        "contradiction) and drop rows without a gold label (-1 or '-'); see data/README.md")
+        "neutral, contradiction. Convert the labels to those names (the hub's glue/mnli integer "
+        "labels: map 0 to entailment, 1 to neutral, 2 to contradiction) and drop rows without "
+        "a gold label (-1 or '-'); see data/README.md")
     assert MNLI_LABELS == ("entailment", "neutral", "contradiction")  # the names it quotes
     with pytest.raises(ValueError, match="7 of 7 rows have a label"):
         dataset_files.check_contents(["mnli", "imdb"])
@@ -267,7 +267,7 @@ def test_a_multinli_file_of_labels_the_loader_drops_is_refused_before_a_run(
     assert capsys.readouterr().err == f"memnb run: error: data: {why}\n"
     assert calls == [] and not (tmp_path / "results").exists()
 
-    # one row of another label (a missing gold label) is also one the loader would drop
+    # one row of another label (a missing gold label) is also one the loader cannot read
     named = [{**r, "label": MNLI_LABELS[r["label"]]} for r in rows]
     mnli.write_text("".join(json.dumps(r) + "\n" for r in [*named, {"label": "-"}]))
     assert dataset_files.mnli_label_error(mnli).startswith(
