@@ -486,11 +486,16 @@ def test_random_data_caption_says_its_figures_are_not_in_our_sources():
     plt.close(fig)
     assert ("(the ICLR version's random-data figures of the paper; they are not in our sources "
             "(neither their caption nor their values): the trend tested") in caption
-    assert "captions name only" not in caption
+    assert "only their captions" not in caption
     fig, caption = ksfig.curves_figure(table.assign(dataset="mnli"), None, "MultiNLI",
                                        "Figs. 1 and 2", "quick")
     plt.close(fig)
-    assert "their captions name only what is plotted and give no values or trend" in caption
+    # the figures are not in our sources (only their captions are): nothing says their values
+    # were looked at and could not be read
+    assert ("(Figs. 1 and 2 of the paper; the figures themselves are not in our sources, only "
+            "their captions, which name only what is plotted and give no values or trend: the "
+            "trend tested") in caption
+    assert "readable" not in caption
 
 
 def test_construction_figure_names_the_dashed_quantity_and_shows_its_dashes():

@@ -1139,8 +1139,10 @@ def _figures_in_sources(curves: pd.DataFrame) -> str:
     MultiNLI's words without the column."""
     dataset = str(curves["dataset"].iloc[0]) if "dataset" in curves else "mnli"
     words = card.curves_sources(dataset)
-    return (words.replace("the caption names only what is plotted and gives",
-                          "their captions name only what is plotted and give")
+    return (words.replace("the figure itself is not in our sources, only its caption, which "
+                          "names only what is plotted and gives",
+                          "the figures themselves are not in our sources, only their captions, "
+                          "which name only what is plotted and give")
             .replace("the ICLR version's random-data figures are", "they are"))
 
 

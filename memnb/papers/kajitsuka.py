@@ -5,7 +5,9 @@ Our sources are the paper's summary (seed 000: abstract, Theorem 4.1, the figure
 reproduction notes ``kajitsuka_sato_2025.md``; the full text was not available. Every value says
 where it comes from. ``[unverified]`` marks a value recalled from the paper or related work and
 not checked against it; ``[reconstruction]`` marks our choice where the paper's is unknown. The
-paper's figures carry no numbers we could read: only their settings are published here.
+paper's figures themselves are not in our sources, only their captions (seed 000; the notes, §3:
+the figures' numerical values "not found"): only the settings the captions and notes state are
+published here.
 """
 
 from __future__ import annotations
@@ -50,19 +52,24 @@ OPTIMIZER = ("the paper's Fig. 7 caption: \"full-batch gradient descent\"; AdamW
 #: of those rows is our expectation, not the paper's words.
 FIGURES = pd.DataFrame([
     {"item": "Fig. 1", "shows": "training loss on MultiNLI, one curve per #blocks",
-     "expected": "more blocks reach a lower training loss", "numbers": "none readable",
+     "expected": "more blocks reach a lower training loss",
+     "numbers": "none: the figure is not in our sources, only its caption",
      "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 2", "shows": "accuracy on MultiNLI, one curve per #blocks",
-     "expected": "more blocks reach a higher training accuracy", "numbers": "none readable",
+     "expected": "more blocks reach a higher training accuracy",
+     "numbers": "none: the figure is not in our sources, only its caption",
      "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 4", "shows": "training loss on IMDb, one curve per #blocks",
-     "expected": "more blocks reach a lower training loss", "numbers": "none readable",
+     "expected": "more blocks reach a lower training loss",
+     "numbers": "none: the figure is not in our sources, only its caption",
      "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 5", "shows": "accuracy on IMDb, one curve per #blocks",
-     "expected": "more blocks reach a higher training accuracy", "numbers": "none readable",
+     "expected": "more blocks reach a higher training accuracy",
+     "numbers": "none: the figure is not in our sources, only its caption",
      "source": f"caption, {_SEED}; trend: our expectation [unverified]"},
     {"item": "Fig. 7", "shows": "smallest #blocks memorizing MultiNLI against N (n = 8)",
-     "expected": "sublinear growth, roughly ∝ √N", "numbers": "none readable",
+     "expected": "sublinear growth, roughly ∝ √N",
+     "numbers": "none: the figure is not in our sources, only its caption",
      "source": f"caption, {_SEED}; trend from notes §3 [unverified]"},
 ])
 
