@@ -1000,3 +1000,59 @@ def test_a_run_off_the_papers_setting_says_so_rather_than_no_result(tmp_path, mo
     assert "the `ci` run of dana.exp2 is not at the paper's setting (N = 50" in row["measured"]
     assert "`memnb run dana.exp2 --profile full` computes the run that decides it" in \
         row["measured"]
+
+
+# --- narrow margins: one rule for every tolerance-based row --------------------------------
+
+def test_a_margin_under_a_tenth_of_the_tolerance_is_narrow_on_either_side():
+    assert sc.NARROW_SHARE == 0.1  # the words say "a tenth"
+    assert sc.narrow_margin(0.1398, 0.15) and sc.narrow_margin(0.0483, 0.05)
+    assert sc.narrow_margin(0.16, 0.15)  # a miss by 7 % of the tolerance is narrow too
+    assert not sc.narrow_margin(0.11, 0.15) and not sc.narrow_margin(0.2, 0.15)
+    assert sc.margin_words(0.0483, 0.05) == ("within the tolerance by 0.0017 (3% of it; under a "
+                                             "tenth of it, a narrow margin)")
+    assert sc.margin_words(0.109, 0.05) == "outside the tolerance by 0.0590 (118% of it)"
+    assert sc.margin_words(0.1398, 0.15, relative=True) == (
+        "within the tolerance by 1.0 percentage points (7% of it; under a tenth of it, a narrow "
+        "margin)")
+    assert sc.narrow_clause(0.11, 0.15, relative=True) == ""
+    assert sc.narrow_clause(0.1398, 0.15, relative=True, what="mean |relative difference|") == (
+        "; mean |relative difference| within the tolerance by 1.0 percentage points (7% of it; "
+        "under a tenth of it, a narrow margin)")
+
+
+@pytest.mark.parametrize(("scale", "narrow"), [(1.14, True), (1.10, False), (1.16, True)])
+def test_fig_8_flags_a_slope_difference_near_its_tolerance(tmp_path, scale, narrow):
+    """Fig. 8 (Figs. 5 and 8 share the rule) flags a mean |relative difference| of the slopes
+    within a tenth of the 15 % tolerance, on either side, as Fig. 1a flags its accuracy."""
+    table = _appendix_table(paper.depth_exp1(), paper.depth_exp2(), paper.depth_exp5(),
+                            figures=("Fig. 8", "Fig. 9", "Fig. 10"))
+    part = table["figure"] == "Fig. 8"
+    assert table.loc[part, "accuracy"].max() * scale < 0.95  # the same points fitted
+    table.loc[part, "accuracy"] *= scale  # every official slope times `scale`
+    _write(tmp_path, "full", "dana.appendix_depth", table)
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 8"]
+    rel = scale - 1
+    assert f"mean |relative difference| {rel:.0%} (" in row.measured
+    assert row.status == ("reproduced" if rel <= sc.SLOPE_REL_TOL else "trend")
+    assert ("a narrow margin" in row.measured) is narrow
+    if narrow:
+        side = "within" if rel <= sc.SLOPE_REL_TOL else "outside"
+        assert (f"; mean |relative difference| {side} the tolerance by 1.0 percentage points "
+                "(7% of it; under a tenth of it, a narrow margin)") in row.measured
+
+
+def test_fig_4_flags_an_accuracy_difference_near_its_tolerance(tmp_path):
+    """A curve-agreement row (Fig. 4 here; Figs. 1b, 2a, 6, 9 alike) flags a pass by less than
+    a tenth of the tolerance, and says nothing of a wide one."""
+    theirs = paper.exp6()
+    for shift, narrow in ((-0.046, True), (-0.02, False)):
+        table = pd.DataFrame([{"model": "aot", "N": 10, "d": 2, "d_h": 2, "H": r.H, "seed": s,
+                               "T0": 100, "accuracy": r.accuracy + shift}
+                              for r in theirs.itertuples() for s in (0, 1)])
+        _write(tmp_path, "full", "dana.exp6", table)
+        row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 4"]
+        assert row.status == "reproduced"
+        assert ("; mean |ours − paper| within the tolerance by 0.0040 (8% of it; under a tenth "
+                "of it, a narrow margin)" in row.measured) is narrow
+        assert ("a narrow margin" in row.measured) is narrow

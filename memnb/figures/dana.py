@@ -34,7 +34,7 @@ from memnb.dana_reading import (
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
 from memnb.prose import counted
-from memnb.scorecard.dana import KL_ZERO
+from memnb.scorecard.dana import KL_ZERO, narrow_margin
 
 # the plotted accuracy is the code's last-batches mean where a run recorded it
 # (as_the_paper_reports), else the checkpoint's on the training sample: both are fractions
@@ -915,8 +915,9 @@ def appendix_recipe_note() -> str:
     """Which recipes App. B.1's and B.2's ``full`` runs train with, and where they come from:
     the official ``experiments.ipynb`` cells that write the appendix CSVs (App. B.1 with App. B's
     stated recipe, App. B.2 with 3 layers and its own), beside the separate scripts whose values
-    match no CSV; every number read from the profiles and from
-    :data:`memnb.papers.dana.TEXT`."""
+    match no CSV, and the layers that the plotting script ``EXP_depth.py`` names in its titles
+    and counts in Fig. 10's parameter axis (our reading of the official code); every number read
+    from the profiles and from :data:`memnb.papers.dana.TEXT`."""
     text = paper.TEXT
     dim, exp1 = exp.get_params("dana.appendix_dim", "full"), exp.get_params("dana.exp1", "full")
     depth = exp.get_params("dana.appendix_depth", "full")
@@ -942,7 +943,9 @@ def appendix_recipe_note() -> str:
             f"{fig7}, to {dim['exp5']['lr_final_mlp']:g}. "
             f"**Depth (App. B.2).** The paper says {layers_text} layers; the notebook cells that "
             f"write the B.2 CSVs set `nb_layers = {layers_code}` (the titles of its plotting "
-            f"script say {int(text['depth_layers_titles'].value)} too), so our `quick` and "
+            f"script, `EXP_depth.py`, say {int(text['depth_layers_titles'].value)} too, while, "
+            "in our reading of that script, the x-axis of the paper's Fig. 10 counts the "
+            f"parameters of {layers_text} layers, the text's number), so our `quick` and "
             f"`full` runs use {depth['layers']}, with that notebook's recipe in `full`: "
             f"{b2['steps']:,} steps of {b2['batch']:,} on {b2['samples']:,} contexts at a "
             f"constant learning rate {b2['lr']:g}. In our reading of the official code, two "
@@ -1080,7 +1083,7 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
         side = "within" if margin >= 0 else "outside"
         text += (f" There the mean |ours − paper| of this table is {mad:.4f}, {side} the "
                  f"tolerance {ACC_TOL:g} by {abs(margin):.4f} ({abs(margin) / ACC_TOL:.0%} of "
-                 "it" + ("; under a tenth of it, a narrow margin" if abs(margin) < ACC_TOL / 10
+                 "it" + ("; under a tenth of it, a narrow margin" if narrow_margin(mad, ACC_TOL)
                          else "") + ").")
     return folded_report(lead, [text], (row,))
 
@@ -1542,6 +1545,41 @@ def thm2_caption(thm2: pd.DataFrame, row: Any) -> str:
             f"N = {n}.{loose} The KL reached spans {thm2['achieved_kl'].min():.3g} to "
             f"{thm2['achieved_kl'].max():.3g} over d = {int(thm2['d'].min())}.."
             f"{int(thm2['d'].max())}. {verdict_sentence(row)}")
+
+
+def thm2_informative_markdown(table: pd.DataFrame) -> str:
+    """The chapter's paragraph on Theorem 2 (Dana et al.) where it could say something, from the
+    rows of :func:`memnb.scorecard.dana_theory.thm2_grid` above N = 50 (the chapter's
+    ``thm2_informative``: columns N, d, bound, kl_theorem_lambda, kl_rank_d_svd, uniform_kl,
+    informative, looseness_vs_theorem_lambda), in their order.
+
+    It gives, at the first row (the smallest N where the bound is finite and not implied by
+    Proposition 2), the bound beside the KL of the look-up table it is built on, of a rank-d
+    encoder and of the uniform prediction; then the N where the bound is not informative (not
+    below the uniform prediction's KL); then the first row where it is, with how far it lies
+    above the look-up table's KL there, or that it is informative nowhere in ``table``."""
+    first = table.iloc[0]
+    hits = table[table["informative"]]
+    misses = table[~table["informative"]]
+    text = (f"At the smallest $N$ where the bound is finite and not implied by Proposition 2 "
+            f"($N = {int(first['N'])}$) it is {first['bound']:.0f} nats against "
+            f"{first['kl_theorem_lambda']:.2f} for the look-up table it is built on, while a "
+            f"rank-$d$ encoder reaches {first['kl_rank_d_svd']:.1e}; the uniform prediction "
+            f"already reaches {first['uniform_kl']:.2f}. ")
+    if len(misses):
+        text += ("The bound is not informative at $N =$ "
+                 + ", ".join(str(int(n)) for n in misses["N"])
+                 + " (bound " + ", ".join(f"{b:.0f}" for b in misses["bound"])
+                 + " nats against the uniform prediction's "
+                 + ", ".join(f"{u:.2f}" for u in misses["uniform_kl"]) + "). ")
+    if hits.empty:
+        return text + "It is informative nowhere we computed."
+    h = hits.iloc[0]
+    return text + (f"It first is at $N = {int(h['N'])}$, $d = {int(h['d'])}$: "
+                   f"{h['bound']:.3f} nats against the uniform prediction's "
+                   f"{h['uniform_kl']:.3f}, and it holds there "
+                   f"({h['looseness_vs_theorem_lambda']:.1f} times the look-up table's KL "
+                   f"{h['kl_theorem_lambda']:.3f}).")
 
 
 def thm2_gap(row: pd.Series, *, seed: int = 0) -> dict[str, float]:

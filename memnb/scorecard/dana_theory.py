@@ -163,20 +163,51 @@ def thm1_centred_summary(tab: pd.DataFrame) -> dict[str, object]:
             "holds": int(tab["holds_centred"].sum())}
 
 
+#: Largest |AoT − encoder| top logit on the T_ε solved sequences at which the proof's AoT counts
+#: as equal to the encoder (:func:`thm1_epsilon`), and the slack of the chain's inequalities.
+THM1_EXACT_TOL = 1e-6
+THM1_CHAIN_TOL = 1e-9
+
+
+def thm1_chain_summary(tab: pd.DataFrame) -> dict[str, float]:
+    """Where Thm 1's proof (ε > 0, eqs. (13)-(14)) loses its tightness, on a table of
+    :func:`thm1_table` (medians over its rows): ``step_paid``, the first two steps (logit
+    differences in place of the KL), median ``step2 / |gap|``; ``step_lost``, the last step with
+    the proof's factor 2, median ``(rhs_proof − kl_encoder) / step2``; ``step_lost_eq14``, the
+    same with eq. (14) as stated, median ``(rhs_eq14 − kl_encoder) / step2``; and
+    ``c_ratio_floor``, the smallest ``C_14 / C_main`` rounded down to three decimals (quoted as
+    a lower bound)."""
+    step2 = tab["step2"]
+    ratio = float((tab["c_eq14"] / tab["c_main"]).min())
+    return {"step_paid": float((step2 / tab["gap"].abs()).median()),
+            "step_lost": float(((tab["rhs_proof"] - tab["kl_encoder"]) / step2).median()),
+            "step_lost_eq14": float(((tab["rhs_eq14"] - tab["kl_encoder"]) / step2).median()),
+            "c_ratio_floor": math.floor(1000 * ratio) / 1000}
+
+
 def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Verdict:
     """Thm 1 (ε > 0): the AoT of the proof against eq. (4), both constants, the proof's chain,
     on the chapter's table (all its sizes and priors), with the excess ratio as fitted and with
     the row-centred logits (:func:`thm1_row_centred`, computed here unless ``tab`` has its
-    columns), as the chapter quotes both."""
+    columns), as the chapter quotes both.
+
+    Its values are the checks the chapter prints and the numbers it quotes: ``holds`` of
+    ``rows``; ``chain`` (|gap| ≤ step 1 ≤ step 2 ≤ 2 C_14 ε ||WE||, each within
+    :data:`THM1_CHAIN_TOL`); ``constants`` (C_14 ≤ C_main, same slack); ``aot_exact`` (the AoT's
+    top logits within :data:`THM1_EXACT_TOL` of the encoder's on the solved sequences, not part
+    of the status); ``centred_rank_at_most_d``; the excess ratios; and
+    :func:`thm1_chain_summary`'s medians."""
     tab = thm1_centred_table() if tab is None else tab
     if "norm_we_centred" not in tab:
         tab = thm1_row_centred(tab)
     holds = int(tab["holds_as_stated"].sum())
-    tol = 1e-9
+    tol = THM1_CHAIN_TOL
     chain = bool(((tab["gap"].abs() <= tab["step1"] + tol) & (tab["step1"] <= tab["step2"] + tol)
                   & (tab["step2"] <= tab["rhs_proof"] - tab["kl_encoder"] + tol)).all())
     constants = bool((tab["c_eq14"] <= tab["c_main"] + tol).all())
     generic = bool((tab["last_tokens"] >= tab["d"]).all())
+    exact = bool((tab["max_top_logit_error"] < THM1_EXACT_TOL).all())
+    centred_rank = bool((tab["rank_centred"] <= tab["d"]).all())
     ex = thm1_excess_ratio(tab)
     none = f"; {ex['no_excess']} rows pay no excess KL" if ex["no_excess"] else ""
     cen = thm1_centred_summary(tab)
@@ -203,7 +234,9 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
                                       "centred_min": cen["min"], "centred_max": cen["max"],
                                       "centred_shrunk": cen["shrunk"],
                                       "centred_shrink_max": cen["shrink_max"],
-                                      "centred_holds": cen["holds"]})
+                                      "centred_holds": cen["holds"],
+                                      "aot_exact": exact, "centred_rank_at_most_d": centred_rank,
+                                      **thm1_chain_summary(tab)})
 
 
 def remark2(results: object = None) -> Verdict:

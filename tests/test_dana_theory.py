@@ -1,0 +1,62 @@
+"""The Theorem 1 (ε > 0) verdict of memnb.scorecard.dana_theory: the checks and medians the
+chapter prints and glues are the verdict's own values."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from memnb.scorecard import dana_theory
+
+
+def test_thm1_chain_summary_gives_the_medians_along_the_proofs_chain():
+    tab = pd.DataFrame({"gap": [-1.0, 2.0, 4.0], "step2": [2.0, 8.0, 8.0],
+                        "kl_encoder": [0.0, 1.0, 1.0], "rhs_proof": [20.0, 81.0, 161.0],
+                        "rhs_eq14": [10.0, 41.0, 81.0], "c_eq14": [0.99, 1.0, 2.0],
+                        "c_main": [1.0, 1.0, 2.0]})
+    got = dana_theory.thm1_chain_summary(tab)
+    assert got["step_paid"] == pytest.approx(2.0)  # median of 2, 4, 2
+    assert got["step_lost"] == pytest.approx(10.0)  # median of 10, 10, 20
+    assert got["step_lost_eq14"] == pytest.approx(5.0)  # median of 5, 5, 10
+    assert got["c_ratio_floor"] == 0.99
+    # a lower bound: rounded down, never up
+    tab.loc[0, "c_eq14"] = 0.99969
+    assert dana_theory.thm1_chain_summary(tab)["c_ratio_floor"] == 0.999
+
+
+@pytest.fixture(scope="module")
+def thm1_tab():
+    return dana_theory.thm1_centred_table()
+
+
+def test_thm1_verdict_holds_the_chapters_checks_and_quoted_numbers(thm1_tab):
+    tab = thm1_tab
+    v = dana_theory.thm1_epsilon(tab=tab)
+    assert v.status == "reproduced" and v.values["rows"] == len(tab)
+    for key in ("chain", "constants", "aot_exact", "centred_rank_at_most_d"):
+        assert v.values[key] is True, key  # printed by the chapter as True / False
+    assert v.values["c_ratio_floor"] == math.floor(
+        1000 * float((tab["c_eq14"] / tab["c_main"]).min())) / 1000
+    assert v.values["step_paid"] == pytest.approx(float((tab["step2"] / tab["gap"].abs())
+                                                        .median()))
+    assert v.values["step_lost"] == pytest.approx(
+        float(((tab["rhs_proof"] - tab["kl_encoder"]) / tab["step2"]).median()))
+    assert v.values["step_lost_eq14"] == pytest.approx(
+        float(((tab["rhs_eq14"] - tab["kl_encoder"]) / tab["step2"]).median()))
+
+
+def test_thm1_verdict_reads_both_inequalities_with_one_slack(thm1_tab):
+    """C_14 <= C_main with the chain's slack (a rounding excess is no failure), and a real
+    excess, an inexact AoT or a centred rank above d each show in the values."""
+    tol = dana_theory.THM1_CHAIN_TOL
+    v = dana_theory.thm1_epsilon(tab=thm1_tab.assign(c_eq14=thm1_tab["c_main"] + tol / 2))
+    assert v.values["constants"] is True
+    v = dana_theory.thm1_epsilon(tab=thm1_tab.assign(c_eq14=thm1_tab["c_main"] + 10 * tol))
+    assert v.values["constants"] is False and v.status == "differs"
+    v = dana_theory.thm1_epsilon(tab=thm1_tab.assign(
+        max_top_logit_error=10 * dana_theory.THM1_EXACT_TOL))
+    assert v.values["aot_exact"] is False
+    v = dana_theory.thm1_epsilon(tab=thm1_tab.assign(rank_centred=thm1_tab["d"] + 1))
+    assert v.values["centred_rank_at_most_d"] is False
