@@ -132,6 +132,8 @@ def kruskal_test(vectors: Tensor, k: int, *, repeats: int, seed: int = 0,
         raise ValueError(f"k must be an int in 1..T = {T}, got {k!r}")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be an int >= 1, got {chunk!r}")
     if method not in RANK_METHODS:
         raise ValueError(f"method must be one of {RANK_METHODS}, got {method!r}")
     gram = None

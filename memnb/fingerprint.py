@@ -248,6 +248,9 @@ def code_fingerprint(modules: Iterable[str], *, docstrings_count: bool = False) 
 # --- which modules a sweep depends on ------------------------------------------------------------
 
 def unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The function a (possibly nested) :func:`functools.partial` calls in the end: ``fn``
+    itself when it is no partial. Its ``__module__`` names the module whose code a sweep's
+    evaluation runs (the partial object itself has none of its own)."""
     while isinstance(fn, functools.partial):
         fn = fn.func
     return fn

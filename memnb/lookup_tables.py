@@ -35,6 +35,7 @@ from scipy.optimize import brentq, minimize
 from scipy.special import softmax
 
 from memnb.bounds import dana_jl_constant, dana_jl_threshold
+from memnb.constructions.associative_memory import _draw_memory
 from memnb.validation import check_int
 
 # ----------------------------------------------------------------------------- validation
@@ -266,10 +267,7 @@ def bietti_memory_accuracy(N: int, d: int, *, num_associations: int | None = Non
     m = N if num_associations is None else _int("num_associations", num_associations)
     if m > N:
         raise ValueError(f"num_associations must be in 1..N={N}, got {m}")
-    rng = np.random.default_rng(seed)
-    w_e = rng.standard_normal((N, d)) / math.sqrt(d)
-    w_u = rng.standard_normal((N, d)) / math.sqrt(d)
-    g = rng.integers(0, N, m)
+    w_e, w_u, g = _draw_memory(N, d, m, seed)
     memory = w_u[g].T @ w_e[:m]  # Σ_i w_U(g(i)) w_E(i)^T, [d, d]
     logits = w_e[:m] @ memory.T @ w_u.T  # [m, N]
     return float(np.mean(logits.argmax(axis=1) == g))

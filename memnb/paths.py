@@ -51,15 +51,6 @@ def data_dir_candidates() -> list[Path]:
     return candidates
 
 
-def shared_data_dir() -> Path | None:
-    """The first existing data folder of :func:`data_dir_candidates`, or ``None`` (raises as
-    that does for a ``MEMNB_DATA_DIR`` that is not a folder)."""
-    for candidate in data_dir_candidates():
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
 class DataDirFallbackWarning(UserWarning):
     """A dataset was not in the folder ``MEMNB_DATA_DIR`` names (or the ``data_dir=`` a loader
     was given, :func:`memnb.data.text.locate`) and was read from a later candidate folder

@@ -225,7 +225,7 @@ def step_memory_bytes(members: Sequence[torch.nn.Module], inputs: Any, targets: 
         storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
         return t
 
-    _, params, buffers, forward_all = train._stack(members[:1], data, config.seed)
+    _, params, buffers, forward_all = train._stack(members[:1], data)
     batch = data.full_batch() if config.batch_size is None else train._MiniBatches(
         data, config.batch_size, config.seed).next()
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):

@@ -86,16 +86,19 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.steps, int) or self.steps < 1:
             raise ValueError(f"steps must be an integer >= 1; got {self.steps!r}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be > 0; got {self.lr!r}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be > 0 and finite; got {self.lr!r}")
         if self.optimizer not in _OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {_OPTIMIZERS}; got {self.optimizer!r}")
         if self.schedule not in _SCHEDULES:
             raise ValueError(f"schedule must be one of {_SCHEDULES}; got {self.schedule!r}")
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be one of {_LOSSES}; got {self.loss!r}")
-        if self.weight_decay < 0:
-            raise ValueError(f"weight_decay must be >= 0; got {self.weight_decay!r}")
+        if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
+            raise ValueError(f"weight_decay must be >= 0 and finite; got {self.weight_decay!r}")
+        if not (self.eps > 0 and math.isfinite(self.eps)):
+            # eps = 0 divides 0 by 0 in Adam for parameters with zero gradients (padded heads)
+            raise ValueError(f"eps must be > 0 and finite; got {self.eps!r}")
         if not 0 <= self.warmup_steps <= self.steps:
             raise ValueError(
                 f"warmup_steps must be in [0, steps={self.steps}]; got {self.warmup_steps}")
@@ -116,8 +119,9 @@ class TrainConfig:
                 or not 0 <= self.batch_accuracy_window < self.steps):
             raise ValueError(f"batch_accuracy_window must be an integer in [0, steps - 1 = "
                              f"{self.steps - 1}]; got {self.batch_accuracy_window!r}")
-        if not all(0.0 <= b < 1.0 for b in self.betas):
-            raise ValueError(f"betas must lie in [0, 1); got {self.betas!r}")
+        if (not isinstance(self.betas, Sequence) or len(self.betas) != 2
+                or not all(0.0 <= b < 1.0 for b in self.betas)):
+            raise ValueError(f"betas must be two numbers in [0, 1); got {self.betas!r}")
 
     def lr_factor(self, step: int) -> float:
         """Multiplier of ``lr`` used for optimiser step ``step`` (0-based)."""
@@ -539,11 +543,12 @@ def _gradients(forward_all: Callable[..., Tensor], params: dict[str, Tensor],
     return grads, per.dtype, member_acc.detach()
 
 
-def _stack(members: Sequence[nn.Module], data: _TrainingData, seed: int
+def _stack(members: Sequence[nn.Module], data: _TrainingData
            ) -> tuple[list[nn.Module], dict[str, Tensor], dict[str, Tensor], Callable[..., Tensor]]:
     """Copies of the members on the device, their stacked parameters (trainable) and buffers,
-    and the vmapped forward pass of all members at once."""
-    torch.manual_seed(seed)
+    and the vmapped forward pass of all members at once. Nothing here draws random numbers (the
+    copies are exact; mini-batches come from each :class:`_IndexStream`'s own generator), and
+    torch's global generator is left as the caller set it."""
     modules = [copy.deepcopy(m).to(data.device) for m in members]
     params, buffers = stack_module_state(modules)
     params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
@@ -585,7 +590,7 @@ class _Run:
     @classmethod
     def prepare(cls, members: Sequence[nn.Module], data: _TrainingData,
                 config: TrainConfig) -> _Run:
-        modules, params, buffers, forward_all = _stack(members, data, config.seed)
+        modules, params, buffers, forward_all = _stack(members, data)
         evaluate = _Evaluator(data, forward_all, config.loss, config.eval_batch_size)
         batches = None if config.batch_size is None else _MiniBatches(
             data, config.batch_size, config.seed)
@@ -636,10 +641,12 @@ def train_members(
         if values is not None and len(values) != len(members):
             raise ValueError(f"{name} must give one value per member ({len(members)}); "
                              f"got {len(values)}")
-    if member_lr is not None and not all(v > 0 for v in member_lr):
-        raise ValueError(f"member_lr must be > 0 for every member; got {list(member_lr)}")
-    if member_weight_decay is not None and not all(v >= 0 for v in member_weight_decay):
-        raise ValueError("member_weight_decay must be >= 0 for every member; got "
+    if member_lr is not None and not all(v > 0 and math.isfinite(v) for v in member_lr):
+        raise ValueError("member_lr must be > 0 and finite for every member; got "
+                         f"{list(member_lr)}")
+    if member_weight_decay is not None and not all(v >= 0 and math.isfinite(v)
+                                                   for v in member_weight_decay):
+        raise ValueError("member_weight_decay must be >= 0 and finite for every member; got "
                          f"{list(member_weight_decay)}")
     data = _TrainingData(inputs, targets, len(members), device, sample_mask=sample_mask,
                          per_member_data=per_member_data, constant_inputs=constant_inputs,
@@ -857,7 +864,7 @@ def measure_step(members: Sequence[nn.Module], inputs: Inputs, targets: Tensor,
         first = _TrainingData(inputs, targets, 1, device, sample_mask=None, **kwargs)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     with _precision(config, device):
-        _, params, buffers, forward_all = _stack(members[:1], first, config.seed)
+        _, params, buffers, forward_all = _stack(members[:1], first)
         probe = _Evaluator(first, forward_all, config.loss, config.eval_batch_size)
         with FlopCounterMode(display=False) as counter:
             probe(params, buffers, rows=eval_rows)

@@ -136,6 +136,8 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
     assert set(lines) == {"- Fig. 2a", "- Fig. 2b", "- Fig. 2c", "- Fig. 3", "- Fig. 4",
                           "- Fig. 5"}
     assert "complete; 3 seeds" in lines["- Fig. 2b"]
+    assert "a full-scale run (the official code's grid and recipe) is committed" in lines[
+        "- Fig. 2b"]
     assert "**partial** (3 of 4 points ran" in lines["- Fig. 2a"]
     assert "; 2 seeds with points so far" in lines["- Fig. 2a"]
     for figure in ("- Fig. 2c", "- Fig. 3", "- Fig. 4", "- Fig. 5"):
@@ -157,8 +159,35 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
     assert "(full profile, ours: H = 4: T = 330" in lines["- Fig. 3"]
     assert fig.official_sizes("Fig. 2a") == "10000, 20000, 30000, 40000"
     assert fig.official_sizes("Fig. 9") is None
-    assert "at most a trend" in text
+    assert "the cap turns a pass into trend, and a failed criterion is differs at any scale" in text
+    assert "at most a trend" not in text
     assert "this build's own full-scale run" in fig.sweep_scales_markdown("full", tmp_path)
+    # the header no longer says that every full-scale run is at the official grid
+    assert text.startswith("Which synthetic sweeps have a full-scale run, generated from")
+
+
+def test_sweep_scales_say_fig3_runs_on_a_grid_of_ours(tmp_path):
+    """Review finding 2: Fig. 3's full profile tries a grid of ours around the paper's sizes
+    (the official reproduce.sh runs only its two sizes), read from the profiles and
+    memnb.papers.mahdavi.sweeps; the other sweeps' full profiles use the official sizes."""
+    assert fig.full_grid("mahdavi.saturation") == fig.OURS_AROUND
+    assert fig.OURS_AROUND == "the official recipe, on a grid of ours around the paper's sizes"
+    for name in fig.SWEEPS:
+        if name != "mahdavi.saturation":
+            assert fig.full_grid(name) == fig.OFFICIAL_GRID, name
+    _write(tmp_path, "mahdavi.saturation", pd.DataFrame({"seed": [0, 1], "T": [1, 1]}),
+           {"complete": True})
+    text = fig.sweep_scales_markdown("quick", root=tmp_path)
+    line = next(x for x in text.splitlines() if x.startswith("- Fig. 3:"))
+    assert line.startswith("- Fig. 3: a full-scale run (the official recipe, on a grid of ours "
+                           "around the paper's sizes) is committed, complete; 2 seeds")
+    full = fig.sweep_scales_markdown("full", tmp_path)
+    assert ("at the official code's grid and recipe (Fig. 3: the official recipe, on a grid of "
+            "ours around the paper's sizes).") in full
+    # computed, not typed: a full profile with the official sizes reads as official
+    assert fig._profile_size_values({"configs": [[4, [550]], [8, 1300]]}) == {550, 1300}
+    assert fig._official_size_values("Fig. 3") == {550, 1300}
+    assert fig._profile_size_values({"sizes": [1, 2], "context_sizes": [3]}) == {1, 2, 3}
 
 
 def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch,
@@ -181,9 +210,9 @@ def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch,
                              "T": 100, "mse": mse, "seed": seed})
     fig.fig5(SimpleNamespace(fresh=pd.DataFrame(rows), cached=None, partial=None), "quick")
     titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
-    assert titles == ["this build's `quick` run\nn = 8, d_h = 16, T = 300 (non-shared); "
+    assert titles == ["this build's quick run\nn = 8, d_h = 16, T = 300 (non-shared); "
                       "T = 100 (shared)",
-                      "this build's `quick` run\nH = 4, d_h = 16, T = 100"]
+                      "this build's quick run\nH = 4, d_h = 16, T = 100"]
     shown.clear()
     nonshared = []
     for seed in range(2):
@@ -198,8 +227,10 @@ def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch,
     fig.fig4(SimpleNamespace(fresh=pd.DataFrame(nonshared), cached=None, partial=None),
              "quick")
     titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
-    assert titles == ["this build's `quick` run\nnon-shared contexts, n = 8, d_h = 16, T = 300",
-                      "this build's `quick` run\nnon-shared contexts, H = 4, d_h = 16, T = 300"]
+    assert titles == ["this build's quick run\nnon-shared contexts, n = 8, d_h = 16, T = 300",
+                      "this build's quick run\nnon-shared contexts, H = 4, d_h = 16, T = 300"]
+    # matplotlib draws text as it is: no Markdown backticks in any title (review finding 5)
+    assert not any("`" in t for t in titles)
     plt.close("all")
 
 
@@ -330,3 +361,36 @@ def test_fig1_labels_each_run_with_its_draws_and_says_the_draws_are_nested(
     assert "Ours draw an independent random subset for each draw at each k" in alone
     assert "nested" not in alone
     plt.close("all")
+
+
+def test_fig1_lead_says_what_the_verdict_rests_on():
+    """Review finding 1: the Fig. 1 caption's visible lead says, computed from the run the
+    verdict reads, that it rests on one draw of the random layer and another image set, that
+    its tolerance is ours, and whether the claim's conclusions agree with the paper's."""
+    rows = _fig1_rows(1000, 1000, [1, 197, 241, 281, 768]).assign(seed=0)
+    lead = fig.fig1_verdict_basis(rows)
+    assert lead.startswith(" In the verdict's run our curve rests on one draw of the random "
+                           "attention layer (seed 0;")
+    assert ("1000 images, one each from 1000 ImageNet-1k classes (a sample of one image per "
+            "class), not the paper's 1,973 RGB images of the first 2,000 of ImageNet-1k's "
+            "training set") in lead
+    assert "the verdict's tolerance is ours" in lead
+    assert ("the conclusions the claim draws agree with the paper's (Assumption 1 holds at "
+            "k = 197, General Position fails at k = 768; a pass at a pass fraction ≥ 0.99 "
+            "[reconstruction]).") in lead
+    # ours failing at k = 197 disagrees with the paper's pass there
+    bad = rows.assign(pass_fraction=0.0)
+    assert "do not all agree with the paper's (Assumption 1 fails at k = 197" in (
+        fig.fig1_verdict_basis(bad))
+    assert fig.fig1_verdict_basis(None) == ""
+    assert fig.fig1_verdict_basis(_table1()) == ""  # no Fig. 1 curve in the run
+
+
+def test_the_assumption_verdicts_list_the_row_assumption_3_refers_to():
+    """Review finding 4: the Assumption 3 verdict refers to row "Sec. 4.4 on a trained ViT";
+    the chapter shows that row in the list under "Sec. 4.4 against the data", as it shows the
+    Assumption 3 row."""
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "mahdavi.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in nb["cells"]
+                if "assumption_items = " in "".join(c["source"]))
+    assert '"Assumption 3"' in cell and '"Sec. 4.4 on a trained ViT"' in cell

@@ -61,7 +61,7 @@ def test_fig2a_title_and_lead_say_the_committed_run_is_partial(monkeypatch,
     caption = fig.fig2a(result, "quick").data
     titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
     assert titles[0].startswith("the committed full-scale run (partial: 20 of 24 points ran)\n")
-    assert titles[1].startswith("this build's `quick` run\n")  # this build's run: no state
+    assert titles[1].startswith("this build's quick run\n")  # this build's run: no state
     lead = caption.split("<details")[0]
     assert ("The committed full-scale run (top) is partial: 20 of 24 points ran, with 3 seeds "
             "at T = 100 and 2 at T = 200") in lead

@@ -212,7 +212,7 @@ def test_schedule_shapes():
 
 def test_regression_loss(tiny_classifier):
     x, _ = _task()
-    y = torch.randn(24, 4)
+    y = torch.randn(24, 4, generator=torch.Generator().manual_seed(1))
     config = TrainConfig(steps=200, lr=0.02, loss="mse", eval_every=50)
     result = train(tiny_classifier(6, 64, 4, seed=0), x, y, config, progress=False)
     assert float(result.best_loss[0]) < float(((y - y.mean(0)) ** 2).mean())
@@ -222,11 +222,64 @@ def test_regression_loss(tiny_classifier):
     "kwargs, word",
     [({"steps": 0}, "steps"), ({"steps": 5, "lr": -1.0}, "lr"),
      ({"steps": 5, "optimizer": "sgd"}, "optimizer"), ({"steps": 5, "batch_size": 0}, "batch_size"),
-     ({"steps": 5, "warmup_steps": 9}, "warmup_steps"), ({"steps": 5, "loss": "hinge"}, "loss")],
+     ({"steps": 5, "warmup_steps": 9}, "warmup_steps"), ({"steps": 5, "loss": "hinge"}, "loss"),
+     ({"steps": 5, "lr": math.inf}, r"lr must be > 0 and finite"),
+     ({"steps": 5, "lr": math.nan}, r"lr must be > 0 and finite"),
+     ({"steps": 5, "weight_decay": math.nan}, r"weight_decay must be >= 0 and finite"),
+     ({"steps": 5, "weight_decay": math.inf}, r"weight_decay must be >= 0 and finite"),
+     ({"steps": 5, "weight_decay": -0.1}, r"weight_decay must be >= 0 and finite"),
+     ({"steps": 5, "eps": 0.0}, r"eps must be > 0 and finite"),
+     ({"steps": 5, "eps": -1e-8}, r"eps must be > 0 and finite"),
+     ({"steps": 5, "eps": math.inf}, r"eps must be > 0 and finite"),
+     ({"steps": 5, "eps": math.nan}, r"eps must be > 0 and finite"),
+     ({"steps": 5, "betas": (0.9,)}, r"betas must be two numbers in \[0, 1\)"),
+     ({"steps": 5, "betas": (0.9, 0.99, 0.999)}, r"betas must be two numbers in \[0, 1\)"),
+     ({"steps": 5, "betas": 0.9}, r"betas must be two numbers in \[0, 1\)"),
+     ({"steps": 5, "betas": (0.9, 1.0)}, r"betas must be two numbers in \[0, 1\)"),
+     ({"steps": 5, "betas": (math.nan, 0.999)}, r"betas must be two numbers in \[0, 1\)")],
 )
 def test_bad_config(kwargs, word):
     with pytest.raises(ValueError, match=word):
         TrainConfig(**kwargs)
+
+
+def test_good_config_limits_are_accepted():
+    """The edges of the allowed ranges still build a configuration."""
+    config = TrainConfig(steps=5, lr=1e-12, weight_decay=0.0, eps=1e-30, betas=(0.0, 0.0))
+    assert config.betas == (0.0, 0.0)
+    assert TrainConfig(steps=5, betas=[0.5, 0.9]).eps == 1e-8  # a list of two betas is fine
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"member_lr": [0.1, math.inf]}, "member_lr must be > 0 and finite for every member"),
+     ({"member_lr": [math.nan, 0.1]}, "member_lr must be > 0 and finite for every member"),
+     ({"member_weight_decay": [0.0, math.nan]},
+      "member_weight_decay must be >= 0 and finite for every member"),
+     ({"member_weight_decay": [math.inf, 0.0]},
+      "member_weight_decay must be >= 0 and finite for every member")],
+)
+def test_member_hyperparameters_must_be_finite(tiny_classifier, kwargs, message):
+    x, y = _task()
+    members = [tiny_classifier(6, 8, 4, seed=s) for s in (0, 1)]
+    with pytest.raises(ValueError, match=message):
+        train_members(members, x, y, TrainConfig(steps=2), progress=False, **kwargs)
+
+
+@pytest.mark.parametrize("batch_size", [None, 8])
+def test_training_leaves_the_global_generator_as_it_found_it(tiny_classifier, batch_size):
+    """Nothing in training draws from (or reseeds) torch's global generator: the caller's
+    random stream goes on as if no training had happened in between."""
+    x, y = _task(n=32)
+    members = [tiny_classifier(6, 8, 4, seed=s) for s in (0, 1)]
+    config = TrainConfig(steps=10, lr=0.01, eval_every=5, batch_size=batch_size, seed=3,
+                         early_stop=False)
+    torch.manual_seed(1234)
+    before = torch.get_rng_state()
+    train_members(members, x, y, config, progress=False)
+    assert torch.equal(torch.get_rng_state(), before)
+    expected = torch.rand(5, generator=torch.Generator().manual_seed(1234))
+    assert torch.equal(torch.rand(5), expected)
 
 
 def test_members_must_share_shapes(tiny_classifier):

@@ -50,6 +50,7 @@ import pandas as pd
 import torch
 
 from memnb.models.attention_only import AttentionOnlyTransformer
+from memnb.validation import check_int
 
 #: Scales tried for the Gaussian ``W_Q, W_K`` entries (times ``1/sqrt(d)``); the best-conditioned
 #: feature matrix is kept. Small scales make attention nearly uniform, large ones nearly hard;
@@ -192,8 +193,11 @@ def repeated_token_rank_bound(d: int, H: int, S: int) -> int:
     with the fixed map ``L x = [x; W_V^1 x; ...; W_V^H x]``: they lie in a space of dimension at
     most ``d`` (the range of ``L``) ``+ H(S - 1)``. More such sequences than that cannot be
     memorized by the construction of Thm 1, whatever the draw: a gap of Lemma 2 as stated (the
-    finding is ours).
+    finding is ours). Needs ``d >= 1``, ``H >= 0`` (no heads: the bound is ``d``) and ``S >= 1``.
     """
+    check_int("d", d, 1)
+    check_int("H", H, 0)
+    check_int("S", S, 1)
     return d + H * (S - 1)
 
 

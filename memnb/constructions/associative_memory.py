@@ -25,14 +25,24 @@ from numpy.typing import ArrayLike
 from memnb.validation import check_int
 
 
+def _draw_memory(N: int, d: int, count: int, seed: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One draw of the memory's random parts, from ``numpy.random.default_rng(seed)`` in this
+    order: ``W_E`` then ``W_U`` (``[N, d]``, i.i.d. ``N(0, 1/d)`` entries), then the targets
+    ``g(0), ..., g(count - 1)`` uniform in ``[N]``. Shared by :func:`capacity` and
+    :func:`memnb.lookup_tables.bietti_memory_accuracy`, so both see the same draws."""
+    rng = np.random.default_rng(seed)
+    w_e = rng.standard_normal((N, d)) / math.sqrt(d)
+    w_u = rng.standard_normal((N, d)) / math.sqrt(d)
+    g = rng.integers(0, N, count)
+    return w_e, w_u, g
+
+
 def capacity(N: int, d: int, *, seed: int = 0) -> int:
     """Largest ``m`` in ``0..N`` such that the memory of the first ``m`` associations recalls all
     of them (Bietti et al.'s memory as quoted by Dana et al.; one draw)."""
     N, d = check_int("N", N, 2), check_int("d", d, 1)
-    rng = np.random.default_rng(seed)
-    w_e = rng.standard_normal((N, d)) / math.sqrt(d)
-    w_u = rng.standard_normal((N, d)) / math.sqrt(d)
-    g = rng.integers(0, N, N)
+    w_e, w_u, g = _draw_memory(N, d, N, seed)
     a = w_e @ w_e.T  # [N, N]: w_E(i)·w_E(j)
     b = w_u[g] @ w_u.T  # [N, N]: row j = w_U(g(j))·w_U(k)
     ok_upto = np.ones(N + 1, dtype=bool)  # ok_upto[m]: all i < m recalled by the memory of m

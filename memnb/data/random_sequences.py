@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memnb.validation import check_int
+
 
 @dataclass(frozen=True)
 class RandomSequences:
@@ -24,12 +26,6 @@ class RandomSequences:
     num_classes: int
 
 
-def _check(name: str, value: int, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
-
-
 def random_sequences(num_sequences: int, seq_len: int, vocab_size: int, num_classes: int, *,
                      seed: int = 0, seq2seq: bool = False) -> RandomSequences:
     """``num_sequences`` distinct uniform random sequences with uniform random labels.
@@ -37,10 +33,10 @@ def random_sequences(num_sequences: int, seq_len: int, vocab_size: int, num_clas
     Raises ``ValueError`` if ``vocab_size ** seq_len < num_sequences`` (not enough distinct
     sequences). Labels are ``[N]`` or, with ``seq2seq=True``, one per token ``[N, n]``.
     """
-    N = _check("num_sequences", num_sequences, 1)
-    n = _check("seq_len", seq_len, 1)
-    V = _check("vocab_size", vocab_size, 1)
-    C = _check("num_classes", num_classes, 1)
+    N = check_int("num_sequences", num_sequences, 1)
+    n = check_int("seq_len", seq_len, 1)
+    V = check_int("vocab_size", vocab_size, 1)
+    C = check_int("num_classes", num_classes, 1)
     if V**n < N:
         raise ValueError(f"vocab_size**seq_len = {V**n} < num_sequences = {N}: not enough "
                          "distinct sequences")
@@ -59,6 +55,6 @@ def random_sequences(num_sequences: int, seq_len: int, vocab_size: int, num_clas
 
 def token_vectors(vocab_size: int, dim: int, *, seed: int = 0) -> np.ndarray:
     """A fixed random embedding ``[V, dim]`` (rows ~ N(0, I/dim), so norms are about 1)."""
-    V = _check("vocab_size", vocab_size, 1)
-    d = _check("dim", dim, 1)
+    V = check_int("vocab_size", vocab_size, 1)
+    d = check_int("dim", dim, 1)
     return np.random.default_rng(seed).standard_normal((V, d)) / np.sqrt(d)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from memnb.validation import check_int
+
 
 def _check_positive(name: str, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -32,7 +34,16 @@ def all_contexts(vocab_size: int, seq_len: int) -> Tensor:
 
 
 def context_index(tokens: Tensor, vocab_size: int) -> Tensor:
-    """Position of each context of ``tokens`` (``[M, S]``) in :func:`all_contexts` order."""
+    """Position of each context of ``tokens`` (``[M, S]``, integers in ``[0, vocab_size)``) in
+    :func:`all_contexts` order: ``Σ_s t_s N^(S-1-s)``. Raises ``ValueError`` for a token outside
+    ``[0, vocab_size)``, whose index would fall outside ``[0, N^S)`` (another context's)."""
+    check_int("vocab_size", vocab_size, 1)
+    if (not isinstance(tokens, Tensor) or tokens.ndim != 2 or tokens.dtype == torch.bool
+            or tokens.is_floating_point() or tokens.is_complex()):
+        raise ValueError("tokens must be an integer tensor of shape [M, S]")
+    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab_size):
+        raise ValueError(f"tokens must lie in [0, vocab_size={vocab_size}), got values in "
+                         f"[{int(tokens.min())}, {int(tokens.max())}]")
     index = torch.zeros(tokens.shape[0], dtype=torch.long)
     for s in range(tokens.shape[1]):
         index = index * vocab_size + tokens[:, s]

@@ -17,7 +17,7 @@ Their tokenizer, sampling and labels were not found (chapter notes §3); **[reco
   examples are kept once; :class:`TextDataset` reports both counts.
 
 Before a file is read, :func:`memnb.dataset_files.check_file` refuses one the loader would
-misread (a line that is not JSON, a missing field, a label it would drop), naming the line.
+misread (a line that is not JSON, a missing field, a label it cannot read), naming the line.
 Files are found, in order, in ``data_dir`` (argument: an existing folder, else an error; a
 warning when it lacks the file and a later folder has it), the data folders of
 :func:`memnb.paths.data_dir_candidates` (``MEMNB_DATA_DIR``, ``data/external``, ``../shared/data``)
@@ -236,8 +236,8 @@ def load_mnli(seq_len: int = 8, *, layout: MnliLayout = "pair", data_dir: str | 
     if seq_len < 2 and layout == "pair":
         raise ValueError(f"seq_len must be >= 2 for layout='pair'; got {seq_len}")
     path = locate(MNLI_FILE, data_dir, download=download)
-    dataset_files.check_file("mnli", path)  # a row the loader would drop or fail on: refused
-    rows = [r for r in _read_jsonl(path) if r.get("label") in MNLI_LABELS]
+    dataset_files.check_file("mnli", path)  # a row labelled otherwise than by name: refused
+    rows = _read_jsonl(path)
     labels = [MNLI_LABELS.index(r["label"]) for r in rows]
     if layout == "pair":
         half = seq_len // 2
@@ -260,9 +260,7 @@ def load_imdb(seq_len: int = 8, *, data_dir: str | Path | None = None,
     path = locate(IMDB_FILE, data_dir, download=download)
     dataset_files.check_file("imdb", path)  # a row the loader would fail on: refused, named
     rows = _read_jsonl(path)
-    labels = [int(r["label"]) for r in rows]
-    if any(y not in (0, 1) for y in labels):
-        raise ValueError(f"{path}: IMDb labels must be 0 (negative) or 1 (positive)")
+    labels = [int(r["label"]) for r in rows]  # each 0 or 1: check_file refuses any other
     seqs = encode([r["text"] for r in rows], seq_len)
     tokens, ys, conflicting, dups = _deduplicate(seqs, labels)
     return TextDataset("IMDb", tokens, ys, IMDB_LABELS, path, len(rows), conflicting, dups,

@@ -325,7 +325,9 @@ SATURATION_SEARCH = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1)
 
 def saturation_search_sizes(paper_size: int) -> list[int]:
     """The dataset sizes Fig. 3's full profile tries for one head count: the paper's maximal
-    perfectly memorized size times :data:`SATURATION_SEARCH` (ours)."""
+    perfectly memorized size times :data:`SATURATION_SEARCH` (ours). ``paper_size >= 1``, so
+    that every size is at least 1 (the smallest factor, 0.6, rounds 0.6 up to 1)."""
+    check_int("paper_size", paper_size, 1)
     return [int(round(f * paper_size)) for f in SATURATION_SEARCH]
 
 

@@ -116,6 +116,17 @@ def verdict_run(name: str, profile: str) -> str | None:
     return "the committed full-scale run" if used == "full" else f"the `{used}` run"
 
 
+def verdict_table(name: str, profile: str) -> pd.DataFrame | None:
+    """The table of experiment ``name`` that the scorecard verdict reads when the chapter is
+    built under ``profile`` (the run :func:`verdict_run` names); None when there is none."""
+    from memnb.scorecard.core import NotRun, ResultSource
+
+    try:
+        return ResultSource(source_profile(profile)).table(name)
+    except NotRun:
+        return None
+
+
 # --- helpers ---------------------------------------------------------------------------------
 
 def _legend_below(fig: plt.Figure, axes: Any, ncol: int = 2) -> None:
@@ -175,9 +186,12 @@ def seeds_by_size(table: pd.DataFrame) -> str:
 
 def _run_title(label: str, table: pd.DataFrame, result: Any) -> str:
     """``label`` as a panel title names a run: the committed full-scale run with its partial
-    state (:func:`partial_state`) when it is partial, every other run as it is."""
+    state (:func:`partial_state`) when it is partial, every other run as it is; without the
+    Markdown backticks of ``label`` (``"this build's `quick` run"`` is drawn as "this build's
+    quick run"), which matplotlib would draw literally."""
     state = partial_state(result) if table is getattr(result, "cached", None) else None
-    return label if state is None else f"{label} ({state})"
+    title = label if state is None else f"{label} ({state})"
+    return title.replace("`", "")
 
 
 def _partial_lead(result: Any, *, by_size: bool = True) -> str:
@@ -343,21 +357,69 @@ def official_sizes(figure: str) -> str | None:
     return parts[0] if len(parts) == 1 else "; ".join(parts)
 
 
+def _official_size_values(figure: str) -> set[int]:
+    """Every dataset size the official ``reproduce.sh`` runs for ``figure``, over its
+    sub-sweeps (:func:`memnb.papers.mahdavi.sweeps`); empty when the figure has no row."""
+    rows = paper.sweeps()
+    rows = rows[(rows["figure"] == figure) | rows["figure"].str.startswith(f"{figure} (")]
+    return {int(t) for sizes in rows["sizes"] for t in sizes}
+
+
+def _profile_size_values(params: dict[str, Any]) -> set[int]:
+    """Every dataset size a profile's ``params`` tries: its ``sizes`` and ``*_sizes`` lists
+    (the sub-sweeps of Figs. 4 and 5) and the sizes of Fig. 3's ``configs`` (``[[H, sizes],
+    ...]``, a single size accepted)."""
+    values = {int(t) for key, sizes in params.items()
+              if key == "sizes" or key.endswith("_sizes") for t in sizes}
+    for _, sizes in params.get("configs", []):
+        values |= {int(sizes)} if isinstance(sizes, int | float) else {int(t) for t in sizes}
+    return values
+
+
+#: How a sweep's full profile stands to the official code's, in the chapter's words
+#: (:func:`full_grid`).
+OFFICIAL_GRID = "the official code's grid and recipe"
+OURS_AROUND = "the official recipe, on a grid of ours around the paper's sizes"
+OURS_GRID = "the official recipe, on a grid of ours"
+
+
+def full_grid(name: str) -> str:
+    """How the ``full`` profile of synthetic sweep ``name`` stands to the official code's
+    (``reproduce.sh``, :func:`memnb.papers.mahdavi.sweeps`), read from the dataset sizes it
+    tries (:func:`_profile_size_values`) against the official ones of every sub-sweep of its
+    figure: :data:`OFFICIAL_GRID` when they are the same; :data:`OURS_AROUND` when they differ
+    and every official size lies within their range (Fig. 3: the paper's sizes times
+    :data:`memnb.experiments.mahdavi.SATURATION_SEARCH`, ours); :data:`OURS_GRID` otherwise."""
+    from memnb.experiments.registry import get
+
+    exp = get(name)
+    ours = _profile_size_values(exp.params("full"))
+    official = _official_size_values(exp.paper_figure)
+    if ours == official:
+        return OFFICIAL_GRID
+    if ours and official and all(min(ours) <= t <= max(ours) for t in official):
+        return OURS_AROUND
+    return OURS_GRID
+
+
 def reduced_settings(name: str, profile: str = "quick") -> str:
     """The settings of experiment ``name``'s ``profile`` (a reduced one) that differ from its
-    ``full`` profile (the official code's grid and recipe, ``reproduce.sh``), each beside the
-    full value; the dataset sizes beside the official ones of every sub-sweep of the figure
-    (:func:`official_sizes`)."""
+    ``full`` profile (the official code's recipe, ``reproduce.sh``), each beside the full value;
+    the dataset sizes beside the official ones of every sub-sweep of the figure
+    (:func:`official_sizes`), or beside the full profile's when those are ours
+    (:func:`full_grid`)."""
     from memnb.experiments.registry import get
 
     exp = get(name)
     quick, full = exp.params(profile), exp.params("full")
+    ours_grid = full_grid(name) != OFFICIAL_GRID
     parts = []
     for key, words in _SETTINGS:
         if key not in quick or key not in full or quick[key] == full[key]:
             continue
-        official = official_sizes(exp.paper_figure) if key == "sizes" else None
-        if key == "configs":  # Fig. 3's search grid: ours, around the paper's sizes
+        sizes = key in ("sizes", "configs")
+        official = official_sizes(exp.paper_figure) if sizes else None
+        if sizes and ours_grid:  # the full profile's sizes are ours (Fig. 3's search grid)
             official = f"full profile, ours: {_setting(full[key])}"
         elif official and ";" in official:
             official = f"official: {official}"
@@ -372,16 +434,21 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
     """Which synthetic sweeps (Figs. 2a-5) have a full-scale run, complete or partial, and which
     run only at reduced settings: one Markdown bullet per experiment, generated from the
     committed ``full`` results (:func:`memnb.results.load`, :func:`memnb.results.
-    partial_summary`) and the profiles of :mod:`memnb.experiments.mahdavi`. Under the ``full``
-    profile every sweep is this build's full-scale run."""
+    partial_summary`) and the profiles of :mod:`memnb.experiments.mahdavi`; each full-scale run
+    says whether its grid is the official code's or ours (:func:`full_grid`). Under the
+    ``full`` profile every sweep is this build's full-scale run."""
     from memnb.experiments.registry import get
     from memnb.results import load, partial_summary, seeds_used
 
+    grids = {name: full_grid(name) for name in SWEEPS}
     if profile == "full":
+        ours = [f"{get(name).paper_figure}: {grid}" for name, grid in grids.items()
+                if grid != OFFICIAL_GRID]
         return ("Under the `full` profile every synthetic sweep below is this build's own "
-                "full-scale run, at the official code's grid and recipe.")
-    lines = ["Which synthetic sweeps have a full-scale run (the official code's grid and "
-             "recipe), generated from the committed results:", ""]
+                f"full-scale run, at {OFFICIAL_GRID}"
+                + (f" ({'; '.join(ours)})" if ours else "") + ".")
+    lines = ["Which synthetic sweeps have a full-scale run, generated from the committed "
+             "results:", ""]
     paper_seeds = int(paper.SEEDS.value)
     for name in SWEEPS:
         figure = get(name).paper_figure
@@ -397,7 +464,8 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
                  else f"**partial** ({partial.removeprefix('partial: ')})")
         # a partial grid may hold fewer seeds at some settings: the count is of seeds begun
         begun = "" if complete else " with points so far"
-        lines.append(f"- {figure}: a full-scale run is committed, {state}; {seeds} seed"
+        lines.append(f"- {figure}: a full-scale run ({grids[name]}) is committed, {state}; "
+                     f"{seeds} seed"
                      f"{'s' * (seeds != 1)}{begun} (the paper's: {paper_seeds}, per the "
                      "official code's README).")
     epochs = {get(name).params(profile).get("epochs") for name in SWEEPS}
@@ -409,8 +477,8 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
                 "learning rate and batch")
     lines += ["", f"The `{profile}` runs keep the official model {kept} (ours: "
               "`memnb.experiments.mahdavi`); a figure without a full-scale run is judged on its "
-              "reduced run, and a verdict read from a reduced or a partial run is at most a "
-              "trend."]
+              "reduced run; a reduced or a partial run caps its verdict: the cap turns a pass "
+              f"into trend, and {sc.FAILED_ANY_SCALE}."]
     return "\n".join(lines)
 
 
@@ -610,9 +678,9 @@ def table1_caption(table: pd.DataFrame, profile: str) -> str:
                   images_sentence(table) + " " + note + missing_sentence(table), "Table 1", profile)
 
 
-#: Sec. 5.1: the paper "evaluate[s] the mentioned models on 2000 images sampled from ImageNet";
-#: its notebook keeps the RGB ones (:data:`memnb.papers.mahdavi.TABLE1_IMAGES`).
-PAPER_SAMPLED_IMAGES = 2000
+#: Sec. 5.1's 2000 images sampled from ImageNet (:data:`memnb.scorecard.mahdavi.
+#: PAPER_SAMPLED_IMAGES`, which the Fig. 1 row names too).
+PAPER_SAMPLED_IMAGES = sc.PAPER_SAMPLED_IMAGES
 #: Where our Table 1 images come from (:mod:`memnb.data.images`).
 IMAGE_SOURCE = "EliSchwartz/imagenet-sample-images"
 
@@ -695,7 +763,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     runs = [(f"this build's `{profile}` run", curve)]
     if has_cached:
         runs.append(("the committed full-scale run, drawn beside it", cached_curve))
-    lead = "Random k-subsets of the [CLS] vectors after one random attention layer."
+    lead = ("Random k-subsets of the [CLS] vectors after one random attention layer."
+            + fig1_verdict_basis(verdict_table("mahdavi.table1", profile)))
     text = " ".join(_fig1_run(label, c) for label, c in runs) + " " + _fig1_draws(
         [c for _, c in runs]) + " " + fig1_paper_points()
     # the rule of comparability is the scorecard's (sc.fig1_comparable_limit), not retyped here
@@ -716,6 +785,23 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     return viz.caption(fig, "Mahdavi et al. Fig. 1", text=folded(lead, text, "Fig. 1", profile),
                        profile=profile,
                        source="ours_cached_and_paper" if len(runs) > 1 else "mixed")
+
+
+def fig1_verdict_basis(table: pd.DataFrame | None) -> str:
+    """What Fig. 1's verdict rests on, for its caption's visible lead, computed from the Table 1
+    run the verdict reads (``table``): the draws of the random layer and the image set
+    (:func:`memnb.scorecard.mahdavi.fig1_basis`), that the tolerance is ours, and the
+    conclusions the claim draws, ours beside whether they agree with the paper's
+    (:func:`memnb.scorecard.mahdavi.fig1_conclusions`); empty without a table or a curve."""
+    if table is None or sc.fig1_curve(table).empty:
+        return ""
+    text = f" In the verdict's run {sc.fig1_basis(table)}; the verdict's tolerance is ours"
+    ends = sc.fig1_conclusions(table)
+    if ends is not None:
+        agree = "agree" if ends["agree"] else "do not all agree"
+        text += (f"; the conclusions the claim draws {agree} with the paper's ({ends['ours']}; "
+                 f"a pass at a pass fraction ≥ {sc.PASS:g} [reconstruction])")
+    return text + "."
 
 
 def fig1_label(run: str, curve: pd.DataFrame) -> str:

@@ -36,6 +36,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from memnb.models.init import uniform as _uniform
 from memnb.validation import EvaluationOrder, check_evaluation_order, uses_merged_order
 from memnb.validation import check_int as _check_int
 
@@ -81,10 +82,6 @@ def check_tokens(tokens: torch.Tensor, seq_len: int, vocab_size: int) -> None:
             raise ValueError(
                 f"tokens must lie in [0, vocab_size={vocab_size}), got values in [{low}, {high}]"
             )
-
-
-def _uniform(shape: tuple[int, ...], bound: float, g: torch.Generator) -> torch.Tensor:
-    return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
 
 
 #: Seed offset between the generators of consecutive layers ``2..L`` (a prime, far from the

@@ -45,7 +45,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from memnb.models.attention_only import _uniform, check_sizes, check_tokens
+from memnb.models.attention_only import check_sizes, check_tokens
+from memnb.models.init import uniform as _uniform
 from memnb.validation import check_int as _check_int
 
 

@@ -30,13 +30,13 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from memnb.models.init import uniform
 from memnb.validation import check_int as _check_int
 
 
 def _uniform(shape: tuple[int, ...], fan_in: int, g: torch.Generator) -> Tensor:
     """PyTorch's default ``nn.Linear`` initialisation, U(±1/sqrt(fan_in)), drawn in float64."""
-    bound = 1.0 / math.sqrt(fan_in)
-    return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
+    return uniform(shape, 1.0 / math.sqrt(fan_in), g)
 
 
 class FFNAttentionTransformer(nn.Module):

@@ -33,6 +33,7 @@ import math
 import torch
 from torch import nn
 
+from memnb.models.init import uniform as _uniform
 from memnb.validation import EvaluationOrder, check_evaluation_order, uses_merged_order
 from memnb.validation import check_int as _check_int
 
@@ -52,10 +53,6 @@ def sinusoidal_encoding(length: int, d: int) -> torch.Tensor:
     pe[:, 0::2] = torch.sin(position * div)
     pe[:, 1::2] = torch.cos(position * div)[:, : d // 2]
     return pe
-
-
-def _uniform(shape: tuple[int, ...], bound: float, g: torch.Generator) -> torch.Tensor:
-    return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
 
 
 def _sub_generator(g: torch.Generator) -> torch.Generator:

@@ -31,14 +31,15 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from memnb.models.attention_only import check_tokens
+from memnb.models.init import uniform
 from memnb.validation import check_int
 
 __all__ = ["SequenceMLP"]
 
 
 def _uniform(shape: tuple[int, ...], fan_in: int, g: torch.Generator) -> Tensor:
-    bound = 1.0 / math.sqrt(max(fan_in, 1))
-    return (torch.rand(shape, generator=g, dtype=torch.float64) * 2.0 - 1.0) * bound
+    """U(±1/sqrt(fan_in)) (fan-in 0 read as 1), drawn in float64."""
+    return uniform(shape, 1.0 / math.sqrt(max(fan_in, 1)), g)
 
 
 class SequenceMLP(nn.Module):

@@ -272,6 +272,11 @@ def exact_check(passed: bool, measured: str) -> Verdict:
     return Verdict("reproduced" if passed else "differs", measured)
 
 
+#: What the scale cap (:func:`at_reduced_scale`) does, said where a criterion names it: it
+#: turns a pass into trend and never lifts a failure.
+FAILED_ANY_SCALE = "a failed criterion is differs at any scale"
+
+
 def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:
     """Downgrade ``reproduced`` to ``trend`` for the stated ``reason``, appended to the
     measured text.

@@ -68,6 +68,10 @@ FIG1_POOL_SHARE_TEXT = "half"
 FIG1_DROP_BAND = (0.05, 0.95)
 #: :data:`FIG1_DROP_BAND` in words, for the criterion and the measured text.
 FIG1_DROP_TEXT = (f"strictly between {FIG1_DROP_BAND[0]:g} and {FIG1_DROP_BAND[1]:g}")
+FAILED_ANY_SCALE = criteria.FAILED_ANY_SCALE  # the scale cap's rule, as criteria name it
+#: Sec. 5.1: the paper "evaluate[s] the mentioned models on 2000 images sampled from ImageNet";
+#: its notebook keeps the RGB ones (:data:`memnb.papers.mahdavi.TABLE1_IMAGES`).
+PAPER_SAMPLED_IMAGES = 2000
 _GPU = (f"the paper's grid, meant for a GPU: all synthetic runs took the authors about "
         f"{paper.GPU_DAYS.value:g} V100 GPU-days")
 
@@ -878,6 +882,71 @@ def _fig1_inferred_note(ks: list) -> str:
             "notes), not given by its notebook's output")
 
 
+def fig1_curve(table: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 1's curve in a Table 1 run: its ``figure1`` rows (Random Attention), indexed by
+    ``k``."""
+    return table[(table["check"] == "figure1")
+                 & (table["representation"] == "random_attention")].set_index("k")
+
+
+def fig1_basis(table: pd.DataFrame) -> str:
+    """What our Fig. 1 curve rests on, against the paper's, in words computed from the run: how
+    many draws of the random attention layer (its ``seed`` column; the spread over draws of the
+    layer is then not measured) and which images (its pool, ``T``: the first JPEGs of a sample of
+    one image per ImageNet-1k class, :mod:`memnb.data.images`, not the paper's
+    :data:`memnb.papers.mahdavi.TABLE1_IMAGES` RGB images of the first
+    :data:`PAPER_SAMPLED_IMAGES` of ImageNet-1k's training set)."""
+    curve = fig1_curve(table)
+    seeds = (sorted(int(v) for v in curve["seed"].dropna().unique())
+             if "seed" in curve else [])
+    if len(seeds) == 1:
+        layer = (f"one draw of the random attention layer (seed {seeds[0]}; its spread over "
+                 "draws of the layer is not measured)")
+    elif seeds:
+        layer = f"{len(seeds)} draws of the random attention layer (seeds {_k_list(seeds)})"
+    else:
+        layer = "draws of the random attention layer that the run does not record"
+    pool = int(curve["T"].iloc[0])
+    return (f"our curve rests on {layer} and on another image set than the paper's: {pool} images, "
+            f"one each from {pool} ImageNet-1k classes (a sample of one image per class), not "
+            f"the paper's {int(paper.TABLE1_IMAGES.value):,} RGB images of the first "
+            f"{PAPER_SAMPLED_IMAGES:,} of ImageNet-1k's training set")
+
+
+#: The conclusions Fig. 1's claim draws from its curve: the ``k`` and the check decided there.
+FIG1_CONCLUSIONS = ((int(paper.VIT_N.value), "Assumption 1"),
+                    (int(paper.VIT_D.value), "General Position"))
+
+
+def fig1_conclusions(table: pd.DataFrame) -> dict[str, str | bool] | None:
+    """The conclusions Fig. 1's claim draws (:data:`FIG1_CONCLUSIONS`: Assumption 1 at
+    ``k = n``, General Position at ``k = d``), ours from our curve beside the paper's from its
+    (:func:`memnb.papers.mahdavi.figure1`), each a pass at a pass fraction ≥ :data:`PASS`:
+    ``text`` (for the measured text, with both values), ``agree`` (whether every one agrees)
+    and ``ours`` (ours alone, short: "Assumption 1 holds at k = 197, ..."); ``None`` when
+    neither ``k`` is on both curves."""
+    curve, ref = fig1_curve(table), paper.figure1().set_index("k")
+    parts, short, agree = [], [], True
+    for k, what in FIG1_CONCLUSIONS:
+        if k not in curve.index or k not in ref.index:
+            continue
+        ours = float(curve.loc[k, "pass_fraction"])
+        theirs = float(ref.loc[k, "pass_fraction"])
+        said, said_paper = (("holds" if v >= PASS else "fails") for v in (ours, theirs))
+        agree &= said == said_paper
+        short.append(f"{what} {said} at k = {k}")
+        parts.append(f"{what} {said} at k = {k} (ours {ours:.3g}, the paper's {theirs:.3g}"
+                     + ("" if said == said_paper else f": in the paper it {said_paper}") + ")")
+    if not parts:
+        return None
+    head = ("the conclusions the claim draws (reported, not judged here: the Table 1 rows "
+            "judge them) " + ("agree with the paper's" if agree else
+                              "do not all agree with the paper's"))
+    return {"text": f"{head}: " + " and ".join(parts)
+                    + f", a pass being a pass fraction ≥ {_PASS_TEXT}",
+            "agree": agree, "ours": ", ".join(short)}
+
+
 def fig1_verdict(table: pd.DataFrame) -> Verdict:
     """Fig. 1 (Random Attention): the mean |ours − paper| on the paper's drop, the paper's ``k``
     whose pass fraction (read off the plot saved in its notebook) lies strictly inside
@@ -885,9 +954,12 @@ def fig1_verdict(table: pd.DataFrame) -> Verdict:
     comparable with the paper's are used (``k`` ≤ :func:`fig1_comparable_limit` of our pool;
     those above are named as left out).
     The mean over every comparable ``k``, plateaus included, and the largest difference are
-    reported beside it, not judged (values ``full_mean``, ``worst_k``)."""
-    curve = table[(table["check"] == "figure1")
-                  & (table["representation"] == "random_attention")].set_index("k")
+    reported beside it, not judged (values ``full_mean``, ``worst_k``). The measured text says,
+    computed from the run, what the curve rests on (:func:`fig1_basis`: the draws of the random
+    layer, the image set), that the tolerance is ours, and whether the conclusions the claim
+    draws agree (:func:`fig1_conclusions`; reported, not judged: the Table 1 rows judge them;
+    value ``conclusions_agree``, ``None`` without them)."""
+    curve = fig1_curve(table)
     ref = paper.figure1().set_index("k")
     common = [k for k in ref.index if k in curve.index]
     if not common:
@@ -919,18 +991,14 @@ def fig1_verdict(table: pd.DataFrame) -> Verdict:
         raise NotComputable(f"no k of the paper's Fig. 1 on its drop (its pass fraction "
                             f"{FIG1_DROP_TEXT}) up to {FIG1_POOL_SHARE_TEXT} our pool; {whole}")
     verdict = criteria.curve_agreement(ours[drop["k"]], theirs[drop["k"]], abs_tol=FIG1_TOL)
-    ends = [(k, what) for k, what in ((197, "A1"), (768, "General Position"))
-            if k in curve.index and k in ref.index]
-    conclusion = ("; the conclusion the claim draws (reported, not judged here: the Table 1 "
-                  "rows judge it): " + ", ".join(
-                      f"{what} at k = {k}: ours {float(curve.loc[k, 'pass_fraction']):.3g}, "
-                      f"the paper's {float(ref.loc[k, 'pass_fraction']):.3g}"
-                      for k, what in ends) if ends else "")
+    ends = fig1_conclusions(table)
+    conclusion = "" if ends is None else f"; {ends['text']}"
     return Verdict(verdict.status,
                    f"on the paper's drop (its k with a pass fraction {FIG1_DROP_TEXT}: "
-                   f"k = {_k_list(drop['k'])}): {verdict.measured}; {drop['text']}; {whole}"
-                   f"{conclusion}",
+                   f"k = {_k_list(drop['k'])}): {verdict.measured}; the tolerance is ours; "
+                   f"{drop['text']}; {fig1_basis(table)}{conclusion}; {whole}",
                    {**verdict.values, "worst_k": worst, "pool": pool, "limit": limit,
+                    "conclusions_agree": None if ends is None else ends["agree"],
                     "comparable_k": [int(k) for k in comparable],
                     "left_out_k": [int(k) for k in left_out],
                     "drop_k": [int(k) for k in drop["k"]], "drop_gap": drop["gap"],
@@ -1295,7 +1363,7 @@ def definition_2(results: ResultSource) -> Verdict:
 
 #: The pool cap of the rows read from ``mahdavi.table1`` (:func:`_table1_scale`), in words.
 _POOL = (f"; fewer images than the paper's {int(paper.TABLE1_IMAGES.value):,} (a smaller pool "
-         "to draw from) or a quick run at most trend")
+         f"to draw from) or a quick run turns a pass into trend ({FAILED_ANY_SCALE})")
 
 
 @item(P, "Assumption 1",
@@ -1680,8 +1748,8 @@ def proposition4_table(draws: int = 12, seed: int = 0) -> pd.DataFrame:
       criterion="each cell's pass/fail (pass fraction ≥ " + _PASS_TEXT + ") as the paper's, "
                 "where our test decides it; a run with a smaller pool of images than the "
                 f"paper's {int(paper.TABLE1_IMAGES.value):,} or fewer random draws per Kruskal "
-                f"test than its {int(paper.TABLE1_DRAWS.value):,} at most trend (the measured "
-                "text names which of the two is reduced)",
+                f"test than its {int(paper.TABLE1_DRAWS.value):,} turns a pass into trend ("
+                + FAILED_ANY_SCALE + "; the measured text names which of the two is reduced)",
       cost="a few CPU-minutes (quick), about an hour for the paper's 5,000 draws, our estimate")
 def table_1(results: ResultSource) -> Verdict:
     table = results.table("mahdavi.table1")
@@ -1784,7 +1852,8 @@ def table_3(results: ResultSource) -> Verdict:
                 "only (ours; the paper fits every T): R² ≥ 0.9 (ours; the paper's threshold is "
                 "not in our text) and slope's 95 % CI above 0; a quadratic fit whose x² "
                 "coefficient's 95 % CI excludes 0 (counts convex or concave in H) → at most "
-                "trend; reduced scale or a partial full run at most trend. Theorem 1's "
+                "trend; a reduced or a partial full run turns a pass into trend ("
+                + FAILED_ANY_SCALE + "). Theorem 1's "
                 "guarantee beside the counts above chance "
                 "(ours) is reported, not judged", cost=_GPU)
 def fig_2a(results: ResultSource) -> Verdict:
@@ -1799,7 +1868,8 @@ def fig_2a(results: ResultSource) -> Verdict:
 @item(P, "Fig. 2b", claim="memorization grows monotonically with the context length n",
       criterion="mean count at the largest T monotone in n (steps against the direction "
                 "within the largest standard deviation over the seeds at one n allowed); "
-                "reduced scale or a partial full run at most trend", cost=_GPU)
+                "a reduced or a partial full run turns a pass into trend ("
+                + FAILED_ANY_SCALE + ")", cost=_GPU)
 def fig_2b(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.context", fig2b_verdict(results.table("mahdavi.context")))
 
@@ -1809,7 +1879,8 @@ def fig_2b(results: ResultSource) -> Verdict:
                 "change "
                 "that slope fits past n within the largest standard deviation over the seeds at "
                 "one d_h (noise, as in Fig. 2b); "
-                "reduced scale or a partial full run at most trend", cost=_GPU)
+                "a reduced or a partial full run turns a pass into trend ("
+                + FAILED_ANY_SCALE + ")", cost=_GPU)
 def fig_2c(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.head_dim", fig2c_verdict(results.table("mahdavi.head_dim")))
 
@@ -1970,7 +2041,7 @@ def encoding_rank(results: ResultSource) -> Verdict:
                 "here) → trend (not decided); a pass at k below n → not computable. A failure "
                 "stands at any pool of images (a dependent subset of fewer images is one of "
                 "more); a pass from fewer images than the paper's "
-                f"{int(paper.TABLE1_IMAGES.value):,} or a quick run is at most trend. Whether a "
+                f"{int(paper.TABLE1_IMAGES.value):,} or a quick run becomes trend. Whether a "
                 "failure of Assumption 3 in float32 comes from training is read from an "
                 "untrained embedding of the same geometry, in float32 and float64 (ours, "
                 "memnb.embedding_control): reported, not judged",

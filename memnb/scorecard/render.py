@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 
 from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts
 from memnb.scorecard.criteria import STATUSES
+
+if TYPE_CHECKING:
+    from IPython.display import HTML
 
 #: Colour of each status badge (colour-blind safe, with the word always written).
 STATUS_COLOURS: dict[str, str] = {
@@ -169,7 +173,7 @@ def summary_sentence(rows: list[Row]) -> str:
     return "; ".join(parts) + "."
 
 
-def chapter_scorecard(paper: str, profile: str):  # noqa: ANN201 - IPython display object
+def chapter_scorecard(paper: str, profile: str) -> HTML:
     """The rows of ``paper`` as a displayable HTML block for the end of its chapter."""
     from IPython.display import HTML
 
@@ -180,7 +184,7 @@ def chapter_scorecard(paper: str, profile: str):  # noqa: ANN201 - IPython displ
     return HTML(f"<p>{html.escape(summary_sentence(rows))}</p>" + defined + rows_html(rows))
 
 
-def book_scorecard(profile: str):  # noqa: ANN201 - IPython display object
+def book_scorecard(profile: str) -> HTML:
     """Every paper's rows, one table each, with a summary line per paper."""
     from IPython.display import HTML
 

@@ -36,6 +36,7 @@ from memnb.constructions.seq_id.relu_program import (
     const,
     var,
 )
+from memnb.validation import check_int
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,16 @@ class MemorizerLayout:
 
 
 def label_bits(num_classes: int) -> int:
-    """``K = max(1, bitlength(C - 1))`` bits per label in ``0 .. C-1``."""
+    """``K = max(1, bitlength(C - 1))`` bits per label in ``0 .. C-1`` (``C = num_classes >=
+    1``)."""
+    num_classes = check_int("num_classes", num_classes, 1)
     return max(1, (num_classes - 1).bit_length())
 
 
 def layout(num_pairs: int, max_id: int, num_classes: int,
            block_size: int | None = None) -> MemorizerLayout:
-    """The block layout for ``num_pairs`` IDs up to ``max_id`` and ``num_classes`` labels."""
+    """The block layout for ``num_pairs`` IDs up to ``max_id`` and ``num_classes >= 1`` labels
+    (checked by :func:`label_bits`)."""
     if num_pairs < 1:
         raise ValueError(f"num_pairs must be >= 1; got {num_pairs}")
     if max_id < 1:
