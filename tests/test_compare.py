@@ -5,6 +5,7 @@ axis, the constructions at matching sizes, and the scorecard verdicts."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,54 @@ def test_planned_shapes_match_budget_and_closed_forms(profile):
     for r in plan.itertuples():
         model = compare.build_model(r.architecture, r.shape_dict, task, seed=0)
         assert model.num_parameters() == r.parameters, (r.architecture, r.shape)
+
+
+@pytest.mark.parametrize("profile", ["ci", "quick", "full"])
+def test_attention_shapes_span_the_head_size(profile):
+    """Finding of the review: the attention layer's shapes had d_h = 1 (a guarantee
+    H(min(n, d_h) - 1) + 1 of 1) at 16 of 18 full shapes, so no run could test Mahdavi et al.'s
+    guarantee above 2. Now each budget's shapes span the head sizes 1..n that fit, the largest
+    first (then the smallest), each the closest shape of its head size, with H >= 2 (one head of
+    d_v = 1 predicts at most two labels)."""
+    params = compare.get_params(profile)
+    task = {k: params[k] for k in ("V", "n", "C")}
+    n = task["n"]
+    plan = compare.planned_shapes(params)
+    mha = plan[plan["architecture"] == "mha"]
+    guarantees = []
+    for budget, part in mha.groupby("budget"):
+        shapes = part["shape_dict"].tolist()
+        assert all(2 <= s["H"] and s["d_h"] <= n < s["d"] for s in shapes)
+        sizes = [s["d_h"] for s in shapes]
+        fits = {d_h for d_h in range(1, n + 1) for d in compare._GRIDS["mha"]["d"]
+                for H in range(2, 257)
+                if compare._valid("mha", {"d": d, "d_h": d_h, "H": H}, task)
+                and abs(compare.parameter_count("mha", {"d": d, "d_h": d_h, "H": H}, task)
+                        - budget) <= 0.05 * budget}
+        assert len(set(sizes)) == len(sizes) == min(params["shapes"], len(fits))
+        assert sizes[0] == max(fits)  # the largest head size: the strongest guarantee
+        if len(sizes) > 1:
+            assert sizes[-1] == min(fits)  # and the smallest: the most heads for the budget
+        guarantees += [bounds.mahdavi_capacity(s["H"], n, s["d_h"]) for s in shapes]
+    assert max(guarantees) > 2
+    if profile == "full":  # a test of the guarantee above 2 at most full shapes
+        assert np.mean(np.array(guarantees) > 2) > 0.5 and max(guarantees) > 100
+
+
+def test_spread_head_sizes():
+    ranked = [{"d": 12, "d_h": 1, "H": 9}, {"d": 8, "d_h": 6, "H": 4},
+              {"d": 12, "d_h": 2, "H": 6}, {"d": 24, "d_h": 3, "H": 2},
+              {"d": 16, "d_h": 6, "H": 2}, {"d": 10, "d_h": 4, "H": 5}]
+    spread = compare._spread_head_sizes
+    assert spread(ranked, 1) == [ranked[1]]  # the largest head size, its closest shape
+    assert spread(ranked, 2) == [ranked[1], ranked[0]]  # the largest and the smallest
+    # head sizes 6, 4, 3, 2, 1: positions 0, 2 and 4, then 0, 1, 2 (rounded), 3, 4
+    assert spread(ranked, 3) == [ranked[1], ranked[3], ranked[0]]
+    assert spread(ranked, 4) == [ranked[1], ranked[5], ranked[2], ranked[0]]
+    # then the other shapes by closeness
+    assert spread(ranked, 6) == [ranked[1], ranked[5], ranked[3], ranked[2], ranked[0], ranked[4]]
+    assert spread(ranked[:1], 2) == ranked[:1]
+    assert spread([], 3) == []
 
 
 def test_closed_forms_by_hand():
@@ -169,6 +218,33 @@ def test_search_with_training_on_a_task_of_known_capacity():
 
     found, tried = compare.search_capacity(memorizes, [4, 16], rounds=4, refine=3, N_max=50)
     assert found == K, tried
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"rounds": 0}, "rounds must be >= 1, got 0"),
+    ({"refine": 0}, "refine must be >= 1, got 0"),
+    ({"rounds": 1.5}, "rounds must be an int, got 1.5"),
+    ({"N_max": 0}, "N_max must be >= 1, got 0"),
+    ({"first": []}, "first must hold at least one N"),
+    ({"first": [0, 8]}, "first N must be in 1..100, got 0"),
+    ({"first": [8, 101]}, "first N must be in 1..100, got 101"),
+])
+def test_search_capacity_checks_its_arguments(kwargs, message):
+    """Finding of the review: rounds=0 returned a capacity of 0 with nothing tried."""
+    calls = []
+
+    def memorizes(ns):
+        calls.append(ns)
+        return [True] * len(ns)
+
+    args = {"first": [8, 32], "rounds": 2, "refine": 1, "N_max": 100} | kwargs
+    first = args.pop("first")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        compare.search_capacity(memorizes, first, **args)
+    assert calls == []
+    found, tried = compare.search_capacity(memorizes, np.array([8, 32]), rounds=1, refine=1,
+                                           N_max=np.int64(100))
+    assert (found, tried) == (32, {8: True, 32: True})  # NumPy integers are integers
 
 
 # ------------------------------------------------------------------ bounds and constructions

@@ -171,6 +171,82 @@ def test_linear_capacity_needs_a_narrow_interval_and_names_what_it_leaves_out():
             "not resolved): P=120") in v.measured
 
 
+def _capped(table: pd.DataFrame, steps: int = 250, early: float = 100) -> pd.DataFrame:
+    """``table`` with ``steps_run``: the fitted tries stop early (at ``early`` steps), the failed
+    ones at the step cap ``steps`` (training stops early only at 100 %)."""
+    return table.assign(steps_run=np.where(table["accuracy"] >= 1.0, early, steps).astype(int))
+
+
+def test_linear_capacity_refuted_only_through_capped_failures_is_a_trend():
+    """Finding of the review: a differs rests on the failed tries that bound the capacities
+    above; when they stopped at the profile's step cap they show an N not reached within the
+    step budget, not unfittable, so where capacities proportional to P then fit every bracket
+    the row says trend (not decided, with the count), not differs, as the guarantee rows read
+    such failures."""
+    tight = _capped(_linear_table({"mlp": {60: 10, 120: 22, 240: 90, 480: 200, 720: 400}},
+                                  next_tried=1.2))
+    v = card.linear_capacity_verdict(tight, 4, "mlp", steps=250)
+    assert v.values["wide_low"] > 1 and v.status == "trend"
+    assert card.status_words(v) == "trend (not decided)"
+    assert (v.values["bounding_failures"], v.values["bounding_at_cap"]) == (10, 10)
+    assert v.measured.startswith(
+        "not decided: 10 of the 10 failed tries that bound these capacities stopped at the "
+        "profile's 250-step cap (training stops early only at 100 %), which shows their N not "
+        "reached within the step budget, not unfittable")
+    assert "the capacity grows faster than linearly here" in v.measured
+    # failures that stopped before the cap are real bounds: differs, with the count
+    v = card.linear_capacity_verdict(_capped(tight, steps=120), 4, "mlp", steps=250)
+    assert v.status == "differs" and v.values["decided"]
+    assert v.measured.endswith("0 of the 10 failed tries that bound these capacities stopped "
+                               "at the profile's 250-step cap")
+    # some at the cap, but those before it still exclude capacities proportional to P (k P):
+    # the failures at P = 60 and 720 (before the cap) bound k below 12 / 60 = 0.2, while the
+    # fitted N need k >= 400 / 720
+    mixed = tight.copy()
+    real = mixed["budget"].isin([60, 720]) & (mixed["accuracy"] < 1.0)
+    mixed.loc[real, "steps_run"] = 120
+    v = card.linear_capacity_verdict(mixed, 4, "mlp", steps=250)
+    assert v.status == "differs" and "6 of the 10 failed tries" in v.measured
+    assert "the failures that stopped before it still exclude capacities proportional" \
+        in v.measured
+    # ... whereas with only P = 720 before the cap, 400 / 720 <= k < 480 / 720 fits: trend
+    mixed.loc[mixed["budget"] == 60, "steps_run"] = 250
+    v = card.linear_capacity_verdict(mixed, 4, "mlp", steps=250)
+    assert v.status == "trend" and "8 of the 10 failed tries" in v.measured
+    # without the cap or the column: judged, and the text says it is not known
+    for table, steps in ((tight, None), (tight.drop(columns="steps_run"), 250)):
+        v = card.linear_capacity_verdict(table, 4, "mlp", steps=steps)
+        assert v.status == "differs" and "is not known here" in v.measured
+    # no growth shown: differs, its reason said; not decided either when every bound is capped
+    flat = _linear_table({"aot": {60: 40, 120: 40, 240: 41, 480: 40, 720: 42}}, next_tried=1.1)
+    v = card.linear_capacity_verdict(_capped(flat, steps=120), 4, "aot", steps=250)
+    assert v.status == "differs" and "growth not shown: exponent" in v.measured
+    v = card.linear_capacity_verdict(_capped(flat), 4, "aot", steps=250)
+    assert v.status == "trend" and v.measured.startswith("not decided: 10 of the 10")
+    # a trend or a reproduced needs no such reading
+    fine = _capped(_linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05))
+    v = card.linear_capacity_verdict(fine, 4, "mha", steps=250)
+    assert v.status == "reproduced" and "bounding_failures" not in v.values
+
+
+def test_linear_rows_pass_the_step_cap(tmp_path, monkeypatch):
+    """The four rows judge with their profile's step cap (one shared code path)."""
+    tight = _capped(_linear_table({"mlp": {60: 10, 120: 22, 240: 90, 480: 200, 720: 400}},
+                                  next_tried=1.2))
+    monkeypatch.setattr(card, "_table", lambda results: (tight, {"C": 4, "steps": 250}))
+    source = ResultSource("full", tmp_path)
+    monkeypatch.setattr(source, "used_profile", lambda name: "full")
+    monkeypatch.setattr(source, "partial", lambda name: None)
+    items = {it.item: it for it in load_items(["compare"])}
+    row = items["Capacity vs budget, MLP"].evaluate(source)
+    assert row.status == "trend" and row.measured.startswith("not decided: 10 of the 10")
+    for name in ("AoT", "MHA", "FFN-attn-FFN", "MLP"):
+        criterion = items[f"Capacity vs budget, {name}"].criterion
+        assert "failed tries that stopped at the profile's step cap" in criterion
+        assert "not reached within the step budget, not unfittable" in criterion
+        assert "the verdict is trend (not decided)" in criterion
+
+
 def test_linear_capacity_carries_the_search_bracket():
     """The rendered quick MHA run: capacities 30, 60, 90 are the first N tried at each budget
     and the next tries (twice as many) failed; the exponent of the fitted ends is exactly 1
@@ -210,7 +286,7 @@ def test_rows_judge_a_check_the_reduced_run_cannot_compute_as_not_run(tmp_path, 
     two = _linear_table({"ffn_attention": {232: 15, 472: 0, 716: 45}})
     quick = tmp_path / "quick"
     quick.mkdir()
-    monkeypatch.setattr(card, "_table", lambda results: (two, {"C": 4}))
+    monkeypatch.setattr(card, "_table", lambda results: (two, {"C": 4, "steps": 250}))
     source = ResultSource("quick", tmp_path)
     monkeypatch.setattr(source, "used_profile", lambda name: "quick")
     monkeypatch.setattr(source, "partial", lambda name: None)

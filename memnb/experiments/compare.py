@@ -25,7 +25,10 @@ nested). Each architecture reads the sequence as its paper defines its input:
   :func:`memnb.bounds.sequence_mlp_parameter_count`.
 
 **Shapes.** For each budget ``B`` every architecture is trained in several shapes whose parameter
-count lies within ``tolerance`` (5 %) of ``B`` (:func:`shapes_for_budget`).
+count lies within ``tolerance`` (5 %) of ``B`` (:func:`shapes_for_budget`). The attention layer's
+shapes span its head size ``d_h`` from ``n`` down to 1 where the tolerance allows, so that Mahdavi
+et al.'s guarantee ``H(min(n, d_h) - 1) + 1`` is tested at the larger head sizes (at ``d_h = 1`` it
+is 1, which any fit of one example meets), while ``d_h = 1`` buys the most heads for the budget.
 
 **Capacity search.** The empirical capacity of a (shape, seed) is the largest ``N`` whose
 training set it fits at 100 % training accuracy. :func:`search_capacity` finds it by bracketing
@@ -60,6 +63,7 @@ from memnb.models.multi_head import MultiHeadAttention
 from memnb.models.sequence_mlp import SequenceMLP
 from memnb.sweep import Point, Rows, training_sweep
 from memnb.train import TrainConfig, train_members
+from memnb.validation import check_int
 
 ARCHITECTURES: tuple[str, ...] = ("aot", "mha", "ffn_attention", "mlp")
 #: How the chapter names each architecture (with the paper and equation it comes from).
@@ -78,10 +82,12 @@ LR: dict[str, float] = {"aot": 1e-2, "mha": 3e-2, "ffn_attention": 1e-2, "mlp": 
 #: Candidate shape grids (ours). The knob that is padded when members are packed comes last.
 #: Kajitsuka & Sato's model starts at ``d = 4``: its LayerNorms erase a residual stream of width
 #: two or three (a normalised vector of R^2 is one of two points), so narrower shapes do not
-#: learn (ours).
+#: learn (ours). The attention layer's head sizes stop at ``n`` (:func:`_valid`: beyond it the
+#: guarantee ``H(min(n, d_h) - 1) + 1`` stops growing while the parameters grow), and its widths
+#: include 7 and 10 so that head sizes above 2 fit the small budgets (ours).
 _GRIDS: dict[str, dict[str, Sequence[int]]] = {
     "aot": {"d": (2, 4, 8, 16), "d_h": (1, 2, 4, 8), "H": range(1, 257)},
-    "mha": {"d": (6, 8, 12, 16, 24, 32), "d_h": (1, 2, 4, 8), "H": range(1, 257)},
+    "mha": {"d": (6, 7, 8, 10, 12, 16, 24, 32), "d_h": range(1, 9), "H": range(1, 257)},
     "ffn_attention": {"d": (4, 6, 8, 12, 16, 24, 32), "heads": (1, 2),
                       "ff_ratio": (1, 2, 4), "blocks": range(0, 5)},
     "mlp": {"w2": range(0, 65), "w1": range(1, 513)},
@@ -115,7 +121,10 @@ def _valid(arch: str, shape: dict[str, int], task: dict[str, int]) -> bool:
     if arch == "aot":
         return shape["d_h"] <= shape["d"] and task["C"] <= task["V"]
     if arch == "mha":
-        return task["n"] < shape["d"] and task["C"] <= shape["d"]
+        # H >= 2 (for C > 2): with one head of value size d_v = 1 and no read-out bias the
+        # logits are multiples of one vector, so at most two of the C labels can be predicted
+        return (task["n"] < shape["d"] and task["C"] <= shape["d"] and shape["d_h"] <= task["n"]
+                and (shape["H"] >= 2 or task["C"] <= 2))
     if arch == "ffn_attention":
         return shape["d"] % shape["heads"] == 0
     # MLP: one hidden layer, or two whose widths differ by at most a factor two (ours)
@@ -140,7 +149,10 @@ def shapes_for_budget(arch: str, budget: int, task: dict[str, int], *, count: in
     """Up to ``count`` shapes of ``arch`` whose parameter count is within ``tolerance`` of
     ``budget`` (ours): the closest shape of each family; families are taken by closeness,
     preferring first a new value of the first grid key (``d``; for the MLP its depth) so that
-    the shapes differ in aspect, not only in the padded knob."""
+    the shapes differ in aspect, not only in the padded knob. For the attention layer the aspect
+    is the head size ``d_h`` (:func:`_spread_head_sizes`): the shapes span the head sizes from
+    ``n`` down to 1 that fit, so that Mahdavi et al.'s guarantee ``H(min(n, d_h) - 1) + 1`` is
+    tested at the larger ones, not only the count of 1 that ``d_h = 1`` gives."""
     if not 0 < tolerance < 1:
         raise ValueError(f"tolerance must be in (0, 1); got {tolerance}")
     if budget < 1 or count < 1:
@@ -156,6 +168,8 @@ def shapes_for_budget(arch: str, budget: int, task: dict[str, int], *, count: in
         if gap <= tolerance and (key not in best or gap < best[key][0]):
             best[key] = (gap, shape)
     ranked = [shape for _, shape in sorted(best.values(), key=lambda it: (it[0], str(it[1])))]
+    if arch == "mha":
+        return _spread_head_sizes(ranked, count)
     first_key = next(iter(grid))
 
     def aspect(shape: dict[str, int]) -> object:
@@ -165,6 +179,26 @@ def shapes_for_budget(arch: str, budget: int, task: dict[str, int], *, count: in
     for shape in ranked:  # one shape per aspect first, then the rest
         if len(chosen) < count and all(aspect(c) != aspect(shape) for c in chosen):
             chosen.append(shape)
+    for shape in ranked:
+        if len(chosen) < count and shape not in chosen:
+            chosen.append(shape)
+    return chosen
+
+
+def _spread_head_sizes(ranked: list[dict[str, int]], count: int) -> list[dict[str, int]]:
+    """Up to ``count`` attention-layer shapes from ``ranked`` (the closest shape of each family,
+    closest first): the closest shape of each head size ``d_h``, at ``count`` head sizes spread
+    evenly from the largest to the smallest that fit (the largest alone for ``count = 1``, the
+    largest and the smallest for ``count = 2``); then, while fewer than ``count``, the other
+    shapes by closeness. The largest head sizes make Mahdavi et al.'s guarantee
+    ``H(min(n, d_h) - 1) + 1`` a test; the smallest, ``d_h = 1`` where it fits (a guarantee of
+    1), buys the most heads, and so the most value channels, for the budget (ours)."""
+    closest: dict[int, dict[str, int]] = {}
+    for shape in ranked:
+        closest.setdefault(shape["d_h"], shape)
+    sizes = sorted(closest, reverse=True)
+    picks = np.linspace(0, len(sizes) - 1, min(count, len(sizes)))
+    chosen = [closest[sizes[i]] for i in sorted({round(float(p)) for p in picks})]
     for shape in ranked:
         if len(chosen) < count and shape not in chosen:
             chosen.append(shape)
@@ -313,9 +347,16 @@ def search_capacity(memorizes: Callable[[list[int]], list[bool]], first: Sequenc
     ``memorizes`` evaluates a list of ``N`` at once (one packed training in the experiment).
     Returns (capacity, every ``N`` tried -> memorized). Assumes memorization is monotone in
     ``N`` (nested data sets); a non-monotone outcome still returns the largest ``N`` memorized.
+    ``rounds`` and ``refine`` must be at least 1, ``N_max`` at least 1, and ``first`` a
+    non-empty list of integers in ``1..N_max`` (a ``ValueError`` naming the argument otherwise:
+    with nothing tried, a capacity of 0 would say nothing).
     """
+    rounds, refine = check_int("rounds", rounds, 1), check_int("refine", refine, 1)
+    N_max = check_int("N_max", N_max, 1)
+    if len(first) == 0:
+        raise ValueError("first must hold at least one N")
+    todo = sorted({check_int("first N", N, 1, N_max) for N in first})
     tried: dict[int, bool] = {}
-    todo = sorted(set(first))
     for _ in range(rounds):
         if not todo:
             break

@@ -495,7 +495,46 @@ def _slope_range(x: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[floa
     return float(least.sum() / sxx), float(most.sum() / sxx)
 
 
-def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
+def _bounding_failures(table: pd.DataFrame, brackets: pd.DataFrame, arch: str,
+                       runs: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """Per run (seed) of ``arch`` at the ``(budget, shape)`` rows of ``runs``: its failed try
+    that bounds its capacity from above (the try at ``upper`` of :func:`capacity_brackets`;
+    none when every tried N fitted) and ``at_cap``, whether it stopped at the step cap
+    ``steps`` (training stops early only at 100 %, so such a try did not reach that ``N``
+    within the step budget, which does not show it unfittable). Columns: budget, shape, seed,
+    capacity, upper, at_cap."""
+    keys = ["architecture", "budget", "shape", "seed"]
+    pairs = set(zip(runs["budget"], runs["shape"], strict=True))
+    chosen = np.array([(b, s) in pairs for b, s in zip(brackets["budget"], brackets["shape"],
+                                                        strict=True)], dtype=bool)
+    mine = brackets[(brackets["architecture"] == arch).to_numpy() & chosen]
+    tries = table.merge(mine[keys + ["upper"]], on=keys)
+    bounding = tries[(tries["N"] == tries["upper"]) & (tries["accuracy"] < 1.0)]
+    at_cap = (bounding.groupby(keys)["steps_run"].max() >= steps).rename("at_cap")
+    out = mine.join(at_cap, on=keys)
+    out["at_cap"] = out["at_cap"].astype("boolean").fillna(False).astype(bool)
+    return out[["budget", "shape", "seed", "capacity", "upper", "at_cap"]]
+
+
+def _linear_within_brackets(runs: pd.DataFrame, bounds_: pd.DataFrame) -> bool:
+    """Whether capacities proportional to ``P`` (exponent exactly 1) fit the search brackets of
+    the fitted budgets ``runs`` (best shapes, their mean ``capacity`` and ``parameters``) once the
+    failures that stopped at the step cap bound nothing (:func:`_bounding_failures` in
+    ``bounds_``): some ``k`` with ``k P`` at least each budget's mean capacity and below the mean
+    of its seeds' failed ``N`` wherever every one of them stopped before the cap."""
+    low = max(float(c) / float(p) for c, p in zip(runs["capacity"], runs["parameters"],
+                                                   strict=True))
+    high = math.inf
+    for budget, shape, params in zip(runs["budget"], runs["shape"], runs["parameters"],
+                                     strict=True):
+        seeds = bounds_[(bounds_["budget"] == budget) & (bounds_["shape"] == shape)]
+        if len(seeds) and not seeds["at_cap"].any():
+            high = min(high, float(seeds["upper"].mean()) / float(params))
+    return low < high
+
+
+def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
+                            steps: int | None = None) -> Verdict:
     """Capacity grows linearly with the budget for ``arch``: a log-log fit of the best shape's
     mean capacity against ``P``, over the budgets where it is positive (a budget where no tried
     N was memorized has no logarithm; it is named, not fitted).
@@ -516,6 +555,18 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
     the tolerance); ``differs`` otherwise: growth not shown, or an interval that excludes 1
     (e.g. a capacity growing faster than linearly over these budgets, which is not the linear
     shape the row claims).
+
+    A ``differs`` rests on the failed tries that bound the capacities above. ``steps`` is the
+    step cap of the run's profile: a failure that stopped at it (``steps_run`` in ``table``;
+    training stops early only at 100 %) shows its ``N`` not reached within the step budget, not
+    unfittable, as the guarantee rows read such a failure (:func:`guarantee_verdict`). When,
+    read so, capacities proportional to ``P`` (exponent 1) at least the ``N`` fitted at every
+    budget fit every bracket (:func:`_linear_within_brackets`: only the failures that stopped
+    before the cap bound them), the data do not refute linear growth: the verdict is ``trend``,
+    its text opening with "not decided" and how many of the bounding failures stopped at the
+    cap (``decided`` False in its values, as :func:`status_words` reads it); otherwise it stays
+    ``differs`` with that count. Without ``steps`` (or a ``steps_run`` column) it stays
+    ``differs``, and the text says that whether they ran to a step cap is not known.
     """
     _, best = _caps(table, C)
     brackets = capacity_brackets(table, C)
@@ -558,17 +609,45 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str) -> Verdict:
                  f"{LINEAR_TOLERANCE:g} and widened half-width {half:.2f} "
                  f"{'≤' if half <= LINEAR_TOLERANCE else '>'} {LINEAR_TOLERANCE:g}")
     linear_possible = wide_low <= 1.0 <= wide_high
+    grows = slope > 0.5 and wide_low > 0
+    values = {**v.values, "half_width": half, "bracket_low": least, "bracket_high": most,
+              "wide_low": wide_low, "wide_high": wide_high,
+              "left_out": [int(p) for p in left["parameters"]]}
     if off <= LINEAR_TOLERANCE and half <= LINEAR_TOLERANCE:
-        status = "reproduced"
-    else:
-        status = ("trend" if slope > 0.5 and wide_low > 0 and linear_possible else "differs")
-        if not linear_possible:
-            measured += (f"; the widened interval excludes 1: the capacity grows "
-                         f"{'faster' if wide_low > 1 else 'slower'} than linearly here")
-    return Verdict(status, measured, {**v.values, "half_width": half, "bracket_low": least,
-                                      "bracket_high": most, "wide_low": wide_low,
-                                      "wide_high": wide_high,
-                                      "left_out": [int(p) for p in left["parameters"]]})
+        return Verdict("reproduced", measured, values)
+    status = "trend" if grows and linear_possible else "differs"
+    if not linear_possible:
+        measured += (f"; the widened interval excludes 1: the capacity grows "
+                     f"{'faster' if wide_low > 1 else 'slower'} than linearly here")
+    if not grows:
+        why = ([f"exponent {slope:.3g} ≤ ½"] if slope <= 0.5 else []) + (
+            [f"the widened interval reaches {wide_low:.3g} ≤ 0"] if wide_low <= 0 else [])
+        measured += f"; growth not shown: {' and '.join(why)}"
+    if status == "trend":
+        return Verdict(status, measured, values)
+    if steps is None or "steps_run" not in table:
+        measured += ("; whether the failed tries that bound these capacities ran to a step cap "
+                     "is not known here (no step cap or no steps_run column)")
+        return Verdict(status, measured, values)
+    bounds_ = _bounding_failures(table, brackets, arch, part, int(steps))
+    failed = bounds_[np.isfinite(bounds_["upper"])]
+    at_cap = int(failed["at_cap"].sum())
+    values |= {"bounding_failures": len(failed), "bounding_at_cap": at_cap}
+    capped = (f"{at_cap} of the {len(failed)} failed tries that bound these capacities stopped "
+              f"at the profile's {int(steps):,}-step cap")
+    if at_cap and _linear_within_brackets(part, bounds_):
+        # said first: the status column holds only "trend", its first words say why
+        measured = (f"not decided: {capped} (training stops early only at 100 %), which shows "
+                    "their N not reached within the step budget, not unfittable, as the "
+                    "guarantee rows read it; read so, capacities proportional to P (exponent "
+                    "1), each at least the N fitted at its budget, are consistent with every "
+                    "search bracket, so the fit below describes the capacity reached within "
+                    f"the profile's {int(steps):,}-step budget and does not refute linear "
+                    "growth; " + measured)
+        return Verdict("trend", measured, {**values, "decided": False})
+    measured += f"; {capped}" + (", and the failures that stopped before it still exclude "
+                                 "capacities proportional to P" if at_cap else "")
+    return Verdict(status, measured, {**values, "decided": True})
 
 
 def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
@@ -844,7 +923,8 @@ def floor(results: ResultSource) -> Verdict:
 for _arch in exp.ARCHITECTURES:
     def _linear(results: ResultSource, arch: str = _arch) -> Verdict:
         table, params = _table(results)
-        return _judged(results, linear_capacity_verdict, table, params["C"], arch)
+        return _judged(results, linear_capacity_verdict, table, params["C"], arch,
+                       steps=params["steps"])
 
     _linear.__qualname__ = f"linear_{_arch}"
     item(P, f"Capacity vs budget, {exp.SHORT[_arch]}", ours=True, cost=_COST,
@@ -858,8 +938,14 @@ for _arch in exp.ARCHITECTURES:
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
                    f"{LINEAR_TOLERANCE:g}; trend when it grows (exponent > ½, widened interval "
                    "above 0) and the widened interval contains 1 but the rule is not met; "
-                   "differs otherwise (an interval excluding 1 is not linear growth); `trend` "
-                   "at most from a reduced-size run")(_linear)
+                   "differs otherwise (an interval excluding 1 is not linear growth), unless "
+                   "it rests on failed tries that stopped at the profile's step cap: training "
+                   "stops early only at 100 %, so such a failure shows that N not reached "
+                   "within the step budget, not unfittable, as the guarantee rows read it; "
+                   "where, read so, capacities proportional to P (exponent 1) and at least the "
+                   "N fitted at every budget fit every search bracket, the verdict is trend "
+                   "(not decided), with how many of the bounding failures stopped at the cap; "
+                   "`trend` at most from a reduced-size run")(_linear)
 
 
 @item(P, "External anchors", ours=True, cost=_COST,
@@ -884,13 +970,3 @@ def construction_cost(results: ResultSource) -> Verdict:
     table, params = _table(results)
     return _judged(results, construction_cost_verdict, table, params["C"], params)
 
-
-def summary_values(table: pd.DataFrame, C: int) -> dict[str, float]:
-    """Numbers the chapter quotes (glued), computed from the table."""
-    caps, best = _caps(table, C)
-    return {"bits_max": float(best["bits"].max()), "bits_min": float(best["bits"].min()),
-            "budgets": float(best["budget"].nunique()),
-            "span": float(best["budget"].max() / best["budget"].min()),
-            "runs": float(len(caps)), "points": float(len(table)),
-            "seeds": float(caps["seed"].nunique()),
-            "median_capacity": float(np.median(caps["capacity"]))}
