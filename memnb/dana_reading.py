@@ -460,3 +460,44 @@ def appendix_full_reading(table: pd.DataFrame, kind: str, figure: str) -> str:
                 f"d_h = {', '.join(str(int(x)) for x in mean.index)}, seed-averaged) is "
                 f"{mono.measured} (steps down of at most 0.01 allowed, as in the {f2} row)")
     return ""
+
+
+def exp4_against_exp1(root: Path | None = None) -> str | None:
+    """How far the committed ``dana.exp4`` table's per-seed slopes lie from those of the
+    committed ``dana.exp1`` table (:func:`memnb.experiments.dana.head_slopes` of the accuracy the
+    paper reports), as a paragraph; ``None`` unless both full runs are committed with slopes to
+    compare. ``dana.exp4`` is computed from Experiment 1's points, so when both tables come from
+    today's code (their provenance fingerprints equal :func:`memnb.results.todays_code`) and its
+    points were computed in another run, any difference comes from the runs, not the code: the
+    paragraph says so, with each run's device as recorded and when it ran (ours)."""
+    from memnb.results import computed_by_todays_code, computing_invocation, load, short_commit
+
+    one, four = load("dana.exp1", "full", root), load("dana.exp4", "full", root)
+    if one is None or four is None or "slope" not in four.table:
+        return None
+    ours = four.table[four.table["kind"] == "slope"].set_index(["d", "seed"])["slope"]
+    theirs = exp.head_slopes(exp.as_the_paper_reports(one.table)).set_index(["d", "seed"])
+    shared = ours.index.intersection(theirs.index)
+    if shared.empty:
+        return None
+    gap = 100.0 * (ours.loc[shared] / theirs["slope"].loc[shared] - 1.0).abs()
+    equal = int((ours.loc[shared] == theirs["slope"].loc[shared]).sum())
+
+    def run(result: Any) -> str:
+        last = computing_invocation(result.provenance)  # the call that computed its last points
+        return (f"{result.provenance.get('device_name', '?')}, commit "
+                f"`{short_commit(last.get('git_commit'))}`, "
+                f"{str(last.get('started_utc', '?'))[:16].replace('T', ' ')} UTC")
+
+    text = (f"`dana.exp4`'s {counted(len(shared), 'per-seed slope')} ({run(four)}) against the "
+            f"same slopes of `dana.exp1`'s table ({run(one)}): {equal} of {len(shared)} equal; "
+            f"they differ by {gap.mean():.1f} % on average and by at most {gap.max():.1f} %")
+    same_code = (computed_by_todays_code("dana.exp1", one.provenance)
+                 and computed_by_todays_code("dana.exp4", four.provenance))
+    if same_code and equal < len(shared):
+        text += (". Both tables are of today's code (their fingerprints equal today's), so the "
+                 "difference comes from the two runs, not the code: on the CPU, two runs of the "
+                 "same code and seeds can differ with the machine that ran them (ours), and the "
+                 "device recorded for these two runs does not tell their machines apart "
+                 "(runs recorded since name the processor's vector instruction set)")
+    return text + "."

@@ -163,7 +163,8 @@ def _command_line(name: str, profile: str, device: str, seeds: int) -> str:
 
 
 def device_description(device: str, executor: str | None = None) -> str:
-    """A human-readable name of ``device`` (the GPU model, or the CPU and its threads); with a
+    """A human-readable name of ``device`` (the GPU model, or the CPU, the vector instruction set
+    of its kernels (:func:`cpu_capability`) and its threads); with a
     ``dask://`` ``executor``, of the cluster's workers, which compute the points
     (:func:`memnb.distributed.cluster_description`)."""
     if executor is not None and executor.startswith("dask://"):
@@ -172,8 +173,18 @@ def device_description(device: str, executor: str | None = None) -> str:
         return cluster_description(executor, device)
     if device.startswith("cuda") and torch.cuda.is_available():
         return torch.cuda.get_device_name(torch.device(device))
-    return (f"CPU ({platform.processor() or platform.machine()}, "
+    return (f"CPU ({platform.processor() or platform.machine()}, {cpu_capability()}, "
             f"{counted(torch.get_num_threads(), 'thread')})")
+
+
+def cpu_capability() -> str:
+    """The vector instruction set torch's CPU kernels use on this machine (``AVX512``,
+    ``AVX2``, ...; :func:`torch.backends.cpu.get_cpu_capability`). Two runs of the same code
+    and seeds on machines of different sets can differ in their last bits, and training carries
+    such differences on (the Dana et al. chapter compares two runs of the same code on two
+    machines that the device names of that time do not tell apart), so
+    :func:`device_description` names it for every CPU run recorded since 2026-11-29."""
+    return str(torch.backends.cpu.get_cpu_capability())
 
 
 def check_device(device: str) -> str:

@@ -194,3 +194,7 @@ def test_a_dask_run_records_the_workers_not_the_submitting_process(cluster, monk
     monkeypatch.setattr(torch, "get_num_threads", lambda: 7)  # this process only
     assert device_description("cpu", _executor(cluster)) == text
     assert "7 threads" in device_description("cpu")
+    # the vector instruction set of torch's CPU kernels is named: runs on machines of different
+    # sets can differ (memnb.results.cpu_capability)
+    capability = torch.backends.cpu.get_cpu_capability()
+    assert device_description("cpu").endswith(f", {capability}, 7 threads)")

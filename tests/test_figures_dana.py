@@ -8,6 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
 from memnb.figures import dana as figures  # noqa: E402
 from memnb.papers import dana as paper  # noqa: E402
@@ -54,3 +55,32 @@ def test_depth_note_says_what_the_plotting_script_counts_as_our_reading():
             f"{int(text['depth_layers_titles'].value)} too, while, in our reading of that "
             "script, the x-axis of the paper's Fig. 10 counts the parameters of "
             f"{int(text['depth_layers_text'].value)} layers, the text's number)") in note
+
+
+def test_exp4_against_exp1_recomputes_the_slope_gap_from_the_committed_tables():
+    """The paragraph's counts and percentages are those of the committed tables; a pair of
+    tables of today's code whose slopes differ is said to differ by run, not by code."""
+    import re
+
+    from memnb import dana_reading
+    from memnb.experiments import dana as exp
+    from memnb.results import load
+
+    one, four = load("dana.exp1", "full"), load("dana.exp4", "full")
+    if one is None or four is None:
+        pytest.skip("needs the committed full runs of dana.exp1 and dana.exp4")
+    text = dana_reading.exp4_against_exp1()
+    ours = four.table[four.table["kind"] == "slope"].set_index(["d", "seed"])["slope"]
+    theirs = exp.head_slopes(exp.as_the_paper_reports(one.table)).set_index(["d", "seed"])
+    gap = 100 * (ours / theirs["slope"].loc[ours.index] - 1).abs()
+    equal = int((ours == theirs["slope"].loc[ours.index]).sum())
+    assert f"{equal} of {len(ours)} equal" in text
+    assert f"by {gap.mean():.1f} % on average and by at most {gap.max():.1f} %" in text
+    assert re.search(r"commit `[0-9a-f]{7}`, \d{4}-\d\d-\d\d \d\d:\d\d UTC", text)
+    assert ("not the code" in text) == (equal < len(ours))
+
+
+def test_exp4_against_exp1_is_none_without_both_full_runs(tmp_path):
+    from memnb import dana_reading
+
+    assert dana_reading.exp4_against_exp1(tmp_path) is None

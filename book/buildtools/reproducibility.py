@@ -42,7 +42,8 @@ def environment(repo: Path) -> dict[str, str]:
     import numpy
     import torch
 
-    cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    cpu = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+           f"{torch.backends.cpu.get_cpu_capability()} kernels")
     gpus = ([torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
             if torch.cuda.is_available() else [])
     return {
