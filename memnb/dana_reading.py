@@ -470,7 +470,8 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     today's code (their provenance fingerprints equal :func:`memnb.results.todays_code`) and its
     points were computed in another run, any difference comes from the runs, not the code: the
     paragraph says so, with each run's device as recorded and when it ran (ours)."""
-    from memnb.results import computed_by_todays_code, computing_invocation, load, short_commit
+    from memnb.provenance import computing_invocation, short_commit
+    from memnb.results import computed_by_todays_code, load
 
     one, four = load("dana.exp1", "full", root), load("dana.exp4", "full", root)
     if one is None or four is None or "slope" not in four.table:

@@ -40,9 +40,11 @@ CORE_MODULES: tuple[str, ...] = ("memnb.models", "memnb.train", "memnb.sweep", "
 """Modules (packages include every file below them) in every sweep's code fingerprint."""
 
 _NOT_CODE = ("memnb.experiments.registry", "memnb.paths", "memnb.profiles", "memnb.results",
-             "memnb.figures", "memnb.scorecard", "memnb.prose", "memnb.viz", "memnb.cli")
+             "memnb.provenance", "memnb.profile_calls", "memnb.figures", "memnb.scorecard",
+             "memnb.prose", "memnb.viz", "memnb.cli")
 """Imported by experiment modules (with everything below them) but never part of what a point
-computes: the catalogue, paths, profile names, result files, figures, scorecard and prose."""
+computes: the catalogue, paths, profile names, result files (their provenance in words and the
+registry of running calls), figures, scorecard and prose."""
 
 _EXPERIMENT_DECORATOR = "experiment"
 """The name of the registering decorator (:func:`memnb.experiments.registry.experiment`)."""

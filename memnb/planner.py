@@ -486,11 +486,12 @@ def _wall_time_s(provenance: dict[str, Any]) -> float | None:
 def _recorded(name: str, profile: str, root: Path | None = None) -> tuple[float | None, str]:
     """Wall time and device of the last run of ``name`` under ``profile``, if any: of every
     invocation of a resumed run where its provenance records them (``total_wall_time_s``), the
-    device as :func:`memnb.results.device_label` names it (each card of a run resumed on
+    device as :func:`memnb.provenance.device_label` names it (each card of a run resumed on
     several, with its points), for a partial run how many points it computed, and how many
-    points its wall time does not cover (:func:`memnb.results.points_not_timed`)."""
+    points its wall time does not cover (:func:`memnb.provenance.points_not_timed`)."""
     from memnb.prose import counted
-    from memnb.results import device_label, load, points_not_timed, profile_change
+    from memnb.provenance import device_label, points_not_timed, profile_change
+    from memnb.results import load
 
     result = load(name, profile, root)
     if result is None:
@@ -728,7 +729,8 @@ def _recorded_so_far(name: str, profile: str, root: Path | None = None,
     partial run of ``name`` recorded with its wall time, else ''. Where ``planned`` (estimated
     wall time of the whole run, by device name) holds the run's device and the time recorded
     already exceeds it, the text says so: the estimate is then no guide to what is left."""
-    from memnb.results import device_label, load, points_ran
+    from memnb.provenance import device_label, points_ran
+    from memnb.results import load
 
     result = load(name, profile, root)
     if result is None or result.complete:

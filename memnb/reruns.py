@@ -26,6 +26,7 @@ import pandas as pd
 
 from memnb.experiments.registry import get
 from memnb.paths import results_dir
+from memnb.provenance import points_ran, profile_change
 from memnb.results import (
     ExperimentResult,
     computed_by_todays_code,
@@ -33,8 +34,6 @@ from memnb.results import (
     keep_other_code,
     load,
     point_cache_dir,
-    points_ran,
-    profile_change,
     result_paths,
     run_experiment,
 )
@@ -53,7 +52,7 @@ def rerun_root(root: Path | None = None) -> Path:
 def rerun_reason(name: str, provenance: dict[str, Any]) -> str | None:
     """Why a written result of ``name`` is due for a rerun: it was computed by other code than
     today's (:func:`memnb.results.computed_by_todays_code`), or under an earlier profile
-    (:func:`memnb.results.profile_change`); ``None`` for a result of today's code and profile."""
+    (:func:`memnb.provenance.profile_change`); ``None`` for a result of today's code and profile."""
     reasons = []
     if not computed_by_todays_code(name, provenance):
         code = provenance.get("code_fingerprint") or "fingerprint not recorded"
@@ -239,8 +238,8 @@ class ReplacementGap:
 def copied_points(current: ExperimentResult, replaced: ExperimentResult) -> int:
     """How many points of ``current`` were read from the point cache of ``replaced``, the result
     it replaced, rather than computed again: the ``points_copied`` of ``current``'s provenance
-    (:func:`memnb.results.points_copied`) whose source names ``replaced``'s table."""
-    from memnb.results import points_copied
+    (:func:`memnb.provenance.points_copied`) whose source names ``replaced``'s table."""
+    from memnb.provenance import points_copied
 
     return sum(points for source, points in points_copied(current.provenance)
                if Path(source).name == replaced.csv_path.stem)
@@ -300,7 +299,7 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
     every shared point was copied, the two are said not to be compared; when some were, the
     sentence says how many. The fingerprint and commit are left to that page: a chapter that
     reads several such tables would repeat them in every note."""
-    from memnb.results import arithmetic_label
+    from memnb.provenance import arithmetic_label
 
     gap = replacement_gap(name, profile, root, column=column)
     if gap is None:

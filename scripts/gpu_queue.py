@@ -119,7 +119,7 @@ def files_to_pack(results: Path, *, paused: bool = False) -> list[Path]:
     """The files of the :data:`PACKED_TREES` below ``results`` (``data/results/``) that
     :func:`pack` writes, sorted: the tables, provenance and point cache, or with ``paused`` only
     the loop states of paused groups; never the records of this machine's calls
-    (``.cache/.calls/``, :class:`memnb.results.ProfileCalls`)."""
+    (``.cache/.calls/``, :class:`memnb.profile_calls.ProfileCalls`)."""
     return sorted(p for tree in PACKED_TREES if (results / tree).is_dir()
                   for p in (results / tree).rglob("*")
                   if p.is_file() and is_paused_state(p, results / tree) == paused
@@ -355,12 +355,12 @@ def _checkout_importable() -> None:
 def complete_result(name: str, results: Path = RESULTS_FULL) -> bool:
     """Whether ``results`` holds a complete full result of ``name``: its table, and a provenance
     neither marked ``complete: false`` nor computed under an earlier full profile
-    (:func:`memnb.results.partial_summary`; an unreadable provenance counts as not complete)."""
+    (:func:`memnb.provenance.partial_summary`; an unreadable provenance counts as not complete)."""
     table, provenance = results / f"{name}.csv", results / f"{name}.json"
     if not (table.exists() and provenance.exists()):
         return False
     _checkout_importable()
-    from memnb.results import partial_summary  # here: the rest of the script needs no torch
+    from memnb.provenance import partial_summary  # here: the rest of the script needs no torch
 
     try:
         return partial_summary(json.loads(provenance.read_text(encoding="utf-8"))) is None

@@ -11,7 +11,8 @@ import pytest
 
 from memnb import cli, numerics, results
 from memnb.experiments.registry import get, load_all
-from memnb.results import check_device, load, provenance_summary, run_experiment
+from memnb.provenance import provenance_summary
+from memnb.results import check_device, load, run_experiment
 
 
 def test_list_shows_every_experiment_with_profiles(capsys):
@@ -132,7 +133,7 @@ def test_provenance_summary_lists_only_written_results(tmp_path):
     assert list(summary["experiment"]) == ["dana.exp6"]
     row = summary.iloc[0]
     assert row["seeds"] == 1 and row["rows"] == len(load("dana.exp6", "ci", root=tmp_path).table)
-    from memnb.results import short_commit
+    from memnb.provenance import short_commit
 
     recorded = load("dana.exp6", "ci", root=tmp_path).provenance["git_commit"]
     assert row["wall_time_s"] >= 0 and row["git_commit"] == short_commit(recorded)
@@ -242,7 +243,8 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
     # fresh checkout (another folder), reruns the same command and computes only what is missing.
     import shutil
 
-    from memnb.results import cached_point_files, partial_summary
+    from memnb.provenance import partial_summary
+    from memnb.results import cached_point_files
 
     calls: list = []
     _slow_experiment(monkeypatch, calls)
@@ -297,7 +299,7 @@ def test_a_partial_run_resumes_from_its_copied_cache_and_keeps_its_history(tmp_p
 
 
 def test_describe_points_names_the_parameters_that_vary():
-    from memnb.results import describe_points
+    from memnb.provenance import describe_points
 
     points = [{"seed": s, "H": h, "d": 64} for s in (3, 4) for h in (4, 8)]
     assert describe_points(points) == "seed ∈ {3, 4}; H ∈ {4, 8}"
@@ -356,7 +358,7 @@ def test_describe_points_names_the_parameters_that_vary():
     mlp = [{"figure": "Fig. 10", "d": d, "H": 1, "seed": s, "H_equiv": h, "width": 2 * d * (h - 1)}
            for d in (7, 10) for s in (0, 1) for h in (1, 5, 9)]
     assert describe_points(mlp) == "Fig. 10: d ∈ {7, 10}; seed ∈ {0, 1}; H_equiv ∈ {1, 5, 9}"
-    from memnb.results import partial_summary
+    from memnb.provenance import partial_summary
 
     provenance = {"complete": False, "points_done": 8, "missing_points": missing,
                   "params": {"d": [7, 10, 13], "H": [1, 5], "N": 70}}
@@ -365,7 +367,7 @@ def test_describe_points_names_the_parameters_that_vary():
 
 
 def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():
-    from memnb.results import seeds_used
+    from memnb.provenance import seeds_used
 
     provenance = {"seeds": 5}  # the profile's default, recorded whether used or not
     assert seeds_used(pd.DataFrame({"seed": [0, 0, 0], "x": [1, 2, 3]}), provenance) == 1
@@ -376,7 +378,7 @@ def test_seeds_are_counted_in_the_table_where_it_has_a_seed_column():
 def test_run_label_counts_seeds_and_threads_in_words():
     import pandas as pd
 
-    from memnb.results import device_label, run_label
+    from memnb.provenance import device_label, run_label
 
     one = pd.DataFrame({"seed": [0, 0], "accuracy": [0.1, 0.2]})
     old = {"device_name": "CPU (x86_64, 1 threads)", "seeds": 5}
@@ -402,7 +404,7 @@ def test_run_label_counts_seeds_and_threads_in_words():
 def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     """A result computed before its profile changed is not today's grid: the book, the
     scorecard and the GPU queue must not read it as complete."""
-    from memnb.results import partial_summary, profile_change
+    from memnb.provenance import partial_summary, profile_change
 
     calls: list = []
     _slow_experiment(monkeypatch, calls)
@@ -415,7 +417,7 @@ def test_a_table_of_an_earlier_profile_reads_as_partial(tmp_path, monkeypatch):
     kinds = {**done.provenance, "params": {**done.provenance["params"], "kinds": ["mlp_code"]}}
     assert "(kinds [mlp_code], today not set)" in profile_change(kinds)  # prose, not JSON
     # a recipe (a dict) names only the entries that changed
-    from memnb.results import _changed_params
+    from memnb.provenance import _changed_params
 
     assert _changed_params({"train": {"steps": 10, "lr": 0.1}, "N": 5},
                            {"train": {"steps": 20, "lr": 0.1}, "N": 5}) == [
@@ -435,6 +437,8 @@ def test_supersede_keeps_a_result_of_other_code_under_its_fingerprint(tmp_path):
     """A run of today's code can replace a table of older code only after the older one is kept
     (``<profile>/superseded/<name>.<code>.*``), readable with its provenance; today's own result,
     a missing one, one without a fingerprint and a second copy of the same code are refused."""
+    from memnb.provenance import cpu_denormals
+
     with pytest.raises(FileNotFoundError, match="dana.exp6: no `ci` result to supersede"):
         results.supersede("dana.exp6", "ci", tmp_path)
     first = run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
@@ -448,10 +452,10 @@ def test_supersede_keeps_a_result_of_other_code_under_its_fingerprint(tmp_path):
     assert load("dana.exp6", "ci", root=tmp_path) is None  # the place is free for today's run
     [earlier] = results.load_superseded("dana.exp6", "ci", tmp_path)
     pd.testing.assert_frame_equal(earlier.table, first.table)
-    assert results.cpu_denormals(earlier.provenance) == "ieee"
+    assert cpu_denormals(earlier.provenance) == "ieee"
     assert results.load_superseded("dana.exp1", "ci", tmp_path) == []
     second = run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
-    assert results.cpu_denormals(second.provenance) == numerics.mode()
+    assert cpu_denormals(second.provenance) == numerics.mode()
     second.provenance_path.write_text(json.dumps({**second.provenance,
                                                   "code_fingerprint": "0123456789abcdef"}))
     with pytest.raises(ValueError, match="already kept"):
@@ -515,6 +519,8 @@ def test_a_full_run_under_a_changed_profile_keeps_the_earlier_table_and_not_its_
 def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_path, monkeypatch):
     """``fresh_and_cached``'s note names the code of a committed full run that today's code did
     not compute (its fingerprint and denormal mode); a run of today's code needs no such words."""
+    from memnb.provenance import arithmetic_label, short_commit
+
     calls: list = []
     _slow_experiment(monkeypatch, calls)
     full = run_experiment("tiny.slow", "full", root=tmp_path)
@@ -530,7 +536,7 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     assert note.endswith("computed by earlier code (code fingerprint 0123456789abcdef, "
                          "IEEE denormals)")
     # the code a reader can check out
-    assert f"commit {results.short_commit(earlier['git_commit'])})" in note
+    assert f"commit {short_commit(earlier['git_commit'])})" in note
     # a run resumed over several commits names each commit that computed points
     resumed = {**full.provenance, "invocations": [
         {"git_commit": "aaaaaaa1", "started_utc": "2026-01-01T00:00:00", "points_done": 2},
@@ -538,9 +544,9 @@ def test_a_chapter_is_told_when_the_full_run_it_draws_is_of_earlier_code(tmp_pat
     full.provenance_path.write_text(json.dumps(resumed))
     note = results.fresh_and_cached("tiny.slow", "ci", root=tmp_path).note
     assert "commits aaaaaaa (2 points, 2026-01-01), bbbbbbb (3 points, 2026-01-02))" in note
-    assert results.arithmetic_label({"cpu_denormals": "flushed"}) == "flushed denormals"
-    assert results.arithmetic_label({"cpu_denormals": "daz-only"}) == "daz-only denormals"
-    assert results.arithmetic_label({"device": "cuda:0", "cpu_denormals": "flushed"}) == (
+    assert arithmetic_label({"cpu_denormals": "flushed"}) == "flushed denormals"
+    assert arithmetic_label({"cpu_denormals": "daz-only"}) == "daz-only denormals"
+    assert arithmetic_label({"device": "cuda:0", "cpu_denormals": "flushed"}) == (
         "GPU arithmetic")
 
 
@@ -717,7 +723,7 @@ def test_a_first_sigterm_stops_cleanly_and_writes_a_partial_run(tmp_path, monkey
 def test_computing_invocation_skips_an_invocation_that_only_read_the_cache():
     """A table assembled from points another command computed names the invocation that
     computed them, not the assembly (dana.exp1 from dana.exp4's runs)."""
-    from memnb.results import computing_invocation
+    from memnb.provenance import computing_invocation
 
     calls = [{"started_utc": "a", "git_commit": "c1", "points_done": 140},
              {"started_utc": "b", "git_commit": "c1", "points_done": 385},
@@ -738,6 +744,7 @@ def test_a_grid_listed_in_another_order_resumes_with_its_history(tmp_path, monke
     runs the same points: the partial run resumes from its cache, keeps its invocations and is
     not superseded."""
     from memnb.experiments import registry
+    from memnb.provenance import profile_change
 
     calls: list = []
     _slow_experiment(monkeypatch, calls)
@@ -753,7 +760,7 @@ def test_a_grid_listed_in_another_order_resumes_with_its_history(tmp_path, monke
     done = len(calls)
     assert not partial.complete and done < 6
     listed([8, 16])
-    assert results.profile_change(partial.provenance) is None
+    assert profile_change(partial.provenance) is None
     calls.clear()
     resumed = run_experiment("tiny.slow", "full", root=tmp_path)
     assert resumed.complete and calls == list(range(done, 6))
@@ -1061,7 +1068,7 @@ def test_a_recomputed_corrupted_point_counts_as_computed_and_a_read_only_record_
     computing call (``read_only``) and is replaced by the next call rather than kept."""
     import warnings
 
-    from memnb.results import computing_invocation
+    from memnb.provenance import computing_invocation
 
     calls: list = []
     _slow_experiment(monkeypatch, calls)
@@ -1189,12 +1196,14 @@ def test_a_call_says_when_another_call_wrote_points_of_the_profile_meanwhile(tmp
     another ``memnb run`` call on the same profile ran meanwhile (its record under
     ``.cache/.calls/``), the provenance and the invocation say so and name it, and an ended
     call or one of another machine is not counted."""
+    from memnb.profile_calls import CONCURRENT_NOTE
+
     calls: list = []
     _slow_experiment(monkeypatch, calls)
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
     monkeypatch.setattr(time, "sleep", lambda s: None)
     alone = run_experiment("tiny.slow", "ci")
-    assert results.CONCURRENT_NOTE not in alone.provenance and alone.points_computed == 6
+    assert CONCURRENT_NOTE not in alone.provenance and alone.points_computed == 6
     records = tmp_path / "ci" / ".cache" / ".calls"
     [mine] = list(records.glob("*.call"))
     assert json.loads(mine.read_text())["end"] >= json.loads(mine.read_text())["start"]
@@ -1221,17 +1230,17 @@ def test_a_call_says_when_another_call_wrote_points_of_the_profile_meanwhile(tmp
     slow_fn = slow.fn
     monkeypatch.setitem(registry._REGISTRY, "tiny.slow", dataclasses.replace(slow, fn=fn))
     shared = run_experiment("tiny.slow", "ci", seeds=2)
-    note = shared.provenance[results.CONCURRENT_NOTE]
+    note = shared.provenance[CONCURRENT_NOTE]
     assert "another memnb run call on this profile (pid 1) ran" in note
     assert "an upper bound" in note and shared.points_computed == 7  # 6 points + its file
-    assert shared.provenance["invocations"][-1][results.CONCURRENT_NOTE] == note
+    assert shared.provenance["invocations"][-1][CONCURRENT_NOTE] == note
     # an ended call, or one recorded on another machine (a GPU's, restored), does not count
     other.write_text(json.dumps({"pid": 1, "host": socket.gethostname(),
                                  "start": time.time() - 9, "end": time.time() - 8}))
     gpu = records / "gpu.call"
     gpu.write_text(json.dumps({"pid": os.getpid(), "host": "another-host", "start": 0}))
     again = run_experiment("tiny.slow", "ci", seeds=3)
-    assert results.CONCURRENT_NOTE not in again.provenance
+    assert CONCURRENT_NOTE not in again.provenance
     # a record left open by a killed call: its process gone, or its pid now another process's
     # (started after the record), or this very process's pid: none counts; the gone one's file
     # is removed
@@ -1245,5 +1254,5 @@ def test_a_call_says_when_another_call_wrote_points_of_the_profile_meanwhile(tmp
     own.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                                "start": time.time() - 60}))
     last = run_experiment("tiny.slow", "ci", seeds=4)
-    assert results.CONCURRENT_NOTE not in last.provenance
+    assert CONCURRENT_NOTE not in last.provenance
     assert not gone.exists() and not reused.exists() and not own.exists()

@@ -20,8 +20,8 @@ import pytest
 
 from memnb.experiments.registry import load_all
 from memnb.paths import repo_root
+from memnb.provenance import profile_change
 from memnb.reruns import rerun_reason, rerun_root
-from memnb.results import profile_change
 from memnb.sweep import read_point
 
 FULL = repo_root() / "data" / "results" / "full"

@@ -466,8 +466,9 @@ def test_points_copied_from_the_replaced_run_are_neither_timed_nor_compared():
     those equal-by-construction points as agreement."""
     from pathlib import Path
 
+    from memnb.provenance import points_copied, points_not_timed
     from memnb.reruns import ReplacementGap
-    from memnb.results import ExperimentResult, points_copied, points_not_timed
+    from memnb.results import ExperimentResult
     from memnb.scorecard.replaced import _apart
 
     prov = {"cached_points_reused": 0, "invocations": [{"points_done": 138}],

@@ -475,7 +475,8 @@ def test_table1_row_reads_the_built_count_from_the_committed_sweep():
 
 
 def test_the_committed_construction_run_is_shown_with_the_seeds_it_holds():
-    from memnb.results import load, run_label
+    from memnb.provenance import run_label
+    from memnb.results import load
 
     result = load("kajitsuka.construction", "full", Path(__file__).parents[1] / "data/results")
     assert result is not None

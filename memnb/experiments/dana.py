@@ -659,14 +659,9 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     wherever a run recorded it.
     """
     from memnb.dana_reading import reported_accuracy
+    from memnb.provenance import run_label
     from memnb.reruns import compared_column, replacement_difference, rerun_clause
-    from memnb.results import (
-        FreshAndCached,
-        earlier_code_note,
-        fresh_and_cached,
-        load,
-        run_label,
-    )
+    from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached, load
     from memnb.scorecard.core import computing_commits
 
     if profile == "quick":

@@ -307,7 +307,7 @@ def random_curves(params: dict, *, seeds: int, device: str, cache_dir: Path,
         # The narrower width first: at N = 600 the 16-wide model already memorizes with 0
         # blocks at 4 of 5 seeds (data/results/full), so the 8-wide one is where the depth can
         # grow with N, and a partial run should reach it first. The order is the order the
-        # points run in, not which points run (memnb.results.profile_change).
+        # points run in, not which points run (memnb.provenance.profile_change).
         "full": {"N": FIG7_N, "blocks": list(range(0, 21)) + [24, 28, 32, 36, 40],
                  "epochs": 1000, "trials": 10, "eval_every": 10,
                  "widths": [[8, 16], [16, 32]]},

@@ -1984,9 +1984,9 @@ def appendix_full_run_sentence(cached: pd.DataFrame, kind: str,
     slopes by the official rule (seed-averaged curves, :func:`memnb.experiments.dana.
     official_slopes`) beside the paper's CSV slopes, whether its Experiment 2 curve is
     increasing (steps down of at most 0.01, as the Fig. 6/9 rows allow), and, when it was
-    computed under an earlier profile (:func:`memnb.results.profile_change`), that the
+    computed under an earlier profile (:func:`memnb.provenance.profile_change`), that the
     scorecard does not judge it."""
-    from memnb.results import partial_summary, profile_change
+    from memnb.provenance import partial_summary, profile_change
 
     spec = appendix_spec(kind)
     f1, f2, f5 = spec["figures"]
@@ -2018,7 +2018,7 @@ def appendix_rerun_sentence(rerun: pd.DataFrame, kind: str, provenance: dict[str
     in full (those rows are judged on it, :func:`memnb.scorecard.dana.appendix_figures_read`),
     how many points of the others it holds, and its Experiment 1 slopes and Experiment 2 curve
     (:func:`appendix_full_reading`)."""
-    from memnb.results import partial_summary
+    from memnb.provenance import partial_summary
     from memnb.scorecard.core import computing_commits
     from memnb.scorecard.dana import appendix_figures_read
 
@@ -2142,7 +2142,8 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     need not add the generic sentence (``show(..., full_told=True)``). ``read_in_place``:
     ``table`` is the committed full run, read instead of a run of this build
     (:func:`memnb.experiments.dana.reused_full`), and the caption names it so."""
-    from memnb.results import load, points_ran
+    from memnb.provenance import points_ran
+    from memnb.results import load
 
     spec = appendix_spec(kind)
     f1, f2, f5 = spec["figures"]
@@ -2298,8 +2299,9 @@ def appendix_layout_run(run: Any, figure: str) -> Any:
     import dataclasses
 
     from memnb.experiments.dana_appendix_layout import figure_rows
+    from memnb.provenance import partial_summary, run_label
     from memnb.reruns import RERUN, rerun_progress, rerun_root
-    from memnb.results import computed_by_todays_code, load, partial_summary, run_label
+    from memnb.results import computed_by_todays_code, load
     from memnb.scorecard.core import computing_commits
 
     def rows_of(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

@@ -985,7 +985,7 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
                   ) -> tuple[plt.Figure, str]:
     """Training loss and accuracy against epochs per #blocks (Figs. 1/2 MultiNLI, 4/5 IMDb, the
     ICLR random set), with the verdicts of the matching scorecard rows. ``partial`` says what a
-    partial full-scale run ``cached`` holds (:func:`memnb.results.partial_summary`). Each line
+    partial full-scale run ``cached`` holds (:func:`memnb.provenance.partial_summary`). Each line
     is the mean over seeds, its band the lowest to the highest seed (:data:`CURVE_BAND`, named
     in the legend and, by :func:`band_words`, in the caption). This build's run ``fresh``
     (circles, its legend labels naming ``profile``) is drawn over the full-scale run (squares);
@@ -1378,11 +1378,12 @@ def capacity_depths_markdown(table: pd.DataFrame, by: str = "N", *,
 
 def coverage_markdown(root: Path | None = None) -> str:
     """Which of the chapter's training experiments have a committed full-scale run (complete, or
-    partial with what it holds: :func:`memnb.results.partial_summary`; a run of earlier code
+    partial with what it holds: :func:`memnb.provenance.partial_summary`; a run of earlier code
     says so, :func:`memnb.results.earlier_code_note`) and which have none, as a Markdown list
     (``root``: the results folder, default the checkout's)."""
     from memnb.experiments.registry import load_all
-    from memnb.results import earlier_code_note, load, partial_summary
+    from memnb.provenance import partial_summary
+    from memnb.results import earlier_code_note, load
 
     shown = {"kajitsuka.mnli_curves": "Figs. 1 and 2 (MultiNLI)",
              "kajitsuka.imdb_curves": "Figs. 4 and 5 (IMDb)",

@@ -153,11 +153,11 @@ def _training_runs(result: Any, profile: str) -> list[tuple[str, pd.DataFrame, b
 
 def partial_state(result: Any) -> str | None:
     """How much of its grid the committed full-scale run of ``result`` holds when it is partial,
-    from its provenance (:func:`memnb.results.points_ran`, the count that
-    :func:`memnb.results.partial_summary` states): ``"partial: 88 of 160 points ran"``. ``None``
+    from its provenance (:func:`memnb.provenance.points_ran`, the count that
+    :func:`memnb.provenance.partial_summary` states): ``"partial: 88 of 160 points ran"``. ``None``
     when there is no committed run, or when it is complete (read from the provenance
     :func:`memnb.results.fresh_and_cached` kept with it)."""
-    from memnb.results import points_ran
+    from memnb.provenance import points_ran
 
     provenance = getattr(result, "cached_provenance", None)
     if getattr(result, "cached", None) is None or not provenance or provenance.get(
@@ -438,7 +438,8 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
     says whether its grid is the official code's or ours (:func:`full_grid`). Under the
     ``full`` profile every sweep is this build's full-scale run."""
     from memnb.experiments.registry import get
-    from memnb.results import load, partial_summary, seeds_used
+    from memnb.provenance import partial_summary, seeds_used
+    from memnb.results import load
 
     grids = {name: full_grid(name) for name in SWEEPS}
     if profile == "full":
@@ -1543,9 +1544,14 @@ def fig3(result: Any, profile: str) -> Any:
 
 def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: the commits that computed its points
-    (:func:`memnb.results.resumed_commits`), the code that computed them (and the
+    (:func:`memnb.provenance.resumed_commits`), the code that computed them (and the
     fingerprint re-keys carried it to, which changed no computation), and CPU denormals."""
-    from memnb.results import arithmetic_label, computing_invocation, resumed_commits, short_commit
+    from memnb.provenance import (
+        arithmetic_label,
+        computing_invocation,
+        resumed_commits,
+        short_commit,
+    )
 
     computed = computing_invocation(provenance)
     commits = resumed_commits(provenance) or (
@@ -1572,8 +1578,8 @@ def _verdict_status(table: pd.DataFrame) -> str:
 def _row_status(run: Any) -> tuple[str, str | None]:
     """The status the scorecard's Fig. 3 row gives a committed full run (every seed it ran,
     :func:`memnb.scorecard.criteria.at_paper_scale`'s cap at ``trend`` for a partial grid), and
-    the run's :func:`memnb.results.partial_summary` (None when complete)."""
-    from memnb.results import partial_summary
+    the run's :func:`memnb.provenance.partial_summary` (None when complete)."""
+    from memnb.provenance import partial_summary
     from memnb.scorecard import criteria
     from memnb.scorecard.core import NotComputable
 
@@ -1653,7 +1659,7 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
             if all(h in st.index for st in stats):
                 moves.append(abs(float(stats[0].loc[h, "unsaturated"])
                                  - float(stats[1].loc[h, "unsaturated"])))
-        from memnb.results import cpu_denormals
+        from memnb.provenance import cpu_denormals
 
         modes = (cpu_denormals(before.provenance), cpu_denormals(current.provenance))
         cause = ("the two runs differ in the CPU's treatment of denormal floats (and in code "

@@ -102,11 +102,11 @@ class Row:
 def computing_commits(provenance: dict[str, Any]) -> str:
     """The commit(s) whose invocations computed a result's points, for its evidence: "commit
     abc1234, <start>" when the invocations of one commit computed them all (or the invocations
-    do not tell, :func:`memnb.results.computing_invocation`), else "commits eb16d85 (84 points,
+    do not tell, :func:`memnb.provenance.computing_invocation`), else "commits eb16d85 (84 points,
     2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 (105 points, 2026-11-26)": every
     commit whose invocations raised ``points_done``, with the points they added and the day of
     the first, so that a resumed run does not read as computed by its last commit alone."""
-    from memnb.results import computing_invocation, resumed_commits, short_commit
+    from memnb.provenance import computing_invocation, resumed_commits, short_commit
 
     several = resumed_commits(provenance)
     if several is not None:
@@ -120,14 +120,15 @@ def todays_rerun(name: str, profile: str = "full",
                  root: Path | None = None) -> ExperimentResult | None:
     """The rerun of ``name`` (:func:`memnb.reruns.rerun_root`) that stands in for its committed
     ``profile`` result while that result is not judged: returned when the committed result was
-    computed under an earlier profile (:func:`memnb.results.profile_change`) and the rerun by
+    computed under an earlier profile (:func:`memnb.provenance.profile_change`) and the rerun by
     today's code (:func:`memnb.results.computed_by_todays_code`) under today's profile;
     ``None`` otherwise (no such rerun, a committed result of today's profile, an unregistered
     experiment). The rerun may be partial: a reader judges only the parts it has computed in
     full (:meth:`ResultSource.rerun_part`)."""
     from memnb.experiments.registry import load_all
+    from memnb.provenance import profile_change
     from memnb.reruns import rerun_root
-    from memnb.results import computed_by_todays_code, load, profile_change
+    from memnb.results import computed_by_todays_code, load
 
     committed = load(name, profile, root)
     if committed is None or profile_change(committed.provenance) is None:
@@ -145,7 +146,7 @@ class ReadTable(NamedTuple):
     table: pd.DataFrame
     profile: str  # the profile the table was read from
     what: str  # one line of evidence: the run, its device, commits, partial grid
-    partial: str | None  # :func:`memnb.results.partial_summary`; None for a complete run
+    partial: str | None  # :func:`memnb.provenance.partial_summary`; None for a complete run
     run: str  # a short label: "`full` run of dana.exp2", for Row.read_from
 
 
@@ -185,13 +186,9 @@ class ResultSource:
     def _lookup(self, name: str) -> ReadTable:
         """What :meth:`table` reads for ``name``."""
         from memnb.experiments.registry import load_all
+        from memnb.provenance import partial_summary, profile_change, run_label
         from memnb.reruns import rerun_clause
-        from memnb.results import (
-            earlier_code_note,
-            partial_summary,
-            profile_change,
-            run_label,
-        )
+        from memnb.results import earlier_code_note
 
         if name in self._override:
             return self._override[name]
@@ -257,8 +254,9 @@ class ResultSource:
 
     def _rerun_entry(self, name: str, column: str, values: tuple[Any, ...],
                      where: dict[str, Any]) -> ReadTable | None:
+        from memnb.provenance import points_ran, profile_change, run_label
         from memnb.reruns import RERUN, rerun_progress
-        from memnb.results import load, points_ran, profile_change, run_label
+        from memnb.results import load
 
         rerun = None if self.profile != "full" else todays_rerun(name, "full", self.root)
         if rerun is None or any(c not in rerun.table for c in (column, *where)):
@@ -299,8 +297,9 @@ class ResultSource:
         run of today's code and profile; ``--rerun`` when the committed one is of an earlier
         profile or of earlier code (a plain run would move it aside at its first partial write);
         else the plain ``memnb run <name> --profile full``."""
+        from memnb.provenance import profile_change
         from memnb.reruns import rerun_root
-        from memnb.results import computed_by_todays_code, continue_command, load, profile_change
+        from memnb.results import computed_by_todays_code, continue_command, load
 
         plain = f"memnb run {name} --profile full"
         rerun = load(name, "full", rerun_root(self.root))
@@ -366,7 +365,7 @@ class ResultSource:
             reduced=reason or f"`{used}` run of {name}, not the paper's scale")
 
     def partial(self, name: str) -> str | None:
-        """:func:`memnb.results.partial_summary` of the run :meth:`table` reads for ``name``
+        """:func:`memnb.provenance.partial_summary` of the run :meth:`table` reads for ``name``
         (None when that run is complete)."""
         return self._lookup(name).partial
 

@@ -1292,7 +1292,8 @@ def _earlier_full_note(results: ResultSource, name: str, figure: str) -> str:
     (:func:`memnb.dana_reading.appendix_full_reading`) when it exists, the row did not read
     it, and it was computed under an earlier ``full`` profile (:func:`memnb.results.
     profile_change`), as a bracketed clause that says it is not judged; '' otherwise."""
-    from memnb.results import load, points_ran, profile_change
+    from memnb.provenance import points_ran, profile_change
+    from memnb.results import load
 
     on_rerun = results.reads_rerun(name)
     if results.used_profile(name) == "full" and not on_rerun:

@@ -92,14 +92,9 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     :func:`memnb.reruns.compared_column`) and every one of ``rows`` that reads the run, with
     its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
     counting the statuses that change. Rows of several papers are named with their paper."""
+    from memnb.provenance import arithmetic_label, partial_summary, profile_change, short_commit
     from memnb.reruns import compared_column, gap_between, replaced_result
-    from memnb.results import (
-        arithmetic_label,
-        load,
-        partial_summary,
-        profile_change,
-        short_commit,
-    )
+    from memnb.results import load
 
     if source_profile(profile) != "full":
         return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
