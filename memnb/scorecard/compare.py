@@ -516,23 +516,6 @@ def _bounding_failures(table: pd.DataFrame, brackets: pd.DataFrame, arch: str,
     return out[["budget", "shape", "seed", "capacity", "upper", "at_cap"]]
 
 
-def _linear_within_brackets(runs: pd.DataFrame, bounds_: pd.DataFrame) -> bool:
-    """Whether capacities proportional to ``P`` (exponent exactly 1) fit the search brackets of
-    the fitted budgets ``runs`` (best shapes, their mean ``capacity`` and ``parameters``) once the
-    failures that stopped at the step cap bound nothing (:func:`_bounding_failures` in
-    ``bounds_``): some ``k`` with ``k P`` at least each budget's mean capacity and below the mean
-    of its seeds' failed ``N`` wherever every one of them stopped before the cap."""
-    low = max(float(c) / float(p) for c, p in zip(runs["capacity"], runs["parameters"],
-                                                   strict=True))
-    high = math.inf
-    for budget, shape, params in zip(runs["budget"], runs["shape"], runs["parameters"],
-                                     strict=True):
-        seeds = bounds_[(bounds_["budget"] == budget) & (bounds_["shape"] == shape)]
-        if len(seeds) and not seeds["at_cap"].any():
-            high = min(high, float(seeds["upper"].mean()) / float(params))
-    return low < high
-
-
 def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
                             steps: int | None = None) -> Verdict:
     """Capacity grows linearly with the budget for ``arch``: a log-log fit of the best shape's
@@ -556,17 +539,12 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     (e.g. a capacity growing faster than linearly over these budgets, which is not the linear
     shape the row claims).
 
-    A ``differs`` rests on the failed tries that bound the capacities above. ``steps`` is the
-    step cap of the run's profile: a failure that stopped at it (``steps_run`` in ``table``;
-    training stops early only at 100 %) shows its ``N`` not reached within the step budget, not
-    unfittable, as the guarantee rows read such a failure (:func:`guarantee_verdict`). When,
-    read so, capacities proportional to ``P`` (exponent 1) at least the ``N`` fitted at every
-    budget fit every bracket (:func:`_linear_within_brackets`: only the failures that stopped
-    before the cap bound them), the data do not refute linear growth: the verdict is ``trend``,
-    its text opening with "not decided" and how many of the bounding failures stopped at the
-    cap (``decided`` False in its values, as :func:`status_words` reads it); otherwise it stays
-    ``differs`` with that count. Without ``steps`` (or a ``steps_run`` column) it stays
-    ``differs``, and the text says that whether they ran to a step cap is not known.
+    The capacity judged is the one reached within the profile's step budget (``steps``): a failed
+    try that bounds a capacity from above ran to that cap wherever training did not reach 100 %
+    (it stops early only there), so it bounds what the budget reaches, not what longer training
+    could. The measured text counts the bounding failures that stopped at the cap (``steps_run``
+    in ``table``; :func:`_bounding_failures`), so that a ``differs`` says how much of it a
+    longer budget could move; without ``steps`` or that column it says this is not known.
     """
     _, best = _caps(table, C)
     brackets = capacity_brackets(table, C)
@@ -623,8 +601,6 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
         why = ([f"exponent {slope:.3g} ≤ ½"] if slope <= 0.5 else []) + (
             [f"the widened interval reaches {wide_low:.3g} ≤ 0"] if wide_low <= 0 else [])
         measured += f"; growth not shown: {' and '.join(why)}"
-    if status == "trend":
-        return Verdict(status, measured, values)
     if steps is None or "steps_run" not in table:
         measured += ("; whether the failed tries that bound these capacities ran to a step cap "
                      "is not known here (no step cap or no steps_run column)")
@@ -633,21 +609,11 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     failed = bounds_[np.isfinite(bounds_["upper"])]
     at_cap = int(failed["at_cap"].sum())
     values |= {"bounding_failures": len(failed), "bounding_at_cap": at_cap}
-    capped = (f"{at_cap} of the {len(failed)} failed tries that bound these capacities stopped "
-              f"at the profile's {int(steps):,}-step cap")
-    if at_cap and _linear_within_brackets(part, bounds_):
-        # said first: the status column holds only "trend", its first words say why
-        measured = (f"not decided: {capped} (training stops early only at 100 %), which shows "
-                    "their N not reached within the step budget, not unfittable, as the "
-                    "guarantee rows read it; read so, capacities proportional to P (exponent "
-                    "1), each at least the N fitted at its budget, are consistent with every "
-                    "search bracket, so the fit below describes the capacity reached within "
-                    f"the profile's {int(steps):,}-step budget and does not refute linear "
-                    "growth; " + measured)
-        return Verdict("trend", measured, {**values, "decided": False})
-    measured += f"; {capped}" + (", and the failures that stopped before it still exclude "
-                                 "capacities proportional to P" if at_cap else "")
-    return Verdict(status, measured, {**values, "decided": True})
+    measured += (f"; the capacities are those reached within the profile's {int(steps):,}-step "
+                 f"budget: {at_cap} of the {len(failed)} failed tries that bound them stopped at "
+                 "that cap (training stops early only at 100 %)"
+                 + (", so a longer budget could move them" if at_cap else ""))
+    return Verdict(status, measured, values)
 
 
 def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
@@ -928,8 +894,8 @@ for _arch in exp.ARCHITECTURES:
 
     _linear.__qualname__ = f"linear_{_arch}"
     item(P, f"Capacity vs budget, {exp.SHORT[_arch]}", ours=True, cost=_COST,
-         claim=f"the trained capacity of the {exp.LABELS[_arch]} grows linearly with its "
-               "parameters",
+         claim=f"the trained capacity of the {exp.LABELS[_arch]} (within the profile's step "
+               "budget) grows linearly with its parameters",
          criterion=f"log-log fit of the best shape's mean capacity against P over the "
                    f"budgets with a positive capacity (the others named; fewer than three: "
                    f"no fit, `not run` until the complete `full` run), its 95 % interval "
@@ -938,13 +904,10 @@ for _arch in exp.ARCHITECTURES:
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
                    f"{LINEAR_TOLERANCE:g}; trend when it grows (exponent > ½, widened interval "
                    "above 0) and the widened interval contains 1 but the rule is not met; "
-                   "differs otherwise (an interval excluding 1 is not linear growth), unless "
-                   "it rests on failed tries that stopped at the profile's step cap: training "
-                   "stops early only at 100 %, so such a failure shows that N not reached "
-                   "within the step budget, not unfittable, as the guarantee rows read it; "
-                   "where, read so, capacities proportional to P (exponent 1) and at least the "
-                   "N fitted at every budget fit every search bracket, the verdict is trend "
-                   "(not decided), with how many of the bounding failures stopped at the cap; "
+                   "differs otherwise (an interval excluding 1 is not linear growth); the "
+                   "capacity is the one reached within the profile's step budget (a failed "
+                   "try ran to the cap unless it fitted, so it bounds what the budget reaches, "
+                   "not what longer training could; the measured text counts them); "
                    "`trend` at most from a reduced-size run")(_linear)
 
 
