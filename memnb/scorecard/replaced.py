@@ -1,11 +1,14 @@
-"""Would the full runs that today's tables replaced have changed a verdict? (ours)
+"""Would the full runs that today's tables replaced, or a replication of them, have changed a
+verdict? (ours)
 
 A committed full-scale table that was recomputed by newer code (or under a newer profile)
 keeps the table it replaced under ``data/results/full/superseded/``
 (:func:`memnb.results.supersede`, :mod:`memnb.reruns`). Recomputing changes numbers slightly:
 another code fingerprint, the CPU's denormals flushed instead of kept. This module judges every
 scorecard row that reads such a table a second time, on the replaced table, so that a reader can
-see whether a verdict rests on the particular run or on what every run shows.
+see whether a verdict rests on the particular run or on what every run shows. A replication
+(:func:`replication_markdown`) is the same question for a run of the same code: a committed full
+run computed again on another machine, whose CPU kernels may round differently.
 """
 
 from __future__ import annotations
@@ -214,3 +217,70 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
 
 __all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
            "rejudged_summary", "replaced_runs_markdown"]
+
+
+REPLICATIONS = "replications"
+"""The folder under the results root that holds replications (ours): a committed full run
+computed again, by code of the same fingerprint and over the same grid, in another run (another
+machine, say), as ``data/results/replications/<profile>/<name>.{csv,json}``."""
+
+
+def replications_root(root: Path | None = None) -> Path:
+    """The results root of replications: ``<root>/replications`` (``root`` defaults to
+    :func:`memnb.paths.results_dir`)."""
+    from memnb.paths import results_dir
+
+    return (root or results_dir()) / REPLICATIONS
+
+
+def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
+                         root: Path | None = None) -> str | None:
+    """For each experiment of ``names`` whose committed full run has a replication
+    (:func:`replications_root`) of the same code fingerprint, one paragraph: both runs' device,
+    commit and start, how far the two tables are apart on the points both hold (in
+    :func:`memnb.reruns.compared_column`), and every one of ``rows`` that reads the committed run
+    judged again on the replication (:func:`rejudge`), with the count of statuses that change.
+    A replication of other code is named and not compared. ``None`` when there is none. It tells
+    a verdict that rests on one run's last bits from one that every run of the code shows. Under
+    a ``profile`` whose scorecard reads no full runs, a sentence says so."""
+    from memnb.provenance import computing_invocation, short_commit
+    from memnb.reruns import compared_column, gap_between
+    from memnb.results import load
+
+    def run(result: ExperimentResult) -> str:
+        last = computing_invocation(result.provenance)  # the call that computed its last points
+        started = str(last.get("started_utc", "?"))[:10]
+        return (f"{result.provenance.get('device_name', '?')}, commit "
+                f"`{short_commit(last.get('git_commit'))}`, {started}")
+
+    if source_profile(profile) != "full":
+        return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
+                "replication is judged.")
+    texts = []
+    for name in names:
+        current = load(name, "full", root)
+        again = load(name, "full", replications_root(root))
+        if current is None or again is None:
+            continue
+        code = current.provenance.get("code_fingerprint")
+        if again.provenance.get("code_fingerprint") != code:
+            texts.append(f"`{name}`: the replication under `{REPLICATIONS}/` is of other code "
+                         f"(`{again.provenance.get('code_fingerprint')}`, the committed run's "
+                         f"`{code}`), so it is not compared.")
+            continue
+        column = compared_column(current.table, again.table)
+        gap = None if column is None else gap_between(name, "full", current, again,
+                                                      column=column)
+        apart = ("the two tables share no point to compare" if gap is None or gap.points == 0
+                 else f"on the {gap.points} points both hold, `{column}` differs by "
+                      f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}")
+        judged = rejudge(rows, name, root, replaced=again) or []
+        moved = [j for j in judged if j.now != j.then]
+        statuses = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in judged) or "no row reads it"
+        verdict = ("no verdict changes" if not moved else
+                   f"{len(moved)} of {len(judged)} verdicts change")
+        texts.append(f"`{name}` computed again by the same code (fingerprint `{code}`) on "
+                     f"{run(again)}, beside the committed run on {run(current)}: {apart}. The "
+                     f"rows that read it, judged again on the replication (committed → "
+                     f"replication): {statuses}; {verdict}.")
+    return "\n\n".join(texts) or None
