@@ -470,7 +470,7 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     today's code (their provenance fingerprints equal :func:`memnb.results.todays_code`) and its
     points were computed in another run, any difference comes from the runs, not the code: the
     paragraph says so, with each run's device as recorded and when it ran (ours)."""
-    from memnb.provenance import computing_invocation, short_commit
+    from memnb.provenance import computed_on
     from memnb.results import computed_by_todays_code, load
 
     one, four = load("dana.exp1", "full", root), load("dana.exp4", "full", root)
@@ -483,15 +483,9 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
         return None
     gap = 100.0 * (ours.loc[shared] / theirs["slope"].loc[shared] - 1.0).abs()
     equal = int((ours.loc[shared] == theirs["slope"].loc[shared]).sum())
-
-    def run(result: Any) -> str:
-        last = computing_invocation(result.provenance)  # the call that computed its last points
-        return (f"{result.provenance.get('device_name', '?')}, commit "
-                f"`{short_commit(last.get('git_commit'))}`, "
-                f"{str(last.get('started_utc', '?'))[:16].replace('T', ' ')} UTC")
-
-    text = (f"`dana.exp4`'s {counted(len(shared), 'per-seed slope')} ({run(four)}) against the "
-            f"same slopes of `dana.exp1`'s table ({run(one)}): {equal} of {len(shared)} equal; "
+    text = (f"`dana.exp4`'s {counted(len(shared), 'per-seed slope')} "
+            f"({computed_on(four.provenance)}) against the same slopes of `dana.exp1`'s table "
+            f"({computed_on(one.provenance)}): {equal} of {len(shared)} equal; "
             f"they differ by {gap.mean():.1f} % on average and by at most {gap.max():.1f} %")
     same_code = (computed_by_todays_code("dana.exp1", one.provenance)
                  and computed_by_todays_code("dana.exp4", four.provenance))

@@ -11,7 +11,7 @@ with other digests while its points are cached
 (:func:`memnb.results.data_change_error`). A run recorded before ``data_files`` existed has no
 digest to compare, so it is continued unchecked.
 
-Before a run computes, :func:`check_contents` also reads what a loader would silently leave out:
+Before a run computes, :func:`check_contents` also reads what a loader would misread:
 the MultiNLI loader (:func:`memnb.data.text.load_mnli`) reads labels by name (entailment,
 neutral, contradiction), so a file of the hub's integer labels, or with rows labelled ``-``,
 is refused before it reads it, with the way to convert it (:func:`mnli_label_error`). A file

@@ -467,6 +467,17 @@ def computing_invocation(provenance: dict[str, Any]) -> dict[str, Any]:
     return {"git_commit": latest.get("git_commit"), "started_utc": latest.get("started_utc")}
 
 
+def computed_on(provenance: dict[str, Any]) -> str:
+    """Where and when a result's last points were computed, as the chapters name a run beside
+    another: its device as recorded, then the commit and start (UTC, to the minute) of the call
+    that computed them (:func:`computing_invocation`): ``"CPU (x86_64, 2 threads), commit
+    `04233d7`, 2026-11-25 23:42 UTC"``."""
+    last = computing_invocation(provenance)
+    started = str(last.get("started_utc", "?"))[:16].replace("T", " ")
+    return (f"{provenance.get('device_name', '?')}, commit "
+            f"`{short_commit(last.get('git_commit'))}`, {started} UTC")
+
+
 def provenance_summary(names: list[str], profile: str,
                        root: Path | None = None) -> pd.DataFrame:
     """One row per written result of ``names`` under ``profile``: how and where it was computed.

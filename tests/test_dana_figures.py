@@ -166,8 +166,8 @@ def test_exp1_caption_counts_every_panel_and_where_ours_is_below_the_paper():
             "above") in text
     assert f"Ours lies below the paper's CSV at {points} of {points} points (by 0.048" in text
     assert "at every H for d = 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13; at d = 10, at 7 of 7 H" in text
-    assert ("mean |ours − paper| of this table is 0.0480, within the tolerance 0.05 by 0.0020 "
-            "(4% of it; under a tenth of it, a narrow margin)") in text
+    assert ("mean |ours − paper| of this table is 0.0480 (tolerance 0.05), within the tolerance "
+            "by 0.0020 (4% of it; under a tenth of it, a narrow margin)") in text
     lead, _, details = text.partition(viz.DETAILS)  # the numbers fold below what is drawn
     assert lead.strip().endswith("Verdict (Fig. 1a): **reproduced**.")
     assert "Over all 11 panels" in details and "Over all" not in lead

@@ -42,11 +42,13 @@ def test_a_replication_of_the_same_code_is_compared_and_other_code_is_not(tmp_pa
     text = replication_markdown(rows, [name], "full", root)
     # an identical table: every point equal, the row judged again the same
     assert text.startswith(f"`{name}` computed again by the same code (fingerprint `")
-    assert "differs by 0.0000 on average and by at most 0.000" in text
-    assert text.endswith(f"Fig. 4: {rows[0].status} → {rows[0].status}; no verdict changes.")
+    assert "differs by 0.0000 on average, at most 0.000" in text
+    assert text.endswith(f"The rows that read it (committed → replication): Fig. 4: "
+                         f"{rows[0].status} → {rows[0].status}. Of the 1 verdict judged again "
+                         "on the replication, none changes.")
     # a row that does not read it is not judged again
     other = replication_markdown([_row("Fig. 4", "trend", "dana.exp1")], [name], "full", root)
-    assert other.endswith("no row reads it; no verdict changes.")
+    assert other.endswith("No row reads it.")
     # another fingerprint: named, not compared
     path = replications_root(root) / "full" / f"{name}.json"
     record = json.loads(path.read_text())

@@ -34,7 +34,7 @@ from memnb.dana_reading import (
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
 from memnb.prose import counted
-from memnb.scorecard.dana import KL_ZERO, narrow_margin
+from memnb.scorecard.dana import KL_ZERO, margin_words
 
 # the plotted accuracy is the code's last-batches mean where a run recorded it
 # (as_the_paper_reports), else the checkpoint's on the training sample: both are fractions
@@ -1079,12 +1079,8 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
     at = exp1_against_paper(table).set_index("d")
     if 10 in at.index:
         mad = float(at.loc[10, "mean_abs"])
-        margin = ACC_TOL - mad
-        side = "within" if margin >= 0 else "outside"
-        text += (f" There the mean |ours − paper| of this table is {mad:.4f}, {side} the "
-                 f"tolerance {ACC_TOL:g} by {abs(margin):.4f} ({abs(margin) / ACC_TOL:.0%} of "
-                 "it" + ("; under a tenth of it, a narrow margin" if narrow_margin(mad, ACC_TOL)
-                         else "") + ").")
+        text += (f" There the mean |ours − paper| of this table is {mad:.4f} (tolerance "
+                 f"{ACC_TOL:g}), {margin_words(mad, ACC_TOL)}.")
     return folded_report(lead, [text], (row,))
 
 

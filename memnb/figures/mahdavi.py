@@ -29,6 +29,7 @@ from memnb.constructions.mha import Construction
 from memnb.experiments.mahdavi import SATURATION_SEARCH
 from memnb.papers import mahdavi as paper
 from memnb.prose import counted, markdown_table
+from memnb.scorecard import criteria
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import Row, load_items
 from memnb.scorecard.render import source_profile
@@ -479,7 +480,7 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
     lines += ["", f"The `{profile}` runs keep the official model {kept} (ours: "
               "`memnb.experiments.mahdavi`); a figure without a full-scale run is judged on its "
               "reduced run; a reduced or a partial run caps its verdict: the cap turns a pass "
-              f"into trend, and {sc.FAILED_ANY_SCALE}."]
+              f"into trend, and {criteria.FAILED_ANY_SCALE}."]
     return "\n".join(lines)
 
 
@@ -1580,7 +1581,6 @@ def _row_status(run: Any) -> tuple[str, str | None]:
     :func:`memnb.scorecard.criteria.at_paper_scale`'s cap at ``trend`` for a partial grid), and
     the run's :func:`memnb.provenance.partial_summary` (None when complete)."""
     from memnb.provenance import partial_summary
-    from memnb.scorecard import criteria
     from memnb.scorecard.core import NotComputable
 
     partial = partial_summary(run.provenance)

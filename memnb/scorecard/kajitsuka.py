@@ -1486,8 +1486,8 @@ def _curves_item(number: str, name: str, metric: str, dataset: str, data: str) -
                     "seeds in this book): seeds that do not all come out as the mean → trend, "
                     "unless the mean fails and most seeds fail too → differs (the measured "
                     "text says whether the mean fails, and at how many seeds); at most `trend` "
-                    "at reduced scale or from a partial run (a failed criterion is `differs` at "
-                    "any scale)", cost=_FULL_COST)
+                    f"at reduced scale or from a partial run ({criteria.FAILED_ANY_SCALE})",
+          cost=_FULL_COST)
     def check(results: ResultSource) -> Verdict:
         return _scaled(results, name, curves_verdict(results.table(name), metric))
 

@@ -68,7 +68,6 @@ FIG1_POOL_SHARE_TEXT = "half"
 FIG1_DROP_BAND = (0.05, 0.95)
 #: :data:`FIG1_DROP_BAND` in words, for the criterion and the measured text.
 FIG1_DROP_TEXT = (f"strictly between {FIG1_DROP_BAND[0]:g} and {FIG1_DROP_BAND[1]:g}")
-FAILED_ANY_SCALE = criteria.FAILED_ANY_SCALE  # the scale cap's rule, as criteria name it
 #: Sec. 5.1: the paper "evaluate[s] the mentioned models on 2000 images sampled from ImageNet";
 #: its notebook keeps the RGB ones (:data:`memnb.papers.mahdavi.TABLE1_IMAGES`).
 PAPER_SAMPLED_IMAGES = 2000
@@ -1363,7 +1362,7 @@ def definition_2(results: ResultSource) -> Verdict:
 
 #: The pool cap of the rows read from ``mahdavi.table1`` (:func:`_table1_scale`), in words.
 _POOL = (f"; fewer images than the paper's {int(paper.TABLE1_IMAGES.value):,} (a smaller pool "
-         f"to draw from) or a quick run turns a pass into trend ({FAILED_ANY_SCALE})")
+         f"to draw from) or a quick run turns a pass into trend ({criteria.FAILED_ANY_SCALE})")
 
 
 @item(P, "Assumption 1",
@@ -1749,7 +1748,8 @@ def proposition4_table(draws: int = 12, seed: int = 0) -> pd.DataFrame:
                 "where our test decides it; a run with a smaller pool of images than the "
                 f"paper's {int(paper.TABLE1_IMAGES.value):,} or fewer random draws per Kruskal "
                 f"test than its {int(paper.TABLE1_DRAWS.value):,} turns a pass into trend ("
-                + FAILED_ANY_SCALE + "; the measured text names which of the two is reduced)",
+                + criteria.FAILED_ANY_SCALE
+                + "; the measured text names which of the two is reduced)",
       cost="a few CPU-minutes (quick), about an hour for the paper's 5,000 draws, our estimate")
 def table_1(results: ResultSource) -> Verdict:
     table = results.table("mahdavi.table1")
@@ -1853,7 +1853,7 @@ def table_3(results: ResultSource) -> Verdict:
                 "not in our text) and slope's 95 % CI above 0; a quadratic fit whose x² "
                 "coefficient's 95 % CI excludes 0 (counts convex or concave in H) → at most "
                 "trend; a reduced or a partial full run turns a pass into trend ("
-                + FAILED_ANY_SCALE + "). Theorem 1's "
+                + criteria.FAILED_ANY_SCALE + "). Theorem 1's "
                 "guarantee beside the counts above chance "
                 "(ours) is reported, not judged", cost=_GPU)
 def fig_2a(results: ResultSource) -> Verdict:
@@ -1869,7 +1869,7 @@ def fig_2a(results: ResultSource) -> Verdict:
       criterion="mean count at the largest T monotone in n (steps against the direction "
                 "within the largest standard deviation over the seeds at one n allowed); "
                 "a reduced or a partial full run turns a pass into trend ("
-                + FAILED_ANY_SCALE + ")", cost=_GPU)
+                + criteria.FAILED_ANY_SCALE + ")", cost=_GPU)
 def fig_2b(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.context", fig2b_verdict(results.table("mahdavi.context")))
 
@@ -1880,7 +1880,7 @@ def fig_2b(results: ResultSource) -> Verdict:
                 "that slope fits past n within the largest standard deviation over the seeds at "
                 "one d_h (noise, as in Fig. 2b); "
                 "a reduced or a partial full run turns a pass into trend ("
-                + FAILED_ANY_SCALE + ")", cost=_GPU)
+                + criteria.FAILED_ANY_SCALE + ")", cost=_GPU)
 def fig_2c(results: ResultSource) -> Verdict:
     return _scale(results, "mahdavi.head_dim", fig2c_verdict(results.table("mahdavi.head_dim")))
 

@@ -173,12 +173,18 @@ def _apart(gap: ReplacementGap | None, column: str | None) -> str:
 
 def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str],
                      partial_tables: Collection[str] = (),
-                     earlier_profile: Collection[str] = ()) -> str:
+                     earlier_profile: Collection[str] = (), *,
+                     on: tuple[str, str, str] = ("the replaced tables", "the replaced table",
+                                                 "the replaced one")) -> str:
     """One sentence on ``judged``: how many verdicts were judged again, which rows read several
     replaced runs (each judged again once per run, so counted once per run) and every status
     that changes, named by ``label`` (and by the replaced run for such a row; with a note where
     the replaced table was of an earlier profile and so not judged, one of ``earlier_profile``,
-    or else where its grid was partial, one of ``partial_tables``)."""
+    or else where its grid was partial, one of ``partial_tables``). ``on`` names the tables
+    judged on: all together, one of them, and one of them after a status (a replication:
+    :func:`replication_markdown`). A status that becomes ``not run`` there overturns nothing and
+    is listed apart."""
+    tables, table, one = on
 
     def why(j: Rejudged) -> str:
         if j.experiment in earlier_profile:
@@ -193,7 +199,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
                "several replaced runs and "
                f"{'is' if len(twice) == 1 else 'are'} judged again with each in turn: "
                + ", ".join(twice) + ")" if twice else "")
-    head = f"Of the {verdicts} judged again on the replaced tables{several}, "
+    head = f"Of the {verdicts} judged again on {tables}{several}, "
     if not changed:
         return head + "none changes."
 
@@ -201,7 +207,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
         return "; ".join(f"{label(j)}"
                          + (f" with `{j.experiment}` replaced" if reads[j.paper, j.item] > 1
                             else "")
-                         + f" ({j.now} on the committed run, {j.then} on the replaced one"
+                         + f" ({j.now} on the committed run, {j.then} on {one}"
                          + why(j) + ")" for j in rows)
 
     # a replaced table that cannot decide a row (not run on it) overturns nothing
@@ -210,13 +216,9 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
     text = head + (f"{len(moved)} change{'s' if len(moved) == 1 else ''}: {listed(moved)}."
                    if moved else "none changes to another verdict.")
     if undecided:
-        text += (f" {len(undecided)} cannot be decided on the replaced table (`not run` there, "
-                 f"which overturns no verdict): {listed(undecided)}.")
+        text += (f" {len(undecided)} cannot be decided on {table} (`not run` there, which "
+                 f"overturns no verdict): {listed(undecided)}.")
     return text
-
-
-__all__ = ["ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
-           "rejudged_summary", "replaced_runs_markdown"]
 
 
 REPLICATIONS = "replications"
@@ -243,15 +245,9 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
     A replication of other code is named and not compared. ``None`` when there is none. It tells
     a verdict that rests on one run's last bits from one that every run of the code shows. Under
     a ``profile`` whose scorecard reads no full runs, a sentence says so."""
-    from memnb.provenance import computing_invocation, short_commit
+    from memnb.provenance import computed_on
     from memnb.reruns import compared_column, gap_between
     from memnb.results import load
-
-    def run(result: ExperimentResult) -> str:
-        last = computing_invocation(result.provenance)  # the call that computed its last points
-        started = str(last.get("started_utc", "?"))[:10]
-        return (f"{result.provenance.get('device_name', '?')}, commit "
-                f"`{short_commit(last.get('git_commit'))}`, {started}")
 
     if source_profile(profile) != "full":
         return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
@@ -271,16 +267,18 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
         column = compared_column(current.table, again.table)
         gap = None if column is None else gap_between(name, "full", current, again,
                                                       column=column)
-        apart = ("the two tables share no point to compare" if gap is None or gap.points == 0
-                 else f"on the {gap.points} points both hold, `{column}` differs by "
-                      f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}")
         judged = rejudge(rows, name, root, replaced=again) or []
-        moved = [j for j in judged if j.now != j.then]
-        statuses = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in judged) or "no row reads it"
-        verdict = ("no verdict changes" if not moved else
-                   f"{len(moved)} of {len(judged)} verdicts change")
+        statuses = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in judged)
+        verdicts = ("No row reads it." if not judged else
+                    f"The rows that read it (committed → replication): {statuses}. "
+                    + rejudged_summary(judged, lambda j: j.item,
+                                       on=("the replication",) * 3))
         texts.append(f"`{name}` computed again by the same code (fingerprint `{code}`) on "
-                     f"{run(again)}, beside the committed run on {run(current)}: {apart}. The "
-                     f"rows that read it, judged again on the replication (committed → "
-                     f"replication): {statuses}; {verdict}.")
+                     f"{computed_on(again.provenance)}, beside the committed run on "
+                     f"{computed_on(current.provenance)}: {_apart(gap, column)}. {verdicts}")
     return "\n\n".join(texts) or None
+
+
+__all__ = ["REPLICATIONS", "ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
+           "rejudged_summary", "replaced_runs_markdown", "replication_markdown",
+           "replications_root"]
