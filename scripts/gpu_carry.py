@@ -18,6 +18,17 @@ machine's image has PyTorch but not every package ``memnb`` imports. This script
 - ``results_full.tar.gz``, when ``--archive`` names the archive an earlier queue call packed,
   and the paused loop states that call packed beside it (``paused.tar.gz`` or its parts).
 
+It refuses (exit 2, before building anything) when ``memnb/`` or ``scripts/`` has changes not
+committed (the command would stop on the machine, which checks that its checkout is the carried
+commit), and when a carried archive would not restore onto this checkout (a file changed here
+since the archive's base that the call changed too, or an archive without a manifest:
+``gpu_queue.py``'s :func:`restore`; ``--queue-args=--force`` takes the archive's versions); after
+building, it refuses to print the command when ``HEAD`` is no longer the commit ``.gpu/`` was
+built for, or ``memnb/`` or ``scripts/`` changed meanwhile. The printed command takes the time
+first thing (``date +%s``) and passes it to the queue as ``--started``, so that the machine's
+setup counts against the budget (``gpu_queue.DEFAULT_BUDGET_S``: 60 s under the device's limit
+with a run stopped by signals and packing).
+
     python scripts/gpu_carry.py [--archive PATH]      # then call the device tool with
                                                       # carry [".gpu"] and the printed command
     python scripts/gpu_carry.py --chapters [--no-text]  # the chapters on the GPU, under nbval
@@ -35,13 +46,34 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 CARRY = REPO / ".gpu"
+
+
+def _load_gpu_queue() -> ModuleType:
+    """``scripts/gpu_queue.py`` as the module ``gpu_queue`` (the one already loaded, if any):
+    its budget and its restore check, which this script applies before a machine starts."""
+    if "gpu_queue" in sys.modules:
+        return sys.modules["gpu_queue"]
+    spec = importlib.util.spec_from_file_location("gpu_queue", REPO / "scripts" / "gpu_queue.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_queue"] = module  # where its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+gpu_queue = _load_gpu_queue()
+CHECKED: tuple[str, ...] = ("memnb", "scripts")
+"""The folders whose uncommitted changes stop :func:`main`: the code that runs on the machine,
+which checks there that ``memnb/`` is the carried commit."""
 LIMIT_BYTES = 64 * 2**20  # what one call may send: the checkout and the carried paths together
 
 WHEELS: tuple[str, ...] = ("optuna", "colorlog")
@@ -88,8 +120,12 @@ PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_26_x
 
 
 def exclude(repo: Path = REPO, line: str = "/.gpu/") -> bool:
-    """Add ``line`` to ``.git/info/exclude`` unless it is there; True if it was added."""
-    path = repo / ".git" / "info" / "exclude"
+    """Add ``line`` to the ``info/exclude`` file of ``repo``'s git directory
+    (``git rev-parse --git-path info/exclude``: also in a worktree, whose ``.git`` is a file)
+    unless it is there; True if it was added."""
+    found = subprocess.run(["git", "-C", str(repo), "rev-parse", "--git-path", "info/exclude"],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    path = repo / found  # relative to repo, unless git gives an absolute path
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = path.read_text().splitlines() if path.exists() else []
     if line in lines:
@@ -166,10 +202,12 @@ def setup_command() -> str:
         "|| exit 2; set -o pipefail; ")
 
 
-def device_command(budget_s: int = 530, queue_args: str = "") -> str:
-    """The shell command for the device tool (run in the checkout's copy there): the setup of
-    :func:`setup_command`, then the queue with the carried archive."""
-    return (setup_command() + "python3 scripts/gpu_queue.py --restore "
+def device_command(budget_s: int = gpu_queue.DEFAULT_BUDGET_S, queue_args: str = "") -> str:
+    """The shell command for the device tool (run in the checkout's copy there): the time taken
+    first (``STARTED``, epoch seconds), the setup of :func:`setup_command`, then the queue with
+    the carried archive, its ``budget_s`` counted from ``STARTED`` (``--started``)."""
+    return ("STARTED=$(date +%s); " + setup_command()
+            + "python3 scripts/gpu_queue.py --started $STARTED --restore "
             ".gpu/results_full.tar.gz .gpu/paused.tar.gz "
             f"--out $OUT --budget {budget_s} {queue_args}".rstrip()
             + " 2>&1 | tee $OUT/queue_stdout.txt")
@@ -255,14 +293,65 @@ def carry_archives(carry: Path, archive: Path | None) -> list[Path]:
     return copied
 
 
+def head(repo: Path = REPO) -> str:
+    """The commit ``HEAD`` of ``repo``."""
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def checkout_problem(repo: Path = REPO, commit: str | None = None) -> str | None:
+    """Why the device command would stop on the machine, or None: ``memnb/`` or ``scripts/``
+    (:data:`CHECKED`) of ``repo`` has changes not committed (``git status --porcelain``;
+    the machine checks that its ``memnb/`` is the carried commit), or ``HEAD`` is not
+    ``commit`` (the one ``.gpu/`` was built for), e.g. after a commit made meanwhile."""
+    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", *CHECKED],
+                            check=True, capture_output=True, text=True).stdout.splitlines()
+    if status:
+        shown = "\n".join(f"  {line}" for line in status[:20])
+        more = f"\n  ... and {len(status) - 20} more" if len(status) > 20 else ""
+        return (f"{' and '.join(f'{c}/' for c in CHECKED)} have changes not committed:\n"
+                f"{shown}{more}\nthe machine would stop with \"checkout is not COMMIT\": "
+                "commit them (or stash them) and run this script again")
+    if commit is not None and head(repo) != commit:
+        return (f"HEAD is {head(repo)[:12]}, not {commit[:12]}, the commit .gpu/ was built "
+                "for (a commit made meanwhile?): run this script again")
+    return None
+
+
+def archive_problem(archive: Path, results: Path, *, force: bool = False) -> str | None:
+    """Why the queue on the machine would refuse to restore ``archive`` and the paused states
+    beside it onto the results of this checkout (``results``, i.e. ``data/results/``, sent
+    with it), or None: :func:`gpu_queue.check_restore`, which finds a file changed here since
+    the archive's base that the call changed too, or an archive without a manifest."""
+    carried = [archive, archive.parent / gpu_queue.PAUSED_NAME]
+    try:
+        for path in carried:
+            whole = gpu_queue.joined(path)
+            if whole is None:
+                continue
+            try:
+                gpu_queue.check_restore(whole, results, force=force)
+            finally:
+                if whole != path:
+                    whole.unlink()
+    except ValueError as err:
+        return str(err)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Build ``.gpu/`` and print the device command (the module's docstring); returns 0, or 2
+    when it refuses (changes not committed, an archive that would not restore, a folder too
+    large to send), with the reason."""
     from memnb import paths
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--archive", type=Path, default=None,
                         help="results_full.tar.gz packed by an earlier queue call, to resume "
                              "(the paused states packed beside it travel too)")
-    parser.add_argument("--budget", type=int, default=530, help="seconds for the queue call")
+    parser.add_argument("--budget", type=int, default=gpu_queue.DEFAULT_BUDGET_S,
+                        help="seconds for the queue call, its setup included (default "
+                             f"{gpu_queue.DEFAULT_BUDGET_S}: gpu_queue.DEFAULT_BUDGET_S)")
     parser.add_argument("--queue-args", default="", help="extra gpu_queue.py arguments, "
                         "e.g. '--only kajitsuka.mnli_curves'")
     parser.add_argument("--no-text", action="store_true",
@@ -275,23 +364,34 @@ def main(argv: list[str] | None = None) -> int:
                              "all but the Kajitsuka & Sato chapter")
     args = parser.parse_args(argv)
 
-    exclude()
+    problem = checkout_problem(REPO)
+    if problem is None and args.archive is not None:
+        problem = archive_problem(args.archive, REPO / "data" / "results",
+                                  force="--force" in args.queue_args.split())
+    if problem is not None:  # before anything is built, and before a machine is started
+        print(f"gpu_carry: no command printed: {problem}", file=sys.stderr)
+        return 2
+    exclude(REPO)
     CARRY.mkdir(exist_ok=True)
     shutil.rmtree(CARRY / "whl", ignore_errors=True)  # one version of each, none left over
     wheels = download_wheels(CARRY / "whl", WHEELS + (NOTEBOOK_WHEELS if args.chapters else ()))
     carry_text(CARRY, include=not args.no_text)
     official = paths.find_paper_file("dana_official_results")
     copy_tree(official, CARRY / "papers" / "dana_official_results")
-    commit = clone_head(CARRY / "repo.git")
+    commit = clone_head(CARRY / "repo.git", REPO)
     (CARRY / "COMMIT").write_text(commit + "\n")
     carry_archives(CARRY, args.archive)
     carried = folder_bytes(CARRY)
-    total = tree_bytes() + carried
+    total = tree_bytes(REPO) + carried
     print(f".gpu/ ready for commit {commit[:7]}: {len(wheels)} wheels, "
           f"{carried / 2**20:.1f} MiB carried, {total / 2**20:.1f} MiB in all "
           f"(limit {LIMIT_BYTES / 2**20:.0f} MiB)")
     if total > LIMIT_BYTES:
         print("too large for one call: carry less")
+        return 2
+    problem = checkout_problem(REPO, commit)  # nothing changed while .gpu/ was built
+    if problem is not None:
+        print(f"gpu_carry: no command printed: {problem}", file=sys.stderr)
         return 2
     print('device tool: carry [".gpu"], timeout_s 600, command:')
     if args.chapters:

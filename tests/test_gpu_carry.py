@@ -16,12 +16,42 @@ def _script():
     return load_script("scripts/gpu_carry.py", "gpu_carry")
 
 
+def _git(repo, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
+                           *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _repo(path):
+    """A git repository at ``path`` with memnb/, scripts/ and data/results/full/ committed."""
+    path.mkdir()
+    _git(path, "init", "-q")
+    for name in ("memnb/a.py", "scripts/b.py", "data/results/full/dana.exp5.csv"):
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text("x = 1\n")
+    _git(path, "add", ".")
+    _git(path, "commit", "-q", "-m", "a")
+    return path
+
+
 def test_exclude_adds_its_line_once(tmp_path):
     carry = _script()
-    (tmp_path / ".git" / "info").mkdir(parents=True)
-    (tmp_path / ".git" / "info" / "exclude").write_text("# kept\n")
-    assert carry.exclude(tmp_path) and not carry.exclude(tmp_path)
-    assert (tmp_path / ".git" / "info" / "exclude").read_text() == "# kept\n/.gpu/\n"
+    repo = _repo(tmp_path / "repo")
+    (repo / ".git" / "info").mkdir(parents=True, exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("# kept\n")
+    assert carry.exclude(repo) and not carry.exclude(repo)
+    assert (repo / ".git" / "info" / "exclude").read_text() == "# kept\n/.gpu/\n"
+
+
+def test_exclude_works_in_a_worktree_whose_git_is_a_file(tmp_path):
+    carry = _script()
+    repo = _repo(tmp_path / "repo")
+    worktree = tmp_path / "worktree"
+    _git(repo, "worktree", "add", "-q", str(worktree))
+    assert (worktree / ".git").is_file()
+    assert carry.exclude(worktree) and not carry.exclude(worktree)
+    (worktree / ".gpu").mkdir()
+    (worktree / ".gpu" / "COMMIT").write_text("x")
+    assert _git(worktree, "status", "--porcelain") == ""  # .gpu/ is ignored there
 
 
 def test_slim_minilm_keeps_the_tokenizer_and_the_same_embedding_table(tmp_path, monkeypatch):
@@ -49,7 +79,8 @@ def test_clone_head_names_the_commit_and_the_command_checks_it(tmp_path):
                           text=True).stdout.strip()
     assert carry.clone_head(tmp_path / "repo.git", repo) == head
     command = carry.device_command(400, "--only kajitsuka.mnli_curves")
-    assert command.startswith("rm -rf .git && cp -r .gpu/repo.git .git")
+    assert command.startswith("STARTED=$(date +%s); rm -rf .git && cp -r .gpu/repo.git .git")
+    assert "gpu_queue.py --started $STARTED --restore" in command
     assert '"$(git rev-parse HEAD)" = "$(cat .gpu/COMMIT)"' in command
     assert "--budget 400 --only kajitsuka.mnli_curves 2>&1" in command
     assert len(command) <= 2000  # the device tool's limit for one command
@@ -166,3 +197,97 @@ def test_the_archive_travels_with_the_paused_states_beside_it_and_no_older_ones(
     assert sorted(p.name for p in carry.iterdir()) == sorted(p.name for p in call.iterdir())
     assert gpu_carry.carry_archives(carry, None) == [] and not list(carry.iterdir())
     assert ".gpu/paused.tar.gz" in gpu_carry.device_command()
+
+
+def test_the_printed_command_counts_its_setup_and_passes_the_budget(tmp_path):
+    """The command takes the time before its setup; a shell runs its first part as printed."""
+    carry = _script()
+    command = carry.device_command()
+    assert f"--budget {carry.gpu_queue.DEFAULT_BUDGET_S} " in command
+    first = command.split("; ", 1)[0]
+    done = subprocess.run(["bash", "-c", f"{first}; echo $STARTED"], capture_output=True,
+                          text=True, check=True)
+    import time
+
+    assert abs(int(done.stdout) - time.time()) < 5
+
+
+def test_checkout_problem_names_uncommitted_code_and_a_moved_head(tmp_path):
+    carry = _script()
+    repo = _repo(tmp_path / "repo")
+    head = _git(repo, "rev-parse", "HEAD")
+    assert carry.checkout_problem(repo) is None and carry.checkout_problem(repo, head) is None
+    (repo / "data" / "results" / "full" / "dana.exp5.csv").write_text("y")  # results: fine
+    (repo / "notes.txt").write_text("untracked, elsewhere")
+    assert carry.checkout_problem(repo) is None
+    for name in ("memnb/a.py", "scripts/new.py"):
+        (repo / name).write_text("x = 2\n")
+        problem = carry.checkout_problem(repo)
+        assert problem is not None and name in problem and "checkout is not COMMIT" in problem
+        _git(repo, "add", name)
+        _git(repo, "commit", "-q", "-m", name)
+    problem = carry.checkout_problem(repo, head)  # commits made since .gpu/ was built
+    assert problem is not None and head[:12] in problem
+
+
+def _stand_in_build(carry, monkeypatch, repo, built: list[str], commit: str | None = None):
+    """Make main() build nothing real: its helpers record their calls; ``repo`` is the
+    checkout, ``repo/.gpu`` the carried folder."""
+    from memnb import paths
+
+    monkeypatch.setattr(carry, "REPO", repo)
+    monkeypatch.setattr(carry, "CARRY", repo / ".gpu")
+    monkeypatch.setattr(carry, "download_wheels", lambda target, names: built.append("whl") or [])
+    monkeypatch.setattr(carry, "carry_text", lambda target, include: built.append("text"))
+    monkeypatch.setattr(carry, "copy_tree", lambda source, target: built.append("papers"))
+    monkeypatch.setattr(paths, "find_paper_file", lambda name: repo)
+    monkeypatch.setattr(carry, "clone_head", lambda target, source: commit or carry.head(source))
+
+
+def test_main_refuses_to_print_a_command_the_machine_would_stop(tmp_path, monkeypatch, capsys):
+    """Uncommitted changes to memnb/ (or scripts/) and a HEAD that moved while .gpu/ was built
+    are refused with the reason, exit 2 and no command; a clean checkout gets its command."""
+    carry = _script()
+    repo = _repo(tmp_path / "repo")
+    built: list[str] = []
+    _stand_in_build(carry, monkeypatch, repo, built)
+    (repo / "memnb" / "a.py").write_text("x = 3\n")
+    assert carry.main([]) == 2
+    captured = capsys.readouterr()
+    assert "memnb/a.py" in captured.err and "rm -rf .git" not in captured.out
+    assert built == [] and not (repo / ".gpu").exists()  # refused before building anything
+    _git(repo, "checkout", "-q", "--", "memnb/a.py")
+    assert carry.main([]) == 0
+    assert "--started $STARTED" in capsys.readouterr().out
+    _stand_in_build(carry, monkeypatch, repo, built, commit="0" * 40)  # HEAD moved meanwhile
+    assert carry.main([]) == 2
+    captured = capsys.readouterr()
+    assert "not 000000000000" in captured.err and "rm -rf .git" not in captured.out
+
+
+def test_main_refuses_an_archive_that_would_not_restore_on_the_machine(tmp_path, monkeypatch,
+                                                                       capsys):
+    """A carried archive whose call changed a file that changed here since its base (e.g. a
+    correction committed) would stop the queue on the machine: refused before building, unless
+    the queue is told to --force."""
+    carry = _script()
+    gpu_queue = carry.gpu_queue
+    repo = _repo(tmp_path / "repo")
+    results = repo / "data" / "results"
+    base = gpu_queue.snapshot(results)
+    machine = tmp_path / "machine"
+    import shutil
+
+    shutil.copytree(results, machine)
+    (machine / "full" / "dana.exp5.csv").write_text("computed on the GPU")
+    archive = gpu_queue.pack(machine, tmp_path / "call" / gpu_queue.ARCHIVE_NAME, base=base)
+    (results / "full" / "dana.exp5.csv").write_text("corrected here")
+    _git(repo, "commit", "-q", "-am", "a correction")
+    built: list[str] = []
+    _stand_in_build(carry, monkeypatch, repo, built)
+    assert carry.main(["--archive", str(archive)]) == 2
+    err = capsys.readouterr().err
+    assert "full/dana.exp5.csv" in err and "--force" in err and built == []
+    assert carry.main(["--archive", str(archive), "--queue-args=--force"]) == 0
+    assert "--force" in capsys.readouterr().out
+    assert (results / "full" / "dana.exp5.csv").read_text() == "corrected here"  # only checked

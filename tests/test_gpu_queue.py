@@ -52,17 +52,19 @@ def _recording_runner(ran: list[str]):
 
 
 def test_pack_then_restore_gives_back_every_file(tmp_path):
+    """Packed against an empty base, every file appeared: all of them travel, and restore onto
+    a folder without them (files not in the archive stay)."""
     gpu_queue = _script()
     files = _results(tmp_path / "results")
     (tmp_path / "results" / "quick").mkdir()
     (tmp_path / "results" / "quick" / "dana.exp1.csv").write_text("not packed")
-    archive = gpu_queue.pack(tmp_path / "results", tmp_path / "out" / "results_full.tar.gz")
+    archive = gpu_queue.pack(tmp_path / "results", tmp_path / "out" / "results_full.tar.gz",
+                             base={})
     restored = tmp_path / "elsewhere"
     (restored / "full" / ".cache" / "dana.exp5").mkdir(parents=True)
-    (restored / "full" / "dana.exp5.csv").write_text("old table")  # replaced by the archived one
     (restored / "full" / "dana.exp1.csv").write_text("kept")  # files not in the archive stay
-    names, removed = gpu_queue.restore(archive, restored)
-    assert sorted(names) == sorted(files) and removed == []
+    done = gpu_queue.restore(archive, restored)
+    assert sorted(done.written) == sorted(files) and done.removed == done.unchanged == []
     for name, data in files.items():
         assert (restored / name).read_bytes() == data
     assert (restored / "full" / "dana.exp1.csv").read_text() == "kept"
@@ -84,26 +86,36 @@ def test_restore_refuses_paths_outside_the_packed_folders(tmp_path, name):
         info = tarfile.TarInfo(name)
         info.size = 1
         tar.addfile(info, io.BytesIO(b"x"))
-    with pytest.raises(ValueError, match="nothing restored"):
-        gpu_queue.restore(archive, tmp_path / "results")
+    for force in (False, True):
+        with pytest.raises(ValueError, match="nothing restored"):
+            gpu_queue.restore(archive, tmp_path / "results", force=force)
     assert not (tmp_path / "results" / "full" / "fine.csv").exists()
 
 
+@pytest.mark.parametrize("manifest", [False, True])
 @pytest.mark.parametrize("removed", [["full/../../escape.txt"], ["quick/dana.exp1.csv"],
                                      "full/dana.exp5.csv"])
-def test_restore_refuses_a_removal_outside_the_packed_folders(tmp_path, removed):
+def test_restore_refuses_a_removal_outside_the_packed_folders(tmp_path, removed, manifest):
+    """A removal outside full/ and rerun/full/, listed by an archive of the earlier format (its
+    removed.json, read only when forced) or by a manifest, removes nothing."""
     gpu_queue = _script()
     files = _results(tmp_path / "results")
     archive = tmp_path / "bad.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
-        data = json.dumps(removed).encode()
-        info = tarfile.TarInfo(gpu_queue.REMOVED_NAME)
+        if manifest:
+            listing = ({name: {"base": "0" * 64, "new": None} for name in removed}
+                       if isinstance(removed, list) else removed)
+            data = json.dumps({"format": gpu_queue.MANIFEST_FORMAT, "base_commit": None,
+                               "files": listing}).encode()
+        else:
+            data = json.dumps(removed).encode()
+        info = tarfile.TarInfo(gpu_queue.MANIFEST_NAME if manifest else gpu_queue.REMOVED_NAME)
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
     (tmp_path / "results" / "quick").mkdir()
     (tmp_path / "results" / "quick" / "dana.exp1.csv").write_text("kept")
     with pytest.raises(ValueError, match="nothing restored"):
-        gpu_queue.restore(archive, tmp_path / "results")
+        gpu_queue.restore(archive, tmp_path / "results", force=True)
     assert (tmp_path / "results" / "quick" / "dana.exp1.csv").exists()
     assert all((tmp_path / "results" / name).exists() for name in files)
 
@@ -116,21 +128,22 @@ def test_what_a_call_removed_is_removed_by_the_restore(tmp_path):
     gpu_queue = _script()
     machine = tmp_path / "machine"
     files = _results(machine)
-    at_start = gpu_queue.listed(machine)
-    assert at_start == set(files)
+    base = gpu_queue.snapshot(machine)
+    assert set(base) == set(files)
     (machine / "full" / "dana.exp5.json").write_text('{"complete": true}')  # changed, not gone
     for name in files:
         if name.startswith("rerun/"):
             (machine / name).unlink()
-    removed = sorted(at_start - gpu_queue.listed(machine))
-    assert removed == sorted(n for n in files if n.startswith("rerun/"))
-    archive = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.ARCHIVE_NAME,
-                             removed=removed)
+    removed = sorted(n for n in files if n.startswith("rerun/"))
+    archive = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.ARCHIVE_NAME, base=base)
+    assert gpu_queue.removals(archive) == removed
+    with tarfile.open(archive) as tar:  # only what changed travels, with the manifest
+        assert sorted(tar.getnames()) == ["full/dana.exp5.json", gpu_queue.MANIFEST_NAME]
     here = tmp_path / "here"
     _results(here)
     (here / "rerun" / "full" / "other.csv").write_text("a file the call never saw")
-    names, gone = gpu_queue.restore(archive, here)
-    assert gone == removed and gpu_queue.REMOVED_NAME not in names
+    done = gpu_queue.restore(archive, here)
+    assert done.removed == removed and done.written == ["full/dana.exp5.json"]
     assert (here / "full" / "dana.exp5.json").read_text() == '{"complete": true}'
     assert not (here / "rerun" / "full" / ".cache").exists()  # emptied folders go too
     assert (here / "rerun" / "full" / "other.csv").exists()
@@ -139,7 +152,8 @@ def test_what_a_call_removed_is_removed_by_the_restore(tmp_path):
 def test_unpack_only_restores_a_carried_archive(tmp_path, monkeypatch):
     gpu_queue = _script()
     files = _results(tmp_path / "src")
-    archive = gpu_queue.pack(tmp_path / "src", tmp_path / "carry" / "results_full.tar.gz")
+    archive = gpu_queue.pack(tmp_path / "src", tmp_path / "carry" / "results_full.tar.gz",
+                             base={})
     monkeypatch.setattr(gpu_queue, "RESULTS", tmp_path / "dest")
     assert gpu_queue.main(["--restore", str(archive), "--unpack-only"]) == 0
     assert {p.relative_to(tmp_path / "dest").as_posix() for p in (tmp_path / "dest").rglob("*")
@@ -241,10 +255,12 @@ def test_paused_states_travel_apart_from_the_results_cut_into_parts(tmp_path, mo
     gpu_queue = _script()
     files = _results(tmp_path / "results")
     state = _paused_state(tmp_path / "results" / "full", 5000)
-    results = gpu_queue.pack(tmp_path / "results", tmp_path / "out" / gpu_queue.ARCHIVE_NAME)
+    results = gpu_queue.pack(tmp_path / "results", tmp_path / "out" / gpu_queue.ARCHIVE_NAME,
+                             base={})
     with tarfile.open(results) as tar:
-        assert sorted(tar.getnames()) == sorted(files)
-    log = gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", part_bytes=2000)
+        assert sorted(tar.getnames()) == sorted([*files, gpu_queue.MANIFEST_NAME])
+    log = gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", base={},
+                                part_bytes=2000)
     assert log["states"] == [state.relative_to(tmp_path / "results").as_posix()]
     assert log["files"] == [f"paused.tar.gz.part{k}" for k in range(3)]
     assert all((tmp_path / "out" / f).stat().st_size <= 2000 for f in log["files"])
@@ -261,10 +277,11 @@ def test_paused_states_travel_apart_from_the_results_cut_into_parts(tmp_path, mo
 def test_a_paused_state_too_large_to_travel_is_left_out_and_logged(tmp_path):
     gpu_queue = _script()
     _results(tmp_path / "results")
-    assert gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out") == {"states": [],
-                                                                            "files": []}
+    assert gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", base={}) == {
+        "states": [], "files": []}
     _paused_state(tmp_path / "results" / "rerun" / "full", 5000)  # a rerun's group pauses too
-    log = gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", max_bytes=4000)
+    log = gpu_queue.pack_paused(tmp_path / "results", tmp_path / "out", base={},
+                                max_bytes=4000)
     assert log["files"] == [] and "restart" in log["left_out"]
     assert log["states"][0].startswith("rerun/full/.cache/")
     assert not list((tmp_path / "out").glob("paused*"))
@@ -390,7 +407,7 @@ def test_a_rerun_travels_between_calls_and_its_adoption_reaches_the_checkout(
 
     def call(machine: Path, budget_s: float) -> tuple[list, str, Path]:
         monkeypatch.setenv("MEMNB_RESULTS_DIR", str(machine))
-        at_start = gpu_queue.listed(machine)
+        base = gpu_queue.snapshot(machine)
         steps, outcome = gpu_queue.run_queue(
             ["tiny.slow"], budget_s=budget_s, device="cpu", runner=in_process,
             cuda_tests=False, reserve_s=0.0, min_slice_s=0.5,
@@ -399,9 +416,7 @@ def test_a_rerun_travels_between_calls_and_its_adoption_reaches_the_checkout(
             rerun=lambda name: gpu_queue.rerun_due(name, machine / "full"),
             other_device_for_rerun=lambda name, d: gpu_queue.other_device_rerun(
                 name, d, machine / "full"))
-        removed = sorted(at_start - gpu_queue.listed(machine))
-        archive = gpu_queue.pack(machine, machine.parent / f"{machine.name}.tar.gz",
-                                 removed=removed)
+        archive = gpu_queue.pack(machine, machine.parent / f"{machine.name}.tar.gz", base=base)
         return steps, outcome, archive
 
     # the first call: out of time, the rerun partial, the committed table untouched
@@ -423,7 +438,7 @@ def test_a_rerun_travels_between_calls_and_its_adoption_reaches_the_checkout(
     steps, outcome, archive = call(second, budget_s=60)
     assert outcome == "done" and steps[-1].returncode == 0
     assert sorted(calls) == list(range(done, 6))  # only the points the first call left
-    _, gone = gpu_queue.restore(archive, here)
+    gone = gpu_queue.restore(archive, here).removed
     assert "rerun/full/tiny.slow.csv" in gone and "rerun/full/tiny.slow.json" in gone
     adopted = load("tiny.slow", "full", here)
     assert adopted.complete and adopted.provenance["rerun_of"]["code_fingerprint"] == (
@@ -493,33 +508,32 @@ def test_an_experiment_that_fails_is_reported_and_the_queue_goes_on(capsys):
 
 
 def test_a_removal_travels_through_later_calls(tmp_path):
-    """Call 1 adopts a rerun (its files leave rerun/full/); call 2 restores call 1's archive and
-    removes nothing itself; a checkout that unpacks only call 2's archive still loses the
-    stale rerun files."""
+    """Call 1 adopts a rerun (its files leave rerun/full/); call 2, sent a checkout that never
+    unpacked call 1's archive, takes its base before restoring it and removes nothing itself;
+    a checkout that unpacks only call 2's archive still loses the stale rerun files, and gets
+    call 1's other changes."""
     gpu_queue = _script()
     machine = tmp_path / "machine"
     _results(machine)
-    at_start = gpu_queue.listed(machine)
-    gone = sorted(n for n in at_start if n.startswith("rerun/"))
+    base = gpu_queue.snapshot(machine)
+    gone = sorted(n for n in base if n.startswith("rerun/"))
     for name in gone:
         (machine / name).unlink()
-    first = gpu_queue.pack(machine, tmp_path / "call1" / gpu_queue.ARCHIVE_NAME,
-                           removed=gpu_queue.removed_files(at_start, gpu_queue.listed(machine),
-                                                           set()))
+    (machine / "full" / "dana.exp5.csv").write_bytes(b"d,N,accuracy\n10,50,0.75\n")
+    first = gpu_queue.pack(machine, tmp_path / "call1" / gpu_queue.ARCHIVE_NAME, base=base)
     assert gpu_queue.removals(first) == gone
     second_machine = tmp_path / "machine2"  # the checkout sent again, call 1's archive restored
     _results(second_machine)
+    base = gpu_queue.snapshot(second_machine)
     gpu_queue.restore(first, second_machine)
-    carried = set(gpu_queue.removals(first))
-    at_start = gpu_queue.listed(second_machine)
-    assert not carried & at_start  # already gone when call 2 starts
     second = gpu_queue.pack(second_machine, tmp_path / "call2" / gpu_queue.ARCHIVE_NAME,
-                            removed=gpu_queue.removed_files(
-                                at_start, gpu_queue.listed(second_machine), carried))
+                            base=base)
     here = tmp_path / "here"
     _results(here)  # never unpacked call 1's archive
-    _, removed_here = gpu_queue.restore(second, here)
-    assert removed_here == gone and not (here / "rerun").exists()
+    done = gpu_queue.restore(second, here)
+    assert done.removed == gone and not (here / "rerun").exists()
+    assert done.written == ["full/dana.exp5.csv"]
+    assert (here / "full" / "dana.exp5.csv").read_bytes().endswith(b"0.75\n")
 
 
 def test_an_error_is_not_hidden_by_a_later_pause():
@@ -535,3 +549,252 @@ def test_an_error_is_not_hidden_by_a_later_pause():
         runner=runner, clock=lambda: 0.0, cuda_tests=False, complete=lambda name: False,
         other_device=_nowhere, rerun=lambda name: None)
     assert outcome == "failed: mahdavi.heads; out of time"
+
+
+def _call(tmp_path: Path, gpu_queue) -> tuple[Path, Path, dict[str, bytes]]:
+    """A call on a stand-in machine sent the checkout ``here``: it changes a table, adds a
+    point, and adopts the rerun (its files removed); returns (here, its archive, here's files)."""
+    import shutil
+
+    here = tmp_path / "here"
+    files = _results(here)
+    machine = tmp_path / "machine"
+    shutil.copytree(here, machine)
+    base = gpu_queue.snapshot(machine)
+    (machine / "full" / "dana.exp5.csv").write_bytes(b"d,N,accuracy\n10,50,0.75\n")
+    (machine / "full" / ".cache" / "dana.exp5" / "4567.ffee.json").write_bytes(b'{"rows": [1]}')
+    for name in files:
+        if name.startswith("rerun/"):
+            (machine / name).unlink()
+    archive = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.ARCHIVE_NAME, base=base,
+                             base_commit="c0ffee" * 6)
+    return here, archive, files
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file()}
+
+
+def test_the_manifest_lists_what_the_call_changed_against_its_base(tmp_path):
+    gpu_queue = _script()
+    here, archive, files = _call(tmp_path, gpu_queue)
+    with tarfile.open(archive) as tar:
+        names = sorted(tar.getnames())
+        manifest = json.loads(tar.extractfile(gpu_queue.MANIFEST_NAME).read())
+    assert names == ["full/.cache/dana.exp5/4567.ffee.json", "full/dana.exp5.csv",
+                     gpu_queue.MANIFEST_NAME]  # the unchanged files stay behind
+    assert manifest["format"] == gpu_queue.MANIFEST_FORMAT
+    assert manifest["base_commit"] == "c0ffee" * 6
+    changes = manifest["files"]
+    assert changes["full/.cache/dana.exp5/4567.ffee.json"]["base"] is None
+    assert changes["full/dana.exp5.csv"]["base"] == gpu_queue.sha256_file(
+        here / "full" / "dana.exp5.csv")
+    assert all(changes[n]["new"] is None for n in files if n.startswith("rerun/"))
+    assert "full/dana.exp5.json" not in changes
+
+
+def test_restore_takes_files_untouched_here_and_leaves_those_already_equal(tmp_path):
+    """A file at the archive's base takes its version, one absent with a null base appears, a
+    removal is made, and a file here already at the new version is left alone."""
+    gpu_queue = _script()
+    here, archive, files = _call(tmp_path, gpu_queue)
+    (here / "full" / "dana.exp5.csv").write_bytes(b"d,N,accuracy\n10,50,0.75\n")  # unpacked
+    unrelated = here / "full" / "dana.exp5.json"
+    unrelated.write_text('{"complete": false, "corrections": ["here"]}')  # not in the archive
+    done = gpu_queue.restore(archive, here)
+    assert done.written == ["full/.cache/dana.exp5/4567.ffee.json"]
+    assert done.unchanged == ["full/dana.exp5.csv"]
+    assert done.removed == sorted(n for n in files if n.startswith("rerun/"))
+    assert (here / "full" / ".cache" / "dana.exp5" / "4567.ffee.json").read_bytes() == (
+        b'{"rows": [1]}')
+    assert "corrections" in unrelated.read_text()  # a change here the call never saw stays
+    assert not (here / "rerun").exists()
+    again = gpu_queue.restore(archive, here)  # a second restore finds everything done
+    assert again.written == again.removed == [] and len(again.unchanged) == 5
+
+
+@pytest.mark.parametrize("moved", ["changed", "removed", "added", "changed_removed_file"])
+def test_restore_refuses_a_tree_that_moved_on_since_the_base_and_writes_nothing(
+        tmp_path, moved, capsys, monkeypatch):
+    """A file changed here after the call's base (a correction committed, a CPU run) that the
+    call changed too is a conflict: nothing is written or removed, the message names the file
+    and --force; --force takes the archive's versions."""
+    gpu_queue = _script()
+    here, archive, files = _call(tmp_path, gpu_queue)
+    conflicting = {"changed": "full/dana.exp5.csv", "removed": "full/dana.exp5.csv",
+                   "added": "full/.cache/dana.exp5/4567.ffee.json",
+                   "changed_removed_file": "rerun/full/kajitsuka.mnli_curves.json"}[moved]
+    if moved == "removed":
+        (here / conflicting).unlink()
+    else:
+        (here / conflicting).write_text('{"corrections": ["committed here"]}')
+    before = _tree(here)
+    with pytest.raises(gpu_queue.RestoreRefused) as refused:
+        gpu_queue.restore(archive, here)
+    assert refused.value.conflicts == [conflicting]
+    message = str(refused.value)
+    assert "nothing written" in message and conflicting in message and "--force" in message
+    assert "c0ffeec0ffee" in message  # the base commit
+    assert _tree(here) == before
+    # the same through the script, with the paused archive checked too: exit 4, nothing written
+    monkeypatch.setattr(gpu_queue, "RESULTS", here)
+    assert gpu_queue.main(["--unpack-only", "--restore", str(archive)]) == (
+        gpu_queue.RESTORE_REFUSED)
+    assert conflicting in capsys.readouterr().err and _tree(here) == before
+    assert gpu_queue.main(["--unpack-only", "--force", "--restore", str(archive)]) == 0
+    assert (here / "full" / "dana.exp5.csv").read_bytes().endswith(b"0.75\n")
+    assert not (here / "rerun").exists()
+
+
+def test_a_conflict_in_one_archive_stops_the_restore_of_all(tmp_path):
+    """The paused archive is checked before the results archive is written, and the other way
+    round: a call restores all of its archives or none."""
+    gpu_queue = _script()
+    here, archive, _ = _call(tmp_path, gpu_queue)
+    machine = tmp_path / "machine"
+    base = gpu_queue.snapshot(machine)
+    _paused_state(machine / "full", 300)
+    paused = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.PAUSED_NAME, base=base,
+                            paused=True)
+    local = _paused_state(here / "full", 200)  # a CPU run paused the same group here
+    before = _tree(here)
+    with pytest.raises(gpu_queue.RestoreRefused, match="present here, absent at the base"):
+        gpu_queue.restore_all([archive, paused], here)
+    assert _tree(here) == before
+    local.unlink()
+    assert [len(r.written) for _, r in gpu_queue.restore_all([archive, paused], here)] == [2, 1]
+
+
+def test_an_archive_without_a_manifest_is_refused_unless_forced(tmp_path):
+    """An archive of the earlier format packed every file: restoring it would revert whatever
+    changed here since, so it is refused; --force unpacks it whole, as before."""
+    gpu_queue = _script()
+    here = tmp_path / "here"
+    files = _results(here)
+    archive = tmp_path / "old.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name in files:
+            tar.add(here / name, arcname=name)
+        data = json.dumps(["rerun/full/kajitsuka.mnli_curves.csv"]).encode()
+        info = tarfile.TarInfo(gpu_queue.REMOVED_NAME)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    (here / "full" / "dana.exp5.json").write_text('{"corrections": ["here"]}')
+    with pytest.raises(gpu_queue.RestoreRefused, match="no manifest.json.*--force"):
+        gpu_queue.restore(archive, here)
+    assert "corrections" in (here / "full" / "dana.exp5.json").read_text()
+    done = gpu_queue.restore(archive, here, force=True)
+    assert sorted(done.written) == sorted(files)
+    assert done.removed == []  # written by the same archive: kept, as before
+    assert (here / "full" / "dana.exp5.json").read_bytes() == files["full/dana.exp5.json"]
+
+
+def test_a_member_that_does_not_match_its_manifest_restores_nothing(tmp_path):
+    gpu_queue = _script()
+    here, archive, _ = _call(tmp_path, gpu_queue)
+    tampered = tmp_path / "tampered.tar.gz"
+    with tarfile.open(archive) as source, tarfile.open(tampered, "w:gz") as tar:
+        for member in source.getmembers():
+            data = source.extractfile(member).read()
+            if member.name == "full/dana.exp5.csv":
+                data = b"d,N,accuracy\n10,50,0.99\n"
+                member.size = len(data)
+            tar.addfile(member, io.BytesIO(data))
+    before = _tree(here)
+    with pytest.raises(ValueError, match="SHA-256"):
+        gpu_queue.restore(tampered, here, force=True)
+    assert _tree(here) == before
+
+
+_TRAPS_SIGTERM = """
+import pathlib, signal, sys, time
+mark = pathlib.Path(sys.argv[1])
+def on_term(signum, frame):
+    mark.write_text("state saved")
+    if sys.argv[2] == "exit":
+        sys.exit(3)
+signal.signal(signal.SIGTERM, on_term)
+print("running", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("on_term", ["exit", "ignore"])
+def test_the_hard_stop_sends_sigterm_then_sigkill(tmp_path, on_term):
+    """Past its timeout a run is sent SIGTERM, which ``memnb run`` answers by saving its paused
+    states; one still running ``grace_s`` later is killed. Either way the runner reports 124
+    with the output so far."""
+    import sys
+    import time
+
+    gpu_queue = _script()
+    mark = tmp_path / "mark"
+    t0 = time.monotonic()
+    code, tail = gpu_queue._subprocess_runner(
+        [sys.executable, "-c", _TRAPS_SIGTERM, str(mark), on_term], 3.0, grace_s=2.0)
+    took = time.monotonic() - t0
+    assert code == 124 and mark.read_text() == "state saved"  # its handler ran
+    assert "running" in tail
+    if on_term == "exit":
+        assert "stopped by SIGTERM at the hard stop: exit 3" in tail and took < 4.9
+    else:
+        assert "killed (SIGKILL)" in tail and 4.9 <= took < 20
+
+
+def _fake_queue_main(tmp_path: Path, monkeypatch, queue) -> Path:
+    """Point the script at stand-in results under ``tmp_path`` and replace its queue by
+    ``queue`` (called with run_queue's arguments); returns the results folder."""
+    gpu_queue = _script()
+    results = tmp_path / "results"
+    _results(results)
+    monkeypatch.setattr(gpu_queue, "RESULTS", results)
+    monkeypatch.setattr(gpu_queue, "run_queue", queue)
+    return results
+
+
+def test_the_budget_counts_from_started(tmp_path, monkeypatch):
+    """With --started (the device command's first second), the setup before the script counts
+    against --budget; without it, the budget counts from the script's start."""
+    import time
+
+    gpu_queue = _script()
+    budgets: list[float] = []
+
+    def queue(names, *, budget_s, steps, **kwargs):
+        budgets.append(budget_s)
+        return steps, "done"
+
+    _fake_queue_main(tmp_path, monkeypatch, queue)
+    common = ["--allow-cpu", "--device", "cpu", "--out", str(tmp_path / "out"), "--budget",
+              "490"]
+    assert gpu_queue.main([*common, "--started", str(time.time() - 100)]) == 0
+    assert gpu_queue.main(common) == 0
+    assert 385 < budgets[0] <= 390 and 485 < budgets[1] <= 490
+    assert gpu_queue.budget_left(490, started=1000.0, now=1100.0) == 390.0
+    # the default budget leaves 60 s under the device's limit in the worst case
+    assert (gpu_queue.DEFAULT_BUDGET_S - gpu_queue.RESERVE_S + gpu_queue.HARD_STOP_S
+            + gpu_queue.GRACE_S + gpu_queue.RESERVE_S) <= gpu_queue.DEVICE_LIMIT_S - 60
+
+
+def test_what_finished_is_packed_when_the_queue_raises(tmp_path, monkeypatch):
+    """An exception after a run (here in the queue itself) still packs the points that run
+    wrote, and logs the steps that ended and the error."""
+    gpu_queue = _script()
+
+    def queue(names, *, budget_s, steps, **kwargs):
+        point = gpu_queue.RESULTS / "full" / ".cache" / "dana.exp5" / "4567.ffee.json"
+        point.write_text('{"rows": [1]}')
+        steps.append(gpu_queue.Step("dana.exp5", ["memnb"], 3, 12.0, 100.0))
+        raise RuntimeError("after a run")
+
+    _fake_queue_main(tmp_path, monkeypatch, queue)
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="after a run"):
+        gpu_queue.main(["--allow-cpu", "--device", "cpu", "--out", str(out)])
+    with tarfile.open(out / gpu_queue.ARCHIVE_NAME) as tar:
+        assert "full/.cache/dana.exp5/4567.ffee.json" in tar.getnames()
+    log = json.loads((out / "queue_log.json").read_text())
+    assert log["outcome"] == "error: RuntimeError: after a run"
+    assert [s["name"] for s in log["steps"]] == ["dana.exp5"]
+    assert log["packed"] == ["full/.cache/dana.exp5/4567.ffee.json"]
