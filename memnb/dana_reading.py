@@ -469,9 +469,13 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     compare. ``dana.exp4`` is computed from Experiment 1's points, so when both tables come from
     today's code (their provenance fingerprints equal :func:`memnb.results.todays_code`) and its
     points were computed in another run, any difference comes from the runs, not the code: the
-    paragraph says so, with each run's device as recorded and when it ran (ours)."""
+    paragraph says so, with each run's device as recorded and when it ran (ours); and, where
+    ``dana.exp1`` has a replication of the same code
+    (:func:`memnb.scorecard.replaced.replications_root`), how many of ``dana.exp4``'s slopes
+    equal those of the replication, which tells the run its points agree with."""
     from memnb.provenance import computed_on
     from memnb.results import computed_by_todays_code, load
+    from memnb.scorecard.replaced import replications_root
 
     one, four = load("dana.exp1", "full", root), load("dana.exp4", "full", root)
     if one is None or four is None or "slope" not in four.table:
@@ -495,4 +499,13 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
                  "same code and seeds can differ with the machine that ran them (ours), and the "
                  "device recorded for these two runs does not tell their machines apart "
                  "(runs recorded since name the processor's vector instruction set)")
+    again = load("dana.exp1", "full", replications_root(root))
+    if again is not None and again.provenance.get("code_fingerprint") == one.provenance.get(
+            "code_fingerprint"):
+        replicated = exp.head_slopes(exp.as_the_paper_reports(again.table)).set_index(
+            ["d", "seed"])["slope"]
+        common = shared.intersection(replicated.index)
+        same = int((ours.loc[common] == replicated.loc[common]).sum())
+        text += (f". Against the slopes of the replication of `dana.exp1` (same code, "
+                 f"{computed_on(again.provenance)}): {same} of {len(common)} equal")
     return text + "."

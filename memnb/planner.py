@@ -369,8 +369,7 @@ def plan_experiment(name: str, profile: str = "full", *, device: str = "cpu",
         first = memo[grid_key]
         return dataclasses.replace(first, experiment=name, paper_figure=exp.paper_figure,
                                    note=shared_grid_note(first.experiment),
-                                   recorded_s=None,
-                                   recorded_on=_shared_recorded(name, first.experiment, profile))
+                                   **_shared_recorded(name, first.experiment, profile))
     runs, groups = len(captured.points), captured.groups
     if not trains(captured.evaluate):
         return ExperimentPlan(name, exp.paper_figure, runs, len(groups), 0, 0, None, None,
@@ -521,17 +520,46 @@ def with_recorded(table: pd.DataFrame, profile: str = "full",
             table.at[i, "recorded_s"], table.at[i, "recorded_on"] = _recorded(
                 r["experiment"], profile, root)
         else:
-            table.at[i, "recorded_s"] = None
-            table.at[i, "recorded_on"] = _shared_recorded(r["experiment"], source, profile, root)
+            shared = _shared_recorded(r["experiment"], source, profile, root)
+            table.at[i, "recorded_s"] = shared["recorded_s"]
+            table.at[i, "recorded_on"] = shared["recorded_on"]
     return table
 
 
-def _shared_recorded(name: str, source: str, profile: str, root: Path | None = None) -> str:
-    """What the "recorded run" of ``name`` says when its grid is ``source``'s: its result, if
-    written, reused ``source``'s points, so it has no wall time of its own."""
+def _computed_own_points(provenance: dict[str, Any]) -> bool:
+    """Whether a recorded run computed any of its points itself, rather than reading every one
+    from a point cache another run filled: where every invocation counts the points it computed
+    (``points_computed``, recorded since 2026-11-29), whether one counts more than 0; for a run
+    recorded before, whether it records ``cached_points_reused`` 0 (it read none) or a resumed
+    call that raised ``points_done`` (:func:`memnb.provenance.points_added`). A run that records
+    neither count is taken to have computed none: nothing says it did."""
+    from memnb.provenance import points_added
+
+    calls = provenance.get("invocations") or [provenance]
+    if all("points_computed" in c for c in calls):
+        return any(int(c.get("points_computed") or 0) > 0 for c in calls)
+    if provenance.get("cached_points_reused") is None:
+        return False
+    return int(provenance["cached_points_reused"]) == 0 or bool(points_added(provenance))
+
+
+def _shared_recorded(name: str, source: str, profile: str,
+                     root: Path | None = None) -> dict[str, Any]:
+    """The ``recorded_s`` and ``recorded_on`` of ``name``'s plan row when its grid is
+    ``source``'s: nothing before its result is written; the wall time and device of its own run
+    (:func:`_recorded`) when its provenance records points it computed
+    (:func:`_computed_own_points`: a table computed by a run of its own, e.g. ``dana.exp4``
+    recomputed on its own, is timed like any other); else "the points of `source`'s run", with
+    no wall time of its own (it read every point from ``source``'s cache)."""
     from memnb.results import load
 
-    return f"the points of `{source}`'s run" if load(name, profile, root) is not None else ""
+    result = load(name, profile, root)
+    if result is None:
+        return {"recorded_s": None, "recorded_on": ""}
+    if _computed_own_points(result.provenance):
+        wall, on = _recorded(name, profile, root)
+        return {"recorded_s": wall, "recorded_on": on}
+    return {"recorded_s": None, "recorded_on": f"the points of `{source}`'s run"}
 
 
 def shared_grid_note(source: str) -> str:

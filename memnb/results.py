@@ -188,7 +188,7 @@ def cpu_capability() -> str:
     and seeds on machines of different sets can differ in their last bits, and training carries
     such differences on (the Dana et al. chapter compares two runs of the same code on two
     machines that the device names of that time do not tell apart), so
-    :func:`device_description` names it for every CPU run recorded since 2026-11-29."""
+    :func:`device_description` names it for every CPU run recorded from commit ``79825c7`` on."""
     return str(torch.backends.cpu.get_cpu_capability())
 
 

@@ -72,7 +72,8 @@ def test_chapter_reads_its_papers_results_and_those_it_names(tree):
 @pytest.mark.parametrize("change", [
     "notebook", "memnb edit", "memnb new file", "memnb data file", "profile", "device",
     "own result",
-    "own full result", "own rerun under way", "named result", "new result of the paper"])
+    "own full result", "own rerun under way", "own replication", "named result",
+    "new result of the paper"])
 def test_key_changes_when_an_input_changes(tree, change):
     before = _key(tree)
     profile, device = "quick", "cpu"
@@ -102,6 +103,9 @@ def test_key_changes_when_an_input_changes(tree, change):
         field = "results"
     elif change == "own rerun under way":  # its progress is in the chapter's notes
         _write_result(tree["results"], "rerun/full", "dana.exp1", 2)
+        field = "results"
+    elif change == "own replication":  # the chapter compares it with the full run
+        _write_result(tree["results"], "replications/full", "dana.exp1", 2)
         field = "results"
     elif change == "named result":
         _write_result(tree["results"], "quick", "kajitsuka.named", 2)

@@ -118,6 +118,60 @@ def test_a_partial_full_run_and_one_of_earlier_code_say_so_in_their_row(tmp_path
     assert "| `dana.exp1` | full (cached), 1 seed, 1 row |" in page
 
 
+def test_a_replication_is_listed_in_the_chapter_that_reads_it_and_no_other(tmp_path):
+    """A replication (ours) of a chapter's experiment, under ``replications/full/``, is a row of
+    that chapter's results, with its device, commit, start and wall time read from its
+    provenance as the committed rows are; a chapter whose experiments have none lists none."""
+    dana = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    mahdavi = _executed_chapter(tmp_path / "chapters", "mahdavi", [1.0])
+    keys.write_key(mahdavi, {**keys.stored_key(mahdavi), "experiments": ["mahdavi.heads"]},
+                   environment={})
+    results = tmp_path / "results"
+    _result(results, "full", "2222222bbbb", "NVIDIA H100", 1778.0)
+    _result(results, "full", "4444444dddd", "CPU", 60.0, name="mahdavi.heads")
+    _todays_code(results / "full" / "dana.exp1.json")
+    assert "| replication (ours)" not in reproducibility.page_markdown([dana, mahdavi], results)
+    _result(results / "replications", "full", "3333333cccc", "CPU (x86_64, 2 threads)", 900.0)
+    _todays_code(results / "replications" / "full" / "dana.exp1.json")
+    page = reproducibility.page_markdown([dana, mahdavi], results)
+    dana_section = page[page.index("## The dana chapter"):page.index("## The mahdavi chapter")]
+    mahdavi_section = page[page.index("## The mahdavi chapter"):page.index("## Environment")]
+    assert ("| `dana.exp1` | replication (ours), 5 seeds, 1 row | Dana et al. Fig. 1a | "
+            "CPU (x86_64, 2 threads) | 900.0 | `3333333`, 2026-01-01 10:00 |") in dana_section
+    assert "| `dana.exp1` | full (cached), 5 seeds, 1 row |" in dana_section  # beside it
+    # a chapter whose experiments have no replication lists none
+    assert "| `mahdavi.heads` | full (cached)" in mahdavi_section
+    assert "| replication (ours)" not in mahdavi_section
+
+
+def test_a_replications_call_that_computed_no_point_is_not_in_its_time_or_commit(tmp_path):
+    """A replication whose invocations include a call that computed 0 points (stopped at once,
+    from a checkout with uncommitted edits, beside the call that computed the table): the row's
+    commit and start are the computing call's, and its wall time is that call's, the other
+    call's time and commit named beside it with the recorded total."""
+    chapter = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    results = tmp_path / "results"
+    _result(results / "replications", "full", "7f69545aaaa", "CPU (x86_64, 2 threads)", 912.74)
+    path = results / "replications" / "full" / "dana.exp1.json"
+    _todays_code(path, total_wall_time_s=1085.16, cached_points_reused=0, points_computed=385,
+                 invocations=[
+                     {"started_utc": "2026-11-29T13:45:06+00:00", "wall_time_s": 172.42,
+                      "git_commit": "17a30d5aaaa+uncommitted-changes", "points_done": 0,
+                      "device_name": "CPU (x86_64, 2 threads)", "points_computed": 0},
+                     {"started_utc": "2026-11-29T13:45:10+00:00", "wall_time_s": 912.74,
+                      "git_commit": "7f69545aaaa", "points_done": None,
+                      "device_name": "CPU (x86_64, 2 threads)", "points_computed": 385}])
+    page = reproducibility.page_markdown([chapter], results)
+    assert ("| 912.7 (time of the calls that computed points; not counted: 1 recorded call that "
+            "computed no point, 172.4 s from `17a30d5 + uncommitted changes`; 1085.2 s recorded "
+            "in all) | `7f69545`, 2026-11-29 13:45 |") in page
+    # every call computed points: the recorded total, as for any run
+    _todays_code(path, invocations=[{"wall_time_s": 1085.16, "git_commit": "7f69545aaaa",
+                                     "points_computed": 385, "started_utc": "2026-11-29T13:45"}])
+    page = reproducibility.page_markdown([chapter], results)
+    assert "| 1085.2 | `7f69545`, 2026-11-29 13:45 |" in page
+
+
 def test_results_written_after_the_page_are_flagged(tmp_path):
     chapter = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
     nb = nbformat.read(chapter, as_version=4)

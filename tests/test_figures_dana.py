@@ -78,6 +78,16 @@ def test_exp4_against_exp1_recomputes_the_slope_gap_from_the_committed_tables():
     assert f"by {gap.mean():.1f} % on average and by at most {gap.max():.1f} %" in text
     assert re.search(r"commit `[0-9a-f]{7}`, \d{4}-\d\d-\d\d \d\d:\d\d UTC", text)
     assert ("not the code" in text) == (equal < len(ours))
+    # the replication of dana.exp1, where one is committed: its slopes against dana.exp4's
+    from memnb.scorecard.replaced import replications_root
+
+    again = load("dana.exp1", "full", replications_root())
+    assert ("the replication of `dana.exp1`" in text) == (again is not None)
+    if again is not None:
+        replicated = exp.head_slopes(exp.as_the_paper_reports(again.table)).set_index(
+            ["d", "seed"])["slope"]
+        same = int((ours == replicated.loc[ours.index]).sum())
+        assert text.endswith(f"UTC): {same} of {len(ours)} equal.")
 
 
 def test_exp4_against_exp1_is_none_without_both_full_runs(tmp_path):

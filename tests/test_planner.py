@@ -199,6 +199,28 @@ def test_plan_tables_are_generated_from_the_record_with_the_runs_recorded_since(
     (results / "full" / "dana.exp2.json").write_text(json.dumps({"wall_time_s": 0.1}))
     text = reproducibility.plans_markdown(plans, results)
     assert "| 5.0 min | the points of `dana.exp6`'s run |" in text
+    # its provenance says it read every point from the cache (none computed): the same words
+    (results / "full" / "dana.exp2.json").write_text(json.dumps(
+        {"device_name": "CPU (x86_64, 2 threads)", "wall_time_s": 0.1, "cached_points_reused": 50,
+         "points_computed": 0, "invocations": [{"wall_time_s": 0.1, "points_computed": 0,
+                                                 "device_name": "CPU (x86_64, 2 threads)"}]}))
+    text = reproducibility.plans_markdown(plans, results)
+    assert "| 5.0 min | the points of `dana.exp6`'s run |" in text
+    # a table on the same grid computed by a run of its own is timed like any other run
+    (results / "full" / "dana.exp2.json").write_text(json.dumps(
+        {"device_name": "CPU (x86_64, 2 threads)", "wall_time_s": 420.0,
+         "cached_points_reused": 0, "points_computed": 50,
+         "invocations": [{"wall_time_s": 420.0, "points_computed": 50,
+                          "device_name": "CPU (x86_64, 2 threads)"}]}))
+    text = reproducibility.plans_markdown(plans, results)
+    assert "the points of `dana.exp6`'s run" not in text
+    assert "| 5.0 min | 7.0 min (CPU, 2 threads) |" in text
+    # recorded before points_computed was counted: no point read from the cache means its own
+    (results / "full" / "dana.exp2.json").write_text(json.dumps(
+        {"device_name": "CPU (x86_64, 2 threads)", "wall_time_s": 420.0,
+         "cached_points_reused": 0}))
+    assert "| 5.0 min | 7.0 min (CPU, 2 threads) |" in reproducibility.plans_markdown(
+        plans, results)
     # a complete run of an earlier full profile is not today's grid
     (results / "full" / "dana.exp6.json").write_text(json.dumps(
         {"experiment": "dana.exp6", "profile": "full", "device_name": "CPU (x86_64, 2 threads)",

@@ -8,11 +8,20 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from memnb.planner import capture_sweep
 from memnb.results import load
 from memnb.scorecard.core import ResultSource, Row, load_items, read_label
-from memnb.scorecard.replaced import REPLICATIONS, replication_markdown, replications_root
+from memnb.scorecard.replaced import (
+    REPLICATIONS,
+    cells_apart,
+    chapter_replications,
+    replication_markdown,
+    replications_root,
+    replications_table_markdown,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 FULL = REPO / "data" / "results" / "full"
@@ -42,7 +51,7 @@ def test_a_replication_of_the_same_code_is_compared_and_other_code_is_not(tmp_pa
     text = replication_markdown(rows, [name], "full", root)
     # an identical table: every point equal, the row judged again the same
     assert text.startswith(f"`{name}` computed again by the same code (fingerprint `")
-    assert "differs by 0.0000 on average, at most 0.000" in text
+    assert "points: `accuracy_last_batches` equal at every one." in text
     assert text.endswith(f"The rows that read it (committed → replication): Fig. 4: "
                          f"{rows[0].status} → {rows[0].status}. Of the 1 verdict judged again "
                          "on the replication, none changes.")
@@ -71,7 +80,41 @@ def test_committed_replications_are_complete_runs_of_the_committed_runs_code(pat
     assert current is not None and again is not None
     assert again.provenance["code_fingerprint"] == current.provenance["code_fingerprint"]
     assert again.provenance["complete"] and again.provenance["profile"] == "full"
-    keys = [k for k in ("d", "H", "seed", "N") if k in current.table]
-    assert sorted(map(tuple, again.table[keys].to_numpy().tolist())) == sorted(
-        map(tuple, current.table[keys].to_numpy().tolist()))
+    captured = capture_sweep(name, "full")
+    keys = [k for k in dict.fromkeys(k for point in captured.points for k in point)
+            if k in current.table]
+    assert keys and list(again.table.columns) == list(current.table.columns)
+    assert (again.table[keys].astype(str).value_counts().sort_index().equals(
+        current.table[keys].astype(str).value_counts().sort_index()))
     assert not (path.parent / ".cache").exists()
+
+
+def test_tables_without_an_accuracy_are_compared_cell_by_cell():
+    table = pd.DataFrame({"k": [1, 2, 3], "pass_fraction": [1.0, 0.5, float("nan")],
+                          "method": ["svd", "svd", "qr"]})
+    assert cells_apart(table, table.copy()) == "every one of the 9 cells equal"
+    other = table.copy()
+    other.loc[1, "pass_fraction"] = 0.625
+    other.loc[2, "method"] = "svd"
+    assert cells_apart(table, other) == ("2 of the 9 cells differ: `pass_fraction` in 1 row "
+                                         "(by at most 0.125); `method` in 1 row")
+    assert cells_apart(table, other.iloc[:2]).startswith("not compared cell by cell")
+
+
+def test_the_scorecard_page_and_a_chapter_list_every_replication(tmp_path):
+    name = "dana.exp6"
+    root = _copy(tmp_path, name)
+    fig4 = next(it for it in load_items(["dana"]) if it.item == "Fig. 4")
+    rows = [fig4.evaluate(ResultSource("full", root))]
+    table = replications_table_markdown(rows, [name, "dana.exp2"], "full", root)
+    lines = table.splitlines()
+    assert lines[0].startswith("| experiment | committed run | replication |")
+    assert len([line for line in lines if line.startswith(f"| `{name}`")]) == 1  # exp2: none
+    assert f"*Dana, Pydi & Chevaleyre*: Fig. 4: {rows[0].status} → {rows[0].status}" in table
+    assert table.rstrip().endswith("Of the 1 verdict judged again on the replications, "
+                                   "none changes.")
+    assert replications_table_markdown(rows, ["dana.exp2"], "full", root).startswith(
+        "No committed full run has a replication.")
+    assert chapter_replications("dana", rows, "full", root).startswith(f"`{name}` computed again")
+    assert chapter_replications("mahdavi", [], "full", root) == (
+        "No full run of this chapter has a committed replication.")

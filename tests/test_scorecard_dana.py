@@ -486,8 +486,10 @@ def test_points_copied_from_the_replaced_run_are_neither_timed_nor_compared():
         "cache, not computed again")
     assert _apart(gap(90, 84), "accuracy") == (
         "90 points, 84 of them read from the replaced run's point cache (not computed again): "
-        "`accuracy` differs by 0.0000 on average, at most 0.000")
-    assert _apart(gap(90, 0), "accuracy").startswith("90 points: `accuracy` differs")
+        "`accuracy` equal at every one")
+    assert _apart(gap(90, 0), "accuracy") == "90 points: `accuracy` equal at every one"
+    assert _apart(ReplacementGap(then, "accuracy", 90, 0.002, 0.01, 0), "accuracy") == (
+        "90 points: `accuracy` differs by 0.0020 on average, at most 0.010")
     assert _apart(gap(0, 84), "accuracy") == "no point in common"
     assert _apart(None, None) == "not compared (the tables hold no accuracy column)"
     assert (gap(90, 84).recomputed, gap(84, 84).recomputed, gap(10, 84).recomputed) == (6, 0, 0)

@@ -7,11 +7,12 @@ hashes four inputs:
 - ``memnb``: every file of the ``memnb`` package (its code and any data files it ships);
 - ``profile`` and ``device``: the profile and the device injected into the notebook;
 - ``results``: the cached result tables the chapter reads, the CSV and its JSON provenance under
-  ``data/results/<profile>/``, ``data/results/full/`` and ``data/results/rerun/full/`` (a rerun
-  under way, :mod:`memnb.reruns`), for the experiments of the chapter's
-  paper (``dana.*`` for ``dana``), those named in the notebook or in the ``memnb`` modules of the
-  chapter's name (e.g. ``memnb/scorecard/dana.py``), or all of them for a chapter that reads
-  every result (the scorecard).
+  ``data/results/<profile>/``, ``data/results/full/``, ``data/results/rerun/full/`` (a rerun
+  under way, :mod:`memnb.reruns`) and ``data/results/replications/full/`` (a replication, ours,
+  which the chapters read beside the full run: :mod:`memnb.scorecard.replaced`), for the
+  experiments of the chapter's paper (``dana.*`` for ``dana``), those named in the notebook or
+  in the ``memnb`` modules of the chapter's name (e.g. ``memnb/scorecard/dana.py``), or all of
+  them for a chapter that reads every result (the scorecard).
 
 The key is stored beside the executed notebook as ``<name>.key.json``. The ``results`` part is
 taken *after* the execution, since a chapter writes the fresh tables it then reads; the other
@@ -83,10 +84,12 @@ def experiments_read(chapter: str, text: str, available: Sequence[str], *,
 
 
 def result_files(names: Sequence[str], profile: str, results_root: Path) -> list[Path]:
-    """The CSV and JSON files of ``names`` under ``profile``, ``full`` and ``rerun/full`` (a
-    rerun under way, whose progress a chapter reports beside the full result) that exist."""
+    """The CSV and JSON files of ``names`` under ``profile``, ``full``, ``rerun/full`` (a
+    rerun under way, whose progress a chapter reports beside the full result) and
+    ``replications/full`` (a replication, ours, which a chapter compares with the full result)
+    that exist."""
     files = []
-    for folder in dict.fromkeys([profile, "full", "rerun/full"]):
+    for folder in dict.fromkeys([profile, "full", "rerun/full", "replications/full"]):
         for name in names:
             for suffix in (".csv", ".json"):
                 path = results_root / folder / f"{name}{suffix}"

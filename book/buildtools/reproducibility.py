@@ -107,52 +107,97 @@ def chapter_record(executed: Path) -> dict[str, Any]:
     }
 
 
+REPLICATION_RUN = "replication (ours)"
+"""The *run* of a :func:`results_table` row that is a replication: a committed full run computed
+again by the same code (:func:`memnb.scorecard.replaced.replications_root`)."""
+
+
 def results_table(names: Sequence[str], profile: str,
                   results_root: Path | None = None) -> list[dict[str, Any]]:
-    """Provenance of the results of ``names``: the fresh ones under ``profile`` and the full ones.
+    """Provenance of the results of ``names``: the fresh ones under ``profile``, the full ones
+    and their replications (ours).
 
-    Rows carry ``run`` (``fresh (<profile>)`` or ``full (cached)``; a full result computed
-    under an earlier profile, which the pages name but do not judge, says so; a partial full
-    result says how many of its points ran; one that today's code did not compute names the
-    code that did, :func:`memnb.results.earlier_code_note`) and the columns of
-    :func:`memnb.provenance.provenance_summary`.
+    Rows carry ``run`` (``fresh (<profile>)``, ``full (cached)`` or :data:`REPLICATION_RUN`, for
+    a committed full run computed again, ``data/results/replications/full/``, which the
+    Dana, Mahdavi and Kajitsuka chapters and the scorecard read beside it; a full result or
+    replication computed under an earlier profile, which the pages name but do not judge, says
+    so; a partial one says how many of its points ran; one that today's code did not compute
+    names the code that did, :func:`memnb.results.earlier_code_note`), the columns of
+    :func:`memnb.provenance.provenance_summary`, and ``calls_left_out`` (the recorded calls
+    that computed no point while another call of the run did, :func:`_calls_without_points`),
+    whose time ``wall_time_s`` then leaves out (the provenance's total is kept as
+    ``recorded_wall_time_s``).
     """
     from memnb.provenance import points_ran, profile_change, provenance_summary
     from memnb.results import earlier_code_note, result_paths
+    from memnb.scorecard.replaced import replications_root
 
     rows = []
-    runs = [(profile, f"fresh ({profile})")]
+    runs = [(profile, f"fresh ({profile})", results_root)]
     if profile != "full":
-        runs.append(("full", "full (cached)"))
-    for folder, label in runs:
-        summary = provenance_summary(list(names), folder, results_root)
+        runs.append(("full", "full (cached)", results_root))
+    runs.append(("full", REPLICATION_RUN, replications_root(results_root)))
+    for folder, label, root in runs:
+        summary = provenance_summary(list(names), folder, root)
         for record in summary.to_dict("records"):
             run = label
+            name = record["experiment"]
+            provenance = json.loads(result_paths(name, folder, root)[1].read_text())
             if folder == "full":
-                name = record["experiment"]
-                provenance = json.loads(result_paths(name, "full", results_root)[1].read_text())
                 if profile_change(provenance) is not None:
                     run += " of an earlier profile, named but not judged"
                 if not provenance.get("complete", True):
                     done, total = points_ran(provenance)
                     run += f", partial: {done} of {total} points ran"
                 run += earlier_code_note(name, provenance)
-            rows.append({"run": run, **record})
+            left_out = _calls_without_points(provenance)
+            if left_out:  # the time of the calls that computed points; the total kept beside
+                record["recorded_wall_time_s"] = record["wall_time_s"]
+                record["wall_time_s"] = sum(float(call.get("wall_time_s") or 0.0)
+                                            for call in provenance["invocations"]
+                                            if call["points_computed"])
+            rows.append({"run": run, **record, "calls_left_out": left_out})
     return rows
+
+
+def _calls_without_points(provenance: dict[str, Any]) -> list[dict[str, Any]]:
+    """The recorded invocations of a run that computed no point (``points_computed`` 0) while
+    another of its invocations computed some, where every invocation counts them: e.g. a call
+    stopped at once, from another checkout, that ran beside the call that computed the table.
+    Its time is in the run's ``total_wall_time_s`` (possibly overlapping the computing call's),
+    not in the time computing the table took; empty when there is none, or the invocations do
+    not count their points."""
+    calls = provenance.get("invocations") or []
+    if not calls or not all("points_computed" in call for call in calls):
+        return []
+    idle = [call for call in calls if not call["points_computed"]]
+    return idle if len(idle) < len(calls) else []
 
 
 def wall_time_cell(row: dict[str, Any]) -> str:
     """A result's wall time in seconds, with how many of its points were read from the point
     cache rather than computed by the invocations that time counts
     (:func:`memnb.provenance.points_not_timed`: a run that found every point cached records about
-    0 s, which is not what computing them took)."""
+    0 s, which is not what computing them took), and, for a run whose recorded calls include
+    some that computed no point (``calls_left_out``, :func:`_calls_without_points`; their time
+    is left out of ``wall_time_s``), each of those calls' time and commit and the recorded
+    total, so that neither the total nor the time shown reads as the other."""
+    from memnb.prose import counted
+    from memnb.provenance import short_commit
+
     reused = row.get("points_from_cache")
     text = _seconds(row.get("wall_time_s"))
+    notes = []
     if reused:
-        from memnb.prose import counted
-
-        text += f" ({counted(int(reused), 'point')} read from the cache, not computed)"
-    return text
+        notes.append(f"{counted(int(reused), 'point')} read from the cache, not computed")
+    left_out = row.get("calls_left_out") or []
+    if left_out:
+        calls = ", ".join(f"{_seconds(call.get('wall_time_s'))} s from "
+                          f"`{short_commit(call.get('git_commit'))}`" for call in left_out)
+        notes.append(f"time of the calls that computed points; not counted: "
+                     f"{counted(len(left_out), 'recorded call')} that computed no point, "
+                     f"{calls}; {_seconds(row.get('recorded_wall_time_s'))} s recorded in all")
+    return text + "".join(f" ({note})" for note in notes)
 
 
 def _invocation_keys(provenance: dict) -> list[tuple[str, str]]:
@@ -730,12 +775,14 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "",
         "*This page is generated by `book/build.py` at every build, from papermill's record in "
         "each executed chapter and from the provenance stored beside each cached result "
-        "(`data/results/<profile>/<experiment>.json`; the seeds are counted in the result table "
-        "itself, `memnb.provenance.seeds_used`). A full run that is partial, or that today's code "
-        "did not compute, says so in its row. A chapter is executed again only when its "
-        "notebook, the `memnb` code, the profile, the device or the cached results it reads "
-        "change; "
-        "otherwise the build reuses the executed copy described here.*",
+        "(`data/results/<profile>/<experiment>.json`, and "
+        "`data/results/replications/full/<experiment>.json` for a replication (ours): a "
+        "committed full run computed again by the same code, which the chapters read beside "
+        "it; the seeds are counted in the result table itself, `memnb.provenance.seeds_used`). "
+        "A full run that is partial, or that today's code did not compute, says so in its row. "
+        "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
+        "device or the cached results it reads (replications included) change; otherwise the "
+        "build reuses the executed copy described here.*",
         "",
     ]
     if not records:

@@ -173,11 +173,17 @@ def summary_sentence(rows: list[Row]) -> str:
     return "; ".join(parts) + "."
 
 
-def chapter_scorecard(paper: str, profile: str) -> HTML:
-    """The rows of ``paper`` as a displayable HTML block for the end of its chapter."""
+def chapter_scorecard(paper: str, profile: str, rows: list[Row] | None = None) -> HTML:
+    """The rows of ``paper`` as a displayable HTML block for the end of its chapter (``rows``:
+    those already built by :func:`memnb.scorecard.core.build_scorecard` for ``paper`` on
+    :func:`source_profile`, else built here)."""
     from IPython.display import HTML
 
-    rows = build_scorecard(source_profile(profile), [paper])
+    if rows is None:
+        rows = build_scorecard(source_profile(profile), [paper])
+    elif {r.paper for r in rows} - {paper}:
+        raise ValueError(f"rows must be {paper!r}'s; got rows of "
+                         f"{sorted({r.paper for r in rows} - {paper})}")
     # the chapters sit beside the scorecard page in the book, which defines each status
     defined = ('<p>Each status (' + ", ".join(STATUSES) + ') is defined on the '
                '<a href="scorecard.html">reproduction scorecard</a> page.</p>')

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from memnb.prose import markdown_table
 from memnb.results import ExperimentResult
 from memnb.scorecard.core import (
@@ -104,19 +106,11 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
                 "replaced run is judged again.\n")
     several = len({r.paper for r in rows}) > 1
 
-    def paper_name(paper: str) -> str:
-        return PAPERS[paper].split(" (")[0]
-
     def label(j: Rejudged) -> str:
-        return f"{paper_name(j.paper)}: {j.item}" if several else j.item
+        return f"{_paper_name(j.paper)}: {j.item}" if several else j.item
 
-    def cell(again: list[Rejudged]) -> str:
-        """The statuses of ``again``, the paper named once before its rows."""
-        groups: dict[str, list[str]] = {}
-        for j in again:
-            groups.setdefault(j.paper, []).append(f"{j.item}: {j.now} → {j.then}")
-        return ". ".join((f"*{paper_name(paper)}*: " if several else "") + "; ".join(texts)
-                         for paper, texts in groups.items()) or "no row reads it"
+    def cell(again: Sequence[Rejudged]) -> str:
+        return _statuses_cell(again, several=several)
 
     header = ["experiment", "the table it replaced", "on the points both tables hold",
               "verdicts: committed run → replaced run"]
@@ -153,6 +147,21 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     return markdown_table(header, lines) + "\n\n" + summary + "\n"
 
 
+def _paper_name(paper: str) -> str:
+    """The paper's authors, as a table names the paper of a row (``PAPERS`` without the venue)."""
+    return PAPERS[paper].split(" (")[0]
+
+
+def _statuses_cell(judged: Sequence[Rejudged], *, several: bool) -> str:
+    """The statuses of ``judged`` (``item: now → then``) for one table cell, each paper named
+    once before its rows when the table holds rows of ``several`` papers."""
+    groups: dict[str, list[str]] = {}
+    for j in judged:
+        groups.setdefault(j.paper, []).append(f"{j.item}: {j.now} → {j.then}")
+    return ". ".join((f"*{_paper_name(paper)}*: " if several else "") + "; ".join(texts)
+                     for paper, texts in groups.items()) or "no row reads it"
+
+
 def _apart(gap: ReplacementGap | None, column: str | None) -> str:
     """How far a committed table is from the one it replaced (:func:`memnb.reruns.gap_between`'s
     ``gap`` in ``column``), for :func:`replaced_runs_markdown`'s table. The ``gap.copied``
@@ -167,6 +176,8 @@ def _apart(gap: ReplacementGap | None, column: str | None) -> str:
         return "no point in common"
     if gap.recomputed == 0:
         return f"not compared: {gap.none_recomputed_words()}"
+    if gap.largest == 0:
+        return f"{gap.points} points{gap.copied_clause()}: `{column}` equal at every one"
     return (f"{gap.points} points{gap.copied_clause()}: `{column}` differs by {gap.mean:.4f} on "
             f"average, at most {gap.largest:.3f}")
 
@@ -175,15 +186,16 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
                      partial_tables: Collection[str] = (),
                      earlier_profile: Collection[str] = (), *,
                      on: tuple[str, str, str] = ("the replaced tables", "the replaced table",
-                                                 "the replaced one")) -> str:
+                                                 "the replaced one"),
+                     runs: str = "replaced runs") -> str:
     """One sentence on ``judged``: how many verdicts were judged again, which rows read several
     replaced runs (each judged again once per run, so counted once per run) and every status
     that changes, named by ``label`` (and by the replaced run for such a row; with a note where
     the replaced table was of an earlier profile and so not judged, one of ``earlier_profile``,
     or else where its grid was partial, one of ``partial_tables``). ``on`` names the tables
-    judged on: all together, one of them, and one of them after a status (a replication:
-    :func:`replication_markdown`). A status that becomes ``not run`` there overturns nothing and
-    is listed apart."""
+    judged on: all together, one of them, and one of them after a status, and ``runs`` what
+    a row reading several of them reads (a replication: :func:`replication_markdown`). A
+    status that becomes ``not run`` there overturns nothing and is listed apart."""
     tables, table, one = on
 
     def why(j: Rejudged) -> str:
@@ -196,7 +208,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
     twice = sorted({label(j) for j in judged if reads[j.paper, j.item] > 1})
     verdicts = f"{len(judged)} verdict{'s' * (len(judged) != 1)}"
     several = (f" ({len(twice)} row{'s' * (len(twice) > 1)} read{'s' * (len(twice) == 1)} "
-               "several replaced runs and "
+               f"several {runs} and "
                f"{'is' if len(twice) == 1 else 'are'} judged again with each in turn: "
                + ", ".join(twice) + ")" if twice else "")
     head = f"Of the {verdicts} judged again on {tables}{several}, "
@@ -235,50 +247,159 @@ def replications_root(root: Path | None = None) -> Path:
     return (root or results_dir()) / REPLICATIONS
 
 
-def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
-                         root: Path | None = None) -> str | None:
-    """For each experiment of ``names`` whose committed full run has a replication
-    (:func:`replications_root`) of the same code fingerprint, one paragraph: both runs' device,
-    commit and start, how far the two tables are apart on the points both hold (in
-    :func:`memnb.reruns.compared_column`), and every one of ``rows`` that reads the committed run
-    judged again on the replication (:func:`rejudge`), with the count of statuses that change.
-    A replication of other code is named and not compared. ``None`` when there is none. It tells
-    a verdict that rests on one run's last bits from one that every run of the code shows. Under
-    a ``profile`` whose scorecard reads no full runs, a sentence says so."""
-    from memnb.provenance import computed_on
+def cells_apart(current: pd.DataFrame, again: pd.DataFrame) -> str:
+    """How two tables of the same run differ cell by cell, matched row by row in the order
+    written (a replication writes its grid in the committed run's order): "every one of the 840
+    cells equal", or how many cells differ, in which columns and, for numbers, by how much at
+    most. For tables with no accuracy column to compare (:func:`memnb.reruns.compared_column`):
+    a construction's bits, a rank check's pass fractions. Two empty cells count as equal."""
+    if list(current.columns) != list(again.columns) or current.shape != again.shape:
+        return "not compared cell by cell (the tables' columns or rows differ)"
+    parts, differing = [], 0
+    for column in current.columns:
+        now, then = (t[column].reset_index(drop=True) for t in (current, again))
+        unequal = ~((now == then) | (now.isna() & then.isna()))
+        if not unequal.any():
+            continue
+        differing += int(unequal.sum())
+        words = f"`{column}` in {int(unequal.sum())} row{'s' * (int(unequal.sum()) != 1)}"
+        if pd.api.types.is_numeric_dtype(now) and pd.api.types.is_numeric_dtype(then):
+            words += f" (by at most {float((now - then)[unequal].abs().max()):.3g})"
+        parts.append(words)
+    if not parts:
+        return f"every one of the {current.size:,} cells equal"
+    return f"{differing:,} of the {current.size:,} cells differ: " + "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Replication:
+    """A committed full run and its replication (:func:`replications_root`), read: how far apart
+    the two tables are and the rows judged again on the replication."""
+
+    name: str
+    current: ExperimentResult
+    again: ExperimentResult
+    apart: str  # :func:`_apart` on the compared column, else :func:`cells_apart`
+    judged: tuple[Rejudged, ...]  # the rows that read the committed run, judged again
+
+    @property
+    def same_code(self) -> bool:
+        """Whether the replication was computed by code of the committed run's fingerprint
+        (else it is named and not compared)."""
+        return (self.again.provenance.get("code_fingerprint")
+                == self.current.provenance.get("code_fingerprint"))
+
+
+def replications(rows: Sequence[Row], names: Sequence[str],
+                 root: Path | None = None) -> list[Replication]:
+    """Every experiment of ``names`` whose committed full run has a replication, compared
+    (:class:`Replication`): on the accuracy column both tables hold (:func:`_apart`), else cell
+    by cell (:func:`cells_apart`); each of ``rows`` that reads the committed run judged again on
+    the replication (:func:`rejudge`). A replication of other code is read, not compared."""
     from memnb.reruns import compared_column, gap_between
     from memnb.results import load
 
-    if source_profile(profile) != "full":
-        return (f"Under the `{profile}` profile the scorecard reads no full runs, so no "
-                "replication is judged.")
-    texts = []
+    found = []
     for name in names:
         current = load(name, "full", root)
         again = load(name, "full", replications_root(root))
         if current is None or again is None:
             continue
-        code = current.provenance.get("code_fingerprint")
-        if again.provenance.get("code_fingerprint") != code:
-            texts.append(f"`{name}`: the replication under `{REPLICATIONS}/` is of other code "
-                         f"(`{again.provenance.get('code_fingerprint')}`, the committed run's "
-                         f"`{code}`), so it is not compared.")
+        if (again.provenance.get("code_fingerprint")
+                != current.provenance.get("code_fingerprint")):
+            found.append(Replication(name, current, again, "not compared (other code)", ()))
             continue
         column = compared_column(current.table, again.table)
-        gap = None if column is None else gap_between(name, "full", current, again,
-                                                      column=column)
-        judged = rejudge(rows, name, root, replaced=again) or []
-        statuses = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in judged)
-        verdicts = ("No row reads it." if not judged else
+        if column is None:
+            apart = cells_apart(current.table, again.table)
+        else:
+            apart = _apart(gap_between(name, "full", current, again, column=column), column)
+        judged = tuple(rejudge(rows, name, root, replaced=again) or ())
+        found.append(Replication(name, current, again, apart, judged))
+    return found
+
+
+_ON_THE_REPLICATION = ("the replication",) * 3
+_NO_FULL_RUNS = ("Under the `{profile}` profile the scorecard reads no full runs, so no "
+                 "replication is judged.")
+
+
+def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
+                         root: Path | None = None) -> str | None:
+    """For each experiment of ``names`` whose committed full run has a replication
+    (:func:`replications`), one paragraph: both runs' device, commit and start, how far the two
+    tables are apart, and every one of ``rows`` that reads the committed run judged again on
+    the replication, with the count of statuses that change. A replication of other code is
+    named and not compared. ``None`` when there is none. It tells a verdict that rests on one
+    run's last bits from one that every run of the code shows. Under a ``profile`` whose
+    scorecard reads no full runs, a sentence says so."""
+    from memnb.provenance import computed_on
+
+    if source_profile(profile) != "full":
+        return _NO_FULL_RUNS.format(profile=profile)
+    texts = []
+    for r in replications(rows, names, root):
+        code = r.current.provenance.get("code_fingerprint")
+        if not r.same_code:
+            texts.append(f"`{r.name}`: the replication under `{REPLICATIONS}/` is of other code "
+                         f"(`{r.again.provenance.get('code_fingerprint')}`, the committed run's "
+                         f"`{code}`), so it is not compared.")
+            continue
+        statuses = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in r.judged)
+        verdicts = ("No row reads it." if not r.judged else
                     f"The rows that read it (committed → replication): {statuses}. "
-                    + rejudged_summary(judged, lambda j: j.item,
-                                       on=("the replication",) * 3))
-        texts.append(f"`{name}` computed again by the same code (fingerprint `{code}`) on "
-                     f"{computed_on(again.provenance)}, beside the committed run on "
-                     f"{computed_on(current.provenance)}: {_apart(gap, column)}. {verdicts}")
+                    + rejudged_summary(r.judged, lambda j: j.item, on=_ON_THE_REPLICATION))
+        texts.append(f"`{r.name}` computed again by the same code (fingerprint `{code}`) on "
+                     f"{computed_on(r.again.provenance)}, beside the committed run on "
+                     f"{computed_on(r.current.provenance)}: {r.apart}. {verdicts}")
     return "\n\n".join(texts) or None
 
 
-__all__ = ["REPLICATIONS", "ReplacedSource", "Rejudged", "reads_full_run", "rejudge",
-           "rejudged_summary", "replaced_runs_markdown", "replication_markdown",
-           "replications_root"]
+def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
+                                root: Path | None = None) -> str:
+    """:func:`replication_markdown` for the scorecard page: one line per experiment of
+    ``names`` with a replication (the two runs, how far apart, the rows that read it with their
+    status on the committed run and on the replication, named with their paper), then one
+    sentence counting the statuses that change."""
+    from memnb.provenance import computed_on
+
+    if source_profile(profile) != "full":
+        return _NO_FULL_RUNS.format(profile=profile) + "\n"
+
+    def label(j: Rejudged) -> str:
+        return f"{_paper_name(j.paper)}: {j.item}"
+
+    lines, judged = [], []
+    for r in replications(rows, names, root):
+        verdicts = _statuses_cell(r.judged, several=True)
+        lines.append([f"`{r.name}`", computed_on(r.current.provenance),
+                      computed_on(r.again.provenance),
+                      r.apart if r.same_code else
+                      f"not compared: other code (`{r.again.provenance.get('code_fingerprint')}`)",
+                      verdicts if r.same_code else ""])
+        judged += r.judged
+    if not lines:
+        return "No committed full run has a replication.\n"
+    header = ["experiment", "committed run", "replication", "the two tables",
+              "verdicts: committed run → replication"]
+    return (markdown_table(header, lines) + "\n\n"
+            + rejudged_summary(judged, label, runs="replicated runs",
+                                             on=("the replications", "the replication",
+                                                 "the replication")) + "\n")
+
+
+def chapter_replications(paper: str, rows: Sequence[Row], profile: str,
+                         root: Path | None = None) -> str:
+    """:func:`replication_markdown` for the experiments of ``paper``'s chapter (every registered
+    experiment named ``<paper>.…``), or a sentence saying that none has a replication."""
+    from memnb.experiments.registry import load_all
+
+    names = sorted(n for n in load_all() if n.split(".")[0] == paper)
+    return (replication_markdown(rows, names, profile, root)
+            or "No full run of this chapter has a committed replication.")
+
+
+__all__ = ["REPLICATIONS", "ReplacedSource", "Rejudged", "Replication", "cells_apart",
+           "chapter_replications", "reads_full_run", "rejudge", "rejudged_summary",
+           "replaced_runs_markdown", "replication_markdown", "replications",
+           "replications_root", "replications_table_markdown"]
