@@ -208,6 +208,16 @@ def test_linear_capacity_is_judged_within_the_step_budget_and_counts_capped_fail
     for steps_run in (120, 250):
         v = card.linear_capacity_verdict(_capped(flat, steps=steps_run), 4, "aot", steps=250)
         assert v.status == "differs" and "growth not shown: exponent" in v.measured
+    # an interval that reaches 0 and contains 1 decides nothing: trend, marked not decided
+    # (review finding: it was differs, which the legend keeps for a claim that fails)
+    wide = _linear_table({"mha": {120: 15, 240: 30, 480: 120, 720: 90}})
+    v = card.linear_capacity_verdict(wide, 4, "mha")
+    assert v.values["wide_low"] <= 0 <= 1 <= v.values["wide_high"]
+    assert v.status == "trend" and v.values["decided"] is False
+    assert card.status_words(v) == "trend (not decided)"
+    assert v.measured.startswith("not decided: the widened interval contains 1, so linear "
+                                 "growth is not excluded either; exponent")
+    assert "growth not shown: the widened interval reaches" in v.measured
     # a reproduced needs no such reading
     fine = _capped(_linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05))
     v = card.linear_capacity_verdict(fine, 4, "mha", steps=250)

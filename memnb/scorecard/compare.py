@@ -532,12 +532,13 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     NotComputable with fewer than three such budgets (no interval), or when a bracket open
     above (every tried ``N`` fitted) leaves the exponent unbounded below. ``reproduced`` when
     |exponent − 1| ≤ :data:`LINEAR_TOLERANCE` and the widened interval's half-width is ≤
-    :data:`LINEAR_TOLERANCE`; ``trend`` when the capacity grows (exponent > ½ and the widened
-    interval above 0) and linear growth is not excluded (the widened interval contains 1), but
-    the rule above is not met (the interval too wide to tell, or the exponent off by more than
-    the tolerance); ``differs`` otherwise: growth not shown, or an interval that excludes 1
-    (e.g. a capacity growing faster than linearly over these budgets, which is not the linear
-    shape the row claims).
+    :data:`LINEAR_TOLERANCE`; ``trend`` when linear growth is not excluded (the widened interval
+    contains 1) but the rule above is not met (the interval too wide to tell, or the exponent
+    off by more than the tolerance), marked not decided (``decided`` False, :func:`status_words`)
+    when growth is not shown either (exponent ≤ ½ or the widened interval reaching 0: the
+    measurement decides nothing, which the scorecard's legend counts as a trend); ``differs``
+    when the widened interval excludes 1 (e.g. a capacity growing faster than linearly over
+    these budgets, which is not the linear shape the row claims).
 
     The capacity judged is the one reached within the profile's step budget (``steps``): a failed
     try that bounds a capacity from above ran to that cap wherever training did not reach 100 %
@@ -593,7 +594,11 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
               "left_out": [int(p) for p in left["parameters"]]}
     if off <= LINEAR_TOLERANCE and half <= LINEAR_TOLERANCE:
         return Verdict("reproduced", measured, values)
-    status = "trend" if grows and linear_possible else "differs"
+    # an interval that reaches 0 and contains 1 neither shows growth nor excludes linear growth:
+    # a measurement that does not decide, a trend by the scorecard's legend, said as such
+    status = "trend" if linear_possible else "differs"
+    if linear_possible and not grows:
+        values["decided"] = False
     if not linear_possible:
         measured += (f"; the widened interval excludes 1: the capacity grows "
                      f"{'faster' if wide_low > 1 else 'slower'} than linearly here")
@@ -601,6 +606,9 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
         why = ([f"exponent {slope:.3g} ≤ ½"] if slope <= 0.5 else []) + (
             [f"the widened interval reaches {wide_low:.3g} ≤ 0"] if wide_low <= 0 else [])
         measured += f"; growth not shown: {' and '.join(why)}"
+        if linear_possible:
+            measured = ("not decided: the widened interval contains 1, so linear growth is "
+                        "not excluded either; " + measured)
     if steps is None or "steps_run" not in table:
         measured += ("; whether the failed tries that bound these capacities ran to a step cap "
                      "is not known here (no step cap or no steps_run column)")
@@ -902,9 +910,10 @@ for _arch in exp.ARCHITECTURES:
                    f"widened to every exponent the search brackets allow (each capacity lies "
                    f"below the next tried N, which failed): "
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
-                   f"{LINEAR_TOLERANCE:g}; trend when it grows (exponent > ½, widened interval "
-                   "above 0) and the widened interval contains 1 but the rule is not met; "
-                   "differs otherwise (an interval excluding 1 is not linear growth); the "
+                   f"{LINEAR_TOLERANCE:g}; trend when the widened interval contains 1 but the "
+                   "rule is not met (not decided when growth is not shown either: exponent ≤ ½ "
+                   "or the interval reaching 0); differs when it excludes 1 (not linear "
+                   "growth); the "
                    "capacity is the one reached within the profile's step budget (a failed "
                    "try ran to the cap unless it fitted, so it bounds what the budget reaches, "
                    "not what longer training could; the measured text counts them); "
