@@ -477,7 +477,11 @@ def _plan(tar: tarfile.TarFile, archive: Path, results: Path, *, force: bool
         here = _here(name, results)
         if here == change["new"]:
             unchanged.append(name)
-        elif here == change["base"] or force:
+        elif here == change["base"] or force or (change["base"] is None
+                                                 and _is_paused_name(name)):
+            # a paused state never travels as a file of the checkout, so the machine's base
+            # for it is always absent: one here is an earlier state of the same group (an
+            # earlier call's, unpacked here), which the call's newer state replaces
             if change["new"] is None:
                 remove.append(name)
             else:
@@ -512,8 +516,10 @@ def restore(archive: Path, results: Path, *, force: bool = False) -> Restored:
     """Restore ``archive`` (made by :func:`pack`) into ``results`` (``data/results/``) by its
     manifest: a file here at the archive's new version is left; one at the archive's base (or
     absent, where the base is null) takes the archive's version, or is removed where the call
-    removed it; anything else (changed here since the base) is a conflict, and then nothing is
-    written: :class:`RestoreRefused` lists the conflicting files and what to do. With ``force``
+    removed it, and so does a paused loop state whose base is null (the machine never holds
+    one before its restore, so one here is an earlier state of the same group); anything else
+    (changed here since the base) is a conflict, and then nothing is written:
+    :class:`RestoreRefused` lists the conflicting files and what to do. With ``force``
     the archive's versions are taken anyway, and an archive of an earlier version of this script
     (no manifest, every file packed) is unpacked whole, the files its :data:`REMOVED_NAME`
     lists removed.
@@ -702,7 +708,7 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str,
                         if "mark.cuda" in p.read_text(encoding="utf-8"))
         command = [python, "-m", "pytest", "-p", "no:xdist", "-q", "-m", "cuda", *marked]
         t0 = clock()
-        code, tail = runner(command, max(budget_s - reserve_s, 1.0))
+        code, tail = runner(command, max(budget_s - reserve_s - (clock() - start), 1.0))
         steps.append(Step("cuda tests", command, code, clock() - t0, tail=tail))
         if code != 0:
             return steps, "cuda tests failed"

@@ -657,13 +657,34 @@ def test_a_conflict_in_one_archive_stops_the_restore_of_all(tmp_path):
     _paused_state(machine / "full", 300)
     paused = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.PAUSED_NAME, base=base,
                             paused=True)
-    local = _paused_state(here / "full", 200)  # a CPU run paused the same group here
+    table = here / "full" / "dana.exp5.csv"
+    at_base = table.read_bytes()
+    table.write_text("d,N,accuracy\n10,50,0.25\n")  # changed here since the base
     before = _tree(here)
-    with pytest.raises(gpu_queue.RestoreRefused, match="present here, absent at the base"):
+    with pytest.raises(gpu_queue.RestoreRefused, match="full/dana.exp5.csv"):
         gpu_queue.restore_all([archive, paused], here)
-    assert _tree(here) == before
-    local.unlink()
+    assert _tree(here) == before  # the paused archive, which alone would restore, wrote nothing
+    table.write_bytes(at_base)
     assert [len(r.written) for _, r in gpu_queue.restore_all([archive, paused], here)] == [2, 1]
+
+
+def test_an_earlier_paused_state_here_is_replaced_by_the_calls_newer_one(tmp_path):
+    """Paused states never travel as files of the checkout, so the machine's base for one is
+    always absent: a state here of the same name is an earlier call's state of the same group
+    (unpacked here), not a conflict; the call's newer state replaces it (review finding: the
+    restore, and gpu_carry before a machine starts, refused it)."""
+    gpu_queue = _script()
+    machine, here = tmp_path / "machine", tmp_path / "here"
+    base = gpu_queue.snapshot(machine)
+    newer = _paused_state(machine / "full", 300)
+    paused = gpu_queue.pack(machine, tmp_path / "out" / gpu_queue.PAUSED_NAME, base=base,
+                            paused=True)
+    earlier = _paused_state(here / "full", 200)
+    assert earlier.read_bytes() != newer.read_bytes()
+    gpu_queue.check_restore(paused, here)  # no conflict
+    done = gpu_queue.restore(paused, here)
+    assert done.written == [newer.relative_to(machine).as_posix()]
+    assert earlier.read_bytes() == newer.read_bytes()
 
 
 def test_an_archive_without_a_manifest_is_refused_unless_forced(tmp_path):

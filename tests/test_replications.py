@@ -99,6 +99,15 @@ def test_tables_without_an_accuracy_are_compared_cell_by_cell():
     assert cells_apart(table, other) == ("2 of the 9 cells differ: `pass_fraction` in 1 row "
                                          "(by at most 0.125); `method` in 1 row")
     assert cells_apart(table, other.iloc[:2]).startswith("not compared cell by cell")
+    # rows matched on the point's parameters, whatever order each table was written in
+    assert cells_apart(table, table.iloc[::-1], ["k"]) == "every one of the 9 cells equal"
+    assert cells_apart(table, other.iloc[::-1], ["k"]).startswith("2 of the 9 cells differ")
+    assert cells_apart(table, table.assign(k=[1, 2, 4]), ["k"]) == (
+        "not compared cell by cell (the tables' grids differ)")
+    # a flag that flips is counted, with no size (review finding: subtracting booleans raised)
+    flags = pd.DataFrame({"k": [1, 2], "valid": [True, False]})
+    assert cells_apart(flags, flags.assign(valid=[True, True]), ["k"]) == (
+        "1 of the 4 cells differ: `valid` in 1 row")
 
 
 def test_the_scorecard_page_and_a_chapter_list_every_replication(tmp_path):

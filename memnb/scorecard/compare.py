@@ -176,9 +176,10 @@ def not_decided_words(values: dict[str, Any]) -> str:
 
 
 def status_words(verdict: Verdict) -> str:
-    """The status of ``verdict`` as the chapter prints it: ``"trend (not decided)"`` for a
-    head-to-head trend that only the budgets without a lead allow (``decided`` False in its
-    values, :func:`ranking_from_best`), else the status itself."""
+    """The status of ``verdict`` as the chapter prints it: ``"trend (not decided)"`` where its
+    values say ``decided`` False (a head-to-head trend that only the budgets without a lead
+    allow, :func:`ranking_from_best`; a capacity-vs-budget exponent whose widened interval
+    reaches 0 and contains 1, :func:`linear_capacity_verdict`), else the status itself."""
     undecided = verdict.values.get("decided") is False
     return f"{verdict.status} (not decided)" if undecided else verdict.status
 

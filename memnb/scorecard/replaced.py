@@ -247,14 +247,22 @@ def replications_root(root: Path | None = None) -> Path:
     return (root or results_dir()) / REPLICATIONS
 
 
-def cells_apart(current: pd.DataFrame, again: pd.DataFrame) -> str:
-    """How two tables of the same run differ cell by cell, matched row by row in the order
-    written (a replication writes its grid in the committed run's order): "every one of the 840
-    cells equal", or how many cells differ, in which columns and, for numbers, by how much at
-    most. For tables with no accuracy column to compare (:func:`memnb.reruns.compared_column`):
-    a construction's bits, a rank check's pass fractions. Two empty cells count as equal."""
+def cells_apart(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] = ()) -> str:
+    """How two tables of the same run differ cell by cell: "every one of the 840 cells equal",
+    or how many cells differ, in which columns and, for numbers, by how much at most. Rows are
+    matched on the point parameters ``keys`` (both tables sorted on them, a point's several
+    rows kept in the order written), else row by row in the order written. For tables with no
+    accuracy column to compare (:func:`memnb.reruns.compared_column`): a construction's bits, a
+    rank check's pass fractions. Two empty cells count as equal."""
     if list(current.columns) != list(again.columns) or current.shape != again.shape:
         return "not compared cell by cell (the tables' columns or rows differ)"
+    keys = [k for k in keys if k in current.columns]
+    if keys:
+        current, again = (t.iloc[t[keys].astype(str).apply(tuple, axis=1).argsort(
+            kind="stable")] for t in (current, again))
+        if not current[keys].astype(str).reset_index(drop=True).equals(
+                again[keys].astype(str).reset_index(drop=True)):
+            return "not compared cell by cell (the tables' grids differ)"
     parts, differing = [], 0
     for column in current.columns:
         now, then = (t[column].reset_index(drop=True) for t in (current, again))
@@ -263,7 +271,8 @@ def cells_apart(current: pd.DataFrame, again: pd.DataFrame) -> str:
             continue
         differing += int(unequal.sum())
         words = f"`{column}` in {int(unequal.sum())} row{'s' * (int(unequal.sum()) != 1)}"
-        if pd.api.types.is_numeric_dtype(now) and pd.api.types.is_numeric_dtype(then):
+        if all(pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c)
+               for c in (now, then)):
             words += f" (by at most {float((now - then)[unequal].abs().max()):.3g})"
         parts.append(words)
     if not parts:
@@ -296,6 +305,7 @@ def replications(rows: Sequence[Row], names: Sequence[str],
     (:class:`Replication`): on the accuracy column both tables hold (:func:`_apart`), else cell
     by cell (:func:`cells_apart`); each of ``rows`` that reads the committed run judged again on
     the replication (:func:`rejudge`). A replication of other code is read, not compared."""
+    from memnb.planner import capture_sweep
     from memnb.reruns import compared_column, gap_between
     from memnb.results import load
 
@@ -311,7 +321,10 @@ def replications(rows: Sequence[Row], names: Sequence[str],
             continue
         column = compared_column(current.table, again.table)
         if column is None:
-            apart = cells_apart(current.table, again.table)
+            captured = capture_sweep(name, "full")
+            keys = ([] if captured is None else
+                    list(dict.fromkeys(k for point in captured.points for k in point)))
+            apart = cells_apart(current.table, again.table, keys)
         else:
             apart = _apart(gap_between(name, "full", current, again, column=column), column)
         judged = tuple(rejudge(rows, name, root, replaced=again) or ())
