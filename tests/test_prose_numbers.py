@@ -74,3 +74,15 @@ def test_markdown_table_escapes_pipes_flattens_lines_and_aligns():
     assert aligned.splitlines()[1] == "| --- | ---: |"
     with pytest.raises(ValueError, match="one entry per column"):
         markdown_table(["a", "b"], [], align=["left"])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_cell_has_a_unique_id(path: Path) -> None:
+    """nbformat 4.5 cells carry an ``id`` (tests and the build address cells by it); a cell
+    added by hand without one broke them."""
+    import json
+
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    ids = [cell.get("id") for cell in cells]
+    assert None not in ids, f"cells without an id: {[i for i, x in enumerate(ids) if x is None]}"
+    assert len(set(ids)) == len(ids)
