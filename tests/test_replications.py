@@ -117,7 +117,9 @@ def test_the_scorecard_page_and_a_chapter_list_every_replication(tmp_path):
     rows = [fig4.evaluate(ResultSource("full", root))]
     table = replications_table_markdown(rows, [name, "dana.exp2"], "full", root)
     lines = table.splitlines()
-    assert lines[0].startswith("| experiment | committed run | replication |")
+    assert lines[0] == ("| experiment | the two runs | the two tables | verdicts: committed run "
+                        "→ replication |")
+    assert "| committed: CPU" in table and "; replication: CPU" in table
     assert len([line for line in lines if line.startswith(f"| `{name}`")]) == 1  # exp2: none
     assert f"*Dana, Pydi & Chevaleyre*: Fig. 4: {rows[0].status} → {rows[0].status}" in table
     assert table.rstrip().endswith("Of the 1 verdict judged again on the replications, "

@@ -371,9 +371,9 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
 def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
                                 root: Path | None = None) -> str:
     """:func:`replication_markdown` for the scorecard page: one line per experiment of
-    ``names`` with a replication (the two runs, how far apart, the rows that read it with their
-    status on the committed run and on the replication, named with their paper), then one
-    sentence counting the statuses that change."""
+    ``names`` with a replication (the two runs in one cell, how far apart, the rows that read
+    it with their status on the committed run and on the replication, named with their
+    paper), then one sentence counting the statuses that change."""
     from memnb.provenance import computed_on
 
     if source_profile(profile) != "full":
@@ -385,15 +385,15 @@ def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profi
     lines, judged = [], []
     for r in replications(rows, names, root):
         verdicts = _statuses_cell(r.judged, several=True)
-        lines.append([f"`{r.name}`", computed_on(r.current.provenance),
-                      computed_on(r.again.provenance),
+        lines.append([f"`{r.name}`", f"committed: {computed_on(r.current.provenance)}; "
+                      f"replication: {computed_on(r.again.provenance)}",
                       r.apart if r.same_code else
                       f"not compared: other code (`{r.again.provenance.get('code_fingerprint')}`)",
                       verdicts if r.same_code else ""])
         judged += r.judged
     if not lines:
         return "No committed full run has a replication.\n"
-    header = ["experiment", "committed run", "replication", "the two tables",
+    header = ["experiment", "the two runs", "the two tables",
               "verdicts: committed run → replication"]
     return (markdown_table(header, lines) + "\n\n"
             + rejudged_summary(judged, label, runs="replicated runs",
