@@ -480,13 +480,16 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     one, four = load("dana.exp1", "full", root), load("dana.exp4", "full", root)
     if one is None or four is None or "slope" not in four.table:
         return None
+    def slopes(table: pd.DataFrame) -> pd.Series:  # per (d, seed), of the paper's accuracy
+        return exp.head_slopes(exp.as_the_paper_reports(table)).set_index(["d", "seed"])["slope"]
+
     ours = four.table[four.table["kind"] == "slope"].set_index(["d", "seed"])["slope"]
-    theirs = exp.head_slopes(exp.as_the_paper_reports(one.table)).set_index(["d", "seed"])
+    theirs = slopes(one.table)
     shared = ours.index.intersection(theirs.index)
     if shared.empty:
         return None
-    gap = 100.0 * (ours.loc[shared] / theirs["slope"].loc[shared] - 1.0).abs()
-    equal = int((ours.loc[shared] == theirs["slope"].loc[shared]).sum())
+    gap = 100.0 * (ours.loc[shared] / theirs.loc[shared] - 1.0).abs()
+    equal = int((ours.loc[shared] == theirs.loc[shared]).sum())
     text = (f"`dana.exp4`'s {counted(len(shared), 'per-seed slope')} "
             f"({computed_on(four.provenance)}) against the same slopes of `dana.exp1`'s table "
             f"({computed_on(one.provenance)}): {equal} of {len(shared)} equal; "
@@ -502,8 +505,7 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     again = load("dana.exp1", "full", replications_root(root))
     if again is not None and again.provenance.get("code_fingerprint") == one.provenance.get(
             "code_fingerprint"):
-        replicated = exp.head_slopes(exp.as_the_paper_reports(again.table)).set_index(
-            ["d", "seed"])["slope"]
+        replicated = slopes(again.table)
         common = shared.intersection(replicated.index)
         same = int((ours.loc[common] == replicated.loc[common]).sum())
         text += (f". Against the slopes of the replication of `dana.exp1` (same code, "

@@ -262,17 +262,26 @@ def replacement_gap(name: str, profile: str = "full", root: Path | None = None, 
     return gap_between(name, profile, current, before, column=column)
 
 
-def gap_between(name: str, profile: str, current: ExperimentResult, before: ExperimentResult,
-                *, column: str = "accuracy") -> ReplacementGap | None:
-    """:class:`ReplacementGap` of two results of ``name`` already read (``current`` and the
-    ``before`` it replaced), matched as in :func:`replacement_gap`, with the points ``current``
-    copied from ``before``'s cache (:func:`copied_points`)."""
+def point_keys(name: str, profile: str) -> list[str] | None:
+    """The parameters that name a point of ``name``'s sweep under ``profile``, in the order its
+    points first set them (:func:`memnb.planner.capture_sweep`); ``None`` when it has no sweep
+    to capture. Two tables of the experiment are matched point by point on them."""
     from memnb.planner import capture_sweep
 
     captured = capture_sweep(name, profile)
     if captured is None or not captured.points:
         return None
-    named = dict.fromkeys(k for point in captured.points for k in point)  # in order, once
+    return list(dict.fromkeys(k for point in captured.points for k in point))
+
+
+def gap_between(name: str, profile: str, current: ExperimentResult, before: ExperimentResult,
+                *, column: str = "accuracy") -> ReplacementGap | None:
+    """:class:`ReplacementGap` of two results of ``name`` already read (``current`` and the
+    ``before`` it replaced), matched as in :func:`replacement_gap`, with the points ``current``
+    copied from ``before``'s cache (:func:`copied_points`)."""
+    named = point_keys(name, profile)
+    if not named:
+        return None
     keys = [k for k in named if k in current.table or k in before.table]
     if not keys or column not in current.table or column not in before.table:
         return None

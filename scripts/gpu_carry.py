@@ -293,12 +293,6 @@ def carry_archives(carry: Path, archive: Path | None) -> list[Path]:
     return copied
 
 
-def head(repo: Path = REPO) -> str:
-    """The commit ``HEAD`` of ``repo``."""
-    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
-                          capture_output=True, text=True).stdout.strip()
-
-
 def checkout_problem(repo: Path = REPO, commit: str | None = None) -> str | None:
     """Why the device command would stop on the machine, or None: ``memnb/`` or ``scripts/``
     (:data:`CHECKED`) of ``repo`` has changes not committed (``git status --porcelain``;
@@ -312,8 +306,9 @@ def checkout_problem(repo: Path = REPO, commit: str | None = None) -> str | None
         return (f"{' and '.join(f'{c}/' for c in CHECKED)} have changes not committed:\n"
                 f"{shown}{more}\nthe machine would stop with \"checkout is not COMMIT\": "
                 "commit them (or stash them) and run this script again")
-    if commit is not None and head(repo) != commit:
-        return (f"HEAD is {head(repo)[:12]}, not {commit[:12]}, the commit .gpu/ was built "
+    now = gpu_queue.head_commit(repo)
+    if commit is not None and now != commit:
+        return (f"HEAD is {(now or '?')[:12]}, not {commit[:12]}, the commit .gpu/ was built "
                 "for (a commit made meanwhile?): run this script again")
     return None
 

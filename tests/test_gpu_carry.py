@@ -241,7 +241,8 @@ def _stand_in_build(carry, monkeypatch, repo, built: list[str], commit: str | No
     monkeypatch.setattr(carry, "carry_text", lambda target, include: built.append("text"))
     monkeypatch.setattr(carry, "copy_tree", lambda source, target: built.append("papers"))
     monkeypatch.setattr(paths, "find_paper_file", lambda name: repo)
-    monkeypatch.setattr(carry, "clone_head", lambda target, source: commit or carry.head(source))
+    monkeypatch.setattr(carry, "clone_head",
+                        lambda target, source: commit or carry.gpu_queue.head_commit(source))
 
 
 def test_main_refuses_to_print_a_command_the_machine_would_stop(tmp_path, monkeypatch, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memnb.planner import capture_sweep
+from memnb.reruns import point_keys
 from memnb.results import load
 from memnb.scorecard.core import ResultSource, Row, load_items, read_label
 from memnb.scorecard.replaced import (
@@ -80,9 +80,7 @@ def test_committed_replications_are_complete_runs_of_the_committed_runs_code(pat
     assert current is not None and again is not None
     assert again.provenance["code_fingerprint"] == current.provenance["code_fingerprint"]
     assert again.provenance["complete"] and again.provenance["profile"] == "full"
-    captured = capture_sweep(name, "full")
-    keys = [k for k in dict.fromkeys(k for point in captured.points for k in point)
-            if k in current.table]
+    keys = [k for k in point_keys(name, "full") if k in current.table]
     assert keys and list(again.table.columns) == list(current.table.columns)
     assert (again.table[keys].astype(str).value_counts().sort_index().equals(
         current.table[keys].astype(str).value_counts().sort_index()))

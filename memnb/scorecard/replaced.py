@@ -109,9 +109,6 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     def label(j: Rejudged) -> str:
         return f"{_paper_name(j.paper)}: {j.item}" if several else j.item
 
-    def cell(again: Sequence[Rejudged]) -> str:
-        return _statuses_cell(again, several=several)
-
     header = ["experiment", "the table it replaced", "on the points both tables hold",
               "verdicts: committed run → replaced run"]
     lines: list[list[str]] = []
@@ -140,7 +137,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         gap = (None if column is None
                else gap_between(name, "full", current, replaced, column=column))
         apart = _apart(gap, column)
-        lines.append([f"`{name}`", what, apart, cell(again)])
+        lines.append([f"`{name}`", what, apart, _statuses_cell(again, several=several)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
     summary = rejudged_summary(judged, label, partial_tables, earlier_profile)
@@ -269,8 +266,9 @@ def cells_apart(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] 
         unequal = ~((now == then) | (now.isna() & then.isna()))
         if not unequal.any():
             continue
-        differing += int(unequal.sum())
-        words = f"`{column}` in {int(unequal.sum())} row{'s' * (int(unequal.sum()) != 1)}"
+        count = int(unequal.sum())
+        differing += count
+        words = f"`{column}` in {count} row{'s' * (count != 1)}"
         if all(pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c)
                for c in (now, then)):
             words += f" (by at most {float((now - then)[unequal].abs().max()):.3g})"
@@ -305,8 +303,7 @@ def replications(rows: Sequence[Row], names: Sequence[str],
     (:class:`Replication`): on the accuracy column both tables hold (:func:`_apart`), else cell
     by cell (:func:`cells_apart`); each of ``rows`` that reads the committed run judged again on
     the replication (:func:`rejudge`). A replication of other code is read, not compared."""
-    from memnb.planner import capture_sweep
-    from memnb.reruns import compared_column, gap_between
+    from memnb.reruns import compared_column, gap_between, point_keys
     from memnb.results import load
 
     found = []
@@ -321,10 +318,7 @@ def replications(rows: Sequence[Row], names: Sequence[str],
             continue
         column = compared_column(current.table, again.table)
         if column is None:
-            captured = capture_sweep(name, "full")
-            keys = ([] if captured is None else
-                    list(dict.fromkeys(k for point in captured.points for k in point)))
-            apart = cells_apart(current.table, again.table, keys)
+            apart = cells_apart(current.table, again.table, point_keys(name, "full") or ())
         else:
             apart = _apart(gap_between(name, "full", current, again, column=column), column)
         judged = tuple(rejudge(rows, name, root, replaced=again) or ())
