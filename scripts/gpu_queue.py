@@ -13,6 +13,8 @@ One call of this script, run from the repository root on the GPU machine:
    (``--force`` takes the archive's versions anyway; an archive without a manifest, of an older
    version of this script, is refused unless ``--force``);
 3. runs the CUDA tests first (``pytest -m cuda``) when a GPU is present, and stops if they fail;
+   a call on a warm machine that already passed them for the same code, GPU and torch skips
+   them (:class:`CudaTestsStamp`, ``.gpu-state/``; ``--recheck-cuda`` runs them anyway);
 4. runs the queue in order (:data:`QUEUE`: Mahdavi et al. Figs. 2a, 2b, 2c, 4, 3, 5; Kajitsuka &
    Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5 and App. B; then
    Mahdavi et al. Tables 1 and 3, whose rank tests use the machine's CPU cores), each experiment
@@ -146,6 +148,60 @@ setup, restore, runs and packing. Worst case: the last run gets the time left le
 :data:`GRACE_S` (20 s) more before SIGKILL, and packing takes the whole reserve, so the call ends
 by 490 - 45 + 30 + 20 + 45 = 540 s, 60 s under the device's 600 s limit
 (:data:`DEVICE_LIMIT_S`). A run that honours its limit ends the call by about 490 s."""
+
+CUDA_TESTS_STAMP = REPO / ".gpu-state" / "cuda_tests_passed.json"
+"""Where a call that passed the CUDA tests records what it tested (:class:`CudaTestsStamp`), in
+an ignored folder that a warm device machine keeps between calls and a fresh one lacks."""
+TESTED_CODE: tuple[str, ...] = ("memnb", "tests")  # the code whose CUDA tests the stamp vouches
+
+
+def tested_code_digest(repo: Path = REPO, roots: Sequence[str] = TESTED_CODE) -> str:
+    """The SHA-256 over the relative path and content of every ``.py`` file below ``roots``
+    of ``repo``: changes when the code the CUDA tests exercise, or the tests, change."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted((repo / root).rglob("*.py")):
+            digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
+            digest.update(sha256_file(path).encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CudaTestsStamp:
+    """The CUDA tests passed on this machine for this code: a later call of the same code on
+    the same GPU and torch (a warm device machine) skips them, so that they take time from the
+    first slice of a machine only; any other call (a fresh machine, changed code or tests,
+    another torch) runs them."""
+
+    path: Path
+    identity: Mapping[str, str]  # the device, torch and the digest of the tested code
+
+    @classmethod
+    def here(cls, device_name: str, torch_version: str, repo: Path = REPO) -> CudaTestsStamp:
+        """The stamp a call of the checkout ``repo`` writes for ``device_name`` and
+        ``torch_version``."""
+        return cls(repo / CUDA_TESTS_STAMP.relative_to(REPO),
+                   {"device": device_name, "torch": torch_version,
+                    "code_sha256": tested_code_digest(repo)})
+
+    def passed_before(self) -> str | None:
+        """When an earlier call passed the tests of this identity (its record's time), or None
+        when no record matches (none, another identity, or unreadable)."""
+        try:
+            record = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(record, dict) or record.get("identity") != dict(self.identity):
+            return None
+        return str(record.get("passed_at", "an earlier call"))
+
+    def record(self) -> None:
+        """Record that the tests of this identity passed now."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps({
+            "identity": dict(self.identity),
+            "passed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, indent=1) + "\n",
+            encoding="utf-8")
 
 
 def is_paused_state(path: Path, tree: Path) -> bool:
@@ -561,7 +617,7 @@ class Step:
     seconds: float
     time_limit_s: float | None = None
     tail: str = ""
-    skipped: str | None = None  # why it did not run: "complete" or "another device"
+    skipped: str | None = None  # why not run: "complete", "another device", "passed before"
 
 
 Runner = Callable[[list[str], float], tuple[int, str]]
@@ -678,15 +734,17 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str,
               other_device: Callable[[str, str], str | None] = other_device_run,
               rerun: Callable[[str], str | None] = rerun_due,
               other_device_for_rerun: Callable[[str, str], str | None] = other_device_rerun,
-              steps: list[Step] | None = None) -> tuple[list[Step], str]:
-    """Run the CUDA tests (if asked), then each experiment of ``queue`` that is not
-    ``complete`` already, nor a run of ``other_device`` to be continued there (both logged as
-    skipped, with the reason), with a time limit that keeps the whole call within ``budget_s``
-    seconds from now (``reserve_s`` kept for packing; a run still going :data:`HARD_STOP_S`
-    past its limit is stopped by the ``runner``). A table due for a ``rerun``
+              steps: list[Step] | None = None,
+              stamp: CudaTestsStamp | None = None) -> tuple[list[Step], str]:
+    """Run the CUDA tests (if asked, and unless ``stamp`` says they passed on this machine for this
+    code: logged as skipped; a pass is recorded in ``stamp``), then each experiment of ``queue``
+    that is not ``complete`` already, nor a run of ``other_device`` to be continued there (both
+    logged as skipped, with the reason), with a time limit that keeps the whole call within
+    ``budget_s`` seconds from now (``reserve_s`` kept for packing; a run still going
+    :data:`HARD_STOP_S` past its limit is stopped by the ``runner``). A table due for a ``rerun``
     (:func:`rerun_due`) is run with ``--rerun``, unless its rerun is one of
-    ``other_device_for_rerun``. Each step is appended to ``steps`` (a new list if None) as it
-    ends, so that a caller packing after an exception still logs what ran.
+    ``other_device_for_rerun``. Each step is appended to ``steps`` (a new list if None) as it ends,
+    so that a caller packing after an exception still logs what ran.
 
     Returns the steps and how the queue ended: ``done``, ``out of time`` (an experiment stopped
     at its limit, or less than ``min_slice_s`` was left), ``missing packages`` (the chapters do
@@ -703,7 +761,11 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str,
     steps.append(Step("imports", command, code, clock() - t0, tail=tail))
     if code != 0:  # e.g. optuna is not in the GPU image: carry its wheels (see the device notes)
         return steps, "missing packages"
-    if cuda_tests:
+    passed_at = None if stamp is None or not cuda_tests else stamp.passed_before()
+    if passed_at is not None:
+        steps.append(Step("cuda tests", [], None, 0.0, skipped="passed before",
+                          tail=f"skipped: passed on this machine for this code at {passed_at}"))
+    elif cuda_tests:
         marked = sorted(str(p.relative_to(REPO)) for p in (REPO / "tests").glob("test_*.py")
                         if "mark.cuda" in p.read_text(encoding="utf-8"))
         command = [python, "-m", "pytest", "-p", "no:xdist", "-q", "-m", "cuda", *marked]
@@ -712,6 +774,8 @@ def run_queue(queue: Sequence[str], *, budget_s: float, device: str,
         steps.append(Step("cuda tests", command, code, clock() - t0, tail=tail))
         if code != 0:
             return steps, "cuda tests failed"
+        if stamp is not None:
+            stamp.record()
     failed: list[str] = []
     for name in queue:
         if complete(name):
@@ -850,6 +914,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="only restore the archive (e.g. here, after a call)")
     parser.add_argument("--allow-cpu", action="store_true",
                         help="run the queue without a GPU (full profiles take days there)")
+    parser.add_argument("--recheck-cuda", action="store_true",
+                        help="run the CUDA tests even when an earlier call on this machine "
+                             "passed them for the same code, GPU and torch (they are skipped "
+                             "then: see CudaTestsStamp)")
     parser.add_argument("--bench", action="store_true",
                         help="first run benchmarks/bench_sweep.py on this device (its output "
                              "goes to --out as bench_sweep.txt, its record as "
@@ -908,8 +976,10 @@ def main(argv: list[str] | None = None) -> int:
                  str(args.out.resolve() / f"full.{device.split(':')[0]}.json")],
                 min(180.0, max(budget_left(args.budget, started) - RESERVE_S, 1.0)))
             print(f"plan: exit {code}\n{tail}")
+        stamp = (CudaTestsStamp.here(torch.cuda.get_device_name(), torch.__version__)
+                 if gpu and not args.recheck_cuda else None)
         _, outcome = run_queue(args.only or QUEUE, budget_s=budget_left(args.budget, started),
-                               device=device, cuda_tests=gpu, steps=steps)
+                               device=device, cuda_tests=gpu, steps=steps, stamp=stamp)
     except BaseException as err:  # packed all the same: whatever finished comes back
         outcome = f"error: {type(err).__name__}: {err}"
         raise

@@ -819,3 +819,37 @@ def test_what_finished_is_packed_when_the_queue_raises(tmp_path, monkeypatch):
     assert log["outcome"] == "error: RuntimeError: after a run"
     assert [s["name"] for s in log["steps"]] == ["dana.exp5"]
     assert log["packed"] == ["full/.cache/dana.exp5/4567.ffee.json"]
+
+
+def test_cuda_tests_passed_on_this_machine_for_this_code_are_skipped_once(tmp_path):
+    gpu_queue = _script()
+    for root in ("memnb", "tests"):
+        (tmp_path / root).mkdir()
+        (tmp_path / root / "a.py").write_text("x = 1\n")
+    ran: list[str] = []
+
+    def runner(command, timeout):
+        ran.append("tests" if "pytest" in command else "imports" if "-c" in command else "run")
+        return 0, ""
+
+    def call(stamp):
+        return gpu_queue.run_queue([], budget_s=540, device="cuda", runner=runner,
+                                   clock=lambda: 0.0, stamp=stamp)
+
+    stamp = gpu_queue.CudaTestsStamp.here("H200", "2.14.1", repo=tmp_path)
+    steps, outcome = call(stamp)
+    assert outcome == "done" and ran == ["imports", "tests"] and stamp.path.exists()
+    ran.clear()
+    steps, _ = call(gpu_queue.CudaTestsStamp.here("H200", "2.14.1", repo=tmp_path))
+    assert ran == ["imports"] and steps[1].skipped == "passed before"
+    (tmp_path / "tests" / "a.py").write_text("x = 2\n")
+    for gpu, torch_version in (("H200", "2.14.1"), ("H100", "2.14.1"), ("H100", "2.9.1")):
+        ran.clear()
+        call(gpu_queue.CudaTestsStamp.here(gpu, torch_version, repo=tmp_path))
+        assert ran == ["imports", "tests"]  # changed tests, another GPU, another torch
+    ran.clear()
+    failing = gpu_queue.CudaTestsStamp.here("A100", "2.14.1", repo=tmp_path)
+    steps, outcome = gpu_queue.run_queue([], budget_s=540, device="cuda", clock=lambda: 0.0,
+                                         runner=lambda c, t: (0 if "-c" in c else 1, "boom"),
+                                         stamp=failing)
+    assert outcome == "cuda tests failed" and failing.passed_before() is None
