@@ -81,7 +81,7 @@ def _cmd_list(_: argparse.Namespace) -> int:
         for profile in PROFILES:
             params = exp.profiles[profile]
             # as `memnb run`: the profile's seeds, capped at its max_seeds (or the fixed seeds)
-            seeds = exp.seeds_run(profile, exp.seeds_asked(profile))
+            seeds = exp.default_seeds_run(profile)
             print(f"    {profile:5s} seeds {seeds}  {json.dumps(params, default=str)}")
     return 0
 
@@ -132,7 +132,7 @@ def _written_seeds_note(name: str, profile: str) -> str | None:
         return None
     if continued is None:
         return None
-    default = exp.seeds_run(profile, exp.seeds_asked(profile))
+    default = exp.default_seeds_run(profile)
     return (f"{name}: the written `{profile}` result ran {continued[1]} seeds, more than the "
             f"profile's {default}: this run continues over them (--seeds {continued[0]})")
 

@@ -634,7 +634,7 @@ def continued_seeds(name: str, profile: str,
     if written is None:
         return None
     exp = get(name)
-    return written if written[1] > exp.seeds_run(profile, exp.seeds_asked(profile)) else None
+    return written if written[1] > exp.default_seeds_run(profile) else None
 
 
 def fewer_seeds_error(name: str, profile: str, seeds_run: int,

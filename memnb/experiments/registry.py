@@ -56,6 +56,11 @@ class Experiment:
             return self.fixed_seeds
         return seeds_run(self.params(profile), requested)
 
+    def default_seeds_run(self, profile: str) -> int:
+        """The seeds a run under ``profile`` computes when no count is given:
+        :meth:`seeds_run` of :meth:`seeds_asked`."""
+        return self.seeds_run(profile, self.seeds_asked(profile))
+
     def run(self, profile: str, *, seeds: int, device: str, cache_dir: Path,
             executor: str | None = None) -> pd.DataFrame:
         """Run the experiment under ``profile`` and return its tidy table."""
