@@ -394,3 +394,17 @@ def test_the_assumption_verdicts_list_the_row_assumption_3_refers_to():
     cell = next("".join(c["source"]) for c in nb["cells"]
                 if "assumption_items = " in "".join(c["source"]))
     assert '"Assumption 3"' in cell and '"Sec. 4.4 on a trained ViT"' in cell
+
+
+def test_fig1_words_use_the_pass_rule_and_say_where_no_draw_passes():
+    from memnb.figures.mahdavi import _fig1_run
+
+    curve = pd.DataFrame({"k": [10, 20, 30, 40], "pass_fraction": [1.0, 0.98, 0.5, 0.0],
+                          "T": 100, "repeats": 50})
+    words = _fig1_run("our run", curve)
+    assert "at least 0.99) up to k = 10," in words  # 0.98 at k = 20 is not a pass
+    assert "no draw passes from k = 40 on" in words
+    curve["pass_fraction"] = [0.9, 0.5, 0.2, 0.1]
+    words = _fig1_run("our run", curve)
+    assert "never reaches a pass fraction of 0.99" in words
+    assert "some draw passes at every k up to 40" in words

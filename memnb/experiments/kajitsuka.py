@@ -11,8 +11,9 @@ ICLR 2025.
 * ``kajitsuka.seq_len`` -- the capacity against the sequence length n at fixed N on random
   sequences (the ICLR version's sweep over n; its values of n were not found).
 
-Training recipe [source]: "full-batch gradient descent for 1000 epochs", AdamW, "the
-best-performing model was selected after running ten trials of hyperparameter tuning with Optuna".
+Training recipe [source]: "full-batch gradient descent for 1000 epochs", "the best-performing
+model was selected after running ten trials of hyperparameter tuning with Optuna"; AdamW [third
+party: a page of the ICLR version (notes §3, acmrep), not the paper's words].
 **[reconstruction]** (not found in the paper): the model's widths (by default ``d = 16``, ``d_ff =
 32``, two heads, :mod:`memnb.models.ffn_attention`; Fig. 7 also runs ``d = 8``), the fixed
 pretrained word embeddings of all-MiniLM-L6-v2 as input tokens (random Gaussian vectors for random
@@ -29,8 +30,8 @@ gives the same trials as a loop of ask, train, tell. A capacity search reports t
 every depth it tried (:func:`depth_table`), so a deeper model that memorizes less than a shallower
 one is shown, not hidden.
 
-The paper's figures have no published numbers (chapter notes §3): only the expected trend
-(#blocks growing roughly like √N) can be compared.
+The paper's figures have no published numbers (chapter notes §3): only a trend can be
+compared, the one we expect (ours, [unverified]: #blocks growing roughly like √N).
 """
 
 from __future__ import annotations

@@ -863,13 +863,15 @@ def _fig1_draws(curves: list[pd.DataFrame]) -> str:
 
 
 def _fig1_run(label: str, curve: pd.DataFrame) -> str:
-    """One run's Fig. 1 curve in words: its draws, its pool of images, where it passes and
-    fails."""
+    """One run's Fig. 1 curve in words: its draws, its pool of images, the largest k that
+    passes (a pass fraction of at least :data:`memnb.scorecard.PASS`) and the smallest from
+    which no draw passes."""
     passing = curve[curve["pass_fraction"] >= sc.PASS]["k"]
     failing = curve[curve["pass_fraction"] == 0]["k"]
-    where = f"passes up to k = {int(passing.max())}" if len(passing) else "never passes"
-    where += (f" and fails from k = {int(failing.min())} on" if len(failing)
-              else f" and never fails up to k = {int(curve['k'].max())}")
+    where = (f"passes (a pass fraction of at least {sc.PASS:g}) up to k = {int(passing.max())}"
+             if len(passing) else f"never reaches a pass fraction of {sc.PASS:g}")
+    where += (f", and no draw passes from k = {int(failing.min())} on" if len(failing)
+              else f", and some draw passes at every k up to {int(curve['k'].max())}")
     pool = int(curve["T"].iloc[0])
     draws = int(curve["repeats"].iloc[0])
     return (f"{_capital(label)}: {draws} draw{'s' * (draws != 1)} per k from a "

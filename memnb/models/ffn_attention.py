@@ -1,8 +1,9 @@
 """The experiment model of Kajitsuka & Sato (ICLR 2025): N = E_out ∘ F2 ∘ SA ∘ F1 ∘ E_in.
 
 Their experiments (eq. "model_for_experiment"; chapter notes §3) use "two token-wise
-feed-forward networks F1^FF and F2^FF" around one self-attention layer, and the depth "#blocks" of
-the two FFNs is the size knob of Fig. 7 [source: caption]. Width, heads, activation and
+feed-forward networks F1^FF and F2^FF" around one self-attention layer ([unverified]: the stored
+Fig. 7 caption names only the two FFNs), and the depth "#blocks" of the two FFNs is the size knob
+of Fig. 7 [source: caption]. Width, heads, activation and
 normalisation were not found (chapter notes §3); **[reconstruction]** choices here:
 
 * ``E_in``: a linear map of the real token vectors ``x ∈ R^{input_dim}`` (the experiments feed
