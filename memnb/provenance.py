@@ -392,6 +392,25 @@ def points_not_timed(provenance: dict[str, Any]) -> int:
     return max(reused, 0) + sum(points for _, points in points_copied(provenance))
 
 
+def copied_words(provenance: dict[str, Any]) -> str:
+    """``"84 of its points were copied from the run it replaced (commit 54b33aa, started
+    2026-11-27T12:21:09+00:00), not computed by it"``: the :func:`points_copied` of a result,
+    each named by the commit of the run it replaced where the copied table is that run
+    (``rerun_of``, matched on its code fingerprint), else by the copied table's name; empty
+    when none were copied. The evidence of a row reading those points names their run."""
+    replaced = provenance.get("rerun_of") or {}
+    parts = []
+    for source, points in points_copied(provenance):
+        code = replaced.get("code_fingerprint")
+        if code and source.endswith(f".{code}"):
+            run = (f"the run it replaced (commit {short_commit(replaced.get('git_commit'))}, "
+                   f"started {replaced.get('started_utc') or '?'})")
+        else:
+            run = f"`{source}`"
+        parts.append(f"{points} of its points were copied from {run}, not computed by it")
+    return "; ".join(parts)
+
+
 def points_copied(provenance: dict[str, Any]) -> list[tuple[str, int]]:
     """``[("superseded/dana.appendix_layout.ee20886effcd5f24", 84)]``: the point files copied into
     a run's cache from the run it replaced before it started, as its provenance records them

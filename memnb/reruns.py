@@ -19,8 +19,9 @@ import dataclasses
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -297,6 +298,96 @@ def gap_between(name: str, profile: str, current: ExperimentResult, before: Expe
                           copied_points(current, before))
 
 
+REPLICATIONS = "replications"
+"""The folder under the results root that holds replications (ours): a committed full run
+computed again, by code of the same fingerprint and over the same grid, in another run (another
+machine, say), as ``data/results/replications/<profile>/<name>.{csv,json}``."""
+
+
+def replications_root(root: Path | None = None) -> Path:
+    """The results root of replications: ``<root>/replications`` (``root`` defaults to
+    :func:`memnb.paths.results_dir`)."""
+    return (root or results_dir()) / REPLICATIONS
+
+
+def cells_apart(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] = ()) -> str:
+    """How two tables of the same run differ cell by cell: "every one of the 840 cells equal",
+    or how many cells differ, in which columns and, for numbers, by how much at most. Rows are
+    matched on the point parameters ``keys`` (both tables sorted on them, a point's several
+    rows kept in the order written), else row by row in the order written. For tables with no
+    accuracy column to compare (:func:`memnb.reruns.compared_column`): a construction's bits, a
+    rank check's pass fractions. Two empty cells count as equal."""
+    if list(current.columns) != list(again.columns) or current.shape != again.shape:
+        return "not compared cell by cell (the tables' columns or rows differ)"
+    keys = [k for k in keys if k in current.columns]
+    if keys:
+        current, again = (t.iloc[t[keys].astype(str).apply(tuple, axis=1).argsort(
+            kind="stable")] for t in (current, again))
+        if not current[keys].astype(str).reset_index(drop=True).equals(
+                again[keys].astype(str).reset_index(drop=True)):
+            return "not compared cell by cell (the tables' grids differ)"
+    parts, differing = [], 0
+    for column in current.columns:
+        now, then = (t[column].reset_index(drop=True) for t in (current, again))
+        unequal = ~((now == then) | (now.isna() & then.isna()))
+        if not unequal.any():
+            continue
+        count = int(unequal.sum())
+        differing += count
+        words = f"`{column}` in {count} row{'s' * (count != 1)}"
+        if all(pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c)
+               for c in (now, then)):
+            words += f" (by at most {float((now - then)[unequal].abs().max()):.3g})"
+        parts.append(words)
+    if not parts:
+        return f"{_ALL_EQUAL}{current.size:,} cells equal"
+    return (f"{differing:,} of the {current.size:,} cells "
+            f"{'differs' if differing == 1 else 'differ'}: " + "; ".join(parts))
+
+
+_ALL_EQUAL = "every one of the "  # how :func:`cells_apart` begins when no cell differs
+
+
+def cells_equal(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] = ()) -> bool:
+    """Whether :func:`cells_apart` finds every cell of the two tables equal."""
+    return cells_apart(current, again, keys).startswith(_ALL_EQUAL)
+
+
+class AgainstReplaced(NamedTuple):
+    """A committed run, the table it replaced and its replication, compared cell by cell."""
+
+    words: str  # the replaced table against the replication (:func:`cells_apart`)
+    equal: bool  # the replaced table and the replication are equal in every cell
+    committed_equal: bool  # the committed run and the replication are equal in every cell
+
+    @property
+    def committed_apart(self) -> bool:
+        """The replaced table and the replication agree and the committed run does not: what
+        the replacement changed (code, arithmetic) moved no number, and the committed run is
+        the one apart from both (its machine, not its code)."""
+        return self.equal and not self.committed_equal
+
+
+def replaced_against_replication(name: str, profile: str = "full",
+                                 root: Path | None = None) -> AgainstReplaced | None:
+    """The table that the written result of ``name`` replaced (:func:`replaced_result`) and
+    the written result itself, each against the replication of the written result
+    (:func:`replications_root`), cell by cell (:func:`cells_apart`, rows matched on
+    :func:`point_keys`); ``None`` when there is no replaced table or no replication. When the
+    replaced table equals the replication and the written result does not, the two comparisons
+    of the written run (with the table it replaced, with its replication) are one
+    (:attr:`AgainstReplaced.committed_apart`)."""
+    current = load(name, profile, root)
+    replaced = replaced_result(name, profile, root)
+    again = load(name, profile, replications_root(root))
+    if current is None or replaced is None or again is None:
+        return None
+    keys = point_keys(name, profile) or ()
+    words = cells_apart(again.table, replaced.table, keys)
+    return AgainstReplaced(words, words.startswith(_ALL_EQUAL),
+                           cells_equal(current.table, again.table, keys))
+
+
 def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,
                            column: str = "accuracy") -> str | None:
     """:func:`replacement_gap` in words, e.g. "it replaced a table of earlier code (IEEE
@@ -327,5 +418,11 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
         return (f"{head}: on the {gap.points} points both tables hold{gap.copied_clause()}, "
                 f"`{column}` differs by {gap.mean:.4f} on average and by at most "
                 f"{gap.largest:.3f}")
+    same = replaced_against_replication(name, profile, root)
+    also = ("" if same is None or not same.committed_apart else
+            "; that replaced table and the replication of this run (the same code run again, "
+            f"`{REPLICATIONS}/`) are equal in {same.words.removesuffix(' equal')}: the "
+            "change of code moved none of these numbers, and it is this run that differs from "
+            "both")
     return (f"{head}: on the {gap.points} points both computed, `{column}` differs by "
-            f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}")
+            f"{gap.mean:.4f} on average and by at most {gap.largest:.3f}{also}")

@@ -11,13 +11,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memnb.reruns import point_keys
+from memnb.reruns import point_keys, replaced_against_replication, replacement_difference
 from memnb.results import load
 from memnb.scorecard.core import ResultSource, Row, load_items, read_label
 from memnb.scorecard.replaced import (
     REPLICATIONS,
     cells_apart,
     chapter_replications,
+    replaced_equal_sentence,
     replication_markdown,
     replications_root,
     replications_table_markdown,
@@ -105,7 +106,7 @@ def test_tables_without_an_accuracy_are_compared_cell_by_cell():
     # a flag that flips is counted, with no size (review finding: subtracting booleans raised)
     flags = pd.DataFrame({"k": [1, 2], "valid": [True, False]})
     assert cells_apart(flags, flags.assign(valid=[True, True]), ["k"]) == (
-        "1 of the 4 cells differ: `valid` in 1 row")
+        "1 of the 4 cells differs: `valid` in 1 row")
 
 
 def test_the_scorecard_page_and_a_chapter_list_every_replication(tmp_path):
@@ -127,3 +128,48 @@ def test_the_scorecard_page_and_a_chapter_list_every_replication(tmp_path):
     assert chapter_replications("dana", rows, "full", root).startswith(f"`{name}` computed again")
     assert chapter_replications("mahdavi", [], "full", root) == (
         "No full run of this chapter has a committed replication.")
+
+
+def test_a_replaced_table_equal_to_the_replication_makes_the_committed_run_the_one_apart(
+        tmp_path):
+    """Review finding: the tables the Dana runs replaced (earlier code) equal their
+    replications (today's code) in every cell, so the chapter's two comparisons were one and the
+    committed runs, not the code change, were apart: the texts must say so, and must not say it
+    where the committed run equals the replication too."""
+    name = "dana.exp6"
+    root = _copy(tmp_path, name)
+    table = pd.read_csv(FULL / f"{name}.csv")
+    provenance = json.loads((FULL / f"{name}.json").read_text())
+    other_run = table.assign(accuracy_last_batches=table["accuracy_last_batches"] * 0.5)
+    kept = root / "full" / "superseded"
+    kept.mkdir()
+    other_code = "0123456789abcdef"
+    other_run.to_csv(kept / f"{name}.{other_code}.csv", index=False)
+    (kept / f"{name}.{other_code}.json").write_text(json.dumps(
+        {**provenance, "code_fingerprint": other_code, "started_utc": "2026-01-01T00:00"}))
+    other_run.to_csv(replications_root(root) / "full" / f"{name}.csv", index=False)
+
+    found = replaced_against_replication(name, "full", root)
+    assert found.equal and not found.committed_equal and found.committed_apart
+    assert found.words == f"every one of the {table.size:,} cells equal"
+    words = replacement_difference(name, "full", root, column="accuracy_last_batches")
+    assert words.endswith("are equal in every one of the 2,400 cells: the change of code moved "
+                          "none of these numbers, and it is this run that differs from both")
+    fig4 = next(it for it in load_items(["dana"]) if it.item == "Fig. 4")
+    rows = [fig4.evaluate(ResultSource("full", root))]
+    assert replication_markdown(rows, [name], "full", root).endswith(
+        "and the committed run is the one apart from both.")
+    assert replaced_equal_sentence([name, "dana.exp2"], root).startswith(
+        f" The table that the committed run of `{name}` replaced")
+
+    # the committed run equal to the replication too: all three agree, nobody is apart
+    table.to_csv(replications_root(root) / "full" / f"{name}.csv", index=False)
+    table.to_csv(kept / f"{name}.{other_code}.csv", index=False)
+    found = replaced_against_replication(name, "full", root)
+    assert found.equal and found.committed_equal and not found.committed_apart
+    assert "differs from both" not in replacement_difference(name, "full", root)
+    assert replication_markdown(rows, [name], "full", root).endswith(
+        "is equal to both in every one of the 2,400 cells.")
+    assert replaced_equal_sentence([name], root) == ""
+    # no replaced table, or no replication: nothing to say
+    assert replaced_against_replication("dana.exp2", "full", root) is None

@@ -195,6 +195,19 @@ def test_the_evidence_names_every_commit_that_computed_points():
     assert core.computing_commits({"invocations": same}) == "commit 04233d7, 2026-11-26T09:29"
     assert core.computing_commits({"git_commit": "abcdef123", "started_utc": "2026"}) == (
         "commit abcdef1, 2026")
+    # points copied from the run it replaced are named with that run's commit (review finding:
+    # a row reading only those points named a commit that computed none of them)
+    copied = {"git_commit": "cae159fb6", "started_utc": "2026-11-27T15:00",
+              "points_copied": [{"from": "superseded/dana.x.ee20886effcd5f24", "points": 84}],
+              "rerun_of": {"code_fingerprint": "ee20886effcd5f24", "git_commit": "54b33aa23",
+                           "started_utc": "2026-11-27T12:21"}}
+    assert core.computing_commits(copied) == (
+        "commit cae159f, 2026-11-27T15:00; 84 of its points were copied from the run it "
+        "replaced (commit 54b33aa, started 2026-11-27T12:21), not computed by it")
+    copied["rerun_of"]["code_fingerprint"] = "1111111111111111"
+    assert core.computing_commits(copied).endswith(
+        "84 of its points were copied from `superseded/dana.x.ee20886effcd5f24`, not computed "
+        "by it")
 
 
 def test_a_not_run_row_with_a_reason_says_what_exists_and_the_command(tmp_path) -> None:

@@ -105,15 +105,24 @@ def computing_commits(provenance: dict[str, Any]) -> str:
     do not tell, :func:`memnb.provenance.computing_invocation`), else "commits eb16d85 (84 points,
     2026-11-26), fa52566 (21 points, 2026-11-26), e676a83 (105 points, 2026-11-26)": every
     commit whose invocations raised ``points_done``, with the points they added and the day of
-    the first, so that a resumed run does not read as computed by its last commit alone."""
-    from memnb.provenance import computing_invocation, resumed_commits, short_commit
+    the first, so that a resumed run does not read as computed by its last commit alone; then
+    the points copied from the run it replaced, with that run's commit
+    (:func:`memnb.provenance.copied_words`)."""
+    from memnb.provenance import (
+        computing_invocation,
+        copied_words,
+        resumed_commits,
+        short_commit,
+    )
 
+    copied = copied_words(provenance)
+    copied = f"; {copied}" if copied else ""
     several = resumed_commits(provenance)
     if several is not None:
-        return several
+        return several + copied
     computed = computing_invocation(provenance)
     return (f"commit {short_commit(computed['git_commit'])}, "
-            f"{computed['started_utc'] or '?'}")
+            f"{computed['started_utc'] or '?'}{copied}")
 
 
 def todays_rerun(name: str, profile: str = "full",

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from memnb.prose import markdown_table
+from memnb.reruns import REPLICATIONS, cells_apart, replications_root
 from memnb.results import ExperimentResult
 from memnb.scorecard.core import (
     PAPERS,
@@ -33,7 +32,7 @@ from memnb.scorecard.core import (
 from memnb.scorecard.render import source_profile
 
 if TYPE_CHECKING:
-    from memnb.reruns import ReplacementGap
+    from memnb.reruns import AgainstReplaced, ReplacementGap
 
 
 class ReplacedSource(ResultSource):
@@ -115,6 +114,7 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     judged: list[Rejudged] = []
     partial_tables: set[str] = set()  # replaced tables of a partial grid
     earlier_profile: set[str] = set()  # replaced tables of an earlier profile: not judged
+    copied: set[str] = set()  # replaced tables whose every shared point the committed run copied
     for name in names:
         current = load(name, "full", root)
         replaced = None if current is None else replaced_result(name, "full", root)
@@ -137,11 +137,14 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         gap = (None if column is None
                else gap_between(name, "full", current, replaced, column=column))
         apart = _apart(gap, column)
+        if gap is not None and gap.points and not gap.recomputed:
+            copied.add(name)
         lines.append([f"`{name}`", what, apart, _statuses_cell(again, several=several)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
-    summary = rejudged_summary(judged, label, partial_tables, earlier_profile)
-    return markdown_table(header, lines) + "\n\n" + summary + "\n"
+    summary = rejudged_summary(judged, label, partial_tables, earlier_profile, copied=copied)
+    return (markdown_table(header, lines) + "\n\n" + summary
+            + replaced_equal_sentence(names, root) + "\n")
 
 
 def _paper_name(paper: str) -> str:
@@ -184,7 +187,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
                      earlier_profile: Collection[str] = (), *,
                      on: tuple[str, str, str] = ("the replaced tables", "the replaced table",
                                                  "the replaced one"),
-                     runs: str = "replaced runs") -> str:
+                     runs: str = "replaced runs", copied: Collection[str] = ()) -> str:
     """One sentence on ``judged``: how many verdicts were judged again, which rows read several
     replaced runs (each judged again once per run, so counted once per run) and every status
     that changes, named by ``label`` (and by the replaced run for such a row; with a note where
@@ -192,13 +195,17 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
     or else where its grid was partial, one of ``partial_tables``). ``on`` names the tables
     judged on: all together, one of them, and one of them after a status, and ``runs`` what
     a row reading several of them reads (a replication: :func:`replication_markdown`). A
-    status that becomes ``not run`` there overturns nothing and is listed apart."""
+    status that becomes ``not run`` there overturns nothing and is listed apart. A replaced
+    table of ``copied`` gave the committed run every point the two share (read from its point
+    cache): the note says so, since a row reading only those points rests on its numbers."""
     tables, table, one = on
 
     def why(j: Rejudged) -> str:
+        same = ("; the points it shares with the committed run were copied from it, the same "
+                "numbers" if j.experiment in copied else "")
         if j.experiment in earlier_profile:
-            return ", which is of an earlier profile and so not judged"
-        return ", whose grid is partial" if j.experiment in partial_tables else ""
+            return ", which is of an earlier profile and so not judged" + same
+        return (", whose grid is partial" if j.experiment in partial_tables else "") + same
 
     changed = [j for j in judged if j.now != j.then]
     reads = Counter((j.paper, j.item) for j in judged)  # judged again once per replaced run
@@ -230,54 +237,6 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
     return text
 
 
-REPLICATIONS = "replications"
-"""The folder under the results root that holds replications (ours): a committed full run
-computed again, by code of the same fingerprint and over the same grid, in another run (another
-machine, say), as ``data/results/replications/<profile>/<name>.{csv,json}``."""
-
-
-def replications_root(root: Path | None = None) -> Path:
-    """The results root of replications: ``<root>/replications`` (``root`` defaults to
-    :func:`memnb.paths.results_dir`)."""
-    from memnb.paths import results_dir
-
-    return (root or results_dir()) / REPLICATIONS
-
-
-def cells_apart(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] = ()) -> str:
-    """How two tables of the same run differ cell by cell: "every one of the 840 cells equal",
-    or how many cells differ, in which columns and, for numbers, by how much at most. Rows are
-    matched on the point parameters ``keys`` (both tables sorted on them, a point's several
-    rows kept in the order written), else row by row in the order written. For tables with no
-    accuracy column to compare (:func:`memnb.reruns.compared_column`): a construction's bits, a
-    rank check's pass fractions. Two empty cells count as equal."""
-    if list(current.columns) != list(again.columns) or current.shape != again.shape:
-        return "not compared cell by cell (the tables' columns or rows differ)"
-    keys = [k for k in keys if k in current.columns]
-    if keys:
-        current, again = (t.iloc[t[keys].astype(str).apply(tuple, axis=1).argsort(
-            kind="stable")] for t in (current, again))
-        if not current[keys].astype(str).reset_index(drop=True).equals(
-                again[keys].astype(str).reset_index(drop=True)):
-            return "not compared cell by cell (the tables' grids differ)"
-    parts, differing = [], 0
-    for column in current.columns:
-        now, then = (t[column].reset_index(drop=True) for t in (current, again))
-        unequal = ~((now == then) | (now.isna() & then.isna()))
-        if not unequal.any():
-            continue
-        count = int(unequal.sum())
-        differing += count
-        words = f"`{column}` in {count} row{'s' * (count != 1)}"
-        if all(pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c)
-               for c in (now, then)):
-            words += f" (by at most {float((now - then)[unequal].abs().max()):.3g})"
-        parts.append(words)
-    if not parts:
-        return f"every one of the {current.size:,} cells equal"
-    return f"{differing:,} of the {current.size:,} cells differ: " + "; ".join(parts)
-
-
 @dataclass(frozen=True)
 class Replication:
     """A committed full run and its replication (:func:`replications_root`), read: how far apart
@@ -288,6 +247,29 @@ class Replication:
     again: ExperimentResult
     apart: str  # :func:`_apart` on the compared column, else :func:`cells_apart`
     judged: tuple[Rejudged, ...]  # the rows that read the committed run, judged again
+    # the table the committed run replaced, and the committed run, against the replication
+    # (:func:`memnb.reruns.replaced_against_replication`); None without a replaced table
+    against_replaced: AgainstReplaced | None = None
+
+    def replaced_words(self) -> str:
+        """One sentence on the table the committed run replaced against this replication:
+        equal in every cell where the committed run is not (then the replaced-runs comparison
+        is this one, and the committed run is the one apart from both), equal as all three
+        are, or how the two differ; empty without a replaced table."""
+        found = self.against_replaced
+        if found is None:
+            return ""
+        cells = found.words.removesuffix(" equal")
+        if found.committed_apart:
+            return (f"The table the committed run replaced (of earlier code or profile) and "
+                    f"this replication are equal in {cells}: judging the replaced table is "
+                    "judging this replication, and the committed run is the one apart from "
+                    "both.")
+        if found.equal:
+            return (f"The table the committed run replaced (of earlier code or profile) is "
+                    f"equal to both in {cells}.")
+        return (f"The table the committed run replaced (of earlier code or profile), against "
+                f"this replication: {found.words}.")
 
     @property
     def same_code(self) -> bool:
@@ -303,7 +285,12 @@ def replications(rows: Sequence[Row], names: Sequence[str],
     (:class:`Replication`): on the accuracy column both tables hold (:func:`_apart`), else cell
     by cell (:func:`cells_apart`); each of ``rows`` that reads the committed run judged again on
     the replication (:func:`rejudge`). A replication of other code is read, not compared."""
-    from memnb.reruns import compared_column, gap_between, point_keys
+    from memnb.reruns import (
+        compared_column,
+        gap_between,
+        point_keys,
+        replaced_against_replication,
+    )
     from memnb.results import load
 
     found = []
@@ -322,7 +309,8 @@ def replications(rows: Sequence[Row], names: Sequence[str],
         else:
             apart = _apart(gap_between(name, "full", current, again, column=column), column)
         judged = tuple(rejudge(rows, name, root, replaced=again) or ())
-        found.append(Replication(name, current, again, apart, judged))
+        found.append(Replication(name, current, again, apart, judged,
+                                 replaced_against_replication(name, "full", root)))
     return found
 
 
@@ -358,7 +346,8 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
                     + rejudged_summary(r.judged, lambda j: j.item, on=_ON_THE_REPLICATION))
         texts.append(f"`{r.name}` computed again by the same code (fingerprint `{code}`) on "
                      f"{computed_on(r.again.provenance)}, beside the committed run on "
-                     f"{computed_on(r.current.provenance)}: {r.apart}. {verdicts}")
+                     f"{computed_on(r.current.provenance)}: {r.apart}. {verdicts}"
+                     + (f" {r.replaced_words()}" if r.replaced_words() else ""))
     return "\n\n".join(texts) or None
 
 
@@ -391,8 +380,31 @@ def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profi
               "verdicts: committed run → replication"]
     return (markdown_table(header, lines) + "\n\n"
             + rejudged_summary(judged, label, runs="replicated runs",
-                                             on=("the replications", "the replication",
-                                                 "the replication")) + "\n")
+                               on=("the replications", "the replication", "the replication"))
+            + replaced_equal_sentence(names, root) + "\n")
+
+
+def replaced_equal_sentence(names: Sequence[str], root: Path | None = None) -> str:
+    """`` The tables that the committed runs of `a`, `b` replaced are equal, cell for cell, to
+    their replications: ...`` for the experiments of ``names`` whose replaced table equals the
+    replication of the committed run while the committed run does not
+    (:attr:`memnb.reruns.AgainstReplaced.committed_apart`), with a leading space; empty when
+    none does. For them, judging the replaced table and judging the replication are one check,
+    and the committed run is the one apart from both."""
+    from memnb.reruns import replaced_against_replication
+
+    found = {n: replaced_against_replication(n, "full", root) for n in names}
+    equal = [n for n, f in found.items() if f is not None and f.committed_apart]
+    if not equal:
+        return ""
+    listed = ", ".join(f"`{n}`" for n in equal)
+    several = len(equal) > 1
+    s = "s" * several
+    return (f" The table{s} that the committed run{s} of {listed} replaced (of earlier code or "
+            f"profile) {'are' if several else 'is'} equal, cell for cell, to "
+            f"{'their' if several else 'its'} replication{s}: judging the replaced table{s} and "
+            f"judging the replication{s} are one check, and the committed run"
+            f"{'s are' if several else ' is'} the one{s} apart from both.")
 
 
 def chapter_replications(paper: str, rows: Sequence[Row], profile: str,
@@ -408,5 +420,5 @@ def chapter_replications(paper: str, rows: Sequence[Row], profile: str,
 
 __all__ = ["REPLICATIONS", "ReplacedSource", "Rejudged", "Replication", "cells_apart",
            "chapter_replications", "reads_full_run", "rejudge", "rejudged_summary",
-           "replaced_runs_markdown", "replication_markdown", "replications",
-           "replications_root", "replications_table_markdown"]
+           "replaced_equal_sentence", "replaced_runs_markdown", "replication_markdown",
+           "replications", "replications_root", "replications_table_markdown"]
