@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                              device=args.device, device_name=device,
                              planning_s=round(time.perf_counter() - started, 1))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1, default=str) + "\n")
+    out.write_text(json.dumps(record, indent=1, default=str, ensure_ascii=False) + "\n")
     print(plan_markdown(table, device_name=device))
     print(f"plan written to {out}")
     return 0
