@@ -471,11 +471,11 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     points were computed in another run, any difference comes from the runs, not the code: the
     paragraph says so, with each run's device as recorded and when it ran (ours); and, where
     ``dana.exp1`` has a replication of the same code
-    (:func:`memnb.scorecard.replaced.replications_root`), how many of ``dana.exp4``'s slopes
+    (:func:`memnb.reruns.replications_root`), how many of ``dana.exp4``'s slopes
     equal those of the replication, which tells the run its points agree with."""
     from memnb.provenance import computed_on
+    from memnb.reruns import replications_root
     from memnb.results import computed_by_todays_code, load
-    from memnb.scorecard.replaced import replications_root
 
     one, four = load("dana.exp1", "full", root), load("dana.exp4", "full", root)
     if one is None or four is None or "slope" not in four.table:

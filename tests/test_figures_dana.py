@@ -79,7 +79,7 @@ def test_exp4_against_exp1_recomputes_the_slope_gap_from_the_committed_tables():
     assert re.search(r"commit `[0-9a-f]{7}`, \d{4}-\d\d-\d\d \d\d:\d\d UTC", text)
     assert ("not the code" in text) == (equal < len(ours))
     # the replication of dana.exp1, where one is committed: its slopes against dana.exp4's
-    from memnb.scorecard.replaced import replications_root
+    from memnb.reruns import replications_root
 
     again = load("dana.exp1", "full", replications_root())
     assert ("the replication of `dana.exp1`" in text) == (again is not None)

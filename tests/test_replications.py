@@ -11,16 +11,20 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memnb.reruns import point_keys, replaced_against_replication, replacement_difference
+from memnb.reruns import (
+    REPLICATIONS,
+    cells_apart,
+    point_keys,
+    replaced_against_replication,
+    replacement_difference,
+    replications_root,
+)
 from memnb.results import load
 from memnb.scorecard.core import ResultSource, Row, load_items, read_label
 from memnb.scorecard.replaced import (
-    REPLICATIONS,
-    cells_apart,
     chapter_replications,
     replaced_equal_sentence,
     replication_markdown,
-    replications_root,
     replications_table_markdown,
 )
 

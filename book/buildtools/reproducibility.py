@@ -109,7 +109,7 @@ def chapter_record(executed: Path) -> dict[str, Any]:
 
 REPLICATION_RUN = "replication (ours)"
 """The *run* of a :func:`results_table` row that is a replication: a committed full run computed
-again by the same code (:func:`memnb.scorecard.replaced.replications_root`)."""
+again by the same code (:func:`memnb.reruns.replications_root`)."""
 
 
 def results_table(names: Sequence[str], profile: str,
@@ -129,8 +129,8 @@ def results_table(names: Sequence[str], profile: str,
     ``recorded_wall_time_s``).
     """
     from memnb.provenance import points_ran, profile_change, provenance_summary
+    from memnb.reruns import replications_root
     from memnb.results import earlier_code_note, result_paths
-    from memnb.scorecard.replaced import replications_root
 
     rows = []
     runs = [(profile, f"fresh ({profile})", results_root)]
