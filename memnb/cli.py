@@ -7,10 +7,13 @@
     memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments (or a missing dataset,
-a dataset file whose rows its loader would drop, a ``MEMNB_DATA_DIR`` that is not a folder, or
+a dataset file whose rows its loader would drop, a ``MEMNB_DATA_DIR`` that is not a folder, a
+results folder that cannot be written, no dask scheduler answering at ``--executor``, or
 a complete ``full`` result of today's code already written, which it would only recompute:
-:func:`memnb.results.complete_already`), 1 when the experiment fails while computing
-(:class:`memnb.results.ExperimentFailed`), and 3 when it stopped at its ``--time-limit`` or on a
+:func:`memnb.results.complete_already`; ``--seeds``, ``--device`` and the form of
+``--executor`` are checked before that), 1 when the experiment fails while computing
+(:class:`memnb.results.ExperimentFailed`) or its results cannot be written at the end (the
+finished points stay in the point cache), and 3 when it stopped at its ``--time-limit`` or on a
 first Ctrl-C or SIGTERM (every finished point is cached, a running training group pauses with
 its state saved under the point cache's ``paused/`` folder, and the table and provenance are
 written as a partial run; rerun the same command to continue). A second Ctrl-C stops at once
@@ -23,6 +26,9 @@ what failed, and a flag for the developer who needs the frames); the one-line su
 either way.
 ``--rerun`` recomputes a committed result of earlier code or profile beside it
 (:mod:`memnb.reruns`), which stays in place until the rerun is complete.
+``memnb scorecard`` refuses a results folder that does not exist (a mistyped
+``MEMNB_RESULTS_DIR`` would read as every experiment not run). Output cut short by its reader
+(``memnb list | head -1``) ends the command quietly with exit code 1.
 """
 
 from __future__ import annotations
@@ -31,8 +37,11 @@ import argparse
 import contextlib
 import functools
 import json
+import math
+import os
 import signal
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -150,9 +159,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
     runner = rerun_experiment if args.rerun else run_experiment
-    done = None if args.rerun else complete_already(args.experiment, args.profile)
+    bad = run_arguments_error(args.seeds, args.device, args.executor)
+    if bad is not None:  # said before any other refusal, which would hide it
+        error_line("run", "error", bad)
+        return 2
+    done = None if args.rerun else complete_already(args.experiment, args.profile,
+                                                    options=_given_options(args))
     if done is not None:
         error_line("run", "error", done)
+        return 2
+    unwritable = results_folder_error(args.profile, args.rerun)
+    if unwritable is not None:
+        error_line("run", "error", unwritable)
         return 2
     if args.profile == "full":  # a run a recorded plan says this device's memory cannot hold
         from memnb.planner import memory_warning
@@ -176,6 +194,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             executor=args.executor, time_limit_s=args.time_limit,
                             clock_start=args.started)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
+        if isinstance(err, FileNotFoundError) and _in_results(err, args.rerun):
+            return _write_failed(err, args)  # a results folder removed while it ran
         error_line("run", "error", str(err) + (
             " (data/README.md gives each dataset's source, the conversion to make and the "
             "SHA-256 of the files the committed results were computed from)"
@@ -199,6 +219,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise
         error_line("run", "interrupted", _AT_ONCE.format(signal="second SIGTERM"))
         return int(err.code)
+    except OSError as err:  # the table, provenance or call record could not be written
+        return _write_failed(err, args)
     print(f"{len(result.table)} rows written to {result.csv_path}")
     read_note = _points_read_note(result)
     if read_note:
@@ -220,6 +242,119 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _print_paused_notice(cache)
         return PARTIAL
     return 0
+
+
+def _given_options(args: argparse.Namespace) -> list[str]:
+    """The options of a ``memnb run`` other than the experiment and profile, as given, so that
+    a command it suggests repeats them: ``--seeds``, ``--device`` (when not ``cpu``),
+    ``--executor`` and ``--time-limit``."""
+    given = [("--seeds", args.seeds), ("--device", None if args.device == "cpu" else args.device),
+             ("--executor", args.executor), ("--time-limit", args.time_limit)]
+    return [f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}"
+            for flag, value in given if value is not None]
+
+
+def run_arguments_error(seeds: int | None, device: str, executor: str | None) -> str | None:
+    """Why ``memnb run``'s ``--seeds``, ``--device`` or ``--executor`` cannot be used, or None:
+    the checks and messages of :func:`memnb.results.run_experiment` (``seeds`` in
+    ``1..``:data:`memnb.results.MAX_SEEDS`, :func:`memnb.results.check_device`, the
+    ``dask://HOST:PORT`` form of :func:`memnb.distributed.scheduler_address`; whether a
+    scheduler answers is checked by the run), made before any refusal that looks at the written
+    results (:func:`memnb.results.complete_already`), which would otherwise hide them."""
+    from memnb.results import MAX_SEEDS, check_device
+    from memnb.validation import check_int
+
+    try:
+        if seeds is not None:
+            check_int("seeds", seeds, 1, MAX_SEEDS)
+        check_device(device)
+        if executor is not None:
+            from memnb.distributed import scheduler_address
+
+            scheduler_address(executor)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def _results_roots(rerun: bool) -> list[Path]:
+    """The results roots a run writes into: :func:`memnb.paths.results_dir`, and for
+    ``--rerun`` its ``rerun/`` folder too (:func:`memnb.reruns.rerun_root`)."""
+    from memnb.paths import results_dir
+
+    roots = [results_dir()]
+    if rerun:
+        from memnb.reruns import rerun_root
+
+        roots.append(rerun_root())
+    return roots
+
+
+_PROBE = ".memnb-write-check-"
+"""The name prefix of the file :func:`results_folder_error` writes and deletes."""
+
+
+def results_folder_error(profile: str, rerun: bool = False) -> str | None:
+    """Why the results folder of ``profile`` cannot take a run's files, or None.
+
+    For each results root (:func:`_results_roots`), ``<root>/<profile>/.cache`` (where the point
+    caches go, :func:`memnb.results.point_cache_dir`) is created and a small file written in it
+    and deleted again; the folders this check created are removed again, so a run refused later
+    leaves nothing. An ``OSError`` (a read-only folder, ``MEMNB_RESULTS_DIR`` naming a file, a
+    full disk) is said in one line naming the folder and ``MEMNB_RESULTS_DIR``, before any point
+    is computed."""
+    from memnb.paths import results_dir
+
+    for root in _results_roots(rerun):
+        folder = root / profile / ".cache"
+        created = []
+        probe = folder
+        while not os.path.lexists(probe) and probe != probe.parent:
+            created.append(probe)
+            probe = probe.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=_PROBE):
+                pass
+        except OSError as err:
+            reason = err.strerror or str(err)
+            if err.filename is not None:  # the folder, for the probe file written in it
+                named = Path(os.fsdecode(err.filename))
+                reason += f": {named.parent if named.name.startswith(_PROBE) else named}"
+            return (f"results folder {results_dir()} is not writable (MEMNB_RESULTS_DIR): "
+                    f"{reason}; set MEMNB_RESULTS_DIR to a writable folder")
+        finally:
+            for made in created:  # deepest first; one another process filled stays
+                with contextlib.suppress(OSError):
+                    made.rmdir()
+    return None
+
+
+def _in_results(err: OSError, rerun: bool) -> bool:
+    """Whether the file ``err`` names lies in a results root the run writes into."""
+    if err.filename is None:
+        return False
+    path = Path(os.fsdecode(err.filename)).absolute()
+    return any(path.is_relative_to(root.absolute()) for root in _results_roots(rerun))
+
+
+def _write_failed(err: OSError, args: argparse.Namespace) -> int:
+    """Say in one line that ``memnb run`` could not write its results (``err``), and that the
+    points it finished are kept in the point cache; the traceback first with ``--traceback``.
+    Returns :data:`FAILED`."""
+    from memnb.results import point_cache_dir, shown_path
+
+    if args.traceback:
+        traceback.print_exc()
+    root = _results_roots(args.rerun)[-1]
+    cache = shown_path(point_cache_dir(args.experiment, args.profile, root))
+    reason = " ".join(str(err).split())
+    error_line("run", "error", (
+        f"could not write the results: {type(err).__name__}: {reason}; every point it "
+        f"finished is kept in the point cache {cache}: make the results folder writable (or "
+        "set MEMNB_RESULTS_DIR to a writable folder) and rerun the same command to continue"
+        + ("" if args.traceback else " (rerun with --traceback to see where)")))
+    return FAILED
 
 
 def _points_read_note(result: ExperimentResult) -> str | None:
@@ -284,11 +419,35 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def scorecard_folder_error() -> str | None:
+    """Why ``memnb scorecard`` has no results folder to read, or None: a results folder
+    (:func:`memnb.paths.results_dir`) that does not exist would read as every experiment not
+    run, so it is refused, naming ``MEMNB_RESULTS_DIR``."""
+    from memnb.paths import results_dir
+
+    folder = results_dir()
+    if folder.is_dir():
+        return None
+    env = os.environ.get("MEMNB_RESULTS_DIR")
+    said = (f"MEMNB_RESULTS_DIR is set to {env!r}, which is not an existing folder" if env
+            else f"the results folder {folder} does not exist (MEMNB_RESULTS_DIR is not set)")
+    return (f"{said}: there are no results to judge; point MEMNB_RESULTS_DIR at a results "
+            "folder (the one `memnb run` wrote into, holding full/, quick/ or ci/)"
+            + (", or unset it to read data/results" if env else ""))
+
+
 def _cmd_scorecard(args: argparse.Namespace) -> int:
+    from memnb.paths import papers_dir_candidates
     from memnb.scorecard import build_scorecard, status_counts, to_frame, to_json
 
+    missing = scorecard_folder_error()
+    if missing is not None:
+        error_line("scorecard", "error", missing)
+        return 2
+    papers = None if args.paper is None else list(dict.fromkeys(args.paper))  # each once
     try:
-        rows = build_scorecard(args.profile, args.paper)
+        papers_dir_candidates()  # a MEMNB_PAPERS_DIR that is not a folder, whichever rows read
+        rows = build_scorecard(args.profile, papers)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         error_line("scorecard", "error", str(err))
         return 2
@@ -310,12 +469,15 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
 
 
 def _positive_seconds(text: str) -> float:
+    """``--time-limit``'s value: a finite number of seconds > 0 (``inf`` and ``nan``, which
+    would mean no limit, are refused as 0 and negative numbers are)."""
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0; got {text!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds > 0; got {text!r}")
     return value
 
 
@@ -332,6 +494,7 @@ def _calibrated_groups(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memnb`` command."""
+    from memnb.planner import CALIBRATED_GROUPS
     from memnb.results import MAX_SEEDS
 
     parser = argparse.ArgumentParser(prog="memnb", description=__doc__.splitlines()[0])
@@ -351,15 +514,18 @@ def build_parser() -> argparse.ArgumentParser:
                           "and pause a group still training then, at its next evaluation (its "
                           "state saved; the run may end that much after SECONDS); finished "
                           "points stay cached and the exit code is 3 when partial. SECONDS "
-                          "count from the command's start; 5%% of them (at most 10 s) are kept "
+                          "count from when memnb starts reading its arguments (Python's own "
+                          "start-up before it is not counted); 5%% of them (at most 10 s) are kept "
                           "for writing the results, and a loop pauses 5 s before the limit")
     run.add_argument("--rerun", action="store_true",
                      help="recompute a committed result of earlier code or profile with "
-                          "today's in data/results/rerun/, leaving it in place until the rerun "
-                          "is complete, then replace it (the earlier one kept under superseded/)")
+                          "today's in data/results/rerun/ ($MEMNB_RESULTS_DIR/rerun/ when "
+                          "MEMNB_RESULTS_DIR is set), leaving it in place until the rerun is "
+                          "complete, then replace it (the earlier one kept under superseded/)")
     run.add_argument("--traceback", action="store_true",
-                     help="when the experiment fails while computing (exit code 1), print the "
-                          "traceback before the one-line error")
+                     help="when the experiment fails while computing, or its results cannot "
+                          "be written (exit code 1), print the traceback before the one-line "
+                          "error")
     planner = sub.add_parser("plan", help="runs, model-steps, FLOPs and estimated wall time of "
                              "experiments, from a short calibration on this device")
     planner.add_argument("target", help="an experiment (dana.exp1), a chapter (dana) or all")
@@ -368,7 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
     planner.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
     planner.add_argument("--calibrate", type=_calibrated_groups, default=None, metavar="GROUPS",
                          help="groups calibrated per experiment, spread over its grid (at least "
-                              "2; default memnb.planner.CALIBRATED_GROUPS)")
+                              f"2; default {CALIBRATED_GROUPS})")
     planner.add_argument("--json", action="store_true", help="print the rows as JSON")
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")
@@ -390,9 +556,23 @@ def main(argv: list[str] | None = None) -> int:
     args.started = started  # --time-limit counts from here (interpreter start-up not included)
     handler = {"list": _cmd_list, "run": _cmd_run, "scorecard": _cmd_scorecard,
                "plan": _cmd_plan}[args.command]
-    with warnings.catch_warnings():
-        warnings.showwarning = functools.partial(_show_warning, args.command)
-        return handler(args)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = functools.partial(_show_warning, args.command)
+            code = handler(args)
+        sys.stdout.flush()  # a reader gone (`memnb list | head -1`) is found here, not at exit
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 1
+    return code
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at ``os.devnull`` after its reader went away (Python's recipe for
+    ``BrokenPipeError``), so that the flush at exit raises no second error."""
+    with contextlib.suppress(OSError, ValueError):  # a stdout without a file descriptor
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _show_warning(command: str, message: Warning | str, category: type[Warning], *_: Any,

@@ -20,6 +20,12 @@ from memnb.sweep import GroupEvaluator, Point, Rows
 #: Seconds to wait for the scheduler's port to accept a connection before giving up.
 CONNECT_TIMEOUT_S = 3.0
 
+#: Seconds a server that accepted the connection has to answer the dask handshake and say that
+#: it is a scheduler (:func:`check_scheduler`); read when a check runs.
+HANDSHAKE_TIMEOUT_S = 10.0
+
+_DEFAULT_PORT_HINT = "is that the dashboard port? a scheduler listens on 8786 by default"
+
 
 class SchedulerUnreachable(ConnectionError, ValueError):
     """No dask scheduler answers at the address given with ``--executor dask://HOST:PORT``.
@@ -44,11 +50,20 @@ def _host_port(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S) -> str:
-    """Return the ``tcp://`` address of ``executor`` if a scheduler listens there.
+def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S,
+                    handshake_timeout: float | None = None) -> str:
+    """Return the ``tcp://`` address of ``executor`` if a dask scheduler answers there.
 
-    Raises :class:`SchedulerUnreachable`, naming the address and the command that starts a
-    scheduler, when nothing accepts a connection within ``timeout`` seconds.
+    Two checks, each bounded in time so that a wrong address cannot hang the caller: the port
+    accepts a TCP connection within ``timeout`` seconds, then the server there completes the
+    dask handshake and answers an ``identity`` request as a ``Scheduler`` within
+    ``handshake_timeout`` seconds (default :data:`HANDSHAKE_TIMEOUT_S`; :func:`_identity`). A
+    server of another kind (a web server, a dashboard, a dask worker) fails the second.
+
+    Raises :class:`SchedulerUnreachable` (a ``ValueError``), one line naming ``--executor``
+    and the address, when either check fails, whatever the failure (a refused or timed-out
+    connection, garbage read as a dask message, a closed connection); a ``ValueError`` when
+    ``dask.distributed`` is not installed.
     """
     address = scheduler_address(executor)
     host, port = _host_port(address)
@@ -59,11 +74,87 @@ def check_scheduler(executor: str, timeout: float = CONNECT_TIMEOUT_S) -> str:
         reason = (f"no answer within {timeout:g} s" if isinstance(err, TimeoutError)
                   else (err.strerror or str(err)).lower())
         raise SchedulerUnreachable(
-            f"no dask scheduler reachable at {address} ({reason}). "
+            f"--executor: no dask scheduler reachable at {address} ({reason}). "
             f"Start one on that machine with `dask scheduler --host {host} --port {port}` and "
             f"at least one worker with `dask worker {address} --nthreads 1`, or drop "
             f"--executor to run in-process.") from None
+    limit = HANDSHAKE_TIMEOUT_S if handshake_timeout is None else handshake_timeout
+    try:
+        identity = _identity(address, limit)
+    except TimeoutError:
+        raise SchedulerUnreachable(
+            f"--executor: no dask scheduler answered at {address} within {limit:g} s "
+            f"({_DEFAULT_PORT_HINT})") from None
+    except ImportError as err:
+        raise ValueError(f"--executor needs the dask.distributed package, which is not "
+                         f"installed here ({err}); drop --executor to run in-process") from None
+    except Exception as err:  # anything the handshake raised on what the server sent
+        said = " ".join(f"{type(err).__name__}: {err}".split())
+        raise SchedulerUnreachable(
+            f"--executor: no dask scheduler answered at {address}: the dask handshake failed "
+            f"with {said[:160]} ({_DEFAULT_PORT_HINT})") from None
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if kind != "Scheduler":
+        what = f"a dask {kind}" if isinstance(kind, str) else "not a dask scheduler"
+        raise SchedulerUnreachable(
+            f"--executor: the server at {address} is {what}, not a scheduler "
+            f"({'give the address of its scheduler' if kind == 'Worker' else _DEFAULT_PORT_HINT})")
     return address
+
+
+def _identity(address: str, timeout: float) -> Any:
+    """What the dask server at ``address`` answers to an ``identity`` request (a dict whose
+    ``type`` is ``Scheduler`` for a scheduler), after the dask handshake.
+
+    The handshake of :func:`distributed.comm.connect` reads the server's reply without a time
+    limit (a server that sends nothing holds it forever), and garbage read as a dask message
+    raises whatever its decoding raises. So the exchange runs on an event loop of its own, in a
+    daemon thread, bounded by ``timeout`` on the loop and again by a deadline on the thread:
+    ``TimeoutError`` when the deadline passes; any exception of the exchange is re-raised."""
+    import asyncio
+    import threading
+
+    from distributed.comm import connect
+
+    async def ask() -> Any:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    outcome: dict[str, Any] = {}
+
+    def exchange() -> None:
+        try:
+            outcome["reply"] = asyncio.run(asyncio.wait_for(ask(), timeout))
+        except BaseException as err:  # handed to the calling thread
+            outcome["error"] = err
+
+    thread = threading.Thread(target=exchange, name="memnb-dask-handshake", daemon=True)
+    thread.start()
+    thread.join(timeout + 2.0)  # the loop's own limit, then a margin for its shutdown
+    if thread.is_alive() or isinstance(outcome.get("error"), TimeoutError):
+        raise TimeoutError(f"no dask answer from {address} within {timeout:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["reply"]
+
+
+def _client(executor: str) -> Any:
+    """A ``dask.distributed.Client`` of the scheduler at ``executor``, once
+    :func:`check_scheduler` has found one there; a connection that fails all the same raises
+    :class:`SchedulerUnreachable`."""
+    from dask.distributed import Client
+
+    address = check_scheduler(executor)
+    try:
+        return Client(address, timeout=f"{HANDSHAKE_TIMEOUT_S:g}s")
+    except OSError as err:  # TimeoutError too
+        raise SchedulerUnreachable(
+            f"--executor: could not connect to the dask scheduler at {address}: "
+            f"{' '.join(str(err).split())}") from None
 
 
 def cluster_description(executor: str, device: str = "cpu") -> str:
@@ -71,11 +162,9 @@ def cluster_description(executor: str, device: str = "cpu") -> str:
     how many there are, and the task threads and torch threads of each, e.g. ``CPU (x86_64),
     dask cluster: 2 workers × 1 task thread, 1 torch thread each``. The submitting process's own
     thread count says nothing about them, so it is not what a dask run records."""
-    from dask.distributed import Client
-
     from memnb.prose import counted
 
-    with Client(check_scheduler(executor), timeout="10s") as client:
+    with _client(executor) as client:
         workers = client.scheduler_info().get("workers", {})
         probed = client.run(_worker_device, device).values()  # (device, torch threads) each
     if not workers:
@@ -120,16 +209,9 @@ def map_groups(executor: str, evaluate: GroupEvaluator, groups: Sequence[list[Po
     stop request (:func:`memnb.resume.request_stop`) ends; the sweep then keeps the next group
     that finishes and leaves the others still on the cluster.
     """
-    from dask.distributed import Client, as_completed
+    from dask.distributed import as_completed
 
-    address = check_scheduler(executor)
-    try:
-        client = Client(address, timeout="10s")
-    except OSError as err:  # the port answered but no scheduler spoke the dask protocol
-        raise SchedulerUnreachable(
-            f"could not connect to a dask scheduler at {address}: {err}. Is `dask scheduler "
-            f"--port {_host_port(address)[1]}` what listens there?") from None
-    with client:
+    with _client(executor) as client:
         if budget is None:
             futures = {client.submit(evaluate, group, pure=False): i
                        for i, group in enumerate(groups)}

@@ -5,7 +5,9 @@ in order: the environment variable ``MEMNB_DATA_DIR``; ``data/external`` inside 
 ``../shared/data`` beside the repository. ``MEMNB_DATA_DIR`` set to a path that is not a folder
 (a typo) is an error when a dataset is looked up, not a silent fall-back to the other folders; a
 folder that lacks one file falls back to the others for it with a warning.
-``MEMNB_RESULTS_DIR`` need not exist: the results folder is created.
+``MEMNB_RESULTS_DIR`` need not exist: the results folder is created. ``MEMNB_PAPERS_DIR`` set
+to a path that is not a folder is an error too (:class:`PapersDirError`), not a silent fall-back
+to ``../shared/papers``.
 """
 
 from __future__ import annotations
@@ -96,15 +98,31 @@ def plans_dir() -> Path:
     return REPO_ROOT / "data" / "plans"
 
 
+class PapersDirError(FileNotFoundError):
+    """``MEMNB_PAPERS_DIR`` is set to something that is not an existing folder: a mistake of the
+    user's to report (as :class:`DataDirError` for ``MEMNB_DATA_DIR``), never a fall-back to
+    ``../shared/papers`` without a word."""
+
+
 def papers_dir_candidates() -> list[Path]:
     """Every folder searched for the papers' published material (official result files, texts).
 
-    In order: ``MEMNB_PAPERS_DIR``; ``../shared/papers`` beside the repository.
+    In order: ``MEMNB_PAPERS_DIR``; ``../shared/papers`` beside the repository. Raises
+    :class:`PapersDirError` (a ``FileNotFoundError``) naming ``MEMNB_PAPERS_DIR`` and its path
+    when the variable is set (not empty) to something that is not an existing folder: a mistyped
+    path would otherwise be passed over and the papers' files read from ``../shared/papers``.
     """
     candidates = []
     env = os.environ.get("MEMNB_PAPERS_DIR")
     if env:
-        candidates.append(Path(env).expanduser())
+        chosen = Path(env).expanduser()
+        if not chosen.is_dir():
+            raise PapersDirError(
+                f"MEMNB_PAPERS_DIR is set to {env!r}, which is not an existing folder"
+                + (f" (resolved: {chosen.resolve()})" if str(chosen.resolve()) != env else "")
+                + "; point it at the papers folder holding dana_official_results/ and sources/, "
+                "or unset it to use ../shared/papers")
+        candidates.append(chosen)
     candidates.append(REPO_ROOT.parent / "shared" / "papers")
     return candidates
 
@@ -112,13 +130,15 @@ def papers_dir_candidates() -> list[Path]:
 def find_paper_file(relative: str) -> Path:
     """``<papers dir>/<relative>``, from the first candidate folder that has it.
 
-    Raises ``FileNotFoundError`` naming every folder tried and the variable that adds another.
+    Raises ``FileNotFoundError`` naming every folder tried and the variable that adds another
+    (:class:`PapersDirError` for a ``MEMNB_PAPERS_DIR`` that is not a folder).
     """
-    for candidate in papers_dir_candidates():
+    candidates = papers_dir_candidates()
+    for candidate in candidates:
         path = candidate / relative
         if path.exists():
             return path
-    tried = ", ".join(str(c) for c in papers_dir_candidates())
+    tried = ", ".join(str(c) for c in candidates)
     raise FileNotFoundError(
         f"the papers' published file {relative!r} was not found (looked in: {tried}); put the "
         "papers folder (with dana_official_results/ and sources/) beside the repository as "

@@ -25,7 +25,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -680,10 +680,12 @@ def complete_uncached(name: str, profile: str,
     return done
 
 
-def complete_already(name: str, profile: str, root: Path | None = None) -> str | None:
+def complete_already(name: str, profile: str, root: Path | None = None, *,
+                     options: Sequence[str] = ()) -> str | None:
     """Why ``memnb run`` of ``name`` under the ``full`` profile should not start here, or
     ``None``: :func:`complete_uncached` finds the table, so the run would compute every point
-    again and, stopped before the end, write a partial table in place of the complete one."""
+    again and, stopped before the end, write a partial table in place of the complete one. The
+    command it suggests repeats the run's other ``options`` (e.g. ``["--seeds", "3"]``)."""
     done = complete_uncached(name, profile, root)
     if done is None:
         return None
@@ -692,7 +694,8 @@ def complete_already(name: str, profile: str, root: Path | None = None) -> str |
             "not in the point cache: running it again would compute every point anew and, "
             "stopped before the end, leave a partial table in its place. To compute it again "
             f"(to compare, or with other seeds), write into a results folder of its own: "
-            f"MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile}")
+            f"MEMNB_RESULTS_DIR=PATH memnb run {name} --profile {profile}"
+            + "".join(f" {option}" for option in options))
 
 
 def shown_path(path: Path) -> str:

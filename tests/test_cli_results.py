@@ -801,6 +801,11 @@ def test_a_complete_full_result_is_not_recomputed_over_itself(tmp_path, monkeypa
     assert "is a complete `full` result of today's code and profile" in err
     assert "MEMNB_RESULTS_DIR=PATH memnb run tiny.slow --profile full" in err
     assert not calls and (tmp_path / "full" / "tiny.slow.csv").read_text() == table
+    # the suggested command repeats the options given (review finding: it dropped them)
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--seeds", "2",
+                     "--time-limit", "90"]) == 2
+    assert ("MEMNB_RESULTS_DIR=PATH memnb run tiny.slow --profile full --seeds 2 --time-limit 90"
+            in capsys.readouterr().err)
     assert results.complete_already("tiny.slow", "quick") is None  # only `full` is guarded
 
 

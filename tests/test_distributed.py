@@ -198,3 +198,17 @@ def test_a_dask_run_records_the_workers_not_the_submitting_process(cluster, monk
     # sets can differ (memnb.results.cpu_capability)
     capability = torch.backends.cpu.get_cpu_capability()
     assert device_description("cpu").endswith(f", {capability}, 7 threads)")
+
+
+def test_the_scheduler_check_speaks_dask_to_a_scheduler_and_refuses_a_worker(cluster):
+    """The check completes the dask handshake and asks the server what it is: a scheduler's
+    address passes at once, a worker's (a dask server too) is refused, naming --executor."""
+    from memnb.distributed import SchedulerUnreachable, check_scheduler
+
+    start = time.perf_counter()
+    assert check_scheduler(_executor(cluster)) == cluster.scheduler_address
+    assert time.perf_counter() - start < 5
+    worker = next(iter(cluster.scheduler_info["workers"]))
+    with pytest.raises(SchedulerUnreachable, match=(
+            f"--executor: the server at {worker} is a dask Worker, not a scheduler")):
+        check_scheduler("dask://" + worker.removeprefix("tcp://"))
