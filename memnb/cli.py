@@ -250,8 +250,16 @@ def _given_options(args: argparse.Namespace) -> list[str]:
     ``--executor`` and ``--time-limit``."""
     given = [("--seeds", args.seeds), ("--device", None if args.device == "cpu" else args.device),
              ("--executor", args.executor), ("--time-limit", args.time_limit)]
-    return [f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}"
-            for flag, value in given if value is not None]
+    return [f"{flag} {_as_typed(value)}" for flag, value in given if value is not None]
+
+
+def _as_typed(value: object) -> str:
+    """``value`` as a command line takes it back: a float in its shortest form that reads back
+    as the same number (``90`` for 90.0, ``12345.67``, never a rounded ``1.23457e+06``)."""
+    if not isinstance(value, float):
+        return str(value)
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 def run_arguments_error(seeds: int | None, device: str, executor: str | None) -> str | None:

@@ -392,23 +392,60 @@ def points_not_timed(provenance: dict[str, Any]) -> int:
     return max(reused, 0) + sum(points for _, points in points_copied(provenance))
 
 
-def copied_words(provenance: dict[str, Any]) -> str:
+def copied_words(provenance: dict[str, Any], folder: Path | None = None) -> str:
     """``"84 of its points were copied from the run it replaced (commit 54b33aa, started
-    2026-11-27T12:21:09+00:00), not computed by it"``: the :func:`points_copied` of a result,
-    each named by the commit of the run it replaced where the copied table is that run
-    (``rerun_of``, matched on its code fingerprint), else by the copied table's name; empty
-    when none were copied. The evidence of a row reading those points names their run."""
-    replaced = provenance.get("rerun_of") or {}
-    parts = []
+    2026-11-27T12:21:09+00:00), not computed by it; that run had itself copied 33 of them from
+    the run it replaced (commit aff3ad0 + uncommitted changes, started ...)"``: the
+    :func:`points_copied` of a result, each named by the commit of the run it replaced where the
+    copied table is that run (``rerun_of``, matched on its code fingerprint), else by the copied
+    table's name; then, where the copied table's provenance (``<folder>/<source>.json``;
+    ``folder`` defaults to the results folder of the result's profile) records points it copied
+    in turn, those, down the chain. Empty when none were copied. The evidence of a row reading
+    those points names the runs that computed them."""
+    from memnb.paths import results_dir
+
+    if folder is None:
+        folder = results_dir() / str(provenance.get("profile") or "full")
+    return "; ".join(_copied_chain(provenance, folder, set(), first=True))
+
+
+def _copied_chain(provenance: dict[str, Any], folder: Path, seen: set[str], *,
+                  first: bool) -> list[str]:
+    """The clauses of :func:`copied_words` for ``provenance`` and, depth first, for each table
+    it copied from (``seen`` guards against a loop)."""
+    clauses = []
     for source, points in points_copied(provenance):
-        code = replaced.get("code_fingerprint")
-        if code and source.endswith(f".{code}"):
-            run = (f"the run it replaced (commit {short_commit(replaced.get('git_commit'))}, "
-                   f"started {replaced.get('started_utc') or '?'})")
-        else:
-            run = f"`{source}`"
-        parts.append(f"{points} of its points were copied from {run}, not computed by it")
-    return "; ".join(parts)
+        if source in seen:
+            continue
+        seen.add(source)
+        run = _copied_run(provenance, source)
+        clauses.append(f"{points} of its points were copied from {run}, not computed by it"
+                       if first else f"that run had itself copied {points} of them from {run}")
+        copied = _read_provenance(folder / f"{source}.json")
+        if copied is not None:
+            clauses += _copied_chain(copied, folder, seen, first=False)
+    return clauses
+
+
+def _copied_run(provenance: dict[str, Any], source: str) -> str:
+    """The run whose point files ``source`` a result of ``provenance`` copied, in words: the run
+    it replaced, with its commit and start, where ``rerun_of`` names that table (its code
+    fingerprint ends the name), else the table's name."""
+    replaced = provenance.get("rerun_of") or {}
+    code = replaced.get("code_fingerprint")
+    if code and source.endswith(f".{code}"):
+        return (f"the run it replaced (commit {short_commit(replaced.get('git_commit'))}, "
+                f"started {replaced.get('started_utc') or '?'})")
+    return f"`{source}`"
+
+
+def _read_provenance(path: Path) -> dict[str, Any] | None:
+    """The provenance record at ``path``, or ``None`` when there is none to read."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def points_copied(provenance: dict[str, Any]) -> list[tuple[str, int]]:

@@ -806,6 +806,8 @@ def test_a_complete_full_result_is_not_recomputed_over_itself(tmp_path, monkeypa
                      "--time-limit", "90"]) == 2
     assert ("MEMNB_RESULTS_DIR=PATH memnb run tiny.slow --profile full --seeds 2 --time-limit 90"
             in capsys.readouterr().err)
+    assert cli.main(["run", "tiny.slow", "--profile", "full", "--time-limit", "1234567.5"]) == 2
+    assert "--profile full --time-limit 1234567.5" in capsys.readouterr().err  # not rounded
     assert results.complete_already("tiny.slow", "quick") is None  # only `full` is guarded
 
 

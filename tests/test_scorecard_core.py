@@ -204,6 +204,18 @@ def test_the_evidence_names_every_commit_that_computed_points():
     assert core.computing_commits(copied) == (
         "commit cae159f, 2026-11-27T15:00; 84 of its points were copied from the run it "
         "replaced (commit 54b33aa, started 2026-11-27T12:21), not computed by it")
+    # down the chain (review finding: 33 of dana.appendix_layout's 84 copied points had been
+    # copied into the run it replaced from the run before, at another commit)
+    import json
+    from pathlib import Path
+
+    layout = json.loads((Path(__file__).resolve().parent.parent / "data" / "results" / "full"
+                         / "dana.appendix_layout.json").read_text())
+    assert core.computing_commits(layout).endswith(
+        "84 of its points were copied from the run it replaced (commit 54b33aa, started "
+        "2026-11-27T12:21:09+00:00), not computed by it; that run had itself copied 33 of them "
+        "from the run it replaced (commit aff3ad0 + uncommitted changes, started "
+        "2026-11-27T10:21:19+00:00)")
     copied["rerun_of"]["code_fingerprint"] = "1111111111111111"
     assert core.computing_commits(copied).endswith(
         "84 of its points were copied from `superseded/dana.x.ee20886effcd5f24`, not computed "
