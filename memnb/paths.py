@@ -30,6 +30,24 @@ class DataDirError(FileNotFoundError):
     as "not in this checkout" re-raises this one)."""
 
 
+def _folder_of(variable: str, error: type[FileNotFoundError], holding: str,
+               otherwise: str) -> Path | None:
+    """The folder the environment variable ``variable`` names, or ``None`` when it is unset or
+    empty; raises ``error`` naming the variable, its value and what the folder should hold
+    (``holding``) when it names no existing folder: a mistyped path is a mistake to report, not
+    a reason to read from the folders searched ``otherwise`` without a word."""
+    env = os.environ.get(variable)
+    if not env:
+        return None
+    chosen = Path(env).expanduser()
+    if not chosen.is_dir():
+        raise error(f"{variable} is set to {env!r}, which is not an existing folder"
+                    + (f" (resolved: {chosen.resolve()})" if str(chosen.resolve()) != env
+                       else "")
+                    + f"; point it at {holding}, or unset it to use {otherwise}")
+    return chosen
+
+
 def data_dir_candidates() -> list[Path]:
     """Every folder searched for the offline datasets, in the order they are tried.
 
@@ -37,17 +55,10 @@ def data_dir_candidates() -> list[Path]:
     path when the variable is set (not empty) to something that is not an existing folder: a
     mistyped path would otherwise be passed over and the datasets read from another folder
     without a word."""
-    candidates = []
-    env = os.environ.get("MEMNB_DATA_DIR")
-    if env:
-        chosen = Path(env).expanduser()
-        if not chosen.is_dir():
-            raise DataDirError(
-                f"MEMNB_DATA_DIR is set to {env!r}, which is not an existing folder"
-                + (f" (resolved: {chosen.resolve()})" if str(chosen.resolve()) != env else "")
-                + "; point it at the folder holding mnli/, imdb/ and imagenet-samples/ "
-                "(data/README.md), or unset it to use data/external or ../shared/data")
-        candidates.append(chosen)
+    chosen = _folder_of("MEMNB_DATA_DIR", DataDirError,
+                        "the folder holding mnli/, imdb/ and imagenet-samples/ (data/README.md)",
+                        "data/external or ../shared/data")
+    candidates = [] if chosen is None else [chosen]
     candidates.append(REPO_ROOT / "data" / "external")
     candidates.append(REPO_ROOT.parent / "shared" / "data")
     return candidates
@@ -112,17 +123,10 @@ def papers_dir_candidates() -> list[Path]:
     when the variable is set (not empty) to something that is not an existing folder: a mistyped
     path would otherwise be passed over and the papers' files read from ``../shared/papers``.
     """
-    candidates = []
-    env = os.environ.get("MEMNB_PAPERS_DIR")
-    if env:
-        chosen = Path(env).expanduser()
-        if not chosen.is_dir():
-            raise PapersDirError(
-                f"MEMNB_PAPERS_DIR is set to {env!r}, which is not an existing folder"
-                + (f" (resolved: {chosen.resolve()})" if str(chosen.resolve()) != env else "")
-                + "; point it at the papers folder holding dana_official_results/ and sources/, "
-                "or unset it to use ../shared/papers")
-        candidates.append(chosen)
+    chosen = _folder_of("MEMNB_PAPERS_DIR", PapersDirError,
+                        "the papers folder holding dana_official_results/ and sources/",
+                        "../shared/papers")
+    candidates = [] if chosen is None else [chosen]
     candidates.append(REPO_ROOT.parent / "shared" / "papers")
     return candidates
 
