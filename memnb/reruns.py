@@ -377,10 +377,12 @@ def replaced_against_replication(name: str, profile: str = "full",
     replaced table equals the replication and the written result does not, the two comparisons
     of the written run (with the table it replaced, with its replication) are one
     (:attr:`AgainstReplaced.committed_apart`)."""
+    again = load(name, profile, replications_root(root))  # the rarest: read first
+    if again is None:
+        return None
     current = load(name, profile, root)
     replaced = replaced_result(name, profile, root)
-    again = load(name, profile, replications_root(root))
-    if current is None or replaced is None or again is None:
+    if current is None or replaced is None:
         return None
     keys = point_keys(name, profile) or ()
     words = cells_apart(again.table, replaced.table, keys)

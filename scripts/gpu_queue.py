@@ -149,9 +149,10 @@ setup, restore, runs and packing. Worst case: the last run gets the time left le
 by 490 - 45 + 30 + 20 + 45 = 540 s, 60 s under the device's 600 s limit
 (:data:`DEVICE_LIMIT_S`). A run that honours its limit ends the call by about 490 s."""
 
-CUDA_TESTS_STAMP = REPO / ".gpu-state" / "cuda_tests_passed.json"
-"""Where a call that passed the CUDA tests records what it tested (:class:`CudaTestsStamp`), in
-an ignored folder that a warm device machine keeps between calls and a fresh one lacks."""
+CUDA_TESTS_STAMP = Path(".gpu-state") / "cuda_tests_passed.json"
+"""Where, below the checkout, a call that passed the CUDA tests records what it tested
+(:class:`CudaTestsStamp`), in an ignored folder that a warm device machine keeps between calls
+and a fresh one lacks."""
 TESTED_CODE: tuple[str, ...] = ("memnb", "tests")  # the code whose CUDA tests the stamp vouches
 
 
@@ -180,7 +181,7 @@ class CudaTestsStamp:
     def here(cls, device_name: str, torch_version: str, repo: Path = REPO) -> CudaTestsStamp:
         """The stamp a call of the checkout ``repo`` writes for ``device_name`` and
         ``torch_version``."""
-        return cls(repo / CUDA_TESTS_STAMP.relative_to(REPO),
+        return cls(repo / CUDA_TESTS_STAMP,
                    {"device": device_name, "torch": torch_version,
                     "code_sha256": tested_code_digest(repo)})
 

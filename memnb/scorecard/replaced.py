@@ -344,10 +344,11 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
         verdicts = ("No row reads it." if not r.judged else
                     f"The rows that read it (committed → replication): {statuses}. "
                     + rejudged_summary(r.judged, lambda j: j.item, on=_ON_THE_REPLICATION))
+        replaced = r.replaced_words()
         texts.append(f"`{r.name}` computed again by the same code (fingerprint `{code}`) on "
                      f"{computed_on(r.again.provenance)}, beside the committed run on "
                      f"{computed_on(r.current.provenance)}: {r.apart}. {verdicts}"
-                     + (f" {r.replaced_words()}" if r.replaced_words() else ""))
+                     + (f" {replaced}" if replaced else ""))
     return "\n\n".join(texts) or None
 
 
@@ -365,8 +366,10 @@ def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profi
     def label(j: Rejudged) -> str:
         return f"{_paper_name(j.paper)}: {j.item}"
 
-    lines, judged = [], []
+    lines, judged, apart = [], [], []
     for r in replications(rows, names, root):
+        if r.against_replaced is not None and r.against_replaced.committed_apart:
+            apart.append(r.name)
         verdicts = _statuses_cell(r.judged, several=True)
         lines.append([f"`{r.name}`", f"committed: {computed_on(r.current.provenance)}; "
                       f"replication: {computed_on(r.again.provenance)}",
@@ -381,7 +384,7 @@ def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profi
     return (markdown_table(header, lines) + "\n\n"
             + rejudged_summary(judged, label, runs="replicated runs",
                                on=("the replications", "the replication", "the replication"))
-            + replaced_equal_sentence(names, root) + "\n")
+            + _apart_sentence(apart) + "\n")
 
 
 def replaced_equal_sentence(names: Sequence[str], root: Path | None = None) -> str:
@@ -394,7 +397,12 @@ def replaced_equal_sentence(names: Sequence[str], root: Path | None = None) -> s
     from memnb.reruns import replaced_against_replication
 
     found = {n: replaced_against_replication(n, "full", root) for n in names}
-    equal = [n for n, f in found.items() if f is not None and f.committed_apart]
+    return _apart_sentence([n for n, f in found.items() if f is not None and f.committed_apart])
+
+
+def _apart_sentence(equal: Sequence[str]) -> str:
+    """:func:`replaced_equal_sentence`'s words for the experiments ``equal`` (empty for
+    none)."""
     if not equal:
         return ""
     listed = ", ".join(f"`{n}`" for n in equal)
