@@ -13,8 +13,9 @@ One call of this script, run from the repository root on the GPU machine:
    (``--force`` takes the archive's versions anyway; an archive without a manifest, of an older
    version of this script, is refused unless ``--force``);
 3. runs the CUDA tests first (``pytest -m cuda``) when a GPU is present, and stops if they fail;
-   a call on a warm machine that already passed them for the same code, GPU and torch skips
-   them (:class:`CudaTestsStamp`, ``.gpu-state/``; ``--recheck-cuda`` runs them anyway);
+   a call on a warm machine that already passed them for the same code, GPU, torch and
+   installed packages skips them (:class:`CudaTestsStamp`, ``.gpu-state/``; ``--recheck-cuda``
+   runs them anyway);
 4. runs the queue in order (:data:`QUEUE`: Mahdavi et al. Figs. 2a, 2b, 2c, 4, 3, 5; Kajitsuka &
    Sato Fig. 7, Figs. 1/2 and 4/5, the sweep over n; Dana et al. Experiment 5 and App. B; then
    Mahdavi et al. Tables 1 and 3, whose rank tests use the machine's CPU cores), each experiment
@@ -72,6 +73,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -167,22 +169,33 @@ def tested_code_digest(repo: Path = REPO, roots: Sequence[str] = TESTED_CODE) ->
     return digest.hexdigest()
 
 
+def installed_packages_digest() -> str:
+    """The SHA-256 over the sorted ``name==version`` of every package installed in the running
+    Python environment: changes when any carried wheel (torch, numpy, ...) is another."""
+    pins = sorted({f"{dist.metadata['Name']}=={dist.version}".lower()
+                   for dist in importlib.metadata.distributions()})
+    return hashlib.sha256("\n".join(pins).encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class CudaTestsStamp:
     """The CUDA tests passed on this machine for this code: a later call of the same code on
-    the same GPU and torch (a warm device machine) skips them, so that they take time from the
-    first slice of a machine only; any other call (a fresh machine, changed code or tests,
-    another torch) runs them."""
+    the same GPU, torch and installed packages (a warm device machine) skips them, so that they
+    take time from the first slice of a machine only; any other call (a fresh machine, changed
+    code or tests, another torch or any other package) runs them."""
 
     path: Path
-    identity: Mapping[str, str]  # the device, torch and the digest of the tested code
+    identity: Mapping[str, str]  # the device, torch, the packages and the tested code's digests
 
     @classmethod
-    def here(cls, device_name: str, torch_version: str, repo: Path = REPO) -> CudaTestsStamp:
+    def here(cls, device_name: str, torch_version: str, repo: Path = REPO,
+             packages_sha256: str | None = None) -> CudaTestsStamp:
         """The stamp a call of the checkout ``repo`` writes for ``device_name`` and
-        ``torch_version``."""
+        ``torch_version``, with the installed packages' digest (default: of this environment,
+        :func:`installed_packages_digest`)."""
         return cls(repo / CUDA_TESTS_STAMP,
                    {"device": device_name, "torch": torch_version,
+                    "packages_sha256": packages_sha256 or installed_packages_digest(),
                     "code_sha256": tested_code_digest(repo)})
 
     def passed_before(self) -> str | None:
@@ -917,8 +930,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the queue without a GPU (full profiles take days there)")
     parser.add_argument("--recheck-cuda", action="store_true",
                         help="run the CUDA tests even when an earlier call on this machine "
-                             "passed them for the same code, GPU and torch (they are skipped "
-                             "then: see CudaTestsStamp)")
+                             "passed them for the same code, GPU, torch and packages (they are "
+                             "skipped then: see CudaTestsStamp)")
     parser.add_argument("--bench", action="store_true",
                         help="first run benchmarks/bench_sweep.py on this device (its output "
                              "goes to --out as bench_sweep.txt, its record as "

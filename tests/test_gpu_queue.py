@@ -848,7 +848,12 @@ def test_cuda_tests_passed_on_this_machine_for_this_code_are_skipped_once(tmp_pa
         call(gpu_queue.CudaTestsStamp.here(gpu, torch_version, repo=tmp_path))
         assert ran == ["imports", "tests"]  # changed tests, another GPU, another torch
     ran.clear()
+    call(gpu_queue.CudaTestsStamp.here("H100", "2.9.1", repo=tmp_path,
+                                       packages_sha256="another numpy"))
+    assert ran == ["imports", "tests"]  # same GPU, torch and code; another carried wheel
+    ran.clear()
     failing = gpu_queue.CudaTestsStamp.here("A100", "2.14.1", repo=tmp_path)
+    assert failing.identity["packages_sha256"] == gpu_queue.installed_packages_digest()
     steps, outcome = gpu_queue.run_queue([], budget_s=540, device="cuda", clock=lambda: 0.0,
                                          runner=lambda c, t: (0 if "-c" in c else 1, "boom"),
                                          stamp=failing)
