@@ -565,7 +565,7 @@ def _shared_recorded(name: str, source: str, profile: str,
 def shared_grid_note(source: str) -> str:
     """The note of a plan row whose grid is ``source``'s (:func:`shared_grid_source` reads it
     back)."""
-    return f"the grid of `{source}` (its points are reused)"
+    return f"the grid of `{source}` (its points are reused when both run in one results folder)"
 
 
 def shared_grid_source(note: Any) -> str | None:

@@ -24,6 +24,7 @@ from memnb.scorecard.core import ResultSource, Row, load_items, read_label
 from memnb.scorecard.replaced import (
     chapter_replications,
     replaced_equal_sentence,
+    replaced_runs_markdown,
     replication_markdown,
     replications_table_markdown,
 )
@@ -165,6 +166,9 @@ def test_a_replaced_table_equal_to_the_replication_makes_the_committed_run_the_o
         "and the committed run is the one apart from both.")
     assert replaced_equal_sentence([name, "dana.exp2"], root).startswith(
         f" The table that the committed run of `{name}` replaced")
+    assert "moved none of these numbers" in replaced_equal_sentence([name], root)
+    own = "the gap is the committed run's own, not the code change's"
+    assert own in replaced_runs_markdown(rows, [name], "full", root)
 
     # the committed run equal to the replication too: all three agree, nobody is apart
     table.to_csv(replications_root(root) / "full" / f"{name}.csv", index=False)
@@ -175,5 +179,6 @@ def test_a_replaced_table_equal_to_the_replication_makes_the_committed_run_the_o
     assert replication_markdown(rows, [name], "full", root).endswith(
         "is equal to both in every one of the 2,400 cells.")
     assert replaced_equal_sentence([name], root) == ""
+    assert own not in replaced_runs_markdown(rows, [name], "full", root)
     # no replaced table, or no replication: nothing to say
     assert replaced_against_replication("dana.exp2", "full", root) is None

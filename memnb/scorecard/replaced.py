@@ -97,7 +97,12 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
     its status on the committed table and on the replaced one (:func:`rejudge`); then a sentence
     counting the statuses that change. Rows of several papers are named with their paper."""
     from memnb.provenance import arithmetic_label, partial_summary, profile_change, short_commit
-    from memnb.reruns import compared_column, gap_between, replaced_result
+    from memnb.reruns import (
+        compared_column,
+        gap_between,
+        replaced_against_replication,
+        replaced_result,
+    )
     from memnb.results import load
 
     if source_profile(profile) != "full":
@@ -139,6 +144,11 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         apart = _apart(gap, column)
         if gap is not None and gap.points and not gap.recomputed:
             copied.add(name)
+        against = replaced_against_replication(name, "full", root)
+        if gap is not None and gap.recomputed and against is not None and against.committed_apart:
+            apart += ("; the replication of the committed run (same code) equals the replaced "
+                      "table in every cell: the gap is the committed run's own, not the code "
+                      "change's")
         lines.append([f"`{name}`", what, apart, _statuses_cell(again, several=several)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
@@ -411,7 +421,8 @@ def _apart_sentence(equal: Sequence[str]) -> str:
     return (f" The table{s} that the committed run{s} of {listed} replaced (of earlier code or "
             f"profile) {'are' if several else 'is'} equal, cell for cell, to "
             f"{'their' if several else 'its'} replication{s}: judging the replaced table{s} and "
-            f"judging the replication{s} are one check, and the committed run"
+            f"judging the replication{s} are one check; the change of code (the CPU's denormal "
+            f"mode included) moved none of these numbers, and the committed run"
             f"{'s are' if several else ' is'} the one{s} apart from both.")
 
 
