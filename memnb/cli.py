@@ -8,10 +8,11 @@
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments (or a missing dataset,
 a dataset file whose rows its loader would drop, a ``MEMNB_DATA_DIR`` that is not a folder, a
-results folder that cannot be written, no dask scheduler answering at ``--executor``, or
-a complete ``full`` result of today's code already written, which it would only recompute:
-:func:`memnb.results.complete_already`; ``--seeds``, ``--device`` and the form of
-``--executor`` are checked before that), 1 when the experiment fails while computing
+results folder that cannot be written, no dask scheduler answering at ``--executor`` or a
+worker of it without ``--device``, or a complete ``full`` result of today's code already
+written, which it would only recompute: :func:`memnb.results.complete_already`; ``--seeds``,
+``--device`` and ``--executor`` are checked before that, ``--device`` on the dask workers with
+``--executor``: :func:`run_arguments_error`), 1 when the experiment fails while computing
 (:class:`memnb.results.ExperimentFailed`) or its results cannot be written at the end (the
 finished points stay in the point cache), and 3 when it stopped at its ``--time-limit`` or on a
 first Ctrl-C or SIGTERM (every finished point is cached, a running training group pauses with
@@ -172,7 +173,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if unwritable is not None:
         error_line("run", "error", unwritable)
         return 2
-    if args.profile == "full":  # a run a recorded plan says this device's memory cannot hold
+    # a run a recorded plan says this device's memory cannot hold; with --executor the workers'
+    # memory counts, which this machine cannot measure (it may have no GPU at all)
+    if args.profile == "full" and args.executor is None:
         from memnb.planner import memory_warning
 
         with contextlib.suppress(ValueError, RuntimeError):  # a device checked further on
@@ -265,21 +268,26 @@ def _as_typed(value: object) -> str:
 def run_arguments_error(seeds: int | None, device: str, executor: str | None) -> str | None:
     """Why ``memnb run``'s ``--seeds``, ``--device`` or ``--executor`` cannot be used, or None:
     the checks and messages of :func:`memnb.results.run_experiment` (``seeds`` in
-    ``1..``:data:`memnb.results.MAX_SEEDS`, :func:`memnb.results.check_device`, the
-    ``dask://HOST:PORT`` form of :func:`memnb.distributed.scheduler_address`; whether a
-    scheduler answers is checked by the run), made before any refusal that looks at the written
-    results (:func:`memnb.results.complete_already`), which would otherwise hide them."""
+    ``1..``:data:`memnb.results.MAX_SEEDS`), made before any refusal that looks at the written
+    results (:func:`memnb.results.complete_already`), which would otherwise hide them.
+
+    ``--device`` is checked where the points are computed: in-process, on this machine
+    (:func:`memnb.results.check_device`); with a ``dask://`` ``--executor``, on the cluster's
+    workers, after the address's form (:func:`memnb.distributed.scheduler_address`) and the
+    scheduler (:func:`memnb.distributed.check_worker_device`), so a submitting machine without a
+    GPU can run ``--device cuda`` on GPU workers, and workers without it are named."""
     from memnb.results import MAX_SEEDS, check_device
     from memnb.validation import check_int
 
     try:
         if seeds is not None:
             check_int("seeds", seeds, 1, MAX_SEEDS)
-        check_device(device)
-        if executor is not None:
-            from memnb.distributed import scheduler_address
+        if executor is None:
+            check_device(device)
+        else:
+            from memnb.distributed import check_worker_device
 
-            scheduler_address(executor)
+            check_worker_device(executor, device)  # the forms first, then the cluster
     except ValueError as err:
         return str(err)
     return None

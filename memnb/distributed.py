@@ -5,6 +5,8 @@ by :func:`memnb.sweep.run_sweep` on the submitting machine, so a worker that die
 only its unfinished groups: dask reschedules them, and a rerun computes only what is missing.
 Inside a time limit (``memnb run --time-limit``) groups go out one per worker thread and only
 while the next would end in time, so a stopped run has finished every group it started.
+The workers compute on ``--device``, so the device is checked on them, not on the submitting
+machine (:func:`check_worker_device`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ CONNECT_TIMEOUT_S = 3.0
 #: Seconds a server that accepted the connection has to answer the dask handshake and say that
 #: it is a scheduler (:func:`check_scheduler`); read when a check runs.
 HANDSHAKE_TIMEOUT_S = 10.0
+
+#: Seconds the workers have to answer the device check (:func:`check_worker_device`): a worker
+#: may import torch and initialise CUDA for it; read when a check runs.
+DEVICE_CHECK_TIMEOUT_S = 30.0
 
 _DEFAULT_PORT_HINT = "is that the dashboard port? a scheduler listens on 8786 by default"
 
@@ -146,15 +152,85 @@ def _client(executor: str) -> Any:
     """A ``dask.distributed.Client`` of the scheduler at ``executor``, once
     :func:`check_scheduler` has found one there; a connection that fails all the same raises
     :class:`SchedulerUnreachable`."""
+    address = check_scheduler(executor)  # first: dask not installed is a ValueError there
     from dask.distributed import Client
 
-    address = check_scheduler(executor)
     try:
         return Client(address, timeout=f"{HANDSHAKE_TIMEOUT_S:g}s")
     except OSError as err:  # TimeoutError too
         raise SchedulerUnreachable(
             f"--executor: could not connect to the dask scheduler at {address}: "
             f"{' '.join(str(err).split())}") from None
+
+
+def _device_index(device: str) -> int | None:
+    """The GPU index of a ``cuda:N`` device (None for ``cpu`` and ``cuda``); a ``ValueError``
+    for any other device string, in the words of :func:`memnb.results.check_device`."""
+    kind, _, index = device.partition(":")
+    if device == "cpu" or device == "cuda":
+        return None
+    if kind != "cuda" or not index.isdigit():
+        raise ValueError(f"device must be 'cpu' or 'cuda[:N]'; got {device!r}")
+    return int(index)
+
+
+def check_worker_device(executor: str, device: str, timeout: float | None = None) -> str:
+    """Return ``device`` if every worker of the dask scheduler at ``executor`` can compute on
+    it: ``cpu`` always, ``cuda`` where torch sees a CUDA GPU, ``cuda:N`` where it sees more
+    than ``N``. The check of :func:`memnb.results.check_device`, made on the workers, which
+    compute the points of a ``dask://`` run (the submitting machine needs no GPU).
+
+    The form of ``device`` is checked first, here; then the scheduler (:func:`check_scheduler`,
+    through :func:`_client`); then each worker answers :func:`_worker_gpus` within ``timeout``
+    seconds (default :data:`DEVICE_CHECK_TIMEOUT_S`). Raises a ``ValueError``, one line, when
+    the form is wrong, no scheduler answers (:class:`SchedulerUnreachable`), no worker is
+    connected, a worker fails to answer in time or raises, or a worker lacks the device: the
+    line names the device, those workers' addresses and the devices every worker has.
+    """
+    from memnb.prose import counted
+
+    index = _device_index(device)
+    limit = DEVICE_CHECK_TIMEOUT_S if timeout is None else timeout
+    address = scheduler_address(executor)
+    with _client(executor) as client:
+        try:  # Client.sync bounds the broadcast in time (callback_timeout)
+            answers = client.run(_worker_gpus, on_error="return", callback_timeout=limit)
+        except TimeoutError:
+            raise ValueError(f"--executor: the workers of the dask scheduler at {address} did "
+                             f"not answer the check of device {device!r} within "
+                             f"{limit:g} s") from None
+    if not answers:
+        raise ValueError(f"--executor: no worker is connected to the dask scheduler at "
+                         f"{address}, so device {device!r} cannot be checked and no point "
+                         f"would be computed; start one with `dask worker {address} "
+                         "--nthreads 1` and rerun")
+    failed = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
+    if failed:
+        said = "; ".join(f"{w}: {' '.join(f'{type(a).__name__}: {a}'.split())[:160]}"
+                         for w, a in sorted(failed.items()))
+        raise ValueError(f"--executor: device {device!r} could not be checked on {len(failed)} "
+                         f"of the {counted(len(answers), 'worker')} of the dask scheduler at "
+                         f"{address} ({said}); they need memnb and torch installed as here")
+    need = 1 if index is None else index + 1  # GPUs a worker must see (cpu: none)
+    lacking = sorted(w for w, gpus in answers.items() if device != "cpu" and gpus < need)
+    if lacking:
+        fewest = min(answers.values())
+        every = {0: "cpu", 1: "cpu, cuda or cuda:0"}.get(
+            fewest, f"cpu, cuda or cuda:N with N in [0, {fewest - 1}]")
+        what = "no CUDA GPU" if need == 1 else f"fewer than {need} CUDA GPUs"
+        named = ", ".join(w if need == 1 else f"{w}: {answers[w]}" for w in lacking)
+        raise ValueError(f"--executor: device {device!r} requested but {len(lacking)} of the "
+                         f"{counted(len(answers), 'worker')} of the dask scheduler at {address} "
+                         f"{'have' if len(lacking) > 1 else 'has'} {what} ({named}); every "
+                         f"worker can run --device {every}")
+    return device
+
+
+def _worker_gpus() -> int:
+    """On a worker: how many CUDA GPUs torch sees there (0 without CUDA)."""
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def cluster_description(executor: str, device: str = "cpu") -> str:

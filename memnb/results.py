@@ -266,11 +266,12 @@ def _run_experiment(name: str, profile: str, *, device: str, seeds: int | None,
     if tf32 and root is None:
         raise ValueError("a run under memnb.train.tf32_runs writes only to a results folder of "
                          "its own (root=...), never to data/results, whose caches are float32")
-    check_device(device)
-    if executor is not None:  # a bad address or no scheduler: said before any point starts
-        from memnb.distributed import check_scheduler
+    if executor is None:
+        check_device(device)
+    else:  # a bad address, no scheduler, or workers without the device: before any point
+        from memnb.distributed import check_worker_device
 
-        check_scheduler(executor)
+        check_worker_device(executor, device)  # the workers compute, not this machine
     if seeds is None:  # without --seeds, a written full run continues over its seeds
         continued = continued_seeds(name, profile, root)
         seeds = exp.seeds_asked(profile) if continued is None else continued[0]

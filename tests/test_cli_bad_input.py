@@ -207,6 +207,11 @@ def test_a_missing_file_in_the_results_folder_is_a_write_failure(tmp_path, monke
                            "--device cpu"),
     (["--device", "tpu"], "device must be 'cpu' or 'cuda[:N]'; got 'tpu'"),
     (["--executor", "localhost:8786"], "executor must look like 'dask://HOST:PORT'"),
+    # with --executor the device is checked on the workers (tests/test_distributed.py), not here
+    (["--device", "cuda", "--executor", "localhost:8786"],
+     "executor must look like 'dask://HOST:PORT'"),
+    (["--device", "tpu", "--executor", "dask://127.0.0.1:8786"],
+     "device must be 'cpu' or 'cuda[:N]'; got 'tpu'"),
 ])
 def test_bad_options_are_said_before_a_complete_result_is(monkeypatch, capsys, option, said):
     import torch

@@ -212,3 +212,172 @@ def test_the_scheduler_check_speaks_dask_to_a_scheduler_and_refuses_a_worker(clu
     with pytest.raises(SchedulerUnreachable, match=(
             f"--executor: the server at {worker} is a dask Worker, not a scheduler")):
         check_scheduler("dask://" + worker.removeprefix("tcp://"))
+
+
+# ---- --device is checked on the workers, not on the submitting machine ---------------------
+
+#: A LocalCluster in this process on loopback TCP; its scheduler's HTTP server (on even
+#: without a dashboard) on a free port, not on 8787, which another cluster may hold.
+_IN_PROCESS = {"processes": False, "protocol": "tcp", "host": "127.0.0.1",
+               "dashboard_address": None, "scheduler_kwargs": {"dashboard_address": "127.0.0.1:0"}}
+
+
+@pytest.fixture(scope="module")
+def threads_cluster():
+    """Two workers in this process (threads, not processes: quick to start, and a probe
+    patched here is what they run), on the loopback TCP interface like a real cluster."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, **_IN_PROCESS) as local:
+        yield local
+
+
+def _worker_addresses(cluster) -> list[str]:
+    return sorted(cluster.scheduler_info["workers"])
+
+
+def _register_never(monkeypatch, name: str) -> list:
+    """Register ``name``, whose computing fails the test; returns the list of its calls."""
+    from memnb.experiments import registry
+
+    calls: list = []
+
+    def fn(params, **kwargs):
+        calls.append(kwargs)
+        raise AssertionError("no point may be computed")
+
+    profiles = {p: {"seeds": 1} for p in ("ci", "quick", "full")}
+    monkeypatch.setitem(registry._REGISTRY, name,
+                        registry.Experiment(name, "test", "none", profiles, fn))
+    return calls
+
+
+def test_a_cuda_run_on_cpu_workers_is_refused_naming_them(threads_cluster, tmp_path,
+                                                          monkeypatch, capsys):
+    """``--device cuda --executor`` is checked on the workers (this machine's GPUs do not
+    matter): workers without a GPU are named in one line with the device every worker has,
+    before a complete written result is looked at, and no point is computed."""
+    import torch
+
+    from memnb import cli, results
+
+    if torch.cuda.is_available():
+        pytest.skip("the workers in this process see this machine's GPU")
+    calls = _register_never(monkeypatch, "tiny.gpu")
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(results, "check_device", lambda device: pytest.fail("checked here"))
+    monkeypatch.setattr(results, "complete_already", lambda *a, **k: "a complete result")
+    executor = _executor(threads_cluster)
+    start = time.perf_counter()
+    assert cli.main(["run", "tiny.gpu", "--profile", "full", "--device", "cuda",
+                     "--executor", executor]) == 2
+    assert time.perf_counter() - start < 10
+    err = capsys.readouterr().err
+    workers = ", ".join(_worker_addresses(threads_cluster))
+    assert err == (f"memnb run: error: --executor: device 'cuda' requested but 2 of the 2 "
+                   f"workers of the dask scheduler at {threads_cluster.scheduler_address} have "
+                   f"no CUDA GPU ({workers}); every worker can run --device cpu\n")
+    assert calls == []
+    # --device cpu passes the workers' check: the next refusal is the complete result's
+    assert cli.main(["run", "tiny.gpu", "--profile", "full", "--executor", executor]) == 2
+    assert capsys.readouterr().err == "memnb run: error: a complete result\n"
+    assert calls == []
+
+
+def test_gpu_workers_serve_a_submitter_without_a_gpu(threads_cluster, monkeypatch):
+    """A submitting machine without a GPU passes ``--device cuda`` when the workers have one
+    (here: a probe patched to report one GPU per worker); ``cuda:N`` beyond the workers' GPUs is
+    refused, naming each worker's count and the devices every worker has."""
+    import torch
+
+    from memnb import distributed as memnb_distributed
+    from memnb.cli import run_arguments_error
+    from memnb.results import check_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # this machine: no GPU
+    with pytest.raises(ValueError, match="no CUDA GPU is available"):
+        check_device("cuda")  # what the in-process check says here
+    assert run_arguments_error(None, "cuda", None) == (
+        "device 'cuda' requested but no CUDA GPU is available; use --device cpu")
+    monkeypatch.setattr(memnb_distributed, "_worker_gpus", lambda: 1)
+    executor = _executor(threads_cluster)
+    assert run_arguments_error(None, "cuda", executor) is None
+    assert run_arguments_error(None, "cuda:0", executor) is None
+    assert run_arguments_error(None, "cpu", executor) is None
+    counted = ", ".join(f"{w}: 1" for w in _worker_addresses(threads_cluster))
+    assert run_arguments_error(None, "cuda:1", executor) == (
+        f"--executor: device 'cuda:1' requested but 2 of the 2 workers of the dask scheduler at "
+        f"{threads_cluster.scheduler_address} have fewer than 2 CUDA GPUs ({counted}); every "
+        "worker can run --device cpu, cuda or cuda:0")
+    # the device's form is said first, without asking the cluster
+    assert run_arguments_error(None, "tpu", executor) == (
+        "device must be 'cpu' or 'cuda[:N]'; got 'tpu'")
+
+
+def test_the_worker_check_is_bounded_in_time_and_names_failing_workers(threads_cluster,
+                                                                       monkeypatch):
+    from memnb import distributed as memnb_distributed
+
+    executor = _executor(threads_cluster)
+
+    def slow() -> int:
+        time.sleep(3)
+        return 1
+
+    monkeypatch.setattr(memnb_distributed, "_worker_gpus", slow)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=(
+            f"^--executor: the workers of the dask scheduler at "
+            f"{threads_cluster.scheduler_address} did not answer the check of device 'cuda' "
+            r"within 0.5 s$")):
+        memnb_distributed.check_worker_device(executor, "cuda", timeout=0.5)
+    assert time.perf_counter() - start < 2.5
+
+    def missing() -> int:
+        raise ModuleNotFoundError("No module named 'torch'")
+
+    monkeypatch.setattr(memnb_distributed, "_worker_gpus", missing)
+    with pytest.raises(ValueError) as info:
+        memnb_distributed.check_worker_device(executor, "cpu")
+    message = str(info.value)
+    assert message.startswith("--executor: device 'cpu' could not be checked on 2 of the 2 "
+                              "workers")
+    for worker in _worker_addresses(threads_cluster):
+        assert f"{worker}: ModuleNotFoundError: No module named 'torch'" in message
+    assert "\n" not in message
+
+
+def test_a_cluster_without_workers_is_refused():
+    from distributed import LocalCluster
+
+    from memnb.cli import run_arguments_error
+
+    with LocalCluster(n_workers=0, **_IN_PROCESS) as empty:
+        said = run_arguments_error(None, "cpu", _executor(empty))
+        address = empty.scheduler_address
+    assert said == (f"--executor: no worker is connected to the dask scheduler at {address}, so "
+                    "device 'cpu' cannot be checked and no point would be computed; start one "
+                    f"with `dask worker {address} --nthreads 1` and rerun")
+
+
+def test_a_dask_run_measures_no_memory_of_the_submitting_machine(threads_cluster, tmp_path,
+                                                                 monkeypatch):
+    """The plan's memory warning of a full run compares with this machine's memory: with
+    --executor the workers compute, so it is not made here; in-process it still is."""
+    import pandas as pd
+
+    from memnb import cli, planner
+    from memnb.experiments import registry
+
+    asked: list = []
+    monkeypatch.setattr(planner, "memory_warning", lambda *a: asked.append(a))
+    profiles = {p: {"seeds": 1} for p in ("ci", "quick", "full")}
+    for name in ("tiny.remote", "tiny.here"):
+        monkeypatch.setitem(registry._REGISTRY, name, registry.Experiment(
+            name, "test", "none", profiles, lambda params, **kw: pd.DataFrame([{"y": 1}])))
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["run", "tiny.remote", "--profile", "full",
+                     "--executor", _executor(threads_cluster)]) == 0
+    assert asked == []
+    assert cli.main(["run", "tiny.here", "--profile", "full"]) == 0
+    assert asked == [("tiny.here", "cpu")]
