@@ -1089,3 +1089,49 @@ def test_the_bounds_caption_names_a_best_mean_below_its_own_guarantee():
     fine = best.iloc[:2].assign(capacity=[22.5, 60.0])
     assert figures.below_guarantee_words(theory, fine) == (
         " No best trained mean lies below a drawn guarantee of its own architecture.")
+
+
+def test_chance_label_of_head_to_head_touches_no_data():
+    """The label of the chance line 1/C is put where it touches no point, error bar or line
+    of the accuracy panel: on the committed quick run, and on a table whose error bars cross
+    the line at the smallest budget, where it moves to the largest."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+    from memnb.results import load
+
+    def placed(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> tuple[int, float]:
+        fig = figures.head_to_head_figure(best, fixed, C)
+        ax = fig.axes[1]
+        notes = [t for t in ax.texts if t.get_text() == "chance 1/C"]
+        chance = [line for line in ax.get_lines() if line.get_linestyle() == "--"
+                  and list(line.get_ydata()) == [1 / C, 1 / C]]
+        assert len(notes) == 1 and len(chance) == 1
+        touches = figures._touches(ax, notes[0].get_window_extent(), chance)
+        at = float(notes[0].xy[0])
+        plt.close(fig)
+        return touches, at
+
+    C = compare.get_params("quick")["C"]
+    run = load("compare.capacity", "quick")
+    if run is not None:
+        table = run.table
+        assert placed(card.censored_best(table, C), compare.accuracy_at_fixed_N(table, C),
+                      C)[0] == 0
+    table = _fake_table()
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    first = fixed["budget"] == fixed["budget"].min()
+    crossing = fixed.assign(accuracy=fixed["accuracy"].where(~first, 0.25),
+                            accuracy_std=fixed["accuracy_std"].where(~first, 0.2))
+    touches, at = placed(card.censored_best(table, 4), crossing, 4)
+    assert touches == 0 and at == fixed["budget"].max()
+    # a wide bar that would lie under the label's old place shows the test can see it
+    fig = figures.head_to_head_figure(card.censored_best(table, 4), crossing, 4)
+    ax = fig.axes[1]
+    old = ax.annotate("chance 1/C", (fixed["budget"].min(), 0.25), fontsize=7.5,
+                      xytext=(2, 2), textcoords="offset points")
+    assert figures._touches(ax, old.get_window_extent(), []) > 0
+    plt.close(fig)

@@ -94,3 +94,79 @@ def test_exp4_against_exp1_is_none_without_both_full_runs(tmp_path):
     from memnb import dana_reading
 
     assert dana_reading.exp4_against_exp1(tmp_path) is None
+
+
+def test_thm2_figure_band_names_the_theorems_bound_and_the_caption_the_dotted_curve():
+    """The grey band is where the theorem's bound (its constant C) is vacuous; the dotted
+    curve (the drawn W's coherence in place of C, ours) can be finite inside it, and the
+    caption says where it is finite and how far above the KL reached, from the table."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from memnb import bounds, lookup_tables
+
+    thm2 = lookup_tables.thm2_table(50, [16, 64, 256, 1024], num_sequences=40)
+    fig = figures.thm2_figure(thm2)
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    plt.close(fig)
+    assert figures.THM2_VACUOUS_LABEL in labels
+    assert figures.THM2_VACUOUS_LABEL.startswith("theorem's bound vacuous")
+    assert any("drawn W's coherence (ours)" in label for label in labels)
+    row = type("Row", (), {"item": "Theorem 2", "status": "reproduced", "measured": "m"})()
+    caption = figures.thm2_caption(thm2, row)
+    sentence = figures.thm2_empirical_sentence(thm2)
+    assert sentence in caption
+    finite = thm2[np.isfinite(thm2["bound_full_empirical_c"])]
+    ratio = finite["bound_full_empirical_c"] / finite["achieved_kl"]
+    assert f"{ratio.min():.1f}× to {ratio.max():.1f}× the KL reached there" in sentence
+    ds = [int(d) for d in finite["d"]]
+    assert f"finite for d = {ds[0]}..{ds[-1]}" in sentence
+    inside = sum(d <= bounds.dana_jl_threshold(50) for d in ds)
+    assert (f"{inside} of them inside the grey band" in sentence) == (0 < inside < len(ds))
+    assert "measured coherence of the drawn W in place of its constant C (ours)" in sentence
+    none = thm2.assign(bound_full_empirical_c=np.inf)
+    assert figures.thm2_empirical_sentence(none).endswith("infinite at every d drawn.")
+
+
+def _committed(name: str) -> pd.DataFrame:
+    """The committed full run of ``name`` as the chapter reads it in place of a quick rerun."""
+    from memnb.dana_reading import as_the_paper_reports
+    from memnb.results import load
+
+    return as_the_paper_reports(load(name, "full").table)
+
+
+def test_figures_of_the_committed_full_run_read_in_place_say_so_in_their_legend():
+    """A table that is the committed full run (read in place of a run of this build) is named
+    so in the legend, in the appendix figures' wording; any other table is not; the legend
+    stays within the figure's width."""
+    import matplotlib.pyplot as plt
+
+    exp1, exp2 = _committed("dana.exp1"), _committed("dana.exp2")
+    assert figures.reads_committed_full(exp1, "dana.exp1")
+    assert not figures.reads_committed_full(exp1.iloc[1:], "dana.exp1")
+    assert not figures.reads_committed_full(exp1, "dana.exp2")
+    own = figures.ours_label(read_in_place=True)
+    assert own == "ours: " + figures.FULL_IN_PLACE
+    assert figures.FULL_IN_PLACE == "the committed full run (read in place of a run of this build)"
+    d = int(exp1["d"].max())
+    h = int(sorted(exp1["H"].unique())[1])
+    for fig in (figures.exp1_figure(exp1), figures.exp2_figure(exp2),
+                figures.heads_frame(exp1, h, d), figures.layout_heads_figure(
+                    _committed("dana.layout_heads"), exp1)):
+        labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+        fig.canvas.draw()
+        width = fig.legends[0].get_window_extent().width
+        plt.close(fig)
+        assert any(figures.FULL_IN_PLACE in label for label in labels), labels
+        assert width <= fig.bbox.width
+    # another table (a run of this build), or the caller saying so: the plain label
+    fig = figures.exp1_figure(exp1.iloc[1:])
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    plt.close(fig)
+    assert not any(figures.FULL_IN_PLACE in label for label in labels)
+    assert "ours, mean ± std over 5 seeds" in labels
+    fig = figures.exp2_figure(exp2, read_in_place=False)
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    plt.close(fig)
+    assert not any(figures.FULL_IN_PLACE in label for label in labels)

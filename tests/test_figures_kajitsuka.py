@@ -815,3 +815,62 @@ def test_quotes_of_the_abstract_and_theorem_are_marked():
     assert "reconstruction" in card.THM41_UNCAPPED and "own text" not in card.THM41_UNCAPPED
     # Theorem 4.2's content is [unverified] where the intro calls the statements the paper's
     assert "of Thm 4.2 our sources give only the title" in " ".join(intro.split())
+
+
+def _drawn_counts(ax) -> dict[str, tuple[str, str, str]]:
+    """The label, colour, marker and face of each labelled line of ``ax`` with markers."""
+    from matplotlib.colors import to_hex
+
+    return {line.get_label(): (to_hex(line.get_color()), line.get_marker(),
+                               str(line.get_markerfacecolor()))
+            for line in ax.get_lines() if not line.get_label().startswith("_")
+            and line.get_marker() not in ("None", "", None)}
+
+
+def test_construction_counts_are_drawn_without_the_papers_marker_one_colour_per_quantity():
+    """Our counts are no hollow diamonds (the book's marker for values read off a paper) and
+    never the paper's vermillion; each quantity has one colour and marker in both panels of
+    the construction figure and in the lower-bound figure, whose constructions not evaluated
+    exactly are hollow as in the construction figure."""
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    fig, _ = ksfig.construction_figure(table, None, "quick")
+    left, right = (_drawn_counts(ax) for ax in fig.axes)
+    plt.close(fig)
+    fig, lower = ksfig.lower_bound_figure(table)
+    ax = fig.axes[0]
+    bound = _drawn_counts(ax)
+    hollow = sorted(int(x) for line in ax.get_lines() if line.get_label().startswith("_")
+                    and line.get_markerfacecolor() == "white" for x in line.get_xdata())
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    plt.close(fig)
+    paper_colour = viz.PALETTE["paper"].lower()
+    for drawn in (left, right, bound):
+        assert all(marker not in ("d", "D") for _, marker, _ in drawn.values())
+        assert all(colour != paper_colour for colour, _, _ in drawn.values())
+    for name in ("next-token, all parameters", "seq-to-seq, all parameters"):
+        assert left[name][:2] == right[name][:2]  # one colour and marker in both panels
+    assert bound["our construction, next-token"][:2] == left["next-token, all parameters"][:2]
+    seq = next(v for k, v in bound.items() if k.startswith("our construction, seq-to-seq"))
+    assert seq[:2] == left["seq-to-seq, all parameters"][:2]
+    assert seq[2] == "white"  # no seq-to-seq point of the committed sweep is evaluated
+    nt = card._sweep(table, "N", "next_token")
+    assert hollow == sorted(int(x) for x in nt.loc[~ksfig.evaluated(nt), "N"])
+    assert ksfig.NOT_EVALUATED in texts
+    assert ksfig.not_evaluated_words(table[table["sweep"] == "N"]) in lower
+    assert "against $n$" not in lower  # the figure draws the sweep over N only
+
+
+def test_accuracy_axis_shows_whole_markers_at_one_and_no_tick_above_it():
+    """The accuracy panel reaches above 1 by :data:`ACCURACY_TOP` so that a marker at 100 %
+    is drawn whole, and labels no tick above 1, for a wide and a narrow range of accuracies."""
+    for low in (0.5, 0.995):
+        table = _curves({0: 0.3, 1: 0.01}).assign(
+            accuracy=lambda t, low=low: low + (1 - low) * (t["epoch"] > 0))
+        fig, _ = ksfig.curves_figure(table, None, "IMDb", "Figs. 4 and 5", "quick")
+        acc = fig.axes[1]
+        bottom, top = acc.get_ylim()
+        ticks = list(acc.get_yticks())
+        plt.close(fig)
+        assert top == ksfig.ACCURACY_TOP > 1.01
+        assert ticks and max(ticks) <= 1.0 and min(ticks) >= bottom
+        assert len(ticks) >= 2

@@ -112,3 +112,55 @@ def test_fig3_legend_names_the_mean_line_and_the_line_at_one(monkeypatch, no_mah
     assert [ax.get_ylabel() for ax in shown[0].axes[:2]] == ["training accuracy",
                                                             "fraction of examples"]
     plt.close("all")
+
+
+def test_fig3_histograms_take_their_h_colour_and_their_titles_do_not_meet(
+        monkeypatch, no_mahdavi_scorecard):
+    """Each histogram is drawn in its H's colour of the left panel, and its title puts the
+    sizes found on a line of their own, so that neighbouring titles do not overlap even with
+    four-digit sizes from several seeds."""
+    from matplotlib.colors import to_hex
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    table = _saturation()
+    wide = pd.concat([table.assign(seed=s, T=table["T"] * 13 + 100 * s) for s in range(6)])
+    fig.fig3(SimpleNamespace(fresh=wide, cached=None, partial=None,
+                             params={"n": 8, "d_h": 16}), "quick")
+    figure = shown[0]
+    left, *hists = figure.axes
+    colours = {h: to_hex(c) for h, c in fig.head_colours(wide).items()}
+    dots = {label: to_hex(c.get_facecolor()[0]) for c in left.collections
+            if (label := c.get_label()).startswith("H = ")}
+    for ax, h in zip(hists, sorted(colours), strict=True):
+        assert {to_hex(bar.get_facecolor()) for bar in ax.patches} == {colours[h]}
+        assert dots[f"H = {h}"] == colours[h]
+        assert ax.get_title().split("\n")[1].startswith("(T = ")
+    figure.canvas.draw()
+    boxes = [ax.title.get_window_extent() for ax in hists]
+    assert boxes[0].x1 < boxes[1].x0
+    plt.close("all")
+
+
+def test_fig1_draws_n_as_a_grey_dotted_reference_not_as_a_bound(monkeypatch,
+                                                                no_mahdavi_scorecard):
+    """n = 197 is a reference value: grey and dotted, not the black dashed line of a bound."""
+    from memnb import viz
+    from memnb.papers import mahdavi as paper
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    rows = pd.DataFrame([{"representation": "random_attention", "check": "figure1", "k": k,
+                          "pass_fraction": 1.0 if k < 250 else 0.0, "repeats": 6, "T": 800,
+                          "method": "prefix", "n": 197, "d": 768} for k in (1, 197, 768)])
+    fig.fig1(rows, None, "quick")
+    ax = shown[0].axes[0]
+    line = next(ln for ln in ax.get_lines() if ln.get_label().startswith("n = "))
+    labels = [t.get_text() for legend in shown[0].legends for t in legend.get_texts()]
+    plt.close("all")
+    assert list(line.get_xdata()) == [paper.VIT_N.value] * 2
+    assert line.get_linestyle() == ":" and line.get_color() == fig.FIG1_REFERENCE_COLOUR
+    assert line.get_color() != viz.PALETTE["bound"]
+    assert f"n = {paper.VIT_N.value:g} (Assumption 1)" in labels

@@ -319,12 +319,62 @@ def dodge(architecture: str) -> float:
 BUDGET_AXIS = "parameter budget P (log scale)"
 
 
+def _touches(ax: Any, box: Any, skip: list[Any], pad: float = 4.0) -> int:
+    """How many sampled points of the data drawn on ``ax`` (its lines, markers and error bars;
+    not the artists in ``skip``) lie in the display-space box ``box`` widened by ``pad``
+    pixels (about a marker's radius)."""
+    paths = [np.asarray(line.get_xydata(), dtype=float) for line in ax.get_lines()
+             if line not in skip]
+    for collection in ax.collections:
+        if collection not in skip and hasattr(collection, "get_segments"):
+            paths += [np.asarray(seg, dtype=float) for seg in collection.get_segments()]
+    steps = np.linspace(0.0, 1.0, 60)[:, None]
+    count = 0
+    for path in paths:
+        if path.size == 0:
+            continue
+        shown = ax.transData.transform(path)
+        shown = shown[np.isfinite(shown).all(axis=1)]
+        if len(shown) == 0:
+            continue
+        sample = shown if len(shown) == 1 else np.concatenate(
+            [a + steps * (b - a) for a, b in zip(shown[:-1], shown[1:], strict=True)])
+        count += int(((sample[:, 0] >= box.x0 - pad) & (sample[:, 0] <= box.x1 + pad)
+                      & (sample[:, 1] >= box.y0 - pad) & (sample[:, 1] <= box.y1 + pad)).sum())
+    return count
+
+
+def annotate_clear(ax: Any, text: str, places: list[tuple[tuple[float, float], dict[str, Any]]],
+                   skip: list[Any] | None = None) -> Any:
+    """Annotate ``text`` on ``ax`` at the first of ``places`` (each an anchor in data
+    coordinates and the keyword arguments of ``ax.annotate``) where it touches none of the data
+    drawn (:func:`_touches`, ``skip`` excepted), else where it touches the least; returns the
+    annotation. Call it once the figure's layout is final: the test is in display space."""
+    chosen = None
+    for xy, kwargs in places:
+        note = ax.annotate(text, xy, **kwargs)
+        hits = _touches(ax, note.get_window_extent(), list(skip or []))
+        if hits == 0:
+            if chosen is not None:
+                chosen[1].remove()
+            return note
+        if chosen is None or hits < chosen[0]:
+            if chosen is not None:
+                chosen[1].remove()
+            chosen = (hits, note)
+        else:
+            note.remove()
+    return None if chosen is None else chosen[1]
+
+
 def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.Figure:
     """Left: bits per parameter at capacity (``capacity · log2 C / P``) against the budget,
     best shape per architecture (mean ± std over seeds), with the external anchors. Right:
     training accuracy at a fixed ``N`` per budget
     (:func:`memnb.experiments.compare.accuracy_at_fixed_N`). Both budget axes are logarithmic
-    with the budgets as plain tick labels; their label (:data:`BUDGET_AXIS`) says so."""
+    with the budgets as plain tick labels; their label (:data:`BUDGET_AXIS`) says so. The
+    label of the chance line is put beside it at the smallest or the largest budget, above or
+    below it, where it touches no data (:func:`annotate_clear`)."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
     censored = _censored(best)
     low = _at_least(best)
@@ -373,15 +423,24 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     axes[0].set(ylim=(0, top), xlabel=BUDGET_AXIS,
                 ylabel="bits per parameter at capacity\n(capacity · log2 C / P)",
                 title="stored per parameter (ours)")
-    axes[1].axhline(1 / C, color="#999999", linestyle="--", linewidth=1.0)
-    axes[1].annotate("chance 1/C", (fixed["budget"].min(), 1 / C), fontsize=7.5,
-                     color="#555555", xytext=(2, 2), textcoords="offset points")
+    chance = axes[1].axhline(1 / C, color="#999999", linestyle="--", linewidth=1.0)
     ratio = float((fixed["N"] * math.log2(C) / fixed["budget"]).median()) if len(fixed) else 0
     axes[1].set(ylim=(0, 1.05), xlabel=BUDGET_AXIS,
                 ylabel="training accuracy",
                 title=f"accuracy at fixed N ≈ {ratio:.2g} · P / log2 C (ours)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.tight_layout()
+    # after the layout: where the label touches no point, error bar or line is read off the
+    # axes as drawn
+    lo, hi = (min(budgets), max(budgets)) if len(fixed) == 0 else (
+        float(fixed["budget"].min()), float(fixed["budget"].max()))
+    style = {"fontsize": 7.5, "color": "#555555", "textcoords": "offset points"}
+    annotate_clear(axes[1], "chance 1/C", [
+        ((lo, 1 / C), {**style, "xytext": (2, 2), "ha": "left", "va": "bottom"}),
+        ((lo, 1 / C), {**style, "xytext": (2, -2), "ha": "left", "va": "top"}),
+        ((hi, 1 / C), {**style, "xytext": (-2, 2), "ha": "right", "va": "bottom"}),
+        ((hi, 1 / C), {**style, "xytext": (-2, -2), "ha": "right", "va": "top"})],
+        skip=[chance])
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8,
                bbox_to_anchor=(0.5, 0.0))
     return fig

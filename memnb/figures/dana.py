@@ -67,9 +67,53 @@ def _paper_xy(table: pd.DataFrame, x: str) -> dict[float, float]:
     return dict(zip(table[x].to_numpy(), table["accuracy"].to_numpy(), strict=True))
 
 
-def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+#: What the legends call a table that is the committed full run, read by the chapter in place
+#: of a run of this build (:func:`memnb.experiments.dana.reused_full`); drawn as the run itself
+#: (the book's conventions: the caption and the legend say which).
+FULL_IN_PLACE = "the committed full run (read in place of a run of this build)"
+
+
+def reads_committed_full(table: pd.DataFrame, name: str, root: Any = None) -> bool:
+    """Whether ``table`` is the committed complete full run of experiment ``name`` as the
+    chapter reads it in place of a run of this build (:func:`memnb.experiments.dana.
+    chapter_results`: the full table passed through :func:`memnb.dana_reading.
+    as_the_paper_reports`), row for row; False without a complete full run under ``root``
+    (default: the committed results)."""
+    from memnb.results import load
+
+    full = load(name, "full", root)
+    if full is None or not full.complete or len(full.table) != len(table):
+        return False
+    committed = as_the_paper_reports(full.table)
+    if list(committed.columns) != list(table.columns):
+        return False
+    return bool(committed.reset_index(drop=True).equals(table.reset_index(drop=True)))
+
+
+def _in_place(table: pd.DataFrame, name: str, read_in_place: bool | None) -> bool:
+    """``read_in_place`` when the caller says it, else whether ``table`` is the committed full
+    run of ``name`` (:func:`reads_committed_full`)."""
+    if read_in_place is not None:
+        return bool(read_in_place)
+    return reads_committed_full(table, name)
+
+
+def ours_label(what: str = "", read_in_place: bool = False) -> str:
+    """The legend's name of one curve of ours: ``"ours"``, then what it is (``what``, e.g. a
+    model) and, for the committed full run read in place of a run of this build,
+    :data:`FULL_IN_PLACE` (the appendix figures' wording, :func:`_appendix_legend`), e.g.
+    ``"ours: AoT, the committed full run (read in place of a run of this build)"``."""
+    parts = [part for part in (what, FULL_IN_PLACE if read_in_place else "") if part]
+    return "ours" + (": " + ", ".join(parts) if parts else "")
+
+
+def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
+                read_in_place: bool | None = None) -> plt.Figure:
     """Accuracy vs H (Fig. 1a; every d = d_h of Experiment 1): small multiples, one panel per
-    d, each with our runs, the paper's CSV at that d and Corollary 2's bounds; legend below."""
+    d, each with our runs, the paper's CSV at that d and Corollary 2's bounds; legend below.
+    ``read_in_place``: ``table`` is the committed full run read in place of a run of this
+    build, and the legend says so (None: whether it is, :func:`reads_committed_full`)."""
+    own = ours_label(read_in_place=_in_place(table, "dana.exp1", read_in_place))
     ds = sorted(int(d) for d in table["d"].unique())
     cols = min(len(ds), 4)
     rows = -(-len(ds) // cols)
@@ -79,7 +123,7 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     official = paper.exp1() if n == 50 else None
     for ax, d in zip(axes.flat, ds, strict=False):
         part = table[table["d"] == d]
-        viz.plot_ours(ax, part, "H", "accuracy")
+        viz.plot_ours(ax, part, "H", "accuracy", label=own)
         if cached is not None and d in set(cached["d"]):
             viz.plot_ours(ax, cached[cached["d"] == d], "H", "accuracy", role="ours_cached")
         if official is not None and d in set(official["d"]):
@@ -101,11 +145,15 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     return fig
 
 
-def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
-    """Accuracy vs d_h at d = 10, H = 20 (Fig. 1b) beside the paper's CSV."""
+def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
+                read_in_place: bool | None = None) -> plt.Figure:
+    """Accuracy vs d_h at d = 10, H = 20 (Fig. 1b) beside the paper's CSV. ``read_in_place``
+    as in :func:`exp1_figure`."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     official = paper.exp2() if paper_setting(table, N=50, d=10, H=20) else None
+    own = ours_label(read_in_place=_in_place(table, "dana.exp2", read_in_place))
     viz.compare_with_paper(ax, table, official, x="d_h", y="accuracy", cached=cached,
+                           ours_label=own,
                            legend=False, xlabel="head dimension d_h", ylabel=_ACC,
                            paper_label="paper (official CSV)")
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
@@ -117,11 +165,15 @@ def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
     return fig
 
 
-def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
-    """Accuracy vs d at H = 20, d_h = 10 (Fig. 2a) beside the paper's CSV (all 11 values)."""
+def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
+                read_in_place: bool | None = None) -> plt.Figure:
+    """Accuracy vs d at H = 20, d_h = 10 (Fig. 2a) beside the paper's CSV (all 11 values).
+    ``read_in_place`` as in :func:`exp1_figure`."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     official = paper.exp3() if paper_setting(table, N=50, H=20, d_h=10) else None
+    own = ours_label(read_in_place=_in_place(table, "dana.exp3", read_in_place))
     viz.compare_with_paper(ax, table, official, x="d", y="accuracy", cached=cached,
+                           ours_label=own,
                            legend=False, xlabel="embedding dimension d", ylabel=_ACC,
                            paper_label="paper (official CSV)")
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
@@ -192,12 +244,16 @@ def fits_report(exp1: pd.DataFrame) -> str:
             f"although its text says 'between quadratic and cubic'")
 
 
-def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None, *,
+                read_in_place: bool | None = None) -> plt.Figure:
     """Per-head slope vs d (Fig. 2b), by the official rule: ours (and the cached full run's)
-    beside the paper's CSV slopes, both fits of each, and Corollary 2's slope."""
+    beside the paper's CSV slopes, both fits of each, and Corollary 2's slope.
+    ``read_in_place`` as in :func:`exp1_figure` (``exp1`` is Experiment 1's table)."""
     fig, ax = plt.subplots(figsize=(6.0, 4.4), layout="constrained")
     ours = exp.official_slopes(exp1)
-    ax.plot(ours["d"], ours["slope"], label="ours (official rule)", **viz.role_style("ours"))
+    in_place = _in_place(exp1, "dana.exp1", read_in_place)
+    ax.plot(ours["d"], ours["slope"], label=ours_label(read_in_place=in_place)
+            + (", official rule" if in_place else " (official rule)"), **viz.role_style("ours"))
     if cached is not None:
         full = exp.official_slopes(cached)
         ax.plot(full["d"], full["slope"], label="ours (committed full run)",
@@ -300,14 +356,17 @@ def _median_words(part: pd.DataFrame) -> str:
     return f", median, band min to max over {counted(seeds, 'seed')}" if seeds > 1 else ""
 
 
-def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
+def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
+                read_in_place: bool | None = None) -> plt.Figure:
     """AoT (H heads) vs one head + MLP (width 2d(H−1)) against parameter count (Fig. 3): one
     panel per d, ours beside the paper's CSV curves (d = 7, 10, 13), legend below. Ours (and
     ``cached``, the committed full run, dash-dotted) as the App. B figures draw Experiment 5
     (:func:`_seed_curve`): the median over seeds, the statistic the Fig. 3 verdict reads where
     the seeds split, with a band from the lowest seed to the highest and every seed a faint
-    dot, since the MLP's seeds can split far apart."""
+    dot, since the MLP's seeds can split far apart. ``read_in_place`` as in
+    :func:`exp1_figure`."""
     official = paper.exp5()
+    in_place = _in_place(table, "dana.exp5", read_in_place)
     ds = sorted(set(int(d) for d in table["d"].unique()) | set(official["d"].unique()))
     fig, axes = plt.subplots(1, len(ds), figsize=(3.3 * len(ds), 3.6), layout="constrained",
                              squeeze=False, sharey=True)
@@ -319,7 +378,8 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.
             part = table[(table["d"] == d) & (table["model"] == kind)]
             if len(part):
                 _seed_curve(ax, part, "params", stat="median", band=True,
-                            label=f"ours: {names[kind]}{_median_words(part)}",
+                            label=ours_label(names[kind], in_place)
+                            + _median_words(part),
                             **viz.role_style("ours", colors[kind]))
             if cached is not None:
                 full = cached[(cached["d"] == d) & (cached["model"] == kind)]
@@ -445,11 +505,15 @@ def exp5_code_caption(summary: str, row: Any) -> str:
     return viz.with_details(lead, f"{summary} {verdict_sentence(row, shown=summary)}")
 
 
-def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None) -> plt.Figure:
-    """Accuracy vs H at N = 10, d = d_h = 2 (Fig. 4), with the bounds and the paper's CSV."""
+def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
+                read_in_place: bool | None = None) -> plt.Figure:
+    """Accuracy vs H at N = 10, d = d_h = 2 (Fig. 4), with the bounds and the paper's CSV.
+    ``read_in_place`` as in :func:`exp1_figure`."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     official = paper.exp6() if paper_setting(table, N=10, d=2) else None
+    own = ours_label(read_in_place=_in_place(table, "dana.exp6", read_in_place))
     viz.compare_with_paper(ax, table, official, x="H", y="accuracy", cached=cached, legend=False,
+                           ours_label=own,
                            xlabel="number of heads H", ylabel=_ACC,
                            paper_label="paper (official CSV)")
     n, t0, d = int(table["N"].iloc[0]), int(table["T0"].iloc[0]), int(table["d"].iloc[0])
@@ -489,17 +553,18 @@ def _frame_paper(table: pd.DataFrame, x: str) -> dict[int, float] | None:
 
 
 def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
-                     setting: str) -> plt.Figure:
+                     setting: str, read_in_place: bool = False) -> plt.Figure:
     """One slider frame: accuracy against ``x`` with the bounds and, where ``table`` was run at
     the paper's setting (:func:`_frame_paper`), the paper's official CSV values (hollow
     diamonds, as everywhere in the chapter), the point ``x = value`` highlighted (large round:
     measured; large hollow diamond: the paper's; filled cross, not a diamond: Cor. 2's bound
     there), each marker with its own legend entry; ``setting`` (the fixed N, d, ...) heads
-    the title, which gives the three values. Legend below the axes, off the data. Rows hold H,
-    d_h, d, N, T0."""
+    the title, which gives the three values. Legend below the axes, off the data; it names
+    ``table`` the committed full run where it is read in place of a run of this build
+    (``read_in_place``, :data:`FULL_IN_PLACE`). Rows hold H, d_h, d, N, T0."""
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
-    viz.plot_ours(ax, table, x, "accuracy")
+    viz.plot_ours(ax, table, x, "accuracy", label=ours_label(read_in_place=read_in_place))
     grid = table.groupby(x)[["H", "d_h", "d"]].first().sort_index()
     xs = grid.index.to_numpy()
     _bounds(ax, xs, grid["H"] * grid["d_h"] + grid["d"], grid["H"] * (grid["d_h"] - 1) + 1,
@@ -527,22 +592,27 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
     return fig
 
 
-def heads_frame(table: pd.DataFrame, h: int, d: int) -> plt.Figure:
+def heads_frame(table: pd.DataFrame, h: int, d: int, *,
+                read_in_place: bool | None = None) -> plt.Figure:
     """Slider frame over H (Experiment 1 at embedding dimension ``d`` = d_h: Fig. 1a at its one
     d = d_h, :func:`slider_counterpart`, any other d an official CSV only), H = ``h``
     highlighted, beside the paper's CSV at that d (Data_exp_1_d.csv) where the run is at the
-    paper's setting."""
+    paper's setting. ``read_in_place`` as in :func:`exp1_figure` (``table``: Experiment 1's)."""
     part = table[table["d"] == d]
     return _highlight_frame(part, "H", h, "number of heads H",
-                            f"N = {int(part['N'].iloc[0])}, d = d_h = {d}")
+                            f"N = {int(part['N'].iloc[0])}, d = d_h = {d}",
+                            _in_place(table, "dana.exp1", read_in_place))
 
 
-def head_dim_frame(table: pd.DataFrame, d_h: int) -> plt.Figure:
+def head_dim_frame(table: pd.DataFrame, d_h: int, *,
+                   read_in_place: bool | None = None) -> plt.Figure:
     """Slider frame over d_h (Experiment 2, Fig. 1b), ``d_h`` highlighted, beside the paper's
-    CSV (Data_exp_2.csv) where the run is at the paper's setting."""
+    CSV (Data_exp_2.csv) where the run is at the paper's setting. ``read_in_place`` as in
+    :func:`exp1_figure` (``table``: Experiment 2's)."""
     return _highlight_frame(table, "d_h", d_h, "head dimension d_h",
                             f"N = {int(table['N'].iloc[0])}, d = {int(table['d'].iloc[0])}, "
-                            f"H = {int(table['H'].iloc[0])}")
+                            f"H = {int(table['H'].iloc[0])}",
+                            _in_place(table, "dana.exp2", read_in_place))
 
 
 def _fig1a_d() -> int:
@@ -693,13 +763,19 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
 
 def _legend_below(fig: plt.Figure, axes: Any, fontsize: float = 7.5) -> None:
     """One legend under all panels, one entry per label (panels repeat the same curves), in
-    ``fontsize`` points (the static figures' 7.5; the slider frames, drawn smaller, larger)."""
+    ``fontsize`` points (the static figures' 7.5; the slider frames, drawn smaller, larger):
+    in two columns, or in one where two would be wider than the figure (long labels, e.g. a
+    curve named :data:`FULL_IN_PLACE`), so that the legend stays under the panels."""
     handles: dict[str, Any] = {}
     for ax in np.ravel(axes):
         for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(name, handle)
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2,
-               fontsize=fontsize)
+    for ncol in (2, 1):
+        legend = fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+                            ncol=ncol, fontsize=fontsize)
+        if ncol == 1 or legend.get_window_extent().width <= fig.bbox.width:
+            return
+        legend.remove()
 
 
 _LAYOUT_COLORS = {"aot": viz.PALETTE["ours"], "aot_code": "#009E73",
@@ -726,13 +802,20 @@ def _layout_panels(layout: pd.DataFrame, exp2: pd.DataFrame,
 def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) -> plt.Figure:
     """Figs. 1b and 2a with three models (ours, ``dana.layout``): eq. (2), the official code's
     model (shared ``d -> d_h`` compression) and eq. (2) with only the code's ``1/sqrt(d_h)`` and
-    positions, beside the paper's CSV values (which the official code produced)."""
+    positions, beside the paper's CSV values (which the official code produced). Each curve's
+    legend names the committed full run where its table is that run, read in place of a run
+    of this build (:func:`reads_committed_full`)."""
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9), layout="constrained")
     labels = {"d_h": "head dimension d_h", "d": "embedding dimension d"}
+    in_place = {"d_h": reads_committed_full(exp2, "dana.exp2"),
+                "d": reads_committed_full(exp3, "dana.exp3"),
+                "code": reads_committed_full(layout, "dana.layout")}
     for ax, (x, name, tables, official) in zip(axes, _layout_panels(layout, exp2, exp3),
                                                strict=True):
         for kind, table in tables.items():
-            viz.plot_ours(ax, table, x, "accuracy", label=f"ours: {exp.MODEL_KINDS[kind]}",
+            full = in_place[x if kind == "aot" else "code"]
+            viz.plot_ours(ax, table, x, "accuracy",
+                          label=ours_label(exp.MODEL_KINDS[kind], full),
                           color=_LAYOUT_COLORS[kind])
         viz.plot_paper(ax, official, x, "accuracy", label="paper (official CSV)")
         fixed = (f"d = {int(exp2['d'].iloc[0])}" if x == "d_h"
@@ -803,14 +886,20 @@ def _heads_tables(layout_heads: pd.DataFrame, exp1: pd.DataFrame,
 def layout_heads_figure(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> plt.Figure:
     """Fig. 1a with three models (ours, ``dana.layout_heads``): accuracy against H at each
     ``d = d_h`` of ``layout_heads`` for eq. (2), the official code's model and eq. (2) with only
-    the code's ``1/sqrt(d_h)`` and positions, beside the paper's CSV at that d."""
+    the code's ``1/sqrt(d_h)`` and positions, beside the paper's CSV at that d. Each curve's
+    legend names the committed full run where its table is that run, read in place of a run
+    of this build (:func:`reads_committed_full`)."""
     ds = sorted(int(d) for d in layout_heads["d"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(5.2 * len(ds), 3.9), layout="constrained",
                              squeeze=False)
     official = paper.exp1() if int(exp1["N"].iloc[0]) == 50 else None
+    in_place = {"aot": reads_committed_full(exp1, "dana.exp1"),
+                "code": reads_committed_full(layout_heads, "dana.layout_heads")}
     for ax, d in zip(axes[0], ds, strict=True):
         for kind, table in _heads_tables(layout_heads, exp1, d).items():
-            viz.plot_ours(ax, table, "H", "accuracy", label=f"ours: {exp.MODEL_KINDS[kind]}",
+            viz.plot_ours(ax, table, "H", "accuracy",
+                          label=ours_label(exp.MODEL_KINDS[kind],
+                                           in_place["aot" if kind == "aot" else "code"]),
                           color=_LAYOUT_COLORS[kind])
         if official is not None and d in set(official["d"]):
             viz.plot_paper(ax, official[official["d"] == d], "H", "accuracy",
@@ -1529,16 +1618,62 @@ def rank_d_memory_paragraph(tab: pd.DataFrame) -> str:
             f"{verdict.measured}. Verdict (Sec. 5.1: rank-d memory): **{verdict.status}**.")
 
 
+#: Legend label of the grey band of :func:`thm2_figure`: vacuous is the theorem's bound, with
+#: its constant C; the dotted curve with the drawn W's coherence can be finite inside the band.
+THM2_VACUOUS_LABEL = "theorem's bound vacuous: d ≤ 128 ln(N+1)"
+
+
+def _d_words(ds: list[int], drawn: list[int]) -> str:
+    """The dimensions ``ds`` among the ``drawn`` ones (both sorted), as ``d = a..b`` when they
+    are a run of consecutive drawn dimensions, else listed."""
+    start = drawn.index(ds[0])
+    if drawn[start:start + len(ds)] == ds and len(ds) > 1:
+        return f"d = {ds[0]}..{ds[-1]}"
+    return "d = " + ", ".join(str(d) for d in ds)
+
+
+def thm2_empirical_sentence(thm2: pd.DataFrame) -> str:
+    """What the dotted curve of :func:`thm2_figure` is (Thm 2's bound with the measured
+    coherence of the drawn W, ``bound_full_empirical_c``, in place of the theorem's constant C;
+    ours), the d where it is finite (and that those are the d where the coherence,
+    ``c_empirical``, is below 1/2, when the table shows it) and its ratio to the KL reached
+    there, from the table :func:`memnb.lookup_tables.thm2_table`."""
+    shown = thm2.sort_values("d")
+    drawn = [int(d) for d in shown["d"]]
+    finite = shown[np.isfinite(shown["bound_full_empirical_c"])]
+    what = ("Dotted: the theorem's bound with the measured coherence of the drawn W in place "
+            "of its constant C (ours)")
+    if finite.empty:
+        return f"{what}, infinite at every d drawn."
+    ds = [int(d) for d in finite["d"]]
+    where = _d_words(ds, drawn)
+    if "c_empirical" in shown and ((shown["c_empirical"] < 0.5)
+                                   == np.isfinite(shown["bound_full_empirical_c"])).all():
+        where += " (where that coherence is below 1/2)"
+    threshold = bounds.dana_jl_threshold(int(shown["N"].iloc[0]))
+    inside = sum(d <= threshold for d in ds)
+    if inside:
+        where += (f", {'all' if inside == len(ds) else inside} of them inside the grey band "
+                  "where the theorem's bound is vacuous")
+    ratio = finite["bound_full_empirical_c"] / finite["achieved_kl"]
+    return (f"{what}. It is finite for {where}, and {float(ratio.min()):.1f}× to "
+            f"{float(ratio.max()):.1f}× the KL reached there.")
+
+
 def thm2_caption(thm2: pd.DataFrame, row: Any) -> str:
-    """Theorem 2's caption: where the bound is finite and how loose, from the table; verdict."""
+    """Theorem 2's caption: where the theorem's bound is finite and how loose, what the dotted
+    curve with the drawn W's coherence is, where it is finite and how loose
+    (:func:`thm2_empirical_sentence`), all from the table; verdict."""
     n = int(thm2["N"].iloc[0])
     finite = thm2[np.isfinite(thm2["bound_full"])]
     ratio = finite["bound_full"] / finite["achieved_kl"]
     loose = ("" if finite.empty else
              f" Where finite it is {float(ratio.min()):.1f}× to {float(ratio.max()):.1f}× the "
              f"KL reached.")
-    return (f"The bound is vacuous for d ≤ 128 ln(N + 1) = {bounds.dana_jl_threshold(n):.0f} at "
-            f"N = {n}.{loose} The KL reached spans {thm2['achieved_kl'].min():.3g} to "
+    return (f"The theorem's bound (dashed, its constant C = √(32 log(N+1)/d)) is vacuous for "
+            f"d ≤ 128 ln(N + 1) = {bounds.dana_jl_threshold(n):.0f} at "
+            f"N = {n} (grey band).{loose} {thm2_empirical_sentence(thm2)} The KL reached spans "
+            f"{thm2['achieved_kl'].min():.3g} to "
             f"{thm2['achieved_kl'].max():.3g} over d = {int(thm2['d'].min())}.."
             f"{int(thm2['d'].max())}. {verdict_sentence(row)}")
 
@@ -1678,7 +1813,8 @@ def _vanishing_words(bottleneck: pd.DataFrame, pos: pd.Series, rank: int) -> str
 
 def thm2_figure(thm2: pd.DataFrame) -> plt.Figure:
     """Theorem 2 (no figure in the paper): the KL the JL look-up table reaches, the theorem's
-    bound where finite, the bound with the drawn W's coherence, and the vacuous region."""
+    bound where finite, the bound with the drawn W's coherence (dotted, ours), and the region
+    where the theorem's bound is vacuous (:data:`THM2_VACUOUS_LABEL`)."""
     fig, ax = plt.subplots(figsize=(6.2, 4.2), layout="constrained")
     n = int(thm2["N"].iloc[0])
     ax.plot(thm2["d"], thm2["achieved_kl"], "o-", color=viz.PALETTE["ours"],
@@ -1687,9 +1823,9 @@ def thm2_figure(thm2: pd.DataFrame) -> plt.Figure:
     ax.plot(thm2["d"][finite], thm2["bound_full"][finite], **viz.role_style("bound"),
             label="Thm 2 bound, C = √(32 log(N+1)/d)")
     ax.plot(thm2["d"], thm2["bound_full_empirical_c"].replace(np.inf, np.nan), ":",
-            color=viz.PALETTE["bound"], label="Thm 2 bound with the drawn W's coherence")
+            color=viz.PALETTE["bound"], label="Thm 2 bound with the drawn W's coherence (ours)")
     ax.axvspan(thm2["d"].min(), bounds.dana_jl_threshold(n), color="#cccccc", alpha=0.4,
-               label="bound vacuous: d ≤ 128 ln(N+1)")
+               label=THM2_VACUOUS_LABEL)
     ax.set(xscale="log", yscale="log", xlabel="embedding dimension d",
            ylabel="KL divergence (nats)",
            title=f"N = {n}, low-entropy conditionals (mass {thm2['eps'].iloc[0]:g} off g(t))")
@@ -1951,8 +2087,7 @@ def _appendix_legend(fig: plt.Figure, tables: list[tuple[str, pd.DataFrame]],
         style = viz.role_style(role, grey)
         if faded:
             style = {**style, **_FADED}
-        own = ("ours: the committed full run (read in place of a run of this build)"
-               if read_in_place else "ours: this build's run")
+        own = ours_label(FULL_IN_PLACE) if read_in_place else "ours: this build's run"
         label = (own if source == "ours" else run) + (
             f", mean ± std over {counted(seeds, 'seed')}" + (" (Exps. 1, 2)" if exp5 else "")
             if seeds > 1 else "")

@@ -127,6 +127,25 @@ def not_evaluated_words(table: pd.DataFrame) -> str:
             "but not evaluated on their examples: " + "; ".join(parts) + ".")
 
 
+#: Colour and marker of each quantity of :func:`construction_figure` and
+#: :func:`lower_bound_figure`, the same in every panel: our counts, so none is the paper's
+#: vermillion and none a hollow diamond (the book's marker for values read off a paper).
+CONSTRUCTION_STYLE: dict[str, tuple[str, str]] = {
+    "next-token, all parameters": (viz.GROUP_CYCLE[0], "o"),  # blue
+    "FFN₂": (viz.GROUP_CYCLE[4], "s"),  # orange: next-token FFN₂ (the memorizer)
+    "FFN₁": (viz.GROUP_CYCLE[2], "^"),  # bluish green: next-token FFN₁ (the hash)
+    "seq-to-seq, all parameters": (viz.GROUP_CYCLE[3], "p"),  # reddish purple, pentagons
+    "seq-to-seq FFN₂, fitted": (viz.GROUP_CYCLE[4], "v"),  # orange again: an FFN₂ quantity
+}
+
+
+def _style(quantity: str, line: str) -> tuple[str, dict[str, str]]:
+    """The format string (marker of ``quantity`` in :data:`CONSTRUCTION_STYLE`, then the line
+    style ``line``) and the colour keyword of one quantity of the construction figures."""
+    color, marker = CONSTRUCTION_STYLE[quantity]
+    return marker + line, {"color": color}
+
+
 def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str
                         ) -> tuple[plt.Figure, str]:
     """Parameters of the construction against N (n = 8) and against n (N fixed), next-token and
@@ -146,14 +165,18 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
     ax = axes[0]
     done, hollow = evaluated(nt), False
-    hollow |= _plot_counted(ax, nt["N"], nt["num_parameters"], "o-", done,
-                            label="next-token, all parameters")
-    hollow |= _plot_counted(ax, nt["N"], nt["ffn2_parameters"], "s-", done,
-                            label="next-token, FFN₂ (memorizer)")
-    hollow |= _plot_counted(ax, nt["N"], nt["ffn1_parameters"], "^:", done,
-                            label="next-token, FFN₁ (hash)")
-    hollow |= _plot_counted(ax, s2["N"], s2["num_parameters"], "d-", evaluated(s2),
-                            label="seq-to-seq, all parameters")
+    fmt, kw = _style("next-token, all parameters", "-")
+    hollow |= _plot_counted(ax, nt["N"], nt["num_parameters"], fmt, done,
+                            label="next-token, all parameters", **kw)
+    fmt, kw = _style("FFN₂", "-")
+    hollow |= _plot_counted(ax, nt["N"], nt["ffn2_parameters"], fmt, done,
+                            label="next-token, FFN₂ (memorizer)", **kw)
+    fmt, kw = _style("FFN₁", ":")
+    hollow |= _plot_counted(ax, nt["N"], nt["ffn1_parameters"], fmt, done,
+                            label="next-token, FFN₁ (hash)", **kw)
+    fmt, kw = _style("seq-to-seq, all parameters", "-")
+    hollow |= _plot_counted(ax, s2["N"], s2["num_parameters"], fmt, evaluated(s2),
+                            label="seq-to-seq, all parameters", **kw)
     model = [bounds.kajitsuka_construction_parameter_model(int(N), int(nt["n"].iloc[0]), 2, 1000)
              for N in nt["N"]]
     ax.plot(nt["N"], model, "k--", lw=1, label="closed-form count (memnb.bounds)")
@@ -165,15 +188,17 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     byn = table[table["sweep"] == "n"]
     ax = axes[1]
     hollow = False
-    for task, marker in (("next_token", "o-"), ("seq2seq", "d-")):
+    for task in ("next_token", "seq2seq"):
         part = byn[byn["task"] == task].sort_values("n")
-        hollow |= _plot_counted(
-            ax, part["n"], part["num_parameters"], marker, evaluated(part),
-            label=f"{'next-token' if task == 'next_token' else 'seq-to-seq'}, all parameters")
+        name = f"{'next-token' if task == 'next_token' else 'seq-to-seq'}, all parameters"
+        fmt, kw = _style(name, "-")
+        hollow |= _plot_counted(ax, part["n"], part["num_parameters"], fmt, evaluated(part),
+                                label=name, **kw)
     s2n = card._sweep(table, "n", "seq2seq")
     fitted = card._log_free(s2n, "ffn2_parameters")  # what the Cor. 4.1 exponent is fitted on
-    hollow |= _plot_counted(ax, s2n["n"], fitted, "v--", evaluated(s2n),
-                            label="seq-to-seq, FFN₂ / √(L+3) (the fitted quantity)")
+    fmt, kw = _style("seq-to-seq FFN₂, fitted", "--")
+    hollow |= _plot_counted(ax, s2n["n"], fitted, fmt, evaluated(s2n),
+                            label="seq-to-seq, FFN₂ / √(L+3) (the fitted quantity)", **kw)
     ax.plot(s2n["n"], fitted[0] * np.sqrt(s2n["n"] / s2n["n"].iloc[0]), color="grey", ls=":",
             label="∝ √n (through its first point)")
     ns = sorted(byn["n"].unique())
@@ -909,14 +934,20 @@ def _line_words(line: dict[str, int]) -> str:
 def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
     """The smallest W of our instantiated VC bound (Thm 4.2: N points; Cor. 4.1: nN points,
     hardmax) against the parameter counts of our construction in the committed sweep, next-token
-    and seq-to-seq, with the verdicts of the two scorecard rows."""
+    and seq-to-seq, with the verdicts of the two scorecard rows. The counts are drawn as in
+    :func:`construction_figure` (:data:`CONSTRUCTION_STYLE`; the constructions not evaluated
+    exactly hollow, named in the legend and the caption, :func:`not_evaluated_words`)."""
     nt, s2 = card._sweep(cached, "N", "next_token"), card._sweep(cached, "N", "seq2seq")
     n = int(s2["n"].iloc[0])
     fig, ax = plt.subplots(figsize=(7.2, 4.6))
     grid = np.unique(np.logspace(np.log10(nt["N"].min()), np.log10(nt["N"].max()), 30)
                      .astype(int))
-    ax.plot(nt["N"], nt["num_parameters"], "o-", label="our construction, next-token")
-    ax.plot(s2["N"], s2["num_parameters"], "d-", label=f"our construction, seq-to-seq (n = {n})")
+    fmt, kw = _style("next-token, all parameters", "-")
+    hollow = _plot_counted(ax, nt["N"], nt["num_parameters"], fmt, evaluated(nt),
+                           label="our construction, next-token", **kw)
+    fmt, kw = _style("seq-to-seq, all parameters", "-")
+    hollow |= _plot_counted(ax, s2["N"], s2["num_parameters"], fmt, evaluated(s2),
+                            label=f"our construction, seq-to-seq (n = {n})", **kw)
     ax.plot(grid, [lower_bounds.min_parameters(int(x)) for x in grid], "k--",
             label="smallest W for N points (Thm 4.2; our constants)")
     ax.plot(grid, [lower_bounds.min_parameters(int(x) * n, n) for x in grid], "k:",
@@ -924,8 +955,9 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
     ax.plot(grid, np.sqrt(grid), color="0.6", lw=1, label="√N (the shape of Ω(√N), constant 1)")
     ax.set(xscale="log", yscale="log", xlabel="N (number of sequences)",
            ylabel="parameters (count)")
-    ax.legend(**_BELOW, ncol=2)
+    _legend_below(ax, hollow, ncol=2, handlelength=_DASHED_HANDLE)
     fig.tight_layout()
+    hollow_words = not_evaluated_words(cached[cached["sweep"] == "N"])  # the curves drawn
     v42 = card.thm42_verdict(cached)
     v41 = card.cor41_verdict(cached)
     caption = ("*Lower bounds of Theorem 4.2 and of the seq-to-seq case (hardmax; a further "
@@ -937,7 +969,9 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
                "itself, the shape of Theorem 4.2's $\\Omega(\\sqrt N)$ with its constant set "
                "to one (a reference slope, not a bound; that the theorem states this order is "
                "our notes' reading, *[unverified]*). Markers: our "
-               f"construction's exact counts (committed full sweep). Theorem 4.2 row of the "
+               "construction's exact counts (committed full sweep). "
+               + (f"{hollow_words} " if hollow_words else "")
+               + "Theorem 4.2 row of the "
                f"scorecard: {_verdict(v42)}. Corollary 4.1 row (hardmax): {_verdict(v41)}. "
                "A smallest $W$ above a working construction would refute the bound or the "
                "construction; the gap "
@@ -1004,8 +1038,8 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     axes[0].set(yscale="log", xlabel="epoch (full-batch step)", ylabel="training loss (nats)")
     shown = fresh if cached is None else pd.concat([fresh, cached])
     lo = float(np.nanmin(shown["accuracy"]))
-    axes[1].set(xlabel="epoch (full-batch step)", ylabel="training accuracy (fraction)",
-                ylim=(max(0.0, lo - 0.02), 1.005))
+    axes[1].set(xlabel="epoch (full-batch step)", ylabel="training accuracy (fraction)")
+    _accuracy_limits(axes[1], max(0.0, lo - 0.02))
     handles, labels = axes[1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3,
                fontsize=7, frameon=False)
@@ -1031,6 +1065,20 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     return fig, viz.with_details(lead, details)
+
+
+#: Top of an accuracy axis: room above 1 for the whole of a marker drawn at 100 % (the top
+#: 1.005 cut those markers in half); no tick is drawn above 1 (:func:`_accuracy_limits`).
+ACCURACY_TOP = 1.02
+
+
+def _accuracy_limits(ax: Any, low: float) -> None:
+    """Set an accuracy axis from ``low`` to :data:`ACCURACY_TOP`, its ticks those matplotlib
+    chooses for that range that are at most 1 (a fraction above 1 is no accuracy)."""
+    ax.set_ylim(low, ACCURACY_TOP)
+    ticks = [t for t in ax.yaxis.get_major_locator()() if low - 1e-9 <= t <= 1.0 + 1e-9]
+    ax.set_yticks(ticks)
+    ax.set_ylim(low, ACCURACY_TOP)
 
 
 def run_words(curves: pd.DataFrame) -> str:

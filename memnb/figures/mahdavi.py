@@ -737,12 +737,19 @@ def gp_tolerance_note(table: pd.DataFrame, *, repeats: int, seed: int = 0) -> st
     return "\n\n".join(sentences)
 
 
+#: Colour of :func:`fig1`'s vertical line at n (Assumption 1), grey and dotted: a reference
+#: value; the book draws closed-form bounds, not such values, black and dashed.
+FIG1_REFERENCE_COLOUR = "#777777"
+
+
 def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     """Fig. 1: pass fraction against k for Random Attention, ours beside the paper's read-off,
     each of our curves labelled with its run, draws per k and pool (:func:`fig1_label`). The
     caption names, per run, the k above :func:`memnb.scorecard.mahdavi.fig1_comparable_limit`
     of its pool, not comparable with the paper's and left out of the verdict, and how our curves
-    draw their subsets beside the paper's notebook (:func:`_fig1_draws`)."""
+    draw their subsets beside the paper's notebook (:func:`_fig1_draws`). The vertical lines
+    at n (Assumption 1, grey, :data:`FIG1_REFERENCE_COLOUR`) and d (General Position) are
+    dotted reference values, not bounds."""
     fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
     curve = table[(table["check"] == "figure1")]
     cached_curve = None if cached is None else cached[cached["check"] == "figure1"]
@@ -755,7 +762,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     if has_cached:
         viz.plot_ours(ax, cached_curve, "k", "pass_fraction", role="ours_cached",
                       label=fig1_label("committed full run", cached_curve))
-    ax.axvline(paper.VIT_N.value, color=viz.PALETTE["bound"], linestyle="--", linewidth=1,
+    # a reference value, not a bound: grey dotted (black dashed is a closed-form bound's)
+    ax.axvline(paper.VIT_N.value, color=FIG1_REFERENCE_COLOUR, linestyle=":", linewidth=1.3,
                label=f"n = {paper.VIT_N.value:g} (Assumption 1)")
     top = max(curve["k"].max(), paper.VIT_D.value)
     ax.axvline(paper.VIT_D.value, color=viz.PALETTE["bound"], linestyle=":", linewidth=1,
@@ -1448,12 +1456,22 @@ def _paper_size_outcome(h: int, t: int, accuracy: float, kept: int, ran: int) ->
     return f"H = {h}, T = {t}: mean training accuracy {accuracy:.1%}, {kept} of {ran} seeds perfect"
 
 
+def head_colours(table: pd.DataFrame) -> dict[int, str]:
+    """The colour of each ``H`` of a saturation table in :func:`fig3`, the same in its search
+    panel and its histograms: :data:`memnb.viz.GROUP_CYCLE` in increasing ``H``."""
+    heads = sorted(int(h) for h in table["H"].unique())
+    return {h: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, h in enumerate(heads)}
+
+
 def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
-    """Training accuracy against the tried size, one colour per ``H``, one marker per seed run;
-    the size each seed's search found is ringed; the paper's sizes dashed on full runs."""
+    """Training accuracy against the tried size, one colour per ``H`` (:func:`head_colours`),
+    one marker per seed run; the size each seed's search found is ringed; the paper's sizes
+    dashed on full runs."""
     chosen = sc.searched_runs(table)
     paper_sizes = dict(paper.SATURATION_CONFIGS.value)
-    for (h, part), colour in zip(table.groupby("H"), viz.GROUP_CYCLE, strict=False):
+    colours = head_colours(table)
+    for h, part in table.groupby("H"):
+        colour = colours[int(h)]
         acc = part.groupby(["T", "seed"] if "seed" in part else ["T"])["accuracy"].first()
         sizes = acc.index.get_level_values("T")
         ax.scatter(sizes, acc.to_numpy(), s=14, color=colour, alpha=0.6, label=f"H = {h}")
@@ -1481,10 +1499,13 @@ def _search_panel(ax: Any, table: pd.DataFrame, full: bool) -> None:
 def fig3(result: Any, profile: str) -> Any:
     """Fig. 3 (App. H): the search for the largest perfectly memorized size (left), then the
     distribution of the number of saturated heads per example at the size each seed's search
-    found, per ``H``; the committed full-scale run in the top row when one exists (its title and
-    the caption's lead say when it is partial), this build's run below it. The left panels'
-    legend and the caption name every mark: seeds (dots), the per-``T`` mean over seeds (solid),
-    training accuracy 1 (dotted), each seed's found size (rings), the paper's sizes (dashed)."""
+    found, per ``H``, each histogram in its ``H``'s colour of the left panel
+    (:func:`head_colours`) and titled on three lines (H, the sizes found, the seeds that found
+    one), so that neighbouring titles do not run into each other; the committed full-scale run
+    in the top row when one exists (its title and the caption's lead say when it is partial),
+    this build's run below it. The left panels' legend and the caption name every mark: seeds
+    (dots), the per-``T`` mean over seeds (solid), training accuracy 1 (dotted), each seed's
+    found size (rings), the paper's sizes (dashed)."""
     runs = _training_runs(result, profile)
     width = 1 + max(table["H"].nunique() for _, table, _ in runs)
     fig, axes = plt.subplots(len(runs), width, figsize=(3.6 * width + 0.6, 3.6 * len(runs) + 0.5),
@@ -1496,6 +1517,7 @@ def fig3(result: Any, profile: str) -> Any:
         chosen = sc.searched_runs(table)
         search = sc.searched_sizes(table)
         heads = sorted(int(h) for h in table["H"].unique())
+        colours = head_colours(table)
         for ax, h in zip(row[1:], heads, strict=False):
             found = search[search["H"] == h]
             kept = int(found["largest"].notna().sum())
@@ -1507,9 +1529,9 @@ def fig3(result: Any, profile: str) -> Any:
                         va="center", transform=ax.transAxes, fontsize=9)
             else:
                 dist = part.groupby("saturated_heads")["example_fraction"].mean()
-                ax.bar(dist.index, dist.to_numpy(), color=viz.PALETTE["ours"])
+                ax.bar(dist.index, dist.to_numpy(), color=colours[h])
             sizes = ", ".join(str(int(t)) for t in sorted(part["T"].unique())) or "none"
-            ax.set_title(f"H = {h} at the largest memorized T ({sizes})\n"
+            ax.set_title(f"H = {h} at the largest memorized T\n(T = {sizes})\n"
                          f"{kept} of {len(found)} seed{'s' * (len(found) != 1)} found one",
                          fontsize=9)
         for ax in row[1 + len(heads):]:
