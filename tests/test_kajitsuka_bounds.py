@@ -41,8 +41,26 @@ def test_lower_bound_is_monotone_and_below_the_construction(N, n):
 
 
 def test_lower_bound_grows_like_root_n_up_to_logs():
-    small, large = lower_bounds.min_parameters(10**4), lower_bounds.min_parameters(10**6)
-    assert 1 < large / small < 10  # at most the √100 of √N, at least some growth
+    """P(N) = min_parameters(N) is the least W with W + W² ℓ(W) >= N, where
+    ℓ(W) = log2(4e W² log2(2e W²)) (vc_upper_bound: L = L̄ = W, R = W², p = 1). So P² ℓ(P) ≈ N
+    with ℓ(P) between log2 N and log2 N + log2(4e) + log2 log2(2eN) (as P² <= N): P is √N up to
+    a factor √(log N), and r(N) = P² log2 N / N stays within fixed bounds that follow from the
+    formula alone, not from its output."""
+    Ns = [10**k for k in range(4, 9)]
+    P = [lower_bounds.min_parameters(N) for N in Ns]
+    for N, p in zip(Ns, P, strict=True):
+        assert p * p <= N  # VC(W) >= W², so W = √N already suffices
+        r = p * p * math.log2(N) / N
+        # VC(P) >= N and ℓ(P) <= ℓ at W² = N: P² >= (N - P) / ℓ_N, with P <= √N
+        low = (1 - N**-0.5) * math.log2(N) / math.log2(4 * math.e * N * math.log2(2 * math.e * N))
+        # W* = √(N / log2 N) has ℓ(W*) >= log2 N, so VC(W*) >= N: P <= W* + 1
+        high = (1 + math.sqrt(math.log2(N) / N)) ** 2
+        assert low <= r <= high, (N, p, low, r, high)
+    # the log-log slope: d ln P / d ln N = 1 / (2 + d ln ℓ / d ln P), and d ln ℓ / d ln P =
+    # (2 / ln 2)(1 + 1 / (ln 2 log2(2eP²))) / ℓ <= 3.3 / log2(10^4) < 0.25 here (P >= 25, ℓ >=
+    # log2 N): the exponent lies between 1 / 2.25 and 1 / 2
+    slope = np.polyfit(np.log(Ns), np.log(P), 1)[0]
+    assert 1 / 2.25 < slope < 0.5, slope
 
 
 @settings(max_examples=20, deadline=None)

@@ -130,8 +130,12 @@ def test_experiment_runs_and_resumes_from_cache(tmp_path):
     first = run_experiment("kajitsuka.seq_len", "ci", root=tmp_path)
     assert set(first.table["n"]) == {2, 8}
     assert first.table["accuracy"].between(0, 1).all()
+    assert first.points_read == 0 and first.points_computed > 0
     again = run_experiment("kajitsuka.seq_len", "ci", root=tmp_path)
     pd.testing.assert_frame_equal(first.table, again.table)
+    # every point of the second call came from the cache: training is deterministic, so equal
+    # tables alone would not tell a resumed run from one that recomputed everything
+    assert again.points_read == first.points_computed and again.points_computed == 0
     assert load("kajitsuka.seq_len", "ci", root=tmp_path) is not None
     assert load("kajitsuka.seq_len", "full", root=tmp_path) is None
 

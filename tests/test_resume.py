@@ -42,6 +42,22 @@ def _assert_same(a: TrainResult, b: TrainResult) -> None:
             assert ka == kb and torch.equal(va, vb), ka
 
 
+def _count_updates(monkeypatch) -> list[int]:
+    """Count the optimizer steps of the training runs that follow (calls of the Adam update);
+    ``counter[0]`` is their number, set back to 0 by hand."""
+    from memnb import train
+
+    counter = [0]
+    update = train._adam_update
+
+    def counting(*args, **kwargs):
+        counter[0] += 1
+        return update(*args, **kwargs)
+
+    monkeypatch.setattr(train, "_adam_update", counting)
+    return counter
+
+
 def test_a_paused_run_resumes_bit_for_bit(tiny_classifier, tmp_path):
     x, y = _task()
     config = _config()
@@ -81,8 +97,10 @@ def test_a_saved_state_of_another_run_is_ignored(tiny_classifier, tmp_path):
         assert saved.next_run(lambda: "anything").load() is None
 
 
-def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_path):
+def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_path,
+                                                          monkeypatch):
     x, y = _task()
+    steps = _count_updates(monkeypatch)
     config = _config(early_stop=False)
 
     def train_group(group):
@@ -94,9 +112,14 @@ def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_p
     cache = tmp_path / "cache"
     whole = run_sweep(points, train_group, cache_dir=tmp_path / "whole", group_key=lambda p: 0,
                       progress=False, code="c0")
+    assert steps[0] == config.steps  # no early stopping: the whole run takes every step
+    steps[0] = 0
     with time_limit(1e-3) as budget:  # past its deadline at the first evaluation
         partial = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
                             progress=False, code="c0")
+    paused_at = steps[0]
+    assert 0 < paused_at < config.steps
+    steps[0] = 0
     assert budget.stopped and partial.empty
     assert [point_key(p) for p in budget.missing] == [point_key(p) for p in points]
     prefix = paused_prefix(cache, points, "c0")
@@ -104,14 +127,16 @@ def test_the_sweep_stops_at_a_pause_and_resumes_the_group(tiny_classifier, tmp_p
     with time_limit(3600) as budget:
         done = run_sweep(points, train_group, cache_dir=cache, group_key=lambda p: 0,
                          progress=False, code="c0")
-    # the resumed group ran only its rest: its wall time is no estimate of a whole group's
+    # the resumed group ran only its rest (from the saved step, not from step 0): its wall
+    # time is no estimate of a whole group's
+    assert steps[0] == config.steps - paused_at
     assert not budget.stopped and budget.seconds_per_point == 0.0
     pd.testing.assert_frame_equal(done, whole)
     assert not list((cache / "paused").glob("*.pt"))  # removed once the points are cached
 
 
 def test_a_stop_request_pauses_like_a_deadline_and_resumes_bit_for_bit(tiny_classifier,
-                                                                       tmp_path):
+                                                                       tmp_path, monkeypatch):
     """The first Ctrl-C or SIGTERM of ``memnb run`` (resume.stop_on_signals) makes a run with
     no deadline save its state and pause at its next evaluation; the next call continues it to
     the numbers of an uninterrupted run. A second signal stops at once."""
@@ -120,7 +145,9 @@ def test_a_stop_request_pauses_like_a_deadline_and_resumes_bit_for_bit(tiny_clas
 
     x, y = _task()
     config = _config()
+    steps = _count_updates(monkeypatch)
     whole = train_members(_members(tiny_classifier), x, y, config, progress=False)
+    whole_steps, steps[0] = steps[0], 0
     prefix = tmp_path / "paused" / "group.code"
     before = signal.getsignal(signal.SIGTERM)
     with resume.stop_on_signals(notice="stopping"):
@@ -129,9 +156,13 @@ def test_a_stop_request_pauses_like_a_deadline_and_resumes_bit_for_bit(tiny_clas
         with resume.group_checkpoint(prefix) as saved, pytest.raises(resume.Paused):
             train_members(_members(tiny_classifier), x, y, config, progress=False)
         assert [p.name for p in saved.files()] == ["group.code.call1.pt"]
+        paused_at, steps[0] = steps[0], 0
+        assert 0 < paused_at < whole_steps  # paused at its first evaluation, before the end
         with pytest.raises(KeyboardInterrupt):  # the second signal: at once
             os.kill(os.getpid(), signal.SIGINT)
     assert not resume.stop_requested() and signal.getsignal(signal.SIGTERM) is before
-    with resume.group_checkpoint(prefix):
+    with resume.group_checkpoint(prefix) as saved:
         resumed = train_members(_members(tiny_classifier), x, y, config, progress=False)
+    # the next call continued from the saved step: it ran only the steps left, not a whole run
+    assert saved.resumed and steps[0] == whole_steps - paused_at
     _assert_same(whole, resumed)

@@ -310,11 +310,49 @@ def test_tf32_flags_are_restored_after_the_block_and_after_an_error(enabled):
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
-def test_training_leaves_the_global_tf32_flags_as_it_found_them(tiny_classifier):
+@pytest.mark.parametrize("tf32", [True, False])
+def test_training_leaves_the_global_tf32_flags_as_it_found_them(tiny_classifier, monkeypatch,
+                                                                tf32):
+    """A CUDA run sets the TF32 flags to its ``config.tf32`` for the loop only, and restores
+    them afterwards, also after an error. Without a GPU, the device-side pieces are replaced
+    (the training set stays on the CPU, the loop only records the flags it ran under), so the
+    CUDA branch of train_members' precision handling runs on any machine."""
+    from memnb import train as train_module
+
     x, y = _task()
-    before = _tf32_flags()
+    saved = _tf32_flags()
+    seen: list[tuple[bool, bool]] = []
+
+    class CpuData:  # the training set, not moved to the (absent) GPU
+        def __init__(self, *args, **kwargs) -> None:
+            assert args[3] == torch.device("cuda")  # train_members asked for the CUDA device
+
+    def loop(*args, **kwargs):
+        seen.append(_tf32_flags())
+        if kwargs.get("desc") == "fail":
+            raise RuntimeError("boom")
+        return "trained"
+
+    monkeypatch.setattr(train_module, "_TrainingData", CpuData)
+    monkeypatch.setattr(train_module, "_train_loop", loop)
+    config = TrainConfig(steps=3, tf32=tf32, device="cuda")
+    try:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = (not tf32,
+                                                                                  not tf32)
+        before = _tf32_flags()
+        assert train_members([tiny_classifier(6, 8, 4)], x, y, config,
+                             progress=False) == "trained"
+        assert seen == [(tf32, tf32)]  # the loop ran under the run's own precision
+        assert _tf32_flags() == before
+        with pytest.raises(RuntimeError, match="boom"):
+            train_members([tiny_classifier(6, 8, 4)], x, y, config, progress=False, desc="fail")
+        assert seen[-1] == (tf32, tf32) and _tf32_flags() == before
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+    # on the CPU, the flags are not touched at all
+    monkeypatch.undo()
     train(tiny_classifier(6, 8, 4), x, y, TrainConfig(steps=3, tf32=True), progress=False)
-    assert _tf32_flags() == before
+    assert _tf32_flags() == saved
 
 
 @pytest.mark.cuda
