@@ -192,6 +192,9 @@ def check_worker_device(executor: str, device: str, timeout: float | None = None
     index = _device_index(device)
     limit = DEVICE_CHECK_TIMEOUT_S if timeout is None else timeout
     address = scheduler_address(executor)
+    passed = _WORKERS_CHECKED.get((address, device))
+    if passed is not None and time.monotonic() - passed < WORKERS_CHECK_REUSE_S:
+        return device  # passed moments ago in this process (memnb run's argument check)
     with _client(executor) as client:
         try:  # Client.sync bounds the broadcast in time (callback_timeout)
             answers = client.run(_worker_gpus, on_error="return", callback_timeout=limit)
@@ -223,7 +226,16 @@ def check_worker_device(executor: str, device: str, timeout: float | None = None
                          f"{counted(len(answers), 'worker')} of the dask scheduler at {address} "
                          f"{'have' if len(lacking) > 1 else 'has'} {what} ({named}); every "
                          f"worker can run --device {every}")
+    _WORKERS_CHECKED[(address, device)] = time.monotonic()
     return device
+
+
+#: Seconds for which a passed :func:`check_worker_device` stands in this process: ``memnb
+#: run`` checks its arguments, then the run checks them again moments later.
+WORKERS_CHECK_REUSE_S = 60.0
+
+#: When the workers of each (scheduler address, device) last passed, ``time.monotonic()``.
+_WORKERS_CHECKED: dict[tuple[str, str], float] = {}
 
 
 def _worker_gpus() -> int:

@@ -20,6 +20,14 @@ from memnb.sweep import cache_path, run_sweep
 distributed = pytest.importorskip("distributed")
 
 
+@pytest.fixture(autouse=True)
+def _no_worker_check_remembered(monkeypatch):
+    """Each test asks the workers afresh (a passed check stands for a minute in a process)."""
+    from memnb import distributed as memnb_distributed
+
+    monkeypatch.setattr(memnb_distributed, "_WORKERS_CHECKED", {})
+
+
 def _points(heads: list[int]) -> list[dict]:
     base = {"model": "aot", "N": 8, "S": 2, "d": 3, "d_h": 3, "steps": 60, "batch": 64,
             "samples": 256, "lr": 0.01, "lr_final": 5e-4, "data_seed": 5}
@@ -386,3 +394,28 @@ def test_a_dask_run_measures_no_memory_of_the_submitting_machine(threads_cluster
     assert asked == []
     assert cli.main(["run", "tiny.here", "--profile", "full"]) == 0
     assert asked == [("tiny.here", "cpu")]
+
+
+def test_a_passed_worker_check_is_not_asked_again_moments_later(threads_cluster, monkeypatch):
+    """memnb run checks its arguments, then the run checks them again: the cluster is asked
+    once; a check older than WORKERS_CHECK_REUSE_S, or of another device, asks again."""
+    from memnb import distributed as memnb_distributed
+
+    monkeypatch.setattr(memnb_distributed, "_worker_gpus", lambda: 1)
+    asked: list[str] = []
+    connect = memnb_distributed._client
+
+    def counting(executor: str):
+        asked.append(executor)
+        return connect(executor)
+
+    monkeypatch.setattr(memnb_distributed, "_client", counting)
+    executor = _executor(threads_cluster)
+    for _ in range(2):
+        assert memnb_distributed.check_worker_device(executor, "cuda") == "cuda"
+    assert len(asked) == 1
+    memnb_distributed.check_worker_device(executor, "cpu")
+    assert len(asked) == 2
+    monkeypatch.setattr(memnb_distributed, "WORKERS_CHECK_REUSE_S", 0.0)
+    memnb_distributed.check_worker_device(executor, "cuda")
+    assert len(asked) == 3

@@ -137,36 +137,40 @@ def _committed(name: str) -> pd.DataFrame:
 
 
 def test_figures_of_the_committed_full_run_read_in_place_say_so_in_their_legend():
-    """A table that is the committed full run (read in place of a run of this build) is named
-    so in the legend, in the appendix figures' wording; any other table is not; the legend
-    stays within the figure's width."""
+    """A table the chapter read in place of a run of this build (the caller says so, from
+    memnb.experiments.dana.reused_full of its run) is named so in the legend, in the appendix
+    figures' wording; without the flag, the same table, which may be a run this build computed
+    and wrote under the full profile, is not; the legend stays within the figure's width."""
     import matplotlib.pyplot as plt
 
     exp1, exp2 = _committed("dana.exp1"), _committed("dana.exp2")
-    assert figures.reads_committed_full(exp1, "dana.exp1")
-    assert not figures.reads_committed_full(exp1.iloc[1:], "dana.exp1")
-    assert not figures.reads_committed_full(exp1, "dana.exp2")
     own = figures.ours_label(read_in_place=True)
     assert own == "ours: " + figures.FULL_IN_PLACE
     assert figures.FULL_IN_PLACE == "the committed full run (read in place of a run of this build)"
     d = int(exp1["d"].max())
     h = int(sorted(exp1["H"].unique())[1])
-    for fig in (figures.exp1_figure(exp1), figures.exp2_figure(exp2),
-                figures.heads_frame(exp1, h, d), figures.layout_heads_figure(
-                    _committed("dana.layout_heads"), exp1)):
+
+    def labels_of(fig) -> list[str]:
         labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-        fig.canvas.draw()
-        width = fig.legends[0].get_window_extent().width
-        plt.close(fig)
-        assert any(figures.FULL_IN_PLACE in label for label in labels), labels
-        assert width <= fig.bbox.width
-    # another table (a run of this build), or the caller saying so: the plain label
-    fig = figures.exp1_figure(exp1.iloc[1:])
-    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+        labels += [t.get_text() for ax in fig.axes if ax.get_legend() is not None
+                   for t in ax.get_legend().get_texts()]
+        return labels
+
+    for flagged in (True, False):
+        for fig in (figures.exp1_figure(exp1, read_in_place=flagged),
+                    figures.exp2_figure(exp2, read_in_place=flagged),
+                    figures.heads_frame(exp1, h, d, read_in_place=flagged),
+                    figures.layout_heads_figure(_committed("dana.layout_heads"), exp1,
+                                                read_in_place={"aot": flagged,
+                                                               "code": flagged})):
+            labels = labels_of(fig)
+            fig.canvas.draw()
+            width = fig.legends[0].get_window_extent().width
+            plt.close(fig)
+            assert any(figures.FULL_IN_PLACE in label for label in labels) == flagged, labels
+            assert width <= fig.bbox.width
+    fig = figures.exp1_figure(exp1)  # by default a run of this build, whatever its numbers
+    labels = labels_of(fig)
     plt.close(fig)
     assert not any(figures.FULL_IN_PLACE in label for label in labels)
     assert "ours, mean ± std over 5 seeds" in labels
-    fig = figures.exp2_figure(exp2, read_in_place=False)
-    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-    plt.close(fig)
-    assert not any(figures.FULL_IN_PLACE in label for label in labels)

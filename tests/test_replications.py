@@ -166,8 +166,11 @@ def test_a_replaced_table_equal_to_the_replication_makes_the_committed_run_the_o
         "and the committed run is the one apart from both.")
     assert replaced_equal_sentence([name, "dana.exp2"], root).startswith(
         f" The table that the committed run of `{name}` replaced")
-    assert "moved none of these numbers" in replaced_equal_sentence([name], root)
-    own = "the gap is the committed run's own, not the code change's"
+    assert "are one check; the change of code moved none of these numbers" in (
+        replaced_equal_sentence([name], root))
+    own = ("the replication of the committed run (same code) equals the replaced table in "
+           "every cell: the change of code moved no number, and the gap is the committed run's "
+           "own")
     assert own in replaced_runs_markdown(rows, [name], "full", root)
 
     # the committed run equal to the replication too: all three agree, nobody is apart

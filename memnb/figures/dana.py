@@ -9,7 +9,7 @@ Mahdavi et al.), with ``φ(X) = 1/N + (1 - 1/N) X / T_0``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -73,31 +73,6 @@ def _paper_xy(table: pd.DataFrame, x: str) -> dict[float, float]:
 FULL_IN_PLACE = "the committed full run (read in place of a run of this build)"
 
 
-def reads_committed_full(table: pd.DataFrame, name: str, root: Any = None) -> bool:
-    """Whether ``table`` is the committed complete full run of experiment ``name`` as the
-    chapter reads it in place of a run of this build (:func:`memnb.experiments.dana.
-    chapter_results`: the full table passed through :func:`memnb.dana_reading.
-    as_the_paper_reports`), row for row; False without a complete full run under ``root``
-    (default: the committed results)."""
-    from memnb.results import load
-
-    full = load(name, "full", root)
-    if full is None or not full.complete or len(full.table) != len(table):
-        return False
-    committed = as_the_paper_reports(full.table)
-    if list(committed.columns) != list(table.columns):
-        return False
-    return bool(committed.reset_index(drop=True).equals(table.reset_index(drop=True)))
-
-
-def _in_place(table: pd.DataFrame, name: str, read_in_place: bool | None) -> bool:
-    """``read_in_place`` when the caller says it, else whether ``table`` is the committed full
-    run of ``name`` (:func:`reads_committed_full`)."""
-    if read_in_place is not None:
-        return bool(read_in_place)
-    return reads_committed_full(table, name)
-
-
 def ours_label(what: str = "", read_in_place: bool = False) -> str:
     """The legend's name of one curve of ours: ``"ours"``, then what it is (``what``, e.g. a
     model) and, for the committed full run read in place of a run of this build,
@@ -108,12 +83,13 @@ def ours_label(what: str = "", read_in_place: bool = False) -> str:
 
 
 def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """Accuracy vs H (Fig. 1a; every d = d_h of Experiment 1): small multiples, one panel per
     d, each with our runs, the paper's CSV at that d and Corollary 2's bounds; legend below.
-    ``read_in_place``: ``table`` is the committed full run read in place of a run of this
-    build, and the legend says so (None: whether it is, :func:`reads_committed_full`)."""
-    own = ours_label(read_in_place=_in_place(table, "dana.exp1", read_in_place))
+    ``read_in_place``: ``table`` is the committed full run, read in place of a run of this
+    build (:func:`memnb.experiments.dana.reused_full` of the chapter's run), and the legend says
+    so."""
+    own = ours_label(read_in_place=read_in_place)
     ds = sorted(int(d) for d in table["d"].unique())
     cols = min(len(ds), 4)
     rows = -(-len(ds) // cols)
@@ -146,12 +122,12 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
 
 
 def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """Accuracy vs d_h at d = 10, H = 20 (Fig. 1b) beside the paper's CSV. ``read_in_place``
     as in :func:`exp1_figure`."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     official = paper.exp2() if paper_setting(table, N=50, d=10, H=20) else None
-    own = ours_label(read_in_place=_in_place(table, "dana.exp2", read_in_place))
+    own = ours_label(read_in_place=read_in_place)
     viz.compare_with_paper(ax, table, official, x="d_h", y="accuracy", cached=cached,
                            ours_label=own,
                            legend=False, xlabel="head dimension d_h", ylabel=_ACC,
@@ -166,12 +142,12 @@ def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
 
 
 def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """Accuracy vs d at H = 20, d_h = 10 (Fig. 2a) beside the paper's CSV (all 11 values).
     ``read_in_place`` as in :func:`exp1_figure`."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     official = paper.exp3() if paper_setting(table, N=50, H=20, d_h=10) else None
-    own = ours_label(read_in_place=_in_place(table, "dana.exp3", read_in_place))
+    own = ours_label(read_in_place=read_in_place)
     viz.compare_with_paper(ax, table, official, x="d", y="accuracy", cached=cached,
                            ours_label=own,
                            legend=False, xlabel="embedding dimension d", ylabel=_ACC,
@@ -245,13 +221,13 @@ def fits_report(exp1: pd.DataFrame) -> str:
 
 
 def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """Per-head slope vs d (Fig. 2b), by the official rule: ours (and the cached full run's)
     beside the paper's CSV slopes, both fits of each, and Corollary 2's slope.
     ``read_in_place`` as in :func:`exp1_figure` (``exp1`` is Experiment 1's table)."""
     fig, ax = plt.subplots(figsize=(6.0, 4.4), layout="constrained")
     ours = exp.official_slopes(exp1)
-    in_place = _in_place(exp1, "dana.exp1", read_in_place)
+    in_place = read_in_place
     ax.plot(ours["d"], ours["slope"], label=ours_label(read_in_place=in_place)
             + (", official rule" if in_place else " (official rule)"), **viz.role_style("ours"))
     if cached is not None:
@@ -357,7 +333,7 @@ def _median_words(part: pd.DataFrame) -> str:
 
 
 def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """AoT (H heads) vs one head + MLP (width 2d(H−1)) against parameter count (Fig. 3): one
     panel per d, ours beside the paper's CSV curves (d = 7, 10, 13), legend below. Ours (and
     ``cached``, the committed full run, dash-dotted) as the App. B figures draw Experiment 5
@@ -366,7 +342,7 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
     dot, since the MLP's seeds can split far apart. ``read_in_place`` as in
     :func:`exp1_figure`."""
     official = paper.exp5()
-    in_place = _in_place(table, "dana.exp5", read_in_place)
+    in_place = read_in_place
     ds = sorted(set(int(d) for d in table["d"].unique()) | set(official["d"].unique()))
     fig, axes = plt.subplots(1, len(ds), figsize=(3.3 * len(ds), 3.6), layout="constrained",
                              squeeze=False, sharey=True)
@@ -506,12 +482,12 @@ def exp5_code_caption(summary: str, row: Any) -> str:
 
 
 def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """Accuracy vs H at N = 10, d = d_h = 2 (Fig. 4), with the bounds and the paper's CSV.
     ``read_in_place`` as in :func:`exp1_figure`."""
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     official = paper.exp6() if paper_setting(table, N=10, d=2) else None
-    own = ours_label(read_in_place=_in_place(table, "dana.exp6", read_in_place))
+    own = ours_label(read_in_place=read_in_place)
     viz.compare_with_paper(ax, table, official, x="H", y="accuracy", cached=cached, legend=False,
                            ours_label=own,
                            xlabel="number of heads H", ylabel=_ACC,
@@ -593,7 +569,7 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
 
 
 def heads_frame(table: pd.DataFrame, h: int, d: int, *,
-                read_in_place: bool | None = None) -> plt.Figure:
+                read_in_place: bool = False) -> plt.Figure:
     """Slider frame over H (Experiment 1 at embedding dimension ``d`` = d_h: Fig. 1a at its one
     d = d_h, :func:`slider_counterpart`, any other d an official CSV only), H = ``h``
     highlighted, beside the paper's CSV at that d (Data_exp_1_d.csv) where the run is at the
@@ -601,18 +577,18 @@ def heads_frame(table: pd.DataFrame, h: int, d: int, *,
     part = table[table["d"] == d]
     return _highlight_frame(part, "H", h, "number of heads H",
                             f"N = {int(part['N'].iloc[0])}, d = d_h = {d}",
-                            _in_place(table, "dana.exp1", read_in_place))
+                            read_in_place)
 
 
 def head_dim_frame(table: pd.DataFrame, d_h: int, *,
-                   read_in_place: bool | None = None) -> plt.Figure:
+                   read_in_place: bool = False) -> plt.Figure:
     """Slider frame over d_h (Experiment 2, Fig. 1b), ``d_h`` highlighted, beside the paper's
     CSV (Data_exp_2.csv) where the run is at the paper's setting. ``read_in_place`` as in
     :func:`exp1_figure` (``table``: Experiment 2's)."""
     return _highlight_frame(table, "d_h", d_h, "head dimension d_h",
                             f"N = {int(table['N'].iloc[0])}, d = {int(table['d'].iloc[0])}, "
                             f"H = {int(table['H'].iloc[0])}",
-                            _in_place(table, "dana.exp2", read_in_place))
+                            read_in_place)
 
 
 def _fig1a_d() -> int:
@@ -799,17 +775,18 @@ def _layout_panels(layout: pd.DataFrame, exp2: pd.DataFrame,
     return panels
 
 
-def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame) -> plt.Figure:
+def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame, *,
+                  read_in_place: Mapping[str, bool] | None = None) -> plt.Figure:
     """Figs. 1b and 2a with three models (ours, ``dana.layout``): eq. (2), the official code's
     model (shared ``d -> d_h`` compression) and eq. (2) with only the code's ``1/sqrt(d_h)`` and
     positions, beside the paper's CSV values (which the official code produced). Each curve's
     legend names the committed full run where its table is that run, read in place of a run
-    of this build (:func:`reads_committed_full`)."""
+    of this build: ``read_in_place`` maps ``"d_h"`` (``exp2``), ``"d"`` (``exp3``) and
+    ``"code"`` (``layout``) to :func:`memnb.experiments.dana.reused_full` of their runs (a
+    table not named: a run of this build)."""
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9), layout="constrained")
     labels = {"d_h": "head dimension d_h", "d": "embedding dimension d"}
-    in_place = {"d_h": reads_committed_full(exp2, "dana.exp2"),
-                "d": reads_committed_full(exp3, "dana.exp3"),
-                "code": reads_committed_full(layout, "dana.layout")}
+    in_place = {key: bool((read_in_place or {}).get(key)) for key in ("d_h", "d", "code")}
     for ax, (x, name, tables, official) in zip(axes, _layout_panels(layout, exp2, exp3),
                                                strict=True):
         for kind, table in tables.items():
@@ -883,18 +860,19 @@ def _heads_tables(layout_heads: pd.DataFrame, exp1: pd.DataFrame,
     return tables
 
 
-def layout_heads_figure(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> plt.Figure:
+def layout_heads_figure(layout_heads: pd.DataFrame, exp1: pd.DataFrame, *,
+                        read_in_place: Mapping[str, bool] | None = None) -> plt.Figure:
     """Fig. 1a with three models (ours, ``dana.layout_heads``): accuracy against H at each
     ``d = d_h`` of ``layout_heads`` for eq. (2), the official code's model and eq. (2) with only
     the code's ``1/sqrt(d_h)`` and positions, beside the paper's CSV at that d. Each curve's
     legend names the committed full run where its table is that run, read in place of a run
-    of this build (:func:`reads_committed_full`)."""
+    of this build: ``read_in_place`` maps ``"aot"`` (``exp1``) and ``"code"``
+    (``layout_heads``) to :func:`memnb.experiments.dana.reused_full` of their runs."""
     ds = sorted(int(d) for d in layout_heads["d"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(5.2 * len(ds), 3.9), layout="constrained",
                              squeeze=False)
     official = paper.exp1() if int(exp1["N"].iloc[0]) == 50 else None
-    in_place = {"aot": reads_committed_full(exp1, "dana.exp1"),
-                "code": reads_committed_full(layout_heads, "dana.layout_heads")}
+    in_place = {key: bool((read_in_place or {}).get(key)) for key in ("aot", "code")}
     for ax, d in zip(axes[0], ds, strict=True):
         for kind, table in _heads_tables(layout_heads, exp1, d).items():
             viz.plot_ours(ax, table, "H", "accuracy",
