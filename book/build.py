@@ -267,10 +267,36 @@ def notebook_parameters(source: Path, profile: str, device: str) -> dict[str, st
     return params
 
 
+def outside_inputs() -> str:
+    """:func:`buildtools.keys.inputs_digest` of this build: the dataset files found (a data
+    folder that cannot be read leaves its error in the digest instead), the papers' folders and
+    the packages installed beside this Python."""
+    import importlib.metadata
+    import warnings
+
+    from memnb import dataset_files
+    from memnb.paths import DataDirFallbackWarning, papers_dir_candidates
+
+    try:
+        with warnings.catch_warnings():  # a file taken from the next data folder: the
+            warnings.simplefilter("ignore", DataDirFallbackWarning)  # chapter reading it warns
+            data = dataset_files.digests(dataset_files.DATASETS)
+    except (OSError, ValueError) as err:  # e.g. MEMNB_DATA_DIR naming no folder
+        data = {"error": f"{type(err).__name__}: {err}"}
+    try:
+        papers = papers_dir_candidates()
+    except OSError as err:  # MEMNB_PAPERS_DIR naming no folder: the chapters say so
+        papers, data = [], {**data, "papers error": str(err)}
+    packages = {f"{d.metadata['Name']}=={d.version}".lower()
+                for d in importlib.metadata.distributions()}
+    return keys.inputs_digest(data, papers, packages)
+
+
 def chapter_key(name: str, source: Path, profile: str, device: str = "cpu") -> dict:
     """The key of chapter ``name`` as its inputs are now (see ``buildtools/keys.py``)."""
     return keys.compute_key(name, source, profile, device=device, package=PACKAGE,
-                            results_root=results_dir(), reads_all=name in EXECUTE_LAST)
+                            results_root=results_dir(), reads_all=name in EXECUTE_LAST,
+                            inputs=outside_inputs())
 
 
 def source_notebooks(folder: Path) -> dict[str, Path]:

@@ -261,3 +261,38 @@ def test_build_refuses_a_device_it_cannot_use():
         with pytest.raises(build.BuildError, match="no CUDA GPU is available"):
             build.check_device("cuda")
     assert build.main(["--device", "tpu", "--no-html", "--only", "none"]) == 1
+
+
+def test_inputs_digest_changes_with_data_papers_and_packages(tmp_path):
+    """What the chapters read from outside the checkout is part of every chapter's key."""
+    papers = tmp_path / "papers"
+    (papers / "sources").mkdir(parents=True)
+    (papers / "sources" / "text.txt").write_text("camera-ready\n")
+    data, packages = {"imdb/train_subset.jsonl": "aa"}, ["numpy==2.0", "torch==2.13.0"]
+    first = keys.inputs_digest(data, [papers, tmp_path / "absent"], packages)
+    assert first == keys.inputs_digest(data, [papers], reversed(packages))
+    assert first != keys.inputs_digest({"imdb/train_subset.jsonl": "bb"}, [papers], packages)
+    assert first != keys.inputs_digest(data, [papers], ["numpy==2.1", "torch==2.13.0"])
+    (papers / "sources" / "text.txt").write_text("camera-ready, corrected\n")
+    assert first != keys.inputs_digest(data, [papers], packages)
+
+
+def test_build_executes_again_when_a_papers_or_data_file_changes(tmp_path, monkeypatch):
+    """build.outside_inputs reads the papers' folder (MEMNB_PAPERS_DIR) and the data folder
+    (MEMNB_DATA_DIR) as the chapters would: changing a file in either changes every key."""
+    papers, data = tmp_path / "papers", tmp_path / "data"
+    (papers / "dana_official_results").mkdir(parents=True)
+    (papers / "dana_official_results" / "Data_exp_2.csv").write_text("acc\n0.5\n")
+    (data / "imdb").mkdir(parents=True)
+    (data / "imdb" / "train_subset.jsonl").write_text('{"text": "good", "label": 1}\n')
+    monkeypatch.setenv("MEMNB_PAPERS_DIR", str(papers))
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(data))
+    first = build.outside_inputs()
+    assert build.outside_inputs() == first
+    (papers / "dana_official_results" / "Data_exp_2.csv").write_text("acc\n0.6\n")
+    second = build.outside_inputs()
+    assert second != first
+    (data / "imdb" / "train_subset.jsonl").write_text('{"text": "bad", "label": 0}\n')
+    assert build.outside_inputs() != second
+    monkeypatch.setenv("MEMNB_DATA_DIR", str(tmp_path / "no such folder"))
+    assert build.outside_inputs() not in (first, second)  # the error, not an exception

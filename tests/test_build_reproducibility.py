@@ -35,7 +35,7 @@ def _executed_chapter(folder: Path, name: str, durations: list[float]) -> Path:
     nbformat.write(nb, path)
     key = {"notebook": "n", "memnb": "m", "profile": "quick", "device": "cpu",
            "experiments": ["dana.exp1"],
-           "results": "r"}
+           "results": "r", "inputs": "i"}
     keys.write_key(path, key, environment={
         "python": "3.11.7", "torch": "2.5.0", "numpy": "2.1.0", "platform": "Linux-x",
         "cpu": "x86_64, 2 cores", "gpu": "none", "commit": "abc1234"})

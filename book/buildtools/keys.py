@@ -12,7 +12,11 @@ hashes four inputs:
   which the chapters read beside the full run: :mod:`memnb.scorecard.replaced`), for the
   experiments of the chapter's paper (``dana.*`` for ``dana``), those named in the notebook or
   in the ``memnb`` modules of the chapter's name (e.g. ``memnb/scorecard/dana.py``), or all of
-  them for a chapter that reads every result (the scorecard).
+  them for a chapter that reads every result (the scorecard);
+- ``inputs``: what the chapters read from outside the checkout, the same for every chapter
+  (:func:`inputs_digest`): the dataset files (their SHA-256, :mod:`memnb.dataset_files`), every
+  file of the papers' folders (Dana et al.'s official CSVs and texts, :mod:`memnb.paths`) and the
+  installed packages' versions (torch, numpy, ...).
 
 The key is stored beside the executed notebook as ``<name>.key.json``. The ``results`` part is
 taken *after* the execution, since a chapter writes the fresh tables it then reads; the other
@@ -24,13 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 #: The parts of a key that decide whether a chapter is executed again.
 KEY_FIELDS: tuple[str, ...] = ("notebook", "memnb", "profile", "device", "experiments",
-                               "results")
+                               "results", "inputs")
 
 
 def files_digest(paths: Iterable[Path], root: Path) -> str:
@@ -39,6 +43,22 @@ def files_digest(paths: Iterable[Path], root: Path) -> str:
     for path in sorted(paths):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def inputs_digest(data: Mapping[str, str], papers: Sequence[Path],
+                  packages: Iterable[str]) -> str:
+    """SHA-256 over what the chapters read from outside the checkout: ``data`` (``{dataset
+    path: SHA-256}``, :func:`memnb.dataset_files.digests`), every file below each existing
+    folder of ``papers`` (names relative to it, and bytes) and ``packages`` (``name==version``
+    of each installed package), so that another dataset file, another papers' folder or another
+    torch executes every chapter again."""
+    digest = hashlib.sha256(json.dumps(dict(data), sort_keys=True).encode())
+    for folder in papers:
+        if folder.is_dir():
+            digest.update(files_digest([p for p in folder.rglob("*") if p.is_file()],
+                                       folder).encode())
+    digest.update("\n".join(sorted(packages)).encode())
     return digest.hexdigest()
 
 
@@ -99,8 +119,9 @@ def result_files(names: Sequence[str], profile: str, results_root: Path) -> list
 
 
 def compute_key(chapter: str, source: Path, profile: str, *, package: Path, results_root: Path,
-                reads_all: bool = False, device: str = "cpu") -> dict[str, Any]:
-    """The key of chapter ``chapter`` (source notebook ``source``) as the inputs are now."""
+                reads_all: bool = False, device: str = "cpu", inputs: str = "") -> dict[str, Any]:
+    """The key of chapter ``chapter`` (source notebook ``source``) as the inputs are now;
+    ``inputs`` is :func:`inputs_digest` of the build."""
     names = experiments_read(chapter, chapter_text(chapter, source, package),
                              available_experiments(results_root, profile), reads_all=reads_all)
     return {
@@ -110,6 +131,7 @@ def compute_key(chapter: str, source: Path, profile: str, *, package: Path, resu
         "device": device,
         "experiments": names,
         "results": files_digest(result_files(names, profile, results_root), results_root),
+        "inputs": inputs,
     }
 
 

@@ -781,8 +781,9 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "it; the seeds are counted in the result table itself, `memnb.provenance.seeds_used`). "
         "A full run that is partial, or that today's code did not compute, says so in its row. "
         "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
-        "device or the cached results it reads (replications included) change; otherwise the "
-        "build reuses the executed copy described here.*",
+        "device, the cached results it reads (replications included), the dataset files, the "
+        "papers' files or the installed packages change; otherwise the build reuses the executed "
+        "copy described here.*",
         "",
     ]
     if not records:
