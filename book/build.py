@@ -267,6 +267,10 @@ def notebook_parameters(source: Path, profile: str, device: str) -> dict[str, st
     return params
 
 
+#: How the log names a field of a chapter's key that changed (the others by their name).
+FIELD_WORDS = {"inputs": "datasets, papers' files or packages"}
+
+
 def outside_inputs() -> str:
     """:func:`buildtools.keys.inputs_digest` of this build: the dataset files found (a data
     folder that cannot be read leaves its error in the digest instead), the papers' folders and
@@ -334,11 +338,13 @@ def execute_all(
         before = chapter_key(name, path, profile, device)
         changed = keys.changed_fields(executed, before)
         if not changed and not force:
-            log(f"{step}: up to date (notebook, memnb code, profile {profile}, device {device} "
-                f"and the results it reads unchanged); reusing {executed.relative_to(REPO)}")
+            log(f"{step}: up to date (notebook, memnb code, profile {profile}, device {device}, "
+                "the results it reads, datasets, papers' files and packages unchanged); reusing "
+                f"{executed.relative_to(REPO)}")
             outcome[name] = "reused"
             continue
-        reason = "; ".join(f if f.startswith("no ") else f"{f} changed" for f in changed)
+        reason = "; ".join(f if f.startswith("no ") else f"{FIELD_WORDS.get(f, f)} changed"
+                           for f in changed)
         log(f"{step}: executing {path.name} with profile={profile}, device={device} "
             f"({reason or 'forced'}) ...")
         # Execute beside the book; only a notebook that ran through replaces its chapter.

@@ -216,6 +216,11 @@ def test_build_executes_changed_chapters_only(tree, tmp_path, monkeypatch, capsy
     stored = json.loads((tmp_path / "chapters" / "dana.key.json").read_text())
     assert stored["profile"] == "quick" and stored["seconds"] > 0
     assert stored["environment"]["python"]
+    capsys.readouterr()
+    monkeypatch.setattr(build, "outside_inputs", lambda: "another dataset file")
+    assert build.execute_all(notebooks, "quick") == {"dana": "executed",
+                                                     "scorecard": "executed"}
+    assert "(datasets, papers' files or packages changed)" in capsys.readouterr().out
 
 
 def test_cell_reporter_reports_code_cells_and_slow_ones():
