@@ -163,17 +163,6 @@ def _client(executor: str) -> Any:
             f"{' '.join(str(err).split())}") from None
 
 
-def _device_index(device: str) -> int | None:
-    """The GPU index of a ``cuda:N`` device (None for ``cpu`` and ``cuda``); a ``ValueError``
-    for any other device string, in the words of :func:`memnb.results.check_device`."""
-    kind, _, index = device.partition(":")
-    if device == "cpu" or device == "cuda":
-        return None
-    if kind != "cuda" or not index.isdigit():
-        raise ValueError(f"device must be 'cpu' or 'cuda[:N]'; got {device!r}")
-    return int(index)
-
-
 def check_worker_device(executor: str, device: str, timeout: float | None = None) -> str:
     """Return ``device`` if every worker of the dask scheduler at ``executor`` can compute on
     it: ``cpu`` always, ``cuda`` where torch sees a CUDA GPU, ``cuda:N`` where it sees more
@@ -188,8 +177,9 @@ def check_worker_device(executor: str, device: str, timeout: float | None = None
     line names the device, those workers' addresses and the devices every worker has.
     """
     from memnb.prose import counted
+    from memnb.results import device_index
 
-    index = _device_index(device)
+    index = device_index(device)
     limit = DEVICE_CHECK_TIMEOUT_S if timeout is None else timeout
     address = scheduler_address(executor)
     passed = _WORKERS_CHECKED.get((address, device))

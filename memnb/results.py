@@ -192,19 +192,29 @@ def cpu_capability() -> str:
     return str(torch.backends.cpu.get_cpu_capability())
 
 
+def device_index(device: str) -> int | None:
+    """The GPU index of a ``cuda:N`` device, ``None`` for ``cpu`` and ``cuda``; a
+    ``ValueError`` for any other device string (the form :func:`check_device` checks here and
+    :func:`memnb.distributed.check_worker_device` on dask workers)."""
+    if device in ("cpu", "cuda"):
+        return None
+    kind, _, index = device.partition(":")
+    if kind != "cuda" or not index.isdigit():
+        raise ValueError(f"device must be 'cpu' or 'cuda[:N]'; got {device!r}")
+    return int(index)
+
+
 def check_device(device: str) -> str:
     """Return ``device`` if usable here (``cpu``, ``cuda``, or ``cuda:N`` with ``N`` one of this
     machine's GPUs), else raise a ``ValueError`` naming the device asked for and why."""
+    index = device_index(device)
     if device == "cpu":
         return device
-    kind, _, index = device.partition(":")
-    if kind != "cuda" or (device != "cuda" and not index.isdigit()):
-        raise ValueError(f"device must be 'cpu' or 'cuda[:N]'; got {device!r}")
     if not torch.cuda.is_available():
         raise ValueError(
             f"device {device!r} requested but no CUDA GPU is available; use --device cpu")
     count = torch.cuda.device_count()
-    if index and int(index) >= count:
+    if index is not None and index >= count:
         raise ValueError(f"device {device!r} requested but this machine has {count} CUDA "
                          f"GPU{'s' * (count != 1)}: N must lie in [0, {count - 1}]")
     return device
