@@ -359,6 +359,9 @@ class AgainstReplaced(NamedTuple):
     words: str  # the replaced table against the replication (:func:`cells_apart`)
     equal: bool  # the replaced table and the replication are equal in every cell
     committed_equal: bool  # the committed run and the replication are equal in every cell
+    committed: dict[str, Any]  # the provenance of the committed (written) run
+    replaced: dict[str, Any]  # the provenance of the table it replaced
+    replication: dict[str, Any]  # the provenance of its replication
 
     @property
     def committed_apart(self) -> bool:
@@ -366,6 +369,14 @@ class AgainstReplaced(NamedTuple):
         the replacement changed (code, arithmetic) moved no number, and the committed run is
         the one apart from both (its machine, not its code)."""
         return self.equal and not self.committed_equal
+
+    @property
+    def same_code(self) -> bool:
+        """Whether the replication was computed by the committed run's code (both record the
+        same code fingerprint)."""
+        fingerprint = self.committed.get("code_fingerprint")
+        return (fingerprint is not None
+                and self.replication.get("code_fingerprint") == fingerprint)
 
 
 def replaced_against_replication(name: str, profile: str = "full",
@@ -387,7 +398,8 @@ def replaced_against_replication(name: str, profile: str = "full",
     keys = point_keys(name, profile) or ()
     words = cells_apart(again.table, replaced.table, keys)
     return AgainstReplaced(words, words.startswith(_ALL_EQUAL),
-                           cells_equal(current.table, again.table, keys))
+                           cells_equal(current.table, again.table, keys), current.provenance,
+                           replaced.provenance, again.provenance)
 
 
 def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,

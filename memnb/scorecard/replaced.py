@@ -14,7 +14,7 @@ run computed again on another machine, whose CPU kernels may round differently.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -146,10 +146,10 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
             copied.add(name)
         against = replaced_against_replication(name, "full", root)
         if gap is not None and gap.recomputed and against is not None and against.committed_apart:
-            same = _replication_of_same_code(name, current.provenance, root)
-            apart += (f"; the replication of the committed run{' (same code)' if same else ''} "
-                      f"equals the replaced table in every cell: {_what_changed([name], root)} "
-                      "moved no number, and the gap is the committed run's own")
+            same = " (same code)" if against.same_code else ""
+            apart += (f"; the replication of the committed run{same} equals the replaced table "
+                      f"in every cell: {_what_changed([against])} moved no number, and the gap "
+                      "is the committed run's own")
         lines.append([f"`{name}`", what, apart, _statuses_cell(again, several=several)])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
@@ -377,10 +377,10 @@ def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profi
     def label(j: Rejudged) -> str:
         return f"{_paper_name(j.paper)}: {j.item}"
 
-    lines, judged, apart = [], [], []
+    lines, judged, apart = [], [], {}
     for r in replications(rows, names, root):
         if r.against_replaced is not None and r.against_replaced.committed_apart:
-            apart.append(r.name)
+            apart[r.name] = r.against_replaced
         verdicts = _statuses_cell(r.judged, several=True)
         lines.append([f"`{r.name}`", f"committed: {computed_on(r.current.provenance)}; "
                       f"replication: {computed_on(r.again.provenance)}",
@@ -395,7 +395,7 @@ def replications_table_markdown(rows: Sequence[Row], names: Sequence[str], profi
     return (markdown_table(header, lines) + "\n\n"
             + rejudged_summary(judged, label, runs="replicated runs",
                                on=("the replications", "the replication", "the replication"))
-            + _apart_sentence(apart, root) + "\n")
+            + _apart_sentence(apart) + "\n")
 
 
 def replaced_equal_sentence(names: Sequence[str], root: Path | None = None) -> str:
@@ -408,41 +408,20 @@ def replaced_equal_sentence(names: Sequence[str], root: Path | None = None) -> s
     from memnb.reruns import replaced_against_replication
 
     found = {n: replaced_against_replication(n, "full", root) for n in names}
-    return _apart_sentence([n for n, f in found.items() if f is not None and f.committed_apart],
-                           root)
+    return _apart_sentence({n: f for n, f in found.items() if f is not None and f.committed_apart})
 
 
-def _replication_of_same_code(name: str, provenance: dict, root: Path | None) -> bool:
-    """Whether the replication of ``name`` was computed by the code of the committed run
-    whose ``provenance`` is given (their code fingerprints are equal)."""
-    from memnb.reruns import replications_root
-    from memnb.results import load
-
-    again = load(name, "full", replications_root(root))
-    fingerprint = provenance.get("code_fingerprint")
-    return (again is not None and fingerprint is not None
-            and again.provenance.get("code_fingerprint") == fingerprint)
-
-
-def _what_changed(names: Sequence[str], root: Path | None) -> str:
-    """What differs between the table each committed run of ``names`` replaced and its
-    replication, in every one of them, in words: "the change of code (the CPU's denormal mode
-    included)", "the change of code", "the change of the CPU's denormal mode", or "the
-    change between the two runs" (from their provenance: code fingerprint,
-    :func:`memnb.provenance.arithmetic_label`)."""
+def _what_changed(found: Sequence[AgainstReplaced]) -> str:
+    """What differs between the replaced table and the replication in every one of ``found``,
+    in words: "the change of code (the CPU's denormal mode included)", "the change of code",
+    "the change of the CPU's denormal mode", or "the change between the two runs" (from their
+    provenance: code fingerprint, :func:`memnb.provenance.arithmetic_label`)."""
     from memnb.provenance import arithmetic_label
-    from memnb.reruns import replaced_result, replications_root
-    from memnb.results import load
 
-    code, arithmetic = True, True
-    for name in names:
-        then = replaced_result(name, "full", root)
-        again = load(name, "full", replications_root(root))
-        if then is None or again is None:
-            return "the change between the two runs"
-        code &= (then.provenance.get("code_fingerprint")
-                 != again.provenance.get("code_fingerprint"))
-        arithmetic &= arithmetic_label(then.provenance) != arithmetic_label(again.provenance)
+    code = all(f.replaced.get("code_fingerprint") != f.replication.get("code_fingerprint")
+               for f in found)
+    arithmetic = all(arithmetic_label(f.replaced) != arithmetic_label(f.replication)
+                     for f in found)
     if code:
         return "the change of code" + (" (the CPU's denormal mode included)" if arithmetic
                                        else "")
@@ -450,10 +429,11 @@ def _what_changed(names: Sequence[str], root: Path | None) -> str:
         "the change between the two runs")
 
 
-def _apart_sentence(equal: Sequence[str], root: Path | None = None) -> str:
-    """:func:`replaced_equal_sentence`'s words for the experiments ``equal`` (empty for
-    none), with what changed between their replaced tables and replications
-    (:func:`_what_changed`)."""
+def _apart_sentence(apart: Mapping[str, AgainstReplaced]) -> str:
+    """:func:`replaced_equal_sentence`'s words for the experiments of ``apart`` (name: its
+    comparison, :attr:`memnb.reruns.AgainstReplaced.committed_apart`; empty for none), with
+    what changed between their replaced tables and replications (:func:`_what_changed`)."""
+    equal = list(apart)
     if not equal:
         return ""
     listed = ", ".join(f"`{n}`" for n in equal)
@@ -462,8 +442,8 @@ def _apart_sentence(equal: Sequence[str], root: Path | None = None) -> str:
     return (f" The table{s} that the committed run{s} of {listed} replaced (of earlier code or "
             f"profile) {'are' if several else 'is'} equal, cell for cell, to "
             f"{'their' if several else 'its'} replication{s}: judging the replaced table{s} and "
-            f"judging the replication{s} are one check; {_what_changed(equal, root)} moved none "
-            f"of these numbers, and the committed run"
+            f"judging the replication{s} are one check; {_what_changed(list(apart.values()))} "
+            f"moved none of these numbers, and the committed run"
             f"{'s are' if several else ' is'} the one{s} apart from both.")
 
 
