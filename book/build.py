@@ -296,11 +296,12 @@ def outside_inputs() -> str:
     return keys.inputs_digest(data, papers, packages)
 
 
-def chapter_key(name: str, source: Path, profile: str, device: str = "cpu") -> dict:
-    """The key of chapter ``name`` as its inputs are now (see ``buildtools/keys.py``)."""
+def chapter_key(name: str, source: Path, profile: str, device: str, inputs: str) -> dict:
+    """The key of chapter ``name`` as its inputs are now (see ``buildtools/keys.py``), with
+    ``inputs`` the build's :func:`outside_inputs`."""
     return keys.compute_key(name, source, profile, device=device, package=PACKAGE,
                             results_root=results_dir(), reads_all=name in EXECUTE_LAST,
-                            inputs=outside_inputs())
+                            inputs=inputs)
 
 
 def source_notebooks(folder: Path) -> dict[str, Path]:
@@ -331,11 +332,12 @@ def execute_all(
                 stale.unlink()
                 keys.key_path(stale).unlink(missing_ok=True)
     names = execution_order(list(notebooks))
+    inputs = outside_inputs()  # once: the same for every chapter of this build
     failures, outcome = [], {}
     for i, name in enumerate(names, start=1):
         path, executed = notebooks[name], CHAPTERS / f"{name}.ipynb"
         step = f"[{i}/{len(names)}] {name}"
-        before = chapter_key(name, path, profile, device)
+        before = chapter_key(name, path, profile, device, inputs)
         changed = keys.changed_fields(executed, before)
         if not changed and not force:
             log(f"{step}: up to date (notebook, memnb code, profile {profile}, device {device}, "
@@ -359,7 +361,7 @@ def execute_all(
             continue
         shutil.move(partial, executed)
         # the results it wrote are among its inputs
-        after = chapter_key(name, path, profile, device)
+        after = chapter_key(name, path, profile, device, inputs)
         keys.write_key(executed, {**before, "experiments": after["experiments"],
                                   "results": after["results"]},
                        executed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
