@@ -227,9 +227,9 @@ def exp4_figure(exp1: pd.DataFrame, cached: pd.DataFrame | None = None, *,
     ``read_in_place`` as in :func:`exp1_figure` (``exp1`` is Experiment 1's table)."""
     fig, ax = plt.subplots(figsize=(6.0, 4.4), layout="constrained")
     ours = exp.official_slopes(exp1)
-    in_place = read_in_place
-    ax.plot(ours["d"], ours["slope"], label=ours_label(read_in_place=in_place)
-            + (", official rule" if in_place else " (official rule)"), **viz.role_style("ours"))
+    ax.plot(ours["d"], ours["slope"], label=ours_label(read_in_place=read_in_place)
+            + (", official rule" if read_in_place else " (official rule)"),
+            **viz.role_style("ours"))
     if cached is not None:
         full = exp.official_slopes(cached)
         ax.plot(full["d"], full["slope"], label="ours (committed full run)",
@@ -342,7 +342,6 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
     dot, since the MLP's seeds can split far apart. ``read_in_place`` as in
     :func:`exp1_figure`."""
     official = paper.exp5()
-    in_place = read_in_place
     ds = sorted(set(int(d) for d in table["d"].unique()) | set(official["d"].unique()))
     fig, axes = plt.subplots(1, len(ds), figsize=(3.3 * len(ds), 3.6), layout="constrained",
                              squeeze=False, sharey=True)
@@ -354,7 +353,7 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
             part = table[(table["d"] == d) & (table["model"] == kind)]
             if len(part):
                 _seed_curve(ax, part, "params", stat="median", band=True,
-                            label=ours_label(names[kind], in_place)
+                            label=ours_label(names[kind], read_in_place)
                             + _median_words(part),
                             **viz.role_style("ours", colors[kind]))
             if cached is not None:
