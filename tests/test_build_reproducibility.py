@@ -244,9 +244,10 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     _result(results, "full", "2222222bbbb", "CPU (x86_64, 1 threads)", 1800.0)
     _result(results, "quick", "1111111aaaa", "CPU (x86_64, 2 threads)", 12.5)  # not a full run
     text = reproducibility.full_runs_markdown(["dana.exp1", "dana.exp5"], results)
-    assert ("| `dana.exp1` | Dana et al. Fig. 1a | 5 | 30.0 min on CPU (x86_64, 1 thread) | "
-            "`2222222`, "
-            "2026-01-01 |") in text
+    # two tables of the same rows: what ran, then the commits and code that computed it
+    assert ("| `dana.exp1` | Dana et al. Fig. 1a | 5 | 30.0 min on CPU (x86_64, 1 thread) |\n"
+            in text)
+    assert "| `dana.exp1` | `2222222`, 2026-01-01 |" in text
     assert "1111111" not in text and "partial" not in text
     assert "1 of 2 registered experiments" in text and "0.5 hours" in text
     assert "No full-profile result yet" in text and "`dana.exp5`" in text
