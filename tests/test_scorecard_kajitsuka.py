@@ -49,6 +49,26 @@ def test_theorem_41_verdict_both_ways():
     assert v.status == "differs" and "width not constant in N (10 to 14)" in v.measured
     assert "width 10 at every N" in card.thm41_verdict(_construction(0.5)).measured
     assert card.thm41_verdict(_construction(0.5, memorized=False)).status == "differs"
+    # Õ(√N) is an upper bound: slower growth meets it, and the text says which side it is on
+    slow = card.thm41_verdict(_construction(0.3))
+    assert slow.status == "reproduced" and "the interval lies below ½" in slow.measured
+    assert "the interval lies above ½" in card.thm41_verdict(_construction(0.8)).measured
+
+
+def test_theorem_41_divides_out_the_constructions_log_factor():
+    """FFN₂ ∝ √(N (L+3)) with L growing in N is Õ(√N): judged on FFN₂/√(L+3), not on FFN₂,
+    whose exponent the log factor raises above ½ (reported, not judged)."""
+    table = _construction(0.5)
+    on_n = table["sweep"] == "N"
+    grows = table.loc[on_n, "N"].to_numpy(float) / 5  # L + 3 ∝ N: far above a log
+    table.loc[on_n, "id_bits"] = grows - 3
+    table.loc[on_n, "ffn2_parameters"] = 50 * np.sqrt(table.loc[on_n, "N"] * grows)
+    v = card.thm41_verdict(table)
+    assert v.status == "reproduced"  # FFN₂/√(L+3) ∝ √N
+    assert v.values["raw_exponent"] == pytest.approx(1.0)  # FFN₂ itself ∝ N: not judged
+    assert "for reference, not judged: FFN₂ parameters vs N: exponent 1" in v.measured
+    table.loc[on_n, "ffn2_parameters"] = 50 * table.loc[on_n, "N"] * np.sqrt(grows)
+    assert card.thm41_verdict(table).status == "differs"  # FFN₂/√(L+3) ∝ N
     assert card.construction_verdicts(_construction(0.5))["seq2seq_n"].status == "reproduced"
 
 

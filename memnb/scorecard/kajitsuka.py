@@ -159,7 +159,13 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
     """Theorem 4.1 on the built constructions: every verified one memorizes, the width is one
     constant over the N sweep (the theorem's width does not grow with N), and the memorizer FFN₂
     (the part whose size grows polynomially in N by design; FFN₁ and the attention grow like
-    polylog N) has a fitted exponent in N whose interval contains ½. The comparison of that
+    polylog N) is Õ(√N): with the construction's own log factor divided out (FFN₂ / √(L+3),
+    :func:`_log_free`; L, the bits of an ID, grows like log N), the fitted exponent in N has an
+    interval that reaches down to ½ or below. Õ(√N) is an upper bound, so growth slower than
+    √N over the sweep meets it and only an interval wholly above ½ differs; the exponent of
+    FFN₂ itself, whose log factor adds to it, is reported beside it, not judged (a two-sided
+    test on it would pass or fail on how that log factor and the rounding at small N happen to
+    offset each other). The comparison of that
     width with the paper's 14 is not part of this row: it rests on a counting convention that
     is [unverified], and the *Theorem 4.1 (width 14)* row judges it, at most ``trend``
     (:data:`WIDTH_CAP`). The measured text says which construction the sweep built (with or
@@ -170,17 +176,39 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
     swept = _sweep(table, "N", "next_token")["width"].astype(int)
     width, constant = int(swept.max()), bool(swept.nunique() == 1)
     found = construction_verdicts(table)
-    ffn2, total = found["ffn2"], found["total"]
-    ok = memorized and constant and ffn2.status == "reproduced"
+    log_free, ffn2, total = found["ffn2_log_free"], found["ffn2"], found["total"]
+    low, high = log_free.values["low"], log_free.values["high"]
+    side = criteria.interval_side(low, high, 0.5)
+    nt = _sweep(table, "N", "next_token")
+    bits, N = nt["id_bits"].to_numpy(int), nt["N"].to_numpy(float)
+    upper = {
+        "above": "the interval lies above ½: FFN₂ grows faster than √N times the log factor, "
+                 "against Õ(√N)",
+        "inside": "the interval contains ½: FFN₂ grows like √N times the log factor, within "
+                  "Õ(√N)",
+        "below": "the interval lies below ½: over this sweep FFN₂ grows more slowly than √N "
+                 "times the log factor, within Õ(√N), an upper bound",
+        None: "no interval (too few points): not decided",
+    }[side]
     shown = (f"width {width} at every N" if constant else
              f"width not constant in N ({int(swept.min())} to {width})")
     measured = (f"{encoding_words(table)}: "
-                f"{len(checked)} constructions evaluated exactly, all memorize: {memorized}; "
+                f"{len(checked)} of {len(nt)} constructions of the N sweep evaluated exactly, "
+                f"all memorize: {memorized}; "
                 f"{shown} (paper {paper.THM41_WIDTH.value}, width counted as we read the paper "
-                f"[unverified]: compared in the width row, not here); {ffn2.measured}; for "
-                f"reference {total.measured} ({ffn_split(table)})")
-    return Verdict("reproduced" if ok else "differs", measured,
-                   {"width": width, **ffn2.values})
+                f"[unverified]: compared in the width row, not here); "
+                f"{log_free.measured.replace(', expected 0.5', '')} (L, the bits of an ID, "
+                f"from {bits[0]} at N = {N[0]:g} to {bits[-1]} at N = {N[-1]:g}); Õ(√N) is an "
+                f"upper bound, met where the interval reaches down to ½ or below; {upper}; "
+                f"for reference, not judged: {ffn2.measured.replace(', expected 0.5', '')} (the "
+                f"log factor left in), {total.measured.replace(', expected 0.5', '')} "
+                f"({ffn_split(table)})")
+    if not (memorized and constant) or side == "above":
+        status: criteria.Status = "differs"
+    else:
+        status = "trend" if side is None else "reproduced"
+    return Verdict(status, measured, {"width": width, **log_free.values,
+                                      "raw_exponent": ffn2.values["exponent"]})
 
 
 def floor_ratios(table: pd.DataFrame, num_classes: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -1078,9 +1106,12 @@ THM41_CLAIM = ("Theorem 4.1's conclusion, on our reconstruction of its construct
 @item(P, "Theorem 4.1", claim=THM41_CLAIM,
       criterion="every exactly evaluated construction outputs every label; one width at every "
       "N of the sweep (constant in N; its comparison with 14 needs the paper's counting "
-      "convention, [unverified], and is the width row's, at most `trend`); the fitted exponent "
-      "of the memorizer FFN₂'s parameters in N has a 95 % interval containing "
-      "½ (FFN₁ and attention are polylog) " + _RECON + "; the sweep's construction may "
+      "convention, [unverified], and is the width row's, at most `trend`); the memorizer "
+      "FFN₂'s parameters (FFN₁ and attention are polylog) divided by √(L+3), the "
+      "construction's own log factor (L the bits of an ID, growing like log N), have a fitted "
+      "exponent in N whose 95 % interval reaches down to ½ or below (Õ(√N) is an upper bound: "
+      "an interval wholly above ½ differs; FFN₂'s own exponent is reported, not judged) "
+      + _RECON + "; the sweep's construction may "
       "add positions to its token IDs, which the theorem's model does not have (ours; the "
       "measured text says which it did); not capped at `trend`, unlike "
       "Definition 4.1 and Remarks 4.1-4.4, whose content is [unverified]: " + THM41_UNCAPPED,
