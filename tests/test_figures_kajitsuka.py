@@ -874,3 +874,17 @@ def test_accuracy_axis_shows_whole_markers_at_one_and_no_tick_above_it():
         assert top == ksfig.ACCURACY_TOP > 1.01
         assert ticks and max(ticks) <= 1.0 and min(ticks) >= bottom
         assert len(ticks) >= 2
+
+
+def test_curves_caption_names_the_model_from_the_table():
+    """The visible caption gives the trained model's width, FFN width, heads and parameter
+    counts from the table's own columns, flagged as our reconstruction."""
+    curves = _curves({1: 0.3, 4: 0.01}).assign(d=12, d_ff=24, num_heads=3)
+    curves["params"] = curves["blocks"].map({1: 1234, 4: 5678})
+    fig, caption = ksfig.curves_figure(curves, None, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    visible = caption.split("<details")[0]
+    assert "width $d = 12$, FFN width $d_{ff} = 24$, 3 heads" in visible
+    assert "1,234 parameters at 1 block to 5,678 at 4 blocks" in visible
+    assert "*[reconstruction]*" in visible
+    assert ksfig.model_words(_curves({1: 0.3})) == ""  # columns absent: nothing claimed

@@ -855,3 +855,14 @@ def test_fig7_claim_is_counted_among_the_expectation_rows():
             if not i.ours]
     assert f"({len(marked)} rows of them on claims marked as our expectation" in \
         summary_sentence(rows)
+
+
+def test_a_depth_below_a_shallower_one_says_whether_it_ran_out_of_epochs():
+    """depth_note names, per depth that memorized less than a shallower one, how many of its
+    runs stopped at the epoch limit without memorizing (a budget, not a capacity)."""
+    rows = [{"n": 4, "d": 16, "blocks": b, "seed": 0, "accuracy": acc, "memorized": acc == 1.0,
+             "epochs": 200, "epochs_run": run}
+            for b, acc, run in ((1, 1.0, 120), (2, 0.98, 200), (3, 0.99, 150))]
+    note = card.depth_note(pd.DataFrame(rows), "n")
+    assert "2 blocks: 0.98 (1 of 1 run at its epoch limit, 200 epochs, without memorizing)" in note
+    assert "3 blocks: 0.99 (no run at its epoch limit)" in note

@@ -1078,7 +1078,26 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
             f"{late_fall_sentence(table)}")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
-    return fig, viz.with_details(lead, details)
+    model = model_words(table)
+    return fig, viz.with_details(f"{lead} {model}" if model else lead, details)
+
+
+def model_words(curves: pd.DataFrame) -> str:
+    """The model a curves table trained, from its columns: width, FFN width, heads and the
+    parameter count at its fewest and most #blocks, with the reconstruction flag (the paper's
+    width is not in our sources; pre-LayerNorm and a learned positional embedding are ours).
+    Empty for a table without those columns."""
+    if not {"d", "d_ff", "num_heads"} <= set(curves.columns):
+        return ""
+    first = curves.iloc[0]
+    params = curves.groupby("blocks")["params"].first() if "params" in curves else None
+    counts = ("" if params is None or params.empty else
+              f"; {int(params.iloc[0]):,} parameters at {card.blocks_word(params.index[0])} to "
+              f"{int(params.iloc[-1]):,} at {card.blocks_word(params.index[-1])}")
+    return (f"Model (ours, *[reconstruction]*: the paper's width is not in our sources): width "
+            f"$d = {int(first['d'])}$, FFN width $d_{{ff}} = {int(first['d_ff'])}$, "
+            f"{prose.counted(int(first['num_heads']), 'head')}, pre-LayerNorm and a learned "
+            f"positional embedding (ours){counts}.")
 
 
 #: Top of an accuracy axis: room above 1 for the whole of a marker drawn at 100 % (the top

@@ -862,9 +862,30 @@ def depth_note(table: pd.DataFrame, by: str) -> str:
     width = (lambda r: f", d = {int(r['d'])}") if "d" in bad and table["d"].nunique() > 1 else (
         lambda r: "")
     listed = ", ".join(f"{by} = {r[by]:g}{width(r)}, {blocks_word(r['blocks'])}: "
-                       f"{r['accuracy']:.4g}" for _, r in bad.iterrows())
+                       f"{r['accuracy']:.4g}{_epoch_limit_words(table, by, r)}"
+                       for _, r in bad.iterrows())
     return (f"{len(bad)} tried depth{'s' if len(bad) != 1 else ''} memorized less than a "
             f"shallower one ({listed})" if len(bad) else "the accuracy never falls with depth")
+
+
+def _epoch_limit_words(table: pd.DataFrame, by: str, point: pd.Series) -> str:
+    """For a depth of :func:`depth_note` (``point``: its ``by``, width and #blocks), how many of
+    its runs stopped at the epoch limit (``epochs_run`` ≥ ``epochs``) without memorizing, e.g.
+    " (1 of 1 runs at its epoch limit, 200 of 200 epochs)": a budget that ran out, not a
+    depth that cannot memorize. Empty when the table does not record the epochs."""
+    if not {"epochs", "epochs_run"} <= set(table.columns):
+        return ""
+    runs = table[(table[by] == point[by]) & (table["blocks"] == point["blocks"])]
+    if "d" in table and "d" in point:
+        runs = runs[runs["d"] == point["d"]]
+    if runs.empty:
+        return ""
+    limited = runs[(runs["epochs_run"] >= runs["epochs"]) & ~runs["memorized"].astype(bool)]
+    if limited.empty:
+        return " (no run at its epoch limit)"
+    limits = sorted({int(e) for e in limited["epochs"]})
+    return (f" ({len(limited)} of {counted(len(runs), 'run')} at its epoch limit, "
+            f"{'/'.join(str(e) for e in limits)} epochs, without memorizing)")
 
 
 def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
@@ -1310,7 +1331,7 @@ def remark44_overhead(results: ResultSource) -> Verdict:
       "smallest W allowed by our instantiated VC bound (Bartlett et al. 2019, Thm 6; our choice "
       "of bound and constants) is non-decreasing in N and below our construction's count at "
       "every N of the sweep; `trend`: a proof step and our constants, not the paper's proof",
-      evidence="exact computation in float64 (4 heads, d = 6, n = 5) and the construction sweep",
+      evidence="computation in float64 (4 heads, d = 6, n = 5) and the construction sweep",
       cost=_QUICK_COST)
 def thm42(results: ResultSource) -> Verdict:
     return thm42_verdict(results.table("kajitsuka.construction"))
