@@ -491,7 +491,7 @@ def test_a_guarantee_that_fits_no_budget_has_no_legend_entry_and_the_slider_says
     assert fig.axes[0].get_legend().get_title().get_text() == ""
     plt.close(fig)
     text = figures.classes_markdown(task, budgets, [2, 4, 8, 16])
-    assert "at C = 16, Mahdavi et al. Thm 1 (our shapes need d ≥ C = 16" in text
+    assert "at C = 16, Mahdavi et al. Thm 1 [reconstruction] (our shapes need d ≥ C = 16" in text
     assert "at C = 8" not in text and "up to P = 720" in text
     assert "Every guarantee has a line" in figures.classes_markdown(task, budgets, [2, 4])
 
@@ -690,9 +690,12 @@ def test_constructions_table_has_no_index_and_no_empty_note_column():
     assert lines[0] == ("| construction | budget P | parameters | examples N | total bits of the "
                         "weights | every example memorized |")
     assert len(lines) == 2 + len(built) and "note" not in lines[0]
-    assert lines[2] == "| aot (Dana et al. Thm 1) | 60 | 60 | 6 | 3,840 | yes |"
-    assert lines[3] == ("| mha (Mahdavi et al. Thm 1) | 60 | – | – | – | not built: too small "
-                        "for the construction's shape: one head needs 168 parameters |")
+    assert lines[2] == ("| aot (our reconstruction of Dana et al. Thm 1) | 60 | 60 | 6 | 3,840 "
+                        "| yes |")
+    assert lines[3] == ("| mha (our reconstruction of Mahdavi et al. Thm 1) | 60 | – | – | – | "
+                        "not built: too small for the construction's shape: one head needs 168 "
+                        "parameters |")
+    assert lines[4].startswith("| seq_id (our reconstruction of Kajitsuka & Sato Thm 4.1) |")
     assert lines[4].endswith("| 8,382 | 30 | 26,638 | yes |")
     assert "| no |" in figures.constructions_markdown(built.assign(memorized=False).iloc[:1])
 
@@ -1009,8 +1012,8 @@ def test_the_theory_table_states_the_shape_ranges_the_code_searches():
         bounds.mahdavi_best_capacity(720, 6, 4, d=d, d_h=dh, d_v=4) for d, dh in mahdavi)
     text = figures.guarantee_shapes_markdown(task)
     assert "Dana et al. Thm 1 / Cor. 1 (H d_h + d): 2 ≤ d ≤ V (here 2 to 4), 1 ≤ d_h ≤ d" in text
-    assert ("Mahdavi et al. Thm 1 (H(min(n, d_h) - 1) + 1): max(n + 1, C) ≤ d ≤ 4n (here 7 to "
-            "24), 1 ≤ d_h ≤ n (here 6), d_v = C (here 4)") in text
+    assert ("Mahdavi et al. Thm 1 [reconstruction] (H(min(n, d_h) - 1) + 1): max(n + 1, C) ≤ d "
+            "≤ 4n (here 7 to 24), 1 ≤ d_h ≤ n (here 6), d_v = C (here 4)") in text
     assert "n ≤ d ≤ 4n (here 6 to 24)" in text
     assert "d ≥ 2: Dana et al.'s Proposition 3" in text and "Cor. 1 takes d = 2" in text
     assert "at most two labels can ever be predicted (ours)" in text
@@ -1064,14 +1067,15 @@ def test_the_bounds_caption_names_a_best_mean_below_its_own_guarantee():
     words = figures.below_guarantee_words(theory, best)
     assert "AoT at P = 480 (d=2 d_h=1 H=56): 45 < Dana et al. Thm 1 / Cor. 1 58" in words
     assert "Not ordered (no tried N fitted" in words
-    assert "MHA at P = 120: below N = 8, Mahdavi et al. Thm 1 2" in words
+    assert "MHA at P = 120: below N = 8, Mahdavi et al. Thm 1 [reconstruction] 2" in words
     built = pd.DataFrame({"construction": ["x"], "budget": [480], "parameters": [480],
                           "N": [5], "memorized": [True], "bits": [6400], "note": [""]})
     caption = figures.bounds_caption(theory, built, best, 4)
     assert words in caption and compare.BEST_SHAPE_RULE in caption
     # a ▽ at a smallest tried N at or below the guarantee: its capacity lies below it
     low = figures.below_guarantee_words(theory, best.assign(below=[math.nan, math.nan, 2.0]))
-    assert "MHA at P = 120 (d=12 d_h=2 H=1): below N = 2 < Mahdavi et al. Thm 1 2" in low
+    assert ("MHA at P = 120 (d=12 d_h=2 H=1): below N = 2 < Mahdavi et al. Thm 1 "
+            "[reconstruction] 2") in low
     # with the seeds' search brackets, each seed is read as the guarantee rows read it: a mean
     # below the guarantee need not have a seed that falls short of it
     brackets = pd.DataFrame({
@@ -1133,3 +1137,111 @@ def test_chance_label_of_head_to_head_touches_no_data():
                       xytext=(2, 2), textcoords="offset points")
     assert figures._touches(ax, old.get_window_extent(), []) > 0
     plt.close(fig)
+
+
+def test_the_constructions_and_mahdavi_s_guarantee_are_flagged_as_reconstructions():
+    """Findings of the review: the three constructions are our reconstructions (our notes and
+    the modules' docstrings say so), and Mahdavi et al.'s guarantee is our notes' [summary +
+    reconstruction]; the table, the legends of the figures and of the sliders now say so."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    assert figures.construction_label("aot (Dana et al. Thm 1)") == (
+        "aot (our reconstruction of Dana et al. Thm 1)")
+    assert figures.construction_label("plain") == "plain"
+    statement = "Mahdavi et al. Thm 1: H(min(n, d_h) - 1) + 1"
+    assert figures.statement_label(statement) == (
+        "Mahdavi et al. Thm 1 [reconstruction]: H(min(n, d_h) - 1) + 1")
+    assert figures.statement_label("Park et al.: P ~ N^(2/3)") == "Park et al.: P ~ N^(2/3)"
+    task, budgets = {"V": 4, "n": 6, "C": 4}, [60, 120, 240, 480, 720]
+    theory = compare.theory_curves(task, budgets)
+    rows = [s for s in figures.theory_table(theory).index if s.startswith("Mahdavi")]
+    assert rows == ["Mahdavi et al. Thm 1 [reconstruction]: H(min(n, d_h) - 1) + 1 [guarantee]"]
+    built = pd.DataFrame([{"construction": "mha (Mahdavi et al. Thm 1)", "budget": 720,
+                           "parameters": 588, "N": 21, "memorized": True, "bits": 37632,
+                           "note": ""}])
+    best = card.censored_best(_fake_table(), 4)
+    fig = figures.bounds_figure(theory, built, best, task)
+    labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert "built: mha (our reconstruction of Mahdavi et al. Thm 1), all memorized" in labels
+    assert any(lb.startswith("Mahdavi et al. Thm 1 [reconstruction]: ") for lb in labels)
+    plt.close(fig)
+    fig = figures.classes_frame(4, task, budgets, None)
+    entries = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(e.startswith("Mahdavi et al. Thm 1 [reconstruction]") for e in entries)
+    plt.close(fig)
+    fig = figures.budget_frame(720, best, theory, task)
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert any(t.startswith("Mahdavi Thm 1") and t.endswith("[reconstruction]") for t in ticks)
+    plt.close(fig)
+
+
+def test_the_chapter_flags_its_reconstructions_and_shows_no_partial_fit_bits():
+    """Findings of the review: the constructions' prose calls them our reconstructions; the
+    symbol table's flags are italic; the raw table is shown without its per-try bits (which
+    credit partial fits); the "< N" sentence points at the table that counts a 0; the
+    capacity-vs-budget rows and the theorem's own shape are stated (computed)."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"]]
+    text = "\n".join(cells)
+    assert "The three chapters' exact constructions" not in text
+    assert "**The constructions, built.** Our reconstructions of the three chapters'" in text
+    assert "in our reconstruction [reconstruction]" not in text
+    assert "in our reconstruction *[reconstruction]*" in text
+    assert "a capacity of $0$ in the raw table" not in text
+    assert not any(c.strip().endswith("table.head()") for c in cells)
+    assert any('table.drop(columns="bits_per_parameter"' in c for c in cells)
+    assert any("figures.construction_label(name)" in c and "NBVAL_CHECK_OUTPUT" in c
+               for c in cells)
+    assert any("card.linear_capacity_sentence(table, params, profile)" in c for c in cells)
+    assert any("figures.own_shape_words(table, theory, best, task" in c for c in cells)
+    assert "sizes and exposures are marked" not in text
+
+
+def test_every_clause_of_an_anchor_s_description_is_flagged_unverified():
+    """Finding of the review: no note of ours covers Allen-Zhu & Li or Morris et al., so every
+    clause of their descriptions is flagged, and the chapter's count (ours) is not."""
+    assert external.UNVERIFIED == "*[unverified]*"
+    for key in external.anchors():
+        clauses = external.DEFINITIONS[key].split("; ")
+        assert len(clauses) >= 2 and all(c.endswith(external.UNVERIFIED) for c in clauses), key
+    assert external.UNVERIFIED not in external.DEFINITIONS["ours"]
+    assert "exposures" not in external.DEFINITIONS["morris2025"]
+
+
+def test_own_shape_words_name_the_budgets_and_the_shapes_outside_the_scope():
+    """Finding of the review: the slider set a trained AoT of d > V beside Dana et al.'s
+    guarantee; the sentence says what training reached at the theorem's own shape."""
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    theory = compare.theory_curves(task, [720])
+    guarantee = float(theory[theory["statement"].str.startswith("Dana")]["N"].iloc[0])
+    rows = []
+    for shape, seed, tries in [("d=2 d_h=1 H=86", 0, [(45, 1.0, 30), (90, 0.6, 250)]),
+                               ("d=2 d_h=1 H=86", 1, [(45, 0.49, 250)]),
+                               ("d=8 d_h=1 H=19", 0, [(180, 1.0, 60), (360, 0.7, 250)]),
+                               ("d=8 d_h=1 H=19", 1, [(180, 1.0, 60), (360, 0.7, 250)])]:
+        for N, acc, steps in tries:
+            rows.append({"architecture": "aot", "budget": 720, "parameters": 720,
+                         "shape": shape, "seed": seed, "N": N, "accuracy": acc, "round": 0,
+                         "steps_run": steps})
+    table = pd.DataFrame(rows)
+    best = card.censored_best(table, 4)
+    assert best["shape"].tolist() == ["d=8 d_h=1 H=19"]
+    text = figures.own_shape_words(table, theory, best, task, 250)
+    assert guarantee == 88
+    assert ("0 of 2 runs at P = 720 (guarantee 88; d=2 d_h=1 H=86: seed 0 in [45, 90), not "
+            "tested; seed 1 below 45, not fitted within the 250-step cap)") in text
+    assert "The best trained AoT has d > V = 4 at P = 720 (d=8 d_h=1 H=19: 180)" in text
+    # a best shape within the scope: no such sentence
+    inside = figures.own_shape_words(table, theory, best.assign(shape="d=2 d_h=1 H=86"), task,
+                                     250)
+    assert "d > V" not in inside

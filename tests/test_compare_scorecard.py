@@ -252,7 +252,8 @@ def test_linear_capacity_carries_the_search_bracket():
     assert abs(v.values["exponent"] - 1) < 1e-6 and v.values["high"] - v.values["low"] < 1e-3
     assert v.values["bracket_low"] < 0.5 < 1.5 < v.values["bracket_high"]
     assert v.values["half_width"] > card.LINEAR_TOLERANCE and v.status == "trend"
-    assert "P=240: 30 (< 60)" in v.measured and "widened interval is 0.329 to 1.67" in v.measured
+    assert "P=240: [30, 60)" in v.measured and "widened interval is 0.329 to 1.67" in v.measured
+    assert "(< " not in v.measured  # "<" is kept for a capacity below the smallest N tried
     # the bracket's extremes are the least-squares slopes at its corners
     x = np.log([240.0, 480.0, 720.0])
     low, high = card._slope_range(x, np.log([30.0, 60, 90]), np.log([60.0, 120, 180]))
@@ -612,3 +613,56 @@ def test_one_reading_of_a_run_against_a_guarantee():
     assert card.guarantee_reading(30, 40, 58) == "falls short"
     assert card.guarantee_reading(30, 60, 58) == "not tested"
     assert card.guarantee_reading(30, 58, 58) == "falls short"
+
+
+def test_the_chapter_states_the_capacity_vs_budget_rows_in_one_sentence():
+    """Finding of the review: the chapter never discussed the four "Capacity vs budget" rows
+    (among them its only "differs", the MLP's exponent). One computed sentence now states each
+    row's status, exponent and widened interval, as the rows compute them."""
+    table = _linear_table({"aot": {60: 12, 120: 22, 240: 45, 480: 45, 720: 180},
+                           "mlp": {60: 10, 120: 30, 240: 90, 480: 270, 720: 600}})
+    table["steps_run"] = np.where(table["accuracy"] < 1.0, 250, 40)
+    params = {"C": 4, "steps": 250}
+    checks = dict(card.linear_capacity_checks(table, params))
+    assert list(checks) == list(card.exp.ARCHITECTURES)
+    text = card.linear_capacity_sentence(table, params, "quick")
+    for arch in ("aot", "mlp"):
+        v = card.scaled(checks[arch], "quick")
+        assert (f"{card.exp.SHORT[arch]} **{card.status_words(v)}**, exponent "
+                f"{v.values['exponent']:.3g} (widened interval {v.values['wide_low']:.3g} to "
+                f"{v.values['wide_high']:.3g}") in text
+    mlp = checks["mlp"]
+    assert mlp.status == "differs" and mlp.values["wide_low"] > 1
+    assert "MLP **differs**" in text and "which excludes 1: faster than linear here" in text
+    assert "AoT **trend**" in text and "which contains 1)" in text
+    assert "MHA **not run** (no exponent:" in text  # no MHA run in this table
+    failed = sum(int(v.values.get("bounding_failures", 0)) for v in checks.values())
+    assert failed > 0 and f"all {failed} failed tries that bound these capacities stopped at " \
+        "the 250-step cap" in text
+    assert text.count(". ") == 0 and text.endswith(".")  # one sentence
+
+
+def test_own_shape_readings_keep_the_theorem_s_own_shape_within_its_scope():
+    """Finding of the review: at P = 720 the slider set the trained AoT's 180 (a shape with
+    d > V) beside Dana et al.'s guarantee 88; at the theorem's own shape training reached less.
+    The readings keep only the shapes whose H d_h + d is the drawn guarantee, with d <= V."""
+    rows = []
+    for shape, seed, tries in [("d=2 d_h=1 H=86", 0, [(45, 1.0, 30), (90, 0.6, 250)]),
+                               ("d=2 d_h=1 H=86", 1, [(45, 0.49, 250)]),
+                               ("d=8 d_h=1 H=19", 0, [(180, 1.0, 60), (360, 0.7, 250)]),
+                               ("d=8 d_h=1 H=19", 1, [(180, 1.0, 60), (360, 0.7, 250)])]:
+        for N, acc, steps in tries:
+            rows.append({"architecture": "aot", "budget": 720, "parameters": 720,
+                         "shape": shape, "seed": seed, "N": N, "accuracy": acc, "round": 0,
+                         "steps_run": steps})
+    table = pd.DataFrame(rows)
+    got = card.own_shape_readings(table, 4, {720: 88.0}, 4, steps=250)
+    assert got["shape"].tolist() == ["d=2 d_h=1 H=86"] * 2
+    assert got["reading"].tolist() == ["not tested", "not fitted within the step cap"]
+    # without the step cap, the second run's failed N = 45 <= 88 is a shortfall
+    assert card.own_shape_readings(table, 4, {720: 88.0}, 4)["reading"].tolist() == [
+        "not tested", "falls short"]
+    # a d > V shape is never the theorem's own, even where its count equals the guarantee
+    assert card.own_shape_readings(table, 4, {720: 27.0}, 4).empty
+    assert card.own_shape_readings(table, 4, {720: 27.0}, 8)["shape"].unique().tolist() == [
+        "d=8 d_h=1 H=19"]

@@ -57,6 +57,32 @@ LABELS: dict[str, str] = {
 }
 
 
+#: The flag of Mahdavi et al.'s guarantee wherever the chapter names it (its formula is our
+#: notes' [summary + reconstruction], as the symbol table of Section 1 marks it), short enough
+#: for a legend; Kajitsuka & Sato's statement carries its own flag, "(4.2 [unverified])".
+MAHDAVI_FLAG = "[reconstruction]"
+
+
+def statement_label(statement: str) -> str:
+    """A statement of :func:`exp.theory_curves` as the chapter names it: Mahdavi et al.'s with
+    :data:`MAHDAVI_FLAG` after its theorem's name (before the colon, so that a name cut at
+    the colon keeps it), every other statement unchanged."""
+    if not statement.startswith("Mahdavi"):
+        return statement
+    name, colon, rest = statement.partition(":")
+    return f"{name} {MAHDAVI_FLAG}{colon}{rest}"
+
+
+def construction_label(name: str) -> str:
+    """A construction of :func:`exp.constructions_at_budgets` as the chapter names it: each is
+    our reconstruction of its paper's construction (the reproduction notes tag them
+    [reconstruction], and so do the modules' docstrings), so ``"aot (Dana et al. Thm 1)"``
+    reads ``"aot (our reconstruction of Dana et al. Thm 1)"``; a name without a parenthesis is
+    unchanged."""
+    key, paren, rest = name.partition(" (")
+    return f"{key} (our reconstruction of {rest}" if paren else name
+
+
 def _style(statement: str) -> dict[str, Any]:
     for key, style in _GUARANTEE_STYLES.items():
         if statement.startswith(key):
@@ -74,8 +100,8 @@ def _shape_style(statement: str) -> dict[str, Any]:
 
 def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
     """The statements evaluated at each budget (:func:`exp.theory_curves`), one row per
-    statement labelled with its kind, one column per budget."""
-    named = theory.assign(statement=[f"{s} [{k}]" for s, k in
+    statement labelled with its kind (:func:`statement_label`), one column per budget."""
+    named = theory.assign(statement=[f"{statement_label(s)} [{k}]" for s, k in
                                      zip(theory["statement"], theory["kind"], strict=True)])
     return named.pivot_table(index="statement", columns="parameters", values="N",
                              sort=False).round(1)
@@ -84,7 +110,7 @@ def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
 #: How :func:`guarantee_shapes_markdown` names each guarantee of :data:`exp.GUARANTEE_SHAPES`.
 _GUARANTEE_NAMES = {"Dana": "Dana et al. Thm 1 / Cor. 1 (H d_h + d)",
                     "earlier": "the earlier bound H(d_h - 1) + 1 at the AoT's size",
-                    "Mahdavi": "Mahdavi et al. Thm 1 (H(min(n, d_h) - 1) + 1)"}
+                    "Mahdavi": f"Mahdavi et al. Thm 1 {MAHDAVI_FLAG} (H(min(n, d_h) - 1) + 1)"}
 
 
 def _range_words(low: tuple[str, Any], high: tuple[str, Any], name: str,
@@ -136,7 +162,8 @@ def count_text(value: float) -> str:
 
 def constructions_markdown(built: pd.DataFrame) -> str:
     """The constructions of :func:`exp.constructions_at_budgets` as a Markdown table, one row per
-    construction and budget, without the frame's index: its parameters, examples ``N`` and total
+    construction (named by :func:`construction_label`: each is our reconstruction) and budget,
+    without the frame's index: its parameters, examples ``N`` and total
     weight bits (``–`` where it was not built), and whether it memorized every example, or, for
     a size not built, why not (its ``note``, which the frame keeps in a column that is empty
     wherever the construction was built)."""
@@ -147,8 +174,8 @@ def constructions_markdown(built: pd.DataFrame) -> str:
             outcome = "not built: " + str(note).removeprefix("not built: ")
         else:
             outcome = "yes" if bool(r.memorized) else "no"
-        rows.append((r.construction, f"{int(r.budget):,}", _whole(r.parameters), _whole(r.N),
-                     _whole(r.bits), outcome))
+        rows.append((construction_label(r.construction), f"{int(r.budget):,}",
+                     _whole(r.parameters), _whole(r.N), _whole(r.bits), outcome))
     header = ("construction", "budget P", "parameters", "examples N", "total bits of the weights",
               "every example memorized")
     return prose.markdown_table(header, rows,
@@ -249,7 +276,8 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         kind = part["kind"].iloc[0]
         part = part[part["N"] > 0]
         if kind == "guarantee":
-            ax.plot(part["parameters"], part["N"], label=f"{statement} (guarantee)",
+            ax.plot(part["parameters"], part["N"],
+                    label=f"{statement_label(statement)} (guarantee)",
                     linewidth=1.4, **_style(statement))
         elif kind == "forbidden above":
             ax.plot(part["parameters"], part["N"], color="#222222", linewidth=1.6,
@@ -265,7 +293,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         ok = part[part["memorized"]]
         ax.plot(ok["parameters"], ok["N"], linestyle="none", marker="^", markersize=7,
                 markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key],
-                label=f"built: {name}, all memorized")
+                label=f"built: {construction_label(name)}, all memorized")
     _trained_points(ax, best, "parameters")
     lo = max(1.0, float(theory["N"][theory["N"] > 0].min()) / 2)
     hi = float(theory.loc[theory["kind"] == "forbidden above", "N"].max()) * 4
@@ -449,7 +477,7 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
 def _short_statement(statement: str) -> str:
     """A two-line label of a statement for the bar chart of :func:`budget_frame`."""
     for prefix, short in (("Dana", "Dana Thm 1\nH d_h + d"),
-                          ("Mahdavi", "Mahdavi Thm 1\nH(min(n,d_h)-1)+1"),
+                          ("Mahdavi", f"Mahdavi Thm 1\nH(min(n,d_h)-1)+1\n{MAHDAVI_FLAG}"),
                           ("earlier", "earlier\nH(d_h-1)+1"),
                           ("information", "floor (ours)\nN log2 C <= 32 P")):
         if statement.startswith(prefix):
@@ -534,7 +562,7 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
         part = part[part["N"] > 0]
         if part.empty:  # no shape of the statement fits any budget drawn: no line, no entry
             continue
-        ax.plot(part["parameters"], part["N"], label=statement, linewidth=1.5,
+        ax.plot(part["parameters"], part["N"], label=statement_label(statement), linewidth=1.5,
                 **style)
     missing = unfit_statements(th)
     note = (textwrap.fill("no line, no shape fits any budget drawn: "
@@ -575,7 +603,7 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
     shapes of Mahdavi et al.'s guarantee that we search have ``d ≥ C`` and value size
     ``d_v = C`` (:func:`exp.theory_curves`), so they grow with C; the AoT's guarantees, where
     ``C`` exceeds the task's ``V``, are for an AoT on a vocabulary of ``max(V, C)`` tokens."""
-    name = statement.split(":")[0]
+    name = statement_label(statement).split(":")[0]
     if statement.startswith("Mahdavi"):
         return f"{name} (our shapes need d ≥ C = {C} and values of size C)"
     if task is not None and C > task["V"] and statement.startswith(("Dana", "earlier")):
@@ -819,10 +847,11 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     # each statement at most that multiple of it
     low = bool(_at_least(trained)[trained["capacity"] == cap].any())
     at = theory[(theory["parameters"] == top) & (theory["kind"] != "shape only")]
-    parts = [f"{r.statement.split(':')[0]} {r.N:.0f}" + (
+    parts = [f"{statement_label(r.statement).split(':')[0]} {r.N:.0f}" + (
         f" ({'at most ' if low else ''}{r.N / cap:.2g}× the best trained)" if cap > 0 else "")
         for r in at.itertuples() if not math.isnan(float(r.N))]
-    unfit = [r.statement.split(":")[0] for r in at.itertuples() if math.isnan(float(r.N))]
+    unfit = [statement_label(r.statement).split(":")[0] for r in at.itertuples()
+             if math.isnan(float(r.N))]
     if unfit:
         parts.append(f"{' and '.join(unfit)}: no shape fits")
     notes = constructions["note"] if "note" in constructions else pd.Series("", constructions.index)
@@ -880,7 +909,8 @@ def below_guarantee(theory: pd.DataFrame, best: pd.DataFrame,
             if math.isnan(guarantee):
                 continue
             row = {"architecture": r.architecture, "budget": int(r.budget), "shape": r.shape,
-                   "statement": statement.split(":")[0], "guarantee": guarantee,
+                   "statement": statement_label(statement).split(":")[0],
+                   "guarantee": guarantee,
                    "capacity": float(r.capacity), "at_least": bool(low[r.Index]),
                    "unresolved": False, "below": math.nan}
             if censored[r.Index]:
@@ -969,6 +999,72 @@ def below_guarantee_words(theory: pd.DataFrame, best: pd.DataFrame,
         text += (" Not ordered (no tried N fitted, and the guarantee lies below the smallest N "
                  "tried): " + "; ".join(open_) + ".")
     return text
+
+
+def _bracket_words(capacity: float, upper: float) -> str:
+    """A run's search bracket in words: ``below 45`` (no tried N fitted), ``at least 30`` (every
+    N tried fitted) or ``in [30, 60)``."""
+    if capacity == 0:
+        return f"below {count_text(upper)}"
+    if math.isinf(upper):
+        return f"at least {count_text(capacity)}"
+    return f"in [{count_text(capacity)}, {count_text(upper)})"
+
+
+def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFrame,
+                    task: dict[str, int], steps: int | None = None) -> str:
+    """Sentences on what training reached at Dana et al.'s own shape (ours): per budget of
+    ``theory`` (:func:`exp.theory_curves`) at which the guarantee is drawn, how many trained AoT
+    runs of a shape whose ``H d_h + d`` is that guarantee, with ``d ≤ V``
+    (:func:`memnb.scorecard.compare.own_shape_readings` on ``table``, step cap ``steps``), meet
+    it, and the bracket and reading of each that does not; then the budgets at which the best
+    trained AoT of ``best`` has ``d > V``, outside the theorem's scope, so that its capacity,
+    drawn beside the guarantee, does not test it."""
+    from memnb.scorecard.compare import own_shape_readings, shape_params
+
+    V = int(task["V"])
+    dana = theory[theory["statement"].str.startswith("Dana")]
+    drawn = {int(p): float(n) for p, n in zip(dana["parameters"], dana["N"], strict=True)
+             if not math.isnan(float(n))}
+    if not drawn:
+        return ("Dana et al.'s guarantee fits no budget drawn, so no trained shape is the "
+                "theorem's own.")
+    readings = own_shape_readings(table, int(task["C"]), drawn, V, steps=steps)
+    parts = []
+    for budget, guarantee in sorted(drawn.items()):
+        here = readings[readings["budget"] == budget]
+        if here.empty:
+            parts.append(f"no trained shape at P = {budget} is the theorem's own "
+                         f"(guarantee {count_text(guarantee)})")
+            continue
+        held = here["reading"] == "holds"
+        others = [f"{shape}: " + "; ".join(
+            f"seed {r.seed} {_bracket_words(r.capacity, r.upper)}, "
+            + ("not tested" if r.reading == "not tested" else
+               f"not fitted within the {steps:,}-step cap"
+               if r.reading == "not fitted within the step cap" else "falls short")
+            for r in part.itertuples()) for shape, part in here[~held].groupby("shape")]
+        parts.append(f"{int(held.sum())} of {prose.counted(len(here), 'run')} at P = {budget} "
+                     f"(guarantee {count_text(guarantee)}" + "".join(f"; {o}" for o in others)
+                     + ")")
+    text = ("Dana et al.'s guarantee at the theorem's own shape (ours: a trained AoT whose "
+            f"H d_h + d is the guarantee drawn at its budget, with d ≤ V = {V}; each run read "
+            "as the *Dana et al. Thm 1 vs training* row reads it) is met by "
+            + _and_words(parts) + ".")
+    aot = best[best["architecture"] == "aot"].sort_values("budget")
+    wide = [r for r in aot.itertuples() if shape_params(r.shape).get("d", 0) > V]
+    if wide:
+        named = _and_words([f"P = {r.budget} ({r.shape}: {count_text(r.capacity)})"
+                            for r in wide])
+        text += (f" The best trained AoT has d > V = {V} at {named}: fewer distinct last tokens "
+                 "than the d that the theorem's proof needs, so it lies outside the theorem's "
+                 "scope and its capacity there, drawn beside the guarantee, does not test it.")
+    return text
+
+
+def _and_words(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _at_least_words(best: pd.DataFrame) -> str:

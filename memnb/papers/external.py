@@ -13,7 +13,8 @@ from __future__ import annotations
 from memnb.papers import Published
 
 #: "language models can and only can store 2 bits of knowledge per parameter, even when quantized
-#: to int8" (abstract); reached with about 1000 exposures of each piece of knowledge.
+#: to int8" (abstract); reached with about 1000 exposures of each piece of knowledge
+#: (recalled, [unverified], as :data:`DEFINITIONS` marks it).
 ALLEN_ZHU_LI_BITS_PER_PARAMETER = Published(
     2.0, "Allen-Zhu & Li 2024, arXiv:2404.05405, abstract (2 bits of knowledge per parameter)")
 #: With only 100 exposures per piece of knowledge the capacity ratio is about 1 bit/parameter.
@@ -25,24 +26,29 @@ ALLEN_ZHU_LI_UNDERTRAINED_BITS_PER_PARAMETER = Published(
 MORRIS_BITS_PER_PARAMETER = Published(
     3.6, "Morris et al. 2025, arXiv:2505.24832, abstract (approximately 3.6 bits per parameter)")
 
-#: Marks a detail of an anchor that no project source holds (our notes cover the three papers
-#: only; the abstracts' sentences quoted above are the anchors' values), as the 1 bit/parameter
-#: value is marked.
-UNVERIFIED = "[unverified: recalled from the paper, not in our sources]"
+#: Marks a description of an anchor that no project source holds: our notes cover the three
+#: papers of the chapters only, not these two, so what each anchor counts is recalled from the
+#: paper (the abstracts' sentences quoted above are the anchors' values). Every clause of an
+#: anchor's description in :data:`DEFINITIONS` ends with it; :data:`UNVERIFIED_MEANS` says what it
+#: means, for the chapter to state once.
+UNVERIFIED = "*[unverified]*"
+#: What :data:`UNVERIFIED` means, in the chapter's words.
+UNVERIFIED_MEANS = "recalled from the paper, not in our sources"
 
-#: What each anchor counts, and how that differs from this chapter's count (ours).
+#: What each anchor counts, and how that differs from this chapter's count (ours). The anchors'
+#: descriptions are recalled (:data:`UNVERIFIED` after each clause); ours is our own.
 DEFINITIONS: dict[str, str] = {
     "allenzhu2024": (
         "knowledge bits: synthetic biographies of random individuals with attributes drawn "
-        "from known distributions; the bits are an information-theoretic lower bound computed "
-        f"from the trained model's loss on each attribute (a GPT-2-style model {UNVERIFIED}), "
-        "so partially recalled attributes count partially; models of millions to about a "
+        f"from known distributions {UNVERIFIED}; the bits are an information-theoretic lower "
+        "bound computed from the trained model's loss on each attribute, so partially recalled "
+        f"attributes count partially {UNVERIFIED}; GPT-2-style models of millions to about a "
         f"billion parameters, each fact seen about 1000 times {UNVERIFIED}"),
     "morris2025": (
         "unintended memorization in bits: the compression gain that the trained model gives on "
         "its training set of uniformly random bit strings (model likelihood against the known "
-        "uniform distribution), summed over the data set and taken at saturation; GPT-style "
-        f"models from 500K to 1.5B parameters {UNVERIFIED}"),
+        f"uniform distribution), summed over the data set and taken at saturation {UNVERIFIED}; "
+        f"GPT-style models from 500K to 1.5B parameters {UNVERIFIED}"),
     "ours": (
         "examples memorized exactly: the largest number N of random-label sequences fitted at "
         "100 % training accuracy, times log2 C bits per label; partial information (a label "

@@ -452,6 +452,40 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     return Verdict(status, text, values)
 
 
+def own_shape_readings(table: pd.DataFrame, C: int, drawn: dict[int, float], V: int, *,
+                       steps: int | None = None) -> pd.DataFrame:
+    """The trained AoT runs at the theorem's own shape (ours): per budget, the shapes of
+    ``table`` with ``d ≤ V`` whose ``H d_h + d`` (Dana et al. Thm 1) equals the guarantee
+    ``drawn[budget]`` (the best over the theorem's shapes within the budget, as the chapter's
+    table and figures draw it), one row per seed with its search bracket ``[capacity, upper)``
+    (:func:`capacity_brackets`), the ``guarantee`` and its ``reading`` as the *Dana et al. Thm 1
+    vs training* row reads it (:func:`guarantee_reading`; with ``steps`` and a ``steps_run``
+    column, a shortfall whose failed tries at or below the guarantee all ran to the step cap
+    reads ``"not fitted within the step cap"``, as the row counts it). Budgets with no such
+    shape have no row."""
+    caps = capacity_brackets(table, C)
+    part = caps[caps["architecture"] == "aot"].copy()
+    own = []
+    for shape, budget in zip(part["shape"], part["budget"], strict=True):
+        s = shape_params(shape)
+        guarantee = drawn.get(int(budget), math.nan)
+        own.append(s["d"] <= V and not math.isnan(guarantee)
+                   and bounds.dana_capacity(s["H"], s["d_h"], s["d"]) == guarantee)
+    part = part[np.array(own, dtype=bool)].copy()
+    part["guarantee"] = [float(drawn[int(b)]) for b in part["budget"]]
+    part["reading"] = [guarantee_reading(c, u, g) for c, u, g in
+                       zip(part["capacity"], part["upper"], part["guarantee"], strict=True)]
+    short = part["reading"] == "falls short"
+    if steps is not None and "steps_run" in table and short.any():
+        found = _capped_runs(table, part[short], int(steps))
+        keys = ["architecture", "budget", "shape", "seed"]
+        at = part[keys].apply(tuple, axis=1)
+        capped = short & at.map(lambda k: bool(k in found.index and found.loc[k, "at_cap"]))
+        part.loc[capped, "reading"] = "not fitted within the step cap"
+    columns = ["budget", "shape", "seed", "capacity", "upper", "guarantee", "reading"]
+    return part.sort_values(["budget", "shape", "seed"])[columns].reset_index(drop=True)
+
+
 def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
     """Every trained capacity obeys the information floor ``N log2 C <= 32 P`` (float32; a
     counting bound of ours, cf. our reading of Kajitsuka & Sato's Remark 4.4, whose title only
@@ -560,7 +594,7 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
              "memorized; not resolved): " + ", ".join(f"P={int(p)}" for p in left["parameters"])
              ) if len(left) else ""
     fitted = ", ".join(f"P={int(p)}: " + (f"≥ {c:g} (a seed fitted every N tried)"
-                                            if math.isinf(u) else f"{c:g} (< {u:g})")
+                                            if math.isinf(u) else f"[{c:g}, {u:g})")
                        for p, c, u in zip(part["parameters"], part["capacity"], part["upper"],
                                           strict=True))
     if len(part) < 3:
@@ -581,8 +615,9 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     half = (wide_high - wide_low) / 2
     off = abs(slope - 1)
     measured = (f"exponent {slope:.3g} (95 % CI {low:.3g} to {high:.3g}) on the largest N fitted "
-                f"at {len(part)} budgets ({fitted}: each capacity below the next tried N, which "
-                f"failed); any capacities within these search brackets "
+                f"at {len(part)} budgets ({fitted}: each the mean over seeds of the search "
+                f"bracket from the largest N fitted to the next tried N, which failed); any "
+                f"capacities within these search brackets "
                 f"give exponents {least:.3g} to {most:.3g}, so the widened interval is "
                 f"{wide_low:.3g} to {wide_high:.3g}{named}")
     measured += (f"; |exponent − 1| = {off:.2f} {'≤' if off <= LINEAR_TOLERANCE else '>'} "
@@ -623,6 +658,55 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
                  "that cap (training stops early only at 100 %)"
                  + (", so a longer budget could move them" if at_cap else ""))
     return Verdict(status, measured, values)
+
+
+def linear_capacity_checks(table: pd.DataFrame, params: dict) -> list[tuple[str, Verdict]]:
+    """The chapter's four *Capacity vs budget* rows, one per architecture of
+    :data:`exp.ARCHITECTURES`, each :func:`linear_capacity_verdict` computed on ``table`` with
+    the step cap of ``params`` (:func:`exp.get_params`), as ``(architecture, verdict)``; a check
+    that cannot be computed is a ``not computable`` verdict (:func:`checked`). Not capped for
+    scale: see :func:`scaled`."""
+    return [(arch, checked(lambda a=arch: linear_capacity_verdict(table, params["C"], a,
+                                                                  steps=params["steps"])))
+            for arch in exp.ARCHITECTURES]
+
+
+def _linear_words(arch: str, verdict: Verdict) -> str:
+    """One architecture's part of :func:`linear_capacity_sentence`."""
+    name, status = exp.SHORT[arch], status_words(verdict)
+    v = verdict.values
+    if "exponent" not in v or "wide_low" not in v:
+        return f"{name} **{status}** (no exponent: {verdict.measured})"
+    low, high = v["wide_low"], v["wide_high"]
+    if low > 1 or high < 1:
+        reads = f"excludes 1: {'faster' if low > 1 else 'slower'} than linear here"
+    elif verdict.status == "reproduced":
+        reads = "linear"
+    else:
+        reads = "contains 1, too wide to decide" if v.get("decided") is False else "contains 1"
+    return (f"{name} **{status}**, exponent {v['exponent']:.3g} (widened interval {low:.3g} "
+            f"to {high:.3g}, which {reads})")
+
+
+def linear_capacity_sentence(table: pd.DataFrame, params: dict, profile: str) -> str:
+    """One sentence of the chapter on the four *Capacity vs budget* rows, computed on the
+    ``table`` of ``profile`` (:func:`linear_capacity_checks`, capped by :func:`scaled` as the
+    chapter's other verdicts): per architecture its status (:func:`status_words`), its
+    exponent and widened interval, whether that interval contains 1 (linear growth), and how
+    many of the failed tries that bound the capacities stopped at the step cap."""
+    checks = [(a, scaled(v, profile)) for a, v in linear_capacity_checks(table, params)]
+    parts = [_linear_words(a, v) for a, v in checks]
+    failed = sum(int(v.values.get("bounding_failures", 0)) for _, v in checks)
+    at_cap = sum(int(v.values.get("bounding_at_cap", 0)) for _, v in checks)
+    share = f"all {failed}" if at_cap == failed else f"{at_cap} of the {failed}"
+    cap = (f"; {share} failed tries that bound these capacities stopped at the "
+           f"{int(params['steps']):,}-step cap" + (", so each capacity is what this step budget "
+                                                   "reaches" if at_cap else "")
+           if failed else "")
+    return ("How capacity grows with the budget (the four *Capacity vs budget* rows of the "
+            "scorecard, on this page's run: a log-log fit of the best shape's mean capacity "
+            "against P, its 95 % interval widened to the search brackets, and linear growth "
+            "is exponent 1): " + "; ".join(parts) + cap + ".")
 
 
 def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
@@ -923,7 +1007,8 @@ for _arch in exp.ARCHITECTURES:
 
 @item(P, "External anchors", ours=True, cost=_COST,
       claim="exact-fit capacity stays below the bits per parameter of Allen-Zhu & Li (2024) and "
-            "Morris et al. (2025), which count partial information too",
+            "Morris et al. (2025), which count partial information too (as we recall their "
+            "definitions, [unverified])",
       criterion="largest best-shape mean bits/parameter < the smallest anchor; a mean where "
                 "a seed fitted every N tried is only a lower bound: at or above the anchor it "
                 "still fails, below it the anchor is not tested there (at most trend)"
