@@ -275,3 +275,28 @@ def test_a_chapters_scorecard_links_the_status_definitions(monkeypatch):
     html_text = render.chapter_scorecard("dana", "quick").data
     assert '<a href="scorecard.html">reproduction scorecard</a>' in html_text
     assert all(status in html_text for status in render.STATUSES)
+
+
+def test_a_trend_not_decided_is_flagged_shown_in_outline_and_counted_apart(tmp_path) -> None:
+    """A trend whose verdict says its criterion could not decide (``decided`` False or
+    ``undecided`` True in its values) becomes a row with ``decided`` False: its badge reads
+    "trend (not decided)" and the summary counts it among the trends; any other status cannot
+    be not decided."""
+    from memnb.scorecard.render import rows_html, summary_sentence
+
+    def open_trend(results: core.ResultSource) -> Verdict:
+        return Verdict("trend", "not decided: too few", {"decided": False})
+
+    def plain_trend(results: core.ResultSource) -> Verdict:
+        return Verdict("trend", "shape holds", {})
+
+    source = core.ResultSource("full", tmp_path)
+    rows = [_item(open_trend).evaluate(source), _item(plain_trend).evaluate(source)]
+    assert [r.decided for r in rows] == [False, True]
+    assert core.undecided(Verdict("trend", "m", {"undecided": True}))
+    assert not core.undecided(Verdict("differs", "m", {"decided": False}))
+    page = rows_html(rows)
+    assert page.count("trend (not decided)") == 1
+    assert "2 rows: 2 trend (1 of them not decided)." == summary_sentence(rows)
+    with pytest.raises(ValueError, match="only a trend can be not decided"):
+        core.Row("dana", "Fig. 0", "c", "k", "m", "e", "differs", decided=False)

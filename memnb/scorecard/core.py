@@ -89,10 +89,15 @@ class Row:
     #: "`full` rerun of …"), for text that names them without parsing ``evidence``; a row not
     #: run for want of a table has none, one not run for want of points in a table names it
     read_from: tuple[str, ...] = ()
+    #: False for a ``trend`` whose criterion could not decide the claim either way (its verdict
+    #: says so, :func:`undecided`): shown as "trend (not decided)" and counted apart
+    decided: bool = True
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
+        if not self.decided and self.status != "trend":
+            raise ValueError(f"only a trend can be not decided; got {self.status!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The row as a dict with the keys of :data:`COLUMNS`, ``ours`` and ``read_from``."""
@@ -438,12 +443,21 @@ class Item:
             evidence = f"{self.evidence}; {evidence}" if evidence else self.evidence
         return self._row(verdict.status, verdict.measured,
                          evidence or "computed here at small size (no result table)",
-                         results.runs_read())
+                         results.runs_read(), decided=not undecided(verdict))
 
     def _row(self, status: str, measured: str, evidence: str,
-             read_from: tuple[str, ...] = ()) -> Row:
+             read_from: tuple[str, ...] = (), *, decided: bool = True) -> Row:
         return Row(self.paper, self.item, self.claim, self.criterion, measured, evidence, status,
-                   self.ours, read_from)
+                   self.ours, read_from, decided)
+
+
+def undecided(verdict: Verdict) -> bool:
+    """Whether ``verdict`` is a ``trend`` that its criterion could not decide either way: its
+    values say ``decided`` False (the cross-paper head-to-head and capacity-vs-budget rows) or
+    ``undecided`` True (Remark 4.4's bits of Kajitsuka & Sato), as opposed to a trend on a
+    shape that holds or on a reduced run."""
+    return verdict.status == "trend" and (verdict.values.get("decided") is False
+                                          or verdict.values.get("undecided") is True)
 
 
 _ITEMS: dict[tuple[str, str], Item] = {}

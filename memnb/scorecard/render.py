@@ -25,8 +25,13 @@ def source_profile(profile: str) -> str:
     return "ci" if profile == "ci" else "full"
 
 
-def _badge(status: str) -> str:
+def _badge(status: str, decided: bool = True) -> str:
+    """A status badge; a trend not decided (:attr:`memnb.scorecard.core.Row.decided`) is drawn
+    in outline, "trend (not decided)", so it does not read as a trend on a shape that holds."""
     colour = STATUS_COLOURS.get(status, "#777777")
+    if not decided:
+        return (f'<span style="border:1px solid {colour};color:#1b5e20;padding:0 .4em;'
+                f'border-radius:.3em">{html.escape(status)} (not decided)</span>')
     return (f'<span style="background:{colour};color:white;padding:0 .4em;border-radius:.3em;'
             f'white-space:nowrap">{html.escape(status)}</span>')
 
@@ -74,7 +79,7 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     for r in rows:
         cells = [html.escape(PAPERS.get(r.paper, r.paper))] if show_paper else []
         item = html.escape(r.item) + (" <em>(ours)</em>" if r.ours else "")
-        cells += [item, _badge(r.status)]
+        cells += [item, _badge(r.status, r.decided)]
         cells += [_stacked(r, fields) for _, _, fields in _COLUMNS if fields]
         out.append("<tr>" + "".join(
             f'<td style="vertical-align:top;overflow-wrap:anywhere">{c}</td>' for c in cells)
@@ -84,7 +89,11 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
 
 
 def _counted(rows: list[Row]) -> str:
-    return ", ".join(f"{n} {s}" for s, n in status_counts(rows).items() if n)
+    """The rows per status, e.g. "3 reproduced, 9 trend (2 of them not decided), 1 differs"."""
+    open_ = sum(not r.decided for r in rows)
+    return ", ".join(f"{n} {s}" + (f" ({open_} of them not decided)" if s == "trend" and open_
+                                   else "")
+                     for s, n in status_counts(rows).items() if n)
 
 
 def earlier_versions(paper: str) -> tuple[tuple[str, ...], str]:
