@@ -423,7 +423,9 @@ def test_thm1_verdict_quotes_the_chapter_table_with_one_ratio() -> None:
     centred = dana_theory.thm1_row_centred(tab)
     loose = centred["looseness_centred"]
     shrunk = int((centred["norm_we_centred"] < centred["norm_we"] * (1 - 1e-9)).sum())
-    assert 0 < shrunk < len(tab) and loose.max() < ratio.max()
+    # centring never raises the norm, so never the ratio; which rows it lowers, and whether
+    # the largest ratio is among them, depends on the fit (the CPU's rounding moves it)
+    assert 0 < shrunk < len(tab) and (loose <= ratio * (1 + 1e-9)).all()
     assert (f"||WE||_2 shrinks on {shrunk} of {len(tab)} rows and the excess ratio runs from "
             f"{loose.min():.3g}× to {loose.max():.4g}×") in v.measured
     assert (v.values["centred_min"], v.values["centred_max"]) == (loose.min(), loose.max())
@@ -517,7 +519,7 @@ def test_thm1_row_centred_reading_keeps_rank_and_predictions_and_shrinks_the_nor
     """Thm 1 (ε > 0) with the per-row-centred logits (ours, memnb.scorecard.dana_theory): the refit
     reproduces the table's ||WE||_2, centring keeps the encoder of rank ≤ d with the same KL,
     never raises the norm and lowers it where the fit left a per-row shift (at (4,2,2,1,4),
-    Zipf 4, by a factor of several), so the excess ratio falls with it; eq. (4) still holds."""
+    Zipf 4, by a factor of about three), so the excess ratio falls with it; eq. (4) still holds."""
     from memnb.lookup_tables import fit_rank_d_encoder
     from memnb.scorecard import dana_theory
 
@@ -527,7 +529,9 @@ def test_thm1_row_centred_reading_keeps_rank_and_predictions_and_shrinks_the_nor
     assert (out["norm_we_centred"] <= out["norm_we"] * (1 + 1e-12)).all()
     assert out["holds_centred"].all()
     zipf4 = out[out["zipf"] == 4.0].iloc[0]
-    assert zipf4["norm_we"] / zipf4["norm_we_centred"] > 3
+    # by a factor of about 3 (2.98 on one CPU, above 3 on another: the fit's per-row shift
+    # moves with the CPU's rounding), well beyond rounding
+    assert zipf4["norm_we"] / zipf4["norm_we_centred"] > 2
     assert zipf4["looseness_centred"] == pytest.approx(
         zipf4["looseness_eq14"] * zipf4["norm_we_centred"] / zipf4["norm_we"])
     # the centred logits predict what the fitted ones do (same KL)

@@ -228,8 +228,8 @@ def test_slider_frames_name_their_setting_and_have_a_caption():
     assert "Cor. 2 bound" in fig.axes[0].get_title()
     plt.close(fig)
     text = figures.slider_caption(table, "heads")
-    assert text.startswith("Experiment 1 at d = d_h = 13 (the largest d drawn; Fig. 1a draws "
-                           "only d = d_h = 10)")
+    assert text.startswith("Experiment 1 at d = d_h = 13 (the largest d of our run; the paper's "
+                           "Fig. 1a draws only d = d_h = 10, its official CSVs hold d = 3 to 13)")
     assert "panel d = d_h = 13 of Fig. 1a" not in text
     assert "choosing H among 1, 6, 11, 16, 21, 26, 31" in text
     exp2 = pd.DataFrame([{"model": "aot", "N": 50, "T0": 2500, "H": 20, "d": 10, "d_h": dh,
@@ -255,7 +255,7 @@ def test_the_heads_slider_claims_fig_1a_only_at_its_one_head_dimension():
     at10 = _exp1_table([6, 10], lambda d: 2e-4 * d * d)
     assert figures.slider_counterpart(at10, "heads") == "Dana et al. Fig. 1a (Experiment 1)"
     assert figures.slider_caption(at10, "heads").startswith(
-        "Experiment 1 at d = d_h = 10 (Fig. 1a's d = d_h), N = 50")
+        "Experiment 1 at d = d_h = 10 (the d = d_h of the paper's Fig. 1a), N = 50")
     at20 = _exp1_table([6, 20], lambda d: 2e-4 * d * d)
     assert "(no official CSV at d = 20)" in figures.slider_counterpart(at20, "heads")
     assert figures.slider_counterpart(at10, "head_dim") == "Dana et al. Fig. 1b (Experiment 2)"
@@ -1329,3 +1329,29 @@ def test_propositions_caption_measures_where_the_best_kl_vanishes():
     zero = figures.propositions_caption(lams, table([1e-9, 1e-9, 1e-12, 1e-12]))
     assert ("at most 1e-06 (read as 0) at every d drawn, from d = 1; the theory predicts it "
             "vanishes from the rank of the centred log π, 3") in zero
+
+
+def test_the_heads_slider_names_the_papers_official_csvs_from_their_files(monkeypatch):
+    """The d range of the official Experiment 1 CSVs in the slider caption is read from the
+    files memnb.papers.dana lists, not typed: a list that is not consecutive is listed."""
+    at13 = _exp1_table([6, 13], lambda d: 2e-4 * d * d)
+    assert figures._exp1_csv_ds() == list(range(3, 14))
+    monkeypatch.setattr(figures, "_exp1_csv_ds", lambda: [3, 5, 13])
+    assert "its official CSVs hold d = 3, 5, 13)" in figures.slider_caption(at13, "heads")
+
+
+def test_thm2_rank_d_words_say_how_the_rank_d_kl_was_obtained():
+    """Thm 2 at N = 50: where d >= min(T, N) the table's kl_rank_d_svd is set to 0 without a
+    fit, and the words say why it is 0 and that it was not computed; below, the computed KL."""
+    gap = {"N": 50, "d": 512, "T": 200, "kl_table": 0.395, "kl_rank_d": 0.0}
+    text = figures.thm2_rank_d_words(gap)
+    assert text.startswith("above the best rank-d KL, which is 0 by Proposition 2, as "
+                           "d = 512 ≥ N − 1 = 49 (not computed")
+    assert "min(T, N) = 50" in text
+    few = figures.thm2_rank_d_words({**gap, "N": 1000, "T": 300, "d": 400})
+    assert "as d = 400 ≥ T = 300" in few and "Proposition 2" not in few
+    fit = figures.thm2_rank_d_words({**gap, "N": 1000, "T": 900, "d": 867,
+                                     "kl_rank_d": 6.7e-8})
+    assert fit == ("above the best rank-d KL: the rank-d least-squares encoder reaches 6.7e-08, "
+                   "an upper estimate of it")
+    assert "not computed" not in fit

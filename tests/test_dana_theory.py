@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -60,3 +61,36 @@ def test_thm1_verdict_reads_both_inequalities_with_one_slack(thm1_tab):
     assert v.values["aot_exact"] is False
     v = dana_theory.thm1_epsilon(tab=thm1_tab.assign(rank_centred=thm1_tab["d"] + 1))
     assert v.values["centred_rank_at_most_d"] is False
+
+
+def test_thm1_centred_words_give_the_change_on_the_shrunk_rows_and_the_median(thm1_tab):
+    """The range of the excess ratio can be the same before and after centring (its ends on
+    rows centring leaves alone): the verdict then says so, and gives the ratio before and after
+    on the rows whose norm shrinks and the median over all rows, each from the table."""
+    tab = thm1_tab
+    v = dana_theory.thm1_epsilon(tab=tab)
+    shrunk = tab["norm_we_centred"] < tab["norm_we"] * (1 - 1e-9)
+    was, now = tab.loc[shrunk, "looseness_eq14"], tab.loc[shrunk, "looseness_centred"]
+    words = (f"on the {int(shrunk.sum())} rows where the norm shrinks, the excess ratio falls "
+             f"from {was.min():.3g}–{was.max():.3g}× to {now.min():.3g}–{now.max():.3g}×, and "
+             f"its median over the {len(tab)} rows from "
+             f"{tab['looseness_eq14'].median():.3g}× to {tab['looseness_centred'].median():.3g}×")
+    assert words in v.measured and v.values["centred_words"].startswith(words)
+    kept = (np.isclose(tab["looseness_eq14"].max(), tab["looseness_centred"].max())
+            and np.isclose(tab["looseness_eq14"].min(), tab["looseness_centred"].min()))
+    assert v.values["centred_range_kept"] == kept
+    assert ("stays as it was" in v.measured) == kept
+    # a shrunk row that was the largest before: the range moves, and the words do not say
+    # it stays
+    top = tab["looseness_eq14"].idxmax()
+    moved = tab.assign(norm_we_centred=tab["norm_we_centred"].where(
+        tab.index != top, tab["norm_we"] / 10),
+        looseness_centred=tab["looseness_centred"].where(
+            tab.index != top, tab["looseness_eq14"] / 10))
+    cen = dana_theory.thm1_centred_summary(moved)
+    assert cen["range_kept"] is False
+    text = dana_theory.thm1_centred_words(cen, with_range=True)
+    assert "stays as it was" not in text and f"spans {cen['min']:.3g}× to" in text
+    none = dana_theory.thm1_centred_words(dana_theory.thm1_centred_summary(
+        tab.assign(norm_we_centred=tab["norm_we"], looseness_centred=tab["looseness_eq14"])))
+    assert none == "centring shrinks the norm on no row, so no excess ratio changes"

@@ -180,6 +180,32 @@ def test_last_token_gap_matches_the_bound():
     assert (gap["feature_rank"] == gap["bound"]).all()
     assert (gap["head0_rank"] == np.minimum(gap["k"], gap["d"])).all()
     assert gap["feature_rank"].iloc[0] < gap["T0"].iloc[0]
+    # k counts the distinct last tokens drawn, at most the k asked
+    assert (gap["k"] <= gap["k_asked"]).all() and list(gap["k_asked"]) == [2, 6]
+    assert (gap[["N", "S", "draws"]].to_numpy() == [20, 2, 3]).all()
+
+
+def test_gap_sentence_gives_the_setting_and_reads_head0_as_a_limit_block():
+    """The sentence under the gap table says, from the table, N, S, T_0, the draws and the
+    rank tolerance, which k were drawn short of the k asked, and that head0_rank is the rank of
+    head 0's λ → ∞ limit block (an argument from the proof), not a measured head."""
+    from memnb.figures import dana as figures
+
+    gap = sc.last_token_gap(ks=(2, 6), draws=2)
+    text = figures.gap_sentence(gap)
+    assert "$T_0 = H d_h + d = 16$ distinct sequences of $S = 2$ tokens over $N = 20$" in text
+    assert "over 2 random draws of the construction's weights" in text
+    assert "numpy's default tolerance in float64" in text and "10^{-16}" in text
+    fewer = gap[gap["k"] < gap["k_asked"]]
+    for r in fewer.itertuples():
+        assert f"{r.k} for k = {r.k_asked} asked" in text
+    assert "`head0_rank` is no measurement of a head" in text
+    assert "not a measurement of head $0$ at a finite $\\lambda$" in text
+    assert "in 2 of 2 rows" in text
+    # a table where every k reaches T_0 says so, and names no k drawn short
+    full = gap.assign(k=gap["k_asked"], feature_rank=gap["T0"], bound=gap["T0"])
+    text = figures.gap_sentence(full)
+    assert "it reaches $T_0 = 16$ in every row" in text and "asked)" not in text
 
 
 def test_result_source_reads_nothing_outside_root(tmp_path):

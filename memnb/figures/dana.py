@@ -9,6 +9,7 @@ Mahdavi et al.), with ``φ(X) = 1/N + (1 - 1/N) X / T_0``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -595,6 +596,20 @@ def _fig1a_d() -> int:
     return int(paper.TEXT["exp1_d_h"].value)
 
 
+def _exp1_csv_ds() -> list[int]:
+    """The d = d_h of the official Experiment 1 CSVs at N = 50 (``Data_exp_1_<d>.csv``, the
+    files :data:`memnb.papers.dana.FIGURES` gives to Figs. 1a and 2b), in order."""
+    return sorted(int(m.group(1)) for name in paper.FIGURES
+                  if (m := re.fullmatch(r"Data_exp_1_(\d+)\.csv", name)))
+
+
+def _int_span(values: list[int]) -> str:
+    """``"3 to 13"`` for consecutive integers, else the values listed."""
+    if values == list(range(values[0], values[-1] + 1)) and len(values) > 2:
+        return f"{values[0]} to {values[-1]}"
+    return ", ".join(map(str, values))
+
+
 def slider_counterpart(table: pd.DataFrame, kind: str) -> str:
     """The paper counterpart of a Sec. 6 slider drawn from ``table`` (:func:`slider_caption`'s
     ``kind``): Fig. 1b for Experiment 2; for Experiment 1 at the table's largest d, Fig. 1a
@@ -627,8 +642,10 @@ def slider_caption(table: pd.DataFrame, kind: str) -> str:
         part = table[table["d"] == d]
         hs = sorted(int(h) for h in part["H"].unique())
         fig1a = _fig1a_d()
-        where = ("Fig. 1a's d = d_h" if d == fig1a else
-                 f"the largest d drawn; Fig. 1a draws only d = d_h = {fig1a}")
+        csv_ds = _exp1_csv_ds()
+        where = ("the d = d_h of the paper's Fig. 1a" if d == fig1a else
+                 f"the largest d of our run; the paper's Fig. 1a draws only d = d_h = {fig1a}, "
+                 f"its official CSVs hold d = {_int_span(csv_ds)}")
         what = (f"Experiment 1 at d = d_h = {d} ({where}), N = {n}: accuracy against the number "
                 f"of heads H, the slider choosing H among {', '.join(map(str, hs))}")
         drawn_x, x, csv = part, "H", f"Data_exp_1_{d}.csv"
@@ -1722,6 +1739,26 @@ def thm2_gap(row: pd.Series, *, seed: int = 0) -> dict[str, float]:
             "ratio": bound / float(row["kl_theorem_lambda"])}
 
 
+def thm2_rank_d_words(gap: Mapping[str, float]) -> str:
+    """How the look-up table's KL of Thm 2 compares with the best rank-d KL, in plain text,
+    from :func:`thm2_gap`'s values (ours). The table's ``kl_rank_d_svd`` is computed only for
+    ``d < min(T, N)`` (:func:`memnb.constructions.jl_lookup.thm2_point`; else it is set to 0
+    without a fit): where it was computed, the rank-d least-squares encoder's KL (an upper
+    estimate of the best); else why the best is 0 (Proposition 2 where ``d ≥ N − 1``, else
+    ``d ≥ T``), with that it was not computed."""
+    n, d, t = int(gap["N"]), int(gap["d"]), int(gap["T"])
+    table, rank_d = float(gap["kl_table"]), float(gap["kl_rank_d"])
+    where = "above" if table > rank_d else "not above"
+    if d < min(t, n):
+        return (f"{where} the best rank-d KL: the rank-d least-squares encoder reaches "
+                f"{rank_d:.3g}, an upper estimate of it")
+    why = (f"by Proposition 2, as d = {d} ≥ N − 1 = {n - 1}" if d >= n - 1 else
+           f"as d = {d} ≥ T = {t}, the number of sequences")
+    return (f"{where} the best rank-d KL, which is {rank_d:g} {why} (not computed: the "
+            f"table sets the rank-d least-squares encoder's KL to 0 when d ≥ min(T, N) = "
+            f"{min(t, n)})")
+
+
 def propositions_figure(lams: np.ndarray, bottleneck: pd.DataFrame, n_small: int) -> plt.Figure:
     """Propositions 2 and 3 (no figure in the paper). Left: the exact KL of the d = 2 circle
     encoder against λ, N = 10 and 50. Right: the best rank-d KL found for a full-support π."""
@@ -1826,15 +1863,45 @@ def layout_heads_caption(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> str:
 
 
 def gap_sentence(gap: pd.DataFrame) -> str:
-    """Markdown sentence on :func:`memnb.scorecard.dana.last_token_gap`'s measurement."""
+    """Markdown sentences on :func:`memnb.scorecard.dana.last_token_gap`'s measurement: the
+    setting (N, S, T_0, the k asked and drawn), what ``feature_rank`` measures (the largest
+    rank over the table's ``draws``, numpy's default tolerance), how often it meets the bound,
+    and what ``head0_rank`` is: the rank of head 0's λ → ∞ limit block, at most min(d, k) by
+    construction, so that the paper's head 0 falls short is argued from its proof, not
+    measured."""
+    r = gap.iloc[0]
     fits = int((gap["feature_rank"] == gap["bound"]).sum())
     head0 = int((gap["head0_rank"] == np.minimum(gap["k"], gap["d"])).sum())
     short = gap[gap["feature_rank"] < gap["T0"]]
-    return (f"Measured: the feature rank equals $H d_h + \\min(d, k)$ in {fits} of {len(gap)} "
-            f"draws, and the skip-connection block (head $0$) has rank $\\min(d, k)$ in {head0} "
-            f"of {len(gap)}; with k = {', '.join(str(k) for k in short['k'])} distinct last "
-            f"tokens the rank stays below T_0 = {int(gap['T0'].iloc[0])}, so neither our "
-            f"construction nor the paper's proof, as written, reaches capacity on such a set.")
+    fewer = gap[gap["k"] != gap["k_asked"]]
+    drawn = ("" if fewer.empty else " (here " + ", ".join(
+        f"{int(x.k)} for k = {int(x.k_asked)} asked" for x in fewer.itertuples()) + ")")
+    exp = int(np.floor(np.log10(np.finfo(np.float64).eps)))
+    eps = f"{np.finfo(np.float64).eps / 10.0 ** exp:.1f} \\times 10^{{{exp}}}"
+    text = (f"Each row draws $T_0 = H d_h + d = {int(r['T0'])}$ distinct sequences of "
+            f"$S = {int(r['S'])}$ tokens over $N = {int(r['N'])}$ ($d = {int(r['d'])}$, "
+            f"$H = {int(r['H'])}$, $d_h = {int(r['d_h'])}$) whose last token is one of the "
+            f"first `k_asked` tokens of the vocabulary; `k` is the number of distinct last "
+            f"tokens actually drawn, which can be fewer{drawn}. `feature_rank` is the largest "
+            f"numerical rank of the features $F$ over {int(r['draws'])} random draws of the "
+            f"construction's weights "
+            f"(numpy's default tolerance in float64: singular values above "
+            f"$\\sigma_{{\\max}} \\cdot \\max(\\text{{rows}}, \\text{{columns}}) "
+            f"\\cdot {eps}$ count). Measured: it equals $H d_h + \\min(d, k)$ in {fits} of "
+            f"{len(gap)} rows")
+    if short.empty:
+        text += f", and it reaches $T_0 = {int(r['T0'])}$ in every row."
+    else:
+        text += (f"; with k = {', '.join(str(int(k)) for k in short['k'])} distinct last "
+                 f"tokens it stays below $T_0 = {int(r['T0'])}$, so our construction does not "
+                 f"reach capacity on such a set.")
+    return text + (f" `head0_rank` is no measurement of a head: it is the rank of $x(t, S)$ on "
+                   f"the drawn sequences, the block the paper's head $0$ tends to as "
+                   f"$\\lambda\\to\\infty$, which has at most k distinct rows, so its rank "
+                   f"is at most $\\min(d, k)$ by construction (it equals $\\min(d, k)$ in "
+                   f"{head0} of {len(gap)} rows). That the paper's proof, as written, falls "
+                   f"short the same way is an argument from its text (Lemma 2 applied to that "
+                   f"limit block), not a measurement of head $0$ at a finite $\\lambda$.")
 
 
 # --- App. B: larger dimension (Figs. 5-7) and deeper models (Figs. 8-10) --------------------

@@ -1939,16 +1939,22 @@ __all__ = ["ACC_TOL", "EARLIER_VERSIONS", "EARLIER_VERSION_ITEMS", "MIN_APPENDIX
 
 
 def last_token_gap(N: int = 20, S: int = 2, d: int = 6, d_h: int = 2, H: int = 5,
-                   ks: tuple[int, ...] = (2, 4, 6, 8), seed: int = 0) -> pd.DataFrame:
+                   ks: tuple[int, ...] = (2, 4, 6, 8), seed: int = 0,
+                   draws: int = 3) -> pd.DataFrame:
     """Rank of the construction's features when the T_0 = H d_h + d sequences share only k
     distinct last tokens (Theorem 1's proof, App. A.2).
 
-    The skip connection ``x(t, S)`` (our feature block, and the paper's "fake head 0", whose
-    limit output is ``x(t, S)``) depends on the last token only, so its block has rank
-    ``min(d, k)``; the features then reach at most ``H d_h + min(d, k)``. Columns: k, d, H,
-    d_h, T0 (``H d_h + d``), feature_rank (measured,
-    :func:`memnb.constructions.aot.feature_rank`), head0_rank (measured rank of the ``x(t, S)``
-    block), bound (``H d_h + min(d, k)``), so that the bound can be recomputed from the row.
+    For each ``k`` asked, T_0 distinct sequences of ``S`` tokens over ``N`` are drawn with
+    their last token among the first ``k``. The skip connection ``x(t, S)`` (our feature block,
+    and the limit ``λ → ∞`` of the paper's "fake head 0") depends on the last token only, so its
+    block has rank at most ``min(d, k)``; the features then reach at most ``H d_h + min(d, k)``.
+    Columns: k_asked, k (the number of distinct last tokens actually drawn, at most
+    ``k_asked``), N, S, d, H, d_h, T0 (``H d_h + d``), draws, feature_rank (measured: the
+    largest numerical rank, numpy's default tolerance, of the features over ``draws`` random
+    draws of the construction's weights, :func:`memnb.constructions.aot.feature_rank`),
+    head0_rank (the numerical rank of the ``x(t, S)`` block for one random draw of the
+    embeddings: the rank of head 0's limit block, at most k by construction, not of a head at
+    finite λ), bound (``H d_h + min(d, k)``), so that the bound can be recomputed from the row.
     """
     from memnb.constructions import aot
 
@@ -1963,9 +1969,9 @@ def last_token_gap(N: int = 20, S: int = 2, d: int = 6, d_h: int = 2, H: int = 5
                           axis=1)[:, ::-1].copy()
         e, pos = rng.uniform(0, 1, (N, d)), rng.uniform(0, 1, (S, d))
         head0 = int(np.linalg.matrix_rank(e[tokens[:, -1]] + pos[-1]))
-        rank = max(aot.feature_rank(tokens, N, d, d_h, H, seed + a) for a in range(3))
+        rank = max(aot.feature_rank(tokens, N, d, d_h, H, seed + a) for a in range(draws))
         distinct = int(len(np.unique(tokens[:, -1])))
-        rows.append({"k": distinct, "d": d, "H": H, "d_h": d_h, "T0": t0,
-                     "feature_rank": rank, "head0_rank": head0,
+        rows.append({"k_asked": k, "k": distinct, "N": N, "S": S, "d": d, "H": H, "d_h": d_h,
+                     "T0": t0, "draws": draws, "feature_rank": rank, "head0_rank": head0,
                      "bound": H * d_h + min(d, distinct)})
     return pd.DataFrame(rows)

@@ -153,14 +153,58 @@ def thm1_centred_summary(tab: pd.DataFrame) -> dict[str, object]:
     a table with :func:`thm1_row_centred`'s columns: the excess ratio with the centred norm
     (``looseness_centred``: smallest and largest), the number of rows whose ``||WE||_2``
     centring lowers (by more than a relative 1e-9), the largest factor
-    ``norm_we / norm_we_centred`` and the rows where eq. (4) holds with the centred norm."""
+    ``norm_we / norm_we_centred`` and the rows where eq. (4) holds with the centred norm.
+
+    Centring leaves the norm, and so the excess ratio, of the other rows as they are, so the
+    range alone can hide the change. Also returned: on the rows whose norm shrinks, the excess
+    ratio before (``looseness_eq14``) and after (``looseness_centred``), smallest and largest
+    (``shrunk_before_min`` ... ``shrunk_after_max``, NaN without such a row); the median of
+    each over all rows with a finite ratio (``median_before``, ``median_after``);
+    ``range_kept``: whether the smallest and largest ratio are those before centring (within a
+    relative 1e-9); and ``ends_unshrunk``: whether the rows of the smallest and the largest
+    centred ratio are both rows whose norm does not shrink."""
     ratio = tab["looseness_centred"]
     finite = ratio[np.isfinite(ratio)]
+    before = tab["looseness_eq14"][np.isfinite(tab["looseness_eq14"])]
     shrunk = tab["norm_we_centred"] < tab["norm_we"] * (1 - 1e-9)
+    was, now = before[shrunk.loc[before.index]], finite[shrunk.loc[finite.index]]
+    nan = float("nan")
     return {"min": float(finite.min()), "max": float(finite.max()),
             "rows": int(finite.size), "shrunk": int(shrunk.sum()),
             "shrink_max": float((tab["norm_we"] / tab["norm_we_centred"]).max()),
-            "holds": int(tab["holds_centred"].sum())}
+            "holds": int(tab["holds_centred"].sum()),
+            "shrunk_before_min": float(was.min()) if was.size else nan,
+            "shrunk_before_max": float(was.max()) if was.size else nan,
+            "shrunk_after_min": float(now.min()) if now.size else nan,
+            "shrunk_after_max": float(now.max()) if now.size else nan,
+            "median_before": float(before.median()), "median_after": float(finite.median()),
+            "range_kept": bool(np.isclose(before.min(), finite.min(), rtol=1e-9, atol=0.0)
+                               and np.isclose(before.max(), finite.max(), rtol=1e-9, atol=0.0)),
+            "ends_unshrunk": bool(not shrunk[finite.idxmin()] and not shrunk[finite.idxmax()])}
+
+
+def thm1_centred_words(cen: dict[str, object], *, with_range: bool = False) -> str:
+    """What centring changes in the excess ratio of Thm 1 (ε > 0), in words, from
+    :func:`thm1_centred_summary`'s values (ours): the ratio on the rows whose norm shrinks,
+    before and after, and its median over all rows; whether its range over all rows is that of
+    rows centring leaves alone, and with ``with_range`` that range. Plain text (the verdict's
+    and, glued, the chapter's)."""
+    lo, hi = f"{cen['min']:.3g}×", f"{cen['max']:.4g}×"
+    if not cen["shrunk"]:
+        return ("centring shrinks the norm on no row, so no excess ratio changes"
+                + (f" (from {lo} to {hi})" if with_range else ""))
+    if cen["range_kept"]:
+        span = f"its range over all rows, {lo} to {hi}," if with_range else "its range"
+        ends = f"; {span} stays as it was" + (
+            ": its smallest and largest values are those of rows whose norm does not shrink"
+            if cen["ends_unshrunk"] else "")
+    else:
+        ends = f"; over all rows it spans {lo} to {hi}" if with_range else ""
+    return (f"on the {cen['shrunk']} rows where the norm shrinks, the excess ratio falls from "
+            f"{cen['shrunk_before_min']:.3g}–{cen['shrunk_before_max']:.3g}× to "
+            f"{cen['shrunk_after_min']:.3g}–{cen['shrunk_after_max']:.3g}×, and its median "
+            f"over the {cen['rows']} rows from {cen['median_before']:.3g}× to "
+            f"{cen['median_after']:.3g}×{ends}")
 
 
 #: Largest |AoT − encoder| top logit on the T_ε solved sequences at which the proof's AoT counts
@@ -223,7 +267,8 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
                 f"rows{none}; with each sequence's logits centred (ours: same predictions, "
                 f"still rank ≤ d), ||WE||_2 shrinks on {cen['shrunk']} of {len(tab)} rows and "
                 f"the excess ratio runs from {cen['min']:.3g}× to {cen['max']:.4g}× (eq. (4) "
-                f"holds at {cen['holds']}/{len(tab)}); C_14 <= C_main: {constants} "
+                f"holds at {cen['holds']}/{len(tab)}): {thm1_centred_words(cen)}; "
+                f"C_14 <= C_main: {constants} "
                 f"(C_main {tab['c_main'].min():.3g} to {tab['c_main'].max():.4g}); proof's "
                 f"chain (13)-(14) in order: {chain}; the solved sequences have at least d "
                 f"distinct last tokens in every row: {generic}; {GENERIC_SCOPE}")
@@ -235,6 +280,13 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
                                       "centred_shrunk": cen["shrunk"],
                                       "centred_shrink_max": cen["shrink_max"],
                                       "centred_holds": cen["holds"],
+                                      "centred_words": thm1_centred_words(cen,
+                                                                          with_range=True),
+                                      **{f"centred_{k}": cen[k] for k in (
+                                          "shrunk_before_min", "shrunk_before_max",
+                                          "shrunk_after_min", "shrunk_after_max",
+                                          "median_before", "median_after", "range_kept",
+                                          "ends_unshrunk")},
                                       "aot_exact": exact, "centred_rank_at_most_d": centred_rank,
                                       **thm1_chain_summary(tab)})
 
