@@ -9,9 +9,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
+import pytest
 
 from memnb.figures import mahdavi as fig
 from memnb.papers import mahdavi as paper
+
+
+@pytest.fixture(autouse=True)
+def _no_trend_reason(monkeypatch):
+    """The captions here read no committed results for the sentence that says why a trend is
+    not reproduced (:func:`memnb.figures.mahdavi.trend_reason`); the tests of that sentence
+    set it themselves."""
+    monkeypatch.setattr(fig, "trend_reason", lambda number, profile: "")
 
 #: Identifiers of the stored tables that must not reach the reader's tables.
 IDENTIFIERS = ("assumption1", "assumption2", "assumption3", "general_position",
@@ -408,3 +417,105 @@ def test_fig1_words_use_the_pass_rule_and_say_where_no_draw_passes():
     words = _fig1_run("our run", curve)
     assert "never reaches a pass fraction of 0.99" in words
     assert "some draw passes at every k up to 40" in words
+
+
+def _heads_sweep(counts: list[int], *, T: int = 300) -> pd.DataFrame:
+    return pd.DataFrame([{"seed": seed, "T": T, "H": h, "n": 8, "d_h": 16, "C": 100,
+                          "memorized": c + seed, "accuracy": (c + seed) / T,
+                          "capacity": 7 * h + 1, "steps": 100}
+                         for seed in range(2) for h, c in zip([1, 2, 3, 4], counts, strict=True)])
+
+
+def test_a_trend_caption_says_why_outside_its_details(monkeypatch, no_mahdavi_scorecard):
+    """Review finding (misleading captions): a trend's visible lead says why it is not
+    reproduced (:func:`memnb.figures.mahdavi.trend_reason`), not only the folded details; a
+    row that is not a trend asks for no reason."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    monkeypatch.setattr("IPython.display.display", lambda figure: None)
+    asked: list = []
+
+    def reason(number: str, profile: str) -> str:
+        asked.append(number)
+        return f"Why trend, not reproduced: the reason of {number}."
+
+    monkeypatch.setattr(fig, "trend_reason", reason)
+    text = fig.fig2a(SimpleNamespace(fresh=_heads_sweep([30, 100, 180, 260]), cached=None,
+                                     partial=None), "quick").data
+    lead, _, details = text.partition("<details")
+    assert ("Verdict (scorecard, Fig. 2a): **trend**. Why trend, not reproduced: the reason of "
+            "Fig. 2a.") in lead
+    assert "the reason of" not in details
+    no_mahdavi_scorecard.status = "reproduced"
+    text = fig.fig2a(SimpleNamespace(fresh=_heads_sweep([30, 100, 180, 260]), cached=None,
+                                     partial=None), "quick").data
+    assert asked == ["Fig. 2a"] and "Why trend" not in text
+    plt.close("all")
+
+
+def test_the_guarantee_is_set_beside_the_counts_as_an_existence_bound():
+    """Review finding (unclear): training cannot test Theorem 1, an existence bound; the
+    sentence says where the counts above chance lie against it, computed."""
+    text = fig._margin_sentence(_heads_sweep([30, 100, 180, 260]), "H")
+    assert "holds as a lower bound" not in text
+    assert ("the mean count above chance is at or above the guarantee at 4/4 points (consistent "
+            "with the theorem; training cannot refute an existence bound).") in text
+    below = fig._margin_sentence(_heads_sweep([30, 100, 180, 260]).assign(capacity=500), "H")
+    assert "at or above the guarantee at 0/4 points" in below
+
+
+def _provenance() -> dict:
+    return {"git_commit": "5c7ebce0000", "started_utc": "2026-11-26T02:38:00",
+            "device_name": "CPU (x86_64, 2 threads)", "seeds": 1}
+
+
+def test_the_note_above_a_table_names_the_run_it_shows():
+    """Review finding (unclear): the note above Tables 1 and 3 says which run the table shows
+    (the committed full-scale run, where the table is its) and where this build's run is."""
+    table = _table1()
+    result = SimpleNamespace(name="mahdavi.table1", fresh=table, cached=table, partial=None,
+                             cached_provenance=_provenance())
+    shown, used = fig.full_or_fresh(result, "quick")
+    assert used == "full"
+    text = fig.shown_run_note(result, "quick", "Fig. 1 draws it beside the full run")
+    assert text.startswith("The table below shows the committed full-scale run of "
+                           "`mahdavi.table1` (2026-11-26, CPU (x86_64, 2 threads), 1 seed, "
+                           "commit 5c7ebce")
+    assert text.endswith("). This build's `quick` run is not in the table; Fig. 1 draws it "
+                         "beside the full run.")
+    assert "beside the committed" not in text
+    alone = SimpleNamespace(name="mahdavi.table3", fresh=table, cached=None, partial=None,
+                            cached_provenance=None)
+    assert fig.shown_run_note(alone, "quick", "unused") == (
+        "The table below shows this build's `quick` run of `mahdavi.table3` (no full-scale run "
+        "has been computed yet).")
+    assert "this build's `full` run" in fig.shown_run_note(result, "full")
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "mahdavi.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    for name in ("table1", "table3"):
+        cell = next(c for c in cells if f'fresh_and_cached("mahdavi.{name}"' in c)
+        assert f"figures.shown_run_note({name}, profile" in cell and ".note)" not in cell
+
+
+def test_the_proof_column_and_the_fig1_legend_say_whose_they_are():
+    """Review findings (unclear, cosmetic): the proof's column is marked [reconstruction]; the
+    paper's Fig. 1 legend names the k read off its plot by us, from the points' origin; a
+    slider frame of one head says "1 head"."""
+    import matplotlib.pyplot as plt
+
+    from memnb.constructions import mha_checks
+    from memnb.constructions.mha import construct
+
+    built = construct(*mha_checks.theory_dataset(5, 3, 6, shared=True, seed=0), 2, 6, seed=0)
+    header = fig.proof_vs_code_markdown(built).splitlines()[0]
+    assert header == ("| step | what the proof does (App. B) *[reconstruction]* | what our code "
+                      "does (ours) | measured on this instance |")
+    ref = paper.figure1()
+    ours = ", ".join(str(int(k)) for k in ref.loc[ref["origin"] == "us", "k"])
+    assert ours and f"k = {ours}\nread off its plot by us" in fig.FIG1_PAPER_LABEL
+    grid = pd.DataFrame([{"H": h, "n": 3, "d_h": v, "d": 10, "capacity": h * 2 + 1,
+                          "z_rank": h * 2 + 1} for h in (1, 2) for v in (1, 2, 3)])
+    titles = [fig.construction_frame(grid, h).axes[0].get_title() for h in (1, 2)]
+    assert titles == ["H = 1 head, d = 10", "H = 2 heads, d = 10"]
+    plt.close("all")

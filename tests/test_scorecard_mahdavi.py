@@ -44,6 +44,15 @@ def _write(root: Path, name: str, table: pd.DataFrame, profile: str = "quick") -
                                                       "git_commit": "abc", "started_utc": "x"}))
 
 
+@pytest.fixture(autouse=True)
+def _no_trend_reason(monkeypatch):
+    """Captions drawn here read no committed results for the sentence that says why a trend is
+    not reproduced (:func:`memnb.figures.mahdavi.trend_reason`)."""
+    from memnb.figures import mahdavi as fig
+
+    monkeypatch.setattr(fig, "trend_reason", lambda number, profile: "")
+
+
 @pytest.fixture(scope="module")
 def empty_rows(tmp_path_factory):
     return build_scorecard("full", ["mahdavi"], root=tmp_path_factory.mktemp("empty"))
@@ -1493,3 +1502,63 @@ def test_fig3_verdict_and_caption_read_the_same_per_seed_shares():
     verdict = sc.fig3_verdict(runs).measured
     caption = fig._saturation_text(sc.saturation_stats(runs), runs)
     assert "per seed 94.5% to 99.0%" in verdict and "per seed 94.5% to 99.0%" in caption
+
+
+def test_trend_reason_says_why_each_synthetic_row_is_not_reproduced(tmp_path):
+    """Review finding (misleading captions): for Figs. 2a, 2c, 4 and 5 one sentence, from the
+    verdict's own values, says why the row is a trend: the measured shape against the claim,
+    the failed part of the criterion, seeds that do not decide, or the cap of a quick run."""
+    from memnb.scorecard.core import ResultSource
+
+    heads = [1, 5, 10, 20, 30, 40, 50, 60]
+    convex = _per_seed("H", heads, [[648, 1638, 3196, 7611, 13519, 20255, 27676, 35296],
+                                    [650, 1640, 3200, 7615, 13520, 20260, 27680, 35300]],
+                       T=40000, n=32, d_h=64)
+    _write(tmp_path, "mahdavi.heads", convex)
+    _write(tmp_path, "mahdavi.head_dim",
+           _per_seed("d_h", [1, 2, 4, 6, 9, 12], [[86, 136, 159, 144, 129, 161],
+                                                  [92, 99, 168, 148, 169, 177]], n=6, H=4))
+    _write(tmp_path, "mahdavi.nonshared", _nonshared([[130, 272], [140, 247]]))
+    _write(tmp_path, "mahdavi.context",
+           _per_seed("n", [2, 8], [[100, 164], [90, 196]], T=200, H=4, d_h=16))
+    regression = _regression(False)
+    rise = regression["shared"] & (regression["sweep"] == "heads") & (regression["H"] == 8)
+    regression.loc[rise & (regression["seed"] == 0), "mse"] = 0.4  # one seed of two rises
+    _write(tmp_path, "mahdavi.regression", regression)
+    results = ResultSource("full", root=tmp_path)  # falls back to the quick tables
+    reason = {n: sc.trend_reason(n, results) for n in sc.TREND_EXPLAINED}
+    bend = sc.fig2a_verdict(convex).values
+    means = convex.groupby("H")["memorized"].mean()
+    fit = sc.curvature(means.index, means.to_numpy())
+    assert reason["Fig. 2a"].startswith(
+        "Why trend, not reproduced: the counts are convex in H, not linear (quadratic fit at "
+        f"T = 40000: x² coefficient {bend['curvature']:.3g}, 95 % CI {fit['low']:.3g} to "
+        f"{fit['high']:.3g})")
+    assert reason["Fig. 2a"].endswith("); a `quick` run is capped at trend in any case.")
+    plateau = sc.fig2c_verdict(results.table("mahdavi.head_dim")).values
+    assert reason["Fig. 2c"].startswith(
+        "Why trend, not reproduced: the criterion holds, but a `quick` run caps a pass at trend, "
+        f"and the plateau holds by the noise tolerance alone: the slope ratio "
+        f"{plateau['ratio']:.2f} fails the plateau test (plateau if ≤ 0.25), and past d_h = n "
+        "the mean counts still rise at every step (146.0 → 149.0 → 169.0 at d_h = 6, 9, 12)")
+    assert reason["Fig. 4"].startswith(
+        "Why trend, not reproduced: every non-shared seed's gain per context token (23.7, 17.8) "
+        "is above every shared seed's (10.7, 17.7), the opposite of the paper's direction, but "
+        "only by 0.167, within the noise tolerance 4.95: the n sweep does not decide")
+    assert reason["Fig. 5"] == (
+        "Why trend, not reproduced: in the shared-context H sweep the mean MSE rises 5.2× from "
+        "H = 4 to 8 (0.0401 → 0.21), but only 1 of 2 seeds rises: the seeds disagree; a `quick` "
+        "run is capped at trend in any case.")
+    # a row that is not a trend has no reason: a heads sweep that is not linear differs
+    _write(tmp_path, "mahdavi.heads", _sweep("H", [1, 2, 3, 4, 5], [20, 90, 20, 90, 20], n=8,
+                                             d_h=16))
+    assert sc.trend_reason("Fig. 2a", ResultSource("full", root=tmp_path)) == ""
+
+
+def test_the_proof_steps_are_marked_as_reconstructions(empty_rows):
+    """Review finding (unclear): our notes rebuild App. B's constructive proof from its prose;
+    the rows of its two claims say so."""
+    by_item = {r.item: r for r in empty_rows}
+    for name in ("Claim 1", "Claim 2"):
+        assert by_item[name].claim.startswith("[reconstruction: a step of App. B's proof, "
+                                              "rebuilt from its prose] ")

@@ -87,12 +87,29 @@ def _verdict_head(number: str, row: Row) -> str:
 
 
 def folded(lead: str, details: str, number: str, profile: str) -> str:
-    """A caption whose lead is ``lead`` and the status of the scorecard row of ``number``, with
-    ``details`` and the whole verdict (:func:`verdict_sentence`) folded below it
-    (:func:`memnb.viz.with_details`)."""
+    """A caption whose lead is ``lead`` and the status of the scorecard row of ``number``, then,
+    for a ``trend``, why it is not reproduced (:func:`trend_reason`), with ``details`` and the
+    whole verdict (:func:`verdict_sentence`) folded below it (:func:`memnb.viz.with_details`)."""
     row = scorecard_row(number, profile)
-    return viz.with_details(f"{lead} {_verdict_head(number, row)}.",
+    why = trend_reason(number, profile) if row.status == "trend" else ""
+    return viz.with_details(f"{lead} {_verdict_head(number, row)}." + (f" {why}" if why else ""),
                             f"{details.strip()} {_verdict_words(number, row)}")
+
+
+def trend_reason(number: str, profile: str) -> str:
+    """Why the scorecard row of ``number`` is a ``trend`` and not ``reproduced``, for a
+    caption's visible lead: :func:`memnb.scorecard.mahdavi.trend_reason` on the results the
+    row reads (:func:`scorecard_row`); empty for a row it does not explain
+    (:data:`memnb.scorecard.mahdavi.TREND_EXPLAINED`), one that is not a trend, or one not
+    run."""
+    from memnb.scorecard.core import NotComputable, NotRun, ResultSource
+
+    if number not in sc.TREND_EXPLAINED:
+        return ""
+    try:
+        return sc.trend_reason(number, ResultSource(source_profile(profile)))
+    except (NotRun, NotComputable):
+        return ""
 
 
 def verdicts_markdown(numbers: list[str], profile: str) -> str:
@@ -294,8 +311,9 @@ def _margin_sentence(table: pd.DataFrame, x: str) -> str:
                 f"guarantee ({left_out}).")
     holds = f"{v['points'] - v['violations']}/{v['points']} points"
     return (f"Above chance, the trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× "
-            f"above Theorem 1's guarantee (it holds as a lower bound at {holds}"
-            + (f"; {left_out}" if left_out else "") + ").")
+            "above Theorem 1's guarantee: the mean count above chance is at or above the "
+            f"guarantee at {holds} (consistent with the theorem; training cannot refute an "
+            "existence bound" + (f"; {left_out}" if left_out else "") + ").")
 
 
 def _sizes_note(table: pd.DataFrame) -> str:
@@ -508,7 +526,7 @@ def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
                 label=f"rank Z of the construction, n={n_}")
     ax.set(xlabel="key/query dimension d_h", ylabel="examples memorized exactly",
            ylim=(0, grid["capacity"].max() + 2),
-           title=f"H = {h} heads, d = {int(grid['d'].iloc[0])}")
+           title=f"H = {counted(h, 'head')}, d = {int(grid['d'].iloc[0])}")
     _legend_below(fig, ax)
     return fig
 
@@ -610,9 +628,11 @@ def _heads_text(numbers: list[int]) -> str:
 
 
 def proof_vs_code_markdown(built: Construction) -> str:
-    """:func:`proof_vs_code` as a Markdown table (columns: step | what the proof does | what our
-    code does (ours) | measured on this instance)."""
-    header = ("step", "what the proof does (App. B)", "what our code does (ours)",
+    """:func:`proof_vs_code` as a Markdown table (columns: step | what the proof does, as our
+    notes rebuild it from App. B's prose (*[reconstruction]*) | what our code does (ours) |
+    measured on this instance)."""
+    header = ("step", "what the proof does (App. B) *[reconstruction]*",
+              "what our code does (ours)",
               "measured on this instance")
     return markdown_table(header, proof_vs_code(built).itertuples(index=False))
 
@@ -832,8 +852,19 @@ FIG1_METHODS = {
 }
 
 
-#: The legend label of the paper's Fig. 1 points (:func:`memnb.papers.mahdavi.figure1`).
-FIG1_PAPER_LABEL = (f"paper (vit.ipynb's saved output; k = {paper.FIG1_INFERRED_K} inferred)")
+def fig1_paper_label() -> str:
+    """The legend label of the paper's Fig. 1 points (:func:`memnb.papers.mahdavi.figure1`):
+    from the notebook's saved output, with the k read off its plot by us and the inferred k,
+    read from the points' ``origin``."""
+    ref = paper.figure1()
+    ours = ", ".join(str(int(k)) for k in ref.loc[ref["origin"] == "us", "k"])
+    by_us = f" k = {ours}\nread off its plot by us;" if ours else ""
+    return (f"paper (vit.ipynb's saved output;{by_us} k = {paper.FIG1_INFERRED_K} "
+            "inferred)")
+
+
+#: The legend label of the paper's Fig. 1 points (:func:`fig1_paper_label`).
+FIG1_PAPER_LABEL = fig1_paper_label()
 
 
 def fig1_paper_points() -> str:
@@ -1116,6 +1147,35 @@ def full_or_fresh(result: Any, profile: str) -> tuple[pd.DataFrame, str]:
     if profile == "full" or result.cached is None:
         return result.fresh, profile
     return result.cached, "full"
+
+
+def shown_run_note(result: Any, profile: str, elsewhere: str = "") -> str:
+    """Which run the table below shows, for a :func:`memnb.results.fresh_and_cached` result
+    whose table is the one :func:`full_or_fresh` picks: the committed full-scale run (its day,
+    device, seeds and commits, from its provenance, as :func:`memnb.results.fresh_and_cached`'s
+    note names them), this build's run when it is the full one or the only one. Where the table
+    shows the committed run, it says that this build's run is not in it, and ``elsewhere``
+    (e.g. "Fig. 1 draws it beside the full run") says where the page shows it, if anywhere."""
+    from memnb.provenance import computing_invocation, resumed_commits, run_label, short_commit
+    from memnb.reruns import rerun_clause
+    from memnb.results import earlier_code_note
+
+    name = result.name
+    shown, shown_profile = full_or_fresh(result, profile)
+    if shown_profile == profile:
+        whose = ("the full-scale one" if profile == "full"
+                 else "no full-scale run has been computed yet")
+        return f"The table below shows this build's `{profile}` run of `{name}` ({whose})."
+    prov = result.cached_provenance or {}
+    computed = computing_invocation(prov)
+    commits = resumed_commits(prov) or f"commit {short_commit(computed['git_commit'])}"
+    partial = getattr(result, "partial", None)
+    text = (f"The table below shows the committed full-scale run of `{name}` "
+            f"({str(computed['started_utc'] or '?')[:10]}, {run_label(shown, prov)}, {commits}"
+            + earlier_code_note(name, prov) + rerun_clause(name, "full")
+            + (f"; {partial}" if partial is not None else "") + ")")
+    return (text + f". This build's `{profile}` run is not in the table"
+            + (f"; {elsewhere}." if elsewhere else "."))
 
 
 def dinov2_discussion(result: Any, profile: str) -> str:
@@ -1841,7 +1901,7 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "PROPOSITION4_COLUMNS", "SWEEPS", "assumptions_by_layer", "bert_kruskal_sentence",
            "construction_caption", "construction_frame", "dinov2_discussion",
            "embedding_control_markdown", "official_sizes", "partial_state", "seeds_by_size",
-           "gpt2_trained_note", "full_or_fresh",
+           "gpt2_trained_note", "full_or_fresh", "shown_run_note", "trend_reason",
            "fig1", "fig1_label", "fig2a", "fig2b", "fig2c", "fig3", "fig4", "fig5",
            "images_sentence", "paper_counterpart",
            "missing_sentence", "proposition4_display", "proposition4_table",

@@ -283,7 +283,8 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
     R² cannot tell a straight line from a steadily bending one, so the measured text also gives
     the examples gained per head between successive ``H``, and a quadratic fit
     (:func:`curvature`): when its x² coefficient's 95 % interval excludes 0 the counts are
-    convex (or concave) in ``H``, not linear, and a ``reproduced`` becomes ``trend``."""
+    convex (or concave) in ``H``, not linear, and a ``reproduced`` becomes ``trend``; ``values``
+    then says so in ``why`` (empty otherwise), which :func:`trend_reason` reads."""
     summary = by_x(table, x)
     part = summary[summary["accuracy"] < 1.0]
     if len(part) < 3:
@@ -300,6 +301,11 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
                                                                       strict=True)))
     bend = curvature(xs, ys)
     status = verdict.status
+    why = ""
+    if bend["shape"] != "not decided":
+        why = (f"the counts are {bend['shape']} in {x}, not linear (quadratic fit at "
+               f"T = {int(summary['T'].iloc[0])}: x² coefficient {bend['c']:.3g}, 95 % CI "
+               f"{bend['low']:.3g} to {bend['high']:.3g})")
     if bend["shape"] == "not decided":
         note += (f"; quadratic fit: x² coefficient {bend['c']:.3g} (95 % CI {bend['low']:.3g} "
                  f"to {bend['high']:.3g}), curvature not decided")
@@ -314,7 +320,7 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
     note += f"; {budget}" if budget else ""
     return Verdict(status, verdict.measured + note, {**verdict.values, "steps": steps.tolist(),
                                                      "curvature": bend["c"],
-                                                     "shape": bend["shape"]})
+                                                     "shape": bend["shape"], "why": why})
 
 
 def fig2b_verdict(table: pd.DataFrame) -> Verdict:
@@ -366,7 +372,9 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
     2b, seed noise is allowed for: the plateau also holds when the change that the line after the
     knee fits over ``d_h > n`` (slope × span) is within the largest standard deviation over the
     seeds at one ``d_h`` of the sweep.
-    ``values`` adds ``change`` (that fitted change), ``tol`` (the spread) and ``within_noise``.
+    ``values`` adds ``change`` (that fitted change), ``tol`` (the spread), ``within_noise`` and
+    ``why``: when the plateau holds by the noise tolerance alone, the failed ratio and whether the
+    mean counts still rise past ``n`` (empty otherwise; :func:`trend_reason` reads it).
     The measured text also names the pairs where a smaller ``T`` memorized more
     (:func:`smaller_t_text`; reported, not judged)."""
     n = int(table["n"].iloc[0])
@@ -394,8 +402,9 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
     peak = fig2c_peak(summary, n)
     if peak is not None:
         extra += f"; {peak['text']}"
+    why = _fig2c_why(summary, n, verdict.values["ratio"], change, tol) if by_noise else ""
     values = {**verdict.values, "change": change, "tol": tol, "within_noise": within_noise,
-              "peak_d_h": None if peak is None else peak["d_h"]}
+              "peak_d_h": None if peak is None else peak["d_h"], "why": why}
     budget = smaller_t_text(table, "d_h")
     v = verdict.values
     lead = (f"slope of a line fitted on d_h ≤ n = {n}: {v['slope_before']:.4g} examples per "
@@ -403,6 +412,26 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
             f"if ≤ {PLATEAU_RATIO:g})")
     return Verdict(status, lead + extra + f" (T = {int(summary['T'].iloc[0])})"
                    + (f"; {budget}" if budget else ""), values)
+
+
+def _fig2c_why(summary: pd.DataFrame, n: int, ratio: float, change: float, tol: float) -> str:
+    """Fig. 2c's plateau held by the noise tolerance alone, in words: the slope ratio that
+    fails the plateau test and, where they do, how the mean counts (a :func:`by_x` summary) still
+    rise past ``d_h = n``: at every step, or to a higher count at the largest ``d_h``."""
+    why = (f"the plateau holds by the noise tolerance alone: the slope ratio {ratio:.2f} fails "
+           f"the plateau test (plateau if ≤ {PLATEAU_RATIO:g})")
+    past = summary[summary["d_h"] >= n]
+    if len(past) >= 2 and int(past["d_h"].iloc[0]) == n:
+        means = past["mean"].to_numpy(float)
+        path = (" → ".join(f"{m:.1f}" for m in means) + " at d_h = "
+                + ", ".join(str(int(v)) for v in past["d_h"]))
+        if (np.diff(means) > 0).all():
+            why += f", and past d_h = n the mean counts still rise at every step ({path})"
+        elif means[-1] > means[0]:
+            why += (f", and past d_h = n the mean count ends above its value at d_h = n "
+                    f"({path})")
+    return why + (f"; the change the line fits past d_h = n, {change:+.3g}, is within the noise "
+                  f"tolerance {tol:.3g}")
 
 
 def fig2c_noise(summary: pd.DataFrame) -> str:
@@ -646,13 +675,16 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
     more than that, and not decided (at most ``trend``) otherwise. A heads sweep that is only a
     ``trend`` (e.g. convex in ``H``) caps the verdict at ``trend``; one that ``differs`` makes it
     ``differs``. ``shared_run`` names the shared-context run in the evidence; when the two runs'
-    largest ``T`` differ, the measured text says so (a run's gain is bounded by its ``T``)."""
+    largest ``T`` differ, the measured text says so (a run's gain is bounded by its ``T``).
+    ``values["why"]`` says, in short, what keeps a ``trend`` from ``reproduced`` (empty
+    otherwise; :func:`trend_reason` reads it)."""
     heads = fig2a_verdict(nonshared[nonshared["sweep"] == "heads"])
     ctx = nonshared[nonshared["sweep"] == "context"]
     measured = f"heads sweep: {heads.measured}"
-    weaker, why = None, ""
+    weaker, why, short = None, "", ""
     if shared_context is None:
         why = " (no shared-context run to compare the n sweep)"
+        short = "there is no shared-context run to compare the n sweep with"
     else:
         ref = shared_context
         ns = sorted(set(ctx.loc[ctx["T"] == ctx["T"].max(), "n"])
@@ -660,6 +692,8 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
         if len(ns) < 2:
             why = (" (fewer than two context lengths in both runs: the n sweeps are not "
                    "compared)")
+            short = ("fewer than two context lengths are in both runs, so the n sweeps are not "
+                     "compared")
         else:
             ours, theirs = _seed_slopes(ctx, ns), _seed_slopes(ref, ns)
             t_ours, t_ref = int(ctx["T"].max()), int(ref["T"].max())
@@ -691,6 +725,9 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
                              "shared), so their gains are compared across different T")
             below = min(theirs) - max(ours)
             above = min(ours) - max(theirs)
+            gains = (f"every non-shared seed's gain per context token "
+                     f"({', '.join(f'{v:.3g}' for v in ours)}) is {{}} every shared seed's "
+                     f"({', '.join(f'{v:.3g}' for v in theirs)})")
             measured += f"; noise tolerance {tol:.3g} (the larger seed spread of the two runs)"
             if below > tol:
                 weaker = True
@@ -705,18 +742,30 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
                        f"opposite of the paper's direction (a stronger dependence on n), but "
                        f"only by {above:.3g} (≤ the tolerance {tol:.3g}), so a weaker "
                        "dependence on n is not decided at our seeds")
+                short = (gains.format("above") + ", the opposite of the paper's direction, "
+                         f"but only by {above:.3g}, within the noise tolerance {tol:.3g}: the "
+                         "n sweep does not decide")
             elif below > 0:
                 why = (f"; every seed's gain per token is below every shared seed's, the "
                        f"paper's direction, but only by {below:.3g} (≤ the tolerance "
                        f"{tol:.3g}), so a weaker dependence on n is not decided at our seeds")
+                short = (gains.format("below") + ", the paper's direction, but only by "
+                         f"{below:.3g}, within the noise tolerance {tol:.3g}: the n sweep does "
+                         "not decide")
             else:
                 why = ("; the per-seed gains of the two runs overlap (neither run's seeds all "
                        "lie above the other's), so a weaker dependence on n is not decided at "
                        "our seeds")
+                short = ("the per-seed gains per context token of the two runs overlap "
+                         f"(non-shared {', '.join(f'{v:.3g}' for v in ours)}; shared "
+                         f"{', '.join(f'{v:.3g}' for v in theirs)}): the n sweep does not "
+                         "decide")
+    reasons = ([f"in the heads sweep {heads.values.get('why') or heads.measured}"]
+               if heads.status == "trend" else []) + ([short] if weaker is None else [])
     if heads.status == "differs" or weaker is False:
         return Verdict("differs", measured + why)
     if weaker is None or heads.status != "reproduced":
-        return Verdict("trend", measured + why)
+        return Verdict("trend", measured + why, {"why": "; ".join(reasons)})
     return Verdict("reproduced", measured)
 
 
@@ -740,12 +789,14 @@ def fig5_parts(table: pd.DataFrame) -> pd.DataFrame:
     A curve without a rise is called decreasing only when no step of its mean grows at all;
     otherwise the measured text names the steps that grew within the tolerance: below
     :data:`MSE_FLOOR` (a tolerance of ours) or by at most :data:`MSE_RISE`.
-    Columns sweep, shared, x, values (mean MSE per x), status, measured."""
+    Columns sweep, shared, x, values (mean MSE per x), status, measured, and why: for a
+    ``trend`` curve, its rises that the seeds disagree on, in short (empty otherwise)."""
     rows = []
     for (sweep, shared), part in table.groupby(["sweep", "shared"]):
         x = "H" if sweep == "heads" else "n"
         means = part.groupby(x)["mse"].mean().sort_index()
-        rises, split, floor, small = [], [], [], []
+        word = "shared" if shared else "non-shared"
+        rises, split, floor, small, split_short = [], [], [], [], []
         for (a, ma), (b, mb) in zip(means.items(), list(means.items())[1:], strict=False):
             if mb > (1 + MSE_RISE) * ma + MSE_FLOOR:
                 seeds = part[part[x] == b].sort_values("seed")["mse"].to_numpy()
@@ -761,15 +812,19 @@ def fig5_parts(table: pd.DataFrame) -> pd.DataFrame:
                 if agree:
                     rises.append(text)
                 else:
-                    split.append(text + f", but only {sum(each)} of {len(each)} seeds "
-                                 f"rise{'s' if sum(each) == 1 else ''}: the seeds disagree")
+                    seeds_rise = (f"only {sum(each)} of {len(each)} seeds "
+                                  f"rise{'s' if sum(each) == 1 else ''}: the seeds disagree")
+                    split.append(f"{text}, but {seeds_rise}")
+                    factor = f" {mb / ma:.2g}×" if ma > 0 else ""
+                    split_short.append(f"in the {word}-context {x} sweep the mean MSE "
+                                       f"rises{factor} from {x} = {a} to {b} ({ma:.3g} → "
+                                       f"{mb:.3g}), but {seeds_rise}")
                 if agree and not all(each):
                     rises[-1] += f" ({sum(each)} of {len(each)} seeds rise: most do)"
             elif mb > (1 + MSE_RISE) * ma:
                 floor.append(f"from {x} = {a} to {b} the mean goes {ma:.3g} → {mb:.3g}")
             elif mb > ma:
                 small.append(f"from {x} = {a} to {b} the mean goes {ma:.3g} → {mb:.3g}")
-        word = "shared" if shared else "non-shared"
         if rises or split:
             what = "; ".join(rises + split)
         elif floor or small:
@@ -786,7 +841,8 @@ def fig5_parts(table: pd.DataFrame) -> pd.DataFrame:
         status = "differs" if rises else "trend" if split else "reproduced"
         rows.append({"sweep": sweep, "shared": bool(shared), "x": x,
                      "values": dict(zip(means.index.tolist(), means.to_numpy(), strict=True)),
-                     "status": status, "measured": measured})
+                     "status": status, "measured": measured,
+                     "why": "; ".join(split_short) if status == "trend" else ""})
     return pd.DataFrame(rows)
 
 
@@ -797,7 +853,8 @@ def fig5_verdict(table: pd.DataFrame) -> Verdict:
     parts = fig5_parts(table)
     status = ("differs" if (parts["status"] == "differs").any()
               else "trend" if (parts["status"] == "trend").any() else "reproduced")
-    return Verdict(status, "; ".join(parts["measured"]))
+    why = "; ".join(w for w in parts["why"] if w) if status == "trend" else ""
+    return Verdict(status, "; ".join(parts["measured"]), {"why": why})
 
 
 def _table1_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -1481,7 +1538,8 @@ def proposition_1(results: ResultSource) -> Verdict:
 
 
 @item(P, "Claim 1",
-      claim="one head realises any target attentions on n′ examples, with W_K W_Q^T of rank ≤ n′",
+      claim="[reconstruction: a step of App. B's proof, rebuilt from its prose] one head "
+            "realises any target attentions on n′ examples, with W_K W_Q^T of rank ≤ n′",
       criterion="W = U Q⁺ with u = E⁺ log α reproduces random targets α within 1e-10, rank W ≤ n",
       evidence=_EXACT)
 def claim_1(results: ResultSource) -> Verdict:
@@ -1494,7 +1552,8 @@ def claim_1(results: ResultSource) -> Verdict:
 
 
 @item(P, "Claim 2",
-      claim="a head fits n′ − 1 new examples and leaves the others within any ε of a fixed "
+      claim="[reconstruction: a step of App. B's proof, rebuilt from its prose] a head fits "
+            "n′ − 1 new examples and leaves the others within any ε of a fixed "
             "(saturated) limit",
       criterion="with W + cW⁰ the attention on S is unchanged (≤ 1e-10) and the others' distance "
                 "to the one-hot limit falls below 1e-2 as c grows", evidence=_EXACT)
@@ -1857,12 +1916,17 @@ def table_3(results: ResultSource) -> Verdict:
                 "guarantee beside the counts above chance "
                 "(ours) is reported, not judged", cost=_GPU)
 def fig_2a(results: ResultSource) -> Verdict:
+    return _scale(results, "mahdavi.heads", _fig_2a_criterion(results))
+
+
+def _fig_2a_criterion(results: ResultSource) -> Verdict:
+    """Fig. 2a's verdict before the cap of a reduced or partial run (:func:`_scale`)."""
     table = results.table("mahdavi.heads")
     verdict = fig2a_verdict(table)
     margin = guarantee_margin(table, "H")
-    verdict = Verdict(verdict.status, f"{verdict.measured}; Theorem 1's guarantee (lower bound): "
-                      f"{margin.measured}", verdict.values)
-    return _scale(results, "mahdavi.heads", verdict)
+    return Verdict(verdict.status, f"{verdict.measured}; Theorem 1's guarantee (an existence "
+                   "bound, which training cannot refute; reported, not judged): "
+                   f"{margin.measured}", verdict.values)
 
 
 @item(P, "Fig. 2b", claim="memorization grows monotonically with the context length n",
@@ -1882,7 +1946,12 @@ def fig_2b(results: ResultSource) -> Verdict:
                 "a reduced or a partial full run turns a pass into trend ("
                 + criteria.FAILED_ANY_SCALE + ")", cost=_GPU)
 def fig_2c(results: ResultSource) -> Verdict:
-    return _scale(results, "mahdavi.head_dim", fig2c_verdict(results.table("mahdavi.head_dim")))
+    return _scale(results, "mahdavi.head_dim", _fig_2c_criterion(results))
+
+
+def _fig_2c_criterion(results: ResultSource) -> Verdict:
+    """Fig. 2c's verdict before the cap of a reduced or partial run (:func:`_scale`)."""
+    return fig2c_verdict(results.table("mahdavi.head_dim"))
 
 
 @item(P, "Fig. 3",
@@ -1918,6 +1987,11 @@ def fig_3(results: ResultSource) -> Verdict:
                 "differs; "
                 "closer than that → trend (not decided)", cost=_GPU)
 def fig_4(results: ResultSource) -> Verdict:
+    return _scale(results, "mahdavi.nonshared", _fig_4_criterion(results))
+
+
+def _fig_4_criterion(results: ResultSource) -> Verdict:
+    """Fig. 4's verdict before the cap of a reduced or partial run (:func:`_scale`)."""
     table = results.table("mahdavi.nonshared")
     # like with like: the shared-context run of the profile the non-shared table was read from
     # (a full Fig. 2b run beside a quick non-shared one differs in T and training budget, so
@@ -1928,8 +2002,7 @@ def fig_4(results: ResultSource) -> Verdict:
         shared = same.table("mahdavi.context")
     except Exception:  # noqa: BLE001 - a missing comparison run only weakens the verdict
         shared = None
-    verdict = fig4_verdict(table, shared, f"`{profile}` Fig. 2b run")
-    return _scale(results, "mahdavi.nonshared", verdict)
+    return fig4_verdict(table, shared, f"`{profile}` Fig. 2b run")
 
 
 @item(P, "Fig. 5", claim="[reconstruction: Sec. 5.2 points to Fig. 5 for the regression "
@@ -1943,8 +2016,47 @@ def fig_4(results: ResultSource) -> Verdict:
                 "or in most seeds, → differs; a rise of the mean that the seeds disagree on "
                 "otherwise → trend (ours, the book's one rule for seeds)", cost=_GPU)
 def fig_5(results: ResultSource) -> Verdict:
-    return _scale(results, "mahdavi.regression",
-                  fig5_verdict(results.table("mahdavi.regression")))
+    return _scale(results, "mahdavi.regression", _fig_5_criterion(results))
+
+
+def _fig_5_criterion(results: ResultSource) -> Verdict:
+    """Fig. 5's verdict before the cap of a reduced or partial run (:func:`_scale`)."""
+    return fig5_verdict(results.table("mahdavi.regression"))
+
+
+#: The synthetic rows whose ``trend`` :func:`trend_reason` explains: the experiment each reads
+#: and its verdict before the cap of a reduced or partial run.
+_TREND_CRITERIA = {"Fig. 2a": ("mahdavi.heads", _fig_2a_criterion),
+                   "Fig. 2c": ("mahdavi.head_dim", _fig_2c_criterion),
+                   "Fig. 4": ("mahdavi.nonshared", _fig_4_criterion),
+                   "Fig. 5": ("mahdavi.regression", _fig_5_criterion)}
+#: The items :func:`trend_reason` explains.
+TREND_EXPLAINED = tuple(_TREND_CRITERIA)
+
+
+def trend_reason(number: str, results: ResultSource) -> str:
+    """Why the row of ``number`` (one of :data:`TREND_EXPLAINED`) is a ``trend`` and not
+    ``reproduced``, in one sentence for a caption's visible lead: what its criterion found
+    (the verdict's ``values["why"]``: a shape against the paper's claim, a test that failed, or
+    seeds that do not decide) and whether the cap of a reduced or partial run (:func:`_scale`)
+    makes it a trend, or would anyway. Empty when the row is not a trend."""
+    name, criterion = _TREND_CRITERIA[number]
+    verdict = criterion(results)
+    if _scale(results, name, verdict).status != "trend":
+        return ""
+    used, partial = results.used_profile(name), results.partial(name)
+    cap = (f"a `{used}` run" if used != "full" else
+           "a partial full-scale run" if partial is not None else "")
+    why = verdict.values.get("why", "")
+    if verdict.status == "trend":
+        text = f"Why trend, not reproduced: {why or verdict.measured}"
+        if cap:
+            text += f"; {cap} is capped at trend in any case"
+    else:
+        text = f"Why trend, not reproduced: the criterion holds, but {cap} caps a pass at trend"
+        if why:
+            text += f", and {why}"
+    return text + "."
 
 
 # --- Ours: the paper's explanations of its assumptions, checked ----------------------------
