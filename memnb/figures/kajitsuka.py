@@ -135,7 +135,8 @@ CONSTRUCTION_STYLE: dict[str, tuple[str, str]] = {
     "FFN₂": (viz.GROUP_CYCLE[4], "s"),  # orange: next-token FFN₂ (the memorizer)
     "FFN₁": (viz.GROUP_CYCLE[2], "^"),  # bluish green: next-token FFN₁ (the hash)
     "seq-to-seq, all parameters": (viz.GROUP_CYCLE[3], "p"),  # reddish purple, pentagons
-    "seq-to-seq FFN₂, fitted": (viz.GROUP_CYCLE[4], "v"),  # orange again: an FFN₂ quantity
+    "seq-to-seq FFN₂, fitted": (viz.GROUP_CYCLE[4], "v"),  # orange again: an FFN₂ quantity,
+    # FFN₂ / √(L+3), the quantity each panel's exponent is fitted on
 }
 
 
@@ -180,9 +181,14 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     model = [bounds.kajitsuka_construction_parameter_model(int(N), int(nt["n"].iloc[0]), 2, 1000)
              for N in nt["N"]]
     ax.plot(nt["N"], model, "k--", lw=1, label="closed-form count (memnb.bounds)")
-    ref = nt["ffn2_parameters"].iloc[0] * np.sqrt(nt["N"] / nt["N"].iloc[0])
-    ax.plot(nt["N"], ref, color="grey", ls=":", label="∝ √N (through FFN₂'s first point)")
-    ax.set(xscale="log", yscale="log", xlabel="N (sequences)", ylabel="parameters (count)",
+    judged = card._log_free(nt, "ffn2_parameters")  # what the Theorem 4.1 row fits
+    fmt, kw = _style("seq-to-seq FFN₂, fitted", "--")
+    hollow |= _plot_counted(ax, nt["N"], judged, fmt, done,
+                            label="next-token, FFN₂ / √(L+3) (the fitted quantity)", **kw)
+    ref = judged[0] * np.sqrt(nt["N"] / nt["N"].iloc[0])
+    ax.plot(nt["N"], ref, color="grey", ls=":", label="∝ √N (through its first point)")
+    ax.set(xscale="log", yscale="log", xlabel="N (sequences)",
+           ylabel="parameters (count);\ndashed: FFN₂ / √(L+3)",
            title=f"against N (n = {int(nt['n'].iloc[0])})")
     _legend_below(ax, hollow, ncol=2, handlelength=_DASHED_HANDLE)
     byn = table[table["sweep"] == "n"]
