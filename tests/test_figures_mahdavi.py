@@ -463,6 +463,10 @@ def test_the_guarantee_is_set_beside_the_counts_as_an_existence_bound():
             "with the theorem; training cannot refute an existence bound).") in text
     below = fig._margin_sentence(_heads_sweep([30, 100, 180, 260]).assign(capacity=500), "H")
     assert "at or above the guarantee at 0/4 points" in below
+    # counts below the guarantee are not said to sit above it, nor to be consistent with it
+    assert "above Theorem 1's guarantee" not in below and "consistent with" not in below
+    assert "lie at" in below and "training can fall short" in below
+    assert "sit " in text and "above Theorem 1's guarantee" in text
 
 
 def _provenance() -> dict:

@@ -310,10 +310,15 @@ def _margin_sentence(table: pd.DataFrame, x: str) -> str:
         return ("No mean count exceeds chance, so none can be set beside Theorem 1's "
                 f"guarantee ({left_out}).")
     holds = f"{v['points'] - v['violations']}/{v['points']} points"
-    return (f"Above chance, the trained counts sit {v['tightest']:.1f}× to {v['loosest']:.1f}× "
-            "above Theorem 1's guarantee: the mean count above chance is at or above the "
-            f"guarantee at {holds} (consistent with the theorem; training cannot refute an "
-            "existence bound" + (f"; {left_out}" if left_out else "") + ").")
+    where = (f"sit {v['tightest']:.1f}× to {v['loosest']:.1f}× above" if v["tightest"] >= 1
+             else f"lie at {v['tightest']:.2g}× to {v['loosest']:.2g}× of")
+    why = ("consistent with the theorem; training cannot refute an existence bound"
+           if not v["violations"] else
+           "a count below it does not refute the theorem, an existence bound: training can "
+           "fall short of the weights it guarantees")
+    return (f"Above chance, the trained counts {where} Theorem 1's guarantee: the mean count "
+            f"above chance is at or above the guarantee at {holds} ({why}"
+            + (f"; {left_out}" if left_out else "") + ").")
 
 
 def _sizes_note(table: pd.DataFrame) -> str:
