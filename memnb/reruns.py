@@ -379,20 +379,26 @@ class AgainstReplaced(NamedTuple):
                 and self.replication.get("code_fingerprint") == fingerprint)
 
 
-def replaced_against_replication(name: str, profile: str = "full",
-                                 root: Path | None = None) -> AgainstReplaced | None:
+def replaced_against_replication(name: str, profile: str = "full", root: Path | None = None, *,
+                                 current: ExperimentResult | None = None,
+                                 replaced: ExperimentResult | None = None,
+                                 again: ExperimentResult | None = None
+                                 ) -> AgainstReplaced | None:
     """The table that the written result of ``name`` replaced (:func:`replaced_result`) and
     the written result itself, each against the replication of the written result
     (:func:`replications_root`), cell by cell (:func:`cells_apart`, rows matched on
     :func:`point_keys`); ``None`` when there is no replaced table or no replication. When the
     replaced table equals the replication and the written result does not, the two comparisons
     of the written run (with the table it replaced, with its replication) are one
-    (:attr:`AgainstReplaced.committed_apart`)."""
-    again = load(name, profile, replications_root(root))  # the rarest: read first
+    (:attr:`AgainstReplaced.committed_apart`). A caller that has already loaded the written
+    result (``current``), the table it replaced (``replaced``) or the replication (``again``)
+    passes it, so that it is not read again."""
+    if again is None:
+        again = load(name, profile, replications_root(root))  # the rarest: read first
     if again is None:
         return None
-    current = load(name, profile, root)
-    replaced = replaced_result(name, profile, root)
+    current = load(name, profile, root) if current is None else current
+    replaced = replaced_result(name, profile, root) if replaced is None else replaced
     if current is None or replaced is None:
         return None
     keys = point_keys(name, profile) or ()

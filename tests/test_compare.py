@@ -1242,6 +1242,38 @@ def test_own_shape_words_name_the_budgets_and_the_shapes_outside_the_scope():
             "tested; seed 1 below 45, not fitted within the 250-step cap)") in text
     assert "The best trained AoT has d > V = 4 at P = 720 (d=8 d_h=1 H=19: 180)" in text
     # a best shape within the scope: no such sentence
+    assert ("so it lies outside what the proof covers (ours: the gap in the proof that the "
+            "Dana chapter finds)") in text
+    assert "the theorem's scope" not in text
     inside = figures.own_shape_words(table, theory, best.assign(shape="d=2 d_h=1 H=86"), task,
                                      250)
     assert "d > V" not in inside
+
+
+def test_own_shape_words_put_a_budget_without_an_own_shape_in_a_sentence_of_its_own():
+    """Finding of the review: a budget with no trained shape of the theorem's own was glued
+    into the list of counts ("is met by no trained shape at P = 480 is the theorem's own ...");
+    it now has a sentence of its own, with its guarantee from the theory table."""
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    theory = compare.theory_curves(task, [480, 720])
+    dana = theory[theory["statement"].str.startswith("Dana")].set_index("parameters")["N"]
+    rows = [{"architecture": "aot", "budget": 720, "parameters": 720, "shape": "d=2 d_h=1 H=86",
+             "seed": 0, "N": N, "accuracy": acc, "round": 0, "steps_run": steps}
+            for N, acc, steps in [(45, 1.0, 30), (90, 0.6, 250)]]
+    table = pd.DataFrame(rows)
+    best = card.censored_best(table, 4)
+    text = figures.own_shape_words(table, theory, best, task, 250)
+    g480, g720 = figures.count_text(dana[480]), figures.count_text(dana[720])
+    assert (f"row reads it) is met by 0 of 1 run at P = 720 (guarantee {g720}; d=2 d_h=1 "
+            "H=86: seed 0 in [45, 90), not tested). No trained shape is the theorem's own at "
+            f"P = 480 (guarantee {g480}).") in text
+    assert "is met by no trained shape" not in text
+    # no budget with an own shape: one clause, no count
+    empty = figures.own_shape_words(table.assign(shape="d=8 d_h=1 H=19"), theory, best, task,
+                                    250)
+    assert empty.startswith("Dana et al.'s guarantee at the theorem's own shape (ours:")
+    assert ("row reads it): no trained shape is the theorem's own at P = 480 (guarantee "
+            f"{g480}) and P = 720 (guarantee {g720}).") in empty
+    assert "is met by" not in empty

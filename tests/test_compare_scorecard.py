@@ -640,6 +640,55 @@ def test_the_chapter_states_the_capacity_vs_budget_rows_in_one_sentence():
     assert failed > 0 and f"all {failed} failed tries that bound these capacities stopped at " \
         "the 250-step cap" in text
     assert text.count(". ") == 0 and text.endswith(".")  # one sentence
+    assert text.endswith(", so each capacity is what this step budget reaches.")
+
+
+def test_the_capacity_sentence_says_which_capacities_the_step_cap_bounds(monkeypatch):
+    """Finding of the review: "so each capacity is what this step budget reaches" followed
+    any failed try at the cap, also when only some were; and one failed try read "all 1 failed
+    tries". The words now follow the counts."""
+    table = _linear_table({"aot": {60: 12, 120: 22, 240: 45, 480: 45, 720: 180},
+                           "mlp": {60: 10, 120: 30, 240: 90, 480: 270, 720: 600}})
+    table["steps_run"] = np.where(table["accuracy"] < 1.0, 250, 40)
+    table.loc[table.index[table["accuracy"] < 1.0][0], "steps_run"] = 100  # one stopped early
+    params = {"C": 4, "steps": 250}
+    checks = dict(card.linear_capacity_checks(table, params))
+    failed = sum(int(v.values.get("bounding_failures", 0)) for v in checks.values())
+    at_cap = sum(int(v.values.get("bounding_at_cap", 0)) for v in checks.values())
+    assert 0 < at_cap < failed
+    text = card.linear_capacity_sentence(table, params, "quick")
+    assert (f"; {at_cap} of the {failed} failed tries that bound these capacities stopped at "
+            "the 250-step cap, so the capacities those tries bound are what this step budget "
+            "reaches.") in text
+    assert "each capacity" not in text and "all " not in text
+    # none at the cap: no "so" clause
+    none = card.linear_capacity_sentence(table.assign(steps_run=40), params, "quick")
+    assert f"; 0 of the {failed} failed tries that bound these capacities stopped at the " \
+        "250-step cap." in none
+    # one failed try, at the cap (verdicts given: a computable row has one per fitted budget)
+    one = card.Verdict("trend", "x", {"exponent": 1.0, "wide_low": 0.5, "wide_high": 1.5,
+                                      "bounding_failures": 1, "bounding_at_cap": 1})
+    monkeypatch.setattr(card, "linear_capacity_checks", lambda t, p: [("aot", one)])
+    text = card.linear_capacity_sentence(table, params, "quick")
+    assert "all 1" not in text
+    assert ("; the one failed try that bounds these capacities stopped at the 250-step cap, "
+            "so each capacity is what this step budget reaches.") in text
+
+
+def test_an_interval_excluding_1_within_the_tolerance_says_so():
+    """Finding of the review: a reproduced row whose widened interval excludes 1 (within the
+    tolerance) read "reproduced ... which excludes 1: faster than linear here". The words now
+    add that it lies within the row's tolerance; outside it, they do not."""
+    values = {"exponent": 1.15, "wide_low": 1.02, "wide_high": 1.28, "half_width": 0.13}
+    text = card._linear_words("aot", card.Verdict("reproduced", "x", values))
+    tol = f"{card.LINEAR_TOLERANCE:g}"
+    assert text.startswith("AoT **reproduced**, exponent 1.15 (widened interval 1.02 to 1.28")
+    assert (f"which excludes 1: faster than linear here, but within the tolerance of {tol} "
+            "(|exponent − 1| and the widened half-width))") in text
+    off = {**values, "exponent": 1.38, "wide_high": 1.74, "half_width": 0.36}
+    differs = card._linear_words("mlp", card.Verdict("differs", "x", off))
+    assert differs.endswith("which excludes 1: faster than linear here)")
+    assert "tolerance" not in differs
 
 
 def test_own_shape_readings_keep_the_theorem_s_own_shape_within_its_scope():

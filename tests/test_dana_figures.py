@@ -1355,3 +1355,9 @@ def test_thm2_rank_d_words_say_how_the_rank_d_kl_was_obtained():
     assert fit == ("above the best rank-d KL: the rank-d least-squares encoder reaches 6.7e-08, "
                    "an upper estimate of it")
     assert "not computed" not in fit
+    # the table not above the least-squares KL: only that encoder's KL is known, not the best
+    low = figures.thm2_rank_d_words({**gap, "N": 1000, "T": 900, "d": 867, "kl_table": 0.1,
+                                     "kl_rank_d": 0.25})
+    assert low == ("not above the rank-d least-squares encoder's KL, 0.25 (an upper estimate "
+                   "of the best rank-d KL, which may be lower)")
+    assert "not above the best" not in low

@@ -94,3 +94,8 @@ def test_thm1_centred_words_give_the_change_on_the_shrunk_rows_and_the_median(th
     none = dana_theory.thm1_centred_words(dana_theory.thm1_centred_summary(
         tab.assign(norm_we_centred=tab["norm_we"], looseness_centred=tab["looseness_eq14"])))
     assert none == "centring shrinks the norm on no row, so no excess ratio changes"
+    none_cen = dana_theory.thm1_centred_summary(
+        tab.assign(norm_we_centred=tab["norm_we"], looseness_centred=tab["looseness_eq14"]))
+    spans = dana_theory.thm1_centred_words(none_cen, with_range=True)
+    assert spans == (f"{none} (they span {none_cen['min']:.3g}× to {none_cen['max']:.4g}×)")
+    assert "from" not in spans

@@ -191,17 +191,22 @@ def test_gap_sentence_gives_the_setting_and_reads_head0_as_a_limit_block():
     head 0's λ → ∞ limit block (an argument from the proof), not a measured head."""
     from memnb.figures import dana as figures
 
-    gap = sc.last_token_gap(ks=(2, 6), draws=2)
+    gap = sc.last_token_gap(draws=2)  # the default ks: one k is drawn short of the k asked
     text = figures.gap_sentence(gap)
     assert "$T_0 = H d_h + d = 16$ distinct sequences of $S = 2$ tokens over $N = 20$" in text
     assert "over 2 random draws of the construction's weights" in text
     assert "numpy's default tolerance in float64" in text and "10^{-16}" in text
     fewer = gap[gap["k"] < gap["k_asked"]]
-    for r in fewer.itertuples():
-        assert f"{r.k} for k = {r.k_asked} asked" in text
+    assert not fewer.empty  # else the loop below checks nothing
+    drawn = ", ".join(f"{r.k} for k = {r.k_asked} asked" for r in fewer.itertuples())
+    assert f"which can be fewer (here {drawn})." in text
     assert "`head0_rank` is no measurement of a head" in text
     assert "not a measurement of head $0$ at a finite $\\lambda$" in text
-    assert "in 2 of 2 rows" in text
+    rows = len(gap)
+    fits = int((gap["feature_rank"] == gap["bound"]).sum())
+    head0 = int((gap["head0_rank"] == np.minimum(gap["k"], gap["d"])).sum())
+    assert f"it equals $H d_h + \\min(d, k)$ in {fits} of {rows} rows" in text
+    assert f"(it equals $\\min(d, k)$ in {head0} of {rows} rows)" in text
     # a table where every k reaches T_0 says so, and names no k drawn short
     full = gap.assign(k=gap["k_asked"], feature_rank=gap["T0"], bound=gap["T0"])
     text = figures.gap_sentence(full)

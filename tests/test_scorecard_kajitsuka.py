@@ -53,6 +53,19 @@ def test_theorem_41_verdict_both_ways():
     slow = card.thm41_verdict(_construction(0.3))
     assert slow.status == "reproduced" and "the interval lies below ½" in slow.measured
     assert "the interval lies above ½" in card.thm41_verdict(_construction(0.8)).measured
+    # an interval that contains ½ but reaches far above it cannot exclude faster growth
+    wide = _construction(0.75)
+    on_n = wide["sweep"] == "N"
+    wide.loc[on_n, "ffn2_parameters"] *= np.array([1, 2.5, 0.5, 2, 0.6])
+    v = card.thm41_verdict(wide)
+    assert v.values["low"] <= 0.5 < 0.5 + card.THM41_SLACK < v.values["high"]
+    assert v.status == "trend" and v.values["decided"] is False
+    assert "not decided: the interval reaches" in v.measured
+    # the exactly evaluated constructions counted are the N sweep's only
+    other = _construction(0.5)
+    other.loc[other["sweep"] == "n", "verify"] = True
+    assert "2 of 5 constructions of the N sweep evaluated exactly, all memorize: True" in (
+        card.thm41_verdict(other).measured)
 
 
 def test_theorem_41_divides_out_the_constructions_log_factor():
@@ -860,9 +873,13 @@ def test_fig7_claim_is_counted_among_the_expectation_rows():
 def test_a_depth_below_a_shallower_one_says_whether_it_ran_out_of_epochs():
     """depth_note names, per depth that memorized less than a shallower one, how many of its
     runs stopped at the epoch limit without memorizing (a budget, not a capacity)."""
-    rows = [{"n": 4, "d": 16, "blocks": b, "seed": 0, "accuracy": acc, "memorized": acc == 1.0,
-             "epochs": 200, "epochs_run": run}
-            for b, acc, run in ((1, 1.0, 120), (2, 0.98, 200), (3, 0.99, 150))]
+    rows = [{"n": 4, "d": d, "blocks": b, "seed": seed, "accuracy": acc,
+             "memorized": acc == 1.0, "epochs": 200, "epochs_run": run}
+            for d, b, seed, acc, run in ((16, 1, 0, 1.0, 120), (16, 2, 0, 0.98, 200),
+                                         (16, 3, 0, 0.99, 150), (16, 3, 1, 1.0, 200),
+                                         (8, 2, 0, 0.5, 200), (8, 2, 1, 0.5, 200))]
     note = card.depth_note(pd.DataFrame(rows), "n")
+    # d = 8's runs are another width's: not counted for d = 16
     assert "2 blocks: 0.98 (1 of 1 run at its epoch limit, 200 epochs, without memorizing)" in note
-    assert "3 blocks: 0.99 (no run at its epoch limit)" in note
+    # a run that memorized at its epoch limit ran out of nothing
+    assert "3 blocks: 0.995 (no run at its epoch limit)" in note

@@ -705,6 +705,9 @@ def test_fig4_compares_gains_per_token_seed_by_seed():
     # tolerance (the larger seed spread, 5.9)
     overlap = sc.fig4_verdict(_nonshared([[142, 279], [170, 257]]), shared)
     assert overlap.status == "trend" and "not decided at our seeds" in overlap.measured
+    # the heads sweep holds and the n sweep cannot decide: a trend not decided
+    heads = sc.fig2a_verdict(_nonshared([[142, 279], [170, 257]]).query("sweep == 'heads'"))
+    assert overlap.values["decided"] is (heads.status != "reproduced")
     assert "at n = 2, 8 (the context lengths both runs have)" in overlap.measured
     weaker = sc.fig4_verdict(_nonshared([[100, 130], [100, 135]]), shared)
     assert weaker.status == "reproduced" and "below every shared seed's" in weaker.measured

@@ -1017,9 +1017,11 @@ def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFram
     ``theory`` (:func:`exp.theory_curves`) at which the guarantee is drawn, how many trained AoT
     runs of a shape whose ``H d_h + d`` is that guarantee, with ``d ≤ V``
     (:func:`memnb.scorecard.compare.own_shape_readings` on ``table``, step cap ``steps``), meet
-    it, and the bracket and reading of each that does not; then the budgets at which the best
-    trained AoT of ``best`` has ``d > V``, outside the theorem's scope, so that its capacity,
-    drawn beside the guarantee, does not test it."""
+    it, and the bracket and reading of each that does not; the budgets where no trained shape
+    is the theorem's own, in a sentence of their own; then the budgets at which the best
+    trained AoT of ``best`` has ``d > V``, outside what the proof covers (our reading: the gap
+    in the proof that the Dana chapter finds), so that its capacity, drawn beside the
+    guarantee, does not test it."""
     from memnb.scorecard.compare import own_shape_readings, shape_params
 
     V = int(task["V"])
@@ -1030,12 +1032,11 @@ def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFram
         return ("Dana et al.'s guarantee fits no budget drawn, so no trained shape is the "
                 "theorem's own.")
     readings = own_shape_readings(table, int(task["C"]), drawn, V, steps=steps)
-    parts = []
+    parts, missing = [], []
     for budget, guarantee in sorted(drawn.items()):
         here = readings[readings["budget"] == budget]
         if here.empty:
-            parts.append(f"no trained shape at P = {budget} is the theorem's own "
-                         f"(guarantee {count_text(guarantee)})")
+            missing.append(f"P = {budget} (guarantee {count_text(guarantee)})")
             continue
         held = here["reading"] == "holds"
         others = [f"{shape}: " + "; ".join(
@@ -1049,16 +1050,23 @@ def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFram
                      + ")")
     text = ("Dana et al.'s guarantee at the theorem's own shape (ours: a trained AoT whose "
             f"H d_h + d is the guarantee drawn at its budget, with d ≤ V = {V}; each run read "
-            "as the *Dana et al. Thm 1 vs training* row reads it) is met by "
-            + _and_words(parts) + ".")
+            "as the *Dana et al. Thm 1 vs training* row reads it)")
+    none = "no trained shape is the theorem's own at " + _and_words(missing) if missing else ""
+    if parts:
+        text += " is met by " + _and_words(parts) + "."
+        if none:
+            text += f" {none[0].upper()}{none[1:]}."
+    else:
+        text += f": {none}."
     aot = best[best["architecture"] == "aot"].sort_values("budget")
     wide = [r for r in aot.itertuples() if shape_params(r.shape).get("d", 0) > V]
     if wide:
         named = _and_words([f"P = {r.budget} ({r.shape}: {count_text(r.capacity)})"
                             for r in wide])
         text += (f" The best trained AoT has d > V = {V} at {named}: fewer distinct last tokens "
-                 "than the d that the theorem's proof needs, so it lies outside the theorem's "
-                 "scope and its capacity there, drawn beside the guarantee, does not test it.")
+                 "than the d that the theorem's proof needs, so it lies outside what the proof "
+                 "covers (ours: the gap in the proof that the Dana chapter finds) and its "
+                 "capacity there, drawn beside the guarantee, does not test it.")
     return text
 
 

@@ -1750,8 +1750,11 @@ def thm2_rank_d_words(gap: Mapping[str, float]) -> str:
     table, rank_d = float(gap["kl_table"]), float(gap["kl_rank_d"])
     where = "above" if table > rank_d else "not above"
     if d < min(t, n):
-        return (f"{where} the best rank-d KL: the rank-d least-squares encoder reaches "
-                f"{rank_d:.3g}, an upper estimate of it")
+        if table > rank_d:
+            return (f"above the best rank-d KL: the rank-d least-squares encoder reaches "
+                    f"{rank_d:.3g}, an upper estimate of it")
+        return (f"not above the rank-d least-squares encoder's KL, {rank_d:.3g} (an upper "
+                f"estimate of the best rank-d KL, which may be lower)")
     why = (f"by Proposition 2, as d = {d} ≥ N − 1 = {n - 1}" if d >= n - 1 else
            f"as d = {d} ≥ T = {t}, the number of sequences")
     return (f"{where} the best rank-d KL, which is {rank_d:g} {why} (not computed: the "

@@ -300,8 +300,8 @@ def _left_out_note(tables: list[pd.DataFrame], x: str) -> str:
 
 
 def _margin_sentence(table: pd.DataFrame, x: str) -> str:
-    """How far the trained counts sit above Theorem 1's guarantee (why that is consistent is
-    :data:`_MARGIN_WHY`, said once at Fig. 2a)."""
+    """Where the trained counts above chance lie against Theorem 1's guarantee (above it, or
+    at a fraction of it where some fall below), and why neither refutes an existence bound."""
     margin = sc.guarantee_margin(table, x)
     v = margin.values
     left_out = (f"{x} = {', '.join(v['at_chance'])} left out: mean count at chance"

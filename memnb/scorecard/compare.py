@@ -680,6 +680,11 @@ def _linear_words(arch: str, verdict: Verdict) -> str:
     low, high = v["wide_low"], v["wide_high"]
     if low > 1 or high < 1:
         reads = f"excludes 1: {'faster' if low > 1 else 'slower'} than linear here"
+        if (abs(v["exponent"] - 1) <= LINEAR_TOLERANCE
+                and v.get("half_width", math.inf) <= LINEAR_TOLERANCE):
+            # the row's rule is met (reproduced, unless capped for scale): say so
+            reads += (f", but within the tolerance of {LINEAR_TOLERANCE:g} (|exponent − 1| and "
+                      f"the widened half-width)")
     elif verdict.status == "reproduced":
         reads = "linear"
     else:
@@ -698,11 +703,14 @@ def linear_capacity_sentence(table: pd.DataFrame, params: dict, profile: str) ->
     parts = [_linear_words(a, v) for a, v in checks]
     failed = sum(int(v.values.get("bounding_failures", 0)) for _, v in checks)
     at_cap = sum(int(v.values.get("bounding_at_cap", 0)) for _, v in checks)
-    share = f"all {failed}" if at_cap == failed else f"{at_cap} of the {failed}"
-    cap = (f"; {share} failed tries that bound these capacities stopped at the "
-           f"{int(params['steps']):,}-step cap" + (", so each capacity is what this step budget "
-                                                   "reaches" if at_cap else "")
-           if failed else "")
+    tries = "failed try that bounds" if failed == 1 else "failed tries that bound"
+    share = (("the one" if failed == 1 else f"all {failed}") if at_cap == failed
+             else f"{at_cap} of the {failed}")
+    so = ("" if not at_cap else ", so each capacity is what this step budget reaches"
+          if at_cap == failed else ", so the capacities those tries bound are what this step "
+          "budget reaches")
+    cap = (f"; {share} {tries} these capacities stopped at the "
+           f"{int(params['steps']):,}-step cap{so}" if failed else "")
     return ("How capacity grows with the budget (the four *Capacity vs budget* rows of the "
             "scorecard, on this page's run: a log-log fit of the best shape's mean capacity "
             "against P, its 95 % interval widened to the search brackets, and linear growth "

@@ -453,9 +453,10 @@ class Item:
 
 def undecided(verdict: Verdict) -> bool:
     """Whether ``verdict`` is a ``trend`` that its criterion could not decide either way: its
-    values say ``decided`` False (the cross-paper head-to-head and capacity-vs-budget rows) or
-    ``undecided`` True (Remark 4.4's bits of Kajitsuka & Sato), as opposed to a trend on a
-    shape that holds or on a reduced run."""
+    values say ``decided`` False (e.g. the cross-paper head-to-head and capacity-vs-budget rows,
+    Kajitsuka & Sato's Theorem 4.1 with too wide an interval, Mahdavi et al.'s Fig. 4 when only
+    its n sweep is short of a decision) or ``undecided`` True (e.g. Kajitsuka & Sato's bits and
+    capacity fits), as opposed to a trend on a shape that holds or on a reduced run."""
     return verdict.status == "trend" and (verdict.values.get("decided") is False
                                           or verdict.values.get("undecided") is True)
 

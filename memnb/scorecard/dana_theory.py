@@ -192,7 +192,7 @@ def thm1_centred_words(cen: dict[str, object], *, with_range: bool = False) -> s
     lo, hi = f"{cen['min']:.3g}×", f"{cen['max']:.4g}×"
     if not cen["shrunk"]:
         return ("centring shrinks the norm on no row, so no excess ratio changes"
-                + (f" (from {lo} to {hi})" if with_range else ""))
+                + (f" (they span {lo} to {hi})" if with_range else ""))
     if cen["range_kept"]:
         span = f"its range over all rows, {lo} to {hi}," if with_range else "its range"
         ends = f"; {span} stays as it was" + (

@@ -765,7 +765,9 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
     if heads.status == "differs" or weaker is False:
         return Verdict("differs", measured + why)
     if weaker is None or heads.status != "reproduced":
-        return Verdict("trend", measured + why, {"why": "; ".join(reasons)})
+        # not decided: the heads sweep holds and only the n sweep cannot decide
+        return Verdict("trend", measured + why, {"why": "; ".join(reasons),
+                                                 "decided": heads.status != "reproduced"})
     return Verdict("reproduced", measured)
 
 

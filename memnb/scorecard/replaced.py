@@ -144,7 +144,8 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         apart = _apart(gap, column)
         if gap is not None and gap.points and not gap.recomputed:
             copied.add(name)
-        against = replaced_against_replication(name, "full", root)
+        against = replaced_against_replication(name, "full", root, current=current,
+                                               replaced=replaced)
         if gap is not None and gap.recomputed and against is not None and against.committed_apart:
             same = " (same code)" if against.same_code else ""
             apart += (f"; the replication of the committed run{same} equals the replaced table "
@@ -321,7 +322,8 @@ def replications(rows: Sequence[Row], names: Sequence[str],
             apart = _apart(gap_between(name, "full", current, again, column=column), column)
         judged = tuple(rejudge(rows, name, root, replaced=again) or ())
         found.append(Replication(name, current, again, apart, judged,
-                                 replaced_against_replication(name, "full", root)))
+                                 replaced_against_replication(name, "full", root,
+                                                              current=current, again=again)))
     return found
 
 
