@@ -454,7 +454,8 @@ def scorecard_folder_error() -> str | None:
 
 def _cmd_scorecard(args: argparse.Namespace) -> int:
     from memnb.paths import papers_dir_candidates
-    from memnb.scorecard import build_scorecard, status_counts, to_frame, to_json
+    from memnb.scorecard import build_scorecard, to_frame, to_json
+    from memnb.scorecard.render import status_tally
 
     missing = scorecard_folder_error()
     if missing is not None:
@@ -475,12 +476,13 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
         print(f"== {paper}")
         for r in part.itertuples():
             tag = " (ours)" if r.ours else ""
-            print(f"  [{r.status:^14s}] {r.item}{tag}: {r.claim}")
+            status = r.status if r.decided else f"{r.status}, not decided"
+            print(f"  [{status:^14s}] {r.item}{tag}: {r.claim}")
             print(f"      criterion: {r.criterion}")
             print(f"      measured:  {r.measured}")
             print(f"      evidence:  {r.evidence}")
-    counts = ", ".join(f"{n} {s}" for s, n in status_counts(rows).items() if n)
-    print(f"{len(rows)} rows: {counts}")
+    # the statuses counted, a trend not decided counted apart among the trends
+    print(f"{len(rows)} rows: {status_tally(rows)}")
     return 0
 
 

@@ -298,5 +298,7 @@ def test_a_trend_not_decided_is_flagged_shown_in_outline_and_counted_apart(tmp_p
     page = rows_html(rows)
     assert page.count("trend (not decided)") == 1
     assert "2 rows: 2 trend (1 of them not decided)." == summary_sentence(rows)
+    assert [r["decided"] for r in json.loads(core.to_json(rows))] == [False, True]
+    assert core.to_frame(rows)["decided"].tolist() == [False, True]
     with pytest.raises(ValueError, match="only a trend can be not decided"):
         core.Row("dana", "Fig. 0", "c", "k", "m", "e", "differs", decided=False)

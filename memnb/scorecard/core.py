@@ -510,17 +510,20 @@ def build_scorecard(profile: str = "full", papers: list[str] | None = None,
 
 
 def to_frame(rows: list[Row]) -> pd.DataFrame:
-    """The rows as a table with the columns of :data:`COLUMNS` (paper names spelled out)."""
-    frame = pd.DataFrame([r.to_dict() for r in rows], columns=[*COLUMNS, "ours"])
+    """The rows as a table with the columns of :data:`COLUMNS` (paper names spelled out),
+    ``ours`` and ``decided`` (False for a trend not decided, :func:`undecided`)."""
+    frame = pd.DataFrame([r.to_dict() for r in rows], columns=[*COLUMNS, "ours", "decided"])
     frame["paper"] = frame["paper"].map(lambda p: PAPERS.get(p, p))
     return frame
 
 
 def to_json(rows: list[Row]) -> str:
-    """The rows as a JSON list of objects with the keys of :data:`COLUMNS`, ``ours`` and
-    ``read_from`` (the runs a row's check read)."""
+    """The rows as a JSON list of objects with the keys of :data:`COLUMNS`, ``ours``,
+    ``read_from`` (the runs a row's check read) and ``decided`` (False for a trend not
+    decided, :func:`undecided`)."""
     return json.dumps([{k: r.to_dict()[k] for k in COLUMNS}
-                       | {"ours": r.ours, "read_from": list(r.read_from)} for r in rows],
+                       | {"ours": r.ours, "read_from": list(r.read_from), "decided": r.decided}
+                       for r in rows],
                       indent=2, ensure_ascii=False)
 
 

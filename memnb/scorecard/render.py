@@ -88,7 +88,7 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     return "\n".join(out)
 
 
-def _counted(rows: list[Row]) -> str:
+def status_tally(rows: list[Row]) -> str:
     """The rows per status, e.g. "3 reproduced, 9 trend (2 of them not decided), 1 differs"."""
     open_ = sum(not r.decided for r in rows)
     return ", ".join(f"{n} {s}" + (f" ({open_} of them not decided)" if s == "trend" and open_
@@ -134,11 +134,11 @@ def _expectation_clause(rows: list[Row]) -> str:
     parts = []
     if marked:
         parts.append(f"{counted(len(marked), 'row')} of them on claims marked as our expectation, "
-                     f"not the paper's words: {_counted(marked)}")
+                     f"not the paper's words: {status_tally(marked)}")
     if unsourced:
         parts.append(f"{counted(len(unsourced), 'row')} on claims whose content our sources do "
                      f"not give (recalled, or read from a title, [unverified]): "
-                     f"{_counted(unsourced)}")
+                     f"{status_tally(unsourced)}")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -171,11 +171,11 @@ def summary_sentence(rows: list[Row]) -> str:
     if not present:
         return "No rows."
     if len(present) == 1 and present[0][0] is published:
-        return f"{counted(len(rows), 'row')}{_expectation_clause(rows)}: {_counted(rows)}."
+        return f"{counted(len(rows), 'row')}{_expectation_clause(rows)}: {status_tally(rows)}."
     if len(present) == 1 and present[0][0] is ours:
-        return f"{counted(len(rows), 'row')} of ours: {_counted(rows)}."
+        return f"{counted(len(rows), 'row')} of ours: {status_tally(rows)}."
     parts = [f"{counted(len(g), 'row')} {what}"
-             + (_expectation_clause(g) if g is published else "") + f": {_counted(g) or 'none'}"
+             + (_expectation_clause(g) if g is published else "") + f": {status_tally(g) or 'none'}"
              for g, what in present]
     if len(parts) > 1:
         parts[-1] = f"and {parts[-1]}"
