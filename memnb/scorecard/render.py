@@ -30,7 +30,8 @@ def _badge(status: str, decided: bool = True) -> str:
     in outline, "trend (not decided)", so it does not read as a trend on a shape that holds."""
     colour = STATUS_COLOURS.get(status, "#777777")
     if not decided:
-        return (f'<span style="border:1px solid {colour};color:#1b5e20;padding:0 .4em;'
+        return (f'<span style="display:inline-block;border:1px solid {colour};color:#1b5e20;'
+                f'padding:0 .4em;'
                 f'border-radius:.3em">{html.escape(status)} (not decided)</span>')
     return (f'<span style="background:{colour};color:white;padding:0 .4em;border-radius:.3em;'
             f'white-space:nowrap">{html.escape(status)}</span>')
