@@ -75,3 +75,20 @@ def no_mahdavi_scorecard(monkeypatch):
     row = SimpleNamespace(status="trend", measured="measured")
     monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: row)
     return row
+
+
+@pytest.fixture
+def aot_runs_at_720():
+    """Tries of the cross-paper search at P = 720 (task V = 4, C = 4, step cap 250): two seeds
+    of Dana et al.'s own shape d = 2, d_h = 1, H = 86 (guarantee 88), one fitting 45 and not
+    90, one fitting nothing at the cap; and two seeds of d = 8 > V fitting 180."""
+    import pandas as pd
+
+    tries = [("d=2 d_h=1 H=86", 0, [(45, 1.0, 30), (90, 0.6, 250)]),
+             ("d=2 d_h=1 H=86", 1, [(45, 0.49, 250)]),
+             ("d=8 d_h=1 H=19", 0, [(180, 1.0, 60), (360, 0.7, 250)]),
+             ("d=8 d_h=1 H=19", 1, [(180, 1.0, 60), (360, 0.7, 250)])]
+    return pd.DataFrame([{"architecture": "aot", "budget": 720, "parameters": 720,
+                          "shape": shape, "seed": seed, "N": N, "accuracy": acc, "round": 0,
+                          "steps_run": steps}
+                         for shape, seed, runs in tries for N, acc, steps in runs])

@@ -1216,7 +1216,7 @@ def test_every_clause_of_an_anchor_s_description_is_flagged_unverified():
     assert "exposures" not in external.DEFINITIONS["morris2025"]
 
 
-def test_own_shape_words_name_the_budgets_and_the_shapes_outside_the_scope():
+def test_own_shape_words_name_the_budgets_and_the_shapes_outside_the_scope(aot_runs_at_720):
     """Finding of the review: the slider set a trained AoT of d > V beside Dana et al.'s
     guarantee; the sentence says what training reached at the theorem's own shape."""
     from memnb.figures import compare as figures
@@ -1224,16 +1224,7 @@ def test_own_shape_words_name_the_budgets_and_the_shapes_outside_the_scope():
     task = {"V": 4, "n": 6, "C": 4}
     theory = compare.theory_curves(task, [720])
     guarantee = float(theory[theory["statement"].str.startswith("Dana")]["N"].iloc[0])
-    rows = []
-    for shape, seed, tries in [("d=2 d_h=1 H=86", 0, [(45, 1.0, 30), (90, 0.6, 250)]),
-                               ("d=2 d_h=1 H=86", 1, [(45, 0.49, 250)]),
-                               ("d=8 d_h=1 H=19", 0, [(180, 1.0, 60), (360, 0.7, 250)]),
-                               ("d=8 d_h=1 H=19", 1, [(180, 1.0, 60), (360, 0.7, 250)])]:
-        for N, acc, steps in tries:
-            rows.append({"architecture": "aot", "budget": 720, "parameters": 720,
-                         "shape": shape, "seed": seed, "N": N, "accuracy": acc, "round": 0,
-                         "steps_run": steps})
-    table = pd.DataFrame(rows)
+    table = aot_runs_at_720
     best = card.censored_best(table, 4)
     assert best["shape"].tolist() == ["d=8 d_h=1 H=19"]
     text = figures.own_shape_words(table, theory, best, task, 250)

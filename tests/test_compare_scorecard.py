@@ -691,20 +691,11 @@ def test_an_interval_excluding_1_within_the_tolerance_says_so():
     assert "tolerance" not in differs
 
 
-def test_own_shape_readings_keep_the_theorem_s_own_shape_within_its_scope():
+def test_own_shape_readings_keep_the_theorem_s_own_shape_within_its_scope(aot_runs_at_720):
     """Finding of the review: at P = 720 the slider set the trained AoT's 180 (a shape with
     d > V) beside Dana et al.'s guarantee 88; at the theorem's own shape training reached less.
     The readings keep only the shapes whose H d_h + d is the drawn guarantee, with d <= V."""
-    rows = []
-    for shape, seed, tries in [("d=2 d_h=1 H=86", 0, [(45, 1.0, 30), (90, 0.6, 250)]),
-                               ("d=2 d_h=1 H=86", 1, [(45, 0.49, 250)]),
-                               ("d=8 d_h=1 H=19", 0, [(180, 1.0, 60), (360, 0.7, 250)]),
-                               ("d=8 d_h=1 H=19", 1, [(180, 1.0, 60), (360, 0.7, 250)])]:
-        for N, acc, steps in tries:
-            rows.append({"architecture": "aot", "budget": 720, "parameters": 720,
-                         "shape": shape, "seed": seed, "N": N, "accuracy": acc, "round": 0,
-                         "steps_run": steps})
-    table = pd.DataFrame(rows)
+    table = aot_runs_at_720
     got = card.own_shape_readings(table, 4, {720: 88.0}, 4, steps=250)
     assert got["shape"].tolist() == ["d=2 d_h=1 H=86"] * 2
     assert got["reading"].tolist() == ["not tested", "not fitted within the step cap"]
