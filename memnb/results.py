@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import torch
@@ -984,6 +984,30 @@ class FreshAndCached:
     """The provenance of the committed full run ``cached``, when there is one."""
 
 
+class CommittedRun(NamedTuple):
+    """How a chapter names a committed full run it draws, in parts (:func:`committed_run`)."""
+
+    day: str  # the start day of the last call that computed points
+    label: str  # :func:`memnb.provenance.run_label`: device and seeds
+    commits: str  # "commit abc1234", or every commit of a resumed run with its points
+    notes: str  # :func:`earlier_code_note` and :func:`memnb.reruns.rerun_clause`, where due
+
+
+def committed_run(name: str, table: pd.DataFrame, provenance: dict[str, Any],
+                  root: Path | None = None) -> CommittedRun:
+    """The parts in which a chapter names the committed full run of ``name`` (its ``table`` and
+    ``provenance``): the day and commits of the calls that computed points
+    (:func:`memnb.provenance.computing_invocation`, not a later call that only read the cache),
+    its run label, and the notes on earlier code and a rerun under way."""
+    from memnb.reruns import rerun_clause  # reruns builds on this module
+
+    computed = computing_invocation(provenance)
+    commits = resumed_commits(provenance) or f"commit {short_commit(computed['git_commit'])}"
+    return CommittedRun(str(computed["started_utc"] or "?")[:10], run_label(table, provenance),
+                        commits,
+                        earlier_code_note(name, provenance) + rerun_clause(name, "full", root))
+
+
 def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
                      seeds: int | None = None, root: Path | None = None) -> FreshAndCached:
     """Run (or resume) ``name`` under ``profile`` and load its committed full-scale run beside it.
@@ -1003,17 +1027,9 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
     elif cached is None:
         note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
     else:
-        prov = cached.provenance
-        computed = computing_invocation(prov)  # not a later call that only read the cache
-        commits = (resumed_commits(prov)
-                   or f"commit {short_commit(computed['git_commit'])}")
-        note = (f"{name}: `{profile}` run beside the committed full-scale run of "
-                f"{str(computed['started_utc'] or '?')[:10]} ({run_label(cached.table, prov)}, "
-                f"{commits})")
-        note += earlier_code_note(name, prov)
-        from memnb.reruns import rerun_clause  # reruns builds on this module
-
-        note += rerun_clause(name, "full", root)
+        run = committed_run(name, cached.table, cached.provenance, root)
+        note = (f"{name}: `{profile}` run beside the committed full-scale run of {run.day} "
+                f"({run.label}, {run.commits}){run.notes}")
     partial = None if cached is None else partial_summary(cached.provenance)
     if partial is not None:
         note += f"; the full-scale run is {partial}"

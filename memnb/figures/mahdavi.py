@@ -1161,9 +1161,7 @@ def shown_run_note(result: Any, profile: str, elsewhere: str = "") -> str:
     note names them), this build's run when it is the full one or the only one. Where the table
     shows the committed run, it says that this build's run is not in it, and ``elsewhere``
     (e.g. "Fig. 1 draws it beside the full run") says where the page shows it, if anywhere."""
-    from memnb.provenance import computing_invocation, resumed_commits, run_label, short_commit
-    from memnb.reruns import rerun_clause
-    from memnb.results import earlier_code_note
+    from memnb.results import committed_run
 
     name = result.name
     shown, shown_profile = full_or_fresh(result, profile)
@@ -1171,13 +1169,10 @@ def shown_run_note(result: Any, profile: str, elsewhere: str = "") -> str:
         whose = ("the full-scale one" if profile == "full"
                  else "no full-scale run has been computed yet")
         return f"The table below shows this build's `{profile}` run of `{name}` ({whose})."
-    prov = result.cached_provenance or {}
-    computed = computing_invocation(prov)
-    commits = resumed_commits(prov) or f"commit {short_commit(computed['git_commit'])}"
+    run = committed_run(name, shown, result.cached_provenance or {})
     partial = getattr(result, "partial", None)
     text = (f"The table below shows the committed full-scale run of `{name}` "
-            f"({str(computed['started_utc'] or '?')[:10]}, {run_label(shown, prov)}, {commits}"
-            + earlier_code_note(name, prov) + rerun_clause(name, "full")
+            f"({run.day}, {run.label}, {run.commits}{run.notes}"
             + (f"; {partial}" if partial is not None else "") + ")")
     return (text + f". This build's `{profile}` run is not in the table"
             + (f"; {elsewhere}." if elsewhere else "."))
