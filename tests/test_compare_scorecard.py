@@ -159,7 +159,7 @@ def test_linear_capacity_needs_a_narrow_interval_and_names_what_it_leaves_out():
     tight = _linear_table({"mlp": {60: 10, 120: 22, 240: 90, 480: 200, 720: 400}},
                           next_tried=1.2)
     v = card.linear_capacity_verdict(tight, 4, "mlp")
-    assert v.values["wide_low"] > 1
+    assert v.values["wide_low"] > 1 and v.values["within_tolerance"] is False
     assert v.status == "differs" and "excludes 1: the capacity grows faster than linearly" \
         in v.measured
     # exactly linear on the positive budgets, and the search tried N a little above each one
@@ -679,13 +679,16 @@ def test_an_interval_excluding_1_within_the_tolerance_says_so():
     """Finding of the review: a reproduced row whose widened interval excludes 1 (within the
     tolerance) read "reproduced ... which excludes 1: faster than linear here". The words now
     add that it lies within the row's tolerance; outside it, they do not."""
-    values = {"exponent": 1.15, "wide_low": 1.02, "wide_high": 1.28, "half_width": 0.13}
+    # as linear_capacity_verdict records them: the row's rule met (within_tolerance) or not
+    values = {"exponent": 1.15, "wide_low": 1.02, "wide_high": 1.28, "half_width": 0.13,
+              "within_tolerance": True}
     text = card._linear_words("aot", card.Verdict("reproduced", "x", values))
     tol = f"{card.LINEAR_TOLERANCE:g}"
     assert text.startswith("AoT **reproduced**, exponent 1.15 (widened interval 1.02 to 1.28")
     assert (f"which excludes 1: faster than linear here, but within the tolerance of {tol} "
             "(|exponent − 1| and the widened half-width))") in text
-    off = {**values, "exponent": 1.38, "wide_high": 1.74, "half_width": 0.36}
+    off = {**values, "exponent": 1.38, "wide_high": 1.74, "half_width": 0.36,
+           "within_tolerance": False}
     differs = card._linear_words("mlp", card.Verdict("differs", "x", off))
     assert differs.endswith("which excludes 1: faster than linear here)")
     assert "tolerance" not in differs

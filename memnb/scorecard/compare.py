@@ -625,10 +625,11 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
                  f"{'≤' if half <= LINEAR_TOLERANCE else '>'} {LINEAR_TOLERANCE:g}")
     linear_possible = wide_low <= 1.0 <= wide_high
     grows = slope > 0.5 and wide_low > 0
+    within = off <= LINEAR_TOLERANCE and half <= LINEAR_TOLERANCE  # the row's rule
     values = {**v.values, "half_width": half, "bracket_low": least, "bracket_high": most,
-              "wide_low": wide_low, "wide_high": wide_high,
+              "wide_low": wide_low, "wide_high": wide_high, "within_tolerance": within,
               "left_out": [int(p) for p in left["parameters"]]}
-    if off <= LINEAR_TOLERANCE and half <= LINEAR_TOLERANCE:
+    if within:
         return Verdict("reproduced", measured, values)
     # an interval that reaches 0 and contains 1 neither shows growth nor excludes linear growth:
     # a measurement that does not decide, a trend by the scorecard's legend, said as such
@@ -680,8 +681,7 @@ def _linear_words(arch: str, verdict: Verdict) -> str:
     low, high = v["wide_low"], v["wide_high"]
     if low > 1 or high < 1:
         reads = f"excludes 1: {'faster' if low > 1 else 'slower'} than linear here"
-        if (abs(v["exponent"] - 1) <= LINEAR_TOLERANCE
-                and v.get("half_width", math.inf) <= LINEAR_TOLERANCE):
+        if v.get("within_tolerance"):
             # the row's rule is met (reproduced, unless capped for scale): say so
             reads += (f", but within the tolerance of {LINEAR_TOLERANCE:g} (|exponent − 1| and "
                       f"the widened half-width)")
