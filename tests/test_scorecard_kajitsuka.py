@@ -251,7 +251,7 @@ def test_a_capacity_run_with_one_size_judges_no_growth():
     wide = _capacity({200: 0, 400: 1, 600: 1, 800: 1}).assign(d=16)
     both = pd.concat([wide, _capacity({600: 2}).assign(d=8)])
     mixed = card.capacity_verdict(both)
-    assert mixed.status == "trend" and set(mixed.values) == {"d16"}
+    assert mixed.status == "trend" and {k for k in mixed.values if k[1:].isdigit()} == {"d16"}
     assert "width d = 8: not judged, only N = 600 so far" in mixed.measured
     neither = card.capacity_verdict(pd.concat([_capacity({600: 0}).assign(d=16),
                                                _capacity({700: 2}).assign(d=8)]))
@@ -344,7 +344,8 @@ def test_an_overhead_slope_that_cannot_decide_is_a_trend_not_differs():
     assert card.OVERHEAD_UNDECIDED in v.measured
     assert card.remark44_overhead_verdict(table).status == "trend"
     text = overhead_markdown(table)
-    assert "**Verdict: trend**" in text and "the fit cannot tell a $\\log N$ growth" in text
+    assert "**Verdict: trend (not decided)**" in text
+    assert "the fit cannot tell a $\\log N$ growth" in text
     assert "does not grow like" not in text and "The overhead grows like" not in text
     # a marginal overhead that zig-zags around 330 bits: no slope decided, so trend
     N = np.array([100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000], dtype=float)
@@ -452,6 +453,28 @@ def test_a_capacity_exponent_that_cannot_decide_is_a_trend_and_widths_are_capped
 
     fig7 = {i.item: i for i in load_items(["kajitsuka"])}["Fig. 7"]
     assert "both 0 and 1" in fig7.criterion and "each width" in fig7.criterion
+
+
+def test_one_undecided_width_leaves_the_row_undecided_unless_another_differs():
+    # the claim holds at every width: a width whose exponent cannot decide leaves the
+    # conjunction undecided (the row's "trend (not decided)"); a width that differs decides it
+    from memnb.scorecard.core import status_words, undecided
+
+    wide = _capacity({200: 0, 400: 1, 600: 1, 800: 2})
+    sqrt_like = _capacity({400: 4, 900: 6, 1600: 8, 2500: 11})
+    mixed = card.capacity_verdict(pd.concat([sqrt_like.assign(d=8), wide.assign(d=16)]))
+    assert mixed.status == "trend" and undecided(mixed)
+    assert mixed.values["undecided_widths"] == [16]
+    assert status_words(mixed) == "trend (not decided)"
+    assert "width d = 16: trend (not decided):" in mixed.measured
+    assert "width d = 8: reproduced:" in mixed.measured
+    linear = _capacity({N: N // 100 for N in (100, 200, 400, 800)})
+    against = card.capacity_verdict(pd.concat([linear.assign(d=8), wide.assign(d=16)]))
+    assert against.status == "differs" and not undecided(against)
+    decided = card.capacity_verdict(pd.concat([sqrt_like.assign(d=8), sqrt_like.assign(d=16)]),
+                                    scale=lambda v: criteria.at_reduced_scale(v, "reduced"))
+    assert decided.status == "trend" and not undecided(decided)
+    assert status_words(decided) == "trend"
 
 
 def test_seq_len_verdict_names_deeper_models_that_memorize_less():

@@ -35,6 +35,7 @@ from memnb.dana_reading import (
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
 from memnb.prose import counted
+from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import KL_ZERO, margin_words
 
 # the plotted accuracy is the code's last-batches mean where a run recorded it
@@ -937,13 +938,13 @@ def verdict_sentence(row: Any, shown: str = "") -> str:
     if shown and measured.startswith(shown.strip()):
         rest = measured[len(shown.strip()):].lstrip("; ").strip()
         measured = "the numbers above" + (f"; {rest}" if rest else "")
-    return f"Verdict ({row.item}): **{row.status}** ({measured})."
+    return f"Verdict ({row.item}): **{status_words(row)}** ({measured})."
 
 
 def verdict_status(row: Any) -> str:
     """The verdict's status alone, for a caption's lead whose details end with the whole
     verdict (:func:`verdict_sentence`)."""
-    return f"Verdict ({row.item}): **{row.status}**."
+    return f"Verdict ({row.item}): **{status_words(row)}**."
 
 
 def folded_report(head: str, parts: list[str], verdicts: tuple[Any, ...] = ()) -> str:
@@ -956,7 +957,7 @@ def folded_report(head: str, parts: list[str], verdicts: tuple[Any, ...] = ()) -
 
 def verdict_recalled(row: Any) -> str:
     """The verdict's status alone, for text under a caption that printed it in full."""
-    return f"Verdict ({row.item}): **{row.status}**, with its numbers in the caption above."
+    return f"Verdict ({row.item}): **{status_words(row)}**, with its numbers in the caption above."
 
 
 def _caption_source(run: Any, profile: str, both: bool = False) -> tuple[str, str]:
@@ -1609,7 +1610,7 @@ def rank_d_memory_paragraph(tab: pd.DataFrame) -> str:
     quote = paper.QUOTES["rank_d_memory"]
     return (f"**The camera-ready's reading ({quote.section}, verbatim).** \"{quote.text}\" The "
             f"memory above is such a matrix multiplication (W is d × d). Against our table: "
-            f"{verdict.measured}. Verdict (Sec. 5.1: rank-d memory): **{verdict.status}**.")
+            f"{verdict.measured}. Verdict (Sec. 5.1: rank-d memory): **{status_words(verdict)}**.")
 
 
 #: Legend label of the grey band of :func:`thm2_figure`: vacuous is the theorem's bound, with
@@ -2372,7 +2373,7 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")
     text += (f" Verdicts{_verdicts_read_from(verdicts[f] for f in (f1, f2, f5))}: "
-             + ", ".join(f"{f} **{verdicts[f].status}**" for f in (f1, f2, f5)) + ".")
+             + ", ".join(f"{f} **{status_words(verdicts[f])}**" for f in (f1, f2, f5)) + ".")
     # folded: one verdict a list item and each run's account a paragraph, so that a reader finds
     # each figure's evidence without reading the three as one paragraph
     details = "\n".join(f"- {verdict_sentence(verdicts[f])}" for f in (f1, f2, f5))

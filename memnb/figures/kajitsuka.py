@@ -23,6 +23,7 @@ from memnb import bounds, lower_bounds, prose, viz
 from memnb.experiments.kajitsuka import capacity_table, depth_table, widths
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import kajitsuka as card
+from memnb.scorecard.core import status_words
 from memnb.scorecard.criteria import Verdict, at_paper_scale
 from memnb.train import TrainConfig
 from memnb.validation import check_int
@@ -47,7 +48,7 @@ def show(fig: Any, caption: str) -> None:
 
 
 def _verdict(v: Verdict) -> str:
-    return f"**Verdict: {v.status}** ({v.measured})"
+    return f"**Verdict: {status_words(v)}** ({v.measured})"
 
 
 def _scale(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
@@ -239,7 +240,7 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
         f"{found['seq2seq_n'].measured}; this is the sufficiency exponent for "
         "Cor. 4.1's $\\sqrt{nN}$, one of the checks of the Corollary 4.1 row, whose verdict "
         "(with the necessity half, a further theorem of the paper whose number is not in our "
-        f"sources, Sec. 4) is **{cor.status}**; {found['next_token_n'].measured}"
+        f"sources, Sec. 4) is **{status_words(cor)}**; {found['next_token_n'].measured}"
         f"{_flat_in_n(found['next_token_n'])}.")
     return fig, caption
 
@@ -1031,7 +1032,7 @@ def overhead_markdown(table: pd.DataFrame) -> str:
             "of the cost that does not change with $N$, not FFN₁'s growth with $N$); a growth "
             "like $\\log N$ "
             "means this marginal overhead is linear in $\\log_2 N$ with a positive slope. "
-            f"Measured on the construction sweep: {v.measured}. **Verdict: {v.status}**"
+            f"Measured on the construction sweep: {v.measured}. **Verdict: {status_words(v)}**"
             + said)
 
 
@@ -1082,7 +1083,8 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
             f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
             "expectation *[unverified]*).* "
             f"{markers_sentence(fresh, cached, profile)} "
-            f"From {which}: loss **Verdict: {loss.status}**; accuracy **Verdict: {acc.status}**."
+            f"From {which}: loss **Verdict: {status_words(loss)}**; "
+            f"accuracy **Verdict: {status_words(acc)}**."
             f"{late_fall_sentence(table)}")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
@@ -1389,7 +1391,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         details += (f" The full-scale run is {partial or 'partial'}, and {early.measured}.")
         beside = card.quick_against_full(table, cached, by, profile)
         details += f" {beside}" if beside else ""
-    return fig, viz.with_details(f"{lead} **Verdict: {verdict.status}**.", details)
+    return fig, viz.with_details(f"{lead} **Verdict: {status_words(verdict)}**.", details)
 
 
 def capacity_shown(fresh: pd.DataFrame, cached: pd.DataFrame | None, by: str = "N"

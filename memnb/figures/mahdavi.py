@@ -31,7 +31,7 @@ from memnb.papers import mahdavi as paper
 from memnb.prose import counted, markdown_table
 from memnb.scorecard import criteria
 from memnb.scorecard import mahdavi as sc
-from memnb.scorecard.core import Row, load_items
+from memnb.scorecard.core import Row, load_items, status_words
 from memnb.scorecard.render import source_profile
 
 _MEM = "examples memorized (accuracy × T)"
@@ -83,7 +83,7 @@ def _verdict_words(number: str, row: Row) -> str:
 def _verdict_head(number: str, row: Row) -> str:
     """"Verdict (scorecard, Fig. 2a): **trend**" for the row of ``number``: its status alone,
     which a folded caption's lead ends with (:func:`folded`)."""
-    return f"Verdict (scorecard, {number}): **{row.status}**"
+    return f"Verdict (scorecard, {number}): **{status_words(row)}**"
 
 
 def folded(lead: str, details: str, number: str, profile: str) -> str:
@@ -116,7 +116,7 @@ def verdicts_markdown(numbers: list[str], profile: str) -> str:
     """One Markdown paragraph per item: its claim and its scorecard verdict."""
     rows = [scorecard_row(n, profile) for n in numbers]
     return "\n\n".join(f"**{r.item}**{' *(ours)*' if r.ours else ''} ({r.claim}). Verdict: "
-                       f"**{r.status}**: {r.measured}." for r in rows)
+                       f"**{status_words(r)}**: {r.measured}." for r in rows)
 
 
 def verdict_run(name: str, profile: str) -> str | None:

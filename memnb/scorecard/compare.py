@@ -24,7 +24,7 @@ from memnb.papers import external
 from memnb.profiles import PROFILES
 from memnb.prose import counted
 from memnb.scorecard import criteria
-from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item
+from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item, status_words
 from memnb.scorecard.criteria import Verdict
 
 P = "compare"
@@ -173,15 +173,6 @@ def not_decided_words(values: dict[str, Any]) -> str:
             "leads (first place within the seed spreads, or a mean there a lower bound), and "
             f"they could still give {exp.SHORT[values['winner']]} a lead at more than half of "
             "the budgets")
-
-
-def status_words(verdict: Verdict) -> str:
-    """The status of ``verdict`` as the chapter prints it: ``"trend (not decided)"`` where its
-    values say ``decided`` False (a head-to-head trend that only the budgets without a lead
-    allow, :func:`ranking_from_best`; a capacity-vs-budget exponent whose widened interval
-    reaches 0 and contains 1, :func:`linear_capacity_verdict`), else the status itself."""
-    undecided = verdict.values.get("decided") is False
-    return f"{verdict.status} (not decided)" if undecided else verdict.status
 
 
 def capacity_brackets(table: pd.DataFrame, C: int) -> pd.DataFrame:

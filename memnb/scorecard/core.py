@@ -461,6 +461,18 @@ def undecided(verdict: Verdict) -> bool:
                                           or verdict.values.get("undecided") is True)
 
 
+def status_words(judged: Verdict | Row | Any) -> str:
+    """The status of ``judged`` as the book prints it: ``"trend (not decided)"`` for a trend
+    that its criterion could not decide either way (a verdict: :func:`undecided`; a row, or a
+    row of :func:`to_frame`: ``decided`` False), else the status itself. The one wording of the
+    flag in the chapters' captions, beside the scorecard's outline badge."""
+    if isinstance(judged, Verdict):
+        not_decided = undecided(judged)
+    else:
+        not_decided = not bool(getattr(judged, "decided", True))
+    return f"{judged.status} (not decided)" if not_decided else str(judged.status)
+
+
 _ITEMS: dict[tuple[str, str], Item] = {}
 
 

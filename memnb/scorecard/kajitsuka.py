@@ -20,7 +20,7 @@ import pandas as pd
 from memnb.papers import kajitsuka as paper
 from memnb.prose import counted
 from memnb.scorecard import criteria
-from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item
+from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item, status_words, undecided
 from memnb.scorecard.criteria import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -792,10 +792,15 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N",
               "trend" if "trend" in statuses else "reproduced")
     skipped = [f"width d = {d}: not judged, {_sizes_text(part, by)}"
                for d, part in parts.items() if d not in judged]
+    # the claim holds at every width: one width's undecided trend leaves the row undecided
+    # unless another width differs (then the row differs, decided)
+    open_widths = [d for d, v in found.items() if undecided(v)]
     return Verdict(status,
-                   " | ".join([f"width d = {d}: {v.status}: {v.measured}"
+                   " | ".join([f"width d = {d}: {status_words(v)}: {v.measured}"
                                for d, v in found.items()] + skipped),
-                   {f"d{d}": v.status for d, v in found.items()})
+                   {**{f"d{d}": v.status for d, v in found.items()},
+                    "undecided": status == "trend" and bool(open_widths),
+                    "undecided_widths": open_widths})
 
 
 #: The fewest sizes (values of N, or of n) a width needs before its capacity can be said to grow
