@@ -19,7 +19,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -392,51 +392,68 @@ def points_not_timed(provenance: dict[str, Any]) -> int:
     return max(reused, 0) + sum(points for _, points in points_copied(provenance))
 
 
-def copied_words(provenance: dict[str, Any], folder: Path | None = None) -> str:
-    """``"84 of its points were copied from the run it replaced (commit 54b33aa, started
-    2026-11-27T12:21:09+00:00), not computed by it; that run had itself copied 33 of them from
-    the run it replaced (commit aff3ad0 + uncommitted changes, started ...)"``: the
-    :func:`points_copied` of a result, each named by the commit of the run it replaced where the
-    copied table is that run (``rerun_of``, matched on its code fingerprint), else by the copied
-    table's name; then, where the copied table's provenance (``<folder>/<source>.json``;
-    ``folder`` defaults to the results folder of the result's profile) records points it copied
-    in turn, those, down the chain. Empty when none were copied. The evidence of a row reading
-    those points names the runs that computed them."""
+class CopiedPoints(NamedTuple):
+    """One link of :func:`copied_chain`: ``points`` point files copied from the table
+    ``source``, by the result itself (``depth`` 0) or, in turn, by the run it copied from
+    (``depth`` 1, …); ``commit`` and ``started`` name that run where it is the run the copier
+    replaced (``rerun_of``, matched on the code fingerprint that ends ``source``), else ``None``."""
+
+    points: int
+    source: str
+    commit: str | None
+    started: str | None
+    depth: int
+
+    def run_words(self) -> str:
+        """The run copied from, in words: "the run it replaced (commit 54b33aa, started …)",
+        or the table's name where the run is not named by its commit."""
+        if self.commit is None:
+            return f"`{self.source}`"
+        return f"the run it replaced (commit {self.commit}, started {self.started or '?'})"
+
+
+def copied_chain(provenance: dict[str, Any], folder: Path | None = None) -> list[CopiedPoints]:
+    """The :func:`points_copied` of a result, then, where the copied table's provenance
+    (``<folder>/<source>.json``; ``folder`` defaults to the results folder of the result's
+    profile) records points it copied in turn, those, depth first down the chain (a table seen
+    twice is not followed again). Empty when none were copied."""
     from memnb.paths import results_dir
 
     if folder is None:
         folder = results_dir() / str(provenance.get("profile") or "full")
-    return "; ".join(_copied_chain(provenance, folder, set(), first=True))
+    found: list[CopiedPoints] = []
+    seen: set[str] = set()
+
+    def follow(record: dict[str, Any], depth: int) -> None:
+        replaced = record.get("rerun_of") or {}
+        code = replaced.get("code_fingerprint")
+        for source, points in points_copied(record):
+            if source in seen:
+                continue
+            seen.add(source)
+            named = bool(code) and source.endswith(f".{code}")
+            found.append(CopiedPoints(
+                points, source, short_commit(replaced.get("git_commit")) if named else None,
+                replaced.get("started_utc") if named else None, depth))
+            copied = _read_provenance(folder / f"{source}.json")
+            if copied is not None:
+                follow(copied, depth + 1)
+
+    follow(provenance, 0)
+    return found
 
 
-def _copied_chain(provenance: dict[str, Any], folder: Path, seen: set[str], *,
-                  first: bool) -> list[str]:
-    """The clauses of :func:`copied_words` for ``provenance`` and, depth first, for each table
-    it copied from (``seen`` guards against a loop)."""
-    clauses = []
-    for source, points in points_copied(provenance):
-        if source in seen:
-            continue
-        seen.add(source)
-        run = _copied_run(provenance, source)
-        clauses.append(f"{points} of its points were copied from {run}, not computed by it"
-                       if first else f"that run had itself copied {points} of them from {run}")
-        copied = _read_provenance(folder / f"{source}.json")
-        if copied is not None:
-            clauses += _copied_chain(copied, folder, seen, first=False)
-    return clauses
-
-
-def _copied_run(provenance: dict[str, Any], source: str) -> str:
-    """The run whose point files ``source`` a result of ``provenance`` copied, in words: the run
-    it replaced, with its commit and start, where ``rerun_of`` names that table (its code
-    fingerprint ends the name), else the table's name."""
-    replaced = provenance.get("rerun_of") or {}
-    code = replaced.get("code_fingerprint")
-    if code and source.endswith(f".{code}"):
-        return (f"the run it replaced (commit {short_commit(replaced.get('git_commit'))}, "
-                f"started {replaced.get('started_utc') or '?'})")
-    return f"`{source}`"
+def copied_words(provenance: dict[str, Any], folder: Path | None = None) -> str:
+    """``"84 of its points were copied from the run it replaced (commit 54b33aa, started
+    2026-11-27T12:21:09+00:00), not computed by it; that run had itself copied 33 of them from
+    the run it replaced (commit aff3ad0 + uncommitted changes, started ...)"``: the
+    :func:`copied_chain` of a result in words. Empty when none were copied. The evidence of a
+    row reading those points names the runs that computed them."""
+    return "; ".join(
+        f"{link.points} of its points were copied from {link.run_words()}, not computed by it"
+        if link.depth == 0 else
+        f"that run had itself copied {link.points} of them from {link.run_words()}"
+        for link in copied_chain(provenance, folder))
 
 
 def _read_provenance(path: Path) -> dict[str, Any] | None:

@@ -170,6 +170,15 @@ def test_a_replications_call_that_computed_no_point_is_not_in_its_time_or_commit
                                      "points_computed": 385, "started_utc": "2026-11-29T13:45"}])
     page = reproducibility.page_markdown([chapter], results)
     assert "| 1085.2 | `7f69545`, 2026-11-29 13:45 |" in page
+    # a call that computed nothing in 0.01 s changes neither number shown: not listed (review:
+    # "0.0 s from ..." beside a total equal to the time shown was noise)
+    _todays_code(path, total_wall_time_s=912.75, invocations=[
+        {"started_utc": "2026-11-29T13:45:06+00:00", "wall_time_s": 0.01,
+         "git_commit": "17a30d5aaaa", "points_computed": 0},
+        {"started_utc": "2026-11-29T13:45:10+00:00", "wall_time_s": 912.74,
+         "git_commit": "7f69545aaaa", "points_computed": 385}])
+    page = reproducibility.page_markdown([chapter], results)
+    assert "| 912.7 | `7f69545`, 2026-11-29 13:45 |" in page and "recorded call" not in page
 
 
 def test_results_written_after_the_page_are_flagged(tmp_path):
@@ -483,3 +492,48 @@ def test_the_full_runs_say_which_tables_record_the_dataset_files_they_read(monke
     found.clear()  # a machine without the data
     assert "this build did not find the files of 1 (`kajitsuka.mnli_curves`)" in (
         reproducibility.data_files_sentence({"kajitsuka.mnli_curves": same}))
+
+
+def test_the_commits_and_code_columns_name_points_copied_from_earlier_runs(tmp_path):
+    """A run that read points copied from the run it replaced (``points_copied``) did not
+    compute them: the *commits* cell takes them off its commit's share and names the runs they
+    came from, down the chain; the *code* cell says which earlier code computed how many
+    (review finding: ``dana.appendix_layout`` named only the commit that computed 54 of 138)."""
+    folder = tmp_path / "full"
+    (folder / "superseded").mkdir(parents=True)
+    older = {"points_copied": [{"from": "superseded/x.51cd048d9a9f50cc", "points": 33}],
+             "rerun_of": {"code_fingerprint": "51cd048d9a9f50cc", "git_commit": "aff3ad0aa",
+                          "started_utc": "2026-11-27T10:21"}}
+    (folder / "superseded" / "x.ee20886effcd5f24.json").write_text(json.dumps(older))
+    provenance = {
+        "git_commit": "cae159fbb",
+        "invocations": [{"git_commit": "cae159fbb", "started_utc": "2026-11-27T15:00",
+                         "points_done": 138}],
+        "points_copied": [{"from": "superseded/x.ee20886effcd5f24", "points": 84}],
+        "rerun_of": {"code_fingerprint": "ee20886effcd5f24", "git_commit": "54b33aa11",
+                     "started_utc": "2026-11-27T12:21"}}
+    cell = reproducibility._commits_cell(provenance, "cae159f", "2026-11-27", folder)
+    assert cell == ("`cae159f` (54 points computed), 2026-11-27; 84 points copied from the run "
+                    "it replaced (`54b33aa`, 2026-11-27); 33 of them copied in turn from the "
+                    "run that one replaced (`aff3ad0`, 2026-11-27)")
+    assert reproducibility._copied_code_words(provenance, folder) == (
+        "; the 84 copied points computed by earlier code: 51 by `ee20886effcd5f24`, 33 by "
+        "`51cd048d9a9f50cc`")
+    plain = {k: v for k, v in provenance.items() if k not in ("points_copied", "rerun_of")}
+    assert reproducibility._commits_cell(plain, "cae159f", "2026-11-27", folder) == (
+        "`cae159f`, 2026-11-27")
+    assert reproducibility._copied_code_words(plain, folder) == ""
+
+
+def test_the_contention_record_states_the_throughput_of_one_thread_processes():
+    """The dask section's claim rests on a measured ratio, stated from the record (review: the
+    page said "that many times faster" where the record gives 1.78 on 2 cores)."""
+    record = {"benchmark": "bench_contention", "results": [
+        {"measure": "one process alone", "processes": 1, "threads_each": 2, "steps_per_s": 219.3},
+        {"measure": "two processes", "processes": 2, "threads_each": 2, "steps_per_s": 70.1},
+        {"measure": "two, one thread each", "processes": 2, "threads_each": 1,
+         "steps_per_s": 195.1}]}
+    text = reproducibility.contention_sentence(record)
+    assert "made 390.2 steps/s, 1.78 times the 219.3 steps/s of one process alone with 2" in text
+    assert reproducibility.contention_sentence({**record, "results": record["results"][:2]}) == ""
+    assert reproducibility.contention_sentence({**record, "benchmark": "bench_sweep"}) == ""

@@ -181,7 +181,8 @@ def wall_time_cell(row: dict[str, Any]) -> str:
     0 s, which is not what computing them took), and, for a run whose recorded calls include
     some that computed no point (``calls_left_out``, :func:`_calls_without_points`; their time
     is left out of ``wall_time_s``), each of those calls' time and commit and the recorded
-    total, so that neither the total nor the time shown reads as the other."""
+    total, so that neither the total nor the time shown reads as the other; calls whose time
+    rounds to 0.0 s together are not listed (they change neither number)."""
     from memnb.prose import counted
     from memnb.provenance import short_commit
 
@@ -191,7 +192,8 @@ def wall_time_cell(row: dict[str, Any]) -> str:
     if reused:
         notes.append(f"{counted(int(reused), 'point')} read from the cache, not computed")
     left_out = row.get("calls_left_out") or []
-    if left_out:
+    # calls whose time rounds to 0.0 s change neither number shown: not listed
+    if sum(float(call.get("wall_time_s") or 0.0) for call in left_out) >= 0.05:
         calls = ", ".join(f"{_seconds(call.get('wall_time_s'))} s from "
                           f"`{short_commit(call.get('git_commit'))}`" for call in left_out)
         notes.append(f"time of the calls that computed points; not counted: "
@@ -225,16 +227,61 @@ def shared_invocations(provenances: dict[str, dict]) -> dict[str, str]:
     return found
 
 
-def _commits_cell(provenance: dict[str, Any], commit: str) -> str:
-    """``commit`` (a :func:`memnb.provenance.provenance_summary` row's) in code font, or, for a
+def _commits_cell(provenance: dict[str, Any], commit: str, day: str,
+                  folder: Path | None = None) -> str:
+    """``commit`` (a :func:`memnb.provenance.provenance_summary` row's) in code font and the
+    ``day`` it started, or, for a
     run resumed over several commits, each with the points it computed
-    (:func:`memnb.provenance.commit_points`)."""
-    from memnb.provenance import commit_points
+    (:func:`memnb.provenance.commit_points`); then the points copied from earlier runs, each run
+    named by its commit and day, down the chain (:func:`memnb.provenance.copied_chain`): the run
+    that read them did not compute them, and its first invocation's ``points_done`` counts
+    them, so they are taken off its commit's share."""
+    from memnb.provenance import commit_points, copied_chain
 
     shares = commit_points(provenance)
-    if len(shares) < 2:
-        return f"`{commit}`"
-    return ", ".join(f"`{c}` ({points} points)" for c, points, _ in shares)
+    chain = copied_chain(provenance, folder)
+    if not chain:
+        if len(shares) < 2:
+            return f"`{commit}`, {day}"
+        return ", ".join(f"`{c}` ({points} points)" for c, points, _ in shares) + f", {day}"
+    copied_here = sum(link.points for link in chain if link.depth == 0)
+    if shares:
+        first, points, day = shares[0]
+        shares[0] = (first, points - copied_here, day)
+    computed = (", ".join(f"`{c}` ({points} points computed)" for c, points, _ in shares)
+                if shares else f"`{commit}`") + f", {day}"
+
+    def run(link: Any) -> str:
+        return (f"`{link.source}`" if link.commit is None else
+                f"the run it replaced (`{link.commit}`, {str(link.started or '?')[:10]})")
+
+    copied = "; ".join(f"{link.points} points copied from {run(link)}" if link.depth == 0 else
+                       f"{link.points} of them copied in turn from {run(link)}".replace(
+                           "the run it replaced", "the run that one replaced")
+                       for link in chain)
+    return f"{computed}; {copied}"
+
+
+def _copied_code_words(provenance: dict[str, Any], folder: Path | None = None) -> str:
+    """For the *code* column of a result with points copied from earlier runs
+    (:func:`memnb.provenance.copied_chain`): which code fingerprint computed how many of them,
+    the fingerprint that ends each copied table's name, less the points that table copied in
+    turn; "" when none were copied."""
+    from memnb.provenance import copied_chain
+
+    chain = copied_chain(provenance, folder)
+    if not chain:
+        return ""
+    parts = []
+    for k, link in enumerate(chain):
+        deeper = 0
+        for later in chain[k + 1:]:
+            if later.depth <= link.depth:
+                break
+            deeper += later.points if later.depth == link.depth + 1 else 0
+        parts.append(f"{link.points - deeper} by `{link.source.rsplit('.', 1)[-1]}`")
+    copied = sum(link.points for link in chain if link.depth == 0)
+    return f"; the {copied} copied points computed by earlier code: {', '.join(parts)}"
 
 
 def _rekey_words(provenance: dict[str, Any]) -> str:
@@ -292,6 +339,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     provenances = {name: json.loads(result_paths(name, "full", results_root)[1].read_text())
                    for name in summary["experiment"]}
     shared = shared_invocations(provenances)
+    folder = None if results_root is None else Path(results_root) / "full"
     for record in summary.to_dict("records"):
         name = record["experiment"]
         provenance = provenances[name]
@@ -352,11 +400,12 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         rows.append([f"`{name}`", paper_item(name, str(record["paper_figure"])), record["seeds"],
                      f"{minutes}{'' if what is None else ' (partial grid)'} on "
                      f"{_devices(provenance, str(record['device_name']))}{fixed_text}",
-                     f"{_commits_cell(provenance, str(record['git_commit']))}, "
-                     f"{str(record['started_utc'] or '–')[:10]}",
+                     _commits_cell(provenance, str(record["git_commit"]),
+                                   str(record["started_utc"] or "–")[:10], folder),
                      f"{'today' if current else 'earlier'}: "
                      f"{'not recorded' if not code else f'`{code}`'}, "
-                     f"{arithmetic_label(provenance)}{_rekey_words(provenance)}"])
+                     f"{arithmetic_label(provenance)}{_rekey_words(provenance)}"
+                     f"{_copied_code_words(provenance, folder)}"])
     lines = ["<!-- generated by book/build.py from data/results/full/*.json; do not edit -->"]
     if rows:
         # two tables of the same rows, so that neither is wider than the page: what ran, and
@@ -548,10 +597,37 @@ def benchmarks_markdown(folder: Path) -> str:
             header = [BENCHMARK_COLUMNS.get(k, k) for k in keys_]
             rows = [[_benchmark_value(k, r.get(k)) for k in keys_] for r in results]
             lines += [markdown_table(header, rows), ""]
+        lines += [s for s in [contention_sentence(record)] if s]
+    lines += ["", "Each record comes from one run, at the commit it names; the build reads it "
+              "and does not time the code again, so code changed since may run at another "
+              "speed."]
     if not any(device.startswith("cuda") for device in devices):
         lines.append("No benchmark record comes from a GPU yet: the GPU ratios and the share of "
                      "a GPU's dense peak are **not measured**.")
     return "\n".join(lines) + "\n"
+
+
+def contention_sentence(record: dict[str, Any]) -> str:
+    """For a ``bench_contention`` record: the throughput of its processes of one thread each,
+    together, against one process alone with every thread (the first row), as a ratio: what a
+    dask ``LocalCluster`` of one single-threaded worker per core gains over one process on the
+    same cores (the page's dask section points here). "" for another record, or one without
+    both rows."""
+    if record.get("benchmark") != "bench_contention":
+        return ""
+    results = record.get("results") or []
+    alone = next((r for r in results if r.get("processes") == 1), None)
+    split = next((r for r in results
+                  if (r.get("processes") or 0) > 1 and r.get("threads_each") == 1), None)
+    if alone is None or split is None:
+        return ""
+    together = float(split["processes"]) * float(split["steps_per_s"])
+    return (f"Together, the {split['processes']} processes of one thread each made "
+            f"{together:.1f} steps/s, {together / float(alone['steps_per_s']):.2f} times the "
+            f"{float(alone['steps_per_s']):.1f} steps/s of one process alone with "
+            f"{alone['threads_each']} threads: the gain of a dask `LocalCluster` of one "
+            "single-threaded worker per core (section *A dask cluster*), on the machine the "
+            "record names.\n")
 
 
 def precision_markdown(folder: Path) -> str:
@@ -587,7 +663,9 @@ def precision_markdown(folder: Path) -> str:
                                   "difference)", "wall time float32 / TF32 (s)",
                                   "verdicts changed"], rows), "",
               "Records (`data/precision/`): " + "; ".join(
-                  f"{', '.join(files)}: {source}" for source, files in sources.items()) + "."]
+                  f"{', '.join(files)}: {source}" for source, files in sources.items()) + ". "
+              "Each comparison ran on the code and `quick` profile of the commit it names; the "
+              "build reads the records and does not run it again."]
     return "\n".join(lines) + "\n"
 
 
