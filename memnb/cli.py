@@ -455,7 +455,8 @@ def scorecard_folder_error() -> str | None:
 def _cmd_scorecard(args: argparse.Namespace) -> int:
     from memnb.paths import papers_dir_candidates
     from memnb.scorecard import build_scorecard, to_frame, to_json
-    from memnb.scorecard.render import status_tally
+    from memnb.scorecard.core import status_words
+    from memnb.scorecard.render import summary_sentence
 
     missing = scorecard_folder_error()
     if missing is not None:
@@ -476,13 +477,13 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
         print(f"== {paper}")
         for r in part.itertuples():
             tag = " (ours)" if r.ours else ""
-            status = r.status if r.decided else f"{r.status}, not decided"
-            print(f"  [{status:^14s}] {r.item}{tag}: {r.claim}")
+            print(f"  [{status_words(r):^19s}] {r.item}{tag}: {r.claim}")
             print(f"      criterion: {r.criterion}")
             print(f"      measured:  {r.measured}")
             print(f"      evidence:  {r.evidence}")
-    # the statuses counted, a trend not decided counted apart among the trends
-    print(f"{len(rows)} rows: {status_tally(rows)}")
+    # the statuses counted per group (the papers' items, earlier versions, ours), as the book
+    # counts them, a trend not decided counted apart among the trends
+    print(summary_sentence(rows))
     return 0
 
 
@@ -563,7 +564,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="only this paper (dana, mahdavi, kajitsuka, compare); repeatable")
     card.add_argument("--json", action="store_true",
                       help="print a JSON list of objects (paper, item, claim, criterion, "
-                           "measured, evidence, status, ours, read_from: the runs a row read)")
+                           "measured, evidence, status, ours, read_from: the runs a row read, "
+                           "decided: false for a trend not decided)")
     return parser
 
 

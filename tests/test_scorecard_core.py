@@ -167,17 +167,21 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
                        "[our expectation, unverified]", criterion="k", status="differs",
                        measured="m", evidence="e")
     assert summary_sentence([row("kajitsuka", "trend", False), guessed]) == (
-        "2 rows (1 row of them on claims marked as our expectation, not the paper's words: 1 "
-        "differs): 1 trend, 1 differs.")
+        "2 rows: 1 trend, 1 differs. Of these 2 rows, 1 is on claims marked as our "
+        "expectation, not the paper's words (1 differs).")
     assert "expectation" not in summary_sentence(one)
     # so is a claim whose content our sources do not give (only a title, or recalled)
     titled = core.Row(paper="kajitsuka", item="Remark 4.1", claim="pooling suffices [content "
                       "unverified: only the title is in our sources]", criterion="k",
                       status="trend", measured="m", evidence="e")
     assert summary_sentence([row("kajitsuka", "trend", False), guessed, titled]) == (
-        "3 rows (1 row of them on claims marked as our expectation, not the paper's words: 1 "
-        "differs; 1 row on claims whose content our sources do not give (recalled, or read from "
-        "a title, [unverified]): 1 trend): 2 trend, 1 differs.")
+        "3 rows: 2 trend, 1 differs. Of these 3 rows, 1 is on claims marked as our "
+        "expectation, not the paper's words (1 differs), and 1 other on claims whose content "
+        "our sources do not give, recalled or read from a title, [unverified] (1 trend).")
+    assert summary_sentence([*both, titled]).endswith(
+        "and 1 row of ours (beyond the papers): 1 differs. Of the 4 rows on the papers' items, 1 "
+        "is on claims whose content our sources do not give, recalled or read from a title, "
+        "[unverified] (1 trend).")
 
 
 def test_the_evidence_names_every_commit_that_computed_points():
@@ -300,5 +304,11 @@ def test_a_trend_not_decided_is_flagged_shown_in_outline_and_counted_apart(tmp_p
     assert "2 rows: 2 trend (1 of them not decided)." == summary_sentence(rows)
     assert [r["decided"] for r in json.loads(core.to_json(rows))] == [False, True]
     assert core.to_frame(rows)["decided"].tolist() == [False, True]
+    # one wording everywhere: a row, a row of to_frame and a verdict print the flag alike
+    assert [core.status_words(r) for r in rows] == ["trend (not decided)", "trend"]
+    assert [core.status_words(r) for r in core.to_frame(rows).itertuples()] == [
+        "trend (not decided)", "trend"]
+    assert core.status_words(Verdict("trend", "m", {"undecided": True})) == "trend (not decided)"
+    assert core.status_words(Verdict("differs", "m", {"decided": False})) == "differs"
     with pytest.raises(ValueError, match="only a trend can be not decided"):
         core.Row("dana", "Fig. 0", "c", "k", "m", "e", "differs", decided=False)

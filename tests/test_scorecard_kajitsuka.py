@@ -889,8 +889,7 @@ def test_fig7_claim_is_counted_among_the_expectation_rows():
     rows = [Row(paper="kajitsuka", item=name, claim=i.claim, criterion=i.criterion,
                 status="trend", measured="m", evidence="e") for name, i in items.items()
             if not i.ours]
-    assert f"({len(marked)} rows of them on claims marked as our expectation" in \
-        summary_sentence(rows)
+    assert f", {len(marked)} are on claims marked as our expectation" in summary_sentence(rows)
 
 
 def test_a_depth_below_a_shallower_one_says_whether_it_ran_out_of_epochs():

@@ -121,37 +121,41 @@ UNSOURCED_MARKS: tuple[str, ...] = ("content unverified", "unverified reading of
                                     "[unverified: recalled")
 
 
-def _expectation_clause(rows: list[Row]) -> str:
-    """" (3 of them on claims marked as our expectation, not the paper's words: 2 differs, 1
-    trend)", put after a group's count and before its statuses, for the rows of ``rows``
-    whose claim carries :data:`EXPECTATION_MARK`, and the rows whose claim carries one of
-    :data:`UNSOURCED_MARKS` (content our sources do not give) counted the same way; '' when
-    none does, so that a status on our reading is not read as one on a stated claim."""
-    from memnb.prose import counted
-
+def _expectation_sentence(rows: list[Row], which: str) -> str:
+    """" Of the 28 rows on the papers' items, 3 are on claims marked as our expectation, not
+    the paper's words (2 differs, 1 trend), and 2 others on claims whose content our sources do
+    not give, recalled or read from a title, [unverified] (2 trend)." for the rows of ``rows``
+    (``which`` names them) whose claim carries :data:`EXPECTATION_MARK`, and those whose claim
+    carries one of :data:`UNSOURCED_MARKS` (two disjoint sets); '' when none does, so that a
+    status on our reading is not read as one on a stated claim. A sentence of its own after
+    the counts, not a parenthesis inside them."""
     marked = [r for r in rows if EXPECTATION_MARK in r.claim]
     unsourced = [r for r in rows if r not in marked
                  and any(m in r.claim for m in UNSOURCED_MARKS)]
     parts = []
     if marked:
-        parts.append(f"{counted(len(marked), 'row')} of them on claims marked as our expectation, "
-                     f"not the paper's words: {status_tally(marked)}")
+        parts.append(f"{len(marked)} {'is' if len(marked) == 1 else 'are'} on claims marked as "
+                     f"our expectation, not the paper's words ({status_tally(marked)})")
     if unsourced:
-        parts.append(f"{counted(len(unsourced), 'row')} on claims whose content our sources do "
-                     f"not give (recalled, or read from a title, [unverified]): "
-                     f"{status_tally(unsourced)}")
-    return f" ({'; '.join(parts)})" if parts else ""
+        others = ((" other" if len(unsourced) == 1 else " others") if marked else
+                  (" is" if len(unsourced) == 1 else " are"))
+        parts.append(f"{len(unsourced)}{others} on claims whose content our sources do not "
+                     "give, recalled or read from a title, [unverified] "
+                     f"({status_tally(unsourced)})")
+    return f" Of {which}, {', and '.join(parts)}." if parts else ""
 
 
 def summary_sentence(rows: list[Row]) -> str:
-    """One sentence counting the rows per status in up to three groups, so that a status of ours
-    or of an earlier version is not read as one of a published paper's claims: the rows on the
-    papers' items, the rows on earlier versions of a paper (:func:`earlier_versions`), and our
-    own rows (checks beyond the papers, marked *ours*). E.g. "28 rows on the paper's items: 12
+    """The rows counted per status in up to three groups, so that a status of ours or of an
+    earlier version is not read as one of a published paper's claims: the rows on the papers'
+    items, the rows on earlier versions of a paper (:func:`earlier_versions`), and our own rows
+    (checks beyond the papers, marked *ours*). E.g. "28 rows on the paper's items: 12
     reproduced, ...; 2 rows on earlier versions of the paper (the June 2024 slides, ...): 1
     reproduced, 1 trend; and 2 rows of ours (beyond the paper): 1 reproduced, 1 trend." With
-    one group only: "12 rows: ..." (or "2 rows of ours: ..."). Rows, not items: an item may take
-    several rows, and several items may share one."""
+    one group only: "12 rows: ..." (or "2 rows of ours: ..."). Then, in a sentence of its own,
+    the rows of the papers' items on claims marked as our expectation or not in our sources
+    (:func:`_expectation_sentence`). Rows, not items: an item may take several rows, and
+    several items may share one."""
     from memnb.prose import counted
 
     papers = sorted({r.paper for r in rows}, key=lambda p: list(PAPERS).index(p)
@@ -172,15 +176,16 @@ def summary_sentence(rows: list[Row]) -> str:
     if not present:
         return "No rows."
     if len(present) == 1 and present[0][0] is published:
-        return f"{counted(len(rows), 'row')}{_expectation_clause(rows)}: {status_tally(rows)}."
+        return (f"{counted(len(rows), 'row')}: {status_tally(rows)}."
+                + _expectation_sentence(rows, f"these {counted(len(rows), 'row')}"))
     if len(present) == 1 and present[0][0] is ours:
         return f"{counted(len(rows), 'row')} of ours: {status_tally(rows)}."
-    parts = [f"{counted(len(g), 'row')} {what}"
-             + (_expectation_clause(g) if g is published else "") + f": {status_tally(g) or 'none'}"
+    parts = [f"{counted(len(g), 'row')} {what}: {status_tally(g) or 'none'}"
              for g, what in present]
     if len(parts) > 1:
         parts[-1] = f"and {parts[-1]}"
-    return "; ".join(parts) + "."
+    return "; ".join(parts) + "." + _expectation_sentence(
+        published, f"the {counted(len(published), 'row')} {groups[0][1]}")
 
 
 def chapter_scorecard(paper: str, profile: str, rows: list[Row] | None = None) -> HTML:
