@@ -406,6 +406,13 @@ def test_width_paragraph_states_its_criterion():
     net, T, _, _ = card.transformer_examples()["integer"]
     text = ksfig.transformer_markdown(T, net)
     assert f"Criterion: at most {paper.THM41_WIDTH.value}" in text
+    # the total row's count is the depth, which the rows above it sum to only without the
+    # embedding and read-out rows (review: 395 read as the sum of a column that sums to 397)
+    table = T.block_table()
+    blocks = int(table[~table["part"].isin(["E_in", "E_out", "total"])]["count"].sum())
+    assert blocks == T.depth
+    assert (f"| total |  | {blocks:,} blocks (the depth; E_in and E_out not counted) |"
+            in text)
 
 
 # --- trust review of the rendered chapter (findings 2 and 9 to 13)

@@ -905,3 +905,26 @@ def test_a_depth_below_a_shallower_one_says_whether_it_ran_out_of_epochs():
     assert "2 blocks: 0.98 (1 of 1 run at its epoch limit, 200 epochs, without memorizing)" in note
     # a run that memorized at its epoch limit ran out of nothing
     assert "3 blocks: 0.995 (no run at its epoch limit)" in note
+
+
+def test_corollary_41_sufficiency_is_read_one_sided_as_theorem_41_is():
+    """Õ(√(nN)) is an upper bound like Õ(√N): both rows read the exponent's interval with one
+    rule (:func:`upper_bound_reading`): below or at ½ (top within the slack) meets it, wholly
+    above ½ contradicts it, wider is not decided."""
+    slack = card.THM41_SLACK
+    assert card.upper_bound_reading(0.30, 0.45, "n")[:2] == ("below", True)
+    assert card.upper_bound_reading(0.45, 0.5 + slack, "n")[:2] == ("inside", True)
+    side, met, words = card.upper_bound_reading(0.40, 0.70, "n")
+    assert (side, met) == ("inside", False) and words.startswith("not decided")
+    side, met, words = card.upper_bound_reading(0.60, 0.80, "n")
+    assert (side, met) == ("above", False) and "against Õ(√(nN))" in words
+    assert "within Õ(√N)" in card.upper_bound_reading(0.45, 0.5, "N")[2]
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    reading, words, values = card.cor41_sufficiency(table)
+    assert reading == "met" and values["high"] <= 0.5 + slack
+    assert "Õ(√(nN)) is an upper bound in n" in words
+    assert words in card.cor41_verdict(table).measured
+    from memnb.scorecard.core import load_items
+
+    criterion = {i.item: i for i in load_items(["kajitsuka"])}["Corollary 4.1"].criterion
+    assert f"top is at most ½ + {slack:g}" in criterion

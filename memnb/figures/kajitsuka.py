@@ -237,7 +237,7 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
         "dashed line, seq-to-seq FFN₂ parameters divided by $\\sqrt{L+3}$ ($L$ the bits per ID, "
         "which grow logarithmically with $n$: dividing removes the $\\tilde O$'s log "
         "factor): "
-        f"{found['seq2seq_n'].measured}; this is the sufficiency exponent for "
+        f"{card.cor41_sufficiency(table)[1]}; this is the sufficiency exponent for "
         "Cor. 4.1's $\\sqrt{nN}$, one of the checks of the Corollary 4.1 row, whose verdict "
         "(with the necessity half, a further theorem of the paper whose number is not in our "
         f"sources, Sec. 4) is **{status_words(cor)}**; {found['next_token_n'].measured}"
@@ -1522,7 +1522,10 @@ def transformer_markdown(T: Any, net: Any = None, sequences: np.ndarray | None =
     for _, r in T.block_table().iterrows():
         block = {"F^(FF)": r"$\mathcal F^{(FF)}$", "F^(SA)": r"$\mathcal F^{(SA)}$"}.get(
             r["block"], r["block"])
-        lines.append(f"| {r['part']} | {block} | {r['count']:,} | `{r['shapes']}` | {r['q']} | "
+        # the total's count is the depth: the blocks, not the embedding and read-out rows
+        count = (f"{r['count']:,} blocks (the depth; E_in and E_out not counted)"
+                 if r["part"] == "total" else f"{r['count']:,}")
+        lines.append(f"| {r['part']} | {block} | {count} | `{r['shapes']}` | {r['q']} | "
                      f"{r['parameters']:,} |")
     v = card.transformer_width_verdict({"this network": T})
     counts = ""
