@@ -275,11 +275,11 @@ def outside_inputs() -> str:
     """:func:`buildtools.keys.inputs_digest` of this build: the dataset files found (a data
     folder that cannot be read leaves its error in the digest instead), the papers' folders and
     the packages installed beside this Python."""
-    import importlib.metadata
     import warnings
 
     from memnb import dataset_files
     from memnb.paths import DataDirFallbackWarning, papers_dir_candidates
+    from memnb.provenance import installed_packages
 
     try:
         with warnings.catch_warnings():  # a file taken from the next data folder: the
@@ -291,9 +291,7 @@ def outside_inputs() -> str:
         papers = papers_dir_candidates()
     except OSError as err:  # MEMNB_PAPERS_DIR naming no folder: the chapters say so
         papers, data = [], {**data, "papers error": str(err)}
-    packages = {f"{d.metadata['Name']}=={d.version}".lower()
-                for d in importlib.metadata.distributions()}
-    return keys.inputs_digest(data, papers, packages)
+    return keys.inputs_digest(data, papers, installed_packages())
 
 
 def chapter_key(name: str, source: Path, profile: str, device: str, inputs: str) -> dict:

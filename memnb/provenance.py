@@ -360,6 +360,17 @@ def device_shares(provenance: dict[str, Any]) -> dict[str, int]:
     return shares
 
 
+def installed_packages() -> set[str]:
+    """Every package installed beside the running Python, as lower-case ``name==version`` pins:
+    the environment that a chapter's rebuild key (``book/build.py``) and the GPU queue's
+    CUDA-test stamp (``scripts/gpu_queue.py``) hash, so that another torch, numpy or any other
+    package counts as another environment in both."""
+    import importlib.metadata
+
+    return {f"{dist.metadata['Name']}=={dist.version}".lower()
+            for dist in importlib.metadata.distributions()}
+
+
 def device_label(provenance: dict[str, Any]) -> str:
     """The device a result was computed on, as :func:`memnb.results.device_description` names
     it (runs recorded before it used the singular say ``1 threads``: shown as ``1 thread``). A

@@ -73,7 +73,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import importlib.metadata
 import io
 import json
 import os
@@ -172,9 +171,10 @@ def tested_code_digest(repo: Path = REPO, roots: Sequence[str] = TESTED_CODE) ->
 def installed_packages_digest() -> str:
     """The SHA-256 over the sorted ``name==version`` of every package installed in the running
     Python environment: changes when any carried wheel (torch, numpy, ...) is another."""
-    pins = sorted({f"{dist.metadata['Name']}=={dist.version}".lower()
-                   for dist in importlib.metadata.distributions()})
-    return hashlib.sha256("\n".join(pins).encode()).hexdigest()
+    _checkout_importable()
+    from memnb.provenance import installed_packages  # the pins a chapter's build key hashes
+
+    return hashlib.sha256("\n".join(sorted(installed_packages())).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
