@@ -33,8 +33,10 @@ def _badge(status: str, decided: bool = True) -> str:
         return (f'<span style="display:inline-block;border:1px solid {colour};color:#1b5e20;'
                 f'padding:0 .4em;'
                 f'border-radius:.3em">{html.escape(status)} (not decided)</span>')
-    return (f'<span style="background:{colour};color:white;padding:0 .4em;border-radius:.3em;'
-            f'white-space:nowrap">{html.escape(status)}</span>')
+    # an inline block wraps inside the Status column ("not computable" on two lines) rather
+    # than running over the claim beside it
+    return (f'<span style="display:inline-block;background:{colour};color:white;padding:0 .4em;'
+            f'border-radius:.3em">{html.escape(status)}</span>')
 
 
 _INLINE_CODE = re.compile(r"`([^`]+)`")
