@@ -175,6 +175,11 @@ def test_fig3_reads_each_seed_at_its_largest_perfectly_memorized_size():
     assert "from the official code's `reproduce.sh` (n = 32, d = d_h = 64): about 550" in (
         verdict.measured)
     assert "not in our copy of the text" in verdict.measured
+    # the share of saturated (head, example) pairs, another reading of "many heads", is
+    # reported beside the judged share of examples, from the same runs
+    pairs = float(runs["saturated_fraction"].mean())
+    assert (f"({pairs:.1%} of (head, example) pairs saturated: another reading of \"many "
+            "heads\", reported, not judged)") in verdict.measured
     lost = pd.concat([seed0, _search({80: 0.9, 100: 0.9, 120: 0.9}, {80: 1, 100: 1, 120: 1},
                                      seed=1)])
     verdict = sc.fig3_verdict(lost)

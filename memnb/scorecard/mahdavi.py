@@ -567,7 +567,9 @@ def _seed_spread(shares: pd.Series) -> str:
 
 
 def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
-    """Per ``H``: the shares of :func:`saturation_stats` (means over the runs); with ``runs`` (the
+    """Per ``H``: the shares of :func:`saturation_stats` (means over the runs; the share of
+    saturated (head, example) pairs is reported beside the criterion's share of examples, not
+    judged); with ``runs`` (the
     rows those means are over), also the range of the non-saturated share over the seeds and
     the seeds below the criterion's threshold."""
     spread: dict = {}
@@ -575,7 +577,9 @@ def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
     if per_seed is not None:
         spread = {h: _seed_spread(v) for h, v in per_seed["unsaturated"].groupby(level="H")}
     return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): "
-                     f"{r.some_saturated:.1%} of examples with at least one saturated head, "
+                     f"{r.some_saturated:.1%} of examples with at least one saturated head "
+                     f"({r.saturated_pairs:.1%} of (head, example) pairs saturated: another "
+                     "reading of \"many heads\", reported, not judged), "
                      f"{r.unsaturated:.1%} with a non-saturated one"
                      + (f" ({spread[h]})" if h in spread else "")
                      for h, r in per.iterrows())
