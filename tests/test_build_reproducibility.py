@@ -519,6 +519,14 @@ def test_the_commits_and_code_columns_name_points_copied_from_earlier_runs(tmp_p
     assert reproducibility._copied_code_words(provenance, folder) == (
         "; the 84 copied points computed by earlier code: 51 by `ee20886effcd5f24`, 33 by "
         "`51cd048d9a9f50cc`")
+    # resumed over two commits: the copied points come off the first commit's share, and the
+    # date stays the one given (the last computing call's), not the first call's
+    resumed = {**provenance, "invocations": [
+        {"git_commit": "aaaaaaa11", "started_utc": "2026-11-20T00:00", "points_done": 100},
+        {"git_commit": "bbbbbbb22", "started_utc": "2026-11-25T00:00", "points_done": 120}]}
+    assert reproducibility._commits_cell(resumed, "bbbbbbb", "2026-11-25", folder).startswith(
+        "`aaaaaaa` (16 points computed), `bbbbbbb` (20 points computed), 2026-11-25; 84 points "
+        "copied")
     plain = {k: v for k, v in provenance.items() if k not in ("points_copied", "rerun_of")}
     assert reproducibility._commits_cell(plain, "cae159f", "2026-11-27", folder) == (
         "`cae159f`, 2026-11-27")

@@ -104,6 +104,23 @@ def test_cli_json_has_the_documented_keys(capsys) -> None:
         assert row["status"] in {"reproduced", "trend", "differs", "not run", "not computable"}
 
 
+def test_cli_prints_the_flag_and_the_books_summary_sentence(capsys, monkeypatch) -> None:
+    """`memnb scorecard` words a trend not decided as the book does and ends with the book's
+    summary sentence (the papers' items counted apart from rows of ours)."""
+    import memnb.scorecard as scorecard
+
+    rows = [core.Row("dana", "Fig. 1", "c", "k", "m", "e", "trend", decided=False),
+            core.Row("dana", "Fig. 2", "c", "k", "m", "e", "reproduced"),
+            core.Row("compare", "Head to head", "c", "k", "m", "e", "differs", ours=True)]
+    monkeypatch.setattr(scorecard, "build_scorecard", lambda profile, papers=None: rows)
+    assert main(["scorecard"]) == 0
+    out = capsys.readouterr().out
+    assert "[trend (not decided)] Fig. 1: c" in out and "[    reproduced     ] Fig. 2" in out
+    assert out.rstrip().endswith(
+        "2 rows on the papers' items: 1 reproduced, 1 trend (1 of them not decided); and 1 row "
+        "of ours (beyond the papers): 1 differs.")
+
+
 def test_rows_html_puts_status_second_and_escapes_text() -> None:
     from memnb.scorecard.render import rows_html
 
@@ -168,7 +185,10 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
                        measured="m", evidence="e")
     assert summary_sentence([row("kajitsuka", "trend", False), guessed]) == (
         "2 rows: 1 trend, 1 differs. Of these 2 rows, 1 is on claims marked as our "
-        "expectation, not the paper's words (1 differs).")
+        "expectation, not the paper's words: 1 differs.")
+    assert summary_sentence([guessed]) == (
+        "1 row: 1 differs. Of this row, 1 is on claims marked as our expectation, not the "
+        "paper's words: 1 differs.")
     assert "expectation" not in summary_sentence(one)
     # so is a claim whose content our sources do not give (only a title, or recalled)
     titled = core.Row(paper="kajitsuka", item="Remark 4.1", claim="pooling suffices [content "
@@ -176,12 +196,12 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
                       status="trend", measured="m", evidence="e")
     assert summary_sentence([row("kajitsuka", "trend", False), guessed, titled]) == (
         "3 rows: 2 trend, 1 differs. Of these 3 rows, 1 is on claims marked as our "
-        "expectation, not the paper's words (1 differs), and 1 other on claims whose content "
-        "our sources do not give, recalled or read from a title, [unverified] (1 trend).")
+        "expectation, not the paper's words: 1 differs; and 1 other on claims whose content "
+        "our sources do not give, recalled or read from a title, [unverified]: 1 trend.")
     assert summary_sentence([*both, titled]).endswith(
         "and 1 row of ours (beyond the papers): 1 differs. Of the 4 rows on the papers' items, 1 "
         "is on claims whose content our sources do not give, recalled or read from a title, "
-        "[unverified] (1 trend).")
+        "[unverified]: 1 trend.")
 
 
 def test_the_evidence_names_every_commit_that_computed_points():

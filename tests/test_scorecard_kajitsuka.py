@@ -928,3 +928,25 @@ def test_corollary_41_sufficiency_is_read_one_sided_as_theorem_41_is():
 
     criterion = {i.item: i for i in load_items(["kajitsuka"])}["Corollary 4.1"].criterion
     assert f"top is at most ½ + {slack:g}" in criterion
+
+
+def test_corollary_41_with_too_wide_an_interval_is_a_capped_trend_not_decided():
+    """Scattered seq-to-seq counts give an exponent interval too wide to decide Õ(√(nN)): the
+    row is a trend not decided, and still says why it is capped at trend once decided
+    (:data:`COR41_CAP`); counts growing like n itself contradict the bound: differs."""
+    from memnb.scorecard.core import status_words
+
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    table["ffn2_parameters"] = table["ffn2_parameters"].astype(float)
+    rows = card._sweep(table, "n", "seq2seq").index
+    scattered = table.copy()
+    noise = np.resize([1.0, 1.6, 0.7, 1.5, 0.8, 1.4, 0.9, 1.3], len(rows))
+    scattered.loc[rows, "ffn2_parameters"] = table.loc[rows, "ffn2_parameters"] * noise
+    v = card.cor41_verdict(scattered)
+    assert card.cor41_sufficiency(scattered)[0] == "not decided"
+    assert status_words(v) == "trend (not decided)" and card.COR41_CAP in v.measured
+    linear = table.copy()
+    n = table.loc[rows, "n"].to_numpy(float)
+    linear.loc[rows, "ffn2_parameters"] = 1000.0 * n * np.sqrt(table.loc[rows, "id_bits"] + 3)
+    assert card.cor41_sufficiency(linear)[0] == "against"
+    assert card.cor41_verdict(linear).status == "differs"

@@ -192,7 +192,8 @@ def wall_time_cell(row: dict[str, Any]) -> str:
     if reused:
         notes.append(f"{counted(int(reused), 'point')} read from the cache, not computed")
     left_out = row.get("calls_left_out") or []
-    # calls whose time rounds to 0.0 s change neither number shown: not listed
+    # calls whose time rounds to 0.0 s together move neither number shown by more than its
+    # rounding: not listed
     if sum(float(call.get("wall_time_s") or 0.0) for call in left_out) >= 0.05:
         calls = ", ".join(f"{_seconds(call.get('wall_time_s'))} s from "
                           f"`{short_commit(call.get('git_commit'))}`" for call in left_out)
@@ -245,9 +246,9 @@ def _commits_cell(provenance: dict[str, Any], commit: str, day: str,
             return f"`{commit}`, {day}"
         return ", ".join(f"`{c}` ({points} points)" for c, points, _ in shares) + f", {day}"
     copied_here = sum(link.points for link in chain if link.depth == 0)
-    if shares:
-        first, points, day = shares[0]
-        shares[0] = (first, points - copied_here, day)
+    if shares:  # the first invocation's points_done counted the copied points
+        first, points, started = shares[0]
+        shares[0] = (first, max(points - copied_here, 0), started)
     computed = (", ".join(f"`{c}` ({points} points computed)" for c, points, _ in shares)
                 if shares else f"`{commit}`") + f", {day}"
 
@@ -266,7 +267,9 @@ def _copied_code_words(provenance: dict[str, Any], folder: Path | None = None) -
     """For the *code* column of a result with points copied from earlier runs
     (:func:`memnb.provenance.copied_chain`): which code fingerprint computed how many of them,
     the fingerprint that ends each copied table's name, less the points that table copied in
-    turn; "" when none were copied."""
+    turn (its direct links in the chain: a table reached twice is followed once, and a run is
+    assumed to have copied whole tables, as the committed ones did); "" when none were
+    copied."""
     from memnb.provenance import copied_chain
 
     chain = copied_chain(provenance, folder)
@@ -279,18 +282,20 @@ def _copied_code_words(provenance: dict[str, Any], folder: Path | None = None) -
             if later.depth <= link.depth:
                 break
             deeper += later.points if later.depth == link.depth + 1 else 0
-        parts.append(f"{link.points - deeper} by `{link.source.rsplit('.', 1)[-1]}`")
+        parts.append(f"{max(link.points - deeper, 0)} by `{link.source.rsplit('.', 1)[-1]}`")
     copied = sum(link.points for link in chain if link.depth == 0)
     return f"; the {copied} copied points computed by earlier code: {', '.join(parts)}"
 
 
-def _rekey_words(provenance: dict[str, Any]) -> str:
+def _rekey_words(provenance: dict[str, Any], copied: bool = False) -> str:
     """How a result's points reached the fingerprint it records, for the *code* column: the
     fingerprint before its first re-key (that of all its points for a run of one invocation, of
     its earliest points for a run resumed over several: a later invocation may have computed
     under a later fingerprint) and the re-keys that carried them over
     (``scripts/rekey_cache.py``), counting those whose code change was reviewed by hand
-    (``--reviewed``) rather than found display-only on the syntax tree; "" without a re-key."""
+    (``--reviewed``) rather than found display-only on the syntax tree; "" without a re-key.
+    With ``copied`` (points copied from earlier runs, :func:`_copied_code_words`), the points
+    named are the run's own."""
     rekeys = provenance.get("code_fingerprint_rekeys") or []
     source = provenance.get("code_fingerprint_rekeyed_from")
     if not rekeys and not source:
@@ -300,6 +305,8 @@ def _rekey_words(provenance: dict[str, Any]) -> str:
         f" ({len(rekeys)} listed in `code_fingerprint_rekeys`"
         + (f", {by_hand} reviewed by hand" if by_hand else "") + ")")
     which = "earliest points" if len(provenance.get("invocations") or []) > 1 else "points"
+    if copied:
+        which = f"own {which}" if which == "earliest points" else "own points (not copied)"
     return (f"; {which} computed by `{source or rekeys[0].get('from')}`, then "
             f"re-keyed{listed}")
 
@@ -317,6 +324,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     from memnb.provenance import (
         arithmetic_label,
         partial_summary,
+        points_copied,
         points_not_timed,
         points_ran,
         profile_change,
@@ -404,7 +412,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                                    str(record["started_utc"] or "–")[:10], folder),
                      f"{'today' if current else 'earlier'}: "
                      f"{'not recorded' if not code else f'`{code}`'}, "
-                     f"{arithmetic_label(provenance)}{_rekey_words(provenance)}"
+                     f"{arithmetic_label(provenance)}"
+                     f"{_rekey_words(provenance, bool(points_copied(provenance)))}"
                      f"{_copied_code_words(provenance, folder)}"])
     lines = ["<!-- generated by book/build.py from data/results/full/*.json; do not edit -->"]
     if rows:
@@ -625,9 +634,9 @@ def contention_sentence(record: dict[str, Any]) -> str:
     return (f"Together, the {split['processes']} processes of one thread each made "
             f"{together:.1f} steps/s, {together / float(alone['steps_per_s']):.2f} times the "
             f"{float(alone['steps_per_s']):.1f} steps/s of one process alone with "
-            f"{alone['threads_each']} threads: the gain of a dask `LocalCluster` of one "
-            "single-threaded worker per core (section *A dask cluster*), on the machine the "
-            "record names.\n")
+            f"{alone['threads_each']} threads: the gain that a dask `LocalCluster` of one "
+            "single-threaded worker per core (section *A dask cluster*) would have on this "
+            "workload, on the machine the record names.\n")
 
 
 def precision_markdown(folder: Path) -> str:

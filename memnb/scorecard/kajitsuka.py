@@ -230,7 +230,7 @@ def upper_bound_reading(low: float, high: float, by: str
     elif side is None:
         words = "no interval (too few points): not decided"
     elif not met:
-        words = (f"not decided: the interval reaches {high:.3g}, above ½ + {THM41_SLACK:g}, "
+        words = (f"not decided: the interval reaches {high:.4g}, above ½ + {THM41_SLACK:g}, "
                  f"too wide to exclude growth faster than √{by} times the log factor")
     elif side == "below":
         words = (f"the interval lies below ½: over this sweep FFN₂ grows more slowly than "
@@ -805,7 +805,11 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N",
     with a flat curve, a size missing below a memorized one, no size memorized at all, and every
     non-monotone depth named. ``scale`` (e.g. the reduced-scale cap of
     :func:`criteria.at_paper_scale`) is applied to each width's verdict, so no width reads
-    ``reproduced`` from a run the row caps. The row takes the weakest status of its widths.
+    ``reproduced`` from a run the row caps. The row takes the weakest status of its widths, and
+    is not decided (``undecided``) when it is a ``trend`` and some width's exponent is not
+    decided: the claim holds at every width, so one undecided width leaves it undecided, unless
+    another width differs. A width whose larger sizes are censored (memorized at no tried depth)
+    is a plain trend, consistent with growth, not an undecided one.
     """
     from memnb.experiments.kajitsuka import widths
 
@@ -1475,7 +1479,7 @@ def cor41_verdict(table: pd.DataFrame) -> Verdict:
     # an interval too wide to decide the upper bound, the rest holding: not decided, as in
     # Theorem 4.1's row
     if exact and reading == "not decided" and shattered and bound.holds:
-        return Verdict("trend", measured, {**values, "decided": False})
+        return Verdict("trend", f"{measured} [{COR41_CAP}]", {**values, "decided": False})
     return criteria.at_reduced_scale(
         Verdict("reproduced" if ok else "differs", measured, values), COR41_CAP)
 
@@ -1633,10 +1637,12 @@ def figs36(results: ResultSource) -> Verdict:
       "(their capacity is above the tried depths: not measured), when the exponent is not "
       "decided (no interval, or a 95 % interval containing both 0 and 1: it cannot tell √N "
       "from no growth or from linear growth), or at reduced scale (the cap applies to each "
-      "width); each width is judged, the row takes the weakest; a width with fewer than two sizes "
-      "N is not judged (a partial run), and with none left the row judges the `quick` run "
-      "where one exists, else is not run; the measured text then compares the `quick` run's "
-      "smallest depths with the full run's where they share a point (reported, not judged)",
+      "width); each width is judged, the row takes the weakest, and is a trend not decided "
+      "when a width's exponent is not decided and no width differs; a width with fewer than "
+      "two sizes N is not judged (a partial run), and with none left the row judges the "
+      "`quick` run where one exists, else is not run; the measured text then compares the "
+      "`quick` run's smallest depths with the full run's where they share a point (reported, "
+      "not judged)",
       cost=_FULL_COST)
 def fig7(results: ResultSource) -> Verdict:
     name = "kajitsuka.capacity"

@@ -125,8 +125,8 @@ UNSOURCED_MARKS: tuple[str, ...] = ("content unverified", "unverified reading of
 
 def _expectation_sentence(rows: list[Row], which: str) -> str:
     """" Of the 28 rows on the papers' items, 3 are on claims marked as our expectation, not
-    the paper's words (2 differs, 1 trend), and 2 others on claims whose content our sources do
-    not give, recalled or read from a title, [unverified] (2 trend)." for the rows of ``rows``
+    the paper's words: 2 differs, 1 trend; and 2 others on claims whose content our sources do
+    not give, recalled or read from a title, [unverified]: 2 trend." for the rows of ``rows``
     (``which`` names them) whose claim carries :data:`EXPECTATION_MARK`, and those whose claim
     carries one of :data:`UNSOURCED_MARKS` (two disjoint sets); '' when none does, so that a
     status on our reading is not read as one on a stated claim. A sentence of its own after
@@ -137,14 +137,14 @@ def _expectation_sentence(rows: list[Row], which: str) -> str:
     parts = []
     if marked:
         parts.append(f"{len(marked)} {'is' if len(marked) == 1 else 'are'} on claims marked as "
-                     f"our expectation, not the paper's words ({status_tally(marked)})")
+                     f"our expectation, not the paper's words: {status_tally(marked)}")
     if unsourced:
         others = ((" other" if len(unsourced) == 1 else " others") if marked else
                   (" is" if len(unsourced) == 1 else " are"))
         parts.append(f"{len(unsourced)}{others} on claims whose content our sources do not "
-                     "give, recalled or read from a title, [unverified] "
-                     f"({status_tally(unsourced)})")
-    return f" Of {which}, {', and '.join(parts)}." if parts else ""
+                     f"give, recalled or read from a title, [unverified]: "
+                     f"{status_tally(unsourced)}")
+    return f" Of {which}, {'; and '.join(parts)}." if parts else ""
 
 
 def summary_sentence(rows: list[Row]) -> str:
@@ -179,7 +179,8 @@ def summary_sentence(rows: list[Row]) -> str:
         return "No rows."
     if len(present) == 1 and present[0][0] is published:
         return (f"{counted(len(rows), 'row')}: {status_tally(rows)}."
-                + _expectation_sentence(rows, f"these {counted(len(rows), 'row')}"))
+                + _expectation_sentence(rows, "this row" if len(rows) == 1 else
+                                        f"these {len(rows)} rows"))
     if len(present) == 1 and present[0][0] is ours:
         return f"{counted(len(rows), 'row')} of ours: {status_tally(rows)}."
     parts = [f"{counted(len(g), 'row')} {what}: {status_tally(g) or 'none'}"
