@@ -321,10 +321,15 @@ def cells_apart(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] 
         return "not compared cell by cell (the tables' columns or rows differ)"
     keys = [k for k in keys if k in current.columns]
     if keys:
-        current, again = (t.iloc[t[keys].astype(str).apply(tuple, axis=1).argsort(
-            kind="stable")] for t in (current, again))
-        if not current[keys].astype(str).reset_index(drop=True).equals(
-                again[keys].astype(str).reset_index(drop=True)):
+        def key_text(t: pd.DataFrame) -> pd.DataFrame:
+            # a row without a point parameter (a fit's row beside the points, say) keys as "":
+            # pandas' string dtype keeps a missing value missing, which does not sort with text
+            return t[keys].astype(object).where(t[keys].notna(), "").astype(str)
+
+        current, again = (t.iloc[key_text(t).apply(tuple, axis=1).argsort(kind="stable")]
+                          for t in (current, again))
+        if not key_text(current).reset_index(drop=True).equals(
+                key_text(again).reset_index(drop=True)):
             return "not compared cell by cell (the tables' grids differ)"
     parts, differing = [], 0
     for column in current.columns:

@@ -108,6 +108,13 @@ def test_tables_without_an_accuracy_are_compared_cell_by_cell():
     assert cells_apart(table, other.iloc[::-1], ["k"]).startswith("2 of the 9 cells differ")
     assert cells_apart(table, table.assign(k=[1, 2, 4]), ["k"]) == (
         "not compared cell by cell (the tables' grids differ)")
+    # rows without a point parameter (Experiment 4's fits beside its per-seed slopes) key as
+    # empty, so they sort with the others (pandas' string dtype keeps NaN missing: it raised)
+    fits = pd.DataFrame({"kind": ["slope", "slope", "fit"], "d": [4.0, 3.0, float("nan")],
+                         "value": [0.1, 0.2, 0.3]})
+    assert cells_apart(fits, fits.iloc[::-1], ["d"]) == "every one of the 9 cells equal"
+    assert cells_apart(fits, fits.assign(value=[0.1, 0.2, 0.4]), ["d"]).startswith(
+        "1 of the 9 cells differs: `value` in 1 row")
     # a flag that flips is counted, with no size (review finding: subtracting booleans raised)
     flags = pd.DataFrame({"k": [1, 2], "valid": [True, False]})
     assert cells_apart(flags, flags.assign(valid=[True, True]), ["k"]) == (
