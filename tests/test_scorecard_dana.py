@@ -1090,3 +1090,25 @@ def test_fig_4_flags_an_accuracy_difference_near_its_tolerance(tmp_path):
         assert ("; mean |ours − paper| within the tolerance by 0.0040 (8% of it; under a tenth "
                 "of it, a narrow margin)" in row.measured) is narrow
         assert ("a narrow margin" in row.measured) is narrow
+
+
+def test_repeated_token_attention_outputs_reach_exactly_the_tight_rank_bound():
+    """On sequences of one repeated token the stacked attention outputs have rank at most
+    d + (H − 1)(S − 1) for any weights (ours; the Lemma 2 row states it with its reason), and a
+    random draw reaches it; the construction's features, with the skip part, reach one head
+    more (d + H(S − 1))."""
+    from memnb.constructions.aot import repeated_token_rank_bound
+    from memnb.scorecard.core import load_items
+    from memnb.scorecard.dana import _lemma2_rank, repeated_token_attention_rank_bound
+
+    for d, H, S in [(10, 5, 2), (6, 3, 3), (4, 2, 4), (4, 1, 3)]:
+        N = 3 * (d + H * S)
+        tokens = np.repeat(np.arange(N)[:, None], S, axis=1)
+        tight = repeated_token_attention_rank_bound(d, H, S)
+        assert [_lemma2_rank(tokens, N, d, H, seed=s) for s in range(2)] == [tight, tight]
+        assert tight == repeated_token_rank_bound(d, H - 1, S)
+    with pytest.raises(ValueError, match="H"):
+        repeated_token_attention_rank_bound(4, 0, 2)
+    row = {i.item: i for i in load_items(["dana"])}["Lemma 2"].evaluate(ResultSource("quick"))
+    assert "rank 14 (claimed ≥ 40; at most d + (H − 1)(S − 1) = 14 for any weights, ours:" in \
+        row.measured

@@ -44,6 +44,7 @@ from memnb.scorecard.dana_theory import BIETTI_N as _BIETTI_N
 from memnb.scorecard.dana_theory import BIETTI_RATIO as _BIETTI_RATIO
 from memnb.scorecard.dana_theory import BIETTI_UNSATURATED as _BIETTI_UNSATURATED
 from memnb.scorecard.dana_theory import SLIDES_BIETTI_QUOTE as _SLIDES_QUOTE
+from memnb.validation import check_int
 
 P = "dana"
 #: Mean |ours − paper| (accuracy) within which a curve counts as the paper's.
@@ -223,6 +224,26 @@ def _attention_outputs(tokens: np.ndarray, e: np.ndarray, pos: np.ndarray,
         a /= a.sum(axis=1, keepdims=True)
         blocks.append(np.einsum("ts,tsd->dt", a, x))
     return np.concatenate(blocks, axis=0)
+
+
+def repeated_token_attention_rank_bound(d: int, H: int, S: int) -> int:
+    """The largest rank of the stacked attention outputs ``[A^1(t); ...; A^H(t)]`` of eq. (1)
+    over sequences that repeat one token, for any weights: ``d + (H − 1)(S − 1)`` (ours,
+    :data:`REPEATED_RANK_REASON`). The construction's features add the skip part ``e + pos_S``
+    to the heads, hence :func:`memnb.constructions.aot.repeated_token_rank_bound`'s
+    ``d + H(S − 1)``. Needs ``d, H, S ≥ 1``."""
+    check_int("d", d, 1)
+    check_int("H", H, 1)
+    check_int("S", S, 1)
+    return d + (H - 1) * (S - 1)
+
+
+#: Why :func:`repeated_token_attention_rank_bound` holds (ours; the Lemma 2 row prints it).
+REPEATED_RANK_REASON = (
+    "ours: on (i, …, i) head h outputs A^h = e(i) + P a^h with P the positions and attention "
+    "weights a^h summing to 1, so the stacked outputs are a linear image of (A^1, a^2 − a^1, …, "
+    "a^H − a^1), A^1 in R^d and each difference in the (S − 1)-dimensional space of vectors "
+    "summing to 0")
 
 
 def _lemma2_rank(tokens: np.ndarray, N: int, d: int, H: int, *, rank_one: bool = False,
@@ -533,7 +554,8 @@ def lemma_2(results: ResultSource) -> Verdict:
     measured = (f"random distinct sequences (N = {n}, S = 3, d = {d}, H = {h}, T_0 = 20): rank "
                 f"{r_rand} (claimed ≥ {want_rand}); {n2} sequences of one repeated token "
                 f"(S = 2, d = {d2}, H = {h2}): rank {r_rep} (claimed ≥ {want_rep}; at most "
-                f"d + H(S − 1) + 1 = {d2 + h2 + 1} for any weights)")
+                f"d + (H − 1)(S − 1) = {repeated_token_attention_rank_bound(d2, h2, 2)} for any "
+                f"weights, {REPEATED_RANK_REASON})")
     ok = r_rand >= want_rand and r_rep >= want_rep
     if r_rand >= want_rand and not ok:
         measured += ("; the lemma holds for generic sequences but fails as stated, and the "
