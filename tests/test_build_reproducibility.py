@@ -499,6 +499,8 @@ def test_the_commits_and_code_columns_name_points_copied_from_earlier_runs(tmp_p
     compute them: the *commits* cell takes them off its commit's share and names the runs they
     came from, down the chain; the *code* cell says which earlier code computed how many
     (review finding: ``dana.appendix_layout`` named only the commit that computed 54 of 138)."""
+    from memnb.provenance import copied_chain
+
     folder = tmp_path / "full"
     (folder / "superseded").mkdir(parents=True)
     older = {"points_copied": [{"from": "superseded/x.51cd048d9a9f50cc", "points": 33}],
@@ -512,11 +514,12 @@ def test_the_commits_and_code_columns_name_points_copied_from_earlier_runs(tmp_p
         "points_copied": [{"from": "superseded/x.ee20886effcd5f24", "points": 84}],
         "rerun_of": {"code_fingerprint": "ee20886effcd5f24", "git_commit": "54b33aa11",
                      "started_utc": "2026-11-27T12:21"}}
-    cell = reproducibility._commits_cell(provenance, "cae159f", "2026-11-27", folder)
+    chain = copied_chain(provenance, folder)
+    cell = reproducibility._commits_cell(provenance, "cae159f", "2026-11-27", chain)
     assert cell == ("`cae159f` (54 points computed), 2026-11-27; 84 points copied from the run "
                     "it replaced (`54b33aa`, 2026-11-27); 33 of them copied in turn from the "
                     "run that one replaced (`aff3ad0`, 2026-11-27)")
-    assert reproducibility._copied_code_words(provenance, folder) == (
+    assert reproducibility._copied_code_words(chain) == (
         "; the 84 copied points computed by earlier code: 51 by `ee20886effcd5f24`, 33 by "
         "`51cd048d9a9f50cc`")
     # resumed over two commits: the copied points come off the first commit's share, and the
@@ -524,13 +527,13 @@ def test_the_commits_and_code_columns_name_points_copied_from_earlier_runs(tmp_p
     resumed = {**provenance, "invocations": [
         {"git_commit": "aaaaaaa11", "started_utc": "2026-11-20T00:00", "points_done": 100},
         {"git_commit": "bbbbbbb22", "started_utc": "2026-11-25T00:00", "points_done": 120}]}
-    assert reproducibility._commits_cell(resumed, "bbbbbbb", "2026-11-25", folder).startswith(
+    assert reproducibility._commits_cell(resumed, "bbbbbbb", "2026-11-25", chain).startswith(
         "`aaaaaaa` (16 points computed), `bbbbbbb` (20 points computed), 2026-11-25; 84 points "
         "copied")
     plain = {k: v for k, v in provenance.items() if k not in ("points_copied", "rerun_of")}
-    assert reproducibility._commits_cell(plain, "cae159f", "2026-11-27", folder) == (
-        "`cae159f`, 2026-11-27")
-    assert reproducibility._copied_code_words(plain, folder) == ""
+    assert copied_chain(plain, folder) == []
+    assert reproducibility._commits_cell(plain, "cae159f", "2026-11-27") == "`cae159f`, 2026-11-27"
+    assert reproducibility._copied_code_words([]) == ""
 
 
 def test_the_contention_record_states_the_throughput_of_one_thread_processes():

@@ -229,18 +229,17 @@ def shared_invocations(provenances: dict[str, dict]) -> dict[str, str]:
 
 
 def _commits_cell(provenance: dict[str, Any], commit: str, day: str,
-                  folder: Path | None = None) -> str:
+                  chain: Sequence[Any] = ()) -> str:
     """``commit`` (a :func:`memnb.provenance.provenance_summary` row's) in code font and the
     ``day`` it started, or, for a
     run resumed over several commits, each with the points it computed
     (:func:`memnb.provenance.commit_points`); then the points copied from earlier runs, each run
-    named by its commit and day, down the chain (:func:`memnb.provenance.copied_chain`): the run
-    that read them did not compute them, and its first invocation's ``points_done`` counts
-    them, so they are taken off its commit's share."""
-    from memnb.provenance import commit_points, copied_chain
+    named by its commit and day, down ``chain`` (the result's
+    :func:`memnb.provenance.copied_chain`): the run that read them did not compute them, and its
+    first invocation's ``points_done`` counts them, so they are taken off its commit's share."""
+    from memnb.provenance import commit_points
 
     shares = commit_points(provenance)
-    chain = copied_chain(provenance, folder)
     if not chain:
         if len(shares) < 2:
             return f"`{commit}`, {day}"
@@ -252,27 +251,24 @@ def _commits_cell(provenance: dict[str, Any], commit: str, day: str,
     computed = (", ".join(f"`{c}` ({points} points computed)" for c, points, _ in shares)
                 if shares else f"`{commit}`") + f", {day}"
 
-    def run(link: Any) -> str:
+    def run(link: Any) -> str:  # the copier replaced it: the result itself, or a copied run
+        replaced = "the run it replaced" if link.depth == 0 else "the run that one replaced"
         return (f"`{link.source}`" if link.commit is None else
-                f"the run it replaced (`{link.commit}`, {str(link.started or '?')[:10]})")
+                f"{replaced} (`{link.commit}`, {str(link.started or '?')[:10]})")
 
     copied = "; ".join(f"{link.points} points copied from {run(link)}" if link.depth == 0 else
-                       f"{link.points} of them copied in turn from {run(link)}".replace(
-                           "the run it replaced", "the run that one replaced")
+                       f"{link.points} of them copied in turn from {run(link)}"
                        for link in chain)
     return f"{computed}; {copied}"
 
 
-def _copied_code_words(provenance: dict[str, Any], folder: Path | None = None) -> str:
-    """For the *code* column of a result with points copied from earlier runs
-    (:func:`memnb.provenance.copied_chain`): which code fingerprint computed how many of them,
+def _copied_code_words(chain: Sequence[Any]) -> str:
+    """For the *code* column of a result with points copied from earlier runs (``chain``, its
+    :func:`memnb.provenance.copied_chain`): which code fingerprint computed how many of them,
     the fingerprint that ends each copied table's name, less the points that table copied in
     turn (its direct links in the chain: a table reached twice is followed once, and a run is
     assumed to have copied whole tables, as the committed ones did); "" when none were
     copied."""
-    from memnb.provenance import copied_chain
-
-    chain = copied_chain(provenance, folder)
     if not chain:
         return ""
     parts = []
@@ -323,8 +319,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     from memnb.prose import counted
     from memnb.provenance import (
         arithmetic_label,
+        copied_chain,
         partial_summary,
-        points_copied,
         points_not_timed,
         points_ran,
         profile_change,
@@ -397,6 +393,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                                   "the rest of today's grid" if grid_changed else
                                   f"the other {max(total - current, 0)} of the {total} points"))
             partial.append(f"`{name}` ({what}; {rerun_does})")
+        chain = copied_chain(provenance, folder)  # points copied from earlier runs: read once
         fixed = len(provenance.get("corrections") or [])
         fixed_text = "" if not fixed else (
             f"; {fixed} correction{'s' if fixed > 1 else ''} by hand, listed under "
@@ -409,12 +406,11 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                      f"{minutes}{'' if what is None else ' (partial grid)'} on "
                      f"{_devices(provenance, str(record['device_name']))}{fixed_text}",
                      _commits_cell(provenance, str(record["git_commit"]),
-                                   str(record["started_utc"] or "–")[:10], folder),
+                                   str(record["started_utc"] or "–")[:10], chain),
                      f"{'today' if current else 'earlier'}: "
                      f"{'not recorded' if not code else f'`{code}`'}, "
                      f"{arithmetic_label(provenance)}"
-                     f"{_rekey_words(provenance, bool(points_copied(provenance)))}"
-                     f"{_copied_code_words(provenance, folder)}"])
+                     f"{_rekey_words(provenance, bool(chain))}{_copied_code_words(chain)}"])
     lines = ["<!-- generated by book/build.py from data/results/full/*.json; do not edit -->"]
     if rows:
         # two tables of the same rows, so that neither is wider than the page: what ran, and
