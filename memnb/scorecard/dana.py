@@ -231,11 +231,12 @@ def repeated_token_attention_rank_bound(d: int, H: int, S: int) -> int:
     over sequences that repeat one token, for any weights: ``d + (H − 1)(S − 1)`` (ours,
     :data:`REPEATED_RANK_REASON`). The construction's features add the skip part ``e + pos_S``
     to the heads, hence :func:`memnb.constructions.aot.repeated_token_rank_bound`'s
-    ``d + H(S − 1)``. Needs ``d, H, S ≥ 1``."""
-    check_int("d", d, 1)
-    check_int("H", H, 1)
-    check_int("S", S, 1)
-    return d + (H - 1) * (S - 1)
+    ``d + H(S − 1)``, which counts the skip part as one more head: this is that bound for the
+    heads after the first. Needs ``d, H, S ≥ 1``."""
+    from memnb.constructions.aot import repeated_token_rank_bound
+
+    check_int("H", H, 1)  # d and S are checked there
+    return repeated_token_rank_bound(d, H - 1, S)
 
 
 #: Why :func:`repeated_token_attention_rank_bound` holds (ours; the Lemma 2 row prints it).
