@@ -250,9 +250,10 @@ def cor41_sufficiency(table: pd.DataFrame
     "against" (the interval lies above ½) or "not decided". The Corollary 4.1 row and the
     chapter's construction caption print these words."""
     fit = construction_verdicts(table)["seq2seq_n"]
-    side, met, reading = upper_bound_reading(fit.values["low"], fit.values["high"], "n")
+    side, met, against_bound = upper_bound_reading(fit.values["low"], fit.values["high"], "n")
     words = (f"{fit.measured.replace(', expected 0.5', '')}; Õ(√(nN)) is an upper bound in n, "
-             f"met where the interval's top is at most ½ + {THM41_SLACK:g} (ours); {reading}")
+             f"met where the interval's top is at most ½ + {THM41_SLACK:g} (ours); "
+             f"{against_bound}")
     reading = "met" if met else "against" if side == "above" else "not decided"
     return reading, words, fit.values
 
