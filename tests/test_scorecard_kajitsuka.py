@@ -923,7 +923,9 @@ def test_corollary_41_sufficiency_is_read_one_sided_as_theorem_41_is():
     reading, words, values = card.cor41_sufficiency(table)
     assert reading == "met" and values["high"] <= 0.5 + slack
     assert "Õ(√(nN)) is an upper bound in n" in words
-    assert words in card.cor41_verdict(table).measured
+    verdict = card.cor41_verdict(table)
+    # the row's text and the construction caption's words (read from the verdict) are one reading
+    assert words in verdict.measured and verdict.values["sufficiency"] == words
     from memnb.scorecard.core import load_items
 
     criterion = {i.item: i for i in load_items(["kajitsuka"])}["Corollary 4.1"].criterion
@@ -945,6 +947,7 @@ def test_corollary_41_with_too_wide_an_interval_is_a_capped_trend_not_decided():
     v = card.cor41_verdict(scattered)
     assert card.cor41_sufficiency(scattered)[0] == "not decided"
     assert status_words(v) == "trend (not decided)" and card.COR41_CAP in v.measured
+    assert v.values["sufficiency"] == card.cor41_sufficiency(scattered)[1]
     linear = table.copy()
     n = table.loc[rows, "n"].to_numpy(float)
     linear.loc[rows, "ffn2_parameters"] = 1000.0 * n * np.sqrt(table.loc[rows, "id_bits"] + 3)

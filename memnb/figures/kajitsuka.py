@@ -237,7 +237,7 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
         "dashed line, seq-to-seq FFN₂ parameters divided by $\\sqrt{L+3}$ ($L$ the bits per ID, "
         "which grow logarithmically with $n$: dividing removes the $\\tilde O$'s log "
         "factor): "
-        f"{card.cor41_sufficiency(table)[1]}; this is the sufficiency exponent for "
+        f"{cor.values['sufficiency']}; this is the sufficiency exponent for "
         "Cor. 4.1's $\\sqrt{nN}$, one of the checks of the Corollary 4.1 row, whose verdict "
         "(with the necessity half, a further theorem of the paper whose number is not in our "
         f"sources, Sec. 4) is **{status_words(cor)}**; {found['next_token_n'].measured}"

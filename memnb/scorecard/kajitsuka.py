@@ -1458,7 +1458,8 @@ def cor41_verdict(table: pd.DataFrame) -> Verdict:
     checked exactly, the exponent in n read against the upper bound (:func:`cor41_sufficiency`;
     too wide an interval, the rest holding, is a trend not decided), the shattering check
     and :func:`lower_bound_verdict` for nN points, at most ``trend`` (:data:`COR41_CAP`). The
-    chapter prints this verdict wherever it names Corollary 4.1."""
+    chapter prints this verdict wherever it names Corollary 4.1; ``values["sufficiency"]`` holds
+    the sufficiency reading's words, which the construction caption prints."""
     from memnb.constructions.seq_id import memorize
     from memnb.data.random_sequences import random_sequences
     from memnb.lower_bounds import shattering_check
@@ -1480,9 +1481,11 @@ def cor41_verdict(table: pd.DataFrame) -> Verdict:
     # an interval too wide to decide the upper bound, the rest holding: not decided, as in
     # Theorem 4.1's row
     if exact and reading == "not decided" and shattered and bound.holds:
-        return Verdict("trend", f"{measured} [{COR41_CAP}]", {**values, "decided": False})
+        return Verdict("trend", f"{measured} [{COR41_CAP}]",
+                       {**values, "sufficiency": sufficiency, "decided": False})
     return criteria.at_reduced_scale(
-        Verdict("reproduced" if ok else "differs", measured, values), COR41_CAP)
+        Verdict("reproduced" if ok else "differs", measured,
+                {**values, "sufficiency": sufficiency}), COR41_CAP)
 
 
 @item(P, "Remark 4.5", claim="Sparse Transformers (content not in our sources)",
