@@ -768,7 +768,8 @@ def test_every_statement_of_the_symbol_table_states_its_conditions():
     assert "$(r,\\delta)$-separated inputs" in kajitsuka[2]
     assert "its definition *[unverified]*" in kajitsuka[2]
     assert "share a label *[unverified]*" in kajitsuka[2]
-    assert "$n, C, r\\delta^{-1} = N^{O(1)}$ (quoted;" in kajitsuka[2]
+    # set as two formulas, so that the column can wrap between them
+    assert "$n, C, r\\delta^{-1}$ $= N^{O(1)}$ (quoted;" in kajitsuka[2]
     assert rows["{cite:t}`park2021`"][2].startswith("separated inputs")
     assert rows["{cite:t}`vardi2022`"][2].startswith("separated inputs")
     assert rows["{cite:t}`vardi2022`"][2].endswith("*[unverified]*")

@@ -216,7 +216,8 @@ def test_linear_capacity_is_judged_within_the_step_budget_and_counts_capped_fail
     assert v.status == "trend" and v.values["decided"] is False
     assert card.status_words(v) == "trend (not decided)"
     assert v.measured.startswith("not decided: the widened interval contains 1, so linear "
-                                 "growth is not excluded either; exponent")
+                                 "growth is not excluded, and growth is not shown either; "
+                                 "exponent")
     assert "growth not shown: the widened interval reaches" in v.measured
     # a reproduced needs no such reading
     fine = _capped(_linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05))
@@ -252,6 +253,13 @@ def test_linear_capacity_carries_the_search_bracket():
     assert abs(v.values["exponent"] - 1) < 1e-6 and v.values["high"] - v.values["low"] < 1e-3
     assert v.values["bracket_low"] < 0.5 < 1.5 < v.values["bracket_high"]
     assert v.values["half_width"] > card.LINEAR_TOLERANCE and v.status == "trend"
+    # growth is shown, but the interval holds exponents beyond the tolerance on both sides of 1:
+    # both outcomes are admitted, so not decided (review: the AoT and FFN rows were plain trends)
+    assert v.values["decided"] is False and card.status_words(v) == "trend (not decided)"
+    assert v.measured.startswith(
+        "not decided: the widened interval contains 1, so linear growth is not excluded, and it "
+        f"also holds exponents more than {card.LINEAR_TOLERANCE:g} from 1")
+    assert "growth not shown" not in v.measured
     assert "P=240: [30, 60)" in v.measured and "widened interval is 0.329 to 1.67" in v.measured
     assert "(< " not in v.measured  # "<" is kept for a capacity below the smallest N tried
     # the bracket's extremes are the least-squares slopes at its corners
@@ -634,7 +642,8 @@ def test_the_chapter_states_the_capacity_vs_budget_rows_in_one_sentence():
     mlp = checks["mlp"]
     assert mlp.status == "differs" and mlp.values["wide_low"] > 1
     assert "MLP **differs**" in text and "which excludes 1: faster than linear here" in text
-    assert "AoT **trend**" in text and "which contains 1)" in text
+    assert "AoT **trend (not decided)**" in text
+    assert "which contains 1, too wide to decide)" in text
     assert "MHA **not run** (no exponent:" in text  # no MHA run in this table
     failed = sum(int(v.values.get("bounding_failures", 0)) for v in checks.values())
     assert failed > 0 and f"all {failed} failed tries that bound these capacities stopped at " \

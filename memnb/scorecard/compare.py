@@ -560,9 +560,11 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     |exponent − 1| ≤ :data:`LINEAR_TOLERANCE` and the widened interval's half-width is ≤
     :data:`LINEAR_TOLERANCE`; ``trend`` when linear growth is not excluded (the widened interval
     contains 1) but the rule above is not met (the interval too wide to tell, or the exponent
-    off by more than the tolerance), marked not decided (``decided`` False, :func:`status_words`)
-    when growth is not shown either (exponent ≤ ½ or the widened interval reaching 0: the
-    measurement decides nothing, which the scorecard's legend counts as a trend); ``differs``
+    off by more than the tolerance), always marked not decided (``decided`` False,
+    :func:`status_words`): such an interval holds exponents within the tolerance of 1 and
+    exponents beyond it, so the measurement admits both outcomes, which the scorecard's legend
+    counts as a trend not decided (the text also says when growth is not shown at all: exponent
+    ≤ ½ or the widened interval reaching 0); ``differs``
     when the widened interval excludes 1 (e.g. a capacity growing faster than linearly over
     these budgets, which is not the linear shape the row claims).
 
@@ -622,10 +624,11 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
               "left_out": [int(p) for p in left["parameters"]]}
     if within:
         return Verdict("reproduced", measured, values)
-    # an interval that reaches 0 and contains 1 neither shows growth nor excludes linear growth:
-    # a measurement that does not decide, a trend by the scorecard's legend, said as such
+    # an interval that contains 1 but is not within the tolerance admits both outcomes (linear
+    # growth and growth off by more than the tolerance): a measurement that does not decide,
+    # a trend by the scorecard's legend, said as such
     status = "trend" if linear_possible else "differs"
-    if linear_possible and not grows:
+    if linear_possible:
         values["decided"] = False
     if not linear_possible:
         measured += (f"; the widened interval excludes 1: the capacity grows "
@@ -634,9 +637,12 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
         why = ([f"exponent {slope:.3g} ≤ ½"] if slope <= 0.5 else []) + (
             [f"the widened interval reaches {wide_low:.3g} ≤ 0"] if wide_low <= 0 else [])
         measured += f"; growth not shown: {' and '.join(why)}"
-        if linear_possible:
-            measured = ("not decided: the widened interval contains 1, so linear growth is "
-                        "not excluded either; " + measured)
+    if linear_possible:
+        measured = ("not decided: the widened interval contains 1, so linear growth is not "
+                    "excluded, " + ("and growth is not shown either" if not grows else
+                                    f"and it also holds exponents more than {LINEAR_TOLERANCE:g} "
+                                    "from 1, so linear growth is not shown")
+                    + "; " + measured)
     if steps is None or "steps_run" not in table:
         measured += ("; whether the failed tries that bound these capacities ran to a step cap "
                      "is not known here (no step cap or no steps_run column)")
@@ -680,6 +686,8 @@ def _linear_words(arch: str, verdict: Verdict) -> str:
         reads = "linear"
     else:
         reads = "contains 1, too wide to decide" if v.get("decided") is False else "contains 1"
+        # (every trend of this rule is not decided; a bare "contains 1" is a reproduced capped
+        # for scale)
     return (f"{name} **{status}**, exponent {v['exponent']:.3g} (widened interval {low:.3g} "
             f"to {high:.3g}, which {reads})")
 
@@ -994,10 +1002,10 @@ for _arch in exp.ARCHITECTURES:
                    f"widened to every exponent the search brackets allow (each capacity lies "
                    f"below the next tried N, which failed): "
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
-                   f"{LINEAR_TOLERANCE:g}; trend when the widened interval contains 1 but the "
-                   "rule is not met (not decided when growth is not shown either: exponent ≤ ½ "
-                   "or the interval reaching 0); differs when it excludes 1 (not linear "
-                   "growth); the "
+                   f"{LINEAR_TOLERANCE:g}; trend (not decided) when the widened interval "
+                   "contains 1 but the rule is not met (the interval then holds both linear "
+                   "growth and growth off by more than the tolerance); differs when it "
+                   "excludes 1 (not linear growth); the "
                    "capacity is the one reached within the profile's step budget (a failed "
                    "try ran to the cap unless it fitted, so it bounds what the budget reaches, "
                    "not what longer training could; the measured text counts them); "
