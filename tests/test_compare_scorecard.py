@@ -311,8 +311,11 @@ def test_guarantee_untested_below_the_smallest_tried_N():
                            "round": 0} for seed in (0, 1) for N, acc in ((8, 0.75), (15, 0.4))])
     v = card.guarantee_verdict(pd.concat([hits, below]), 4, "mha", 6, 4)
     assert v.values == {"held": 2, "short": 0, "not_tested": 2, "zero_capacity": 2,
-                        "d_v": 1, "d_o": 4}  # the sizes of the trained layers (Theorem 1's scope)
-    assert v.status == "trend"
+                        "d_v": 1, "d_o": 4,  # the sizes of the trained layers (Theorem 1's scope)
+                        "decided": False}  # untested runs, none short: either way is possible
+    assert v.status == "trend" and card.status_words(v) == "trend (not decided)"
+    assert v.measured.startswith("not decided: 2 of the 4 runs were not tested against their "
+                                 "guarantee and none that was tested falls short; ")
     assert ("d=12 d_h=2 H=1 (seeds 0, 1): capacity below the smallest tried N = 8, "
             "guarantee 2") in v.measured
     # had the search tried N = 2 and failed, the run would fall short of its guarantee
@@ -718,3 +721,25 @@ def test_own_shape_readings_keep_the_theorem_s_own_shape_within_its_scope(aot_ru
     assert card.own_shape_readings(table, 4, {720: 27.0}, 4).empty
     assert card.own_shape_readings(table, 4, {720: 27.0}, 8)["shape"].unique().tolist() == [
         "d=8 d_h=1 H=19"]
+
+
+def test_guarantee_ratios_are_summarized_over_the_runs_that_test_something():
+    """Review of the comparison chapter: the Dana row's "trained/guaranteed 1.03× to 6.67×"
+    took its top from a run with d > V, outside the proof's scope, and the Mahdavi row's 120×
+    from a guarantee of 1. The range is now over the holding runs in scope with a guarantee above
+    1, the others counted; every run held and tested: decided (no "not decided")."""
+    inside = _linear_table({"aot": {240: 30}}).assign(shape="d=2 d_h=1 H=26")  # guarantee 28
+    outside = _linear_table({"aot": {240: 60}}).assign(shape="d=8 d_h=1 H=4")  # guarantee 12
+    v = card.guarantee_verdict(pd.concat([inside, outside]), 4, "aot", 6, V=4)
+    assert v.values["held"] == 4 and v.values["outside_scope"] == 2
+    assert "holds at 4 (2 of the 2 runs with d ≤ V: guarantee 28; trained/guaranteed " \
+        f"{30 / 28:.3g}× to {30 / 28:.3g}×)" in v.measured
+    assert f"{60 / 12:.3g}×" not in v.measured  # the out-of-scope ratio is not in the range
+    assert "decided" not in v.values and not v.measured.startswith("not decided")
+    assert v.status == "reproduced"  # out-of-scope runs cap the row only where they fall short
+    # the trivial guarantees of the MHA at d_h = 1 stay out of the range too
+    trivial = _linear_table({"mha": {240: 30}}).assign(shape="d=12 d_h=1 H=4")  # guarantee 1
+    real = _linear_table({"mha": {240: 15}}).assign(shape="d=12 d_h=2 H=4")  # guarantee 5
+    v = card.guarantee_verdict(pd.concat([trivial, real]), 4, "mha", 6, 4)
+    assert "holds at 4 (2 of the 2 runs with a guarantee above 1: guarantee 5; " \
+        "trained/guaranteed 3× to 3×)" in v.measured

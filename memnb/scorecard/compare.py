@@ -42,7 +42,10 @@ _BRACKETED = (", a capacity being known only between the largest N fitted and th
               "cap (trend: holds at every tested run; training stops early only at 100 %, so "
               "every run that does not fit ends at the cap: with this recipe the row can show "
               "the guarantee reached, or not reached within the step budget, not that training "
-              "cannot reach it)")
+              "cannot reach it); a run in scope not tested, with no shortfall, makes the row "
+              "trend (not decided): the claim is over every run, and that run could go either "
+              "way; the ranges of guarantees and ratios are over the holding runs that test "
+              "something (in scope, a guarantee above 1), the others counted apart")
 
 
 def _params(results: ResultSource | None = None) -> dict:
@@ -311,11 +314,14 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     *falls short* when an ``N`` at or below the guarantee was tried and not fitted (``upper`` ≤
     guarantee), and is *not tested* otherwise (the guarantee lies inside the bracket, e.g. a
     capacity of 0 below a smallest tried ``N`` above the guarantee). ``differs`` when some run
-    falls short; ``trend`` when none does but some are not tested; ``reproduced`` when every run
+    falls short; ``trend`` when none does but some are not tested, then not decided
+    (``decided`` False: the claim is over every run, and an untested run in scope could go
+    either way); ``reproduced`` when every run
     holds; NotComputable when no run tested a guarantee above 1 (a guarantee of 1, as Mahdavi
     et al.'s at ``d_h = 1``, is met by any run that fits one example, so such a run holds but
     tests nothing; it is counted apart). The runs that fall short are named, and the range of
-    the guarantees the holding runs met is given.
+    the guarantees the holding runs met, with their trained/guaranteed ratios, is given over the
+    holding runs that test something (in scope and a guarantee above 1) where any did.
 
     For the MHA, ``V`` (the task's vocabulary) is required: the query is the last token, so it
     takes at most ``V`` distinct values, and at any ``N > V`` two queries coincide (Kruskal rank
@@ -379,11 +385,21 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         outside = pd.Series([shape_params(s)["d"] > V for s in part["shape"]], index=part.index)
     text = (f"trained capacity vs guarantee over {len(part)} runs: holds at {int(held.sum())}")
     if held.any():
-        ratio = part.loc[held, "capacity"] / part.loc[held, "guarantee"]
-        met = part.loc[held, "guarantee"]
+        # the guarantees met and the ratios, over the runs that test something: within the
+        # proof's scope (d ≤ V) and with a guarantee above 1, where any such run held; the
+        # others are counted, not summarized with them
+        tests = ~outside & (part["guarantee"] > 1)
+        summarized = held & tests if (held & tests).any() else held
+        met = part.loc[summarized, "guarantee"]
+        ratio = part.loc[summarized, "capacity"] / met
         met_text = (f"guarantee {int(met.min())}" if met.min() == met.max() else
                     f"guarantees {int(met.min())} to {int(met.max())}")
-        text += (f" ({met_text}; trained/guaranteed {ratio.min():.3g}× to {ratio.max():.3g}×)")
+        kinds = ([] if not outside.any() else ["d ≤ V"]) + (
+            [] if (part.loc[held, "guarantee"] > 1).all() else ["a guarantee above 1"])
+        scope = ("" if not kinds or summarized is held else
+                 f"{int(summarized.sum())} of the {int(tests.sum())} runs with "
+                 f"{' and '.join(kinds)}: ")
+        text += f" ({scope}{met_text}; trained/guaranteed {ratio.min():.3g}× to {ratio.max():.3g}×)"
     before = " before the step cap" if knows_cap else ""
     text += (f", falls short at {int(short.sum())} (an N at or below the guarantee tried and "
              f"not fitted{before}" + (f": {_runs(part[short])}" if short.any() else "") + ")"
@@ -416,6 +432,16 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     judged_short = short & ~outside
     status = "differs" if judged_short.any() else "trend" if (open_ | short | capped).any() \
         else "reproduced"
+    # "at every (shape, seed)" is a conjunction: a judged run not tested (the guarantee inside its
+    # bracket, or not fitted within the step cap) could still hold or fall short, so with no
+    # judged shortfall the measurement admits both outcomes: not decided
+    untested = (open_ | capped) & ~outside
+    if status == "trend" and untested.any():
+        values["decided"] = False
+        text = (f"not decided: {int(untested.sum())} of the {int((~outside).sum())} runs "
+                + ("within the proof's scope " if outside.any() else "")
+                + "were not tested against their guarantee and none that was tested falls "
+                  "short; " + text)
     if outside.any():
         text += (f"; {int(outside.sum())} runs have d > V = {V} ({_runs(part[outside])}): the "
                  f"last token takes at most V values, fewer than the d distinct last tokens on "
