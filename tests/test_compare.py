@@ -755,7 +755,10 @@ def test_every_statement_of_the_symbol_table_states_its_conditions():
     the "Dana et al. Thm 1 vs training" scorecard row reads as d <= V."""
     rows = _symbol_table_rows()
     assert len(rows) == 9 and all(r[2] for r in rows.values())
-    dana = rows["Dana et al. Thm 1, Cor. 1"][2]
+    dana_row = rows["Dana et al. Thm 1, Cor. 1 (Thm"]
+    # Cor. 1 is the width d = 2; H d_h + d at width d is Thm 1 read under Assumption 1
+    assert "Cor. 1 states the width $d = 2$: $H d_h + 2$" in dana_row[0]
+    dana = dana_row[2]
     assert dana.startswith("$d_h \\le d$;") and "their Assumption 2" in dana
     assert "at least $d$ distinct last tokens" in dana and "so $d \\le V$" in dana
     assert "(ours: a gap in the proof that the Dana chapter finds)" in dana
@@ -1269,3 +1272,91 @@ def test_own_shape_words_put_a_budget_without_an_own_shape_in_a_sentence_of_its_
     assert ("row reads it): no trained shape is the theorem's own at P = 480 (guarantee "
             f"{g480}) and P = 720 (guarantee {g720}).") in empty
     assert "is met by" not in empty
+
+
+# ------------------------------------------------------------------ review of the chapter (ours)
+def test_shape_counts_say_how_many_shapes_were_trained_of_how_many_fit():
+    """Review finding: the chapter said every architecture is trained "in the shapes" within
+    five per cent of the budget; the profile trains at most its ``shapes`` of them. The table now
+    reads "a of b" from the plan and from every family that fits."""
+    from memnb.figures import compare as figures
+
+    params = compare.get_params("quick")
+    task = {k: params[k] for k in ("V", "n", "C")}
+    plan = compare.planned_shapes(params)
+    counts = figures.shape_counts(plan, task)
+    assert list(counts.columns) == sorted(params["budgets"])
+    for arch in compare.ARCHITECTURES:
+        for b in params["budgets"]:
+            fitting = len(compare.shapes_for_budget(arch, b, task, count=10**9))
+            trained = int(((plan["architecture"] == arch) & (plan["budget"] == b)).sum())
+            cell = counts.loc[compare.SHORT[arch], b]
+            assert cell == (f"{trained} of {fitting}" if fitting else "–")
+            assert trained <= min(params["shapes"], fitting)
+    # the review's case: more families fit than are trained somewhere
+    assert any(int(c.split(" of ")[0]) < int(c.split(" of ")[1])
+               for c in counts.to_numpy().ravel() if c != "–")
+
+
+def test_winners_say_when_the_lead_is_only_the_parameter_count():
+    """Review finding: "AoT … 1.03× the runner-up, MLP" read as AoT storing more, where both
+    fitted the same N at each seed and the ratio came from 60 against 62 parameters."""
+    from memnb.figures import compare as figures
+
+    best = pd.DataFrame([
+        {"architecture": "aot", "budget": 60, "shape": "a", "parameters": 60, "capacity": 11.5,
+         "capacity_std": 5.0, "bits": 11.5 * 2 / 60, "bits_std": 0.16, "seeds": 2},
+        {"architecture": "mlp", "budget": 60, "shape": "m", "parameters": 62, "capacity": 11.5,
+         "capacity_std": 5.0, "bits": 11.5 * 2 / 62, "bits_std": 0.16, "seeds": 2},
+        {"architecture": "aot", "budget": 120, "shape": "a", "parameters": 120, "capacity": 30.0,
+         "capacity_std": 0.0, "bits": 0.5, "bits_std": 0.0, "seeds": 2},
+        {"architecture": "mlp", "budget": 120, "shape": "m", "parameters": 119,
+         "capacity": 15.0, "capacity_std": 0.0, "bits": 30 / 119, "bits_std": 0.0, "seeds": 2}])
+    best = best.assign(censored_seeds=0, zero_seeds=0, smallest=8, below=np.nan)
+    text = figures.winners_markdown(best).splitlines()
+    assert text[0].endswith("; the same mean capacity, 11.5 examples, on 60 parameters against "
+                            "62: the lead is the parameter count's.")
+    assert "same mean capacity" not in text[1]
+
+
+def test_shape_only_lines_above_the_floor_are_said_to_mean_nothing():
+    """Review finding: the shape-only curves (constant 1) lie in the shaded forbidden region;
+    the caption now says where and that their height means nothing."""
+    from memnb.figures import compare as figures
+
+    params = compare.get_params("quick")
+    task = {k: params[k] for k in ("V", "n", "C")}
+    theory = compare.theory_curves(task, params["budgets"])
+    words = figures._shape_only_words(theory)
+    floor = theory[theory["kind"] == "forbidden above"].set_index("parameters")["N"]
+    for statement, part in theory[theory["kind"] == "shape only"].groupby("statement"):
+        over = int((part.set_index("parameters")["N"] > floor).sum())
+        name = statement.split(":")[0]
+        assert (f"{name} (at {over} of {len(part)} budgets)" in words) == (over > 0)
+    assert "such a line's height means nothing, only its slope" in words
+    assert figures._shape_only_words(theory[theory["kind"] != "shape only"]) == ""
+
+
+def test_budget_slider_draws_error_bars_only_where_seeds_differ():
+    """Review finding: every bar of the budget slider had a cap of zero height, the statements'
+    bars included, which reads as a measured spread."""
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    params = compare.get_params("quick")
+    task = {k: params[k] for k in ("V", "n", "C")}
+    theory = compare.theory_curves(task, params["budgets"])
+    best = pd.DataFrame([
+        {"architecture": "aot", "budget": 60, "shape": "a", "parameters": 60, "capacity": 10.0,
+         "capacity_std": 4.0, "bits": 1 / 3, "bits_std": 0.1, "seeds": 2},
+        {"architecture": "mlp", "budget": 60, "shape": "m", "parameters": 62, "capacity": 8.0,
+         "capacity_std": 0.0, "bits": 16 / 62, "bits_std": 0.0, "seeds": 2}]).assign(
+        censored_seeds=0, zero_seeds=0, smallest=8, below=np.nan)
+    fig = figures.budget_frame(60, best, theory, task)
+    lines = [c for c in fig.axes[0].containers if type(c).__name__ == "ErrorbarContainer"]
+    assert len(lines) == 1 and len(lines[0].lines[2][0].get_segments()) == 1  # the AoT's only
+    plt.close(fig)
+    caption = figures.budget_slider_caption(task, params["budgets"])
+    assert caption.startswith("**Figure (ours), slider over the budget P**")
+    assert "only where the seeds differ" in caption

@@ -743,3 +743,17 @@ def test_guarantee_ratios_are_summarized_over_the_runs_that_test_something():
     v = card.guarantee_verdict(pd.concat([trivial, real]), 4, "mha", 6, 4)
     assert "holds at 4 (2 of the 2 runs with a guarantee above 1: guarantee 5; " \
         "trained/guaranteed 3× to 3×)" in v.measured
+
+
+def test_the_floor_row_says_when_no_tried_N_could_break_it():
+    """Review of the comparison chapter: the floor row held at every point, yet no N the search
+    tried asked more than a few bits per parameter, far below the floor's 32: the row now says
+    it is a sanity check of the bit accounting there, and says nothing of the kind when a tried
+    N reaches the floor."""
+    table = _linear_table({"mlp": {60: 10, 120: 30, 240: 90}})
+    v = card.floor_verdict(table, 4)
+    top = (table["N"] * 2 / table["parameters"]).max()
+    assert v.holds and f"the largest N tried asks {top:.3g} bits per parameter" in v.measured
+    assert "(a sanity check), not training" in v.measured
+    large = table.assign(N=table["N"] * 100)  # the failed tries now ask above 32 bits/parameter
+    assert "sanity check" not in card.floor_verdict(large, 4).measured

@@ -531,7 +531,13 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
         errs.append(0.0)
         colors.append("#222222" if r.kind == "forbidden above" else _style(r.statement)["color"])
         shown.append(None if fits else NO_SHAPE)
-    bars = ax.bar(range(len(values)), values, yerr=errs, color=colors, alpha=0.85, capsize=3)
+    bars = ax.bar(range(len(values)), values, color=colors, alpha=0.85)
+    # error bars only where there is a spread: a statement has none, nor a capacity every seed
+    # of which agreed (a cap of zero height would read as a measured spread)
+    spread = [i for i, err in enumerate(errs) if err > 0 and not math.isnan(values[i])]
+    if spread:
+        ax.errorbar(spread, [values[i] for i in spread], yerr=[errs[i] for i in spread],
+                    fmt="none", ecolor="#333333", capsize=3, linewidth=1)
     for bar, value, err, text in zip(bars, values, errs, shown, strict=True):
         text = text or ("none" if value < 1 else count_text(value))
         top = 1.0 if math.isnan(value) else max(value + err, 1.0)
@@ -554,7 +560,7 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
     the task's ``V``, Dana et al.'s AoT (logits over its vocabulary, labels tokens) is drawn on a
     vocabulary of ``max(V, C)`` tokens (:data:`exp.GUARANTEE_SHAPES`), which the title says."""
     th = exp.theory_curves({**task, "C": C}, budgets)
-    fig, ax = plt.subplots(figsize=(7.6, 3.8))
+    fig, ax = plt.subplots(figsize=(7.6, 5.0))
     for statement, part in th[th["kind"] != "shape only"].groupby("statement", sort=False):
         kind = part["kind"].iloc[0]
         style = ({"color": "#222222", "linestyle": "-"} if kind == "forbidden above"
@@ -566,7 +572,7 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
                 **style)
     missing = unfit_statements(th)
     note = (textwrap.fill("no line, no shape fits any budget drawn: "
-                          + "; ".join(_unfit_words(m, C, task) for m in missing), 48)
+                          + "; ".join(_unfit_words(m, C, task) for m in missing), 110)
             if missing else None)
     if best is not None and C == task["C"]:
         _trained_points(ax, best, "parameters")
@@ -576,8 +582,9 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
     shown = sorted(int(b) for b in budgets)  # one label per budget, none on minor ticks
     ax.set_xticks(shown, [str(b) for b in shown])
     ax.xaxis.set_minor_locator(plt.NullLocator())
-    legend = ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), title=note,
-                       title_fontsize=7, alignment="left")
+    # below the axes, so that the legend takes no width from the lines
+    legend = ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                       title=note, title_fontsize=7, alignment="left", frameon=False)
     if note:
         legend.get_title().set_color("#555555")
     fig.tight_layout()
@@ -609,6 +616,28 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
     if task is not None and C > task["V"] and statement.startswith(("Dana", "earlier")):
         return f"{name} (an AoT on a vocabulary of {_aot_vocabulary(task, C)} tokens)"
     return name
+
+
+def budget_slider_caption(task: dict[str, int], budgets: list[int]) -> str:
+    """The caption of the slider over the budget (:func:`budget_frame`): what its bars are, on
+    the task ``task`` and the ``budgets`` its frames show."""
+    return (f"**Figure (ours), slider over the budget P** ({_numbers_words(sorted(budgets))} "
+            f"parameters; C = {task['C']} classes): at each budget, the trained capacity of each "
+            "architecture's best shape (mean over seeds; an error bar, the standard deviation "
+            "over seeds, only where the seeds differ) beside each statement's count at that P "
+            "(a guarantee at the best shape of its theorem that fits the budget, the "
+            "information floor N log2 C ≤ 32 P); examples N on a log scale, each bar labelled "
+            "with its value.")
+
+
+def classes_slider_caption(task: dict[str, int], classes: list[int]) -> str:
+    """The caption of the slider over ``C`` (:func:`classes_frame`), before
+    :func:`classes_markdown`."""
+    return (f"**Figure (ours), slider over the number of classes C** "
+            f"({_numbers_words(sorted(classes))}): the guarantees and the information floor "
+            "against the parameters P (log-log), at the budgets of this chapter; the trained "
+            f"capacities (best shape, mean ± standard deviation over seeds) were measured at "
+            f"C = {task['C']} only and appear in that frame alone.")
 
 
 def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int]) -> str:
@@ -676,6 +705,7 @@ def winners_markdown(best: pd.DataFrame) -> str:
     value that is a lower bound (every N tried fitted by some seed) reads "at least", and a
     first place over such a value is undecided."""
     lines = []
+    at = best.set_index(["budget", "architecture"])
     for r in winners(best).itertuples():
         if r.bits == 0:
             lines.append(f"- P = {r.budget}: no architecture fitted any training set tried.")
@@ -693,8 +723,16 @@ def winners_markdown(best: pd.DataFrame) -> str:
         spread = ("; undecided: a value here is a lower bound, some seed having fitted every N "
                   "tried" if r.undecided
                   else "" if r.clear else " (a gap within the seed spread)")
+        same = ""
+        if not math.isinf(r.ratio):
+            first, second = at.loc[(r.budget, r.winner)], at.loc[(r.budget, r.runner_up)]
+            if first["capacity"] == second["capacity"]:
+                # equal capacities: the whole lead is the smaller parameter count
+                same = (f"; the same mean capacity, {first['capacity']:g} examples, on "
+                        f"{int(first['parameters'])} parameters against "
+                        f"{int(second['parameters'])}: the lead is the parameter count's")
         lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {least}{r.bits:.2f} "
-                     f"bits/parameter, {ratio}{spread}.")
+                     f"bits/parameter, {ratio}{spread}{same}.")
     return "\n".join(lines)
 
 
@@ -716,6 +754,27 @@ def fixed_N_words(fixed: pd.DataFrame) -> str:
 #: How far from a budget the parameter count of a trained shape may lie, as a fraction of the
 #: budget: the default of :func:`exp.shapes_for_budget`, with which the experiment plans them.
 TOLERANCE: float = inspect.signature(exp.shapes_for_budget).parameters["tolerance"].default
+
+
+def shape_counts(plan: pd.DataFrame, task: dict[str, int]) -> pd.DataFrame:
+    """How many shapes of each architecture the experiment trains at each budget of ``plan``
+    (:func:`exp.planned_shapes`), of how many shape families have a shape within
+    :data:`TOLERANCE` of the budget (:func:`exp.shapes_for_budget` without its limit on the
+    count): a cell ``"2 of 8"``, ``"–"`` where no family fits. The profile trains at most its
+    ``shapes`` of them, so the best shape of a budget is the best of those trained."""
+    task = {k: task[k] for k in ("V", "n", "C")}
+    budgets = sorted(int(b) for b in plan["budget"].unique())
+    trained = plan.groupby(["architecture", "budget"]).size()
+    rows = {}
+    for arch in exp.ARCHITECTURES:
+        cells = {}
+        for b in budgets:
+            fitting = len(exp.shapes_for_budget(arch, b, task, count=10**9))
+            cells[b] = f"{int(trained.get((arch, b), 0))} of {fitting}" if fitting else "–"
+        rows[exp.SHORT[arch]] = cells
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name, out.columns.name = "architecture", "budget P"
+    return out
 
 
 def missing_shapes(best: pd.DataFrame, task: dict[str, int],
@@ -871,8 +930,30 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
             f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
             f"({FLOOR_WORDS}; a counting bound: weights of that many bits cannot fit every "
             "labelling of N examples). The three shape-only statements (constant 1) are told "
-            "apart by their grey, dash pattern and marker." + _censored_words(best)
+            "apart by their grey, dash pattern and marker." + _shape_only_words(theory)
+            + _censored_words(best)
             + _at_least_words(best))
+
+
+def _shape_only_words(theory: pd.DataFrame) -> str:
+    """Where a shape-only statement of ``theory`` (its constant set to 1) lies above the
+    information floor at some budget, a sentence saying that this height means nothing: only
+    the slope of such a line is comparable (empty when none does)."""
+    floor = theory[theory["kind"] == "forbidden above"].set_index("parameters")["N"]
+    shapes = theory[theory["kind"] == "shape only"]
+    above = []
+    for statement, part in shapes.groupby("statement", sort=False):
+        limit = floor.loc[part["parameters"]].to_numpy(float)
+        over = int((part["N"].to_numpy(float) > limit).sum())
+        if over:
+            above.append(f"{statement.split(':')[0]} (at {over} of {len(part)} budgets)")
+    if not above:
+        return ""
+    listed = above[0] if len(above) == 1 else ", ".join(above[:-1]) + " and " + above[-1]
+    return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {listed} "
+            f"{'lies' if len(above) == 1 else 'lie'} above the floor, in the shaded region: "
+            "with its constant set to 1, such a line's height means nothing, only its slope, so "
+            "this says nothing about the floor or about the statement.")
 
 
 #: Which trained architecture each drawn guarantee is about (keys: how its statement starts).

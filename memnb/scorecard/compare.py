@@ -503,6 +503,21 @@ def own_shape_readings(table: pd.DataFrame, C: int, drawn: dict[int, float], V: 
     return part.sort_values(["budget", "shape", "seed"])[columns].reset_index(drop=True)
 
 
+def _tried_below_floor(table: pd.DataFrame, C: int) -> str:
+    """Where no ``N`` the search tried reaches the floor's 32 bits per parameter, the words
+    saying so: such a search cannot break the floor, so the row checks the bit accounting (a
+    sanity check), not what training can store; empty otherwise."""
+    per_parameter = table["N"].to_numpy(float) * math.log2(C) / table["parameters"].to_numpy(
+        float)
+    if not len(per_parameter) or per_parameter.max() >= 32.0:
+        return ""
+    top = table.iloc[int(np.argmax(per_parameter))]
+    return (f"; the largest N tried asks {per_parameter.max():.3g} bits per parameter "
+            f"({exp.SHORT[top['architecture']]}, N = {int(top['N'])} at P = "
+            f"{int(top['parameters'])}), below the floor's 32: no tried N could break the "
+            "floor, so this row checks our bit accounting (a sanity check), not training")
+
+
 def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
     """Every trained capacity obeys the information floor ``N log2 C <= 32 P`` (float32; a
     counting bound of ours, cf. our reading of Kajitsuka & Sato's Remark 4.4, whose title only
@@ -514,6 +529,8 @@ def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
     bits = caps["capacity"].to_numpy(float) * math.log2(C)
     bound = 32.0 * caps["parameters"].to_numpy(float)
     verdict = criteria.bound_holds(bits, bound, kind="upper")
+    verdict = Verdict(verdict.status, verdict.measured + _tried_below_floor(table, C),
+                      verdict.values)
     untested = caps[caps["censored"].to_numpy(bool) & (bits <= bound)]
     if untested.empty:
         return verdict
