@@ -168,11 +168,58 @@ def test_sweep_scales_say_which_figures_ran_at_full_scale(tmp_path):
     assert "(full profile, ours: H = 4: T = 330" in lines["- Fig. 3"]
     assert fig.official_sizes("Fig. 2a") == "10000, 20000, 30000, 40000"
     assert fig.official_sizes("Fig. 9") is None
-    assert "the cap turns a pass into trend, and a failed criterion is differs at any scale" in text
+    assert ("the cap turns a pass into trend, and a failed criterion gives differs at any "
+            "scale") in text
     assert "at most a trend" not in text
     assert "this build's own full-scale run" in fig.sweep_scales_markdown("full", tmp_path)
     # the header no longer says that every full-scale run is at the official grid
-    assert text.startswith("Which synthetic sweeps have a full-scale run, generated from")
+    assert text.startswith("Which synthetic sweeps have a full-scale run, and on which device "
+                           "it was computed, generated from")
+    # a provenance that names no device adds no device words
+    assert "computed on" not in lines["- Fig. 2b"]
+
+
+def test_sweep_scales_name_the_device_of_each_full_run(tmp_path):
+    """Review item 6: each committed full-scale run names the device it was computed on, read
+    from its provenance: the kind of device and each card of a run resumed on several, with the
+    points it computed (memnb.provenance.device_label)."""
+    seeds = pd.DataFrame({"seed": [0, 1, 2], "T": [1, 1, 1]})
+    _write(tmp_path, "mahdavi.context", seeds,
+           {"complete": True, "device": "cpu", "device_name": "CPU (x86_64, 2 threads)"})
+    calls = [{"device_name": "NVIDIA H200", "points_done": 24},
+             {"device_name": "NVIDIA H100 80GB HBM3", "points_done": 48},
+             {"device_name": "NVIDIA H200", "points_done": 88}]
+    _write(tmp_path, "mahdavi.heads", seeds,
+           {"complete": True, "device": "cuda", "device_name": "NVIDIA H200",
+            "invocations": calls})
+    text = fig.sweep_scales_markdown("quick", root=tmp_path)
+    lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith("- ")}
+    assert lines["- Fig. 2a"].endswith(
+        "; computed on GPU: NVIDIA H200 (64 points) and NVIDIA H100 80GB HBM3 (24 points), "
+        "2 kinds of card for one grid.")
+    assert lines["- Fig. 2b"].endswith("; computed on CPU (x86_64, 2 threads).")
+    assert "computed on" not in lines["- Fig. 2c"]  # no full-scale run
+    # one card: its name alone, with the kind of device
+    assert fig.full_run_device({"device": "cuda:0", "device_name": "NVIDIA H200"}) == (
+        "GPU: NVIDIA H200")
+    assert fig.full_run_device({}) == ""
+
+
+def test_sweep_scales_name_the_committed_devices():
+    """The committed Fig. 2a run ran on two kinds of GPU; the list says so, from its JSON."""
+    from memnb.provenance import device_shares
+    from memnb.results import load
+
+    heads = load("mahdavi.heads", "full")
+    if heads is None:
+        pytest.skip("no committed full-scale Fig. 2a run")
+    shares = device_shares(heads.provenance)
+    line = next(x for x in fig.sweep_scales_markdown("quick").splitlines()
+                if x.startswith("- Fig. 2a:"))
+    for name, points in shares.items():
+        assert f"{name} ({points} points)" in line
+    if len(shares) > 1:
+        assert f"{len(shares)} kinds of card for one grid" in line
 
 
 def test_sweep_scales_say_fig3_runs_on_a_grid_of_ours(tmp_path):
@@ -223,6 +270,12 @@ def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch,
                       "T = 100 (shared)",
                       "this build's quick run\nH = 4, d_h = 16, T = 100"]
     shown.clear()
+    # review item 8: with d in the table the width is named too (no C: scalar labels)
+    fig.fig5(SimpleNamespace(fresh=pd.DataFrame(rows).assign(d=16, C=1), cached=None,
+                             partial=None), "quick")
+    titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
+    assert titles[1] == "this build's quick run\nH = 4, d_h = 16, T = 100\nd = 16"
+    shown.clear()
     nonshared = []
     for seed in range(2):
         for h, c in zip([1, 2, 3, 4], [30, 100, 180, 260], strict=True):
@@ -240,6 +293,15 @@ def test_fig4_and_fig5_titles_name_the_context_and_the_fixed_sizes(monkeypatch,
                       "this build's quick run\nnon-shared contexts, H = 4, d_h = 16, T = 300"]
     # matplotlib draws text as it is: no Markdown backticks in any title (review finding 5)
     assert not any("`" in t for t in titles)
+    shown.clear()
+    # review item 8: d and C, read from the table, as Fig. 2a's titles give them
+    fig.fig4(SimpleNamespace(fresh=pd.DataFrame(nonshared).assign(d=16, C=100), cached=None,
+                             partial=None), "quick")
+    titles = [ax.get_title() for ax in shown[0].axes if ax.get_title()]
+    assert titles == ["this build's quick run\nnon-shared contexts, n = 8, d_h = 16, T = 300"
+                      "\nd = 16, C = 100",
+                      "this build's quick run\nnon-shared contexts, H = 4, d_h = 16, T = 300"
+                      "\nd = 16, C = 100"]
     plt.close("all")
 
 
@@ -261,6 +323,10 @@ def test_fig2c_caption_names_the_peak_before_the_knee_and_the_seeds_of_its_noise
     assert "(the standard deviation of 2 seeds at the single d_h = 9" in text
     assert ("On d_h ≤ n the mean count is largest before the knee, at d_h = 4 (163.5), and "
             "falls to 146.0 at d_h = n = 6") in text
+    # review item 3: the argument for no gain past n is ours, and the logits are affine in e
+    assert fig.FIG2C_ARGUMENT in text
+    assert fig.FIG2C_ARGUMENT.startswith("*(ours)* With a shared context the logits")
+    assert "an affine function of the raw query" in text and "linear map" not in text
     plt.close("all")
 
 
@@ -522,4 +588,27 @@ def test_the_proof_column_and_the_fig1_legend_say_whose_they_are():
                           "z_rank": h * 2 + 1} for h in (1, 2) for v in (1, 2, 3)])
     titles = [fig.construction_frame(grid, h).axes[0].get_title() for h in (1, 2)]
     assert titles == ["H = 1 head, d = 10", "H = 2 heads, d = 10"]
+    plt.close("all")
+
+
+def test_fig2b_and_fig2c_titles_give_d_and_c_as_fig2a_does(monkeypatch, no_mahdavi_scorecard):
+    """Review item 8: the panel titles of Figs. 2b and 2c give the width d and the classes C,
+    read from the table, as Fig. 2a's do."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    rows = [{"seed": seed, "T": 200, "n": n, "H": 4, "d_h": 16, "d": 16, "C": 100,
+             "memorized": c + seed, "accuracy": (c + seed) / 200, "capacity": 4 * (n - 1) + 1,
+             "steps": 100} for seed in range(2)
+            for n, c in zip([1, 2, 4, 8], [6, 77, 137, 154], strict=True)]
+    fig.fig2b(SimpleNamespace(fresh=pd.DataFrame(rows), cached=None, partial=None), "quick")
+    assert shown[0].axes[0].get_title() == ("this build's quick run\nshared context, H = 4, "
+                                            "d_h = 16, d = 16, C = 100")
+    shown.clear()
+    rows = [{**r, "d_h": r["n"], "n": 6} for r in rows]
+    fig.fig2c(SimpleNamespace(fresh=pd.DataFrame(rows), cached=None, partial=None), "quick")
+    assert shown[0].axes[0].get_title() == ("this build's quick run\nshared context, H = 4, "
+                                            "n = 6, d = 16, C = 100")
     plt.close("all")

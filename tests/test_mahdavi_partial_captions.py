@@ -116,9 +116,13 @@ def test_fig3_legend_names_the_mean_line_and_the_line_at_one(monkeypatch, no_mah
             "marks training accuracy 1") in caption
     assert ("The paper plots the saturation of the heads per example (App. H; its axes are not "
             "in our text); we plot training accuracy against the tried T (left) and the fraction "
-            "of examples with each number of saturated heads (right).*") in caption
-    assert [ax.get_ylabel() for ax in shown[0].axes[:2]] == ["training accuracy",
-                                                            "fraction of examples"]
+            "of examples with each number of saturated heads, mean over seeds (right).*") in caption
+    # review item 4: the right panels' bars are means over seeds, said on the axis and in words
+    assert [ax.get_ylabel() for ax in shown[0].axes[:2]] == [
+        "training accuracy", "fraction of examples\n(mean over seeds)"]
+    assert ("Right panels: a bar is the fraction of examples with that many saturated heads, "
+            "the mean over the seeds whose search found a size, each seed read at the size it "
+            "found.") in caption
     plt.close("all")
 
 

@@ -39,7 +39,7 @@ _MEM = "examples memorized (accuracy × T)"
 _MSE = "training MSE (best checkpoint)"
 #: What Fig. 3's panels plot on their y-axes (the left panels' and the right panels' labels).
 _FIG3_Y = ("training accuracy against the tried T (left) and the fraction of examples with each "
-           "number of saturated heads (right)")
+           "number of saturated heads, mean over seeds (right)")
 _GUARANTEE = "Theorem 1 guarantee H(min(n, d_h)−1)+1 (lower bound) [reconstruction]"
 #: Where Theorem 1's count comes from, said once, at its first use in the figures (Fig. 2a).
 GUARANTEE_SOURCE = ("Theorem 1's count H(min(n, d_h)−1)+1, drawn as the dashed guarantee line, "
@@ -454,6 +454,30 @@ def reduced_settings(name: str, profile: str = "quick") -> str:
     return ", ".join(parts)
 
 
+#: The kind of device a provenance's ``device`` names (``"cuda:0"`` is read as ``"cuda"``).
+_DEVICE_KINDS = {"cuda": "GPU", "mps": "GPU", "cpu": "CPU"}
+
+
+def full_run_device(provenance: dict[str, Any]) -> str:
+    """The device a committed full-scale run was computed on, in words, from its provenance:
+    the kind of its ``device`` (GPU for ``cuda``) before :func:`memnb.provenance.device_label`,
+    which names each card of a run resumed on several with the points it computed, and how many
+    kinds of card one grid then ran on: ``"GPU: NVIDIA H200 (64 points) and NVIDIA H100 80GB
+    HBM3 (24 points), 2 kinds of card for one grid"``, ``"CPU (x86_64, 2 threads)"``. Empty
+    when the provenance names no device."""
+    from memnb.provenance import device_label, device_shares
+
+    if not (provenance.get("device_name") or provenance.get("device")):
+        return ""
+    label = device_label(provenance)
+    kind = _DEVICE_KINDS.get(str(provenance.get("device", "")).split(":")[0], "")
+    text = label if not kind or label.startswith(kind) else f"{kind}: {label}"
+    cards = len(device_shares(provenance))
+    if cards > 1:
+        text += f", {cards} kinds of {'card' if kind == 'GPU' else 'device'} for one grid"
+    return text
+
+
 def sweep_scales_markdown(profile: str, root: Any = None) -> str:
     """Which synthetic sweeps (Figs. 2a-5) have a full-scale run, complete or partial, and which
     run only at reduced settings: one Markdown bullet per experiment, generated from the
@@ -472,8 +496,9 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
         return ("Under the `full` profile every synthetic sweep below is this build's own "
                 f"full-scale run, at {OFFICIAL_GRID}"
                 + (f" ({'; '.join(ours)})" if ours else "") + ".")
-    lines = ["Which synthetic sweeps have a full-scale run, generated from the committed "
-             "results:", ""]
+    lines = ["Which synthetic sweeps have a full-scale run, and on which device it was "
+             "computed, generated from the committed results (the device printed above is this "
+             "build's own):", ""]
     paper_seeds = int(paper.SEEDS.value)
     for name in SWEEPS:
         figure = get(name).paper_figure
@@ -489,10 +514,12 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
                  else f"**partial** ({partial.removeprefix('partial: ')})")
         # a partial grid may hold fewer seeds at some settings: the count is of seeds begun
         begun = "" if complete else " with points so far"
+        device = full_run_device(full.provenance)
         lines.append(f"- {figure}: a full-scale run ({grids[name]}) is committed, {state}; "
                      f"{seeds} seed"
                      f"{'s' * (seeds != 1)}{begun} (the paper's: {paper_seeds}, per the "
-                     "official code's README).")
+                     "official code's README)"
+                     + (f"; computed on {device}" if device else "") + ".")
     epochs = {get(name).params(profile).get("epochs") for name in SWEEPS}
     official = int(paper.EPOCHS.value)
     if epochs == {official}:
@@ -1351,7 +1378,8 @@ def fig2b(result: Any, profile: str) -> Any:
     for ax, (label, table, full) in zip(axes[:, 0], runs, strict=True):
         _memorized_panel(ax, table, "n", "context length n", full=full)
         ax.set_title(_panel_title(_run_title(label, table, result),
-                                  "shared context, " + _fixed(table, "H", "d_h")), fontsize=9)
+                                  "shared context, " + _fixed(table, "H", "d_h", "d", "C")),
+                     fontsize=9)
     _legend_below(fig, axes)
 
     def describe(table: pd.DataFrame) -> str:
@@ -1392,6 +1420,19 @@ def _fig2c_trend(table: pd.DataFrame) -> str:
     return f"past d_h = n the mean counts {word} beyond seed noise ({counts}): {change}.{before}"
 
 
+#: Why no gain is expected past d_h = n with a shared context: the book's own derivation, not
+#: the paper's. The logits are affine, not linear, in the raw query: the input map's bias and
+#: the position-0 encoding add a fixed vector to it (:class:`memnb.models.MultiHeadAttention`).
+FIG2C_ARGUMENT = ("*(ours)* With a shared context the logits are E W_K W_Qᵀ e, with E and e the "
+                  "tokens after the input map and the positions: an affine function of the raw "
+                  "query (the input map's bias and the position-0 encoding add a fixed vector "
+                  "to it) through the n × d matrix E W_K W_Qᵀ, of rank at most min(n, d_h). At "
+                  "d_h = n that matrix can already be any n × d matrix (for E of rank n), so "
+                  "d_h > n adds no function the layer could not already represent; a rise past "
+                  "n would be an optimisation effect (App. A: larger d_h trains faster until "
+                  "enough steps are run).")
+
+
 def fig2c(result: Any, profile: str) -> Any:
     """Fig. 2c: examples memorized against d_h, with the knee d_h = n marked; the committed
     full-scale run in its own panel when there is one."""
@@ -1402,15 +1443,13 @@ def fig2c(result: Any, profile: str) -> Any:
         n = int(table["n"].iloc[0])
         ax.axvline(n, color=viz.PALETTE["bound"], linestyle=":", linewidth=1, label="d_h = n")
         ax.set_title(_panel_title(_run_title(label, table, result),
-                                  "shared context, " + _fixed(table, "H", "n")), fontsize=9)
+                                  "shared context, " + _fixed(table, "H", "n", "d", "C")),
+                     fontsize=9)
     _legend_below(fig, axes)
     text = folded("Examples memorized against d_h (shared context); the dotted line marks "
                   "d_h = n." + _partial_lead(result),
                   _runs_text(runs, _fig2c_trend, result, "mahdavi.head_dim", profile)
-                  + " With a shared context the logits E W_K W_Qᵀ e are a linear map of e of rank "
-                  "at most min(n, d_h), so d_h > n adds no function the layer could not already "
-                  "represent; a rise past n would be an optimisation effect (App. A: larger d_h "
-                  "trains faster until enough steps are run).", "Fig. 2c", profile)
+                  + " " + FIG2C_ARGUMENT, "Fig. 2c", profile)
     return viz.caption(fig, paper_counterpart("Fig. 2c", _MEM), text=text,
                        profile=profile, source=_source(runs))
 
@@ -1596,13 +1635,15 @@ def fig3(result: Any, profile: str) -> Any:
                          fontsize=9)
         for ax in row[1 + len(heads):]:
             ax.set_visible(False)
-        row[1].set_ylabel("fraction of examples")
+        row[1].set_ylabel("fraction of examples\n(mean over seeds)")
     _legend_below(fig, axes[:, 0], ncol=4)
     where = "Bottom row, this run" if result.cached is not None else f"This `{profile}` run"
     text = ("Left panels: a dot is one seed's training accuracy at one tried T, the solid line "
             "of each H joins the mean over seeds at each T, the dotted line marks training "
             "accuracy 1 (every example memorized) and a ring the size each seed's search "
-            f"found. {where}: {_searched_text(result.fresh)}. ")
+            "found. Right panels: a bar is the fraction of examples with that many saturated "
+            "heads, the mean over the seeds whose search found a size, each seed read at the "
+            f"size it found. {where}: {_searched_text(result.fresh)}. ")
     if profile != "full":
         text += ("Its sizes are ours, chosen to bracket what its smaller model (n = "
                  f"{int(result.params['n'])}, d = d_h = {int(result.params['d_h'])}) memorizes; "
@@ -1789,9 +1830,11 @@ def fig4(result: Any, profile: str) -> Any:
                 continue
             _memorized_panel(ax, part, x, xlabel, full=full)
             sizes = ", ".join(str(int(t)) for t in sorted(part["T"].unique()))
+            width = _fixed(part, "d", "C")  # on a line of its own: two panels share the width
             ax.set_title(_panel_title(_run_title(label, table, result),
                                       f"non-shared contexts, {_fixed(part, *fixed)}, "
-                                      f"T = {sizes}"), fontsize=9)
+                                      f"T = {sizes}" + (f"\n{width}" if width else "")),
+                         fontsize=9)
     _legend_below(fig, axes, ncol=3)
 
     def describe(table: pd.DataFrame) -> str:
@@ -1853,7 +1896,8 @@ def _rank_cap_sentence(tables: list[pd.DataFrame]) -> str:
 
 def _fig5_fixed(part: pd.DataFrame, fixed: tuple[str, ...]) -> str:
     """A Fig. 5 panel's fixed parameters and sizes: ``"n = 8, d_h = 16, T = 100"``, with the T of
-    the shared and non-shared curves named apart when they differ."""
+    the shared and non-shared curves named apart when they differ, then the width ``d`` on a
+    line of its own (``"\nd = 16"``; no ``C``: the regression labels are scalars)."""
     sizes = {bool(shared): ", ".join(str(int(t)) for t in sorted(rows["T"].unique()))
              for shared, rows in part.groupby("shared")}
     if len(set(sizes.values())) == 1:
@@ -1861,7 +1905,8 @@ def _fig5_fixed(part: pd.DataFrame, fixed: tuple[str, ...]) -> str:
     else:
         t_text = "; ".join(f"T = {v} ({'shared' if k else 'non-shared'})"
                            for k, v in sorted(sizes.items()))
-    return f"{_fixed(part, *fixed)}, {t_text}"
+    width = _fixed(part, "d")
+    return f"{_fixed(part, *fixed)}, {t_text}" + (f"\n{width}" if width else "")
 
 
 def fig5(result: Any, profile: str) -> Any:
@@ -1906,6 +1951,7 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "images_sentence", "paper_counterpart",
            "missing_sentence", "proposition4_display", "proposition4_table",
            "reduced_settings", "representation_label", "scorecard_row", "sweep_scales_markdown",
+           "full_run_device", "FIG2C_ARGUMENT",
            "table1_caption", "table1_comparison", "table1_display",
            "table3_caption", "table3_comparison", "table3_display", "verdict_sentence",
            "verdicts_markdown"]

@@ -274,7 +274,7 @@ def exact_check(passed: bool, measured: str) -> Verdict:
 
 #: What the scale cap (:func:`at_reduced_scale`) does, said where a criterion names it: it
 #: turns a pass into trend and never lifts a failure.
-FAILED_ANY_SCALE = "a failed criterion is differs at any scale"
+FAILED_ANY_SCALE = "a failed criterion gives differs at any scale"
 
 
 def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:

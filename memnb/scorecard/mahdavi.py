@@ -276,43 +276,113 @@ def curvature(x: pd.Series | np.ndarray, y: pd.Series | np.ndarray,
     return {"c": c, "low": c - half, "high": c + half, "shape": shape}
 
 
+def _non_saturated(summary: pd.DataFrame) -> pd.DataFrame:
+    """The points of a :func:`by_x` summary that Fig. 2a's line is fitted to: those whose mean
+    accuracy is below 1 (the non-saturated part), or every point when fewer than three are."""
+    part = summary[summary["accuracy"] < 1.0]
+    return summary if len(part) < 3 else part
+
+
+def r2_by_t(table: pd.DataFrame, x: str = "H") -> pd.DataFrame:
+    """The paper's own measure of Fig. 2a's linearity at every ``T`` of ``table`` (Sec. 5.2: a
+    high R² of the linear fit to the non-saturated part, "in all cases"): per ``T``, the R² of
+    the line fitted to the mean counts of :func:`_non_saturated` (as :func:`fig2a_verdict`
+    does at the largest ``T``), its number of ``points`` and whether it reaches
+    :data:`MIN_R2` (``passes``). A ``T`` with fewer than three values of ``x`` is left out (two
+    points fit any line). Reported, not judged."""
+    rows = []
+    for t in sorted(table["T"].unique()):
+        part = _non_saturated(by_x(table[table["T"] == t], x))
+        if len(part) < 3:
+            continue
+        r2 = float(criteria.linear_fit(part[x], part["mean"]).r2)
+        rows.append({"T": int(t), "r2": r2, "points": len(part), "passes": r2 >= MIN_R2})
+    return pd.DataFrame(rows, columns=["T", "r2", "points", "passes"])
+
+
+def _r2_where(fits: pd.DataFrame, sizes: int) -> str:
+    """Where the R² of :func:`r2_by_t` reaches :data:`MIN_R2`: "at every T" (every one of the
+    ``sizes`` sizes the table has), "at T = 300" (one), or "at 3 of 4 T (below it at T = …)"."""
+    passed = int(fits["passes"].sum())
+    if passed == len(fits):
+        if len(fits) == 1:
+            return f"at T = {int(fits['T'].iloc[0])}"
+        return "at every T" if len(fits) == sizes else f"at each of the {len(fits)} T fitted"
+    below = ", ".join(str(int(t)) for t in fits.loc[~fits["passes"].astype(bool), "T"])
+    return f"at {passed} of {len(fits)} T (below it at T = {below})"
+
+
+def r2_by_t_text(table: pd.DataFrame, x: str = "H") -> str:
+    """:func:`r2_by_t` in words for Fig. 2a's measured text: the R² at every ``T`` and whether it
+    reaches :data:`MIN_R2` at each (the paper's measure; the threshold is the criterion's, ours);
+    the ``T`` left out are named. Empty when no ``T`` has three points."""
+    fits = r2_by_t(table, x)
+    if fits.empty:
+        return ""
+    sizes = int(table["T"].nunique())
+    values = ", ".join(f"{r.r2:.3f} at T = {int(r.T)}" for r in fits.itertuples())
+    passed = int(fits["passes"].sum())
+    outcome = ("the paper's measure passes" if passed == len(fits)
+               else "the paper's measure fails where it is below")
+    text = (f"the paper's own measure, R² of a linear fit to the non-saturated part at each T "
+            f"(\"in all cases\"; reported, not judged): {values}; ≥ {MIN_R2:g} (the criterion's "
+            f"threshold, ours) {_r2_where(fits, sizes)}: {outcome}")
+    skipped = sorted(set(int(t) for t in table["T"].unique()) - set(fits["T"]))
+    if skipped:
+        text += (f" (T = {', '.join(map(str, skipped))}: fewer than three values of {x}, not "
+                 "fitted)")
+    return text
+
+
 def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
     """Fig. 2a: examples memorized grow linearly in ``H`` (linear fit of the non-saturated part
     at the largest ``T``: R² ≥ :data:`MIN_R2`, slope's 95 % interval above 0).
 
     R² cannot tell a straight line from a steadily bending one, so the measured text also gives
     the examples gained per head between successive ``H``, and a quadratic fit
-    (:func:`curvature`): when its x² coefficient's 95 % interval excludes 0 the counts are
-    convex (or concave) in ``H``, not linear, and a ``reproduced`` becomes ``trend``; ``values``
-    then says so in ``why`` (empty otherwise), which :func:`trend_reason` reads."""
+    (:func:`curvature`; a test of ours, beyond the paper's R²): when its x² coefficient's 95 %
+    interval excludes 0 the counts are convex (or concave) in ``H``, not linear, and a
+    ``reproduced`` becomes ``trend``; ``values`` then says so in ``why`` (empty otherwise),
+    which :func:`trend_reason` reads, with the paper's own measure, the R² at every ``T``
+    (:func:`r2_by_t`), beside it. With several ``T`` the measured text reports that measure too
+    (:func:`r2_by_t_text`; reported, not judged)."""
     summary = by_x(table, x)
-    part = summary[summary["accuracy"] < 1.0]
-    if len(part) < 3:
-        part = summary
+    part = _non_saturated(summary)
     verdict = criteria.linear_trend(part[x], part["mean"], min_r2=MIN_R2)
     sat = len(summary) - len(part)
     seeds = int(summary["seeds"].max())
-    note = (f" (T = {int(summary['T'].iloc[0])}, {seeds} seed{'s' * (seeds != 1)} there"
+    top = int(summary["T"].iloc[0])
+    note = (f" (T = {top}, {seeds} seed{'s' * (seeds != 1)} there"
             + (f"; {sat} saturated point(s) left out)" if sat else ")"))
     xs, ys = part[x].to_numpy(float), part["mean"].to_numpy(float)
     steps = np.diff(ys) / np.diff(xs)
     note += ("; examples gained per head between successive H: "
              + ", ".join(f"{g:.3g} ({a:g}→{b:g})" for g, a, b in zip(steps, xs[:-1], xs[1:],
                                                                       strict=True)))
+    fits = r2_by_t(table, x)
+    if table["T"].nunique() > 1 and not fits.empty:
+        note += f"; {r2_by_t_text(table, x)}"
     bend = curvature(xs, ys)
     status = verdict.status
     why = ""
     if bend["shape"] != "not decided":
-        why = (f"the counts are {bend['shape']} in {x}, not linear (quadratic fit at "
-               f"T = {int(summary['T'].iloc[0])}: x² coefficient {bend['c']:.3g}, 95 % CI "
+        why = (f"the counts are {bend['shape']} in {x}, not linear, by a curvature test (ours; "
+               f"quadratic fit at T = {top}: x² coefficient {bend['c']:.3g}, 95 % CI "
                f"{bend['low']:.3g} to {bend['high']:.3g})")
+        if not fits.empty:
+            shown = (f"{float(fits['r2'].iloc[0]):.3f}" if len(fits) == 1 else
+                     ", ".join(f"{r:.3f}" for r in fits["r2"]) + " at T = "
+                     + ", ".join(str(int(t)) for t in fits["T"]))
+            why += (f" that goes beyond the paper's own measure, the R² of a linear fit to the "
+                    f"non-saturated part, which reaches {MIN_R2:g} (our threshold) "
+                    f"{_r2_where(fits, int(table['T'].nunique()))} ({shown})")
     if bend["shape"] == "not decided":
-        note += (f"; quadratic fit: x² coefficient {bend['c']:.3g} (95 % CI {bend['low']:.3g} "
-                 f"to {bend['high']:.3g}), curvature not decided")
+        note += (f"; quadratic fit (ours): x² coefficient {bend['c']:.3g} (95 % CI "
+                 f"{bend['low']:.3g} to {bend['high']:.3g}), curvature not decided")
     else:
-        note += (f"; quadratic fit: x² coefficient {bend['c']:.3g} (95 % CI {bend['low']:.3g} "
-                 f"to {bend['high']:.3g}, excludes 0): the counts are {bend['shape']} in H, "
-                 "not linear")
+        note += (f"; quadratic fit (ours): x² coefficient {bend['c']:.3g} (95 % CI "
+                 f"{bend['low']:.3g} to {bend['high']:.3g}, excludes 0): the counts are "
+                 f"{bend['shape']} in {x}, not linear")
         if status == "reproduced":
             status = "trend"
             note += ", so trend, not reproduced"
@@ -713,17 +783,34 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
                                + f"; seed spread {_spread(values):.3g})"
                                if len(values) > 1 else " (one seed)")
 
-            def _top(part: pd.DataFrame, t: int) -> str:
-                # how close the count at the longest compared context comes to the T examples
-                # there are to memorize, which bounds the gain a run can show
+            def _share(part: pd.DataFrame, t: int) -> tuple[float, float]:
+                # how close the mean count at the longest compared context comes to the T
+                # examples there are to memorize, which bounds the gain a run can show
                 count = float(part.loc[(part["T"] == t) & (part["n"] == ns[-1]),
                                        "memorized"].mean())
-                return f"{count:.0f} of {t} ({100 * count / t:.0f} %) at n = {ns[-1]}"
+                return count, 100 * count / t
 
+            (c_ours, s_ours), (c_ref, s_ref) = _share(ctx, t_ours), _share(ref, t_ref)
             measured += (f"; context sweep at n = {', '.join(map(str, ns))} (the context "
                          f"lengths both runs have): non-shared {_slopes(ours)} at T = {t_ours}, "
-                         f"{_top(ctx, t_ours)}; shared ({shared_run}) {_slopes(theirs)} at "
-                         f"T = {t_ref}, {_top(ref, t_ref)}")
+                         f"{c_ours:.1f} of {t_ours} ({s_ours:.0f} %) at n = {ns[-1]}; shared "
+                         f"({shared_run}) {_slopes(theirs)} at T = {t_ref}, {c_ref:.1f} of "
+                         f"{t_ref} ({s_ref:.0f} %) at n = {ns[-1]}")
+            ceiling = (f"at n = {ns[-1]} the non-shared run has memorized {s_ours:.0f} % of its "
+                       f"T = {t_ours} and the shared {s_ref:.0f} % of its T = {t_ref}, so each "
+                       "run's gain per token is bounded by what is left below its T")
+            # a count cannot exceed T: from the shortest compared context on, a run's count
+            # can rise by no more than what was left below T there
+            room = [(t - float(part.loc[(part["T"] == t) & (part["n"] == ns[0]),
+                                        "memorized"].mean()))
+                    for part, t in ((ctx, t_ours), (ref, t_ref))]
+            measured += (f"; a count cannot exceed T, so from n = {ns[0]} to {ns[-1]} the "
+                         f"non-shared count could rise by at most {room[0]:.1f} and the shared "
+                         f"by {room[1]:.1f}")
+            if len(ns) == 2:
+                span = ns[-1] - ns[0]
+                measured += (f", so their mean gains per token are at most "
+                             f"{room[0] / span:.3g} and {room[1] / span:.3g}")
             if t_ours != t_ref:
                 measured += (f"; the two runs' largest T differ ({t_ours} non-shared, {t_ref} "
                              "shared), so their gains are compared across different T")
@@ -742,20 +829,20 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
                 measured += (f"; every seed's gain per token is above every shared seed's, by "
                              f"at least {above:.3g} > {tol:.3g}")
             elif above > 0:
-                why = (f"; every seed's gain per token is above every shared seed's, the "
-                       f"opposite of the paper's direction (a stronger dependence on n), but "
-                       f"only by {above:.3g} (≤ the tolerance {tol:.3g}), so a weaker "
-                       "dependence on n is not decided at our seeds")
-                short = (gains.format("above") + ", the opposite of the paper's direction, "
-                         f"but only by {above:.3g}, within the noise tolerance {tol:.3g}: the "
-                         "n sweep does not decide")
+                why = (f"; every seed's gain per token is above every shared seed's, but only "
+                       f"by {above:.3g} (≤ the tolerance {tol:.3g}), so the direction, a weaker "
+                       "dependence on n (the paper's) or a stronger one, is not decided at our "
+                       "seeds")
+                short = (gains.format("above") + f", but only by {above:.3g}, within the noise "
+                         f"tolerance {tol:.3g}, and {ceiling}: the n sweep decides no "
+                         "direction")
             elif below > 0:
                 why = (f"; every seed's gain per token is below every shared seed's, the "
                        f"paper's direction, but only by {below:.3g} (≤ the tolerance "
                        f"{tol:.3g}), so a weaker dependence on n is not decided at our seeds")
-                short = (gains.format("below") + ", the paper's direction, but only by "
-                         f"{below:.3g}, within the noise tolerance {tol:.3g}: the n sweep does "
-                         "not decide")
+                short = (gains.format("below") + f", but only by {below:.3g}, within the noise "
+                         f"tolerance {tol:.3g}, and {ceiling}: the n sweep decides no "
+                         "direction")
             else:
                 why = ("; the per-seed gains of the two runs overlap (neither run's seeds all "
                        "lie above the other's), so a weaker dependence on n is not decided at "
@@ -1053,19 +1140,47 @@ def fig1_verdict(table: pd.DataFrame) -> Verdict:
         raise NotComputable(f"no k of the paper's Fig. 1 on its drop (its pass fraction "
                             f"{FIG1_DROP_TEXT}) up to {FIG1_POOL_SHARE_TEXT} our pool; {whole}")
     verdict = criteria.curve_agreement(ours[drop["k"]], theirs[drop["k"]], abs_tol=FIG1_TOL)
+    notes = fig1_notes_only(ours, theirs, drop["k"], verdict.status)
     ends = fig1_conclusions(table)
     conclusion = "" if ends is None else f"; {ends['text']}"
     return Verdict(verdict.status,
                    f"on the paper's drop (its k with a pass fraction {FIG1_DROP_TEXT}: "
                    f"k = {_k_list(drop['k'])}): {verdict.measured}; the tolerance is ours; "
-                   f"{drop['text']}; {fig1_basis(table)}{conclusion}; {whole}",
+                   f"{drop['text']}"
+                   + (f"; {notes['text']}" if notes is not None else "")
+                   + f"; {fig1_basis(table)}{conclusion}; {whole}",
                    {**verdict.values, "worst_k": worst, "pool": pool, "limit": limit,
                     "conclusions_agree": None if ends is None else ends["agree"],
                     "comparable_k": [int(k) for k in comparable],
                     "left_out_k": [int(k) for k in left_out],
                     "drop_k": [int(k) for k in drop["k"]], "drop_gap": drop["gap"],
                     "full_mean": overall.values["mean_abs_difference"],
-                    "full_max": overall.values["max_abs_difference"]})
+                    "full_max": overall.values["max_abs_difference"],
+                    "notes_mean": None if notes is None else notes["mean"],
+                    "notes_status": None if notes is None else notes["status"]})
+
+
+def fig1_notes_only(ours: pd.Series, theirs: pd.Series, drop_k: list,
+                    status: str) -> dict | None:
+    """Fig. 1's drop judged on the paper's values that our notes give alone (origin ``"notes"``
+    in :func:`memnb.papers.mahdavi.figure1`), leaving out those read off the plot by us: whether
+    the verdict (``status``, on all of ``drop_k``) rests on our own readings. ``mean`` (mean
+    |ours − paper| there), ``status`` (against :data:`FIG1_TOL`) and ``text``; ``None`` when
+    every one of ``drop_k`` comes from our notes (nothing to leave out) or none does."""
+    origin = paper.figure1().set_index("k")["origin"]
+    ks = [k for k in drop_k if origin.get(k) == "notes"]
+    if not ks or len(ks) == len(drop_k):
+        return None
+    alone = criteria.curve_agreement(ours[ks], theirs[ks], abs_tol=FIG1_TOL)
+    mean = float(alone.values["mean_abs_difference"])
+    side = ">" if mean > FIG1_TOL else "≤"
+    outcome = ("so the verdict does not rest on our readings" if alone.status == status
+               else f"so on those alone the verdict would be {alone.status}: it rests on our "
+                    "readings")
+    return {"mean": mean, "status": alone.status,
+            "text": (f"with only the paper's values that our notes give (k = {_k_list(ks)}; "
+                     f"not those read off the plot by us): mean |ours − paper| = {mean:.3g} "
+                     f"{side} {FIG1_TOL:g} (the tolerance), {outcome}")}
 
 
 def fig1_drop(ours: pd.Series, theirs: pd.Series) -> dict | None:
@@ -1883,7 +1998,9 @@ def _fig1_drop_words() -> str:
                 + f"{FIG1_TOL:g}" + " (ours; the paper's values on the drop read off the plot "
                 "saved in its notebook's output; the mean over all those k, plateaus included "
                 f"(the paper's 1.0 at k = {paper.FIG1_INFERRED_K} inferred from its plateau), "
-                "and the largest difference are reported, not judged)" + _POOL,
+                "the largest difference, and the mean on the drop over the paper's values from "
+                "our notes alone (leaving out those read off the plot by us) are reported, not "
+                "judged)" + _POOL,
       cost="a few CPU-minutes")
 def fig_1(results: ResultSource) -> Verdict:
     table = results.table("mahdavi.table1")
@@ -1914,10 +2031,12 @@ def table_3(results: ResultSource) -> Verdict:
       claim="memorization grows linearly with H (high R² of the linear fit to the non-saturated "
             "part, \"in all cases\")",
       criterion="linear fit to the non-saturated points (mean accuracy < 1) at the largest T "
-                "only (ours; the paper fits every T): R² ≥ 0.9 (ours; the paper's threshold is "
-                "not in our text) and slope's 95 % CI above 0; a quadratic fit whose x² "
-                "coefficient's 95 % CI excludes 0 (counts convex or concave in H) → at most "
-                "trend; a reduced or a partial full run turns a pass into trend ("
+                f"only (ours; the paper fits every T): R² ≥ {MIN_R2:g} (ours; the paper's "
+                "threshold is not in our text) and slope's 95 % CI above 0; a quadratic fit "
+                "(ours: a curvature test beyond the paper's R²) whose x² coefficient's 95 % CI "
+                "excludes 0 (counts convex or concave in H) → at most trend; the same R² at every "
+                "smaller T (the paper's \"in all cases\") is reported, not judged; a reduced "
+                "or a partial full run turns a pass into trend ("
                 + criteria.FAILED_ANY_SCALE + "). Theorem 1's "
                 "guarantee beside the counts above chance "
                 "(ours) is reported, not judged", cost=_GPU)
@@ -2099,6 +2218,16 @@ def encoding_float32_rank(n: int, d: int) -> int:
     return int(torch.linalg.matrix_rank(sinusoidal_encoding(n, d).float()))
 
 
+def relative_sv_text(value: float) -> str:
+    """A relative singular value in words: below float64's machine epsilon
+    (``numpy.finfo(float).eps``) it is round-off of the SVD, not a measurement, and is written
+    as such (``"below float64 round-off (< 2.2e-16)"``); otherwise its value (``"3.4e-05"``)."""
+    eps = float(np.finfo(float).eps)
+    if float(value) < eps:
+        return f"below float64 round-off (< {eps:.1e})"
+    return f"{float(value):.1e}"
+
+
 @item(P, "Sec. 4.4: the encoding's rank", ours=True,
       claim=f"{OURS_READING} the paper says that "
             + "; ".join(f"\"{q}\" ({where})" for where, q in ENCODING_QUOTES)
@@ -2120,7 +2249,8 @@ def encoding_rank(results: ResultSource) -> Verdict:
     pe = positional_rank_check(trials=1)
     rank32 = encoding_float32_rank(pe["n"], pe["d"])
     measured = (f"numerical rank {pe['pe_rank']} of {pe['n']} in float64 (smallest relative "
-                f"singular value {pe['pe_smallest_relative_sv']:.1e}) and {rank32} of {pe['n']} "
+                f"singular value {relative_sv_text(pe['pe_smallest_relative_sv'])}) and "
+                f"{rank32} of {pe['n']} "
                 f"in float32; a context of one repeated token plus the encoding: rank "
                 f"{pe['repeated_token_rank']} in float64. In exact arithmetic the rank is n (a "
                 "Vandermonde argument of ours, not computed here), so Sec. 4.4's statement "
