@@ -371,6 +371,28 @@ def installed_packages() -> set[str]:
             for dist in importlib.metadata.distributions()}
 
 
+#: The kind of device a provenance's ``device`` names (``"cuda:0"`` is read as ``"cuda"``).
+_DEVICE_KINDS = {"cuda": "GPU", "mps": "GPU", "cpu": "CPU"}
+
+
+def device_words(provenance: dict[str, Any]) -> str:
+    """The device a committed run was computed on, in words, for a chapter's list of runs: the
+    kind of its ``device`` (GPU for ``cuda``) before :func:`device_label`, which names each card
+    of a run resumed on several with the points it computed, and how many kinds of card one grid
+    then ran on: ``"GPU: NVIDIA H200 (64 points) and NVIDIA H100 80GB HBM3 (24 points), 2 kinds
+    of card for one grid"``, ``"CPU (x86_64, 2 threads)"``. Empty when the provenance names no
+    device."""
+    if not (provenance.get("device_name") or provenance.get("device")):
+        return ""
+    label = device_label(provenance)
+    kind = _DEVICE_KINDS.get(str(provenance.get("device", "")).split(":")[0], "")
+    text = label if not kind or label.startswith(kind) else f"{kind}: {label}"
+    cards = len(device_shares(provenance))
+    if cards > 1:
+        text += f", {cards} kinds of {'card' if kind == 'GPU' else 'device'} for one grid"
+    return text
+
+
 def device_label(provenance: dict[str, Any]) -> str:
     """The device a result was computed on, as :func:`memnb.results.device_description` names
     it (runs recorded before it used the singular say ``1 threads``: shown as ``1 thread``). A

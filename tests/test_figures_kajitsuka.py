@@ -271,7 +271,9 @@ def test_closed_form_gap_is_measured_on_the_sweep():
                                N, 8, 2, 1000) * f}
                           for N, f in ((100, 1.0), (1000, 0.8))])
     text = ksfig.closed_form_gap(sweep)
-    assert "within 25.0% of each of the 2 built networks" in text and "$N$ = 1,000" in text
+    assert "within 25.0 % of each of the 2 built networks" in text and "$N$ = 1,000" in text
+    # "within" rounds up: a gap of 1.004 % is not "within 1.0 %" (review finding)
+    assert ksfig._percent_up(0.01004) == "1.1 %" and ksfig._percent_up(0.01) == "1.0 %"
     assert "few per cent" not in _cells()["7195b4c2"]
 
 
@@ -307,11 +309,18 @@ def test_coverage_lists_complete_partial_and_missing_full_runs(tmp_path):
     for name, prov in (("kajitsuka.mnli_curves", {"complete": True}),
                        ("kajitsuka.imdb_curves", {"complete": False, "points_done": 10,
                                                   "missing_points": [{"blocks": 20, "seed": 0}]})):
-        (full / f"{name}.csv").write_text("x\n1\n")
-        (full / f"{name}.json").write_text(json.dumps(prov))
+        (full / f"{name}.csv").write_text("blocks,seed\n1,0\n10,0\n1,1\n10,1\n")
+        (full / f"{name}.json").write_text(json.dumps(
+            {**prov, "device": "cuda:0", "device_name": "NVIDIA H100 80GB HBM3",
+             "params": {"blocks": [1, 10, 20]}}))
     text = ksfig.coverage_markdown(tmp_path)
-    assert "- Figs. 1 and 2 (MultiNLI): complete" in text
+    mnli = next(line for line in text.splitlines() if line.startswith("- Figs. 1 and 2"))
+    assert mnli.startswith("- Figs. 1 and 2 (MultiNLI): complete")
+    assert mnli.endswith("; computed on GPU: NVIDIA H100 80GB HBM3")
     assert "- Figs. 4 and 5 (IMDb): partial: 10 of 11 points ran" in text
+    # a partial run says which points ran, read from its table (review finding)
+    assert "  - the points that ran: blocks ∈ {1, 10}; seed ∈ {0, 1}" in text
+    assert text.count("the points that ran") == 1  # the complete run needs no such line
     assert "- Fig. 7 (capacity against N): none committed" in text
     assert "coverage_markdown" in _cells()["db0244dd"]
 

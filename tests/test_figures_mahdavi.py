@@ -200,9 +200,11 @@ def test_sweep_scales_name_the_device_of_each_full_run(tmp_path):
     assert lines["- Fig. 2b"].endswith("; computed on CPU (x86_64, 2 threads).")
     assert "computed on" not in lines["- Fig. 2c"]  # no full-scale run
     # one card: its name alone, with the kind of device
-    assert fig.full_run_device({"device": "cuda:0", "device_name": "NVIDIA H200"}) == (
+    from memnb.provenance import device_words
+
+    assert device_words({"device": "cuda:0", "device_name": "NVIDIA H200"}) == (
         "GPU: NVIDIA H200")
-    assert fig.full_run_device({}) == ""
+    assert device_words({}) == ""
 
 
 def test_sweep_scales_name_the_committed_devices():

@@ -862,10 +862,17 @@ def closed_form_gap(construction: pd.DataFrame) -> str:
     worst, at = max(gaps, key=lambda g: abs(g[0]))
     low, high = min(g[0] for g in gaps), max(g[0] for g in gaps)
     return (f"The closed-form model of our construction's count (`memnb.bounds`, drawn by the "
-            f"slider of Sec. 5) lies within {abs(worst):.1%} of each of the {len(gaps)} built "
+            f"slider of Sec. 5) lies within {_percent_up(abs(worst))} of each of the "
+            f"{len(gaps)} built "
             f"networks of the sweep (signed gaps {low:+.1%} to {high:+.1%}; the largest at "
             f"$N$ = {int(at['N']):,}, $n$ = {int(at['n'])}, "
             f"{str(at['task']).replace('_', '-')}).")
+
+
+def _percent_up(fraction: float) -> str:
+    """``fraction`` as a percentage rounded up at one decimal (``0.01004`` → ``"1.1 %"``), so
+    that "within" it stays true."""
+    return f"{math.ceil(round(fraction * 1000, 9)) / 10:.1f} %"
 
 
 def table1_markdown(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,
@@ -1473,7 +1480,7 @@ def coverage_markdown(root: Path | None = None) -> str:
     says so, :func:`memnb.results.earlier_code_note`) and which have none, as a Markdown list
     (``root``: the results folder, default the checkout's)."""
     from memnb.experiments.registry import load_all
-    from memnb.provenance import partial_summary
+    from memnb.provenance import device_words, partial_summary
     from memnb.results import earlier_code_note, load
 
     shown = {"kajitsuka.mnli_curves": "Figs. 1 and 2 (MultiNLI)",
@@ -1490,12 +1497,34 @@ def coverage_markdown(root: Path | None = None) -> str:
         if result is None:
             state = "none committed (the chapter shows the run of its own profile only)"
         else:
-            partial = partial_summary(result.provenance)
-            state = ("complete" if partial is None else partial) + earlier_code_note(
-                name, result.provenance)
+            provenance = result.provenance
+            partial = partial_summary(provenance)
+            state = ("complete" if partial is None else partial) \
+                + earlier_code_note(name, provenance)
+            device = device_words(provenance)
+            state += f"; computed on {device}" if device else ""
+            if partial is not None and "missing_points" in provenance:
+                state += f"\n  - the points that ran: {_ran_points(result.table, provenance)}"
         lines.append(f"- {label}: {state}")
-    return ("Full-scale runs of the experiments, from the committed results:\n\n"
-            + "\n".join(lines))
+    return ("Full-scale runs of the experiments, from the committed results, each with the "
+            "device it was computed on (\"GPU arithmetic\": computed on a GPU, whose floating-"
+            "point modes differ from the CPU's):\n\n" + "\n".join(lines))
+
+
+def _ran_points(table: pd.DataFrame, provenance: dict[str, Any]) -> str:
+    """The points a partial run of ``table`` holds, described as its missing points are
+    (:func:`memnb.provenance.describe_points`): each grid axis of its profile that varies
+    (the model width ``d`` where the profile lists several ``widths``) named with the values
+    that ran."""
+    from memnb.provenance import describe_points
+
+    missing = list(provenance.get("missing_points") or [])
+    varied = tuple(k for k, v in (provenance.get("params") or {}).items()
+                   if isinstance(v, list) and len(v) > 1)
+    axes = tuple(k for k in varied if k in table) + (("d",) if "widths" in varied else ())
+    keys = [k for k in (missing[0] if missing else {}) if k in table] or list(axes) + ["seed"]
+    points = table[keys].drop_duplicates().to_dict("records")
+    return describe_points(points, axes)
 
 
 # ----------------------------------------------------- Theorem 4.1 as explicit Transformer blocks

@@ -29,6 +29,7 @@ from memnb.constructions.mha import Construction
 from memnb.experiments.mahdavi import SATURATION_SEARCH
 from memnb.papers import mahdavi as paper
 from memnb.prose import counted, markdown_table
+from memnb.provenance import device_words
 from memnb.scorecard import criteria
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import Row, load_items, status_words
@@ -454,30 +455,6 @@ def reduced_settings(name: str, profile: str = "quick") -> str:
     return ", ".join(parts)
 
 
-#: The kind of device a provenance's ``device`` names (``"cuda:0"`` is read as ``"cuda"``).
-_DEVICE_KINDS = {"cuda": "GPU", "mps": "GPU", "cpu": "CPU"}
-
-
-def full_run_device(provenance: dict[str, Any]) -> str:
-    """The device a committed full-scale run was computed on, in words, from its provenance:
-    the kind of its ``device`` (GPU for ``cuda``) before :func:`memnb.provenance.device_label`,
-    which names each card of a run resumed on several with the points it computed, and how many
-    kinds of card one grid then ran on: ``"GPU: NVIDIA H200 (64 points) and NVIDIA H100 80GB
-    HBM3 (24 points), 2 kinds of card for one grid"``, ``"CPU (x86_64, 2 threads)"``. Empty
-    when the provenance names no device."""
-    from memnb.provenance import device_label, device_shares
-
-    if not (provenance.get("device_name") or provenance.get("device")):
-        return ""
-    label = device_label(provenance)
-    kind = _DEVICE_KINDS.get(str(provenance.get("device", "")).split(":")[0], "")
-    text = label if not kind or label.startswith(kind) else f"{kind}: {label}"
-    cards = len(device_shares(provenance))
-    if cards > 1:
-        text += f", {cards} kinds of {'card' if kind == 'GPU' else 'device'} for one grid"
-    return text
-
-
 def sweep_scales_markdown(profile: str, root: Any = None) -> str:
     """Which synthetic sweeps (Figs. 2a-5) have a full-scale run, complete or partial, and which
     run only at reduced settings: one Markdown bullet per experiment, generated from the
@@ -514,7 +491,7 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
                  else f"**partial** ({partial.removeprefix('partial: ')})")
         # a partial grid may hold fewer seeds at some settings: the count is of seeds begun
         begun = "" if complete else " with points so far"
-        device = full_run_device(full.provenance)
+        device = device_words(full.provenance)
         lines.append(f"- {figure}: a full-scale run ({grids[name]}) is committed, {state}; "
                      f"{seeds} seed"
                      f"{'s' * (seeds != 1)}{begun} (the paper's: {paper_seeds}, per the "
@@ -1951,7 +1928,7 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "images_sentence", "paper_counterpart",
            "missing_sentence", "proposition4_display", "proposition4_table",
            "reduced_settings", "representation_label", "scorecard_row", "sweep_scales_markdown",
-           "full_run_device", "FIG2C_ARGUMENT",
+           "FIG2C_ARGUMENT",
            "table1_caption", "table1_comparison", "table1_display",
            "table3_caption", "table3_comparison", "table3_display", "verdict_sentence",
            "verdicts_markdown"]
