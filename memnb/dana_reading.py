@@ -80,6 +80,46 @@ def reported_accuracy(table: pd.DataFrame) -> str:
             "batches")
 
 
+def all_contexts_gap(table: pd.DataFrame) -> pd.Series | None:
+    """How far each trained model's accuracy on all ``N^S`` contexts (``accuracy_all_contexts``,
+    the best checkpoint's) lies below the accuracy the figures plot, the official code's mean
+    over the last training batches: one value per row of ``table``, plotted − all contexts.
+    ``None`` unless ``table`` went through :func:`as_the_paper_reports` (its ``accuracy`` is the
+    code's mean) and every row recorded both."""
+    if "accuracy_checkpoint" not in table or "accuracy_all_contexts" not in table:
+        return None
+    if table["accuracy_all_contexts"].isna().any():
+        return None
+    return table["accuracy"] - table["accuracy_all_contexts"]
+
+
+def corollary2_points(table: pd.DataFrame) -> pd.DataFrame:
+    """Experiment 1 against Corollary 2's φ(H d_h + d) (:func:`memnb.bounds.
+    dana_accuracy_lower_bound`), one row per (d, H): ``phi``; ``plotted``, the seed mean of
+    ``accuracy`` (the official code's mean over the last batches after
+    :func:`as_the_paper_reports`); and, where every row recorded it, the accuracy on all ``N^S``
+    contexts, the expectation under a uniform prior that the corollary bounds: its seed mean
+    (``all_contexts``) and best seed (``all_contexts_best``), NaN otherwise; ``seeds`` and
+    ``tasks`` (how many training tasks, ``data_seed``, the seeds of that point trained on)."""
+    from memnb import bounds
+
+    has_all = ("accuracy_all_contexts" in table
+               and bool(table["accuracy_all_contexts"].notna().all()))
+    rows = []
+    for (d, h), part in table.groupby(["d", "H"]):
+        phi = float(bounds.dana_accuracy_lower_bound(
+            int(h) * int(part["d_h"].iloc[0]) + int(d), int(part["N"].iloc[0]),
+            int(part["T0"].iloc[0])))
+        every = part["accuracy_all_contexts"] if has_all else None
+        rows.append({"d": int(d), "H": int(h), "phi": phi,
+                     "plotted": float(part["accuracy"].mean()),
+                     "all_contexts": float(every.mean()) if has_all else float("nan"),
+                     "all_contexts_best": float(every.max()) if has_all else float("nan"),
+                     "seeds": int(part["seed"].nunique()) if "seed" in part else 1,
+                     "tasks": int(part["data_seed"].nunique()) if "data_seed" in part else 1})
+    return pd.DataFrame(rows)
+
+
 def full_run_exists(name: str, root: Path | None = None) -> bool:
     """Whether the full-scale result of ``name`` is committed in this checkout."""
     from memnb.results import result_paths

@@ -21,9 +21,11 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from memnb import bounds, viz
 from memnb.dana_reading import (
     ahead_words,
+    all_contexts_gap,
     appendix_full_reading,
     appendix_spec,
     as_the_paper_reports,
+    corollary2_points,
     exp5_level_sentence,
     exp5_order,
     full_run_exists,
@@ -38,9 +40,28 @@ from memnb.prose import counted
 from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import KL_ZERO, margin_words
 
-# the plotted accuracy is the code's last-batches mean where a run recorded it
-# (as_the_paper_reports), else the checkpoint's on the training sample: both are fractions
-_ACC = "accuracy (fraction of contexts predicted)"
+#: The y-axis label of the figures that draw the accuracy the paper reports: every table the
+#: chapter draws went through :func:`as_the_paper_reports`, whose ``accuracy`` is then the
+#: official code's mean over the last training batches (each context counted as often as it
+#: was sampled), not an accuracy over all contexts (:func:`accuracy_label`).
+_ACC = f"accuracy (mean of the last {exp.OFFICIAL_BATCH_WINDOW} training batches)"
+#: The label of a figure whose tables predate that mean: the best checkpoint's accuracy.
+_ACC_CHECKPOINT = "accuracy (best checkpoint, on the training sample)"
+
+
+def accuracy_label(*tables: pd.DataFrame | None) -> str:
+    """The y-axis label of a figure that draws the ``accuracy`` column of ``tables`` (None
+    skipped): :data:`_ACC` where every table holds the official code's mean over the last
+    batches (:func:`as_the_paper_reports` kept the checkpoint's beside it as
+    ``accuracy_checkpoint``), :data:`_ACC_CHECKPOINT` where none does, both named otherwise."""
+    drawn = [t for t in tables if t is not None and len(t)]
+    recorded = ["accuracy_checkpoint" in t for t in drawn]
+    if all(recorded):
+        return _ACC
+    if not any(recorded):
+        return _ACC_CHECKPOINT
+    return (f"accuracy (mean of the last {exp.OFFICIAL_BATCH_WINDOW} training batches; "
+            "best checkpoint where not recorded)")
 
 
 def _phi(x: np.ndarray, n: int, t0: int) -> np.ndarray:
@@ -117,7 +138,7 @@ def exp1_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
             ax.xaxis.set_tick_params(labelbottom=True)
             ax.set_xlabel("number of heads H")
     # one label for the whole grid: a label per row is taller than a row and overprints
-    fig.supylabel(_ACC, fontsize=9)
+    fig.supylabel(accuracy_label(table, cached), fontsize=9)
     fig.suptitle(f"N = {n}, T0 = {t0}", fontsize=10)
     _legend_below(fig, axes)
     return fig
@@ -132,7 +153,8 @@ def exp2_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
     own = ours_label(read_in_place=read_in_place)
     viz.compare_with_paper(ax, table, official, x="d_h", y="accuracy", cached=cached,
                            ours_label=own,
-                           legend=False, xlabel="head dimension d_h", ylabel=_ACC,
+                           legend=False, xlabel="head dimension d_h",
+                           ylabel=accuracy_label(table, cached),
                            paper_label="paper (official CSV)")
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
     h, d = int(table["H"].iloc[0]), int(table["d"].iloc[0])
@@ -152,7 +174,8 @@ def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
     own = ours_label(read_in_place=read_in_place)
     viz.compare_with_paper(ax, table, official, x="d", y="accuracy", cached=cached,
                            ours_label=own,
-                           legend=False, xlabel="embedding dimension d", ylabel=_ACC,
+                           legend=False, xlabel="embedding dimension d",
+                           ylabel=accuracy_label(table, cached),
                            paper_label="paper (official CSV)")
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
     h, d_h = int(table["H"].iloc[0]), int(table["d_h"].iloc[0])
@@ -288,6 +311,41 @@ def exp5_params(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Rows of the official code's positional table beyond the S positions its ``forward`` reads:
+#: ``pos_emb = nn.Linear(d_head, context_window)`` with ``context_window = S + 1``, whose last
+#: row is never read (``models.py``; :mod:`memnb.models.compressed_attention_only`). Our
+#: rewrite allocates only the S rows read.
+CODE_UNREAD_POSITION_ROWS = 1
+
+
+def code_position_rows_clause(code: pd.DataFrame, counts: pd.DataFrame) -> str:
+    """The parameters the official code's own modules hold beyond our rewrite's (``counts``:
+    :func:`exp5_params` of ``code``'s models at the largest H): the positional rows it
+    allocates and never reads (:data:`CODE_UNREAD_POSITION_ROWS`), each as wide as a row of
+    our rewrite's positional table, read from its shape; ``""`` when ``code`` lacks S or d_h."""
+    from memnb.models import CompressedAttentionOnlyTransformer
+
+    if not {"S", "d_h", "N"} <= set(code.columns):
+        return ""
+    cells, widths, rows = [], set(), set()
+    for r in counts.itertuples():
+        part = code[code["d"] == r.d].iloc[0]
+        model = CompressedAttentionOnlyTransformer(
+            vocab_size=int(part["N"]), seq_len=int(part["S"]), d=int(r.d),
+            d_h=int(part["d_h"]), num_heads=0)
+        read, width = model.pos_embedding.shape
+        extra = CODE_UNREAD_POSITION_ROWS * int(width)
+        widths.add("d_h = d" if int(width) == int(r.d) else "d_h")
+        rows.add((int(read), int(read) + CODE_UNREAD_POSITION_ROWS))
+        cells.append(f"AoT {r.aot + extra:,} and MLP {r.mlp + extra:,} at d = {r.d}")
+    shape = ", ".join(f"S + {CODE_UNREAD_POSITION_ROWS} = {total} rows where it reads S = "
+                      f"{read}" for read, total in sorted(rows))
+    more = ("one positional row more" if CODE_UNREAD_POSITION_ROWS == 1 else
+            f"{CODE_UNREAD_POSITION_ROWS} positional rows more")
+    return (f"; the code's own modules allocate {more} ({shape}; the last is never read), "
+            f"{' or '.join(sorted(widths))} parameters more per model: {'; '.join(cells)}")
+
+
 def exp5_params_sentence(table: pd.DataFrame, code: pd.DataFrame | None = None) -> str:
     """Fig. 3's x-axis in words, computed (:func:`exp5_params`): each model at its own count,
     the MLP model w = 2d(H − 1) parameters above the AoT at the same H (its input-layer bias),
@@ -312,9 +370,14 @@ def exp5_params_sentence(table: pd.DataFrame, code: pd.DataFrame | None = None) 
         theirs = exp5_params(code.replace({"model": {"aot_code": "aot", "mlp_code": "mlp"}})
                              [lambda t: t["model"].isin(["aot", "mlp"])])
         if len(theirs):
-            text += ("; the official code's models have the same counts (dana.exp5_code: "
+            mine = counts.set_index("d")
+            same = all(r.d in mine.index and (mine.loc[r.d, "aot"], mine.loc[r.d, "mlp"])
+                       == (r.aot, r.mlp) for r in theirs.itertuples())
+            text += (f"; our rewrite of the official code's models has "
+                     f"{'the same counts' if same else 'other counts'} (dana.exp5_code: "
                      + "; ".join(f"d = {r.d}: AoT {r.aot:,}, MLP {r.mlp:,}"
-                                 for r in theirs.itertuples()) + ")")
+                                 for r in theirs.itertuples()) + ")"
+                     + code_position_rows_clause(code, theirs))
     by_d = (counts["aot"] - counts["paper_x"] == counts["d"]).all()
     return (text + ". The paper's x-axis, 4d²H + d(2N+1) for both models (the official code's "
             "formula, as our reproduction notes give it; N = "
@@ -369,7 +432,7 @@ def exp5_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
         ax.set_title(f"d = d_h = {d}, N = {n}", fontsize=9)
         ax.set_xlabel("parameters (our count of each model)")
         ax.xaxis.set_major_locator(plt.MaxNLocator(4))  # five-digit counts: fewer ticks
-    axes[0][0].set_ylabel(_ACC)
+    axes[0][0].set_ylabel(accuracy_label(table, cached))
     _legend_below(fig, axes)
     return fig
 
@@ -446,7 +509,7 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
                              f"paper (official CSV): {name}", _EXP5_MODELS[kind][1])
         ax.set_title(f"d = d_h = {d}, N = {int(code['N'].iloc[0])}", fontsize=9)
         ax.set_xlabel("AoT heads H (MLP models: 1 head, width 2d(H − 1))")
-    axes[0][0].set_ylabel(_ACC)
+    axes[0][0].set_ylabel(accuracy_label(*tables))
     _legend_below(fig, axes)
     return fig
 
@@ -491,7 +554,7 @@ def exp6_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
     own = ours_label(read_in_place=read_in_place)
     viz.compare_with_paper(ax, table, official, x="H", y="accuracy", cached=cached, legend=False,
                            ours_label=own,
-                           xlabel="number of heads H", ylabel=_ACC,
+                           xlabel="number of heads H", ylabel=accuracy_label(table, cached),
                            paper_label="paper (official CSV)")
     n, t0, d = int(table["N"].iloc[0]), int(table["T0"].iloc[0]), int(table["d"].iloc[0])
     hs = np.sort(table["H"].unique())
@@ -564,7 +627,7 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
                 markerfacecolor="none", markeredgewidth=2, label=f"paper's CSV {at}")
     ax.set_title(f"{setting}, {x} = {value}: measured {ours:.3f}{theirs}, Cor. 2 bound "
                  f"{bound:.3f}", fontsize=9.5)
-    ax.set(xlabel=xlabel, ylabel=_ACC, ylim=(0, 1.05))
+    ax.set(xlabel=xlabel, ylabel=accuracy_label(table), ylim=(0, 1.05))
     _legend_below(fig, [ax], fontsize=8.5)
     return fig
 
@@ -814,7 +877,8 @@ def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame, 
         viz.plot_paper(ax, official, x, "accuracy", label="paper (official CSV)")
         fixed = (f"d = {int(exp2['d'].iloc[0])}" if x == "d_h"
                  else f"d_h = {int(exp3['d_h'].iloc[0])}")
-        ax.set(xlabel=labels[x], ylabel=_ACC if x == "d_h" else None,
+        ax.set(xlabel=labels[x],
+               ylabel=accuracy_label(layout, exp2, exp3) if x == "d_h" else None,
                title=f"{name}: N = {int(exp2['N'].iloc[0])}, H = {int(exp2['H'].iloc[0])}, "
                      f"{fixed}")
     _legend_below(fig, axes)
@@ -900,7 +964,7 @@ def layout_heads_figure(layout_heads: pd.DataFrame, exp1: pd.DataFrame, *,
             viz.plot_paper(ax, official[official["d"] == d], "H", "accuracy",
                            label="paper (official CSV)")
         ax.set(xlabel="number of heads H", title=f"d = d_h = {d}, N = {int(exp1['N'].iloc[0])}")
-    axes[0][0].set_ylabel(_ACC)
+    axes[0][0].set_ylabel(accuracy_label(layout_heads, exp1))
     _legend_below(fig, axes)
     return fig
 
@@ -1042,6 +1106,49 @@ def appendix_recipe_note() -> str:
             f"`expe_depth.py` (`nb_layers = {layers_script}`).")
 
 
+#: The experiments whose tables the chapter's experiment figures draw, in the order the
+#: chapter reads them (:func:`execution_note`).
+CHAPTER_RUNS = ("dana.exp1", "dana.exp2", "dana.exp3", "dana.exp5", "dana.exp5_code",
+                "dana.exp6", "dana.layout", "dana.layout_heads", "dana.appendix_dim",
+                "dana.appendix_layout", "dana.appendix_depth")
+
+
+def execution_note(profile: str, names: Iterable[str] = CHAPTER_RUNS,
+                   root: Any = None) -> str:
+    """One line under the page's execution header: which runs the experiment figures draw
+    under ``profile`` (:func:`memnb.experiments.dana.chapter_results`): under ``quick``, the
+    committed full-scale run of each experiment of ``names`` whose run is committed and
+    complete, read in place of a `quick` rerun (how many, and which are rerun); under
+    ``full``, the full-scale runs; under another profile, its own runs, with the committed
+    full-scale run beside them where one is committed."""
+    from memnb.results import load
+
+    names = list(names)
+    full = {name: load(name, "full", root) for name in names}
+    complete = [n for n in names if full[n] is not None and full[n].complete]
+    committed = [n for n in names if full[n] is not None]
+    if profile == "full":
+        return ("**Which runs.** The experiment figures draw the full-scale runs of this "
+                "profile.")
+    if profile == "quick":
+        rest = [n for n in names if n not in complete]
+        text = ("**Which runs.** Whatever the profile above, the experiment figures read the "
+                "committed full-scale runs (profile `full`) where one is committed and "
+                "complete: "
+                + (f"every one of the {len(names)} experiments they draw"
+                   if len(complete) == len(names) else
+                   f"{len(complete)} of the {len(names)} experiments they draw"))
+        if rest:
+            text += ("; " + ", ".join(f"`{n}`" for n in rest) + (" is" if len(rest) == 1
+                                                                   else " are")
+                     + f" rerun under `{profile}`, beside the full run where one is committed")
+        return text + ". Each caption says which run it draws."
+    return ("**Which runs.** The experiment figures draw this profile's runs, with the "
+            "committed full-scale run beside them where one is committed "
+            f"({len(committed)} of the {len(names)} experiments). Each caption says which run "
+            "it draws.")
+
+
 def runs_note(runs: dict[str, Any], profile: str) -> str:
     """Markdown list of where each experiment's drawn table comes from (from the provenance),
     and which experiments have no committed full run (from whether the file exists)."""
@@ -1098,6 +1205,73 @@ def accuracy_definitions_note(runs: dict[str, Any]) -> str:
     if only_checkpoint:
         text += (" Tables computed before it was recorded compare the best checkpoint's accuracy "
                  "instead: " + ", ".join(f"`{n}`" for n in only_checkpoint) + ".")
+    clause = all_contexts_note(runs)
+    return f"{text} {clause}" if clause else text
+
+
+#: The experiments whose accuracy on all contexts the "Which accuracy" note compares with the
+#: plotted one (:func:`all_contexts_note`): Figs. 1a, 1b and 2a.
+ALL_CONTEXTS_RUNS = ("dana.exp1", "dana.exp2", "dana.exp3")
+
+
+def _drawn_full(run: Any) -> tuple[pd.DataFrame | None, bool]:
+    """The table of ``run`` the note reads: the committed full run where the chapter read it in
+    place or drew it beside its own (``run.cached``), else this build's; and whether it is the
+    committed full run."""
+    if exp.reused_full(run):
+        return run.fresh, True
+    if run.cached is not None and len(run.cached):
+        return run.cached, True
+    return run.fresh, False
+
+
+def all_contexts_note(runs: Mapping[str, Any]) -> str:
+    """The "Which accuracy" note's clause on the accuracy over all ``N^S`` contexts (the best
+    checkpoint's, the expectation under a uniform prior that Corollary 2 bounds) against the
+    plotted one, the code's mean over the last batches, on Experiments 1-3
+    (:data:`ALL_CONTEXTS_RUNS`; :func:`memnb.dana_reading.all_contexts_gap`): how far below it
+    lies per experiment (mean and largest gap over the trained models), and whether Experiment
+    1's seed means on all contexts still lie on or above Corollary 2's φ at every point
+    (:func:`memnb.dana_reading.corollary2_points`), with the smallest ratio to φ on each
+    measure. Empty when no drawn table of them records both."""
+    cells, full, exp1, lengths = [], [], None, set()
+    lower = total = 0
+    for name in ALL_CONTEXTS_RUNS:
+        if name not in runs:
+            continue
+        table, is_full = _drawn_full(runs[name])
+        gap = None if table is None else all_contexts_gap(table)
+        if gap is None or gap.empty:
+            continue
+        full.append(is_full)
+        lengths |= set(table["S"].astype(int)) if "S" in table else {0}
+        lower, total = lower + int((gap > 0).sum()), total + len(gap)
+        cells.append(f"`{name}` by {gap.mean():.3f} on average and by at most {gap.max():.3f}")
+        if name == "dana.exp1":
+            exp1 = table
+    if not cells:
+        return ""
+    which = ("the committed full runs" if all(full) else "this build's runs" if not any(full)
+             else "the committed full runs where they exist, else this build's runs")
+    where = "at every one of the" if lower == total else f"at {lower} of the"
+    contexts = "N²" if lengths == {2} else "N^S"
+    text = (f"The accuracy over all {contexts} contexts (the best checkpoint's over every "
+            f"context, the expectation under a uniform prior that Corollary 2 bounds) lies "
+            f"below the plotted one {where} {total} trained models of {which}: "
+            f"{'; '.join(cells)}.")
+    if exp1 is not None:
+        points = corollary2_points(exp1)
+        ratio_all = points["all_contexts"] / points["phi"]
+        ratio_plotted = points["plotted"] / points["phi"]
+        above = int((points["all_contexts"] >= points["phi"] * (1 - 1e-9)).sum())
+        still = ("still " if bool((points["plotted"] >= points["phi"] * (1 - 1e-9)).all())
+                 else "")
+        holds = (f"{still}lies on or above Corollary 2's φ(H d_h + d) at every point"
+                 if above == len(points) else
+                 "lies on or above Corollary 2's φ(H d_h + d) at only some points")
+        text += (f" On all contexts, Experiment 1's seed mean {holds} ({above} of "
+                 f"{len(points)}; smallest ratio to φ {ratio_all.min():.2f}×, against "
+                 f"{ratio_plotted.min():.2f}× on the plotted accuracy).")
     return text
 
 
@@ -1866,6 +2040,79 @@ def layout_heads_caption(layout_heads: pd.DataFrame, exp1: pd.DataFrame) -> str:
             "CSV. Per-head slopes (official rule): " + "; ".join(cells) + ".")
 
 
+def committed_table(name: str, root: Any = None) -> pd.DataFrame | None:
+    """The committed full-scale table of ``name`` as the paper reports it
+    (:func:`as_the_paper_reports`), read, not run; None when none is committed."""
+    from memnb.results import load
+
+    full = load(name, "full", root)
+    return None if full is None else as_the_paper_reports(full.table)
+
+
+def layout_heads_conclusion(layout_heads: pd.DataFrame, exp1: pd.DataFrame,
+                            fig5_row: Any = None,
+                            fig5_table: pd.DataFrame | None = None) -> str:
+    """What :func:`layout_slopes` concludes about the initialisation at Experiment 1's size
+    (N, d = d_h of ``layout_heads``): whether eq. (2) with only the code's ``1/sqrt(d_h)`` scale
+    and positions (eq. (2)'s initialisation) has a per-head slope within the scorecard's slope
+    tolerance (:data:`memnb.scorecard.dana.SLOPE_REL_TOL`) of the paper's CSV, and nearer than
+    eq. (2)'s, at every d compared; then, given ``fig5_row`` (the scorecard's "Fig. 5: which
+    model") and ``fig5_table`` (the run it reads, ``dana.appendix_layout``), whether that run
+    holds the same variant, i.e. whether the row could separate the initialisation at its
+    size. ``""`` when no d has the variant beside the paper's CSV."""
+    from memnb.scorecard.dana import SLOPE_REL_TOL
+
+    slopes = layout_slopes(layout_heads, exp1)
+    names = {kind: exp.MODEL_KINDS[kind] for kind in ("aot", "aot_code", "aot_code_uncompressed")}
+    per = {kind: slopes[slopes["model"] == name].set_index("d") for kind, name in names.items()}
+    ds = [d for d in per["aot_code_uncompressed"].index
+          if not pd.isna(per["aot_code_uncompressed"].loc[d, "paper"])]
+    if not ds:
+        return ""
+
+    def rel(kind: str, d: int) -> float:
+        part = per[kind]
+        return float(part.loc[d, "difference_%"]) if d in part.index else float("nan")
+
+    tol = 100 * SLOPE_REL_TOL
+    variant = [rel("aot_code_uncompressed", d) for d in ds]
+    short = [d for d, v in zip(ds, variant, strict=True) if abs(v) > tol]
+    nearer = all(abs(v) < abs(rel("aot", d)) for v, d in zip(variant, ds, strict=True))
+    cells = "; ".join(
+        f"d = {d}: {per['aot_code_uncompressed'].loc[d, 'slope']:.4f} against the paper's "
+        f"{per['aot_code_uncompressed'].loc[d, 'paper']:.4f} "
+        f"({rel('aot_code_uncompressed', d):+.1f} %; eq. (2) {rel('aot', d):+.1f} %, the "
+        f"code's model {rel('aot_code', d):+.1f} %)" for d in ds)
+    n = int(layout_heads["N"].iloc[0])
+    where = (f"{'At every d compared' if len(ds) > 1 else 'At the d compared'} (N = {n}, "
+             f"d = d_h), eq. (2) with only the code's 1/√d_h scale and positions (eq. (2)'s "
+             "initialisation)")
+    if not short and nearer:
+        text = (f"{where} has a per-head slope within the scorecard's slope tolerance "
+                f"({tol:.0f} %) of the paper's, and nearer to it than eq. (2)'s: {cells}. At "
+                f"N = {n}, d = d_h, the initialisation is therefore not what separates eq. (2) "
+                "from the paper: the code's scale and positions alone bring eq. (2)'s slope "
+                f"to within {max(abs(v) for v in variant):.1f} % of the paper's.")
+    else:
+        text = (f"{where} "
+                + (f"is not within the scorecard's slope tolerance ({tol:.0f} %) of the "
+                   f"paper's slope at d = {', '.join(str(d) for d in short)}" if short else
+                   "is not nearer to the paper's slope than eq. (2)'s at every d")
+                + f": {cells}. The code's scale and positions alone do not account for eq. "
+                f"(2)'s distance from the paper at N = {n}, d = d_h; the initialisation may.")
+    if fig5_row is not None and fig5_table is not None and len(fig5_table):
+        has = "aot_code_uncompressed" in set(fig5_table["model"])
+        big = int(fig5_table["N"].max())
+        text += (f" The Fig. 5 \"which model\" row ({status_words(fig5_row)}) sets the code's "
+                 f"model against eq. (2) at N = {big}, with the scale, the positions and the "
+                 f"initialisation together; its run, `dana.appendix_layout`, "
+                 + ("also trains eq. (2) with only the code's scale and positions." if has else
+                    f"trains no eq. (2) with only the code's scale and positions, so at N = "
+                    f"{big} the three are not separated: this separation is measured at N = "
+                    f"{n} only."))
+    return text
+
+
 def gap_sentence(gap: pd.DataFrame) -> str:
     """Markdown sentences on :func:`memnb.scorecard.dana.last_token_gap`'s measurement: the
     setting (N, S, T_0, the k asked and drawn), what ``feature_rank`` measures (the largest
@@ -2096,7 +2343,7 @@ def appendix_figure(table: pd.DataFrame, kind: str, cached: pd.DataFrame | None 
     xlabels = ("heads H (d_h = d)", "head dimension d_h",
                *["parameters (our count, per model)"] * len(ds5))
     for ax in (axes[0], axes[1], exp5_axes[ds5[0]]):
-        ax.set_ylabel(_ACC)
+        ax.set_ylabel(accuracy_label(*(t for _, t in tables)))
     # H and d_h count heads and dimensions: integer ticks only (no H = 2.5)
     for ax in axes[:2]:
         _integer_ticks(ax)
@@ -2424,7 +2671,7 @@ def appendix_layout_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) -> pl
     if paper_setting(theirs, N=n, d=d, H=h):
         viz.plot_paper(ax, _paper_xy(theirs, "d_h"), "d_h", "accuracy",
                        label="paper (official CSV)")
-    ax.set(xlabel="head dimension d_h", ylabel=_ACC,
+    ax.set(xlabel="head dimension d_h", ylabel=accuracy_label(layout, eq2),
            title=f"Fig. 6 by model: N = {n}, d = {d}, H = {h}")
     fig.legend(loc="outside lower center", ncol=2, fontsize=7.5)
     return fig
@@ -2557,7 +2804,7 @@ def appendix_layout_fig5_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) 
             viz.plot_paper(ax, _paper_xy(mine, "H"), "H", "accuracy",
                            label="paper (official CSV)")
         ax.set(xlabel="heads H", title=f"d = d_h = {d}")
-    axes[0][0].set_ylabel(_ACC)
+    axes[0][0].set_ylabel(accuracy_label(layout, eq2))
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.suptitle(f"Fig. 5 by model: N = {n}", fontsize=10)
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=7.5)
@@ -2634,7 +2881,7 @@ def appendix_layout_fig7_figure(layout: pd.DataFrame, eq2: pd.DataFrame | None) 
         ax.set(xlabel="AoT heads H (MLP: 1 head, width 2d(H − 1))",
                title=f"d = d_h = {d}, N = {n}")
         ax.title.set_fontsize(9)
-    axes[0][0].set_ylabel(_ACC)
+    axes[0][0].set_ylabel(accuracy_label(*tables))
     _legend_below(fig, axes)
     fig.legends[-1].set_title("faint dots: single seeds", prop={"size": 7.5})
     return fig
