@@ -1333,7 +1333,9 @@ def test_shape_only_lines_above_the_floor_are_said_to_mean_nothing():
         over = int((part.set_index("parameters")["N"] > floor).sum())
         name = statement.split(":")[0]
         assert (f"{name} (at {over} of {len(part)} budgets)" in words) == (over > 0)
-    assert "such a line's height means nothing, only its slope" in words
+    assert "such lines' heights mean nothing, only their slopes" in words  # three lines
+    one = theory[~theory["statement"].str.startswith(("Park", "Kim"))]
+    assert "such a line's height means nothing, only its slope" in figures._shape_only_words(one)
     assert figures._shape_only_words(theory[theory["kind"] != "shape only"]) == ""
 
 

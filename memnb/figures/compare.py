@@ -952,8 +952,10 @@ def _shape_only_words(theory: pd.DataFrame) -> str:
     listed = above[0] if len(above) == 1 else ", ".join(above[:-1]) + " and " + above[-1]
     return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {listed} "
             f"{'lies' if len(above) == 1 else 'lie'} above the floor, in the shaded region: "
-            "with its constant set to 1, such a line's height means nothing, only its slope, so "
-            "this says nothing about the floor or about the statement.")
+            + ("with its constant set to 1, such a line's height means nothing, only its "
+               "slope" if len(above) == 1 else "with their constants set to 1, such lines' "
+               "heights mean nothing, only their slopes")
+            + ", so this says nothing about the floor or about the statements.")
 
 
 #: Which trained architecture each drawn guarantee is about (keys: how its statement starts).

@@ -389,17 +389,20 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         # proof's scope (d ≤ V) and with a guarantee above 1, where any such run held; the
         # others are counted, not summarized with them
         tests = ~outside & (part["guarantee"] > 1)
-        summarized = held & tests if (held & tests).any() else held
+        testing = bool((held & tests).any())  # some holding run tests something
+        summarized = held & tests if testing else held
         met = part.loc[summarized, "guarantee"]
         ratio = part.loc[summarized, "capacity"] / met
         met_text = (f"guarantee {int(met.min())}" if met.min() == met.max() else
                     f"guarantees {int(met.min())} to {int(met.max())}")
         kinds = ([] if not outside.any() else ["d ≤ V"]) + (
             [] if (part.loc[held, "guarantee"] > 1).all() else ["a guarantee above 1"])
-        scope = ("" if not kinds or summarized is held else
+        scope = ("" if not kinds or not testing else
                  f"{int(summarized.sum())} of the {int(tests.sum())} runs with "
                  f"{' and '.join(kinds)}: ")
-        text += f" ({scope}{met_text}; trained/guaranteed {ratio.min():.3g}× to {ratio.max():.3g}×)"
+        ratios = (f"{ratio.min():.3g}×" if f"{ratio.min():.3g}" == f"{ratio.max():.3g}" else
+                  f"{ratio.min():.3g}× to {ratio.max():.3g}×")
+        text += f" ({scope}{met_text}; trained/guaranteed {ratios})"
     before = " before the step cap" if knows_cap else ""
     text += (f", falls short at {int(short.sum())} (an N at or below the guarantee tried and "
              f"not fitted{before}" + (f": {_runs(part[short])}" if short.any() else "") + ")"
@@ -440,8 +443,8 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         values["decided"] = False
         text = (f"not decided: {int(untested.sum())} of the {int((~outside).sum())} runs "
                 + ("within the proof's scope " if outside.any() else "")
-                + "were not tested against their guarantee and none that was tested falls "
-                  "short; " + text)
+                + "were not tested against their guarantee and none tested "
+                + ("within the scope " if outside.any() else "") + "falls short; " + text)
     if outside.any():
         text += (f"; {int(outside.sum())} runs have d > V = {V} ({_runs(part[outside])}): the "
                  f"last token takes at most V values, fewer than the d distinct last tokens on "
@@ -512,7 +515,7 @@ def _tried_below_floor(table: pd.DataFrame, C: int) -> str:
     if not len(per_parameter) or per_parameter.max() >= 32.0:
         return ""
     top = table.iloc[int(np.argmax(per_parameter))]
-    return (f"; the largest N tried asks {per_parameter.max():.3g} bits per parameter "
+    return (f"; the most any tried N asks is {per_parameter.max():.3g} bits per parameter "
             f"({exp.SHORT[top['architecture']]}, N = {int(top['N'])} at P = "
             f"{int(top['parameters'])}), below the floor's 32: no tried N could break the "
             "floor, so this row checks our bit accounting (a sanity check), not training")
@@ -602,14 +605,14 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     above (every tried ``N`` fitted) leaves the exponent unbounded below. ``reproduced`` when
     |exponent − 1| ≤ :data:`LINEAR_TOLERANCE` and the widened interval's half-width is ≤
     :data:`LINEAR_TOLERANCE`; ``trend`` when linear growth is not excluded (the widened interval
-    contains 1) but the rule above is not met (the interval too wide to tell, or the exponent
-    off by more than the tolerance), always marked not decided (``decided`` False,
-    :func:`status_words`): such an interval holds exponents within the tolerance of 1 and
-    exponents beyond it, so the measurement admits both outcomes, which the scorecard's legend
-    counts as a trend not decided (the text also says when growth is not shown at all: exponent
-    ≤ ½ or the widened interval reaching 0); ``differs``
-    when the widened interval excludes 1 (e.g. a capacity growing faster than linearly over
-    these budgets, which is not the linear shape the row claims).
+    reaches the band 1 ± :data:`LINEAR_TOLERANCE` of exponents the rule calls linear) but the
+    rule above is not met (the interval too wide to tell, or the exponent off by more than the
+    tolerance), always marked not decided (``decided`` False, :func:`status_words`): such an
+    interval holds exponents within the band and exponents beyond it, so the measurement admits
+    both outcomes, which the scorecard's legend counts as a trend not decided (the text also
+    says when growth is not shown at all: exponent ≤ ½ or the widened interval reaching 0);
+    ``differs`` when the widened interval misses the band (e.g. a capacity growing faster than
+    linearly over these budgets, which is not the linear shape the row claims).
 
     The capacity judged is the one reached within the profile's step budget (``steps``): a failed
     try that bounds a capacity from above ran to that cap wherever training did not reach 100 %
@@ -659,7 +662,9 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
     measured += (f"; |exponent − 1| = {off:.2f} {'≤' if off <= LINEAR_TOLERANCE else '>'} "
                  f"{LINEAR_TOLERANCE:g} and widened half-width {half:.2f} "
                  f"{'≤' if half <= LINEAR_TOLERANCE else '>'} {LINEAR_TOLERANCE:g}")
-    linear_possible = wide_low <= 1.0 <= wide_high
+    # the band of exponents the rule calls linear: an interval reaching it does not exclude
+    # linear growth, one missing it does
+    linear_possible = wide_low <= 1.0 + LINEAR_TOLERANCE and wide_high >= 1.0 - LINEAR_TOLERANCE
     grows = slope > 0.5 and wide_low > 0
     within = off <= LINEAR_TOLERANCE and half <= LINEAR_TOLERANCE  # the row's rule
     values = {**v.values, "half_width": half, "bracket_low": least, "bracket_high": most,
@@ -667,21 +672,24 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
               "left_out": [int(p) for p in left["parameters"]]}
     if within:
         return Verdict("reproduced", measured, values)
-    # an interval that contains 1 but is not within the tolerance admits both outcomes (linear
+    # an interval that reaches the band but does not meet the rule admits both outcomes (linear
     # growth and growth off by more than the tolerance): a measurement that does not decide,
     # a trend by the scorecard's legend, said as such
     status = "trend" if linear_possible else "differs"
     if linear_possible:
         values["decided"] = False
     if not linear_possible:
-        measured += (f"; the widened interval excludes 1: the capacity grows "
-                     f"{'faster' if wide_low > 1 else 'slower'} than linearly here")
+        measured += (f"; the widened interval misses the band 1 ± {LINEAR_TOLERANCE:g}: the "
+                     f"capacity grows {'faster' if wide_low > 1 else 'slower'} than linearly "
+                     "here")
     if not grows:
         why = ([f"exponent {slope:.3g} ≤ ½"] if slope <= 0.5 else []) + (
             [f"the widened interval reaches {wide_low:.3g} ≤ 0"] if wide_low <= 0 else [])
         measured += f"; growth not shown: {' and '.join(why)}"
     if linear_possible:
-        measured = ("not decided: the widened interval contains 1, so linear growth is not "
+        reaches = ("contains 1" if wide_low <= 1.0 <= wide_high else
+                   f"reaches the band 1 ± {LINEAR_TOLERANCE:g} that the rule calls linear")
+        measured = (f"not decided: the widened interval {reaches}, so linear growth is not "
                     "excluded, " + ("and growth is not shown either" if not grows else
                                     f"and it also holds exponents more than {LINEAR_TOLERANCE:g} "
                                     "from 1, so linear growth is not shown")
@@ -719,12 +727,19 @@ def _linear_words(arch: str, verdict: Verdict) -> str:
     if "exponent" not in v or "wide_low" not in v:
         return f"{name} **{status}** (no exponent: {verdict.measured})"
     low, high = v["wide_low"], v["wide_high"]
-    if low > 1 or high < 1:
+    band = (1.0 - LINEAR_TOLERANCE, 1.0 + LINEAR_TOLERANCE)
+    if verdict.status == "differs" and (low > band[1] or high < band[0]):
+        reads = (f"misses the band 1 ± {LINEAR_TOLERANCE:g}: {'faster' if low > 1 else 'slower'} "
+                 "than linear here")
+    elif low > 1 or high < 1:
         reads = f"excludes 1: {'faster' if low > 1 else 'slower'} than linear here"
         if v.get("within_tolerance"):
             # the row's rule is met (reproduced, unless capped for scale): say so
             reads += (f", but within the tolerance of {LINEAR_TOLERANCE:g} (|exponent − 1| and "
                       f"the widened half-width)")
+        elif v.get("decided") is False:
+            reads += (f", but reaches the band 1 ± {LINEAR_TOLERANCE:g} that the rule calls "
+                      "linear: too wide to decide")
     elif verdict.status == "reproduced":
         reads = "linear"
     else:
@@ -756,7 +771,8 @@ def linear_capacity_sentence(table: pd.DataFrame, params: dict, profile: str) ->
     return ("How capacity grows with the budget (the four *Capacity vs budget* rows of the "
             "scorecard, on this page's run: a log-log fit of the best shape's mean capacity "
             "against P, its 95 % interval widened to the search brackets, and linear growth "
-            "is exponent 1): " + "; ".join(parts) + cap + ".")
+            f"is exponent 1, the rule allowing {LINEAR_TOLERANCE:g} either side): "
+            + "; ".join(parts) + cap + ".")
 
 
 def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
@@ -1046,9 +1062,10 @@ for _arch in exp.ARCHITECTURES:
                    f"below the next tried N, which failed): "
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
                    f"{LINEAR_TOLERANCE:g}; trend (not decided) when the widened interval "
-                   "contains 1 but the rule is not met (the interval then holds both linear "
-                   "growth and growth off by more than the tolerance); differs when it "
-                   "excludes 1 (not linear growth); the "
+                   f"reaches the band 1 ± {LINEAR_TOLERANCE:g} of exponents the rule calls "
+                   "linear but the rule is not met (the interval then holds both linear growth "
+                   "and growth off by more than the tolerance); differs when it misses that "
+                   "band (not linear growth); the "
                    "capacity is the one reached within the profile's step budget (a failed "
                    "try ran to the cap unless it fitted, so it bounds what the budget reaches, "
                    "not what longer training could; the measured text counts them); "
