@@ -17,6 +17,7 @@ every chapter.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -55,6 +56,13 @@ def counted(n: float | str, noun: str) -> str:
     (floats written with ``:g``; a non-number such as ``"?"`` takes the plural)."""
     number = f"{n:g}" if isinstance(n, float) else str(n)
     return f"{number} {noun}{'' if n == 1 else 's'}"
+
+
+def percent_up(fraction: float) -> str:
+    """``fraction`` as a percentage rounded up at one decimal (``0.01004`` → ``"1.1 %"``), for a
+    bound that prose says a value lies "within": rounding to nearest could print a bound the
+    value exceeds."""
+    return f"{math.ceil(round(fraction * 1000, 9)) / 10:.1f} %"
 
 
 def table_cell(value: Any, *, empty: str = "") -> str:

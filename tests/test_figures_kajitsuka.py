@@ -12,7 +12,7 @@ from pathlib import Path  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from memnb import bounds, viz  # noqa: E402
+from memnb import bounds, prose, viz  # noqa: E402
 from memnb.figures import kajitsuka as ksfig  # noqa: E402
 from memnb.papers import kajitsuka as paper  # noqa: E402
 from memnb.scorecard import kajitsuka as card  # noqa: E402
@@ -273,7 +273,7 @@ def test_closed_form_gap_is_measured_on_the_sweep():
     text = ksfig.closed_form_gap(sweep)
     assert "within 25.0 % of each of the 2 built networks" in text and "$N$ = 1,000" in text
     # "within" rounds up: a gap of 1.004 % is not "within 1.0 %" (review finding)
-    assert ksfig._percent_up(0.01004) == "1.1 %" and ksfig._percent_up(0.01) == "1.0 %"
+    assert prose.percent_up(0.01004) == "1.1 %" and prose.percent_up(0.01) == "1.0 %"
     assert "few per cent" not in _cells()["7195b4c2"]
 
 

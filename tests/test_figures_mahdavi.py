@@ -216,6 +216,7 @@ def test_sweep_scales_name_the_committed_devices():
     if heads is None:
         pytest.skip("no committed full-scale Fig. 2a run")
     shares = device_shares(heads.provenance)
+    assert shares, "the committed run records its invocations, so each card's points are known"
     line = next(x for x in fig.sweep_scales_markdown("quick").splitlines()
                 if x.startswith("- Fig. 2a:"))
     for name, points in shares.items():

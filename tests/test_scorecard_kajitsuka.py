@@ -969,3 +969,17 @@ def test_corollary_41_with_too_wide_an_interval_is_a_capped_trend_not_decided():
     linear.loc[rows, "ffn2_parameters"] = 1000.0 * n * np.sqrt(table.loc[rows, "id_bits"] + 3)
     assert card.cor41_sufficiency(linear)[0] == "against"
     assert card.cor41_verdict(linear).status == "differs"
+
+
+def test_bits_verdict_on_a_short_sweep_has_no_interval_and_does_not_raise():
+    """Review finding: a sweep of two N (one step) raised in the power-law fit. With one or two
+    steps of N there is no interval: not decided, said so, and no infinite interval printed."""
+    table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    for sizes in ([100, 200], [100, 200, 500]):
+        short = table[(table["sweep"] != "N") | table["N"].isin(sizes)]
+        v = card.bits_verdict(short)
+        assert v.status == "trend" and v.values["undecided"]
+        assert "no interval (fewer than three steps of N" in v.measured
+        assert "inf" not in v.measured
+    # the threshold of the slack is computed: exp(1 / 0.25) ≈ 55
+    assert card._log_factor_from() == f"{math.exp(1 / card.MARGINAL_SLACK):.0f}" == "55"

@@ -36,7 +36,7 @@ from memnb.dana_reading import (
 )
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
-from memnb.prose import counted
+from memnb.prose import counted, percent_up
 from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import KL_ZERO, margin_words
 
@@ -1132,8 +1132,8 @@ def execution_note(profile: str, names: Iterable[str] = CHAPTER_RUNS,
                 "profile.")
     if profile == "quick":
         rest = [n for n in names if n not in complete]
-        text = ("**Which runs.** Whatever the profile above, the experiment figures read the "
-                "committed full-scale runs (profile `full`) where one is committed and "
+        text = (f"**Which runs.** Under this profile (`{profile}`) the experiment figures read "
+                "the committed full-scale runs (profile `full`) where one is committed and "
                 "complete: "
                 + (f"every one of the {len(names)} experiments they draw"
                    if len(complete) == len(names) else
@@ -1268,6 +1268,7 @@ def all_contexts_note(runs: Mapping[str, Any]) -> str:
                  else "")
         holds = (f"{still}lies on or above Corollary 2's φ(H d_h + d) at every point"
                  if above == len(points) else
+                 "lies on or above Corollary 2's φ(H d_h + d) at no point" if above == 0 else
                  "lies on or above Corollary 2's φ(H d_h + d) at only some points")
         text += (f" On all contexts, Experiment 1's seed mean {holds} ({above} of "
                  f"{len(points)}; smallest ratio to φ {ratio_all.min():.2f}×, against "
@@ -2092,14 +2093,15 @@ def layout_heads_conclusion(layout_heads: pd.DataFrame, exp1: pd.DataFrame,
                 f"({tol:.0f} %) of the paper's, and nearer to it than eq. (2)'s: {cells}. At "
                 f"N = {n}, d = d_h, the initialisation is therefore not what separates eq. (2) "
                 "from the paper: the code's scale and positions alone bring eq. (2)'s slope "
-                f"to within {max(abs(v) for v in variant):.1f} % of the paper's.")
+                f"to within {percent_up(max(abs(v) for v in variant) / 100)} of the paper's.")
     else:
         text = (f"{where} "
                 + (f"is not within the scorecard's slope tolerance ({tol:.0f} %) of the "
                    f"paper's slope at d = {', '.join(str(d) for d in short)}" if short else
                    "is not nearer to the paper's slope than eq. (2)'s at every d")
                 + f": {cells}. The code's scale and positions alone do not account for eq. "
-                f"(2)'s distance from the paper at N = {n}, d = d_h; the initialisation may.")
+                f"(2)'s distance from the paper at N = {n}, d = d_h; the initialisation or the "
+                "compression d → d_h of the code's model may.")
     if fig5_row is not None and fig5_table is not None and len(fig5_table):
         has = "aot_code_uncompressed" in set(fig5_table["model"])
         big = int(fig5_table["N"].max())

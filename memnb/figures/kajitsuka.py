@@ -862,17 +862,12 @@ def closed_form_gap(construction: pd.DataFrame) -> str:
     worst, at = max(gaps, key=lambda g: abs(g[0]))
     low, high = min(g[0] for g in gaps), max(g[0] for g in gaps)
     return (f"The closed-form model of our construction's count (`memnb.bounds`, drawn by the "
-            f"slider of Sec. 5) lies within {_percent_up(abs(worst))} of each of the "
+            f"slider of Sec. 5) lies within {prose.percent_up(abs(worst))} of each of the "
             f"{len(gaps)} built "
-            f"networks of the sweep (signed gaps {low:+.1%} to {high:+.1%}; the largest at "
+            f"networks of the sweep (signed gaps {100 * low:+.2f} % to {100 * high:+.2f} %; the "
+            f"largest at "
             f"$N$ = {int(at['N']):,}, $n$ = {int(at['n'])}, "
             f"{str(at['task']).replace('_', '-')}).")
-
-
-def _percent_up(fraction: float) -> str:
-    """``fraction`` as a percentage rounded up at one decimal (``0.01004`` → ``"1.1 %"``), so
-    that "within" it stays true."""
-    return f"{math.ceil(round(fraction * 1000, 9)) / 10:.1f} %"
 
 
 def table1_markdown(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,
@@ -1522,7 +1517,8 @@ def _ran_points(table: pd.DataFrame, provenance: dict[str, Any]) -> str:
     varied = tuple(k for k, v in (provenance.get("params") or {}).items()
                    if isinstance(v, list) and len(v) > 1)
     axes = tuple(k for k in varied if k in table) + (("d",) if "widths" in varied else ())
-    keys = [k for k in (missing[0] if missing else {}) if k in table] or list(axes) + ["seed"]
+    keys = [k for k in (missing[0] if missing else {}) if k in table] or [
+        k for k in (*axes, "seed") if k in table]
     points = table[keys].drop_duplicates().to_dict("records")
     return describe_points(points, axes)
 

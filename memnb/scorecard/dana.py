@@ -636,6 +636,10 @@ def corollary2_existence(table: pd.DataFrame) -> str:
     else:
         trained = f"the {tasks} tasks trained"
     contexts = "N²" if "S" in table and int(table["S"].iloc[0]) == 2 else "N^S"
+    if some == 0:
+        return (f"; no trained seed reaches φ on all {contexts} contexts (the corollary's "
+                f"expectation) at any of the {len(points)} (d, H), for {trained}: training "
+                "falling short does not refute an existence claim (reported, not judged)")
     return (f"; some trained seed reaches φ on all {contexts} contexts (the corollary's "
             f"expectation) at {some} of {len(points)} (d, H), which shows the per-task claim "
             f"there for {trained} only (reported, not judged)")

@@ -268,19 +268,35 @@ def floor_ratios(table: pd.DataFrame, num_classes: int = 2) -> tuple[np.ndarray,
     return N, nt["total_weight_bits"].to_numpy(float) / (N * math.log2(num_classes))
 
 
+def marginal_bits(nt: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """``(N_mid, bits per added example)`` over a next-token N sweep ``nt``: Δ total bits / ΔN
+    between consecutive N, each at the geometric mean of its two N (a cost that does not change
+    with N differenced out). Remark 4.4's row and its overhead row read these."""
+    N = nt["N"].to_numpy(float)
+    total = nt["total_weight_bits"].to_numpy(float)
+    return np.sqrt(N[1:] * N[:-1]), np.diff(total) / np.diff(N)
+
+
+def _log_factor_from() -> str:
+    """From which N a log factor's local exponent 1/ln N is at most :data:`MARGINAL_SLACK`
+    (``exp(1 / slack)``), as the Remark 4.4 texts print it."""
+    return f"{math.exp(1 / MARGINAL_SLACK):.0f}"
+
+
 def bits_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
     """Remark 4.4, as we read it (total bits Θ̃(N)), on the next-token N sweep, in two parts.
 
     Part 1, total bits ≥ the floor N log₂C at every N, is a counting bound that every exact
     memorizer of arbitrary labels meets (:data:`BITS_COUNTING`): it checks our bit count, holds
     whatever the remark states, and is the lower half of Θ̃(N). Part 2 is the upper half, Õ(N),
-    judged on the cost that changes with N: the marginal bits per example (Δ total bits / ΔN
-    between consecutive N, a cost that does not change with N differenced out) fitted against N
-    (their geometric mean) by a power law. Õ(N) allows a log factor in it, whose local exponent
-    1/ln N is at most :data:`MARGINAL_SLACK` from N ≈ 55 on, so the 95 % interval's top at most
-    that slack meets Õ(N); an interval wholly above the slack is a power of N in the marginal
-    cost, growth faster than Õ(N) (``differs``); one reaching across it is not decided
-    (``trend``, ``undecided``), as is a fit without an interval. ``differs`` too where part 1
+    judged on the cost that changes with N: the marginal bits per example
+    (:func:`marginal_bits`) fitted against N by a power law. We read Õ(N) as allowing one log
+    factor in it (ours: Õ usually hides any power of log N), whose local exponent 1/ln N is at
+    most :data:`MARGINAL_SLACK` from N = exp(1/slack) ≈ 55 on, so the 95 % interval's top at
+    most that slack meets Õ(N); an interval wholly above the slack is growth faster than N
+    times one log factor over these sizes (``differs``; a higher power of log N could give it
+    too); one reaching across it is not decided (``trend``, ``undecided``), as is a fit without
+    an interval (fewer than three steps of N). ``differs`` too where part 1
     fails. The exponent of total bits / log₂N over the whole sweep, which a cost that does not
     change with N holds below 1 at the smaller N, and the local exponent of the total between
     the two largest N are reported beside it, not judged."""
@@ -292,36 +308,44 @@ def bits_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
     ratio = floor_ratios(table, num_classes)[1]
     whole = criteria.fitted_exponent(N, total / np.log2(N), 1.0)
     local = math.log(total[-1] / total[-2]) / math.log(N[-1] / N[-2]) if len(N) > 1 else math.nan
-    marginal = np.diff(total) / np.diff(N)
-    if len(marginal) and (marginal > 0).all():
-        fe = criteria.fitted_exponent(np.sqrt(N[1:] * N[:-1]), marginal, 0.0)
+    mid, marginal = marginal_bits(nt)
+    if len(marginal) >= 2 and (marginal > 0).all():
+        fe = criteria.fitted_exponent(mid, marginal, 0.0)
         e, low, high = fe.values["exponent"], fe.values["low"], fe.values["high"]
     else:
         e = low = high = math.nan
-    if not math.isfinite(low):
-        side, part2 = None, "no interval (too few points or a marginal cost ≤ 0): not decided"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        side, part2 = None, ("no interval (fewer than three steps of N, or a marginal cost "
+                             "≤ 0): not decided")
     elif high <= MARGINAL_SLACK:
         side, part2 = "met", (f"met: the bits per added example grow by no power of N above "
                               f"{MARGINAL_SLACK:g}, no faster than a log factor can, so the "
                               "total is Õ(N), and with part 1 Θ̃(N)")
     elif low > MARGINAL_SLACK:
         side, part2 = "above", (f"the interval lies above {MARGINAL_SLACK:g}: the bits per added "
-                                "example grow like a power of N, so the total grows faster than "
-                                "Õ(N)")
+                                "example grow faster than one log factor can over these sizes, "
+                                "so the total grows faster than N times a log factor, against "
+                                "our reading of Õ(N)")
     else:
         side, part2 = None, (f"the interval reaches across {MARGINAL_SLACK:g}: it does not tell "
-                             "a log factor from a power of N in the bits per added example: not "
-                             "decided")
+                             "a log factor from faster growth in the bits per added example: "
+                             "not decided")
+    fitted = (f"exponent in N {e:.3g} (95 % CI {low:.3g} to {high:.3g}), "
+              if math.isfinite(high) else "")
+    span = (f"{marginal.min():.4g} to {marginal.max():.4g} over "
+            f"{counted(len(marginal), 'step')} of N" if len(marginal) else "none (one N)")
     measured = (f"part 1, total bits ≥ N log₂C: {holds.measured}; ratio total/(N log₂C) "
                 f"{ratio[0]:.3g} at N = {N[0]:g} to {ratio[-1]:.3g} at N = {N[-1]:g} "
                 f"({BITS_COUNTING}); part 2, the bits per added example (Δ total bits / ΔN) "
-                f"{marginal.min():.4g} to {marginal.max():.4g} over {len(marginal)} steps of N: "
-                f"exponent in N {e:.3g} (95 % CI {low:.3g} to {high:.3g}), Õ(N) met where the "
-                f"interval's top is at most {MARGINAL_SLACK:g} (ours: a log factor's local "
-                f"exponent 1/ln N is below it from N ≈ 55 on); {part2}; over the whole sweep "
-                f"total bits / log₂N grow with exponent {whole.values['exponent']:.3g} (95 % CI "
-                f"{whole.values['low']:.3g} to {whole.values['high']:.3g}): below 1 where a cost "
-                "that does not change with N still weighs (reported, not judged)")
+                f"{span}: {fitted}Õ(N) met where the interval's top is at most "
+                f"{MARGINAL_SLACK:g} (ours: we read Õ as one log factor, whose local exponent "
+                f"1/ln N is below it from N ≈ {_log_factor_from()} on); {part2}; over the whole "
+                "sweep "
+                f"total bits / log₂N grow with exponent {whole.values['exponent']:.3g}"
+                + (f" (95 % CI {whole.values['low']:.3g} to {whole.values['high']:.3g})"
+                   if math.isfinite(whole.values["low"]) else " (no interval)")
+                + ": below 1 where a cost that does not change with N still weighs (reported, "
+                "not judged)")
     if math.isfinite(local):
         measured += (f"; between the two largest N ({N[-2]:g} and {N[-1]:g}) the total grows "
                      f"with local exponent {local:.3g} in N (reported, not judged)")
@@ -346,8 +370,8 @@ BITS_COUNTING = ("a counting bound that every exact memorizer of arbitrary label
 
 #: The largest top of the 95 % interval of the exponent in N of the bits per added example that
 #: meets Õ(N) in :func:`bits_verdict` (ours): a log factor's local exponent 1/ln N is below it
-#: from N ≈ 55 on, so a marginal cost growing by a log factor meets it and a power of N above it
-#: does not.
+#: from N = exp(1/0.25) ≈ 55 on, so a marginal cost growing by one log factor meets it; a power
+#: of N above it, or a higher power of log N at these sizes, does not.
 MARGINAL_SLACK = 0.25
 
 
@@ -372,8 +396,9 @@ def overhead_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
     bits = nt["total_weight_bits"].to_numpy(float)
     per_class = math.log2(num_classes)
     ratio = bits / (N * per_class)
-    marginal = np.diff(bits) / np.diff(N) / per_class
-    at = np.log2(np.sqrt(N[1:] * N[:-1]))
+    mid, marginal = marginal_bits(nt)
+    marginal = marginal / per_class
+    at = np.log2(mid)
     v = criteria.linear_trend(at, marginal)
     undecided = bool(v.values["slope_low"] <= 0 < v.values["slope_high"])
     status = "trend" if undecided and v.status == "differs" else v.status
@@ -1378,7 +1403,8 @@ def def41(results: ResultSource) -> Verdict:
       "the remark; failing → differs); part 2 (the upper half, Õ(N)): the bits per added "
       "example, Δ total bits / ΔN between consecutive N (a cost that does not change with N "
       "differenced out), fitted against N by a power law: the 95 % interval's top at most "
-      f"{MARGINAL_SLACK:g} (ours: a log factor's local exponent is below it from N ≈ 55 on) → "
+      f"{MARGINAL_SLACK:g} (ours: we read Õ as one log factor, whose local exponent 1/ln N is "
+      f"below it from N ≈ {_log_factor_from()} on) → "
       f"met; wholly above {MARGINAL_SLACK:g} → differs (a power of N in the marginal cost, "
       "faster than Õ(N)); across it or absent → trend, not decided; the exponent of total bits "
       "/ log₂N over the whole sweep is reported, not judged (a cost that does not change with N "
