@@ -120,6 +120,23 @@ def corollary2_points(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The relative slack under φ within which an accuracy counts as reaching it (float rounding
+#: of a mean that equals φ).
+PHI_RTOL = 1e-9
+
+
+def reaches_phi(accuracy: pd.Series, phi: pd.Series) -> pd.Series:
+    """Where ``accuracy`` lies on or above Corollary 2's ``phi`` (:func:`corollary2_points`),
+    up to :data:`PHI_RTOL`."""
+    return accuracy >= phi * (1 - PHI_RTOL)
+
+
+def contexts_words(lengths: set[int]) -> str:
+    """How the chapter names all contexts of sequences of the given ``lengths`` S: ``"N²"`` for
+    S = 2 (Experiment 1's), ``"N^S"`` otherwise."""
+    return "N²" if set(lengths) == {2} else "N^S"
+
+
 def full_run_exists(name: str, root: Path | None = None) -> bool:
     """Whether the full-scale result of ``name`` is committed in this checkout."""
     from memnb.results import result_paths

@@ -25,12 +25,14 @@ from memnb.dana_reading import (
     appendix_full_reading,
     appendix_spec,
     as_the_paper_reports,
+    contexts_words,
     corollary2_points,
     exp5_level_sentence,
     exp5_order,
     full_run_exists,
     order_words,
     paper_setting,
+    reaches_phi,
     same_budget,
     seeds_words,
 )
@@ -1254,7 +1256,7 @@ def all_contexts_note(runs: Mapping[str, Any]) -> str:
     which = ("the committed full runs" if all(full) else "this build's runs" if not any(full)
              else "the committed full runs where they exist, else this build's runs")
     where = "at every one of the" if lower == total else f"at {lower} of the"
-    contexts = "N²" if lengths == {2} else "N^S"
+    contexts = contexts_words(lengths)
     text = (f"The accuracy over all {contexts} contexts (the best checkpoint's over every "
             f"context, the expectation under a uniform prior that Corollary 2 bounds) lies "
             f"below the plotted one {where} {total} trained models of {which}: "
@@ -1263,8 +1265,8 @@ def all_contexts_note(runs: Mapping[str, Any]) -> str:
         points = corollary2_points(exp1)
         ratio_all = points["all_contexts"] / points["phi"]
         ratio_plotted = points["plotted"] / points["phi"]
-        above = int((points["all_contexts"] >= points["phi"] * (1 - 1e-9)).sum())
-        still = ("still " if bool((points["plotted"] >= points["phi"] * (1 - 1e-9)).all())
+        above = int(reaches_phi(points["all_contexts"], points["phi"]).sum())
+        still = ("still " if bool(reaches_phi(points["plotted"], points["phi"]).all())
                  else "")
         holds = (f"{still}lies on or above Corollary 2's φ(H d_h + d) at every point"
                  if above == len(points) else

@@ -26,11 +26,13 @@ from memnb.dana_reading import (
     ahead_words,
     appendix_full_reading,
     as_the_paper_reports,
+    contexts_words,
     corollary2_points,
     exp5_code_summary,
     exp5_order,
     full_run_exists,
     order_words,
+    reaches_phi,
     reported_accuracy,
     same_budget,
     seeds_words,
@@ -625,7 +627,7 @@ def corollary2_existence(table: pd.DataFrame) -> str:
     points = corollary2_points(table)
     if points.empty or points["all_contexts_best"].isna().any():
         return ""
-    some = int((points["all_contexts_best"] >= points["phi"] * (1 - 1e-9)).sum())
+    some = int(reaches_phi(points["all_contexts_best"], points["phi"]).sum())
     tasks = int(table["data_seed"].nunique()) if "data_seed" in table else None
     if tasks is None:
         trained = "the tasks trained"
@@ -635,7 +637,7 @@ def corollary2_existence(table: pd.DataFrame) -> str:
         trained = "the one task trained at each (d, H)"
     else:
         trained = f"the {tasks} tasks trained"
-    contexts = "N²" if "S" in table and int(table["S"].iloc[0]) == 2 else "N^S"
+    contexts = contexts_words(set(table["S"].astype(int)) if "S" in table else set())
     if some == 0:
         return (f"; no trained seed reaches φ on all {contexts} contexts (the corollary's "
                 f"expectation) at any of the {len(points)} (d, H), for {trained}: training "
