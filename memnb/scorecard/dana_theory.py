@@ -502,7 +502,10 @@ def corollary2(results: object = None, tab: pd.DataFrame | None = None) -> Verdi
                 f"construction per task ≥ φ on every task → reproduced; its mean within "
                 f"{COR2_SE:g} standard errors of φ in every row → trend (the construction "
                 f"covers the mean over tasks only: by it, the claim, some AoT ≥ φ for each "
-                f"task, is then not tested, neither shown nor refuted), else differs")
+                f"task, is then not tested, neither shown nor refuted; a plain trend, not an "
+                f"undecided one: a construction covering only the mean, or a training run "
+                f"falling short, could not refute an existence claim however many were run), "
+                f"else differs")
     return Verdict(status, measured, {"on_average": s["on_average"],
                                       "every_task": s["every_task"], "below": s["below"]})
 
