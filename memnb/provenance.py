@@ -371,7 +371,8 @@ def installed_packages() -> set[str]:
             for dist in importlib.metadata.distributions()}
 
 
-#: The kind of device a provenance's ``device`` names (``"cuda:0"`` is read as ``"cuda"``).
+#: The kind of device, in words, of each kind of arithmetic :func:`memnb.results.device_kind`
+#: names.
 _DEVICE_KINDS = {"cuda": "GPU", "mps": "GPU", "cpu": "CPU"}
 
 
@@ -382,10 +383,12 @@ def device_words(provenance: dict[str, Any]) -> str:
     then ran on: ``"GPU: NVIDIA H200 (64 points) and NVIDIA H100 80GB HBM3 (24 points), 2 kinds
     of card for one grid"``, ``"CPU (x86_64, 2 threads)"``. Empty when the provenance names no
     device."""
+    from memnb.results import device_kind  # results imports this module: imported here
+
     if not (provenance.get("device_name") or provenance.get("device")):
         return ""
     label = device_label(provenance)
-    kind = _DEVICE_KINDS.get(str(provenance.get("device", "")).split(":")[0], "")
+    kind = _DEVICE_KINDS.get(device_kind(provenance.get("device", "")), "")
     text = label if not kind or label.startswith(kind) else f"{kind}: {label}"
     cards = len(device_shares(provenance))
     if cards > 1:

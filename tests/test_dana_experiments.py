@@ -418,3 +418,24 @@ def test_full_appendix_grids_are_the_paper_csvs():
     # App. B.1's Fig. 7 trains on the B.1 data and steps, the MLP to 1e-4
     assert all(dim["exp5"][k] == dim["train"][k] for k in ("steps", "batch", "samples"))
     assert dim["exp5"]["lr_final_mlp"] == 1e-4
+
+
+def test_full_read_in_place_is_the_one_rule_of_the_chapter_and_its_note(tmp_path):
+    """The chapter reads a committed full run in place under ``quick`` only when it is complete
+    (:func:`dana.full_read_in_place`); the note under the chapter's header counts by the same
+    rule rather than restating it."""
+    import json
+
+    from memnb.figures import dana as figures
+
+    folder = tmp_path / "full"
+    folder.mkdir()
+    for name, complete in (("dana.exp1", True), ("dana.exp2", False)):
+        pd.DataFrame({"accuracy": [0.5]}).to_csv(folder / f"{name}.csv", index=False)
+        (folder / f"{name}.json").write_text(json.dumps({"complete": complete}))
+    assert dana.full_read_in_place("dana.exp1", "quick", tmp_path).complete
+    assert dana.full_read_in_place("dana.exp2", "quick", tmp_path) is None  # partial
+    assert dana.full_read_in_place("dana.exp3", "quick", tmp_path) is None  # none committed
+    assert dana.full_read_in_place("dana.exp1", "ci", tmp_path) is None  # another profile
+    note = figures.execution_note("quick", ("dana.exp1", "dana.exp2", "dana.exp3"), tmp_path)
+    assert "complete: 1 of the 3 experiments they draw" in note

@@ -642,13 +642,27 @@ def appendix_depth(params: dict, *, seeds: int, device: str, cache_dir: Path,
                   cache_dir=cache_dir, executor=executor, desc="dana.appendix_depth")
 
 
+def full_read_in_place(name: str, profile: str, root: Path | None = None) -> Any:
+    """The committed full run of ``name`` that :func:`chapter_results` reads instead of a run of
+    ``profile`` (a :class:`memnb.results.ExperimentResult`): under ``quick``, the full run when
+    one exists and is complete; ``None`` otherwise. The one rule, which the chapter's note on
+    its runs states too."""
+    from memnb.results import load
+
+    if profile != "quick":
+        return None
+    full = load(name, "full", root)
+    return full if full is not None and full.complete else None
+
+
 def chapter_results(name: str, profile: str, *, device: str = "cpu",
                     seeds: int | None = None, root: Path | None = None) -> Any:
     """The chapter's tables of experiment ``name``: under ``quick``, the committed full run
-    when one exists and is complete (read, not rerun: the chapter only needs it, and rerunning
-    it at reduced size would cost minutes for a worse table); otherwise (no full run, a partial
-    one, or another profile) :func:`memnb.results.fresh_and_cached`, which draws a partial full
-    run beside this profile's fresh run.
+    when one exists and is complete (:func:`full_read_in_place`; read, not rerun: the chapter
+    only needs it, and rerunning it at reduced size would cost minutes for a worse table);
+    otherwise (no full run, a partial one, or another profile)
+    :func:`memnb.results.fresh_and_cached`, which draws a partial full run beside this profile's
+    fresh run.
 
     Returns a :class:`memnb.results.FreshAndCached` whose ``fresh`` is the table the chapter
     draws; ``note`` says which run it is (from the provenance) and which accuracy it holds, and
@@ -661,25 +675,24 @@ def chapter_results(name: str, profile: str, *, device: str = "cpu",
     from memnb.dana_reading import reported_accuracy
     from memnb.provenance import run_label
     from memnb.reruns import compared_column, replacement_difference, rerun_clause
-    from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached, load
+    from memnb.results import FreshAndCached, earlier_code_note, fresh_and_cached
     from memnb.scorecard.core import computing_commits
 
-    if profile == "quick":
-        full = load(name, "full", root)
-        if full is not None and full.complete:
-            prov = full.provenance
-            replaced = replacement_difference(  # on the accuracy the paper reports
-                name, "full", root, column=compared_column(full.table) or "accuracy")
-            # every commit whose invocations computed points, not a later call that read them
-            note = (f"{name}: the committed full run ({run_label(full.table, prov)}, "
-                    f"{computing_commits(prov)}, "
-                    f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
-                    f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun"
-                    f"{'' if replaced is None else '; ' + replaced}"
-                    f"{rerun_clause(name, 'full', root)}")
-            table = as_the_paper_reports(full.table)
-            return FreshAndCached(name, table, None, dict(prov.get("params", {})),
-                                  f"{note}; {reported_accuracy(table)}")
+    full = full_read_in_place(name, profile, root)
+    if full is not None:
+        prov = full.provenance
+        replaced = replacement_difference(  # on the accuracy the paper reports
+            name, "full", root, column=compared_column(full.table) or "accuracy")
+        # every commit whose invocations computed points, not a later call that read them
+        note = (f"{name}: the committed full run ({run_label(full.table, prov)}, "
+                f"{computing_commits(prov)}, "
+                f"{float(prov.get('total_wall_time_s', prov.get('wall_time_s', 0))) / 60:.0f}"
+                f" min{earlier_code_note(name, prov)}), read instead of a `quick` rerun"
+                f"{'' if replaced is None else '; ' + replaced}"
+                f"{rerun_clause(name, 'full', root)}")
+        table = as_the_paper_reports(full.table)
+        return FreshAndCached(name, table, None, dict(prov.get("params", {})),
+                              f"{note}; {reported_accuracy(table)}")
     run = fresh_and_cached(name, profile, device=device, seeds=seeds, root=root)
     fresh = as_the_paper_reports(run.fresh)
     note = f"{run.note}; {reported_accuracy(fresh)}"

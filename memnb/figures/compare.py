@@ -949,8 +949,7 @@ def _shape_only_words(theory: pd.DataFrame) -> str:
             above.append(f"{statement.split(':')[0]} (at {over} of {len(part)} budgets)")
     if not above:
         return ""
-    listed = above[0] if len(above) == 1 else ", ".join(above[:-1]) + " and " + above[-1]
-    return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {listed} "
+    return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {_and_words(above)} "
             f"{'lies' if len(above) == 1 else 'lie'} above the floor, in the shaded region: "
             + ("with its constant set to 1, such a line's height means nothing, only its "
                "slope" if len(above) == 1 else "with their constants set to 1, such lines' "

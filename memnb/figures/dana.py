@@ -1125,16 +1125,13 @@ def execution_note(profile: str, names: Iterable[str] = CHAPTER_RUNS,
     complete, read in place of a `quick` rerun (how many, and which are rerun); under
     ``full``, the full-scale runs; under another profile, its own runs, with the committed
     full-scale run beside them where one is committed."""
-    from memnb.results import load
-
     names = list(names)
-    full = {name: load(name, "full", root) for name in names}
-    complete = [n for n in names if full[n] is not None and full[n].complete]
-    committed = [n for n in names if full[n] is not None]
     if profile == "full":
         return ("**Which runs.** The experiment figures draw the full-scale runs of this "
                 "profile.")
     if profile == "quick":
+        # the rule by which the chapter reads a full run in place (exp.chapter_results)
+        complete = [n for n in names if exp.full_read_in_place(n, profile, root) is not None]
         rest = [n for n in names if n not in complete]
         text = (f"**Which runs.** Under this profile (`{profile}`) the experiment figures read "
                 "the committed full-scale runs (profile `full`) where one is committed and "
@@ -1147,6 +1144,7 @@ def execution_note(profile: str, names: Iterable[str] = CHAPTER_RUNS,
                                                                    else " are")
                      + f" rerun under `{profile}`, beside the full run where one is committed")
         return text + ". Each caption says which run it draws."
+    committed = [n for n in names if full_run_exists(n, root)]
     return ("**Which runs.** The experiment figures draw this profile's runs, with the "
             "committed full-scale run beside them where one is committed "
             f"({len(committed)} of the {len(names)} experiments). Each caption says which run "

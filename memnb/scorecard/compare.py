@@ -433,11 +433,11 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     if not ((held & ~trivial).any() or short.any()):
         raise NotComputable(f"{text}: no run tested a guarantee above 1")
     judged_short = short & ~outside
-    status = "differs" if judged_short.any() else "trend" if (open_ | short | capped).any() \
-        else "reproduced"
     # a run not tested is no sign of a shortfall, and with this recipe no run can show one
     # (training stops early only at 100 %, so an unfitted N always ran to the step cap): more
     # runs could only confirm the guarantee, so a plain trend, not an undecided one
+    status = "differs" if judged_short.any() else "trend" if (open_ | short | capped).any() \
+        else "reproduced"
     if outside.any():
         text += (f"; {int(outside.sum())} runs have d > V = {V} ({_runs(part[outside])}): the "
                  f"last token takes at most V values, fewer than the d distinct last tokens on "

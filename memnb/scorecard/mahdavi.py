@@ -312,11 +312,13 @@ def _r2_where(fits: pd.DataFrame, sizes: int) -> str:
     return f"at {passed} of {len(fits)} T (below it at T = {below})"
 
 
-def r2_by_t_text(table: pd.DataFrame, x: str = "H") -> str:
+def r2_by_t_text(table: pd.DataFrame, x: str = "H",
+                 fits: pd.DataFrame | None = None) -> str:
     """:func:`r2_by_t` in words for Fig. 2a's measured text: the R² at every ``T`` and whether it
     reaches :data:`MIN_R2` at each (the paper's measure; the threshold is the criterion's, ours);
-    the ``T`` left out are named. Empty when no ``T`` has three points."""
-    fits = r2_by_t(table, x)
+    the ``T`` left out are named (``fits``: :func:`r2_by_t` of ``table``, where the caller has
+    it). Empty when no ``T`` has three points."""
+    fits = r2_by_t(table, x) if fits is None else fits
     if fits.empty:
         return ""
     sizes = int(table["T"].nunique())
@@ -361,7 +363,7 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
                                                                       strict=True)))
     fits = r2_by_t(table, x)
     if table["T"].nunique() > 1 and not fits.empty:
-        note += f"; {r2_by_t_text(table, x)}"
+        note += f"; {r2_by_t_text(table, x, fits)}"
     bend = curvature(xs, ys)
     status = verdict.status
     why = ""
