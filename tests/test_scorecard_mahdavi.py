@@ -1673,18 +1673,29 @@ def test_fig1_says_whether_the_verdict_rests_on_our_plot_readings():
 
 
 def test_relative_singular_values_below_round_off_are_not_printed_as_values():
-    """Review item 7: a relative singular value below float64's machine epsilon is SVD
-    round-off, written as such; the encoding row (84 of 197) shows it that way."""
+    """Review item 7: a relative singular value below the rank test's float64 tolerance
+    (``torch.linalg.matrix_rank``: max(n, d)·eps relative to the largest) is SVD round-off,
+    written as such; the encoding row (84 of 197) shows it that way."""
     eps = float(np.finfo(float).eps)
-    assert sc.relative_sv_text(1.3e-17) == f"below float64 round-off (< {eps:.1e})"
-    assert sc.relative_sv_text(1.3e-17) == "below float64 round-off (< 2.2e-16)"
+    assert sc.relative_sv_text(1.3e-17) == f"below float64 round-off (< {eps:.1e} = ε)"
+    assert sc.relative_sv_text(1.3e-17) == "below float64 round-off (< 2.2e-16 = ε)"
     assert sc.relative_sv_text(3.4e-5) == "3.4e-05"
     assert sc.relative_sv_text(eps) == f"{eps:.1e}"
+    # between eps and the rank's tolerance: round-off for a 197 × 768 matrix, whose rank test
+    # counts such a singular value as zero
+    assert sc.relative_sv_text(1e-14, (197, 768)) == (
+        "below float64 round-off (< 1.7e-13 = max(n, d)·ε)")
+    assert sc.relative_sv_text(1e-14) == "1.0e-14"
+    import torch
+
+    matrix = torch.diag(torch.tensor([1.0, 1e-14], dtype=torch.float64))
+    wide = torch.cat([matrix, torch.zeros(2, 766, dtype=torch.float64)], dim=1)
+    assert int(torch.linalg.matrix_rank(wide)) == 1  # the tolerance the words name
     from memnb.constructions.mha_checks import positional_rank_check
 
     pe = positional_rank_check(trials=1)
     row = sc.encoding_rank(sc.ResultSource("full", root=Path("/nonexistent")))
-    smallest = sc.relative_sv_text(pe["pe_smallest_relative_sv"])
+    smallest = sc.relative_sv_text(pe["pe_smallest_relative_sv"], (pe["n"], pe["d"]))
     assert f"(smallest relative singular value {smallest})" in row.measured
-    if pe["pe_smallest_relative_sv"] < eps:
+    if pe["pe_smallest_relative_sv"] < max(pe["n"], pe["d"]) * eps:
         assert "e-17" not in row.measured and "e-18" not in row.measured

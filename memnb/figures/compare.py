@@ -663,8 +663,7 @@ def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int
 
 def _numbers_words(values: list[int]) -> str:
     """``8``, ``8 and 16``, ``2, 8 and 16``."""
-    text = [str(v) for v in values]
-    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]
+    return _and_words([str(v) for v in values])
 
 
 def vocabulary_words(task: dict[str, int], classes: list[int]) -> str:
@@ -795,8 +794,7 @@ def missing_shapes(best: pd.DataFrame, task: dict[str, int],
 
 def _budgets_words(budgets: list[int]) -> str:
     """``P = 60``, ``P = 60 and 120``, ``P = 60, 120 and 240``."""
-    text = [str(b) for b in budgets]
-    return "P = " + (text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1])
+    return "P = " + _and_words([str(b) for b in budgets])
 
 
 def missing_words(best: pd.DataFrame, task: dict[str, int]) -> str:

@@ -2220,13 +2220,17 @@ def encoding_float32_rank(n: int, d: int) -> int:
     return int(torch.linalg.matrix_rank(sinusoidal_encoding(n, d).float()))
 
 
-def relative_sv_text(value: float) -> str:
-    """A relative singular value in words: below float64's machine epsilon
-    (``numpy.finfo(float).eps``) it is round-off of the SVD, not a measurement, and is written
-    as such (``"below float64 round-off (< 2.2e-16)"``); otherwise its value (``"3.4e-05"``)."""
+def relative_sv_text(value: float, shape: tuple[int, int] = (1, 1)) -> str:
+    """A relative singular value of a matrix of ``shape`` in words. Below the relative tolerance
+    of ``torch.linalg.matrix_rank`` in float64, ``max(shape) * eps`` (``eps`` float64's machine
+    epsilon), it is round-off of the SVD, counted as zero by the rank beside it, not a
+    measurement, and is written as such (``"below float64 round-off (< 1.7e-13 = max(n, d)·ε)"``
+    for a 197 × 768 matrix); otherwise its value (``"3.4e-05"``)."""
     eps = float(np.finfo(float).eps)
-    if float(value) < eps:
-        return f"below float64 round-off (< {eps:.1e})"
+    tolerance = max(shape) * eps
+    if float(value) < tolerance:
+        scale = "ε" if max(shape) == 1 else "max(n, d)·ε"
+        return f"below float64 round-off (< {tolerance:.1e} = {scale})"
     return f"{float(value):.1e}"
 
 
@@ -2250,8 +2254,9 @@ def encoding_rank(results: ResultSource) -> Verdict:
 
     pe = positional_rank_check(trials=1)
     rank32 = encoding_float32_rank(pe["n"], pe["d"])
+    smallest = relative_sv_text(pe["pe_smallest_relative_sv"], (pe["n"], pe["d"]))
     measured = (f"numerical rank {pe['pe_rank']} of {pe['n']} in float64 (smallest relative "
-                f"singular value {relative_sv_text(pe['pe_smallest_relative_sv'])}) and "
+                f"singular value {smallest}) and "
                 f"{rank32} of {pe['n']} "
                 f"in float32; a context of one repeated token plus the encoding: rank "
                 f"{pe['repeated_token_rank']} in float64. In exact arithmetic the rank is n (a "
