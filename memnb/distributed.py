@@ -237,8 +237,9 @@ def _worker_gpus() -> int:
 
 def cluster_description(executor: str, device: str = "cpu") -> str:
     """What computes the points of a ``dask://`` run, for its provenance: the workers' device,
-    how many there are, and the task threads and torch threads of each, e.g. ``CPU (x86_64),
-    dask cluster: 2 workers × 1 task thread, 1 torch thread each``. The submitting process's own
+    how many there are, and the task threads and torch threads of each, e.g. ``CPU (x86_64,
+    AVX2), dask cluster: 2 workers × 1 task thread, 1 torch thread each`` (with the CPU's
+    vector instruction set, :func:`memnb.results.cpu_capability`). The submitting process's own
     thread count says nothing about them, so it is not what a dask run records."""
     from memnb.prose import counted
 
@@ -266,8 +267,9 @@ def _worker_device(device: str) -> tuple[str, int]:
 
     if device.startswith("cuda") and torch.cuda.is_available():
         machine = torch.cuda.get_device_name(torch.device(device))
-    else:
-        machine = f"CPU ({platform.processor() or platform.machine()})"
+    else:  # the vector instruction set of torch's kernels too, as in-process runs name it
+        machine = (f"CPU ({platform.processor() or platform.machine()}, "
+                   f"{torch.backends.cpu.get_cpu_capability()})")
     return machine, torch.get_num_threads()
 
 

@@ -416,8 +416,9 @@ def replaced_against_replication(name: str, profile: str = "full", root: Path | 
 def replacement_difference(name: str, profile: str = "full", root: Path | None = None, *,
                            column: str = "accuracy") -> str | None:
     """:func:`replacement_gap` in words, e.g. "it replaced a table of earlier code (IEEE
-    denormals; its code and commit are listed on the page *How each page was produced*): on the
-    385 points both computed, `accuracy` differs by 0.0037 on average and by at most 0.026";
+    denormals; its code and commit are listed on the page *Running at scale*, section
+    *Full-profile runs measured so far*): on the 385 points both computed, `accuracy` differs
+    by 0.0037 on average and by at most 0.026";
     ``None`` where :func:`replacement_gap` is. Points the written run copied from the replaced
     run's point cache (:attr:`ReplacementGap.copied`) are not offered as agreement, by the rule
     of the replaced-runs table (:func:`memnb.scorecard.replaced.replaced_runs_markdown`): when
@@ -434,7 +435,8 @@ def replacement_difference(name: str, profile: str = "full", root: Path | None =
     which = ("earlier code" if then.get("code_fingerprint") != now.get("code_fingerprint")
              else "an earlier profile")
     head = (f"it replaced a table of {which} ({arithmetic_label(then)}; its code and commit are "
-            "listed on the page *How each page was produced*)")
+            "listed on the page *Running at scale*, section *Full-profile runs measured so "
+            "far*)")
     if gap.points == 0:
         return f"{head}, which shares no point with it"
     if gap.recomputed == 0:

@@ -189,7 +189,24 @@ def test_results_written_after_the_page_are_flagged(tmp_path):
     _result(tmp_path / "results", "quick", "1111111", "CPU", 1.0)  # started 10:00
     page = reproducibility.page_markdown([chapter], tmp_path / "results")
     assert "| `dana.exp1` (newer than the page) |" in page
-    assert "1 of these results were written after this page was executed" in page
+    assert ("1 of these results was written after this page was executed (marked *newer than "
+            "the page*): the page shows an earlier version of it, or none") in page
+
+
+def test_a_result_started_before_the_page_ended_but_written_after_is_flagged(tmp_path):
+    """The page compares when a result was written (its last call's start plus its wall
+    time), not when its call started: a run started before the page ended and written after
+    it is newer than the page."""
+    chapter = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    nb = nbformat.read(chapter, as_version=4)
+    nb.metadata["papermill"]["end_time"] = "2026-01-01T10:30:00.000000"
+    nbformat.write(nb, chapter)
+    _result(tmp_path / "results", "quick", "1111111", "CPU", 3600.0)  # 10:00 to 11:00
+    page = reproducibility.page_markdown([chapter], tmp_path / "results")
+    assert "| `dana.exp1` (newer than the page) |" in page
+    _result(tmp_path / "results", "quick", "1111111", "CPU", 600.0)  # 10:00 to 10:10
+    page = reproducibility.page_markdown([chapter], tmp_path / "results")
+    assert "(newer than the page)" not in page and "written after this page" not in page
 
 
 def test_page_without_results_or_chapters_says_so(tmp_path):
@@ -548,3 +565,58 @@ def test_the_contention_record_states_the_throughput_of_one_thread_processes():
     assert "made 390.2 steps/s, 1.78 times the 219.3 steps/s of one process alone with 2" in text
     assert reproducibility.contention_sentence({**record, "results": record["results"][:2]}) == ""
     assert reproducibility.contention_sentence({**record, "benchmark": "bench_sweep"}) == ""
+
+
+def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel_levels(
+        tmp_path):
+    """*Will a rerun give the same numbers?* lists every replication against its committed run:
+    equal or apart as the comparison finds (a table without an accuracy column, cell by cell),
+    with both devices; a CPU named without its kernels' instruction set is flagged."""
+    results = tmp_path / "results"
+    assert "No replication is committed yet." in reproducibility.rerun_section(results)
+    _result(results, "full", "2222222bbbb", "CPU (x86_64, 2 threads)", 100.0)
+    _result(results / "replications", "full", "3333333cccc", "CPU (x86_64, AVX512, 2 threads)",
+            90.0)
+    for path in (results / "full" / "dana.exp1.json",
+                 results / "replications" / "full" / "dana.exp1.json"):
+        _todays_code(path)
+    text = reproducibility.rerun_section(results)
+    assert text.startswith("## Will a rerun give the same numbers?")
+    assert all(test in text for test in reproducibility.RERUN_TESTS)
+    assert all((REPO / test).is_file() for test in reproducibility.RERUN_TESTS)
+    assert ("1 replication of committed full runs, by code of the fingerprint each committed "
+            "run records: 1 equal to the committed run on everything compared (`dana.exp1`)"
+            in text)
+    assert ("| `dana.exp1` | CPU (x86_64, 2 threads) | CPU (x86_64, AVX512, 2 threads), "
+            "2026-01-01 | every one of the 2 cells equal |") in text
+    assert "was recorded before device names gave it" in text
+    (results / "replications" / "full" / "dana.exp1.csv").write_text("H,acc\n1,0.625\n")
+    text = reproducibility.rerun_section(results)
+    assert "1 apart from it (`dana.exp1`)" in text and "equal to the committed run" not in text
+    assert "1 of the 2 cells differs: `acc` in 1 row (by at most 0.125)" in text
+    # both devices named with their instruction set: no flag
+    for path in (results / "full" / "dana.exp1.json",):
+        path.write_text(json.dumps({**json.loads(path.read_text()),
+                                    "device_name": "CPU (x86_64, AVX2, 2 threads)"}))
+    assert "recorded before device names gave it" not in reproducibility.rerun_section(results)
+
+
+def test_kernel_level_is_read_from_cpu_names_of_every_form():
+    recorded = reproducibility.kernel_level_recorded
+    assert not recorded("CPU (x86_64, 2 threads)") and not recorded("CPU (x86_64, 1 threads)")
+    assert not recorded("CPU (x86_64), dask cluster: 2 single-threaded workers")
+    assert recorded("CPU (x86_64, AVX512, 2 threads)") and recorded("CPU (x86_64, AVX2), dask "
+                                                                   "cluster: 2 workers")
+    assert recorded("CPU (aarch64, NO AVX, 4 threads)") and recorded("NVIDIA H200")
+
+
+def test_a_slowest_cell_is_named_by_its_first_line_that_is_not_an_import():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from IPython.display import Markdown\nimport numpy as np\n# the scorecard\n"
+        "rows = build_scorecard(profile)", metadata={"papermill": {"duration": 2.0}}),
+        nbformat.v4.new_code_cell("import numpy as np",
+                                  metadata={"papermill": {"duration": 1.0}})]
+    timings = reproducibility.cell_timings(nb)
+    assert [t["first_line"] for t in timings] == ["rows = build_scorecard(profile)",
+                                                   "import numpy as np"]

@@ -217,8 +217,9 @@ def test_a_full_run_that_replaced_one_of_earlier_code_says_how_far_the_two_diffe
          "git_commit": "abcdef0123", "device": "cpu", "cpu_denormals": "ieee"}))
     note = dana.chapter_results("dana.exp1", "quick", root=tmp_path).note
     assert ("read instead of a `quick` rerun; it replaced a table of earlier code "
-            "(IEEE denormals; its code and commit are listed on the page *How each page was "
-            "produced*): on the 2 points both computed, `accuracy_last_batches` differs by "
+            "(IEEE denormals; its code and commit are listed on the page *Running at scale*, "
+            "section *Full-profile runs measured so far*): on the 2 points both computed, "
+            "`accuracy_last_batches` differs by "
             "0.0600 on average and by at most 0.100; accuracy") in note
     from memnb.reruns import replacement_difference
 

@@ -211,6 +211,8 @@ def test_a_dask_run_records_the_workers_not_the_submitting_process(cluster, monk
     # sets can differ (memnb.results.cpu_capability)
     capability = torch.backends.cpu.get_cpu_capability()
     assert device_description("cpu").endswith(f", {capability}, 7 threads)")
+    # and so is the workers' of a dask cluster
+    assert text.startswith("CPU (") and f", {capability}), dask cluster" in text, text
 
 
 def test_the_scheduler_check_speaks_dask_to_a_scheduler_and_refuses_a_worker(cluster):

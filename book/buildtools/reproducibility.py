@@ -68,13 +68,17 @@ def notebook_title(nb: nbformat.NotebookNode, default: str) -> str:
 
 
 def cell_timings(nb: nbformat.NotebookNode) -> list[dict[str, Any]]:
-    """Per executed code cell: its index, execution count, seconds and first source line."""
+    """Per executed code cell: its index, execution count, seconds and first source line that
+    is not an import or a comment (the first line, when every line is one)."""
     rows = []
     for index, cell in enumerate(nb.cells):
         meta = cell.get("metadata", {}).get("papermill", {})
         if cell.cell_type != "code" or meta.get("duration") is None:
             continue
-        first = next((line for line in cell.source.splitlines() if line.strip()), "")
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        # the first line that does something: an import or a comment says nothing of the time
+        first = next((line for line in lines if not line.lstrip().startswith(
+            ("import ", "from ", "#"))), lines[0] if lines else "")
         rows.append({"cell": index, "execution_count": cell.get("execution_count"),
                      "seconds": float(meta["duration"]), "first_line": first.strip()})
     return rows
@@ -156,8 +160,24 @@ def results_table(names: Sequence[str], profile: str,
                 record["wall_time_s"] = sum(float(call.get("wall_time_s") or 0.0)
                                             for call in provenance["invocations"]
                                             if call["points_computed"])
-            rows.append({"run": run, **record, "calls_left_out": left_out})
+            rows.append({"run": run, **record, "calls_left_out": left_out,
+                         "written_utc": written_utc(provenance)})
     return rows
+
+
+def written_utc(provenance: dict[str, Any]) -> str:
+    """When a result was written, in UTC (ISO, to the second): the start of its last recorded
+    call plus that call's wall time (the call that wrote the file); ``""`` when not recorded."""
+    from datetime import datetime, timedelta
+
+    calls = provenance.get("invocations") or [provenance]
+    last = calls[-1]
+    try:
+        start = datetime.fromisoformat(str(last.get("started_utc")))
+    except ValueError:
+        return ""
+    end = start + timedelta(seconds=float(last.get("wall_time_s") or 0.0))
+    return end.isoformat(timespec="seconds")
 
 
 def _calls_without_points(provenance: dict[str, Any]) -> list[dict[str, Any]]:
@@ -536,6 +556,24 @@ def _device(device_name: Any) -> str:
     return device_label({"device_name": "?" if device_name is None else str(device_name)})
 
 
+def kernel_level_recorded(device_name: Any) -> bool:
+    """Whether a recorded device name tells which vector instruction set torch's CPU kernels used
+    (``CPU (x86_64, AVX2, 2 threads)``, a dask cluster's ``CPU (x86_64, AVX2), …``), on which
+    the last bits of a result depend (:func:`memnb.results.cpu_capability`); names recorded
+    before it was added (``CPU (x86_64, 2 threads)``) do not. True for a GPU, whose model the
+    name gives."""
+    name = str(device_name or "")
+    if not name.startswith("CPU ("):
+        return True
+    parts = name[len("CPU ("):name.find(")")].split(", ")
+    return any(part.isupper() for part in parts[1:] if "thread" not in part)
+
+
+_KERNEL_LEVEL_WORDS = ("A CPU named without the vector instruction set of torch's kernels "
+                       "(`AVX2`, `AVX512`, …) was recorded before device names gave it; the "
+                       "last bits of a trained result can depend on it")
+
+
 def _devices(provenance: dict[str, Any], device_name: str) -> str:
     """The device of a full run, or, for a run resumed across invocations on different
     devices, each device with the invocations (counted from 1) that ran on it, in order."""
@@ -819,7 +857,8 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
         from memnb.prose import counted
 
         ended = str(record.get("ended") or "")[:19]
-        later = [r for r in results if ended and str(r["started_utc"] or "")[:19] > ended]
+        later = [r for r in results
+                 if ended and str(r.get("written_utc") or "")[:19] > ended]
         lines += ["Results drawn on this page (*computed by*: the commit and start, in UTC, of "
                   "the last call that computed points):", "", markdown_table(
             ["experiment", "run", "paper item", "device", "wall time (s)", "computed by"],
@@ -829,10 +868,14 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
               _device(r["device_name"]), wall_time_cell(r),
               _computing_cell(r))
              for r in results]), ""]
+        if not all(kernel_level_recorded(r["device_name"]) for r in results):
+            lines += [_KERNEL_LEVEL_WORDS + " (see *Will a rerun give the same numbers?*).", ""]
         if later:
-            lines += [f"{len(later)} of these results were written after this page was "
-                      "executed (the page shows the earlier ones); the next `make book` "
-                      "executes it again.", ""]
+            these = "it" if len(later) == 1 else "them"
+            lines += [f"{len(later)} of these results {'was' if len(later) == 1 else 'were'} "
+                      "written after this page was executed (marked *newer than the page*): "
+                      f"the page shows an earlier version of {these}, or none; the next "
+                      "`make book` executes it again.", ""]
     else:
         lines += ["This page draws no cached experiment results.", ""]
     return "\n".join(lines)
@@ -847,6 +890,81 @@ def _computing_cell(row: dict[str, Any]) -> str:
         return (f"none recorded: every point read from the cache, by `{row['git_commit']}`, "
                 f"{started}")
     return f"`{row['git_commit']}`, {started}"
+
+
+RERUN_TESTS = ("tests/test_rerun_determinism.py", "tests/test_resume.py")
+"""The tests the section *Will a rerun give the same numbers?* names: two computations from
+scratch give equal tables; a run paused at a time limit and resumed gives the table of an
+uninterrupted one."""
+
+
+def rerun_section(results_root: Path | None = None) -> str:
+    """The section "Will a rerun give the same numbers?": what the tests check on one machine,
+    how to compute a committed run again, and every replication (ours) against its committed
+    full run (:func:`memnb.scorecard.replaced.replications`), with the device each names."""
+    from memnb.prose import counted
+    from memnb.reruns import replications_root
+    from memnb.scorecard.replaced import replications
+
+    folder = replications_root(results_root) / "full"
+    names = sorted(path.stem for path in folder.glob("*.json"))
+    found = replications([], names, results_root)
+    lines = [
+        "## Will a rerun give the same numbers?",
+        "",
+        "Every random draw of a point comes from seeds fixed by its parameters (its `seed` "
+        "column among them). On one machine the same code, profile and seeds give the same "
+        f"table, cell for cell: `{RERUN_TESTS[0]}` computes one experiment "
+        "of each paper twice from scratch at the `ci` profile and requires equal tables, and "
+        f"`{RERUN_TESTS[1]}` requires a run paused at a time limit and resumed to train "
+        "bit for bit as an uninterrupted one. On another machine the last bits can change: a "
+        "CPU whose torch kernels use another vector instruction set (`AVX2`, `AVX512`, …) or "
+        "a GPU sums in another order, and training carries such differences on. To measure it "
+        "for a committed full run, compute it again as a *replication* (ours):",
+        "",
+        "```bash",
+        "MEMNB_RESULTS_DIR=data/results/replications memnb run EXPERIMENT --profile full",
+        "```",
+        "",
+        "The next build compares it with the committed run here and judges again, on the "
+        "scorecard page, every verdict that reads that run.",
+        "",
+    ]
+    compared = [r for r in found if r.same_code]
+    if not compared:
+        return "\n".join(lines + ["No replication is committed yet.", ""])
+    equal = [r.name for r in compared if r.equal]
+    apart = [r.name for r in compared if not r.equal]
+
+    def listed(group: list[str]) -> str:
+        return ", ".join(f"`{name}`" for name in group)
+
+    summary = (f"{counted(len(compared), 'replication')} of committed full runs, by code of "
+               "the fingerprint each committed run records: ")
+    parts = []
+    if equal:
+        parts.append(f"{len(equal)} equal to the committed run on everything compared "
+                     f"({listed(equal)})")
+    if apart:
+        parts.append(f"{len(apart)} apart from it ({listed(apart)})")
+    lines += [summary + "; ".join(parts) + ". Accuracies are compared point by point, a table "
+              "without one cell by cell:", "",
+              markdown_table(
+                  ["experiment", "committed run (device)", "replication (device, date)",
+                   "compared"],
+                  [(f"`{r.name}`", _device(r.current.provenance.get("device_name")),
+                    f"{_device(r.again.provenance.get('device_name'))}, "
+                    f"{str(r.again.provenance.get('started_utc') or '')[:10]}",
+                    r.apart) for r in compared]), ""]
+    other = [r.name for r in found if not r.same_code]
+    if other:
+        lines += [f"Not compared, computed by other code than the committed run: "
+                  f"{listed(other)}.", ""]
+    if not all(kernel_level_recorded(r.current.provenance.get("device_name"))
+               and kernel_level_recorded(r.again.provenance.get("device_name"))
+               for r in compared):
+        lines += [_KERNEL_LEVEL_WORDS + ".", ""]
+    return "\n".join(lines)
 
 
 ENVIRONMENT_FIELDS: tuple[tuple[str, str], ...] = (
@@ -864,14 +982,29 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "each executed chapter and from the provenance stored beside each cached result "
         "(`data/results/<profile>/<experiment>.json`, and "
         "`data/results/replications/full/<experiment>.json` for a replication (ours): a "
-        "committed full run computed again by the same code, which the chapters read beside "
-        "it; the seeds are counted in the result table itself, `memnb.provenance.seeds_used`). "
+        "committed full run computed again by code of the fingerprint it records, which the "
+        "chapters read beside it; the seeds are counted in the result table itself, "
+        "`memnb.provenance.seeds_used`). "
         "A full run that is partial, or that today's code did not compute, says so in its row. "
         "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
         "device, the cached results it reads (replications included), the dataset files, the "
         "papers' files or the installed packages change; otherwise the build reuses the executed "
         "copy described here.*",
         "",
+        "In the tables of results: a *fresh* run is the chapter's own profile (`quick` by "
+        "default), computed by the build or read from this checkout's point cache "
+        "(`data/results/<profile>/`, not committed: a fresh clone computes it); *full (cached)* "
+        "is a committed full-scale run. The *wall time* adds the calls of a run that computed "
+        "points; a call that computed none is left out and, unless it took no measurable time, "
+        "named beside it (records older than that count add every call), and a run's "
+        "`corrections` in its "
+        "provenance say where a recorded time is known to be off. In the table *Environment*, "
+        "a commit followed by *+ uncommitted changes* ran with a working tree that differed from "
+        "that commit: the executed copy's build key (`<chapter>.key.json` beside it) records a "
+        "hash of the notebook and of the "
+        "`memnb` code it ran, which identifies that code but does not hold it.",
+        "",
+        rerun_section(results_root),
     ]
     if not records:
         lines += ["No chapter has been executed yet (`make book` executes them).", ""]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memnb.prose import markdown_table
-from memnb.reruns import REPLICATIONS, cells_apart, replications_root
+from memnb.reruns import REPLICATIONS, cells_apart, cells_equal, replications_root
 from memnb.results import ExperimentResult
 from memnb.scorecard.core import (
     PAPERS,
@@ -262,6 +262,9 @@ class Replication:
     # the table the committed run replaced, and the committed run, against the replication
     # (:func:`memnb.reruns.replaced_against_replication`); None without a replaced table
     against_replaced: AgainstReplaced | None = None
+    # the two tables equal on everything compared: the compared column at every point both
+    # computed (none of them copied), else every cell; False when not compared
+    equal: bool = False
 
     def replaced_words(self) -> str:
         """One sentence on the table the committed run replaced against this replication:
@@ -317,13 +320,18 @@ def replications(rows: Sequence[Row], names: Sequence[str],
             continue
         column = compared_column(current.table, again.table)
         if column is None:
-            apart = cells_apart(current.table, again.table, point_keys(name, "full") or ())
+            keys = point_keys(name, "full") or ()
+            apart = cells_apart(current.table, again.table, keys)
+            equal = cells_equal(current.table, again.table, keys)
         else:
-            apart = _apart(gap_between(name, "full", current, again, column=column), column)
+            gap = gap_between(name, "full", current, again, column=column)
+            apart = _apart(gap, column)
+            equal = gap is not None and gap.recomputed > 0 and gap.largest == 0
         judged = tuple(rejudge(rows, name, root, replaced=again) or ())
         found.append(Replication(name, current, again, apart, judged,
                                  replaced_against_replication(name, "full", root,
-                                                              current=current, again=again)))
+                                                              current=current, again=again),
+                                 equal))
     return found
 
 
