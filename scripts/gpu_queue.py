@@ -1,4 +1,4 @@
-"""Run the full-scale queue on a lent GPU in slices that fit one command, losing nothing.
+"""Run the full-scale queue on a lent GPU in slices that fit one command, losing no finished point.
 
 One call of this script, run from the repository root on the GPU machine:
 
