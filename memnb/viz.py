@@ -591,9 +591,13 @@ _SLIDER_JS = """(function () {
       frames[k].style.display = (k === i) ? "block" : "none";
     }
     out.textContent = frames[i].getAttribute("data-value");
+    input.setAttribute("aria-valuetext", frames[i].getAttribute("data-value"));
   }
-  input.addEventListener("input", function () { show(parseInt(input.value, 10)); });
-  show(parseInt(input.value, 10));
+  function sync() { show(parseInt(input.value, 10)); }
+  input.addEventListener("input", sync);
+  // a browser that restores the range's position after Back shows the frame it restored
+  window.addEventListener("pageshow", sync);
+  sync();
 })();"""
 
 
@@ -675,7 +679,8 @@ def frame_slider(
         f'<div style="display:flex;align-items:center;gap:0.75em;flex-wrap:wrap">'
         f'<label for="{uid}-input"><strong>{esc(label)}</strong></label>'
         f'<input type="range" id="{uid}-input" min="0" max="{len(keys) - 1}" step="1" '
-        f'value="{start}" aria-label="{esc(label)}" style="width:min(22em,60%)"/>'
+        f'value="{start}" autocomplete="off" aria-label="{esc(label)}" '
+        f'aria-valuetext="{esc(shown[start])}" style="width:min(22em,60%)"/>'
         f'<output for="{uid}-input" style="font-family:monospace">{esc(shown[start])}</output>'
         f"</div>\n{imgs}\n</div>\n"
         f"<script>\n{_SLIDER_JS % {'id': uid}}\n</script>\n"
@@ -753,14 +758,47 @@ def slider(
         live = use_live_widgets()
     if live:
         return live_slider(fn, values, label, initial=initial, value_format=value_format)
+    import matplotlib.pyplot as plt
+
     frames: dict[Any, Any] = {}
+    figures: list[Any] = []  # each value's own Figure, kept open for a common canvas
     for v in values:
         result = fn(v)
         if result is None:
-            import matplotlib.pyplot as plt
-
             result = plt.gcf()
         # Render now: fn may redraw and return the same Figure object for every value.
-        frames[v] = _frame_bytes(result, dpi)
+        if hasattr(result, "savefig"):
+            frames[v] = figure_to_png(result, dpi=dpi, close=False)
+            figures.append(result)
+        else:
+            frames[v] = _frame_bytes(result, dpi)
+    common = _common_canvas(figures) if len(figures) == len(values) else None
+    if common is not None:  # every frame cropped alike: the axes stay put as the slider moves
+        frames = {v: _png(fig, dpi, bbox_inches=common)
+                  for v, fig in zip(values, figures, strict=True)}
+    for fig in {id(f): f for f in figures}.values():
+        plt.close(fig)
     return frame_slider(frames, label, initial=initial, value_format=value_format, dpi=dpi)
+
+
+def _png(fig: Any, dpi: float, *, bbox_inches: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _common_canvas(figures: Sequence[Any], pad_inches: float = 0.1) -> Any:
+    """The union of the tight bounding boxes of ``figures`` (in inches, padded as
+    ``bbox_inches="tight"`` pads), so that every slider frame is cropped to the same canvas and
+    a legend wider in one frame does not shift the axes of that frame; ``None`` when the frames
+    cannot share one (a Figure reused for several values, or figures of different sizes)."""
+    from matplotlib.transforms import Bbox
+
+    if len({id(fig) for fig in figures}) < len(figures) or not figures:
+        return None
+    sizes = {tuple(round(float(x), 6) for x in fig.get_size_inches()) for fig in figures}
+    if len(sizes) > 1:
+        return None
+    boxes = [fig.get_tightbbox(fig.canvas.get_renderer()) for fig in figures]
+    return Bbox.union(boxes).padded(pad_inches)
 

@@ -139,7 +139,11 @@ const frames = values.map((v, i) => ({
   getAttribute: (name) => (name === "data-value" ? v : null),
 }));
 const listeners = {};
-const input = {value: "%(start)d", addEventListener: (ev, fn) => { listeners[ev] = fn; }};
+const attributes = {};
+const input = {value: "%(start)d", addEventListener: (ev, fn) => { listeners[ev] = fn; },
+               setAttribute: (name, v) => { attributes[name] = v; }};
+const windowListeners = {};
+const window = {addEventListener: (ev, fn) => { windowListeners[ev] = fn; }};
 const out = {textContent: ""};
 const root = {
   id: markup.match(/id="(memnb-slider-[0-9a-f]+)"/)[1],
@@ -147,11 +151,16 @@ const root = {
   querySelectorAll: () => frames,
 };
 const document = {currentScript: {previousElementSibling: root}, getElementById: () => root};
-vm.runInNewContext(script, {document});
+vm.runInNewContext(script, {document, window});
 const shown = () => frames.map(f => f.style.display);
 const result = {initial: shown(), label0: out.textContent};
 input.value = "2"; listeners.input();
 result.moved = shown(); result.label2 = out.textContent;
+result.spoken2 = attributes["aria-valuetext"];
+// Back: the browser restores the range's position without an input event, then fires pageshow
+input.value = "1"; windowListeners.pageshow();
+result.restored = shown(); result.label1 = out.textContent;
+result.spoken1 = attributes["aria-valuetext"];
 console.log(JSON.stringify(result));
 """
 
@@ -165,6 +174,11 @@ def test_slider_script_swaps_frames_when_the_range_moves():
     result = json.loads(done.stdout)
     assert result["initial"] == ["block", "none", "none"] and result["label0"] == "1"
     assert result["moved"] == ["none", "none", "block"] and result["label2"] == "4"
+    # a screen reader hears the value, not the frame's index
+    assert result["spoken2"] == "4" and 'aria-valuetext="1"' in slider.html
+    # a position restored by the browser (Back) shows its own frame
+    assert result["restored"] == ["none", "block", "none"] and result["label1"] == "2"
+    assert result["spoken1"] == "2" and 'autocomplete="off"' in slider.html
 
 
 # ------------------------------------------------------------------ slider dispatch
@@ -410,3 +424,25 @@ def test_a_caption_folds_its_details_below_its_lead():
     # a text without details is shown as before, and a paragraph outside a caption folds too
     assert viz.caption("Plain.", None).data == "**Our run.** Plain."
     assert viz.markdown(text).data.startswith("Accuracy against H. Verdict: **trend**.\n\n<details")
+
+
+def test_slider_frames_share_one_canvas_so_the_axes_stay_put():
+    """Frames whose legends differ in width are cropped to one common canvas: every frame has
+    the same size in pixels (a tight crop of each would shift the axes as the slider moves)."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    def frame(width: int) -> plt.Figure:
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 1], [0, 1], label="x" * width)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))  # outside: widens the crop
+        return fig
+
+    out = viz.slider(frame, [1, 40], "legend width", live=False)
+    sizes = {Image.open(io.BytesIO(png)).size for *_, png in _frames_in(out.html)}
+    assert len(sizes) == 1, sizes
+    # each alone, cropped tight, differs: the common canvas is what makes them equal
+    alone = {Image.open(io.BytesIO(viz.figure_to_png(frame(w)))).size for w in (1, 40)}
+    assert len(alone) == 2
