@@ -487,6 +487,18 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seed_count(text: str) -> int:
+    """``--seeds``'s value: a whole number (its range, 1..MAX_SEEDS, is checked with the other
+    arguments; a value that is not a whole number is refused here, naming that range)."""
+    from memnb.results import MAX_SEEDS
+
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of seeds in 1..{MAX_SEEDS}; got {text!r}") from None
+
+
 def _positive_seconds(text: str) -> float:
     """``--time-limit``'s value: a finite number of seconds > 0 (``inf`` and ``nan``, which
     would mean no limit, are refused as 0 and negative numbers are)."""
@@ -524,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", choices=PROFILES, default="quick",
                      help="sizes to run (default quick)")
     run.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
-    run.add_argument("--seeds", type=int, default=None,
+    run.add_argument("--seeds", type=_seed_count, default=None,
                      help=f"number of seeds, 1..{MAX_SEEDS} (default: the profile's)")
     run.add_argument("--executor", default=None,
                      help="dask://HOST:PORT to spread the sweep over a dask cluster")

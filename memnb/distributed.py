@@ -43,7 +43,8 @@ class SchedulerUnreachable(ConnectionError, ValueError):
 def scheduler_address(executor: str) -> str:
     """``dask://HOST:PORT`` → ``tcp://HOST:PORT``; a ``ValueError`` for anything else."""
     prefix = "dask://"
-    if not executor.startswith(prefix) or ":" not in executor[len(prefix):]:
+    host, colon, _ = executor[len(prefix):].rpartition(":")
+    if not executor.startswith(prefix) or not colon or not host.strip("[]"):
         raise ValueError(f"executor must look like 'dask://HOST:PORT'; got {executor!r}")
     return "tcp://" + executor[len(prefix):]
 

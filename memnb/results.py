@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import platform
 import re
 import subprocess
@@ -1026,6 +1027,9 @@ def fresh_and_cached(name: str, profile: str, *, device: str = "cpu",
                 + (", the committed one, read, not computed again)" if read else ")"))
     elif cached is None:
         note = f"{name}: `{profile}` run; no full-scale run has been computed yet"
+        if os.environ.get("MEMNB_RESULTS_DIR") and root is None:
+            # a mistyped folder reads as "none yet": name the one searched
+            note += f" (none in {results_dir() / 'full'}, the folder MEMNB_RESULTS_DIR names)"
     else:
         run = committed_run(name, cached.table, cached.provenance, root)
         note = (f"{name}: `{profile}` run beside the committed full-scale run of {run.day} "

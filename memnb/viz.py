@@ -575,7 +575,26 @@ def _format_value(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
         if isinstance(value, float) and not math.isnan(value):
             return f"{value:g}"
         return str(value)
-    return fmt(value) if callable(fmt) else format(value, fmt)
+    try:
+        return fmt(value) if callable(fmt) else format(value, fmt)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"value_format={fmt!r} cannot format the slider value {value!r} "
+                         f"({err}); give a format spec such as 'd', ',' or '.2f', or a "
+                         "function") from None
+
+
+def _check_slider_values(values: Sequence[Any], label: str,
+                         value_format: str | Callable[[Any], str] | None) -> None:
+    """Before any frame is drawn: a non-empty ``label`` and values that read differently
+    (two equal values would give one frame where the slider shows two positions)."""
+    if not isinstance(label, str) or not label.strip():
+        raise ValueError("label must be a non-empty string")
+    if not values:
+        raise ValueError("values must be a non-empty sequence")
+    shown = [_format_value(v, value_format) for v in values]
+    repeated = sorted({v for v in shown if shown.count(v) > 1})
+    if repeated:
+        raise ValueError(f"values must differ as the slider shows them; repeated: {repeated}")
 
 
 _SLIDER_JS = """(function () {
@@ -722,8 +741,7 @@ def live_slider(
     import ipywidgets as widgets
 
     values = list(values)
-    if not values:
-        raise ValueError("values must be a non-empty sequence")
+    _check_slider_values(values, label, value_format)
     if initial is not None and initial not in values:
         raise ValueError(f"initial={initial!r} is not one of values {values}")
     options = [(_format_value(v, value_format), v) for v in values]
@@ -752,8 +770,7 @@ def slider(
     computed now and embedded (:func:`frame_slider`), which is what the static book needs.
     """
     values = list(values)
-    if not values:
-        raise ValueError("values must be a non-empty sequence")
+    _check_slider_values(values, label, value_format)
     if live is None:
         live = use_live_widgets()
     if live:

@@ -207,6 +207,7 @@ def test_a_missing_file_in_the_results_folder_is_a_write_failure(tmp_path, monke
                            "--device cpu"),
     (["--device", "tpu"], "device must be 'cpu' or 'cuda[:N]'; got 'tpu'"),
     (["--executor", "localhost:8786"], "executor must look like 'dask://HOST:PORT'"),
+    (["--executor", "dask://:8786"], "executor must look like 'dask://HOST:PORT'"),  # no host
     # with --executor the device is checked on the workers (tests/test_distributed.py), not here
     (["--device", "cuda", "--executor", "localhost:8786"],
      "executor must look like 'dask://HOST:PORT'"),
@@ -347,3 +348,25 @@ def test_a_time_limit_must_be_a_finite_positive_number(capsys, text):
     assert (f"argument --time-limit: must be a finite number of seconds > 0; got {text!r}"
             in capsys.readouterr().err)
     assert cli._positive_seconds("1e-6") == 1e-6 and math.isfinite(cli._positive_seconds("5"))
+
+
+def test_seeds_that_are_not_a_whole_number_are_refused_naming_the_range(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["run", "dana.exp1", "--profile", "ci", "--seeds", "2.5"])
+    assert stopped.value.code == 2
+    assert ("argument --seeds: must be a whole number of seeds in 1..1000; got '2.5'"
+            in capsys.readouterr().err)
+
+
+def test_a_chapter_note_names_the_results_folder_it_found_no_full_run_in(monkeypatch, tmp_path):
+    """A mistyped MEMNB_RESULTS_DIR reads as "no full-scale run yet": the note names the folder
+    searched, so that the reader sees which one."""
+    from memnb.results import fresh_and_cached
+
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "typo"))
+    note = fresh_and_cached("kajitsuka.construction", "ci").note
+    assert note.endswith(f"no full-scale run has been computed yet (none in "
+                         f"{tmp_path / 'typo' / 'full'}, the folder MEMNB_RESULTS_DIR names)")
+    monkeypatch.delenv("MEMNB_RESULTS_DIR")
+    assert "the folder MEMNB_RESULTS_DIR names" not in fresh_and_cached(
+        "kajitsuka.construction", "ci", root=tmp_path / "other").note

@@ -446,3 +446,22 @@ def test_slider_frames_share_one_canvas_so_the_axes_stay_put():
     # each alone, cropped tight, differs: the common canvas is what makes them equal
     alone = {Image.open(io.BytesIO(viz.figure_to_png(frame(w)))).size for w in (1, 40)}
     assert len(alone) == 2
+
+
+@pytest.mark.parametrize("values, label, fmt, match", [
+    ([1, 2], "", None, "label must be a non-empty string"),
+    ([1, 1, 2], "H", None, r"repeated: \['1'\]"),
+    ([0.1, 0.12], "x", ".1f", r"repeated: \['0.1'\]"),
+    ([1, 2], "H", "%d", r"value_format='%d' cannot format the slider value 1"),
+])
+def test_a_slider_is_refused_before_any_frame_is_drawn(values, label, fmt, match):
+    drawn = []
+
+    def fn(v):
+        drawn.append(v)
+        return _frame(v)
+
+    for live in (False, True):
+        with pytest.raises(ValueError, match=match):
+            viz.slider(fn, values, label, live=live, value_format=fmt)
+    assert drawn == []
