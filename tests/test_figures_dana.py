@@ -174,3 +174,22 @@ def test_figures_of_the_committed_full_run_read_in_place_say_so_in_their_legend(
     plt.close(fig)
     assert not any(figures.FULL_IN_PLACE in label for label in labels)
     assert "ours, mean ± std over 5 seeds" in labels
+
+
+def test_a_slider_frame_of_a_value_the_run_lacks_names_what_it_holds():
+    import pandas as pd
+    import pytest
+
+    from memnb.figures import dana as figures
+
+    exp1 = pd.DataFrame({"d": [10, 10, 13], "H": [1, 2, 1], "N": 50, "seed": 0,
+                         "accuracy": [0.5, 0.6, 0.4]})
+    with pytest.raises(ValueError, match=r"d = 99 is not in this run; it holds d ∈ \[10, 13\]"):
+        figures.heads_frame(exp1, 1, 99)
+    with pytest.raises(ValueError, match=r"H = 7 is not in this run at d = 10; it holds "
+                                         r"H ∈ \[1, 2\]"):
+        figures.heads_frame(exp1, 7, 10)
+    exp2 = pd.DataFrame({"d_h": [1, 2], "N": 50, "d": 10, "H": 20, "seed": 0,
+                         "accuracy": [0.2, 0.3]})
+    with pytest.raises(ValueError, match=r"d_h = 99 is not in this run; it holds d_h ∈ \[1, 2\]"):
+        figures.head_dim_frame(exp2, 99)
