@@ -100,6 +100,9 @@ def test_static_pages_build_with_every_citation_resolved(tmp_path):
     (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n"
                                    + "".join(f"  - file: {p}\n" for p in pages))
     (book / "_vendor").mkdir()  # the static path the configuration names
+    # the book's own Sphinx extension the configuration loads (buildtools.sphinx_scripts)
+    shutil.copytree(BOOK / "buildtools", book / "buildtools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     if (BOOK / "generated").is_dir():  # Markdown the pages include
         shutil.copytree(BOOK / "generated", book / "generated")
     build = _load_build()

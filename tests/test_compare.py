@@ -1362,3 +1362,65 @@ def test_budget_slider_draws_error_bars_only_where_seeds_differ():
     caption = figures.budget_slider_caption(task, params["budgets"])
     assert caption.startswith("**Figure (ours), slider over the budget P**")
     assert "only where the seeds differ" in caption
+
+
+def test_the_budget_slider_frames_share_their_y_limits():
+    """Review of the sliders: every frame of the budget slider has the y-limits of
+    budget_ylim, computed from the bars of all its frames (the highest, the information floor at
+    the largest budget, with room for its label); a frame alone would fit a lower top."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task, budgets = {"V": 4, "n": 6, "C": 4}, [60, 120]
+    best = card.censored_best(_half_table(), 4)
+    theory = compare.theory_curves(task, budgets)
+    ylim = figures.budget_ylim(budgets, best, theory, task)
+    floor = theory[theory["kind"] == "forbidden above"]["N"].max()
+    assert ylim == (0.8, 3 * floor)
+    tops = []
+    for budget in budgets:
+        shared = figures.budget_frame(budget, best, theory, task, ylim=ylim)
+        own = figures.budget_frame(budget, best, theory, task)
+        assert shared.axes[0].get_ylim() == ylim
+        tops.append(own.axes[0].get_ylim()[1])
+        plt.close(shared)
+        plt.close(own)
+    assert tops[0] < ylim[1] and max(tops) == ylim[1]
+    from pathlib import Path
+
+    cell = Path(__file__).parents[1] / "notebooks" / "compare.ipynb"
+    assert "figures.budget_frame(b, best, theory, task, ylim=budget_ylim)" in cell.read_text()
+
+
+def test_the_budget_slider_draws_the_floor_as_a_ceiling_on_N():
+    """Review of the sliders: in the budget chart (examples N at one P) the information floor is
+    a ceiling on N, not one more guarantee: its tick says so, its bar is hatched and unfilled,
+    and the caption names the same label."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    best = card.censored_best(_half_table(), 4)
+    theory = compare.theory_curves(task, [60, 120])
+    frame = figures.budget_frame(60, best, theory, task)
+    ax = frame.axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    hatches = [bar.get_hatch() for bar in ax.patches]
+    plt.close(frame)
+    ceiling = [i for i, t in enumerate(ticks) if t.startswith("information ceiling")]
+    assert len(ceiling) == 1
+    assert ticks[ceiling[0]].replace("\n", " ") == (
+        f"{figures.CEILING_WORDS} N log2 C <= 32 P")
+    assert not any(t.startswith("floor") for t in ticks)
+    assert [i for i, h in enumerate(hatches) if h] == ceiling
+    caption = figures.budget_slider_caption(task, [60, 120])
+    assert f'labelled "{figures.CEILING_WORDS}"' in caption
+    assert "which here is a ceiling on N, not a guarantee" in caption

@@ -193,3 +193,17 @@ def test_a_slider_frame_of_a_value_the_run_lacks_names_what_it_holds():
                          "accuracy": [0.2, 0.3]})
     with pytest.raises(ValueError, match=r"d_h = 99 is not in this run; it holds d_h ∈ \[1, 2\]"):
         figures.head_dim_frame(exp2, 99)
+
+
+def test_the_heads_slider_label_names_the_d_it_holds_fixed():
+    """Review of the sliders: the slider over H names the d = d_h of its frames, read from the
+    variable its frames use (heads_frame's d), not typed."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "dana.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    (cell,) = [c for c in cells if "figures.heads_frame(" in c]
+    assert 'f"heads H (d = d_h = {d_slider})"' in cell
+    assert "figures.heads_frame(exp1, h, d_slider," in cell
+    assert '"heads H")' not in cell

@@ -904,3 +904,55 @@ def test_curves_caption_names_the_model_from_the_table():
     assert "1,234 parameters at 1 block to 5,678 at 4 blocks" in visible
     assert "*[reconstruction]*" in visible
     assert ksfig.model_words(_curves({1: 0.3})) == ""  # columns absent: nothing claimed
+
+
+def _contrast_on_white(color: str) -> float:
+    """The WCAG contrast ratio of ``color`` against white."""
+    from matplotlib.colors import to_rgb
+
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(color)]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
+def test_the_frames_of_each_bounds_slider_share_their_y_limits():
+    """Review of the sliders: the frames of one slider of bounds_figure share one y-axis, read
+    from every frame's curves (bounds_ylim), so that heights compare across frames; each frame's
+    own limits lie within it, and the chapter passes it to both sliders."""
+    ns, Ns = [2, 8, 32, 128, 512], [100, 10_000, 100_000]
+    for ylim, frames in ((ksfig.bounds_ylim([10_000], ns), [(10_000, n) for n in ns]),
+                         (ksfig.bounds_ylim(Ns, [8]), [(N, 8) for N in Ns])):
+        for N, n in frames:
+            own = ksfig.bounds_figure(N, n)
+            shared = ksfig.bounds_figure(N, n, ylim=ylim)
+            low, high = own.axes[0].get_ylim()
+            assert shared.axes[0].get_ylim() == ylim
+            assert ylim[0] <= low * (1 + 1e-9) and high <= ylim[1] * (1 + 1e-9)
+            plt.close(own)
+            plt.close(shared)
+    # the n = 512 frame reaches highest, the n = 2 frame would fit a lower top on its own
+    top = ksfig.bounds_figure(10_000, 2).axes[0].get_ylim()[1]
+    plt.close("all")
+    assert top < ksfig.bounds_ylim([10_000], ns)[1]
+    cells = "".join(_cells().values())
+    assert cells.count("ksfig.bounds_ylim(") == 2 and cells.count(", ylim=ylim_") == 2
+
+
+def test_the_bounds_slider_draws_its_vc_bound_in_a_colour_readable_on_white():
+    """Review of the sliders: the smallest W of the VC bound was drawn in the Okabe-Ito yellow
+    (contrast about 1.3:1 on white, a thin dashed line); it now has at least 3:1."""
+    fig = ksfig.bounds_figure(10_000, 8)
+    colors = {ln.get_label().split(":")[0]: ln.get_color() for ln in fig.axes[0].get_lines()}
+    plt.close(fig)
+    vc = colors["smallest W, VC bound on N points (Thm 4.2; our constants)"]
+    assert vc.upper() != "#F0E442" and _contrast_on_white(vc) >= 3
+    assert "#F0E442" not in [c.upper() for c in colors.values()]
+
+
+def test_the_bounds_sliders_name_what_each_holds_fixed():
+    """Review of the sliders: each slider's label names the value it holds fixed, from the
+    variable its frames use (no number typed in the label)."""
+    cells = "".join(_cells().values())
+    assert 'f"N (sequences), n = {slider_n}"' in cells
+    assert 'f"n (sequence length), N = {slider_N:,}"' in cells
+    assert "bounds_figure(slider_N, n, ylim=ylim_n)" in cells

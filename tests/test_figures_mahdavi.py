@@ -615,3 +615,23 @@ def test_fig2b_and_fig2c_titles_give_d_and_c_as_fig2a_does(monkeypatch, no_mahda
     assert shown[0].axes[0].get_title() == ("this build's quick run\nshared context, H = 4, "
                                             "n = 6, d = 16, C = 100")
     plt.close("all")
+
+
+def test_construction_frame_keeps_coinciding_points_of_each_n_visible():
+    """Review of the sliders: where d_h lies below every n, the counts of all n coincide; each
+    n has its own marker shape, the earlier ones larger and hollow, so none hides another."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = pd.DataFrame([{"H": 1, "n": n, "d_h": v, "d": 10, "capacity": min(n, v),
+                          "z_rank": min(n, v)} for n in (3, 6, 9) for v in (1, 2, 3)])
+    frame = fig.construction_frame(grid, 1)
+    points = [ln for ln in frame.axes[0].get_lines() if ln.get_linestyle() == "None"]
+    plt.close(frame)
+    assert len(points) == 3
+    assert len({ln.get_marker() for ln in points}) == 3
+    sizes = [ln.get_markersize() for ln in points]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == 3
+    assert [ln.get_markerfacecolor() == "none" for ln in points] == [True, True, False]

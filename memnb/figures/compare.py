@@ -474,12 +474,24 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     return fig
 
 
+#: How the budget chart (:func:`budget_frame`) names the information floor: in that chart, of
+#: examples N at one P, it is a ceiling on N (above it, weights of 32 P bits cannot fit every
+#: labelling of N examples), not one more guarantee; its bar is hatched and unfilled
+#: (:data:`_CEILING_BAR`).
+CEILING_WORDS = "information ceiling on N (ours)"
+_CEILING_BAR = {"facecolor": "none", "edgecolor": "#222222", "hatch": "///", "linewidth": 1.2}
+
+
 def _short_statement(statement: str) -> str:
-    """A two-line label of a statement for the bar chart of :func:`budget_frame`."""
+    """A label of two or three lines of a statement for the bar chart of :func:`budget_frame`;
+    the information floor is named :data:`CEILING_WORDS` (on two lines), above its formula as
+    the statement gives it (``N log2 C <= 32 P``)."""
+    if statement.startswith("information floor "):
+        formula = statement.removeprefix("information floor ").split(" (")[0]
+        return f"{textwrap.fill(CEILING_WORDS, 19)}\n{formula}"  # as narrow as its neighbours
     for prefix, short in (("Dana", "Dana Thm 1\nH d_h + d"),
                           ("Mahdavi", f"Mahdavi Thm 1\nH(min(n,d_h)-1)+1\n{MAHDAVI_FLAG}"),
-                          ("earlier", "earlier\nH(d_h-1)+1"),
-                          ("information", "floor (ours)\nN log2 C <= 32 P")):
+                          ("earlier", "earlier\nH(d_h-1)+1")):
         if statement.startswith(prefix):
             return short
     return statement
@@ -490,8 +502,60 @@ def _short_statement(statement: str) -> str:
 NO_SHAPE = "– (no shape\nfits the budget)"
 
 
+def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
+                 task: dict[str, int]) -> list[dict[str, Any]]:
+    """The bars of :func:`budget_frame` at ``budget``, in order: each a dict of ``name`` (the
+    tick label), ``value`` (its height, NaN for no bar), ``err`` (its error bar, 0 for none),
+    ``color``, ``text`` (its label where not its value) and ``ceiling`` (whether it is the
+    information floor, a ceiling on N)."""
+    here = best[best["budget"] == budget]
+    bars: list[dict[str, Any]] = []
+    censored = _censored(here)
+    low = _at_least(here)
+    gaps = {arch: fits for arch, b, fits in missing_shapes(best, task, [budget])}
+    for arch in exp.ARCHITECTURES:
+        row = here[here["architecture"] == arch]
+        bar = {"name": f"trained\n{exp.SHORT[arch]}", "color": ARCH_COLORS[arch],
+               "ceiling": False}
+        if len(row):
+            below = censored[row.index[0]]
+            bars.append({**bar, "value": max(float(row["capacity"].iloc[0]), 0.8),
+                         "err": float(row["capacity_std"].iloc[0]),
+                         "text": f"< {float(row['below'].iloc[0]):g}" if below else
+                         f"≥ {count_text(row['capacity'].iloc[0])}" if low[row.index[0]]
+                         else None})
+        elif arch in gaps:  # no bar: say why rather than drop it
+            bars.append({**bar, "value": math.nan, "err": 0.0,
+                         "text": "– (not trained)" if gaps[arch] else NO_SHAPE})
+    at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
+    for r in at.itertuples():
+        fits = not math.isnan(float(r.N))
+        ceiling = r.kind == "forbidden above"
+        bars.append({"name": _short_statement(r.statement),
+                     "value": max(float(r.N), 0.8) if fits else math.nan, "err": 0.0,
+                     "color": "#222222" if ceiling else _style(r.statement)["color"],
+                     "text": None if fits else NO_SHAPE, "ceiling": ceiling})
+    return bars
+
+
+def _bars_top(bars: list[dict[str, Any]]) -> float:
+    """The top of the y-axis of :func:`budget_frame` for ``bars``: three times the highest bar
+    with its error bar (room for its label on the log axis)."""
+    return float(np.nanmax([b["value"] + (b["err"] if b["err"] > 0 else 0.0)
+                            for b in bars])) * 3
+
+
+def budget_ylim(budgets: list[int], best: pd.DataFrame, theory: pd.DataFrame,
+                task: dict[str, int]) -> tuple[float, float]:
+    """The y-limits common to every frame of a slider of :func:`budget_frame` over ``budgets``:
+    the bottom every frame has, and the top of the frame whose bars reach highest
+    (:func:`_bars_top`), so that heights compare across frames."""
+    return 0.8, max(_bars_top(_budget_bars(b, best, theory, task)) for b in budgets)
+
+
 def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
-                 task: dict[str, int]) -> plt.Figure:
+                 task: dict[str, int], *, ylim: tuple[float, float] | None = None
+                 ) -> plt.Figure:
     """One slider frame: at ``budget``, the trained capacity of each architecture (mean ± std)
     beside what each statement says at that size (bars, log scale), each bar labelled with its
     value as the chapter's tables print it (:func:`count_text`). An architecture of ``best``
@@ -499,52 +563,31 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     fits the budget (``–`` in :func:`theory_table`) have no bar and the label
     :data:`NO_SHAPE` (an architecture whose grid does have a shape there but which has no run
     in ``best``: ``– (not trained)``). A capacity below the smallest N tried is labelled
-    ``< N``, one some seed of which fitted every N tried (a lower bound) ``≥ N``."""
+    ``< N``, one some seed of which fitted every N tried (a lower bound) ``≥ N``. The
+    information floor is a ceiling on N here: named :data:`CEILING_WORDS`, its bar hatched and
+    unfilled. ``ylim``: the y-limits, common to the frames of one slider (:func:`budget_ylim`);
+    None fits them to this frame."""
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
-    here = best[best["budget"] == budget]
-    names, values, errs, colors, shown = [], [], [], [], []
-    censored = _censored(here)
-    low = _at_least(here)
-    gaps = {arch: fits for arch, b, fits in missing_shapes(best, task, [budget])}
-    for arch in exp.ARCHITECTURES:
-        row = here[here["architecture"] == arch]
-        if len(row):
-            names.append(f"trained\n{exp.SHORT[arch]}")
-            values.append(max(float(row["capacity"].iloc[0]), 0.8))
-            errs.append(float(row["capacity_std"].iloc[0]))
-            colors.append(ARCH_COLORS[arch])
-            below = censored[row.index[0]]
-            shown.append(f"< {float(row['below'].iloc[0]):g}" if below else
-                         f"≥ {count_text(row['capacity'].iloc[0])}" if low[row.index[0]]
-                         else None)
-        elif arch in gaps:  # no bar: say why rather than drop it
-            names.append(f"trained\n{exp.SHORT[arch]}")
-            values.append(math.nan)
-            errs.append(0.0)
-            colors.append(ARCH_COLORS[arch])
-            shown.append("– (not trained)" if gaps[arch] else NO_SHAPE)
-    at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
-    for r in at.itertuples():
-        names.append(_short_statement(r.statement))
-        fits = not math.isnan(float(r.N))
-        values.append(max(float(r.N), 0.8) if fits else math.nan)
-        errs.append(0.0)
-        colors.append("#222222" if r.kind == "forbidden above" else _style(r.statement)["color"])
-        shown.append(None if fits else NO_SHAPE)
-    bars = ax.bar(range(len(values)), values, color=colors, alpha=0.85)
+    bars_at = _budget_bars(budget, best, theory, task)
+    values = [b["value"] for b in bars_at]
+    errs = [b["err"] for b in bars_at]
+    bars = ax.bar(range(len(values)), values, color=[b["color"] for b in bars_at], alpha=0.85)
+    for bar, spec in zip(bars, bars_at, strict=True):
+        if spec["ceiling"]:
+            bar.set(alpha=1.0, **_CEILING_BAR)
     # error bars only where there is a spread: a statement has none, nor a capacity every seed
     # of which agreed (a cap of zero height would read as a measured spread)
     spread = [i for i, err in enumerate(errs) if err > 0 and not math.isnan(values[i])]
     if spread:
         ax.errorbar(spread, [values[i] for i in spread], yerr=[errs[i] for i in spread],
                     fmt="none", ecolor="#333333", capsize=3, linewidth=1)
-    for bar, value, err, text in zip(bars, values, errs, shown, strict=True):
-        text = text or ("none" if value < 1 else count_text(value))
+    for bar, value, err, spec in zip(bars, values, errs, bars_at, strict=True):
+        text = spec["text"] or ("none" if value < 1 else count_text(value))
         top = 1.0 if math.isnan(value) else max(value + err, 1.0)
         ax.annotate(text, (bar.get_x() + bar.get_width() / 2, top), ha="center",
                     va="bottom", fontsize=7.5, xytext=(0, 2), textcoords="offset points")
-    ax.set_xticks(range(len(values)), names, fontsize=7.5)
-    ax.set(yscale="log", ylim=(0.8, float(np.nanmax(values)) * 3), ylabel="examples N",
+    ax.set_xticks(range(len(values)), [b["name"] for b in bars_at], fontsize=7.5)
+    ax.set(yscale="log", ylim=ylim or (0.8, _bars_top(bars_at)), ylabel="examples N",
            title=f"budget P = {budget}: trained capacity (ours) and the statements at P "
                  f"(C = {task['C']})")
     fig.tight_layout()
@@ -620,14 +663,18 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
 
 def budget_slider_caption(task: dict[str, int], budgets: list[int]) -> str:
     """The caption of the slider over the budget (:func:`budget_frame`): what its bars are, on
-    the task ``task`` and the ``budgets`` its frames show."""
+    the task ``task`` and the ``budgets`` its frames show (the floor's bits per parameter:
+    :func:`exp.theory_curves`' default)."""
+    bits = inspect.signature(exp.theory_curves).parameters["weight_bits"].default
     return (f"**Figure (ours), slider over the budget P** ({_numbers_words(sorted(budgets))} "
             f"parameters; C = {task['C']} classes): at each budget, the trained capacity of each "
             "architecture's best shape (mean over seeds; an error bar, the standard deviation "
             "over seeds, only where the seeds differ) beside each statement's count at that P "
-            "(a guarantee at the best shape of its theorem that fits the budget, the "
-            "information floor N log2 C ≤ 32 P); examples N on a log scale, each bar labelled "
-            "with its value.")
+            "(a guarantee at the best shape of its theorem that fits the budget; the "
+            f"information floor N log2 C ≤ {bits} P, which here is a ceiling on N, not a "
+            f"guarantee: above it, weights of {bits} P bits cannot fit every labelling of N "
+            f"examples; hatched, labelled \"{CEILING_WORDS}\"); examples N on a log scale, "
+            "each bar labelled with its value.")
 
 
 def classes_slider_caption(task: dict[str, int], classes: list[int]) -> str:

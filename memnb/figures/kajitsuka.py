@@ -639,20 +639,51 @@ def bounds_slider_caption(slides: str) -> str:
             "instantiated VC bound; the legend gives each curve's value at the marked $N$.")
 
 
-def bounds_figure(N_now: int, n: int, *, N_max: int = 100_000) -> plt.Figure:
+#: The colours of :func:`bounds_figure`'s curves: the group cycle with the Okabe-Ito yellow,
+#: too light on white for a thin dashed line (contrast about 1.3:1), replaced by a dark yellow
+#: (about 4.3:1); the cycle of :mod:`memnb.viz` is shared by every chapter and left as it is.
+BOUNDS_COLORS: tuple[str, ...] = tuple("#8C7A00" if c == "#F0E442" else c
+                                       for c in viz.GROUP_CYCLE)
+
+
+def _bounds_grid(N_max: int) -> np.ndarray:
+    """The N at which :func:`bounds_figure` draws its curves: 40 log-spaced integers from 10 to
+    ``N_max``."""
+    return np.unique(np.logspace(1, np.log10(N_max), 40).astype(int))
+
+
+def bounds_ylim(Ns: list[int], ns: list[int], *, N_max: int = 100_000) -> tuple[float, float]:
+    """The y-limits common to every frame ``bounds_figure(N, n, N_max=N_max)`` of a slider over
+    ``Ns`` and ``ns`` (one of them a single value): the smallest and the largest count that any
+    of those frames draws (its curves and its markers), widened on the log axis by the margin
+    matplotlib would add (``axes.ymargin``), so that heights compare across frames."""
+    grid = np.union1d(_bounds_grid(N_max), np.asarray(Ns, dtype=int))
+    values = np.concatenate([ys for n in ns for ys in bound_curves(grid, n).values()])
+    values = values[np.isfinite(values) & (values > 0)]
+    lo, hi = np.log10(values.min()), np.log10(values.max())
+    pad = plt.rcParams["axes.ymargin"] * (hi - lo)
+    return float(10 ** (lo - pad)), float(10 ** (hi + pad))
+
+
+def bounds_figure(N_now: int, n: int, *, N_max: int = 100_000,
+                  ylim: tuple[float, float] | None = None) -> plt.Figure:
     """One slider frame: the curves of :func:`bound_curves` up to ``N_max``, a marker at
-    ``N_now`` and the values there (log-log axes)."""
-    grid = np.unique(np.logspace(1, np.log10(N_max), 40).astype(int))
+    ``N_now`` and the values there (log-log axes), in :data:`BOUNDS_COLORS`. ``ylim``: the
+    y-limits, common to the frames of one slider (:func:`bounds_ylim`); None fits them to this
+    frame."""
+    grid = _bounds_grid(N_max)
     curves = bound_curves(grid, n)
     now = bound_curves(np.array([N_now]), n)
     fig, ax = plt.subplots(figsize=(7.2, 4.6))
     for i, (label, ys) in enumerate(curves.items()):
-        color = viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)]
+        color = BOUNDS_COLORS[i % len(BOUNDS_COLORS)]
         style = "-" if "ours" in label else "--"
         ax.plot(grid, ys, style, color=color, label=f"{label}: {now[label][0]:,.0f}")
         ax.plot([N_now], now[label], "o", color=color)
     ax.set(xscale="log", yscale="log", xlabel="N (number of sequences)",
            ylabel="parameters (count; prior bounds as shapes)", title=f"n = {n}, N = {N_now:,}")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.legend(**_BELOW, ncol=2)
     fig.tight_layout()
     return fig

@@ -522,17 +522,28 @@ def proposition4_table(draws: int = 12, seed: int = 0) -> pd.DataFrame:
 
 # --- Theorem 1: the construction slider ------------------------------------------------------
 
+#: The markers of :func:`construction_frame`, one shape per context length ``n`` (in order),
+#: each smaller than the one before and all but the last hollow: where the counts of several
+#: ``n`` coincide (d_h below every n), the later markers sit inside the earlier ones and all
+#: stay visible.
+CONSTRUCTION_MARKERS: tuple[tuple[str, float], ...] = (("o", 12.0), ("s", 7.5), ("^", 5.0))
+
+
 def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
     """One slider frame: Theorem 1's count (lines) and rank Z of the construction (markers)
-    against ``d_h``, one colour per context length ``n``, for ``H = h``."""
+    against ``d_h``, one colour and one marker (:data:`CONSTRUCTION_MARKERS`) per context
+    length ``n``, for ``H = h``."""
     fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
     part = grid[grid["H"] == h]
     for i, (n_, rows) in enumerate(part.groupby("n")):
         color = viz.GROUP_CYCLE[i]
+        marker, size = CONSTRUCTION_MARKERS[min(i, len(CONSTRUCTION_MARKERS) - 1)]
+        hollow = i < len(CONSTRUCTION_MARKERS) - 1
         ax.plot(rows["d_h"], rows["capacity"], color=color, linestyle="--",
                 label=f"H(min(n, d_h)−1)+1, n={n_}")
-        ax.plot(rows["d_h"], rows["z_rank"], color=color, marker="^", linestyle="none",
-                label=f"rank Z of the construction, n={n_}")
+        ax.plot(rows["d_h"], rows["z_rank"], color=color, marker=marker, markersize=size,
+                markerfacecolor="none" if hollow else color, markeredgewidth=1.5,
+                linestyle="none", label=f"rank Z of the construction, n={n_}")
     ax.set(xlabel="key/query dimension d_h", ylabel="examples memorized exactly",
            ylim=(0, grid["capacity"].max() + 2),
            title=f"H = {counted(h, 'head')}, d = {int(grid['d'].iloc[0])}")
