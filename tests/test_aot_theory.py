@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memnb import bounds
@@ -122,9 +122,9 @@ def test_rank1_memorizes_capacity(N, S, d, d_h, H, seed) -> None:
     d_h = min(d_h, d)
     t0 = H * d_h + d
     tokens, targets = distinct_sequences(t0, N, S, seed=seed)
-    if int((tokens == tokens[:, :1]).all(dim=1).sum()) > d + H * (S - 1) or \
-            t0 > H * d_h + min(d, len(set(tokens[:, -1].tolist()))):
-        return  # outside the construction's documented limits (tested in test_construction_aot)
+    # outside the construction's documented limits: not drawn (tested in test_construction_aot)
+    assume(int((tokens == tokens[:, :1]).all(dim=1).sum()) <= d + H * (S - 1)
+           and t0 <= H * d_h + min(d, len(set(tokens[:, -1].tolist()))))
     try:
         model, rep = aot_rank1.memorize_rank1(tokens, targets, N, d, d_h, H, seed=seed)
     except RuntimeError:
@@ -199,8 +199,7 @@ def test_reoptimised_lambda_is_the_minimum(N, d, eps, seed) -> None:
     w = jl_unembedding(N, d, seed=seed)
     gram = w @ w.T
     off = gram - np.diag(np.diag(gram))
-    if np.any(off.max(axis=0) >= 1.0 - 1e-9):
-        return  # not distinct unit rows (Thm 2's W)
+    assume(not np.any(off.max(axis=0) >= 1.0 - 1e-9))  # distinct unit rows (Thm 2's W)
     reopt = jl_lookup.reoptimised_lambda(p, w, g)
     theorem = lookup_table_kl(p, w, g)
     assert (reopt["lam"] >= 0).all()

@@ -181,6 +181,6 @@ def test_each_superseded_table_is_kept_under_the_code_that_computed_it(path: Pat
     assert provenance["profile"] == "full"
     assert len(pd.read_csv(path.with_suffix(".csv"))) == provenance["rows"]
     current = FULL / f"{name}.json"
-    if current.exists():
-        today = json.loads(current.read_text())
-        assert today["code_fingerprint"] != code or today["params"] != provenance["params"]
+    assert current.exists(), f"{path.name}: no committed result of {name} replaced it"
+    today = json.loads(current.read_text())
+    assert today["code_fingerprint"] != code or today["params"] != provenance["params"]

@@ -57,37 +57,94 @@ def test_depth_note_says_what_the_plotting_script_counts_as_our_reading():
             f"{int(text['depth_layers_text'].value)} layers, the text's number)") in note
 
 
-def test_exp4_against_exp1_recomputes_the_slope_gap_from_the_committed_tables():
-    """The paragraph's counts and percentages are those of the committed tables; a pair of
-    tables of today's code whose slopes differ is said to differ by run, not by code."""
+def _write_result(folder, name: str, table: pd.DataFrame, provenance: dict) -> None:
+    """A made-up result of ``name`` in ``folder``: its table and its provenance."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_csv(folder / f"{name}.csv", index=False)
+    (folder / f"{name}.json").write_text(json.dumps(provenance))
+
+
+def _exp1_table(paper: dict[tuple[int, int], tuple[float, ...]]) -> pd.DataFrame:
+    """Experiment 1 rows at H = 1, 2, 3: ``paper`` maps (d, seed) to the accuracy the paper
+    reports (the mean over the last batches); the best checkpoint's accuracy is 0.9 throughout,
+    so a slope read from it would be 0."""
+    return pd.DataFrame([{"model": "aot", "N": 50, "S": 2, "d": d, "H": h, "seed": seed,
+                          "d_h": d, "accuracy": 0.9, "accuracy_last_batches": acc}
+                         for (d, seed), accs in paper.items()
+                         for h, acc in zip((1, 2, 3), accs, strict=True)])
+
+
+def test_exp4_against_exp1_counts_and_measures_the_slope_gap_of_made_up_tables(tmp_path):
+    """The paragraph's counts and percentages, hand-computed from made-up tables: the slopes of
+    dana.exp1 are those of the paper's accuracy up to its first point above 0.95; a pair of
+    tables of today's code whose slopes differ is said to differ by run, not by code; a
+    replication of the same code is compared on the slopes it shares."""
+    from memnb import dana_reading
+    from memnb.results import todays_code
+
+    # paper's accuracy per (d, seed) at H = 1, 2, 3, and its slope by hand: 0.1, 0.2, 0.2, and
+    # at (4, 0) the first point above 0.95 is at H = 2, so only H = 1, 2 count: 0.46 (the three
+    # points would give 0.24)
+    exp1 = _exp1_table({(3, 0): (0.10, 0.20, 0.30), (3, 1): (0.10, 0.30, 0.50),
+                        (4, 0): (0.50, 0.96, 0.98), (4, 1): (0.20, 0.40, 0.60)})
+    # dana.exp4's slopes: 10 %, 20 %, 50 % and 20 % away from those (mean 25 %, at most 50 %);
+    # (5, 0) has no dana.exp1 counterpart and the fit rows are no slopes: neither is counted
+    slopes = [(3, 0, 0.11), (3, 1, 0.16), (4, 0, 0.69), (4, 1, 0.24), (5, 0, 0.3)]
+    exp4 = pd.concat([
+        pd.DataFrame([{"kind": "slope", "d": d, "seed": s, "slope": v} for d, s, v in slopes]),
+        pd.DataFrame([{"kind": "fit_quadratic", "a": 1e-4, "b": 2e-3, "sse": 5e-5}])])
+    full = tmp_path / "full"
+    one = {"device_name": "CPU A", "git_commit": "1111111aaaa",
+           "started_utc": "2026-01-02T03:04:05+00:00"}
+    four = {"device_name": "CPU B", "git_commit": "2222222bbbb",
+            "started_utc": "2026-01-03T04:05:06+00:00"}
+    _write_result(full, "dana.exp1", exp1, one)
+    _write_result(full, "dana.exp4", exp4, four)
+    text = dana_reading.exp4_against_exp1(root=tmp_path)
+    assert text == ("`dana.exp4`'s 4 per-seed slopes (CPU B, commit `2222222`, 2026-01-03 "
+                    "04:05 UTC) against the same slopes of `dana.exp1`'s table (CPU A, commit "
+                    "`1111111`, 2026-01-02 03:04 UTC): 0 of 4 equal; they differ by 25.0 % on "
+                    "average and by at most 50.0 %.")
+    # both of today's code, yet different: the runs differ, not the code
+    one["code_fingerprint"] = todays_code("dana.exp1")
+    _write_result(full, "dana.exp1", exp1, one)
+    _write_result(full, "dana.exp4", exp4, {**four, "code_fingerprint": todays_code("dana.exp4")})
+    text = dana_reading.exp4_against_exp1(root=tmp_path)
+    assert "0 of 4 equal; they differ by 25.0 % on average and by at most 50.0 %" in text
+    assert "so the difference comes from the two runs, not the code" in text
+    # a replication of dana.exp1 by the same code, without the point (4, 1): 3 slopes compared
+    again = {"device_name": "CPU C", "git_commit": "3333333cccc",
+             "started_utc": "2026-01-04T05:06:07+00:00",
+             "code_fingerprint": one["code_fingerprint"]}
+    _write_result(tmp_path / "replications" / "full", "dana.exp1",
+                  exp1[(exp1["d"] != 4) | (exp1["seed"] != 1)], again)
+    text = dana_reading.exp4_against_exp1(root=tmp_path)
+    assert text.endswith(". Against the slopes of the replication of `dana.exp1` (same code, "
+                         "CPU C, commit `3333333`, 2026-01-04 05:06 UTC): 0 of 3 equal.")
+    # a replication of other code is not compared
+    _write_result(tmp_path / "replications" / "full", "dana.exp1", exp1,
+                  {**again, "code_fingerprint": "0123456789abcdef"})
+    assert "replication" not in dana_reading.exp4_against_exp1(root=tmp_path)
+
+
+def test_exp4_against_exp1_counts_the_committed_tables_slopes():
+    """On the committed tables: every per-seed slope of dana.exp4 (counted with plain pandas)
+    is compared, and each run is named by its commit and start."""
     import re
 
     from memnb import dana_reading
-    from memnb.experiments import dana as exp
-    from memnb.results import load
+    from memnb.paths import repo_root
 
-    one, four = load("dana.exp1", "full"), load("dana.exp4", "full")
-    if one is None or four is None:
+    folder = repo_root() / "data/results/full"
+    if not all((folder / f"dana.exp{k}.csv").exists() for k in (1, 4)):
         pytest.skip("needs the committed full runs of dana.exp1 and dana.exp4")
-    text = dana_reading.exp4_against_exp1()
-    ours = four.table[four.table["kind"] == "slope"].set_index(["d", "seed"])["slope"]
-    theirs = exp.head_slopes(exp.as_the_paper_reports(one.table)).set_index(["d", "seed"])
-    gap = 100 * (ours / theirs["slope"].loc[ours.index] - 1).abs()
-    equal = int((ours == theirs["slope"].loc[ours.index]).sum())
-    assert f"{equal} of {len(ours)} equal" in text
-    assert f"by {gap.mean():.1f} % on average and by at most {gap.max():.1f} %" in text
-    assert re.search(r"commit `[0-9a-f]{7}`, \d{4}-\d\d-\d\d \d\d:\d\d UTC", text)
-    assert ("not the code" in text) == (equal < len(ours))
-    # the replication of dana.exp1, where one is committed: its slopes against dana.exp4's
-    from memnb.reruns import replications_root
-
-    again = load("dana.exp1", "full", replications_root())
-    assert ("the replication of `dana.exp1`" in text) == (again is not None)
-    if again is not None:
-        replicated = exp.head_slopes(exp.as_the_paper_reports(again.table)).set_index(
-            ["d", "seed"])["slope"]
-        same = int((ours == replicated.loc[ours.index]).sum())
-        assert text.endswith(f"UTC): {same} of {len(ours)} equal.")
+    four = pd.read_csv(folder / "dana.exp4.csv")
+    slopes = int((four["kind"] == "slope").sum())
+    text = dana_reading.exp4_against_exp1(root=folder.parent)
+    assert re.search(rf"\): \d+ of {slopes} equal; they differ by \d+\.\d % on average", text)
+    assert len(re.findall(r"commit `[0-9a-f]{7}`, \d{4}-\d\d-\d\d \d\d:\d\d UTC", text)) >= 2
 
 
 def test_exp4_against_exp1_is_none_without_both_full_runs(tmp_path):
@@ -173,7 +230,7 @@ def test_figures_of_the_committed_full_run_read_in_place_say_so_in_their_legend(
     labels = labels_of(fig)
     plt.close(fig)
     assert not any(figures.FULL_IN_PLACE in label for label in labels)
-    assert "ours, mean ± std over 5 seeds" in labels
+    assert f"ours, mean ± std over {exp1['seed'].nunique()} seeds" in labels
 
 
 def test_a_slider_frame_of_a_value_the_run_lacks_names_what_it_holds():

@@ -31,7 +31,13 @@ def test_the_ffn_attention_model_names_too_many_heads_for_its_width():
 def test_the_attention_construction_checks_its_counts_and_tolerance():
     contexts, queries, labels = theory_dataset(3, 3, 6, seed=0)
     built = mha.construct(contexts, queries, labels, np.int64(2), np.int64(3))  # NumPy ints
-    assert built is not None
+    # T = 3 examples with n = 3 tokens: n' = min(n, d_h) = 3, so the first head fits all three;
+    # the model has H = 2 heads of d_h = 3 on d = 6 and reproduces the labels
+    assert built.n_prime == 3 and built.heads_examples == [[0, 1, 2]]
+    assert tuple(built.model.W_K.shape) == (2, 6, 3)
+    assert built.max_abs_error <= 1e-6  # the default tol
+    with torch.no_grad():
+        assert float((built.model(contexts, queries) - labels).abs().max()) <= 1e-6
     with pytest.raises(ValueError, match="tries must be >= 1, got 0"):
         mha.construct(contexts, queries, labels, 2, 3, tries=0)
     for tol in (-1.0, float("nan"), 0.0):

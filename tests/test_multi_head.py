@@ -75,10 +75,18 @@ def test_training_with_a_constant_context_equals_per_example_contexts():
 
 
 def test_official_options_and_parameter_count():
+    # the official code's counts for C = 100, d = d_h = 64, as our notes on Mahdavi et al.
+    # (shared/papers/mahdavi_2024.md, "Model") record them: 18,980 (H = 1), 177,060 (H = 20),
+    # 260,260 (H = 30), 509,860 (H = 60); by hand, the input layer (64·64 + 64), per head
+    # W_Q and W_K (2·64·64), W_v (64·1) and W_o (1·64), and the decoder (64·100 + 100)
+    def by_hand(H: int) -> int:
+        return (64 * 64 + 64) + H * (2 * 64 * 64 + 64 + 64) + (64 * 100 + 100)
+
+    assert [by_hand(H) for H in (1, 20, 30, 60)] == [18_980, 177_060, 260_260, 509_860]
     model = MultiHeadAttention.official(64, 32, 1, 64, 100)
     assert model.num_parameters() == 18_980
-    assert MultiHeadAttention.official(64, 32, 20, 64, 100).num_parameters() == 177_060
-    assert MultiHeadAttention.official(64, 32, 60, 64, 100).num_parameters() == 509_860
+    for H, count in ((20, 177_060), (30, 260_260), (60, 509_860)):
+        assert MultiHeadAttention.official(64, 32, H, 64, 100).num_parameters() == count
     small = MultiHeadAttention.official(8, 3, 2, 4, 5, dtype=torch.float64, seed=1)
     E, e = _data(2, 3, 8)
     E, e = E.double(), e.double()

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memnb.bounds import (
@@ -66,12 +66,10 @@ def test_memorizes_random_integer_sequences(N, n, V, C, positional, seed):
 def test_memorizes_real_token_vectors(N, n, d, V, C, seed):
     rng = np.random.default_rng(seed)
     vocab = token_vectors(V, d, seed=seed)
-    if len(np.unique(vocab, axis=0)) < V:
-        return
+    assume(len(np.unique(vocab, axis=0)) == V)  # distinct token vectors
     tokens = rng.integers(0, V, size=(N, n))
     labels = rng.integers(0, C, size=N)
-    if not _consistent(tokens, labels, True):
-        return
+    assume(_consistent(tokens, labels, True))  # their refusal: tested above on integers
     net = memorize(vocab[tokens], labels, positional=True, seed=seed)
     assert np.array_equal(net.predict(vocab[tokens]), labels)
     assert net.quantizer is not None
@@ -80,9 +78,8 @@ def test_memorizes_real_token_vectors(N, n, d, V, C, seed):
 @SETTINGS
 @given(N=st.integers(1, 15), n=st.integers(1, 5), C=st.integers(1, 5), seed=st.integers(0, 999))
 def test_seq2seq_memorizes_every_token(N, n, C, seed):
-    data = random_sequences(N, n, 40, C, seed=seed, seq2seq=True) if 40**n >= N else None
-    if data is None:
-        return
+    assume(40**n >= N)  # enough distinct sequences of n tokens of 40
+    data = random_sequences(N, n, 40, C, seed=seed, seq2seq=True)
     net = memorize(data.tokens, data.labels, task="seq2seq", positional=True, seed=seed)
     out = net.predict(data.tokens)
     assert out.shape == (N, n)
