@@ -591,6 +591,9 @@ def test_the_proof_column_and_the_fig1_legend_say_whose_they_are():
                           "z_rank": h * 2 + 1} for h in (1, 2) for v in (1, 2, 3)])
     titles = [fig.construction_frame(grid, h).axes[0].get_title() for h in (1, 2)]
     assert titles == ["H = 1 head, d = 10", "H = 2 heads, d = 10"]
+    with pytest.raises(ValueError, match=r"H = 7 is not in the construction grid; it holds "
+                                         r"H ∈ \[1, 2\]"):
+        fig.construction_frame(grid, 7)
     plt.close("all")
 
 
