@@ -789,8 +789,10 @@ def slider(
             figures.append(result)
         else:
             frames[v] = _frame_bytes(result, dpi)
-    common = _common_canvas(figures) if len(figures) == len(values) else None
-    if common is not None:  # every frame cropped alike: the axes stay put as the slider moves
+    common = None
+    if len(figures) == len(values) and _align_axes(figures):
+        common = _common_canvas(figures)
+    if common is not None:  # every frame laid out and cropped alike: the axes stay put
         frames = {v: _png(fig, dpi, bbox_inches=common)
                   for v, fig in zip(values, figures, strict=True)}
     for fig in {id(f): f for f in figures}.values():
@@ -802,6 +804,38 @@ def _png(fig: Any, dpi: float, *, bbox_inches: Any) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches, metadata={"Software": None})
     return buf.getvalue()
+
+
+def _align_axes(figures: Sequence[Any]) -> bool:
+    """Give the axes of every slider frame one position, so that they do not move as the slider
+    does: each axes (by its place in its figure) gets the box that lies inside the box every
+    frame's own layout gave it (the largest left and bottom, the smallest right and top), so
+    that every frame keeps at least the margins its layout made for its labels and legends; the
+    layout engines are then switched off so that nothing moves them again. ``False``, with no
+    figure changed, when the frames cannot share positions (a Figure reused, other sizes or
+    axes counts, or boxes that do not overlap)."""
+    from matplotlib.transforms import Bbox
+
+    if not figures or len({id(fig) for fig in figures}) < len(figures):
+        return False
+    if len({len(fig.axes) for fig in figures}) > 1 or len(
+            {tuple(round(float(x), 6) for x in fig.get_size_inches()) for fig in figures}) > 1:
+        return False
+    for fig in figures:
+        fig.canvas.draw()  # each frame's own layout engine places its axes
+    boxes = []
+    for index in range(len(figures[0].axes)):
+        placed = [fig.axes[index].get_position() for fig in figures]
+        x0, y0 = max(b.x0 for b in placed), max(b.y0 for b in placed)
+        x1, y1 = min(b.x1 for b in placed), min(b.y1 for b in placed)
+        if x1 <= x0 or y1 <= y0:
+            return False
+        boxes.append(Bbox([[x0, y0], [x1, y1]]))
+    for fig in figures:
+        fig.set_layout_engine("none")
+        for ax, box in zip(fig.axes, boxes, strict=True):
+            ax.set_position(box)
+    return True
 
 
 def _common_canvas(figures: Sequence[Any], pad_inches: float = 0.1) -> Any:

@@ -584,9 +584,10 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
     assert text.startswith("## Will a rerun give the same numbers?")
     assert all(test in text for test in reproducibility.RERUN_TESTS)
     assert all((REPO / test).is_file() for test in reproducibility.RERUN_TESTS)
-    assert ("1 replication of committed full runs, by code of the fingerprint each committed "
-            "run records: 1 equal to the committed run on everything compared (`dana.exp1`)"
-            in text)
+    assert ("1 replication of committed full runs, each computed by the code whose fingerprint "
+            "the committed run records: 1 equal to the committed run on everything compared "
+            "(`dana.exp1`)" in text)
+    assert "re-keys" not in text  # the committed run records no re-key
     assert ("| `dana.exp1` | CPU (x86_64, 2 threads) | CPU (x86_64, AVX512, 2 threads), "
             "2026-01-01 | every one of the 2 cells equal |") in text
     assert "was recorded before device names gave it" in text
@@ -595,10 +596,21 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
     assert "1 apart from it (`dana.exp1`)" in text and "equal to the committed run" not in text
     assert "1 of the 2 cells differs: `acc` in 1 row (by at most 0.125)" in text
     # both devices named with their instruction set: no flag
-    for path in (results / "full" / "dana.exp1.json",):
-        path.write_text(json.dumps({**json.loads(path.read_text()),
-                                    "device_name": "CPU (x86_64, AVX2, 2 threads)"}))
+    path = results / "full" / "dana.exp1.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()),
+                                "device_name": "CPU (x86_64, AVX2, 2 threads)"}))
     assert "recorded before device names gave it" not in reproducibility.rerun_section(results)
+    # ... unless an earlier call of the committed run ran on a CPU named without it
+    path.write_text(json.dumps({**json.loads(path.read_text()), "invocations": [
+        {"device_name": "CPU (x86_64, 2 threads)"},
+        {"device_name": "CPU (x86_64, AVX2, 2 threads)"}]}))
+    assert "recorded before device names gave it" in reproducibility.rerun_section(results)
+    # a committed run whose points were re-keyed says so
+    path.write_text(json.dumps({**json.loads(path.read_text()), "code_fingerprint_rekeys": [
+        {"from": "0123456789abcdef", "why": "strings only"}]}))
+    assert ("The committed points of 1 of these 1 runs (`dana.exp1`) were computed by earlier "
+            "code and carried over to the fingerprint they record by re-keys"
+            in reproducibility.rerun_section(results))
 
 
 def test_kernel_level_is_read_from_cpu_names_of_every_form():
@@ -608,6 +620,20 @@ def test_kernel_level_is_read_from_cpu_names_of_every_form():
     assert recorded("CPU (x86_64, AVX512, 2 threads)") and recorded("CPU (x86_64, AVX2), dask "
                                                                    "cluster: 2 workers")
     assert recorded("CPU (aarch64, NO AVX, 4 threads)") and recorded("NVIDIA H200")
+    assert not any(recorded(name) for name in (None, "", "cpu", "CPU"))
+
+
+def test_when_a_result_was_written_is_read_in_utc_and_never_stops_the_page():
+    written = reproducibility.written_utc
+    assert written({"started_utc": "2026-01-01T10:00:00+00:00", "wall_time_s": 90.5}) == (
+        "2026-01-01T10:01:30")
+    assert written({"started_utc": "2026-01-01T11:00:00+01:00", "wall_time_s": 60}) == (
+        "2026-01-01T10:01:00")  # another offset, converted to UTC
+    assert written({"invocations": [{"started_utc": "2026-01-01T09:00:00", "wall_time_s": 1},
+                                    {"started_utc": "2026-01-01T10:00:00",
+                                     "wall_time_s": 5}]}) == "2026-01-01T10:00:05"  # the last
+    assert written({"started_utc": "2026-01-01T10:00:00", "wall_time_s": "n/a"}) == ""
+    assert written({"started_utc": None}) == "" and written({}) == ""
 
 
 def test_a_slowest_cell_is_named_by_its_first_line_that_is_not_an_import():

@@ -489,6 +489,17 @@ def test_a_guarantee_that_fits_no_budget_has_no_legend_entry_and_the_slider_says
     fig = figures.classes_frame(4, task, budgets, None)
     assert any(t.get_text().startswith("Mahdavi") for t in fig.axes[0].get_legend().get_texts())
     assert fig.axes[0].get_legend().get_title().get_text() == ""
+    # the information floor is named as what it is in a chart of N: a ceiling on N, as in the
+    # budget chart; its formula as the statement gives it (with the task's float32 bits)
+    entries = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    import inspect
+
+    bits = inspect.signature(compare.theory_curves).parameters["weight_bits"].default
+    assert (f"information ceiling on N (ours): N log2 C <= {bits} P; cf. our reading of "
+            "Remark 4.4") in entries
+    assert not any(e.startswith("information floor") for e in entries)
+    assert "a ceiling on N, labelled \"information ceiling on N (ours)\"" in (
+        figures.classes_slider_caption(task, [2, 4]))
     plt.close(fig)
     text = figures.classes_markdown(task, budgets, [2, 4, 8, 16])
     assert "at C = 16, Mahdavi et al. Thm 1 [reconstruction] (our shapes need d ≥ C = 16" in text

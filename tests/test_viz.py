@@ -465,3 +465,45 @@ def test_a_slider_is_refused_before_any_frame_is_drawn(values, label, fmt, match
         with pytest.raises(ValueError, match=match):
             viz.slider(fn, values, label, live=live, value_format=fmt)
     assert drawn == []
+
+
+def _spine_columns(markup: str) -> list[int]:
+    """The first pixel column of each frame whose middle row is pure red (the left spine)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    columns = []
+    for *_, png in _frames_in(markup):
+        pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+        row = pixels[pixels.shape[0] // 2]
+        red = np.flatnonzero((row[:, 0] > 200) & (row[:, 1] < 60) & (row[:, 2] < 60))
+        columns.append(int(red[0]))
+    return columns
+
+
+@pytest.mark.parametrize("layout", ["tight", "constrained"])
+def test_slider_frames_keep_their_axes_in_one_place(layout):
+    """Frames whose tick labels and legends differ in width are laid out by their own layout
+    engine, each differently; the slider gives every frame's axes one position (inside each
+    frame's own), so the left spine is in the same pixel column in every frame."""
+    import matplotlib.pyplot as plt
+
+    def frame(top: float) -> plt.Figure:
+        fig, ax = plt.subplots(figsize=(4, 3), layout=None if layout == "tight" else layout)
+        ax.plot([0, 1], [0, top], label="y" * int(2 + top % 30))
+        ax.spines["left"].set_color("red")
+        ax.spines["left"].set_linewidth(3)
+        ax.set_ylabel("examples")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15))
+        if layout == "tight":
+            fig.tight_layout()
+        return fig
+
+    tops = [1.0, 654321.0]  # tick labels "1.0" against "600000"
+    alone = [_spine_columns(viz.frame_slider({t: frame(t)}, "top").html)[0] for t in tops]
+    assert alone[0] != alone[1]  # laid out alone, the spines differ
+    columns = _spine_columns(viz.slider(frame, tops, "top", live=False).html)
+    assert len(set(columns)) == 1, columns
+    plt.close("all")

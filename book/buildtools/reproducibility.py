@@ -161,23 +161,26 @@ def results_table(names: Sequence[str], profile: str,
                                             for call in provenance["invocations"]
                                             if call["points_computed"])
             rows.append({"run": run, **record, "calls_left_out": left_out,
-                         "written_utc": written_utc(provenance)})
+                         "written_utc": written_utc(provenance),
+                         "kernel_levels_recorded": kernel_levels_recorded(provenance)})
     return rows
 
 
 def written_utc(provenance: dict[str, Any]) -> str:
     """When a result was written, in UTC (ISO, to the second): the start of its last recorded
     call plus that call's wall time (the call that wrote the file); ``""`` when not recorded."""
-    from datetime import datetime, timedelta
+    from datetime import UTC, datetime, timedelta
 
     calls = provenance.get("invocations") or [provenance]
     last = calls[-1]
     try:
         start = datetime.fromisoformat(str(last.get("started_utc")))
-    except ValueError:
+        seconds = float(last.get("wall_time_s") or 0.0)
+    except (TypeError, ValueError):
         return ""
-    end = start + timedelta(seconds=float(last.get("wall_time_s") or 0.0))
-    return end.isoformat(timespec="seconds")
+    if start.tzinfo is not None:  # another offset than UTC's is converted; naive reads as UTC
+        start = start.astimezone(UTC).replace(tzinfo=None)
+    return (start + timedelta(seconds=seconds)).isoformat(timespec="seconds")
 
 
 def _calls_without_points(provenance: dict[str, Any]) -> list[dict[str, Any]]:
@@ -562,7 +565,9 @@ def kernel_level_recorded(device_name: Any) -> bool:
     the last bits of a result depend (:func:`memnb.results.cpu_capability`); names recorded
     before it was added (``CPU (x86_64, 2 threads)``) do not. True for a GPU, whose model the
     name gives."""
-    name = str(device_name or "")
+    name = str(device_name or "").strip()
+    if not name or name.lower() in ("cpu", "?"):
+        return False  # a CPU (or a device) named without any detail
     if not name.startswith("CPU ("):
         return True
     parts = name[len("CPU ("):name.find(")")].split(", ")
@@ -572,6 +577,15 @@ def kernel_level_recorded(device_name: Any) -> bool:
 _KERNEL_LEVEL_WORDS = ("A CPU named without the vector instruction set of torch's kernels "
                        "(`AVX2`, `AVX512`, …) was recorded before device names gave it; the "
                        "last bits of a trained result can depend on it")
+
+
+def kernel_levels_recorded(provenance: dict[str, Any]) -> bool:
+    """:func:`kernel_level_recorded` for a run's device and for the device of every call of
+    it (a run resumed across machines names each call's in ``invocations``)."""
+    names = [provenance.get("device_name")] + [call.get("device_name")
+                                               for call in provenance.get("invocations") or []
+                                               if call.get("device_name")]
+    return all(kernel_level_recorded(name) for name in names)
 
 
 def _devices(provenance: dict[str, Any], device_name: str) -> str:
@@ -868,7 +882,8 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
               _device(r["device_name"]), wall_time_cell(r),
               _computing_cell(r))
              for r in results]), ""]
-        if not all(kernel_level_recorded(r["device_name"]) for r in results):
+        if not all(r.get("kernel_levels_recorded", kernel_level_recorded(r["device_name"]))
+                   for r in results):
             lines += [_KERNEL_LEVEL_WORDS + " (see *Will a rerun give the same numbers?*).", ""]
         if later:
             these = "it" if len(later) == 1 else "them"
@@ -913,9 +928,10 @@ def rerun_section(results_root: Path | None = None) -> str:
         "## Will a rerun give the same numbers?",
         "",
         "Every random draw of a point comes from seeds fixed by its parameters (its `seed` "
-        "column among them). On one machine the same code, profile and seeds give the same "
-        f"table, cell for cell: `{RERUN_TESTS[0]}` computes one experiment "
-        "of each paper twice from scratch at the `ci` profile and requires equal tables, and "
+        "column among them). On one CPU machine the same code, profile and seeds give the "
+        f"same table, cell for cell: `{RERUN_TESTS[0]}` computes one experiment "
+        "of each paper twice from scratch at the `ci` profile, the second time in a process of "
+        "its own, and requires equal tables, and "
         f"`{RERUN_TESTS[1]}` requires a run paused at a time limit and resumed to train "
         "bit for bit as an uninterrupted one. On another machine the last bits can change: a "
         "CPU whose torch kernels use another vector instruction set (`AVX2`, `AVX512`, …) or "
@@ -939,8 +955,8 @@ def rerun_section(results_root: Path | None = None) -> str:
     def listed(group: list[str]) -> str:
         return ", ".join(f"`{name}`" for name in group)
 
-    summary = (f"{counted(len(compared), 'replication')} of committed full runs, by code of "
-               "the fingerprint each committed run records: ")
+    summary = (f"{counted(len(compared), 'replication')} of committed full runs, each "
+               "computed by the code whose fingerprint the committed run records: ")
     parts = []
     if equal:
         parts.append(f"{len(equal)} equal to the committed run on everything compared "
@@ -956,13 +972,28 @@ def rerun_section(results_root: Path | None = None) -> str:
                     f"{_device(r.again.provenance.get('device_name'))}, "
                     f"{str(r.again.provenance.get('started_utc') or '')[:10]}",
                     r.apart) for r in compared]), ""]
+    rekeyed = [r.name for r in compared if r.current.provenance.get("code_fingerprint_rekeys")]
+    if rekeyed:
+        lines += [f"The committed points of {len(rekeyed)} of these {len(compared)} runs "
+                  f"({listed(rekeyed)}) were computed by earlier code and carried over to the "
+                  "fingerprint they record by re-keys, each listed with its reason in the "
+                  "provenance's `code_fingerprint_rekeys` (*Running at scale*, *The cache is "
+                  "keyed by the code*).", ""]
+    apart_from_both = [r.name for r in compared if not r.equal and r.against_replaced
+                       and r.against_replaced.committed_apart]
+    if apart_from_both:
+        lines += [f"For {len(apart_from_both)} of the {len(apart)} runs apart "
+                  f"({listed(apart_from_both)}), the table the committed run replaced, "
+                  "computed by earlier code, equals the replication in every cell: there the "
+                  "changes of code since moved no number, and the committed run is the one "
+                  "apart from both, a difference of the machine or environment it ran on, not "
+                  "of its code.", ""]
     other = [r.name for r in found if not r.same_code]
     if other:
         lines += [f"Not compared, computed by other code than the committed run: "
                   f"{listed(other)}.", ""]
-    if not all(kernel_level_recorded(r.current.provenance.get("device_name"))
-               and kernel_level_recorded(r.again.provenance.get("device_name"))
-               for r in compared):
+    if not all(kernel_levels_recorded(r.current.provenance)
+               and kernel_levels_recorded(r.again.provenance) for r in compared):
         lines += [_KERNEL_LEVEL_WORDS + ".", ""]
     return "\n".join(lines)
 

@@ -482,6 +482,16 @@ CEILING_WORDS = "information ceiling on N (ours)"
 _CEILING_BAR = {"facecolor": "none", "edgecolor": "#222222", "hatch": "///", "linewidth": 1.2}
 
 
+def ceiling_label(statement: str) -> str:
+    """The legend label of the information floor in a figure of examples N against P (the
+    slider over C, :func:`classes_frame`): there, as in the budget chart, it is a ceiling on
+    N (:data:`CEILING_WORDS`), with its formula as the statement gives it and what it is
+    (:data:`FLOOR_WORDS`): ``information ceiling on N (ours): N log2 C <= 32 P; cf. our reading
+    of Remark 4.4``."""
+    formula = statement.removeprefix("information floor ").split(" (")[0]
+    return f"{CEILING_WORDS}: {formula}; {FLOOR_WORDS.removeprefix('ours; ')}"
+
+
 def _short_statement(statement: str) -> str:
     """A label of two or three lines of a statement for the bar chart of :func:`budget_frame`;
     the information floor is named :data:`CEILING_WORDS` (on two lines), above its formula as
@@ -611,8 +621,9 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
         part = part[part["N"] > 0]
         if part.empty:  # no shape of the statement fits any budget drawn: no line, no entry
             continue
-        ax.plot(part["parameters"], part["N"], label=statement_label(statement), linewidth=1.5,
-                **style)
+        label = (ceiling_label(statement) if kind == "forbidden above"
+                 else statement_label(statement))
+        ax.plot(part["parameters"], part["N"], label=label, linewidth=1.5, **style)
     missing = unfit_statements(th)
     note = (textwrap.fill("no line, no shape fits any budget drawn: "
                           + "; ".join(_unfit_words(m, C, task) for m in missing), 110)
@@ -682,7 +693,8 @@ def classes_slider_caption(task: dict[str, int], classes: list[int]) -> str:
     :func:`classes_markdown`."""
     return (f"**Figure (ours), slider over the number of classes C** "
             f"({_numbers_words(sorted(classes))}): the guarantees and the information floor "
-            "against the parameters P (log-log), at the budgets of this chapter; the trained "
+            f"(solid, a ceiling on N, labelled \"{CEILING_WORDS}\") against the parameters P "
+            "(log-log), at the budgets of this chapter; the trained "
             f"capacities (best shape, mean ± standard deviation over seeds) were measured at "
             f"C = {task['C']} only and appear in that frame alone.")
 
