@@ -32,10 +32,27 @@ def test_the_example_of_a_table_of_several_gpu_models_holds(page: str) -> None:
     assert device_kind(provenance["device"]) == "cuda"
 
 
-def test_the_quick_start_exit_codes_are_the_commands(page: str) -> None:
+def test_the_quick_start_exit_codes_are_the_commands(page: str, monkeypatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from memnb import results
+    from memnb.experiments import registry
+    from memnb.profiles import PROFILES
+
     assert cli.PARTIAL == 3
     assert "A run stopped at its limit exits with code 3" in page
     assert "refuses to compute it again (exit code 2," in page
+    # the refusal itself: a complete full table of today's code is not computed again, rc 2
+    calls: list = []
+
+    def never(params, **kwargs):
+        calls.append(kwargs)
+        raise AssertionError("no point may be computed")
+
+    monkeypatch.setitem(registry._REGISTRY, "tiny.done", registry.Experiment(
+        "tiny.done", "test", "none", {p: {"seeds": 1} for p in PROFILES}, never))
+    monkeypatch.setattr(results, "complete_already", lambda *a, **k: "a complete result")
+    assert cli.main(["run", "tiny.done", "--profile", "full"]) == 2 and calls == []
+    assert "a complete result" in capsys.readouterr().err
     assert "`MEMNB_DATA_DIR=PATH` names a folder of your own" in page
     assert "MEMNB_DATA_DIR" in (REPO / "memnb" / "paths.py").read_text()
 
