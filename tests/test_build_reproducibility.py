@@ -608,7 +608,7 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
     # a committed run whose points were re-keyed says so
     path.write_text(json.dumps({**json.loads(path.read_text()), "code_fingerprint_rekeys": [
         {"from": "0123456789abcdef", "why": "strings only"}]}))
-    assert ("The committed points of 1 of these 1 runs (`dana.exp1`) were computed by earlier "
+    assert ("The committed points of this run (`dana.exp1`) were computed by earlier "
             "code and carried over to the fingerprint they record by re-keys"
             in reproducibility.rerun_section(results))
 

@@ -974,7 +974,10 @@ def rerun_section(results_root: Path | None = None) -> str:
                     r.apart) for r in compared]), ""]
     rekeyed = [r.name for r in compared if r.current.provenance.get("code_fingerprint_rekeys")]
     if rekeyed:
-        lines += [f"The committed points of {len(rekeyed)} of these {len(compared)} runs "
+        which = ("this run" if len(compared) == 1
+                 else f"all {len(compared)} of these runs" if len(rekeyed) == len(compared)
+                 else f"{len(rekeyed)} of these {len(compared)} runs")
+        lines += [f"The committed points of {which} "
                   f"({listed(rekeyed)}) were computed by earlier code and carried over to the "
                   "fingerprint they record by re-keys, each listed with its reason in the "
                   "provenance's `code_fingerprint_rekeys` (*Running at scale*, *The cache is "
