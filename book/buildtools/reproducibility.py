@@ -563,8 +563,8 @@ def kernel_level_recorded(device_name: Any) -> bool:
     """Whether a recorded device name tells which vector instruction set torch's CPU kernels used
     (``CPU (x86_64, AVX2, 2 threads)``, a dask cluster's ``CPU (x86_64, AVX2), …``), on which
     the last bits of a result depend (:func:`memnb.results.cpu_capability`); names recorded
-    before it was added (``CPU (x86_64, 2 threads)``) do not. True for a GPU, whose model the
-    name gives."""
+    before it was added (``CPU (x86_64, 2 threads)``) do not, nor does a name without detail
+    (``cpu``, empty or missing). True for a GPU, whose model the name gives."""
     name = str(device_name or "").strip()
     if not name or name.lower() in ("cpu", "?"):
         return False  # a CPU (or a device) named without any detail
