@@ -355,7 +355,13 @@ _ALL_EQUAL = "every one of the "  # how :func:`cells_apart` begins when no cell 
 
 def cells_equal(current: pd.DataFrame, again: pd.DataFrame, keys: Sequence[str] = ()) -> bool:
     """Whether :func:`cells_apart` finds every cell of the two tables equal."""
-    return cells_apart(current, again, keys).startswith(_ALL_EQUAL)
+    return says_all_equal(cells_apart(current, again, keys))
+
+
+def says_all_equal(words: str) -> bool:
+    """Whether words :func:`cells_apart` wrote say every cell is equal (for a caller that has
+    the words already and need not compare the tables again)."""
+    return words.startswith(_ALL_EQUAL)
 
 
 class AgainstReplaced(NamedTuple):
@@ -408,7 +414,7 @@ def replaced_against_replication(name: str, profile: str = "full", root: Path | 
         return None
     keys = point_keys(name, profile) or ()
     words = cells_apart(again.table, replaced.table, keys)
-    return AgainstReplaced(words, words.startswith(_ALL_EQUAL),
+    return AgainstReplaced(words, says_all_equal(words),
                            cells_equal(current.table, again.table, keys), current.provenance,
                            replaced.provenance, again.provenance)
 

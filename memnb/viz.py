@@ -548,10 +548,12 @@ def use_live_widgets() -> bool:
     return in_kernel() and "JPY_SESSION_NAME" in os.environ
 
 
-def figure_to_png(fig: Any, *, dpi: float = 80, close: bool = True) -> bytes:
-    """PNG bytes of a matplotlib Figure (no timestamp/version metadata, so output is stable)."""
+def figure_to_png(fig: Any, *, dpi: float = 80, close: bool = True,
+                  bbox_inches: Any = "tight") -> bytes:
+    """PNG bytes of a matplotlib Figure (no timestamp/version metadata, so output is stable),
+    cropped tight, or to ``bbox_inches`` (a box in inches: one canvas for every slider frame)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches, metadata={"Software": None})
     if close:
         import matplotlib.pyplot as plt
 
@@ -595,6 +597,18 @@ def _check_slider_values(values: Sequence[Any], label: str,
     repeated = sorted({v for v in shown if shown.count(v) > 1})
     if repeated:
         raise ValueError(f"values must differ as the slider shows them; repeated: {repeated}")
+
+
+def check_frame_value(table: pd.DataFrame, column: str, value: int, *,
+                      source: str = "this run", where: str = "") -> None:
+    """A slider frame's ``value`` of ``column`` must be one that ``table`` holds: else a
+    ``ValueError`` naming the column and the values there are (``"H = 7 is not in this run at
+    d = 10; it holds H ∈ [1, 2]"``), rather than a bare ``KeyError`` or an empty frame that
+    would read as a measurement."""
+    held = sorted({int(v) for v in table[column]}) if column in table else []
+    if value not in held:
+        raise ValueError(f"{column} = {value!r} is not in {source}{where}; it holds "
+                         f"{column} ∈ {held}")
 
 
 _SLIDER_JS = """(function () {
@@ -789,21 +803,14 @@ def slider(
             figures.append(result)
         else:
             frames[v] = _frame_bytes(result, dpi)
-    common = None
     if len(figures) == len(values) and _align_axes(figures):
+        # every frame laid out and cropped alike: the axes stay put as the slider moves
         common = _common_canvas(figures)
-    if common is not None:  # every frame laid out and cropped alike: the axes stay put
-        frames = {v: _png(fig, dpi, bbox_inches=common)
+        frames = {v: figure_to_png(fig, dpi=dpi, close=False, bbox_inches=common)
                   for v, fig in zip(values, figures, strict=True)}
     for fig in {id(f): f for f in figures}.values():
         plt.close(fig)
     return frame_slider(frames, label, initial=initial, value_format=value_format, dpi=dpi)
-
-
-def _png(fig: Any, dpi: float, *, bbox_inches: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches, metadata={"Software": None})
-    return buf.getvalue()
 
 
 def _align_axes(figures: Sequence[Any]) -> bool:
@@ -840,16 +847,10 @@ def _align_axes(figures: Sequence[Any]) -> bool:
 
 def _common_canvas(figures: Sequence[Any], pad_inches: float = 0.1) -> Any:
     """The union of the tight bounding boxes of ``figures`` (in inches, padded as
-    ``bbox_inches="tight"`` pads), so that every slider frame is cropped to the same canvas and
-    a legend wider in one frame does not shift the axes of that frame; ``None`` when the frames
-    cannot share one (a Figure reused for several values, or figures of different sizes)."""
+    ``bbox_inches="tight"`` pads), so that every slider frame is cropped to the same canvas: the
+    frames :func:`_align_axes` placed alike (distinct figures of one size)."""
     from matplotlib.transforms import Bbox
 
-    if len({id(fig) for fig in figures}) < len(figures) or not figures:
-        return None
-    sizes = {tuple(round(float(x), 6) for x in fig.get_size_inches()) for fig in figures}
-    if len(sizes) > 1:
-        return None
     boxes = [fig.get_tightbbox(fig.canvas.get_renderer()) for fig in figures]
     return Bbox.union(boxes).padded(pad_inches)
 

@@ -882,8 +882,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
               _device(r["device_name"]), wall_time_cell(r),
               _computing_cell(r))
              for r in results]), ""]
-        if not all(r.get("kernel_levels_recorded", kernel_level_recorded(r["device_name"]))
-                   for r in results):
+        if not all(r["kernel_levels_recorded"] for r in results):
             lines += [_KERNEL_LEVEL_WORDS + " (see *Will a rerun give the same numbers?*).", ""]
         if later:
             these = "it" if len(later) == 1 else "them"
@@ -968,8 +967,9 @@ def rerun_section(results_root: Path | None = None) -> str:
               markdown_table(
                   ["experiment", "committed run (device)", "replication (device, date)",
                    "compared"],
-                  [(f"`{r.name}`", _device(r.current.provenance.get("device_name")),
-                    f"{_device(r.again.provenance.get('device_name'))}, "
+                  [(f"`{r.name}`", _devices(r.current.provenance,
+                                            r.current.provenance.get("device_name")),
+                    f"{_devices(r.again.provenance, r.again.provenance.get('device_name'))}, "
                     f"{str(r.again.provenance.get('started_utc') or '')[:10]}",
                     r.apart) for r in compared]), ""]
     rekeyed = [r.name for r in compared if r.current.provenance.get("code_fingerprint_rekeys")]

@@ -482,14 +482,19 @@ CEILING_WORDS = "information ceiling on N (ours)"
 _CEILING_BAR = {"facecolor": "none", "edgecolor": "#222222", "hatch": "///", "linewidth": 1.2}
 
 
+def _floor_formula(statement: str) -> str:
+    """The formula of the information floor's statement, ``N log2 C <= 32 P``, without its name
+    and its parenthesis."""
+    return statement.removeprefix("information floor ").split(" (")[0]
+
+
 def ceiling_label(statement: str) -> str:
     """The legend label of the information floor in a figure of examples N against P (the
     slider over C, :func:`classes_frame`): there, as in the budget chart, it is a ceiling on
     N (:data:`CEILING_WORDS`), with its formula as the statement gives it and what it is
     (:data:`FLOOR_WORDS`): ``information ceiling on N (ours): N log2 C <= 32 P; cf. our reading
     of Remark 4.4``."""
-    formula = statement.removeprefix("information floor ").split(" (")[0]
-    return f"{CEILING_WORDS}: {formula}; {FLOOR_WORDS.removeprefix('ours; ')}"
+    return f"{CEILING_WORDS}: {_floor_formula(statement)}; {FLOOR_WORDS.removeprefix('ours; ')}"
 
 
 def _short_statement(statement: str) -> str:
@@ -497,8 +502,8 @@ def _short_statement(statement: str) -> str:
     the information floor is named :data:`CEILING_WORDS` (on two lines), above its formula as
     the statement gives it (``N log2 C <= 32 P``)."""
     if statement.startswith("information floor "):
-        formula = statement.removeprefix("information floor ").split(" (")[0]
-        return f"{textwrap.fill(CEILING_WORDS, 19)}\n{formula}"  # as narrow as its neighbours
+        # as narrow as its neighbours
+        return f"{textwrap.fill(CEILING_WORDS, 19)}\n{_floor_formula(statement)}"
     for prefix, short in (("Dana", "Dana Thm 1\nH d_h + d"),
                           ("Mahdavi", f"Mahdavi Thm 1\nH(min(n,d_h)-1)+1\n{MAHDAVI_FLAG}"),
                           ("earlier", "earlier\nH(d_h-1)+1")):

@@ -640,9 +640,9 @@ def heads_frame(table: pd.DataFrame, h: int, d: int, *,
     d = d_h, :func:`slider_counterpart`, any other d an official CSV only), H = ``h``
     highlighted, beside the paper's CSV at that d (Data_exp_1_d.csv) where the run is at the
     paper's setting. ``read_in_place`` as in :func:`exp1_figure` (``table``: Experiment 1's)."""
-    _check_in_table(table, "d", d)
+    viz.check_frame_value(table, "d", d)
     part = table[table["d"] == d]
-    _check_in_table(part, "H", h, where=f" at d = {d}")
+    viz.check_frame_value(part, "H", h, where=f" at d = {d}")
     return _highlight_frame(part, "H", h, "number of heads H",
                             f"N = {int(part['N'].iloc[0])}, d = d_h = {d}",
                             read_in_place)
@@ -653,20 +653,11 @@ def head_dim_frame(table: pd.DataFrame, d_h: int, *,
     """Slider frame over d_h (Experiment 2, Fig. 1b), ``d_h`` highlighted, beside the paper's
     CSV (Data_exp_2.csv) where the run is at the paper's setting. ``read_in_place`` as in
     :func:`exp1_figure` (``table``: Experiment 2's)."""
-    _check_in_table(table, "d_h", d_h)
+    viz.check_frame_value(table, "d_h", d_h)
     return _highlight_frame(table, "d_h", d_h, "head dimension d_h",
                             f"N = {int(table['N'].iloc[0])}, d = {int(table['d'].iloc[0])}, "
                             f"H = {int(table['H'].iloc[0])}",
                             read_in_place)
-
-
-def _check_in_table(table: pd.DataFrame, column: str, value: int, where: str = "") -> None:
-    """A slider frame's value must be one the run holds: else a ``ValueError`` naming the
-    column and the values there are."""
-    held = sorted({int(v) for v in table[column]}) if column in table else []
-    if value not in held:
-        raise ValueError(f"{column} = {value!r} is not in this run{where}; it holds "
-                         f"{column} ∈ {held}")
 
 
 def _fig1a_d() -> int:

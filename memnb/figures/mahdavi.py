@@ -534,9 +534,7 @@ def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
     against ``d_h``, one colour and one marker (:data:`CONSTRUCTION_MARKERS`) per context
     length ``n``, for ``H = h``; an ``h`` the grid does not hold is refused, naming the H it
     holds (an empty frame would read as a construction that memorized nothing)."""
-    held = sorted(int(v) for v in grid["H"].unique())
-    if h not in held:
-        raise ValueError(f"H = {h!r} is not in the construction grid; it holds H ∈ {held}")
+    viz.check_frame_value(grid, "H", h, source="the construction grid")
     fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
     part = grid[grid["H"] == h]
     for i, (n_, rows) in enumerate(part.groupby("n")):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memnb.prose import markdown_table
-from memnb.reruns import REPLICATIONS, cells_apart, cells_equal, replications_root
+from memnb.reruns import REPLICATIONS, cells_apart, replications_root, says_all_equal
 from memnb.results import ExperimentResult
 from memnb.scorecard.core import (
     PAPERS,
@@ -320,9 +320,8 @@ def replications(rows: Sequence[Row], names: Sequence[str],
             continue
         column = compared_column(current.table, again.table)
         if column is None:
-            keys = point_keys(name, "full") or ()
-            apart = cells_apart(current.table, again.table, keys)
-            equal = cells_equal(current.table, again.table, keys)
+            apart = cells_apart(current.table, again.table, point_keys(name, "full") or ())
+            equal = says_all_equal(apart)
         else:
             gap = gap_between(name, "full", current, again, column=column)
             apart = _apart(gap, column)
