@@ -41,12 +41,20 @@ class SchedulerUnreachable(ConnectionError, ValueError):
 
 
 def scheduler_address(executor: str) -> str:
-    """``dask://HOST:PORT`` → ``tcp://HOST:PORT``; a ``ValueError`` for anything else."""
+    """``dask://HOST:PORT`` → ``tcp://HOST:PORT``; a ``ValueError`` for anything else.
+
+    The whole form is checked here, before any connection: the prefix, a host without spaces
+    (an IPv6 host in brackets) and a port in 1..65535 (:func:`_host_port`), so a malformed
+    address is refused with this module's message rather than with dask's."""
     prefix = "dask://"
     host, colon, _ = executor[len(prefix):].rpartition(":")
-    if not executor.startswith(prefix) or not colon or not host.strip("[]"):
+    bare = host.strip("[]")
+    if (not executor.startswith(prefix) or not colon or not bare
+            or any(c.isspace() for c in bare)):
         raise ValueError(f"executor must look like 'dask://HOST:PORT'; got {executor!r}")
-    return "tcp://" + executor[len(prefix):]
+    address = "tcp://" + executor[len(prefix):]
+    _host_port(address)
+    return address
 
 
 def _host_port(address: str) -> tuple[str, int]:

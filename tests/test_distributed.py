@@ -53,9 +53,14 @@ def _executor(cluster) -> str:
 
 def test_scheduler_address_parsing():
     assert scheduler_address("dask://127.0.0.1:8786") == "tcp://127.0.0.1:8786"
-    for bad in ("tcp://127.0.0.1:8786", "dask://nohostport", "127.0.0.1:8786"):
+    assert scheduler_address("dask://[::1]:8786") == "tcp://[::1]:8786"
+    for bad in ("tcp://127.0.0.1:8786", "dask://nohostport", "127.0.0.1:8786", "dask://:8786",
+                "dask:// :8786", "dask://my host:8786"):
         with pytest.raises(ValueError, match="dask://HOST:PORT"):
             scheduler_address(bad)
+    for bad_port in ("dask://host:", "dask://host:0", "dask://host:65536", "dask://host:80a"):
+        with pytest.raises(ValueError, match=r"port must be an integer in 1\.\.65535"):
+            scheduler_address(bad_port)
 
 
 def test_distributed_table_equals_local_table(cluster, tmp_path):
