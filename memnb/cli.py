@@ -199,10 +199,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         if isinstance(err, FileNotFoundError) and _in_results(err, args.rerun):
             return _write_failed(err, args)  # a results folder removed while it ran
-        error_line("run", "error", str(err) + (
-            " (data/README.md gives each dataset's source, the conversion to make and the "
-            "SHA-256 of the files the committed results were computed from)"
-            if isinstance(err, FileNotFoundError) else ""))
+        error_line("run", "error", str(err) + _dataset_pointer(err))
         return 2
     except ExperimentFailed as err:  # a fault of the code or of its data, while computing
         if args.traceback:
@@ -346,6 +343,22 @@ def results_folder_error(profile: str, rerun: bool = False) -> str | None:
     return None
 
 
+def _dataset_pointer(err: Exception) -> str:
+    """The words added to a missing dataset's message: where ``data/README.md`` gives each
+    dataset's source, conversion and SHA-256. For IMDb it adds that the committed results read
+    the subset described there: the loader's own hint (:mod:`memnb.data.text`) exports the whole
+    train split, which gives other numbers. Empty for any other error."""
+    if not isinstance(err, FileNotFoundError):
+        return ""
+    from memnb.data.text import IMDB_FILE
+
+    imdb = ("; the committed IMDb results read the subset of the train split described there, "
+            "not the whole split exported above, which gives other numbers"
+            if IMDB_FILE in str(err) else "")
+    return (" (data/README.md gives each dataset's source, the conversion to make and the "
+            f"SHA-256 of the files the committed results were computed from{imdb})")
+
+
 def _in_results(err: OSError, rerun: bool) -> bool:
     """Whether the file ``err`` names lies in a results root the run writes into."""
     if err.filename is None:
@@ -426,7 +439,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         chosen = {} if args.calibrate is None else {"calibrate": args.calibrate}
         table = plan(args.target, args.profile, device=args.device, **chosen)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
-        error_line("plan", "error", str(err))
+        error_line("plan", "error", str(err) + _dataset_pointer(err))
         return 2
     if args.json:
         print(table.to_json(orient="records", indent=1))

@@ -190,6 +190,32 @@ def test_a_missing_dataset_points_to_the_data_readme(monkeypatch, capsys):
     assert cli.main(["run", "kajitsuka.mnli_curves", "--profile", "ci"]) == 2
     err = capsys.readouterr().err
     assert "mnli/dev_matched.jsonl was not found" in err and "data/README.md" in err
+    assert "IMDb" not in err
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_missing_imdb_file_says_the_committed_results_read_a_subset(monkeypatch, capsys,
+                                                                     command):
+    """The loader's hint exports the whole IMDb train split; the CLI adds that the committed
+    results read the subset data/README.md describes, for `memnb run` and `memnb plan`."""
+    from memnb import cli, planner, results
+    from memnb.data.text import IMDB_FILE, locate
+
+    def missing(*args, **kwargs):
+        locate(IMDB_FILE, download=False)  # raises: no dataset folder holds the file
+        raise AssertionError("the file was found")
+
+    monkeypatch.setattr("memnb.paths.find_dataset", lambda relative: None)
+    monkeypatch.setattr(results, "run_experiment", missing)
+    monkeypatch.setattr(planner, "plan", missing)
+    target = "kajitsuka.imdb_curves"
+    assert cli.main([command, target, "--profile", "ci"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"memnb {command}: error: dataset file {IMDB_FILE!r} not found")
+    assert "split='train'" in err  # the loader's own hint, kept
+    assert err.rstrip().endswith("the committed IMDb results read the subset of the train split "
+                                 "described there, not the whole split exported above, which "
+                                 "gives other numbers)")
 
 
 def test_a_data_folder_that_lacks_a_file_falls_back_with_a_warning(tmp_path, monkeypatch):
