@@ -165,25 +165,54 @@ def _rule_fails(loss: pd.DataFrame, accuracy: pd.DataFrame, metric: str) -> pd.S
     return (rise & ~both_memorize).any()
 
 
-def test_a_trend_over_a_failed_mean_says_the_mean_fails_on_the_committed_imdb_run():
-    """Figs. 4/5 (IMDb, committed full run): the mean fails at the final epoch but fewer than
-    half the seeds do, so trend; the text says the mean fails, with the counts computed by hand
-    from the last epoch's values pivoted per #blocks and seed."""
+def test_the_committed_imdb_run_is_judged_with_the_accuracy_ceiling_set_aside():
+    """Figs. 4/5 (IMDb, committed full run), with the counts computed by hand from the last
+    epoch's values pivoted per #blocks and seed. Loss: the mean fails at the final epoch but
+    fewer than half the seeds do, so trend, and the text says the mean fails. Accuracy: seeds
+    at accuracy 1 at every depth are set aside (they can show neither way); of the others, most
+    fail with the mean, so differs, and the text names the seeds set aside."""
     table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.imdb_curves.csv")
     last = table[table["epoch"] == table["epoch"].max()]
     loss = last.pivot(index="blocks", columns="seed", values="loss").sort_index()
     accuracy = last.pivot(index="blocks", columns="seed", values="accuracy").sort_index()
+    means = last.groupby("blocks")[["loss", "accuracy"]].mean()  # over seeds
+    seeds = table["seed"].nunique()
     for metric in ("loss", "accuracy"):
         per_seed = _rule_fails(loss, accuracy, metric)
         failing = [int(seed) for seed, fails in per_seed.items() if fails]
-        means = last.groupby("blocks")[["loss", "accuracy"]].mean()  # over seeds
         mean = bool(_rule_fails(means["loss"].to_frame("mean"),
                                 means["accuracy"].to_frame("mean"), metric)["mean"])
-        seeds = table["seed"].nunique()
-        assert mean and 0 < 2 * len(failing) < seeds  # the committed data's shape
         v = card.curves_verdict(table, metric)
-        assert v.status == "trend"
-        assert (f"the mean fails, but only {len(failing)} of {seeds} seeds fail") in v.measured
+        if metric == "loss":
+            assert mean and 0 < 2 * len(failing) < seeds  # the committed data's shape
+            assert v.status == "trend"
+            assert (f"the mean fails, but only {len(failing)} of {seeds} seeds fail"
+                    ) in v.measured
+            continue
+        ceiling = [int(seed) for seed in accuracy.columns if (accuracy[seed] >= 1).all()]
+        counted = seeds - len(ceiling)
+        assert ceiling and mean and 2 * len(failing) > counted  # the committed data's shape
+        assert v.status == "differs"
+        assert (f"seeds {', '.join(map(str, ceiling))} end at accuracy 1 at every depth"
+                ) in v.measured
+        assert f"most seeds fail too ({len(failing)} of {counted}), so differs" in v.measured
+
+
+def test_accuracy_at_the_ceiling_shows_neither_way():
+    """Every run at accuracy 1: the accuracy rule is not computable (the loss is still judged);
+    one seed at the ceiling among others: it is not counted, and the rest decide."""
+    rows = [{"blocks": b, "seed": s, "epoch": 10, "loss": 0.1 / (b + 1), "accuracy": 1.0}
+            for b in (0, 1, 4) for s in (0, 1, 2)]
+    full = pd.DataFrame(rows)
+    assert card.curves_verdict(full, "accuracy").status == "not computable"
+    assert card.curves_verdict(full, "loss").status == "reproduced"
+    # seeds 1 and 2 rise from 0.9 to 1: they hold; seed 0 stays at 1: not counted
+    mixed = full.assign(accuracy=[0.9 if (r["seed"] > 0 and r["blocks"] == 0) else 1.0
+                                  for _, r in full.iterrows()])
+    v = card.curves_verdict(mixed, "accuracy")
+    assert v.status == "reproduced"  # every counted seed comes out as the mean does
+    assert "seed 0 ends at accuracy 1 at every depth" in v.measured
+    assert "of the other 2, the rule holds at 2 of 2" in v.measured
 
 
 def _curves(final_loss: dict[int, float]) -> pd.DataFrame:

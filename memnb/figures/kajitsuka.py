@@ -1220,6 +1220,8 @@ def late_fall_sentence(curves: pd.DataFrame) -> str:
         said = {"reproduced": "holds", "trend": "holds only as a trend", "differs": "fails"}
         after = "read at those checkpoints, " + "; ".join(
             f"the {m} rule {said[status]} on the mean, and it holds at {held} of {t} seeds"
+            + (f" (the other {total - t}, at accuracy 1 at every depth, "
+               f"{'is' if total - t == 1 else 'are'} not counted)" if t < total else "")
             for m, (status, held, t) in rules.items())
     return (" The verdicts read each run's final epoch, where "
             f"{len(fell)} of {prose.counted(len(best), 'run')} "

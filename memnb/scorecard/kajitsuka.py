@@ -591,16 +591,34 @@ def _by_blocks(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
 
 
+def _at_ceiling(runs: pd.DataFrame) -> bool:
+    """Whether every run of ``runs`` ends at 100 % training accuracy: at the ceiling, where
+    "more #blocks reach a higher accuracy" can show neither way (ours)."""
+    return bool((runs["accuracy"] >= 1).all())
+
+
 def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
     """:func:`curves_verdict`'s rule on one value per run (``runs``: columns ``blocks``,
-    ``seed``, ``loss``, ``accuracy``): on the mean over seeds, then on each seed."""
+    ``seed``, ``loss``, ``accuracy``): on the mean over seeds, then on each seed.
+
+    Accuracy has a ceiling (ours): a seed whose every depth ends at 100 % training accuracy
+    cannot show that more blocks reach a higher accuracy, and is counted neither for nor
+    against the rule (the text names it); when every seed is such a seed the row is ``not
+    computable``. The loss has no such ceiling and counts every seed."""
+    if metric == "accuracy" and _at_ceiling(runs):
+        return Verdict("not computable", f"every run ends at final training accuracy 1 "
+                       f"({counted(len(runs), 'run')}): at the ceiling, more #blocks cannot "
+                       "reach a higher accuracy, so the claim can show neither way")
     verdict = _curves_rule(_by_blocks(runs), metric)
     if runs["seed"].nunique() < 2:
         return verdict
+    parts = {seed: part for seed, part in runs.groupby("seed")}
+    ceiling = sorted(int(s) for s, part in parts.items()
+                     if metric == "accuracy" and _at_ceiling(part))
     held = {int(seed): _curves_rule(_by_blocks(part), metric).status != "differs"
-            for seed, part in runs.groupby("seed")}
+            for seed, part in parts.items() if int(seed) not in ceiling}
     holding = [s for s, ok in held.items() if ok]
-    if len(holding) == (len(held) if verdict.status != "differs" else 0):
+    if not ceiling and len(holding) == (len(held) if verdict.status != "differs" else 0):
         return verdict  # every seed comes out as the mean does
     status = criteria.across_seeds(verdict.status, len(holding), len(held))
     failing = [s for s, ok in held.items() if not ok]
@@ -609,9 +627,15 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
              f"per seed the rule holds at none of {len(held)}")
     if failing:
         where += f" and fails at {_seeds_words(failing)}"
+    if ceiling:
+        one = len(ceiling) == 1
+        where = (f"{_seeds_words(ceiling)} end{'s' * one} at accuracy 1 at every depth, which "
+                 f"can show neither way, and {'is' if one else 'are'} not counted (ours); of "
+                 f"the other {len(held)}, " + where.removeprefix("per seed "))
     text = (f"{verdict.measured}; {where}: "
             f"{_seeds_reason(verdict.status, status, len(failing), len(held))}")
-    return Verdict(status, text, {**verdict.values, "seeds_holding": len(holding)})
+    return Verdict(status, text, {**verdict.values, "seeds_holding": len(holding),
+                                  "seeds_at_ceiling": len(ceiling)})
 
 
 def _seeds_reason(mean: str, status: str, failing: int, seeds: int) -> str:
@@ -686,7 +710,7 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     (reported beside the verdict, which reads the final epoch; ours). A seed "holds" where the
     rule does not fail there, as in the verdict's own count of seeds. The text opens with how
     each point's trial was chosen (:data:`TRIAL_SELECTION`), at that same checkpoint."""
-    best, mean, status, failing = _rule_at_lowest_loss(curves, metric)
+    best, mean, status, failing, ceiling = _rule_at_lowest_loss(curves, metric)
     shown = ", ".join(f"{_metric_text(m, metric)} at {blocks_word(b)}" for b, m in
                       zip(mean["blocks"], mean[metric], strict=True))
     said = {"reproduced": "holds", "differs": "fails",
@@ -697,11 +721,17 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     head = (f"{TRIAL_SELECTION}, and the verdict reads that trial's final epoch; read instead "
             f"at each run's lowest-loss epoch ({epochs}: the checkpoint the trial was chosen at; "
             "reported, not judged), the ")
+    if metric == "accuracy" and _at_ceiling(best):
+        return (f"{head}{metric} of every run is 1 there: at the ceiling, the same rule can "
+                "show neither way")
     if seeds == 1:  # the mean is the one seed: one statement, not two
         return (f"{head}{metric} of the one seed is {shown}: there the same rule "
                 f"{said[status]}")
-    where = f"it holds at {seeds - len(failing)} of {seeds} seeds" + (
-        f" (fails at {_seeds_words(failing)})" if failing else "")
+    counted = seeds - len(ceiling)
+    where = f"it holds at {counted - len(failing)} of {counted} seeds" + (
+        f" (fails at {_seeds_words(failing)})" if failing else "") + (
+        f"; {_seeds_words(ceiling)}, at accuracy 1 at every depth there, "
+        f"{'is' if len(ceiling) == 1 else 'are'} not counted" if ceiling else "")
     return (f"{head}mean {metric} is {shown}: there the same rule {said[status]} on the mean, "
             f"and {where}")
 
@@ -710,24 +740,28 @@ def lowest_loss_rule(curves: pd.DataFrame, metric: str) -> tuple[str, int, int]:
     """:func:`curves_verdict`'s rule on ``metric`` read at each run's lowest-loss epoch (the
     checkpoint the trial was chosen at, :func:`lowest_loss_values`), as numbers: the status the
     rule gives the mean over seeds there, the number of seeds where it does not fail, and the
-    number of seeds (the values :func:`lowest_loss_reading` states in words; reported, not
-    judged)."""
-    best, _, status, failing = _rule_at_lowest_loss(curves, metric)
-    seeds = int(best["seed"].nunique())
-    return status, seeds - len(failing), seeds
+    number of seeds counted (the values :func:`lowest_loss_reading` states in words; reported,
+    not judged). For the accuracy, seeds at accuracy 1 at every depth there are not counted, as
+    in the verdict (:func:`_judge_runs`)."""
+    best, _, status, failing, ceiling = _rule_at_lowest_loss(curves, metric)
+    counted = int(best["seed"].nunique()) - len(ceiling)
+    return status, counted - len(failing), counted
 
 
 def _rule_at_lowest_loss(curves: pd.DataFrame, metric: str
-                         ) -> tuple[pd.DataFrame, pd.DataFrame, str, list[int]]:
-    """``(best, mean, status, failing)``: each run at its lowest-loss epoch
+                         ) -> tuple[pd.DataFrame, pd.DataFrame, str, list[int], list[int]]:
+    """``(best, mean, status, failing, ceiling)``: each run at its lowest-loss epoch
     (:func:`lowest_loss_values`), their mean per #blocks, the status :func:`curves_verdict`'s
-    rule on ``metric`` gives that mean, and the seeds where the rule fails (what
-    :func:`lowest_loss_reading` and :func:`lowest_loss_rule` both report)."""
+    rule on ``metric`` gives that mean, the seeds where the rule fails, and, for the accuracy,
+    the seeds at accuracy 1 at every depth there, which are not counted (:func:`_judge_runs`;
+    what :func:`lowest_loss_reading` and :func:`lowest_loss_rule` both report)."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
+    ceiling = sorted(int(seed) for seed, part in best.groupby("seed")
+                     if metric == "accuracy" and _at_ceiling(part))
     failing = [int(seed) for seed, part in best.groupby("seed")
-               if _curves_rule(part, metric).status == "differs"]
-    return best, mean, _curves_rule(mean, metric).status, failing
+               if int(seed) not in ceiling and _curves_rule(part, metric).status == "differs"]
+    return best, mean, _curves_rule(mean, metric).status, failing, ceiling
 
 
 def late_falls(curves: pd.DataFrame, drop: float = LATE_DROP
@@ -1653,7 +1687,9 @@ def _curves_item(number: str, name: str, metric: str, dataset: str, data: str) -
             "of the shallower depths (relative, as in our rule for Mahdavi et al. Fig. 5); a "
             "rise only between depths that both reach 100 % training accuracy → trend, not "
             "differs (ours: both memorized)" if metric == "loss"
-            else "final training accuracy non-decreasing in #blocks (no tolerance)")
+            else "final training accuracy non-decreasing in #blocks (no tolerance); a seed at "
+            "accuracy 1 at every depth can show neither way and is not counted, and with every "
+            "run there → not computable (ours: the ceiling)")
 
     @item(P, number, claim=f"{dataset}: more #blocks reach a {word} [our expectation, "
           f"unverified: {curves_sources(data)}]",
