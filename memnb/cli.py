@@ -347,16 +347,26 @@ def _dataset_pointer(err: Exception) -> str:
     """The words added to a missing dataset's message: where ``data/README.md`` gives each
     dataset's source, conversion and SHA-256. For IMDb it adds that the committed results read
     the subset described there: the loader's own hint (:mod:`memnb.data.text`) exports the whole
-    train split, which gives other numbers. Empty for any other error."""
+    train split, which gives other numbers. For the ImageNet sample it adds that the committed
+    results read the set prepared as described there: the loader's hint
+    (:mod:`memnb.data.images`) says that any size works, which is true of loading, but another
+    set or another preprocessing gives other numbers. Empty for any other error."""
     if not isinstance(err, FileNotFoundError):
         return ""
+    from memnb.data.images import IMAGENET_SAMPLES
     from memnb.data.text import IMDB_FILE
 
-    imdb = ("; the committed IMDb results read the subset of the train split described there, "
-            "not the whole split exported above, which gives other numbers"
-            if IMDB_FILE in str(err) else "")
+    said = str(err)
+    which = ""
+    if IMDB_FILE in said:
+        which = ("; the committed IMDb results read the subset of the train split described "
+                 "there, not the whole split exported above, which gives other numbers")
+    elif IMAGENET_SAMPLES in said:
+        which = ("; the committed ImageNet results read the images as prepared there (source, "
+                 "resize, crop and JPEG quality): any size loads, but another set of images "
+                 "or another preprocessing gives other numbers")
     return (" (data/README.md gives each dataset's source, the conversion to make and the "
-            f"SHA-256 of the files the committed results were computed from{imdb})")
+            f"SHA-256 of the files the committed results were computed from{which})")
 
 
 def _in_results(err: OSError, rerun: bool) -> bool:
@@ -583,8 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")
     card.add_argument("--profile", choices=PROFILES, default="full",
-                      help="results to judge (default full; full falls back to quick where no "
-                           "full run of today's full profile exists)")
+                      help="results to judge (default full, as the book's scorecard page: "
+                           "full runs, and quick ones where no full run of today's full "
+                           "profile exists; quick or ci judges only that profile's runs)")
     card.add_argument("--paper", action="append", default=None,
                       help="only this paper (dana, mahdavi, kajitsuka, compare); repeatable")
     card.add_argument("--json", action="store_true",

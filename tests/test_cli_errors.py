@@ -218,6 +218,33 @@ def test_a_missing_imdb_file_says_the_committed_results_read_a_subset(monkeypatc
                                  "gives other numbers)")
 
 
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_missing_imagenet_images_say_the_committed_results_read_one_set(monkeypatch, capsys,
+                                                                        command):
+    """The loader's hint says that any size works; the CLI adds that the committed results
+    read the set data/README.md describes, and that another set or preprocessing gives other
+    numbers, for `memnb run` and `memnb plan`."""
+    from memnb import cli, planner, results
+    from memnb.data.images import imagenet_sample_dir
+
+    def missing(*args, **kwargs):
+        imagenet_sample_dir()  # raises: no dataset folder holds the images
+        raise AssertionError("the images were found")
+
+    monkeypatch.setattr("memnb.data.images.find_dataset", lambda relative: None)
+    monkeypatch.setattr(results, "run_experiment", missing)
+    monkeypatch.setattr(planner, "plan", missing)
+    assert cli.main([command, "mahdavi.table1", "--profile", "ci"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"memnb {command}: error: The ImageNet sample images were not found")
+    assert "Any size works" in err  # the loader's own hint, kept
+    assert "IMDb" not in err
+    assert err.rstrip().endswith("the committed ImageNet results read the images as prepared "
+                                 "there (source, resize, crop and JPEG quality): any size loads, "
+                                 "but another set of images or another preprocessing gives other "
+                                 "numbers)")
+
+
 def test_a_data_folder_that_lacks_a_file_falls_back_with_a_warning(tmp_path, monkeypatch):
     """MEMNB_DATA_DIR naming an existing folder without the file asked for: the file is read
     from the next folder that has it (data/external, ../shared/data), and a warning names the

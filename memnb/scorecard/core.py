@@ -54,7 +54,8 @@ COLUMNS: tuple[str, ...] = ("paper", "item", "claim", "criterion", "measured", "
 class NotRun(Exception):
     """An item's evidence has not been computed in this checkout.
 
-    Without ``why``: no result of ``experiment`` exists (the row says ``no result yet``). With
+    Without ``why``: no result of ``experiment`` is read at the profile asked (the row says
+    ``no result yet``, and names a complete run at another profile that reads it). With
     ``why``: a result exists, but one that cannot decide the item (a reduced run with too few
     points, a partial run that lacks the item's points, a run at another setting than the
     paper's); ``why`` says what it holds, and ``command`` is the command that computes the run
@@ -328,6 +329,25 @@ class ResultSource:
             return continue_command(name, "full", full.provenance, rerun=True)
         return plain if full.complete else continue_command(name, "full", full.provenance)
 
+    def complete_elsewhere(self, name: str, needed: str) -> str | None:
+        """A profile, other than the one asked, whose committed result of ``name`` is complete
+        and of today's profile (:func:`memnb.provenance.profile_change`), for a row not run at
+        the asked profile: ``needed`` (the profile of the run the item needs) when it is such a
+        profile, else the largest such profile above the one asked (``full``, then ``quick``);
+        ``None`` when there is none. ``memnb scorecard --profile <it>`` reads that result."""
+        from memnb.profiles import PROFILES
+        from memnb.provenance import profile_change
+
+        above = PROFILES[PROFILES.index(self.profile) + 1:][::-1]
+        for profile in dict.fromkeys([needed, *above]):
+            if profile == self.profile:
+                continue
+            result = self._load(name, profile)
+            if (result is not None and result.complete
+                    and profile_change(result.provenance) is None):
+                return profile
+        return None
+
     def peek(self, name: str) -> pd.DataFrame:
         """The table :meth:`table` would return, without recording it as evidence."""
         return self._lookup(name).table
@@ -427,9 +447,7 @@ class Item:
             planned = planned_cost(missing.experiment, missing.profile) or (
                 self.cost if missing.profile == "full" else None)
             if missing.why is None:
-                cost = f" ({planned})" if planned else ""
-                return self._row("not run", f"no result yet: {cmd} computes it{cost}",
-                                 "none in this checkout")
+                return self._not_run_yet(results, missing, cmd, planned)
             # "full profile", not "whole run": an adaptive search's plan covers its first round
             whole = f" (full profile, {planned})" if planned else ""
             return self._row("not run", f"{missing.why}; {cmd} computes the run that decides "
@@ -444,6 +462,29 @@ class Item:
         return self._row(verdict.status, verdict.measured,
                          evidence or "computed here at small size (no result table)",
                          results.runs_read(), decided=not undecided(verdict))
+
+    def _not_run_yet(self, results: ResultSource, missing: NotRun, cmd: str,
+                     planned: str | None) -> Row:
+        """The ``not run`` row of an item whose run exists at no profile ``results`` reads. A
+        complete run at another profile (:meth:`ResultSource.complete_elsewhere`) is named with
+        the command that reads it: in place of the run command when it is the run the item
+        needs (that command would be refused, or would compute it again), else after it."""
+        name, asked = missing.experiment, results.profile
+        shown = results.complete_elsewhere(name, missing.profile)
+        if shown is not None and shown == missing.profile:
+            return self._row("not run", f"not run at `{asked}`: this row reads the `{shown}` "
+                             f"run of {name}, which is complete here; `memnb scorecard "
+                             f"--profile {shown}` judges the row on it",
+                             f"the complete {read_label(shown, name)}, not read at `{asked}`")
+        cost = f" ({planned})" if planned else ""
+        if shown is None:
+            return self._row("not run", f"no result yet: {cmd} computes it{cost}",
+                             "none in this checkout")
+        return self._row("not run", f"no `{asked}` result yet: {cmd} computes it{cost}; a "
+                         f"complete `{shown}` run of {name} exists, which `memnb scorecard "
+                         f"--profile {shown}` reads",
+                         f"none at `{asked}`; the complete {read_label(shown, name)} is not "
+                         f"read at `{asked}`")
 
     def _row(self, status: str, measured: str, evidence: str,
              read_from: tuple[str, ...] = (), *, decided: bool = True) -> Row:
