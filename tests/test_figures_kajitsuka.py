@@ -830,7 +830,7 @@ def test_quotes_of_the_abstract_and_theorem_are_marked():
     assert "is our notes' reconstruction of it, *[reconstruction]*" in sec1
     assert "reconstruction" in card.THM41_UNCAPPED and "own text" not in card.THM41_UNCAPPED
     # Theorem 4.2's content is [unverified] where the intro calls the statements the paper's
-    assert "of Thm 4.2 our sources give only the title" in " ".join(intro.split())
+    assert "of Thm 4.2 only its title and the abstract's" in " ".join(intro.split())
 
 
 def _drawn_counts(ax) -> dict[str, tuple[str, str, str]]:

@@ -201,9 +201,10 @@ def test_the_committed_mnli_caption_states_the_collapse():
 def test_the_ffn_before_the_attention_is_marked_reconstruction():
     intro = "".join(json.loads(NOTEBOOK.read_text())["cells"][0]["source"])
     assert "*FFN → one self-attention layer used as an averaging operation → FFN*" not in intro
-    assert "*one self-attention layer used as an averaging operation → FFN*" in intro
-    assert ("$\\mathrm{FFN}_1 \\to \\mathrm{SA} \\to \\mathrm{FFN}_2$,\ncomes from our "
-            "notes' reconstruction, *[reconstruction]*") in intro
+    ours = " ".join(intro.split("- **Ours**")[1].split())
+    assert ("the FFN before the attention, which makes the shape $\\mathrm{FFN}_1 \\to "
+            "\\mathrm{SA} \\to \\mathrm{FFN}_2$") in ours
+    assert "marked *[reconstruction]* where it stands in for the paper's" in ours
     sec2 = "".join(json.loads(NOTEBOOK.read_text())["cells"][6]["source"])
     assert ("a pipeline of that shape with an FFN added before the\nattention, "
             "*[reconstruction]*") in sec2

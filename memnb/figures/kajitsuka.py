@@ -8,6 +8,7 @@ cannot say more than the numbers under it. :func:`show` displays both.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +35,8 @@ _BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 7, "
 _DODGE = 0.025
 _DODGE_BLOCKS = 0.1
 #: Legend handle length (in font sizes) long enough to show a dashed line's dashes around its
-#: marker: the style's short handle drew the dashed fitted quantity as a solid line.
+#: marker: the style's short handle drew the dashed fitted quantity as a solid line, and the
+#: dashed width of the capacity figure's panels (line style: width) as a solid one.
 _DASHED_HANDLE = 4.0
 
 
@@ -146,6 +148,19 @@ def _style(quantity: str, line: str) -> tuple[str, dict[str, str]]:
     style ``line``) and the colour keyword of one quantity of the construction figures."""
     color, marker = CONSTRUCTION_STYLE[quantity]
     return marker + line, {"color": color}
+
+
+def construction_note(note: str, cached: pd.DataFrame | None, profile: str) -> str:
+    """The loader's ``note`` on the construction sweep (:func:`memnb.results.fresh_and_cached`)
+    followed by what :func:`construction_figure` draws from it: the committed full-scale run
+    ``cached`` alone when there is one, the note's `quick` run read only by the check after
+    the figure; else the run of ``profile``."""
+    if cached is None:
+        shown = ("this full-scale run" if profile == "full" else
+                 f"this build's `{profile}` run")
+        return f"{note}. The figure below draws {shown}."
+    return (f"{note}. The figure below draws the committed full-scale run only; this build's "
+            f"`{profile}` run appears in the check after it.")
 
 
 def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str
@@ -705,6 +720,86 @@ def built_count(construction: pd.DataFrame | None, N: int, n: int, task: str
     return float(part["num_parameters"].mean()), seeds
 
 
+#: The most IDs (N for next-token, nN for seq-to-seq) of a construction that
+#: :func:`transformer_form_ratio` rebuilds: the committed sweep's largest, a few seconds.
+FORM_REBUILD_MAX_IDS = 400_000
+
+
+@functools.cache
+def _form_counts(N: int, n: int, C: int, V: int, task: str, positional: bool, seed: int
+                 ) -> tuple[int, int]:
+    """The parameter counts of one construction rebuilt as the sweep builds it
+    (:func:`memnb.constructions.seq_id.scaling.construction_sizes`: random data of ``seed``):
+    its ReLU form (``num_parameters``, what the sweep records) and its Transformer form
+    (``transformer().parameter_count()``, Sec. 2 of the chapter). Computed once per process."""
+    from memnb.constructions.seq_id import memorize
+    from memnb.data.random_sequences import random_sequences
+
+    data = random_sequences(N, n, V, C, seed=seed, seq2seq=task == "seq2seq")
+    net = memorize(data.tokens, data.labels, num_classes=C, task=task, positional=positional,
+                   seed=seed)
+    return int(net.num_parameters), int(net.transformer().parameter_count())
+
+
+def transformer_form_ratio(N: int, n: int, task: str, *, C: int = 2, V: int = 1000,
+                           seed: int = 0, positional: bool | None = None,
+                           recorded: float | None = None) -> float | None:
+    """How many times more parameters the Transformer form of our construction has than its
+    ReLU form (the count of the sweep, Table 1 and the lower-bound figure), for the network
+    built at ``N`` sequences of length ``n`` as the sweep builds it (``positional``: by default
+    for seq-to-seq only). None when the network has more than :data:`FORM_REBUILD_MAX_IDS` IDs
+    (not rebuilt), or when ``recorded`` (a count the sweep recorded for it) differs from the
+    rebuilt ReLU form: then the ratio would be of another network."""
+    if N * (n if task == "seq2seq" else 1) > FORM_REBUILD_MAX_IDS:
+        return None
+    positional = task == "seq2seq" if positional is None else positional
+    relu, blocks = _form_counts(int(N), int(n), int(C), int(V), task, bool(positional), int(seed))
+    if recorded is not None and relu != recorded:
+        return None
+    return blocks / relu
+
+
+def _sweep_ratio(row: pd.Series) -> float | None:
+    """:func:`transformer_form_ratio` of one row of the construction sweep (None without the
+    columns that rebuild it)."""
+    need = ("N", "n", "C", "V", "task", "num_parameters")
+    if any(c not in row.index for c in need):
+        return None
+    return transformer_form_ratio(
+        int(row["N"]), int(row["n"]), str(row["task"]), C=int(row["C"]), V=int(row["V"]),
+        seed=int(row.get("seed", 0)),
+        positional=None if "positional" not in row.index else bool(row["positional"]),
+        recorded=float(row["num_parameters"]))
+
+
+def _times(ratios: list[float]) -> str:
+    """``2.02×`` for one ratio (or several that round alike), ``1.89× to 2.02×`` for a range."""
+    low, high = f"{min(ratios):.2f}×", f"{max(ratios):.2f}×"
+    return low if low == high else f"{low} to {high}"
+
+
+def lower_bound_form_words(construction: pd.DataFrame) -> str:
+    """Which count of our construction the lower-bound figure draws, as a clause: its ReLU form
+    (the sweep's count), and how many times more parameters the Transformer form has
+    (:func:`transformer_form_ratio`), rebuilt at the smallest and largest N of each task of the
+    sweep; the ReLU form alone where no rebuild matches the recorded counts."""
+    parts = []
+    for task, name in (("next_token", "next-token"), ("seq2seq", "seq-to-seq")):
+        part = card._sweep(construction, "N", task)
+        if part.empty:
+            continue
+        ends = part.iloc[[0, -1]] if len(part) > 1 else part
+        ratios = [r for _, row in ends.iterrows() if (r := _sweep_ratio(row)) is not None]
+        if len(ratios) == len(ends):
+            parts.append(f"{_times(ratios)} ({name})")
+    if not parts:
+        return "in its ReLU form (the count of Sec. 3)"
+    return ("in its ReLU form (the count of Sec. 3; the Transformer form of the same networks, "
+            "Sec. 2, has " + parts[0].replace(" (", " the parameters (", 1)
+            + "".join(f" and {p}" for p in parts[1:])
+            + ", rebuilt at the smallest and largest $N$ of the sweep)")
+
+
 def table1(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,
            construction: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1 of the paper evaluated at one size (ours): each row's parameter count at ``N``
@@ -915,13 +1010,44 @@ def table1_markdown(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000,
         if mine.empty:
             lines.append(f"| {r['work']}{cite} | {r['parameters']} | none | | {r['kind']} |")
         for _, m in mine.iterrows():
+            form = ", ReLU form" if m["row"] in _OURS_ROWS else ""
             lines.append(f"| {r['work']}{cite} | {printed.loc[r['work'], 'parameters']} | "
-                         f"{m['row']} ({m['count']}) | {m['value']:,.0f} | {r['kind']} |")
+                         f"{m['row']} ({m['count']}{form}) | {m['value']:,.0f} | "
+                         f"{r['kind']} |")
     gap = "" if construction is None else "\n\n" + closed_form_gap(construction)
     return (rf"Evaluated at $N$ = {N:,}, $n$ = {n}, $d$ = {d}, $\omega$ = {omega:,} (our "
             r"choice of size; $\omega$ is the vocabulary size, the number of distinct token "
             "vectors, as Table 1's caption defines it for Madden et al.'s bound):\n\n"
-            + "\n".join(lines) + gap)
+            + "\n".join(lines) + "\n\n" + table1_form_words(N, n, omega, construction) + gap)
+
+
+#: The rows of :func:`table1` that hold our construction's count.
+_OURS_ROWS = ("Thm 4.1 our construction", "Cor. 4.1 our construction")
+
+
+def table1_form_words(N: int, n: int, omega: int = 1000,
+                      construction: pd.DataFrame | None = None) -> str:
+    """Which count of our construction Table 1's rows give (:func:`table1`): its ReLU form, and
+    how many times more parameters its Transformer form has at that size
+    (:func:`transformer_form_ratio`), for the sweep's network where ``construction`` has the
+    size, else for one built as the sweep builds it (``C`` = 2, vocabulary ``omega``, seed 0),
+    as one sentence."""
+    parts = []
+    for task, name in (("next_token", "next-token"), ("seq2seq", "seq-to-seq")):
+        row = None
+        if construction is not None:
+            part = card._sweep(construction, "N", task)
+            part = part[(part["N"] == N) & (part["n"] == n)]
+            row = None if part.empty else part.iloc[0]
+        ratio = (_sweep_ratio(row) if row is not None else
+                 transformer_form_ratio(N, n, task, V=omega))
+        if ratio is not None:
+            parts.append(f"{ratio:.2f}× ({name})")
+    said = ("" if not parts else
+            "; its Transformer form (Sec. 2), built at this size, has "
+            + parts[0].replace(" (", " the parameters (", 1)
+            + "".join(f" and {p}" for p in parts[1:]))
+    return f"Our construction's rows count its ReLU form, as Sec. 3 does{said}."
 
 
 def lower_bound_markdown() -> str:
@@ -1025,7 +1151,8 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
                "itself, the shape of Theorem 4.2's $\\Omega(\\sqrt N)$ with its constant set "
                "to one (a reference slope, not a bound; that the theorem states this order is "
                "our notes' reading, *[unverified]*). Markers: our "
-               "construction's exact counts (committed full sweep). "
+               f"construction's exact counts {lower_bound_form_words(cached)}, from the "
+               "committed full sweep. "
                + (f"{hollow_words} " if hollow_words else "")
                + "Theorem 4.2 row of the "
                f"scorecard: {_verdict(v42)}. Corollary 4.1 row (hardmax): {_verdict(v41)}. "
@@ -1040,15 +1167,16 @@ def overhead_markdown(table: pd.DataFrame) -> str:
     "Remark 4.4, overhead ∝ log N"), as one Markdown paragraph: what the marginal overhead is,
     the row's verdict, and in words whether the overhead grows like log N over the sweep, does
     not, or whether the fit cannot decide (a slope interval containing both 0 and positive
-    slopes, :data:`memnb.scorecard.kajitsuka.OVERHEAD_UNDECIDED`: ``trend``)."""
+    slopes, :data:`memnb.scorecard.kajitsuka.OVERHEAD_UNDECIDED`: ``trend``), then with the
+    fitted slope's sign and the directions its interval allows (:func:`overhead_slope_words`)."""
     v = card.remark44_overhead_verdict(table)
     undecided = bool(v.values.get("undecided"))
     if undecided:
         said = (" (the criterion asks for $R^2 \\ge 0.9$ and a slope above zero; a slope "
                 "interval that contains both zero and positive slopes is not decided, `trend`): "
                 "over the sizes of the sweep the fit cannot tell a $\\log N$ growth of the "
-                "marginal overhead from none; FFN₁'s growth and FFN₂'s lower-order terms still "
-                "weigh on the differences up to its largest $N$.")
+                f"marginal overhead from none. {overhead_slope_words(v)} FFN₁'s growth and "
+                "FFN₂'s lower-order terms still weigh on the differences up to its largest $N$.")
     elif v.status != "differs":
         said = ". The overhead grows like $\\log N$ over the sweep."
     else:
@@ -1069,7 +1197,73 @@ def overhead_markdown(table: pd.DataFrame) -> str:
             + said)
 
 
+def overhead_slope_words(v: Verdict) -> str:
+    """What the fitted slope of the marginal overhead against log₂N says (the values of
+    :func:`memnb.scorecard.kajitsuka.overhead_verdict`: ``slope``, its 95 % interval
+    ``slope_low`` to ``slope_high``, and the first and last marginal overheads), in one or two
+    sentences: its sign, which way the best estimate goes, and which directions the interval
+    allows (a decrease below 0, a growth above it)."""
+    slope, low, high = (float(v.values[k]) for k in ("slope", "slope_low", "slope_high"))
+    first, last = float(v.values["marginal_first"]), float(v.values["marginal_last"])
+    sign = "negative" if slope < 0 else "positive" if slope > 0 else "zero"
+    best = ("a decrease" if slope < 0 else "a growth" if slope > 0 else "neither a growth nor "
+            "a decrease")
+    allows = [w for w, ok in (("a decrease", low < 0), ("no change", low <= 0 <= high),
+                              ("a growth", high > 0)) if ok]
+    allowed = (", ".join(allows[:-1]) + " or " + allows[-1]) if len(allows) > 1 else allows[0]
+    return (f"The fitted slope is {sign} ({slope:.3g} per doubling of $N$, 95 % interval "
+            f"{low:.3g} to {high:.3g}): its best estimate is {best}. The bits each added "
+            f"sequence costs per bit of label go from {first:.4g} between the two smallest "
+            f"sizes to {last:.4g} between the two largest; the interval allows {allowed}.")
+
+
 # ---------------------------------------------------------------------- training experiments
+@functools.cache
+def mnli_pair_split(seq_len: int) -> tuple[int, int, bool]:
+    """How :func:`memnb.data.text.load_mnli` (``layout="pair"``) fills a ``seq_len``-token
+    sequence, found by running it on a probe file of two examples: the tokens taken from the
+    premise, those taken from the hypothesis (premise first), and whether a part whose text is
+    shorter is padded at its end with ``[PAD]`` (:data:`memnb.data.text.PAD_ID`). Needs the
+    tokenizer, not the MultiNLI file."""
+    import json
+    import tempfile
+
+    from memnb.data import text
+
+    seq_len = check_int("seq_len", seq_len, 2)
+    (premise,), (hypothesis,) = text.encode(["cat"], 1), text.encode(["dog"], 1)
+    rows = [{"premise": " ".join(["cat"] * seq_len), "hypothesis": " ".join(["dog"] * seq_len),
+             "label": text.MNLI_LABELS[0]},
+            {"premise": "cat", "hypothesis": "dog", "label": text.MNLI_LABELS[1]}]
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / text.MNLI_FILE).parent.mkdir(parents=True)
+        (Path(folder) / text.MNLI_FILE).write_text(
+            "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        ds = text.load_mnli(seq_len, layout="pair", data_dir=folder, download=False)
+    full, short = (ds.tokens[ds.labels == k][0].tolist() for k in (0, 1))
+    first = full.count(premise[0])
+    if full != [premise[0]] * first + [hypothesis[0]] * (seq_len - first):
+        raise ValueError(f"load_mnli(layout='pair') does not put the premise first: {full}")
+    pad = [text.PAD_ID] * seq_len
+    padded = short == [premise[0]] + pad[:first - 1] + [hypothesis[0]] + pad[:seq_len - first - 1]
+    return first, seq_len - first, padded
+
+
+def mnli_layout_words(ds: Any) -> str:
+    """How the MultiNLI sequences of ``ds`` (a :class:`memnb.data.text.TextDataset` of
+    :func:`memnb.data.text.load_mnli`) are made, in one sentence: for ``layout="pair"`` the
+    split measured by :func:`mnli_pair_split`; the layout's name otherwise."""
+    layout, seq_len = ds.info.get("layout"), int(ds.tokens.shape[1])
+    if layout != "pair":
+        return f"{ds.name}: layout `{layout}` of `memnb.data.text.load_mnli`, {seq_len} tokens."
+    first, second, padded = mnli_pair_split(seq_len)
+    pad = (", each part padded at its end with [PAD] when its text is shorter" if padded
+           else "")
+    return (f"{ds.name} (layout `pair` of `memnb.data.text.load_mnli`): each sequence of "
+            f"{seq_len} tokens is the first {first} WordPiece tokens of the premise followed by "
+            f"the first {second} of the hypothesis{pad}.")
+
+
 def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
                   paper_figs: str, profile: str, *, partial: str | None = None
                   ) -> tuple[plt.Figure, str]:
@@ -1369,7 +1563,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                               markersize=_NONE_SIZE, color="0.3"))
         labels.append(f"{NO_DEPTH_MEMORIZED} (arrow at the top edge, above the deepest tried, "
                       f"{card.blocks_word(top)}; colour: width)")
-    axes[0].legend(handles, labels, **_BELOW, ncol=1)
+    axes[0].legend(handles, labels, **_BELOW, ncol=1, handlelength=_DASHED_HANDLE)
     depth = depth_table(table, by)
     values = sorted(depth[by].unique())
     colors = {v: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, v in enumerate(values)}
@@ -1393,7 +1587,7 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     if unmemorized:  # no depth ticks in the arrows' row: no depth above the deepest was tried
         ticks = MaxNLocator(integer=True).tick_values(0, top)
         axes[0].set_yticks([t for t in ticks if 0 <= t <= top])
-    axes[1].legend(**_BELOW, ncol=3)
+    axes[1].legend(**_BELOW, ncol=3, handlelength=_DASHED_HANDLE)
     fig.tight_layout()
     def scale(v: Verdict) -> Verdict:
         return _scale(v, used, partial)

@@ -406,7 +406,8 @@ def overhead_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
     measured = (f"marginal overhead (Δbits/ΔN)/log₂C {marginal[0]:.4g} to {marginal[-1]:.4g} "
                 f"(range {marginal.min():.4g} to {marginal.max():.4g}); against log₂N: "
                 f"{v.measured}"
-                + (f" ({OVERHEAD_UNDECIDED})" if undecided else "")
+                + (f" ({OVERHEAD_UNDECIDED}{OVERHEAD_DECREASE * (v.values['slope'] < 0)})"
+                   if undecided else "")
                 + "; for reference the plain ratio total/(N log₂C) goes "
                 f"{ratio[0]:.4g} at N = {N[0]:g} to {ratio[-1]:.4g} at N = {N[-1]:g} (slope "
                 f"{plain.slope:.4g} against log₂N, FFN₁'s cost spread over more sequences)"
@@ -421,6 +422,9 @@ def overhead_verdict(table: pd.DataFrame, num_classes: int = 2) -> Verdict:
 OVERHEAD_UNDECIDED = ("the slope's 95 % interval contains both 0 (no growth) and positive "
                       "slopes (a log N growth; the claim names no slope), so the fit cannot tell "
                       "log N growth from none: not decided, so trend, not differs")
+
+#: Added to :data:`OVERHEAD_UNDECIDED` where the fitted slope itself is negative.
+OVERHEAD_DECREASE = "; the fitted slope itself is negative: its best estimate is a decrease"
 
 
 def _ffn1_growth(nt: pd.DataFrame) -> str:
