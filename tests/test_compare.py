@@ -414,9 +414,13 @@ def test_shape_only_curves_differ_and_the_floor_is_ours():
     task = {"V": 4, "n": 6, "C": 4}
     theory = compare.theory_curves(task, [60, 120, 240, 480, 720])
     table = figures.theory_table(theory)
-    floor = [s for s in table.index if s.startswith("information floor")]
-    assert floor == ["information floor N log2 C <= 32 P (ours; cf. our reading of Remark 4.4) "
-                     "[forbidden above]"]
+    # one name for the counting bound, the slider's (review): a ceiling on N, with what it says
+    # in place of a kind, and no "forbidden"
+    floor = [s for s in table.index if s.startswith("information ceiling on N")]
+    assert floor == ["information ceiling on N (ours): N log2 C <= 32 P; cf. our reading of "
+                     "Remark 4.4 [above it, not every labelling of N examples can be fitted: "
+                     "at most a 2^(32 P − N log2 C) share of them]"]
+    assert not any("forbidden" in s or "information floor" in s for s in table.index)
     built = pd.DataFrame([{"construction": "aot (Dana et al. Thm 1)", "budget": 60,
                            "parameters": 60, "N": 6, "memorized": True, "bits": 3840,
                            "note": ""}])
@@ -429,7 +433,15 @@ def test_shape_only_curves_differ_and_the_floor_is_ours():
               for ln in lines}
     assert len({ln.get_marker() for ln in lines}) == 3 and len(styles) == 3
     labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
-    assert any("(ours; cf. our reading of Remark 4.4): forbidden above" in lb for lb in labels)
+    assert ("information ceiling on N (ours): N log2 C <= 32 P; cf. our reading of Remark 4.4 "
+            "(shaded above it: not every labelling can be fitted)") in labels
+    assert not any("forbidden" in lb or "information floor" in lb for lb in labels)
+    caption = figures.bounds_caption(theory, built, best, 4)
+    assert ("Shaded: above the information ceiling on N, N log2 4 <= total bits (ours; cf. our "
+            "reading of Remark 4.4; a counting bound): there, not every labelling of N "
+            "examples can be fitted: weights of that many bits fit at most a "
+            "2^(bits − N log2 C) share of them.") in caption
+    assert "forbidden" not in caption and "information floor" not in caption
     plt.close(fig)
 
 
@@ -498,8 +510,8 @@ def test_a_guarantee_that_fits_no_budget_has_no_legend_entry_and_the_slider_says
     assert (f"information ceiling on N (ours): N log2 C <= {bits} P; cf. our reading of "
             "Remark 4.4") in entries
     assert not any(e.startswith("information floor") for e in entries)
-    assert "a ceiling on N, labelled \"information ceiling on N (ours)\"" in (
-        figures.classes_slider_caption(task, [2, 4]))
+    assert "the information ceiling on N (solid, labelled \"information ceiling on N (ours)\")" \
+        in figures.classes_slider_caption(task, [2, 4])
     plt.close(fig)
     text = figures.classes_markdown(task, budgets, [2, 4, 8, 16])
     assert "at C = 16, Mahdavi et al. Thm 1 [reconstruction] (our shapes need d ≥ C = 16" in text
@@ -1264,7 +1276,8 @@ def test_own_shape_words_name_the_budgets_and_the_shapes_outside_the_scope(aot_r
     text = figures.own_shape_words(table, theory, best, task, 250)
     assert guarantee == 88
     assert ("0 of 2 runs at P = 720 (guarantee 88; d=2 d_h=1 H=86: seed 0 in [45, 90), not "
-            "tested; seed 1 below 45, not fitted within the 250-step cap)") in text
+            "tested; seed 1 below 45, not fitted within the 250-step cap (a shortfall this "
+            "measurement cannot settle: more steps might fit it))") in text
     assert "The best trained AoT has d > V = 4 at P = 720 (d=8 d_h=1 H=19: 180)" in text
     # a best shape within the scope: no such sentence
     assert ("so it lies outside what the proof covers (ours: the gap in the proof that the "
@@ -1350,8 +1363,8 @@ def test_winners_say_when_the_lead_is_only_the_parameter_count():
 
 
 def test_shape_only_lines_above_the_floor_are_said_to_mean_nothing():
-    """Review finding: the shape-only curves (constant 1) lie in the shaded forbidden region;
-    the caption now says where and that their height means nothing."""
+    """Review finding: the shape-only curves (constant 1) lie in the shaded region above the
+    information ceiling on N; the caption now says where and that their height means nothing."""
     from memnb.figures import compare as figures
 
     params = compare.get_params("quick")
@@ -1453,4 +1466,7 @@ def test_the_budget_slider_draws_the_floor_as_a_ceiling_on_N():
     assert [i for i, h in enumerate(hatches) if h] == ceiling
     caption = figures.budget_slider_caption(task, [60, 120])
     assert f'labelled "{figures.CEILING_WORDS}"' in caption
-    assert "which here is a ceiling on N, not a guarantee" in caption
+    assert ("the information ceiling on N, N log2 C ≤ 32 P, not a guarantee: above it, not "
+            "every labelling of N examples can be fitted: at most a 2^(32 P − N log2 C) share "
+            "of them; hatched") in caption
+    assert "information floor" not in caption and "forbidden" not in caption

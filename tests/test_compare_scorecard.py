@@ -320,8 +320,7 @@ def test_guarantee_untested_below_the_smallest_tried_N():
     v = card.guarantee_verdict(pd.concat([hits, below]), 4, "mha", 6, 4)
     assert v.values == {"held": 2, "short": 0, "not_tested": 2, "zero_capacity": 2,
                         "d_v": 1, "d_o": 4}  # the sizes of the trained layers (Theorem 1's scope)
-    # untested runs, none short: a plain trend, since this recipe cannot show a shortfall (an
-    # unfitted N always ran to the step cap), so more runs could only confirm the guarantee
+    # untested runs, none short: a plain trend (a run not tested is no sign of a shortfall)
     assert v.status == "trend" and card.status_words(v) == "trend"
     assert ("d=12 d_h=2 H=1 (seeds 0, 1): capacity below the smallest tried N = 8, "
             "guarantee 2") in v.measured
@@ -458,25 +457,66 @@ def _aot_runs(steps_run: int) -> pd.DataFrame:
                          for s, seed, N, acc, run in rows])
 
 
-def test_a_shortfall_at_the_step_cap_is_not_tested_at_this_budget():
+def test_a_shortfall_at_the_step_cap_is_not_decided():
+    """Review of the guarantee rows: training stops early only at 100 %, so every unfitted N
+    runs to the step cap; a run that ended there short of its guarantee cannot refute an
+    existence theorem (more steps might fit it): the row is a trend not decided, the run named
+    with its shape, P, N, seed, accuracy and steps, and no "could only confirm"."""
     capped = card.guarantee_verdict(_aot_runs(250), 4, "aot", 6, 4, steps=250)
-    assert capped.status == "trend"
+    assert capped.status == "trend" and capped.values["decided"] is False
+    assert card.status_words(capped) == "trend (not decided)"
     assert capped.values["short"] == 0 and capped.values["capped"] == 1
-    assert ("not fitted within the step cap at 1 (not tested at this budget: an N at or below "
-            "the guarantee that training had not fitted when it stopped at the 250-step cap: "
-            "d=2 d_h=1 H=86 (seed 1): N = 45 at accuracy 0.489, guarantee 88; seed 0 of this "
-            "shape fitted N = 45)") in capped.measured
+    assert ("not fitted within the step cap at 1 (a shortfall this measurement cannot settle: "
+            "training had not fitted an N at or below the guarantee when it stopped at the "
+            "250-step cap, and more steps might fit it: d=2 d_h=1 H=86 at P = 720 (seed 1): "
+            "N = 45 at accuracy 0.489 after 250 steps, guarantee 88; seed 0 of this shape "
+            "fitted N = 45)") in capped.measured
+    # the same runs without the shortfall at the cap: every run at N <= guarantee fitted
+    fitted = _aot_runs(250)
+    fitted = fitted[~((fitted["seed"] == 1) & (fitted["shape"] == "d=2 d_h=1 H=86"))]
+    plain = card.guarantee_verdict(fitted, 4, "aot", 6, 4, steps=250)
+    assert plain.status == "trend" and "decided" not in plain.values  # a run not tested
     # a shortfall that stopped before the cap is judged
     early = card.guarantee_verdict(_aot_runs(120), 4, "aot", 6, 4, steps=250)
     assert early.status == "differs" and early.values["short"] == 1
+    assert "decided" not in early.values
     assert "not fitted before the step cap: d=2 d_h=1 H=86 (seed 1))" in early.measured
     # without the cap the shortfall is judged, and the text says what is not known
     unknown = card.guarantee_verdict(_aot_runs(250), 4, "aot", 6, 4)
     assert unknown.status == "differs" and "capped" not in unknown.values
     assert "whether the runs that fall short ran to a step cap is not known here" in \
         unknown.measured
-    row = {it.item: it for it in load_items(["compare"])}["Dana et al. Thm 1 vs training"]
-    assert "not tested at this budget when training had not fitted such an N" in row.criterion
+    # a shortfall at the cap outside the proof's scope (d > V) is named, not judged: no flag
+    wide = _aot_runs(250).replace({"shape": {"d=2 d_h=1 H=86": "d=8 d_h=1 H=86"}})
+    outside = card.guarantee_verdict(wide, 4, "aot", 6, 4, steps=250)
+    assert outside.status == "trend" and "decided" not in outside.values
+    assert "their 2 shortfalls are not judged" in outside.measured
+    # runs that all end at the cap short of their guarantee test it, undecided: not a
+    # "not computable" row
+    alone = card.guarantee_verdict(_aot_runs(250).query("seed == 1"), 4, "aot", 6, 4, steps=250)
+    assert card.status_words(alone) == "trend (not decided)"
+    for arch in ("Dana", "Mahdavi"):
+        row = {it.item: it for it in load_items(["compare"])}[f"{arch} et al. Thm 1 vs training"]
+        assert "could only confirm" not in row.criterion
+        assert ("training can show a guarantee reached, but a run that falls short at the step "
+                "cap cannot refute it: the guarantee is an existence theorem") in row.criterion
+        assert "makes the row trend (not decided)" in row.criterion
+        assert "their shape, P, N, seed, accuracy and steps" in row.criterion
+
+
+def test_the_dana_row_shows_a_shortfall_at_the_cap_as_trend_not_decided(tmp_path, monkeypatch):
+    """The row itself, on the quick AoT runs at P = 720: the scorecard prints it "trend (not
+    decided)" (old status: a plain trend), and the run at the cap in its measured text."""
+    monkeypatch.setattr(card, "_table", lambda results: (
+        _aot_runs(250), {"C": 4, "n": 6, "V": 4, "steps": 250}))
+    source = ResultSource("quick", tmp_path)
+    monkeypatch.setattr(source, "used_profile", lambda name: "quick")
+    monkeypatch.setattr(source, "partial", lambda name: None)
+    [row] = [it.evaluate(source) for it in load_items(["compare"])
+             if it.item == "Dana et al. Thm 1 vs training"]
+    assert (row.status, row.decided) == ("trend", False), row
+    assert "d=2 d_h=1 H=86 at P = 720 (seed 1): N = 45 at accuracy 0.489 after 250 steps" in \
+        row.measured
 
 
 def test_the_chapter_checks_are_the_rows_and_name_the_step_cap():
@@ -518,7 +558,7 @@ def test_a_capacity_below_the_smallest_N_tried_is_censored_not_zero():
 
 def test_the_floor_row_is_ours_and_not_attributed_to_remark_44():
     row = {it.item: it for it in load_items(["compare"])}[card.FLOOR_ROW]
-    assert card.FLOOR_ROW.startswith("Information floor") and row.ours
+    assert card.FLOOR_ROW.startswith("Information ceiling on N") and row.ours
     assert "a counting bound of ours" in row.claim and "only the title" in row.claim
 
 

@@ -36,8 +36,8 @@ _SHAPE_STYLES: dict[str, dict[str, Any]] = {
     "Park": {"color": "#888888", "linestyle": (0, (6, 2)), "marker": "s"},
     "Kim": {"color": "#AAAAAA", "linestyle": (0, (6, 2, 1, 2)), "marker": "D"},
 }
-#: What the information floor is, in every label of this chapter (finding of the trust review:
-#: the floor is a counting bound of ours; only Remark 4.4's title is in our sources); the
+#: What the information ceiling on N is, in every label of this chapter (finding of the trust
+#: review: it is a counting bound of ours; only Remark 4.4's title is in our sources); the
 #: statement of :func:`exp.theory_curves` carries the same words.
 FLOOR_WORDS = "ours; cf. our reading of Remark 4.4"
 #: Open markers: a trained capacity every seed of which lies below the smallest N tried.
@@ -66,7 +66,11 @@ MAHDAVI_FLAG = "[reconstruction]"
 def statement_label(statement: str) -> str:
     """A statement of :func:`exp.theory_curves` as the chapter names it: Mahdavi et al.'s with
     :data:`MAHDAVI_FLAG` after its theorem's name (before the colon, so that a name cut at
-    the colon keeps it), every other statement unchanged."""
+    the colon keeps it), the information floor of :func:`exp.theory_curves` by the chapter's
+    one name for it, the information ceiling on N (:func:`ceiling_label`), every other
+    statement unchanged."""
+    if statement.startswith("information floor "):
+        return ceiling_label(statement)
     if not statement.startswith("Mahdavi"):
         return statement
     name, colon, rest = statement.partition(":")
@@ -100,9 +104,11 @@ def _shape_style(statement: str) -> dict[str, Any]:
 
 def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
     """The statements evaluated at each budget (:func:`exp.theory_curves`), one row per
-    statement labelled with its kind (:func:`statement_label`), one column per budget."""
-    named = theory.assign(statement=[f"{statement_label(s)} [{k}]" for s, k in
-                                     zip(theory["statement"], theory["kind"], strict=True)])
+    statement labelled with its kind (:func:`statement_label`), one column per budget; the
+    information ceiling on N says what it says in place of a kind (:func:`ceiling_says`)."""
+    named = theory.assign(statement=[
+        f"{statement_label(s)} [{ceiling_says() if k == CEILING_KIND else k}]"
+        for s, k in zip(theory["statement"], theory["kind"], strict=True)])
     return named.pivot_table(index="statement", columns="parameters", values="N",
                              sort=False).round(1)
 
@@ -268,7 +274,8 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
 def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
                   task: dict[str, int], *, budget: float | None = None) -> plt.Figure:
     """Examples memorized against parameters (left) and against total bits of the weights
-    (right): guarantees, the information floor, shape-only asymptotics, the built constructions
+    (right): guarantees, the information ceiling on N (shaded above it), shape-only
+    asymptotics, the built constructions
     and the trained capacities; ``budget`` marks one budget with a vertical line."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.6))
     ax = axes[0]
@@ -279,9 +286,10 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
             ax.plot(part["parameters"], part["N"],
                     label=f"{statement_label(statement)} (guarantee)",
                     linewidth=1.4, **_style(statement))
-        elif kind == "forbidden above":
+        elif kind == CEILING_KIND:
             ax.plot(part["parameters"], part["N"], color="#222222", linewidth=1.6,
-                    label=f"{statement}: forbidden above")
+                    label=f"{ceiling_label(statement)} (shaded above it: not every labelling "
+                          "can be fitted)")
             ax.fill_between(part["parameters"], part["N"], part["N"] * 1e6, color="#222222",
                             alpha=0.08, linewidth=0)
         else:
@@ -296,7 +304,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
                 label=f"built: {construction_label(name)}, all memorized")
     _trained_points(ax, best, "parameters")
     lo = max(1.0, float(theory["N"][theory["N"] > 0].min()) / 2)
-    hi = float(theory.loc[theory["kind"] == "forbidden above", "N"].max()) * 4
+    hi = float(theory.loc[theory["kind"] == CEILING_KIND, "N"].max()) * 4
     ax.set(xscale="log", yscale="log", ylim=(lo, hi), xlabel="parameters P",
            ylabel="examples memorized N",
            title=f"vs parameters (V = {task['V']}, n = {task['n']}, C = {task['C']})")
@@ -314,7 +322,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
     _trained_points(ax2, best, "parameters", bits_axis=True)
     ax2.set(xscale="log", yscale="log", ylim=(lo, hi),
             xlabel="total bits of the weights", ylabel="examples memorized N",
-            title="vs total bits (floor N log2 C = bits, ours)")
+            title="vs total bits (information ceiling on N: N log2 C = bits, ours)")
     if budget is not None:
         ax.axvline(budget, color="#E69F00", linewidth=1.2)
         ax2.axvline(32 * budget, color="#E69F00", linewidth=1.2)
@@ -474,24 +482,38 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     return fig
 
 
-#: How the budget chart (:func:`budget_frame`) names the information floor: in that chart, of
-#: examples N at one P, it is a ceiling on N (above it, weights of 32 P bits cannot fit every
-#: labelling of N examples), not one more guarantee; its bar is hatched and unfilled
+#: The chapter's one name for the counting bound N log2 C <= 32 P (ours), in its tables,
+#: figures and sliders: in a chart of examples N it is a ceiling on N (above it, weights of
+#: 32 P bits cannot fit every labelling of N examples, :func:`ceiling_says`), not one more
+#: guarantee; the budget chart (:func:`budget_frame`) draws its bar hatched and unfilled
 #: (:data:`_CEILING_BAR`).
 CEILING_WORDS = "information ceiling on N (ours)"
+#: The ``kind`` that :func:`exp.theory_curves` gives the information ceiling on N (its own
+#: word for it, which the chapter does not show: :func:`ceiling_says` says what the bound says).
+CEILING_KIND = "forbidden above"
+
+
+def ceiling_says(bits: str = "32 P") -> str:
+    """What the information ceiling on N says, for weights of ``bits`` bits: above it, not
+    every labelling of N examples can be fitted, at most a ``2^(bits − N log2 C)`` share of
+    them (a counting bound of ours, not a bar on fitting one labelling)."""
+    return (f"above it, not every labelling of N examples can be fitted: at most a "
+            f"2^({bits} − N log2 C) share of them")
 _CEILING_BAR = {"facecolor": "none", "edgecolor": "#222222", "hatch": "///", "linewidth": 1.2}
 
 
 def _floor_formula(statement: str) -> str:
-    """The formula of the information floor's statement, ``N log2 C <= 32 P``, without its name
+    """The formula of the information ceiling's statement, ``N log2 C <= 32 P`` (named
+    "information floor" by :func:`exp.theory_curves`), without its name
     and its parenthesis."""
     return statement.removeprefix("information floor ").split(" (")[0]
 
 
 def ceiling_label(statement: str) -> str:
-    """The legend label of the information floor in a figure of examples N against P (the
-    slider over C, :func:`classes_frame`): there, as in the budget chart, it is a ceiling on
-    N (:data:`CEILING_WORDS`), with its formula as the statement gives it and what it is
+    """The label of the information ceiling on N in a figure of examples N against P (the
+    slider over C, :func:`classes_frame`, and :func:`bounds_figure`) and in
+    :func:`theory_table`: :data:`CEILING_WORDS`, with its formula as the statement gives it
+    and what it is
     (:data:`FLOOR_WORDS`): ``information ceiling on N (ours): N log2 C <= 32 P; cf. our reading
     of Remark 4.4``."""
     return f"{CEILING_WORDS}: {_floor_formula(statement)}; {FLOOR_WORDS.removeprefix('ours; ')}"
@@ -499,7 +521,8 @@ def ceiling_label(statement: str) -> str:
 
 def _short_statement(statement: str) -> str:
     """A label of two or three lines of a statement for the bar chart of :func:`budget_frame`;
-    the information floor is named :data:`CEILING_WORDS` (on two lines), above its formula as
+    the information ceiling on N is named :data:`CEILING_WORDS` (on two lines), above its
+    formula as
     the statement gives it (``N log2 C <= 32 P``)."""
     if statement.startswith("information floor "):
         # as narrow as its neighbours
@@ -522,7 +545,7 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     """The bars of :func:`budget_frame` at ``budget``, in order: each a dict of ``name`` (the
     tick label), ``value`` (its height, NaN for no bar), ``err`` (its error bar, 0 for none),
     ``color``, ``text`` (its label where not its value) and ``ceiling`` (whether it is the
-    information floor, a ceiling on N)."""
+    information ceiling on N)."""
     here = best[best["budget"] == budget]
     bars: list[dict[str, Any]] = []
     censored = _censored(here)
@@ -545,7 +568,7 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     at = theory[(theory["parameters"] == budget) & (theory["kind"] != "shape only")]
     for r in at.itertuples():
         fits = not math.isnan(float(r.N))
-        ceiling = r.kind == "forbidden above"
+        ceiling = r.kind == CEILING_KIND
         bars.append({"name": _short_statement(r.statement),
                      "value": max(float(r.N), 0.8) if fits else math.nan, "err": 0.0,
                      "color": "#222222" if ceiling else _style(r.statement)["color"],
@@ -579,7 +602,7 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     :data:`NO_SHAPE` (an architecture whose grid does have a shape there but which has no run
     in ``best``: ``– (not trained)``). A capacity below the smallest N tried is labelled
     ``< N``, one some seed of which fitted every N tried (a lower bound) ``≥ N``. The
-    information floor is a ceiling on N here: named :data:`CEILING_WORDS`, its bar hatched and
+    information ceiling on N is named :data:`CEILING_WORDS`, its bar hatched and
     unfilled. ``ylim``: the y-limits, common to the frames of one slider (:func:`budget_ylim`);
     None fits them to this frame."""
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
@@ -611,7 +634,8 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
 
 def classes_frame(C: int, task: dict[str, int], budgets: list[int],
                   best: pd.DataFrame | None) -> plt.Figure:
-    """One frame of the slider over ``C``: the guarantees and the information floor against P
+    """One frame of the slider over ``C``: the guarantees and the information ceiling on N
+    against P
     for ``C`` classes; the trained capacities (measured at the task's ``C`` only) are drawn in
     that frame alone. A guarantee no shape of which fits any budget (:func:`unfit_statements`)
     has no line and no legend entry; the legend's title names it and why. Where ``C`` exceeds
@@ -621,12 +645,12 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
     fig, ax = plt.subplots(figsize=(7.6, 5.0))
     for statement, part in th[th["kind"] != "shape only"].groupby("statement", sort=False):
         kind = part["kind"].iloc[0]
-        style = ({"color": "#222222", "linestyle": "-"} if kind == "forbidden above"
+        style = ({"color": "#222222", "linestyle": "-"} if kind == CEILING_KIND
                  else _style(statement))
         part = part[part["N"] > 0]
         if part.empty:  # no shape of the statement fits any budget drawn: no line, no entry
             continue
-        label = (ceiling_label(statement) if kind == "forbidden above"
+        label = (ceiling_label(statement) if kind == CEILING_KIND
                  else statement_label(statement))
         ax.plot(part["parameters"], part["N"], label=label, linewidth=1.5, **style)
     missing = unfit_statements(th)
@@ -679,7 +703,7 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
 
 def budget_slider_caption(task: dict[str, int], budgets: list[int]) -> str:
     """The caption of the slider over the budget (:func:`budget_frame`): what its bars are, on
-    the task ``task`` and the ``budgets`` its frames show (the floor's bits per parameter:
+    the task ``task`` and the ``budgets`` its frames show (the ceiling's bits per parameter:
     :func:`exp.theory_curves`' default)."""
     bits = inspect.signature(exp.theory_curves).parameters["weight_bits"].default
     return (f"**Figure (ours), slider over the budget P** ({_numbers_words(sorted(budgets))} "
@@ -687,9 +711,9 @@ def budget_slider_caption(task: dict[str, int], budgets: list[int]) -> str:
             "architecture's best shape (mean over seeds; an error bar, the standard deviation "
             "over seeds, only where the seeds differ) beside each statement's count at that P "
             "(a guarantee at the best shape of its theorem that fits the budget; the "
-            f"information floor N log2 C ≤ {bits} P, which here is a ceiling on N, not a "
-            f"guarantee: above it, weights of {bits} P bits cannot fit every labelling of N "
-            f"examples; hatched, labelled \"{CEILING_WORDS}\"); examples N on a log scale, "
+            f"information ceiling on N, N log2 C ≤ {bits} P, not a guarantee: "
+            f"{ceiling_says(f'{bits} P')}; hatched, labelled "
+            f"\"{CEILING_WORDS}\"); examples N on a log scale, "
             "each bar labelled with its value.")
 
 
@@ -697,8 +721,8 @@ def classes_slider_caption(task: dict[str, int], classes: list[int]) -> str:
     """The caption of the slider over ``C`` (:func:`classes_frame`), before
     :func:`classes_markdown`."""
     return (f"**Figure (ours), slider over the number of classes C** "
-            f"({_numbers_words(sorted(classes))}): the guarantees and the information floor "
-            f"(solid, a ceiling on N, labelled \"{CEILING_WORDS}\") against the parameters P "
+            f"({_numbers_words(sorted(classes))}): the guarantees and the information "
+            f"ceiling on N (solid, labelled \"{CEILING_WORDS}\") against the parameters P "
             "(log-log), at the budgets of this chapter; the trained "
             f"capacities (best shape, mean ± standard deviation over seeds) were measured at "
             f"C = {task['C']} only and appear in that frame alone.")
@@ -989,9 +1013,10 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
             f"there: {'; '.join(parts)}.{below_guarantee_words(theory, best, brackets)} "
             f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
             f"every example at every size built."
-            f"{missing} Shaded: forbidden by the information floor N log2 {C} <= total bits "
-            f"({FLOOR_WORDS}; a counting bound: weights of that many bits cannot fit every "
-            "labelling of N examples). The three shape-only statements (constant 1) are told "
+            f"{missing} Shaded: above the information ceiling on N, N log2 {C} <= total bits "
+            f"({FLOOR_WORDS}; a counting bound): there, not every labelling of N examples can "
+            "be fitted: weights of that many bits fit at most a 2^(bits − N log2 C) share of "
+            "them. The three shape-only statements (constant 1) are told "
             "apart by their grey, dash pattern and marker." + _shape_only_words(theory)
             + _censored_words(best)
             + _at_least_words(best))
@@ -999,9 +1024,10 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
 
 def _shape_only_words(theory: pd.DataFrame) -> str:
     """Where a shape-only statement of ``theory`` (its constant set to 1) lies above the
-    information floor at some budget, a sentence saying that this height means nothing: only
+    information ceiling on N at some budget, a sentence saying that this height means nothing:
+    only
     the slope of such a line is comparable (empty when none does)."""
-    floor = theory[theory["kind"] == "forbidden above"].set_index("parameters")["N"]
+    floor = theory[theory["kind"] == CEILING_KIND].set_index("parameters")["N"]
     shapes = theory[theory["kind"] == "shape only"]
     above = []
     for statement, part in shapes.groupby("statement", sort=False):
@@ -1012,11 +1038,12 @@ def _shape_only_words(theory: pd.DataFrame) -> str:
     if not above:
         return ""
     return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {_and_words(above)} "
-            f"{'lies' if len(above) == 1 else 'lie'} above the floor, in the shaded region: "
+            f"{'lies' if len(above) == 1 else 'lie'} above the information ceiling on N, in "
+            "the shaded region: "
             + ("with its constant set to 1, such a line's height means nothing, only its "
                "slope" if len(above) == 1 else "with their constants set to 1, such lines' "
                "heights mean nothing, only their slopes")
-            + ", so this says nothing about the floor or about the statements.")
+            + ", so this says nothing about the ceiling or about the statements.")
 
 
 #: Which trained architecture each drawn guarantee is about (keys: how its statement starts).
@@ -1186,7 +1213,8 @@ def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFram
         others = [f"{shape}: " + "; ".join(
             f"seed {r.seed} {_bracket_words(r.capacity, r.upper)}, "
             + ("not tested" if r.reading == "not tested" else
-               f"not fitted within the {steps:,}-step cap"
+               f"not fitted within the {steps:,}-step cap (a shortfall this measurement "
+               "cannot settle: more steps might fit it)"
                if r.reading == "not fitted within the step cap" else "falls short")
             for r in part.itertuples()) for shape, part in here[~held].groupby("shape")]
         parts.append(f"{int(held.sum())} of {prose.counted(len(here), 'run')} at P = {budget} "
@@ -1264,11 +1292,12 @@ def task_markdown(profile: str) -> str:
     larger, computed from the profiles (:func:`exp.get_params`): per profile ``V``, ``n``,
     ``C``, its ``V^n`` distinct sequences and the search's ceiling ``N_max`` in bits per
     parameter at its largest budget; then, at the ``full`` profile's largest budget ``P``, the
-    information floor ``32 P / log2 C`` (beyond which float32 weights cannot fit every
+    information ceiling on N, ``32 P / log2 C`` (beyond which float32 weights cannot fit every
     labelling of ``N`` examples, ours)
     against the sequences of the smaller tasks: a task with fewer sequences than that would
     clip every larger ``N`` and cap the measured capacity, so the ``full`` task holds at least
-    that many and its ceiling lies at the floor. ``profile`` is the one this page runs."""
+    that many and its ceiling ``N_max`` lies at the information ceiling on N. ``profile`` is
+    the one this page runs."""
     from memnb.bounds import information_floor_examples
     from memnb.profiles import PROFILES
 
@@ -1297,12 +1326,12 @@ def task_markdown(profile: str) -> str:
                "bits per parameter at that budget: the task, not the model, would set it.")
     return ("Task of each profile (computed from the profiles; ours):\n\n" + "\n".join(lines)
             + f"\n\nThe `full` task is larger because its budgets and search reach further: at "
-            f"its largest budget, P = {top:,}, the information floor lies at "
-            f"N = 32 P / log2 C = {floor:,.0f} examples, beyond which float32 weights cannot fit "
-            "every labelling and fit a random one with probability at most 2^(32 P − N log2 C) "
-            "(ours)." + why
-            + f" The `full` task has {full['V'] ** full['n']:,} sequences and its ceiling "
-            f"N_max = {full['N_max']:,} lies at that floor, so the task limits no capacity "
-            "up to the floor. A capacity at which every N tried fitted (the "
-            "ceiling or the search's last round reached) is a lower bound, shown as ≥ (▲ in "
+            f"its largest budget, P = {top:,}, the information ceiling on N lies at "
+            f"N = 32 P / log2 C = {floor:,.0f} examples (ours, for float32 weights): "
+            f"{ceiling_says()}, so float32 weights fit a random one with probability at most "
+            "that share." + why
+            + f" The `full` task has {full['V'] ** full['n']:,} sequences and the search's "
+            f"ceiling N_max = {full['N_max']:,} lies at the information ceiling on N, so the "
+            "task limits no capacity below it. A capacity at which every N tried fitted (the "
+            "search's ceiling N_max or its last round reached) is a lower bound, shown as ≥ (▲ in "
             "the figures).")

@@ -34,18 +34,21 @@ _COST = "about three minutes on two CPU cores with `--profile quick`"
 _AT_MOST = "; `trend` at most from a reduced-size run"
 #: How the guarantee rows read a capacity known only within its search bracket.
 _BRACKETED = (", a capacity being known only between the largest N fitted and the next tried N "
-              "that failed: a run falls short when an N at or below its guarantee was tried "
-              "and not fitted although training stopped before the profile's step cap "
-              "(differs); it is not tested when the guarantee lies inside that bracket, e.g. a "
-              "capacity of 0 below a smallest tried N above the guarantee, and not tested at "
-              "this budget when training had not fitted such an N when it stopped at the step "
-              "cap (trend: holds at every tested run; training stops early only at 100 %, so "
-              "every run that does not fit ends at the cap: with this recipe the row can show "
-              "the guarantee reached, or not reached within the step budget, not that training "
-              "cannot reach it, so a run not tested gives a plain trend: a longer budget could "
-              "only confirm the guarantee); the ranges of guarantees and ratios are over the "
-              "holding runs that test something (in scope, a guarantee above 1), the others "
-              "counted apart")
+              "that failed: a run holds when its capacity is at least its guarantee; it is not "
+              "tested when the guarantee lies inside that bracket, e.g. a capacity of 0 below a "
+              "smallest tried N above the guarantee (a plain trend: holds at every tested run); "
+              "it falls short when an N at or below its guarantee was tried and not fitted; "
+              "training can show a guarantee reached, but a run that falls short at the step cap "
+              "cannot refute it: the guarantee is an existence theorem about the best weights, "
+              "training stops early only at 100 %, so every run that does not fit an N ends at "
+              "the profile's step cap, and more steps might fit it; such a shortfall, which the "
+              "measurement cannot settle, makes the row trend (not decided) unless another run "
+              "differs, the runs named with "
+              "their shape, P, N, seed, accuracy and steps; differs only where a run fell short "
+              "although training stopped before the step cap (this recipe does not produce it) "
+              "or where the table does not record where training stopped; the ranges of "
+              "guarantees and ratios are over the holding runs that test something (in scope, a "
+              "guarantee above 1), the others counted apart")
 
 
 def _params(results: ResultSource | None = None) -> dict:
@@ -283,14 +286,15 @@ def _capped_runs(table: pd.DataFrame, part: pd.DataFrame, steps: int) -> pd.Data
     """For each run of ``part`` (a :func:`capacity_brackets` table with a ``guarantee``
     column), the tries of ``table`` that it did not fit at an ``N`` above its capacity and at or
     below its guarantee: whether every one of them ran to the step cap ``steps`` (``at_cap``;
-    training stops early only at 100 %), and the smallest such ``N`` with its accuracy. Runs
-    without such a try are absent."""
+    training stops early only at 100 %), and the smallest such ``N`` with its accuracy and the
+    steps it ran (``steps_run``). Runs without such a try are absent."""
     keys = ["architecture", "budget", "shape", "seed"]
     tries = table.merge(part[keys + ["capacity", "guarantee"]], on=keys)
     failed = tries[(tries["accuracy"] < 1.0) & (tries["N"] > tries["capacity"])
                    & (tries["N"] <= tries["guarantee"])].sort_values("N")
     return failed.groupby(keys).agg(at_cap=("steps_run", lambda s: bool((s >= steps).all())),
-                                    N=("N", "first"), accuracy=("accuracy", "first"))
+                                    N=("N", "first"), accuracy=("accuracy", "first"),
+                                    steps_run=("steps_run", "first"))
 
 
 def guarantee_reading(capacity: float, upper: float, guarantee: float) -> str:
@@ -314,14 +318,15 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     *falls short* when an ``N`` at or below the guarantee was tried and not fitted (``upper`` ≤
     guarantee), and is *not tested* otherwise (the guarantee lies inside the bracket, e.g. a
     capacity of 0 below a smallest tried ``N`` above the guarantee). ``differs`` when some run
-    falls short; ``trend`` when none does but some are not tested (a plain trend: with a recipe
-    that stops early only at 100 %, an unfitted ``N`` always ran to the step cap, so more runs
-    could only confirm the guarantee, never show a shortfall); ``reproduced`` when every run
-    holds; NotComputable when no run tested a guarantee above 1 (a guarantee of 1, as Mahdavi
-    et al.'s at ``d_h = 1``, is met by any run that fits one example, so such a run holds but
-    tests nothing; it is counted apart). The runs that fall short are named, and the range of
-    the guarantees the holding runs met, with their trained/guaranteed ratios, is given over the
-    holding runs that test something (in scope and a guarantee above 1) where any did.
+    within the theorem's scope falls short although training stopped before the step cap;
+    ``trend`` (not decided, ``values["decided"]`` False) when none does but some run within
+    the scope fell short at the step cap (below); a plain ``trend`` when the others hold and
+    some are not tested; ``reproduced`` when every run holds; NotComputable when no run tested
+    a guarantee above 1 (a guarantee of 1, as Mahdavi et al.'s at ``d_h = 1``, is met by any
+    run that fits one example, so such a run holds but tests nothing; it is counted apart). The
+    runs that fall short are named, and the range of the guarantees the holding runs met, with
+    their trained/guaranteed ratios, is given over the holding runs that test something (in
+    scope and a guarantee above 1) where any did.
 
     For the MHA, ``V`` (the task's vocabulary) is required: the query is the last token, so it
     takes at most ``V`` distinct values, and at any ``N > V`` two queries coincide (Kruskal rank
@@ -332,12 +337,15 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     a second scope gap where ``d_v < d_o`` (``values``: ``d_v``, ``d_o``).
 
     ``steps`` is the step cap of the run's profile: a run whose tries at or below its guarantee
-    that it did not fit all ran to that cap (``steps_run`` in ``table``) is *not tested at this
-    budget*, not a shortfall: training stops early only at 100 %, so such a run says that this
-    recipe did not fit the guarantee within its step budget, not that training cannot (the runs
-    are named, with the ``N`` and accuracy, and a seed of the same shape that fitted that ``N``).
-    Without ``steps`` (or a ``steps_run`` column) every shortfall is judged, and the text says
-    that whether it ran to a step cap is not known.
+    that it did not fit all ran to that cap (``steps_run`` in ``table``) is a shortfall that the
+    measurement cannot settle, not one that refutes the guarantee: training can show a
+    guarantee reached, but the guarantee is an existence theorem about the best weights, and
+    training stops early only at 100 %, so every run that does not fit an ``N`` ends at the cap,
+    where more steps might fit it. Such runs make the verdict a ``trend`` not decided (unless
+    another run differs); they are named with their shape, budget, seed, the ``N`` with its
+    accuracy and the steps run, and a seed of the same shape that fitted that ``N``. Without
+    ``steps`` (or a ``steps_run`` column) every shortfall is judged, and the text says that
+    whether it ran to a step cap is not known.
 
     For the AoT, ``V`` (optional) bounds the distinct last tokens of the task's sequences: the
     construction of Dana et al.'s proof reaches ``H d_h + d`` on sequences with at least ``d``
@@ -373,13 +381,14 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
                           & (part["capacity"] >= f["N"])]["seed"]
             other = (f"; seed{'s' * (len(fitted) > 1)} {', '.join(str(int(x)) for x in fitted)} "
                      f"of this shape fitted N = {int(f['N'])}" if len(fitted) else "")
-            named.append(f"{r['shape']} (seed {int(r['seed'])}): N = {int(f['N'])} at accuracy "
-                         f"{f['accuracy']:.3g}, guarantee {int(r['guarantee'])}{other}")
+            named.append(f"{r['shape']} at P = {int(r['budget'])} (seed {int(r['seed'])}): "
+                         f"N = {int(f['N'])} at accuracy {f['accuracy']:.3g} after "
+                         f"{int(f['steps_run']):,} steps, guarantee {int(r['guarantee'])}{other}")
         if named:
-            cap_words = (f", not fitted within the step cap at {len(named)} (not tested at this "
-                         f"budget: an N at or below the guarantee that training had not fitted "
-                         f"when it stopped at the {int(steps)}-step cap: " + "; ".join(named)
-                         + ")")
+            cap_words = (f", not fitted within the step cap at {len(named)} (a shortfall this "
+                         f"measurement cannot settle: training had not fitted an N at or below "
+                         f"the guarantee when it stopped at the {int(steps):,}-step cap, and "
+                         "more steps might fit it: " + "; ".join(named) + ")")
     outside = pd.Series(False, index=part.index)
     if arch == "aot" and V is not None:
         outside = pd.Series([shape_params(s)["d"] > V for s in part["shape"]], index=part.index)
@@ -430,21 +439,24 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
         values["trivial"] = int(trivial.sum())
         text += (f"; {int(trivial.sum())} of the runs that hold have a guarantee of 1, which "
                  "any run that fits one example meets, so they test nothing")
-    if not ((held & ~trivial).any() or short.any()):
+    if not ((held & ~trivial).any() or short.any() or capped.any()):
         raise NotComputable(f"{text}: no run tested a guarantee above 1")
     judged_short = short & ~outside
-    # a run not tested is no sign of a shortfall, and with this recipe no run can show one
-    # (training stops early only at 100 %, so an unfitted N always ran to the step cap): more
-    # runs could only confirm the guarantee, so a plain trend, not an undecided one
+    # a shortfall at the step cap cannot refute an existence theorem (more steps might fit the
+    # N), nor can it show the guarantee reached: within the scope it leaves the row not decided;
+    # a run not tested is no sign of a shortfall: a plain trend
+    unsettled = capped & ~outside
     status = "differs" if judged_short.any() else "trend" if (open_ | short | capped).any() \
         else "reproduced"
+    if status == "trend" and unsettled.any():
+        values["decided"] = False
     if outside.any():
         text += (f"; {int(outside.sum())} runs have d > V = {V} ({_runs(part[outside])}): the "
                  f"last token takes at most V values, fewer than the d distinct last tokens on "
                  "which the proof's construction reaches H d_h + d, so these runs lie outside "
                  "the theorem's scope here"
-                 + (f" and their {int((short & outside).sum())} shortfalls are not judged "
-                    "(at most trend)" if (short & outside).any() else
+                 + (f" and their {int(((short | capped) & outside).sum())} shortfalls are not "
+                    "judged (at most trend)" if ((short | capped) & outside).any() else
                     ", and every one of them that was tested holds"))
     if arch == "mha":
         tried = int(part["smallest"].min())
@@ -500,8 +512,9 @@ def own_shape_readings(table: pd.DataFrame, C: int, drawn: dict[int, float], V: 
 
 
 def _tried_below_floor(table: pd.DataFrame, C: int) -> str:
-    """Where no ``N`` the search tried reaches the floor's 32 bits per parameter, the words
-    saying so: such a search cannot break the floor, so the row checks the bit accounting (a
+    """Where no ``N`` the search tried reaches the 32 bits per parameter of the information
+    ceiling on N, the words saying so: such a search cannot pass the ceiling, so the row checks
+    the bit accounting (a
     sanity check), not what training can store; empty otherwise."""
     per_parameter = table["N"].to_numpy(float) * math.log2(C) / table["parameters"].to_numpy(
         float)
@@ -510,16 +523,17 @@ def _tried_below_floor(table: pd.DataFrame, C: int) -> str:
     top = table.iloc[int(np.argmax(per_parameter))]
     return (f"; the most any tried N asks is {per_parameter.max():.3g} bits per parameter "
             f"({exp.SHORT[top['architecture']]}, N = {int(top['N'])} at P = "
-            f"{int(top['parameters'])}), below the floor's 32: no tried N could break the "
-            "floor, so this row checks our bit accounting (a sanity check), not training")
+            f"{int(top['parameters'])}), below the 32 of the information ceiling on N: no "
+            "tried N could pass the ceiling, so this row checks our bit accounting (a sanity "
+            "check), not training")
 
 
 def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
-    """Every trained capacity obeys the information floor ``N log2 C <= 32 P`` (float32; a
-    counting bound of ours, cf. our reading of Kajitsuka & Sato's Remark 4.4, whose title only
-    is in our sources). A capacity censored from above (``censored`` of
-    :func:`exp.capacity_table`: every N tried fitted) is a lower bound: above the floor it is a
-    violation all the same, within it the floor is not tested there, and the verdict is at most
+    """Every trained capacity obeys the information ceiling on N, ``N log2 C <= 32 P``
+    (float32; a counting bound of ours, cf. our reading of Kajitsuka & Sato's Remark 4.4, whose
+    title only is in our sources). A capacity censored from above (``censored`` of
+    :func:`exp.capacity_table`: every N tried fitted) is a lower bound: above the ceiling it is
+    a violation all the same, within it the ceiling is not tested there, and the verdict is at most
     ``trend`` (the runs named)."""
     caps, _ = _caps(table, C)
     bits = caps["capacity"].to_numpy(float) * math.log2(C)
@@ -534,7 +548,7 @@ def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
                       f"at least {r.capacity}" for r in untested.itertuples())
     measured = (f"{verdict.measured}; not tested at {len(untested)} runs whose capacity is "
                 f"censored from above (every N tried fitted, so only a lower bound within the "
-                f"floor is known: {named})")
+                f"ceiling is known: {named})")
     status = "trend" if verdict.status == "reproduced" else verdict.status
     return Verdict(status, measured, {**verdict.values, "not_tested": len(untested)})
 
@@ -1016,23 +1030,25 @@ def mahdavi_guarantee(results: ResultSource) -> Verdict:
                    params["V"], steps=params["steps"])
 
 
-#: The name of the information-floor row: the floor is a counting bound of ours; only the title
-#: of Kajitsuka & Sato's Remark 4.4 ("Optimality in terms of bit counts") is in our sources.
-FLOOR_ROW = "Information floor vs training (cf. our reading of Remark 4.4)"
+#: The name of the row of the information ceiling on N (the chapter's one name for the counting
+#: bound N log2 C <= 32 P, a bound of ours; only the title of Kajitsuka & Sato's Remark 4.4,
+#: "Optimality in terms of bit counts", is in our sources).
+FLOOR_ROW = "Information ceiling on N vs training (cf. our reading of Remark 4.4)"
 
 
 @item(P, FLOOR_ROW, ours=True, cost=_COST,
       claim="every trained capacity obeys the counting bound N log2 C ≤ 32 P (the information "
-            "floor of the figures): above it, float32 weights (32 P bits, so at most 2^(32 P) "
-            "weight settings) cannot fit every one of the C^N labellings of N examples; they "
-            "fit a uniformly random one, as on this task, with probability at most "
+            "ceiling on N of the figures): above it, float32 weights (32 P bits, so at most "
+            "2^(32 P) weight settings) cannot fit every one of the C^N labellings of N "
+            "examples, at most a 2^(32 P − N log2 C) share of them; they fit a uniformly "
+            "random one, as on this task, with probability at most "
             "2^(32 P − N log2 C) (a counting bound of "
             "ours, which bounds how many labellings the weights can fit, not whether one "
             "labelling can be fitted; cf. our reading of Kajitsuka & Sato's Remark 4.4, of "
             "which only the title is in our sources)",
       criterion="capacity · log2 C <= 32 P at every (shape, seed); a capacity where every N "
-                "tried fitted is only a lower bound: above the floor it still fails, within it "
-                "the floor is not tested there (at most trend)"
+                "tried fitted is only a lower bound: above the ceiling it still fails, within "
+                "it the ceiling is not tested there (at most trend)"
                 + _AT_MOST)
 def floor(results: ResultSource) -> Verdict:
     table, params = _table(results)
