@@ -638,3 +638,79 @@ def test_construction_frame_keeps_coinciding_points_of_each_n_visible():
     sizes = [ln.get_markersize() for ln in points]
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == 3
     assert [ln.get_markerfacecolor() == "none" for ln in points] == [True, True, False]
+
+
+def test_fig3_caption_names_a_search_its_grid_did_not_bracket():
+    """Review (s67) item 2: the quick sizes were chosen to bracket what the model memorizes; a
+    seed that memorized the largest size tried is named, computed from the table."""
+    rows = [{"H": h, "seed": seed, "T": t, "accuracy": acc}
+            for h, seed, grid in ((4, 0, {80: 1.0, 120: 1.0, 160: 1.0}),
+                                  (4, 1, {80: 1.0, 120: 0.99, 160: 0.98}),
+                                  (8, 0, {250: 1.0, 300: 0.97}))
+            for t, acc in grid.items()]
+    table = pd.DataFrame(rows)
+    found = fig.unbracketed(table)
+    assert found[["H", "seed", "largest"]].values.tolist() == [[4, 0, 160]]
+    assert fig._unbracketed_text(table) == (
+        ", but not everywhere: at H = 4, seed 0 memorized 160, the largest size tried, so "
+        "there the grid does not bracket it")
+    top = (table["H"] == 4) & (table["seed"] == 0) & (table["T"] == 160)
+    bracketed = table.assign(accuracy=table["accuracy"].where(~top, 0.98))
+    assert fig._unbracketed_text(bracketed) == ""
+    # a search that memorized nothing is not "at the top of the grid"
+    nothing = pd.DataFrame({"H": [4, 4], "seed": [0, 0], "T": [80, 160], "accuracy": [0.9, 0.8]})
+    assert fig._unbracketed_text(nothing) == ""
+
+
+def test_a_row_said_above_shows_its_status_and_points_back(monkeypatch):
+    """Review (s67) item 7: the chapter prints the DINOv2 row's evidence once, in the paragraphs
+    above it; the row below shows its status (and the cap's reason) and points back, while the
+    scorecard keeps the row's whole text."""
+    rows = {"A": SimpleNamespace(item="A", ours=False, claim="claim a", status="reproduced",
+                                 measured="long evidence a"),
+            "B": SimpleNamespace(item="B", ours=True, claim="claim b", status="trend",
+                                 measured="long evidence b [a smaller pool, at most trend]")}
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: rows[number])
+    text = fig.verdicts_markdown(["A", "B"], "quick", said_above={"B": "the text above"})
+    assert "**A** (claim a). Verdict: **reproduced**: long evidence a." in text
+    assert ("**B** *(ours)* (claim b). Verdict: **trend** [a smaller pool, at most trend]. Its "
+            "evidence is the text above; the scorecard at the end of the chapter gives the row in "
+            "full.") in text
+    assert "long evidence b" not in text
+    assert fig._cap_note("no cap here") == ""
+
+
+def test_long_clause_lists_become_short_sentences():
+    """Review (s67) item 7: the DINOv2 text is split into sentences at the "; " outside
+    parentheses, so a parenthesis keeps its own semicolons."""
+    assert fig._sentences("first part (a; b); second part; third (c [d; e]).") == (
+        "First part (a; b). Second part. Third (c [d; e]).")
+
+
+def test_fig2c_argument_marks_app_a_as_a_reconstruction():
+    """Review (s67) item 8: App. A's remark, whose symbols we restored, is marked so."""
+    assert "(App. A *[reconstruction: its symbols are stripped from our text and restored by " \
+           "us]*: a larger d_h trains faster" in fig.FIG2C_ARGUMENT
+
+
+def test_the_slider_says_rank_z_once_and_when_it_counts_examples():
+    """Review (s67) item 10: the slider's axis and legend say rank Z; its caption says, from the
+    grid, where rank Z is also the number of examples memorized exactly."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = pd.DataFrame([{"H": 1, "n": 3, "d_h": v, "d": 10, "capacity": min(3, v),
+                          "z_rank": min(3, v), "memorized_all": True} for v in (1, 2, 3, 4)])
+    frame = fig.construction_frame(grid, 1)
+    ax = frame.axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert ax.get_ylabel() == "rank Z (lines: Theorem 1's count)"
+    assert "examples memorized exactly" not in ax.get_ylabel() + " ".join(labels)
+    plt.close(frame)
+    assert fig._rank_is_count(grid) == ("So in every one rank Z is also the number of examples "
+                                        "the construction memorizes exactly.")
+    grid.loc[0, "memorized_all"] = False
+    assert fig._rank_is_count(grid).startswith("In 3 of 4, those with both, rank Z is also")
+    assert fig._rank_is_count(grid.assign(z_rank=0)).startswith("In none")

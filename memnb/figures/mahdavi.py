@@ -113,11 +113,32 @@ def trend_reason(number: str, profile: str) -> str:
         return ""
 
 
-def verdicts_markdown(numbers: list[str], profile: str) -> str:
-    """One Markdown paragraph per item: its claim and its scorecard verdict."""
+def verdicts_markdown(numbers: list[str], profile: str,
+                      said_above: dict[str, str] | None = None) -> str:
+    """One Markdown paragraph per item: its claim and its scorecard verdict. An item of
+    ``said_above`` (item → where its evidence is, e.g. "the DINOv2 paragraphs above") shows its
+    status alone, with the reason of a cap when its measured text ends with one
+    (:func:`_cap_note`), and points to that text, so that a page does not print the same
+    evidence twice; the scorecard at the end of the chapter gives the row in full."""
+    said_above = said_above or {}
     rows = [scorecard_row(n, profile) for n in numbers]
+
+    def evidence(r: Row) -> str:
+        if r.item not in said_above:
+            return f": {r.measured}."
+        return (f"{_cap_note(r.measured)}. Its evidence is {said_above[r.item]}; the scorecard "
+                "at the end of the chapter gives the row in full.")
+
     return "\n\n".join(f"**{r.item}**{' *(ours)*' if r.ours else ''} ({r.claim}). Verdict: "
-                       f"**{status_words(r)}**: {r.measured}." for r in rows)
+                       f"**{status_words(r)}**{evidence(r)}" for r in rows)
+
+
+def _cap_note(measured: str) -> str:
+    """The bracketed reason a capped verdict appends to its measured text
+    (:func:`memnb.scorecard.criteria.at_reduced_scale`), as " [reason]", or "" when it ends
+    with none."""
+    start = measured.rfind(" [")
+    return measured[start:] if measured.endswith("]") and start >= 0 else ""
 
 
 def verdict_run(name: str, profile: str) -> str | None:
@@ -542,11 +563,11 @@ def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
         marker, size = CONSTRUCTION_MARKERS[min(i, len(CONSTRUCTION_MARKERS) - 1)]
         hollow = i < len(CONSTRUCTION_MARKERS) - 1
         ax.plot(rows["d_h"], rows["capacity"], color=color, linestyle="--",
-                label=f"H(min(n, d_h)−1)+1, n={n_}")
+                label=f"Theorem 1's count H(min(n, d_h)−1)+1, n={n_}")
         ax.plot(rows["d_h"], rows["z_rank"], color=color, marker=marker, markersize=size,
                 markerfacecolor="none" if hollow else color, markeredgewidth=1.5,
                 linestyle="none", label=f"rank Z of the construction, n={n_}")
-    ax.set(xlabel="key/query dimension d_h", ylabel="examples memorized exactly",
+    ax.set(xlabel="key/query dimension d_h", ylabel="rank Z (lines: Theorem 1's count)",
            ylim=(0, grid["capacity"].max() + 2),
            title=f"H = {counted(h, 'head')}, d = {int(grid['d'].iloc[0])}")
     _legend_below(fig, ax)
@@ -565,8 +586,23 @@ def construction_caption(grid: pd.DataFrame) -> Any:
             f"n ∈ {{{contexts}}}, d_h = {int(grid['d_h'].min())}-{int(grid['d_h'].max())}: "
             f"rank Z equals the count H(min(n, d_h)−1)+1 in {exact} of {len(grid)} "
             f"constructions, and every label is reproduced within 1e-6 in {fitted} of "
-            f"{len(grid)}. A figure of ours: the paper has no counterpart.")
+            f"{len(grid)}. {_rank_is_count(grid)} A figure of ours: the paper has no "
+            "counterpart.")
     return viz.caption(text, None, source="ours")
+
+
+def _rank_is_count(grid: pd.DataFrame) -> str:
+    """Whether the slider's rank Z is also the number of examples its construction memorizes
+    exactly: so where the construction has rank Z equal to its T examples and reproduces every
+    label; said once, for the constructions of ``grid`` where it holds."""
+    both = (grid["z_rank"] == grid["capacity"]) & grid["memorized_all"].astype(bool)
+    if both.all():
+        return ("So in every one rank Z is also the number of examples the construction "
+                "memorizes exactly.")
+    if not both.any():
+        return "In none is rank Z also the number of examples memorized exactly."
+    return (f"In {int(both.sum())} of {len(grid)}, those with both, rank Z is also the number "
+            "of examples the construction memorizes exactly.")
 
 
 def proof_vs_code(built: Construction) -> pd.DataFrame:
@@ -1088,7 +1124,8 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
         cell = (rows["representation"] == "dinov2_vits14_l0") & (rows["check"] == "assumption3")
         cells.loc[cell, "conclusive here"] = (
             "no: a fail in float32, whose tolerance this geometry undercuts; in float64, ours: "
-            f"{sc.float64_status(trained64)} (Sec. 4.4)")
+            f"{sc.float64_status(trained64)} (see this chapter's section \"Sec. 4.4 against "
+            "the data\")")
     out = pd.concat([pd.DataFrame({
         "representation": rows["representation"].map(representation_label),
         "images in the pool": rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
@@ -1229,20 +1266,36 @@ def dinov2_discussion(result: Any, profile: str) -> str:
     statuses, verdict = sc.dinov2_verdict(table, trained64)
     redone = ("" if trained64 is None else
               f" (in float64, ours: {statuses['l0_a3_float64']})")
+    head, _, reading = verdict.partition(": ")
     lines += ["", f"Sec. 4.4 and 5.1 report Assumption 3 at a *randomly initialised* "
               f"embedding layer (ours here: {emb_a3}) and Assumption 1 after the first block of "
               f"the trained ViT. DINOv2's trained embedding layer, tested in float32 as every "
-              f"layer of Table 1: A1 {statuses['l0_a1']}, A3 {statuses['l0_a3']}{redone}; its "
-              f"first block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}. Verdict (ours, "
-              f"from the `{used}` table): DINOv2 {verdict}."]
+              f"layer of Table 1: A1 {statuses['l0_a1']}, A3 {statuses['l0_a3']}{redone}. Its "
+              f"first block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}.",
+              "", f"**Verdict (ours, from the `{used}` table).** DINOv2 {head}"
+              + (f". {_sentences(reading)}" if reading else ".")]
     if trained64 is not None:
-        lines[-1] += " " + _capital(sc.float64_text(trained64, table)) + "."
+        lines += ["", "**The same test in float64.** "
+                  + _sentences(sc.float64_text(trained64, table))]
     if statuses["l0_a3"] == "fail":
         controls = sc.embedding_controls(_dinov2_images(table))
-        lines[-1] += (" Whether training causes the failure in float32: "
-                      + sc.embedding_control_text(controls, table, detail=False,
-                                                  trained64=trained64) + ".")
+        lines += ["", "**Does training cause the failure in float32?** "
+                  + _sentences(sc.embedding_control_text(controls, table, detail=False,
+                                                         trained64=trained64))]
     return "\n".join(lines)
+
+
+def _sentences(text: str) -> str:
+    """A long clause list as short sentences: ``text`` split at each "; " outside parentheses
+    and brackets, every part capitalised and closed with a full stop."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and text.startswith("; ", i):
+            parts.append(text[start:i])
+            start = i + 2
+    parts.append(text[start:])
+    return " ".join(_capital(p.strip()).rstrip(".") + "." for p in parts if p.strip())
 
 
 def _dinov2_images(table: pd.DataFrame) -> int:
@@ -1419,8 +1472,9 @@ FIG2C_ARGUMENT = ("*(ours)* With a shared context the logits are E W_K W_Qᵀ e,
                   "to it) through the n × d matrix E W_K W_Qᵀ, of rank at most min(n, d_h). At "
                   "d_h = n that matrix can already be any n × d matrix (for E of rank n), so "
                   "d_h > n adds no function the layer could not already represent; a rise past "
-                  "n would be an optimisation effect (App. A: larger d_h trains faster until "
-                  "enough steps are run).")
+                  "n would be an optimisation effect (App. A *[reconstruction: its symbols "
+                  "are stripped from our text and restored by us]*: a larger d_h trains faster "
+                  "until enough steps are run).")
 
 
 def fig2c(result: Any, profile: str) -> Any:
@@ -1450,9 +1504,9 @@ def fig2c(result: Any, profile: str) -> Any:
 #: words, the verdict's test in words, its threshold, whether the threshold is strict).
 _FIG3_SHARES = (
     ("some_saturated", "examples with at least one saturated head",
-     f"> {sc.FIG3_SATURATED_MIN:.0%}", sc.FIG3_SATURATED_MIN, True),
+     f"> {sc.FIG3_SATURATED_MIN:.0%}, our threshold", sc.FIG3_SATURATED_MIN, True),
     ("unsaturated", "examples that keep a non-saturated head",
-     f"≥ {sc.FIG3_UNSATURATED_MIN:.0%}", sc.FIG3_UNSATURATED_MIN, False),
+     f"≥ {sc.FIG3_UNSATURATED_MIN:.0%}, our threshold", sc.FIG3_UNSATURATED_MIN, False),
 )
 
 
@@ -1471,8 +1525,8 @@ def _binding_text(h: int, r: Any, per_seed: pd.DataFrame | None) -> str:
             if not sc.share_meets(share, threshold, strict)]
     if fail:
         side = "at or below" if strict else "below"
-        text += (f" ({', '.join(fail)}, {side} the {threshold:.0%} threshold, which the verdict "
-                 "applies to the mean)")
+        text += (f" ({', '.join(fail)}, {side} our {threshold:.0%} threshold, which the "
+                 "verdict applies to the mean)")
     return text
 
 
@@ -1543,6 +1597,31 @@ def _paper_size_outcome(h: int, t: int, accuracy: float, kept: int, ran: int) ->
         return (f"H = {h}, T = {t}: training accuracy {accuracy:.1%} on the one seed that ran, "
                 f"{'perfect' if kept else 'not perfect'}")
     return f"H = {h}, T = {t}: mean training accuracy {accuracy:.1%}, {kept} of {ran} seeds perfect"
+
+
+def unbracketed(table: pd.DataFrame) -> pd.DataFrame:
+    """The searches of a Fig. 3 table (:func:`memnb.scorecard.mahdavi.searched_sizes`) whose
+    largest perfectly memorized size is the largest size tried: there the grid does not bracket
+    what the model memorizes. Columns ``H``, ``seed`` (when the table has one) and ``largest``."""
+    search = sc.searched_sizes(table)
+    if search.empty:
+        return search
+    top = search["tried"].map(max)
+    return search[search["largest"].notna() & (search["largest"] == top)]
+
+
+def _unbracketed_text(table: pd.DataFrame) -> str:
+    """Where the sizes chosen to bracket the model's largest memorized size did not
+    (:func:`unbracketed`), as a clause of Fig. 3's caption; empty where every search is
+    bracketed."""
+    rows = unbracketed(table)
+    if rows.empty:
+        return ""
+    where = "; ".join(
+        f"at H = {int(r['H'])}" + (f", seed {int(r['seed'])}" if "seed" in rows else "")
+        + f" memorized {int(r['largest'])}" for _, r in rows.iterrows())
+    return (f", but not everywhere: {where}, the largest size tried, so there the grid does not "
+            "bracket it")
 
 
 def head_colours(table: pd.DataFrame) -> dict[int, str]:
@@ -1636,8 +1715,8 @@ def fig3(result: Any, profile: str) -> Any:
             f"size it found. {where}: {_searched_text(result.fresh)}. ")
     if profile != "full":
         text += ("Its sizes are ours, chosen to bracket what its smaller model (n = "
-                 f"{int(result.params['n'])}, d = d_h = {int(result.params['d_h'])}) memorizes; "
-                 "the full profile tries the paper's sizes × "
+                 f"{int(result.params['n'])}, d = d_h = {int(result.params['d_h'])}) memorizes"
+                 f"{_unbracketed_text(result.fresh)}; the full profile tries the paper's sizes × "
                  + ", ".join(f"{f:g}" for f in SATURATION_SEARCH)
                  + " (ours: the paper gives no grid). ")
     text += ("The paper's sizes, at n = 32, d = d_h = 64: about "
@@ -1658,16 +1737,29 @@ def fig3(result: Any, profile: str) -> Any:
                        text=folded(lead, text, "Fig. 3", profile))
 
 
+def denormals_words(provenance: dict[str, Any]) -> str:
+    """How a run's arithmetic treated denormal floats, in plain words: "denormal floats kept
+    (IEEE)", "denormal floats flushed to zero", or "GPU arithmetic"; a CPU run recorded before
+    memnb flushed them (no ``cpu_denormals`` field, :func:`memnb.provenance.cpu_denormals`) kept
+    them, and the text says that this is not recorded."""
+    from memnb.provenance import cpu_denormals
+
+    if str(provenance.get("device", "cpu")).startswith("cuda"):
+        return "GPU arithmetic"
+    mode = cpu_denormals(provenance)
+    if "cpu_denormals" not in provenance:
+        return ("denormal floats kept (IEEE; the run does not record this, but its code did "
+                "not flush them yet)")
+    return {"ieee": "denormal floats kept (IEEE)",
+            "flushed": "denormal floats flushed to zero"}.get(mode, f"denormal floats: {mode}")
+
+
 def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: the commits that computed its points
-    (:func:`memnb.provenance.resumed_commits`), the code that computed them (and the
-    fingerprint re-keys carried it to, which changed no computation), and CPU denormals."""
-    from memnb.provenance import (
-        arithmetic_label,
-        computing_invocation,
-        resumed_commits,
-        short_commit,
-    )
+    (:func:`memnb.provenance.resumed_commits`), the fingerprint of the code that computed them
+    (and the one it changed to after later changes that compute the same numbers: re-keys), and
+    how its CPU treated denormal floats (:func:`denormals_words`)."""
+    from memnb.provenance import computing_invocation, resumed_commits, short_commit
 
     computed = computing_invocation(provenance)
     commits = resumed_commits(provenance) or (
@@ -1675,10 +1767,10 @@ def _run_label(provenance: dict[str, Any]) -> str:
         f"{str(computed['started_utc'] or '?')[:10]}")
     code = provenance.get("code_fingerprint", "?")
     computed_by = provenance.get("code_fingerprint_rekeyed_from")
-    version = (f"{computed_by} (carried over to {code} by re-keys that changed no computation)"
-               if computed_by else code)
-    return (f"{commits}, code version (a hash of the code that computes the points) {version}, "
-            f"{arithmetic_label(provenance, say_inferred=True)}")
+    version = (f"{computed_by}, which changed to {code} after later code changes that compute "
+               "the same numbers" if computed_by else code)
+    return (f"{commits}; code fingerprint (a hash of the code that computes the points) "
+            f"{version}; {denormals_words(provenance)}")
 
 
 def _verdict_status(table: pd.DataFrame) -> str:
@@ -1792,7 +1884,8 @@ def saturation_runs_markdown(current: Any | None, earlier: list[Any]) -> str:
                        "searches, and the criterion's status moved with it.")
         else:
             reading = ""
-        lines += [f"Earlier run: {then_label}. Committed run: {now_label}; {cause}. Compared on "
+        lines += [f"Earlier run: {then_label}. Committed run: {now_label}. {_capital(cause)}. "
+                  "Compared on "
                   f"the {len(seeds)} seed{'s' * (len(seeds) != 1)} both ran "
                   f"({', '.join(map(str, seeds))}):", "", table, "",
                   f"{what}. At the sizes each run found, the share of examples that keep a "

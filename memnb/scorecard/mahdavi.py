@@ -276,28 +276,58 @@ def curvature(x: pd.Series | np.ndarray, y: pd.Series | np.ndarray,
     return {"c": c, "low": c - half, "high": c + half, "shape": shape}
 
 
+#: Fig. 2a's saturation (ours: the paper fits "the non-saturated part" without defining it): a
+#: point is saturated when its mean count misses fewer than this many examples of ``T`` on
+#: average, and the curve is cut at the first such point (:func:`_non_saturated`).
+SATURATION_MISSED = 1.0
+#: :data:`SATURATION_MISSED` in words, for the criterion and the captions.
+SATURATION_RULE = ("ours, as the paper does not define the non-saturated part: a point is "
+                   "saturated when its mean count misses fewer than one example of T on "
+                   "average, and the curve is cut at the first such point")
+
+
 def _non_saturated(summary: pd.DataFrame) -> pd.DataFrame:
-    """The points of a :func:`by_x` summary that Fig. 2a's line is fitted to: those whose mean
-    accuracy is below 1 (the non-saturated part), or every point when fewer than three are."""
-    part = summary[summary["accuracy"] < 1.0]
+    """The points of a :func:`by_x` summary that Fig. 2a's line is fitted to (the non-saturated
+    part): those before the first point whose mean count misses fewer than
+    :data:`SATURATION_MISSED` examples of ``T`` (:data:`SATURATION_RULE`; a mean of 19,999.67
+    of 20,000 is saturated, though its mean accuracy is below 1), or every point when fewer
+    than three are before it. ``summary`` is sorted by its ``x``, as :func:`by_x` returns it."""
+    saturated = (summary["T"] - summary["mean"] < SATURATION_MISSED).to_numpy()
+    if not saturated.any():
+        return summary
+    part = summary.iloc[:int(np.argmax(saturated))]
     return summary if len(part) < 3 else part
+
+
+def fitted_words(summary: pd.DataFrame, part: pd.DataFrame, x: str = "H") -> str:
+    """Which points of ``summary`` (:func:`by_x`) the line ``part`` (:func:`_non_saturated`)
+    is fitted to, in words: "H ≤ 20" (the curve cut before saturation), "every H" (none
+    saturated), or "every H, saturated ones included (fewer than three points are not)"."""
+    if len(part) == len(summary):
+        saturated = bool((summary["T"] - summary["mean"] < SATURATION_MISSED).any())
+        return (f"every {x}, saturated ones included (fewer than three points are not)"
+                if saturated else f"every {x}")
+    return f"{x} ≤ {float(part[x].max()):g}"
 
 
 def r2_by_t(table: pd.DataFrame, x: str = "H") -> pd.DataFrame:
     """The paper's own measure of Fig. 2a's linearity at every ``T`` of ``table`` (Sec. 5.2: a
     high R² of the linear fit to the non-saturated part, "in all cases"): per ``T``, the R² of
     the line fitted to the mean counts of :func:`_non_saturated` (as :func:`fig2a_verdict`
-    does at the largest ``T``), its number of ``points`` and whether it reaches
-    :data:`MIN_R2` (``passes``). A ``T`` with fewer than three values of ``x`` is left out (two
-    points fit any line). Reported, not judged."""
+    does at the largest ``T``), its number of ``points``, which ``x`` it is fitted on
+    (``fitted``, :func:`fitted_words`) and whether it reaches :data:`MIN_R2` (``passes``). A
+    ``T`` with fewer than three values of ``x`` is left out (two points fit any line).
+    Reported, not judged."""
     rows = []
     for t in sorted(table["T"].unique()):
-        part = _non_saturated(by_x(table[table["T"] == t], x))
+        summary = by_x(table[table["T"] == t], x)
+        part = _non_saturated(summary)
         if len(part) < 3:
             continue
         r2 = float(criteria.linear_fit(part[x], part["mean"]).r2)
-        rows.append({"T": int(t), "r2": r2, "points": len(part), "passes": r2 >= MIN_R2})
-    return pd.DataFrame(rows, columns=["T", "r2", "points", "passes"])
+        rows.append({"T": int(t), "r2": r2, "points": len(part), "passes": r2 >= MIN_R2,
+                     "fitted": fitted_words(summary, part, x)})
+    return pd.DataFrame(rows, columns=["T", "r2", "points", "passes", "fitted"])
 
 
 def _r2_where(fits: pd.DataFrame, sizes: int) -> str:
@@ -322,13 +352,14 @@ def r2_by_t_text(table: pd.DataFrame, x: str = "H",
     if fits.empty:
         return ""
     sizes = int(table["T"].nunique())
-    values = ", ".join(f"{r.r2:.3f} at T = {int(r.T)}" for r in fits.itertuples())
+    values = ", ".join(f"{r.r2:.3f} at T = {int(r.T)} ({r.fitted})" for r in fits.itertuples())
     passed = int(fits["passes"].sum())
     outcome = ("the paper's measure passes" if passed == len(fits)
                else "the paper's measure fails where it is below")
     text = (f"the paper's own measure, R² of a linear fit to the non-saturated part at each T "
-            f"(\"in all cases\"; reported, not judged): {values}; ≥ {MIN_R2:g} (the criterion's "
-            f"threshold, ours) {_r2_where(fits, sizes)}: {outcome}")
+            f"(\"in all cases\"; reported, not judged; {SATURATION_RULE}): {values}; "
+            f"≥ {MIN_R2:g} (the criterion's threshold, ours) {_r2_where(fits, sizes)}: "
+            f"{outcome}")
     skipped = sorted(set(int(t) for t in table["T"].unique()) - set(fits["T"]))
     if skipped:
         text += (f" (T = {', '.join(map(str, skipped))}: fewer than three values of {x}, not "
@@ -355,7 +386,8 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
     seeds = int(summary["seeds"].max())
     top = int(summary["T"].iloc[0])
     note = (f" (T = {top}, {seeds} seed{'s' * (seeds != 1)} there"
-            + (f"; {sat} saturated point(s) left out)" if sat else ")"))
+            + (f"; fitted on {fitted_words(summary, part, x)}, {sat} saturated point(s) left "
+               f"out: {SATURATION_RULE})" if sat else ")"))
     xs, ys = part[x].to_numpy(float), part["mean"].to_numpy(float)
     steps = np.diff(ys) / np.diff(xs)
     note += ("; examples gained per head between successive H: "
@@ -372,12 +404,14 @@ def fig2a_verdict(table: pd.DataFrame, x: str = "H") -> Verdict:
                f"quadratic fit at T = {top}: x² coefficient {bend['c']:.3g}, 95 % CI "
                f"{bend['low']:.3g} to {bend['high']:.3g})")
         if not fits.empty:
-            shown = (f"{float(fits['r2'].iloc[0]):.3f}" if len(fits) == 1 else
-                     ", ".join(f"{r:.3f}" for r in fits["r2"]) + " at T = "
-                     + ", ".join(str(int(t)) for t in fits["T"]))
+            shown = (f"{float(fits['r2'].iloc[0]):.3f}, fitted on {fits['fitted'].iloc[0]}"
+                     if len(fits) == 1 else
+                     ", ".join(f"{r.r2:.3f} at T = {int(r.T)} on {r.fitted}"
+                               for r in fits.itertuples()))
             why += (f" that goes beyond the paper's own measure, the R² of a linear fit to the "
-                    f"non-saturated part, which reaches {MIN_R2:g} (our threshold) "
-                    f"{_r2_where(fits, int(table['T'].nunique()))} ({shown})")
+                    f"non-saturated part (ours: the curve cut at the first {x} whose mean count "
+                    f"misses fewer than one example of T), which reaches {MIN_R2:g} (our "
+                    f"threshold) {_r2_where(fits, int(table['T'].nunique()))} ({shown})")
     if bend["shape"] == "not decided":
         note += (f"; quadratic fit (ours): x² coefficient {bend['c']:.3g} (95 % CI "
                  f"{bend['low']:.3g} to {bend['high']:.3g}), curvature not decided")
@@ -409,7 +443,7 @@ def fig2b_verdict(table: pd.DataFrame) -> Verdict:
     spread = (f"the largest standard deviation over {seeds} seeds at one n, at n = "
               f"{int(widest['n'])}" if seeds > 1
               else "one seed at this T, so no spread to allow for")
-    measured = (verdict.measured + f" (noise tolerance {tol:.3g}: {spread}; "
+    measured = (verdict.measured + f" (noise tolerance {tol:.3g}, ours: {spread}; "
                 f"T = {int(summary['T'].iloc[0])})")
     others = _monotone_at_smaller_t(table)
     budget = smaller_t_text(table, "n")
@@ -633,7 +667,8 @@ def _seed_spread(shares: pd.Series) -> str:
     below = [f"seed {int(seed)}: {share:.1%}" for (_, seed), share in shares.items()
              if not share_meets(share, FIG3_UNSATURATED_MIN, strict=False)]
     if below:
-        text += (f"; seeds below the {FIG3_UNSATURATED_MIN:.0%} threshold, which the criterion "
+        text += (f"; seeds below the {FIG3_UNSATURATED_MIN:.0%} threshold (ours), which the "
+                 "criterion "
                  "applies to the mean: " + ", ".join(below))
     return text
 
@@ -831,20 +866,20 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
                 measured += (f"; every seed's gain per token is above every shared seed's, by "
                              f"at least {above:.3g} > {tol:.3g}")
             elif above > 0:
-                why = (f"; every seed's gain per token is above every shared seed's, but only "
-                       f"by {above:.3g} (≤ the tolerance {tol:.3g}), so the direction, a weaker "
-                       "dependence on n (the paper's) or a stronger one, is not decided at our "
-                       "seeds")
-                short = (gains.format("above") + f", but only by {above:.3g}, within the noise "
-                         f"tolerance {tol:.3g}, and {ceiling}: the n sweep decides no "
-                         "direction")
+                why = (f"; every seed's gain per token is above every shared seed's (the "
+                       f"opposite direction to the paper's), but only by {above:.3g} (≤ the "
+                       f"tolerance {tol:.3g}), so the direction, a weaker dependence on n (the "
+                       "paper's) or a stronger one, is not decided at our seeds")
+                short = (gains.format("above") + " (the opposite direction to the paper's), "
+                         f"but only by {above:.3g}, within the noise tolerance {tol:.3g}, and "
+                         f"{ceiling}: the n sweep decides no direction")
             elif below > 0:
                 why = (f"; every seed's gain per token is below every shared seed's, the "
                        f"paper's direction, but only by {below:.3g} (≤ the tolerance "
                        f"{tol:.3g}), so a weaker dependence on n is not decided at our seeds")
-                short = (gains.format("below") + f", but only by {below:.3g}, within the noise "
-                         f"tolerance {tol:.3g}, and {ceiling}: the n sweep decides no "
-                         "direction")
+                short = (gains.format("below") + " (the paper's direction), but only by "
+                         f"{below:.3g}, within the noise tolerance {tol:.3g}, and {ceiling}: "
+                         "the n sweep decides no direction")
             else:
                 why = ("; the per-seed gains of the two runs overlap (neither run's seeds all "
                        "lie above the other's), so a weaker dependence on n is not decided at "
@@ -2013,7 +2048,8 @@ def fig_1(results: ResultSource) -> Verdict:
 
 
 @item(P, "Table 2",
-      claim="[reconstruction: number inferred] the table of notation (App.)",
+      claim="[reconstruction: number inferred] the table of notation (in our text it opens "
+            "the appendices, before App. A, under no appendix letter)",
       criterion="none: it states no result")
 def table_2(results: ResultSource) -> Verdict:
     raise NotComputable("a table of notation: nothing to check")
@@ -2032,8 +2068,8 @@ def table_3(results: ResultSource) -> Verdict:
 @item(P, "Fig. 2a",
       claim="memorization grows linearly with H (high R² of the linear fit to the non-saturated "
             "part, \"in all cases\")",
-      criterion="linear fit to the non-saturated points (mean accuracy < 1) at the largest T "
-                f"only (ours; the paper fits every T): R² ≥ {MIN_R2:g} (ours; the paper's "
+      criterion=f"linear fit to the non-saturated points ({SATURATION_RULE}) at the largest "
+                f"T only (ours; the paper fits every T): R² ≥ {MIN_R2:g} (ours; the paper's "
                 "threshold is not in our text) and slope's 95 % CI above 0; a quadratic fit "
                 "(ours: a curvature test beyond the paper's R²) whose x² coefficient's 95 % CI "
                 "excludes 0 (counts convex or concave in H) → at most trend; the same R² at every "
@@ -2057,8 +2093,10 @@ def _fig_2a_criterion(results: ResultSource) -> Verdict:
 
 
 @item(P, "Fig. 2b", claim="memorization grows monotonically with the context length n",
-      criterion="mean count at the largest T monotone in n (steps against the direction "
-                "within the largest standard deviation over the seeds at one n allowed); "
+      criterion="mean count at the largest T (ours: the official code runs several T; the "
+                "smaller ones are reported, not judged) monotone in n (steps against the "
+                "direction within the largest standard deviation over the seeds at one n "
+                "allowed: a noise tolerance of ours); "
                 "a reduced or a partial full run turns a pass into trend ("
                 + criteria.FAILED_ANY_SCALE + ")", cost=_GPU)
 def fig_2b(results: ResultSource) -> Verdict:
