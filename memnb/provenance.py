@@ -318,19 +318,14 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     return str(provenance.get("cpu_denormals", "ieee"))
 
 
-def arithmetic_label(provenance: dict[str, Any], *, say_inferred: bool = False) -> str:
+def arithmetic_label(provenance: dict[str, Any]) -> str:
     """How a result's floating-point arithmetic treated denormals, as the book writes it:
     ``"IEEE denormals"`` or ``"flushed denormals"`` (:func:`cpu_denormals`) for a run on the
-    CPU, ``"GPU arithmetic"`` for one on a GPU (which does not read the CPU's modes). With
-    ``say_inferred``, a CPU run recorded before memnb flushed denormals (no such field) is said
-    to be inferred."""
+    CPU, ``"GPU arithmetic"`` for one on a GPU (which does not read the CPU's modes)."""
     if str(provenance.get("device", "cpu")).startswith("cuda"):
         return "GPU arithmetic"
     mode = cpu_denormals(provenance)
     written = {"ieee": "IEEE", "flushed": "flushed"}.get(mode, mode)
-    if say_inferred and "cpu_denormals" not in provenance:
-        return (f"{written} denormals, inferred (the field is not recorded: its code did not "
-                "flush them yet)")
     return f"{written} denormals"
 
 
