@@ -519,14 +519,32 @@ def appendix_full_reading(table: pd.DataFrame, kind: str, figure: str) -> str:
     return ""
 
 
+def rekey_words(name: str, provenance: dict[str, Any]) -> str:
+    """How the table of ``name`` came to record its fingerprint, from its provenance, when it
+    was re-keyed (``scripts/rekey_cache.py``): "`dana.exp1`'s points were computed by code of
+    fingerprint `39a82dc09d04da6d` and re-keyed to `c2addc75ba16a594` after a review by hand"
+    (the review named only when the re-key into the recorded fingerprint says "reviewed by
+    hand"); '' for a table computed by the code whose fingerprint it records."""
+    from memnb.provenance import rekey_origin
+
+    origin = rekey_origin(provenance)
+    if origin is None:
+        return ""
+    source, target, by_hand = origin
+    return (f"`{name}`'s points were computed by code of fingerprint `{source}` and re-keyed "
+            f"to `{target}`" + (" after a review by hand" if by_hand else ""))
+
+
 def exp4_against_exp1(root: Path | None = None) -> str | None:
     """How far the committed ``dana.exp4`` table's per-seed slopes lie from those of the
     committed ``dana.exp1`` table (:func:`memnb.experiments.dana.head_slopes` of the accuracy the
     paper reports), as a paragraph; ``None`` unless both full runs are committed with slopes to
-    compare. ``dana.exp4`` is computed from Experiment 1's points, so when both tables come from
-    today's code (their provenance fingerprints equal :func:`memnb.results.todays_code`) and its
-    points were computed in another run, any difference comes from the runs, not the code: the
-    paragraph says so, with each run's device as recorded and when it ran (ours); and, where
+    compare. ``dana.exp4`` is computed from Experiment 1's points, so when both tables record
+    today's fingerprint (:func:`memnb.results.todays_code`) and its points were computed in
+    another run, any difference comes from the runs, not the code: the paragraph says so, with
+    each run's device as recorded and when it ran (ours), and, for a table whose points were
+    computed by earlier code and re-keyed to today's fingerprint (:func:`rekey_words`), that
+    the conclusion rests on that re-key; and, where
     ``dana.exp1`` has a replication of the same code
     (:func:`memnb.reruns.replications_root`), how many of ``dana.exp4``'s slopes
     equal those of the replication, which tells the run its points agree with."""
@@ -554,11 +572,27 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     same_code = (computed_by_todays_code("dana.exp1", one.provenance)
                  and computed_by_todays_code("dana.exp4", four.provenance))
     if same_code and equal < len(shared):
-        text += (". Both tables are of today's code (their fingerprints equal today's), so the "
-                 "difference comes from the two runs, not the code: on the CPU, two runs of the "
-                 "same code and seeds can differ with the machine that ran them (ours), and the "
-                 "device recorded for these two runs does not tell their machines apart "
-                 "(runs recorded since name the processor's vector instruction set)")
+        rekeyed = [rekey_words(name, record.provenance)
+                   for name, record in (("dana.exp1", one), ("dana.exp4", four))]
+        rekeyed = [words for words in rekeyed if words]
+        if rekeyed:
+            reviewed = ("reviewed " if all(w.endswith("after a review by hand") for w in rekeyed)
+                        else "")
+            these = (f"that {reviewed}re-key" if len(rekeyed) == 1
+                     else f"these {reviewed}re-keys")
+            text += (". Both tables record today's fingerprint, "
+                     + ("one of them" if len(rekeyed) == 1 else "both") + " through a re-key: "
+                     + "; ".join(rekeyed) + " (`scripts/rekey_cache.py`; each re-key's reason "
+                     "is in the provenance's `code_fingerprint_rekeys`). On "
+                     f"{these} (the code that computed those points was not run again) rests "
+                     "the conclusion that the difference comes from the two runs, not the code")
+        else:
+            text += (". Both tables are of today's code (their fingerprints equal today's), so "
+                     "the difference comes from the two runs, not the code")
+        text += (": on the CPU, two runs of the same code and seeds can differ with the machine "
+                 "that ran them (ours), and the device recorded for these two runs does not "
+                 "tell their machines apart (runs recorded since name the processor's vector "
+                 "instruction set)")
     again = load("dana.exp1", "full", replications_root(root))
     if again is not None and again.provenance.get("code_fingerprint") == one.provenance.get(
             "code_fingerprint"):

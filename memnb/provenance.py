@@ -318,6 +318,20 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     return str(provenance.get("cpu_denormals", "ieee"))
 
 
+def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """Where a result's recorded code fingerprint came from when its points were re-keyed
+    (``scripts/rekey_cache.py``): ``(fingerprint of the code that computed them, fingerprint
+    recorded now, whether the re-key into it says "reviewed by hand")``; None for a result
+    computed by the code whose fingerprint it records."""
+    source = provenance.get("code_fingerprint_rekeyed_from")
+    target = provenance.get("code_fingerprint")
+    if not source or source == target:
+        return None
+    into = [r for r in provenance.get("code_fingerprint_rekeys") or [] if r.get("to") == target]
+    return str(source), str(target), any("reviewed by hand" in str(r.get("why", ""))
+                                         for r in into)
+
+
 def arithmetic_label(provenance: dict[str, Any]) -> str:
     """How a result's floating-point arithmetic treated denormals, as the book writes it:
     ``"IEEE denormals"`` or ``"flushed denormals"`` (:func:`cpu_denormals`) for a run on the

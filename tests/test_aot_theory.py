@@ -485,7 +485,8 @@ def test_bietti_linear_in_d_is_tested_by_the_log_log_exponent() -> None:
     assert v.status == "differs" and not v.values["linear"]
     assert v.values["exponent"] == pytest.approx(2.0)
     assert "log–log fit of capacity against d: exponent 2 (95 % CI 2 to 2)" in v.measured
-    assert "'linear in d' does not hold (slope within 50 % of 1; growth faster than in " \
+    assert "'linear in d' does not hold: the slope is within 50 % of 1, but the log–log " \
+        "exponent's 95 % interval (2.00 to 2.00) excludes 1 (growth faster than in " \
         "proportion to d)" in v.measured
     assert dana_theory.bietti_growth(v.values) == "faster than in proportion to d"
     assert dana_theory.bietti_growth({"exponent_low": 0.2, "exponent_high": 0.8}) == (

@@ -613,6 +613,46 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
             in reproducibility.rerun_section(results))
 
 
+def test_the_rerun_section_says_a_machine_difference_assumes_the_committed_runs_re_key(
+        tmp_path, monkeypatch):
+    """A committed run apart from both its replication and the table it replaced (which equal
+    each other): the measured part stands, and the conclusion that the machine made the
+    difference is said to assume the re-key of the committed points, whose fingerprints are
+    read from its provenance."""
+    from types import SimpleNamespace
+
+    from memnb.scorecard import replaced
+
+    folder = tmp_path / "results" / "replications" / "full"
+    folder.mkdir(parents=True)
+    (folder / "dana.exp1.json").write_text("{}")
+    rekeys = [{"from": "0123456789abcdef", "to": "fedcba9876543210",
+               "why": "input checks only, reviewed by hand to compute the same numbers"}]
+    current = {"device_name": "CPU (x86_64, AVX2, 2 threads)", "code_fingerprint":
+               "fedcba9876543210", "code_fingerprint_rekeyed_from": "0123456789abcdef",
+               "code_fingerprint_rekeys": rekeys}
+    again = {"device_name": "CPU (x86_64, AVX512, 2 threads)", "started_utc": "2026-01-02",
+             "code_fingerprint": "fedcba9876543210"}
+    run = SimpleNamespace(name="dana.exp1", same_code=True, equal=False, apart="1 point apart",
+                          current=SimpleNamespace(provenance=current),
+                          again=SimpleNamespace(provenance=again),
+                          against_replaced=SimpleNamespace(committed_apart=True))
+    monkeypatch.setattr(replaced, "replications", lambda *args: [run])
+    text = reproducibility.rerun_section(tmp_path / "results")
+    assert ("equals the replication in every cell: there the changes of code since moved no "
+            "number, and the committed run is the one apart from both, a difference of the "
+            "machine or environment it ran on, not of its code: a conclusion that assumes the "
+            "re-key of its points, computed by code of fingerprint `0123456789abcdef` and "
+            "re-keyed to `fedcba9876543210` after a review by hand (`scripts/rekey_cache.py`), "
+            "since that code itself was not rerun.") in text
+    # a committed run computed by the code it records: the conclusion stands as measured
+    for key in ("code_fingerprint_rekeyed_from", "code_fingerprint_rekeys"):
+        current.pop(key)
+    text = reproducibility.rerun_section(tmp_path / "results")
+    assert ("a difference of the machine or environment it ran on, not of its code.\n"
+            in text) and "re-key" not in text
+
+
 def test_kernel_level_is_read_from_cpu_names_of_every_form():
     recorded = reproducibility.kernel_level_recorded
     assert not recorded("CPU (x86_64, 2 threads)") and not recorded("CPU (x86_64, 1 threads)")

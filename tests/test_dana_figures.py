@@ -1278,6 +1278,7 @@ def test_the_huben_morris_note_says_where_its_order_is_evaluated():
     note = figures.huben_morris_note([(50, 2, 10, 10, 20), (50257, 1024, 768, 64, 12)])
     t0 = bounds.dana_capacity(12, 64, 768)
     assert "at N = 50257, S = 1024, d = 768 it shows " in note and "N = 50," not in note
+    assert note.startswith("**The Huben & Morris row.** Its `parameters_at_cor1_T0` is")
     assert f"{bounds.huben_morris_parameter_order(t0, 1024, 50257, 1026):.4e}" in note
     assert f"would be {(768 + 1024) * (1024 + 50257 + t0):.4e}" in note
     assert figures.huben_morris_note([(50, 2, 10, 10, 20)]) == ""
@@ -1302,6 +1303,10 @@ def test_exp1_reading_says_well_above_1_only_when_the_ratio_is():
     text = {r: figures.exp1_reading(_exp1_line(r * bound), row) for r in (5.0, 1.5, 0.5)}
     assert BIETTI_RATIO[1] == 2
     assert "our ratio of 5.0 is well above 1 (above 2," in text[5.0]
+    # the band is defined in place, for this ratio, not borrowed from the Bietti reading
+    assert ("the top of the band [0.5, 2] in which we read this ratio as about d_h = 10 "
+            "associations per head; ours)") in text[5.0]
+    assert "that the chapter reads as about d associations" not in text[5.0]
     assert "so ours says the same." in text[5.0]
     for r in (1.5, 0.5):
         assert "well above 1 (" not in text[r] and "says the same of ours" not in text[r]
@@ -1496,3 +1501,85 @@ def test_layout_heads_conclusion_reads_the_initialisation_from_the_slopes():
     assert "is not within the scorecard's slope tolerance (15 %) of the paper's slope at d = " \
         "10, 13" in far
     assert "not what separates" not in far and "Fig. 5" not in far
+
+
+def test_table1_shown_says_which_t0_each_column_uses():
+    """Table 1 as shown: each row's own capacity (``capacity_T0``) apart from the parameter
+    counts, which are all evaluated at Corollary 1's T_0 = H d_h + d (``cor1_T0``)."""
+    from memnb import bounds
+    from memnb.constructions import prior_work_table
+
+    sizes = [(50, 2, 10, 10, 20), (50257, 1024, 768, 64, 12)]
+    raw = pd.concat([prior_work_table.table1(*size) for size in sizes], ignore_index=True)
+    shown = figures.table1_shown(raw)
+    assert "T0" not in shown and "parameters_at_T0" not in shown
+    assert list(shown.columns).index("cor1_T0") + 1 == list(shown.columns).index(
+        "parameters_at_cor1_T0")
+    for (N, S, d, d_h, H), part in zip(sizes, (shown.iloc[:6], shown.iloc[6:]), strict=True):
+        t0 = bounds.dana_capacity(H, d_h, d)
+        assert (part["cor1_T0"] == t0).all()
+        mahdavi = part[part["paper"].str.startswith("Mahdavi et al. (Thm 1, Dana")].iloc[0]
+        assert mahdavi["capacity_T0"] == bounds.dana_previous_capacity(H, d_h) != t0
+        assert mahdavi["parameters_at_cor1_T0"] == S + N + t0  # at Cor. 1's T_0, not its own
+    assert shown["capacity_T0"].isna().sum() == 2  # Kim et al.: a capacity of the depth only
+    with pytest.raises(ValueError, match="no Corollary 1 row"):
+        figures.table1_shown(raw[raw["paper"] != "Dana et al. (Cor. 1)"])
+
+
+def test_clip_round_off_shows_only_round_off_as_zero_and_says_so():
+    table = pd.DataFrame({"kl": [0.5, -2e-17, -4.5e-17, -0.1], "other": [-1e-17, 0, 0, 0]})
+    shown, words = figures.clip_round_off(table, ["kl"])
+    assert shown["kl"].tolist() == [0.5, 0.0, 0.0, -0.1]  # -0.1 is no round-off: kept
+    assert shown["other"].iloc[0] == -1e-17 and table["kl"].iloc[1] == -2e-17  # display only
+    assert words == ("Shown as 0, in this table only: 2 values of `kl` (down to -4.5e-17), "
+                     f"negative by less than {figures.ROUND_OFF:g}, the floating-point round-off "
+                     "of a quantity that is never negative; the verdict reads the values as "
+                     "computed.")
+    assert figures.clip_round_off(table.clip(lower=0), ["kl"])[1] == ""
+
+
+def test_the_paper_vs_code_list_names_experiment_6s_repetitions():
+    text = figures.differences_markdown({})
+    seeds = dana.get_params("dana.exp6", "full")["seeds"]
+    assert seeds != paper.TEXT["seeds_appendix"].value
+    assert (f"App. B says that all experiments are averages of "
+            f"{paper.TEXT['seeds_appendix'].value:g} runs; the code repeats Experiment 6 "
+            f"{seeds} times") in text
+    assert f"so Fig. 4 and its CSV average {seeds} seeds" in text
+
+
+def _fig7_rows(mlp_seeds, aot=0.25):
+    """Fig. 7 rows of ours at the paper's setting (N = 200, H = 11, d = 40, 50, 60), beside a
+    few Fig. 5 and Fig. 6 rows (the caption reads them too)."""
+    rows = [{"figure": "Fig. 5", "model": "aot", "N": 200, "d": 40, "d_h": 40, "H": h,
+             "seed": 0, "accuracy": 0.02 + 0.005 * h} for h in (1, 3, 5)]
+    rows += [{"figure": "Fig. 6", "model": "aot", "N": 200, "d": 50, "d_h": dh, "H": 11,
+              "seed": 0, "accuracy": 0.04 + 0.001 * dh} for dh in (1, 10, 25)]
+    for d in (40, 50, 60):
+        rows += [{"figure": "Fig. 7", "model": "aot", "N": 200, "d": d, "d_h": d, "H": 11,
+                  "H_equiv": 11, "width": 0, "seed": s, "accuracy": aot + 0.002 * s}
+                 for s in range(len(mlp_seeds))]
+        rows += [{"figure": "Fig. 7", "model": "mlp", "N": 200, "d": d, "d_h": d, "H": 1,
+                  "H_equiv": 11, "width": 2 * d * 10, "seed": s, "accuracy": a}
+                 for s, a in enumerate(mlp_seeds)]
+    return pd.DataFrame(rows)
+
+
+def test_the_appendix_caption_says_where_means_and_medians_leave_fig_7_undecided():
+    """Split MLP seeds whose mean puts the MLP ahead and whose median the AoT (the paper's
+    order, in its CSV): the caption's Fig. 7 sentence names those d and the row's reading."""
+    from types import SimpleNamespace
+
+    split = _fig7_rows([0.99, 0.98, 0.03, 0.03, 0.03])
+    words = figures.appendix_undecided_words(split, "dim")
+    assert words == ("at d = 40, 50, 60 the seed means put the MLP ahead and the seed medians "
+                     "the AoT (the paper's order)")
+    verdicts = {f: SimpleNamespace(item=f, status="trend", measured="m")
+                for f in ("Fig. 5", "Fig. 6", "Fig. 7")}
+    text = figures.appendix_caption(split, "dim", verdicts)
+    assert (f"in the run drawn with solid lines, {words}, and the Fig. 7 row reads such a d "
+            "as not decided") in text
+    # means and medians that agree leave nothing undecided, and the caption adds nothing
+    agree = _fig7_rows([0.41, 0.40, 0.42, 0.41, 0.41])
+    assert figures.appendix_undecided_words(agree, "dim") == ""
+    assert "not decided" not in figures.appendix_caption(agree, "dim", verdicts)

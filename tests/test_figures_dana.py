@@ -129,6 +129,42 @@ def test_exp4_against_exp1_counts_and_measures_the_slope_gap_of_made_up_tables(t
     assert "replication" not in dana_reading.exp4_against_exp1(root=tmp_path)
 
 
+def test_exp4_against_exp1_says_its_conclusion_rests_on_a_re_key(tmp_path):
+    """A table of today's fingerprint whose points were computed by earlier code and re-keyed
+    after a review by hand: the paragraph names both fingerprints, from the provenance, and
+    says that its conclusion rests on that re-key."""
+    from memnb import dana_reading
+    from memnb.results import todays_code
+
+    exp1 = _exp1_table({(3, 0): (0.10, 0.20, 0.30), (3, 1): (0.10, 0.30, 0.50)})
+    exp4 = pd.DataFrame([{"kind": "slope", "d": 3, "seed": s, "slope": v}
+                         for s, v in ((0, 0.11), (1, 0.16))])
+    full = tmp_path / "full"
+    today = todays_code("dana.exp1")
+    rekeyed = {"device_name": "CPU A", "git_commit": "1111111aaaa",
+               "started_utc": "2026-01-02T03:04:05+00:00", "code_fingerprint": today,
+               "code_fingerprint_rekeyed_from": "0123456789abcdef",
+               "code_fingerprint_rekeys": [{"from": "0123456789abcdef", "to": today,
+                                            "why": "input checks, reviewed by hand to compute "
+                                                   "the same numbers"}]}
+    _write_result(full, "dana.exp1", exp1, rekeyed)
+    _write_result(full, "dana.exp4", exp4, {
+        "device_name": "CPU B", "git_commit": "2222222bbbb",
+        "started_utc": "2026-01-03T04:05:06+00:00", "code_fingerprint": todays_code("dana.exp4")})
+    text = dana_reading.exp4_against_exp1(root=tmp_path)
+    assert ("Both tables record today's fingerprint, one of them through a re-key: "
+            f"`dana.exp1`'s points were computed by code of fingerprint `0123456789abcdef` and "
+            f"re-keyed to `{today}` after a review by hand") in text
+    assert ("On that reviewed re-key (the code that computed those points was not run again) "
+            "rests the conclusion that the difference comes from the two runs") in text
+    assert "Both tables are of today's code" not in text
+    # a re-key whose reason names no review by hand is not called reviewed
+    rekeyed["code_fingerprint_rekeys"][0]["why"] = "labels and wording changed"
+    _write_result(full, "dana.exp1", exp1, rekeyed)
+    text = dana_reading.exp4_against_exp1(root=tmp_path)
+    assert "after a review by hand" not in text and "On that re-key (" in text
+
+
 def test_exp4_against_exp1_counts_the_committed_tables_slopes():
     """On the committed tables: every per-seed slope of dana.exp4 (counted with plain pandas)
     is compared, and each run is named by its commit and start."""

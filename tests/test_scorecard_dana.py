@@ -804,10 +804,36 @@ def test_the_preprint_row_quotes_the_slides_and_reports_the_strict_reading(empty
     assert "the log–log exponent's 95 % interval containing 1" in row.criterion
     assert "log–log fit of capacity against d: exponent" in row.measured
     assert "here 'linear in d'" in row.measured
+    # the reason given is the test that failed, not one that passed (values of the verdict)
+    v = dana_theory.bietti_capacity()
+    assert f"here {dana_theory.bietti_linear_words(v.values)}; 'about d'" in row.measured
+    assert "'linear in d' does not hold (slope within" not in row.measured
     seeds = [p for c in papers_dir_candidates() for p in (c / "seeds").glob("004_*.txt")]
     if not seeds:
         pytest.skip("the June 2024 slides' text (shared/papers/seeds/004_*) is not here")
     assert dana_theory.SLIDES_BIETTI_QUOTE in seeds[0].read_text()
+
+
+def test_the_linear_in_d_words_name_the_failed_test_as_the_reason():
+    from memnb.scorecard import dana_theory
+    from memnb.scorecard.dana_theory import bietti_linear_words
+
+    exponent = {"exponent_low": 1.13, "exponent_high": 2.3}
+    words = bietti_linear_words({"slope": 0.97, "relative_difference": -0.03, **exponent})
+    assert words == ("'linear in d' does not hold: the slope is within 50 % of 1, but the "
+                     "log–log exponent's 95 % interval (1.13 to 2.30) excludes 1 (growth faster "
+                     "than in proportion to d)")
+    inside = {"exponent_low": 0.8, "exponent_high": 1.2}
+    assert bietti_linear_words({"slope": 1.8, "relative_difference": 0.8, **inside}) == (
+        "'linear in d' does not hold: the slope, 1.8, is not within 50 % of 1, but the log–log "
+        "exponent's 95 % interval (0.80 to 1.20) contains 1")
+    assert bietti_linear_words({"slope": 1.1, "relative_difference": 0.1, **inside}) == (
+        "'linear in d' holds: the slope is within 50 % of 1, and the log–log exponent's 95 % "
+        "interval (0.80 to 1.20) contains 1")
+    assert bietti_linear_words({"slope": 0.1, **exponent}).startswith(
+        "'linear in d' does not hold: the straight line fails its R² or rising-slope test, and ")
+    # the tolerance is the one dana_theory judges with and writes
+    assert "slope within 50 % of 1" in dana_theory.bietti_capacity().measured
 
 
 def test_the_strict_reading_counts_the_points_the_at_most_d_row_names():
@@ -882,10 +908,17 @@ def _fig7_seeds(mlp_seeds, aot=0.25):
 
 def test_fig_7_split_seeds_are_read_on_their_medians_and_capped_at_trend(tmp_path):
     # two MLP seeds learn the task, three stay near chance: the mean puts the MLP ahead (0.41
-    # against 0.25), the typical seed (the median, 0.03) the AoT, as the paper's CSV does
+    # against 0.25), the typical seed (the median, 0.03) the AoT, as the paper's CSV does; the
+    # two orders disagree on the paper's, so the row does not decide
+    from memnb.scorecard.core import status_words
+
     _write(tmp_path, "full", "dana.appendix_dim", _fig7_seeds([0.99, 0.98, 0.03, 0.03, 0.03]))
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
-    assert row.status == "trend", row.measured
+    assert row.status == "trend" and not row.decided, row.measured
+    assert status_words(row) == "trend (not decided)"
+    assert ("not decided: at d = 40, 50, 60 the seed means put the MLP ahead and the seed "
+            "medians the AoT (the paper's order)") in row.measured
+    assert "the row is trend (not decided) unless another d differs" in row.criterion
     assert ("d = 50, H = 11: ours AoT 0.254 / MLP 0.412 (MLP ahead; seeds split (AoT "
             "0.250–0.258, MLP 0.030–0.990): medians AoT 0.254 / MLP 0.030 (AoT ahead); 2 of 5 "
             "MLP seeds above the AoT's mean)") in row.measured
@@ -893,6 +926,42 @@ def test_fig_7_split_seeds_are_read_on_their_medians_and_capped_at_trend(tmp_pat
     assert ("by our seed means (the statistic the paper's CSV reports) ours would read "
             "d = 40: MLP ahead") in row.measured
     assert f"over {sc.SEED_SPLIT:g}" in row.criterion
+
+
+def test_fig_7_split_seeds_whose_means_and_medians_agree_decide_the_order(tmp_path):
+    # one MLP seed of five learns the task: split, but the mean (0.14) and the median (0.03)
+    # both put the AoT (0.25) ahead, as the paper's CSV does: a decided trend
+    _write(tmp_path, "full", "dana.appendix_dim", _fig7_seeds([0.6, 0.03, 0.03, 0.03, 0.03]))
+    row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
+    assert row.status == "trend" and row.decided, row.measured
+    assert "read on the seed medians at d = 40, 50, 60" in row.measured
+    assert "not decided" not in row.measured
+
+
+def _order(**columns):
+    """An Experiment 5 order (the columns :func:`sc.order_status` reads), one row per d."""
+    return pd.DataFrame({"d": [7, 10], "paper_ahead": ["AoT", "MLP"], **columns})
+
+
+def test_order_status_leaves_undecided_only_what_means_and_medians_dispute():
+    # d = 10 split: means MLP (the paper's), medians AoT; d = 7 the AoT as in the paper
+    open_ = _order(ours_ahead=["AoT", "MLP"], ours_ahead_median=["AoT", "AoT"],
+                   split=[False, True])
+    assert sc.means_medians_disagree(open_).tolist() == [False, True]
+    status, agreeing, clause, decided = sc.order_status(open_)
+    assert (status, agreeing, decided) == ("trend", 1, False)
+    assert clause.endswith("; not decided: at d = 10 the seed means put the MLP (the paper's "
+                           "order) ahead and the seed medians the AoT")
+    # a disagreement at another d that means and medians share still differs
+    wrong = open_.assign(ours_ahead=["MLP", "MLP"], ours_ahead_median=["MLP", "AoT"])
+    assert sc.order_status(wrong)[0::3] == ("differs", True)
+    # split seeds whose means and medians agree: a decided trend; no split: reproduced
+    agree = open_.assign(ours_ahead_median=["AoT", "MLP"])
+    assert sc.order_status(agree)[0::3] == ("trend", True)
+    assert sc.order_status(agree.assign(split=False))[0::3] == ("reproduced", True)
+    # a tie in the paper's CSV has no order to dispute
+    tie = open_.assign(paper_ahead=["AoT", "tie"])
+    assert not sc.means_medians_disagree(tie).any()
 
 
 def test_fig_7_seeds_that_agree_are_read_on_their_mean(tmp_path):

@@ -917,6 +917,7 @@ def rerun_section(results_root: Path | None = None) -> str:
     how to compute a committed run again, and every replication (ours) against its committed
     full run (:func:`memnb.scorecard.replaced.replications`), with the device each names."""
     from memnb.prose import counted
+    from memnb.provenance import rekey_origin
     from memnb.reruns import replications_root
     from memnb.scorecard.replaced import replications
 
@@ -985,12 +986,21 @@ def rerun_section(results_root: Path | None = None) -> str:
     apart_from_both = [r.name for r in compared if not r.equal and r.against_replaced
                        and r.against_replaced.committed_apart]
     if apart_from_both:
+        moves = sorted({origin for r in compared if r.name in apart_from_both
+                        if (origin := rekey_origin(r.current.provenance)) is not None})
         lines += [f"For {len(apart_from_both)} of the {len(apart)} runs apart "
                   f"({listed(apart_from_both)}), the table the committed run replaced, "
                   "computed by earlier code, equals the replication in every cell: there the "
                   "changes of code since moved no number, and the committed run is the one "
                   "apart from both, a difference of the machine or environment it ran on, not "
-                  "of its code.", ""]
+                  "of its code" + ("" if not moves else
+                                  ": a conclusion that assumes the re-key of its points, "
+                                  "computed by code of fingerprint " + "; ".join(
+                                      f"`{a}` and re-keyed to `{b}`"
+                                      + (" after a review by hand" if hand else "")
+                                      for a, b, hand in moves)
+                                  + " (`scripts/rekey_cache.py`), since that code itself was "
+                                  "not rerun") + ".", ""]
     other = [r.name for r in found if not r.same_code]
     if other:
         lines += [f"Not compared, computed by other code than the committed run: "

@@ -1351,15 +1351,16 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
 def _ratio_words(ratio: float, d_h: int) -> str:
     """Whether Fig. 1a's ``ratio`` (our per-head slope over Corollary 2's, i.e. the associations
     a head stores over the bound's ``d_h``) says that heads store far more than ``d_h``
-    associations each: "well above 1" when above the top of the band that the chapter reads as
-    "about d" associations (:data:`memnb.scorecard.dana_theory.BIETTI_RATIO`; ours). The ratio
-    is judged as printed, to one decimal, so that the words never contradict the number."""
+    associations each: "well above 1" when above the top of a band, defined in the words for
+    this ratio, in which we read it as about ``d_h`` associations per head (ours; the same
+    bounds as :data:`memnb.scorecard.dana_theory.BIETTI_RATIO`). The ratio is judged as
+    printed, to one decimal, so that the words never contradict the number."""
     from memnb.scorecard.dana_theory import BIETTI_RATIO
 
     ratio = round(float(ratio), 1)
     top = BIETTI_RATIO[1]
-    band = (f"{top:g}, the top of the band [{BIETTI_RATIO[0]:g}, {top:g}] that the chapter reads "
-            "as about d associations; ours")
+    band = (f"{top:g}, the top of the band [{BIETTI_RATIO[0]:g}, {top:g}] in which we read this "
+            f"ratio as about d_h = {d_h} associations per head; ours")
     if ratio > top:
         return f"our ratio of {ratio:.1f} is well above 1 (above {band}), so ours says the same"
     if ratio > 1:
@@ -1686,6 +1687,7 @@ def differences_markdown(runs: dict[str, Any]) -> str:
     full1 = exp.get_params("dana.exp1", "full")
     ref = paper.exp6_slope_ratio()
     full5 = exp.get_params("dana.exp5", "full")
+    exp6_seeds = int(exp.get_params("dana.exp6", "full")["seeds"])
     exp5 = runs.get("dana.exp5")
     exp5_line = ""
     if exp5 is not None and getattr(exp5, "partial", None):
@@ -1713,7 +1715,11 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"{t['lr_start_appendix'].value:g} to {t['lr_end_appendix'].value:g}; the code's "
         f"effective rate is {full1['lr']:g} → "
         f"{full1['lr_final']:g}. App. B's d_h = {t['exp6_d_h_appendix'].value:g} for Experiment 6 "
-        f"contradicts Fig. 4 and the CSV (d_h = {int(paper.exp6()['d_h'].iloc[0])}). Experiment "
+        f"contradicts Fig. 4 and the CSV (d_h = {int(paper.exp6()['d_h'].iloc[0])}). App. B "
+        f"says that all experiments are averages of {t['seeds_appendix'].value:g} runs; the "
+        f"code repeats Experiment 6 {exp6_seeds} times (its `repetition`, which our `full` "
+        f"profile of `dana.exp6` follows), so Fig. 4 and its CSV average {exp6_seeds} seeds. "
+        "Experiment "
         f"5's N = {int(paper.exp5()['N'].iloc[0])} appears only in the code and CSVs. App. B "
         f"states batches of {int(t['batch_size_appendix'].value):,}; the code's Experiments "
         f"1-4 and 6 use {full1['batch']:,}. App. B.2 says {t['depth_layers_text'].value:g} "
@@ -1724,6 +1730,29 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"{t['exp6_ratio_caption'].value:g} in the caption and {float(ref['ratio']):.2f} in the "
         f"CSV (official rule).",
     ])
+
+
+#: The columns of :func:`memnb.constructions.prior_work_table.table1` as :func:`table1_shown`
+#: names them: each row's own capacity, and the parameter counts at Corollary 1's T_0.
+TABLE1_NAMES = {"T0": "capacity_T0", "parameters_at_T0": "parameters_at_cor1_T0"}
+
+
+def table1_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 (:func:`memnb.constructions.prior_work_table.table1`, one or more sizes) as the
+    chapter shows it, with columns that say which T_0 each number uses: ``capacity_T0``, each
+    row's own capacity at its size (``T0``; none for Kim et al.), and ``parameters_at_cor1_T0``,
+    each row's parameter count evaluated at Corollary 1's T_0 = H d_h + d (``parameters_at_T0``),
+    beside a column ``cor1_T0`` that gives that T_0 (the Corollary 1 row's capacity at the same
+    size). ``ValueError`` when a size has no Corollary 1 row."""
+    cor1 = table[table["paper"] == "Dana et al. (Cor. 1)"].set_index("size")["T0"]
+    missing = sorted(set(table["size"]) - set(cor1.index))
+    if missing:
+        raise ValueError(f"no Corollary 1 row at {', '.join(missing)}")
+    shown = table.rename(columns=TABLE1_NAMES)
+    shown["capacity_T0"] = shown["capacity_T0"].astype("Int64")
+    at = shown.columns.get_loc("parameters_at_cor1_T0")
+    shown.insert(at, "cor1_T0", table["size"].map(cor1).astype(int).to_numpy())
+    return shown
 
 
 def huben_morris_note(sizes: Iterable[tuple[int, int, int, int, int]]) -> str:
@@ -1748,7 +1777,7 @@ def huben_morris_note(sizes: Iterable[tuple[int, int, int, int, int]]) -> str:
                      f"be {at_d:.4e}")
     if not cells:
         return ""
-    return ("**The Huben & Morris row.** Its `parameters_at_T0` is evaluated where their "
+    return ("**The Huben & Morris row.** Its `parameters_at_cor1_T0` is evaluated where their "
             "construction exists: " + "; ".join(cells) + ". The row's `condition_holds` says the "
             "size itself does not meet the condition.")
 
@@ -1833,6 +1862,34 @@ def thm2_empirical_sentence(thm2: pd.DataFrame) -> str:
     ratio = finite["bound_full_empirical_c"] / finite["achieved_kl"]
     return (f"{what}. It is finite for {where}, and {float(ratio.min()):.1f}× to "
             f"{float(ratio.max()):.1f}× the KL reached there.")
+
+
+#: The magnitude below which a negative value of a quantity that is never negative (a KL) is
+#: floating-point round-off, shown as 0 by :func:`clip_round_off` (display only).
+ROUND_OFF = 1e-12
+
+
+def clip_round_off(table: pd.DataFrame, columns: Iterable[str],
+                   tol: float = ROUND_OFF) -> tuple[pd.DataFrame, str]:
+    """``table`` for display, with each value of ``columns`` (quantities that are never
+    negative, such as a KL) in [-``tol``, 0) shown as 0, and the sentence that says so: how
+    many values, of which columns, and the most negative one; '' when none was clipped. A value
+    below -``tol`` is kept as it is (not round-off). The table a verdict reads is not changed."""
+    shown = table.copy()
+    clipped = []
+    for column in columns:
+        values = shown[column]
+        small = (values < 0) & (values >= -tol)
+        if small.any():
+            clipped.append((column, int(small.sum()), float(values[small].min())))
+            shown.loc[small, column] = 0.0
+    if not clipped:
+        return shown, ""
+    cells = ", ".join(f"{counted(n, 'value')} of `{column}` (down to {low:.1e})"
+                      for column, n, low in clipped)
+    return shown, (f"Shown as 0, in this table only: {cells}, negative by less than {tol:g}, the "
+                   "floating-point round-off of a quantity that is never negative; the verdict "
+                   "reads the values as computed.")
 
 
 def thm2_caption(thm2: pd.DataFrame, row: Any) -> str:
@@ -2560,6 +2617,28 @@ def _verdicts_read_from(rows: Any) -> str:
     return f" (read from the {' and the '.join(runs)})" if runs else ""
 
 
+def appendix_undecided_words(table: pd.DataFrame, kind: str) -> str:
+    """Where the Experiment 5 figure of App. B ``kind`` (Fig. 7 or 10) in ``table`` cannot
+    decide the order of the two models: the d at the paper's setting whose seeds split and
+    whose order of seed means and order of seed medians disagree on the paper's CSV order
+    (:func:`memnb.scorecard.dana.undecided_words`, the rule of the figure's scorecard row),
+    e.g. "at d = 40, 50, 60 the seed means put the MLP ahead and the seed medians the AoT (the
+    paper's order)"; '' when there is none, or no d with both models."""
+    from memnb.scorecard.dana import appendix_exp5_order, undecided_words
+
+    spec = appendix_spec(kind)
+    rows = exp.appendix_rows(table, spec["figures"][2])
+    if rows.empty:
+        return ""
+    both = rows.groupby("d")["model"].agg(lambda m: {"aot", "mlp"} <= set(m))
+    rows = rows[rows["d"].isin(both[both].index)]
+    if rows.empty:
+        return ""
+    order = appendix_exp5_order(rows, spec["exp1"](), spec["exp5"]())
+    return undecided_words(order[(order["paper_ahead"] != "tie")
+                                 & (order["paper_setting"] == "same")])
+
+
 def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
                      cached: pd.DataFrame | None = None, root: Any = None,
                      rerun: pd.DataFrame | None = None, read_in_place: bool = False) -> str:
@@ -2601,6 +2680,7 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
     gap = appendix_count_gap((table, rerun, cached), kind)
     per_layer = " per layer" if layers > 1 else ""
     place = appendix_places()
+    undecided = appendix_undecided_words(table, kind)
     text = (f"{spec['section']} (Dana et al. {figs}): Experiments 1, 2 and 5 "
             f"{'with ' + str(layers) + ' residual attention layers ' if layers > 1 else ''}"
             f"{scale}. {place['exp1'].capitalize()}: accuracy against H ({f1}); "
@@ -2622,7 +2702,10 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             "seed to the highest (min–max) and each seed is a faint dot, since the one head + "
             "MLP's seeds can split far apart (a mean ± std of split seeds lies between them; "
             f"the {f5} verdict reads the seed means, and the medians where the seeds split, so "
-            f"its numbers can differ from the drawn medians); {place['exp12']}: the seed mean "
+            f"its numbers can differ from the drawn medians"
+            + (f"; in the run drawn with solid lines, {undecided}, and the {f5} row reads such "
+               "a d as not decided" if undecided else "")
+            + f"); {place['exp12']}: the seed mean "
             "± one standard deviation. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")

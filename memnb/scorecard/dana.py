@@ -45,6 +45,7 @@ from memnb.scorecard.criteria import Verdict
 from memnb.scorecard.dana_theory import BIETTI_D as _BIETTI_D
 from memnb.scorecard.dana_theory import BIETTI_N as _BIETTI_N
 from memnb.scorecard.dana_theory import BIETTI_RATIO as _BIETTI_RATIO
+from memnb.scorecard.dana_theory import BIETTI_SLOPE_TOL as _BIETTI_SLOPE_TOL
 from memnb.scorecard.dana_theory import BIETTI_UNSATURATED as _BIETTI_UNSATURATED
 from memnb.scorecard.dana_theory import SLIDES_BIETTI_QUOTE as _SLIDES_QUOTE
 from memnb.validation import check_int
@@ -58,7 +59,9 @@ SLOPE_REL_TOL = 0.15
 SPLIT_RULE = (f"where either model's seeds split (best − worst seed over {SEED_SPLIT:g}: some "
               "learn the task, some stay near chance) the order of seed means counts the seeds "
               "that escaped, so that d is read on the seed medians and an agreement is at most "
-              "trend")
+              "trend; where the seed means and the seed medians of such a d disagree on the "
+              "paper's order (one of them in it, the other not), that d is not decided, and "
+              "the row is trend (not decided) unless another d differs")
 #: Accuracy from which a curve counts as saturated: its flatness is not a plateau.
 SATURATED = 0.99
 #: Theorem 2's grid (the chapter's figure uses the same): N = 50, d and number of sequences.
@@ -890,9 +893,9 @@ def fig_3(results: ResultSource) -> Verdict:
     measured += paper_exp5_exceptions()
     if judged.empty:
         raise NotComputable(f"{measured}: the paper's CSV has a tie at every d we ran")
-    status, agreeing, split_clause = order_status(judged)
+    status, agreeing, split_clause, decided = order_status(judged)
     verdict = Verdict(status, measured + split_clause,
-                      {"agreeing": agreeing, "points": len(judged)})
+                      {"agreeing": agreeing, "points": len(judged), "decided": decided})
     return results.at_paper_scale("dana.exp5", _with_metric(results, "dana.exp5", verdict),
                                   "reduced training budget")
 
@@ -1223,17 +1226,58 @@ def order_reading(judged: pd.DataFrame) -> tuple[pd.Series, str]:
                       for r in judged[split].itertuples()))
 
 
-def order_status(judged: pd.DataFrame) -> tuple[str, int, str]:
+def means_medians_disagree(judged: pd.DataFrame) -> pd.Series:
+    """For each row of an Experiment 5 order (:func:`appendix_exp5_order`,
+    :func:`memnb.dana_reading.exp5_order`), whether its seeds split (:data:`SEED_SPLIT`) and
+    its order of seed means and its order of seed medians disagree on the paper's order: one of
+    them is the paper's, the other not (a tie in the paper's CSV, which has no order to
+    compare, never). Such a d cannot decide the order either way."""
+    split = judged["split"].astype(bool) & (judged["paper_ahead"] != "tie")
+    by_means = judged["ours_ahead"] == judged["paper_ahead"]
+    by_medians = judged["ours_ahead_median"] == judged["paper_ahead"]
+    return split & (by_means != by_medians)
+
+
+def undecided_words(judged: pd.DataFrame) -> str:
+    """The d of an Experiment 5 order where :func:`means_medians_disagree`, in words, naming
+    which of the two orders is the paper's: "at d = 40, 50, 60 the seed means put the MLP ahead
+    and the seed medians the AoT (the paper's order)" (one clause per pair of orders when they
+    differ between d); '' when there is none."""
+    open_ = judged[means_medians_disagree(judged).to_numpy()]
+    if open_.empty:
+        return ""
+    groups: dict[tuple[str, str, bool], list[str]] = {}
+    for r in open_.itertuples():
+        key = (r.ours_ahead, r.ours_ahead_median, r.ours_ahead == r.paper_ahead)
+        groups.setdefault(key, []).append(str(r.d))
+
+    def who(order: str, papers: bool) -> str:
+        return ("no model" if order == "tie" else f"the {order}") + (
+            " (the paper's order)" if papers else "")
+
+    return "; ".join(f"at d = {', '.join(ds)} the seed means put {who(means, by_means)} ahead "
+                     f"and the seed medians {who(medians, not by_means)}"
+                     for (means, medians, by_means), ds in groups.items())
+
+
+def order_status(judged: pd.DataFrame) -> tuple[str, int, str, bool]:
     """The status of an Experiment 5 order row from its ``judged`` rows (those where the
-    paper's CSV is no tie), read by :func:`order_reading`: ``reproduced`` when every d agrees
-    with the paper's order, ``trend`` instead when some of them were read on split seeds,
-    else ``differs``; with how many d agree and :func:`order_reading`'s clause."""
+    paper's CSV is no tie), read by :func:`order_reading`: ``differs`` when some d is read in
+    another order than the paper's and its seed means and medians agree on it; else ``trend``,
+    not decided, when at some d the seed means and the seed medians disagree on the paper's
+    order (:func:`means_medians_disagree`); else ``reproduced`` when every d agrees with the
+    paper's order, ``trend`` instead when some of them were read on split seeds. With how many
+    d agree (as read), :func:`order_reading`'s clause (and the undecided d in words) and whether
+    the status is decided (False only for that ``trend``)."""
     read, clause = order_reading(judged)
     same = read == judged["paper_ahead"]
-    status = "reproduced" if same.all() else "differs"
-    if status == "reproduced" and judged["split"].astype(bool).any():
-        status = "trend"
-    return status, int(same.sum()), clause
+    open_ = means_medians_disagree(judged)
+    if (~same & ~open_).any():
+        return "differs", int(same.sum()), clause, True
+    if open_.any():
+        return "trend", int(same.sum()), f"{clause}; not decided: {undecided_words(judged)}", False
+    status = "trend" if judged["split"].astype(bool).any() else "reproduced"
+    return status, int(same.sum()), clause, True
 
 
 def order_cells(order: pd.DataFrame, aot: pd.DataFrame) -> str:
@@ -1269,9 +1313,10 @@ def _mlp_row(results: ResultSource, name: str, figure: str, aot: pd.DataFrame,
     measured = order_cells(order, aot) + f" | the paper's CSV: {_mlp_at_largest_width(mlp)}"
     if judged.empty:
         return Verdict("not computable", measured, {"points": 0})
-    status, agreeing, split_clause = order_status(judged)
+    status, agreeing, split_clause, decided = order_status(judged)
     verdict = Verdict(status, measured + split_clause, {
-        "agreeing": agreeing, "points": len(judged), "split": int(judged["split"].sum())})
+        "agreeing": agreeing, "points": len(judged), "split": int(judged["split"].sum()),
+        "decided": decided})
     return _reduced_order(results, name, verdict, order)
 
 
@@ -1480,6 +1525,11 @@ def slides_least_squares(results: ResultSource) -> Verdict:
     return dana_theory.slides_least_squares()
 
 
+#: :data:`memnb.scorecard.dana_theory.BIETTI_SLOPE_TOL` in words, as the row's texts write a
+#: percentage ("50 %").
+_BIETTI_TOL_WORDS = f"{_BIETTI_SLOPE_TOL:.0%}".replace("%", " %")
+
+
 @item(P, "Preprint §6: associative memory",
       claim="the random-embedding associative memory of Bietti et al. ([unverified] against "
             f"their own text): '{_SLIDES_QUOTE}' (the June 2024 slides, verbatim; the September "
@@ -1491,10 +1541,10 @@ def slides_least_squares(results: ResultSource) -> Verdict:
                 f"[{_BIETTI_RATIO[0]:g}, {_BIETTI_RATIO[1]:g}] at every unsaturated point "
                 f"(capacity < {_BIETTI_UNSATURATED:g} N), N ∈ {{"
                 f"{', '.join(map(str, _BIETTI_N))}}}, with a growth linear in d, i.e. in "
-                "proportion to d (a straight line's slope within 50 % of 1 and the log–log "
-                "exponent's 95 % interval containing 1) → reproduced; only that linear growth → "
-                "trend; else differs; the strict reading, at most d, is reported beside, not "
-                "judged (memnb.scorecard.dana_theory)", evidence=_EXACT)
+                f"proportion to d (a straight line's slope within {_BIETTI_TOL_WORDS} of 1 "
+                "and the log–log exponent's 95 % interval containing 1) → reproduced; only that "
+                "linear growth → trend; else differs; the strict reading, at most d, is "
+                "reported beside, not judged (memnb.scorecard.dana_theory)", evidence=_EXACT)
 def associative_memory(results: ResultSource) -> Verdict:
     from memnb.scorecard import dana_theory
 
@@ -1871,14 +1921,16 @@ def distance_words(distances: dict[str, tuple[float, int]], names: dict[str, str
 def eq2_order_words(order: pd.DataFrame) -> str:
     """Per d of an order of eq. (2)'s models (:func:`appendix_exp5_order`, the Fig. 7 row's
     reading), which model is ahead, read as the row reads it (:func:`order_reading`: the seed
-    medians where the seeds split): "d = 40: AoT ahead (on the seed medians; MLP ahead by the
-    seed means)"."""
+    medians where the seeds split, and not decided where the two disagree on the paper's
+    order, :func:`means_medians_disagree`): "d = 40: AoT ahead (on the seed medians; MLP ahead
+    by the seed means; not decided)"."""
     read, _ = order_reading(order)
+    open_ = means_medians_disagree(order)
     return "; ".join(
         f"d = {r.d}: {ahead_words(how)}"
-        + (f" (on the seed medians; {ahead_words(r.ours_ahead)} by the seed means)"
-           if r.split else "")
-        for r, how in zip(order.itertuples(), read, strict=True))
+        + (f" (on the seed medians; {ahead_words(r.ours_ahead)} by the seed means"
+           + ("; not decided" if undecided else "") + ")" if r.split else "")
+        for r, how, undecided in zip(order.itertuples(), read, open_, strict=True))
 
 
 @item(P, "Fig. 7: which model", ours=True,
@@ -1931,10 +1983,10 @@ def which_model_fig_7(results: ResultSource) -> Verdict:
                     eq2_distances, {"aot": "eq. (2)", "mlp": "eq. (2) + MLP"})
         if judged.empty:
             raise NotComputable(f"{measured}: the paper's CSV has a tie at every d we ran")
-        status, agreeing, split_clause = order_status(judged)
+        status, agreeing, split_clause, decided = order_status(judged)
         verdict = Verdict(status, measured + split_clause,
                           {"agreeing": agreeing, "points": len(judged),
-                           "split": int(judged["split"].sum())})
+                           "split": int(judged["split"].sum()), "decided": decided})
         seeds = int(rows["seed"].nunique())
         if seeds < MIN_ORDER_SEEDS:
             verdict = criteria.at_reduced_scale(
@@ -1964,9 +2016,9 @@ def fig_3_which_model(results: ResultSource) -> Verdict:
     order = order[order["paper_ahead"].notna() & (order["paper_ahead"] != "tie")]
     if order.empty:
         raise NotRun("dana.exp5_code", "full")
-    status, agreeing, split_clause = order_status(order)
+    status, agreeing, split_clause, decided = order_status(order)
     verdict = Verdict(status, exp5_code_summary(code, eq2) + split_clause,
-                      {"agreeing": agreeing, "points": len(order)})
+                      {"agreeing": agreeing, "points": len(order), "decided": decided})
     seeds = int(code["seed"].nunique()) if "seed" in code else 1
     if seeds < MIN_ORDER_SEEDS:
         verdict = criteria.at_reduced_scale(
