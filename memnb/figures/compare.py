@@ -1258,7 +1258,7 @@ def _at_least_words(best: pd.DataFrame) -> str:
                       f"{count_text(r.capacity)} ({int(r.censored_seeds)} of {r.seeds} seeds)"
                       for r in low.sort_values(["architecture", "budget"]).itertuples())
     return (" Filled ▲: a best shape some of whose seeds fitted every N the search tried (up to "
-            "its ceiling N_max or its last round), so that no failed N bounds their capacity: "
+            "its largest N, N_max, or its last round), so that no failed N bounds their capacity: "
             "the mean drawn is a lower bound, the capacity at least that (censored from above): "
             f"{named}.")
 
@@ -1290,13 +1290,13 @@ def search_reach(params: dict[str, Any], budget: int) -> int:
 def task_markdown(profile: str) -> str:
     """Which task each profile of ``compare.capacity`` trains on, and why the ``full`` one is
     larger, computed from the profiles (:func:`exp.get_params`): per profile ``V``, ``n``,
-    ``C``, its ``V^n`` distinct sequences and the search's ceiling ``N_max`` in bits per
+    ``C``, its ``V^n`` distinct sequences and the search's largest N, ``N_max`` in bits per
     parameter at its largest budget; then, at the ``full`` profile's largest budget ``P``, the
     information ceiling on N, ``32 P / log2 C`` (beyond which float32 weights cannot fit every
     labelling of ``N`` examples, ours)
     against the sequences of the smaller tasks: a task with fewer sequences than that would
     clip every larger ``N`` and cap the measured capacity, so the ``full`` task holds at least
-    that many and its ceiling ``N_max`` lies at the information ceiling on N. ``profile`` is
+    that many and its largest N, ``N_max``, lies at the information ceiling on N. ``profile`` is
     the one this page runs."""
     from memnb.bounds import information_floor_examples
     from memnb.profiles import PROFILES
@@ -1308,7 +1308,7 @@ def task_markdown(profile: str) -> str:
         mark = " (this page)" if name == profile else ""
         per_bit = math.log2(p["C"]) / top
         lines.append(f"- `{name}`{mark}: V = {p['V']}, n = {p['n']}, C = {p['C']}, so "
-                     f"{p['V'] ** p['n']:,} distinct sequences; the search's ceiling is "
+                     f"{p['V'] ** p['n']:,} distinct sequences; the search's largest N is "
                      f"N_max = {p['N_max']:,} and at its largest budget P = {top:,} it can try N "
                      f"up to {search_reach(p, top):,} "
                      f"({search_reach(p, top) * per_bit:.3g} bits per parameter).")
@@ -1329,9 +1329,10 @@ def task_markdown(profile: str) -> str:
             f"its largest budget, P = {top:,}, the information ceiling on N lies at "
             f"N = 32 P / log2 C = {floor:,.0f} examples (ours, for float32 weights): "
             f"{ceiling_says()}, so float32 weights fit a random one with probability at most "
-            "that share." + why
+            "that share (the Kajitsuka & Sato chapter reads the same bound as a floor on the "
+            "bits: total bits ≥ N log2 C)." + why
             + f" The `full` task has {full['V'] ** full['n']:,} sequences and the search's "
-            f"ceiling N_max = {full['N_max']:,} lies at the information ceiling on N, so the "
+            f"largest N, N_max = {full['N_max']:,}, lies at the information ceiling on N, so the "
             "task limits no capacity below it. A capacity at which every N tried fitted (the "
-            "search's ceiling N_max or its last round reached) is a lower bound, shown as ≥ (▲ in "
-            "the figures).")
+            "search's largest N, N_max, or its last round reached) is a lower bound, shown as ≥ "
+            "(▲ in the figures).")

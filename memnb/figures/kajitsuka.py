@@ -781,23 +781,26 @@ def _times(ratios: list[float]) -> str:
 def lower_bound_form_words(construction: pd.DataFrame) -> str:
     """Which count of our construction the lower-bound figure draws, as a clause: its ReLU form
     (the sweep's count), and how many times more parameters the Transformer form has
-    (:func:`transformer_form_ratio`), rebuilt at the smallest and largest N of each task of the
-    sweep; the ReLU form alone where no rebuild matches the recorded counts."""
+    (:func:`transformer_form_ratio`), rebuilt at the smallest and at the largest N of each task
+    of the sweep, each named with its N (the ratio is not monotone in N, so the two are not a
+    range); the ReLU form alone where no rebuild matches the recorded counts."""
     parts = []
     for task, name in (("next_token", "next-token"), ("seq2seq", "seq-to-seq")):
         part = card._sweep(construction, "N", task)
         if part.empty:
             continue
         ends = part.iloc[[0, -1]] if len(part) > 1 else part
-        ratios = [r for _, row in ends.iterrows() if (r := _sweep_ratio(row)) is not None]
+        ratios = [(int(row["N"]), r) for _, row in ends.iterrows()
+                  if (r := _sweep_ratio(row)) is not None]
         if len(ratios) == len(ends):
-            parts.append(f"{_times(ratios)} ({name})")
+            at = " and ".join(f"{r:.2f}× at $N$ = {N:,}" for N, r in ratios)
+            parts.append(f"{at} ({name})")
     if not parts:
         return "in its ReLU form (the count of Sec. 3)"
     return ("in its ReLU form (the count of Sec. 3; the Transformer form of the same networks, "
-            "Sec. 2, has " + parts[0].replace(" (", " the parameters (", 1)
-            + "".join(f" and {p}" for p in parts[1:])
-            + ", rebuilt at the smallest and largest $N$ of the sweep)")
+            "Sec. 2, has " + parts[0].replace("×", "× the parameters", 1)
+            + "".join(f"; {p}" for p in parts[1:])
+            + ", rebuilt at the smallest and the largest $N$ of the sweep)")
 
 
 def table1(N: int = 10_000, n: int = 8, d: int = 16, omega: int = 1000, *,

@@ -1719,9 +1719,10 @@ _curves_item("Random data, accuracy (ICLR version)", "kajitsuka.random_curves", 
              "random sequences", "random")
 
 
-@item(P, "Figs. 3 and 6", claim="the figure numbers 3 and 6, which the paper's list of "
-      "figures skips (our source counts five figures: 1, 2, 4, 5, 7); probably the panels that "
-      "group Figs. 1/2 and 4/5, with no content of their own [unverified, notes §3]",
+@item(P, "Figs. 3 and 6", claim="the figure numbers 3 and 6, which the list of figures in our "
+      "source (a summary page of the paper, seed 000) skips: it counts five figures, 1, 2, 4, 5 "
+      "and 7; probably the panels that group Figs. 1/2 and 4/5, with no content of their own "
+      "[unverified, notes §3]",
       criterion="none")
 def figs36(results: ResultSource) -> Verdict:
     raise NotComputable("our source lists five figures (1, 2, 4, 5, 7) and nothing under the "
