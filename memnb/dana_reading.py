@@ -522,17 +522,32 @@ def appendix_full_reading(table: pd.DataFrame, kind: str, figure: str) -> str:
 def rekey_words(name: str, provenance: dict[str, Any]) -> str:
     """How the table of ``name`` came to record its fingerprint, from its provenance, when it
     was re-keyed (``scripts/rekey_cache.py``): "`dana.exp1`'s points were computed by code of
-    fingerprint `39a82dc09d04da6d` and re-keyed to `c2addc75ba16a594` after a review by hand"
-    (the review named only when the re-key into the recorded fingerprint says "reviewed by
-    hand"); '' for a table computed by the code whose fingerprint it records."""
+    fingerprint `39a82dc09d04da6d` and re-keyed to `c2addc75ba16a594` through 11 re-keys (the
+    docstring rule, one checked by the syntax-tree script, nine reviewed by hand)", the chain
+    counted by kind (:func:`memnb.provenance.rekey_origin`); '' for a table computed by the
+    code whose fingerprint it records."""
     from memnb.provenance import rekey_origin
 
     origin = rekey_origin(provenance)
     if origin is None:
         return ""
-    source, target, by_hand = origin
+    source, target, chain, _ = origin
     return (f"`{name}`'s points were computed by code of fingerprint `{source}` and re-keyed "
-            f"to `{target}`" + (" after a review by hand" if by_hand else ""))
+            f"to `{target}` {chain}")
+
+
+def rekeys_listed_words(unlisted: Sequence[str], of: str = "") -> str:
+    """Where the reasons of the re-keys are recorded, for re-keyed tables of which those named
+    in ``unlisted`` miss their first re-key (the docstring rule's) from the list
+    (:func:`memnb.provenance.rekey_origin`): "The provenance's `code_fingerprint_rekeys` lists
+    each re-key with its reason, except, in `dana.exp1`, the first, which applied the docstring
+    rule". ``of``, when given, names those tables for "in" instead of listing them ("both",
+    "every one of these runs", "9 of these runs (…)")."""
+    text = "The provenance's `code_fingerprint_rekeys` lists each re-key with its reason"
+    if not unlisted:
+        return text
+    where = of or ", ".join(f"`{name}`" for name in unlisted)
+    return text + f", except, in {where}, the first, which applied the docstring rule"
 
 
 def exp4_against_exp1(root: Path | None = None) -> str | None:
@@ -544,11 +559,12 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     another run, any difference comes from the runs, not the code: the paragraph says so, with
     each run's device as recorded and when it ran (ours), and, for a table whose points were
     computed by earlier code and re-keyed to today's fingerprint (:func:`rekey_words`), that
-    the conclusion rests on that re-key; and, where
+    the conclusion rests on those re-keys and where their reasons are listed
+    (:func:`rekeys_listed_words`); and, where
     ``dana.exp1`` has a replication of the same code
     (:func:`memnb.reruns.replications_root`), how many of ``dana.exp4``'s slopes
     equal those of the replication, which tells the run its points agree with."""
-    from memnb.provenance import computed_on
+    from memnb.provenance import computed_on, rekey_origin
     from memnb.reruns import replications_root
     from memnb.results import computed_by_todays_code, load
 
@@ -572,20 +588,22 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
     same_code = (computed_by_todays_code("dana.exp1", one.provenance)
                  and computed_by_todays_code("dana.exp4", four.provenance))
     if same_code and equal < len(shared):
-        rekeyed = [rekey_words(name, record.provenance)
-                   for name, record in (("dana.exp1", one), ("dana.exp4", four))]
-        rekeyed = [words for words in rekeyed if words]
-        if rekeyed:
-            reviewed = ("reviewed " if all(w.endswith("after a review by hand") for w in rekeyed)
-                        else "")
-            these = (f"that {reviewed}re-key" if len(rekeyed) == 1
-                     else f"these {reviewed}re-keys")
+        records = (("dana.exp1", one), ("dana.exp4", four))
+        origins = {name: origin for name, record in records
+                   if (origin := rekey_origin(record.provenance)) is not None}
+        if origins:
+            unlisted = [name for name, origin in origins.items() if origin[3]]
+            both = len(origins) > 1 and len(unlisted) == len(origins)
             text += (". Both tables record today's fingerprint, "
-                     + ("one of them" if len(rekeyed) == 1 else "both") + " through a re-key: "
-                     + "; ".join(rekeyed) + " (`scripts/rekey_cache.py`; each re-key's reason "
-                     "is in the provenance's `code_fingerprint_rekeys`). On "
-                     f"{these} (the code that computed those points was not run again) rests "
-                     "the conclusion that the difference comes from the two runs, not the code")
+                     + ("one of them" if len(origins) == 1 else "both") + " re-keyed "
+                     "(`scripts/rekey_cache.py`): "
+                     + "; ".join(rekey_words(name, record.provenance)
+                                 for name, record in records if name in origins)
+                     + ". " + rekeys_listed_words(unlisted, "both" if both else "")
+                     + ". The conclusion that the difference comes from the two runs, not the "
+                     "code, rests on " + ("these re-keys" if len(origins) == 1 else
+                                          "the re-keys of both")
+                     + " (the code that computed those points was not run again)")
         else:
             text += (". Both tables are of today's code (their fingerprints equal today's), so "
                      "the difference comes from the two runs, not the code")
@@ -599,6 +617,7 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
         replicated = slopes(again.table)
         common = shared.intersection(replicated.index)
         same = int((ours.loc[common] == replicated.loc[common]).sum())
-        text += (f". Against the slopes of the replication of `dana.exp1` (same code, "
+        text += (f". Against the slopes of the replication of `dana.exp1` (code of the same "
+                 f"fingerprint, "
                  f"{computed_on(again.provenance)}): {same} of {len(common)} equal")
     return text + "."

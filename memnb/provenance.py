@@ -318,18 +318,52 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     return str(provenance.get("cpu_denormals", "ieee"))
 
 
-def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, bool] | None:
+def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, str, bool] | None:
     """Where a result's recorded code fingerprint came from when its points were re-keyed
     (``scripts/rekey_cache.py``): ``(fingerprint of the code that computed them, fingerprint
-    recorded now, whether the re-key into it says "reviewed by hand")``; None for a result
-    computed by the code whose fingerprint it records."""
+    recorded now, the re-keys between them in words, whether the first of them is missing from
+    the provenance's code_fingerprint_rekeys)``; None for a result computed by the code whose
+    fingerprint it records.
+
+    The words count the whole chain by kind, read from each listed re-key's ``why``: "reviewed
+    by hand" (``--reviewed``), checked by the syntax-tree script (``--from-commit`` alone: "the
+    code of commit …"), or the docstring rule ("docstrings left out of the fingerprint"). The
+    script lists a docstring-rule re-key only in a record that already lists one, so where
+    ``code_fingerprint_rekeyed_from`` differs from the first listed ``from``, the re-key before
+    it is that rule's (applied once, when the rule changed): "through 11 re-keys (the
+    docstring rule, one checked by the syntax-tree script, nine reviewed by hand)", "through
+    one re-key, reviewed by hand"."""
     source = provenance.get("code_fingerprint_rekeyed_from")
     target = provenance.get("code_fingerprint")
     if not source or source == target:
         return None
-    into = [r for r in provenance.get("code_fingerprint_rekeys") or [] if r.get("to") == target]
-    return str(source), str(target), any("reviewed by hand" in str(r.get("why", ""))
-                                         for r in into)
+    listed = list(provenance.get("code_fingerprint_rekeys") or [])
+    unlisted = not listed or listed[0].get("from") != source
+    kinds = ["docstring"] if unlisted else []
+    for r in listed:
+        why = str(r.get("why", ""))
+        kinds.append("hand" if "reviewed by hand" in why else "docstring" if "docstring" in why
+                     else "syntax" if "the code of commit" in why else "other")
+    one = {"docstring": "by the docstring rule", "syntax": "checked by the syntax-tree script",
+           "hand": "reviewed by hand", "other": "for another reason"}
+    small = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+             "ten")
+    counts = {kind: kinds.count(kind) for kind in one if kind in kinds}
+    if len(kinds) == 1:
+        words = f"through one re-key, {one[kinds[0]]}"
+    elif len(counts) == 1:
+        kind = kinds[0]
+        words = (f"through {len(kinds)} re-keys, all "
+                 + ("for other reasons" if kind == "other" else one[kind]))
+    else:
+        parts = []
+        for kind, k in counts.items():
+            n = small[k] if k < len(small) else str(k)
+            parts.append("the docstring rule" if kind == "docstring" and k == 1
+                         else f"{n} for other reasons" if kind == "other" and k > 1
+                         else f"{n} {one[kind]}")
+        words = f"through {len(kinds)} re-keys ({', '.join(parts)})"
+    return str(source), str(target), words, unlisted
 
 
 def arithmetic_label(provenance: dict[str, Any]) -> str:

@@ -613,6 +613,36 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
             in reproducibility.rerun_section(results))
 
 
+def test_rekey_origin_counts_each_committed_chain_of_re_keys():
+    """Every committed full run's re-keys (memnb.provenance.rekey_origin): the chain counts the
+    listed re-keys, and one more, the docstring rule's, where the fingerprint the points were
+    computed with is not the first listed re-key's ``from`` (scripts/rekey_cache.py lists a
+    docstring-rule re-key only in a record that already lists one)."""
+    import re
+
+    from memnb.provenance import rekey_origin
+
+    seen = 0
+    for path in sorted((REPO / "data" / "results" / "full").glob("*.json")):
+        provenance = json.loads(path.read_text())
+        origin = rekey_origin(provenance)
+        if origin is None:
+            continue
+        seen += 1
+        listed = provenance.get("code_fingerprint_rekeys") or []
+        source, target, chain, unlisted = origin
+        assert (source, target) == (provenance["code_fingerprint_rekeyed_from"],
+                                    provenance["code_fingerprint"])
+        assert unlisted == (not listed or listed[0]["from"] != source)
+        found = re.match(r"through (\d+|one) re-keys?", chain)
+        assert found is not None, chain
+        assert {"one": "1"}.get(found[1], found[1]) == str(len(listed) + unlisted), path.name
+        assert ("the docstring rule" in chain) == unlisted, path.name
+        hand = sum("reviewed by hand" in r["why"] for r in listed)
+        assert ("reviewed by hand" in chain) == (hand > 0), path.name
+    assert seen
+
+
 def test_the_rerun_section_says_a_machine_difference_assumes_the_committed_runs_re_key(
         tmp_path, monkeypatch):
     """A committed run apart from both its replication and the table it replaced (which equal
@@ -641,10 +671,30 @@ def test_the_rerun_section_says_a_machine_difference_assumes_the_committed_runs_
     text = reproducibility.rerun_section(tmp_path / "results")
     assert ("equals the replication in every cell: there the changes of code since moved no "
             "number, and the committed run is the one apart from both, a difference of the "
-            "machine or environment it ran on, not of its code: a conclusion that assumes the "
-            "re-key of its points, computed by code of fingerprint `0123456789abcdef` and "
-            "re-keyed to `fedcba9876543210` after a review by hand (`scripts/rekey_cache.py`), "
-            "since that code itself was not rerun.") in text
+            "machine or environment it ran on, not of its code. That conclusion assumes the "
+            "re-key of its points (`0123456789abcdef` → `fedcba9876543210`), made through one "
+            "re-key, reviewed by hand, since the code that computed them was not rerun.") in text
+    assert "lists each re-key with its reason." in text
+    # a first re-key missing from the list is the docstring rule's, counted in the chain
+    current["code_fingerprint_rekeys"] = [
+        {"from": "1111111111111111", "to": "2222222222222222",
+         "why": "the code of commit x with labels and wording changed"}, *rekeys]
+    text = reproducibility.rerun_section(tmp_path / "results")
+    assert ("assumes the re-key of its points (`0123456789abcdef` → `fedcba9876543210`), made "
+            "through 3 re-keys (the docstring rule, one checked by the syntax-tree script, one "
+            "reviewed by hand), since") in text
+    assert ("lists each re-key with its reason, except, in `dana.exp1`, the first, which "
+            "applied the docstring rule.") in text
+    # several runs of one origin and chain are named together, counted
+    other = SimpleNamespace(**{**vars(run), "name": "dana.exp2"})
+    monkeypatch.setattr(replaced, "replications", lambda *args: [run, other])
+    text = reproducibility.rerun_section(tmp_path / "results")
+    assert "For 2 of the 2 runs apart (`dana.exp1`, `dana.exp2`)" in text
+    assert ("of its code. That conclusion assumes the re-key of their points (both: "
+            "`0123456789abcdef` → `fedcba9876543210`), made through 3 re-keys") in text
+    assert "except, in every one of these runs, the first, which applied" in text
+    monkeypatch.setattr(replaced, "replications", lambda *args: [run])
+    current["code_fingerprint_rekeys"] = rekeys
     # a committed run computed by the code it records: the conclusion stands as measured
     for key in ("code_fingerprint_rekeyed_from", "code_fingerprint_rekeys"):
         current.pop(key)

@@ -193,11 +193,11 @@ def test_exp3_counts_the_bound_apart_where_d_is_below_d_h():
     table = pd.DataFrame([{"model": "aot", "N": n, "T0": t0, "H": h, "d_h": d_h, "d": d,
                            "seed": 0, "accuracy": a} for d, a in acc.items()])
     text = figures.exp3_bound_sentence(table)
-    assert ("at d ≥ d_h = 10, where the condition d_h ≤ d of the paper's model (Sec. 2) holds, "
+    assert ("at d ≥ d_h = 10, where the condition d_h ≤ d of the paper's model (its Sec. 2) holds, "
             "6 of 6 seed-averaged points lie on or above") in text
     # the condition is the paper's own (Sec. 2), not ours, and its Experiment 3 runs outside it
     assert "the corollary's statement names none" not in text
-    assert "Sec. 2 defines the model with d_h ≤ d; its footnote 1" in text
+    assert "the paper's Sec. 2 defines the model with d_h ≤ d; its footnote 1" in text
     own = figures.paper_outside_model()
     theirs = paper.exp3()
     assert own["points"] == int((theirs["d"] < theirs["d_h"]).sum()) > 0
@@ -216,7 +216,7 @@ def test_exp3_counts_the_bound_apart_where_d_is_below_d_h():
     fig = figures.exp3_figure(table)
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert "proof's reach φ(H·min(d_h, d) + d) (ours)" in labels
-    assert any("outside Sec. 2's model definition d_h ≤ d" in p.get_label()
+    assert any("outside the paper's model, d_h ≤ d (its Sec. 2)" in p.get_label()
                for p in fig.axes[0].patches)
     plt.close(fig)
 
@@ -548,7 +548,7 @@ def test_exp5_caption_reads_the_full_run_where_it_holds_both_models(monkeypatch)
                             params=get("dana.exp5").params("full"))
     drawn_text = figures.exp5_caption(drawn, row)
     assert "at every H of the full run: d = 7" in drawn_text
-    assert drawn_text.count("Sec. 7") == 1
+    assert drawn_text.count("Section 7") == 1
     assert "to see whether the model explains the reversed order and the level." in drawn_text
     assert "and Experiment 5), to see" in drawn_text  # no d named without Sec. 7's table
     pointer = figures.exp5_caption(drawn, row, pd.Series([10, 7, 7, 10]))
@@ -701,7 +701,7 @@ def test_the_appendix_caption_says_what_the_exp5_line_and_band_are():
     assert ("Ours in the bottom row (Fig. 10): the line is the median over seeds, the band "
             "runs from the lowest seed to the highest (min–max) and each seed is a faint dot"
             ) in text
-    assert "top row: the seed mean ± one standard deviation" in text
+    assert "medians). Top row: the seed mean ± one standard deviation" in text
     assert ("Top left: accuracy against H (Fig. 8); top right: against d_h at d = 7, H = 9"
             ) in text
     assert "; bottom row, one panel per d: AoT with H heads against one head + MLP" in text
@@ -1503,6 +1503,29 @@ def test_layout_heads_conclusion_reads_the_initialisation_from_the_slopes():
     assert "not what separates" not in far and "Fig. 5" not in far
 
 
+def test_table1_defined_note_names_the_rows_set_at_corollary_1s_t0():
+    """Table 1's rows whose `capacity_T0` is Corollary 1's T_0 by definition (a capacity written
+    in T_0, or a row at the same T_0) are named; a row whose own formula gives another T_0 is
+    not."""
+    import pandas as pd
+
+    from memnb.constructions import prior_work_table
+
+    raw = pd.concat([prior_work_table.table1(*size) for size in
+                     ((50, 2, 10, 10, 20), (50257, 1024, 768, 64, 12))], ignore_index=True)
+    shown = figures.table1_shown(raw)
+    note = figures.table1_defined_note(shown)
+    assert note.startswith("**`capacity_T0` of *Dana et al. (Cor. 1, d = 2, same T_0)* and "
+                           "*Huben & Morris (§7)*.** These rows are defined at Corollary 1's "
+                           "T_0, so their `capacity_T0` is set equal to `cor1_T0` by definition")
+    assert "Mahdavi" not in note and "Kim" not in note
+    # a row whose value differs from cor1_T0 at some size is not named
+    changed = shown.copy()
+    changed.loc[changed["paper"].str.startswith("Huben"), "capacity_T0"] = 7
+    assert "Huben" not in figures.table1_defined_note(changed)
+    assert "This row is defined" in figures.table1_defined_note(changed)
+
+
 def test_table1_shown_says_which_t0_each_column_uses():
     """Table 1 as shown: each row's own capacity (``capacity_T0``) apart from the parameter
     counts, which are all evaluated at Corollary 1's T_0 = H d_h + d (``cor1_T0``)."""
@@ -1577,8 +1600,8 @@ def test_the_appendix_caption_says_where_means_and_medians_leave_fig_7_undecided
     verdicts = {f: SimpleNamespace(item=f, status="trend", measured="m")
                 for f in ("Fig. 5", "Fig. 6", "Fig. 7")}
     text = figures.appendix_caption(split, "dim", verdicts)
-    assert (f"in the run drawn with solid lines, {words}, and the Fig. 7 row reads such a d "
-            "as not decided") in text
+    assert (f"from the drawn medians). In the run drawn with solid lines, {words}; the Fig. 7 "
+            "row reads such a d as not decided. Top row: ") in text
     # means and medians that agree leave nothing undecided, and the caption adds nothing
     agree = _fig7_rows([0.41, 0.40, 0.42, 0.41, 0.41])
     assert figures.appendix_undecided_words(agree, "dim") == ""

@@ -121,7 +121,8 @@ def test_exp4_against_exp1_counts_and_measures_the_slope_gap_of_made_up_tables(t
     _write_result(tmp_path / "replications" / "full", "dana.exp1",
                   exp1[(exp1["d"] != 4) | (exp1["seed"] != 1)], again)
     text = dana_reading.exp4_against_exp1(root=tmp_path)
-    assert text.endswith(". Against the slopes of the replication of `dana.exp1` (same code, "
+    assert text.endswith(". Against the slopes of the replication of `dana.exp1` (code of the "
+                         "same fingerprint, "
                          "CPU C, commit `3333333`, 2026-01-04 05:06 UTC): 0 of 3 equal.")
     # a replication of other code is not compared
     _write_result(tmp_path / "replications" / "full", "dana.exp1", exp1,
@@ -130,9 +131,10 @@ def test_exp4_against_exp1_counts_and_measures_the_slope_gap_of_made_up_tables(t
 
 
 def test_exp4_against_exp1_says_its_conclusion_rests_on_a_re_key(tmp_path):
-    """A table of today's fingerprint whose points were computed by earlier code and re-keyed
-    after a review by hand: the paragraph names both fingerprints, from the provenance, and
-    says that its conclusion rests on that re-key."""
+    """A table of today's fingerprint whose points were computed by earlier code and re-keyed:
+    the paragraph names both fingerprints, from the provenance, counts the re-keys by kind
+    (memnb.provenance.rekey_origin), says where their reasons are listed, and that its
+    conclusion rests on those re-keys."""
     from memnb import dana_reading
     from memnb.results import todays_code
 
@@ -152,17 +154,33 @@ def test_exp4_against_exp1_says_its_conclusion_rests_on_a_re_key(tmp_path):
         "device_name": "CPU B", "git_commit": "2222222bbbb",
         "started_utc": "2026-01-03T04:05:06+00:00", "code_fingerprint": todays_code("dana.exp4")})
     text = dana_reading.exp4_against_exp1(root=tmp_path)
-    assert ("Both tables record today's fingerprint, one of them through a re-key: "
-            f"`dana.exp1`'s points were computed by code of fingerprint `0123456789abcdef` and "
-            f"re-keyed to `{today}` after a review by hand") in text
-    assert ("On that reviewed re-key (the code that computed those points was not run again) "
-            "rests the conclusion that the difference comes from the two runs") in text
+    assert ("Both tables record today's fingerprint, one of them re-keyed "
+            "(`scripts/rekey_cache.py`): `dana.exp1`'s points were computed by code of "
+            f"fingerprint `0123456789abcdef` and re-keyed to `{today}` through one re-key, "
+            "reviewed by hand. The provenance's `code_fingerprint_rekeys` lists each re-key with "
+            "its reason. The conclusion that the difference comes from the two runs, not the "
+            "code, rests on these re-keys (the code that computed those points was not run "
+            "again)") in text
     assert "Both tables are of today's code" not in text
     # a re-key whose reason names no review by hand is not called reviewed
-    rekeyed["code_fingerprint_rekeys"][0]["why"] = "labels and wording changed"
+    rekeyed["code_fingerprint_rekeys"][0]["why"] = "the code of commit x with labels changed"
     _write_result(full, "dana.exp1", exp1, rekeyed)
     text = dana_reading.exp4_against_exp1(root=tmp_path)
-    assert "after a review by hand" not in text and "On that re-key (" in text
+    assert "reviewed by hand" not in text
+    assert "through one re-key, checked by the syntax-tree script." in text
+    # a first re-key missing from the list (the docstring rule's, which scripts/rekey_cache.py
+    # did not list) is counted, and the list is said to lack it
+    rekeyed["code_fingerprint_rekeys"] = [
+        {"from": "1111111111111111", "to": "2222222222222222",
+         "why": "the code of commit x with labels changed"},
+        {"from": "2222222222222222", "to": today, "why": "checks, reviewed by hand to compute "
+                                                         "the same numbers"}]
+    _write_result(full, "dana.exp1", exp1, rekeyed)
+    text = dana_reading.exp4_against_exp1(root=tmp_path)
+    assert (f"re-keyed to `{today}` through 3 re-keys (the docstring rule, one checked by the "
+            "syntax-tree script, one reviewed by hand). The provenance's "
+            "`code_fingerprint_rekeys` lists each re-key with its reason, except, in "
+            "`dana.exp1`, the first, which applied the docstring rule.") in text
 
 
 def test_exp4_against_exp1_counts_the_committed_tables_slopes():

@@ -56,11 +56,22 @@ def test_a_replication_of_the_same_code_is_compared_and_other_code_is_not(tmp_pa
     assert rows[0].read_from == (read_label("full", name),)
     text = replication_markdown(rows, [name], "full", root)
     # an identical table: every point equal, the row judged again the same
-    assert text.startswith(f"`{name}` computed again by the same code (fingerprint `")
+    code = json.loads((root / "full" / f"{name}.json").read_text())["code_fingerprint"]
+    assert text.startswith(f"`{name}` computed again by code of the same fingerprint (`{code}`, "
+                           "the committed run's through its re-keys) on ")
     assert "points: `accuracy_last_batches` equal at every one." in text
     assert text.endswith(f"The rows that read it (committed → replication): Fig. 4: "
                          f"{rows[0].status} → {rows[0].status}. Of the 1 verdict judged again "
                          "on the replication, none changes.")
+    # a committed run computed by the code it records: no re-key named
+    committed = root / "full" / f"{name}.json"
+    record = json.loads(committed.read_text())
+    plain = {k: v for k, v in record.items()
+             if k not in ("code_fingerprint_rekeyed_from", "code_fingerprint_rekeys")}
+    committed.write_text(json.dumps(plain))
+    assert replication_markdown(rows, [name], "full", root).startswith(
+        f"`{name}` computed again by code of the same fingerprint (`{code}`) on ")
+    committed.write_text(json.dumps(record))
     # a row that does not read it is not judged again
     other = replication_markdown([_row("Fig. 4", "trend", "dana.exp1")], [name], "full", root)
     assert other.endswith("No row reads it.")

@@ -386,7 +386,10 @@ def test_dinov2_verdict_is_read_from_the_table(monkeypatch):
     # the control on an untrained embedding decides whether training is shown to be the cause
     assert "not shown to come from training" in text and "ranks 240-249" in text
     assert "float32's test cannot decide Assumption 3 at this geometry" in text
-    assert "Assumption 3 holds there too (20 of 20 draws)" in text
+    # the float64 redo, given under "The same test in float64", is named there, not repeated
+    assert text.count("20 of 20 draws") == 1
+    assert ("At the trained layer, Assumption 3 holds in float64 (*The same test in float64*, "
+            "above)") in text
     assert "not run" not in text
     table = fig.embedding_control_markdown(with_full, "quick")
     assert "| DINOv2-small (ViT-S/14) | 257, 384 | 0 (ranks 240-249) | 1 (ranks 257) |" in table
@@ -732,10 +735,10 @@ def test_fig4_needs_a_gap_beyond_the_seed_noise():
     assert verdict.status == "trend" and "not decided at our seeds" in verdict.measured
     assert "noise tolerance 4.95" in verdict.measured
     # the undecided gap has a direction, named against the paper's, and not decided
-    assert ("every seed's gain per token is above every shared seed's (the opposite direction "
-            "to the paper's), but only by 0.167 (≤ the tolerance 4.95), so the direction, a "
-            "weaker dependence on n (the paper's) or a stronger one, is not decided at our "
-            "seeds") in verdict.measured
+    assert ("every non-shared seed's gain per token is above every shared seed's (the "
+            "opposite direction to the paper's), but only by 0.167 (≤ the tolerance 4.95), so "
+            "the direction, a weaker dependence on n (the paper's) or a stronger one, is not "
+            "decided at our seeds") in verdict.measured
     assert "the opposite of the paper's direction" not in verdict.measured
     assert "largest T differ (300 non-shared, 200 shared)" in verdict.measured
     # the mean counts at n = 8 printed as Fig. 2b prints its means (259.5, not 260)
@@ -1408,6 +1411,13 @@ def test_the_control_text_says_how_much_nearer_to_singular_the_trained_layer_is(
     assert ("its smallest relative singular values (1.5e-06 to 2.4e-06) lie 8 to 19 times "
             "below the untrained control's (1.8e-05 to 2.9e-05)") in text
     assert "not dependent in float64 (ours)" in text
+    # where a text above gives the redo, it is named, not repeated: no draws, no trained values
+    told = sc.embedding_control_text(_fake_controls(1000), _dinov2_rows(0.0, 1.0),
+                                     trained64=_fake_float64(20), trained64_told="above")
+    assert ("at the trained layer, Assumption 3 holds in float64 (above), with smallest "
+            "relative singular values 8 to 19 times below the untrained control's (1.8e-05 to "
+            "2.9e-05)") in told
+    assert "1.5e-06" not in told and "draws)" not in told.split("at the trained layer")[1]
 
 
 def test_fig1_claim_names_the_drop_the_verdict_judges():

@@ -912,10 +912,45 @@ scratch give equal tables; a run paused at a time limit and resumed gives the ta
 uninterrupted one."""
 
 
+def _assumed_rekeys_words(runs: dict[str, dict[str, Any]]) -> str:
+    """The sentence, with a leading space, saying that the conclusion of :func:`rerun_section`
+    about the committed runs of ``runs`` (name: provenance) apart from both their replication
+    and the table they replaced assumes the re-key of their points
+    (:func:`memnb.provenance.rekey_origin`), since the code that computed them was not rerun;
+    runs that share one origin and chain are named together ("their points (all seven:
+    `a` → `b`), made through 11 re-keys (…)"); '' when none was re-keyed."""
+    from memnb.provenance import rekey_origin
+
+    origins = {name: origin for name, provenance in runs.items()
+               if (origin := rekey_origin(provenance)) is not None}
+    if not origins:
+        return ""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for name, (source, target, chain, _) in origins.items():
+        groups.setdefault((source, target, chain), []).append(name)
+    if len(groups) == 1:
+        (source, target, chain), = groups
+        pair = f"`{source}` → `{target}`"
+        count = len(origins)
+        small = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+        every = ("both" if count == 2 else
+                 f"all {small[count - 1] if count <= len(small) else count}")
+        who = (f"its points ({pair})" if len(runs) == 1
+               else f"their points ({every}: {pair})" if count == len(runs)
+               else f"the points of {', '.join(f'`{n}`' for n in origins)} ({pair})")
+        return (f" That conclusion assumes the re-key of {who}, made {chain}, since the code "
+                "that computed them was not rerun.")
+    each = "; ".join(f"{', '.join(f'`{n}`' for n in names)}: `{source}` → `{target}` {chain}"
+                     for (source, target, chain), names in groups.items())
+    return (f" That conclusion assumes the re-key of their points ({each}), since the code "
+            "that computed them was not rerun.")
+
+
 def rerun_section(results_root: Path | None = None) -> str:
     """The section "Will a rerun give the same numbers?": what the tests check on one machine,
     how to compute a committed run again, and every replication (ours) against its committed
     full run (:func:`memnb.scorecard.replaced.replications`), with the device each names."""
+    from memnb.dana_reading import rekeys_listed_words
     from memnb.prose import counted
     from memnb.provenance import rekey_origin
     from memnb.reruns import replications_root
@@ -973,34 +1008,33 @@ def rerun_section(results_root: Path | None = None) -> str:
                     f"{_devices(r.again.provenance, r.again.provenance.get('device_name'))}, "
                     f"{str(r.again.provenance.get('started_utc') or '')[:10]}",
                     r.apart) for r in compared]), ""]
-    rekeyed = [r.name for r in compared if r.current.provenance.get("code_fingerprint_rekeys")]
+    rekeyed = [r.name for r in compared if r.current.provenance.get("code_fingerprint_rekeys")
+               or rekey_origin(r.current.provenance) is not None]
     if rekeyed:
         which = ("this run" if len(compared) == 1
                  else f"all {len(compared)} of these runs" if len(rekeyed) == len(compared)
                  else f"{len(rekeyed)} of these {len(compared)} runs")
+        unlisted = [r.name for r in compared
+                    if (origin := rekey_origin(r.current.provenance)) is not None and origin[3]]
+        where = ("" if not unlisted or len(unlisted) == len(rekeyed) == 1
+                 else "every one of these runs" if len(unlisted) == len(rekeyed)
+                 else f"{len(unlisted)} of these runs ({listed(unlisted)})")
         lines += [f"The committed points of {which} "
                   f"({listed(rekeyed)}) were computed by earlier code and carried over to the "
-                  "fingerprint they record by re-keys, each listed with its reason in the "
-                  "provenance's `code_fingerprint_rekeys` (*Running at scale*, *The cache is "
-                  "keyed by the code*).", ""]
+                  "fingerprint they record by re-keys (`scripts/rekey_cache.py`; *Running at "
+                  "scale*, *The cache is keyed by the code*). "
+                  + rekeys_listed_words(unlisted, where) + ".", ""]
     apart_from_both = [r.name for r in compared if not r.equal and r.against_replaced
                        and r.against_replaced.committed_apart]
     if apart_from_both:
-        moves = sorted({origin for r in compared if r.name in apart_from_both
-                        if (origin := rekey_origin(r.current.provenance)) is not None})
         lines += [f"For {len(apart_from_both)} of the {len(apart)} runs apart "
                   f"({listed(apart_from_both)}), the table the committed run replaced, "
                   "computed by earlier code, equals the replication in every cell: there the "
                   "changes of code since moved no number, and the committed run is the one "
                   "apart from both, a difference of the machine or environment it ran on, not "
-                  "of its code" + ("" if not moves else
-                                  ": a conclusion that assumes the re-key of its points, "
-                                  "computed by code of fingerprint " + "; ".join(
-                                      f"`{a}` and re-keyed to `{b}`"
-                                      + (" after a review by hand" if hand else "")
-                                      for a, b, hand in moves)
-                                  + " (`scripts/rekey_cache.py`), since that code itself was "
-                                  "not rerun") + ".", ""]
+                  "of its code." + _assumed_rekeys_words(
+                      {r.name: r.current.provenance for r in compared
+                       if r.name in apart_from_both}), ""]
     other = [r.name for r in found if not r.same_code]
     if other:
         lines += [f"Not compared, computed by other code than the committed run: "

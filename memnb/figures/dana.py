@@ -190,7 +190,7 @@ def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
         viz.plot_bound(ax, (reach, _phi(h * np.minimum(d_h, reach) + reach, n, t0)),
                        label="proof's reach φ(H·min(d_h, d) + d) (ours)", color="#E69F00")
         ax.axvspan(float(narrow.min()), float(d_h), color="#dddddd", alpha=0.45, zorder=0,
-                   label="d < d_h: outside Sec. 2's model definition d_h ≤ d")
+                   label="d < d_h: outside the paper's model, d_h ≤ d (its Sec. 2)")
     ax.axvline(d_h, color="#bbbbbb", linewidth=0.8, linestyle=":")
     ax.set_title(f"N = {n}, H = {h}, d_h = {d_h} (dotted: d = d_h)")
     _legend_below(fig, [ax])
@@ -1437,7 +1437,7 @@ def exp3_bound_sentence(table: pd.DataFrame) -> str:
     if len(inside):
         c = bound_check(inside, "d")
         parts.append(f"at d ≥ d_h = {d_h}, where the condition d_h ≤ d of the paper's model "
-                     f"(Sec. 2) holds, "
+                     f"(its Sec. 2) holds, "
                      f"{c['above_bound']} of {c['points']} seed-averaged points lie on or above "
                      f"Corollary 2's φ(H·d_h + d) and {c['above_previous']} of {c['points']} "
                      "above the previous bound")
@@ -1449,16 +1449,16 @@ def exp3_bound_sentence(table: pd.DataFrame) -> str:
                      + mean.index.to_numpy(), n, t0)
         above = int((mean["accuracy"].to_numpy() >= reach).sum())
         own = paper_outside_model()
-        parts.append(f"at d < d_h (shaded), outside that condition (Sec. 2 defines the model "
-                     f"with d_h ≤ d; its footnote 1 says d_h > d leaves the maps of full rank, "
-                     f"which it calls suboptimal), the paper's own Experiment 3 runs "
-                     f"d_h = {own['d_h']} above d at {own['points']} of the {own['total']} "
-                     f"points of its CSV (d = {own['d_min']}–{own['d_max']}). There each head's "
-                     f"maps have rank at most d, so the model is one with d_h = d and the proof "
-                     f"reaches only H·min(d_h, d) + d associations (ours). Of our seed-averaged "
-                     f"points at d < d_h, {c['above_bound']} of {c['points']} lie on or above "
-                     f"the stated φ(H·d_h + d) and {above} of {c['points']} on or above "
-                     f"φ(H·min(d_h, d) + d) (the orange line)")
+        parts.append(f"at d < d_h (shaded), outside that condition (the paper's Sec. 2 "
+                     f"defines the model with d_h ≤ d; its footnote 1 says d_h > d leaves the "
+                     f"maps of full rank, which it calls suboptimal), the paper's own "
+                     f"Experiment 3 runs d_h = {own['d_h']} above d at {own['points']} of the "
+                     f"{own['total']} points of its CSV (d = {own['d_min']}–{own['d_max']}). "
+                     f"There each head's maps have rank at most d, so the model is one with "
+                     f"d_h = d and the proof reaches only H·min(d_h, d) + d associations (ours). "
+                     f"Of our seed-averaged points at d < d_h, {c['above_bound']} of "
+                     f"{c['points']} lie on or above the stated φ(H·d_h + d) and {above} of "
+                     f"{c['points']} on or above φ(H·min(d_h, d) + d) (the orange line)")
     # one sentence per side: the second side starts its own sentence
     return ". ".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(parts))
 
@@ -1590,8 +1590,8 @@ def exp5_caption(run: Any, row: Any, code_ds: Iterable[int] | None = None,
     if why:
         ds = sorted({int(d) for d in (() if code_ds is None else code_ds)})
         at = f" at d = {' and '.join(map(str, ds))}" if ds else ""
-        text += (" Sec. 7 sets eq. (2) beside the official code's models (ours; Experiment 1, "
-                 f"and Experiment 5{at}), to see whether the model explains "
+        text += (" Section 7 sets eq. (2) beside the official code's models (ours; "
+                 f"Experiment 1, and Experiment 5{at}), to see whether the model explains "
                  f"{' and '.join(why)}.")
     return viz.with_details(lead, f"{text} {verdict_sentence(row)}")
 
@@ -1677,7 +1677,7 @@ def training_recipe_note() -> str:
             + "; ".join(parts) + ". "
             + (f"The `quick` profile trains {', '.join(quick)}; the others as in `full`. "
                if quick else "The `quick` profile trains them as `full` does. ")
-            + "App. B's recipes are in Sec. 8.")
+            + "App. B's recipes are in Section 8.")
 
 
 def differences_markdown(runs: dict[str, Any]) -> str:
@@ -1753,6 +1753,25 @@ def table1_shown(table: pd.DataFrame) -> pd.DataFrame:
     at = shown.columns.get_loc("parameters_at_cor1_T0")
     shown.insert(at, "cor1_T0", table["size"].map(cor1).astype(int).to_numpy())
     return shown
+
+
+def table1_defined_note(shown: pd.DataFrame) -> str:
+    """The rows of Table 1 as the chapter shows it (:func:`table1_shown`) whose ``capacity_T0``
+    is not a capacity of their own but Corollary 1's T_0, set equal to ``cor1_T0`` by their
+    definition: a capacity written in T_0 (Huben & Morris: one head per neuron) or a row at
+    "the same T_0" (Corollary 1 at d = 2), and equal to ``cor1_T0`` at every size; '' when no
+    row is."""
+    own = shown[shown["paper"] != "Dana et al. (Cor. 1)"]
+    defined = [paper for paper, rows in own.groupby("paper", sort=False)
+               if ("T_0" in str(rows["capacity"].iloc[0]) or "same T_0" in paper)
+               and bool((rows["capacity_T0"] == rows["cor1_T0"]).fillna(False).all())]
+    if not defined:
+        return ""
+    several = len(defined) > 1
+    return (f"**`capacity_T0` of {' and '.join(f'*{p}*' for p in defined)}.** "
+            f"{'These rows are' if several else 'This row is'} defined at Corollary 1's T_0, "
+            f"so {'their' if several else 'its'} `capacity_T0` is set equal to `cor1_T0` by "
+            f"definition, not computed as a capacity of {'their' if several else 'its'} own.")
 
 
 def huben_morris_note(sizes: Iterable[tuple[int, int, int, int, int]]) -> str:
@@ -2702,10 +2721,10 @@ def appendix_caption(table: pd.DataFrame, kind: str, verdicts: dict[str, Any],
             "seed to the highest (min–max) and each seed is a faint dot, since the one head + "
             "MLP's seeds can split far apart (a mean ± std of split seeds lies between them; "
             f"the {f5} verdict reads the seed means, and the medians where the seeds split, so "
-            f"its numbers can differ from the drawn medians"
-            + (f"; in the run drawn with solid lines, {undecided}, and the {f5} row reads such "
-               "a d as not decided" if undecided else "")
-            + f"); {place['exp12']}: the seed mean "
+            f"its numbers can differ from the drawn medians)."
+            + (f" In the run drawn with solid lines, {undecided}; the {f5} row reads such a d "
+               "as not decided." if undecided else "")
+            + f" {place['exp12'][:1].upper()}{place['exp12'][1:]}: the seed mean "
             "± one standard deviation. Unlike the book's "
             "other figures, colour here stands for d, not for the source: the sources are told "
             "apart by line and marker.")

@@ -1274,14 +1274,17 @@ def dinov2_discussion(result: Any, profile: str) -> str:
               f"first block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}.",
               "", f"**Verdict (ours, from the `{used}` table).** DINOv2 {head}"
               + (f". {_sentences(reading)}" if reading else ".")]
+    told = ""
     if trained64 is not None:
+        told = "*The same test in float64*, above"
         lines += ["", "**The same test in float64.** "
                   + _sentences(sc.float64_text(trained64, table))]
     if statuses["l0_a3"] == "fail":
         controls = sc.embedding_controls(_dinov2_images(table))
         lines += ["", "**Does training cause the failure in float32?** "
                   + _sentences(sc.embedding_control_text(controls, table, detail=False,
-                                                         trained64=trained64))]
+                                                         trained64=trained64,
+                                                         trained64_told=told))]
     return "\n".join(lines)
 
 

@@ -1922,15 +1922,22 @@ def eq2_order_words(order: pd.DataFrame) -> str:
     """Per d of an order of eq. (2)'s models (:func:`appendix_exp5_order`, the Fig. 7 row's
     reading), which model is ahead, read as the row reads it (:func:`order_reading`: the seed
     medians where the seeds split, and not decided where the two disagree on the paper's
-    order, :func:`means_medians_disagree`): "d = 40: AoT ahead (on the seed medians; MLP ahead
-    by the seed means; not decided)"."""
+    order, :func:`means_medians_disagree`), the verdict first: "d = 40: not decided (AoT ahead
+    on the seed medians, MLP ahead on the seed means)", "d = 50: AoT ahead (on the seed
+    medians; MLP ahead by the seed means)"."""
     read, _ = order_reading(order)
     open_ = means_medians_disagree(order)
-    return "; ".join(
-        f"d = {r.d}: {ahead_words(how)}"
-        + (f" (on the seed medians; {ahead_words(r.ours_ahead)} by the seed means"
-           + ("; not decided" if undecided else "") + ")" if r.split else "")
-        for r, how, undecided in zip(order.itertuples(), read, open_, strict=True))
+
+    def words(r: Any, how: str, undecided: bool) -> str:
+        if undecided:
+            return (f"d = {r.d}: not decided ({ahead_words(how)} on the seed medians, "
+                    f"{ahead_words(r.ours_ahead)} on the seed means)")
+        return (f"d = {r.d}: {ahead_words(how)}"
+                + (f" (on the seed medians; {ahead_words(r.ours_ahead)} by the seed means)"
+                   if r.split else ""))
+
+    return "; ".join(words(r, how, bool(undecided))
+                     for r, how, undecided in zip(order.itertuples(), read, open_, strict=True))
 
 
 @item(P, "Fig. 7: which model", ours=True,

@@ -282,8 +282,8 @@ def curvature(x: pd.Series | np.ndarray, y: pd.Series | np.ndarray,
 SATURATION_MISSED = 1.0
 #: :data:`SATURATION_MISSED` in words, for the criterion and the captions.
 SATURATION_RULE = ("ours, as the paper does not define the non-saturated part: a point is "
-                   "saturated when its mean count misses fewer than one example of T on "
-                   "average, and the curve is cut at the first such point")
+                   "saturated when its mean count misses fewer than one example of T, and "
+                   "the curve is cut at the first such point")
 
 
 def _non_saturated(summary: pd.DataFrame) -> pd.DataFrame:
@@ -859,23 +859,23 @@ def fig4_verdict(nonshared: pd.DataFrame, shared_context: pd.DataFrame | None = 
             measured += f"; noise tolerance {tol:.3g} (the larger seed spread of the two runs)"
             if below > tol:
                 weaker = True
-                measured += (f"; every seed's gain per token is below every shared seed's, by "
-                             f"at least {below:.3g} > {tol:.3g}")
+                measured += (f"; every non-shared seed's gain per token is below every shared "
+                             f"seed's, by at least {below:.3g} > {tol:.3g}")
             elif above > tol:
                 weaker = False
-                measured += (f"; every seed's gain per token is above every shared seed's, by "
-                             f"at least {above:.3g} > {tol:.3g}")
+                measured += (f"; every non-shared seed's gain per token is above every shared "
+                             f"seed's, by at least {above:.3g} > {tol:.3g}")
             elif above > 0:
-                why = (f"; every seed's gain per token is above every shared seed's (the "
-                       f"opposite direction to the paper's), but only by {above:.3g} (≤ the "
+                why = (f"; every non-shared seed's gain per token is above every shared seed's "
+                       f"(the opposite direction to the paper's), but only by {above:.3g} (≤ the "
                        f"tolerance {tol:.3g}), so the direction, a weaker dependence on n (the "
                        "paper's) or a stronger one, is not decided at our seeds")
                 short = (gains.format("above") + " (the opposite direction to the paper's), "
                          f"but only by {above:.3g}, within the noise tolerance {tol:.3g}, and "
                          f"{ceiling}: the n sweep decides no direction")
             elif below > 0:
-                why = (f"; every seed's gain per token is below every shared seed's, the "
-                       f"paper's direction, but only by {below:.3g} (≤ the tolerance "
+                why = (f"; every non-shared seed's gain per token is below every shared seed's, "
+                       f"the paper's direction, but only by {below:.3g} (≤ the tolerance "
                        f"{tol:.3g}), so a weaker dependence on n is not decided at our seeds")
                 short = (gains.format("below") + " (the paper's direction), but only by "
                          f"{below:.3g}, within the noise tolerance {tol:.3g}, and {ceiling}: "
@@ -1445,7 +1445,8 @@ def rank_range(low: int, high: int) -> str:
 
 
 def embedding_control_text(controls: tuple | None, table: pd.DataFrame, *,
-                           detail: bool = True, trained64: TrainedFloat64 | None = None) -> str:
+                           detail: bool = True, trained64: TrainedFloat64 | None = None,
+                           trained64_told: str = "") -> str:
     """What the untrained-embedding control (ours, :mod:`memnb.embedding_control`) says about a
     failure of Assumption 3 at DINOv2's trained embedding layer: the same test on an untrained
     embedding of each geometry in float32 and float64, beside Table 1's cells (the DINOv2
@@ -1454,7 +1455,10 @@ def embedding_control_text(controls: tuple | None, table: pd.DataFrame, *,
     float32 too, it is not. Reported, not judged. ``controls`` is :func:`embedding_controls`'s
     (None: the images are absent); ``detail=False`` names the 14-pixel control only (for a text
     that follows the control's table). ``trained64`` is the trained layer's test redone in
-    float64 (:func:`dinov2_float64_for`; None: not available), which the text's end states."""
+    float64 (:func:`dinov2_float64_for`; None: not available), which the text's end states;
+    with ``trained64_told`` (where a text that precedes this one gives that test, e.g.
+    "*The same test in float64*, above"), the end names it there instead of repeating its draws
+    and singular values."""
     from memnb.embedding_control import INIT_STD
 
     if controls is None:
@@ -1505,11 +1509,22 @@ def embedding_control_text(controls: tuple | None, table: pd.DataFrame, *,
                        "sample images, which this checkout lacks, so whether it holds there in "
                        "float64 is not known")
         else:
-            verb = "holds there too" if float64_status(trained64) == "pass" else "fails there"
+            holds = float64_status(trained64) == "pass"
+            verb = "holds there too" if holds else "fails there"
             trained = (f"redone in float64 at the trained layer, Assumption 3 {verb} "
                        f"({trained64.float64.passes} of {trained64.float64.repeats} draws)")
             low, high = trained64.relative_sv
-            if high < dino.relative_sv[0]:  # ours: how close to singular training brings it
+            if trained64_told:
+                trained = (f"at the trained layer, Assumption 3 {'holds' if holds else 'fails'}"
+                           f" in float64 ({trained64_told})")
+            if high < dino.relative_sv[0] and trained64_told:
+                trained += (f", with smallest relative singular values "
+                            f"{dino.relative_sv[0] / high:.0f} to "
+                            f"{dino.relative_sv[1] / low:.0f} times below the untrained "
+                            f"control's ({dino.relative_sv[0]:.2g} to {dino.relative_sv[1]:.2g}):"
+                            " the trained vectors are nearer to dependent than untrained ones, "
+                            "though not dependent in float64 (ours)")
+            elif high < dino.relative_sv[0]:  # ours: how close to singular training brings it
                 trained += (f"; its smallest relative singular values ({low:.2g} to "
                             f"{high:.2g}) lie {dino.relative_sv[0] / high:.0f} to "
                             f"{dino.relative_sv[1] / low:.0f} times below the untrained "

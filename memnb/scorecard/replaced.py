@@ -342,13 +342,15 @@ _NO_FULL_RUNS = ("Under the `{profile}` profile the scorecard reads no full runs
 def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
                          root: Path | None = None) -> str | None:
     """For each experiment of ``names`` whose committed full run has a replication
-    (:func:`replications`), one paragraph: both runs' device, commit and start, how far the two
+    (:func:`replications`), one paragraph: the fingerprint they share (the committed run's
+    reached through re-keys where :func:`memnb.provenance.rekey_origin` finds some), both
+    runs' device, commit and start, how far the two
     tables are apart, and every one of ``rows`` that reads the committed run judged again on
     the replication, with the count of statuses that change. A replication of other code is
     named and not compared. ``None`` when there is none. It tells a verdict that rests on one
     run's last bits from one that every run of the code shows. Under a ``profile`` whose
     scorecard reads no full runs, a sentence says so."""
-    from memnb.provenance import computed_on
+    from memnb.provenance import computed_on, rekey_origin
 
     if source_profile(profile) != "full":
         return _NO_FULL_RUNS.format(profile=profile)
@@ -365,7 +367,9 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
                     f"The rows that read it (committed → replication): {statuses}. "
                     + rejudged_summary(r.judged, lambda j: j.item, on=_ON_THE_REPLICATION))
         replaced = r.replaced_words()
-        texts.append(f"`{r.name}` computed again by the same code (fingerprint `{code}`) on "
+        rekeyed = rekey_origin(r.current.provenance) is not None
+        texts.append(f"`{r.name}` computed again by code of the same fingerprint (`{code}`"
+                     + (", the committed run's through its re-keys" if rekeyed else "") + ") on "
                      f"{computed_on(r.again.provenance)}, beside the committed run on "
                      f"{computed_on(r.current.provenance)}: {r.apart}. {verdicts}"
                      + (f" {replaced}" if replaced else ""))
