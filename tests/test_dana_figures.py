@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from dana_tables import fig7_seeds  # noqa: E402
 
 from memnb import dana_reading as reading  # noqa: E402
 from memnb import viz  # noqa: E402
@@ -1572,20 +1573,13 @@ def test_the_paper_vs_code_list_names_experiment_6s_repetitions():
 
 
 def _fig7_rows(mlp_seeds, aot=0.25):
-    """Fig. 7 rows of ours at the paper's setting (N = 200, H = 11, d = 40, 50, 60), beside a
+    """Fig. 7 rows of ours at the paper's setting (:func:`dana_tables.fig7_seeds`), beside a
     few Fig. 5 and Fig. 6 rows (the caption reads them too)."""
     rows = [{"figure": "Fig. 5", "model": "aot", "N": 200, "d": 40, "d_h": 40, "H": h,
              "seed": 0, "accuracy": 0.02 + 0.005 * h} for h in (1, 3, 5)]
     rows += [{"figure": "Fig. 6", "model": "aot", "N": 200, "d": 50, "d_h": dh, "H": 11,
               "seed": 0, "accuracy": 0.04 + 0.001 * dh} for dh in (1, 10, 25)]
-    for d in (40, 50, 60):
-        rows += [{"figure": "Fig. 7", "model": "aot", "N": 200, "d": d, "d_h": d, "H": 11,
-                  "H_equiv": 11, "width": 0, "seed": s, "accuracy": aot + 0.002 * s}
-                 for s in range(len(mlp_seeds))]
-        rows += [{"figure": "Fig. 7", "model": "mlp", "N": 200, "d": d, "d_h": d, "H": 1,
-                  "H_equiv": 11, "width": 2 * d * 10, "seed": s, "accuracy": a}
-                 for s, a in enumerate(mlp_seeds)]
-    return pd.DataFrame(rows)
+    return pd.concat([pd.DataFrame(rows), fig7_seeds(mlp_seeds, aot)], ignore_index=True)
 
 
 def test_the_appendix_caption_says_where_means_and_medians_leave_fig_7_undecided():

@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from dana_tables import fig7_seeds
 
 from memnb.experiments import dana as dana_exp
 from memnb.papers import dana as paper
@@ -892,27 +893,13 @@ def test_only_statements_without_content_are_not_computable(empty_rows):
         assert empty_rows[f"Fig. {k}"].status == "not run"
 
 
-def _fig7_seeds(mlp_seeds, aot=0.25):
-    """Fig. 7 rows at the paper's setting (N = 200, H = 11) with the given MLP seed accuracies
-    at each d and an AoT a little apart between seeds."""
-    rows = []
-    for d in (40, 50, 60):
-        rows += [{"figure": "Fig. 7", "model": "aot", "N": 200, "d": d, "d_h": d, "H": 11,
-                  "H_equiv": 11, "width": 0, "seed": s, "accuracy": aot + 0.002 * s}
-                 for s in range(len(mlp_seeds))]
-        rows += [{"figure": "Fig. 7", "model": "mlp", "N": 200, "d": d, "d_h": d, "H": 1,
-                  "H_equiv": 11, "width": 2 * d * 10, "seed": s, "accuracy": a}
-                 for s, a in enumerate(mlp_seeds)]
-    return pd.DataFrame(rows)
-
-
 def test_fig_7_split_seeds_are_read_on_their_medians_and_capped_at_trend(tmp_path):
     # two MLP seeds learn the task, three stay near chance: the mean puts the MLP ahead (0.41
     # against 0.25), the typical seed (the median, 0.03) the AoT, as the paper's CSV does; the
     # two orders disagree on the paper's, so the row does not decide
     from memnb.scorecard.core import status_words
 
-    _write(tmp_path, "full", "dana.appendix_dim", _fig7_seeds([0.99, 0.98, 0.03, 0.03, 0.03]))
+    _write(tmp_path, "full", "dana.appendix_dim", fig7_seeds([0.99, 0.98, 0.03, 0.03, 0.03]))
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
     assert row.status == "trend" and not row.decided, row.measured
     assert status_words(row) == "trend (not decided)"
@@ -931,7 +918,7 @@ def test_fig_7_split_seeds_are_read_on_their_medians_and_capped_at_trend(tmp_pat
 def test_fig_7_split_seeds_whose_means_and_medians_agree_decide_the_order(tmp_path):
     # one MLP seed of five learns the task: split, but the mean (0.14) and the median (0.03)
     # both put the AoT (0.25) ahead, as the paper's CSV does: a decided trend
-    _write(tmp_path, "full", "dana.appendix_dim", _fig7_seeds([0.6, 0.03, 0.03, 0.03, 0.03]))
+    _write(tmp_path, "full", "dana.appendix_dim", fig7_seeds([0.6, 0.03, 0.03, 0.03, 0.03]))
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
     assert row.status == "trend" and row.decided, row.measured
     assert "read on the seed medians at d = 40, 50, 60" in row.measured
@@ -966,12 +953,12 @@ def test_order_status_leaves_undecided_only_what_means_and_medians_dispute():
 
 def test_fig_7_seeds_that_agree_are_read_on_their_mean(tmp_path):
     # no split: the mean is the typical seed, and the MLP ahead against the paper's AoT differs
-    _write(tmp_path, "full", "dana.appendix_dim", _fig7_seeds([0.41, 0.40, 0.42, 0.41, 0.41]))
+    _write(tmp_path, "full", "dana.appendix_dim", fig7_seeds([0.41, 0.40, 0.42, 0.41, 0.41]))
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
     assert row.status == "differs", row.measured
     assert "seeds split" not in row.measured and "seed medians" not in row.measured
     # split seeds whose median is the MLP's too still differ
-    _write(tmp_path, "full", "dana.appendix_dim", _fig7_seeds([0.99, 0.98, 0.97, 0.03, 0.03]))
+    _write(tmp_path, "full", "dana.appendix_dim", fig7_seeds([0.99, 0.98, 0.97, 0.03, 0.03]))
     row = {r.item: r for r in build_scorecard("full", ["dana"], tmp_path)}["Fig. 7"]
     assert row.status == "differs" and "medians AoT 0.254 / MLP 0.970 (MLP ahead)" in (
         row.measured)
