@@ -58,6 +58,17 @@ def counted(n: float | str, noun: str) -> str:
     return f"{number} {noun}{'' if n == 1 else 's'}"
 
 
+#: The whole numbers a sentence writes as words ("no" for 0), e.g. "two models".
+SMALL_NUMBERS: tuple[str, ...] = ("no", "one", "two", "three", "four", "five", "six", "seven",
+                                  "eight", "nine", "ten")
+
+
+def number_word(n: int) -> str:
+    """``n`` as a sentence writes it: a word up to ten (:data:`SMALL_NUMBERS`, ``"no"`` for 0),
+    digits above."""
+    return SMALL_NUMBERS[n] if 0 <= n < len(SMALL_NUMBERS) else str(n)
+
+
 def percent_up(fraction: float) -> str:
     """``fraction`` as a percentage rounded up at one decimal (``0.01004`` → ``"1.1 %"``), for a
     bound that prose says a value lies "within": rounding to nearest could print a bound the

@@ -25,7 +25,7 @@ import pandas as pd
 
 from memnb.experiments.registry import get
 from memnb.profiles import check_profile
-from memnb.prose import counted
+from memnb.prose import counted, number_word
 
 
 def short_commit(commit: object) -> str:
@@ -346,8 +346,6 @@ def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, str, bool] | Non
                      else "syntax" if "the code of commit" in why else "other")
     one = {"docstring": "by the docstring rule", "syntax": "checked by the syntax-tree script",
            "hand": "reviewed by hand", "other": "for another reason"}
-    small = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-             "ten")
     counts = {kind: kinds.count(kind) for kind in one if kind in kinds}
     if len(kinds) == 1:
         words = f"through one re-key, {one[kinds[0]]}"
@@ -358,23 +356,42 @@ def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, str, bool] | Non
     else:
         parts = []
         for kind, k in counts.items():
-            n = small[k] if k < len(small) else str(k)
             parts.append("the docstring rule" if kind == "docstring" and k == 1
-                         else f"{n} for other reasons" if kind == "other" and k > 1
-                         else f"{n} {one[kind]}")
+                         else f"{number_word(k)} for other reasons" if kind == "other" and k > 1
+                         else f"{number_word(k)} {one[kind]}")
         words = f"through {len(kinds)} re-keys ({', '.join(parts)})"
     return str(source), str(target), words, unlisted
+
+
+def _on_gpu(provenance: dict[str, Any]) -> bool:
+    """Whether a result was computed on a GPU, whose arithmetic does not read the CPU's modes."""
+    return str(provenance.get("device", "cpu")).startswith("cuda")
 
 
 def arithmetic_label(provenance: dict[str, Any]) -> str:
     """How a result's floating-point arithmetic treated denormals, as the book writes it:
     ``"IEEE denormals"`` or ``"flushed denormals"`` (:func:`cpu_denormals`) for a run on the
     CPU, ``"GPU arithmetic"`` for one on a GPU (which does not read the CPU's modes)."""
-    if str(provenance.get("device", "cpu")).startswith("cuda"):
+    if _on_gpu(provenance):
         return "GPU arithmetic"
     mode = cpu_denormals(provenance)
     written = {"ieee": "IEEE", "flushed": "flushed"}.get(mode, mode)
     return f"{written} denormals"
+
+
+def denormals_words(provenance: dict[str, Any]) -> str:
+    """:func:`arithmetic_label` in plain words, for a reader who does not know the term:
+    "denormal floats kept (IEEE)", "denormal floats flushed to zero", or "GPU arithmetic"; a
+    CPU run recorded before memnb flushed them (no ``cpu_denormals`` field,
+    :func:`cpu_denormals`) kept them, and the text says that this is not recorded."""
+    if _on_gpu(provenance):
+        return "GPU arithmetic"
+    if "cpu_denormals" not in provenance:
+        return ("denormal floats kept (IEEE; the run does not record this, but its code did "
+                "not flush them yet)")
+    mode = cpu_denormals(provenance)
+    return {"ieee": "denormal floats kept (IEEE)",
+            "flushed": "denormal floats flushed to zero"}.get(mode, f"denormal floats: {mode}")
 
 
 def seeds_used(table: pd.DataFrame, provenance: dict[str, Any]) -> int | str:

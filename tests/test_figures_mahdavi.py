@@ -13,6 +13,7 @@ import pytest
 
 from memnb.figures import mahdavi as fig
 from memnb.papers import mahdavi as paper
+from memnb.scorecard import criteria
 
 
 @pytest.fixture(autouse=True)
@@ -677,7 +678,7 @@ def test_a_row_said_above_shows_its_status_and_points_back(monkeypatch):
             "evidence is the text above; the scorecard at the end of the chapter gives the row in "
             "full.") in text
     assert "long evidence b" not in text
-    assert fig._cap_note("no cap here") == ""
+    assert criteria.cap_reason("no cap here") == ""
 
 
 def test_long_clause_lists_become_short_sentences():

@@ -136,3 +136,13 @@ def test_interval_side_places_an_interval_against_the_expected_value():
     assert interval_side(1.13, 2.3, 1.0) == "above"
     assert interval_side(0.2, 0.8, 1.0) == "below"
     assert interval_side(float("nan"), float("nan"), 1.0) is None
+
+
+def test_cap_reason_is_the_whole_last_bracket():
+    """The reason at_reduced_scale appends, nested brackets included; nothing without one."""
+    capped = c.at_reduced_scale(
+        c.Verdict("reproduced", "slope 0.5 [per seed]"), "the form is [unverified]")
+    assert c.cap_reason(capped.measured) == " [the form is [unverified]]"
+    assert c.cap_reason("slope 0.5") == ""
+    assert c.cap_reason("a list [1, 2]x") == ""
+    assert c.cap_reason("[no space before it]") == ""

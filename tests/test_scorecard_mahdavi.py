@@ -12,6 +12,7 @@ import pytest
 
 from memnb import embedding_control as ec
 from memnb.papers import mahdavi as paper
+from memnb.provenance import denormals_words
 from memnb.scorecard import criteria
 from memnb.scorecard import mahdavi as sc
 from memnb.scorecard.core import NotComputable, build_scorecard, load_items
@@ -1016,8 +1017,8 @@ def test_two_committed_runs_of_fig3_are_compared_search_by_search():
         "commits ccccccc (12 points, 2026-01-20), bbbbbbb (12 points, 2026-02-01); code "
         "fingerprint (a hash of the code that computes the points) c0, which changed to cd after "
         "later code changes that compute the same numbers; denormal floats flushed to zero")
-    assert fig.denormals_words({"device": "cuda:0"}) == "GPU arithmetic"
-    assert fig.denormals_words({"cpu_denormals": "ieee"}) == "denormal floats kept (IEEE)"
+    assert denormals_words({"device": "cuda:0"}) == "GPU arithmetic"
+    assert denormals_words({"cpu_denormals": "ieee"}) == "denormal floats kept (IEEE)"
     assert "on the 2 seeds both ran (0, 1)" in text  # seed 2 ran only before
     assert "| 0 | 4 | 80 | 100 | differs |" in text and "| 1 | 4 | 80 | 80 | same |" in text
     assert "1 of 2 searches found the same largest size; seed 0 at H = 4 found 80 before and " \

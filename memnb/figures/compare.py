@@ -940,6 +940,7 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
     shape and seed) with its chance line ``1/C``. ``task`` (``V, n``; ``C`` is ``C``) defaults
     to the task of ``profile``."""
     from memnb.scorecard import compare as card
+    from memnb.scorecard.criteria import cap_reason
 
     if task is None:
         task = {k: exp.get_params(profile)[k] for k in ("V", "n")}
@@ -949,7 +950,7 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
     if v.status in ("not computable", "not run"):
         verdict = "no architecture memorized any training set entirely at any budget"
     else:
-        capped = v.measured[v.measured.rindex(" ["):] if v.measured.endswith("]") else ""
+        capped = cap_reason(v.measured)
         why = ("; " + card.not_decided_words(v.values)
                if v.values.get("decided") is False else "")
         verdict = (f"**{card.status_words(v)}** (the head-to-head row's criterion): "

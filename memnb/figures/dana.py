@@ -38,7 +38,7 @@ from memnb.dana_reading import (
 )
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
-from memnb.prose import counted, percent_up
+from memnb.prose import counted, number_word, percent_up
 from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import KL_ZERO, margin_words
 
@@ -516,10 +516,6 @@ def exp5_code_figure(code: pd.DataFrame, eq2: pd.DataFrame | None) -> plt.Figure
     return fig
 
 
-_SMALL_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                  "ten")
-
-
 def exp5_code_counterpart(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
     """The paper counterpart of :func:`exp5_code_figure` drawn from ``code`` and ``eq2``:
     Dana et al. Fig. 3 (Experiment 5), with the number of models the figure draws (each model of
@@ -528,8 +524,7 @@ def exp5_code_counterpart(code: pd.DataFrame, eq2: pd.DataFrame | None) -> str:
     tables = [code] if eq2 is None else [eq2, code]
     models = {m for t in tables for m in t["model"].unique() if m in _EXP5_MODELS}
     k = len(models)
-    number = _SMALL_NUMBERS[k] if k < len(_SMALL_NUMBERS) else str(k)
-    return f"Dana et al. Fig. 3 (Experiment 5), {number} model{'s' * (k != 1)} (ours)"
+    return f"Dana et al. Fig. 3 (Experiment 5), {number_word(k)} model{'s' * (k != 1)} (ours)"
 
 
 def exp5_code_caption(summary: str, row: Any) -> str:

@@ -118,27 +118,20 @@ def verdicts_markdown(numbers: list[str], profile: str,
     """One Markdown paragraph per item: its claim and its scorecard verdict. An item of
     ``said_above`` (item → where its evidence is, e.g. "the DINOv2 paragraphs above") shows its
     status alone, with the reason of a cap when its measured text ends with one
-    (:func:`_cap_note`), and points to that text, so that a page does not print the same
-    evidence twice; the scorecard at the end of the chapter gives the row in full."""
+    (:func:`memnb.scorecard.criteria.cap_reason`), and points to that text, so that a page does
+    not print the same evidence twice; the scorecard at the end of the chapter gives the row in
+    full."""
     said_above = said_above or {}
     rows = [scorecard_row(n, profile) for n in numbers]
 
     def evidence(r: Row) -> str:
         if r.item not in said_above:
             return f": {r.measured}."
-        return (f"{_cap_note(r.measured)}. Its evidence is {said_above[r.item]}; the scorecard "
-                "at the end of the chapter gives the row in full.")
+        return (f"{criteria.cap_reason(r.measured)}. Its evidence is {said_above[r.item]}; the "
+                "scorecard at the end of the chapter gives the row in full.")
 
     return "\n\n".join(f"**{r.item}**{' *(ours)*' if r.ours else ''} ({r.claim}). Verdict: "
                        f"**{status_words(r)}**{evidence(r)}" for r in rows)
-
-
-def _cap_note(measured: str) -> str:
-    """The bracketed reason a capped verdict appends to its measured text
-    (:func:`memnb.scorecard.criteria.at_reduced_scale`), as " [reason]", or "" when it ends
-    with none."""
-    start = measured.rfind(" [")
-    return measured[start:] if measured.endswith("]") and start >= 0 else ""
 
 
 def verdict_run(name: str, profile: str) -> str | None:
@@ -1740,29 +1733,17 @@ def fig3(result: Any, profile: str) -> Any:
                        text=folded(lead, text, "Fig. 3", profile))
 
 
-def denormals_words(provenance: dict[str, Any]) -> str:
-    """How a run's arithmetic treated denormal floats, in plain words: "denormal floats kept
-    (IEEE)", "denormal floats flushed to zero", or "GPU arithmetic"; a CPU run recorded before
-    memnb flushed them (no ``cpu_denormals`` field, :func:`memnb.provenance.cpu_denormals`) kept
-    them, and the text says that this is not recorded."""
-    from memnb.provenance import cpu_denormals
-
-    if str(provenance.get("device", "cpu")).startswith("cuda"):
-        return "GPU arithmetic"
-    mode = cpu_denormals(provenance)
-    if "cpu_denormals" not in provenance:
-        return ("denormal floats kept (IEEE; the run does not record this, but its code did "
-                "not flush them yet)")
-    return {"ieee": "denormal floats kept (IEEE)",
-            "flushed": "denormal floats flushed to zero"}.get(mode, f"denormal floats: {mode}")
-
-
 def _run_label(provenance: dict[str, Any]) -> str:
     """A committed run as the comparison below names it: the commits that computed its points
     (:func:`memnb.provenance.resumed_commits`), the fingerprint of the code that computed them
     (and the one it changed to after later changes that compute the same numbers: re-keys), and
-    how its CPU treated denormal floats (:func:`denormals_words`)."""
-    from memnb.provenance import computing_invocation, resumed_commits, short_commit
+    how its CPU treated denormal floats (:func:`memnb.provenance.denormals_words`)."""
+    from memnb.provenance import (
+        computing_invocation,
+        denormals_words,
+        resumed_commits,
+        short_commit,
+    )
 
     computed = computing_invocation(provenance)
     commits = resumed_commits(provenance) or (

@@ -291,6 +291,20 @@ def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:
     return Verdict("trend", f"{verdict.measured} [{reason}]", verdict.values)
 
 
+def cap_reason(measured: str) -> str:
+    """The bracketed reason :func:`at_reduced_scale` appends to a measured text, as
+    ``" [reason]"`` (brackets inside the reason, such as "[unverified]", included), or ``""``
+    when the text ends with none."""
+    if not measured.endswith("]"):
+        return ""
+    depth = 0
+    for i in range(len(measured) - 1, -1, -1):
+        depth += (measured[i] == "]") - (measured[i] == "[")
+        if depth == 0:
+            return measured[i - 1:] if i > 0 and measured[i - 1] == " " else ""
+    return ""
+
+
 def at_paper_scale(verdict: Verdict, profile: str, partial: str | None, *, reduced: str,
                    incomplete: str) -> Verdict:
     """``verdict`` as it stands when read from a complete ``full`` run; from a ``quick`` or

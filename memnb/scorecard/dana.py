@@ -45,7 +45,7 @@ from memnb.scorecard.criteria import Verdict
 from memnb.scorecard.dana_theory import BIETTI_D as _BIETTI_D
 from memnb.scorecard.dana_theory import BIETTI_N as _BIETTI_N
 from memnb.scorecard.dana_theory import BIETTI_RATIO as _BIETTI_RATIO
-from memnb.scorecard.dana_theory import BIETTI_SLOPE_TOL as _BIETTI_SLOPE_TOL
+from memnb.scorecard.dana_theory import BIETTI_SLOPE_TOL_WORDS as _BIETTI_TOL_WORDS
 from memnb.scorecard.dana_theory import BIETTI_UNSATURATED as _BIETTI_UNSATURATED
 from memnb.scorecard.dana_theory import SLIDES_BIETTI_QUOTE as _SLIDES_QUOTE
 from memnb.validation import check_int
@@ -1523,11 +1523,6 @@ def slides_least_squares(results: ResultSource) -> Verdict:
     from memnb.scorecard import dana_theory
 
     return dana_theory.slides_least_squares()
-
-
-#: :data:`memnb.scorecard.dana_theory.BIETTI_SLOPE_TOL` in words, as the row's texts write a
-#: percentage ("50 %").
-_BIETTI_TOL_WORDS = f"{_BIETTI_SLOPE_TOL:.0%}".replace("%", " %")
 
 
 @item(P, "Preprint §6: associative memory",

@@ -590,6 +590,8 @@ def bietti_growth(values: dict[str, float]) -> str:
 #: The relative tolerance on the straight line's slope (1 per dimension) in
 #: :func:`bietti_capacity`'s test of "linear in d".
 BIETTI_SLOPE_TOL = 0.5
+#: :data:`BIETTI_SLOPE_TOL` in words, as the row's texts write a percentage ("50 %").
+BIETTI_SLOPE_TOL_WORDS = f"{BIETTI_SLOPE_TOL:.0%}".replace("%", " %")
 
 
 def bietti_linear_words(values: dict[str, Any]) -> str:
@@ -604,7 +606,7 @@ def bietti_linear_words(values: dict[str, Any]) -> str:
     d)"."""
     rel = values.get("relative_difference")
     slope_ok = rel is not None and abs(float(rel)) <= BIETTI_SLOPE_TOL
-    tol = f"{BIETTI_SLOPE_TOL:.0%}".replace("%", " %")
+    tol = BIETTI_SLOPE_TOL_WORDS
     slope = ("the straight line fails its R² or rising-slope test" if rel is None else
              f"the slope is within {tol} of 1" if slope_ok else
              f"the slope, {float(values['slope']):.3g}, is not within {tol} of 1")

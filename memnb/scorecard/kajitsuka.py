@@ -601,6 +601,14 @@ def _at_ceiling(runs: pd.DataFrame) -> bool:
     return bool((runs["accuracy"] >= 1).all())
 
 
+def _ceiling_seeds(runs: pd.DataFrame, metric: str) -> list[int]:
+    """The seeds of ``runs`` (one value per run) that end at 100 % training accuracy at every
+    depth (:func:`_at_ceiling`), which the accuracy rule does not count; none for the loss."""
+    if metric != "accuracy":
+        return []
+    return sorted(int(seed) for seed, part in runs.groupby("seed") if _at_ceiling(part))
+
+
 def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
     """:func:`curves_verdict`'s rule on one value per run (``runs``: columns ``blocks``,
     ``seed``, ``loss``, ``accuracy``): on the mean over seeds, then on each seed.
@@ -616,11 +624,9 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
     verdict = _curves_rule(_by_blocks(runs), metric)
     if runs["seed"].nunique() < 2:
         return verdict
-    parts = {seed: part for seed, part in runs.groupby("seed")}
-    ceiling = sorted(int(s) for s, part in parts.items()
-                     if metric == "accuracy" and _at_ceiling(part))
+    ceiling = _ceiling_seeds(runs, metric)
     held = {int(seed): _curves_rule(_by_blocks(part), metric).status != "differs"
-            for seed, part in parts.items() if int(seed) not in ceiling}
+            for seed, part in runs.groupby("seed") if int(seed) not in ceiling}
     holding = [s for s, ok in held.items() if ok]
     if not ceiling and len(holding) == (len(held) if verdict.status != "differs" else 0):
         return verdict  # every seed comes out as the mean does
@@ -731,8 +737,8 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     if seeds == 1:  # the mean is the one seed: one statement, not two
         return (f"{head}{metric} of the one seed is {shown}: there the same rule "
                 f"{said[status]}")
-    counted = seeds - len(ceiling)
-    where = f"it holds at {counted - len(failing)} of {counted} seeds" + (
+    judged = seeds - len(ceiling)
+    where = f"it holds at {judged - len(failing)} of {judged} seeds" + (
         f" (fails at {_seeds_words(failing)})" if failing else "") + (
         f"; {_seeds_words(ceiling)}, at accuracy 1 at every depth there, "
         f"{'is' if len(ceiling) == 1 else 'are'} not counted" if ceiling else "")
@@ -748,8 +754,8 @@ def lowest_loss_rule(curves: pd.DataFrame, metric: str) -> tuple[str, int, int]:
     not judged). For the accuracy, seeds at accuracy 1 at every depth there are not counted, as
     in the verdict (:func:`_judge_runs`)."""
     best, _, status, failing, ceiling = _rule_at_lowest_loss(curves, metric)
-    counted = int(best["seed"].nunique()) - len(ceiling)
-    return status, counted - len(failing), counted
+    judged = int(best["seed"].nunique()) - len(ceiling)
+    return status, judged - len(failing), judged
 
 
 def _rule_at_lowest_loss(curves: pd.DataFrame, metric: str
@@ -761,8 +767,7 @@ def _rule_at_lowest_loss(curves: pd.DataFrame, metric: str
     what :func:`lowest_loss_reading` and :func:`lowest_loss_rule` both report)."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
-    ceiling = sorted(int(seed) for seed, part in best.groupby("seed")
-                     if metric == "accuracy" and _at_ceiling(part))
+    ceiling = _ceiling_seeds(best, metric)
     failing = [int(seed) for seed, part in best.groupby("seed")
                if int(seed) not in ceiling and _curves_rule(part, metric).status == "differs"]
     return best, mean, _curves_rule(mean, metric).status, failing, ceiling
