@@ -12,6 +12,8 @@ always gets the same colour and marker, and legends say which is which.
 
 Sliders come in two forms. :func:`frame_slider` embeds pre-computed frames (PNG, base64) and a few
 lines of JavaScript in an HTML output, so it works in the static HTML book: no kernel, no CDN.
+Its frames are stored as palette PNGs (:data:`SLIDER_COLORS` colours), about a third of the
+bytes of the full-colour PNGs matplotlib writes, with no visible change.
 :func:`live_slider` uses ``ipywidgets`` and calls Python on every move; it only makes sense when a
 person is at a live Jupyter kernel. :func:`slider` picks one of the two (see
 :func:`use_live_widgets`); notebooks executed headless (papermill, nbval, the book build) always
@@ -35,21 +37,25 @@ import pandas as pd
 
 __all__ = [
     "BAND_ALPHA",
+    "NOTEBOOK_MAX_BYTES",
     "PALETTE",
     "ROLES",
     "ROLE_STYLES",
+    "SLIDER_COLORS",
     "SPREADS",
     "SliderHTML",
     "apply_style",
     "caption",
     "compare_with_paper",
     "figure_to_png",
+    "figure_titles",
     "frame_slider",
     "in_kernel",
     "live_slider",
     "plot_bound",
     "plot_ours",
     "plot_paper",
+    "quantize_png",
     "role_style",
     "slider",
     "summarize",
@@ -572,6 +578,47 @@ def _frame_bytes(frame: Any, dpi: float) -> bytes:
     raise ValueError(f"each frame must be a matplotlib Figure or PNG bytes; got {type(frame)}")
 
 
+#: How many colours a slider frame keeps by default (:func:`quantize_png`). Measured on the
+#: book's seven sliders (their 43 frames as the built pages held them): the full-colour PNGs
+#: took 3.13 MB of base64, 256 colours 1.09 MB (a channel off by at most 11 of 255, the mean
+#: error under one step) and 64 colours 0.84 MB (grid lines and anti-aliased edges slightly
+#: tinted when zoomed in). 256 keeps the frames indistinguishable from matplotlib's own.
+SLIDER_COLORS = 256
+
+
+def quantize_png(png: bytes, colors: int = SLIDER_COLORS) -> bytes:
+    """``png`` as a palette PNG of at most ``colors`` colours (Pillow's ``quantize``,
+    maximum-coverage on an opaque image, fast octree where some pixel is transparent; no
+    dithering; ``optimize=True``), or ``png`` itself where that is not smaller. Deterministic:
+    the same bytes in give the same bytes out."""
+    from PIL import Image
+
+    if not 2 <= int(colors) <= 256:
+        raise ValueError(f"colors must be between 2 and 256 (a PNG palette); got {colors}")
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    rgba = image.convert("RGBA")
+    if rgba.getextrema()[3][0] == 255:  # opaque: quantize the colours alone
+        palette = rgba.convert("RGB").quantize(int(colors), method=Image.Quantize.MAXCOVERAGE,
+                                               dither=Image.Dither.NONE)
+    else:
+        palette = rgba.quantize(int(colors), method=Image.Quantize.FASTOCTREE,
+                                dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    palette.save(buf, format="PNG", optimize=True)
+    return buf.getvalue() if len(buf.getvalue()) < len(png) else png
+
+
+def figure_titles(fig: Any) -> str:
+    """The titles a reader sees on a matplotlib Figure: its suptitle, then each axes' titles
+    (left, centre, right), joined by ``"; "`` (empty where there is none). A slider gives it in
+    each frame's alt text, so a screen reader hears what a sighted reader reads on top."""
+    texts = [fig.get_suptitle()]
+    for ax in fig.axes:
+        texts += [ax.get_title(loc) for loc in ("left", "center", "right")]
+    return "; ".join(" ".join(t.split()) for t in texts if t.strip())
+
+
 def _format_value(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
     if fmt is None:
         if isinstance(value, float) and not math.isnan(value):
@@ -585,10 +632,25 @@ def _format_value(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
                          "function") from None
 
 
+def _slider_values(fn: Any, values: Any) -> list[Any]:
+    """``values`` as a list, after checking that ``fn`` can be called and ``values`` iterated:
+    a slider's arguments are refused by name before any frame is drawn."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable that draws one frame per value; got "
+                        f"{type(fn).__name__}")
+    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"values must be a non-empty sequence of slider values; got "
+                        f"{type(values).__name__}")
+    return list(values)
+
+
 def _check_slider_values(values: Sequence[Any], label: str,
-                         value_format: str | Callable[[Any], str] | None) -> None:
-    """Before any frame is drawn: a non-empty ``label`` and values that read differently
-    (two equal values would give one frame where the slider shows two positions)."""
+                         value_format: str | Callable[[Any], str] | None, *,
+                         initial: Any = None, dpi: float = 100,
+                         colors: int | None = SLIDER_COLORS) -> None:
+    """Before any frame is drawn: a non-empty ``label``, values that read differently (two
+    equal values would give one frame where the slider shows two positions), an ``initial``
+    among them, a finite ``dpi`` > 0 and ``colors`` None or 2..256."""
     if not isinstance(label, str) or not label.strip():
         raise ValueError("label must be a non-empty string")
     if not values:
@@ -597,6 +659,14 @@ def _check_slider_values(values: Sequence[Any], label: str,
     repeated = sorted({v for v in shown if shown.count(v) > 1})
     if repeated:
         raise ValueError(f"values must differ as the slider shows them; repeated: {repeated}")
+    if initial is not None and initial not in values:
+        raise ValueError(f"initial={initial!r} is not one of values {list(values)}")
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not (
+            math.isfinite(dpi) and dpi > 0):
+        raise ValueError(f"dpi must be a finite number > 0; got {dpi!r}")
+    if colors is not None and (isinstance(colors, bool) or not isinstance(colors, int)
+                               or not 2 <= colors <= 256):
+        raise ValueError(f"colors must be None or an integer from 2 to 256; got {colors!r}")
 
 
 def check_frame_value(table: pd.DataFrame, column: str, value: int, *,
@@ -605,7 +675,10 @@ def check_frame_value(table: pd.DataFrame, column: str, value: int, *,
     ``ValueError`` naming the column and the values there are (``"H = 7 is not in this run at
     d = 10; it holds H ∈ [1, 2]"``), rather than a bare ``KeyError`` or an empty frame that
     would read as a measurement."""
-    held = sorted({int(v) for v in table[column]}) if column in table else []
+    if column not in table:
+        raise ValueError(f"{source} has no column {column!r} (its columns: "
+                         f"{', '.join(map(str, table.columns))})")
+    held = sorted({int(v) for v in table[column]})
     if value not in held:
         raise ValueError(f"{column} = {value!r} is not in {source}{where}; it holds "
                          f"{column} ∈ {held}")
@@ -619,6 +692,7 @@ _SLIDER_JS = """(function () {
   var input = root.querySelector("input[type=range]");
   var out = root.querySelector("output");
   var frames = root.querySelectorAll("img.memnb-frame");
+  input.hidden = false;  // hidden in the markup: without JavaScript the range would do nothing
   function show(i) {
     for (var k = 0; k < frames.length; k++) {
       frames[k].style.display = (k === i) ? "block" : "none";
@@ -632,6 +706,14 @@ _SLIDER_JS = """(function () {
   window.addEventListener("pageshow", sync);
   sync();
 })();"""
+
+
+#: The most bytes of slider images (base64) one process embeds before :func:`frame_slider`
+#: warns. The book executes each chapter in its own kernel, so this is a page's slider weight;
+#: a slider is counted once by its id (a hash of its content), so re-running an unchanged cell
+#: adds nothing. Each slider is also held to its own ``max_bytes``.
+NOTEBOOK_MAX_BYTES = 1_500_000
+_EMBEDDED: dict[str, int] = {}  # slider id -> its bytes, for every slider of this process
 
 
 class SliderHTML:
@@ -662,15 +744,23 @@ def frame_slider(
     dpi: float = 100,
     max_bytes: int = 1_000_000,
     alt: str | None = None,
+    colors: int | None = SLIDER_COLORS,
+    frame_text: Mapping[Any, str] | None = None,
 ) -> SliderHTML:
     """A slider over pre-computed frames that works in a static HTML page (no kernel, no CDN).
 
     ``frames`` maps each slider value (in slider order) to a matplotlib Figure (rendered to PNG at
-    ``dpi`` and closed) or to PNG bytes. The frames are embedded as base64 ``<img>`` elements and
-    a few lines of inline JavaScript show the one selected by an ``<input type="range">``; without
-    JavaScript the initial frame is shown. The element id is a hash of the content, so executing a
-    notebook twice gives the same output. A warning is issued when the embedded images exceed
-    ``max_bytes`` (lower ``dpi`` or the figure size).
+    ``dpi`` and closed) or to PNG bytes. Each frame is stored as a palette PNG of ``colors``
+    colours (:func:`quantize_png`); ``colors=None`` keeps the PNG bytes as given (or as
+    matplotlib writes them). The frames are embedded as base64 ``<img>`` elements and a few lines
+    of inline JavaScript show the one selected by an ``<input type="range">``, which the markup
+    hides and the script shows: without JavaScript the initial frame is shown, with no control
+    that would do nothing. Each frame's alt text is ``alt`` (by default ``label``), its value and
+    the text of ``frame_text`` for it, by default the titles of a Figure frame
+    (:func:`figure_titles`). The element id is a hash of the content, so executing a notebook
+    twice gives the same output. A warning is issued when the embedded images exceed
+    ``max_bytes``, or when this process's sliders together exceed :data:`NOTEBOOK_MAX_BYTES`
+    (lower ``dpi``, the figure size or the number of frames).
     """
     if not isinstance(frames, Mapping) or len(frames) == 0:
         raise ValueError("frames must be a non-empty mapping {value: Figure or PNG bytes}")
@@ -678,7 +768,11 @@ def frame_slider(
         raise ValueError("label must be a non-empty string")
     if dpi <= 0:
         raise ValueError(f"dpi must be > 0; got {dpi}")
+    if colors is not None and not (isinstance(colors, int) and 2 <= colors <= 256):
+        raise ValueError(f"colors must be None or an integer from 2 to 256; got {colors!r}")
     keys = list(frames)
+    texts = {k: figure_titles(frames[k]) for k in keys if hasattr(frames[k], "savefig")}
+    texts.update(frame_text or {})
     if initial is None:
         start = 0
     else:
@@ -686,7 +780,10 @@ def frame_slider(
             raise ValueError(f"initial={initial!r} is not one of the frame values {keys}")
         start = keys.index(initial)
     shown = [_format_value(k, value_format) for k in keys]
-    encoded = [base64.b64encode(_frame_bytes(frames[k], dpi)).decode("ascii") for k in keys]
+    pngs = [_frame_bytes(frames[k], dpi) for k in keys]
+    if colors is not None:
+        pngs = [quantize_png(png, colors) for png in pngs]
+    encoded = [base64.b64encode(png).decode("ascii") for png in pngs]
     n_bytes = sum(len(e) for e in encoded)
     if n_bytes > max_bytes:
         warnings.warn(
@@ -694,18 +791,21 @@ def frame_slider(
             "MB); lower dpi or the figure size to keep the book light",
             stacklevel=2,
         )
+    alts = [f"{alt or label}: {v}" + (f". {texts[k]}" if texts.get(k, "").strip() else "")
+            for k, v in zip(keys, shown, strict=True)]
     digest = hashlib.sha1(label.encode())
-    for v, e in zip(shown, encoded, strict=True):
+    for v, a, e in zip(shown, alts, encoded, strict=True):
         digest.update(v.encode())
+        digest.update(a.encode())
         digest.update(e.encode())
     uid = "memnb-slider-" + digest.hexdigest()[:12]
+    _count_embedded(uid, n_bytes, label)
     esc = html.escape
-    description = esc(alt or label)
     imgs = "\n".join(
-        f'<img class="memnb-frame" data-value="{esc(v)}" alt="{description}: {esc(v)}" '
+        f'<img class="memnb-frame" data-value="{esc(v)}" alt="{esc(a)}" '
         f'style="display:{"block" if i == start else "none"};max-width:100%;height:auto" '
         f'src="data:image/png;base64,{e}"/>'
-        for i, (v, e) in enumerate(zip(shown, encoded, strict=True))
+        for i, (v, a, e) in enumerate(zip(shown, alts, encoded, strict=True))
     )
     markup = (
         f'<div class="memnb-slider" id="{uid}" style="margin:0.5em 0">\n'
@@ -713,12 +813,28 @@ def frame_slider(
         f'<label for="{uid}-input"><strong>{esc(label)}</strong></label>'
         f'<input type="range" id="{uid}-input" min="0" max="{len(keys) - 1}" step="1" '
         f'value="{start}" autocomplete="off" aria-label="{esc(label)}" '
-        f'aria-valuetext="{esc(shown[start])}" style="width:min(22em,60%)"/>'
+        f'aria-valuetext="{esc(shown[start])}" style="width:min(22em,60%)" hidden/>'
         f'<output for="{uid}-input" style="font-family:monospace">{esc(shown[start])}</output>'
         f"</div>\n{imgs}\n</div>\n"
         f"<script>\n{_SLIDER_JS % {'id': uid}}\n</script>\n"
     )
     return SliderHTML(markup, shown, n_bytes)
+
+
+def _count_embedded(uid: str, n_bytes: int, label: str) -> None:
+    """Add a slider to this process's running total (:data:`NOTEBOOK_MAX_BYTES`), once per id,
+    and warn when the total passes the limit."""
+    if uid in _EMBEDDED:
+        return
+    _EMBEDDED[uid] = n_bytes
+    total = sum(_EMBEDDED.values())
+    if total > NOTEBOOK_MAX_BYTES:
+        warnings.warn(
+            f"frame_slider {label!r}: the {len(_EMBEDDED)} sliders of this process embed "
+            f"{total / 1e6:.2f} MB of images (> {NOTEBOOK_MAX_BYTES / 1e6:.2f} MB for one "
+            "notebook); lower dpi, the figure sizes or the number of frames",
+            stacklevel=3,
+        )
 
 
 def _show_result(result: Any) -> None:
@@ -754,10 +870,8 @@ def live_slider(
     """
     import ipywidgets as widgets
 
-    values = list(values)
-    _check_slider_values(values, label, value_format)
-    if initial is not None and initial not in values:
-        raise ValueError(f"initial={initial!r} is not one of values {values}")
+    values = _slider_values(fn, values)
+    _check_slider_values(values, label, value_format, initial=initial)
     options = [(_format_value(v, value_format), v) for v in values]
     control = widgets.SelectionSlider(
         options=options, value=values[0] if initial is None else initial, description=label,
@@ -776,15 +890,17 @@ def slider(
     initial: Any = None,
     value_format: str | Callable[[Any], str] | None = None,
     dpi: float = 100,
+    colors: int | None = SLIDER_COLORS,
 ) -> Any:
     """A slider over ``values`` showing ``fn(value)`` (a Figure or PNG bytes) for each value.
 
     Live (:func:`live_slider`) when ``live`` is True, or when ``live`` is None and
     :func:`use_live_widgets` says a person is at a Jupyter kernel; otherwise every frame is
-    computed now and embedded (:func:`frame_slider`), which is what the static book needs.
+    computed now and embedded (:func:`frame_slider`, with ``colors``), which is what the static
+    book needs; the alt text of a Figure frame gives its titles (:func:`figure_titles`).
     """
-    values = list(values)
-    _check_slider_values(values, label, value_format)
+    values = _slider_values(fn, values)
+    _check_slider_values(values, label, value_format, initial=initial, dpi=dpi, colors=colors)
     if live is None:
         live = use_live_widgets()
     if live:
@@ -792,6 +908,7 @@ def slider(
     import matplotlib.pyplot as plt
 
     frames: dict[Any, Any] = {}
+    titles: dict[Any, str] = {}
     figures: list[Any] = []  # each value's own Figure, kept open for a common canvas
     for v in values:
         result = fn(v)
@@ -800,6 +917,7 @@ def slider(
         # Render now: fn may redraw and return the same Figure object for every value.
         if hasattr(result, "savefig"):
             frames[v] = figure_to_png(result, dpi=dpi, close=False)
+            titles[v] = figure_titles(result)
             figures.append(result)
         else:
             frames[v] = _frame_bytes(result, dpi)
@@ -810,7 +928,8 @@ def slider(
                   for v, fig in zip(values, figures, strict=True)}
     for fig in {id(f): f for f in figures}.values():
         plt.close(fig)
-    return frame_slider(frames, label, initial=initial, value_format=value_format, dpi=dpi)
+    return frame_slider(frames, label, initial=initial, value_format=value_format, dpi=dpi,
+                        colors=colors, frame_text=titles)
 
 
 def _align_axes(figures: Sequence[Any]) -> bool:

@@ -581,6 +581,24 @@ def test_the_bounds_sliders_have_a_caption_that_says_they_are_ours_and_untrained
     assert f"$C = {given['C'].default}$" in text and f"$d = {given['d'].default}$" in text
     cells = "".join(_cells().values())
     assert cells.count("ksfig.bounds_slider_caption(") == 2
+    assert "The curves are the same in every frame; the marker and the legend's values move " \
+           "to the chosen $N$." in text
+
+
+def test_the_n_slider_caption_says_each_frame_redraws_the_curves_for_its_n():
+    """Review of the sliders: over n, every frame redraws the curves; the caption says so and
+    names, computed from the curves, which change with n and which do not."""
+    text = ksfig.bounds_slider_caption("$n$ at $N = 10{,}000$", [2, 8, 512])
+    assert "Each frame redraws the curves for its $n$: “construction, next-token (ours)”" in text
+    assert "“Kim et al. d+n+√(nN)”" in text.split(" change with $n$")[0]
+    assert "“naive N”" in text.split(" change with $n$; ")[1].split(" do not.")[0]
+    assert "the marker and the legend's values move" not in text
+    # one n: nothing changes, and the caption does not say that something does
+    one = ksfig.bounds_slider_caption("$n$", [8])
+    assert "No curve changes with $n$ over these frames" in one and "redraws" not in one
+    cells = _cells()
+    (cell,) = [c for c in cells.values() if "slider_ns" in c and "bounds_slider_caption" in c]
+    assert "ns=slider_ns" in cell or ", slider_ns)" in cell
 
 
 def test_bits_caption_names_the_lowest_ratio_when_it_is_not_monotone():

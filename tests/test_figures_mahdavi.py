@@ -707,7 +707,7 @@ def test_the_slider_says_rank_z_once_and_when_it_counts_examples():
     frame = fig.construction_frame(grid, 1)
     ax = frame.axes[0]
     labels = ax.get_legend_handles_labels()[1]
-    assert ax.get_ylabel() == "rank Z (lines: Theorem 1's count)"
+    assert ax.get_ylabel() == "rank Z (markers) and count (dashed)"
     assert "examples memorized exactly" not in ax.get_ylabel() + " ".join(labels)
     plt.close(frame)
     assert fig._rank_is_count(grid) == ("So in every one rank Z is also the number of examples "
@@ -715,3 +715,32 @@ def test_the_slider_says_rank_z_once_and_when_it_counts_examples():
     grid.loc[0, "memorized_all"] = False
     assert fig._rank_is_count(grid).startswith("In 3 of 4, those with both, rank Z is also")
     assert fig._rank_is_count(grid.assign(z_rank=0)).startswith("In none")
+
+
+def test_the_slider_flags_the_count_as_a_reconstruction_and_keeps_one_y_axis():
+    """Review of the sliders: the chapter's Theorem 1 box tags the count's formula
+    [summary + reconstruction]; the slider's legend and caption carry the tag; its y-label says
+    which marks are which; the caption says the y-axis is fixed across frames (computed from
+    the limits the frames use)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = pd.DataFrame([{"H": h, "n": 3, "d_h": v, "d": 10, "capacity": h * (min(3, v) - 1) + 1,
+                          "z_rank": h * (min(3, v) - 1) + 1, "memorized_all": True}
+                         for h in (1, 2) for v in (1, 2, 3, 4)])
+    limits = []
+    for h in (1, 2):
+        frame = fig.construction_frame(grid, h)
+        ax = frame.axes[0]
+        labels = ax.get_legend_handles_labels()[1]
+        assert "Theorem 1's count H(min(n, d_h)−1)+1 [reconstruction], n=3" in labels
+        assert ax.get_ylabel() == fig.CONSTRUCTION_YLABEL
+        limits.append(ax.get_ylim())
+        plt.close(frame)
+    assert limits[0] == limits[1] == fig.construction_ylim(grid) == (0.0, 7.0)
+    text = fig.construction_caption(grid).data
+    assert "Theorem 1's count H(min(n, d_h)−1)+1 (dashed lines; the formula is our " \
+           "*[reconstruction]*)" in text
+    assert "The y-axis is the same in every frame, 0 to 7, so heights compare across H." in text

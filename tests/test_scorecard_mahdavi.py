@@ -1286,7 +1286,8 @@ def test_the_construction_slider_has_a_caption_that_says_it_is_ours():
 
     grid = construction_grid([1, 2], [3], [1, 2, 4], d=6, seed=0)
     text = fig.construction_caption(grid).data
-    assert f"rank Z equals the count H(min(n, d_h)−1)+1 in {len(grid)} of {len(grid)}" in text
+    assert (f"rank Z (markers) equals Theorem 1's count H(min(n, d_h)−1)+1 (dashed lines; the "
+            f"formula is our *[reconstruction]*) in {len(grid)} of {len(grid)}") in text
     assert "the paper has no counterpart" in text and "Paper counterpart" not in text
     assert "d = 6, H ∈ {1, 2}, n ∈ {3}, d_h = 1-4" in text
 

@@ -27,6 +27,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def _close_figures(monkeypatch):
     monkeypatch.delenv("MEMNB_SLIDER", raising=False)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.setattr(viz, "_EMBEDDED", {})  # each test starts a notebook's running total
     yield
     plt.close("all")
 
@@ -73,10 +74,12 @@ def test_frame_slider_embeds_every_frame_and_the_script():
 
 def test_frame_slider_accepts_png_bytes_initial_and_format():
     pngs = {v: viz.figure_to_png(_frame(int(10 * v))) for v in (0.1, 0.25, 0.5)}
-    slider = viz.frame_slider(pngs, "ratio <a/b>", initial=0.25, value_format=".2f")
+    slider = viz.frame_slider(pngs, "ratio <a/b>", initial=0.25, value_format=".2f",
+                              colors=None)
     frames = _frames_in(slider.html)
     assert [v for v, _, _ in frames] == ["0.10", "0.25", "0.50"]
     assert [d for _, d, _ in frames] == ["none", "block", "none"]
+    # colors=None: the caller's PNG bytes, exactly
     assert [png for _, _, png in frames] == list(pngs.values())
     assert 'value="1"' in slider.html
     assert "ratio &lt;a/b&gt;" in slider.html and "<a/b>" not in slider.html
@@ -103,9 +106,124 @@ def test_slider_frames_render_at_the_static_figures_dpi_by_default():
     """Frames are drawn at 100 dpi, the book's static figures' (``savefig.dpi``), so their text
     is as large on the page as a figure's (at 80 dpi a 7.5 pt legend was about 8 px)."""
     default = _frames_in(viz.frame_slider({1: _frame(1)}, "H").html)[0][2]
-    assert default == viz.figure_to_png(_frame(1), dpi=100)
+    assert default == viz.quantize_png(viz.figure_to_png(_frame(1), dpi=100))
     static = _frames_in(viz.slider(lambda h: _frame(h), [1], "H", live=False).html)[0][2]
     assert static == default
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
+
+
+def test_slider_frames_are_palette_pngs_far_smaller_that_look_the_same():
+    """Review (page weight): frames are stored as palette PNGs of viz.SLIDER_COLORS colours,
+    far smaller than matplotlib's full-colour PNG and with no visible change (every channel
+    within a few steps of 255); the same input gives the same bytes; colors=None keeps
+    matplotlib's bytes."""
+    import io
+
+    from PIL import Image
+
+    full = viz.figure_to_png(_frame(3), dpi=100)
+    small = viz.quantize_png(full)
+    assert Image.open(io.BytesIO(small)).mode == "P" and Image.open(io.BytesIO(full)).mode == "RGBA"
+    assert len(small) < 0.6 * len(full), (len(small), len(full))
+    assert np.abs(_pixels(small) - _pixels(full)).max() <= 16
+    assert viz.quantize_png(full) == small  # deterministic
+    kept = _frames_in(viz.frame_slider({3: _frame(3)}, "H", colors=None).html)[0][2]
+    assert kept == full
+    made = viz.frame_slider({3: _frame(3)}, "H")
+    assert _frames_in(made.html)[0][2] == small and made.n_bytes == len(_b64(small))
+    few = viz.quantize_png(full, 8)
+    assert len(Image.open(io.BytesIO(few)).getcolors()) <= 8
+    with pytest.raises(ValueError, match="colors"):
+        viz.frame_slider({3: _frame(3)}, "H", colors=1)
+    with pytest.raises(ValueError, match="colors"):
+        viz.quantize_png(full, 300)
+
+
+def test_a_transparent_frame_keeps_its_transparency():
+    fig = _frame(2)
+    fig.patch.set_alpha(0.0)
+    png = viz.figure_to_png(fig, dpi=100)
+    assert _pixels(png)[..., 3].min() == 0
+    small = viz.quantize_png(png)
+    assert _pixels(small)[..., 3].min() == 0 and len(small) < len(png)
+
+
+def test_a_png_that_quantization_would_not_shrink_is_kept():
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("P", (4, 4)).save(buf, format="PNG")
+    assert viz.quantize_png(buf.getvalue()) == buf.getvalue()
+
+
+def _b64(data: bytes) -> bytes:
+    return base64.b64encode(data)
+
+
+def test_the_sliders_of_one_notebook_are_weighed_together(monkeypatch):
+    """Review (page weight): the sliders a process (one notebook's kernel) embeds are summed;
+    past viz.NOTEBOOK_MAX_BYTES a warning names the total. The same slider made again (an
+    unchanged cell re-run) is not counted twice."""
+    frames = {h: viz.figure_to_png(_frame(h)) for h in (1, 2)}
+    first = viz.frame_slider(frames, "H")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        viz.frame_slider(frames, "H")  # the same slider again: counted once
+    assert sum(viz._EMBEDDED.values()) == first.n_bytes
+    monkeypatch.setattr(viz, "NOTEBOOK_MAX_BYTES", first.n_bytes + first.n_bytes // 2)
+    with pytest.warns(UserWarning, match=r"the 2 sliders of this process embed"):
+        viz.frame_slider(frames, "H, again")
+
+
+def test_each_frames_alt_text_gives_its_titles():
+    """Review (accessibility): a frame's alt text says what its titles say (the numbers a
+    sighted reader reads on top), not only the slider's value."""
+
+    def frame(h: int) -> plt.Figure:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(4, 2))
+        fig.suptitle(f"N = 50, H = {h}")
+        left.set_title(f"measured {0.1 * h:.2f}")
+        right.set_title("bound", loc="right")
+        return fig
+
+    out = viz.slider(frame, [1, 2], "heads H", live=False)
+    alts = re.findall(r'<img class="memnb-frame" data-value="[^"]*" alt="([^"]*)"', out.html)
+    assert alts == ["heads H: 1. N = 50, H = 1; measured 0.10; bound",
+                    "heads H: 2. N = 50, H = 2; measured 0.20; bound"]
+    direct = viz.frame_slider({5: frame(5)}, "heads H", alt="accuracy <H>")
+    assert 'alt="accuracy &lt;H&gt;: 5. N = 50, H = 5; measured 0.50; bound"' in direct.html
+    # a frame of PNG bytes has no titles to read: the value alone, unless frame_text gives one
+    plain = viz.frame_slider({1: viz.figure_to_png(_frame(1))}, "H")
+    assert 'alt="H: 1"' in plain.html
+    told = viz.frame_slider({1: viz.figure_to_png(_frame(1))}, "H", frame_text={1: "H = 1"})
+    assert 'alt="H: 1. H = 1"' in told.html
+    fig, ax = plt.subplots()
+    assert viz.figure_titles(fig) == ""
+    ax.set_title("a  title\non two lines")
+    assert viz.figure_titles(fig) == "a title on two lines"
+    plt.close(fig)
+
+
+def test_without_javascript_the_range_is_hidden_and_the_first_frame_shown():
+    """Review (no JavaScript): the range input is hidden in the markup, so a reader without
+    JavaScript sees no control that does nothing; the script un-hides it; the initial frame is
+    shown by its inline style alone."""
+    slider = viz.frame_slider({h: _frame(h) for h in (1, 2, 4)}, "H", initial=2)
+    (range_input,) = re.findall(r'<input type="range"[^>]*>', slider.html)
+    assert range_input.endswith(" hidden/>")
+    assert [d for _, d, _ in _frames_in(slider.html)] == ["none", "block", "none"]
+    assert "<output" in slider.html and ">2</output>" in slider.html  # the value it shows
+    script = slider.html.split("<script>")[1]
+    assert "input.hidden = false;" in script
 
 
 def test_frame_slider_warns_when_too_heavy():
@@ -140,7 +258,8 @@ const frames = values.map((v, i) => ({
 }));
 const listeners = {};
 const attributes = {};
-const input = {value: "%(start)d", addEventListener: (ev, fn) => { listeners[ev] = fn; },
+const input = {value: "%(start)d", hidden: true,
+               addEventListener: (ev, fn) => { listeners[ev] = fn; },
                setAttribute: (name, v) => { attributes[name] = v; }};
 const windowListeners = {};
 const window = {addEventListener: (ev, fn) => { windowListeners[ev] = fn; }};
@@ -153,7 +272,7 @@ const root = {
 const document = {currentScript: {previousElementSibling: root}, getElementById: () => root};
 vm.runInNewContext(script, {document, window});
 const shown = () => frames.map(f => f.style.display);
-const result = {initial: shown(), label0: out.textContent};
+const result = {initial: shown(), label0: out.textContent, hidden: input.hidden};
 input.value = "2"; listeners.input();
 result.moved = shown(); result.label2 = out.textContent;
 result.spoken2 = attributes["aria-valuetext"];
@@ -173,6 +292,7 @@ def test_slider_script_swaps_frames_when_the_range_moves():
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["initial"] == ["block", "none", "none"] and result["label0"] == "1"
+    assert result["hidden"] is False  # the script shows the range it hid without JavaScript
     assert result["moved"] == ["none", "none", "block"] and result["label2"] == "4"
     # a screen reader hears the value, not the frame's index
     assert result["spoken2"] == "4" and 'aria-valuetext="1"' in slider.html
@@ -507,3 +627,39 @@ def test_slider_frames_keep_their_axes_in_one_place(layout):
     columns = _spine_columns(viz.slider(frame, tops, "top", live=False).html)
     assert len(set(columns)) == 1, columns
     plt.close("all")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"initial": 7}, "initial=7"),
+    ({"dpi": 0}, "dpi must be a finite number > 0"),
+    ({"dpi": float("nan")}, "dpi must be a finite number > 0"),
+    ({"colors": 0}, "colors must be None or an integer from 2 to 256"),
+])
+def test_slider_refuses_its_options_before_drawing_a_frame(kwargs, match):
+    drawn = []
+
+    def draw(value):
+        drawn.append(value)
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, value])
+        return fig
+
+    with pytest.raises(ValueError, match=match):
+        viz.slider(draw, [1, 2, 3], "value", live=False, **kwargs)
+    assert drawn == []
+
+
+@pytest.mark.parametrize("fn, values, match", [
+    (5, [1, 2], "fn must be a callable"),
+    (lambda v: None, None, "values must be a non-empty sequence"),
+    (lambda v: None, "abc", "values must be a non-empty sequence"),
+])
+def test_slider_names_a_wrong_argument_type(fn, values, match):
+    with pytest.raises(TypeError, match=match):
+        viz.slider(fn, values, "value", live=False)
+
+
+def test_a_frame_value_of_a_missing_column_names_the_column():
+    table = pd.DataFrame({"H": [1, 2]})
+    with pytest.raises(ValueError, match=r"this run has no column 'd' \(its columns: H\)"):
+        viz.check_frame_value(table, "d", 3)

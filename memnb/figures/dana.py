@@ -51,19 +51,42 @@ _ACC = f"accuracy (mean of the last {exp.OFFICIAL_BATCH_WINDOW} training batches
 _ACC_CHECKPOINT = "accuracy (best checkpoint, on the training sample)"
 
 
-def accuracy_label(*tables: pd.DataFrame | None) -> str:
+def _recorded(tables: tuple[pd.DataFrame | None, ...]) -> list[bool]:
+    """For each drawn table of ``tables`` (None and empty skipped), whether it holds the
+    official code's mean over the last batches (:func:`as_the_paper_reports` kept the
+    checkpoint's beside it as ``accuracy_checkpoint``)."""
+    return ["accuracy_checkpoint" in t for t in tables if t is not None and len(t)]
+
+
+def accuracy_label(*tables: pd.DataFrame | None, short: bool = False) -> str:
     """The y-axis label of a figure that draws the ``accuracy`` column of ``tables`` (None
     skipped): :data:`_ACC` where every table holds the official code's mean over the last
-    batches (:func:`as_the_paper_reports` kept the checkpoint's beside it as
-    ``accuracy_checkpoint``), :data:`_ACC_CHECKPOINT` where none does, both named otherwise."""
-    drawn = [t for t in tables if t is not None and len(t)]
-    recorded = ["accuracy_checkpoint" in t for t in drawn]
+    batches, :data:`_ACC_CHECKPOINT` where none does, both named otherwise. ``short``: a label
+    no taller than a slider frame's axes (``"accuracy (last 100 batches)"``), whose caption
+    then says the whole of it (:func:`accuracy_axis_sentence`)."""
+    recorded = _recorded(tables)
+    window = exp.OFFICIAL_BATCH_WINDOW
     if all(recorded):
-        return _ACC
+        return f"accuracy (last {window} batches)" if short else _ACC
     if not any(recorded):
-        return _ACC_CHECKPOINT
-    return (f"accuracy (mean of the last {exp.OFFICIAL_BATCH_WINDOW} training batches; "
+        return "accuracy (best checkpoint)" if short else _ACC_CHECKPOINT
+    if short:
+        return f"accuracy (last {window} batches or checkpoint)"
+    return (f"accuracy (mean of the last {window} training batches; "
             "best checkpoint where not recorded)")
+
+
+def accuracy_axis_sentence(*tables: pd.DataFrame | None) -> str:
+    """What the short y-axis label of a slider frame (:func:`accuracy_label` with ``short``)
+    stands for, as a sentence of its caption."""
+    recorded = _recorded(tables)
+    last = (f"the official code's mean accuracy over the last {exp.OFFICIAL_BATCH_WINDOW} "
+            "training batches, taken while the model still trains, each context counted as "
+            "often as it was sampled (the accuracy the paper reports)")
+    best = "the best checkpoint's accuracy on the training sample"
+    what = last if all(recorded) else best if not any(recorded) else \
+        f"{last}; where a table did not record it, {best}"
+    return f'The y-axis, "{accuracy_label(*tables, short=True)}", is {what}.'
 
 
 def _phi(x: np.ndarray, n: int, t0: int) -> np.ndarray:
@@ -595,8 +618,10 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
     the paper's setting (:func:`_frame_paper`), the paper's official CSV values (hollow
     diamonds, as everywhere in the chapter), the point ``x = value`` highlighted (large round:
     measured; large hollow diamond: the paper's; filled cross, not a diamond: Cor. 2's bound
-    there), each marker with its own legend entry; ``setting`` (the fixed N, d, ...) heads
-    the title, which gives the three values. Legend below the axes, off the data; it names
+    there, drawn on top), each marker with its own legend entry; ``setting`` (the fixed N, d,
+    ...) heads the title, which gives the three values; the y-label is the short one
+    (:func:`accuracy_label`), which the caption spells out. Legend below the axes, off the
+    data; it names
     ``table`` the committed full run where it is read in place of a run of this build
     (``read_in_place``, :data:`FULL_IN_PLACE`). Rows hold H, d_h, d, N, T0."""
     n, t0 = int(table["N"].iloc[0]), int(table["T0"].iloc[0])
@@ -616,7 +641,7 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
     ax.plot([value], [ours], "o", color=viz.PALETTE["ours"], markersize=10,
             label=f"ours {at} (seed mean)")
     ax.plot([value], [bound], "X", color=viz.PALETTE["bound"], markersize=10,
-            label=f"Cor. 2 bound {at}")
+            label=f"Cor. 2 bound {at}", zorder=6)  # above the paper's diamond, never hidden
     theirs = "" if official is None or value not in official else \
         f", paper's CSV {official[value]:.3f}"
     if theirs:
@@ -624,7 +649,7 @@ def _highlight_frame(table: pd.DataFrame, x: str, value: int, xlabel: str,
                 markerfacecolor="none", markeredgewidth=2, label=f"paper's CSV {at}")
     ax.set_title(f"{setting}, {x} = {value}: measured {ours:.3f}{theirs}, Cor. 2 bound "
                  f"{bound:.3f}", fontsize=9.5)
-    ax.set(xlabel=xlabel, ylabel=accuracy_label(table), ylim=(0, 1.05))
+    ax.set(xlabel=xlabel, ylabel=accuracy_label(table, short=True), ylim=(0, 1.05))
     _legend_below(fig, [ax], fontsize=8.5)
     return fig
 
@@ -674,17 +699,25 @@ def _int_span(values: list[int]) -> str:
     return ", ".join(map(str, values))
 
 
+def slider_d(table: pd.DataFrame) -> int:
+    """The d = d_h of the Sec. 6 slider over H, drawn from Experiment 1's ``table``: Fig. 1a's
+    one d = d_h where ``table`` holds it, so that the slider shows the paper's figure; else
+    the table's largest d."""
+    held = {int(d) for d in table["d"]}
+    return _fig1a_d() if _fig1a_d() in held else max(held)
+
+
 def slider_counterpart(table: pd.DataFrame, kind: str) -> str:
     """The paper counterpart of a Sec. 6 slider drawn from ``table`` (:func:`slider_caption`'s
-    ``kind``): Fig. 1b for Experiment 2; for Experiment 1 at the table's largest d, Fig. 1a
-    where that d is Fig. 1a's one d = d_h, else the official CSV of that d (which the
-    camera-ready draws in no figure of its own: its slope enters the figure that
+    ``kind``): Fig. 1b for Experiment 2; for Experiment 1 at :func:`slider_d`, Fig. 1a where
+    that d is Fig. 1a's one d = d_h, else the official CSV of that d (which the camera-ready
+    draws in no figure of its own: its slope enters the figure that
     :data:`memnb.papers.dana.FIGURES` names) beside Fig. 1a's d."""
     if kind == "head_dim":
         return "Dana et al. Fig. 1b (Experiment 2)"
     if kind != "heads":
         raise ValueError(f"kind must be 'heads' or 'head_dim'; got {kind!r}")
-    d, fig1a = int(table["d"].max()), _fig1a_d()
+    d, fig1a = slider_d(table), _fig1a_d()
     if d == fig1a:
         return "Dana et al. Fig. 1a (Experiment 1)"
     csv = f"Data_exp_1_{d}.csv"
@@ -696,13 +729,13 @@ def slider_counterpart(table: pd.DataFrame, kind: str) -> str:
 
 def slider_caption(table: pd.DataFrame, kind: str) -> str:
     """The caption of a Sec. 6 slider, from the drawn table: ``kind`` ``"heads"`` (Experiment 1
-    at its largest d, :func:`heads_frame`) or ``"head_dim"`` (Experiment 2,
+    at :func:`slider_d`, :func:`heads_frame`) or ``"head_dim"`` (Experiment 2,
     :func:`head_dim_frame`): what each frame plots, at which fixed setting, over which values
-    the slider moves, and whether the paper's official CSV is drawn beside ours (only where the
-    table was run at the paper's setting)."""
+    the slider moves, whether the paper's official CSV is drawn beside ours (only where the
+    table was run at the paper's setting), and what the short y-axis label stands for."""
     n = int(table["N"].iloc[0])
     if kind == "heads":
-        d = int(table["d"].max())
+        d = slider_d(table)
         part = table[table["d"] == d]
         hs = sorted(int(h) for h in part["H"].unique())
         fig1a = _fig1a_d()
@@ -723,19 +756,21 @@ def slider_caption(table: pd.DataFrame, kind: str) -> str:
         raise ValueError(f"kind must be 'heads' or 'head_dim'; got {kind!r}")
     official = _frame_paper(drawn_x, x)
     drawn = "Each frame draws our seed-averaged curve"
+    axis = accuracy_axis_sentence(drawn_x)
     if official is None:
         return (f"{what}. {drawn}, Corollary 2's bound φ(H·d_h + d) and the previous bound "
                 "φ(H(d_h − 1) + 1) (dashed); at the chosen value the large round marker is our "
                 "accuracy and the filled cross the bound there (each named in the legend), and "
-                "the title gives both. The paper's values are not drawn: this run is not at the "
-                "paper's setting.")
+                f"the title gives both. {axis} The paper's values are not drawn: this run is "
+                "not at the paper's setting.")
     missing = sorted(int(v) for v in drawn_x[x].unique() if int(v) not in official)
     gap = (f" (it has no value at {x} = {', '.join(map(str, missing))})" if missing else "")
     return (f"{what}. {drawn}, the paper's accuracies from the official {csv} (hollow "
             f"diamonds){gap}, Corollary 2's bound φ(H·d_h + d) and the previous bound "
             "φ(H(d_h − 1) + 1) (dashed); at the chosen value the large round marker is our "
-            "accuracy, the large hollow diamond the paper's and the filled cross the bound "
-            "(each named in the legend), and the title gives all three.")
+            "accuracy, the large hollow diamond the paper's and the filled cross the bound, "
+            "drawn on top of the diamond (each named in the legend), and the title gives all "
+            f"three. {axis}")
 
 
 def bound_check(table: pd.DataFrame, x: str | list[str]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -637,21 +637,45 @@ def slider_markdown(ns: list[int], *, N_max: int = 100_000, N_search: int = 10**
             "crossings compare our constants with bounds that state none.")
 
 
-def bounds_slider_caption(slides: str) -> str:
+def bounds_slider_caption(slides: str, ns: Sequence[int] | None = None, *,
+                          N_max: int = 100_000) -> str:
     """The caption of a slider of :func:`bounds_figure` frames (``slides``: what its slider
     moves, e.g. ``"N at n = 8"``): a figure of ours with no paper counterpart, of closed forms
-    evaluated here (no training), with the settings :func:`bound_curves` draws them at."""
+    evaluated here (no training), with the settings :func:`bound_curves` draws them at. ``ns``:
+    the sequence lengths of a slider over n, whose frames each redraw the curves for their n
+    (the caption names the curves that change with n and those that do not, computed on the
+    grid up to ``N_max``); None for a slider over N, whose curves stay and whose marker moves."""
     import inspect
 
     given = {k: p.default for k, p in inspect.signature(bound_curves).parameters.items()
              if p.default is not inspect.Parameter.empty}
+    if ns is None:
+        frames = ("The curves are the same in every frame; the marker and the legend's values "
+                  "move to the chosen $N$.")
+    else:
+        grid = _bounds_grid(N_max)
+        drawn = [bound_curves(grid, int(n)) for n in ns]
+        moved = [label for label in drawn[0]
+                 if any(not np.array_equal(d[label], drawn[0][label]) for d in drawn)]
+        kept = [label for label in drawn[0] if label not in moved]
+        if moved:
+            frames = (f"Each frame redraws the curves for its $n$: {_quoted(moved)} change with "
+                      f"$n${f'; {_quoted(kept)} do not' if kept else ''}.")
+        else:
+            frames = "No curve changes with $n$ over these frames; only the marker's values do."
     return (f"**Figure (ours; no paper counterpart).** Parameter counts against $N$ (log-log), "
             f"the slider moving {slides}: closed forms evaluated here, nothing trained. Our "
             "construction's count (`memnb.bounds.kajitsuka_construction_parameter_model`, "
             f"next-token and seq-to-seq, $C = {given['C']}$ classes, vocabulary "
             f"$V = {given['V']:,}$), the other bounds as shapes (constants set to 1, logs "
             f"dropped; Kim et al. with $d = {given['d']}$) and the smallest $W$ of our "
-            "instantiated VC bound; the legend gives each curve's value at the marked $N$.")
+            "instantiated VC bound; the legend gives each curve's value at the marked $N$. "
+            f"{frames}")
+
+
+def _quoted(labels: list[str]) -> str:
+    """Curve labels of :func:`bound_curves` as a caption names them: quoted, comma-separated."""
+    return ", ".join(f"“{label}”" for label in labels)
 
 
 #: The colours of :func:`bounds_figure`'s curves: the group cycle with the Okabe-Ito yellow,

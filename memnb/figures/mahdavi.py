@@ -543,25 +543,39 @@ def proposition4_table(draws: int = 12, seed: int = 0) -> pd.DataFrame:
 CONSTRUCTION_MARKERS: tuple[tuple[str, float], ...] = (("o", 12.0), ("s", 7.5), ("^", 5.0))
 
 
+#: The y-label of the construction slider's frames: both quantities its y-axis carries.
+CONSTRUCTION_YLABEL = "rank Z (markers) and count (dashed)"
+
+
+def construction_ylim(grid: pd.DataFrame) -> tuple[float, float]:
+    """The y-limits of every frame of the construction slider: from 0 to two above the
+    largest count of ``grid``, the same in every frame, so heights compare across H."""
+    return 0.0, float(grid["capacity"].max() + 2)
+
+
 def construction_frame(grid: pd.DataFrame, h: int) -> plt.Figure:
-    """One slider frame: Theorem 1's count (lines) and rank Z of the construction (markers)
-    against ``d_h``, one colour and one marker (:data:`CONSTRUCTION_MARKERS`) per context
-    length ``n``, for ``H = h``; an ``h`` the grid does not hold is refused, naming the H it
+    """One slider frame: Theorem 1's count (dashed lines; its formula is our *[reconstruction]*)
+    and rank Z of the construction (markers) against ``d_h``, one colour and one marker
+    (:data:`CONSTRUCTION_MARKERS`) per context length ``n``, for ``H = h``, on the y-limits of
+    :func:`construction_ylim`; an ``h`` the grid does not hold is refused, naming the H it
     holds (an empty frame would read as a construction that memorized nothing)."""
     viz.check_frame_value(grid, "H", h, source="the construction grid")
     fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
     part = grid[grid["H"] == h]
-    for i, (n_, rows) in enumerate(part.groupby("n")):
+    contexts = list(part.groupby("n"))
+    # the counts first, then the ranks: the legend's two columns are one each
+    for i, (n_, rows) in enumerate(contexts):
+        ax.plot(rows["d_h"], rows["capacity"], color=viz.GROUP_CYCLE[i], linestyle="--",
+                label=f"Theorem 1's count H(min(n, d_h)−1)+1 [reconstruction], n={n_}")
+    for i, (n_, rows) in enumerate(contexts):
         color = viz.GROUP_CYCLE[i]
         marker, size = CONSTRUCTION_MARKERS[min(i, len(CONSTRUCTION_MARKERS) - 1)]
         hollow = i < len(CONSTRUCTION_MARKERS) - 1
-        ax.plot(rows["d_h"], rows["capacity"], color=color, linestyle="--",
-                label=f"Theorem 1's count H(min(n, d_h)−1)+1, n={n_}")
         ax.plot(rows["d_h"], rows["z_rank"], color=color, marker=marker, markersize=size,
                 markerfacecolor="none" if hollow else color, markeredgewidth=1.5,
                 linestyle="none", label=f"rank Z of the construction, n={n_}")
-    ax.set(xlabel="key/query dimension d_h", ylabel="rank Z (lines: Theorem 1's count)",
-           ylim=(0, grid["capacity"].max() + 2),
+    ax.set(xlabel="key/query dimension d_h", ylabel=CONSTRUCTION_YLABEL,
+           ylim=construction_ylim(grid),
            title=f"H = {counted(h, 'head')}, d = {int(grid['d'].iloc[0])}")
     _legend_below(fig, ax)
     return fig
@@ -574,13 +588,16 @@ def construction_caption(grid: pd.DataFrame) -> Any:
     fitted = int(grid["memorized_all"].sum())
     heads = ", ".join(str(int(h)) for h in sorted(grid["H"].unique()))
     contexts = ", ".join(str(int(n)) for n in sorted(grid["n"].unique()))
+    low, high = construction_ylim(grid)
     text = (f"Theorem 1's construction (our float64 implementation of the proof, "
             f"*[reconstruction]*) at d = {int(grid['d'].iloc[0])}, H ∈ {{{heads}}}, "
             f"n ∈ {{{contexts}}}, d_h = {int(grid['d_h'].min())}-{int(grid['d_h'].max())}: "
-            f"rank Z equals the count H(min(n, d_h)−1)+1 in {exact} of {len(grid)} "
+            f"rank Z (markers) equals Theorem 1's count H(min(n, d_h)−1)+1 (dashed lines; "
+            f"the formula is our *[reconstruction]*) in {exact} of {len(grid)} "
             f"constructions, and every label is reproduced within 1e-6 in {fitted} of "
-            f"{len(grid)}. {_rank_is_count(grid)} A figure of ours: the paper has no "
-            "counterpart.")
+            f"{len(grid)}. {_rank_is_count(grid)} The y-axis is the same in every frame, "
+            f"{low:g} to {high:g}, so heights compare across H. A figure of ours: the paper "
+            "has no counterpart.")
     return viz.caption(text, None, source="ours")
 
 
