@@ -126,13 +126,16 @@ def results_table(names: Sequence[str], profile: str,
     Dana, Mahdavi and Kajitsuka chapters and the scorecard read beside it; a full result or
     replication computed under an earlier profile, which the pages name but do not judge, says
     so; a partial one says how many of its points ran; one that today's code did not compute
-    names the code that did, :func:`memnb.results.earlier_code_note`), the columns of
-    :func:`memnb.provenance.provenance_summary`, and ``calls_left_out`` (the recorded calls
+    names the code that did, :func:`memnb.results.earlier_code_note`; one whose points were
+    computed by earlier code and re-keyed names the fingerprint they were computed with,
+    :func:`memnb.provenance.rekey_origin`), the columns of
+    :func:`memnb.provenance.provenance_summary`, ``calls_left_out`` (the recorded calls
     that computed no point while another call of the run did, :func:`_calls_without_points`),
     whose time ``wall_time_s`` then leaves out (the provenance's total is kept as
-    ``recorded_wall_time_s``).
+    ``recorded_wall_time_s``), ``run_kind`` (the *run* without its notes), and ``python`` and
+    ``torch``, the versions the provenance records (``None`` where it records none).
     """
-    from memnb.provenance import points_ran, profile_change, provenance_summary
+    from memnb.provenance import points_ran, profile_change, provenance_summary, rekey_origin
     from memnb.reruns import replications_root
     from memnb.results import earlier_code_note, result_paths
 
@@ -154,6 +157,9 @@ def results_table(names: Sequence[str], profile: str,
                     done, total = points_ran(provenance)
                     run += f", partial: {done} of {total} points ran"
                 run += earlier_code_note(name, provenance)
+            origin = rekey_origin(provenance)
+            if origin is not None:  # computed by earlier code, carried over without rerunning
+                run += f", points re-keyed from `{origin[0][:8]}…`"
             left_out = _calls_without_points(provenance)
             if left_out:  # the time of the calls that computed points; the total kept beside
                 record["recorded_wall_time_s"] = record["wall_time_s"]
@@ -162,7 +168,9 @@ def results_table(names: Sequence[str], profile: str,
                                             if call["points_computed"])
             rows.append({"run": run, **record, "calls_left_out": left_out,
                          "written_utc": written_utc(provenance),
-                         "kernel_levels_recorded": kernel_levels_recorded(provenance)})
+                         "kernel_levels_recorded": kernel_levels_recorded(provenance),
+                         "run_kind": label, "python": provenance.get("python"),
+                         "torch": provenance.get("torch_version")})
     return rows
 
 
@@ -330,6 +338,95 @@ def _rekey_words(provenance: dict[str, Any], copied: bool = False) -> str:
             f"re-keyed{listed}")
 
 
+def paper_seeds() -> dict[str, Any]:
+    """The seeds of each paper's runs as our sources give them
+    (:class:`memnb.papers.Published`), by the prefix of its experiments' names; ``None`` for a
+    paper whose count our sources do not give (Kajitsuka & Sato's, notes §3: "not found")."""
+    from memnb.papers import dana, mahdavi
+
+    return {"dana": dana.TEXT["seeds_appendix"], "mahdavi": mahdavi.SEEDS, "kajitsuka": None}
+
+
+def _seed_counts(seeds: dict[str, int]) -> str:
+    """``seeds`` (seeds by experiment) as the count most of them run, then each other count with
+    its experiments: ``5 (20 for `dana.exp6`)``."""
+    by_count: dict[int, list[str]] = {}
+    for name, count in seeds.items():
+        by_count.setdefault(count, []).append(f"`{name}`")
+    usual = max(by_count, key=lambda count: (len(by_count[count]), count))
+    others = [f"{count} for {', '.join(by_count[count])}"
+              for count in sorted(by_count, reverse=True) if count != usual]
+    return f"{usual}" + (f" ({'; '.join(others)})" if others else "")
+
+
+def full_seeds_words(names: Sequence[str]) -> str:
+    """One item of the full runs' list: the seeds a ``full`` run of each of ``names`` computes
+    (:meth:`memnb.experiments.registry.Experiment.seeds_run` of the profile's count), per paper,
+    beside the paper's count where our sources give it (:func:`paper_seeds`), then those of the
+    experiments of ours and the checks seeded once; "" when ``names`` is empty."""
+    from memnb.experiments.registry import PAPERS, get, paper_item
+
+    papers: dict[str, dict[str, int]] = {}
+    ours: dict[str, int] = {}
+    once = []
+    for name in names:
+        exp = get(name)
+        if exp.fixed_seeds is not None:
+            once.append(f"`{name}`")
+            continue
+        count = exp.seeds_run("full", exp.seeds_asked("full"))
+        prefix = name.split(".")[0]
+        if paper_item(name).startswith("ours") or prefix not in PAPERS:
+            ours[name] = count
+        else:
+            papers.setdefault(prefix, {})[name] = count
+    published = paper_seeds()
+    parts = []
+    for prefix, seeds in papers.items():
+        theirs = published.get(prefix)
+        parts.append(f"{PAPERS[prefix]}'s {_seed_counts(seeds)}, "
+                     + ("the paper's not in our sources" if theirs is None else
+                        f"the paper's {theirs.value:g} ({theirs.source})"))
+    if not parts and not ours and not once:
+        return ""
+    text = ("Seeds of a `full` run (each profile's count, "
+            "`memnb.experiments.registry.Experiment.seeds_run`)"
+            + (", beside the paper's where our sources give it: " + "; ".join(parts)
+               if parts else "") + ".")
+    if ours:
+        text += f" Experiments of ours: {_seed_counts(ours)}."
+    if once:
+        text += f" Checks seeded once, whatever is asked: {', '.join(once)}."
+    return text
+
+
+def table_settings_words(names: Sequence[str]) -> str:
+    """One item of the full runs' list: the settings at which ``mahdavi.table1`` and
+    ``mahdavi.table3`` run (the ``full`` profile's images, and its models and context lengths),
+    beside the paper's (:mod:`memnb.papers.mahdavi`); "" when ``names`` holds neither."""
+    from memnb.experiments.registry import get
+    from memnb.papers import mahdavi
+
+    parts = []
+    if "mahdavi.table1" in names:
+        images = get("mahdavi.table1").params("full")["images"]
+        parts.append(f"`mahdavi.table1` reads {images:,} ImageNet images where the paper's "
+                     f"notebook read {mahdavi.TABLE1_IMAGES.value:,} "
+                     "(`memnb.papers.mahdavi.TABLE1_IMAGES`)")
+    if "mahdavi.table3" in names:
+        params = get("mahdavi.table3").params("full")
+        bert, gpt2 = mahdavi.TABLE3_GEOMETRY["bert"][0], mahdavi.TABLE3_GEOMETRY["gpt2"][0]
+        parts.append(f"`mahdavi.table3` reads IMDb reviews with all-MiniLM-L6-v2 at n = "
+                     f"{params['bert_length']:,} and GPT-2 small at n = "
+                     f"{params['gpt_length']:,}, where the paper read Wikipedia with BERT-large "
+                     f"at n = {bert:,} and GPT-2 large at n = {gpt2:,} "
+                     "(`memnb.papers.mahdavi.TABLE3_GEOMETRY`)")
+    if not parts:
+        return ""
+    return ("Mahdavi et al.'s Tables 1 and 3 run at the settings the Mahdavi chapter names, "
+            "not the paper's: " + "; ".join(parts) + ".")
+
+
 def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -> str:
     """The "Full-profile runs measured so far" section of the "Running at scale" page: one row
     per committed full result of ``names`` (its grid, seeds, device and wall time, read from its
@@ -348,7 +445,6 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         points_ran,
         profile_change,
         provenance_summary,
-        run_label,
     )
     from memnb.reruns import rerun_progress, rerun_reason
     from memnb.results import (
@@ -418,9 +514,11 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
             partial.append(f"`{name}` ({what}; {rerun_does})")
         chain = copied_chain(provenance, folder)  # points copied from earlier runs: read once
         fixed = len(provenance.get("corrections") or [])
+        # the provenance's path is not repeated: a path in code font does not wrap, and made
+        # the table wider than the page
         fixed_text = "" if not fixed else (
             f"; {fixed} correction{'s' if fixed > 1 else ''} by hand, listed under "
-            f"`corrections` in `data/results/full/{name}.json`")
+            "`corrections` in its provenance")
         code = provenance.get("code_fingerprint")
         current = computed_by_todays_code(name, provenance)
         if not current:
@@ -486,26 +584,67 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                                                      for name, text in underway) + ".")
     kept = [(name, earlier) for name in names for earlier in load_superseded(name, "full",
                                                                              results_root)]
-    if kept:
-        notes.append("Replaced by a run of today's code or profile and kept for comparison, under "
-                     "`data/results/full/superseded/`: " + "; ".join(
-                         f"`{name}` of code `{e.provenance.get('code_fingerprint')}` "
-                         f"({run_label(e.table, e.provenance)}, "
-                         f"{arithmetic_label(e.provenance)}, "
-                         f"commit `{str(e.provenance.get('git_commit'))[:7]}`"
-                         + ("" if e.complete and profile_change(e.provenance) is None
-                            else f", {partial_summary(e.provenance)}") + ")"
-                         for name, e in kept) + ".")
     if rows and all(str(d).startswith("CPU") for d in summary["device_name"]):
         notes.append("None of them ran on a GPU: no GPU-hours of a `full` profile are measured "
                      "yet.")
     if missing:
         notes.append("No full-profile result yet (their planned cost is in the table below): "
                      + ", ".join(f"`{n}`" for n in missing) + ".")
+    # what the full profile runs, against the papers: first in the list
+    notes[:0] = [full_seeds_words(names), table_settings_words(names)]
     notes = [n for n in notes if n]
     if notes:  # one item each, so that the page does not read as one wall of text
         lines += ["", *(f"- {n}" for n in notes)]
+    if kept:  # one row each: a paragraph of them read as a wall of text
+        replaced = [_superseded_row(name, e) for name, e in kept]
+        lines += ["", "Replaced by a run of today's code or profile and kept for comparison, "
+                      "under `data/results/full/superseded/`:", "",
+                  markdown_table(["experiment", "code", "device", "seeds", "commit",
+                                  "why replaced"], [row for row, _ in replaced])]
+        details = [detail for _, detail in replaced if detail]
+        if details:  # below the table, so that its last column stays narrow
+            lines += ["", "How the earlier profiles differ from today's, and the points the "
+                          "partial tables lack:", "",
+                      *(f"- {detail}" for detail in details)]
     return "\n".join(lines) + "\n"
+
+
+def _superseded_row(name: str, kept: Any) -> tuple[list[str], str]:
+    """The row of the table of replaced runs for ``kept``, a result of ``name`` under
+    ``superseded/`` (:func:`memnb.results.load_superseded`): the code fingerprint that ends its
+    name (with the one it was re-keyed from, as the *code* column of the full runs says), its
+    arithmetic, device, seeds and commit, and why a run replaced it (earlier code, an earlier
+    profile; partial, with its points); then, for the list below the table, how its profile
+    differs from today's and the points a partial table lacks ("" when neither)."""
+    from memnb.provenance import (
+        arithmetic_label,
+        device_label,
+        partial_summary,
+        points_ran,
+        profile_change,
+        seeds_used,
+    )
+    from memnb.results import computed_by_todays_code
+
+    provenance = kept.provenance
+    rekeys = provenance.get("code_fingerprint_rekeys") or []
+    source = provenance.get("code_fingerprint_rekeyed_from") or (
+        rekeys[0].get("from") if rekeys else None)
+    code = (f"`{provenance.get('code_fingerprint')}`"
+            + (f" (re-keyed from `{source}`)" if source else "")
+            + f", {arithmetic_label(provenance)}")
+    changed = profile_change(provenance) or ""
+    lacks = partial_summary(provenance) or ""  # ends with the profile's change: said first
+    lacks = "" if lacks == changed else lacks.removesuffix(f"; {changed}")
+    done, total = points_ran(provenance)
+    why = [w for w in ("" if computed_by_todays_code(name, provenance) else "earlier code",
+                       "earlier `full` profile" if changed else "",
+                       f"partial, {done} of {total} points" if lacks else "") if w]
+    detail = "; ".join(w for w in (changed, lacks) if w)
+    row = [f"`{name}`", code, device_label(provenance), seeds_used(kept.table, provenance),
+           f"`{str(provenance.get('git_commit'))[:7]}`", "; ".join(why) or "–"]
+    return row, (f"`{name}` of code `{provenance.get('code_fingerprint')}`: {detail}"
+                 if detail else "")
 
 
 def data_files_sentence(provenances: dict[str, dict[str, Any]]) -> str:
@@ -666,10 +805,11 @@ def benchmarks_markdown(folder: Path) -> str:
 
 def contention_sentence(record: dict[str, Any]) -> str:
     """For a ``bench_contention`` record: the throughput of its processes of one thread each,
-    together, against one process alone with every thread (the first row), as a ratio: what a
-    dask ``LocalCluster`` of one single-threaded worker per core gains over one process on the
-    same cores (the page's dask section points here). "" for another record, or one without
-    both rows."""
+    together, against one process alone with every thread (the first row), as a ratio: the most
+    that a dask ``LocalCluster`` of one single-threaded worker per core could gain over one
+    process on the same cores (the page's dask section points here); the record times bare
+    processes, not dask, whose own overhead it does not measure. "" for another record, or one
+    without both rows."""
     if record.get("benchmark") != "bench_contention":
         return ""
     results = record.get("results") or []
@@ -679,12 +819,17 @@ def contention_sentence(record: dict[str, Any]) -> str:
     if alone is None or split is None:
         return ""
     together = float(split["processes"]) * float(split["steps_per_s"])
+    ratio = together / float(alone["steps_per_s"])
+    cluster = ("a dask `LocalCluster` of one single-threaded worker per core (section *A dask "
+               "cluster*)")
+    bound = (f"the most that {cluster} could gain over one process on this workload"
+             if ratio > 1 else f"so {cluster} would gain nothing over one process on this "
+                               "workload")
     return (f"Together, the {split['processes']} processes of one thread each made "
-            f"{together:.1f} steps/s, {together / float(alone['steps_per_s']):.2f} times the "
+            f"{together:.1f} steps/s, {ratio:.2f} times the "
             f"{float(alone['steps_per_s']):.1f} steps/s of one process alone with "
-            f"{alone['threads_each']} threads: the gain that a dask `LocalCluster` of one "
-            "single-threaded worker per core (section *A dask cluster*) would have on this "
-            "workload, on the machine the record names.\n")
+            f"{alone['threads_each']} threads: {bound}, on the machine the record names "
+            "(bare processes were timed, not dask, whose own overhead is not measured).\n")
 
 
 def precision_markdown(folder: Path) -> str:
@@ -774,7 +919,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
 
     devices = [_short_device(name) for name in device_names]
     by_device = [table.set_index("experiment", drop=False) for table in tables]
-    order = list(dict.fromkeys(e for table in tables for e in table["experiment"]))
+    order = sorted(dict.fromkeys(e for table in tables for e in table["experiment"]))
     rows, notes = [], []
     for name in order:
         plans = [table.loc[name] if name in table.index else None for table in by_device]
@@ -791,7 +936,7 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
                         f"({_short_device(first.recorded_on)})")
         elif first.recorded_on:  # a shared grid: its points come from another experiment's run
             recorded = str(first.recorded_on)
-        estimates = ["not planned" if r is None else
+        estimates = ["-" if r is None else  # not in that device's plan: its note says so
                      format_duration(None if pd.isna(r.wall_s) else float(r.wall_s))
                      + (" (earlier grid)" if getattr(r, "earlier_grid", False) else "")
                      for r in plans]
@@ -800,11 +945,13 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
         extra = {device: [n for n in str(r.note or "").split("; ") if n and n != _USUAL_NOTE]
                  for device, r in zip(devices, plans, strict=True) if r is not None}
         said = list(dict.fromkeys(n for device_notes in extra.values() for n in device_notes))
-        if said:
+        absent = [device for device, r in zip(devices, plans, strict=True) if r is None]
+        if said or absent:
             where = {n: [d for d, device_notes in extra.items() if n in device_notes]
                      for n in said}
-            text = "; ".join(n if len(where[n]) == len(extra) else
-                             f"{' and '.join(where[n])} plan only: {n}" for n in said)
+            text = "; ".join([*(n if len(where[n]) == len(extra) else
+                                f"{' and '.join(where[n])} plan only: {n}" for n in said),
+                              *([f"not in the {' and '.join(absent)} plan"] if absent else [])])
             notes.append(f"`{name}` ({first.groups} packed groups, {first.calibrated} "
                          f"calibrated): {text}")
     text = markdown_table(["experiment: paper item", "runs", "FLOPs",
@@ -826,7 +973,10 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
                        for device, table, own in zip(devices, tables, estimated, strict=True))
     return (text + f"\n\nTotal of the estimated wall times (a grid shared by two experiments "
             f"counted once): {totals}. Groups not calibrated are interpolated per point between "
-            "the calibrated ones.\n\n" + "\n".join(f"- {n}" for n in notes))
+            "the calibrated ones. A \"-\" marks a value not known: the FLOPs and times of an "
+            "experiment that trains nothing, an estimate that a device's plan does not hold "
+            "(not planned there, or withdrawn; the row's note below says which), and a run not "
+            "recorded.\n\n" + "\n".join(f"- {n}" for n in notes))
 
 
 def _table_cell(value: Any) -> str:
@@ -846,8 +996,18 @@ def _seconds(value: Any) -> str:
     return "–" if value is None else f"{float(value):.1f}"
 
 
-def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> str:
-    """The Markdown section of one chapter."""
+_WALL_NOTE_LIMIT = 60
+"""A wall-time cell's notes longer than this many characters go below the table (*note 1*, …):
+in the narrow column they wrapped into many lines."""
+
+
+def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
+                    listed_in: dict[str, int] | None = None) -> str:
+    """The Markdown section of one chapter. With ``listed_in`` (the titles of the other
+    chapters whose tables list this chapter's results, each with how many of them), the
+    results are not repeated in a table of their own: one sentence counts them and points to
+    those tables (:func:`_listed_elsewhere`). A wall-time cell whose notes are longer than
+    :data:`_WALL_NOTE_LIMIT` characters holds its number and a note mark, the note below."""
     from memnb.experiments.registry import paper_item
 
     parameters = ", ".join(f"`{k} = {v!r}`" for k, v in record["parameters"].items()) or "none"
@@ -873,26 +1033,65 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]]) -> st
         ended = str(record.get("ended") or "")[:19]
         later = [r for r in results
                  if ended and str(r.get("written_utc") or "")[:19] > ended]
-        lines += ["Results drawn on this page (*computed by*: the commit and start, in UTC, of "
-                  "the last call that computed points):", "", markdown_table(
-            ["experiment", "run", "paper item", "device", "wall time (s)", "computed by"],
-            [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
-              f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
-              paper_item(r["experiment"], str(r["paper_figure"])),
-              _device(r["device_name"]), wall_time_cell(r),
-              _computing_cell(r))
-             for r in results]), ""]
-        if not all(r["kernel_levels_recorded"] for r in results):
-            lines += [_KERNEL_LEVEL_WORDS + " (see *Will a rerun give the same numbers?*).", ""]
+        if listed_in:
+            lines += [_listed_elsewhere(results, listed_in), ""]
+        else:
+            notes: list[str] = []
+
+            def wall(row: dict[str, Any]) -> str:  # long notes below the table
+                cell = wall_time_cell(row)
+                number = _seconds(row.get("wall_time_s"))
+                if len(cell) - len(number) <= _WALL_NOTE_LIMIT:
+                    return cell
+                notes.append(f"Note {len(notes) + 1} (`{row['experiment']}`, "
+                             f"{row.get('run_kind', row['run'])}): {number} s"
+                             f"{cell[len(number):]}.")
+                return f"{number} (note {len(notes)})"
+
+            lines += ["Results drawn on this page (*computed by*: the commit and start, in UTC, "
+                      "of the last call that computed points):", "", markdown_table(
+                ["experiment", "run", "paper item", "device", "wall time (s)", "computed by"],
+                [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
+                  f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
+                  paper_item(r["experiment"], str(r["paper_figure"])),
+                  _device(r["device_name"]), wall(r),
+                  _computing_cell(r))
+                 for r in results]), ""]
+            lines += [*(f"{note}\n" for note in notes)]
+            if not all(r["kernel_levels_recorded"] for r in results):
+                lines += [_KERNEL_LEVEL_WORDS + " (see *Will a rerun give the same numbers?*).",
+                          ""]
         if later:
             these = "it" if len(later) == 1 else "them"
+            names = sorted({f"`{r['experiment']}`" for r in later})
+            marked = (f" ({', '.join(names)})" if listed_in
+                      else " (marked *newer than the page*)")
             lines += [f"{len(later)} of these results {'was' if len(later) == 1 else 'were'} "
-                      "written after this page was executed (marked *newer than the page*): "
+                      f"written after this page was executed{marked}: "
                       f"the page shows an earlier version of {these}, or none; the next "
                       "`make book` executes it again.", ""]
     else:
         lines += ["This page draws no cached experiment results.", ""]
     return "\n".join(lines)
+
+
+def _listed_elsewhere(results: Sequence[dict[str, Any]], listed_in: dict[str, int]) -> str:
+    """One sentence for a chapter whose results (:func:`results_table` rows) are all listed in
+    other chapters' tables (``listed_in``: each chapter's title and how many of these results
+    its table lists): how many results of each kind of run it reads, and where they are."""
+    from memnb.prose import counted
+
+    kinds: dict[str, int] = {}
+    for row in results:
+        kind = str(row.get("run_kind", row["run"]))
+        kinds[kind] = kinds.get(kind, 0) + 1
+    plural = {REPLICATION_RUN: "replications (ours)"}
+    parts = [f"{n} {plural.get(kind, kind) if n != 1 else kind}" for kind, n in kinds.items()]
+    kinds_words = (parts[0] if len(parts) == 1
+                   else ", ".join(parts[:-1]) + f" and {parts[-1]}")
+    where = "; ".join(f"*{title}* ({n})" for title, n in listed_in.items())
+    return (f"This page reads {counted(len(results), 'result')} ({kinds_words}), each listed "
+            f"with its provenance in the table of a chapter that draws it: {where}.")
 
 
 def _computing_cell(row: dict[str, Any]) -> str:
@@ -913,9 +1112,10 @@ uninterrupted one."""
 
 
 def _assumed_rekeys_words(runs: dict[str, dict[str, Any]]) -> str:
-    """The sentence, with a leading space, saying that the conclusion of :func:`rerun_section`
+    """The sentence, with a leading space, saying that the reading of :func:`rerun_section`
     about the committed runs of ``runs`` (name: provenance) apart from both their replication
-    and the table they replaced assumes the re-key of their points
+    and the table they replaced (their machine, not their code, made the difference) assumes
+    the re-key of their points
     (:func:`memnb.provenance.rekey_origin`), since the code that computed them was not rerun;
     runs that share one origin and chain are named together ("their points (all seven:
     `a` → `b`), made through 11 re-keys (…)"); '' when none was re-keyed."""
@@ -938,29 +1138,248 @@ def _assumed_rekeys_words(runs: dict[str, dict[str, Any]]) -> str:
         who = (f"its points ({pair})" if len(runs) == 1
                else f"their points ({every}: {pair})" if count == len(runs)
                else f"the points of {', '.join(f'`{n}`' for n in origins)} ({pair})")
-        return (f" That conclusion assumes the re-key of {who}, made {chain}, since the code "
+        return (f" That reading assumes the re-key of {who}, made {chain}, since the code "
                 "that computed them was not rerun.")
     each = "; ".join(f"{', '.join(f'`{n}`' for n in names)}: `{source}` → `{target}` {chain}"
                      for (source, target, chain), names in groups.items())
-    return (f" That conclusion assumes the re-key of their points ({each}), since the code "
+    return (f" That reading assumes the re-key of their points ({each}), since the code "
             "that computed them was not rerun.")
 
 
-def rerun_section(results_root: Path | None = None) -> str:
-    """The section "Will a rerun give the same numbers?": what the tests check on one machine,
-    how to compute a committed run again, and every replication (ours) against its committed
-    full run (:func:`memnb.scorecard.replaced.replications`), with the device each names."""
-    from memnb.dana_reading import rekeys_listed_words
-    from memnb.prose import counted
-    from memnb.provenance import rekey_origin
+TRAINED: frozenset[str] = frozenset({
+    "compare.capacity", "dana.appendix_depth", "dana.appendix_dim", "dana.appendix_layout",
+    "dana.exp1", "dana.exp2", "dana.exp3", "dana.exp4", "dana.exp5", "dana.exp5_code",
+    "dana.exp6", "dana.layout", "dana.layout_heads", "kajitsuka.capacity",
+    "kajitsuka.imdb_curves", "kajitsuka.mnli_curves", "kajitsuka.random_curves",
+    "kajitsuka.seq_len", "mahdavi.context", "mahdavi.head_dim", "mahdavi.heads",
+    "mahdavi.nonshared", "mahdavi.regression", "mahdavi.saturation"})
+"""The registered experiments whose points train models (``dana.exp4`` trains the grid of
+``dana.exp1`` again and fits the slopes): training carries on any difference in the order the
+hardware sums. With :data:`UNTRAINED` it names every registered experiment once (checked by
+``tests/test_build_reproducibility.py``), so that a new experiment is placed by hand."""
+
+UNTRAINED: dict[str, str] = {
+    "kajitsuka.construction": "an explicit construction",
+    "mahdavi.table1": "rank checks on representations of pretrained and random models",
+    "mahdavi.table3": "rank checks on representations of pretrained and random models",
+}
+"""The registered experiments that train nothing, each with what it computes instead."""
+
+
+def _kernel_level(device_name: Any) -> str | None:
+    """The vector instruction set of torch's CPU kernels that a recorded device name gives
+    (``AVX512`` in ``CPU (x86_64, AVX512, 2 threads)``), else ``None``: a name recorded before
+    it was added (:func:`kernel_level_recorded`), a GPU's, or none."""
+    name = str(device_name or "").strip()
+    if not name.startswith("CPU ("):
+        return None
+    parts = name[len("CPU ("):name.find(")")].split(", ")
+    return next((part for part in parts[1:] if part.isupper() and "thread" not in part), None)
+
+
+def _recorded_kernel_levels(provenance: dict[str, Any]) -> set[str]:
+    """:func:`_kernel_level` of a run's device and of every call of it that names one."""
+    names = [provenance.get("device_name")] + [call.get("device_name")
+                                               for call in provenance.get("invocations") or []]
+    return {level for name in names if (level := _kernel_level(name)) is not None}
+
+
+def _kernel_levels_by_experiment(results_root: Path | None = None) -> dict[str, set[str]]:
+    """Every instruction set recorded by a full run of each experiment: the committed run, the
+    tables it replaced (``superseded/``) and its replication, read from their provenance."""
+    from memnb.paths import results_dir
     from memnb.reruns import replications_root
+
+    root = Path(results_root or results_dir())
+    found: dict[str, set[str]] = {}
+    for folder in (root / "full", root / "full" / "superseded",
+                   replications_root(results_root) / "full"):
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            provenance = json.loads(path.read_text())
+            name = str(provenance.get("experiment") or path.name.split(".json")[0])
+            found.setdefault(name, set()).update(_recorded_kernel_levels(provenance))
+    return found
+
+
+def _slopes_across_instruction_sets(results_root: Path | None = None) -> str:
+    """``dana.exp4`` trains the grid of ``dana.exp1`` again and fits each seed's slope: where the
+    replications of the two (same code as the committed runs) record two different instruction
+    sets of their CPU kernels (:func:`_kernel_level`), the same code and points were computed
+    on both. The sentences, with a leading space, give how far apart the two replications'
+    per-seed slopes are (:func:`memnb.experiments.dana.head_slopes` of the accuracy the paper
+    reports, for ``dana.exp1``), and how many of the committed ``dana.exp4`` table's slopes
+    equal each side's (and those of the table ``dana.exp1``'s committed run replaced); they say
+    that this pair is the one such measurement when no experiment's own full runs record two
+    instruction sets (:func:`_kernel_levels_by_experiment`). '' when a table is missing, the
+    code differs, or the two instruction sets are not both recorded and different."""
+    from memnb.experiments import dana as exp
+    from memnb.reruns import replaced_result, replications_root
+    from memnb.results import load
+
+    again_root = replications_root(results_root)
+    four, one = load("dana.exp4", "full", results_root), load("dana.exp1", "full", results_root)
+    four_again = load("dana.exp4", "full", again_root)
+    one_again = load("dana.exp1", "full", again_root)
+    runs = (four, one, four_again, one_again)
+    if any(run is None for run in runs) or not all("slope" in run.table
+                                                   for run in (four, four_again)):
+        return ""
+    if len({run.provenance.get("code_fingerprint") for run in runs}) != 1:
+        return ""
+    level4 = _kernel_level(four_again.provenance.get("device_name"))
+    level1 = _kernel_level(one_again.provenance.get("device_name"))
+    if level4 is None or level1 is None or level4 == level1:
+        return ""
+
+    def fitted(table: pd.DataFrame) -> pd.Series:  # dana.exp4's per-seed slopes
+        return table[table["kind"] == "slope"].set_index(["d", "seed"])["slope"]
+
+    def slopes(table: pd.DataFrame) -> pd.Series:  # the same slopes of a dana.exp1 table
+        return exp.head_slopes(exp.as_the_paper_reports(table)).set_index(["d", "seed"])["slope"]
+
+    committed, on_four, on_one = fitted(four.table), fitted(four_again.table), slopes(
+        one_again.table)
+    shared = committed.index.intersection(on_four.index).intersection(on_one.index)
+    if shared.empty:
+        return ""
+    largest = float((on_four[shared] - on_one[shared]).abs().max())
+
+    def equal(other: pd.Series) -> int:
+        return int((committed[shared] == other.reindex(shared)).sum())
+
+    both = {name: levels for name, levels in _kernel_levels_by_experiment(results_root).items()
+            if len(levels) > 1}
+    pair = ("the same code and points on two recorded instruction sets"
+            + ("; no experiment's own full runs record two, so this pair is the one "
+               "measurement of what the instruction set changes" if not both else ""))
+    own = _recorded_kernel_levels(four.provenance)
+    records = (f"records `{'`, `'.join(sorted(own))}`" if own
+               else "records no instruction set")
+    if not own and four.provenance.get("platform") and (
+            four.provenance.get("platform") == one_again.provenance.get("platform")):
+        records += (f" (its platform string is that of `dana.exp1`'s `{level1}` "
+                    "replication)")
+    replaced = replaced_result("dana.exp1", "full", results_root)
+    earlier = ""
+    if replaced is not None and "accuracy" in replaced.table:
+        earlier = (f" (and those of the table `dana.exp1`'s committed run replaced in "
+                   f"{equal(slopes(replaced.table))})")
+    n = len(shared)
+    which = (f": its difference from its own replication is the one between `{level1}` and "
+             f"`{level4}`" if equal(on_one) == n and equal(on_four) < n else "")
+    return (f" `dana.exp4` trains the grid of `dana.exp1` again and fits the slope of accuracy "
+            f"against heads for each seed: its replication ran with `{level4}` kernels and "
+            f"`dana.exp1`'s with `{level1}`, {pair}. The {n} per-seed slopes of the two "
+            f"replications differ by up to {largest:.4f} (accuracy per head). The committed "
+            f"`dana.exp4`, which {records}, equals the `{level1}` slopes in {equal(on_one)} of "
+            f"{n}{earlier} and the `{level4}` ones in {equal(on_four)}{which}.")
+
+
+def _rejudged_on_replications(executed: Sequence[Path]) -> tuple[int, int] | None:
+    """How many scorecard verdicts were judged again on the replications and how many of them
+    changed, read from the sentence an executed chapter printed (the scorecard's,
+    :func:`memnb.scorecard.replaced.replications_table_markdown`, counted by
+    :func:`memnb.scorecard.replaced.rejudged_summary`: "Of the 24 verdicts judged again on the
+    replications (…), none changes."); ``None`` when no executed chapter printed it."""
+    import re
+
+    pattern = re.compile(r"Of the (\d+) verdicts? judged again on the replications"
+                         r"(?: \(.*?\))?, (?:none changes|(\d+) changes?)", re.S)
+    for path in executed:
+        if not Path(path).is_file():
+            continue
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                data = output.get("data", {})
+                text = str(data.get("text/markdown") or output.get("text") or "")
+                found = pattern.search(text)
+                if found:
+                    return int(found[1]), int(found[2] or 0)
+    return None
+
+
+def rerun_section(results_root: Path | None = None,
+                  rejudged: tuple[int, int] | None = None) -> str:
+    """The section "Will a rerun give the same numbers?". First the answer in short, computed:
+    on the same machine, the tests; on another CPU, the largest accuracy difference the
+    replications measured and, from ``rejudged`` (the scorecard's count of verdicts judged
+    again on the replications and of those that changed, :func:`_rejudged_on_replications`),
+    whether a verdict moved, else where the scorecard says it; on a GPU, whether a replication
+    ran on one; the committed full runs that have no replication, those computed on a GPU
+    named. Then what the tests check on one machine, how to compute a committed run again, and
+    every replication (ours) against its committed full run
+    (:func:`memnb.scorecard.replaced.replications`), with the device each names and whether its
+    experiment trains (:data:`TRAINED`); for runs apart from both their replication and the
+    table they replaced, what is measured and what is only inferred; and the one pair of
+    instruction sets measured (:func:`_slopes_across_instruction_sets`)."""
+    from memnb.dana_reading import rekeys_listed_words
+    from memnb.experiments.registry import load_all
+    from memnb.prose import counted
+    from memnb.provenance import arithmetic_label, rekey_origin
+    from memnb.reruns import (
+        cells_equal,
+        compared_column,
+        gap_between,
+        point_keys,
+        replications_root,
+    )
+    from memnb.results import load_superseded, result_paths
     from memnb.scorecard.replaced import replications
 
     folder = replications_root(results_root) / "full"
     names = sorted(path.stem for path in folder.glob("*.json"))
     found = replications([], names, results_root)
+    compared = [r for r in found if r.same_code]
+
+    def listed(group: Sequence[str]) -> str:
+        return ", ".join(f"`{name}`" for name in group)
+
+    gaps: dict[str, tuple[str, float]] = {}  # name: (accuracy column, largest difference)
+    for r in compared:
+        column = compared_column(r.current.table, r.again.table)
+        gap = (None if column is None
+               else gap_between(r.name, "full", r.current, r.again, column=column))
+        if column is not None and gap is not None and gap.recomputed:
+            gaps[r.name] = (column, gap.largest)
+    widest = max(gaps, key=lambda name: gaps[name][1], default=None)
+    committed = {}
+    for name in sorted(load_all()):
+        path = result_paths(name, "full", results_root)[1]
+        if path.is_file():
+            committed[name] = json.loads(path.read_text())
+    unreplicated = [name for name in committed if name not in names]
+    on_gpu = [name for name in unreplicated
+              if arithmetic_label(committed[name]) == "GPU arithmetic"]
+
+    short = ("On the same CPU machine, yes: the same code, profile and seeds give the same "
+             "table, cell for cell (tested, below).")
+    if widest is not None:
+        column, largest = gaps[widest]
+        trained = "trained " if widest in TRAINED else ""
+        short += (f" On another CPU, the replications measured so far move a {trained}accuracy "
+                  f"by up to {largest:.3f} (`{widest}`, `{column}`: an accuracy is a fraction "
+                  f"of the examples, so {100 * largest:.1f} percentage points)")
+        if rejudged is not None:
+            judged, changed = rejudged
+            short += (f"; of the {judged} scorecard verdicts judged again on the replications, "
+                      + ("none changes" if not changed else f"{changed} change") + ".")
+        else:
+            short += ("; the scorecard page judges again every verdict that reads a replicated "
+                      "run, below its table of replications.")
+    gpu = [r.name for r in compared if arithmetic_label(r.again.provenance) == "GPU arithmetic"]
+    short += (" On a GPU: not measured, since no replication ran on one." if not gpu else
+              f" On a GPU: measured for {listed(gpu)}, in the table below.")
+    if committed:
+        short += (f" {len(unreplicated)} of the {len(committed)} committed full runs have no "
+                  f"replication" + (f" ({listed(unreplicated)})" if unreplicated else "")
+                  + (f", {len(on_gpu)} of them computed on a GPU ({listed(on_gpu)})"
+                     if on_gpu else "") + ".")
+    moved = ("" if widest is None else
+             f": in the replications below, an accuracy moves by up to {gaps[widest][1]:.3f}")
     lines = [
         "## Will a rerun give the same numbers?",
+        "",
+        f"**In short.** {short}",
         "",
         "Every random draw of a point comes from seeds fixed by its parameters (its `seed` "
         "column among them). On one CPU machine the same code, profile and seeds give the "
@@ -968,10 +1387,10 @@ def rerun_section(results_root: Path | None = None) -> str:
         "of each paper twice from scratch at the `ci` profile, the second time in a process of "
         "its own, and requires equal tables, and "
         f"`{RERUN_TESTS[1]}` requires a run paused at a time limit and resumed to train "
-        "bit for bit as an uninterrupted one. On another machine the last bits can change: a "
+        "bit for bit as an uninterrupted one. On another machine the numbers can change: a "
         "CPU whose torch kernels use another vector instruction set (`AVX2`, `AVX512`, …) or "
-        "a GPU sums in another order, and training carries such differences on. To measure it "
-        "for a committed full run, compute it again as a *replication* (ours):",
+        f"a GPU sums in another order, and training carries such differences on{moved}. To "
+        "measure it for a committed full run, compute it again as a *replication* (ours):",
         "",
         "```bash",
         "MEMNB_RESULTS_DIR=data/results/replications memnb run EXPERIMENT --profile full",
@@ -981,14 +1400,10 @@ def rerun_section(results_root: Path | None = None) -> str:
         "scorecard page, every verdict that reads that run.",
         "",
     ]
-    compared = [r for r in found if r.same_code]
     if not compared:
         return "\n".join(lines + ["No replication is committed yet.", ""])
     equal = [r.name for r in compared if r.equal]
     apart = [r.name for r in compared if not r.equal]
-
-    def listed(group: list[str]) -> str:
-        return ", ".join(f"`{name}`" for name in group)
 
     summary = (f"{counted(len(compared), 'replication')} of committed full runs, each "
                "computed by the code whose fingerprint the committed run records: ")
@@ -998,8 +1413,21 @@ def rerun_section(results_root: Path | None = None) -> str:
                      f"({listed(equal)})")
     if apart:
         parts.append(f"{len(apart)} apart from it ({listed(apart)})")
-    lines += [summary + "; ".join(parts) + ". Accuracies are compared point by point, a table "
-              "without one cell by cell:", "",
+    training = ""
+    untrained = [name for name in equal if name in UNTRAINED]
+    if equal and len(untrained) == len(equal):
+        kinds: dict[str, list[str]] = {}
+        for name in untrained:
+            kinds.setdefault(UNTRAINED[name], []).append(name)
+        which = "; ".join(f"{listed(group)}: {kind}" for kind, group in kinds.items())
+        training = (f" The {counted(len(equal), 'equal table')} train nothing ({which})"
+                    + ("" if not apart else
+                       f"; every one of the {len(apart)} apart comes from training"
+                       if all(name in TRAINED for name in apart) else
+                       f"; of the {len(apart)} apart, "
+                       f"{sum(name in TRAINED for name in apart)} come from training") + ".")
+    lines += [summary + "; ".join(parts) + "." + training + " Accuracies are compared point "
+              "by point, a table without one cell by cell:", "",
               markdown_table(
                   ["experiment", "committed run (device)", "replication (device, date)",
                    "compared"],
@@ -1024,17 +1452,70 @@ def rerun_section(results_root: Path | None = None) -> str:
                   "fingerprint they record by re-keys (`scripts/rekey_cache.py`; *Running at "
                   "scale*, *The cache is keyed by the code*). "
                   + rekeys_listed_words(unlisted, where) + ".", ""]
-    apart_from_both = [r.name for r in compared if not r.equal and r.against_replaced
-                       and r.against_replaced.committed_apart]
-    if apart_from_both:
-        lines += [f"For {len(apart_from_both)} of the {len(apart)} runs apart "
-                  f"({listed(apart_from_both)}), the table the committed run replaced, "
-                  "computed by earlier code, equals the replication in every cell: there the "
-                  "changes of code since moved no number, and the committed run is the one "
-                  "apart from both, a difference of the machine or environment it ran on, not "
-                  "of its code." + _assumed_rekeys_words(
-                      {r.name: r.current.provenance for r in compared
-                       if r.name in apart_from_both}), ""]
+    both = [r for r in compared if not r.equal and r.against_replaced
+            and r.against_replaced.committed_apart]
+    if both:
+        others = 0  # the other recorded runs of these tables: replaced tables, replications
+        reproduced = []
+        for r in both:
+            kept = load_superseded(r.name, "full", results_root)
+            others += len(kept) + 1
+            keys = point_keys(r.name, "full") or ()
+            if any(cells_equal(r.current.table, e.table, keys) for e in kept):
+                reproduced.append(r.name)
+        named = [r.name for r in both]
+        text = (f"For {len(both)} of the {len(apart)} runs apart ({listed(named)}), "
+                "this is measured: the table the committed run replaced, computed by earlier "
+                "code, equals the replication in every cell, so the changes of code since moved "
+                "no number; and "
+                + ("none of the " + counted(others, "other recorded run") + " of these tables "
+                   "(the tables replaced, the replications) reproduces the committed one"
+                   if not reproduced else
+                   f"a table kept under `superseded/` reproduces the committed one for "
+                   f"{listed(reproduced)}") + ".")
+        platforms = {(r.current.provenance.get("platform"),
+                      r.against_replaced.replaced.get("platform")) for r in both}
+        same = all(now and now == then for now, then in platforms)
+        plain = [r for r in both if not _recorded_kernel_levels(r.current.provenance)
+                 and not _recorded_kernel_levels(r.against_replaced.replaced)]
+        theirs = sorted(set().union(*(_recorded_kernel_levels(r.again.provenance)
+                                      for r in both)))
+        if len(plain) == len(both):
+            where = ("each committed run records the same platform string as the table it "
+                     "replaced" + (f" (`{next(iter(platforms))[0]}`)" if len(platforms) == 1
+                                   else "") + ", and " if same else "")
+            text += (" Why the committed run is apart is inferred, not recorded: " + where
+                     + ("neither the committed run nor the table it replaced names the vector "
+                        "instruction set of its CPU kernels" if len(both) == 1 else
+                        f"neither the {len(both)} committed runs nor the tables they replaced "
+                        "name the vector instruction set of their CPU kernels")
+                     + (f" (the replication{'s' * (len(both) > 1)} name"
+                        f"{'' if len(both) > 1 else 's'} `{'`, `'.join(theirs)}`)"
+                        if theirs else "") + ".")
+        else:  # some name it: what they record
+            now = sorted(set().union(*(_recorded_kernel_levels(r.current.provenance)
+                                       for r in both)))
+            text += (f" The committed run{'s' * (len(both) > 1)} record"
+                     f"{'' if len(both) > 1 else 's'} "
+                     + (f"`{'`, `'.join(now)}`" if now else "no instruction set")
+                     + " for the CPU kernels, the replication" + "s" * (len(both) > 1) + " "
+                     + (f"`{'`, `'.join(theirs)}`" if theirs else "none") + ".")
+        text += (" The difference is read as one of the machine the committed run ran on, its "
+                 "kernels summing in another order, not of its code."
+                 + _assumed_rekeys_words({r.name: r.current.provenance for r in both}))
+        lines += [text, ""]
+    rest = [r for r in compared  # runs apart whose replaced table does not settle it
+            if not r.equal and r.name not in [s.name for s in both]
+            and r.against_replaced is not None]
+    for r in rest:
+        lines += [f"For `{r.name}`" + (", the other run apart" if both and len(rest) == 1
+                                       else "")
+                  + ", the table its committed run replaced does not settle where the "
+                  f"difference comes from; set against the replication it is "
+                  f"{r.against_replaced.words}.", ""]
+    measured = _slopes_across_instruction_sets(results_root).strip()
+    if measured:
+        lines += [measured, ""]
     other = [r.name for r in found if not r.same_code]
     if other:
         lines += [f"Not compared, computed by other code than the committed run: "
@@ -1051,7 +1532,13 @@ ENVIRONMENT_FIELDS: tuple[tuple[str, str], ...] = (
 
 
 def page_markdown(executed: Sequence[Path], results_root: Path | None = None) -> str:
-    """The whole page for the executed chapters ``executed`` (in reading order)."""
+    """The whole page for the executed chapters ``executed`` (in reading order): an
+    introduction and the words it uses, the rerun section (:func:`rerun_section`, with the
+    scorecard's verdicts judged again on the replications, :func:`_rejudged_on_replications`),
+    a section per chapter (a chapter whose results all appear in other chapters' tables points
+    to them instead of repeating them, :func:`_listed_in_others`) and the environment, one row
+    per set of chapters executed alike, with the results whose provenance records other
+    versions (:func:`_other_versions`)."""
     records = [chapter_record(path) for path in executed]
     lines = [
         "# How each page was produced",
@@ -1061,13 +1548,32 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "(`data/results/<profile>/<experiment>.json`, and "
         "`data/results/replications/full/<experiment>.json` for a replication (ours): a "
         "committed full run computed again by code of the fingerprint it records, which the "
-        "chapters read beside it; the seeds are counted in the result table itself, "
-        "`memnb.provenance.seeds_used`). "
-        "A full run that is partial, or that today's code did not compute, says so in its row. "
+        "chapters read beside it; the seeds are counted in the result table itself, as its "
+        "distinct `seed` values where it has that column). "
+        "A full run that is partial, that today's code did not compute, or whose points were "
+        "computed by earlier code and *re-keyed* says so in its row. A re-key is a change of "
+        "the code declared not to move any number, reviewed by hand or checked by script, that "
+        "carries the cached points over to the new code without computing them again "
+        "(*Running at scale*, *The cache is keyed by the code*). "
         "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
         "device, the cached results it reads (replications included), the dataset files, the "
         "papers' files or the installed packages change; otherwise the build reuses the executed "
         "copy described here.*",
+        "",
+        "Words used below. *papermill* is the tool that executes each chapter's notebook and "
+        "records the time of each cell. A *point* is one cell of an experiment's grid (one "
+        "setting of its parameters and one seed) with its rows of results; each point is "
+        "cached in a file of its own (the *point cache*), so that a stopped run continues where "
+        "it stopped. A *code fingerprint* is a hash of the source of the code that computes a "
+        "point (comments and docstrings left out); it is part of each cached point's key, so a "
+        "point is reused only by the code that computed it. A *re-key* gives the cached points "
+        "of earlier code the fingerprint of changed code without computing them again, on the "
+        "judgement that the change moves no number: reviewed by hand (`--reviewed`), or checked "
+        "by the *syntax-tree script* (`scripts/rekey_cache.py --from-commit`, which requires "
+        "the two versions of the code to be the same once every string is blanked). The "
+        "*docstring rule* is the re-key made when the fingerprint stopped counting docstrings: "
+        "the same code, hashed anew. A run's `corrections` are sentences written by hand in its "
+        "provenance, each saying what was changed in its recorded history and why.",
         "",
         "In the tables of results: a *fresh* run is the chapter's own profile (`quick` by "
         "default), computed by the build or read from this checkout's point cache "
@@ -1082,21 +1588,90 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "hash of the notebook and of the "
         "`memnb` code it ran, which identifies that code but does not hold it.",
         "",
-        rerun_section(results_root),
+        rerun_section(results_root, _rejudged_on_replications(executed)),
     ]
     if not records:
         lines += ["No chapter has been executed yet (`make book` executes them).", ""]
-    for record in records:
-        results = results_table(record["experiments"], record["profile"], results_root)
-        lines.append(chapter_section(record, results))
+    tables = [results_table(record["experiments"], record["profile"], results_root)
+              for record in records]
+    for record, results, listed_in in zip(records, tables, _listed_in_others(records, tables),
+                                          strict=True):
+        lines.append(chapter_section(record, results, listed_in))
     if records:
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for r in records:
+            groups.setdefault(tuple(r["environment"].get(f, "unknown")
+                                    for f, _ in ENVIRONMENT_FIELDS), []).append(r["name"])
+        alike = len(groups) == 1 and len(records) > 1
+        versions = _other_versions(records, tables)
         lines += ["## Environment", "",
-                  "The machine and versions each chapter was executed with:", "",
+                  ("Every chapter was executed with the same machine and versions:" if alike
+                   else "The machine and versions each chapter was executed with:"), "",
                   markdown_table(["chapter", *(label for _, label in ENVIRONMENT_FIELDS)],
-                                 [(r["name"], *(r["environment"].get(f, "unknown")
-                                                for f, _ in ENVIRONMENT_FIELDS))
-                                  for r in records]), ""]
+                                 [("all chapters" if alike else ", ".join(names), *values)
+                                  for values, names in groups.items()]), ""]
+        if versions:
+            lines += [versions, ""]
     return "\n".join(lines)
+
+
+def _listed_in_others(records: Sequence[dict[str, Any]],
+                      tables: Sequence[list[dict[str, Any]]]) -> list[dict[str, int] | None]:
+    """For each chapter of ``records`` (with its :func:`results_table` rows in ``tables``),
+    ``None`` when its table of results is shown, else the chapters whose shown tables list its
+    results (title before any parenthesis: how many of its results each lists): a chapter whose
+    every result (experiment and kind of run) is listed by chapters shown, deciding the largest
+    tables first, so that the scorecard, which reads every chapter's results, does not repeat
+    them and no result goes unlisted."""
+    keys = [{(row["experiment"], row.get("run_kind", row["run"])) for row in rows}
+            for rows in tables]
+    hidden: set[int] = set()
+    for i in sorted(range(len(keys)), key=lambda k: -len(keys[k])):
+        shown = [keys[j] for j in range(len(keys)) if j != i and j not in hidden]
+        if keys[i] and keys[i] <= set().union(*shown):
+            hidden.add(i)
+    found: list[dict[str, int] | None] = []
+    for i, own in enumerate(keys):
+        found.append(None if i not in hidden else {
+            str(records[j]["title"]).split(" (")[0]: len(own & keys[j])
+            for j in range(len(keys)) if j not in hidden and own & keys[j]})
+    return found
+
+
+def _other_versions(records: Sequence[dict[str, Any]],
+                    tables: Sequence[list[dict[str, Any]]]) -> str:
+    """One sentence naming the results drawn (:func:`results_table` rows in ``tables``, one list
+    per chapter of ``records``) whose provenance records another Python or torch version than
+    the environment of the chapter that draws them, grouped by kind of run and versions; ""
+    when none does. A result whose provenance records no version is counted apart."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    unrecorded: set[str] = set()
+    builds = set()
+    for record, rows in zip(records, tables, strict=True):
+        here = (record["environment"].get("python"), record["environment"].get("torch"))
+        if None in here:
+            continue
+        builds.add(here)
+        for row in rows:
+            theirs = (row.get("python"), row.get("torch"))
+            if None in theirs:
+                unrecorded.add(f"{row['experiment']} {row.get('run_kind', row['run'])}")
+            elif theirs != here:
+                names = groups.setdefault((row.get("run_kind", row["run"]), *theirs), [])
+                if f"`{row['experiment']}`" not in names:
+                    names.append(f"`{row['experiment']}`")
+    if not groups:
+        return ""
+    against = (f"Python {next(iter(builds))[0]} and torch {next(iter(builds))[1]}"
+               if len(builds) == 1 else "the versions of the chapter that draws them")
+    each = "; ".join(f"the {kind} run{'s' if len(names) > 1 else ''} of "
+                     + (names[0] if len(names) == 1
+                        else ", ".join(names[:-1]) + f" and {names[-1]}")
+                     + f" (Python {python}, torch {torch})"
+                     for (kind, python, torch), names in groups.items())
+    return (f"Not every result drawn was computed with {against}: as their provenance records, "
+            f"{each}" + (f"; {len(unrecorded)} other results record no version"
+                         if unrecorded else "") + ".")
 
 
 def write_page(path: Path, text: str) -> bool:
