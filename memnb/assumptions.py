@@ -69,7 +69,7 @@ def _check_contexts(contexts: Tensor) -> Tensor:
 
 
 def context_ranks(contexts: Tensor, *, batch_size: int = 64) -> Tensor:
-    """``rank E^(t)`` of every context (Assumption 2), ``LongTensor[T]``.
+    """``rank E^(t)`` of every context (Mahdavi et al., ICLR 2024, Assumption 2), ``LongTensor[T]``.
 
     Computed in the data's own dtype with ``torch.linalg.matrix_rank``'s default tolerance
     (``sigma_max * max(n, d) * eps``), as in the paper's notebooks.
@@ -113,7 +113,8 @@ def kruskal_test(vectors: Tensor, k: int, *, repeats: int, seed: int = 0,
                  chunk: int = 16, method: str = "svd") -> KruskalTest:
     """Draw ``k`` of the ``T`` vectors (without replacement) ``repeats`` times; count full rank.
 
-    The paper's test for Assumption 1 (``k = n``) and General Position (``k = d``), Table 1.
+    The test of Mahdavi et al. (ICLR 2024) for Assumption 1 (``k = n``) and General Position
+    (``k = d``), Table 1 (and Table 3, App. J).
     The rank of a draw is ``torch.linalg.matrix_rank``'s: the number of singular values above
     ``sigma_max * max(k, d) * eps`` (``eps`` of the vectors' dtype).
 
@@ -179,7 +180,7 @@ def estimate_kruskal_rank(vectors: Tensor, *, repeats: int, threshold: float = 1
     """Largest ``k`` whose random-subset pass fraction is ``>= threshold`` (bisection on ``k``).
 
     An upper estimate of the Kruskal rank (a subset that was not drawn may be dependent); with
-    ``threshold < 1`` it is the paper's "estimated Kruskal rank" of App. J.
+    ``threshold < 1`` it is the "estimated Kruskal rank" of Mahdavi et al. (ICLR 2024), App. J.
     """
     _check_vectors(vectors)
     if not 0.0 < threshold <= 1.0:
@@ -295,7 +296,7 @@ def _prefix_curve_passes(vectors: Tensor, ks: list[int], *, repeats: int, seed: 
 
 def pass_fraction_curve(vectors: Tensor, ks: Sequence[int], *, repeats: int, seed: int = 0,
                         method: str = "prefix", chunk: int = 16) -> pd.DataFrame:
-    """Pass fraction against ``k`` (Mahdavi et al.'s Figure 1): the fraction of random
+    """Pass fraction against ``k`` (Mahdavi et al., ICLR 2024, Figure 1): the fraction of random
     ``k``-subsets of the ``T`` vectors that have rank ``k``.
 
     Columns ``k``, ``pass_fraction``, ``min_rank``, ``max_rank``, ``repeats``, ``method``.
@@ -346,7 +347,7 @@ def pass_fraction_curve(vectors: Tensor, ks: Sequence[int], *, repeats: int, see
 
 
 def shifted_queries(contexts: Tensor, queries: Tensor) -> Tensor:
-    """``e^(t) + (1/n) sum_i E_i^(t)`` (Assumption 3), ``[T, d]``."""
+    """``e^(t) + (1/n) sum_i E_i^(t)`` (Mahdavi et al., ICLR 2024, Assumption 3), ``[T, d]``."""
     _check_contexts(contexts)
     _check_vectors(queries)
     if queries.shape != (contexts.shape[0], contexts.shape[2]):
@@ -358,7 +359,8 @@ def shifted_queries(contexts: Tensor, queries: Tensor) -> Tensor:
 def uniform_attention_skip(contexts: Tensor, queries: Tensor) -> tuple[Tensor, Tensor]:
     """Proposition 4's layer: uniform self-attention (``W_K W_Q^T = 0``), ``W_V W_O = I``, skip.
 
-    Every token ``x`` becomes ``x + mean(E)``: returns ``(E + 1 mean(E)^T, e + mean(E))``.
+    Mahdavi et al. (ICLR 2024), Sec. 4.4 and App. G (eqs. 30-31), in closed form. Every token
+    ``x`` becomes ``x + mean(E)``: returns ``(E + 1 mean(E)^T, e + mean(E))``.
     """
     shifted = shifted_queries(contexts, queries)
     return contexts + contexts.mean(dim=1, keepdim=True), shifted
@@ -422,7 +424,8 @@ def merge_summaries(parts: Sequence[RepresentationSummary]) -> RepresentationSum
 def assumption_table(summary: RepresentationSummary, *, repeats: int, gp_repeats: int | None = None,
                      seed: int = 0, threshold: float = DEFAULT_THRESHOLD,
                      assumption3: bool = True, method: str = "svd") -> list[dict]:
-    """The rows of the paper's Table 1 / Table 3 for one representation (tidy dicts).
+    """The rows of Mahdavi et al.'s (ICLR 2024) Table 1 / Table 3 (App. J) for one
+    representation (tidy dicts).
 
     ``check`` is one of ``assumption2`` (fraction of contexts of rank n), ``assumption1``
     (Kruskal test at ``k = n``), ``general_position`` (at ``k = d``, as the paper tests it) and

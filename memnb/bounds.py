@@ -120,7 +120,8 @@ def dana_jl_threshold(N: int) -> float:
 
 
 def dana_jl_nonvacuous(N: int, d: int) -> bool:
-    """Whether Thm 2's bound is finite (``C < 1/2``, i.e. ``d > 128 ln(N+1)``); Dana et al."""
+    """Whether Thm 2's bound is finite (``C < 1/2``, i.e. ``d > 128 ln(N+1)``): Dana et al.
+    (AISTATS 2025), Thm 2 (§6)."""
     return dana_jl_constant(N, d) < 0.5
 
 
@@ -141,7 +142,8 @@ def mahdavi_parameter_count(H: int, d: int, d_h: int, d_v: int, d_o: int) -> int
     """``2 H d d_h + 2 H d d_v + d d_o``: parameters of the H-head layer plus read-out.
 
     Mahdavi et al. (ICLR 2024), parameter count of Thm 1 (``W_K, W_Q ∈ R^{d×d_h}``,
-    ``W_V ∈ R^{d×d_v}`` per head, ``W_O ∈ R^{H d_v × d}``, read-out ``W_D ∈ R^{d×d_o}``).
+    ``W_V ∈ R^{d×d_v}`` per head, ``W_O ∈ R^{H d_v × d}``, read-out ``W_D ∈ R^{d×d_o}``): the
+    paper's Θ(H d (d_h + d_v)); the exact sum is our notes' [summary] reading.
     """
     H, d = _int("H", H), _int("d", d)
     return 2 * H * d * _int("d_h", d_h) + 2 * H * d * _int("d_v", d_v) + d * _int("d_o", d_o)
@@ -158,7 +160,7 @@ def mahdavi_shared_context_rank_bound(H: int, n: int) -> int:
 def mahdavi_constant_sum_rank_bound(H: int, d: int) -> int:
     """``H (d - 1) + 1``: feature rank when every context token's entries sum to a constant.
 
-    Mahdavi et al. (ICLR 2024), Prop. 5.
+    Mahdavi et al. (ICLR 2024), Prop. 5 (App. I), for any weights.
     """
     return _int("H", H) * (_int("d", d) - 1) + 1
 
@@ -190,7 +192,7 @@ def kajitsuka_lower_bound(N: int, n: int = 1, *, task: str = "next_token") -> fl
     is not in our sources; the abstract states the bound). Argument
     [reconstruction, chapter notes §1]: with all tokens of a sequence equal, attention returns
     its input, so the Transformer is a token-wise ReLU network on N points; its VC dimension is
-    O(P² ) (O(P L log P) for L layers), and memorizing all labelings of N points needs VC
+    O(P²) (O(P L log P) for L layers), and memorizing all labelings of N points needs VC
     dimension >= N, so P = Ω(√N) (up to logs). Constants are unknown: the curve is ``sqrt(N)``.
     """
     return kajitsuka_sufficient(N, n, task=task)
@@ -199,9 +201,9 @@ def kajitsuka_lower_bound(N: int, n: int = 1, *, task: str = "next_token") -> fl
 def kajitsuka_information_floor_bits(N: int, C: int) -> float:
     """``N log2 C``: bits any model needs to memorize N arbitrary labels in [C].
 
-    A counting bound of ours (our notes set it against Kajitsuka & Sato's Remark 4.4, "Optimality
-    in terms of bit counts", but do not give it as the remark's content, which is [unverified:
-    only the remark's title is in our sources])."""
+    A counting bound of ours (our notes set it against Kajitsuka & Sato's (ICLR 2025) Remark
+    4.4, "Optimality in terms of bit counts", but do not give it as the remark's content, which
+    is [unverified: only the remark's title is in our sources])."""
     return _int("N", N) * math.log2(_int("C", C))
 
 
@@ -229,9 +231,10 @@ def kajitsuka_construction_parameter_model(N: int, n: int, C: int, V: int, *,
                                            positional: bool | None = None) -> int:
     """Predicted parameter count of ``memnb.constructions.seq_id.memorize`` (our construction).
 
-    A closed form of the layer sizes of the reconstructed construction (chapter notes §2; our
-    widths and constants, not the paper's) for integer tokens ``z`` in ``[0, V)``, whose IDs
-    are ``w = z``, or with ``positional`` token IDs ``w = n z + k`` (by default only for
+    A closed form of the layer sizes of our [reconstruction] of Kajitsuka & Sato's (ICLR 2025)
+    Thm 4.1 / Cor. 4.1 construction (chapter notes §2; our widths and constants, not the
+    paper's) for integer tokens ``z`` in ``[0, V)``, whose IDs are ``w = z``, or with
+    ``positional`` token IDs ``w = n z + k`` (by default only for
     seq-to-seq, as :func:`memnb.constructions.seq_id.scaling.construction_sizes` builds them;
     ``b_w`` bits). ``M`` = number of IDs (N, or nN for seq-to-seq),
     prime ``p ~ 2^{b_w} M^2`` (``b_p`` bits), ``L = bitlength(n p 2^{b_w})`` bits per ID,
@@ -293,7 +296,7 @@ def sequence_mlp_parameter_count(V: int, n: int, C: int, w1: int, w2: int = 0) -
 def ffn_attention_parameter_count(input_dim: int, C: int, n: int, blocks: int, d: int,
                                   d_ff: int, H: int, head_dim: int, *, positional: bool = True,
                                   layer_norm: bool = True) -> int:
-    """Parameters of Kajitsuka & Sato's experiment model as built by
+    """Parameters of Kajitsuka & Sato's (ICLR 2025) experiment model as built by
     :class:`memnb.models.ffn_attention.FFNAttentionTransformer` ([reconstruction] widths).
 
     ``E_in``: ``d (input_dim + 1)``; positions ``n d``; attention ``4 H head_dim d``; ``E_out``:
@@ -322,8 +325,9 @@ def information_floor_examples(bits: float, C: int) -> float:
 
 
 def dana_best_capacity(P: int, V: int, S: int, *, d: int = 2, d_h: int = 1) -> int:
-    """The most associations ``H d_h + d`` that Dana et al.'s Thm 1 / Cor. 1 guarantee within a
-    budget of ``P`` parameters, for fixed ``d`` and ``d_h`` (ours: Thm 1 read at a budget).
+    """The most associations ``H d_h + d`` that Dana et al.'s (AISTATS 2025) Thm 1 / Cor. 1
+    guarantee within a budget of ``P`` parameters, for fixed ``d`` and ``d_h`` (ours: Thm 1 read
+    at a budget).
 
     ``H = floor((P / d - S - 2V) / (4 d_h))`` heads fit; returns 0 when not even ``H = 0`` fits.
     """
@@ -336,9 +340,10 @@ def dana_best_capacity(P: int, V: int, S: int, *, d: int = 2, d_h: int = 1) -> i
 
 
 def mahdavi_best_capacity(P: int, n: int, C: int, *, d: int, d_h: int, d_v: int = 1) -> int:
-    """The most examples ``H (min(n, d_h) - 1) + 1`` that Mahdavi et al.'s Thm 1 guarantees within
-    ``P`` parameters (``2 H d (d_h + d_v) + d C``) at fixed ``d, d_h, d_v`` (ours); 0 if no head
-    fits. The theorem needs ``n < d``."""
+    """The most examples ``H (min(n, d_h) - 1) + 1`` that Mahdavi et al.'s (ICLR 2024) Thm 1
+    ([summary + reconstruction], see :func:`mahdavi_capacity`) guarantees within ``P``
+    parameters (``2 H d (d_h + d_v) + d C``) at fixed ``d, d_h, d_v`` (ours); 0 if no head fits.
+    The theorem needs ``n < d`` (``ValueError`` otherwise)."""
     P, n, C, d = _int("P", P), _int("n", n), _int("C", C), _int("d", d)
     d_h, d_v = _int("d_h", d_h), _int("d_v", d_v)
     if n >= d:
@@ -369,6 +374,6 @@ def huben_morris_parameter_order(T0: int, S: int, N: int, d: int) -> int:
 
 
 def linear_parameter_order(T0: int, S: int, N: int) -> int:
-    """``S + N + T_0``: the ``O(S + N + T_0)`` of Dana et al.'s Table 1 for Mahdavi et al. and
-    for their own Cor. 1 (constants dropped)."""
+    """``S + N + T_0``: the ``O(S + N + T_0)`` of Dana et al.'s (AISTATS 2025) Table 1 for
+    Mahdavi et al. and for their own Cor. 1 (constants dropped)."""
     return _int("S", S) + _int("N", N) + _int("T0", T0)

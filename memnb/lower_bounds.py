@@ -63,17 +63,19 @@ def bartlett_vc_bound(W: int, L: int, R: int, *, pieces: int = 2, effective_dept
 def vc_upper_bound(W: int, n: int = 1) -> float:
     """The architecture-free bound we instantiate (ours): :func:`bartlett_vc_bound` with ReLU
     (``p = 1``), ``L = L̄ = W`` and ``R = n² W²`` (``n = 1``: the token-wise ReLU network of
-    Thm 4.2; ``n`` > 1: the hardmax Transformer of the seq-to-seq lower bound, a further theorem
-    of the paper whose number is not in our sources, on sequences of length ``n``)."""
+    Kajitsuka & Sato's (ICLR 2025) Thm 4.2; ``n`` > 1: the hardmax Transformer of the seq-to-seq
+    lower bound, a further theorem of the paper whose number is not in our sources, on sequences
+    of length ``n``)."""
     W, n = check_int("W", W, 1), check_int("n", n, 1)
     return bartlett_vc_bound(W, W, n * n * W * W)
 
 
 def min_parameters(points: int, n: int = 1) -> int:
     """The smallest ``W`` with :func:`vc_upper_bound` ``(W, n) >= points``: fewer parameters cannot
-    shatter ``points`` inputs, so cannot memorize every labelling of them (Thm 4.2 with
-    ``points = N``, ``n = 1``; the seq-to-seq hardmax lower bound, a further theorem of the paper
-    whose number is not in our sources, with ``points = nN``; Cor. 4.1 is its upper bound)."""
+    shatter ``points`` inputs, so cannot memorize every labelling of them (Kajitsuka & Sato,
+    ICLR 2025: Thm 4.2 with ``points = N``, ``n = 1``; the seq-to-seq hardmax lower bound, a
+    further theorem of the paper whose number is not in our sources, with ``points = nN``;
+    Cor. 4.1 is its upper bound)."""
     points, n = check_int("points", points, 1), check_int("n", n, 1)
     hi = 1
     while vc_upper_bound(hi, n) < points:

@@ -108,9 +108,10 @@ class ConstructionReport:
 def unit_unembedding(vocab_size: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """Distinct unit vectors as rows of ``W_U`` ``[N, d]``.
 
-    ``d = 2``: the circle points ``(cos 2πi/N, sin 2πi/N)`` of Prop. 3; ``d >= 3``: normalised
-    Gaussian rows (distinct with probability one), the best separated of a few draws. With unit
-    rows, ``<W_U[j], W_U[g]>`` is maximal exactly at ``j = g``.
+    ``d = 2``: the circle points ``(cos 2πi/N, sin 2πi/N)`` of Prop. 3's proof (Dana et al.,
+    AISTATS 2025); ``d >= 3``: normalised Gaussian rows (distinct with probability one), the best
+    separated of a few draws. With unit rows, ``<W_U[j], W_U[g]>`` is maximal exactly at
+    ``j = g``.
     """
     if d == 2:
         angles = 2.0 * np.pi * np.arange(vocab_size) / vocab_size
@@ -186,8 +187,9 @@ def _validate(tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int, d: i
 def repeated_token_rank_bound(d: int, H: int, S: int) -> int:
     """Largest rank of the features of sequences that repeat one token, for any weights.
 
-    Dana et al.'s Lemma 2 states that the attention outputs ``A^h(t)`` of ``T_0`` distinct
-    sequences are linearly independent for generic weights. For a sequence ``(i, ..., i)`` of
+    Dana et al.'s (AISTATS 2025) Lemma 2 states that for any ``T_0`` token sequences some
+    ``W_QK^h``, ``e`` and ``pos`` give the attention outputs ``{A(t)}`` rank ``>= min(T_0, H d)``;
+    Thm 1's proof (App. A.2) uses it for features of rank ``T_0``. For a sequence ``(i, ..., i)`` of
     length ``S`` each head outputs ``A^h = e(i) + Σ_s a_s^h pos_s`` with ``Σ_s a_s^h = 1``, so the
     features are ``F(t) = L(e(i) + pos_S) + Σ_h [0; ...; W_V^h Σ_{s<S} a_s^h (pos_s - pos_S); ...]``
     with the fixed map ``L x = [x; W_V^1 x; ...; W_V^H x]``: they lie in a space of dimension at
@@ -309,8 +311,11 @@ def memorize_with_report(
         max_attempts: number of draws before giving up with a ``RuntimeError``.
 
     Raises:
-        ValueError: bad shapes or ranges, duplicate sequences, ``T0 > H d_h + d``, or too few
-            distinct last tokens (see the module docstring).
+        ValueError: bad shapes or ranges, duplicate sequences, ``T0 > H d_h + d``, too few
+            distinct last tokens (see the module docstring), more sequences repeating one token
+            than :func:`repeated_token_rank_bound`, or features of rank below ``T0`` in every
+            draw tried.
+        RuntimeError: no draw passed the checks in ``max_attempts`` attempts.
     """
     tok, tgt = _validate(tokens, targets, vocab_size, d, d_h, H, scale, max_attempts, seed)
     vocab_size, d, d_h, H, seed = int(vocab_size), int(d), int(d_h), int(H), int(seed)
@@ -365,11 +370,12 @@ def memorize_with_report(
 
 def feature_rank(tokens: torch.Tensor | np.ndarray, vocab_size: int, d: int, d_h: int, H: int,
                  seed: int = 0) -> int:
-    """Numerical rank of the feature matrix ``F`` (``[x(t,S); W_V^h A^h(t)]``, Lemma 2 of Dana
-    et al.) of ``tokens`` under one random draw of the construction's weights (float64).
+    """Numerical rank of the feature matrix ``F`` (``[x(t,S); W_V^h A^h(t)]``) of ``tokens``
+    under one random draw of the construction's weights (float64).
 
-    Lemma 2 claims rank ``T_0`` for generic weights; the maximum over draws is a lower bound on
-    the generic rank.
+    Thm 1's proof (Dana et al., AISTATS 2025, App. A.2) needs rank ``T_0`` here and takes it from
+    Lemma 2 (weights giving the attention outputs rank ``>= min(T_0, H d)``), with the skip
+    connection as a head 0. The maximum over draws is a lower bound on the generic rank.
     """
     tok = np.asarray(tokens, dtype=np.int64)
     rng = np.random.default_rng(seed)
@@ -406,7 +412,8 @@ def memorize(
 
 def construction_table(configs: list[tuple[int, int, int, int, int]], *,
                        seed: int = 0) -> pd.DataFrame:
-    """Build the construction at capacity for each ``(N, S, d, d_h, H)`` and report it.
+    """Build the construction at capacity for each ``(N, S, d, d_h, H)`` and report it (Dana et
+    al., AISTATS 2025, Thm 1 / Cor. 1; our [reconstruction], see the module docstring).
 
     For each configuration, ``T_0 = H d_h + d`` distinct random sequences with random targets
     (:func:`memnb.data.synthetic.distinct_sequences`) are memorized by :func:`memorize_with_report`;

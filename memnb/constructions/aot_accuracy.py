@@ -28,10 +28,11 @@ from memnb.validation import check_int
 
 def constructed_accuracy(N: int, d: int, d_h: int, H: int, *, seed: int = 0) -> dict[str, float]:
     """Accuracy on all ``N^2`` bigrams of an AoT built to memorize ``X = min(H d_h + d, N^2)``
-    of them (Dana et al., Cor. 2), for the random task ``g`` drawn from ``seed``.
+    of them (Dana et al., AISTATS 2025, Cor. 2), for the random task ``g`` drawn from ``seed``.
 
     Returns ``X``, ``accuracy`` (all bigrams), ``accuracy_rest`` (the ``N^2 - X`` not memorized;
-    ``nan`` when none) and ``phi`` = ``φ(X)``.
+    ``nan`` when none), ``memorized`` (accuracy on the ``X`` chosen bigrams) and ``phi`` =
+    ``φ(X)``.
     """
     N, d = check_int("N", N, 2), check_int("d", d, 2)
     d_h, H = check_int("d_h", d_h, 1, d), check_int("H", H, 0)
@@ -66,9 +67,10 @@ def corollary2_table(N: int, d: int, d_h: int, Hs: list[int], *, tasks: int = 10
                      seed: int = 0) -> pd.DataFrame:
     """:func:`constructed_accuracy` for each ``H`` in ``Hs`` over ``tasks`` random tasks.
 
-    One row per ``H``: ``X``, ``phi``, the mean, sd and minimum accuracy over tasks, the mean
-    accuracy on the non-memorized bigrams (``1/N`` expected), and ``below_phi`` (fraction of
-    tasks whose accuracy is below ``φ(X)``).
+    One row per ``H``: ``X``, ``phi``, the mean, sd and minimum accuracy over tasks,
+    ``memorized`` (the smallest accuracy on the chosen bigrams over tasks), the mean accuracy on
+    the non-memorized bigrams (``1/N`` expected), ``below_phi`` (fraction of tasks whose accuracy
+    is below ``φ(X)``) and ``tasks``.
     """
     tasks = check_int("tasks", tasks, 1)
     rows = []

@@ -80,7 +80,8 @@ def full_support_task(N: int, S: int, *, zipf: float = 1.0, temperature: float =
 
 @dataclass(frozen=True)
 class EpsilonBound:
-    """Both sides of Thm 1 (eq. 4) for one AoT built as in its proof, and the proof's chain.
+    """Both sides of Dana et al.'s (AISTATS 2025) Thm 1 (eq. 4) for one AoT built as in its
+    proof (App. A.2, skip connection absorbed: [reconstruction]), and the proof's chain.
 
     ``kl_aot`` is measured on the built model's logits (eq. 2 evaluated by the model).
     """
@@ -120,7 +121,9 @@ class EpsilonBound:
 
 def epsilon_bound(task: FullSupportTask, d: int, d_h: int, H: int, *, seed: int = 0,
                   restarts: int = 1) -> EpsilonBound:
-    """Build the AoT of Thm 1's proof (ε > 0) for ``task`` and compute both sides of eq. (4).
+    """Build the AoT of Thm 1's proof (ε > 0) for ``task`` and compute both sides of eq. (4)
+    (Dana et al., AISTATS 2025, App. A.2, eqs. 13-14; skip connection absorbed:
+    [reconstruction]).
 
     ``T_ε = H d_h + d`` must be below ``T = N^S`` (otherwise ε = 0). Raises ``ValueError`` when
     the features of the ``T_ε`` most likely sequences are not linearly independent for any of
@@ -197,9 +200,10 @@ def epsilon_table(sizes: tuple[tuple[int, int, int, int, int], ...] = DEFAULT_SI
                   zipfs: tuple[float, ...] = DEFAULT_ZIPF, *, seed: int = 0) -> pd.DataFrame:
     """:func:`epsilon_bound` over sizes and prior concentrations, one row each.
 
-    Extra columns: ``looseness_eq14 = (rhs_eq14 - kl_encoder) / gap`` and ``looseness_proof``
-    (how many times the bound's excess term exceeds the excess actually paid; ``inf`` when the
-    gap is 0), and ``holds_as_stated``.
+    Extra columns: ``zipf``, ``looseness_eq14 = (rhs_eq14 - kl_encoder) / gap`` and
+    ``looseness_proof`` (how many times the bound's excess term exceeds the excess actually paid;
+    ``nan`` when the gap is not positive), ``holds_as_stated`` and ``paper_parameter_count``
+    (``d (S + 2N + 4 d_h H)``, Thm 1).
     """
     rows = []
     for N, S, d, d_h, H in sizes:

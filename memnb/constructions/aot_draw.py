@@ -31,7 +31,8 @@ from memnb.validation import check_int
 
 @dataclass(frozen=True)
 class GenericDraw:
-    """Generic weights of an AoT before its read-out is solved (Dana et al., Lemmas 2-3).
+    """Generic weights of an AoT before its read-out is solved (Dana et al., AISTATS 2025,
+    Lemmas 2-3; drawn at random, our stand-in for their generic choice).
 
     Shapes: ``e [N, d]``, ``pos [S, d]``, ``W_Q, W_K, W_V [H, d_h, d]``.
     """
@@ -64,7 +65,8 @@ def draw(vocab_size: int, seq_len: int, d: int, d_h: int, H: int, *, qk_scale: f
     times ``qk_scale``.
 
     ``qk_rank=1`` zeroes all rows of ``W_Q^h, W_K^h`` but the first, so that ``W_QK^h =
-    W_Q^{hT} W_K^h`` has rank 1 (Dana et al., Remark 2); ``None`` keeps rank ``d_h``.
+    W_Q^{hT} W_K^h`` has rank 1 (Dana et al., AISTATS 2025, Remark 2); ``None`` keeps rank
+    ``d_h``.
     """
     n, s = check_int("vocab_size", vocab_size, 1), check_int("seq_len", seq_len, 1)
     d = check_int("d", d, 1)
@@ -101,7 +103,8 @@ def features(weights: GenericDraw, tokens: np.ndarray | torch.Tensor) -> np.ndar
     """The feature matrix ``F`` ``[d + H d_h, T]`` of ``tokens`` ``[T, S]`` (columns = sequences).
 
     ``F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)]``: the logits of eq. (2) are ``W_U [I_d |
-    W_O^1 | ... | W_O^H] F(t)`` (Dana et al., App. A.2, with the skip connection as block 0).
+    W_O^1 | ... | W_O^H] F(t)`` (Dana et al., AISTATS 2025, App. A.2, with the skip connection as
+    block 0).
     """
     tok = torch.as_tensor(np.asarray(tokens), dtype=torch.long)
     w = weights
@@ -122,7 +125,7 @@ def assemble(weights: GenericDraw, readout: np.ndarray, W_U: np.ndarray
     reparametrization ``e <- e M_0^T``, ``pos <- pos M_0^T``, ``W_{Q,K,V}^h <- W_{Q,K,V}^h
     M_0^{-1}`` leaves every attention pattern and every ``W_V^h A^h(t)`` unchanged and turns the
     residual ``x(t,S)`` into ``M_0 x(t,S)``, so eq. (2) gives ``W_U M F(t)`` ([reconstruction]
-    of Dana et al.'s head-0 limit, exact).
+    of the head-0 limit of Dana et al., AISTATS 2025, App. A.2; exact).
     """
     w = weights
     m = np.asarray(readout, dtype=float)

@@ -50,9 +50,9 @@ class Rank1Report:
 
 
 def remark2_parameter_count(model: AttentionOnlyTransformer) -> int:
-    """Parameters of ``model`` counted as Remark 2 does: ``N d + S d + N d`` plus, per head,
-    one query and one key vector (``2 d``) and ``W_V, W_O`` (``2 d d_h``). Requires every
-    ``W_Q^h, W_K^h`` to have a single non-zero row."""
+    """Parameters of ``model`` counted as Remark 2 of Dana et al. (AISTATS 2025) does:
+    ``N d + S d + N d`` plus, per head, one query and one key vector (``2 d``) and ``W_V, W_O``
+    (``2 d d_h``). Requires every ``W_Q^h, W_K^h`` to have a single non-zero row."""
     for name in ("W_Q", "W_K"):
         rows = (getattr(model, name).detach().abs().sum(dim=2) > 0).sum(dim=1)
         if bool((rows > 1).any()):
@@ -74,10 +74,10 @@ def memorize_rank1(tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int,
                    max_attempts: int = 5) -> tuple[AttentionOnlyTransformer, Rank1Report]:
     """An AoT with rank-1 ``W_QK^h`` whose argmax equals ``targets`` on every sequence.
 
-    Dana et al., Remark 2, built with the recipe of :mod:`memnb.constructions.aot` (targets
-    ``E(t) = λ W_U[g(t)]``, read-out ``M = J + (E - J F) F^+``). ``ValueError`` for bad input,
-    ``T_0 > H d_h + d``, or more sequences repeating one token than ``d + H(S - 1)``;
-    ``RuntimeError`` if no draw is well conditioned.
+    Dana et al. (AISTATS 2025), Remark 2, built with the [reconstruction] recipe of
+    :mod:`memnb.constructions.aot` (targets ``E(t) = λ W_U[g(t)]``, read-out ``M = J + (E - J F)
+    F^+``). ``ValueError`` for bad input, ``T_0 > H d_h + d``, or more sequences repeating one
+    token than ``d + H(S - 1)``; ``RuntimeError`` if no draw is well conditioned.
     """
     vocab_size, d = check_int("vocab_size", vocab_size, 2), check_int("d", d, 2)
     d_h, H = check_int("d_h", d_h, 1, d), check_int("H", H, 0)
@@ -144,8 +144,8 @@ def memorize_rank1(tokens: torch.Tensor, targets: torch.Tensor, vocab_size: int,
 def feature_rank_all(N: int, S: int, d: int, d_h: int, H: int, *, qk_rank: int | None,
                      seed: int = 0) -> int:
     """Numerical rank of the features of all ``N^S`` sequences under one generic draw (rank-1
-    ``W_QK`` when ``qk_rank=1``): the most sequences the linear read-out of Thm 1 can fit
-    exactly."""
+    ``W_QK`` when ``qk_rank=1``): the most sequences the linear read-out of Thm 1 (Dana et al.,
+    AISTATS 2025) can fit exactly."""
     w = aot_draw.draw(N, S, d, d_h, H, qk_scale=2.0, qk_rank=qk_rank, seed=seed)
     return int(np.linalg.matrix_rank(aot_draw.features(w, all_contexts(N, S).numpy())))
 
@@ -157,8 +157,9 @@ DEFAULT_SIZES: tuple[tuple[int, int, int, int, int], ...] = (
 
 def rank1_table(sizes: tuple[tuple[int, int, int, int, int], ...] = DEFAULT_SIZES, *,
                 seed: int = 0) -> pd.DataFrame:
-    """Remark 2 at each size: feature ranks (rank-1 vs rank-``d_h`` ``W_QK``, all ``N^S``
-    sequences) and a rank-1 AoT memorizing ``T_0 = H d_h + d`` random associations."""
+    """Remark 2 of Dana et al. (AISTATS 2025) at each size: feature ranks (rank-1 vs rank-``d_h``
+    ``W_QK``, all ``N^S`` sequences) and a rank-1 AoT memorizing ``T_0 = H d_h + d`` random
+    associations."""
     rows = []
     for N, S, d, d_h, H in sizes:
         t0 = dana_capacity(H, d_h, d)

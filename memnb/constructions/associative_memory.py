@@ -3,7 +3,7 @@
 **Statement (quoted).** Dana, Pydi & Chevaleyre's Sept. 2024 preprint (§6) and June 2024 talk
 slides (not the AISTATS camera-ready) cite Bietti et al. (2023): with fixed random embeddings
 ``W_E, W_U ∈ R^{N×d}``, the matrix ``W = Σ_i w_U(g(i)) w_E(i)^T`` stores a map ``g: [N] -> [N]``
-in the argmax of ``W_U W w_E(i)``, and "the model can remember associations, but only d of
+in the argmax of ``W_U W w_E(i)``, and "the model can remember association, but only d of
 them" (slides); the preprint calls it the ``H = 0`` case of its bound. [unverified] against
 Bietti et al.'s own text.
 
@@ -40,7 +40,7 @@ def _draw_memory(N: int, d: int, count: int, seed: int
 
 def capacity(N: int, d: int, *, seed: int = 0) -> int:
     """Largest ``m`` in ``0..N`` such that the memory of the first ``m`` associations recalls all
-    of them (Bietti et al.'s memory as quoted by Dana et al.; one draw)."""
+    of them (Bietti et al. 2023's memory as quoted by Dana et al.'s 2024 slides; one draw)."""
     N, d = check_int("N", N, 2), check_int("d", d, 1)
     w_e, w_u, g = _draw_memory(N, d, N, seed)
     a = w_e @ w_e.T  # [N, N]: w_E(i)·w_E(j)

@@ -57,7 +57,7 @@ def centred_log(conditionals: ArrayLike) -> np.ndarray:
 
 def least_squares_logits(conditionals: ArrayLike, d: int) -> np.ndarray:
     """``f_ls``: the best rank-``d`` approximation of the centred ``log π`` in the spectral (and
-    Frobenius) norm (slides; Eckart-Young)."""
+    Frobenius) norm (Dana's June 2024 talk slides, not the AISTATS 2025 paper; Eckart-Young)."""
     p, d = _check(conditionals, d)
     u, s, vt = np.linalg.svd(centred_log(p), full_matrices=False)
     return (u[:, :d] * s[:d]) @ vt[:d]
@@ -67,9 +67,9 @@ def weighted_least_squares_logits(conditionals: ArrayLike, d: int,
                                   prior: ArrayLike | None = None, *,
                                   iterations: int = 200) -> np.ndarray:
     """``f_wls``: rank-``d`` logits minimising ``Σ_t prior(t) Σ_j π(j|t) (f_tj - L_tj - c_t)^2``
-    over the encoder and the per-row shifts ``c_t`` (slides' weighted least squares,
-    [reconstruction]), by alternating weighted least squares from ``f_ls``. Monotone in the
-    weighted error (each step is an exact minimisation)."""
+    over the encoder and the per-row shifts ``c_t`` (the weighted least squares of Dana's June
+    2024 talk slides, [reconstruction]), by alternating weighted least squares from ``f_ls``.
+    Monotone in the weighted error (each step is an exact minimisation)."""
     p, d = _check(conditionals, d)
     t, n = p.shape
     w_row = np.full(t, 1.0 / t) if prior is None else np.asarray(prior, dtype=float)
@@ -100,7 +100,9 @@ def _exp3(x: np.ndarray) -> np.ndarray:
 
 def slide_bounds(conditionals: ArrayLike, d: int,
                  prior: ArrayLike | None = None) -> dict[str, float]:
-    """The slides' and the draft's bounds on ``d_KL(π, f_ls)`` and ``d_KL(π, f_wls)``.
+    """The bounds on ``d_KL(π, f_ls)`` and ``d_KL(π, f_wls)`` of Dana's June 2024 talk slides
+    and Dana et al.'s draft of that month (not in the AISTATS 2025 paper; symbols
+    [reconstruction]).
 
     Keys: ``sigma`` (``σ_{d+1}`` of the centred ``log π``), ``ls_slides``, ``wls_slides``,
     ``ls_draft``, ``wls_draft`` (see the module docstring for the symbols).

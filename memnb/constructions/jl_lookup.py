@@ -45,15 +45,17 @@ from memnb.validation import check_int
 
 
 def informative_dimensions(N: int) -> range:
-    """Integers ``d`` with ``128 ln(N+1) < d < N - 1``: where Thm 2's bound is finite and
-    Prop. 2 does not already give ``d_KL(π, L) = 0`` (empty below ``N = 869``)."""
+    """Integers ``d`` with ``128 ln(N+1) < d < N - 1``: where Thm 2's bound (Dana et al.,
+    AISTATS 2025) is finite and Prop. 2 does not already give ``d_KL(π, L) = 0`` (empty below
+    ``N = 869``)."""
     N = check_int("N", N, 2)
     return range(math.floor(dana_jl_threshold(N)) + 1, N - 1)
 
 
 def smallest_informative_vocab() -> tuple[int, int]:
     """``(N_real, N_int)``: the smallest ``N`` with a non-empty real interval ``128 ln(N+1) < d <
-    N - 1``, and the smallest with an integer ``d`` in it (Dana et al., Thm 2 with Prop. 2)."""
+    N - 1``, and the smallest with an integer ``d`` in it (Dana et al., AISTATS 2025, Thm 2
+    with Prop. 2)."""
     n_real = next(n for n in range(2, 10_000) if dana_jl_threshold(n) < n - 1)
     n_int = next(n for n in range(2, 10_000) if len(informative_dimensions(n)) > 0)
     return n_real, n_int
@@ -62,8 +64,8 @@ def smallest_informative_vocab() -> tuple[int, int]:
 def reoptimised_lambda(conditionals: ArrayLike, W: ArrayLike, g: ArrayLike) -> pd.DataFrame:
     """Per sequence, the ``λ >= 0`` minimising ``KL(π_t ‖ softmax(λ W W_{g(t)}))`` and that KL.
 
-    The look-up table of Dana et al.'s Thm 2 with its scale chosen for the KL rather than by
-    the entropy equation of the theorem (ours). ``W`` is ``[N, d]`` (rows ``W_j``). Columns:
+    The look-up table of Dana et al.'s (AISTATS 2025) Thm 2 with its scale chosen for the KL rather
+    than by the entropy equation of the theorem (ours). ``W`` is ``[N, d]`` (rows ``W_j``). Columns:
     ``lam``, ``kl``.
     """
     p = np.asarray(conditionals, dtype=float)
@@ -100,7 +102,8 @@ def reoptimised_lambda(conditionals: ArrayLike, W: ArrayLike, g: ArrayLike) -> p
 
 def thm2_point(N: int, d: int, *, num_sequences: int, eps: float = 0.1,
                seed: int = 0) -> dict[str, float]:
-    """Thm 2 at one ``(N, d)``: the bound against the KLs reached (see the module docstring).
+    """Thm 2 of Dana et al. (AISTATS 2025) at one ``(N, d)``: the bound against the KLs reached
+    (see the module docstring).
 
     Conditionals: :func:`memnb.lookup_tables.low_entropy_conditionals` (mass ``1 - eps`` on a
     random ``g(t)``), ``num_sequences`` of them with a uniform prior; ``W``:

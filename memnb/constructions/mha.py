@@ -189,7 +189,8 @@ def _head_outputs(W_K: torch.Tensor, W_Q: torch.Tensor, contexts: torch.Tensor,
 def construct(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.Tensor,
               num_heads: int, d_h: int, *, seed: int = 0, tries: int = 20,
               tol: float = 1e-6) -> Construction:
-    """Build the weights of Theorem 1's proof; see the module docstring. Float64 throughout.
+    """Build the weights of Theorem 1's proof (Mahdavi et al., ICLR 2024, Prop. 1, App. B, as our
+    notes reconstruct it, [reconstruction]); see the module docstring. Float64 throughout.
 
     Raises ``ValueError`` naming the violated condition: too many examples
     (``T > H(min(n, d_h)-1)+1``), a context not of rank ``n`` (Assumption 2), or queries failing
@@ -321,13 +322,15 @@ def construct(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.Tenso
 def memorize(contexts: torch.Tensor, queries: torch.Tensor, labels: torch.Tensor,
              num_heads: int, d_h: int, *, seed: int = 0) -> MultiHeadAttention:
     """A ``MultiHeadAttention`` (paper convention, float64) with ``model(contexts, queries) ==
-    labels`` up to 1e-6, built by the proof of Theorem 1 / Proposition 1 (:func:`construct`)."""
+    labels`` up to 1e-6, built by the proof of Theorem 1 / Proposition 1 of Mahdavi et al.
+    (ICLR 2024) as :func:`construct` reconstructs it ([reconstruction])."""
     return construct(contexts, queries, labels, num_heads, d_h, seed=seed).model
 
 
 def z_matrix(model: MultiHeadAttention, contexts: torch.Tensor, queries: torch.Tensor
              ) -> torch.Tensor:
-    """``Z`` of eq. (7): rows ``[p_1; ...; p_H]`` for every example, ``[T, H d]``."""
+    """``Z`` of eq. (7) of Mahdavi et al. (ICLR 2024): rows ``[p_1; ...; p_H]`` for every
+    example, ``[T, H d]``."""
     with torch.no_grad():
         return model.features(contexts, queries)
 
@@ -336,7 +339,8 @@ def random_weight_ranks(contexts: torch.Tensor, queries: torch.Tensor, num_heads
                         d_h: int, *, draws: int = 20, scales: Sequence[float] = (0.1, 1.0, 10.0,
                                                                                   100.0),
                         seed: int = 0) -> list[dict]:
-    """``rank Z`` for many random weight choices (Propositions 2 and 5's "for every weight").
+    """``rank Z`` for many random weight choices (the "for any weights" of Propositions 2 and 5
+    of Mahdavi et al., ICLR 2024).
 
     For each scale and draw, ``W_K, W_Q`` have i.i.d. ``N(0, scale^2/d)`` entries (large scales
     saturate the softmax); returns rows ``{"scale", "draw", "rank"}``.
@@ -359,8 +363,8 @@ def random_weight_ranks(contexts: torch.Tensor, queries: torch.Tensor, num_heads
 
 def relu_network_jacobian_rank(contexts: torch.Tensor, queries: torch.Tensor, width: int, *,
                                seed: int = 0) -> tuple[int, int]:
-    """Proposition 3's comparison [reconstruction]: a two-layer ReLU network of ``width`` units
-    on the flattened input ``[vec E; e]``.
+    """Proposition 3's comparison (Mahdavi et al., ICLR 2024, App. F) [reconstruction]: a
+    two-layer ReLU network of ``width`` units on the flattened input ``[vec E; e]``.
 
     Returns (rank of the Jacobian of its ``T`` outputs with respect to all parameters at a random
     point, number of parameters). With a shared context the network sees only ``e``, so the rank

@@ -88,9 +88,10 @@ def theory_dataset(T: int, n: int, d: int, *, d_o: int = 1, shared: bool = False
 
 def construction_grid(heads_list: list[int], contexts: list[int], head_dims: list[int], d: int,
                       *, shared: bool = False, seed: int = 0) -> pd.DataFrame:
-    """Theorem 1 at its capacity for every ``(H, n, d_h)``: build the proof's weights for
-    ``T = H(min(n, d_h)-1)+1`` examples and record ``rank Z``, the rank reached after each head
-    (Proposition 1: it grows by ``min(n, d_h) - 1`` per head) and the largest error."""
+    """Theorem 1 of Mahdavi et al. (ICLR 2024) at its capacity for every ``(H, n, d_h)``: build
+    the proof's weights for ``T = H(min(n, d_h)-1)+1`` examples and record ``rank Z``, whether
+    the rank reached after each head grows by ``min(n, d_h) - 1`` per head (Proposition 1;
+    ``rank_grows_per_head``), the largest error and whether every label is met to 1e-6."""
     rows = []
     for h in heads_list:
         for n in contexts:
@@ -122,10 +123,10 @@ def _trained_paper_model(ctx: torch.Tensor, q: torch.Tensor, heads: int, d_h: in
 
 def rank_bound_checks(*, heads: int, n: int, d: int, d_h: int, T: int, draws: int,
                       train_steps: int, seed: int = 0) -> pd.DataFrame:
-    """Propositions 2 and 5: ``rank Z`` over random weights (several scales) and a trained model,
-    for a shared context (bound ``H(n-1)+1``), for tokens summing to a constant (bound
-    ``H(d-1)+1``) and, for contrast, for i.i.d. contexts (only the trivial ``min(T, H d)``).
-    ``train_steps`` = 0 leaves the trained model out."""
+    """Propositions 2 and 5 of Mahdavi et al. (ICLR 2024; App. E, App. I): ``rank Z`` over random
+    weights (several scales) and a trained model, for a shared context (bound ``H(n-1)+1``), for
+    tokens summing to a constant (bound ``H(d-1)+1``) and, for contrast, for i.i.d. contexts
+    (only the trivial ``min(T, H d)``). ``train_steps`` = 0 leaves the trained model out."""
     train_steps = check_int("train_steps", train_steps, 0)
     settings = {
         "shared context (Prop. 2)": ({"shared": True},
@@ -151,13 +152,14 @@ def rank_bound_checks(*, heads: int, n: int, d: int, d_h: int, T: int, draws: in
 
 def relu_comparison(*, heads: int, n: int, d: int, T: int, widths: list[int] | None = None,
                     seed: int = 0) -> pd.DataFrame:
-    """Proposition 3 [reconstruction]: on a shared context of standard-basis rows with queries in
-    general position, the attention layer (``d_h = d``, ``d_v = 1``) memorizes ``H(n-1)+1``
-    examples exactly (a construction: a lower bound). A two-layer ReLU network with ``m`` units on
-    ``[vec E; e]`` sees only ``e`` there: its outputs are a function of ``m(d+2)+1`` effective
-    parameters, so it cannot interpolate more than ``m(d+2)+1`` generic labels (the upper bound of
-    App. F, for every weight). The rank of its output Jacobian at a random point is shown beside
-    it: it never exceeds the bound (a check of the bound, not a count of what is memorized)."""
+    """Proposition 3 of Mahdavi et al. (ICLR 2024, App. F) [reconstruction]: on a shared context
+    of standard-basis rows with queries in general position, the attention layer (``d_h = d``,
+    ``d_v = 1``) memorizes ``H(n-1)+1`` examples exactly (a construction: a lower bound). A
+    two-layer ReLU network with ``m`` units on ``[vec E; e]`` sees only ``e`` there: its outputs
+    are a function of ``m(d+2)+1`` effective parameters, so it cannot interpolate more than
+    ``m(d+2)+1`` generic labels (the upper bound of App. F, for every weight). The rank of its
+    output Jacobian at a random point is shown beside it: it never exceeds the bound (a check of
+    the bound, not a count of what is memorized)."""
     cap = mahdavi_capacity(heads, n, d)
     ctx = torch.eye(n, d, dtype=torch.float64).expand(T, n, d).clone()
     q = torch.randn(T, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
@@ -185,8 +187,9 @@ def relu_comparison(*, heads: int, n: int, d: int, T: int, widths: list[int] | N
 
 
 def claim1_check(*, n: int = 4, d: int = 8, seed: int = 0) -> dict[str, float]:
-    """Claim 1: one head realises any target attentions ``alpha^(t)`` on ``n`` examples with a
-    key-query matrix of rank at most ``n`` (``W = U Q^+``, ``u^(t) = E^(t)+ log alpha^(t)``).
+    """Claim 1 (Mahdavi et al., ICLR 2024, App. B.1): one head realises any target attentions
+    ``alpha^(t)`` on ``n`` examples with a key-query matrix of rank at most ``n`` (``W = U Q^+``,
+    ``u^(t) = E^(t)+ log alpha^(t)``).
 
     Returns the largest ``|softmax(E W e) - alpha|`` and the rank of ``W``.
     """
@@ -211,8 +214,9 @@ def _lemma3_weight(ctx: torch.Tensor, queries: torch.Tensor, subset: list[int],
 
 
 def lemma3_check(*, T: int = 10, n: int = 4, d: int = 8, seed: int = 0) -> dict[str, float]:
-    """Lemma 3: for ``|S| = n - 1`` there is a rank-one ``W0`` with ``W0 e^(t) = 0`` on ``S``
-    (eq. 20) and ``E^(t) W0 e^(t)`` with distinct entries off ``S`` (eq. 21)."""
+    """Lemma 3 (Mahdavi et al., ICLR 2024, App. D): for ``|S| = n - 1`` there is a rank-one
+    ``W0`` with ``W0 e^(t) = 0`` on ``S`` (eq. 20) and ``E^(t) W0 e^(t)`` with distinct entries
+    off ``S`` (eq. 21)."""
     g = torch.Generator().manual_seed(seed)
     ctx, queries, _ = theory_dataset(T, n, d, seed=seed)
     subset = list(range(n - 1))
@@ -225,8 +229,9 @@ def lemma3_check(*, T: int = 10, n: int = 4, d: int = 8, seed: int = 0) -> dict[
 
 def lemma4_check(*, T: int = 10, n: int = 4, d: int = 8, scales: tuple[float, ...] = (
         1.0, 10.0, 100.0, 1e3, 1e4), seed: int = 0) -> pd.DataFrame:
-    """Lemma 4 (saturation): with ``W_c = W + c W0``, ``softmax(E W_c e)`` tends to a one-hot
-    vector off ``S`` as ``c`` grows (whatever ``W``), and is unchanged on ``S`` (eq. 20).
+    """Lemma 4 (saturation; Mahdavi et al., ICLR 2024, App. D): with ``W_c = W + c W0``,
+    ``softmax(E W_c e)`` tends to a one-hot vector off ``S`` as ``c`` grows (whatever ``W``), and is
+    unchanged on ``S`` (eq. 20).
 
     One row per ``c``: the largest distance to the one-hot limit off ``S`` and the largest change
     on ``S``.
@@ -248,9 +253,9 @@ def lemma4_check(*, T: int = 10, n: int = 4, d: int = 8, scales: tuple[float, ..
 
 
 def lemma1_check(*, trials: int = 50, seed: int = 0) -> dict[str, int]:
-    """Lemma 1: a block upper-triangular ``[[A, B], [0, D]]`` has rank at least
-    ``rank A + rank D``; checked on random low-rank blocks. Returns the number of trials and of
-    violations."""
+    """Lemma 1 (Mahdavi et al., ICLR 2024, App. D): a block upper-triangular ``[[A, B], [0, D]]``
+    has rank at least ``rank A + rank D``; checked on random low-rank blocks. Returns the number
+    of trials and of violations."""
     rng = np.random.default_rng(seed)
 
     def low_rank(rows: int, cols: int) -> np.ndarray:
@@ -269,10 +274,10 @@ def lemma1_check(*, trials: int = 50, seed: int = 0) -> dict[str, int]:
 
 def lemma2_check(*, n: int = 5, d: int = 8, cs: tuple[float, ...] = (0.0, 0.2, 1.0, 5.0, 100.0),
                  seed: int = 0) -> pd.DataFrame:
-    """Lemma 2: if ``x_1..x_n`` are independent, so are ``x_i + c sum_j x_j`` (used by
-    Proposition 4 with ``c = 1/n``). The statement's range of ``c`` is stripped from our text; the
-    vectors are dependent exactly at ``c = -1/n`` (their sum vanishes), which the last row shows
-    (ours)."""
+    """Lemma 2 (Mahdavi et al., ICLR 2024, App. D): if ``x_1..x_n`` are independent, so are
+    ``x_i + c sum_j x_j`` (used by Proposition 4 with ``c = 1/n``). The statement's range of
+    ``c`` is stripped from our text; the vectors are dependent exactly at ``c = -1/n`` (their sum
+    vanishes), which the last row shows (ours)."""
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(n, d, generator=g, dtype=torch.float64)
     rows = []
@@ -283,8 +288,9 @@ def lemma2_check(*, n: int = 5, d: int = 8, cs: tuple[float, ...] = (0.0, 0.2, 1
 
 
 def lemma5_check(*, trials: int = 50, seed: int = 0) -> dict[str, int]:
-    """Lemma 5 (Weyl): if ``||A - B||_2 < sigma_min(A) / 2`` (``A`` of rank r) then
-    ``rank B >= r``; checked on random perturbations of random rank-r matrices."""
+    """Lemma 5 (Weyl; Mahdavi et al., ICLR 2024, App. D): if ``||A - B||_2 < sigma_min(A) / 2``
+    (``A`` of rank r) then ``rank B >= r``; checked on random perturbations of random rank-r
+    matrices."""
     rng = np.random.default_rng(seed)
     violations = 0
     for _ in range(trials):
@@ -304,7 +310,8 @@ def lemma5_check(*, trials: int = 50, seed: int = 0) -> dict[str, int]:
 
 def proposition4_layer(d: int, *, seed: int = 0, value_out: str = "identity",
                        rank: int | None = None) -> dict[str, torch.Tensor]:
-    """Random weights of Proposition 4's layer: ``W_K W_Q^T = 0`` and ``W_V W_O = I``.
+    """Random weights of Proposition 4's layer (Mahdavi et al., ICLR 2024, Sec. 4.4):
+    ``W_K W_Q^T = 0`` and ``W_V W_O = I``.
 
     ``W_Q = U_1 A`` and ``W_K = U_2 B`` with ``U_1, U_2`` orthonormal blocks of complementary
     subspaces, so every logit ``x W_Q W_K^T x'^T`` is exactly 0 (uniform attention) although
@@ -335,7 +342,8 @@ def proposition4_layer(d: int, *, seed: int = 0, value_out: str = "identity",
 def self_attention_skip(tokens: torch.Tensor, weights: dict[str, torch.Tensor]) -> torch.Tensor:
     """One single-head self-attention layer with a skip connection, ``X + Attn(X)``, evaluated by
     :class:`torch.nn.MultiheadAttention` (no bias), independently of the closed form
-    ``x + mean(E)`` that Proposition 4's proof derives (App. G, eqs. 30-31)."""
+    ``x + mean(E)`` that Proposition 4's proof derives (Mahdavi et al., ICLR 2024, App. G, eqs.
+    30-31)."""
     if tokens.ndim != 3:
         raise ValueError(f"tokens must be [T, n, d], got shape {tuple(tokens.shape)}")
     d = tokens.shape[2]
@@ -350,9 +358,10 @@ def self_attention_skip(tokens: torch.Tensor, weights: dict[str, torch.Tensor]) 
 
 def proposition4_data(T: int, n: int, d: int, *, seed: int = 0, break_assumption: str | None = None
                       ) -> torch.Tensor:
-    """Self-attention inputs ``[T, n, d]`` as in a ViT's embedding layer: token 0 (the query,
-    [CLS] plus its position) is the same vector in every example, so Assumption 1 fails; the
-    other ``n - 1`` tokens are random, so Assumptions 2 and 3 hold almost surely.
+    """Self-attention inputs ``[T, n, d]`` as in a ViT's embedding layer (the setting of Mahdavi et
+    al., ICLR 2024, Sec. 4.4): token 0 (the query, [CLS] plus its position) is the same vector in
+    every example, so Assumption 1 fails; the other ``n - 1`` tokens are random, so Assumptions 2
+    and 3 hold almost surely.
 
     ``break_assumption`` (ours, for the negative checks): ``"A2"`` makes the last token of every
     context the sum of the two before it (rank ``n - 1``; needs ``n >= 3``); ``"A3"`` gives all
@@ -381,7 +390,8 @@ def proposition4_data(T: int, n: int, d: int, *, seed: int = 0, break_assumption
 
 def proposition4_check(tokens: torch.Tensor, weights: dict[str, torch.Tensor]
                        ) -> dict[str, int | bool | float]:
-    """Proposition 4 (Sec. 4.4, App. G) tested as an implication on one input and one layer.
+    """Proposition 4 (Mahdavi et al., ICLR 2024, Sec. 4.4, App. G) tested as an implication on one
+    input and one layer.
 
     Hypotheses, checked on the input: Assumption 2 (every context of rank ``n``), Assumption 3
     (``e + mean(E)`` of Kruskal rank ``>= n``, the query being token 0) and the layer's
@@ -416,10 +426,10 @@ def proposition4_check(tokens: torch.Tensor, weights: dict[str, torch.Tensor]
 
 
 def proposition4_cases(*, draws: int = 12, seed: int = 0) -> pd.DataFrame:
-    """Proposition 4 over random sizes ``(T, n, d)`` (``n < d``, ``T <= 9``) and random layers
-    meeting its hypotheses, plus three inputs that break one hypothesis each (ours): a context
-    of rank ``n - 1`` (A2), tokens shared by every example (A3) and ``W_V W_O = -I``. One row per
-    case with :func:`proposition4_check`'s fields and ``case``."""
+    """Proposition 4 (Mahdavi et al., ICLR 2024) over random sizes ``(T, n, d)`` (``n < d``,
+    ``T <= 9``) and random layers meeting its hypotheses, plus three inputs that break one
+    hypothesis each (ours): a context of rank ``n - 1`` (A2), tokens shared by every example (A3)
+    and ``W_V W_O = -I``. One row per case with :func:`proposition4_check`'s fields and ``case``."""
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws}")
     rng = np.random.default_rng(seed)
@@ -450,9 +460,9 @@ def proposition4_cases(*, draws: int = 12, seed: int = 0) -> pd.DataFrame:
 
 def remark1_check(*, heads: int = 3, n: int = 6, k: int = 3, d: int = 10, seed: int = 0
                   ) -> dict[str, int | float]:
-    """Remark 1 [reconstruction: the statement is inferred from App. J]: with queries of Kruskal
-    rank ``k < n`` (here in a ``k``-dimensional subspace) the construction memorizes
-    ``H(k - 1) + 1`` examples, using key/query matrices of rank ``k``."""
+    """Remark 1 of Mahdavi et al. (ICLR 2024) [reconstruction: the statement is inferred from
+    App. J]: with queries of Kruskal rank ``k < n`` (here in a ``k``-dimensional subspace) the
+    construction memorizes ``H(k - 1) + 1`` examples, using key/query matrices of rank ``k``."""
     T = mahdavi_capacity(heads, k, k)
     g = torch.Generator().manual_seed(seed)
     ctx = torch.rand(T, n, d, generator=g, dtype=torch.float64)
@@ -466,8 +476,9 @@ def remark1_check(*, heads: int = 3, n: int = 6, k: int = 3, d: int = 10, seed: 
 
 def skip_connection_check(*, heads: int = 2, n: int = 4, d: int = 6, d_o: int = 2,
                           seed: int = 0) -> dict[str, float | int]:
-    """App. C: with a skip connection the layer outputs ``y_hat + e[:d_o]``; memorizing the
-    shifted labels ``y - e[:d_o]`` with Theorem 1's construction memorizes ``y``."""
+    """App. C of Mahdavi et al. (ICLR 2024): with a skip connection the layer outputs
+    ``y_hat + e[:d_o]``; memorizing the shifted labels ``y - e[:d_o]`` with Theorem 1's
+    construction memorizes ``y``."""
     T = mahdavi_capacity(heads, n, n)
     ctx, q, y = theory_dataset(T, n, d, d_o=d_o, seed=seed)
     built = construct(ctx, q, y - q[:, :d_o], heads, n, seed=seed)
@@ -478,7 +489,8 @@ def skip_connection_check(*, heads: int = 2, n: int = 4, d: int = 6, d_o: int = 
 
 def positional_rank_check(*, n: int = 197, d: int = 768, trials: int = 5,
                           seed: int = 0) -> dict[str, float | int]:
-    """Sec. 4.4's argument for Assumption 2: "the positional encoding matrix is full rank".
+    """Sec. 4.4's argument for Assumption 2 (Mahdavi et al., ICLR 2024): "the positional encoding
+    matrix is full rank".
 
     In exact arithmetic the sinusoidal encoding of ``n <= d`` positions has rank ``n`` (a
     Vandermonde argument on ``exp(i omega_j p)``, ours). Numerically, with the tolerance of

@@ -37,10 +37,11 @@ from memnb.validation import check_int
 
 
 def table1(N: int, S: int, d: int, d_h: int, H: int) -> pd.DataFrame:
-    """Dana et al.'s Table 1 (and §7's Huben & Morris row) at one size, computed.
+    """Dana et al.'s (AISTATS 2025) Table 1 (and §7's Huben & Morris row) at one size,
+    computed.
 
-    Columns: ``paper``, ``capacity`` (formula), ``T0`` (its value; ``None`` for Kim et al.,
-    whose capacity depends on the depth only), ``parameters`` (formula),
+    Columns: ``size``, ``paper``, ``capacity`` (formula), ``T0`` (its value; ``None`` for Kim et
+    al., whose capacity depends on the depth only), ``parameters`` (formula),
     ``parameters_at_T0`` (for ``T_0 = H d_h + d``), ``count`` (``exact`` or ``order``),
     ``condition`` and ``condition_holds``.
     """
@@ -81,6 +82,7 @@ def table1(N: int, S: int, d: int, d_h: int, H: int) -> pd.DataFrame:
 
 
 def corollary1_printed_count(N: int, S: int, T0: int) -> int:
-    """``2S + 4N + 8 T_0``: Dana et al.'s §7 statement of Cor. 1's parameter count at ``d = 2``
-    (the exact count is :func:`memnb.bounds.dana_parameter_count_at_capacity`, 16 fewer)."""
+    """``2S + 4N + 8 T_0``: Dana et al.'s (AISTATS 2025) §7 statement of Cor. 1's parameter
+    count at ``d = 2`` (the exact count is :func:`memnb.bounds.dana_parameter_count_at_capacity`,
+    16 fewer)."""
     return 2 * check_int("S", S, 1) + 4 * check_int("N", N, 1) + 8 * check_int("T0", T0, 2)

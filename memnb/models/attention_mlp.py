@@ -20,9 +20,10 @@ attention part (embeddings, heads, their initialisation) is eq. (2)'s
 :class:`~memnb.models.attention_only.AttentionOnlyTransformer`, the same as the AoT it is compared
 with in Experiment 5.
 
-With ``num_layers = L > 1`` (App. B.2, "AoT and MLP-based Transformer with 5 layers") every
-attention layer is followed by its own residual MLP block of the same width, as in the code's
-``Transformer`` (one ``mlp_seq`` entry per layer), applied at every position.
+With ``num_layers = L > 1`` (App. B.2, "AoT and MLP-based Transformer with 5 layers"; the
+code's runs use 3) every attention layer is followed by its own residual MLP block of the same
+width, as in the code's ``Transformer`` (one ``mlp_seq`` entry per layer), applied at every
+position.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def check_width(width: int, active_width: int | None) -> tuple[int, int]:
 class AttentionMLPTransformer(AttentionOnlyTransformer):
     """:class:`AttentionOnlyTransformer` plus one residual GELU MLP of (padded) width ``width``.
 
-    ``active_width`` masks hidden units beyond it (buffer ``unit_mask``), so models of different
-    widths can be trained as one packed stack.
+    The MLP-based Transformer of Dana et al. (AISTATS 2025), §5.2 / Experiment 5, with the
+    official code's ``b_1`` (see the module docstring). ``active_width`` masks hidden units
+    beyond it (buffer ``unit_mask``), so models of different widths can be trained as one
+    packed stack.
 
     Initialisation (``nn.Linear``'s, as the official code's block): ``W_1`` and ``b_1`` ~
     U(±1/sqrt(d)), ``W_2`` ~ U(±1/sqrt(w)) with ``w`` the *active* width, so that padding a model

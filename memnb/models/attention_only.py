@@ -18,13 +18,13 @@ The code's shared ``d -> d_h`` compression is not an option here: every head has
 :class:`memnb.models.compressed_attention_only.CompressedAttentionOnlyTransformer`.
 
 ``num_layers = L > 1`` stacks ``L`` such residual attention layers (App. B.2 of the paper,
-"5 layers instead of 1"), the way the official code's ``Transformer`` stacks them: every layer
-attends causally over the whole sequence (position ``s`` sees positions ``1..s``) and adds its
-heads' outputs to the residual stream; the embeddings, the positional embedding and ``W_U`` are
-shared, and only the last position of the last layer is unembedded. With
-``pos_placement="attention_only"`` the positional embedding is added to every layer's attention
-input, as in the code. ``L = 1`` is eq. (2) exactly (the default; its parameters, their draws and
-its forward pass are those of the one-layer model).
+"5 layers instead of 1"; the code's App. B.2 runs use 3, reproduction notes §3), the way the
+official code's ``Transformer`` stacks them: every layer attends causally over the whole sequence
+(position ``s`` sees positions ``1..s``) and adds its heads' outputs to the residual stream;
+the embeddings, the positional embedding and ``W_U`` are shared, and only the last position of
+the last layer is unembedded. With ``pos_placement="attention_only"`` the positional embedding
+is added to every layer's attention input, as in the code. ``L = 1`` is eq. (2) exactly (the
+default; its parameters, their draws and its forward pass are those of the one-layer model).
 """
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ from memnb.models.compressed_attention_only import CompressedAttentionOnlyTransf
 
 class CompressedAttentionMLPTransformer(CompressedAttentionOnlyTransformer):
     """:class:`CompressedAttentionOnlyTransformer` plus one residual GELU MLP of (padded) width
-    ``width``; ``active_width`` masks the hidden units beyond it (buffer ``unit_mask``), so models
-    of different widths train as one packed stack.
+    ``width``: the MLP model of Dana et al.'s (AISTATS 2025) official code for Experiment 5 (see the
+    module docstring). ``active_width`` masks the hidden units beyond it (buffer ``unit_mask``), so
+    models of different widths train as one packed stack.
 
     Initialisation: the attention part as the base class; the MLP as the code's ``nn.Linear``
     layers (:func:`~memnb.models.attention_mlp.draw_mlp_block`), drawn after every attention

@@ -1,4 +1,5 @@
-"""The attention-only model of Dana et al.'s official code: heads behind one shared compression.
+"""The attention-only model of Dana et al.'s (AISTATS 2025) official code: heads behind one
+shared compression.
 
 The official repository (``leodana2000/Transformer_Attentional_Memory``, ``models.py``, class
 ``Transformer`` with MLP width 0; reproduction notes §3) does not evaluate the paper's eq. (2).
@@ -51,7 +52,8 @@ from memnb.validation import check_int as _check_int
 
 
 class CompressedAttentionOnlyTransformer(nn.Module):
-    """The official code's attention-only Transformer of Dana et al. (see the module docstring).
+    """The official code's attention-only Transformer of Dana et al. (AISTATS 2025); not eq. (2)
+    (see the module docstring).
 
     Args:
         vocab_size: ``N`` (>= 1). seq_len: ``S`` (>= 1); inputs are ``[B, S]`` token ids.

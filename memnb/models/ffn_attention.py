@@ -6,8 +6,9 @@ Fig. 7 caption names only the two FFNs), and the depth "#blocks" of the two FFNs
 of Fig. 7 [source: caption]. Width, heads, activation and
 normalisation were not found (chapter notes §3); **[reconstruction]** choices here:
 
-* ``E_in``: a linear map of the real token vectors ``x ∈ R^{input_dim}`` (the experiments feed
-  fixed pretrained word embeddings) to ``R^d``, plus a learned positional embedding
+* ``E_in``: a linear map of the real token vectors ``x ∈ R^{input_dim}`` (our experiments feed
+  fixed pretrained word embeddings, :mod:`memnb.experiments.kajitsuka`; the paper's embedding
+  was not found) to ``R^d``, plus a learned positional embedding
   (``positional=True``; without it the model is permutation-equivariant like the theory's);
 * ``F1``, ``F2``: ``num_blocks`` residual blocks ``z + W2 relu(W1 LN(z) + b1) + b2`` (hidden width
   ``d_ff``; pre-LayerNorm when ``layer_norm=True``), F1 on every token, F2 on the last one;
@@ -41,7 +42,9 @@ def _uniform(shape: tuple[int, ...], fan_in: int, g: torch.Generator) -> Tensor:
 
 
 class FFNAttentionTransformer(nn.Module):
-    """``E_out ∘ F2 ∘ SA ∘ F1 ∘ E_in`` of Kajitsuka & Sato's experiments (see module docstring).
+    """``E_out ∘ F2 ∘ SA ∘ F1 ∘ E_in`` of Kajitsuka & Sato's (ICLR 2025) experiments (Figs. 1-2,
+    4-5, 7; ``num_blocks`` is their "#blocks"); its widths, heads, activation and normalisation
+    are [reconstruction] (see module docstring).
 
     Args:
         input_dim: dimension of the input token vectors (inputs are ``[B, seq_len, input_dim]``).

@@ -41,7 +41,7 @@ __all__ = ["MultiHeadAttention", "sinusoidal_encoding"]
 
 
 def sinusoidal_encoding(length: int, d: int) -> torch.Tensor:
-    """The sinusoidal positional encoding of Vaswani et al., ``[length, d]`` (float64).
+    """The sinusoidal positional encoding of Vaswani et al. (2017), ``[length, d]`` (float64).
 
     Even coordinates ``sin(pos / 10000^(2i/d))``, odd ones ``cos``; as in the official code.
     """

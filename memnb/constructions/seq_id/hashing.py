@@ -113,7 +113,8 @@ def as_fractions(vectors: np.ndarray) -> list[tuple[Fraction, ...]]:
 
 def fit_quantizer(tokens: np.ndarray, rng: np.random.Generator, *,
                   max_attempts: int = 32) -> TokenQuantizer:
-    """Step 0 for the distinct real tokens ``tokens`` ``[T, d]``: direction, scale, offset.
+    """Step 0 for the distinct real tokens ``tokens`` ``[T, d]``: direction, scale, offset (our
+    [reconstruction] of Kajitsuka & Sato, ICLR 2025; chapter notes §2).
 
     ``v`` is a Gaussian direction rounded to multiples of ``2^-20``; it is redrawn until the
     projections of the ``T`` distinct tokens are distinct (probability 1 for separated tokens).
@@ -163,13 +164,15 @@ class TokenHash:
     a: int
 
     def __call__(self, w: int) -> int:
+        """``h(w) = a^w mod p`` for the integer token ID ``w``."""
         return pow(self.a, int(w), self.p)
 
 
 def build_token_program(*, hash_: TokenHash, w_bits: int, seq_len: int, positional: bool,
                         quantizer: TokenQuantizer | None = None, input_dim: int | None = None,
                         z_bits: int | None = None) -> ReLUProgram:
-    """The first token-wise FFN as an exact ReLU network: token -> ``(w, h(w))``.
+    """The first token-wise FFN as an exact ReLU network: token -> ``(w, h(w))`` (steps 0-1 of
+    the module; our [reconstruction] of Kajitsuka & Sato's FFN₁, ICLR 2025).
 
     Inputs: ``x0 .. x{d-1}`` (real tokens; ``quantizer`` and ``input_dim`` given) or ``z`` (integer
     token IDs below ``2**z_bits``), plus ``k`` (the position) when ``positional``. Outputs ``w``
@@ -224,7 +227,8 @@ def build_token_program(*, hash_: TokenHash, w_bits: int, seq_len: int, position
 # ------------------------------------------------------------------- step 2: the attention layer
 @dataclass(frozen=True)
 class UniformAttention:
-    """One self-attention head on the residual stream ``[w, h, s]`` (width 3, head size 1).
+    """One self-attention head on the residual stream ``[w, h, s]`` (width 3, head size 1): the
+    averaging attention of Kajitsuka & Sato (ICLR 2025), step 2 of the module ([reconstruction]).
 
     ``W_Q = W_K = 0`` (all scores 0), ``W_V = (0, n, 0)``, ``W_O = (0, 0, 1)^T``, so the head adds
     ``sum_j weight_j * n h_j = sum_j h_j`` to channel ``s`` under hardmax and softmax alike.

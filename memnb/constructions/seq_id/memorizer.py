@@ -2,9 +2,10 @@
 
 Kajitsuka & Sato (ICLR 2025, Thm 4.1) finish their construction with a token-wise feed-forward
 network that memorizes ``N`` (ID, label) pairs with Õ(√N) parameters; this is the step that makes
-the whole Transformer need only Õ(√N) parameters, and the step their lower bound (Thm 4.2) shows
-cannot be beaten. The recipe below follows Vardi, Yehudai & Shamir (2022) as reconstructed in the
-chapter notes (§2 step 4, **[reconstruction]**; constants are ours):
+the whole Transformer need only Õ(√N) parameters, an order their lower bound (Thm 4.2, Ω(√N);
+its content [unverified]) shows optimal up to logarithmic factors. The recipe below follows
+Vardi, Yehudai & Shamir (2022) as reconstructed in the chapter notes (§2 step 4,
+**[reconstruction]**; constants are ours):
 
 * sort the IDs and cut them into ``m = ceil(N / ρ)`` blocks of ``ρ`` consecutive IDs;
 * pack block ``j`` into two integers, ``W_j = sum_k u_{jk} 2^{L(ρ-1-k)}`` (IDs, ``L`` bits each)
@@ -84,7 +85,9 @@ def layout(num_pairs: int, max_id: int, num_classes: int,
 def add_memorizer(builder: ReLUProgramBuilder, u: Expr | str, ids: Sequence[int],
                   labels: Sequence[int], num_classes: int, *,
                   block_size: int | None = None, output: str = "y") -> MemorizerLayout:
-    """Append the memorizer of ``ids -> labels`` to ``builder``; the ID is the expression ``u``.
+    """Append the memorizer of ``ids -> labels`` to ``builder``; the ID is the expression ``u``
+    (FFN₂ of Kajitsuka & Sato, ICLR 2025, after Vardi et al. 2022; [reconstruction], see the
+    module docstring).
 
     ``ids`` must be distinct integers ``>= 1`` and ``labels`` integers in ``[0, num_classes)``;
     the last layer has the single channel ``output`` holding the label of ``u`` (and 0 for an

@@ -59,7 +59,8 @@ _TASKS = ("next_token", "seq2seq")
 
 @dataclass
 class SeqIdNetwork:
-    """A Transformer FFN₁ -> SA -> FFN₂ that memorizes a dataset (see :func:`memorize`)."""
+    """A Transformer FFN₁ -> SA -> FFN₂ that memorizes a dataset (see :func:`memorize`): our
+    [reconstruction] of the construction of Kajitsuka & Sato (ICLR 2025), Thm 4.1 / Cor. 4.1."""
 
     token_program: ReLUProgram
     attention: UniformAttention
@@ -174,7 +175,8 @@ class SeqIdNetwork:
         return self.attention(stream, attention)
 
     def ids(self, sequences: np.ndarray, *, attention: AttentionKind = "hardmax") -> np.ndarray:
-        """The contextual mapping: sequence IDs ``[N]`` (next-token) or token IDs ``[N, n]``.
+        """The contextual mapping (Definition 4.1 [unverified]): sequence IDs ``[N]``
+        (next-token) or token IDs ``[N, n]``.
 
         ``ID = s + n p w + 1`` where ``s = sum_j h(w_j)`` is the attention output and ``w`` the
         token ID at the read-out position (the last token for next-token prediction).
@@ -288,7 +290,8 @@ def check_consistency(tokens: np.ndarray, labels: np.ndarray, *, task: Task = "n
 def memorize(sequences: np.ndarray, labels: np.ndarray, *, num_classes: int | None = None,
              task: Task = "next_token", positional: bool = False, seed: int = 0,
              block_size: int | None = None, max_attempts: int = 32) -> SeqIdNetwork:
-    """Build a Transformer that memorizes ``(sequences, labels)`` exactly (Thm 4.1 / Cor. 4.1).
+    """Build a Transformer that memorizes ``(sequences, labels)`` exactly: Kajitsuka & Sato
+    (ICLR 2025), Thm 4.1 / Cor. 4.1, with our [reconstruction] of the construction.
 
     Args:
         sequences: ``[N, n]`` integer token IDs, or ``[N, n, d]`` real token vectors (distinct

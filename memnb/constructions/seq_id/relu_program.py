@@ -1,9 +1,10 @@
 """Deep narrow ReLU networks with exact integer / rational weights, built channel by channel.
 
-The memorizer of Kajitsuka & Sato (ICLR 2025, Thm 4.1) ends in a token-wise ReLU network whose
-weights have Θ̃(√N) bits (block packing + bit extraction, after Vardi et al. 2022). Such weights do
-not fit in float64, so the network is held here as exact Python integers (or
-:class:`fractions.Fraction`) and evaluated in exact arithmetic.
+Our [reconstruction] of the construction of Kajitsuka & Sato (ICLR 2025, Thm 4.1; chapter notes
+§2) ends in a token-wise ReLU network whose weights have Θ̃(√N) bits (block packing + bit
+extraction, after Vardi et al. 2022). Such weights do not fit in float64, so the network is held
+here as exact Python integers (or :class:`fractions.Fraction`) and evaluated in exact
+arithmetic.
 
 A :class:`ReLUProgram` is a list of fully connected layers ``h_{l+1} = relu(A_l h_l + b_l)``.
 Channels carry names while the network is built (:class:`ReLUProgramBuilder`): every new channel

@@ -20,17 +20,18 @@ def construction_sizes(num_sequences: int, seq_len: int, *, num_classes: int = 2
                        vocab_size: int = 1000, task: Task = "next_token", seed: int = 0,
                        verify: bool = False,
                        positional: bool | None = None) -> dict[str, float | int | bool]:
-    """Build the construction for random data and return its sizes (one tidy row).
+    """Build the construction (our [reconstruction] of Kajitsuka & Sato, ICLR 2025) for random
+    data and return its sizes (one tidy row).
 
     ``positional`` adds each token's position to its ID (``w = n z + k``); by default
     (``None``) only for ``task="seq2seq"``, whose labels differ by position (Cor. 4.1), while
     the next-token construction has none, as the model of Thm 4.1 has no positional encoding.
 
     Keys: ``N, n, C, V, task, positional, width, depth, num_parameters`` (total),
-    ``ffn1_parameters``,
-    ``ffn2_parameters``, ``attention_parameters``, ``max_weight_bits``, ``total_weight_bits``,
-    ``id_bits``, ``block_size``, ``num_blocks`` and, with ``verify=True``, ``memorized``
-    (exact evaluation of every label; slow for large N).
+    ``ffn1_parameters``, ``ffn2_parameters``, ``attention_parameters``, ``max_weight_bits``,
+    ``total_weight_bits``, ``id_bits``, ``block_size``, ``num_blocks``, ``num_ids`` (distinct
+    read-out keys) and, with ``verify=True``, ``memorized`` (exact evaluation of every label;
+    slow for large N).
     """
     data = random_sequences(num_sequences, seq_len, vocab_size, num_classes, seed=seed,
                             seq2seq=task == "seq2seq")

@@ -2,10 +2,10 @@
 
 :func:`~memnb.constructions.seq_id.network.memorize` builds the construction as two deep ReLU
 networks around one attention head (:class:`~memnb.constructions.seq_id.network.SeqIdNetwork`).
-This module compiles that *same* construction into the paper's model (its Sec. 3, as our chapter
-notes state it, **[unverified]** notation taken from the authors' ICLR 2024 paper): a residual
-stream ``Z`` (one column per token, every column flowing through every block) and the residual
-blocks
+This module compiles that *same* construction into the paper's model (as our chapter notes §1
+state it, **[unverified]**: notation taken from the authors' ICLR 2024 paper; no section number
+in our sources): a residual stream ``Z`` (one column per token, every column flowing through
+every block) and the residual blocks
 
     F^(SA)(Z) = Z + sum_h W_O^h W_V^h Z sigma[(W_K^h Z)^T W_Q^h Z]          (self-attention)
     F^(FF)(Z) = Z + W_2 sigma_R(W_1 Z + b_1 1^T) + b_2 1^T                  (token-wise FFN)
@@ -155,7 +155,9 @@ class Embedding:
 
 @dataclass(frozen=True, eq=False)
 class SelfAttentionBlock(_Weights):
-    """``F^(SA)(Z) = Z + sum_h W_O^h W_V^h Z sigma[(W_K^h Z)^T W_Q^h Z]`` (see module docstring).
+    """``F^(SA)(Z) = Z + sum_h W_O^h W_V^h Z sigma[(W_K^h Z)^T W_Q^h Z]``: the self-attention
+    block of Kajitsuka & Sato (ICLR 2025) as our notes §1 state it, [unverified] (see module
+    docstring).
 
     ``W_Q, W_K, W_V`` are ``[H, s, width]`` and ``W_O`` is ``[H, width, s]`` (``H`` heads of size
     ``s``); ``sigma`` is applied to each column (query) over the keys.
@@ -221,7 +223,8 @@ class SelfAttentionBlock(_Weights):
 
 @dataclass(frozen=True, eq=False)
 class FeedForwardBlock(_Weights):
-    """``F^(FF)(Z) = Z + W_2 sigma_R(W_1 Z + b_1 1^T) + b_2 1^T`` (token-wise, residual).
+    """``F^(FF)(Z) = Z + W_2 sigma_R(W_1 Z + b_1 1^T) + b_2 1^T`` (token-wise, residual): the FFN
+    block of Kajitsuka & Sato (ICLR 2025) as our notes §1 state it, [unverified].
 
     ``part`` and ``layer`` name the ReLU layer it implements (``FFN1``/``FFN2``, index);
     ``channels`` maps each channel of that layer to its row of ``Z`` after the block.
@@ -284,7 +287,9 @@ Block = FeedForwardBlock | SelfAttentionBlock
 # ------------------------------------------------------------------------------- the network
 @dataclass(frozen=True, eq=False)
 class SeqIdTransformer:
-    """``N = E_out o blocks o E_in``: FFN₁ blocks, one self-attention block, FFN₂ blocks."""
+    """``N = E_out o blocks o E_in``: FFN₁ blocks, one self-attention block, FFN₂ blocks (the
+    model of Kajitsuka & Sato, ICLR 2025, as our notes §1 state it [unverified]; its weights our
+    [reconstruction])."""
 
     embedding: Embedding
     blocks: tuple[Block, ...]
@@ -632,7 +637,9 @@ def _fold_inputs(program: ReLUProgram, names: list[str]
 
 
 def compile_transformer(net: SeqIdNetwork, *, sigma: Sigma = "hardmax") -> SeqIdTransformer:
-    """The blocks of ``net`` (built by :func:`~memnb.constructions.seq_id.network.memorize`).
+    """The blocks of ``net`` (built by :func:`~memnb.constructions.seq_id.network.memorize`),
+    compiled into Kajitsuka & Sato's (ICLR 2025) residual blocks (ours; see the module
+    docstring).
 
     Args:
         net: the construction as ReLU networks and one attention head.
