@@ -7,10 +7,14 @@
     memnb plan <experiment|chapter|all> [--profile full] [--device cpu|cuda] [--json]
 
 ``memnb run`` exits with 0 when the table is complete, 2 on bad arguments (or a missing dataset,
-a dataset file whose rows its loader would drop, a ``MEMNB_DATA_DIR`` that is not a folder, a
-results folder that cannot be written, no dask scheduler answering at ``--executor`` or a
-worker of it without ``--device``, or a complete ``full`` result of today's code already
-written, which it would only recompute: :func:`memnb.results.complete_already`; ``--seeds``,
+a dataset file whose rows its loader would drop, a text dataset with fewer usable rows than the
+profile's grid asks for (:func:`data_rows_error`), a file in the image folder that is no image,
+a ``MEMNB_DATA_DIR`` that is not a folder, a results folder that cannot be written, a written
+table or provenance that cannot be read (:class:`memnb.results.ResultFileError`, refused by
+``plan`` and ``scorecard`` too), no dask scheduler answering at ``--executor`` or a worker of
+it without ``--device``, or a complete ``full`` result of today's code already written, which it
+would only recompute: :func:`memnb.results.complete_already`; the experiment's name, with the
+closest names when it is mistyped (:func:`experiment_name_error`), then ``--seeds``,
 ``--device`` and ``--executor`` are checked before that, ``--device`` on the dask workers with
 ``--executor``: :func:`run_arguments_error`), 1 when the experiment fails while computing
 (:class:`memnb.results.ExperimentFailed`) or its results cannot be written at the end (the
@@ -20,11 +24,13 @@ its state saved under the point cache's ``paused/`` folder, and the table and pr
 written as a partial run; rerun the same command to continue). A second Ctrl-C stops at once
 and exits with 130 (a second SIGTERM with 143), saying that the finished points are cached.
 
-Errors are one line on stderr, ``memnb <command>: error: ...``, started on a line of their own
-when a progress bar is open (:func:`error_line`). A failure while computing prints its traceback
-only with ``--traceback`` (a user's mistake and a fault of the code read alike: one line saying
-what failed, and a flag for the developer who needs the frames); the one-line summary comes last
-either way.
+Errors are one line on stderr, ``memnb <command>: error: ...`` (:func:`error_line`): a message
+of several lines, such as a text loader's list of the folders it looked in, is joined into one
+(:func:`one_line`; the exception keeps its own lines for Python callers), and the open progress
+bars are closed first, so that none is drawn again below the error. A failure while computing
+prints its traceback only with ``--traceback`` (a user's mistake and a fault of the code read
+alike: one line saying what failed, and a flag for the developer who needs the frames); the
+one-line summary comes last either way.
 ``--rerun`` recomputes a committed result of earlier code or profile beside it
 (:mod:`memnb.reruns`), which stays in place until the rerun is complete.
 ``memnb scorecard`` refuses a results folder that does not exist (a mistyped
@@ -74,13 +80,51 @@ def bar_open() -> bool:
     return any(not getattr(bar, "disable", True) for bar in list(getattr(tqdm, "_instances", ())))
 
 
+def close_bars() -> None:
+    """Close every open progress bar (tqdm), the latest first, each ending its line where it
+    stopped. A run stopped by an error leaves its bars open until they are collected, and a
+    bar collected after the error line would draw itself again below it."""
+    from tqdm import tqdm
+
+    for bar in reversed(list(getattr(tqdm, "_instances", ()))):
+        with contextlib.suppress(Exception):  # a bar whose stream is gone: nothing to tidy
+            bar.close()
+
+
+ENDING_KINDS = ("error", "partial", "interrupted")
+"""The kinds of :func:`error_line` that end a command: their line closes open bars first."""
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: a list of indented lines below a line (a loader's folders
+    looked in) is joined to it with ``", "``, other lines with a space. The exception's own text
+    is kept for Python callers; only the command line joins it."""
+    parts: list[str] = []
+    items: list[str] = []
+    for line in [*message.splitlines(), ""]:
+        if line[:1].isspace() and line.strip():
+            items.append(line.strip())
+            continue
+        if items:
+            joined = ", ".join(items)
+            parts.append(joined if joined[-1] in ".;:!?" else joined + ".")
+            items = []
+        if line.strip():
+            parts.append(line.strip())
+    return " ".join(parts)
+
+
 def error_line(command: str, kind: str, message: str) -> None:
-    """Print ``memnb <command>: <kind>: <message>`` to stderr on a line of its own: a newline
-    comes first while a progress bar is open (:func:`bar_open`; a run stopped by an error leaves
-    its bars open until they are collected), so the message does not follow the bar's text."""
+    """Print ``memnb <command>: <kind>: <message>`` to stderr on one line of its own
+    (:func:`one_line`). A line that ends the command (:data:`ENDING_KINDS`) closes the open
+    progress bars first (:func:`close_bars`), so that none is drawn again after it; a warning or
+    a note leaves them open and starts with a newline while one is drawn (:func:`bar_open`), so
+    the message does not follow the bar's text."""
+    if kind in ENDING_KINDS:
+        close_bars()
     if bar_open():
         print(file=sys.stderr)
-    print(f"memnb {command}: {kind}: {message}", file=sys.stderr, flush=True)
+    print(f"memnb {command}: {kind}: {one_line(message)}", file=sys.stderr, flush=True)
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -155,23 +199,36 @@ def _cmd_run(args: argparse.Namespace) -> int:
         ExperimentFailed,
         TimeLimitReached,
         complete_already,
+        load,
         run_experiment,
         shown_path,
     )
 
     runner = rerun_experiment if args.rerun else run_experiment
-    bad = run_arguments_error(args.seeds, args.device, args.executor)
-    if bad is not None:  # said before any other refusal, which would hide it
-        error_line("run", "error", bad)
+    unknown = experiment_name_error(args.experiment)
+    bad = unknown or run_arguments_error(args.seeds, args.device, args.executor)
+    if bad is not None:  # the name, then the options: before any other refusal, which would
+        error_line("run", "error", bad)  # hide them
         return 2
-    done = None if args.rerun else complete_already(args.experiment, args.profile,
-                                                    options=_given_options(args))
+    try:  # reads the written result: a table or provenance that cannot be read is refused
+        load(args.experiment, args.profile)  # (memnb.results.ResultFileError), under any profile
+        done = None if args.rerun else complete_already(args.experiment, args.profile,
+                                                        options=_given_options(args))
+    except ValueError as err:
+        done = str(err)
     if done is not None:
         error_line("run", "error", done)
         return 2
     unwritable = results_folder_error(args.profile, args.rerun)
     if unwritable is not None:
         error_line("run", "error", unwritable)
+        return 2
+    try:  # a dataset too small for the profile's grid: refused before any point is computed
+        too_few = data_rows_error([args.experiment], args.profile)
+    except (ValueError, FileNotFoundError) as err:  # the file checks of the loader it runs
+        too_few = str(err) + _dataset_pointer(err)
+    if too_few is not None:
+        error_line("run", "error", too_few)
         return 2
     # a run a recorded plan says this device's memory cannot hold; with --executor the workers'
     # memory counts, which this machine cannot measure (it may have no GPU at all)
@@ -242,6 +299,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _print_paused_notice(cache)
         return PARTIAL
     return 0
+
+
+def experiment_name_error(name: str) -> str | None:
+    """Why ``memnb run`` cannot run ``name``, in one line, or ``None`` for a registered
+    experiment: a chapter's name (``dana``) lists that chapter's experiments and says that
+    ``memnb plan`` takes a chapter; a mistyped name gets the closest names
+    (:func:`memnb.results.close_names`) and a pointer to ``memnb list``; any other name, the
+    registry's message listing every experiment (:func:`memnb.experiments.registry.get`)."""
+    from memnb.experiments.registry import get, load_all
+    from memnb.results import close_names
+
+    names = list(load_all())
+    if name in names:
+        return None
+    chapter = [n for n in names if n.split(".")[0] == name]
+    if chapter:
+        return (f"{name!r} is a chapter, and `memnb run` takes one experiment: "
+                f"{', '.join(chapter)} (`memnb plan {name}` takes a chapter)")
+    guess = close_names(name, names)
+    if guess:
+        return f"unknown experiment {name!r}; {guess} (see `memnb list`)"
+    try:
+        get(name)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def data_rows_error(names: list[str], profile: str) -> str | None:
+    """The first :func:`memnb.dataset_files.rows_error` of the experiments ``names`` under
+    ``profile`` (a dataset file with fewer usable rows than a point of the grid asks for), or
+    ``None``."""
+    from memnb.dataset_files import rows_error
+
+    for name in names:
+        wrong = rows_error(name, profile)
+        if wrong is not None:
+            return wrong
+    return None
 
 
 def _given_options(args: argparse.Namespace) -> list[str]:
@@ -442,11 +538,18 @@ def paused_notice(cache: Path) -> str | None:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from memnb.planner import plan, plan_markdown
-    from memnb.results import device_description
+    from memnb.planner import experiments_of, plan, plan_markdown
+    from memnb.results import check_device, device_description, load
 
     try:
+        names = experiments_of(args.target)  # the target first, then the device
         chosen = {} if args.calibrate is None else {"calibrate": args.calibrate}
+        check_device(args.device)
+        for name in names:  # a written result that cannot be read: before any calibration
+            load(name, args.profile)
+        too_few = data_rows_error(names, args.profile)
+        if too_few is not None:
+            raise ValueError(too_few)
         table = plan(args.target, args.profile, device=args.device, **chosen)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         error_line("plan", "error", str(err) + _dataset_pointer(err))
@@ -510,37 +613,54 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whole_number(text: str) -> int | None:
+    """``text`` as a whole number when it is written in plain ASCII digits, else ``None``
+    (``int`` would also read ``1_0`` as 10, `` 3`` as 3 and other scripts' digits)."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def _seed_count(text: str) -> int:
-    """``--seeds``'s value: a whole number (its range, 1..MAX_SEEDS, is checked with the other
-    arguments; a value that is not a whole number is refused here, naming that range)."""
+    """``--seeds``'s value: a whole number in plain digits (its range, 1..MAX_SEEDS, is checked
+    with the other arguments; a value that is not a whole number is refused here, naming that
+    range)."""
     from memnb.results import MAX_SEEDS
 
-    try:
-        return int(text)
-    except ValueError:
+    value = _whole_number(text)
+    if value is None:
         raise argparse.ArgumentTypeError(
-            f"must be a whole number of seeds in 1..{MAX_SEEDS}; got {text!r}") from None
+            f"must be a whole number of seeds in 1..{MAX_SEEDS}; got {text!r}")
+    return value
+
+
+MAX_TIME_LIMIT_DAYS = 30
+"""The longest ``--time-limit``, in days. A longer one (``1e300``) would mean no limit, as
+``inf`` would, and is refused as ``inf`` is; leave the option out to run without a limit."""
+
+MAX_TIME_LIMIT_S = MAX_TIME_LIMIT_DAYS * 24 * 3600.0
+""":data:`MAX_TIME_LIMIT_DAYS` in seconds."""
 
 
 def _positive_seconds(text: str) -> float:
-    """``--time-limit``'s value: a finite number of seconds > 0 (``inf`` and ``nan``, which
-    would mean no limit, are refused as 0 and negative numbers are)."""
+    """``--time-limit``'s value: a number of seconds > 0 and at most :data:`MAX_TIME_LIMIT_S`
+    (``inf``, ``nan`` and ``1e300``, which would mean no limit, are refused as 0 and negative
+    numbers are)."""
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not (math.isfinite(value) and value > 0):
+    if not (math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT_S):
         raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds > 0; got {text!r}")
+            f"must be a number of seconds > 0 and at most {MAX_TIME_LIMIT_S:.0f} "
+            f"({MAX_TIME_LIMIT_DAYS} days; leave --time-limit out to run without a limit); "
+            f"got {text!r}")
     return value
 
 
 def _calibrated_groups(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 2:
+    """``--calibrate``'s value: a whole number >= 2 in plain digits. No upper bound: a count
+    above an experiment's groups calibrates each of them once (:func:`memnb.planner.plan`)."""
+    value = _whole_number(text)
+    if value is None or value < 2:
         raise argparse.ArgumentTypeError(
             f"must be an integer >= 2 (the first and the last group); got {text!r}")
     return value
@@ -570,7 +690,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "points stay cached and the exit code is 3 when partial. SECONDS "
                           "count from when memnb starts reading its arguments (Python's own "
                           "start-up before it is not counted); 5%% of them (at most 10 s) are kept "
-                          "for writing the results, and a loop pauses 5 s before the limit")
+                          "for writing the results, and a loop pauses 5 s before the limit. "
+                          f"At most {MAX_TIME_LIMIT_S:.0f} ({MAX_TIME_LIMIT_DAYS} days)")
     run.add_argument("--rerun", action="store_true",
                      help="recompute a committed result of earlier code or profile with "
                           "today's in data/results/rerun/ ($MEMNB_RESULTS_DIR/rerun/ when "
@@ -588,7 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
     planner.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
     planner.add_argument("--calibrate", type=_calibrated_groups, default=None, metavar="GROUPS",
                          help="groups calibrated per experiment, spread over its grid (at least "
-                              f"2; default {CALIBRATED_GROUPS})")
+                              f"2; default {CALIBRATED_GROUPS}; more than an experiment has "
+                              "calibrates each of its groups)")
     planner.add_argument("--json", action="store_true", help="print the rows as JSON")
     card = sub.add_parser("scorecard", help="the reproduction scorecard: every numbered item of "
                           "the papers with a status computed from the results")
@@ -608,7 +730,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``memnb`` console script."""
     started = time.monotonic()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser: `memnb list: error: …`, with its usage
+        commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+        commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     args.started = started  # --time-limit counts from here (interpreter start-up not included)
     handler = {"list": _cmd_list, "run": _cmd_run, "scorecard": _cmd_scorecard,
                "plan": _cmd_plan}[args.command]

@@ -17,7 +17,10 @@ neutral, contradiction), so a file of the hub's integer labels, or with rows lab
 is refused before it reads it, with the way to convert it (:func:`mnli_label_error`). A file
 either text loader would fail on midway (a line that is not JSON, a missing field, an IMDb label
 other than 0 or 1, no rows) is refused with the file and line named (:func:`format_error`); the
-loaders call the same check (:func:`check_file`) on the file they read.
+loaders call the same check (:func:`check_file`) on the file they read. A file in the ImageNet
+sample folder that PIL cannot open is refused likewise, named (:func:`image_error`). ``memnb
+run`` also refuses a text file with fewer usable rows than the profile's grid asks for
+(:func:`rows_error`), which the run would otherwise find only while computing its points.
 
 Not under ``memnb.data``: that package is part of every point's code fingerprint
 (:data:`memnb.fingerprint.CORE_MODULES`), and recording which file was read computes nothing.
@@ -229,23 +232,54 @@ def _imdb_error(path: Path) -> str | None:
     return format_error("imdb", path)
 
 
+def image_error(folder: Path) -> str | None:
+    """Why the image folder ``folder`` cannot be read as the ImageNet sample, or ``None``: a
+    file it reads (:data:`FOLDER_SUFFIXES`, as :func:`memnb.data.images.list_images` lists them)
+    that PIL cannot open and verify (text named ``.JPEG``, a file cut short in its header); the
+    message names the first such file and counts the others. Verifying reads each file's
+    structure, not its pixels, so checking the whole sample before a run costs little."""
+    from PIL import Image
+
+    bad: list[tuple[Path, str]] = []
+    for path in sorted(p for p in folder.iterdir()
+                       if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES):
+        try:
+            with Image.open(path) as image:
+                image.verify()
+        except Exception as err:  # PIL raises OSError, SyntaxError, ValueError, ... by format
+            bad.append((path, type(err).__name__))
+    if not bad:
+        return None
+    (first, why), more = bad[0], len(bad) - 1
+    others = f" (and {more} more file{'s' * (more > 1)})" if more else ""
+    return (f"{first} is not an image PIL can open ({why}){others}; the folder must hold only "
+            "the sample images: move it away, or restore the images as data/README.md "
+            "describes")
+
+
 _CONTENT_CHECKS: dict[str, Callable[[Path], str | None]] = {"mnli": _mnli_error,
-                                                             "imdb": _imdb_error}
+                                                             "imdb": _imdb_error,
+                                                             "imagenet": image_error}
 """The checks of :func:`check_file`, by dataset name: what a loader would fail on without
-naming the line (:func:`format_error`), or cannot read (:func:`mnli_label_error`)."""
+naming the line (:func:`format_error`) or the image (:func:`image_error`), or cannot read
+(:func:`mnli_label_error`)."""
+
+_FOLDERS: frozenset[str] = frozenset({"imagenet"})
+"""The datasets of :data:`DATASETS` that are folders (of images), not files."""
 
 _CHECKED: dict[tuple[str, str, str], str | None] = {}  # (name, path, digest) -> the answer
 
 
 def check_file(name: str, path: Path) -> None:
-    """Raise ``ValueError`` when the file ``path`` of dataset ``name`` (:data:`DATASETS`) is one
-    its loader would misread (:data:`_CONTENT_CHECKS`); a dataset without such a check passes.
-    Each file's contents are read once while their digest stays. The text loaders call it on the
-    file they found, and :func:`check_contents` before a run computes."""
+    """Raise ``ValueError`` when the file ``path`` of dataset ``name`` (:data:`DATASETS`; the
+    folder, for the images) is one its loader would misread (:data:`_CONTENT_CHECKS`); a
+    dataset without such a check passes. Each file's contents are read once while their digest
+    stays. The text loaders call it on the file they found, and :func:`check_contents` before a
+    run computes."""
     check = _CONTENT_CHECKS.get(check_datasets([name])[0])
-    if check is None or not path.is_file():
+    if check is None or not (path.is_dir() if name in _FOLDERS else path.is_file()):
         return
-    key = (name, str(path), _file_digest(path))
+    key = (name, str(path), path_digest(path))
     if key not in _CHECKED:
         _CHECKED[key] = check(path)
     if _CHECKED[key] is not None:
@@ -255,10 +289,66 @@ def check_file(name: str, path: Path) -> None:
 def check_contents(names: Iterable[str]) -> None:
     """Raise ``ValueError`` when a dataset file of ``names`` (:data:`DATASETS`) found in the
     data folder is one its loader would misread (:func:`check_file`: a line that is not JSON, a
-    missing field, an IMDb label other than 0 or 1, MultiNLI labels other than its names); a
-    file not found is left to its loader, which says where to put it. Run by
-    :func:`memnb.results.run_experiment` before any point is computed."""
+    missing field, an IMDb label other than 0 or 1, MultiNLI labels other than its names, a file
+    in the image folder that is no image); a file not found is left to its loader, which says
+    where to put it. Run by :func:`memnb.results.run_experiment` before any point is
+    computed."""
     for name in check_datasets(names):
         path = find_dataset(DATASETS[name]) if name in _CONTENT_CHECKS else None
         if path is not None:
             check_file(name, path)
+
+
+_TEXT_LOADERS: dict[str, str] = {"mnli": "load_mnli", "imdb": "load_imdb"}
+"""The loader (:mod:`memnb.data.text`) of each text dataset a grid's points name."""
+
+_USABLE: dict[tuple[str, str, str, int], int] = {}  # (dataset, path, digest, n) -> usable rows
+
+
+def rows_needed(name: str, profile: str) -> dict[tuple[str, int], int]:
+    """``{(text dataset, sequence length n): rows}``: the most rows ``N`` a point of experiment
+    ``name``'s grid under ``profile`` asks of each text dataset read as ``n``-token sequences
+    (points naming their ``dataset`` with ``N`` and ``n``, as Kajitsuka & Sato's do). The grid
+    is built as ``memnb plan`` builds it (:func:`memnb.planner.capture_sweep`: nothing is
+    computed); empty for an experiment that declares no text dataset or makes no sweep."""
+    from memnb.experiments.registry import get
+
+    if not set(get(name).datasets) & set(_TEXT_LOADERS):
+        return {}
+    from memnb.planner import capture_sweep
+
+    try:
+        captured = capture_sweep(name, profile, seeds=1)
+    except Exception:  # a grid that cannot be built: the run itself says why, as it would
+        return {}
+    needed: dict[tuple[str, int], int] = {}
+    for point in [] if captured is None else captured.points:
+        if point.get("dataset") in _TEXT_LOADERS and "N" in point and "n" in point:
+            key = (str(point["dataset"]), int(point["n"]))
+            needed[key] = max(needed.get(key, 0), int(point["N"]))
+    return needed
+
+
+def rows_error(name: str, profile: str) -> str | None:
+    """Why the text dataset files found in the data folder cannot give experiment ``name``'s
+    grid under ``profile`` its rows, or ``None``: a file with fewer usable rows of length ``n``
+    (the distinct ``n``-token sequences with one label that its loader keeps,
+    :func:`memnb.data.text.load_mnli` or :func:`memnb.data.text.load_imdb`) than a point asks
+    for (:func:`rows_needed`), which the run would find only once its points were computing. A
+    file not found is left to the loader, which says where to put it; a file its loader refuses
+    raises that loader's ``ValueError`` (:func:`check_file`)."""
+    from memnb.data import text
+
+    for (dataset, n), needed in sorted(rows_needed(name, profile).items()):
+        path = find_dataset(DATASETS[dataset])
+        if path is None:
+            continue
+        key = (dataset, str(path), _file_digest(path), n)
+        if key not in _USABLE:
+            _USABLE[key] = len(getattr(text, _TEXT_LOADERS[dataset])(n, download=False))
+        usable = _USABLE[key]
+        if usable < needed:
+            return (f"data: {path} has {usable} usable rows of length n = {n} (distinct "
+                    f"sequences with one label); {name} ({profile}) needs {needed}; see "
+                    "data/README.md")
+    return None

@@ -11,6 +11,8 @@ machine (:func:`check_worker_device`).
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import socket
 import time
 from collections.abc import Iterator, Sequence
@@ -40,27 +42,53 @@ class SchedulerUnreachable(ConnectionError, ValueError):
     """
 
 
+_BARE_HOST = re.compile(r"[A-Za-z0-9._-]+")
+"""A host name or IPv4 address as ``--executor`` takes it: ASCII letters, digits, ``.``, ``-``
+and ``_`` (no user, path or brackets); an IPv6 address goes in brackets."""
+
+_FORM = "executor must look like 'dask://HOST:PORT' (IPv6: dask://[ADDR]:PORT)"
+
+
+def _host_error(host: str) -> str | None:
+    """Why ``host`` (the part of an address before its last ``:``) is no host, or None: a bare
+    host of :data:`_BARE_HOST`, or an IPv6 address in brackets (``[::1]``, ``[fe80::1%eth0]``)."""
+    if not ("[" in host or "]" in host):
+        if ":" in host:
+            return f"{_FORM}: an IPv6 address goes in brackets"
+        return None if _BARE_HOST.fullmatch(host) else _FORM
+    inner = host[1:-1] if host.startswith("[") and host.endswith("]") else ""
+    try:
+        ipaddress.IPv6Address(inner)
+    except ValueError:
+        return f"{_FORM}: brackets must enclose the whole host, an IPv6 address"
+    return None
+
+
 def scheduler_address(executor: str) -> str:
     """``dask://HOST:PORT`` → ``tcp://HOST:PORT``; a ``ValueError`` for anything else.
 
-    The whole form is checked here, before any connection: the prefix, a host without spaces
-    (an IPv6 host in brackets) and a port in 1..65535 (:func:`_host_port`), so a malformed
-    address is refused with this module's message rather than with dask's."""
+    The whole form is checked here, before any connection: the prefix, a host of ASCII letters,
+    digits, ``.``, ``-`` and ``_`` or an IPv6 address in balanced brackets (:func:`_host_error`:
+    no user, path, space or unbracketed ``:``), and a port of ASCII digits in 1..65535
+    (:func:`_host_port`), so a malformed address is refused with this module's message rather
+    than with dask's, or as an unreachable scheduler."""
     prefix = "dask://"
+    if not isinstance(executor, str) or not executor.startswith(prefix):
+        raise ValueError(f"{_FORM}; got {executor!r}")
     host, colon, _ = executor[len(prefix):].rpartition(":")
-    bare = host.strip("[]")
-    if (not executor.startswith(prefix) or not colon or not bare
-            or any(c.isspace() for c in bare)):
-        raise ValueError(f"executor must look like 'dask://HOST:PORT'; got {executor!r}")
+    wrong = _host_error(host) if colon and host else _FORM
+    if wrong is not None:
+        raise ValueError(f"{wrong}; got {executor!r}")
     address = "tcp://" + executor[len(prefix):]
     _host_port(address)
     return address
 
 
 def _host_port(address: str) -> tuple[str, int]:
-    """``tcp://HOST:PORT`` → ``(HOST, PORT)``; a ``ValueError`` if PORT is not a port number."""
+    """``tcp://HOST:PORT`` → ``(HOST, PORT)``; a ``ValueError`` if PORT is not a port number
+    (ASCII digits only: ``int`` would also read other scripts' digits, ``_`` and spaces)."""
     host, _, port = address.removeprefix("tcp://").rpartition(":")
-    if not port.isdigit() or not 0 < int(port) < 65536:
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
         raise ValueError(f"executor port must be an integer in 1..65535; got {port!r}")
     return host.strip("[]"), int(port)
 

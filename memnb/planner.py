@@ -660,9 +660,13 @@ def experiments_of(target: str) -> list[str]:
         return [target]
     chosen = [n for n in names if n.split(".")[0] == target]
     if not chosen:
+        from memnb.results import close_names
+
         chapters = sorted({n.split(".")[0] for n in names})
+        guess = close_names(target, [*names, *chapters, "all"])
         raise ValueError(f"target must be an experiment, a chapter ({', '.join(chapters)}) or "
-                         f"'all'; got {target!r}")
+                         f"'all' (see `memnb list`); got {target!r}"
+                         + (f": {guess}" if guess else ""))
     return chosen
 
 

@@ -18,6 +18,7 @@ the ``memnb run`` calls on a profile's point caches, :mod:`memnb.profile_calls`.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import math
 import os
@@ -26,7 +27,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +39,7 @@ import torch
 import memnb
 from memnb import dataset_files, numerics, resume
 from memnb.budget import TimeBudget, time_limit
-from memnb.experiments.registry import get
+from memnb.experiments.registry import get, load_all
 from memnb.fingerprint import code_fingerprint, code_modules
 from memnb.paths import repo_root, results_dir
 from memnb.profile_calls import CONCURRENT_NOTE, ProfileCalls
@@ -863,13 +864,108 @@ def _points_written(before: dict[str, int], after: dict[str, int]) -> int:
     return sum(1 for path, mtime in after.items() if before.get(path) != mtime)
 
 
-def load(name: str, profile: str, root: Path | None = None) -> ExperimentResult | None:
-    """A previously written result of ``name`` under ``profile``, or ``None`` if there is none."""
-    csv_path, json_path = result_paths(name, profile, root)
+class ResultFileError(ValueError):
+    """A written table or provenance file that cannot be read (cut short, emptied, not JSON, a
+    JSON list): one line naming the file and what is wrong in it (:func:`read_provenance`,
+    :func:`read_table`). A ``ValueError``, so that ``memnb run``, ``plan`` and ``scorecard``
+    refuse before computing (exit code 2) instead of printing a traceback."""
+
+
+_RESTORE = "restore it from git or move it away"
+"""What to do with a result file that cannot be read (:class:`ResultFileError`)."""
+
+
+def read_provenance(json_path: Path) -> dict[str, Any]:
+    """The provenance record written at ``json_path``: a JSON object;
+    :class:`ResultFileError` naming the file and where its JSON breaks otherwise."""
+    try:
+        provenance = json.loads(json_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        reason = f"JSON error at line {err.lineno}, column {err.colno}: {err.msg}"
+    except UnicodeDecodeError:
+        reason = "not UTF-8 text"
+    else:
+        if isinstance(provenance, dict):
+            return provenance
+        reason = f"a JSON {type(provenance).__name__}, not an object"
+    raise ResultFileError(f"{shown_path(json_path)} is not a readable provenance file "
+                          f"({reason}); {_RESTORE}")
+
+
+def read_table(csv_path: Path) -> pd.DataFrame:
+    """The result table written at ``csv_path``; :class:`ResultFileError` naming the file when
+    pandas cannot read it (empty, or rows of other lengths than its header)."""
+    try:
+        return pd.read_csv(csv_path)
+    except pd.errors.EmptyDataError:
+        reason = "empty: no header, no rows"
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        reason = " ".join(str(err).split())
+    raise ResultFileError(f"{shown_path(csv_path)} is not a readable result table ({reason}); "
+                          f"{_RESTORE}")
+
+
+EXPERIMENT_NAME = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
+"""The form of an experiment's name, ``chapter.experiment``: a file name in a results folder,
+no path."""
+
+
+def check_name(name: str) -> str:
+    """``name`` when it can name a result: a string of the form :data:`EXPERIMENT_NAME` (no
+    ``/`` or ``..`` that would look outside the results folder), and, in one of the book's
+    chapters (``dana.…``), a registered experiment's (:func:`memnb.experiments.registry.get`:
+    the ``ValueError`` :func:`run_experiment` gives, listing the known ones), since a mistyped
+    name would read as "not run". A name outside the chapters (a table of one's own code, or
+    a test's ``toy.exp``) needs only the form. ``TypeError`` for a name that is not a string."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be an experiment's name (a str); got {name!r}")
+    if not EXPERIMENT_NAME.fullmatch(name):
+        raise ValueError(f"name must be an experiment's name, chapter.experiment (see `memnb "
+                         f"list`); got {name!r}")
+    if name.split(".")[0] in {known.split(".")[0] for known in load_all()}:
+        get(name)
+    return name
+
+
+_LOOK_ALIKE = str.maketrans("lio", "110")
+"""Letters read for the digits they look like when a name is compared (``dana.expl`` is
+``dana.exp1`` mistyped, not one of six names as close)."""
+
+
+def close_names(word: str, names: Iterable[str]) -> str:
+    """``"did you mean 'dana.exp1'?"`` for a mistyped ``word``, or ``""`` when no name of
+    ``names`` is close. Case is ignored; a name that differs only in a look-alike letter for a
+    digit (``l``, ``i`` for ``1``, ``o`` for ``0``) is the one; otherwise the names closest by
+    :func:`difflib.get_close_matches`' measure and cut-off, all of those tied closest, in name
+    order (``one of 'dana.exp1', …``)."""
+    by_key = {name.lower(): name for name in names}
+    key = str(word).lower()
+    alike = [k for k in by_key if k.translate(_LOOK_ALIKE) == key.translate(_LOOK_ALIKE)]
+    close = alike or difflib.get_close_matches(key, list(by_key), n=len(by_key) or 1)
+    if not close:
+        return ""
+
+    def ratio(other: str) -> float:
+        return difflib.SequenceMatcher(None, key, other).ratio()
+
+    best = sorted(by_key[c] for c in close if ratio(c) == ratio(close[0]))
+    shown = ", ".join(map(repr, best))
+    return f"did you mean {shown}?" if len(best) == 1 else f"did you mean one of {shown}?"
+
+
+def load(name: str, profile: str, root: Path | str | None = None) -> ExperimentResult | None:
+    """A previously written result of ``name`` under ``profile``, or ``None`` if there is none.
+
+    ``name`` must be a registered experiment's (:func:`check_name`); ``root`` (default
+    :func:`memnb.paths.results_dir`) may be a path or a string. A table or provenance that cannot
+    be read raises :class:`ResultFileError` naming the file (:func:`read_table`,
+    :func:`read_provenance`)."""
+    check_name(name)
+    csv_path, json_path = result_paths(name, profile, None if root is None else Path(root))
     if not (csv_path.exists() and json_path.exists()):
         return None
-    provenance = json.loads(json_path.read_text())
-    return ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance,
+    provenance = read_provenance(json_path)
+    return ExperimentResult(read_table(csv_path), csv_path, json_path, provenance,
                             bool(provenance.get("complete", True)))
 
 

@@ -335,19 +335,28 @@ def test_help_texts_say_what_the_code_does():
     assert "SECONDS count from when memnb starts reading its arguments" in run
     assert "from the command's start" not in run
     assert "data/results/rerun/ ($MEMNB_RESULTS_DIR/rerun/ when MEMNB_RESULTS_DIR is set)" in run
+    assert f"At most {cli.MAX_TIME_LIMIT_S:.0f} ({cli.MAX_TIME_LIMIT_DAYS} days)" in run
     plan = _help("plan")
-    assert f"(at least 2; default {CALIBRATED_GROUPS})" in plan
+    assert (f"(at least 2; default {CALIBRATED_GROUPS}; more than an experiment has calibrates "
+            "each of its groups)") in plan
     assert "memnb.planner.CALIBRATED_GROUPS" not in plan
 
 
-@pytest.mark.parametrize("text", ["inf", "Infinity", "-inf", "nan", "0", "-1", "soon"])
-def test_a_time_limit_must_be_a_finite_positive_number(capsys, text):
+@pytest.mark.parametrize("text", ["inf", "Infinity", "-inf", "nan", "0", "-1", "soon", "1e300",
+                                  "2592001"])
+def test_a_time_limit_must_be_a_positive_number_of_at_most_30_days(capsys, text):
+    """``inf`` would mean no limit, and so would ``1e300``: both are refused, naming the
+    largest limit taken (:data:`memnb.cli.MAX_TIME_LIMIT_S`)."""
     with pytest.raises(SystemExit) as ended:
         cli.main(["run", "dana.exp1", f"--time-limit={text}"])
     assert ended.value.code == 2
-    assert (f"argument --time-limit: must be a finite number of seconds > 0; got {text!r}"
-            in capsys.readouterr().err)
+    most = cli.MAX_TIME_LIMIT_S
+    assert most == cli.MAX_TIME_LIMIT_DAYS * 86400 and cli.MAX_TIME_LIMIT_DAYS == 30
+    assert (f"argument --time-limit: must be a number of seconds > 0 and at most {most:.0f} "
+            f"({cli.MAX_TIME_LIMIT_DAYS} days; leave --time-limit out to run without a limit); "
+            f"got {text!r}" in capsys.readouterr().err)
     assert cli._positive_seconds("1e-6") == 1e-6 and math.isfinite(cli._positive_seconds("5"))
+    assert cli._positive_seconds(str(most)) == most
 
 
 def test_seeds_that_are_not_a_whole_number_are_refused_naming_the_range(capsys):

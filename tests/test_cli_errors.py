@@ -152,23 +152,31 @@ def test_a_time_limited_stop_says_where_the_paused_state_is(tmp_path, monkeypatc
     assert any("git add -f" in line for line in err) == (profile == "full")
 
 
-def test_an_error_line_starts_below_an_open_progress_bar(monkeypatch, capsys):
+def test_an_error_line_closes_the_open_progress_bars_first(monkeypatch, capsys):
     """A bar drawn without its newline (a run stopped by an error leaves it open) would run
-    into the message: the error line starts on a line of its own while a bar is open."""
+    into the message, and draw itself again below it when collected: an error closes the open
+    bars first (each ends its own line), then prints its line; a warning leaves them open and
+    starts on a line of its own while one is drawn."""
     import io
 
     from tqdm import tqdm
 
-    bar = tqdm(total=2, file=io.StringIO())
+    stream = io.StringIO()
+    bar = tqdm(total=2, file=stream, desc="bar")
     try:
         assert cli.bar_open()
+        cli.error_line("run", "warning", "something")
+        assert capsys.readouterr().err == "\nmemnb run: warning: something\n"
+        assert cli.bar_open()
         cli.error_line("run", "error", "something")
-        assert capsys.readouterr().err == "\nmemnb run: error: something\n"
+        assert capsys.readouterr().err == "memnb run: error: something\n"
+        assert not cli.bar_open() and bar.disable  # closed, so never drawn again
+        assert stream.getvalue().endswith("\n")
     finally:
         bar.close()
     monkeypatch.setattr(cli, "bar_open", lambda: False)
-    cli.error_line("run", "error", "something")
-    assert capsys.readouterr().err == "memnb run: error: something\n"
+    cli.error_line("run", "warning", "something")
+    assert capsys.readouterr().err == "memnb run: warning: something\n"
 
 
 def test_python_dash_m_memnb_is_the_same_command_line():

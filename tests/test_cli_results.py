@@ -854,7 +854,8 @@ def test_an_unknown_name_or_executor_is_said_before_anything_runs(tmp_path, monk
     assert cli.main(["run", "dana.nosuch", "--rerun"]) == 2
     assert "unknown experiment 'dana.nosuch'" in capsys.readouterr().err
     assert cli.main(["run", "dana.exp1", "--profile", "ci", "--executor", "foo"]) == 2
-    assert "executor must look like 'dask://HOST:PORT'; got 'foo'" in capsys.readouterr().err
+    assert ("executor must look like 'dask://HOST:PORT' (IPv6: dask://[ADDR]:PORT); got 'foo'"
+            in capsys.readouterr().err)
     assert not any(tmp_path.rglob("*"))
 
 

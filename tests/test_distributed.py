@@ -58,9 +58,33 @@ def test_scheduler_address_parsing():
                 "dask:// :8786", "dask://my host:8786"):
         with pytest.raises(ValueError, match="dask://HOST:PORT"):
             scheduler_address(bad)
-    for bad_port in ("dask://host:", "dask://host:0", "dask://host:65536", "dask://host:80a"):
+    for bad_port in ("dask://host:", "dask://host:0", "dask://host:65536", "dask://host:80a",
+                     "dask://host:\u0663", "dask://host:1_0", "dask://host: 1"):
         with pytest.raises(ValueError, match=r"port must be an integer in 1\.\.65535"):
             scheduler_address(bad_port)
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ("dask://[::1", ": brackets must enclose the whole host, an IPv6 address"),
+    ("dask://h]:1", ": brackets must enclose the whole host, an IPv6 address"),
+    ("dask://[1.2.3.4]:1", ": brackets must enclose the whole host, an IPv6 address"),
+    ("dask://::8786", ": an IPv6 address goes in brackets"),
+    ("dask://user@host:1", ""),
+    ("dask://host/path:1", ""),
+])
+def test_a_malformed_host_is_refused_before_any_connection(bad, why):
+    """Unbalanced brackets, a bare IPv6 address, a user or a path used to pass the form check and
+    be reported as an unreachable scheduler (with a `dask scheduler --host` hint built from the
+    broken host); each is refused by its form, with the address given."""
+    with pytest.raises(ValueError) as info:
+        scheduler_address(bad)
+    assert str(info.value) == ("executor must look like 'dask://HOST:PORT' (IPv6: "
+                               f"dask://[ADDR]:PORT){why}; got {bad!r}")
+
+
+def test_well_formed_hosts_pass():
+    for host in ("127.0.0.1", "node-7.cluster_a.example", "[fe80::1%eth0]", "[2001:db8::1]"):
+        assert scheduler_address(f"dask://{host}:8786") == f"tcp://{host}:8786"
 
 
 def test_distributed_table_equals_local_table(cluster, tmp_path):
