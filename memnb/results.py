@@ -113,7 +113,8 @@ class TimeLimitReached(RuntimeError):
 class ExperimentFailed(RuntimeError):
     """An experiment raised an exception while it computed its points (any but
     ``FileNotFoundError``, a dataset not in place, which stays a usage error): a fault of the
-    code, of the data it read (say, a dataset file too small for the profile) or of the device
+    code, of the data it read (say, a dataset file too small for the profile, when called
+    from Python: ``memnb run`` refuses that before computing) or of the device
     (say, CUDA out of memory), not of the arguments, which :func:`run_experiment` checks before
     anything runs. A ``RuntimeError``, so that ``memnb run`` reports it as a failure (exit code
     1, one line; its traceback with ``--traceback``) instead of a usage error."""
