@@ -1093,3 +1093,25 @@ def test_the_rerun_section_answers_its_question_from_the_committed_data():
         one = slopes(pd.read_csv(again / "dana.exp1.csv"))
         gap = float(np.abs(four - one.reindex(four.index)).max())
         assert f"of the two replications differ by up to {gap:.4f} (accuracy per head)" in text
+
+
+def test_the_short_answer_reads_the_sentence_the_scorecard_writes(tmp_path):
+    """The parser of the scorecard's sentence (_rejudged_on_replications) reads what
+    memnb.scorecard.replaced.rejudged_summary writes for the replications, so that a change of
+    its wording fails here rather than leaving the page without its count."""
+    from memnb.scorecard.replaced import Rejudged, rejudged_summary
+
+    judged = [Rejudged("dana.exp5", "dana", "Fig. 3: which model", "trend", "trend"),
+              Rejudged("dana.exp5_code", "dana", "Fig. 3: which model", "trend", "differs"),
+              Rejudged("dana.exp2", "dana", "Fig. 1b", "reproduced", "reproduced"),
+              Rejudged("dana.exp3", "dana", "Fig. 2a", "reproduced", "not run")]
+    path = tmp_path / "scorecard.ipynb"
+    for subset, expected in ((judged[:3], (3, 1)), (judged[2:3], (1, 0)),
+                             (judged[2:], (2, 0))):
+        text = rejudged_summary(subset, lambda j: j.item, runs="replicated runs",
+                                on=("the replications", "the replication", "the replication"))
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(
+            "display_data", data={"text/markdown": text})])]
+        nbformat.write(nb, path)
+        assert reproducibility._rejudged_on_replications([path]) == expected, text
