@@ -617,7 +617,7 @@ def _written_full(name: str, profile: str,
     csv_path, json_path = result_paths(name, profile, root)
     if not (csv_path.exists() and json_path.exists()):
         return None
-    written = json.loads(json_path.read_text())
+    written = read_provenance(json_path)
     if written.get("code_fingerprint") != todays_code(name) or (
             profile_change(written) is not None):
         return None
@@ -1030,9 +1030,9 @@ def load_superseded(name: str, profile: str, root: Path | None = None) -> list[E
         code = json_path.name[len(name) + 1:-len(".json")]
         if not FINGERPRINT.fullmatch(code):
             continue  # another experiment whose name extends this one's
-        provenance = json.loads(json_path.read_text())
+        provenance = read_provenance(json_path)
         csv_path = json_path.with_suffix(".csv")
-        kept.append(ExperimentResult(pd.read_csv(csv_path), csv_path, json_path, provenance,
+        kept.append(ExperimentResult(read_table(csv_path), csv_path, json_path, provenance,
                                      bool(provenance.get("complete", True))))
     return sorted(kept, key=lambda r: str(r.provenance.get("started_utc", "")))
 

@@ -182,6 +182,21 @@ def test_run_experiment_refuses_a_broken_provenance_before_computing(tmp_path, m
         results.run_experiment("dana.exp1", "ci", root=root)
 
 
+def test_a_broken_kept_table_is_named_too(tmp_path):
+    """load_superseded and the full run's own record (read when a run asks whether it is
+    complete already) go through the same readers as load."""
+    folder = tmp_path / "full" / results.SUPERSEDED
+    folder.mkdir(parents=True)
+    (folder / "dana.exp1.0123456789abcdef.json").write_text("{", encoding="utf-8")
+    (folder / "dana.exp1.0123456789abcdef.csv").write_text("a\n1\n", encoding="utf-8")
+    with pytest.raises(results.ResultFileError, match="is not a readable provenance file"):
+        results.load_superseded("dana.exp1", "full", tmp_path)
+    (tmp_path / "full" / "dana.exp1.json").write_text("[]", encoding="utf-8")
+    (tmp_path / "full" / "dana.exp1.csv").write_text("a\n1\n", encoding="utf-8")
+    with pytest.raises(results.ResultFileError, match="a JSON list, not an object"):
+        results._written_full("dana.exp1", "full", tmp_path)
+
+
 # ---- memnb.results.load of a name that is no experiment's ----------------------------------
 
 def test_load_checks_the_name_and_takes_a_string_root(tmp_path):
