@@ -786,21 +786,35 @@ def test_the_rerun_section_says_a_machine_difference_assumes_the_committed_runs_
                "fedcba9876543210", "code_fingerprint_rekeyed_from": "0123456789abcdef",
                "code_fingerprint_rekeys": rekeys, "platform": "Linux-x"}
     again = {"device_name": "CPU (x86_64, AVX512, 2 threads)", "started_utc": "2026-01-02",
-             "code_fingerprint": "fedcba9876543210"}
+             "code_fingerprint": "fedcba9876543210", "cpu_denormals": "flushed"}
+    before = {"platform": "Linux-x", "device_name": "CPU (x86_64, 1 threads)",
+              "code_fingerprint": "1111aaaa2222bbbb"}  # no cpu_denormals: IEEE, its code's
     run = SimpleNamespace(name="dana.exp1", same_code=True, equal=False, apart="1 point apart",
                           current=SimpleNamespace(provenance=current,
                                                   table=pd.DataFrame({"H": [1], "acc": [0.5]})),
                           again=SimpleNamespace(provenance=again,
                                                 table=pd.DataFrame({"H": [1], "acc": [0.625]})),
                           against_replaced=SimpleNamespace(committed_apart=True,
-                                                           replaced={"platform": "Linux-x"}))
+                                                           replaced=before))
     monkeypatch.setattr(replaced, "replications", lambda *args: [run])
     text = reproducibility.rerun_section(tmp_path / "results")
-    assert ("For 1 of the 1 runs apart (`dana.exp1`), this is measured: the table the committed "
-            "run replaced, computed by earlier code, equals the replication in every cell, so "
-            "the changes of code since moved no number; and none of the 2 other recorded runs "
-            "of these tables (the tables replaced, the replications) reproduces the committed "
-            "one.") in text
+    # review: "this is measured" had no antecedent and overclaimed: what is measured is that
+    # the replaced table's code and setup give the replication's numbers, each read here
+    assert ("For 1 of the 1 runs apart (`dana.exp1`), the table the committed run replaced "
+            "(code `1111aaaa…`, 1 thread, IEEE denormals) equals its replication (code "
+            "`fedcba98…`, 2 threads, flushed denormals) in every cell: the code changes between "
+            "those two, the thread count and the denormal mode moved no number; and none of the "
+            "2 other recorded runs of these tables (the tables replaced, the replications) "
+            "reproduces the committed one.") in text
+    assert "this is measured" not in text
+    # only what differs between the two is said to have moved no number
+    before.update(device_name="CPU (x86_64, 2 threads)", code_fingerprint="fedcba9876543210",
+                  cpu_denormals="flushed")
+    text = reproducibility.rerun_section(tmp_path / "results")
+    assert ("(code `fedcba98…`, 2 threads, flushed denormals) equals its replication (code "
+            "`fedcba98…`, 2 threads, flushed denormals) in every cell; and none") in text
+    before.update(device_name="CPU (x86_64, 1 threads)", code_fingerprint="1111aaaa2222bbbb")
+    before.pop("cpu_denormals")
     # both devices name their instruction set: what they record is said
     assert ("The committed run records `AVX2` for the CPU kernels, the replication `AVX512`. "
             "The difference is read as one of the machine the committed run ran on, its kernels "
@@ -821,7 +835,17 @@ def test_the_rerun_section_says_a_machine_difference_assumes_the_committed_runs_
     other = SimpleNamespace(**{**vars(run), "name": "dana.exp2"})
     monkeypatch.setattr(replaced, "replications", lambda *args: [run, other])
     text = reproducibility.rerun_section(tmp_path / "results")
-    assert "For 2 of the 2 runs apart (`dana.exp1`, `dana.exp2`)" in text
+    assert ("For 2 of the 2 runs apart (`dana.exp1`, `dana.exp2`), the table each committed run "
+            "replaced (code `1111aaaa…`, 1 thread, IEEE denormals) equals") in text
+    # a replaced table of another setup is named with its experiment
+    other.against_replaced = SimpleNamespace(committed_apart=True, replaced={
+        **before, "device_name": "CPU (x86_64), dask cluster: 2 workers × 1 task thread, 1 "
+        "torch thread each", "code_fingerprint": "3333cccc4444dddd"})
+    text = reproducibility.rerun_section(tmp_path / "results")
+    assert ("(code `1111aaaa…`, 1 thread, IEEE denormals; for `dana.exp2`: code `3333cccc…`, a "
+            "dask cluster of 2 workers × 1 task thread, 1 torch thread each, IEEE denormals) "
+            "equals its replication") in text
+    other.against_replaced = run.against_replaced
     assert ("of its code. That reading assumes the re-key of their points (both: "
             "`0123456789abcdef` → `fedcba9876543210`), made through 3 re-keys") in text
     assert "except, in every one of these runs, the first, which applied" in text
@@ -929,11 +953,14 @@ def test_a_re_keyed_run_says_so_in_its_row_and_the_page_says_what_a_re_key_is(tm
     page = reproducibility.page_markdown([chapter], results)
     assert ("| `dana.exp1` | full (cached), points re-keyed from `39a82dc0…`, 5 seeds, 1 row |"
             in page)
-    assert ("or whose points were computed by earlier code and *re-keyed* says so in its row. "
-            "A re-key is a change of the code declared not to move any number, reviewed by hand "
-            "or checked by script, that carries the cached points over to the new code without "
-            "computing them again (*Running at scale*, *The cache is keyed by the code*)."
+    # review: a re-key is not a change of the code; the intro points to the glossary
+    assert ("or whose points were computed by earlier code and *re-keyed* (see *Words used "
+            "below*; *Running at scale*, *The cache is keyed by the code*) says so in its row."
             in page)
+    assert "A re-key is a change of the code" not in page
+    assert "a *fresh* run is one at the chapter's own profile" in page
+    assert ("(records written before each call recorded its count of points computed add every "
+            "call)") in page
     words = page[page.index("Words used below."):page.index("In the tables of results")]
     for term in ("*papermill*", "A *point*", "*point cache*", "*code fingerprint*",
                  "A *re-key*", "*syntax-tree script*", "*docstring rule*", "`corrections`"):
@@ -988,9 +1015,10 @@ def test_the_environment_collapses_alike_chapters_and_names_runs_of_other_versio
     _todays_code(results / "full" / "dana.exp1.json", python="3.12.3",
                  torch_version="2.11.0+cu130")
     page = reproducibility.page_markdown([dana, other], results)
-    assert ("Not every result drawn was computed with Python 3.11.7 and torch 2.5.0: as their "
-            "provenance records, the full (cached) run of `dana.exp1` (Python 3.12.3, torch "
-            "2.11.0+cu130).") in page
+    # review: the sentence had no verb
+    assert ("Not every result drawn was computed with Python 3.11.7 and torch 2.5.0: the full "
+            "(cached) run of `dana.exp1` was computed with Python 3.12.3 and torch "
+            "2.11.0+cu130, as its provenance records.") in page
     keys.write_key(other, keys.stored_key(other), environment={
         "python": "3.12.3", "torch": "2.5.0", "numpy": "2.1.0", "platform": "Linux-x",
         "cpu": "x86_64, 2 cores", "gpu": "none", "commit": "abc1234"})
@@ -1079,7 +1107,7 @@ def test_the_rerun_section_answers_its_question_from_the_committed_data():
     # the runs apart: what is measured, and that the cause is inferred where nothing names it
     found = re.search(r"For (\d+) of the (\d+) runs apart", text)
     if found:
-        assert "this is measured:" in text
+        assert "equals its replication (code `" in text
         assert "Why the committed run is apart is inferred, not recorded" in text
         assert "a difference of the machine or environment it ran on" not in text
     # dana.exp4's pair of instruction sets, computed here from the tables
@@ -1115,3 +1143,97 @@ def test_the_short_answer_reads_the_sentence_the_scorecard_writes(tmp_path):
             "display_data", data={"text/markdown": text})])]
         nbformat.write(nb, path)
         assert reproducibility._rejudged_on_replications([path]) == expected, text
+
+
+def test_the_seeds_item_gives_the_official_codes_count_for_experiment_6():
+    """Review: "Dana et al.'s 5 (20 for `dana.exp6`), the paper's 5" read as if we differed
+    from the paper on Experiment 6, where the official code repeats it 20 times. The count is
+    the profile's, given as the official code's only because the Dana chapter states that
+    `dana.exp6` follows the code's count (checked here in the sentence it writes)."""
+    source = (REPO / "memnb" / "figures" / "dana.py").read_text()
+    assert "which our `full` \"\n        f\"profile of `dana.exp6` follows)" in source
+    text = reproducibility.full_seeds_words(["dana.exp1", "dana.exp6"])
+    assert (f"and the official code's {_seeds_run('dana.exp6')} for Experiment 6 (our notes §3), "
+            "which our `dana.exp6` follows and Fig. 4 and its CSV average") in text
+    assert "official code's" not in reproducibility.full_seeds_words(["dana.exp1"])
+
+
+def test_the_settings_item_names_the_models_missing_from_tables_1_and_3(tmp_path):
+    """Review: the item left out that Table 1's trained ViT-B/16 and Table 3's trained GPT-2
+    were never computed (rows marked `missing`), and that DINOv2-small (ours) stands in for the
+    first. Read from the committed tables, and from tables written here."""
+    import pandas as pd
+
+    names = ["mahdavi.table1", "mahdavi.table3"]
+    full = REPO / "data" / "results" / "full"
+    text = reproducibility.table_settings_words(names)
+    for name, model in (("mahdavi.table1", "trained_vit_b16"), ("mahdavi.table3", "gpt2_trained")):
+        table = pd.read_csv(full / f"{name}.csv")
+        gone = ((table["representation"] == model) & (table["check"] == "missing")).any()
+        assert (f"(`{name}`" in text.split("are marked `missing`")[0]) == gone, name
+    folder = tmp_path / "full"
+    folder.mkdir()
+    pd.DataFrame({"representation": ["trained_vit_b16", "dinov2_vits14_l0"],
+                  "check": ["missing", "assumption1"], "n": [None, 257.0], "d": [None, 384.0],
+                  "reason": ["needs the Hugging Face hub: no network", None]}).to_csv(
+        folder / "mahdavi.table1.csv", index=False)
+    text = reproducibility.table_settings_words(names, tmp_path)
+    assert text.endswith("(`memnb.papers.mahdavi.TABLE3_GEOMETRY`); in the committed full "
+                         "tables, the rows of the trained ViT-B/16 (`mahdavi.table1`; "
+                         "DINOv2-small (ours) stands in for it) are marked `missing`, with no "
+                         "n or d: each needs the Hugging Face hub, which the run could not "
+                         "reach.")
+    pd.DataFrame({"representation": ["trained_vit_b16"], "check": ["missing"], "n": [None],
+                  "d": [None], "reason": ["disk full"]}).to_csv(
+        folder / "mahdavi.table1.csv", index=False)
+    text = reproducibility.table_settings_words(names, tmp_path)
+    assert "rows of the trained ViT-B/16 (`mahdavi.table1`) are marked" in text
+    assert text.endswith(": `disk full`.")
+    (folder / "mahdavi.table1.csv").unlink()
+    assert "missing" not in reproducibility.table_settings_words(names, tmp_path)
+
+
+def test_a_run_with_copied_points_counts_them_with_the_code_that_computed_them():
+    """Review: `dana.appendix_layout`'s row said only "points re-keyed from …" where 84 of its
+    points were computed by earlier code and copied in (`points_copied`): the row counts them,
+    with the code of each run they came from, read from the provenance."""
+    from memnb.provenance import CopiedPoints, copied_chain
+
+    chain = [CopiedPoints(84, "superseded/x.ee20886effcd5f24", "54b33aa", None, 0),
+             CopiedPoints(33, "superseded/x.51cd048d9a9f50cc", None, None, 1)]
+    assert (reproducibility._copied_points_words(chain) == "; 84 points copied from the runs "
+            "it replaced (51 computed by `ee20886e…`, 33 by `51cd048d…`)")
+    assert (reproducibility._copied_points_words(chain[:1])
+            == "; 84 points copied from the run it replaced (84 computed by `ee20886e…`)")
+    assert reproducibility._copied_points_words([]) == ""
+    path = REPO / "data" / "results" / "full" / "dana.appendix_layout.json"
+    if path.is_file():
+        provenance = json.loads(path.read_text())
+        found = copied_chain(provenance, path.parent)
+        copied = sum(link.points for link in found if link.depth == 0)
+        words = reproducibility._copied_points_words(found)
+        assert (f"; {copied} points copied from the run" in words) == bool(found)
+
+
+def test_the_scorecards_section_says_its_verdicts_are_judged_again_on_the_replaced_tables(
+        tmp_path):
+    """Review: the scorecard's section said nothing of the verdicts it judges again on the
+    tables kept under `superseded/`: their count is read from the scorecard's own sentence."""
+    results = tmp_path / "results"
+    card = _executed_chapter(tmp_path / "chapters", "scorecard", [1.0])
+    dana = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    nb = nbformat.read(card, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/markdown": (
+            "Of the 36 verdicts judged again on the replaced tables (5 rows read several "
+            "replaced runs and are judged again with each in turn: a, b), 1 changes: c.")})]))
+    nbformat.write(nb, card)
+    assert reproducibility._rejudged_on([dana, card], "the replaced tables") == (
+        "scorecard", 36, 1)
+    assert reproducibility._rejudged_on([dana, card], "the replications") is None
+    page = reproducibility.page_markdown([card, dana], results)
+    section = page[page.index("## The scorecard chapter"):page.index("## The dana chapter")]
+    assert ("36 of its verdicts are also judged again on the tables that committed full runs "
+            "replaced, kept under `data/results/full/superseded/` (1 of them changes).") in section
+    assert "judged again on the tables that committed" not in page[page.index("## The dana "
+                                                                             "chapter"):]

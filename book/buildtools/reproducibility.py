@@ -128,14 +128,21 @@ def results_table(names: Sequence[str], profile: str,
     so; a partial one says how many of its points ran; one that today's code did not compute
     names the code that did, :func:`memnb.results.earlier_code_note`; one whose points were
     computed by earlier code and re-keyed names the fingerprint they were computed with,
-    :func:`memnb.provenance.rekey_origin`), the columns of
+    :func:`memnb.provenance.rekey_origin`; one with points copied from the runs it replaced
+    counts them, with the code that computed them, :func:`_copied_points_words`), the columns of
     :func:`memnb.provenance.provenance_summary`, ``calls_left_out`` (the recorded calls
     that computed no point while another call of the run did, :func:`_calls_without_points`),
     whose time ``wall_time_s`` then leaves out (the provenance's total is kept as
     ``recorded_wall_time_s``), ``run_kind`` (the *run* without its notes), and ``python`` and
     ``torch``, the versions the provenance records (``None`` where it records none).
     """
-    from memnb.provenance import points_ran, profile_change, provenance_summary, rekey_origin
+    from memnb.provenance import (
+        copied_chain,
+        points_ran,
+        profile_change,
+        provenance_summary,
+        rekey_origin,
+    )
     from memnb.reruns import replications_root
     from memnb.results import earlier_code_note, result_paths
 
@@ -158,8 +165,11 @@ def results_table(names: Sequence[str], profile: str,
                     run += f", partial: {done} of {total} points ran"
                 run += earlier_code_note(name, provenance)
             origin = rekey_origin(provenance)
+            path = result_paths(name, folder, root)[1]
+            chain = copied_chain(provenance, path.parent)  # points copied from earlier runs
             if origin is not None:  # computed by earlier code, carried over without rerunning
-                run += f", points re-keyed from `{origin[0][:8]}…`"
+                run += f", {'own ' * bool(chain)}points re-keyed from `{origin[0][:8]}…`"
+            run += _copied_points_words(chain)
             left_out = _calls_without_points(provenance)
             if left_out:  # the time of the calls that computed points; the total kept beside
                 record["recorded_wall_time_s"] = record["wall_time_s"]
@@ -293,6 +303,37 @@ def _commits_cell(provenance: dict[str, Any], commit: str, day: str,
     return f"{computed}; {copied}"
 
 
+def _copied_shares(chain: Sequence[Any]) -> list[tuple[int, str]]:
+    """For points copied from earlier runs (``chain``, a result's
+    :func:`memnb.provenance.copied_chain`): how many of them each copied table computed, with
+    the code fingerprint that ends its name, less the points that table copied in turn (its
+    direct links in the chain: a table reached twice is followed once, and a run is assumed to
+    have copied whole tables, as the committed ones did)."""
+    shares = []
+    for k, link in enumerate(chain):
+        deeper = 0
+        for later in chain[k + 1:]:
+            if later.depth <= link.depth:
+                break
+            deeper += later.points if later.depth == link.depth + 1 else 0
+        shares.append((max(link.points - deeper, 0), link.source.rsplit(".", 1)[-1]))
+    return shares
+
+
+def _copied_points_words(chain: Sequence[Any]) -> str:
+    """For the *run* column of :func:`results_table`: "; 84 points copied from the runs it
+    replaced (51 computed by `ee20886e…`, 33 by `51cd048d…`)", read from ``chain`` (the
+    result's :func:`memnb.provenance.copied_chain`, :func:`_copied_shares`); "" when none were
+    copied."""
+    if not chain:
+        return ""
+    copied = sum(link.points for link in chain if link.depth == 0)
+    shares = [f"{points} {'computed ' * (k == 0)}by `{code[:8]}…`"
+              for k, (points, code) in enumerate(_copied_shares(chain))]
+    runs = "the runs it replaced" if len(chain) > 1 else "the run it replaced"
+    return f"; {copied} points copied from {runs} ({', '.join(shares)})"
+
+
 def _copied_code_words(chain: Sequence[Any]) -> str:
     """For the *code* column of a result with points copied from earlier runs (``chain``, its
     :func:`memnb.provenance.copied_chain`): which code fingerprint computed how many of them,
@@ -302,14 +343,7 @@ def _copied_code_words(chain: Sequence[Any]) -> str:
     copied."""
     if not chain:
         return ""
-    parts = []
-    for k, link in enumerate(chain):
-        deeper = 0
-        for later in chain[k + 1:]:
-            if later.depth <= link.depth:
-                break
-            deeper += later.points if later.depth == link.depth + 1 else 0
-        parts.append(f"{max(link.points - deeper, 0)} by `{link.source.rsplit('.', 1)[-1]}`")
+    parts = [f"{points} by `{code}`" for points, code in _copied_shares(chain)]
     copied = sum(link.points for link in chain if link.depth == 0)
     return f"; the {copied} copied points computed by earlier code: {', '.join(parts)}"
 
@@ -345,6 +379,16 @@ def paper_seeds() -> dict[str, Any]:
     from memnb.papers import dana, mahdavi
 
     return {"dana": dana.TEXT["seeds_appendix"], "mahdavi": mahdavi.SEEDS, "kajitsuka": None}
+
+
+OFFICIAL_CODE_SEEDS: dict[str, tuple[str, str]] = {
+    "dana.exp6": ("Experiment 6", "Fig. 4 and its CSV")}
+"""Experiments whose ``full`` profile runs the official code's count of seeds where the paper's
+text gives another, as their chapter states (the Dana chapter,
+:func:`memnb.figures.dana.differences_markdown`: "the code repeats Experiment 6 20 times (its
+`repetition`, which our `full` profile of `dana.exp6` follows)"): each with the paper's item
+and what averages that count. :func:`full_seeds_words` gives the count, read from the profile,
+as the official code's."""
 
 
 def _seed_counts(seeds: dict[str, int]) -> str:
@@ -384,9 +428,13 @@ def full_seeds_words(names: Sequence[str]) -> str:
     parts = []
     for prefix, seeds in papers.items():
         theirs = published.get(prefix)
+        code = "".join(f" and the official code's {seeds[name]} for {what} (our notes §3), "
+                       f"which our `{name}` follows and {averaged} average"
+                       for name, (what, averaged) in OFFICIAL_CODE_SEEDS.items()
+                       if name in seeds)
         parts.append(f"{PAPERS[prefix]}'s {_seed_counts(seeds)}, "
                      + ("the paper's not in our sources" if theirs is None else
-                        f"the paper's {theirs.value:g} ({theirs.source})"))
+                        f"the paper's {theirs.value:g} ({theirs.source}){code}"))
     if not parts and not ours and not once:
         return ""
     text = ("Seeds of a `full` run (each profile's count, "
@@ -400,10 +448,54 @@ def full_seeds_words(names: Sequence[str]) -> str:
     return text
 
 
-def table_settings_words(names: Sequence[str]) -> str:
+STAND_INS: dict[str, str] = {"trained_vit_b16": "dinov2_vits14"}
+"""A model of Tables 1 and 3 (a ``representation`` of ``mahdavi.table1``) and the model of ours
+that stands in for it where it is missing (its rows' ``representation`` starts with the name)."""
+
+
+def _missing_models_words(names: Sequence[str], results_root: Path | None = None) -> str:
+    """The clause, with a leading "; ", naming the models whose rows the committed full tables
+    of ``mahdavi.table1`` and ``mahdavi.table3`` among ``names`` mark ``missing`` (``check``),
+    each with its table and the model of ours that stands in for it where the table has rows
+    of one (:data:`STAND_INS`), "with no n or d" where none of those rows has them, and why
+    they are missing: the Hugging Face hub unreachable
+    where every recorded ``reason`` says so, else the reasons; "" when no row is missing or no
+    such table is committed."""
+    from memnb.figures.mahdavi import representation_label
+    from memnb.results import result_paths
+
+    found, reasons, blank = [], [], True
+    for name in ("mahdavi.table1", "mahdavi.table3"):
+        path = result_paths(name, "full", results_root)[0]
+        if name not in names or not path.is_file():
+            continue
+        table = pd.read_csv(path)
+        missing = table[table["check"] == "missing"]
+        computed = table.loc[table["check"] != "missing", "representation"].astype(str)
+        for model in dict.fromkeys(missing["representation"].astype(str)):
+            stand_in = STAND_INS.get(model)
+            rows = stand_in is not None and computed.str.startswith(stand_in).any()
+            found.append(f"{representation_label(model)} (`{name}`"
+                         + (f"; {representation_label(stand_in)} stands in for it" if rows
+                            else "") + ")")
+        reasons += [str(r) for r in missing["reason"].dropna()]
+        blank = blank and bool(missing[["n", "d"]].isna().all().all())
+    if not found:
+        return ""
+    hub = all("hub" in r and "no network" in r for r in reasons) and bool(reasons)
+    models = found[0] if len(found) == 1 else ", ".join(found[:-1]) + f" and {found[-1]}"
+    return (f"; in the committed full tables, the rows of {models} are marked `missing`"
+            + (", with no n or d" if blank else "") + ": "
+            + ("each needs the Hugging Face hub, which the run could not reach" if hub else
+                             "; ".join(f"`{r}`" for r in dict.fromkeys(reasons))))
+
+
+def table_settings_words(names: Sequence[str], results_root: Path | None = None) -> str:
     """One item of the full runs' list: the settings at which ``mahdavi.table1`` and
     ``mahdavi.table3`` run (the ``full`` profile's images, and its models and context lengths),
-    beside the paper's (:mod:`memnb.papers.mahdavi`); "" when ``names`` holds neither."""
+    beside the paper's (:mod:`memnb.papers.mahdavi`), and the models whose rows the committed
+    full tables (under ``results_root``) mark missing (:func:`_missing_models_words`); "" when
+    ``names`` holds neither."""
     from memnb.experiments.registry import get
     from memnb.papers import mahdavi
 
@@ -424,7 +516,8 @@ def table_settings_words(names: Sequence[str]) -> str:
     if not parts:
         return ""
     return ("Mahdavi et al.'s Tables 1 and 3 run at the settings the Mahdavi chapter names, "
-            "not the paper's: " + "; ".join(parts) + ".")
+            "not the paper's: " + "; ".join(parts)
+            + _missing_models_words(names, results_root) + ".")
 
 
 def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -> str:
@@ -591,7 +684,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         notes.append("No full-profile result yet (their planned cost is in the table below): "
                      + ", ".join(f"`{n}`" for n in missing) + ".")
     # what the full profile runs, against the papers: first in the list
-    notes[:0] = [full_seeds_words(names), table_settings_words(names)]
+    notes[:0] = [full_seeds_words(names), table_settings_words(names, results_root)]
     notes = [n for n in notes if n]
     if notes:  # one item each, so that the page does not read as one wall of text
         lines += ["", *(f"- {n}" for n in notes)]
@@ -1002,12 +1095,16 @@ in the narrow column they wrapped into many lines."""
 
 
 def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
-                    listed_in: dict[str, int] | None = None) -> str:
+                    listed_in: dict[str, int] | None = None,
+                    rejudged_replaced: tuple[int, int] | None = None) -> str:
     """The Markdown section of one chapter. With ``listed_in`` (the titles of the other
     chapters whose tables list this chapter's results, each with how many of them), the
     results are not repeated in a table of their own: one sentence counts them and points to
     those tables (:func:`_listed_elsewhere`). A wall-time cell whose notes are longer than
-    :data:`_WALL_NOTE_LIMIT` characters holds its number and a note mark, the note below."""
+    :data:`_WALL_NOTE_LIMIT` characters holds its number and a note mark, the note below.
+    With ``rejudged_replaced`` (how many of the chapter's verdicts it judged again on the tables
+    the committed full runs replaced, and how many of them changed, :func:`_rejudged_on`), one
+    sentence says so and where those tables are kept."""
     from memnb.experiments.registry import paper_item
 
     parameters = ", ".join(f"`{k} = {v!r}`" for k, v in record["parameters"].items()) or "none"
@@ -1072,6 +1169,12 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
                       "`make book` executes it again.", ""]
     else:
         lines += ["This page draws no cached experiment results.", ""]
+    if rejudged_replaced is not None:
+        judged, changed = rejudged_replaced
+        lines += [f"{judged} of its verdicts are also judged again on the tables that committed "
+                  "full runs replaced, kept under `data/results/full/superseded/` ("
+                  + ("none changes" if not changed else
+                     f"{changed} of them change{'s' if changed == 1 else ''}") + ").", ""]
     return "\n".join(lines)
 
 
@@ -1281,9 +1384,18 @@ def _rejudged_on_replications(executed: Sequence[Path]) -> tuple[int, int] | Non
     :func:`memnb.scorecard.replaced.replications_table_markdown`, counted by
     :func:`memnb.scorecard.replaced.rejudged_summary`: "Of the 24 verdicts judged again on the
     replications (…), none changes."); ``None`` when no executed chapter printed it."""
+    found = _rejudged_on(executed, "the replications")
+    return None if found is None else found[1:]
+
+
+def _rejudged_on(executed: Sequence[Path], tables: str) -> tuple[str, int, int] | None:
+    """The chapter (its notebook's stem) that printed how many verdicts were judged again on
+    ``tables`` (``"the replications"``, ``"the replaced tables"``: the words of
+    :func:`memnb.scorecard.replaced.rejudged_summary`), with that count and how many of them
+    changed; ``None`` when no executed chapter printed it."""
     import re
 
-    pattern = re.compile(r"Of the (\d+) verdicts? judged again on the replications"
+    pattern = re.compile(rf"Of the (\d+) verdicts? judged again on {re.escape(tables)}"
                          r"(?: \(.*?\))?, (?:none changes|(\d+) changes?)", re.S)
     for path in executed:
         if not Path(path).is_file():
@@ -1294,8 +1406,51 @@ def _rejudged_on_replications(executed: Sequence[Path]) -> tuple[int, int] | Non
                 text = str(data.get("text/markdown") or output.get("text") or "")
                 found = pattern.search(text)
                 if found:
-                    return int(found[1]), int(found[2] or 0)
+                    return Path(path).stem, int(found[1]), int(found[2] or 0)
     return None
+
+
+def _threads(device_name: Any) -> str:
+    """The threads a recorded device name gives (``2 threads`` of ``CPU (x86_64, AVX512, 2
+    threads)``, ``1 thread`` of ``CPU (x86_64, 1 threads)``; a dask cluster's workers and
+    threads), else ``threads not recorded``."""
+    name = _device(device_name)
+    if "dask cluster: " in name:
+        return "a dask cluster of " + name.split("dask cluster: ", 1)[1]
+    inside = name[name.find("(") + 1:name.rfind(")")] if "(" in name else ""
+    return next((part for part in reversed(inside.split(", ")) if "thread" in part),
+                "threads not recorded")
+
+
+def _setup(provenance: dict[str, Any]) -> tuple[str, str, str]:
+    """``(code, threads, arithmetic)`` of a recorded run: the first 8 digits of the fingerprint
+    of the code that computed its points (before any re-key,
+    :func:`memnb.provenance.rekey_origin`), its threads (:func:`_threads`) and how it treated
+    denormals (:func:`memnb.provenance.arithmetic_label`)."""
+    from memnb.provenance import arithmetic_label, rekey_origin
+
+    origin = rekey_origin(provenance)
+    code = str(origin[0] if origin is not None else provenance.get("code_fingerprint") or "?")
+    return (f"code `{code[:8]}…`", _threads(provenance.get("device_name")),
+            arithmetic_label(provenance))
+
+
+def _setups_words(setups: dict[str, tuple[str, str, str]]) -> str:
+    """The :func:`_setup` of several runs (by experiment) in words: the most common one, then
+    each other with the experiments that ran it (``code `a…`, 1 thread, IEEE denormals; for
+    `dana.exp5_code`: code `b…`, …``)."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for name, setup in setups.items():
+        groups.setdefault(setup, []).append(name)
+    order = sorted(groups, key=lambda setup: -len(groups[setup]))
+    return ", ".join(order[0]) + "".join(
+        f"; for {', '.join(f'`{n}`' for n in groups[setup])}: {', '.join(setup)}"
+        for setup in order[1:])
+
+
+def _and(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"
 
 
 def rerun_section(results_root: Path | None = None,
@@ -1464,10 +1619,17 @@ def rerun_section(results_root: Path | None = None,
             if any(cells_equal(r.current.table, e.table, keys) for e in kept):
                 reproduced.append(r.name)
         named = [r.name for r in both]
-        text = (f"For {len(both)} of the {len(apart)} runs apart ({listed(named)}), "
-                "this is measured: the table the committed run replaced, computed by earlier "
-                "code, equals the replication in every cell, so the changes of code since moved "
-                "no number; and "
+        setups = {r.name: (_setup(r.against_replaced.replaced), _setup(r.again.provenance))
+                  for r in both}
+        varied = [what for k, what in enumerate(("the code changes between those two",
+                                                 "the thread count", "the denormal mode"))
+                  if any(then[k] != now[k] for then, now in setups.values())]
+        each = "each committed run" if len(both) > 1 else "the committed run"
+        text = (f"For {len(both)} of the {len(apart)} runs apart ({listed(named)}), the table "
+                f"{each} replaced ({_setups_words({n: t for n, (t, _) in setups.items()})}) "
+                f"equals its replication "
+                f"({_setups_words({n: a for n, (_, a) in setups.items()})}) in every cell"
+                + (f": {_and(varied)} moved no number" if varied else "") + "; and "
                 + ("none of the " + counted(others, "other recorded run") + " of these tables "
                    "(the tables replaced, the replications) reproduces the committed one"
                    if not reproduced else
@@ -1551,10 +1713,8 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "chapters read beside it; the seeds are counted in the result table itself, as its "
         "distinct `seed` values where it has that column). "
         "A full run that is partial, that today's code did not compute, or whose points were "
-        "computed by earlier code and *re-keyed* says so in its row. A re-key is a change of "
-        "the code declared not to move any number, reviewed by hand or checked by script, that "
-        "carries the cached points over to the new code without computing them again "
-        "(*Running at scale*, *The cache is keyed by the code*). "
+        "computed by earlier code and *re-keyed* (see *Words used below*; *Running at scale*, "
+        "*The cache is keyed by the code*) says so in its row. "
         "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
         "device, the cached results it reads (replications included), the dataset files, the "
         "papers' files or the installed packages change; otherwise the build reuses the executed "
@@ -1575,13 +1735,13 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "the same code, hashed anew. A run's `corrections` are sentences written by hand in its "
         "provenance, each saying what was changed in its recorded history and why.",
         "",
-        "In the tables of results: a *fresh* run is the chapter's own profile (`quick` by "
+        "In the tables of results: a *fresh* run is one at the chapter's own profile (`quick` by "
         "default), computed by the build or read from this checkout's point cache "
         "(`data/results/<profile>/`, not committed: a fresh clone computes it); *full (cached)* "
         "is a committed full-scale run. The *wall time* adds the calls of a run that computed "
         "points; a call that computed none is left out and, unless it took no measurable time, "
-        "named beside it (records older than that count add every call), and a run's "
-        "`corrections` in its "
+        "named beside it (records written before each call recorded its count of points "
+        "computed add every call), and a run's `corrections` in its "
         "provenance say where a recorded time is known to be off. In the table *Environment*, "
         "a commit followed by *+ uncommitted changes* ran with a working tree that differed from "
         "that commit: the executed copy's build key (`<chapter>.key.json` beside it) records a "
@@ -1594,9 +1754,12 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         lines += ["No chapter has been executed yet (`make book` executes them).", ""]
     tables = [results_table(record["experiments"], record["profile"], results_root)
               for record in records]
+    replaced = _rejudged_on(executed, "the replaced tables")
     for record, results, listed_in in zip(records, tables, _listed_in_others(records, tables),
                                           strict=True):
-        lines.append(chapter_section(record, results, listed_in))
+        lines.append(chapter_section(record, results, listed_in,
+                                     replaced[1:] if replaced and replaced[0] == record["name"]
+                                     else None))
     if records:
         groups: dict[tuple[str, ...], list[str]] = {}
         for r in records:
@@ -1667,10 +1830,12 @@ def _other_versions(records: Sequence[dict[str, Any]],
     each = "; ".join(f"the {kind} run{'s' if len(names) > 1 else ''} of "
                      + (names[0] if len(names) == 1
                         else ", ".join(names[:-1]) + f" and {names[-1]}")
-                     + f" (Python {python}, torch {torch})"
+                     + f" {'were' if len(names) > 1 else 'was'} computed with Python {python} "
+                       f"and torch {torch}"
                      for (kind, python, torch), names in groups.items())
-    return (f"Not every result drawn was computed with {against}: as their provenance records, "
-            f"{each}" + (f"; {len(unrecorded)} other results record no version"
+    whose = "its" if sum(len(names) for names in groups.values()) == 1 else "their"
+    return (f"Not every result drawn was computed with {against}: {each}, as {whose} "
+            "provenance records" + (f"; {len(unrecorded)} other results record no version"
                          if unrecorded else "") + ".")
 
 
