@@ -591,7 +591,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     papers = None if args.paper is None else list(dict.fromkeys(args.paper))  # each once
     try:
         papers_dir_candidates()  # a MEMNB_PAPERS_DIR that is not a folder, whichever rows read
-        rows = build_scorecard(args.profile, papers)
+        rows = build_scorecard(args.profile, papers, progress=True)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         error_line("scorecard", "error", str(err))
         return 2

@@ -238,7 +238,7 @@ def _no_scorecard(monkeypatch) -> list:
 
     asked: list = []
     monkeypatch.setattr(memnb.scorecard, "build_scorecard",
-                        lambda profile, papers: asked.append(papers) or [])
+                        lambda profile, papers, **_: asked.append(papers) or [])
     return asked
 
 

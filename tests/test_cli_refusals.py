@@ -166,7 +166,7 @@ def test_a_result_file_that_cannot_be_read_is_one_line_naming_it(tmp_path, monke
     import memnb.scorecard
     from memnb.scorecard.core import ResultSource
 
-    def card(profile, papers):  # the scorecard's own lookup, without judging every item
+    def card(profile, papers, **_):  # the scorecard's own lookup, without judging every item
         ResultSource(profile).table("dana.exp1")
         raise AssertionError("the broken file was read")
 

@@ -112,7 +112,7 @@ def test_cli_prints_the_flag_and_the_books_summary_sentence(capsys, monkeypatch)
     rows = [core.Row("dana", "Fig. 1", "c", "k", "m", "e", "trend", decided=False),
             core.Row("dana", "Fig. 2", "c", "k", "m", "e", "reproduced"),
             core.Row("compare", "Head to head", "c", "k", "m", "e", "differs", ours=True)]
-    monkeypatch.setattr(scorecard, "build_scorecard", lambda profile, papers=None: rows)
+    monkeypatch.setattr(scorecard, "build_scorecard", lambda profile, papers=None, **_: rows)
     assert main(["scorecard"]) == 0
     out = capsys.readouterr().out
     assert "[trend (not decided)] Fig. 1: c" in out and "[    reproduced     ] Fig. 2" in out
@@ -332,3 +332,26 @@ def test_a_trend_not_decided_is_flagged_shown_in_outline_and_counted_apart(tmp_p
     assert core.status_words(Verdict("differs", "m", {"decided": False})) == "differs"
     with pytest.raises(ValueError, match="only a trend can be not decided"):
         core.Row("dana", "Fig. 0", "c", "k", "m", "e", "differs", decided=False)
+
+
+def test_the_scorecard_command_shows_its_progress_and_the_book_does_not(monkeypatch, capsys):
+    """Judging every row takes from half a minute to minutes: `memnb scorecard` draws a bar
+    over the rows on stderr; build_scorecard called without progress (the chapters) draws
+    none, and TQDM_DISABLE (set by the book build) silences it too."""
+    from memnb import scorecard
+    from memnb.cli import main
+
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    monkeypatch.setattr(core, "load_items", lambda papers=None: [])
+    assert core.build_scorecard("quick") == []
+    assert "scorecard (quick)" not in capsys.readouterr().err
+    assert core.build_scorecard("quick", progress=True) == []
+    assert "scorecard (quick)" in capsys.readouterr().err
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    assert core.build_scorecard("quick", progress=True) == []
+    assert "scorecard (quick)" not in capsys.readouterr().err
+    asked = []
+    monkeypatch.setattr(scorecard, "build_scorecard",
+                        lambda profile, papers=None, **kwargs: asked.append(kwargs) or [])
+    main(["scorecard"])
+    assert asked == [{"progress": True}]

@@ -556,10 +556,19 @@ def load_items(papers: list[str] | None = None) -> list[Item]:
 
 
 def build_scorecard(profile: str = "full", papers: list[str] | None = None,
-                    root: Path | None = None) -> list[Row]:
-    """Evaluate every item of ``papers`` on the results of ``profile`` and return the rows."""
+                    root: Path | None = None, *, progress: bool = False) -> list[Row]:
+    """Evaluate every item of ``papers`` on the results of ``profile`` and return the rows;
+    with ``progress``, a bar over the items on the terminal (``memnb scorecard``: judging
+    every row takes from half a minute to a few minutes), never in a rendered page
+    (:func:`memnb.progress.bar_disabled`)."""
+    from tqdm.auto import tqdm
+
+    from memnb.progress import bar_disabled
+
     results = ResultSource(profile, root)
-    return [it.evaluate(results) for it in load_items(papers)]
+    items = load_items(papers)
+    return [it.evaluate(results) for it in tqdm(items, desc=f"scorecard ({profile})",
+                                                unit="row", disable=bar_disabled(progress))]
 
 
 def to_frame(rows: list[Row]) -> pd.DataFrame:
