@@ -957,7 +957,8 @@ def close_names(word: str, names: Iterable[str]) -> str:
 def load(name: str, profile: str, root: Path | str | None = None) -> ExperimentResult | None:
     """A previously written result of ``name`` under ``profile``, or ``None`` if there is none.
 
-    ``name`` must be a registered experiment's (:func:`check_name`); ``root`` (default
+    ``name`` must have the form ``chapter.experiment``, and be a registered experiment's in one
+    of the book's chapters (:func:`check_name`); ``root`` (default
     :func:`memnb.paths.results_dir`) may be a path or a string. A table or provenance that cannot
     be read raises :class:`ResultFileError` naming the file (:func:`read_table`,
     :func:`read_provenance`)."""

@@ -661,6 +661,12 @@ def _check_slider_values(values: Sequence[Any], label: str,
         raise ValueError(f"values must differ as the slider shows them; repeated: {repeated}")
     if initial is not None and initial not in values:
         raise ValueError(f"initial={initial!r} is not one of values {list(values)}")
+    _check_frame_options(dpi, colors)
+
+
+def _check_frame_options(dpi: float, colors: int | None) -> None:
+    """The rendering options of a frame slider (:func:`slider`, :func:`frame_slider`): a
+    finite ``dpi`` > 0 and ``colors`` None or an integer from 2 to 256."""
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not (
             math.isfinite(dpi) and dpi > 0):
         raise ValueError(f"dpi must be a finite number > 0; got {dpi!r}")
@@ -766,10 +772,7 @@ def frame_slider(
         raise ValueError("frames must be a non-empty mapping {value: Figure or PNG bytes}")
     if not isinstance(label, str) or not label.strip():
         raise ValueError("label must be a non-empty string")
-    if dpi <= 0:
-        raise ValueError(f"dpi must be > 0; got {dpi}")
-    if colors is not None and not (isinstance(colors, int) and 2 <= colors <= 256):
-        raise ValueError(f"colors must be None or an integer from 2 to 256; got {colors!r}")
+    _check_frame_options(dpi, colors)
     keys = list(frames)
     texts = {k: figure_titles(frames[k]) for k in keys if hasattr(frames[k], "savefig")}
     texts.update(frame_text or {})
