@@ -802,8 +802,7 @@ def kernel_level_recorded(device_name: Any) -> bool:
         return False  # a CPU (or a device) named without any detail
     if not name.startswith("CPU ("):
         return True
-    parts = name[len("CPU ("):name.find(")")].split(", ")
-    return any(part.isupper() for part in parts[1:] if "thread" not in part)
+    return _kernel_level(name) is not None
 
 
 _KERNEL_LEVEL_WORDS = ("A CPU named without the vector instruction set of torch's kernels "
