@@ -69,6 +69,13 @@ def number_word(n: int) -> str:
     return SMALL_NUMBERS[n] if 0 <= n < len(SMALL_NUMBERS) else str(n)
 
 
+def and_words(words: Sequence[str]) -> str:
+    """``words`` as a sentence lists them: ``a``, ``a and b``, ``a, b and c``."""
+    if not words:
+        raise ValueError("and_words needs at least one word")
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"
+
+
 def percent_up(fraction: float) -> str:
     """``fraction`` as a percentage rounded up at one decimal (``0.01004`` → ``"1.1 %"``), for a
     bound that prose says a value lies "within": rounding to nearest could print a bound the

@@ -86,3 +86,13 @@ def test_every_cell_has_a_unique_id(path: Path) -> None:
     ids = [cell.get("id") for cell in cells]
     assert None not in ids, f"cells without an id: {[i for i, x in enumerate(ids) if x is None]}"
     assert len(set(ids)) == len(ids)
+
+
+def test_and_words_lists_as_a_sentence_does():
+    from memnb.prose import and_words
+
+    assert and_words(["a"]) == "a"
+    assert and_words(["a", "b"]) == "a and b"
+    assert and_words(["a", "b", "c"]) == "a, b and c"
+    with pytest.raises(ValueError, match="at least one word"):
+        and_words([])

@@ -23,6 +23,7 @@ import pandas as pd
 
 from buildtools.keys import stored_key
 from buildtools.reading import parameter_values
+from memnb.prose import and_words
 
 
 def git_commit(repo: Path) -> str:
@@ -483,7 +484,7 @@ def _missing_models_words(names: Sequence[str], results_root: Path | None = None
     if not found:
         return ""
     hub = all("hub" in r and "no network" in r for r in reasons) and bool(reasons)
-    models = found[0] if len(found) == 1 else ", ".join(found[:-1]) + f" and {found[-1]}"
+    models = and_words(found)
     return (f"; in the committed full tables, the rows of {models} are marked `missing`"
             + (", with no n or d" if blank else "") + ": "
             + ("each needs the Hugging Face hub, which the run could not reach" if hub else
@@ -1189,8 +1190,7 @@ def _listed_elsewhere(results: Sequence[dict[str, Any]], listed_in: dict[str, in
         kinds[kind] = kinds.get(kind, 0) + 1
     plural = {REPLICATION_RUN: "replications (ours)"}
     parts = [f"{n} {plural.get(kind, kind) if n != 1 else kind}" for kind, n in kinds.items()]
-    kinds_words = (parts[0] if len(parts) == 1
-                   else ", ".join(parts[:-1]) + f" and {parts[-1]}")
+    kinds_words = and_words(parts)
     where = "; ".join(f"*{title}* ({n})" for title, n in listed_in.items())
     return (f"This page reads {counted(len(results), 'result')} ({kinds_words}), each listed "
             f"with its provenance in the table of a chapter that draws it: {where}.")
@@ -1447,11 +1447,6 @@ def _setups_words(setups: dict[str, tuple[str, str, str]]) -> str:
         for setup in order[1:])
 
 
-def _and(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"
-
-
 def rerun_section(results_root: Path | None = None,
                   rejudged: tuple[int, int] | None = None) -> str:
     """The section "Will a rerun give the same numbers?". First the answer in short, computed:
@@ -1628,7 +1623,7 @@ def rerun_section(results_root: Path | None = None,
                 f"{each} replaced ({_setups_words({n: t for n, (t, _) in setups.items()})}) "
                 f"equals its replication "
                 f"({_setups_words({n: a for n, (_, a) in setups.items()})}) in every cell"
-                + (f": {_and(varied)} moved no number" if varied else "") + "; and "
+                + (f": {and_words(varied)} moved no number" if varied else "") + "; and "
                 + ("none of the " + counted(others, "other recorded run") + " of these tables "
                    "(the tables replaced, the replications) reproduces the committed one"
                    if not reproduced else
@@ -1827,8 +1822,7 @@ def _other_versions(records: Sequence[dict[str, Any]],
     against = (f"Python {next(iter(builds))[0]} and torch {next(iter(builds))[1]}"
                if len(builds) == 1 else "the versions of the chapter that draws them")
     each = "; ".join(f"the {kind} run{'s' if len(names) > 1 else ''} of "
-                     + (names[0] if len(names) == 1
-                        else ", ".join(names[:-1]) + f" and {names[-1]}")
+                     + and_words(names)
                      + f" {'were' if len(names) > 1 else 'was'} computed with Python {python} "
                        f"and torch {torch}"
                      for (kind, python, torch), names in groups.items())

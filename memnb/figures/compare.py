@@ -751,7 +751,7 @@ def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int
 
 def _numbers_words(values: list[int]) -> str:
     """``8``, ``8 and 16``, ``2, 8 and 16``."""
-    return _and_words([str(v) for v in values])
+    return prose.and_words([str(v) for v in values])
 
 
 def vocabulary_words(task: dict[str, int], classes: list[int]) -> str:
@@ -882,7 +882,7 @@ def missing_shapes(best: pd.DataFrame, task: dict[str, int],
 
 def _budgets_words(budgets: list[int]) -> str:
     """``P = 60``, ``P = 60 and 120``, ``P = 60, 120 and 240``."""
-    return "P = " + _and_words([str(b) for b in budgets])
+    return "P = " + prose.and_words([str(b) for b in budgets])
 
 
 def missing_words(best: pd.DataFrame, task: dict[str, int]) -> str:
@@ -1038,7 +1038,7 @@ def _shape_only_words(theory: pd.DataFrame) -> str:
             above.append(f"{statement.split(':')[0]} (at {over} of {len(part)} budgets)")
     if not above:
         return ""
-    return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {_and_words(above)} "
+    return (f" The shape-only {'line' if len(above) == 1 else 'lines'} of {prose.and_words(above)} "
             f"{'lies' if len(above) == 1 else 'lie'} above the information ceiling on N, in "
             "the shaded region: "
             + ("with its constant set to 1, such a line's height means nothing, only its "
@@ -1224,9 +1224,9 @@ def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFram
     text = ("Dana et al.'s guarantee at the theorem's own shape (ours: a trained AoT whose "
             f"H d_h + d is the guarantee drawn at its budget, with d ≤ V = {V}; each run read "
             "as the *Dana et al. Thm 1 vs training* row reads it)")
-    none = "no trained shape is the theorem's own at " + _and_words(missing) if missing else ""
+    none = "no trained shape is the theorem's own at " + prose.and_words(missing) if missing else ""
     if parts:
-        text += " is met by " + _and_words(parts) + "."
+        text += " is met by " + prose.and_words(parts) + "."
         if none:
             text += f" {none[0].upper()}{none[1:]}."
     else:
@@ -1234,18 +1234,13 @@ def own_shape_words(table: pd.DataFrame, theory: pd.DataFrame, best: pd.DataFram
     aot = best[best["architecture"] == "aot"].sort_values("budget")
     wide = [r for r in aot.itertuples() if shape_params(r.shape).get("d", 0) > V]
     if wide:
-        named = _and_words([f"P = {r.budget} ({r.shape}: {count_text(r.capacity)})"
+        named = prose.and_words([f"P = {r.budget} ({r.shape}: {count_text(r.capacity)})"
                             for r in wide])
         text += (f" The best trained AoT has d > V = {V} at {named}: fewer distinct last tokens "
                  "than the d that the theorem's proof needs, so it lies outside what the proof "
                  "covers (ours: the gap in the proof that the Dana chapter finds) and its "
                  "capacity there, drawn beside the guarantee, does not test it.")
     return text
-
-
-def _and_words(parts: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _at_least_words(best: pd.DataFrame) -> str:

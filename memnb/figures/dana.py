@@ -38,7 +38,7 @@ from memnb.dana_reading import (
 )
 from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
-from memnb.prose import counted, number_word, percent_up
+from memnb.prose import and_words, counted, number_word, percent_up
 from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import KL_ZERO, margin_words
 
@@ -2581,18 +2581,16 @@ def appendix_rerun_sentence(rerun: pd.DataFrame, kind: str, provenance: dict[str
             others.append(f"{held} of the {held + lacks} points of {figure}{values}")
         else:
             others.append(f"no {figure} point")
-    def joined(items: list[str]) -> str:
-        return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
     if complete:
-        text += (f" It has computed every point of {joined(complete)}, whose "
+        text += (f" It has computed every point of {and_words(complete)}, whose "
                  f"verdict{'s' * (len(complete) > 1)} above "
                  f"{'are' if len(complete) > 1 else 'is'} judged on it"
                  + (" (at most trend while the rerun is partial)" if partial else ""))
-        text += (f"; of the others it holds {joined(others)}, so their verdicts read "
+        text += (f"; of the others it holds {and_words(others)}, so their verdicts read "
                  "this build's run." if others else ".")
     else:
-        text += f" It holds {joined(others)}; no verdict is judged on it yet."
+        text += f" It holds {and_words(others)}; no verdict is judged on it yet."
     for figure in figures[:2]:
         reading = appendix_full_reading(rerun, kind, figure)
         if reading:
