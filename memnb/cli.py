@@ -667,7 +667,8 @@ def _calibrated_groups(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``memnb`` command."""
+    """The argument parser of the ``memnb`` command; ``get_default("commands")`` on it gives each
+    command's own parser by name (``["run"]``: its usage, help and ``error``)."""
     from memnb.planner import CALIBRATED_GROUPS
     from memnb.results import MAX_SEEDS
 
@@ -724,6 +725,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print a JSON list of objects (paper, item, claim, criterion, "
                            "measured, evidence, status, ours, read_from: the runs a row read, "
                            "decided: false for a trend not decided)")
+    parser.set_defaults(commands=sub.choices)  # {"run": run's parser, …}, for usage and help
     return parser
 
 
@@ -733,8 +735,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # said by the command's own parser: `memnb list: error: …`, with its usage
-        commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-        commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+        command_parser = parser.get_default("commands")[args.command]
+        command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.started = started  # --time-limit counts from here (interpreter start-up not included)
     handler = {"list": _cmd_list, "run": _cmd_run, "scorecard": _cmd_scorecard,
                "plan": _cmd_plan}[args.command]

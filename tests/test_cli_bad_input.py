@@ -324,7 +324,7 @@ def test_memnb_list_into_a_closed_pipe_prints_no_traceback(tmp_path):
 # ---- 7. help texts and --time-limit ----------------------------------------------------------
 
 def _help(command: str) -> str:
-    sub = cli.build_parser()._subparsers._group_actions[0].choices[command]
+    sub = cli.build_parser().get_default("commands")[command]
     return " ".join(sub.format_help().split())
 
 

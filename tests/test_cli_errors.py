@@ -35,7 +35,7 @@ def test_a_seed_count_out_of_range_is_refused_before_anything_is_built(tmp_path,
     assert capsys.readouterr().err == (
         "memnb run: error: seeds must be in 1..1000, got 10000000000\n")
     assert built == [] and not any(tmp_path.rglob("*"))
-    run = cli.build_parser()._subparsers._group_actions[0].choices["run"]
+    run = cli.build_parser().get_default("commands")["run"]
     assert "number of seeds, 1..1000" in run.format_help()
 
 

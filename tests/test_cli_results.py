@@ -1191,7 +1191,7 @@ def test_a_time_limit_spent_before_any_group_says_a_rerun_would_stop_the_same_wa
     # a call that finished a point says the usual: rerun to continue
     assert cli.main(["run", "tiny.slow", "--profile", "ci", "--time-limit", "1.6"]) == cli.PARTIAL
     assert "rerun the same command to continue" in capsys.readouterr().err
-    help_text = " ".join(cli.build_parser()._subparsers._group_actions[0].choices["run"]
+    help_text = " ".join(cli.build_parser().get_default("commands")["run"]
                          .format_help().split())
     assert (f"{results.WRITE_MARGIN_FRACTION:.0%} of them (at most "
             f"{results.WRITE_MARGIN_MAX_S:g} s)") in help_text
