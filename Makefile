@@ -17,8 +17,10 @@ $(STAMP): pyproject.toml requirements-lock.txt
 
 venv: $(STAMP)
 
-# Executes only the chapters whose notebook, memnb code, profile or cached results changed
-# (BOOKFLAGS=--force executes them all again). DEVICE=cuda trains on a GPU.
+# Executes only the chapters whose key changed (book/buildtools/keys.py): the notebook, the memnb
+# code, the profile, the device, the experiments and cached results it reads, or the inputs from
+# outside the checkout (the dataset files, the papers' files, the installed packages).
+# BOOKFLAGS=--force executes them all again. DEVICE=cuda trains on a GPU.
 book: $(STAMP)
 	$(PY) book/build.py --profile $(PROFILE) --device $(DEVICE) $(BOOKFLAGS)
 

@@ -138,3 +138,78 @@ def test_the_layouts_name_every_folder():
     assert "the `--record PATH` option of `benchmarks/bench_*.py`, not of `memnb`" in records
     for bench in REPO.glob("benchmarks/bench_*.py"):
         assert '"--record"' in bench.read_text(), bench.name
+
+
+def test_the_makefile_comment_names_every_part_of_a_chapters_key():
+    """The comment above `make book` names what book/buildtools/keys.py keys a chapter on: each
+    field of the key, and the three inputs from outside the checkout."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "book"))
+    try:
+        from buildtools import keys
+    finally:
+        sys.path.remove(str(REPO / "book"))
+    makefile = (REPO / "Makefile").read_text()
+    comment = _flat(" ".join(line.lstrip("# ") for line in
+                             makefile.split("\nbook:", 1)[0].split("\n\n")[-1].splitlines()))
+    words = {"notebook": "the notebook", "memnb": "the memnb code", "profile": "the profile",
+             "device": "the device", "experiments": "the experiments",
+             "results": "cached results it reads", "inputs": "the inputs from outside"}
+    assert set(words) == set(keys.KEY_FIELDS)
+    for field, said in words.items():
+        assert said in comment, field
+    doc = _flat(keys.__doc__)
+    for part in ("the dataset files", "the papers' folders", "the installed packages"):
+        assert part in doc, part  # the inputs keys.py hashes ...
+    for part in ("the dataset files", "the papers' files", "the installed packages"):
+        assert part in comment, part  # ... and the comment's words for them
+    assert "book/buildtools/keys.py" in comment
+
+
+def test_the_scorecard_falls_back_from_a_partial_full_run_that_cannot_decide_a_row():
+    """README: `memnb scorecard` reads the `quick` run where the committed `full` one is partial
+    and cannot decide the row: an item may call ``ResultSource.fall_back``, and one does."""
+    from memnb.scorecard.core import ResultSource
+
+    assert "cannot judge" in inspect.getdoc(ResultSource.fall_back)
+    callers = [path.name for path in (REPO / "memnb" / "scorecard").glob("*.py")
+               if "results.fall_back(" in path.read_text()]
+    assert callers
+    assert ("or where the committed one is partial and cannot decide the row (as the row's "
+            "evidence says)") in _flat(README)
+
+
+def test_the_network_paragraph_says_what_table_3_does_not_download():
+    """Mahdavi et al.'s Table 3 reads IMDb with download off, yet fetches GPT-2's weights from
+    the hub: the README says it never downloads its IMDb file, not that it never downloads."""
+    assert "imdb" in get("mahdavi.table3").datasets
+    assert "Mahdavi et al.'s Table 3 never downloads its IMDb file" in _flat(README)
+    assert "Table 3 never downloads;" not in _flat(README)
+
+
+def test_a_full_table_of_an_earlier_profile_is_kept_under_superseded(tmp_path):
+    """README, Older code: a `full` table of today's code but an earlier profile is moved aside
+    too, named by the fingerprint of the code that computed it (the committed example:
+    dana.appendix_dim's table of the profile before its budget changed)."""
+    from memnb.provenance import profile_change
+    from memnb.results import load_superseded, supersede, todays_code
+
+    kept = FULL / "superseded"
+    earlier = [path for path in kept.glob("*.json")
+               if (prov := json.loads(path.read_text())).get("code_fingerprint")
+               == todays_code(prov["experiment"]) and profile_change(prov) is not None]
+    if not earlier:
+        pytest.skip("no superseded table of today's code and an earlier profile is committed")
+    source = earlier[0]
+    name = json.loads(source.read_text())["experiment"]
+    (tmp_path / "full").mkdir()
+    for suffix in (".csv", ".json"):
+        (tmp_path / "full" / f"{name}{suffix}").write_bytes(
+            source.with_suffix(suffix).read_bytes())
+    moved = supersede(name, "full", tmp_path)
+    assert moved.provenance_path.name == source.name  # <experiment>.<fingerprint>.json
+    assert [r.provenance_path for r in load_superseded(name, "full", tmp_path)] == [
+        moved.provenance_path]
+    assert ("A `full` table of older code or an earlier profile is not overwritten"
+            in _flat(README))
