@@ -371,7 +371,11 @@ def test_verdicts_on_a_known_table():
     assert v.status == "trend" and v.values["exponent"] == pytest.approx(0.991, abs=1e-3)
     assert (v.values["wide_low"], v.values["wide_high"]) == pytest.approx((0.434, 1.506),
                                                                           abs=1e-3)
-    assert card.anchors_verdict(table, 4).status == "reproduced"
+    # no tried N asks more than 1.34 bits per parameter, below the smaller anchor (2): the
+    # search could not have found a capacity above it, so the anchors row is not decided
+    anchors = card.anchors_verdict(table, 4)
+    assert (anchors.status, anchors.values["decided"]) == ("trend", False)
+    assert card.status_words(anchors) == "trend (not decided)"
     caps = compare.capacity_table(table, 4)
     assert (caps["capacity_bits_per_parameter"] < min(float(a) for a in
                                                       external.anchors().values())).all()
@@ -1470,3 +1474,137 @@ def test_the_budget_slider_draws_the_floor_as_a_ceiling_on_N():
             "every labelling of N examples can be fitted: at most a 2^(32 P − N log2 C) share "
             "of them; hatched") in caption
     assert "information floor" not in caption and "forbidden" not in caption
+
+
+# ---------------- reader review of the cross-paper chapter: table counts, styles, captions
+def test_the_theory_table_prints_whole_counts_without_decimals_and_names_the_budget():
+    """Finding of the review: the table printed "6.0" and "960.0", and its header "parameters"
+    meant the budget P. Whole counts now print as integers (with thousands separators), the
+    shape-only rows keep one decimal where they need it, and the columns are "budget P"."""
+    from memnb.figures import compare as figures
+
+    theory = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [60, 120, 240, 480, 720])
+    table = figures.theory_table(theory)
+    assert table.columns.name == "budget P" and list(table.columns) == [60, 120, 240, 480, 720]
+    dana = table.loc[[s for s in table.index if s.startswith("Dana")][0]]
+    assert dana.tolist() == ["6", "13", "28", "58", "88"]
+    ceiling = table.loc[[s for s in table.index if s.startswith("information ceiling")][0]]
+    assert ceiling.tolist() == ["960", "1,920", "3,840", "7,680", "11,520"]
+    park = table.loc[[s for s in table.index if s.startswith("Park")][0]]
+    assert park.iloc[0] == f"{60 ** 1.5:,.1f}"  # not whole: one decimal
+    mahdavi = table.loc[[s for s in table.index if s.startswith("Mahdavi")][0]]
+    assert pd.isna(mahdavi.iloc[0])  # no shape fits: the book shows "–"
+    assert [figures.table_count(v) for v in (6.0, 960.0, 464.77, 518400.0, 2128.24)] == [
+        "6", "960", "464.8", "518,400", "2,128.2"]
+
+
+def test_the_earlier_bound_is_told_apart_from_mahdavi_s_guarantee():
+    """Finding of the review: the earlier bound (grey dashed) and Mahdavi et al.'s guarantee
+    (orange dashed) nearly coincide for P above about 700 and could not be told apart: the
+    earlier bound has its own dash pattern and marker."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    theory = compare.theory_curves(task, compare.theory_grid([60, 720], 20000))
+    built = pd.DataFrame([{"construction": "aot (Dana et al. Thm 1)", "budget": 60,
+                           "parameters": 60, "N": 6, "memorized": True, "bits": 3840,
+                           "note": ""}])
+    fig = figures.bounds_figure(theory, built, card.censored_best(_fake_table(), 4), task)
+    lines = {ln.get_label().split(" ")[0]: ln for ln in fig.axes[0].get_lines()
+             if ln.get_label().endswith("(guarantee)")}
+    plt.close(fig)
+    mahdavi, earlier = lines["Mahdavi"], lines["earlier"]
+    # the dash pattern as drawn (matplotlib keeps it on the line; get_linestyle() says "--"
+    # for any pattern)
+    assert mahdavi._unscaled_dash_pattern != earlier._unscaled_dash_pattern
+    assert earlier.get_marker() not in (None, "None", "") and mahdavi.get_marker() in ("None", "")
+    assert mahdavi.get_color() != earlier.get_color()
+
+
+def test_the_bounds_caption_says_the_bits_per_parameter_and_folds_its_numbers():
+    """Findings of the review: the statements figure's caption repeats, computed, at how many
+    bits per parameter trained points (float32) and constructions (float64; Kajitsuka & Sato's
+    at its exact count) are drawn; and, as the intro's convention asks of a long caption, it
+    shows what is drawn first and folds its numbers under "The numbers behind this caption"."""
+    from memnb import viz
+    from memnb.figures import compare as figures
+
+    assert figures.TRAINED_WEIGHT_BITS == 32
+    theory = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [120, 480])
+    built = pd.DataFrame({
+        "construction": ["aot (Dana et al. Thm 1)", "aot (Dana et al. Thm 1)",
+                         "seq_id (Kajitsuka & Sato Thm 4.1)", "seq_id (Kajitsuka & Sato Thm 4.1)",
+                         "mha (Mahdavi et al. Thm 1)"],
+        "budget": [120, 480, 120, 480, 120], "parameters": [116, 476, 100, 200, math.nan],
+        "N": [13, 58, 60, 120, math.nan], "memorized": [True, True, True, True, False],
+        "bits": [64 * 116, 64 * 476, 350, 900, math.nan],
+        "note": ["", "", "", "", "too small for the construction's shape"]})
+    words = figures.weight_bits_words(built)
+    assert words == ("Against the total bits, trained points are drawn at 32 bits per parameter "
+                     "(float32); the construction aot (our reconstruction of Dana et al. Thm 1) "
+                     "at 64 (float64); seq_id (our reconstruction of Kajitsuka & Sato Thm 4.1) "
+                     "at its exact count of bits (3.5 to 4.5 per parameter).")
+    best = card.censored_best(_half_table(), 4)
+    caption = figures.bounds_caption(theory, built, best, 4)
+    lead, _, details = caption.partition(viz.DETAILS)
+    assert lead.startswith("**Figure (ours).** Left: examples N against parameters P")
+    assert words in lead and "1 of 2 memorize every example" not in lead
+    assert "Constructions built and checked: 2 of 2 memorize every example" in lead
+    assert "the best trained capacity" in details and compare.BEST_SHAPE_RULE in details
+    assert "At P = 120 mha is not drawn" in details
+    shown = viz.markdown(caption).data
+    assert f"{viz.DETAILS_SUMMARY}</summary>" in shown
+
+
+def test_the_head_to_head_caption_folds_its_numbers_and_states_the_search_s_reach():
+    """Findings of the review: the head-to-head caption put the verdict and its numbers inline,
+    and drew the anchors without saying that the search never tried an N beyond the smaller
+    one. Its lead now says what is drawn, whether the search's tries pass the smaller anchor and
+    the statuses; the numbers, the reach per budget among them, fold below."""
+    from memnb import viz
+    from memnb.figures import compare as figures
+
+    table = _half_table()
+    best = card.censored_best(table, 4)
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    caption = figures.head_to_head_caption(best, fixed, "quick", 4, table=table)
+    lead, _, details = caption.partition(viz.DETAILS)
+    reach = card.anchor_reach(table, 4)
+    assert not reach["beyond"].any()  # N = 60 at P = 60 asks 2 bits per parameter
+    assert ("the capacity search tried an N that passes the smaller anchor (by the margin the "
+            "*External anchors* row asks) at no budget, so no point above it could have been "
+            "found (that row: **trend (not decided)**)") in lead
+    assert "Verdict (computed): **" in lead and "bits/parameter" not in lead
+    assert card.reach_words(reach) in details and "P=60: 2.00, P=120: 1.00" in details
+    assert "N = 30 at P = 60, 60 at P = 120" in details
+    far = pd.concat([table, table.assign(N=table["N"] * 4, accuracy=0.3)])
+    lead = figures.head_to_head_caption(best, fixed, "quick", 4, table=far).partition(
+        viz.DETAILS)[0]
+    assert "passes the smaller anchor (by the margin the *External anchors* row asks) at every " \
+           "budget (that row: **" in lead
+    # without the tries, no words on the reach
+    assert "capacity search tried" not in figures.head_to_head_caption(best, fixed, "quick", 4)
+
+
+def test_the_chapter_folds_its_long_captions_and_states_d_at_least_two():
+    """Findings of the review: the chapter shows its two long captions through memnb.viz.markdown
+    (the numbers folded), the head-to-head one reading the run's tries; the symbol table gives
+    Dana et al.'s d ≥ 2 (their Prop. 3), which guarantee_shapes_markdown already applies."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert any("viz.markdown(figures.head_to_head_caption(" in c and "table=table" in c
+               for c in code)
+    assert any("viz.markdown(figures.bounds_caption(" in c for c in code)
+    assert not any("Markdown(figures.head_to_head_caption(" in c.replace("viz.markdown", "")
+                   for c in code)
+    dana = _symbol_table_rows()["Dana et al. Thm 1, Cor. 1 (Thm"][2]
+    assert dana.startswith("$d_h \\le d$; $d \\ge 2$ (under Assumption 1, their Prop. 3 finds "
+                           "$d = 2$ enough for exact associations;")

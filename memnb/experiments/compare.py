@@ -699,7 +699,8 @@ def constructions_at_budgets(task: dict[str, int], budgets: Sequence[int], *,
                          "bits": math.nan,
                          "note": f"too small for the construction's shape (d = 2, d_h = 1): "
                                  f"one head needs {smallest} parameters"})
-        # Mahdavi et al.: d = n + 1, d_h = n, d_v = 1, d_o = C
+        # Mahdavi et al.: d = max(n + 1, C) (n < d, and the read-out [I_C; 0] needs C <= d),
+        # d_h = n, d_v = d_o = C
         d = max(n + 1, C)
         H = (B - d * C) // (2 * d * (n + C))  # the construction's values have d_v = d_o = C
         if H >= 1:

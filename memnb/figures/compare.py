@@ -16,17 +16,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from memnb import bounds, prose
+from memnb import bounds, prose, viz
 from memnb.experiments import compare as exp
 from memnb.papers import external
 
 #: One colour per architecture (Okabe-Ito), the same in every figure of the chapter.
 ARCH_COLORS: dict[str, str] = {"aot": "#0072B2", "mha": "#D55E00", "ffn_attention": "#009E73",
                                "mlp": "#CC79A7"}
+#: The guarantees' lines. The earlier bound (Mahdavi et al.'s Thm 1 as Dana et al. quote it)
+#: nearly coincides with Mahdavi et al.'s guarantee at the larger budgets, so it has its own
+#: dash pattern (dotted, through whose gaps the dashed line beneath shows) and marker.
 _GUARANTEE_STYLES = {
     "Dana": {"color": "#0072B2", "linestyle": "--"},
     "Mahdavi": {"color": "#D55E00", "linestyle": "--"},
-    "earlier": {"color": "#999999", "linestyle": "--"},
+    "earlier": {"color": "#777777", "linestyle": (0, (1, 2)), "marker": "x"},
 }
 _CONSTRUCTION_COLORS = {"aot": "#0072B2", "mha": "#D55E00", "seq_id": "#009E73"}
 #: The shape-only statements, each its own grey, dash pattern and marker, so that the legend
@@ -40,6 +43,10 @@ _SHAPE_STYLES: dict[str, dict[str, Any]] = {
 #: review: it is a counting bound of ours; only Remark 4.4's title is in our sources); the
 #: statement of :func:`exp.theory_curves` carries the same words.
 FLOOR_WORDS = "ours; cf. our reading of Remark 4.4"
+#: The bits of one trained weight (float32), at which :func:`bounds_figure` draws the trained
+#: capacities against the total bits of the weights: the ``weight_bits`` of
+#: :func:`exp.theory_curves`, whose information ceiling on N is drawn for the same weights.
+TRAINED_WEIGHT_BITS: int = inspect.signature(exp.theory_curves).parameters["weight_bits"].default
 #: Open markers: a trained capacity every seed of which lies below the smallest N tried.
 _CENSORED = {"marker": "v", "markerfacecolor": "none", "markersize": 6.5, "markeredgewidth": 1.3,
              "linestyle": "none", "zorder": 4}
@@ -104,13 +111,25 @@ def _shape_style(statement: str) -> dict[str, Any]:
 
 def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
     """The statements evaluated at each budget (:func:`exp.theory_curves`), one row per
-    statement labelled with its kind (:func:`statement_label`), one column per budget; the
-    information ceiling on N says what it says in place of a kind (:func:`ceiling_says`)."""
+    statement labelled with its kind (:func:`statement_label`), one column per budget P (the
+    columns' name, ``budget P``); the information ceiling on N says what it says in place of a
+    kind (:func:`ceiling_says`). Each cell is its count as text (:func:`table_count`): a whole
+    number without decimals, another with one; NaN where no shape of the statement fits."""
     named = theory.assign(statement=[
         f"{statement_label(s)} [{ceiling_says() if k == CEILING_KIND else k}]"
         for s, k in zip(theory["statement"], theory["kind"], strict=True)])
-    return named.pivot_table(index="statement", columns="parameters", values="N",
-                             sort=False).round(1)
+    table = named.pivot_table(index="statement", columns="parameters", values="N", sort=False)
+    table = table.apply(lambda column: column.map(
+        lambda v: math.nan if pd.isna(v) else table_count(v))).astype(object)
+    table.columns.name = "budget P"
+    return table
+
+
+def table_count(value: float) -> str:
+    """A count of :func:`theory_table` as text: a whole number without decimals and with
+    thousands separators (``11,520``), any other with one decimal (``464.8``)."""
+    value = round(float(value), 1)
+    return f"{value:,.0f}" if value == round(value) else f"{value:,.1f}"
 
 
 #: How :func:`guarantee_shapes_markdown` names each guarantee of :data:`exp.GUARANTEE_SHAPES`.
@@ -252,7 +271,7 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
         mine = best["architecture"] == arch
         part = best[mine].sort_values("parameters")  # a budget where nothing fitted: a gap
         part = part.assign(capacity=part["capacity"].where(part["capacity"] > 0))
-        scale = 32 if bits_axis else 1
+        scale = TRAINED_WEIGHT_BITS if bits_axis else 1
         if part["capacity"].notna().any():
             ax.errorbar(part["parameters"] * scale, part["capacity"], yerr=part["capacity_std"],
                         color=ARCH_COLORS[arch], marker="o", markersize=4.5, linewidth=1.4,
@@ -284,8 +303,8 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         part = part[part["N"] > 0]
         if kind == "guarantee":
             ax.plot(part["parameters"], part["N"],
-                    label=f"{statement_label(statement)} (guarantee)",
-                    linewidth=1.4, **_style(statement))
+                    label=f"{statement_label(statement)} (guarantee)", linewidth=1.4,
+                    markersize=4.5, markevery=max(1, len(part) // 8), **_style(statement))
         elif kind == CEILING_KIND:
             ax.plot(part["parameters"], part["N"], color="#222222", linewidth=1.6,
                     label=f"{ceiling_label(statement)} (shaded above it: not every labelling "
@@ -325,7 +344,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
             title="vs total bits (information ceiling on N: N log2 C = bits, ours)")
     if budget is not None:
         ax.axvline(budget, color="#E69F00", linewidth=1.2)
-        ax2.axvline(32 * budget, color="#E69F00", linewidth=1.2)
+        ax2.axvline(TRAINED_WEIGHT_BITS * budget, color="#E69F00", linewidth=1.2)
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=7.5,
                bbox_to_anchor=(0.5, 0.0))
@@ -928,17 +947,43 @@ def fixed_inputs_words(best: pd.DataFrame, task: dict[str, int]) -> str:
             "AoT's and the FFN-attn-FFN's learned embeddings are.")
 
 
+def anchor_reach_words(table: pd.DataFrame, C: int, profile: str) -> tuple[str, str]:
+    """What the head-to-head figure's caption says of the capacity search's reach against the
+    external anchors it draws (:func:`memnb.scorecard.compare.anchor_reach`, from the tries of
+    ``table``, the ``compare.capacity`` run of ``profile``): for the caption's lead, at how many
+    budgets a tried N passes the smaller anchor (by the margin the *External anchors* row asks)
+    and that row's status (:func:`memnb.scorecard.compare.status_words`); for its details, the
+    reach at each budget, in the row's words (:func:`memnb.scorecard.compare.reach_words`)."""
+    from memnb.scorecard import compare as card
+
+    reach = card.anchor_reach(table, C)
+    beyond, budgets = int(reach["beyond"].sum()), len(reach)
+    v = card.scaled(card.checked(card.anchors_verdict, table, C), profile)
+    where = ("at no budget" if beyond == 0 else "at every budget" if beyond == budgets
+             else f"at {beyond} of {budgets} budgets")
+    so = (", so no point above it could have been found" if beyond == 0 else
+          ", so elsewhere no point above it could have been found" if beyond < budgets else "")
+    lead = (f"; the capacity search tried an N that passes the smaller anchor (by the margin the "
+            f"*External anchors* row asks) {where}{so} (that row: **{card.status_words(v)}**)")
+    details = f"Against the anchors, {card.reach_words(reach)}."
+    return lead, details
+
+
 def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, C: int, *,
-                         task: dict[str, int] | None = None) -> str:
-    """Caption of :func:`head_to_head_figure`, with its numbers and the verdict from the data:
-    the verdict's status as :func:`memnb.scorecard.compare.status_words` prints it ("trend
-    (not decided)" where only the budgets without a lead allow the trend, with why), the left
-    panel (bits per parameter at capacity, best shape; what P counts,
-    :func:`fixed_inputs_words`), the architectures with no point at some budgets
-    (:func:`missing_words`), and the right panel (training accuracy at the fixed ``N`` per
-    budget of ``fixed``, from :func:`memnb.experiments.compare.accuracy_at_fixed_N`, over every
-    shape and seed) with its chance line ``1/C``. ``task`` (``V, n``; ``C`` is ``C``) defaults
-    to the task of ``profile``."""
+                         task: dict[str, int] | None = None,
+                         table: pd.DataFrame | None = None) -> str:
+    """Caption of :func:`head_to_head_figure`, built by :func:`memnb.viz.with_details`: its lead
+    says what is drawn and the verdict's status as :func:`memnb.scorecard.compare.status_words`
+    prints it ("trend (not decided)" where only the budgets without a lead allow the trend);
+    its details, folded below, the numbers behind them: the best-shape rule, the seeds, what P
+    counts (:func:`fixed_inputs_words`), the verdict's summary (and why it is not decided),
+    the anchors' values, the architectures with no point at some budgets
+    (:func:`missing_words`), and the right panel's ``N`` per budget of ``fixed``
+    (:func:`memnb.experiments.compare.accuracy_at_fixed_N`, over every shape and seed) with its
+    chance line ``1/C``. ``task`` (``V, n``; ``C`` is ``C``) defaults to the task of
+    ``profile``. With ``table`` (the run's tries), the lead also says whether the capacity
+    search tried any N beyond the smaller anchor, with the *External anchors* row's status, and
+    the details give the search's reach at each budget (:func:`anchor_reach_words`)."""
     from memnb.scorecard import compare as card
     from memnb.scorecard.criteria import cap_reason
 
@@ -948,44 +993,89 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
     seeds = int(best["seeds"].min())
     v = card.scaled(card.checked(card.ranking_from_best, best), profile)
     if v.status in ("not computable", "not run"):
-        verdict = "no architecture memorized any training set entirely at any budget"
+        status = "no architecture memorized any training set entirely at any budget"
+        verdict = ""
     else:
         capped = cap_reason(v.measured)
         why = ("; " + card.not_decided_words(v.values)
                if v.values.get("decided") is False else "")
-        verdict = (f"**{card.status_words(v)}** (the head-to-head row's criterion): "
-                   f"{v.values['summary']}{why}{capped}")
+        status = f"**{card.status_words(v)}** (the head-to-head row's criterion)"
+        verdict = f"Verdict: {v.values['summary']}{why}{capped}. "
     anchors = ", ".join(f"{external.NAMES[k]} {float(v):g}"
                         for k, v in external.anchors().items())
+    reach_lead, reach_details = (anchor_reach_words(table, C, profile) if table is not None
+                                 else ("", ""))
     runs = ("every shape and seed trained at that budget (not only the best shape; from "
             f"{int(fixed['runs'].min())} to {int(fixed['runs'].max())} runs per point)"
             if "runs" in fixed and len(fixed) else "every shape and seed trained at that budget")
-    return (f"**Figure (ours).** Left: bits per parameter at capacity (largest N fitted at 100 % "
-            f"training accuracy, times log2 {C}, over P), best shape per architecture "
-            f"({exp.BEST_SHAPE_RULE}), mean ± "
-            f"std over {seeds} seed(s), `{profile}` profile. {fixed_inputs_words(best, task)} "
-            f"The architectures are drawn "
-            f"slightly apart along P (by a factor of at most "
-            f"{max(dodge(a) for a in exp.ARCHITECTURES):.2f}), in both panels, so that equal "
-            "values at one budget both show. Verdict (computed): "
-            f"{verdict}. Dotted lines: the external anchors ({anchors} bits/parameter), which "
-            f"count information differently (see text)." + _censored_words(best).replace(
-                "drawn at the smallest N tried", "drawn at the bits per parameter of the "
-                "smallest N tried")
-            + _at_least_words(best)
-            + missing_words(best, task)
-            + " Right: training accuracy at one fixed N per budget, the N of the search's first "
-            f"round nearest one bit per parameter (P / log2 {C}): {fixed_N_words(fixed)}; "
-            f"mean ± std over {runs}. Dashed line: chance, 1/C = 1/{C}, the accuracy of "
-            "guessing each label uniformly at random; 1 means that N fitted entirely.")
+    lead = (f"**Figure (ours).** Left: bits per parameter at capacity (largest N fitted at 100 % "
+            f"training accuracy, times log2 C, over P), best shape per architecture, mean ± std "
+            f"over seeds, `{profile}` profile; dotted lines: the external anchors, which count "
+            f"information differently (see text){reach_lead}. Right: training accuracy at one "
+            "fixed N per budget, the N of the search's first round nearest one bit per "
+            "parameter, mean ± std over every shape and seed trained at that budget; dashed "
+            "line: chance, 1/C. The architectures are drawn slightly apart along P, in both "
+            f"panels, so that equal values at one budget both show. Verdict (computed): {status}.")
+    details = (f"Best shape: {exp.BEST_SHAPE_RULE}; {seeds} seed(s); C = {C} classes, so log2 {C} "
+               f"bits per label. {fixed_inputs_words(best, task)} The architectures are drawn "
+               f"apart by a factor of at most {max(dodge(a) for a in exp.ARCHITECTURES):.2f}. "
+               f"{verdict}The external anchors: {anchors} bits/parameter."
+               + (f" {reach_details}" if reach_details else "")
+               + _censored_words(best).replace(
+                   "drawn at the smallest N tried", "drawn at the bits per parameter of the "
+                   "smallest N tried")
+               + _at_least_words(best)
+               + missing_words(best, task)
+               + " Right: the N of the search's first round nearest one bit per parameter "
+               f"(P / log2 {C}): {fixed_N_words(fixed)}; mean ± std over {runs}. Dashed line: "
+               f"chance, 1/C = 1/{C}, the accuracy of guessing each label uniformly at random; "
+               "1 means that N fitted entirely.")
+    return viz.with_details(lead, details)
+
+
+#: How :func:`weight_bits_words` names a float format by its bits per weight.
+_FLOAT_NAMES = {16: "float16", 32: "float32", 64: "float64"}
+
+
+def weight_bits_words(constructions: pd.DataFrame) -> str:
+    """At how many bits per parameter :func:`bounds_figure` draws its points against the total
+    bits of the weights, computed: the trained capacities at :data:`TRAINED_WEIGHT_BITS`, each
+    construction of ``constructions`` (:func:`exp.constructions_at_budgets`, the sizes built)
+    at its ``bits`` over its ``parameters``: one number where that is the same whole number at
+    every size built (named by its float format where it has one), else its exact count of
+    bits, with the range per parameter."""
+    def bits_name(bits: float, unit: str = "") -> str:
+        name = _FLOAT_NAMES.get(int(bits))
+        return f"{bits:g}{unit}" + (f" ({name})" if name else "")
+
+    made = constructions[constructions["parameters"].notna() & constructions["bits"].notna()]
+    fixed: dict[float, list[str]] = {}
+    exact = []
+    for name, part in made.groupby("construction", sort=False):
+        per = (part["bits"] / part["parameters"]).to_numpy(float)
+        label = construction_label(name)
+        if np.all(per == per[0]) and per[0] == round(per[0]):
+            fixed.setdefault(float(per[0]), []).append(label)
+        else:
+            exact.append(f"{label} at its exact count of bits ({per.min():.3g} to "
+                         f"{per.max():.3g} per parameter)")
+    parts = [f"the construction{'s' * (len(names) > 1)} {prose.and_words(names)} at "
+             f"{bits_name(bits)}" for bits, names in fixed.items()] + exact
+    return (f"Against the total bits, trained points are drawn at "
+            f"{bits_name(TRAINED_WEIGHT_BITS, ' bits per parameter')}"
+            + (f"; {'; '.join(parts)}" if parts else "") + ".")
 
 
 def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
                    C: int, brackets: pd.DataFrame | None = None) -> str:
-    """Caption of :func:`bounds_figure` with where each statement sits against the trained
-    capacity at the largest budget (computed); ``brackets``
-    (:func:`memnb.scorecard.compare.capacity_brackets`) reads each seed of a best mean below a
-    guarantee (:func:`below_guarantee_words`)."""
+    """Caption of :func:`bounds_figure`, built by :func:`memnb.viz.with_details`: its lead says
+    what is drawn (the panels, the bits per parameter of each kind of point,
+    :func:`weight_bits_words`, the shaded region, the line styles) and whether the
+    constructions memorize what they were built for; its details, folded below, the numbers:
+    where each statement sits against the trained capacity at the largest budget, the best
+    means below a guarantee of their own architecture (:func:`below_guarantee_words`; with
+    ``brackets``, :func:`memnb.scorecard.compare.capacity_brackets`, each seed read as the
+    guarantee rows read it), the sizes not built, and the shape-only lines, ▽ and ▲ named."""
     top = int(best["budget"].max())
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
@@ -1007,20 +1097,24 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     built = constructions[~refusals].groupby("construction")["memorized"].all()
     missing = "".join(f" At P = {r.budget} {r.construction.split()[0]} is not drawn: "
                       f"{r.note.removeprefix('not built: ')}." for r in refused.itertuples())
-    return (f"**Figure (ours).** Trained points: per architecture and budget, "
-            f"{exp.BEST_SHAPE_RULE}. "
-            f"At P = {top} the best trained capacity (the best shape's mean "
-            f"over seeds) is {'at least ' if low else ''}{cap:.0f} examples; the statements "
-            f"there: {'; '.join(parts)}.{below_guarantee_words(theory, best, brackets)} "
-            f"Constructions built and checked: {int(built.sum())} of {len(built)} memorize "
-            f"every example at every size built."
-            f"{missing} Shaded: above the information ceiling on N, N log2 {C} <= total bits "
+    lead = (f"**Figure (ours).** Left: examples N against parameters P; right: against the "
+            f"total bits of the weights. Trained points: the best shape per architecture and "
+            f"budget, mean over seeds; open △: the constructions built. "
+            f"{weight_bits_words(constructions)} Constructions built and checked: "
+            f"{int(built.sum())} of {len(built)} memorize every example at every size built. "
+            f"Shaded: above the information ceiling on N, N log2 {C} <= total bits "
             f"({FLOOR_WORDS}; a counting bound): there, not every labelling of N examples can "
             "be fitted: weights of that many bits fit at most a 2^(bits − N log2 C) share of "
-            "them. The three shape-only statements (constant 1) are told "
-            "apart by their grey, dash pattern and marker." + _shape_only_words(theory)
-            + _censored_words(best)
-            + _at_least_words(best))
+            "them. The three shape-only statements (constant 1) are told apart by their grey, "
+            "dash pattern and marker; the earlier bound H(d_h - 1) + 1 has a dotted line with "
+            "markers of its own, so that it shows where it overlaps another guarantee.")
+    details = (f"Best shape: {exp.BEST_SHAPE_RULE}. "
+               f"At P = {top} the best trained capacity (the best shape's mean "
+               f"over seeds) is {'at least ' if low else ''}{cap:.0f} examples; the statements "
+               f"there: {'; '.join(parts)}.{below_guarantee_words(theory, best, brackets)}"
+               f"{missing}" + _shape_only_words(theory) + _censored_words(best)
+               + _at_least_words(best))
+    return viz.with_details(lead, details)
 
 
 def _shape_only_words(theory: pd.DataFrame) -> str:

@@ -11,6 +11,7 @@ judge different tables, and the chapter says so. Every row is marked ``ours``.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -307,6 +308,40 @@ def guarantee_reading(capacity: float, upper: float, guarantee: float) -> str:
     return "falls short" if upper <= guarantee else "not tested"
 
 
+def _ratio_words(part: pd.DataFrame, which: pd.Series) -> str:
+    """The guarantees met by the runs ``which`` of ``part`` and their trained/guaranteed
+    ratios, e.g. ``guarantees 6 to 58; trained/guaranteed 1.03× to 3.75×``."""
+    met = part.loc[which, "guarantee"]
+    ratio = part.loc[which, "capacity"] / met
+    met_text = (f"guarantee {int(met.min())}" if met.min() == met.max() else
+                f"guarantees {int(met.min())} to {int(met.max())}")
+    ratios = (f"{ratio.min():.3g}×" if f"{ratio.min():.3g}" == f"{ratio.max():.3g}" else
+              f"{ratio.min():.3g}× to {ratio.max():.3g}×")
+    return f"{met_text}; trained/guaranteed {ratios}"
+
+
+def _scope_words(part: pd.DataFrame, held: pd.Series, outside: pd.Series, V: int | None) -> str:
+    """How many runs of ``part`` hold their guarantee, the runs within the proof's scope
+    (``~outside``: d ≤ V; and a guarantee above 1, as a guarantee of 1 is met by any run that
+    fits one example) first, with the guarantees they met and their ratios, then those outside
+    it (d > V): ``holds at 10 of the 14 in-scope runs (d ≤ V = 4: guarantees 6 to 58;
+    trained/guaranteed 1.03× to 3.75×); the 6 out-of-scope runs (d > V) also hold``."""
+    tests = ~outside & (part["guarantee"] > 1)
+    held_in = held & tests
+    trivial = bool((~outside & (part["guarantee"] <= 1)).any())
+    scope = f"d ≤ V = {V}" + (" and a guarantee above 1" if trivial else "")
+    text = (f"holds at {int(held_in.sum())} of the {counted(int(tests.sum()), 'in-scope run')} "
+            f"({scope}" + (f": {_ratio_words(part, held_in)}" if held_in.any() else "") + ")")
+    out, out_held = int(outside.sum()), int((held & outside).sum())
+    runs = "run (d > V)" if out == 1 else "runs (d > V)"
+    if out_held == out:
+        verb = "holds" if out == 1 else "hold"
+        text += f"; the {out} out-of-scope {runs} {'also ' if held_in.any() else ''}{verb}"
+    else:
+        text += f"; {out_held} of the {out} out-of-scope {runs} hold"
+    return text
+
+
 def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
                       V: int | None = None, *, steps: int | None = None) -> Verdict:
     """Does training reach the paper's guaranteed count at each trained shape of ``arch``?
@@ -351,7 +386,9 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     construction of Dana et al.'s proof reaches ``H d_h + d`` on sequences with at least ``d``
     distinct last tokens (its skip connection has the rank of those tokens; see the Dana
     chapter's Lemma 2 and Theorem 1 rows), so a shape with ``d > V`` lies outside that scope: a
-    shortfall there is reported, not judged, and caps the verdict at ``trend``.
+    shortfall there is reported, not judged, and caps the verdict at ``trend``. The measured
+    text then leads with the runs in scope (how many of them hold, :func:`_scope_words`), then
+    says how many of the runs outside it hold, before every run's other readings.
     """
     if arch == "mha" and V is None:
         raise ValueError("the MHA guarantee needs the task's vocabulary V (Assumption 1)")
@@ -392,28 +429,26 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
     outside = pd.Series(False, index=part.index)
     if arch == "aot" and V is not None:
         outside = pd.Series([shape_params(s)["d"] > V for s in part["shape"]], index=part.index)
-    text = (f"trained capacity vs guarantee over {len(part)} runs: holds at {int(held.sum())}")
-    if held.any():
-        # the guarantees met and the ratios, over the runs that test something: within the
-        # proof's scope (d ≤ V) and with a guarantee above 1, where any such run held; the
-        # others are counted, not summarized with them
-        tests = ~outside & (part["guarantee"] > 1)
+    text = f"trained capacity vs guarantee over {len(part)} runs: "
+    if outside.any():
+        # the runs in the proof's scope first (finding of the review: "holds at 16" counted
+        # the runs outside it), those outside it after them, then every run's other readings
+        text += _scope_words(part, held, outside, V)
+    else:
+        text += f"holds at {int(held.sum())}"
+    if held.any() and not outside.any():
+        # the guarantees met and the ratios, over the runs that test something (a guarantee
+        # above 1), where any such run held; the others are counted, not summarized with them
+        tests = part["guarantee"] > 1
         testing = bool((held & tests).any())  # some holding run tests something
         summarized = held & tests if testing else held
-        met = part.loc[summarized, "guarantee"]
-        ratio = part.loc[summarized, "capacity"] / met
-        met_text = (f"guarantee {int(met.min())}" if met.min() == met.max() else
-                    f"guarantees {int(met.min())} to {int(met.max())}")
-        kinds = ([] if not outside.any() else ["d ≤ V"]) + (
-            [] if (part.loc[held, "guarantee"] > 1).all() else ["a guarantee above 1"])
-        scope = ("" if not kinds or not testing else
-                 f"{int(summarized.sum())} of the {int(tests.sum())} runs with "
-                 f"{' and '.join(kinds)}: ")
-        ratios = (f"{ratio.min():.3g}×" if f"{ratio.min():.3g}" == f"{ratio.max():.3g}" else
-                  f"{ratio.min():.3g}× to {ratio.max():.3g}×")
-        text += f" ({scope}{met_text}; trained/guaranteed {ratios})"
+        scope = ("" if (part.loc[held, "guarantee"] > 1).all() or not testing else
+                 f"{int(summarized.sum())} of the {int(tests.sum())} runs with a guarantee "
+                 "above 1: ")
+        text += f" ({scope}{_ratio_words(part, summarized)})"
     before = " before the step cap" if knows_cap else ""
-    text += (f", falls short at {int(short.sum())} (an N at or below the guarantee tried and "
+    text += ((f"; over all {len(part)} runs:" if outside.any() else ",")
+             + f" falls short at {int(short.sum())} (an N at or below the guarantee tried and "
              f"not fitted{before}" + (f": {_runs(part[short])}" if short.any() else "") + ")"
              + cap_words + f", not tested at {int(open_.sum())}")
     if short.any() and not knows_cap:
@@ -456,8 +491,7 @@ def guarantee_verdict(table: pd.DataFrame, C: int, arch: str, n: int,
                  "which the proof's construction reaches H d_h + d, so these runs lie outside "
                  "the theorem's scope here"
                  + (f" and their {int(((short | capped) & outside).sum())} shortfalls are not "
-                    "judged (at most trend)" if ((short | capped) & outside).any() else
-                    ", and every one of them that was tested holds"))
+                    "judged (at most trend)" if ((short | capped) & outside).any() else ""))
     if arch == "mha":
         tried = int(part["smallest"].min())
         if tried > V:
@@ -782,12 +816,66 @@ def linear_capacity_sentence(table: pd.DataFrame, params: dict, profile: str) ->
             + "; ".join(parts) + cap + ".")
 
 
+#: How far a trained shape's parameter count may lie from its budget, as a fraction of the
+#: budget: the default of :func:`exp.shapes_for_budget`, with which the experiment plans the
+#: shapes. A tried N that asks an anchor's bits per parameter of its budget asks up to
+#: ``1 / (1 - SHAPE_TOLERANCE)`` times as much per parameter of its shape (P as little as
+#: ``(1 - SHAPE_TOLERANCE)`` times the budget), so :func:`anchor_reach` counts a budget's
+#: search as reaching beyond an anchor only past that factor.
+SHAPE_TOLERANCE: float = inspect.signature(exp.shapes_for_budget).parameters["tolerance"].default
+
+
+def anchor_threshold() -> float:
+    """The bits per parameter that a tried N must ask, at some budget, for the search there to
+    reach beyond the smallest external anchor (:func:`anchor_reach`): that anchor over
+    ``1 - SHAPE_TOLERANCE``, beyond what a try at the anchor itself can ask per parameter of a
+    shape that lies below its budget."""
+    return min(float(v) for v in external.anchors().values()) / (1.0 - SHAPE_TOLERANCE)
+
+
+def anchor_reach(table: pd.DataFrame, C: int) -> pd.DataFrame:
+    """Per budget of a ``compare.capacity`` table, the capacity search's reach: ``reach``, the
+    most bits per parameter any tried ``N`` asks there, ``N · log2 C / P`` with ``P`` the try's
+    parameter count (the accounting of the chapter's bits per parameter at capacity), over
+    every architecture, shape and seed; a capacity, a tried ``N`` that fitted, lies no higher.
+    ``beyond``: whether the reach passes :func:`anchor_threshold`, so that a capacity above the
+    smallest anchor could have been found there. Sorted by budget."""
+    per = table["N"].to_numpy(float) * math.log2(C) / table["parameters"].to_numpy(float)
+    reach = pd.Series(per, index=table.index).groupby(table["budget"]).max().sort_index()
+    return pd.DataFrame({"budget": reach.index.astype(int), "reach": reach.to_numpy(float),
+                         "beyond": reach.to_numpy(float) > anchor_threshold()})
+
+
+def reach_words(reach: pd.DataFrame) -> str:
+    """The search's reach of :func:`anchor_reach` in words: per budget, the most bits per
+    parameter a tried N asks, and at how many budgets that passes the smallest anchor by the
+    margin of :func:`anchor_threshold`."""
+    low = min(float(v) for v in external.anchors().values())
+    per = ", ".join(f"P={b}: {r:.2f}" for b, r in zip(reach["budget"], reach["reach"],
+                                                        strict=True))
+    return (f"the search's reach, the most bits per parameter any tried N asks (N · log2 C / P, "
+            f"over every architecture, shape and seed), is {per}; it passes the smallest anchor, "
+            f"{low:g}, at {int(reach['beyond'].sum())} of {len(reach)} budgets (passing means "
+            f"above {low:g} / (1 − {SHAPE_TOLERANCE * 100:g} %) = {anchor_threshold():.3g}: a "
+            f"shape's P may lie {SHAPE_TOLERANCE * 100:g} % below its budget, so a try at "
+            f"{low:g} bits per parameter of the budget asks up to that much per parameter)")
+
+
 def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
     """Our exact-fit bits per parameter against the external anchors: ``reproduced`` when every
-    best-shape mean lies below the smallest anchor (they also count partial information). A
-    mean that is a lower bound (:func:`at_least`: some seed fitted every N tried) at or above
-    the anchor is a ``differs`` all the same; below it, the comparison is not tested there,
-    and the verdict is at most ``trend`` (the best shapes named)."""
+    best-shape mean lies below the smallest anchor (they also count partial information) and
+    the capacity search could have found one above it at every budget. A mean that is a lower
+    bound (:func:`at_least`: some seed fitted every N tried) at or above the anchor is a
+    ``differs`` all the same; below it, the comparison is not tested there, and the verdict is
+    at most ``trend`` (the best shapes named).
+
+    A capacity is a tried ``N`` that fitted, so it lies no higher than the search's reach
+    (:func:`anchor_reach`): at a budget whose reach does not pass the smallest anchor (by the
+    margin of :func:`anchor_threshold`), no capacity above the anchor could have been found,
+    and the anchor is not tested there (at most ``trend``, those budgets named). Where the
+    reach passes it at no more than half of the budgets, the row cannot decide the claim: a
+    ``trend`` not decided (``decided`` False), its measured text saying why first. A
+    ``differs`` stands whatever the reach."""
     _, best = _caps(table, C)
     low = min(float(v) for v in external.anchors().values())
     top = float(best["bits"].max())
@@ -805,7 +893,29 @@ def anchors_verdict(table: pd.DataFrame, C: int) -> Verdict:
                                  for r in untested.itertuples()))
         if status == "reproduced":
             status = "trend"
-    return Verdict(status, measured, {"ours_max": top, "not_tested": len(untested)})
+    reach = anchor_reach(table, C)
+    beyond, budgets = int(reach["beyond"].sum()), len(reach)
+    measured += "; " + reach_words(reach)
+    values: dict[str, Any] = {"ours_max": top, "not_tested": len(untested),
+                              "reach": float(reach["reach"].max()), "beyond_anchor": beyond,
+                              "budgets": budgets}
+    if status == "differs":
+        return Verdict(status, measured, values)
+    short = reach[~reach["beyond"]]
+    if len(short):
+        status = "trend"
+        if beyond:
+            measured += ("; not tested at " + ", ".join(f"P={b}" for b in short["budget"])
+                         + ": no tried N there passes the smallest anchor, so no capacity "
+                           "above it could have been found there")
+    if beyond <= budgets / 2:
+        values["decided"] = False
+        where = ("at no budget could a capacity above it have been found" if not beyond else
+                 "at most budgets no capacity above it could have been found")
+        measured = (f"not decided: the search's tries pass the smallest anchor at {beyond} of "
+                    f"{budgets} budgets, not more than half, so {where}; a search whose tries "
+                    f"reach further could decide it; {measured}")
+    return Verdict(status, measured, values)
 
 
 def built_construction_parameters(N: int, task: dict[str, int],
@@ -1088,7 +1198,15 @@ for _arch in exp.ARCHITECTURES:
             "definitions, [unverified])",
       criterion="largest best-shape mean bits/parameter < the smallest anchor; a mean where "
                 "a seed fitted every N tried is only a lower bound: at or above the anchor it "
-                "still fails, below it the anchor is not tested there (at most trend)"
+                "still fails, below it the anchor is not tested there (at most trend); a "
+                "capacity is a tried N that fitted, so at a budget where no tried N asks more "
+                "than the smallest anchor over (1 − "
+                f"{SHAPE_TOLERANCE * 100:g} %) bits per parameter (N · log2 C / P; a shape's P "
+                f"may lie {SHAPE_TOLERANCE * 100:g} % below its budget, so a try at the anchor's "
+                "bits per parameter of the budget asks up to that) no capacity above it could "
+                "have been found: the anchor is not tested there (at most trend); "
+                "where the tries pass it at no more than half of the budgets, the row cannot "
+                "decide the claim: trend (not decided)"
                 + _AT_MOST)
 def anchors(results: ResultSource) -> Verdict:
     table, params = _table(results)
