@@ -2,7 +2,8 @@
 
 A cached point is reused only by the code that computed it (:mod:`memnb.sweep`). The fingerprint
 (:func:`code_fingerprint`) is a hash over the source of a set of modules (:func:`code_modules`),
-without comments and docstrings (:func:`without_docstrings`), which compute nothing:
+without comment-only lines and docstrings (:func:`without_docstrings`), which compute nothing
+(a comment after code on its line counts, as the line does):
 the training code every point depends on (:data:`CORE_MODULES`) and the evaluator's module with
 the ``memnb`` modules it uses; and over the CPU's denormal mode (:mod:`memnb.numerics`), which
 is not source but changes the numbers the same source computes.

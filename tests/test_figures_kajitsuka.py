@@ -26,6 +26,13 @@ def _curves(final_loss: dict[int, float]) -> pd.DataFrame:
                          for b, loss in final_loss.items() for e in (0, 10)])
 
 
+def _not_memorized_at_zero(curves: pd.DataFrame) -> pd.DataFrame:
+    """``curves`` with the 0-block model ending below accuracy 1, so that its one seed is not
+    at the ceiling (accuracy 1 at every depth), where neither curve rule counts it."""
+    last = (curves["blocks"] == 0) & (curves["epoch"] == curves["epoch"].max())
+    return curves.assign(accuracy=curves["accuracy"].where(~last, 0.9))
+
+
 def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     short = _curves({0: 0.3, 1: 0.01, 4: 0.02}).assign(  # no depth memorizes its set
         accuracy=lambda t: t["accuracy"].where(t["epoch"] == 0, 0.9))
@@ -34,18 +41,58 @@ def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     assert "Verdict: differs" in caption
     assert "At 4 blocks the final loss (0.02) is higher than at 1 block (0.01)" in caption
     # both depths memorize (100 % accuracy): the rise is the optimiser's tail, a trend
-    fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.02}), None, "IMDb",
-                                       "Figs. 4 and 5", "quick")
+    fig, caption = ksfig.curves_figure(_not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.02})),
+                                       None, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
     assert "loss **Verdict: trend**" in caption and "so trend, not differs" in caption
-    fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.0105}), None, "IMDb",
-                                       "Figs. 4 and 5", "quick")
+    fig, caption = ksfig.curves_figure(
+        _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.0105})), None, "IMDb",
+        "Figs. 4 and 5", "quick")
     plt.close(fig)
     assert "Verdict: trend" in caption and "No deeper model ends more than 10 %" in caption
+    fig, caption = ksfig.curves_figure(_not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.001})),
+                                       None, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    assert "Verdict: trend" in caption and "No deeper model ends more than" in caption
+    # every depth at accuracy 1: neither rule can fail, so neither verdict is computable
     fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.001}), None, "IMDb",
                                        "Figs. 4 and 5", "quick")
     plt.close(fig)
-    assert "Verdict: trend" in caption and "No deeper model ends more than" in caption
+    assert ("loss **Verdict: not computable**; accuracy **Verdict: not computable**"
+            in caption)
+
+
+def test_a_reduced_run_tags_every_curve_verdict_as_its_accuracy_twin():
+    """The reduced-scale tag, computed from the profile read, ends the loss verdict too when
+    the cap leaves it as it is (already a trend), as it ends the capped accuracy verdict."""
+    curves = _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.02}))
+    fig, caption = ksfig.curves_figure(curves, None, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    details = caption.partition(viz.DETAILS)[2]
+    loss, accuracy = details.split(" Accuracy: ")
+    assert "**Verdict: trend**" in loss and "**Verdict: trend**" in accuracy
+    tag = "[`quick` run at reduced size, not the paper's scale]"
+    assert tag in loss and tag in accuracy
+    fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    assert "reduced size" not in caption  # the full run: no tag
+
+
+def test_curves_caption_says_how_many_seeds_both_verdicts_count():
+    """The visible caption says how many seeds both rows count and names those at accuracy 1
+    at every depth, which neither counts (one rule for both rows)."""
+    base = _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.001}))
+    two = pd.concat([base.assign(seed=0), base.assign(seed=1)])
+    lead = ksfig.curves_figure(two, None, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(lead[0])
+    assert "Both verdicts count all 2 seeds: none ends at accuracy 1 at every depth." in lead[1]
+    ceiling = pd.concat([base.assign(seed=0), _curves({0: 0.3, 1: 0.01, 4: 0.001}).assign(seed=1)])
+    fig, caption = ksfig.curves_figure(ceiling, None, "IMDb", "Figs. 4 and 5", "quick")
+    plt.close(fig)
+    lead = caption.partition(viz.DETAILS)[0]
+    assert ("Both verdicts count 1 of 2 seeds: seed 1 ends at accuracy 1 at every depth, where "
+            "neither rule can fail") in lead
+    assert ksfig.counted_seeds_sentence(base) == ""  # one seed: nothing to count
 
 
 def test_capacity_caption_reports_a_flat_curve():
@@ -109,7 +156,10 @@ def test_chapter_prints_the_scorecard_rows_of_theorem_42_and_corollary_41():
     rows = {k: items[k].evaluate(source) for k in ("Theorem 4.2", "Corollary 4.1")}
     fig, caption = ksfig.lower_bound_figure(table)
     plt.close(fig)
-    thm, cor = caption.split("Corollary 4.1 row")
+    lead, _, details = caption.partition(viz.DETAILS)  # the lead gives the statuses only
+    assert (f"Theorem 4.2 row: **Verdict: {rows['Theorem 4.2'].status}**; Corollary 4.1 row "
+            f"(hardmax): **Verdict: {rows['Corollary 4.1'].status}**.") in lead
+    thm, cor = details.split("Corollary 4.1 row")
     assert f"**Verdict: {rows['Theorem 4.2'].status}** ({rows['Theorem 4.2'].measured})" in thm
     assert f"**Verdict: {rows['Corollary 4.1'].status}** ({rows['Corollary 4.1'].measured})" \
         in cor
@@ -169,7 +219,7 @@ def test_hash_markdown_words_follow_the_counts():
 
 
 def test_a_partial_full_run_caps_the_caption_verdicts_at_trend():
-    curves = _curves({0: 0.3, 1: 0.01, 4: 0.001})
+    curves = _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.001}))
     fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
     assert "loss **Verdict: reproduced**" in caption

@@ -167,52 +167,68 @@ def _rule_fails(loss: pd.DataFrame, accuracy: pd.DataFrame, metric: str) -> pd.S
 
 def test_the_committed_imdb_run_is_judged_with_the_accuracy_ceiling_set_aside():
     """Figs. 4/5 (IMDb, committed full run), with the counts computed by hand from the last
-    epoch's values pivoted per #blocks and seed. Loss: the mean fails at the final epoch but
-    fewer than half the seeds do, so trend, and the text says the mean fails. Accuracy: seeds
-    at accuracy 1 at every depth are set aside (they can show neither way); of the others, most
-    fail with the mean, so differs, and the text names the seeds set aside."""
+    epoch's values pivoted per #blocks and seed. One rule for both rows (review): seeds at
+    accuracy 1 at every depth are set aside in the loss row as in the accuracy row (the loss
+    rule cannot fail there); of the others, most fail with the mean, so both rows differ, and
+    both texts name the seeds set aside and how many are counted."""
     table = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.imdb_curves.csv")
     last = table[table["epoch"] == table["epoch"].max()]
     loss = last.pivot(index="blocks", columns="seed", values="loss").sort_index()
     accuracy = last.pivot(index="blocks", columns="seed", values="accuracy").sort_index()
     means = last.groupby("blocks")[["loss", "accuracy"]].mean()  # over seeds
     seeds = table["seed"].nunique()
+    ceiling = [int(seed) for seed in accuracy.columns if (accuracy[seed] >= 1).all()]
+    counted = seeds - len(ceiling)
     for metric in ("loss", "accuracy"):
         per_seed = _rule_fails(loss, accuracy, metric)
         failing = [int(seed) for seed, fails in per_seed.items() if fails]
+        assert not set(failing) & set(ceiling)  # a seed at the ceiling cannot fail either rule
         mean = bool(_rule_fails(means["loss"].to_frame("mean"),
                                 means["accuracy"].to_frame("mean"), metric)["mean"])
         v = card.curves_verdict(table, metric)
-        if metric == "loss":
-            assert mean and 0 < 2 * len(failing) < seeds  # the committed data's shape
-            assert v.status == "trend"
-            assert (f"the mean fails, but only {len(failing)} of {seeds} seeds fail"
-                    ) in v.measured
-            continue
-        ceiling = [int(seed) for seed in accuracy.columns if (accuracy[seed] >= 1).all()]
-        counted = seeds - len(ceiling)
         assert ceiling and mean and 2 * len(failing) > counted  # the committed data's shape
         assert v.status == "differs"
         assert (f"seeds {', '.join(map(str, ceiling))} end at accuracy 1 at every depth"
                 ) in v.measured
+        assert f"so {counted} of {seeds} seeds are counted" in v.measured
+        other = "accuracy" if metric == "loss" else "loss"
+        assert f"not counted, here or in the {other} row (ours)" in v.measured
         assert f"most seeds fail too ({len(failing)} of {counted}), so differs" in v.measured
+    # counting them in the loss row, as before the review, gave trend: the ceiling decides it
+    loss_all = [int(s) for s, fails in _rule_fails(loss, accuracy, "loss").items() if fails]
+    assert 2 * len(loss_all) < seeds
 
 
 def test_accuracy_at_the_ceiling_shows_neither_way():
-    """Every run at accuracy 1: the accuracy rule is not computable (the loss is still judged);
-    one seed at the ceiling among others: it is not counted, and the rest decide."""
+    """Every run at accuracy 1: neither rule can fail, so neither row is computable (one rule
+    for both rows, review); one seed at the ceiling among others: it is not counted in either
+    row, and the rest decide."""
     rows = [{"blocks": b, "seed": s, "epoch": 10, "loss": 0.1 / (b + 1), "accuracy": 1.0}
             for b in (0, 1, 4) for s in (0, 1, 2)]
     full = pd.DataFrame(rows)
     assert card.curves_verdict(full, "accuracy").status == "not computable"
-    assert card.curves_verdict(full, "loss").status == "reproduced"
+    loss = card.curves_verdict(full, "loss")
+    assert loss.status == "not computable"
+    assert "every run ends at final training accuracy 1 (9 runs)" in loss.measured
+    assert "the loss rule cannot fail" in loss.measured
     # seeds 1 and 2 rise from 0.9 to 1: they hold; seed 0 stays at 1: not counted
     mixed = full.assign(accuracy=[0.9 if (r["seed"] > 0 and r["blocks"] == 0) else 1.0
                                   for _, r in full.iterrows()])
     v = card.curves_verdict(mixed, "accuracy")
     assert v.status == "reproduced"  # every counted seed comes out as the mean does
     assert "seed 0 ends at accuracy 1 at every depth" in v.measured
-    assert "of the other 2, the rule holds at 2 of 2" in v.measured
+    assert "so 2 of 3 seeds are counted; the rule holds at 2 of 2" in v.measured
+    # the loss row sets the same seed aside: seed 0's loss rises (it cannot fail, both depths
+    # memorize), seeds 1 and 2 fall; the mean over all three falls
+    rising = mixed.assign(loss=[0.01 * (r["blocks"] + 1) if r["seed"] == 0 else r["loss"]
+                                for _, r in mixed.iterrows()])
+    v = card.curves_verdict(rising, "loss")
+    assert v.status == "reproduced"
+    assert ("seed 0 ends at accuracy 1 at every depth, where a loss rise between two depths "
+            "that both memorize is a trend, never differs, so the loss rule cannot fail: it can "
+            "show neither way and is not counted, here or in the accuracy row (ours), so 2 of "
+            "3 seeds are counted; the rule holds at 2 of 2") in v.measured
+    assert card.final_ceiling_seeds(rising) == ([0], 3)
 
 
 def _curves(final_loss: dict[int, float]) -> pd.DataFrame:
@@ -809,7 +825,7 @@ def test_curves_verdict_reads_the_final_epoch_and_reports_the_lowest_loss_one():
     # the sentence that introduces the lowest-loss reading says how each point's trial was kept
     assert ("each point keeps, of its trials, the one with the highest training accuracy at its "
             "lowest-loss checkpoint (ties: lower loss, then the earlier trial), and the verdict "
-            "reads that trial's final epoch; read instead at each run's lowest-loss epoch "
+            "reads that trial's final epoch (ours); read instead at each run's lowest-loss epoch "
             "(epochs 10 to 20: the checkpoint the trial was chosen at; reported, not judged), "
             "the mean loss is 0.075 at 1 block, 0.015 at 10 blocks: there the same rule holds "
             "on the mean, and it holds at 2 of 2 seeds;") in v.measured

@@ -385,8 +385,9 @@ def construction(params: dict, *, seeds: int, device: str, cache_dir: Path,
     example (``memorized``). ``device`` is unused (pure Python integer arithmetic), and so is
     ``seeds``: one random dataset per point (sizes differ by a few parameters between datasets).
     The next-token constructions have no positional token IDs, as the model of Thm 4.1; the
-    seq2seq ones add each token's position to its ID (``positional``), which Cor. 4.1's labels,
-    one per position, need.
+    seq2seq ones add each token's position to its ID (``positional``, ours): our random data
+    repeat a token inside a sequence with other labels, which no map of tokens alone can fit
+    (Cor. 4.1 does not ask for positions; :func:`memnb.scorecard.kajitsuka.positions_words`).
     """
     del device
     seeds = 1

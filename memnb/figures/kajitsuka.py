@@ -30,10 +30,18 @@ from memnb.train import TrainConfig
 from memnb.validation import check_int
 
 _BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 7, "frameon": False}
-#: How far apart the capacity figure draws two model widths: a fraction of the range of N (or
-#: n) on the left panel, of a block on the right one.
+#: How far apart the capacity figure's left panel draws two model widths: a fraction of the
+#: range of N (or n).
 _DODGE = 0.025
-_DODGE_BLOCKS = 0.1
+#: How far apart the capacity figure's right panel draws its lines, one per (width, size), all
+#: of them together: this fraction of the range of #blocks tried, at most
+#: :data:`_SEARCH_SPREAD_MAX` blocks. Lines at one accuracy (at accuracy 1 above all) would
+#: otherwise hide each other's markers; the widths stay in two groups, as on the left panel.
+_SEARCH_SPREAD = 0.125
+_SEARCH_SPREAD_MAX = 0.6
+#: The marker size of the right panel's lines: small enough that neighbouring lines' markers
+#: at one accuracy overlap little at that spread.
+_SEARCH_MARKER = 5
 #: Legend handle length (in font sizes) long enough to show a dashed line's dashes around its
 #: marker: the style's short handle drew the dashed fitted quantity as a solid line, and the
 #: dashed width of the capacity figure's panels (line style: width) as a solid one.
@@ -49,6 +57,16 @@ def show(fig: Any, caption: str) -> None:
     display(viz.markdown(caption))
 
 
+def _scale_tagged(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
+    """:func:`_scale`, and a verdict from a reduced ``profile`` that the cap leaves as it is
+    (``trend`` already, or ``differs``) gets the same bracketed reason, as the scorecard's curve
+    rows do (:func:`memnb.scorecard.kajitsuka._scaled_tagged`)."""
+    scaled = _scale(v, profile, partial)
+    if profile == "full" or scaled.status == "not computable" or scaled.measured != v.measured:
+        return scaled
+    return Verdict(scaled.status, f"{scaled.measured} [{_reduced(profile)}]", scaled.values)
+
+
 def _verdict(v: Verdict) -> str:
     return f"**Verdict: {status_words(v)}** ({v.measured})"
 
@@ -58,7 +76,12 @@ def _scale(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
     its row (:meth:`memnb.scorecard.core.ResultSource.at_paper_scale`): a reduced profile shows
     the shape only, and so does a partial full run (``partial``: what it holds)."""
     return at_paper_scale(v, profile, partial, incomplete=f"the full-scale run is {partial}",
-                          reduced=f"`{profile}` run at reduced size, not the paper's scale")
+                          reduced=_reduced(profile))
+
+
+def _reduced(profile: str) -> str:
+    """Why a verdict read from the reduced ``profile`` is capped (the bracketed reason)."""
+    return f"`{profile}` run at reduced size, not the paper's scale"
 
 
 # ------------------------------------------------------------------------ the construction
@@ -241,11 +264,14 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
              "next-token curves: the theorem's model, as our notes recall it ([unverified]), has "
              "none" if positional else ", its next-token curves without positional encoding, as "
              "the theorem's model as our notes recall it ([unverified]); its seq-to-seq curves "
-             "with positional token IDs, w = nz + k, which a label at every token needs")
-    caption = (
-        "*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper has no "
-        f"such figure; the construction is our reconstruction{built}), from {used}.* "
-        f"Against $N$, the scorecard's Theorem 4.1 row (its claim: {card.THM41_CLAIM}): "
+             + _seq2seq_positions(table))
+    lead = ("*Size of our construction against $N$ and $n$ (Thm 4.1 and Cor. 4.1; the paper "
+            f"has no such figure; the construction is our reconstruction{built}), from {used}.* "
+            f"Theorem 4.1 row (against $N$): **Verdict: {status_words(thm)}**; Corollary 4.1 "
+            f"row (against $n$, with the necessity half): **Verdict: {status_words(cor)}**.")
+    details = (
+        _seq2seq_positions_why(table)
+        + f"Against $N$, the scorecard's Theorem 4.1 row (its claim: {card.THM41_CLAIM}): "
         f"{_verdict(thm)}. {_total_against_ffn2(found)} "
         + (f"{hollow_words} " if hollow_words else "")
         + "Against $n$ (right) the solid lines are all parameters; the exponent is fitted on the "
@@ -257,7 +283,36 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
         "(with the necessity half, a further theorem of the paper whose number is not in our "
         f"sources, Sec. 4) is **{status_words(cor)}**; {found['next_token_n'].measured}"
         f"{_flat_in_n(found['next_token_n'])}.")
-    return fig, caption
+    return fig, viz.with_details(lead, details)
+
+
+def _seq2seq_positional(table: pd.DataFrame) -> bool | None:
+    """Whether every seq-to-seq construction of the sweep ``table`` holds positional token IDs
+    (its ``positional`` column; ``None`` when not recorded)."""
+    s2 = table[table["task"] == "seq2seq"]
+    if "positional" not in s2 or s2.empty:
+        return None
+    return bool(s2["positional"].astype(bool).all())
+
+
+def _seq2seq_positions(table: pd.DataFrame) -> str:
+    """How the seq-to-seq constructions of the sweep ``table`` encode positions, for the
+    construction caption's lead (:func:`_seq2seq_positions_why` gives the reason below it)."""
+    positional = _seq2seq_positional(table)
+    if positional is None:
+        return "(whether their token IDs hold positions is not recorded)"
+    if not positional:
+        return "without positional token IDs in some or all of them"
+    return "with positional token IDs, w = nz + k (ours; the details say why our data need them)"
+
+
+def _seq2seq_positions_why(table: pd.DataFrame) -> str:
+    """Why the seq-to-seq constructions of the sweep ``table`` hold positional token IDs, computed
+    (:func:`memnb.scorecard.kajitsuka.positions_words`), as the first sentence of the
+    construction caption's details; empty when they hold none or it is not recorded."""
+    if not _seq2seq_positional(table):
+        return ""
+    return f"Positions in the seq-to-seq token IDs: {card.positions_words(table)}. "
 
 
 def _readable_log_ticks(ax: Any) -> None:
@@ -1162,10 +1217,12 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
               _slope(sizes, [lower_bounds.min_parameters(int(x) * n, n) for x in sizes]))
     v42 = card.thm42_verdict(cached)
     v41 = card.cor41_verdict(cached)
-    caption = ("*Lower bounds of Theorem 4.2 and of the seq-to-seq case (hardmax; a further "
-               "theorem of the paper, its number not in our sources, checked under Corollary 4.1 "
-               "in the scorecard), instantiated (ours; the paper has no such figure).* Dashed and "
-               "dotted: the smallest parameter count $W$ for which the VC bound of "
+    lead = ("*Lower bounds of Theorem 4.2 and of the seq-to-seq case (hardmax; a further "
+            "theorem of the paper, its number not in our sources, checked under Corollary 4.1 "
+            "in the scorecard), instantiated (ours; the paper has no such figure).* "
+            f"Theorem 4.2 row: **Verdict: {status_words(v42)}**; Corollary 4.1 row (hardmax): "
+            f"**Verdict: {status_words(v41)}**.")
+    details = ("Dashed and dotted: the smallest parameter count $W$ for which the VC bound of "
                f"{paper.VC_BOUND.split(':')[0]} (architecture-free form; our choice of bound "
                "and constants) reaches the number of points to shatter. That bound grows like "
                "$W^2 \\log W$ in $W$, so its smallest $W$ grows like "
@@ -1186,7 +1243,7 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
                "A smallest $W$ above a working construction would refute the bound or the "
                "construction; the gap "
                "between them is the constant of our construction against that of the bound.")
-    return fig, caption
+    return fig, viz.with_details(lead, details)
 
 
 def overhead_markdown(table: pd.DataFrame) -> str:
@@ -1327,8 +1384,8 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     fig.tight_layout()
     table = cached if cached is not None else fresh
     used = "full" if cached is not None else profile
-    loss = _scale(card.curves_verdict(table, "loss", divergence=False), used, partial)
-    acc = _scale(card.curves_verdict(table, "accuracy"), used, partial)
+    loss = _scale_tagged(card.curves_verdict(table, "loss", divergence=False), used, partial)
+    acc = _scale_tagged(card.curves_verdict(table, "accuracy"), used, partial)
     which = "the full-scale run" if cached is not None else f"our `{profile}` run"
     if cached is not None and partial is not None:
         which += f" ({partial})"
@@ -1339,11 +1396,32 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
             f"{markers_sentence(fresh, cached, profile)} "
             f"From {which}: loss **Verdict: {status_words(loss)}**; "
             f"accuracy **Verdict: {status_words(acc)}**."
-            f"{late_fall_sentence(table)}")
+            f"{counted_seeds_sentence(table)}{late_fall_sentence(table)}")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     model = model_words(table)
     return fig, viz.with_details(f"{lead} {model}" if model else lead, details)
+
+
+def counted_seeds_sentence(curves: pd.DataFrame) -> str:
+    """How many seeds the loss and accuracy rows of a curves table count, and why any are left
+    out (:func:`memnb.scorecard.kajitsuka.final_ceiling_seeds`: a seed at accuracy 1 at every
+    depth at the last epoch, where neither rule can fail; ours), as one sentence for the
+    visible caption; empty for a table of one seed."""
+    ceiling, seeds = card.final_ceiling_seeds(curves)
+    if seeds < 2:
+        return ""
+    if not ceiling:
+        return (f" Both verdicts count all {seeds} seeds: none ends at accuracy 1 at every "
+                "depth.")
+    one = len(ceiling) == 1
+    why = (f"{card._seeds_words(ceiling)} end{'s' * one} at accuracy 1 at every depth, where "
+           "neither rule can fail (ours: a higher accuracy cannot be reached, and a loss rise "
+           "between depths that both memorize is a trend)")
+    if len(ceiling) == seeds:
+        return f" Neither verdict counts any seed: {why}."
+    return (f" Both verdicts count {seeds - len(ceiling)} of {seeds} seeds: {why}, so "
+            f"{'it is' if one else 'they are'} not counted.")
 
 
 def model_words(curves: pd.DataFrame) -> str:
@@ -1432,18 +1510,23 @@ def late_fall_sentence(curves: pd.DataFrame) -> str:
         f"{values('final_accuracy', part)} against {values('accuracy', part)} at the checkpoint"
         for b, part in fell.groupby("blocks"))
     rules = {m: card.lowest_loss_rule(curves, m) for m in ("loss", "accuracy")}
-    total = max(t for _, _, t in rules.values())
+    total = int(best["seed"].nunique())
     if all(status == "reproduced" and held == t for status, held, t in rules.values()):
+        counted_all = max(t for _, _, t in rules.values())
+        every = ("at every seed" if counted_all == total else
+                 f"at every counted seed; the other {total - counted_all}, at accuracy 1 at "
+                 "every depth, are not counted")
         after = ("read at those checkpoints, the expected trend holds: more blocks reach a "
-                 f"lower loss and a higher accuracy on the mean and at every seed ({total} of "
-                 f"{total})")
+                 f"lower loss and a higher accuracy on the mean and {every} ({counted_all} of "
+                 f"{counted_all})")
     else:
         said = {"reproduced": "holds", "trend": "holds only as a trend", "differs": "fails"}
         after = "read at those checkpoints, " + "; ".join(
             f"the {m} rule {said[status]} on the mean, and it holds at {held} of {t} seeds"
-            + (f" (the other {total - t}, at accuracy 1 at every depth, "
-               f"{'is' if total - t == 1 else 'are'} not counted)" if t < total else "")
             for m, (status, held, t) in rules.items())
+        left = total - max(t for _, _, t in rules.values())  # one set of seeds for both rules
+        after += (f" (the other {left}, at accuracy 1 at every depth, "
+                  f"{'is' if left == 1 else 'are'} not counted in either)" if left else "")
     return (" The verdicts read each run's final epoch, where "
             f"{len(fell)} of {prose.counted(len(best), 'run')} "
             f"end{'s' * (len(fell) == 1)} more than {card.LATE_DROP:g} below "
@@ -1594,16 +1677,20 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     depth = depth_table(table, by)
     values = sorted(depth[by].unique())
     colors = {v: viz.GROUP_CYCLE[i % len(viz.GROUP_CYCLE)] for i, v in enumerate(values)}
+    width_of = depth["d"] if "d" in depth else pd.Series(ds[0], index=depth.index)
+    keys = [(d, v) for d in ds for v in sorted(depth.loc[width_of == d, by].unique())]
+    offset = search_offsets(keys, depth["blocks"])
     for d in ds:
-        part_d = depth[depth["d"] == d] if "d" in depth else depth
+        part_d = depth[width_of == d]
         for value, part in part_d.groupby(by):
             name = f"{by} = {value:g}" + (f", d = {d}" if len(ds) > 1 else "")
-            axes[1].plot(part["blocks"] + apart[d] * _DODGE_BLOCKS, part["accuracy"], styles[d],
-                         marker=markers[d], color=colors[value], label=name)
+            axes[1].plot(part["blocks"] + offset[(d, value)], part["accuracy"], styles[d],
+                         marker=markers[d], ms=_SEARCH_MARKER, color=colors[value], label=name)
     flagged = depth[depth["below_shallower"]]
-    moved = (flagged["d"].map(apart).fillna(0.0) if "d" in flagged and len(ds) > 1
-             else pd.Series(0.0, index=flagged.index))
-    axes[1].plot(flagged["blocks"] + moved * _DODGE_BLOCKS, flagged["accuracy"], "x",
+    moved = pd.Series([offset[(w, v)] for w, v in zip(width_of[flagged.index], flagged[by],
+                                                       strict=True)],
+                      index=flagged.index, dtype=float)
+    axes[1].plot(flagged["blocks"] + moved, flagged["accuracy"], "x",
                  color="#c51b7d", ms=10, label="below a shallower depth")
     axes[1].axhline(1.0, color="k", lw=0.8, ls="--", label=MEMORIZED_LINE)
     axes[1].set(xlabel="#blocks of each FFN", ylabel=CAPACITY_ACCURACY_LABEL,
@@ -1631,6 +1718,11 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
     shown = ", ".join(f"$d = {d}$" + _ffn_width(table, d) for d in ds)
     apart_words = (" The widths are drawn slightly apart along the horizontal axis, so that "
                    "equal values of two widths both show." if len(ds) > 1 else "")
+    if len(keys) > 1:
+        apart_words += (" On the right, each line is drawn slightly apart along the #blocks "
+                        "axis" + (", the widths in two groups" if len(ds) > 1 else "")
+                        + ", so that lines at the same accuracy (at 1 above all) show each "
+                        "marker.")
     lead = (f"{what} From {source}{_run_data(table, by)}, model width"
             f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
             f"our sources), #blocks tried: {tried}.{apart_words} The accuracies are read at the "
@@ -1648,6 +1740,22 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         beside = card.quick_against_full(table, cached, by, profile)
         details += f" {beside}" if beside else ""
     return fig, viz.with_details(f"{lead} **Verdict: {status_words(verdict)}**.", details)
+
+
+def search_offsets(keys: Sequence[tuple[int, float]], blocks: Sequence[float] | pd.Series
+                   ) -> dict[tuple[int, float], float]:
+    """The horizontal offset, in blocks, of each line ``(width, size)`` of the capacity
+    figure's right panel, in the order of ``keys`` (width first, so each width's lines stay
+    together): evenly spread over :data:`_SEARCH_SPREAD` of the range of ``blocks`` (the
+    #blocks tried), at most :data:`_SEARCH_SPREAD_MAX` blocks, centred on each depth. Lines at
+    one accuracy then show each of their markers, and no line leaves its depth's neighbourhood."""
+    if len(keys) < 2:
+        return {k: 0.0 for k in keys}
+    values = np.asarray(blocks, dtype=float)
+    span = float(np.ptp(values)) if values.size else 0.0
+    spread = min(_SEARCH_SPREAD_MAX, _SEARCH_SPREAD * max(1.0, span))
+    step = spread / (len(keys) - 1)
+    return {k: (i - (len(keys) - 1) / 2) * step for i, k in enumerate(keys)}
 
 
 def capacity_shown(fresh: pd.DataFrame, cached: pd.DataFrame | None, by: str = "N"

@@ -112,8 +112,8 @@ TABLE1 = pd.DataFrame([
      "source": "Mahdavi et al. Thm 1 (notes mahdavi_2024.md, which mark its statement [summary "
                "+ reconstruction]); Table 1 cell [unverified]"},
     {"work": "Kajitsuka & Sato (ICLR 2024)", "cite": "kajitsuka2024",
-     "setting": "one-layer single-head Transformer (the authors' previous paper)",
-     "parameters": "not in our sources", "kind": "sufficient",
+     "setting": "one-layer single-head Transformer (the authors' previous paper) [unverified]",
+     "parameters": "not in our sources", "kind": "sufficient [unverified]",
      "printed": "no (cell not in our sources)", "computable": "nothing (no bound in our sources)",
      "source": "Table 1 caption as quoted in notes §1; cell [unverified]"},
     {"work": THM41_ROW, "cite": "kajitsuka2025",

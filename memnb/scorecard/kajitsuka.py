@@ -597,16 +597,33 @@ def _by_blocks(runs: pd.DataFrame) -> pd.DataFrame:
 
 def _at_ceiling(runs: pd.DataFrame) -> bool:
     """Whether every run of ``runs`` ends at 100 % training accuracy: at the ceiling, where
-    "more #blocks reach a higher accuracy" can show neither way (ours)."""
+    "more #blocks reach a higher accuracy" can show neither way, and neither can "a lower
+    loss": a loss rise between two depths that both memorize is a trend, never differs
+    (:func:`_curves_rule`), so the loss rule cannot fail there (ours)."""
     return bool((runs["accuracy"] >= 1).all())
 
 
-def _ceiling_seeds(runs: pd.DataFrame, metric: str) -> list[int]:
+def _ceiling_seeds(runs: pd.DataFrame) -> list[int]:
     """The seeds of ``runs`` (one value per run) that end at 100 % training accuracy at every
-    depth (:func:`_at_ceiling`), which the accuracy rule does not count; none for the loss."""
-    if metric != "accuracy":
-        return []
+    depth (:func:`_at_ceiling`), which neither the accuracy rule nor the loss rule counts."""
     return sorted(int(seed) for seed, part in runs.groupby("seed") if _at_ceiling(part))
+
+
+def final_ceiling_seeds(curves: pd.DataFrame) -> tuple[list[int], int]:
+    """``(ceiling, seeds)``: the seeds of a curves table that end at accuracy 1 at every depth
+    at the last epoch, which neither curve row counts (:func:`_judge_runs`), and the number of
+    seeds in all."""
+    runs = _last_epoch_runs(curves)
+    return _ceiling_seeds(runs), int(runs["seed"].nunique())
+
+
+#: Why a seed at accuracy 1 at every depth is not counted, per rule (ours): the words of the
+#: curve rows' measured text and of their criterion.
+CEILING_WHY = {
+    "accuracy": "more #blocks cannot reach a higher accuracy",
+    "loss": "a loss rise between two depths that both memorize is a trend, never differs, so "
+            "the loss rule cannot fail",
+}
 
 
 def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
@@ -616,15 +633,18 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
     Accuracy has a ceiling (ours): a seed whose every depth ends at 100 % training accuracy
     cannot show that more blocks reach a higher accuracy, and is counted neither for nor
     against the rule (the text names it); when every seed is such a seed the row is ``not
-    computable``. The loss has no such ceiling and counts every seed."""
-    if metric == "accuracy" and _at_ceiling(runs):
+    computable``. The loss rows set the same seeds aside, one rule for both rows of a figure
+    (ours): at such a seed every loss rise lies between depths that both memorize, which the
+    loss rule reads as a trend, never as differs, so the seed could only count as holding
+    (:data:`CEILING_WHY`). The mean over seeds is judged over every seed, in both rows."""
+    if _at_ceiling(runs):
         return Verdict("not computable", f"every run ends at final training accuracy 1 "
-                       f"({counted(len(runs), 'run')}): at the ceiling, more #blocks cannot "
-                       "reach a higher accuracy, so the claim can show neither way")
+                       f"({counted(len(runs), 'run')}): at the ceiling, {CEILING_WHY[metric]}, "
+                       "so the claim can show neither way")
     verdict = _curves_rule(_by_blocks(runs), metric)
     if runs["seed"].nunique() < 2:
         return verdict
-    ceiling = _ceiling_seeds(runs, metric)
+    ceiling = _ceiling_seeds(runs)
     held = {int(seed): _curves_rule(_by_blocks(part), metric).status != "differs"
             for seed, part in runs.groupby("seed") if int(seed) not in ceiling}
     holding = [s for s, ok in held.items() if ok]
@@ -639,9 +659,13 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
         where += f" and fails at {_seeds_words(failing)}"
     if ceiling:
         one = len(ceiling) == 1
-        where = (f"{_seeds_words(ceiling)} end{'s' * one} at accuracy 1 at every depth, which "
-                 f"can show neither way, and {'is' if one else 'are'} not counted (ours); of "
-                 f"the other {len(held)}, " + where.removeprefix("per seed "))
+        other = "loss" if metric == "accuracy" else "accuracy"
+        where = (f"{_seeds_words(ceiling)} end{'s' * one} at accuracy 1 at every depth, where "
+                 f"{CEILING_WHY[metric]}: {'it' if one else 'they'} can show neither way and "
+                 f"{'is' if one else 'are'} not counted, here or in the {other} row (ours), "
+                 f"so {len(held)} of {counted(runs['seed'].nunique(), 'seed')} "
+                 f"{'is' if len(held) == 1 else 'are'} counted; "
+                 + where.removeprefix("per seed "))
     text = (f"{verdict.measured}; {where}: "
             f"{_seeds_reason(verdict.status, status, len(failing), len(held))}")
     return Verdict(status, text, {**verdict.values, "seeds_holding": len(holding),
@@ -728,11 +752,12 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     seeds = best["seed"].nunique()
     first, last = int(best["epoch"].min()), int(best["epoch"].max())
     epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
-    head = (f"{TRIAL_SELECTION}, and the verdict reads that trial's final epoch; read instead "
+    head = (f"{TRIAL_SELECTION}, and the verdict reads that trial's final epoch (ours); read "
+            "instead "
             f"at each run's lowest-loss epoch ({epochs}: the checkpoint the trial was chosen at; "
             "reported, not judged), the ")
-    if metric == "accuracy" and _at_ceiling(best):
-        return (f"{head}{metric} of every run is 1 there: at the ceiling, the same rule can "
+    if _at_ceiling(best):
+        return (f"{head}accuracy of every run is 1 there: at the ceiling, the same rule can "
                 "show neither way")
     if seeds == 1:  # the mean is the one seed: one statement, not two
         return (f"{head}{metric} of the one seed is {shown}: there the same rule "
@@ -751,7 +776,7 @@ def lowest_loss_rule(curves: pd.DataFrame, metric: str) -> tuple[str, int, int]:
     checkpoint the trial was chosen at, :func:`lowest_loss_values`), as numbers: the status the
     rule gives the mean over seeds there, the number of seeds where it does not fail, and the
     number of seeds counted (the values :func:`lowest_loss_reading` states in words; reported,
-    not judged). For the accuracy, seeds at accuracy 1 at every depth there are not counted, as
+    not judged). Seeds at accuracy 1 at every depth there are not counted, for either metric, as
     in the verdict (:func:`_judge_runs`)."""
     best, _, status, failing, ceiling = _rule_at_lowest_loss(curves, metric)
     judged = int(best["seed"].nunique()) - len(ceiling)
@@ -762,12 +787,12 @@ def _rule_at_lowest_loss(curves: pd.DataFrame, metric: str
                          ) -> tuple[pd.DataFrame, pd.DataFrame, str, list[int], list[int]]:
     """``(best, mean, status, failing, ceiling)``: each run at its lowest-loss epoch
     (:func:`lowest_loss_values`), their mean per #blocks, the status :func:`curves_verdict`'s
-    rule on ``metric`` gives that mean, the seeds where the rule fails, and, for the accuracy,
-    the seeds at accuracy 1 at every depth there, which are not counted (:func:`_judge_runs`;
+    rule on ``metric`` gives that mean, the seeds where the rule fails, and the seeds at
+    accuracy 1 at every depth there, which are not counted (:func:`_judge_runs`;
     what :func:`lowest_loss_reading` and :func:`lowest_loss_rule` both report)."""
     best = lowest_loss_values(curves)
     mean = best.groupby("blocks")[["loss", "accuracy"]].mean().reset_index()
-    ceiling = _ceiling_seeds(best, metric)
+    ceiling = _ceiling_seeds(best)
     failing = [int(seed) for seed, part in best.groupby("seed")
                if int(seed) not in ceiling and _curves_rule(part, metric).status == "differs"]
     return best, mean, _curves_rule(mean, metric).status, failing, ceiling
@@ -1233,10 +1258,26 @@ def quick_against_full(quick: pd.DataFrame, full: pd.DataFrame, by: str = "N",
     return text[0].upper() + text[1:] + "."
 
 
+def _reduced(results: ResultSource, name: str) -> str:
+    """The reason a row reading ``name`` from a reduced profile gives (the profile read)."""
+    return f"`{results.used_profile(name)}` run at reduced size, not the paper's scale"
+
+
 def _scaled(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
-    used = results.used_profile(name)
-    return results.at_paper_scale(name, verdict,
-                                  f"`{used}` run at reduced size, not the paper's scale")
+    return results.at_paper_scale(name, verdict, _reduced(results, name))
+
+
+def _scaled_tagged(results: ResultSource, name: str, verdict: Verdict) -> Verdict:
+    """:func:`_scaled`, and a verdict read from a reduced profile that the cap leaves as it is
+    (already ``trend``, or ``differs``) gets the same bracketed reason, so that a row says it
+    read a reduced run whatever its status (the curve rows: the loss row beside its accuracy
+    twin)."""
+    scaled = _scaled(results, name, verdict)
+    if (results.used_profile(name) == "full" or scaled.status == "not computable"
+            or scaled.measured != verdict.measured):
+        return scaled
+    return Verdict(scaled.status, f"{scaled.measured} [{_reduced(results, name)}]",
+                   scaled.values)
 
 
 # -------------------------------------------------------------------------------- items
@@ -1535,6 +1576,111 @@ def attention_reduction_error(seed: int = 0) -> float:
     return worst
 
 
+#: The Corollary 4.1 row's exact seq-to-seq example (:func:`cor41_verdict`; the chapter's Sec. 2
+#: builds the same): N random sequences of n tokens from a vocabulary of V, C classes, its seed.
+COR41_EXAMPLE = {"N": 60, "n": 6, "V": 50, "C": 3, "seed": 2}
+
+
+def repeated_tokens(tokens: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per sequence of ``tokens`` (``[N, n]`` token IDs, seq-to-seq ``labels`` ``[N, n]``):
+    whether it repeats a token, and whether it gives a repeated token two different labels.
+    A model without positional encoding gives two equal tokens of one sequence the same input
+    at the read-out (the same multiset, the same token), so it cannot label them apart."""
+    repeats, clashes = [], []
+    for row, ys in zip(tokens.tolist(), labels.tolist(), strict=True):
+        seen: dict[int, set[int]] = {}
+        for t, y in zip(row, ys, strict=True):
+            seen.setdefault(t, set()).add(y)
+        repeats.append(len(seen) < len(row))
+        clashes.append(any(len(v) > 1 for v in seen.values()))
+    return np.array(repeats, bool), np.array(clashes, bool)
+
+
+def _consistent_without_positions(tokens: np.ndarray, labels: np.ndarray) -> bool:
+    """Whether seq-to-seq data can be labelled by a model without positional encoding
+    (:func:`memnb.constructions.seq_id.network.check_consistency`)."""
+    from memnb.constructions.seq_id.network import check_consistency
+
+    try:
+        check_consistency(tokens, labels, task="seq2seq", positional=False)
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache
+def _positions_needed(N: int, n: int, C: int, V: int, seed: int) -> tuple[bool, bool]:
+    """For the seq-to-seq random data of one construction of the sweep (rebuilt from its ``N, n,
+    C, V, seed``): ``(clash, rest)``, whether a sequence gives a repeated token two different
+    labels, and whether the data without such sequences are consistent without positions;
+    computed once per process."""
+    from memnb.data.random_sequences import random_sequences
+
+    data = random_sequences(N, n, V, C, seed=seed, seq2seq=True)
+    _, clash = repeated_tokens(data.tokens, data.labels)
+    return bool(clash.any()), _consistent_without_positions(data.tokens[~clash],
+                                                            data.labels[~clash])
+
+
+def positions_words(table: pd.DataFrame, *, lead: bool = True) -> str:
+    """Why the seq-to-seq constructions of the sweep ``table`` add each token's position to its
+    ID, computed from their data rebuilt (:func:`_positions_needed`): in how many of the
+    datasets a sequence gives a repeated token two labels, and whether every dataset is
+    consistent without positions once those sequences are set aside. With ``lead``, it opens
+    with the positions being ours (the model of the theory, as our notes recall it, has none
+    [unverified]). The construction caption and the Corollary 4.1 row print it."""
+    s2 = table[table["task"] == "seq2seq"]
+    found = [_positions_needed(*(int(r[c]) for c in ("N", "n", "C", "V", "seed")))
+             for _, r in s2.iterrows()]
+    clashing = sum(c for c, _ in found)
+    where = (f"in {clashing} of the sweep's {counted(len(found), 'seq-to-seq dataset')} a "
+             "sequence repeats a token with different labels" if clashing else
+             f"in none of the sweep's {counted(len(found), 'seq-to-seq dataset')} does a "
+             "sequence repeat a token with different labels")
+    rest = ("; without such sequences every one of them is consistent without positions"
+            if all(r for _, r in found) else
+            "; some are inconsistent without positions even without such sequences")
+    head = ("ours: the model of the theory, as our notes recall it, has no positional encoding "
+            "[unverified]; a model without positions cannot label apart a token repeated "
+            "inside a sequence with different labels, and " if lead else "")
+    return f"{head}{where}{rest}"
+
+
+@functools.cache
+def positions_example() -> dict[str, int | bool]:
+    """The Corollary 4.1 row's example (:data:`COR41_EXAMPLE`) without positional token IDs:
+    ``sequences``, how many ``repeat`` a token, how many of those ``clash`` (a repeated token
+    with two labels), whether the data are ``refused`` without positions, and whether its
+    ``distinct`` sequences of distinct tokens are memorized exactly without positions
+    (``exact``); computed once per process."""
+    from memnb.constructions.seq_id import memorize
+    from memnb.data.random_sequences import random_sequences
+
+    ex = COR41_EXAMPLE
+    data = random_sequences(ex["N"], ex["n"], ex["V"], ex["C"], seed=ex["seed"], seq2seq=True)
+    repeat, clash = repeated_tokens(data.tokens, data.labels)
+    keep = ~repeat
+    net = memorize(data.tokens[keep], data.labels[keep], num_classes=ex["C"], task="seq2seq",
+                   positional=False, seed=ex["seed"])
+    exact = bool(np.array_equal(net.predict(data.tokens[keep]), data.labels[keep]))
+    return {"sequences": len(data.tokens), "repeat": int(repeat.sum()),
+            "clash": int(clash.sum()), "distinct": int(keep.sum()), "exact": exact,
+            "refused": not _consistent_without_positions(data.tokens, data.labels)}
+
+
+def positions_example_words(ex: dict[str, int | bool] | None = None) -> str:
+    """:func:`positions_example` in words: the positions are ours, and what the example shows
+    without them (the Corollary 4.1 row and the chapter's Sec. 2 print it)."""
+    ex = positions_example() if ex is None else ex
+    refused = ("refused" if ex["refused"] else "accepted")
+    return (f"with positional token IDs (w = nz + k; ours: the model of the theory, as our notes "
+            f"recall it, has no positional encoding [unverified]); without them the "
+            f"{ex['sequences']} sequences are {refused}: {ex['repeat']} of them repeat a token, "
+            f"{ex['clash']} with different labels, which a model without positions cannot "
+            f"label apart; the {ex['distinct']} sequences of distinct tokens, memorized without "
+            f"positions, give every token's label exactly: {ex['exact']}")
+
+
 @item(P, "Corollary 4.1", claim="seq-to-seq: Õ(√(nN)) parameters suffice; that Ω(√(nN)) are "
       "necessary with hardmax is a further theorem of the paper (number not in our sources), "
       "checked in this row too",
@@ -1545,10 +1691,29 @@ def attention_reduction_error(seed: int = 0) -> float:
       "distinct tokens are shattered (all "
       "64 labellings memorized by our hardmax construction: nN points) while identical-token "
       "sequences give only N points, and the smallest W of our instantiated VC bound for nN "
-      "points stays below the construction's count [reconstruction of the proof; our constants]",
+      "points stays below the construction's count [reconstruction of the proof; our "
+      "constants]; the seq-to-seq constructions add each token's position to its ID (w = nz + "
+      "k), which the model of the theory, as our notes recall it, does not have [unverified] "
+      "(ours: our random data repeat a token inside a sequence with different labels; the "
+      "measured text counts them, and checks that sequences of distinct tokens are memorized "
+      "without positions)",
       evidence="our construction (exact arithmetic) and the construction sweep", cost=_QUICK_COST)
 def cor41(results: ResultSource) -> Verdict:
     return cor41_verdict(results.table("kajitsuka.construction"))
+
+
+def _sweep_positions(table: pd.DataFrame) -> str:
+    """Whether the seq-to-seq constructions of the sweep ``table`` hold positional token IDs
+    (its ``positional`` column), and why (:func:`positions_words`), in words."""
+    s2 = table[table["task"] == "seq2seq"]
+    if "positional" not in s2 or s2.empty:
+        return "whether the sweep's seq-to-seq constructions hold positions is not recorded"
+    used = s2["positional"].astype(bool)
+    if not used.any():
+        return "the sweep's seq-to-seq constructions hold no positions"
+    some = "" if used.all() else f"{int(used.sum())} of "
+    return (f"{some}the sweep's seq-to-seq constructions hold them too "
+            f"({positions_words(s2, lead=False)})")
 
 
 def cor41_verdict(table: pd.DataFrame) -> Verdict:
@@ -1562,8 +1727,9 @@ def cor41_verdict(table: pd.DataFrame) -> Verdict:
     from memnb.data.random_sequences import random_sequences
     from memnb.lower_bounds import shattering_check
 
-    s2s = random_sequences(60, 6, 50, 3, seed=2, seq2seq=True)
-    net = memorize(s2s.tokens, s2s.labels, task="seq2seq", positional=True, seed=2)
+    ex = COR41_EXAMPLE
+    s2s = random_sequences(ex["N"], ex["n"], ex["V"], ex["C"], seed=ex["seed"], seq2seq=True)
+    net = memorize(s2s.tokens, s2s.labels, task="seq2seq", positional=True, seed=ex["seed"])
     exact = bool(np.array_equal(net.predict(s2s.tokens), s2s.labels))
     reading, sufficiency, values = cor41_sufficiency(table)
     distinct = shattering_check(np.arange(1, 7).reshape(2, 3))
@@ -1572,7 +1738,8 @@ def cor41_verdict(table: pd.DataFrame) -> Verdict:
                  and same["points"] == 2 and same["memorized"] == 2 ** same["points"])
     bound = lower_bound_verdict(table, "seq2seq")
     ok = exact and reading == "met" and shattered and bound.holds
-    measured = (f"all {s2s.labels.size} token labels exact: {exact}; {sufficiency}; distinct "
+    measured = (f"all {s2s.labels.size} token labels exact: {exact}, "
+                f"{positions_example_words()}; {_sweep_positions(table)}; {sufficiency}; distinct "
                 f"tokens: {distinct['memorized']}/{distinct['labellings']} labellings memorized "
                 f"({distinct['points']} points); identical tokens: {same['memorized']} memorized, "
                 f"{same['refused']} refused ({same['points']} points); {bound.measured}")
@@ -1690,17 +1857,25 @@ def curves_sources(dataset: str) -> str:
                                        "sources")
 
 
+#: The epoch the curve rows read, and why it is ours: their claims and criteria say so.
+READ_EPOCH = ("read at the kept trial's last epoch (ours: the paper keeps \"the "
+              "best-performing model\" of its trials, Fig. 7's caption, notes §3; which epoch "
+              "of it its figures show, the last or the best, is not in our sources)")
+
+
 def _curves_item(number: str, name: str, metric: str, dataset: str, data: str) -> None:
     word = "lower training loss" if metric == "loss" else "higher training accuracy"
     rule = (f"no depth's final training loss more than {LOSS_RISE * 100:g} % above the lowest "
             "of the shallower depths (relative, as in our rule for Mahdavi et al. Fig. 5); a "
             "rise only between depths that both reach 100 % training accuracy → trend, not "
-            "differs (ours: both memorized)" if metric == "loss"
+            "differs (ours: both memorized); so a seed at accuracy 1 at every depth, where this "
+            "rule cannot fail, can show neither way and is not counted, as in the accuracy row, "
+            "and with every run there → not computable (ours: the ceiling)" if metric == "loss"
             else "final training accuracy non-decreasing in #blocks (no tolerance); a seed at "
-            "accuracy 1 at every depth can show neither way and is not counted, and with every "
-            "run there → not computable (ours: the ceiling)")
+            "accuracy 1 at every depth can show neither way and is not counted (nor in the loss "
+            "row), and with every run there → not computable (ours: the ceiling)")
 
-    @item(P, number, claim=f"{dataset}: more #blocks reach a {word}, read at the last epoch "
+    @item(P, number, claim=f"{dataset}: more #blocks reach a {word}, {READ_EPOCH} "
           f"[our expectation, unverified: {curves_sources(data)}]",
           criterion=f"{rule}; on the mean over seeds, and on each seed (ours, one rule for "
                     "seeds in this book): seeds that do not all come out as the mean → trend, "
@@ -1709,7 +1884,7 @@ def _curves_item(number: str, name: str, metric: str, dataset: str, data: str) -
                     f"at reduced scale or from a partial run ({criteria.FAILED_ANY_SCALE})",
           cost=_FULL_COST)
     def check(results: ResultSource) -> Verdict:
-        return _scaled(results, name, curves_verdict(results.table(name), metric))
+        return _scaled_tagged(results, name, curves_verdict(results.table(name), metric))
 
     check.__qualname__ = f"curves_{number}_{metric}"
 
