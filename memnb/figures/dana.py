@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -846,9 +846,9 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
                  "heads' summed output back with one d_h → d matrix, so all heads together write "
                  "into a d_h-dimensional subspace of the residual stream, where eq. (2), which we "
                  "follow, gives each head its own W_O^h into R^d: more capacity at small d_h, and "
-                 "no ceiling at d = d_h. The initialisation: the code's token and positional "
-                 "embeddings are nn.Linear weights, uniform in ±1/√d and ±1/√d_h, where eq. (2)'s "
-                 "are N(0, 1).")
+                 "no ceiling at d = d_h. The initialisation: the code's "
+                 + _difference("initialisation").text.removeprefix("its initialisation: the ")
+                 + ".")
     return folded_report(head, parts, verdicts)
 
 
@@ -1364,18 +1364,54 @@ def exp1_caption(table: pd.DataFrame, row: Any) -> str:
     from memnb.scorecard.dana import ACC_TOL
 
     panels = int(table["d"].nunique())
+    at = exp1_against_paper(table).set_index("d")
+    outside = at[at["mean_abs"] > ACC_TOL]  # the verdict's rule: within when ≤ the tolerance
     lead = (f"Accuracy against the number of heads H, one panel per d = d_h (N = "
             f"{int(table['N'].iloc[0])}), beside the paper's official CSV at the same d; dashed: "
             "Corollary 2's bound and the previous one. The verdict reads the panel d = 10, the "
-            "setting of the paper's text.")
+            "setting of the paper's text")
+    if len(at) > 1 and len(outside):
+        lead += (f"; by its measure, {len(outside)} of the {counted(len(at), 'panel')} compared "
+                 f"{'is' if len(outside) == 1 else 'are'} outside its tolerance")
+    elif len(at) > 1:
+        lead += (f"; by its measure, each of the {counted(len(at), 'panel')} compared is within "
+                 "its tolerance")
+    lead += "."
     text = (f"Over all {counted(panels, 'panel')}, {bound_sentence(table, ['d', 'H'])}. "
             f"{exp1_below_sentence(table)}".rstrip())
-    at = exp1_against_paper(table).set_index("d")
     if 10 in at.index:
         mad = float(at.loc[10, "mean_abs"])
         text += (f" There the mean |ours − paper| of this table is {mad:.4f} (tolerance "
                  f"{ACC_TOL:g}), {margin_words(mad, ACC_TOL)}.")
+    if len(at) > 1:
+        text += f" {exp1_panels_sentence(table)}"
     return folded_report(lead, [text], (row,))
+
+
+def exp1_panels_sentence(table: pd.DataFrame) -> str:
+    """Fig. 1a panel by panel against the paper's CSV (:func:`exp1_against_paper`): each
+    panel's mean |ours − paper|, how many exceed the verdict's tolerance
+    (:data:`memnb.scorecard.dana.ACC_TOL`, which the verdict applies to d = 10 only), and the
+    largest single gap; empty when nothing can be compared."""
+    from memnb.scorecard.dana import ACC_TOL
+
+    at = exp1_against_paper(table)
+    if at.empty:
+        return ""
+    outside = at[at["mean_abs"] > ACC_TOL]
+    ours = table.groupby(["d", "H"])["accuracy"].mean()
+    theirs = paper.exp1().set_index(["d", "H"])["accuracy"]
+    gaps = (ours - theirs).dropna().abs()
+    (d_max, h_max) = gaps.idxmax()
+    text = ("Per panel, the mean |ours − paper| is " + ", ".join(
+        f"{r.mean_abs:.3f} (d = {int(r.d)})" for r in at.itertuples())
+        + f"; {len(outside)} of {counted(len(at), 'panel')}")
+    if len(outside):
+        text += " (d = " + ", ".join(str(int(d)) for d in outside["d"]) + ")"
+    text += (f" exceed{'s' if len(outside) == 1 else ''} the tolerance of {ACC_TOL:g} that the "
+             "verdict applies to d = 10 only")
+    return (text + f". The largest single gap is {gaps.max():.3f}, at d = {int(d_max)}, "
+            f"H = {int(h_max)}.")
 
 
 def _ratio_words(ratio: float, d_h: int) -> str:
@@ -1710,6 +1746,142 @@ def training_recipe_note() -> str:
             + "App. B's recipes are in Section 8.")
 
 
+class CodeDifference(NamedTuple):
+    """One way in which the official code's attention-only model differs from eq. (2)."""
+
+    key: str  # "scale", "positions", "compression" or "initialisation"
+    short: str  # the difference named in a few words
+    text: str  # the difference in full, one clause
+    at_equal_dims: bool  # whether it remains at d = d_h
+
+
+#: How the official code's attention-only model (``models.py``, class ``Transformer`` without
+#: MLP; our rewrite :class:`memnb.models.CompressedAttentionOnlyTransformer`, whose docstring
+#: checks each item against that file) differs from eq. (2), which
+#: :class:`memnb.models.AttentionOnlyTransformer` follows. The one list the chapter prints:
+#: Section 5's "Our differences, on purpose" (:func:`on_purpose_markdown`), Section 7's list
+#: of differences (:func:`differences_markdown`) and its test of the reading
+#: (:func:`layout_intro_markdown`), which count it with :func:`code_differences_count`.
+CODE_MODEL_DIFFERENCES: tuple[CodeDifference, ...] = (
+    CodeDifference("scale", "the 1/√d_h attention-score scale",
+                   "it divides the attention scores by √d_h (`nn.MultiheadAttention` does)",
+                   True),
+    CodeDifference("positions", "positions added only to the attention input",
+                   "it adds the positions only to the attention input, not to the residual "
+                   "stream", True),
+    CodeDifference("compression", "one d → d_h compression shared by all heads",
+                   "when d ≠ d_h, it maps every token from d to d_h with one matrix shared by "
+                   "all heads and maps their summed output back with one d_h → d matrix, where "
+                   "eq. (2) gives each head its own W_V^h from R^d and W_O^h into R^d", False),
+    CodeDifference("initialisation",
+                   "its initialisation (uniform embeddings, Xavier-uniform W_Q, W_K, W_V)",
+                   "its initialisation: the token and positional embeddings are `nn.Linear` "
+                   "weights, uniform in ±1/√d and ±1/√d_h, where eq. (2)'s are N(0, 1), and "
+                   "W_Q, W_K, W_V are `nn.MultiheadAttention`'s `in_proj_weight`, "
+                   "Xavier-uniform in ±√(6 / (4 d_h)), where eq. (2)'s are uniform in ±1/√d "
+                   "(W_O^h and W_U are drawn alike in both: `nn.Linear`'s uniform in ±1/√d_h "
+                   "and ±1/√d; the paper states no initialisation)", True),
+)
+
+#: The differences that the third model of ``dana.layout`` and ``dana.layout_heads``, eq. (2)
+#: plus the code's scale and positions, shares with the code's model.
+HYBRID_SHARES: tuple[str, ...] = ("scale", "positions")
+
+
+def code_differences_count() -> str:
+    """How many ways the code's model differs from eq. (2), in words ("four ways"), counted
+    from :data:`CODE_MODEL_DIFFERENCES`."""
+    n = len(CODE_MODEL_DIFFERENCES)
+    return f"{number_word(n)} way{'' if n == 1 else 's'}"
+
+
+def _difference(key: str) -> CodeDifference:
+    (item,) = [x for x in CODE_MODEL_DIFFERENCES if x.key == key]
+    return item
+
+
+def on_purpose_markdown() -> str:
+    """Section 5's "Our differences, on purpose": (i) the model, with the code's differences
+    named from :data:`CODE_MODEL_DIFFERENCES`; (ii) the accuracies each run records (the
+    official window read from :data:`memnb.experiments.dana.OFFICIAL_BATCH_WINDOW`); (iii) the
+    full runs read in place and the packed training."""
+    shorts = and_words([x.short for x in CODE_MODEL_DIFFERENCES])
+    return (
+        "**Our differences, on purpose.** (i) The model is eq. (2), not the official code's, "
+        f"which differs from it in {code_differences_count()}, each given in full in Section 7: "
+        f"{shorts}; the paper states no initialisation. (ii) Every run records three "
+        f"accuracies: the code's mean over the last {exp.OFFICIAL_BATCH_WINDOW} training "
+        "batches, which the paper reports and which we plot and compare with it; the "
+        "best-training-loss checkpoint's on the whole sample; and the same checkpoint's on all "
+        "N² contexts, the expectation under a uniform prior that Corollary 2 bounds. The "
+        "\"Which accuracy\" note below says how far apart they are, and names any table "
+        "computed before the first was recorded, which can only compare the second. (iii) "
+        "Where a full-scale run is committed, the `quick` chapter draws it instead of "
+        "rerunning a smaller version (the list below, generated from the provenance files, "
+        "says which table each figure draws); the models of one experiment that differ only in "
+        "H or seed are trained together as one packed stack (`memnb.train.train_members`).")
+
+
+def _recipe(params: Mapping[str, Any]) -> str:
+    """A run's recipe from its parameters: steps, batch, sample and learning rates."""
+    return (f"{int(params['steps']):,} steps of {int(params['batch']):,} on "
+            f"{int(params['samples']):,} contexts, learning rate {params['lr']:g} → "
+            f"{params['lr_final']:g}")
+
+
+def layout_intro_markdown(runs: Mapping[str, Any]) -> str:
+    """Section 7's "Testing that reading": the code's differences from eq. (2)
+    (:data:`CODE_MODEL_DIFFERENCES`, counted), the three models of ``dana.layout``, what is
+    left at d = d_h, and the recipe of ``dana.layout`` read from its run's parameters, said to
+    be that of our eq. (2) runs (``dana.exp2``, ``dana.exp3``) only where it is."""
+    hybrid = [_difference(k).key for k in HYBRID_SHARES]
+    apart = [f"the {x.key}" for x in CODE_MODEL_DIFFERENCES if x.key not in HYBRID_SHARES]
+    left = [f"the {x.key}" for x in CODE_MODEL_DIFFERENCES if x.at_equal_dims and x.key not in
+            HYBRID_SHARES]
+    gone = [x.key for x in CODE_MODEL_DIFFERENCES if not x.at_equal_dims]
+    shorts = and_words([x.short for x in CODE_MODEL_DIFFERENCES])
+    layout = runs["dana.layout"].params
+    eq2 = [name for name in ("dana.exp2", "dana.exp3") if name in runs]
+    differ = [name for name in eq2 if any(runs[name].params.get(k) != layout.get(k)
+                                          for k in _RECIPE_KEYS)]
+    recipe = (f"it is trained with the official code's recipe for Sec. 5's experiments "
+              f"({_recipe(layout)})")
+    if eq2 and not differ:
+        recipe += (", the same as our eq. (2) runs ("
+                   + and_words([f"`{n}`" for n in eq2]) + ")")
+    elif differ:
+        recipe += "; our eq. (2) runs differ: " + "; ".join(
+            f"`{n}` trains {_recipe(runs[n].params)}" for n in differ)
+    return (
+        "The paper's curves were produced by the official code, whose model differs from eq. "
+        f"(2) in {code_differences_count()}: {shorts}. `dana.layout` retrains the shapes of "
+        "Experiments 2 and 3 with the code's model (`CompressedAttentionOnlyTransformer`, "
+        "checked against `nn.MultiheadAttention` modules in the tests) and, to separate "
+        f"{and_words(apart)} from the other {number_word(len(HYBRID_SHARES))}, with eq. "
+        f"(2) plus only the code's {and_words(hybrid)}, under the same recipe and seeds. "
+        f"(At d = d_h, as in Experiment 1 below, the code has no {and_words(gone)}: it adds "
+        "the positions to the attention input only, not to the residual stream, and its heads "
+        "attend over the token embeddings plus positions directly, so between its model and "
+        f"eq. (2) with its {and_words(hybrid)} only {and_words(left)} "
+        f"remain{'s' if len(left) == 1 else ''}.) The "
+        "code's model is our rewrite of the official repository's `models.py` (class "
+        "`Transformer` without MLP), checked against that file for its modules and their "
+        f"initialisation; it is not the code itself, and {recipe}.")
+
+
+def departures_label(runs: Mapping[str, Any]) -> str:
+    """The short name of the runs :func:`departures_report` reads (``dana.exp2`` and
+    ``dana.exp3``): each committed full run read in place or this build's run, with a pointer
+    to the captions of Figs. 1b and 2a, which give their provenance."""
+    kinds = {name: ("the committed full run" if exp.reused_full(runs[name])
+                    else "this build's run") for name in ("dana.exp2", "dana.exp3")}
+    if len(set(kinds.values())) == 1:
+        which = f"`dana.exp2` and `dana.exp3`, {next(iter(kinds.values()))}s"
+    else:
+        which = "; ".join(f"`{name}`: {kind}" for name, kind in kinds.items())
+    return f"{which}; Figs. 1b and 2a name their provenance"
+
+
 def differences_markdown(runs: dict[str, Any]) -> str:
     """§6 of the chapter, generated: budgets from the profiles, the paper-vs-code differences
     from :mod:`memnb.papers.dana` and the official CSVs."""
@@ -1735,12 +1907,13 @@ def differences_markdown(runs: dict[str, Any]) -> str:
         f"{full5['steps']:,} steps of {full5['batch']:,}, learning rate {full5['lr']:g} → "
         f"{full5['lr_final']:g} (→ {full5['lr_final_mlp']:g} for the MLP model), for "
         f"Experiment 5 and `dana.exp5_code`.{exp5_line}",
-        "- **Model details.** We follow eq. (2); the official code divides the attention scores "
-        "by √d_h, adds positions only to the attention input, shares one d → d_h compression "
-        "across heads and draws its embeddings as `nn.Linear` weights, uniform in ±1/√d and "
-        "±1/√d_h, where ours are N(0, 1) (`CompressedAttentionOnlyTransformer`, used by "
-        "`dana.layout` and `dana.layout_heads`, has the code's). Experiment 5's MLP block is the "
-        "code's: a bias on its input layer, none on its output layer.",
+        "- **Model details.** We follow eq. (2); the official code's model differs from it in "
+        f"{code_differences_count()}: "
+        + "; ".join(f"({chr(ord('a') + i)}) {x.text}"
+                    for i, x in enumerate(CODE_MODEL_DIFFERENCES))
+        + ". `CompressedAttentionOnlyTransformer`, used by `dana.layout` and "
+        "`dana.layout_heads`, is the code's model. Experiment 5's MLP block is the code's: a "
+        "bias on its input layer, none on its output layer.",
         "- **Paper vs its code.** App. B states a learning rate from "
         f"{t['lr_start_appendix'].value:g} to {t['lr_end_appendix'].value:g}; the code's "
         f"effective rate is {full1['lr']:g} → "
@@ -2266,6 +2439,40 @@ def gap_sentence(gap: pd.DataFrame) -> str:
                    f"{head0} of {len(gap)} rows). That the paper's proof, as written, falls "
                    f"short the same way is an argument from its text (Lemma 2 applied to that "
                    f"limit block), not a measurement of head $0$ at a finite $\\lambda$.")
+
+
+#: The Lemma 2 row's family of sequences of one repeated token (``memnb.scorecard.dana``, its
+#: ``lemma_2``): T_0 = N sequences (i, i) over N tokens, with d and H. The row keeps them as
+#: local values; ``tests/test_dana_figures.py`` checks that its measured text has these.
+LEMMA2_REPEATED: dict[str, int] = {"N": 40, "S": 2, "d": 10, "H": 5}
+
+
+def repeated_token_sentence(row: Any) -> str:
+    """Markdown sentence for Section 2: at least d distinct last tokens is necessary, not
+    sufficient. Sequences of one repeated token, the Lemma 2 row's family
+    (:data:`LEMMA2_REPEATED`), have as many distinct last tokens as sequences, yet the rank of
+    their stacked attention outputs, measured as that row measures it, stays at the bound
+    d + (H − 1)(S − 1) it prints, below Lemma 2's min(T_0, H d); ``row`` is the Lemma 2 row,
+    whose status the sentence points to."""
+    from memnb.scorecard.dana import _lemma2_rank, repeated_token_attention_rank_bound
+
+    n, s, d, h = (LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
+    tokens = np.repeat(np.arange(n)[:, None], s, axis=1)
+    last = int(len(np.unique(tokens[:, -1])))
+    rank = _lemma2_rank(tokens, n, d, h)
+    bound = repeated_token_attention_rank_bound(d, h, s)
+    claim = min(n, h * d)
+    short = rank < claim
+    lead = ("Having at least $d$ distinct last tokens is necessary, and not always enough: "
+            if short and last >= d else "On the Lemma 2 row's sequences of one repeated token: ")
+    return (f"{lead}the ${n}$ sequences $(i, \\dots, i)$ of one repeated token ($S = {s}$, "
+            f"$d = {d}$, $H = {h}$) have ${last}$ distinct last tokens, "
+            f"{'yet' if short else 'and'} the rank of their "
+            f"stacked attention outputs is ${rank}$ (measured), at most "
+            f"$d + (H-1)(S-1) = {bound}$ for any weights, and "
+            f"{'stays below' if short else 'reaches'} the "
+            f"$\\min(T_0, H d) = {claim}$ that Lemma 2 states (the scorecard's {row.item} row "
+            f"below: **{status_words(row)}**).")
 
 
 # --- App. B: larger dimension (Figs. 5-7) and deeper models (Figs. 8-10) --------------------
