@@ -197,11 +197,69 @@ def test_the_summary_counts_the_papers_items_apart_from_rows_of_ours():
     assert summary_sentence([row("kajitsuka", "trend", False), guessed, titled]) == (
         "3 rows: 2 trend, 1 differs. Of these 3 rows, 1 is on claims marked as our "
         "expectation, not the paper's words: 1 differs; and 1 other on claims whose content "
-        "our sources do not give, recalled or read from a title, [unverified]: 1 trend.")
+        "our sources do not give, recalled, or read from a title or a mention, [unverified]: 1 "
+        "trend.")
     assert summary_sentence([*both, titled]).endswith(
         "and 1 row of ours (beyond the papers): 1 differs. Of the 4 rows on the papers' items, 1 "
-        "is on claims whose content our sources do not give, recalled or read from a title, "
-        "[unverified]: 1 trend.")
+        "is on claims whose content our sources do not give, recalled, or read from a title or "
+        "a mention, [unverified]: 1 trend.")
+
+
+def test_a_check_that_holds_by_construction_is_never_reproduced_and_is_counted():
+    """Review (s69) item 2: a check that cannot fail given our code is capped at trend with the
+    shared wording, a failure stays differs, and the summary counts such rows apart from the
+    rows on our expectations and on claims not in our sources (a row is counted once)."""
+    from memnb.scorecard.criteria import Verdict
+    from memnb.scorecard.render import BY_CONSTRUCTION, by_construction, summary_sentence
+
+    capped = by_construction(Verdict("reproduced", "rank 3"), "the logits are W_U times a "
+                             "d-vector")
+    assert capped.status == "trend"
+    assert capped.measured == (f"rank 3 [{BY_CONSTRUCTION}; the logits are W_U times a "
+                               "d-vector]")
+    assert by_construction(Verdict("differs", "rank 4"), "x") == Verdict("differs", "rank 4")
+
+    def row(status: str, measured: str = "m", claim: str = "c") -> core.Row:
+        return core.Row(paper="dana", item="x", claim=claim, criterion="k", status=status,
+                        measured=measured, evidence="e")
+
+    built = row("trend", capped.measured)
+    assert summary_sentence([row("reproduced"), built]) == (
+        "2 rows: 1 reproduced, 1 trend. Of these 2 rows, 1 is on checks that hold by "
+        "construction (checks of our code, not of the paper): 1 trend.")
+    guessed = row("differs", claim="a figure's curve [our expectation]")
+    titled = row("trend", capped.measured, claim="a remark [content unverified]")
+    assert summary_sentence([guessed, titled, built]) == (
+        "3 rows: 2 trend, 1 differs. Of these 3 rows, 1 is on claims marked as our "
+        "expectation, not the paper's words: 1 differs; 1 other on claims whose content our "
+        "sources do not give, recalled, or read from a title or a mention, [unverified]: 1 "
+        "trend; and 1 other on checks that hold by construction (checks of our code, not of "
+        "the paper): 1 trend.")
+    assert "construction" not in summary_sentence([row("reproduced"), row("trend")])
+
+
+def test_the_runs_read_sentence_counts_the_profiles_the_rows_read():
+    """Review (s69) item 5: the page executed with `quick` reads `full` runs where they exist;
+    a computed sentence says which runs its rows read."""
+    from memnb.scorecard.render import runs_read_sentence
+
+    def row(*runs: str) -> core.Row:
+        return core.Row(paper="dana", item="x", claim="c", criterion="k", status="trend",
+                        measured="m", evidence="e", read_from=runs)
+
+    rows = [row("`full` run of dana.exp2"), row("`full` rerun of dana.exp5"),
+            row("`quick` run of mahdavi.heads"),
+            row("`full` run of dana.exp1", "`quick` run of dana.exp4"), row(), row()]
+    assert runs_read_sentence(rows, "quick") == (
+        "This page was executed with profile `quick`; its rows read the committed `full` runs "
+        "where they exist, else the `quick` runs: of the 4 rows that read a result table, 2 "
+        "read `full` runs only, 1 `quick` runs only and 1 both; the other 2 read none.")
+    assert runs_read_sentence(rows[:1], "full").endswith(
+        "of the 1 row that reads a result table, 1 reads `full` runs.")
+    assert runs_read_sentence([row("`ci` run of dana.exp2"), row()], "ci") == (
+        "This page was executed with profile `ci`; its rows read the `ci` runs: of the 1 row "
+        "that reads a result table, 1 reads `ci` runs; the other reads none.")
+    assert runs_read_sentence([row()], "quick").endswith("none of them reads a result table.")
 
 
 def test_the_evidence_names_every_commit_that_computed_points():

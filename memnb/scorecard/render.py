@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts
-from memnb.scorecard.criteria import STATUSES
+from memnb.scorecard.criteria import STATUSES, Verdict
 
 if TYPE_CHECKING:
     from IPython.display import HTML
@@ -117,34 +117,98 @@ def earlier_versions(paper: str) -> tuple[tuple[str, ...], str]:
 #: paper's words (the figure states no trend we could read).
 EXPECTATION_MARK = "our expectation"
 
-#: Marks of a claim whose content is not in our sources (only an item's title is, or it is
-#: recalled from elsewhere): its row checks our reading, counted apart like our expectations.
+#: Marks of a claim whose content is not in our sources (only an item's title is, or a mention
+#: of it, or it is recalled from elsewhere): its row checks our reading, counted apart like our
+#: expectations.
 UNSOURCED_MARKS: tuple[str, ...] = ("content unverified", "unverified reading of the title",
                                     "[unverified: recalled")
+
+#: The cap reason of a row whose criterion cannot fail given our code: true by algebra, or by
+#: how our code builds what the check reads (a model's logits W_U times a d-vector have rank at
+#: most d). Such a row is at most ``trend``
+#: (:func:`memnb.scorecard.criteria.at_reduced_scale` appends it to the measured text, followed
+#: by the row's own reason), and :func:`summary_sentence` counts it apart.
+BY_CONSTRUCTION = "holds by construction: a check of our code, not of the paper"
+
+
+def by_construction(verdict: Verdict, why: str) -> Verdict:
+    """``verdict`` capped at ``trend`` as a check that holds by construction
+    (:data:`BY_CONSTRUCTION`), ``why`` saying what makes it so; a failure stays ``differs``
+    (it would be a fault of our code)."""
+    from memnb.scorecard.criteria import at_reduced_scale
+
+    return at_reduced_scale(verdict, f"{BY_CONSTRUCTION}; {why}")
+
+
+#: The profile a :attr:`Row.read_from` label names: "`full` run of dana.exp2" → ``full``.
+_RUN_PROFILE = re.compile(r"`(\w+)` (?:re)?run of ")
+
+
+def runs_read_sentence(rows: list[Row], profile: str) -> str:
+    """Which profile's runs ``rows`` (built on :func:`source_profile` of ``profile``) read, for a
+    page executed with ``profile``, counted from each row's :attr:`Row.read_from`: e.g. "This
+    page was executed with profile `quick`; its rows read the committed `full` runs where they
+    exist, else the `quick` runs: of the 60 rows that read a result table, 41 read `full` runs
+    only, 18 `quick` runs only and 1 both; the other 47 read none." """
+    source = source_profile(profile)
+    lead = (f"This page was executed with profile `{profile}`; its rows read "
+            + ("the committed `full` runs where they exist, else the `quick` runs"
+               if source == "full" else f"the `{source}` runs"))
+    tally: dict[tuple[str, ...], int] = {}
+    for r in rows:
+        key = tuple(sorted({m.group(1) for label in r.read_from
+                            if (m := _RUN_PROFILE.match(label))}))
+        if key:
+            tally[key] = tally.get(key, 0) + 1
+    tabled = sum(tally.values())
+    if not tabled:
+        return f"{lead}: none of them reads a result table."
+    only = " only" if len(tally) > 1 else ""
+    parts = []
+    for key in sorted(tally, key=lambda k: (len(k), -tally[k])):
+        what = (f"`{key[0]}` runs{only}" if len(key) == 1 else
+                "both" if len(key) == 2 else "several profiles' runs")
+        parts.append(f"{tally[key]} {what}")
+    verb = "reads" if tabled == 1 else "read"
+    parts[0] = parts[0].replace(" ", f" {verb} ", 1)
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    rest = len(rows) - tabled
+    tail = ("" if not rest else "; the other reads none" if rest == 1 else
+            f"; the other {rest} read none")
+    which = "row that reads" if tabled == 1 else "rows that read"
+    return f"{lead}: of the {tabled} {which} a result table, {listed}{tail}."
 
 
 def _expectation_sentence(rows: list[Row], which: str) -> str:
     """" Of the 28 rows on the papers' items, 3 are on claims marked as our expectation, not
-    the paper's words: 2 differs, 1 trend; and 2 others on claims whose content our sources do
-    not give, recalled or read from a title, [unverified]: 2 trend." for the rows of ``rows``
-    (``which`` names them) whose claim carries :data:`EXPECTATION_MARK`, and those whose claim
-    carries one of :data:`UNSOURCED_MARKS` (two disjoint sets); '' when none does, so that a
-    status on our reading is not read as one on a stated claim. A sentence of its own after
-    the counts, not a parenthesis inside them."""
+    the paper's words: 2 differs, 1 trend; 2 others on claims whose content our sources do not
+    give, recalled, or read from a title or a mention, [unverified]: 2 trend; and 5 others on
+    checks that hold by construction (checks of our code, not of the paper): 5 trend." for the
+    rows of ``rows`` (``which`` names them) whose claim carries :data:`EXPECTATION_MARK`, those
+    whose claim carries one of :data:`UNSOURCED_MARKS`, and those whose measured text carries
+    :data:`BY_CONSTRUCTION` (three disjoint sets, in that order of precedence); '' when none
+    does, so that a status on our reading, or on a check that cannot fail, is not read as one on
+    a stated claim. A sentence of its own after the counts, not a parenthesis inside them."""
     marked = [r for r in rows if EXPECTATION_MARK in r.claim]
     unsourced = [r for r in rows if r not in marked
                  and any(m in r.claim for m in UNSOURCED_MARKS)]
+    built = [r for r in rows if r not in marked and r not in unsourced
+             and BY_CONSTRUCTION in r.measured]
     parts = []
     if marked:
         parts.append(f"{len(marked)} {'is' if len(marked) == 1 else 'are'} on claims marked as "
                      f"our expectation, not the paper's words: {status_tally(marked)}")
-    if unsourced:
-        others = ((" other" if len(unsourced) == 1 else " others") if marked else
-                  (" is" if len(unsourced) == 1 else " are"))
-        parts.append(f"{len(unsourced)}{others} on claims whose content our sources do not "
-                     f"give, recalled or read from a title, [unverified]: "
-                     f"{status_tally(unsourced)}")
-    return f" Of {which}, {'; and '.join(parts)}." if parts else ""
+    for group, what in ((unsourced, "claims whose content our sources do not give, recalled, "
+                                    "or read from a title or a mention, [unverified]"),
+                        (built, "checks that hold by construction (checks of our code, not "
+                                "of the paper)")):
+        if group:
+            others = ((" other" if len(group) == 1 else " others") if parts else
+                      (" is" if len(group) == 1 else " are"))
+            parts.append(f"{len(group)}{others} on {what}: {status_tally(group)}")
+    if len(parts) > 1:
+        parts[-1] = f"and {parts[-1]}"
+    return f" Of {which}, {'; '.join(parts)}." if parts else ""
 
 
 def summary_sentence(rows: list[Row]) -> str:
@@ -155,9 +219,9 @@ def summary_sentence(rows: list[Row]) -> str:
     reproduced, ...; 2 rows on earlier versions of the paper (the June 2024 slides, ...): 1
     reproduced, 1 trend; and 2 rows of ours (beyond the paper): 1 reproduced, 1 trend." With
     one group only: "12 rows: ..." (or "2 rows of ours: ..."). Then, in a sentence of its own,
-    the rows of the papers' items on claims marked as our expectation or not in our sources
-    (:func:`_expectation_sentence`). Rows, not items: an item may take several rows, and
-    several items may share one."""
+    the rows of the papers' items on claims marked as our expectation or not in our sources,
+    and those on checks that hold by construction (:func:`_expectation_sentence`). Rows, not
+    items: an item may take several rows, and several items may share one."""
     from memnb.prose import counted
 
     papers = sorted({r.paper for r in rows}, key=lambda p: list(PAPERS).index(p)
@@ -223,5 +287,6 @@ def book_scorecard(profile: str) -> HTML:
     return HTML("\n".join(parts))
 
 
-__all__ = ["STATUSES", "STATUS_COLOURS", "book_scorecard", "chapter_scorecard", "rows_html",
-           "earlier_versions", "source_profile", "summary_sentence"]
+__all__ = ["BY_CONSTRUCTION", "STATUSES", "STATUS_COLOURS", "book_scorecard", "by_construction",
+           "chapter_scorecard", "rows_html", "earlier_versions", "runs_read_sentence",
+           "source_profile", "summary_sentence"]
