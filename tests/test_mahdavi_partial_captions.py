@@ -176,3 +176,52 @@ def test_fig1_draws_n_as_a_grey_dotted_reference_not_as_a_bound(monkeypatch,
     assert line.get_linestyle() == ":" and line.get_color() == fig.FIG1_REFERENCE_COLOUR
     assert line.get_color() != viz.PALETTE["bound"]
     assert f"n = {paper.VIT_N.value:g} (Assumption 1)" in labels
+
+
+def test_fig1_tells_the_lines_at_n_and_d_apart_by_their_dashes(monkeypatch,
+                                                               no_mahdavi_scorecard):
+    """Review (s69) item 6: the vertical lines at n = 197 and d = 768 had the same dotted
+    style; the line at d is dash-dot, so the two differ by their dashes as well as colour."""
+    from memnb.papers import mahdavi as paper
+
+    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    rows = pd.DataFrame([{"representation": "random_attention", "check": "figure1", "k": k,
+                          "pass_fraction": 1.0 if k < 250 else 0.0, "repeats": 6, "T": 800,
+                          "method": "prefix", "n": 197, "d": 768} for k in (1, 197, 768)])
+    fig.fig1(rows, None, "quick")
+    lines = {ln.get_label().split(" ")[0]: ln for ln in shown[0].axes[0].get_lines()
+             if ln.get_label().startswith(("n = ", "d = "))}
+    plt.close("all")
+    assert list(lines["d"].get_xdata()) == [paper.VIT_D.value] * 2
+    assert lines["d"].get_linestyle() == fig.FIG1_D_LINESTYLE == "-."
+    assert lines["n"].get_linestyle() != lines["d"].get_linestyle()
+
+
+def test_fig3_caption_judges_three_readings_of_many_saturated_heads():
+    """Review (s69) item 4: App. H's "a significant number of heads are saturated for the
+    majority of examples" is read three ways, each share computed from the table and judged
+    against one half: examples with a saturated head (the verdict's), examples with at least
+    half of their heads saturated, and (head, example) pairs."""
+    rows = []
+    for seed in (0, 1):
+        # H = 4: 0, 1, 2, 3, 4 saturated heads on 10 %, 30 %, 30 %, 20 %, 10 % of the examples
+        for k, share in enumerate((0.1, 0.3, 0.3, 0.2, 0.1)):
+            rows.append({"H": 4, "T": 80, "seed": seed, "accuracy": 1.0,
+                         "saturated_heads": k, "example_fraction": share,
+                         "saturated_fraction": 0.45, "some_head_unsaturated": 0.9})
+    runs = pd.DataFrame(rows)
+    shares = fig.saturation_readings(runs)
+    assert shares.loc[4, "some_saturated"] == pytest.approx(0.9)
+    assert shares.loc[4, "half_saturated"] == pytest.approx(0.6)
+    assert shares.loc[4, "saturated_pairs"] == pytest.approx(0.45)
+    text = fig.saturation_readings_text(runs)
+    assert text.startswith(f"App. H's \"{fig.FIG3_MANY_HEADS}\" read three ways")
+    assert ("examples with at least one saturated head: 90.0% (H = 4), more than half at every "
+            "H (the verdict's reading, the weakest)") in text
+    assert ("examples with at least half of their heads saturated: 60.0% (H = 4), more than "
+            "half at every H (a stricter reading)") in text
+    assert ("(head, example) pairs saturated: 45.0% (H = 4), more than half at no H "
+            "(a stricter reading)") in text
+    assert fig.saturation_readings_text(runs.iloc[:0]) == ""

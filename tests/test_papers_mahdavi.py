@@ -71,3 +71,15 @@ def test_every_synthetic_figure_says_what_the_paper_plots():
     assert set(paper.FIG2_CLAIMS) <= set(paper.FIG_Y) | {"Fig. 2"}
     assert all(isinstance(v, Published) and v.source for v in paper.FIG_Y.values())
     assert "not published" in paper.CURVES_NOT_PUBLISHED
+
+
+def test_table1_values_say_they_come_from_the_notebooks_saved_output():
+    """Review (s69) item 3: Table 1's values are tagged [nb] (the saved output of the official
+    notebook, as our notes give them): the cells of the paper's Table 1 are not in our text."""
+    assert paper.table1()["source"].str.contains(paper.TABLE1_NB, regex=False).all()
+    assert paper.TABLE1_NB.startswith("[nb]") and "analysis/vit.ipynb" in paper.TABLE1_NB
+    trained = paper.table1().set_index(["representation", "check"]).loc["trained_vit_b16"]
+    assert trained.loc["assumption1", "pass_fraction"] == (
+        paper.TABLE1_TRAINED_A1_PASSES.value / paper.TABLE1_DRAWS.value)
+    assert (trained.loc["general_position", "min_rank"],
+            trained.loc["general_position", "max_rank"]) == (309, 318)

@@ -765,7 +765,9 @@ def table1_caption(table: pd.DataFrame, profile: str) -> str:
                  + ", ".join(ranks) + ". ")
     return folded("Our Table 1: the rank checks of Assumptions 1-3 and General Position per "
                   "representation, beside the paper's.",
-                  images_sentence(table) + " " + note + missing_sentence(table), "Table 1", profile)
+                  " ".join(part for part in (images_sentence(table), note.strip(),
+                                             missing_sentence(table), paper_only_sentence(table))
+                           if part), "Table 1", profile)
 
 
 #: Sec. 5.1's 2000 images sampled from ImageNet (:data:`memnb.scorecard.mahdavi.
@@ -828,6 +830,10 @@ def gp_tolerance_note(table: pd.DataFrame, *, repeats: int, seed: int = 0) -> st
 #: Colour of :func:`fig1`'s vertical line at n (Assumption 1), grey and dotted: a reference
 #: value; the book draws closed-form bounds, not such values, black and dashed.
 FIG1_REFERENCE_COLOUR = "#777777"
+#: Dash style of :func:`fig1`'s vertical line at d (General Position): dash-dot, so that it is
+#: told from the dotted line at n by its dashes as well as its colour (neither is a bound's
+#: dashed line).
+FIG1_D_LINESTYLE = "-."
 
 
 def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
@@ -836,8 +842,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     caption names, per run, the k above :func:`memnb.scorecard.mahdavi.fig1_comparable_limit`
     of its pool, not comparable with the paper's and left out of the verdict, and how our curves
     draw their subsets beside the paper's notebook (:func:`_fig1_draws`). The vertical lines
-    at n (Assumption 1, grey, :data:`FIG1_REFERENCE_COLOUR`) and d (General Position) are
-    dotted reference values, not bounds."""
+    at n (Assumption 1, grey and dotted, :data:`FIG1_REFERENCE_COLOUR`) and d (General Position,
+    dash-dot, :data:`FIG1_D_LINESTYLE`) are reference values, not bounds."""
     fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
     curve = table[(table["check"] == "figure1")]
     cached_curve = None if cached is None else cached[cached["check"] == "figure1"]
@@ -854,8 +860,8 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     ax.axvline(paper.VIT_N.value, color=FIG1_REFERENCE_COLOUR, linestyle=":", linewidth=1.3,
                label=f"n = {paper.VIT_N.value:g} (Assumption 1)")
     top = max(curve["k"].max(), paper.VIT_D.value)
-    ax.axvline(paper.VIT_D.value, color=viz.PALETTE["bound"], linestyle=":", linewidth=1,
-               label=f"d = {paper.VIT_D.value:g} (General Position)")
+    ax.axvline(paper.VIT_D.value, color=viz.PALETTE["bound"], linestyle=FIG1_D_LINESTYLE,
+               linewidth=1, label=f"d = {paper.VIT_D.value:g} (General Position)")
     ax.set_xlim(0, top * 1.03)
     _legend_below(fig, ax)
     runs = [(f"this build's `{profile}` run", curve)]
@@ -1126,7 +1132,10 @@ def _display_cells(rows: pd.DataFrame) -> pd.DataFrame:
 
 def table1_display(table: pd.DataFrame) -> pd.DataFrame:
     """Table 1 as the chapter shows it: :func:`table1_comparison` with every identifier in
-    words (representation, assumption, what was tested; the stored data keep their names)."""
+    words (representation, assumption, what was tested; the stored data keep their names), the
+    paper's ranks beside ours (:data:`PAPER_RANKS`), and the paper's cells of each column this
+    run could not compute (:func:`paper_only_rows`), in the paper's column order
+    (:data:`TABLE1_ORDER`)."""
     rows = table1_comparison(table)
     cells = _display_cells(rows)
     trained64 = sc.dinov2_float64_for(table)
@@ -1136,11 +1145,102 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
             "no: a fail in float32, whose tolerance this geometry undercuts; in float64, ours: "
             f"{sc.float64_status(trained64)} (see this chapter's section \"Sec. 4.4 against "
             "the data\")")
+    ref = paper.table1().set_index(["representation", "check"])
+    cells.insert(cells.columns.get_loc("ranks seen (lowest–highest)") + 1, PAPER_RANKS,
+                 [_ranks_words(ref, (r, c)) for r, c in zip(rows["representation"],
+                                                             rows["check"], strict=True)])
+    cells["pass fraction, ours"] = rows["ours"].map(lambda v: f"{v:.4f}")
     out = pd.concat([pd.DataFrame({
-        "representation": rows["representation"].map(representation_label),
+        "representation": rows["representation"],
         "images in the pool": rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), cells], axis=1)
+    out = pd.concat([out, paper_only_rows(table)], ignore_index=True)
+    order = {rep: i for i, rep in enumerate(TABLE1_ORDER)}
+    out = out.iloc[np.argsort([order.get(r, len(order)) for r in out["representation"]],
+                              kind="stable")]
+    out["representation"] = out["representation"].map(representation_label)
     return out.reset_index(drop=True)
+
+
+#: The paper's ranks beside ours in the displayed Table 1 (:func:`table1_display`).
+PAPER_RANKS = "ranks seen, paper"
+#: The order of Table 1's representations in the displayed table: the paper's columns, then ours.
+TABLE1_ORDER = ("embedding", "random_attention", "random_vit", "trained_vit_b16",
+                "dinov2_vits14_l0", "dinov2_vits14_l1")
+#: Where the paper's Table 1 values come from, in words (:data:`memnb.papers.mahdavi.
+#: TABLE1_NB`).
+TABLE1_PAPER_SOURCE = paper.TABLE1_NB
+
+
+def _ranks_words(ref: pd.DataFrame, key: tuple[str, str]) -> str:
+    """The paper's lowest–highest rank of one Table 1 cell (``ref``: :func:`memnb.papers.
+    mahdavi.table1` indexed by representation and check), "–" where it gives none."""
+    if key not in ref.index or pd.isna(ref.loc[key, "min_rank"]):
+        return "–"
+    low, high = int(ref.loc[key, "min_rank"]), int(ref.loc[key, "max_rank"])
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def not_computed_words(reason: str) -> str:
+    """A column this run could not compute, in a few words for a table cell: "not computed
+    (no network)" when the Hugging Face hub was unreachable, else with the first words of
+    ``reason`` (the caption gives it in full, :func:`missing_sentence`)."""
+    why = "no network" if "no network" in str(reason) else str(reason).split(":")[0]
+    return f"not computed ({why})"
+
+
+def paper_only_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Table 1 cells of each column this run could not compute (its ``missing``
+    rows, e.g. the trained ViT-B/16 without the hub), in :func:`table1_display`'s columns
+    (``representation`` still the identifier): the paper's pass fraction and ranks
+    (:func:`memnb.papers.mahdavi.table1`), :func:`not_computed_words` in ours and "–" in
+    the other columns of ours."""
+    ref = paper.table1()
+    keyed = ref.set_index(["representation", "check"])
+    out = []
+    for r in table[table["check"] == "missing"].itertuples():
+        for p in ref[ref["representation"] == r.representation].itertuples():
+            out.append({"representation": r.representation, "images in the pool": "–",
+                        "assumption tested": CHECK_LABELS.get(p.check, p.check),
+                        "k (rank required)": int(p.k), "tests run": "–",
+                        "pass fraction, ours": not_computed_words(getattr(r, "reason", "")),
+                        "pass fraction, paper": p.pass_fraction,
+                        "ranks seen (lowest–highest)": "–",
+                        PAPER_RANKS: _ranks_words(keyed, (p.representation, p.check)),
+                        "conclusive here": "–"})
+    return pd.DataFrame(out)
+
+
+def paper_only_sentence(table: pd.DataFrame) -> str:
+    """The caption's sentence on the rows of :func:`paper_only_rows`: which columns show the
+    paper's values alone, the values with the draws behind the trained ViT-B/16's Assumption 1
+    (:data:`memnb.papers.mahdavi.TABLE1_TRAINED_A1_PASSES` of
+    :data:`memnb.papers.mahdavi.TABLE1_DRAWS`), and where they come from; "" without such
+    rows."""
+    shown = paper_only_rows(table)
+    if shown.empty:
+        return ""
+    ref = paper.table1().set_index(["representation", "check"])
+    parts = []
+    for rep in dict.fromkeys(shown["representation"]):
+        cells = []
+        for check in ("assumption2", "assumption1", "general_position"):
+            if (rep, check) not in ref.index:
+                continue
+            frac, k = float(ref.loc[(rep, check), "pass_fraction"]), int(ref.loc[(rep, check),
+                                                                                 "k"])
+            words = f"{_CHECK_NAMES[check]}: {frac:g} at k = {k}"
+            if rep == "trained_vit_b16" and check == "assumption1":
+                passes, draws = (int(paper.TABLE1_TRAINED_A1_PASSES.value),
+                                 int(paper.TABLE1_DRAWS.value))
+                words += (f" ({passes:,} of {draws:,} draws of rank {k}, the other "
+                          f"{draws - passes} of rank {int(ref.loc[(rep, check), 'min_rank'])})")
+            elif _ranks_words(ref, (rep, check)) != "–":
+                words += f" (ranks {_ranks_words(ref, (rep, check)).replace('–', '-')})"
+            cells.append(words)
+        parts.append(f"{representation_label(rep)} with " + ", ".join(cells))
+    return ("Rows not computed here show the paper's values alone: " + "; ".join(parts)
+            + f" ({TABLE1_PAPER_SOURCE}).")
 
 
 def table3_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -1261,8 +1361,9 @@ def dinov2_discussion(result: Any, profile: str) -> str:
                      f"Position {r['General Position']}.")
     missing = table[table["check"] == "missing"]
     for r in missing.itertuples():
+        theirs = paper_layer_words(r.representation)
         lines.append(f"- {LAYER_LABELS.get(r.representation, r.representation)}: not computed "
-                     f"({r.reason}).")
+                     f"({r.reason})" + (f"; the paper's: {theirs}" if theirs else "") + ".")
     by = layers.set_index("representation")
     if not {"dinov2_vits14_l0", "dinov2_vits14_l1"} <= set(by.index):
         reasons = dict(zip(missing["representation"], missing.get("reason", []), strict=False))
@@ -1296,6 +1397,35 @@ def dinov2_discussion(result: Any, profile: str) -> str:
                                                          trained64=trained64,
                                                          trained64_told=told))]
     return "\n".join(lines)
+
+
+def paper_layer_words(representation: str) -> str:
+    """The paper's Table 1 cells of one representation (:func:`memnb.papers.mahdavi.table1`)
+    in the words of :func:`assumptions_by_layer` (pass at a pass fraction of at least
+    :data:`memnb.scorecard.mahdavi.PASS`, the ranks of a failure, and for the trained
+    ViT-B/16's Assumption 1 the draws behind its fraction), with their source
+    (:data:`TABLE1_PAPER_SOURCE`); "" for a representation the paper does not have."""
+    ref = paper.table1()
+    ref = ref[ref["representation"] == representation].set_index("check")
+    if ref.empty:
+        return ""
+    parts = []
+    for check in ("assumption2", "assumption1", "assumption3", "general_position"):
+        if check not in ref.index:
+            continue
+        r = ref.loc[check]
+        frac, k = float(r["pass_fraction"]), int(r["k"])
+        status = "pass" if frac >= sc.PASS else "fail"
+        extra = ""
+        if representation == "trained_vit_b16" and check == "assumption1":
+            passes, draws = (int(paper.TABLE1_TRAINED_A1_PASSES.value),
+                             int(paper.TABLE1_DRAWS.value))
+            extra = f": {passes:,} of {draws:,} draws of rank {k}"
+        elif status == "fail" and pd.notna(r["min_rank"]):
+            extra = f"; ranks {int(r['min_rank'])}-{int(r['max_rank'])}"
+        parts.append(f"{_CHECK_NAMES[check]} {status} (pass fraction {frac:.4g} at k = {k}"
+                     f"{extra})")
+    return "; ".join(parts) + f" ({TABLE1_PAPER_SOURCE})"
 
 
 def _sentences(text: str) -> str:
@@ -1571,7 +1701,65 @@ def _searched_text(table: pd.DataFrame) -> str:
     runs = sc.searched_runs(table)
     if runs.empty:
         return f"{text}; no seed memorized any tried size, so there is nothing to compare"
-    return f"{text}. At those sizes: {_saturation_text(sc.saturation_stats(runs), runs)}"
+    return (f"{text}. At those sizes: {_saturation_text(sc.saturation_stats(runs), runs)}. "
+            + saturation_readings_text(runs))
+
+
+#: App. H's first finding, quoted from our text of it: what Fig. 3's readings interpret.
+FIG3_MANY_HEADS = "a significant number of heads are saturated for the majority of examples"
+#: Fig. 3's readings of :data:`FIG3_MANY_HEADS` (ours): column of
+#: :func:`saturation_readings` and the share it is, in words.
+FIG3_READINGS = (
+    ("some_saturated", "examples with at least one saturated head"),
+    ("half_saturated", "examples with at least half of their heads saturated"),
+    ("saturated_pairs", "(head, example) pairs saturated"),
+)
+
+
+def saturation_readings(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per ``H``, over the rows of the searched runs (:func:`memnb.scorecard.mahdavi.
+    searched_runs`), the shares that three readings of :data:`FIG3_MANY_HEADS` compare with
+    one half (ours), each a mean over the runs (seed, ``T``): examples with at least one
+    saturated head (``some_saturated``, the verdict's reading), examples with at least half of
+    their ``H`` heads saturated (``half_saturated``) and saturated (head, example) pairs
+    (``saturated_pairs``)."""
+    keys = [c for c in ("seed", "T") if c in runs.columns]
+    out = {}
+    for h, part in runs.groupby("H"):
+        groups = part.groupby(keys) if keys else [(0, part)]
+        some, half, pairs = [], [], []
+        for _, run in groups:
+            frac = run.set_index("saturated_heads")["example_fraction"]
+            some.append(float(frac[frac.index > 0].sum()))
+            half.append(float(frac[2 * frac.index >= int(h)].sum()))
+            pairs.append(float(run["saturated_fraction"].iloc[0]))
+        out[int(h)] = {"some_saturated": float(np.mean(some)),
+                       "half_saturated": float(np.mean(half)),
+                       "saturated_pairs": float(np.mean(pairs))}
+    return pd.DataFrame.from_dict(out, orient="index").rename_axis("H")
+
+
+def saturation_readings_text(runs: pd.DataFrame) -> str:
+    """Three readings of App. H's :data:`FIG3_MANY_HEADS` (ours), each judged against one half
+    at every ``H`` (:func:`saturation_readings`; more than half, as the verdict's
+    :data:`memnb.scorecard.mahdavi.FIG3_SATURATED_MIN`): the verdict's, the weakest, and two
+    stricter ones that it does not judge; "" without runs."""
+    if runs.empty:
+        return ""
+    shares = saturation_readings(runs)
+    least = sc.FIG3_SATURATED_MIN
+    parts = []
+    for i, (column, words) in enumerate(FIG3_READINGS):
+        values = ", ".join(f"{shares.loc[h, column]:.1%} (H = {h})" for h in shares.index)
+        met = [sc.share_meets(v, least, strict=True) for v in shares[column]]
+        verdict = ("more than half at every H" if all(met) else
+                   "more than half at no H" if not any(met) else
+                   "more than half at H = " + ", ".join(
+                       str(h) for h, ok in zip(shares.index, met, strict=True) if ok) + " only")
+        whose = "the verdict's reading, the weakest" if i == 0 else "a stricter reading"
+        parts.append(f"{words}: {values}, {verdict} ({whose})")
+    return (f"App. H's \"{FIG3_MANY_HEADS}\" read three ways (ours; the verdict judges the "
+            "first, the others are reported beside it): " + "; ".join(parts) + ".")
 
 
 #: Where Fig. 3's reference sizes come from: App. H says "around" a size for each H, but the
@@ -2038,4 +2226,7 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "FIG2C_ARGUMENT",
            "table1_caption", "table1_comparison", "table1_display",
            "table3_caption", "table3_comparison", "table3_display", "verdict_sentence",
-           "verdicts_markdown"]
+           "verdicts_markdown", "FIG1_D_LINESTYLE", "FIG3_MANY_HEADS", "FIG3_READINGS",
+           "PAPER_RANKS", "TABLE1_ORDER", "TABLE1_PAPER_SOURCE", "not_computed_words",
+           "paper_layer_words", "paper_only_rows", "paper_only_sentence", "saturation_readings",
+           "saturation_readings_text"]

@@ -135,7 +135,12 @@ TABLE1_DRAWS = Published(5000, "Sec. 5.1")
 #: Trained ViT, A1 at k = 197: draws of rank 197 (the others had rank 196).
 TABLE1_TRAINED_A1_PASSES = Published(4991, f"{CODE}, analysis/vit.ipynb output")
 
-_T1 = "Table 1"
+#: Where Table 1's values come from (notes §3, tagged [nb]): the saved output of the paper's
+#: notebook; the cells of the paper's Table 1 itself are not in our text (its Sec. 5.1 says only
+#: which assumptions hold).
+TABLE1_NB = (f"[nb] from the saved output of the {CODE}, analysis/vit.ipynb, as our notes "
+             "give it; the cells of the paper's Table 1 are not in our copy of its text")
+_T1 = f"Table 1 {TABLE1_NB}"
 TABLE1_COLUMNS = ("embedding", "random_attention", "random_vit", "trained_vit_b16")
 
 
@@ -262,6 +267,6 @@ __all__ = [
     "HEADS_GRID", "HEAD_DIM_GRID", "LEARNING_RATE", "MIN_STEPS", "MIN_STEPS_LONG",
     "OFFICIAL_PARAMETERS", "OFFICIAL_PARAMETERS_SOURCE", "PAPER", "SATURATION_CONFIGS",
     "SATURATION_THRESHOLD", "SEEDS", "TABLE1_COLUMNS", "TABLE1_DRAWS", "TABLE1_IMAGES",
-    "TABLE1_TRAINED_A1_PASSES", "TABLE3_EXAMPLES", "TABLE3_GEOMETRY", "TABLE3_MODEL_MAP", "VIT_D",
-    "VIT_N", "figure1", "sources", "sweeps", "table1", "table3",
+    "TABLE1_NB", "TABLE1_TRAINED_A1_PASSES", "TABLE3_EXAMPLES", "TABLE3_GEOMETRY",
+    "TABLE3_MODEL_MAP", "VIT_D", "VIT_N", "figure1", "sources", "sweeps", "table1", "table3",
 ]
