@@ -1226,13 +1226,16 @@ def test_the_departures_header_names_both_runs_briefly():
 
 def test_the_repeated_token_sentence_has_the_lemma_2_rows_numbers():
     """Section 2's sentence on sequences of one repeated token computes what the Lemma 2 row
-    measures, on the row's family (figures.LEMMA2_REPEATED, checked here against the row's own
-    text), and says that at least d distinct last tokens is necessary, not sufficient."""
+    measures, on the row's family (scorecard.LEMMA2_REPEATED, which the figures module imports,
+    checked here against the row's own text), and says that at least d distinct last tokens is
+    necessary, not sufficient."""
     from memnb.scorecard import dana as scorecard
     from memnb.scorecard.dana import repeated_token_attention_rank_bound
 
+    assert figures.LEMMA2_REPEATED is scorecard.LEMMA2_REPEATED
+    assert figures.lemma2_rank is scorecard.lemma2_rank
     row = scorecard.rows("ci", ("Lemma 2",))["Lemma 2"]
-    n, s, d, h = (figures.LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
+    n, s, d, h = (scorecard.LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
     bound = repeated_token_attention_rank_bound(d, h, s)
     assert (f"{n} sequences of one repeated token (S = {s}, d = {d}, H = {h}): rank {bound} "
             f"(claimed ≥ {min(n, h * d)}; at most d + (H − 1)(S − 1) = {bound}") in row.measured

@@ -106,6 +106,22 @@ def test_lemma_2_fails_on_repeated_tokens_and_holds_on_generic_sequences(empty_r
     assert row.status == "differs" and "repeated token" in row.measured
 
 
+def test_lemma_2_reads_its_repeated_token_family_from_the_module_constant(monkeypatch):
+    """The Lemma 2 row measures the family of sc.LEMMA2_REPEATED (the chapter's sentence reads
+    the same constant): another setting changes the row's text and, where the rank reaches
+    min(T_0, H d), its status."""
+    family = {"N": 6, "S": 2, "d": 10, "H": 5}
+    monkeypatch.setattr(sc, "LEMMA2_REPEATED", family)
+    v = sc.lemma_2(ResultSource("quick"))
+    tokens = np.repeat(np.arange(family["N"])[:, None], family["S"], axis=1)
+    rank = sc.lemma2_rank(tokens, family["N"], family["d"], family["H"])
+    assert rank == family["N"]  # 6 sequences, rank bound d + (H − 1)(S − 1) = 14 ≥ 6
+    assert (f"{family['N']} sequences of one repeated token (S = {family['S']}, "
+            f"d = {family['d']}, H = {family['H']}): rank {rank} (claimed ≥ {family['N']}"
+            in v.measured)
+    assert v.status == "reproduced"
+
+
 def test_convex_growth_both_ways():
     x = np.arange(1, 11)
     assert sc.convex_growth(x, 0.01 * x**2).status == "reproduced"
@@ -1179,13 +1195,13 @@ def test_repeated_token_attention_outputs_reach_exactly_the_tight_rank_bound():
     more (d + H(S − 1))."""
     from memnb.constructions.aot import repeated_token_rank_bound
     from memnb.scorecard.core import load_items
-    from memnb.scorecard.dana import _lemma2_rank, repeated_token_attention_rank_bound
+    from memnb.scorecard.dana import lemma2_rank, repeated_token_attention_rank_bound
 
     for d, H, S in [(10, 5, 2), (6, 3, 3), (4, 2, 4), (4, 1, 3)]:
         N = 3 * (d + H * S)
         tokens = np.repeat(np.arange(N)[:, None], S, axis=1)
         tight = repeated_token_attention_rank_bound(d, H, S)
-        assert [_lemma2_rank(tokens, N, d, H, seed=s) for s in range(2)] == [tight, tight]
+        assert [lemma2_rank(tokens, N, d, H, seed=s) for s in range(2)] == [tight, tight]
         assert tight == repeated_token_rank_bound(d, H - 1, S)
     with pytest.raises(ValueError, match="H"):
         repeated_token_attention_rank_bound(4, 0, 2)

@@ -40,7 +40,13 @@ from memnb.experiments import dana as exp
 from memnb.papers import dana as paper
 from memnb.prose import and_words, counted, number_word, percent_up
 from memnb.scorecard.core import status_words
-from memnb.scorecard.dana import KL_ZERO, margin_words
+from memnb.scorecard.dana import (
+    KL_ZERO,
+    LEMMA2_REPEATED,
+    lemma2_rank,
+    margin_words,
+    repeated_token_attention_rank_bound,
+)
 
 #: The y-axis label of the figures that draw the accuracy the paper reports: every table the
 #: chapter draws went through :func:`as_the_paper_reports`, whose ``accuracy`` is then the
@@ -2441,25 +2447,18 @@ def gap_sentence(gap: pd.DataFrame) -> str:
                    f"limit block), not a measurement of head $0$ at a finite $\\lambda$.")
 
 
-#: The Lemma 2 row's family of sequences of one repeated token (``memnb.scorecard.dana``, its
-#: ``lemma_2``): T_0 = N sequences (i, i) over N tokens, with d and H. The row keeps them as
-#: local values; ``tests/test_dana_figures.py`` checks that its measured text has these.
-LEMMA2_REPEATED: dict[str, int] = {"N": 40, "S": 2, "d": 10, "H": 5}
-
-
 def repeated_token_sentence(row: Any) -> str:
     """Markdown sentence for Section 2: at least d distinct last tokens is necessary, not
     sufficient. Sequences of one repeated token, the Lemma 2 row's family
-    (:data:`LEMMA2_REPEATED`), have as many distinct last tokens as sequences, yet the rank of
-    their stacked attention outputs, measured as that row measures it, stays at the bound
+    (:data:`memnb.scorecard.dana.LEMMA2_REPEATED`, which the row reads), have as many distinct
+    last tokens as sequences, yet the rank of their stacked attention outputs, measured as that
+    row measures it (:func:`memnb.scorecard.dana.lemma2_rank`), stays at the bound
     d + (H − 1)(S − 1) it prints, below Lemma 2's min(T_0, H d); ``row`` is the Lemma 2 row,
     whose status the sentence points to."""
-    from memnb.scorecard.dana import _lemma2_rank, repeated_token_attention_rank_bound
-
     n, s, d, h = (LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
     tokens = np.repeat(np.arange(n)[:, None], s, axis=1)
     last = int(len(np.unique(tokens[:, -1])))
-    rank = _lemma2_rank(tokens, n, d, h)
+    rank = lemma2_rank(tokens, n, d, h)
     bound = repeated_token_attention_rank_bound(d, h, s)
     claim = min(n, h * d)
     short = rank < claim

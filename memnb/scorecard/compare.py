@@ -27,6 +27,7 @@ from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item, status_words
 from memnb.scorecard.criteria import Verdict
+from memnb.scorecard.render import BY_CONSTRUCTION, by_construction
 
 P = "compare"
 NAME = "compare.capacity"
@@ -548,14 +549,14 @@ def own_shape_readings(table: pd.DataFrame, C: int, drawn: dict[int, float], V: 
 def _tried_below_floor(table: pd.DataFrame, C: int) -> str:
     """Where no ``N`` the search tried reaches the 32 bits per parameter of the information
     ceiling on N, the words saying so: such a search cannot pass the ceiling, so the row checks
-    the bit accounting (a
-    sanity check), not what training can store; empty otherwise."""
+    the bit accounting (a sanity check that holds by construction,
+    :func:`floor_row_verdict`), not what training can store; empty otherwise."""
     per_parameter = table["N"].to_numpy(float) * math.log2(C) / table["parameters"].to_numpy(
         float)
     if not len(per_parameter) or per_parameter.max() >= 32.0:
         return ""
     top = table.iloc[int(np.argmax(per_parameter))]
-    return (f"; the most any tried N asks is {per_parameter.max():.3g} bits per parameter "
+    return (f"the most any tried N asks is {per_parameter.max():.3g} bits per parameter "
             f"({exp.SHORT[top['architecture']]}, N = {int(top['N'])} at P = "
             f"{int(top['parameters'])}), below the 32 of the information ceiling on N: no "
             "tried N could pass the ceiling, so this row checks our bit accounting (a sanity "
@@ -568,13 +569,12 @@ def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
     title only is in our sources). A capacity censored from above (``censored`` of
     :func:`exp.capacity_table`: every N tried fitted) is a lower bound: above the ceiling it is
     a violation all the same, within it the ceiling is not tested there, and the verdict is at most
-    ``trend`` (the runs named)."""
+    ``trend`` (the runs named). The check alone: the row, and the chapter, print
+    :func:`floor_row_verdict`."""
     caps, _ = _caps(table, C)
     bits = caps["capacity"].to_numpy(float) * math.log2(C)
     bound = 32.0 * caps["parameters"].to_numpy(float)
     verdict = criteria.bound_holds(bits, bound, kind="upper")
-    verdict = Verdict(verdict.status, verdict.measured + _tried_below_floor(table, C),
-                      verdict.values)
     untested = caps[caps["censored"].to_numpy(bool) & (bits <= bound)]
     if untested.empty:
         return verdict
@@ -585,6 +585,22 @@ def floor_verdict(table: pd.DataFrame, C: int) -> Verdict:
                 f"ceiling is known: {named})")
     status = "trend" if verdict.status == "reproduced" else verdict.status
     return Verdict(status, measured, {**verdict.values, "not_tested": len(untested)})
+
+
+def floor_row_verdict(table: pd.DataFrame, C: int) -> Verdict:
+    """The :data:`FLOOR_ROW` row's verdict, which the chapter prints too
+    (:func:`training_checks`): :func:`floor_verdict`, and where no ``N`` the search tried
+    reaches the ceiling (:func:`_tried_below_floor`) a check that cannot fail, since a capacity
+    is an ``N`` tried: at most ``trend``, as a check that holds by construction
+    (:func:`memnb.scorecard.render.by_construction`), its measured text saying so whatever the
+    status (a ``trend`` of :func:`floor_verdict`'s own too)."""
+    verdict = floor_verdict(table, C)
+    why = _tried_below_floor(table, C)
+    if not why:
+        return verdict
+    capped = by_construction(verdict, why)
+    return capped if capped is not verdict else Verdict(
+        verdict.status, f"{verdict.measured} [{BY_CONSTRUCTION}; {why}]", verdict.values)
 
 
 #: Largest |exponent - 1| called linear, and largest half-width of the exponent's interval that
@@ -980,7 +996,7 @@ def training_checks(table: pd.DataFrame, params: dict) -> list[tuple[str, Verdic
 
     return [("Dana et al. Thm 1 vs training", guarantee("aot")),
             ("Mahdavi et al. Thm 1 vs training", guarantee("mha")),
-            (FLOOR_ROW, checked(floor_verdict, table, C)),
+            (FLOOR_ROW, checked(floor_row_verdict, table, C)),
             ("Kajitsuka & Sato construction vs training",
              checked(construction_cost_verdict, table, C, params))]
 
@@ -1158,11 +1174,13 @@ FLOOR_ROW = "Information ceiling on N vs training (cf. our reading of Remark 4.4
             "which only the title is in our sources)",
       criterion="capacity · log2 C <= 32 P at every (shape, seed); a capacity where every N "
                 "tried fitted is only a lower bound: above the ceiling it still fails, within "
-                "it the ceiling is not tested there (at most trend)"
+                "it the ceiling is not tested there (at most trend); where no N the search "
+                "tried reaches the ceiling, no capacity can pass it, so at most trend: "
+                + BY_CONSTRUCTION + " (a sanity check of our bit accounting)"
                 + _AT_MOST)
 def floor(results: ResultSource) -> Verdict:
     table, params = _table(results)
-    return _judged(results, floor_verdict, table, params["C"])
+    return _judged(results, floor_row_verdict, table, params["C"])
 
 
 for _arch in exp.ARCHITECTURES:

@@ -258,8 +258,19 @@ REPEATED_RANK_REASON = (
     "summing to 0")
 
 
-def _lemma2_rank(tokens: np.ndarray, N: int, d: int, H: int, *, rank_one: bool = False,
-                 seed: int = 0) -> int:
+#: The Lemma 2 row's family of sequences of one repeated token: T_0 = N sequences (i, …, i) of
+#: length S over N tokens, with embedding dimension d and H heads (:func:`lemma_2`; the
+#: chapter's sentence on them, :func:`memnb.figures.dana.repeated_token_sentence`, reads it).
+LEMMA2_REPEATED: dict[str, int] = {"N": 40, "S": 2, "d": 10, "H": 5}
+
+
+def lemma2_rank(tokens: np.ndarray, N: int, d: int, H: int, *, rank_one: bool = False,
+                seed: int = 0) -> int:
+    """The rank, as Lemma 2's rows measure it, of the stacked attention outputs of eq. (1) on
+    ``tokens`` (one sequence per row, tokens below ``N``) for weights drawn with ``seed``:
+    embeddings ``e`` and positions ``pos`` uniform on [0, 1) in ``R^d``, and ``H`` matrices
+    ``W_QK`` standard normal, of rank one (outer products of two normal vectors) with
+    ``rank_one``."""
     rng = np.random.default_rng(seed)
     e, pos = rng.uniform(0, 1, (N, d)), rng.uniform(0, 1, (tokens.shape[1], d))
     if rank_one:
@@ -579,16 +590,16 @@ def lemma_1(results: ResultSource) -> Verdict:
 def lemma_2(results: ResultSource) -> Verdict:
     n, d, h = 10, 4, 3
     rand = _distinct(20, n, 3)
-    r_rand = _lemma2_rank(rand, n, d, h)
-    n2, d2, h2 = 40, 10, 5
-    repeated = np.repeat(np.arange(n2)[:, None], 2, axis=1)
-    r_rep = _lemma2_rank(repeated, n2, d2, h2)
+    r_rand = lemma2_rank(rand, n, d, h)
+    n2, s2, d2, h2 = (LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
+    repeated = np.repeat(np.arange(n2)[:, None], s2, axis=1)
+    r_rep = lemma2_rank(repeated, n2, d2, h2)
     want_rand, want_rep = min(20, h * d), min(n2, h2 * d2)
     measured = (f"random distinct sequences (N = {n}, S = 3, d = {d}, H = {h}, T_0 = 20): rank "
                 f"{r_rand} (claimed ≥ {want_rand}); {n2} sequences of one repeated token "
-                f"(S = 2, d = {d2}, H = {h2}): rank {r_rep} (claimed ≥ {want_rep}; at most "
-                f"d + (H − 1)(S − 1) = {repeated_token_attention_rank_bound(d2, h2, 2)} for any "
-                f"weights, {REPEATED_RANK_REASON})")
+                f"(S = {s2}, d = {d2}, H = {h2}): rank {r_rep} (claimed ≥ {want_rep}; at most "
+                f"d + (H − 1)(S − 1) = {repeated_token_attention_rank_bound(d2, h2, s2)} for "
+                f"any weights, {REPEATED_RANK_REASON})")
     ok = r_rand >= want_rand and r_rep >= want_rep
     if r_rand >= want_rand and not ok:
         measured += ("; the lemma holds for generic sequences but fails as stated, and the "
@@ -607,7 +618,7 @@ def lemma_2(results: ResultSource) -> Verdict:
                 "row) and checked to memorize T_0 = H d_h + d", evidence=_EXACT)
 def remark_2(results: ResultSource) -> Verdict:
     n, d, h = 10, 4, 3
-    rank = _lemma2_rank(_distinct(20, n, 3), n, d, h, rank_one=True)
+    rank = lemma2_rank(_distinct(20, n, 3), n, d, h, rank_one=True)
     counts = all(bounds.dana_parameter_count_rank1(nn, s, dd, dh, hh)
                  == dd * (s + 2 * nn) + hh * (2 * dd + 2 * dd * dh)
                  for nn in (10, 50) for s in (2, 5) for dd in (2, 10) for dh in (1, 4)
