@@ -155,12 +155,8 @@ def test_fig3_histograms_take_their_h_colour_and_their_titles_do_not_meet(
     plt.close("all")
 
 
-def test_fig1_draws_n_as_a_grey_dotted_reference_not_as_a_bound(monkeypatch,
-                                                                no_mahdavi_scorecard):
-    """n = 197 is a reference value: grey and dotted, not the black dashed line of a bound."""
-    from memnb import viz
-    from memnb.papers import mahdavi as paper
-
+def _fig1_shown(monkeypatch) -> list:
+    """The figures :func:`fig.fig1` displays for a made-up Figure 1 table (k = 1, n, d)."""
     monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
     shown: list = []
     monkeypatch.setattr("IPython.display.display", shown.append)
@@ -168,6 +164,16 @@ def test_fig1_draws_n_as_a_grey_dotted_reference_not_as_a_bound(monkeypatch,
                           "pass_fraction": 1.0 if k < 250 else 0.0, "repeats": 6, "T": 800,
                           "method": "prefix", "n": 197, "d": 768} for k in (1, 197, 768)])
     fig.fig1(rows, None, "quick")
+    return shown
+
+
+def test_fig1_draws_n_as_a_grey_dotted_reference_not_as_a_bound(monkeypatch,
+                                                                no_mahdavi_scorecard):
+    """n = 197 is a reference value: grey and dotted, not the black dashed line of a bound."""
+    from memnb import viz
+    from memnb.papers import mahdavi as paper
+
+    shown = _fig1_shown(monkeypatch)
     ax = shown[0].axes[0]
     line = next(ln for ln in ax.get_lines() if ln.get_label().startswith("n = "))
     labels = [t.get_text() for legend in shown[0].legends for t in legend.get_texts()]
@@ -184,13 +190,7 @@ def test_fig1_tells_the_lines_at_n_and_d_apart_by_their_dashes(monkeypatch,
     style; the line at d is dash-dot, so the two differ by their dashes as well as colour."""
     from memnb.papers import mahdavi as paper
 
-    monkeypatch.setattr(fig, "verdict_run", lambda name, profile: None)
-    shown: list = []
-    monkeypatch.setattr("IPython.display.display", shown.append)
-    rows = pd.DataFrame([{"representation": "random_attention", "check": "figure1", "k": k,
-                          "pass_fraction": 1.0 if k < 250 else 0.0, "repeats": 6, "T": 800,
-                          "method": "prefix", "n": 197, "d": 768} for k in (1, 197, 768)])
-    fig.fig1(rows, None, "quick")
+    shown = _fig1_shown(monkeypatch)
     lines = {ln.get_label().split(" ")[0]: ln for ln in shown[0].axes[0].get_lines()
              if ln.get_label().startswith(("n = ", "d = "))}
     plt.close("all")
