@@ -146,3 +146,15 @@ def test_cap_reason_is_the_whole_last_bracket():
     assert c.cap_reason("slope 0.5") == ""
     assert c.cap_reason("a list [1, 2]x") == ""
     assert c.cap_reason("[no space before it]") == ""
+
+
+def test_with_reason_appends_its_reason_whatever_the_status():
+    """A reproduced verdict is capped at trend; a trend or a differs keeps its status, and
+    every one says why (at_reduced_scale alone leaves those two unchanged)."""
+    for status, expected in (("reproduced", "trend"), ("trend", "trend"),
+                             ("differs", "differs")):
+        verdict = c.Verdict(status, "measured", {"x": 1})
+        tagged = c.with_reason(verdict, "why")
+        assert (tagged.status, tagged.measured, tagged.values) == (expected, "measured [why]",
+                                                                   {"x": 1})
+    assert c.at_reduced_scale(c.Verdict("differs", "m", {}), "why").measured == "m"

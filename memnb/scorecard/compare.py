@@ -26,8 +26,8 @@ from memnb.profiles import PROFILES
 from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item, status_words
-from memnb.scorecard.criteria import Verdict
-from memnb.scorecard.render import BY_CONSTRUCTION, by_construction
+from memnb.scorecard.criteria import Verdict, with_reason
+from memnb.scorecard.render import BY_CONSTRUCTION
 
 P = "compare"
 NAME = "compare.capacity"
@@ -592,15 +592,13 @@ def floor_row_verdict(table: pd.DataFrame, C: int) -> Verdict:
     (:func:`training_checks`): :func:`floor_verdict`, and where no ``N`` the search tried
     reaches the ceiling (:func:`_tried_below_floor`) a check that cannot fail, since a capacity
     is an ``N`` tried: at most ``trend``, as a check that holds by construction
-    (:func:`memnb.scorecard.render.by_construction`), its measured text saying so whatever the
-    status (a ``trend`` of :func:`floor_verdict`'s own too)."""
+    (:data:`memnb.scorecard.render.BY_CONSTRUCTION`, by :func:`with_reason`), its measured text
+    saying so whatever the status (a ``trend`` of :func:`floor_verdict`'s own too)."""
     verdict = floor_verdict(table, C)
     why = _tried_below_floor(table, C)
     if not why:
         return verdict
-    capped = by_construction(verdict, why)
-    return capped if capped is not verdict else Verdict(
-        verdict.status, f"{verdict.measured} [{BY_CONSTRUCTION}; {why}]", verdict.values)
+    return with_reason(verdict, f"{BY_CONSTRUCTION}; {why}")
 
 
 #: Largest |exponent - 1| called linear, and largest half-width of the exponent's interval that

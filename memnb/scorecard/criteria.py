@@ -291,6 +291,17 @@ def at_reduced_scale(verdict: Verdict, reason: str) -> Verdict:
     return Verdict("trend", f"{verdict.measured} [{reason}]", verdict.values)
 
 
+def with_reason(verdict: Verdict, reason: str) -> Verdict:
+    """``verdict`` with ``reason`` appended to its measured text whatever its status, and a
+    ``reproduced`` one capped at ``trend`` (:func:`at_reduced_scale`, which leaves any other
+    status's text as it is): for a row that says why it is capped even when another rule
+    capped it already, or when it differs."""
+    capped = at_reduced_scale(verdict, reason)
+    if capped is not verdict:
+        return capped
+    return Verdict(verdict.status, f"{verdict.measured} [{reason}]", verdict.values)
+
+
 def cap_reason(measured: str) -> str:
     """The bracketed reason :func:`at_reduced_scale` appends to a measured text, as
     ``" [reason]"`` (brackets inside the reason, such as "[unverified]", included), or ``""``

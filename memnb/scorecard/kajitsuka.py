@@ -21,7 +21,7 @@ from memnb.papers import kajitsuka as paper
 from memnb.prose import counted
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item, status_words, undecided
-from memnb.scorecard.criteria import Verdict
+from memnb.scorecard.criteria import Verdict, with_reason
 
 if TYPE_CHECKING:  # pragma: no cover
     from memnb.constructions.seq_id import SeqIdNetwork
@@ -1276,8 +1276,7 @@ def _scaled_tagged(results: ResultSource, name: str, verdict: Verdict) -> Verdic
     if (results.used_profile(name) == "full" or scaled.status == "not computable"
             or scaled.measured != verdict.measured):
         return scaled
-    return Verdict(scaled.status, f"{scaled.measured} [{_reduced(results, name)}]",
-                   scaled.values)
+    return with_reason(scaled, _reduced(results, name))
 
 
 # -------------------------------------------------------------------------------- items
