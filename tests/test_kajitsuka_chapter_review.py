@@ -3,7 +3,10 @@ paper's, what is [unverified] and what is ours; the undecided overhead fit state
 sign; Table 1 and the lower-bound figure say which count of our construction they use, with the
 Transformer form's ratio computed; Fig. 7's legends show the line style; the note above the
 construction figure says what it draws; MultiNLI's token split is computed from the loader; the
-Bits paragraph is plain sentences."""
+Bits paragraph is plain sentences. Third round (two readers' reviews): the seq-to-seq positions
+are ours and counted, the construction's shape, Table 1's 2024 row, one ceiling rule for the loss
+and accuracy rows, the epoch read marked ours, the reduced-scale tag, Fig. 7's right panel and the
+folded construction and lower-bound captions."""
 
 from __future__ import annotations
 
@@ -18,9 +21,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
+from memnb import viz  # noqa: E402
+from memnb.constructions.seq_id import memorize  # noqa: E402
+from memnb.data.random_sequences import random_sequences  # noqa: E402
 from memnb.figures import kajitsuka as ksfig  # noqa: E402
+from memnb.papers import kajitsuka as paper  # noqa: E402
 from memnb.scorecard import kajitsuka as card  # noqa: E402
+from memnb.scorecard.core import ResultSource, load_items, status_words  # noqa: E402
 from memnb.scorecard.criteria import Verdict  # noqa: E402
 
 ROOT = Path(__file__).parents[1]
@@ -179,3 +188,188 @@ def test_bits_paragraph_is_split_into_plain_sentences():
             "a fit of the total over our sizes would read that fixed cost as growth slower "
             "than $N$. The floor bounds the total from below, so an upper bound that is met "
             "makes the total $\\tilde\\Theta(N)$ over our sizes (ours).") in bits
+
+
+def _items() -> dict[str, object]:
+    return {it.item: it for it in load_items(["kajitsuka"])}
+
+
+# --- 1. the seq-to-seq positions are ours, needed by our data only
+def test_the_example_counts_the_sequences_that_repeat_a_token_by_hand():
+    ex = card.COR41_EXAMPLE
+    data = random_sequences(ex["N"], ex["n"], ex["V"], ex["C"], seed=ex["seed"], seq2seq=True)
+    repeat = [len(set(row)) < len(row) for row in data.tokens.tolist()]
+    clash = [any(len({y for t2, y in zip(row, ys, strict=True) if t2 == t}) > 1 for t in row)
+             for row, ys in zip(data.tokens.tolist(), data.labels.tolist(), strict=True)]
+    with pytest.raises(ValueError, match="inconsistent data"):
+        memorize(data.tokens, data.labels, task="seq2seq", positional=False, seed=ex["seed"])
+    keep = ~np.array(repeat)
+    net = memorize(data.tokens[keep], data.labels[keep], task="seq2seq", positional=False,
+                   seed=ex["seed"])
+    assert np.array_equal(net.predict(data.tokens[keep]), data.labels[keep])
+    found = card.positions_example()
+    assert found == {"sequences": len(repeat), "repeat": sum(repeat), "clash": sum(clash),
+                     "distinct": int(keep.sum()), "exact": True, "refused": True}
+    words = card.positions_example_words(found)
+    assert words.startswith("with positional token IDs (w = nz + k; ours: the model of the "
+                            "theory, as our notes recall it, has no positional encoding "
+                            "[unverified])")
+    assert (f"without them the {len(repeat)} sequences are refused: {sum(repeat)} of them "
+            f"repeat a token, {sum(clash)} with different labels") in words
+    assert (f"the {int(keep.sum())} sequences of distinct tokens, memorized without positions, "
+            "give every token's label exactly: True") in words
+
+
+def test_the_corollary_row_and_the_caption_say_the_positions_are_ours():
+    table = pd.read_csv(SWEEP)
+    row = _items()["Corollary 4.1"]
+    assert "which the model of the theory, as our notes recall it, does not have" in _flat(
+        row.criterion)
+    assert "(ours: our random data repeat a token inside a sequence" in _flat(row.criterion)
+    v = card.cor41_verdict(table)
+    assert card.positions_example_words() in v.measured
+    s2 = table[table["task"] == "seq2seq"]
+    clashing = 0
+    for r in s2.itertuples():  # by hand: a token of one sequence with two labels
+        data = random_sequences(int(r.N), int(r.n), int(r.V), int(r.C), seed=int(r.seed),
+                                seq2seq=True)
+        clashing += any(
+            len({y for t2, y in zip(row, ys, strict=True) if t2 == t}) > 1
+            for row, ys in zip(data.tokens.tolist(), data.labels.tolist(), strict=True)
+            for t in row)
+    assert 0 < clashing
+    said = f"in {clashing} of the sweep's {len(s2)} seq-to-seq datasets a sequence repeats a token"
+    assert said in v.measured
+    fig, caption = ksfig.construction_figure(table, table, "quick")
+    plt.close(fig)
+    assert "which a label at every token needs" not in caption
+    lead, _, details = caption.partition(viz.DETAILS)
+    assert ("its seq-to-seq curves with positional token IDs, w = nz + k (ours; the details say "
+            "why our data need them)") in lead
+    assert details.strip().startswith(
+        f"Positions in the seq-to-seq token IDs: {card.positions_words(table)}.")
+    assert card.positions_words(table).startswith(
+        "ours: the model of the theory, as our notes recall it, has no positional encoding "
+        "[unverified]")
+    assert said in details
+    sec3 = _flat(_cells()["cfc7266a"])
+    assert "since a label at every token needs the position" not in sec3
+    assert "($w = nz + k$; ours:" in sec3
+
+
+# --- 2. the intro: the construction's shape
+def test_the_intro_names_the_experimental_models_shape_and_our_ffn():
+    intro = _flat(_cells()["a4d6c72b"])
+    assert "a construction of the paper's shape" not in intro
+    assert ("builds a construction of the shape of the paper's experimental model (two FFNs "
+            "around one self-attention layer, the latter *[unverified]*; the construction's "
+            "first FFN, its token hash, is ours)") in intro
+
+
+# --- 3. Table 1's row for the authors' 2024 paper
+def test_table1_marks_the_2024_rows_setting_and_kind_unverified():
+    row = paper.TABLE1.set_index("cite").loc["kajitsuka2024"]
+    assert row["setting"].endswith("[unverified]") and row["kind"] == "sufficient [unverified]"
+    printed = ksfig.table1_printed().set_index("work").loc["Kajitsuka & Sato (ICLR 2024)"]
+    assert "[unverified]" in printed["setting"] and "[unverified]" in printed["kind"]
+
+
+# --- 4. one ceiling rule for the loss and the accuracy rows
+def test_the_loss_and_accuracy_rows_count_the_same_seeds():
+    table = pd.read_csv(ROOT / "data/results/full/kajitsuka.imdb_curves.csv")
+    ceiling, seeds = card.final_ceiling_seeds(table)
+    last = table[table["epoch"] == table["epoch"].max()]
+    by_hand = sorted(int(s) for s, part in last.groupby("seed") if (part["accuracy"] >= 1).all())
+    assert ceiling == by_hand and seeds == table["seed"].nunique()
+    counts = [card.curves_verdict(table, m).values["seeds_holding"] for m in ("loss", "accuracy")]
+    texts = [card.curves_verdict(table, m).measured for m in ("loss", "accuracy")]
+    assert all(f"so {seeds - len(ceiling)} of {seeds} seeds are counted" in t for t in texts)
+    assert all(0 <= c <= seeds - len(ceiling) for c in counts)
+    for name in ("Fig. 1", "Fig. 4", "Random data, loss (ICLR version)"):
+        assert "is not counted, as in the accuracy row" in _items()[name].criterion
+    for name in ("Fig. 2", "Fig. 5"):
+        assert "is not counted (nor in the loss row)" in _items()[name].criterion
+    sec6 = _flat(_cells()["fa5fb9f4"])
+    assert "For the accuracy, a seed" not in sec6
+    assert "is counted in neither row (ours)" in sec6
+
+
+# --- 5. the epoch read is ours
+def test_the_curve_rows_mark_the_epoch_they_read_as_ours():
+    items = _items()
+    for name in ("Fig. 1", "Fig. 2", "Fig. 4", "Fig. 5", "Random data, loss (ICLR version)",
+                 "Random data, accuracy (ICLR version)"):
+        assert card.READ_EPOCH in items[name].claim
+    assert card.READ_EPOCH.startswith("read at the kept trial's last epoch (ours:")
+    assert "\"the best-performing model\"" in card.READ_EPOCH
+    sec6 = _flat(_cells()["fa5fb9f4"])
+    assert "judge that trial's final epoch (ours:" in sec6
+
+
+# --- 6. the float64 demonstration is ours
+def test_the_float64_paragraph_says_ours():
+    assert "loses labels (ours)." in _cells()["6d448429"]
+
+
+# --- 7. the reduced-scale tag on the random-data loss row
+def test_the_random_data_rows_both_carry_the_reduced_scale_tag():
+    source = ResultSource("full", root=ROOT / "data/results")
+    items = _items()
+    rows = [items[f"Random data, {m} (ICLR version)"].evaluate(source)
+            for m in ("loss", "accuracy")]
+    used = source.used_profile("kajitsuka.random_curves")
+    if used == "full":
+        pytest.skip("a full random-data run exists: no reduced-scale tag to check")
+    tag = f"[`{used}` run at reduced size, not the paper's scale]"
+    assert all(r.measured.endswith(tag) for r in rows), [r.measured[-80:] for r in rows]
+
+
+# --- 8. Fig. 7's right panel: lines at one accuracy apart, legend below the data
+def test_the_search_panel_draws_every_line_apart_and_its_legend_below():
+    table = pd.DataFrame([{"N": N, "d": d, "seed": 0, "blocks": b, "accuracy": 1.0}
+                          for d in (8, 16) for N in (200, 400, 600) for b in (0, 1, 2, 4)])
+    fig, caption = ksfig.capacity_figure(table, None, "quick")
+    right = fig.axes[1]
+    lines = [ln for ln in right.get_lines() if str(ln.get_label()).startswith("N = ")]
+    xs = {tuple(np.round(np.asarray(ln.get_xdata(), float), 6)) for ln in lines}
+    assert len(lines) == 6 and len(xs) == 6  # no two lines at one x: every marker shows
+    for b_index in range(4):  # each line stays near its depth
+        at = [float(np.asarray(ln.get_xdata(), float)[b_index]) for ln in lines]
+        assert max(at) - min(at) <= ksfig._SEARCH_SPREAD_MAX + 1e-9
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = right.get_legend().get_window_extent(renderer)
+    axes_box = right.get_window_extent(renderer)
+    plt.close(fig)
+    assert legend.y1 <= axes_box.y0  # below the axes: it covers no data
+    assert "On the right, each line is drawn slightly apart along the #blocks axis" in caption
+    offsets = ksfig.search_offsets([(8, 200.0), (16, 200.0)], [0, 1, 2, 4])
+    assert offsets[(8, 200.0)] < 0 < offsets[(16, 200.0)]
+    assert ksfig.search_offsets([(8, 200.0)], [0, 1]) == {(8, 200.0): 0.0}
+
+
+# --- 9. the long construction and lower-bound captions fold their numbers
+def test_the_construction_and_lower_bound_captions_show_statuses_and_fold_numbers():
+    table = pd.read_csv(SWEEP)
+    thm, cor, thm42 = (card.thm41_verdict(table), card.cor41_verdict(table),
+                       card.thm42_verdict(table))
+    for make, shown in ((lambda: ksfig.construction_figure(table, table, "quick"), thm),
+                        (lambda: ksfig.lower_bound_figure(table), cor)):
+        fig, caption = make()
+        plt.close(fig)
+        lead, sep, details = caption.partition(viz.DETAILS)
+        assert sep and details.strip()
+        assert "**Verdict:" in lead and len(lead) < len(details)
+        assert shown.measured not in lead and shown.measured in details  # numbers folded
+        unfolded = viz.unfold(caption)
+        assert f"<summary style=\"cursor: pointer\">{viz.DETAILS_SUMMARY}</summary>" in unfolded
+    fig, caption = ksfig.construction_figure(table, table, "quick")
+    plt.close(fig)
+    lead = caption.partition(viz.DETAILS)[0]
+    assert (f"Theorem 4.1 row (against $N$): **Verdict: {status_words(thm)}**; Corollary 4.1 "
+            f"row (against $n$, with the necessity half): **Verdict: {status_words(cor)}**."
+            ) in lead
+    fig, caption = ksfig.lower_bound_figure(table)
+    plt.close(fig)
+    assert (f"Theorem 4.2 row: **Verdict: {status_words(thm42)}**; Corollary 4.1 row "
+            f"(hardmax): **Verdict: {status_words(cor)}**.") in caption.partition(viz.DETAILS)[0]
