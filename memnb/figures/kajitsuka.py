@@ -25,7 +25,7 @@ from memnb.experiments.kajitsuka import capacity_table, depth_table, widths
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import kajitsuka as card
 from memnb.scorecard.core import status_words
-from memnb.scorecard.criteria import Verdict, at_paper_scale
+from memnb.scorecard.criteria import Verdict, at_paper_scale, with_reason
 from memnb.train import TrainConfig
 from memnb.validation import check_int
 
@@ -60,11 +60,12 @@ def show(fig: Any, caption: str) -> None:
 def _scale_tagged(v: Verdict, profile: str, partial: str | None = None) -> Verdict:
     """:func:`_scale`, and a verdict from a reduced ``profile`` that the cap leaves as it is
     (``trend`` already, or ``differs``) gets the same bracketed reason, as the scorecard's curve
-    rows do (:func:`memnb.scorecard.kajitsuka._scaled_tagged`)."""
+    rows do (:func:`memnb.scorecard.kajitsuka._scaled_tagged`, both by
+    :func:`memnb.scorecard.criteria.with_reason`)."""
     scaled = _scale(v, profile, partial)
     if profile == "full" or scaled.status == "not computable" or scaled.measured != v.measured:
         return scaled
-    return Verdict(scaled.status, f"{scaled.measured} [{_reduced(profile)}]", scaled.values)
+    return with_reason(scaled, _reduced(profile))
 
 
 def _verdict(v: Verdict) -> str:
