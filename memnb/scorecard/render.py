@@ -6,6 +6,7 @@ import html
 import re
 from typing import TYPE_CHECKING
 
+from memnb.prose import and_words
 from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts
 from memnb.scorecard.criteria import STATUSES, Verdict
 
@@ -171,7 +172,7 @@ def runs_read_sentence(rows: list[Row], profile: str) -> str:
         parts.append(f"{tally[key]} {what}")
     verb = "reads" if tabled == 1 else "read"
     parts[0] = parts[0].replace(" ", f" {verb} ", 1)
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    listed = and_words(parts)
     rest = len(rows) - tabled
     tail = ("" if not rest else "; the other reads none" if rest == 1 else
             f"; the other {rest} read none")
