@@ -662,7 +662,11 @@ def provenance_summary(names: list[str], profile: str,
     without a written result are left out, so an empty
     frame means that none of them has been run under ``profile`` in this checkout.
     """
-    from memnb.results import result_paths  # results builds on this module
+    from memnb.results import (  # results builds on this module
+        read_provenance,
+        read_table,
+        result_paths,
+    )
 
     check_profile(profile)
     columns = ["experiment", "paper_figure", "device_name", "seeds", "rows", "points",
@@ -673,9 +677,9 @@ def provenance_summary(names: list[str], profile: str,
         csv_path, json_path = result_paths(name, profile, root)
         if not (csv_path.exists() and json_path.exists()):  # as memnb.results.load() reads them
             continue
-        provenance = json.loads(json_path.read_text())
+        provenance = read_provenance(json_path)
         info = {key: provenance.get(key) for key in columns}
-        info["seeds"] = seeds_used(pd.read_csv(csv_path), provenance)
+        info["seeds"] = seeds_used(read_table(csv_path), provenance)
         info["device_name"] = device_label(provenance)
         done, total = points_ran(provenance)
         info["points"] = "all" if provenance.get("complete", True) else f"{done} of {total}"

@@ -145,6 +145,23 @@ def test_provenance_summary_lists_only_written_results(tmp_path):
         provenance_summary(["dana.exp6"], "huge", root=tmp_path)
 
 
+def test_provenance_summary_names_a_broken_table_or_record(tmp_path):
+    """A written result whose table or provenance pandas/json cannot read stops the summary with
+    the :class:`ResultFileError` that names the file, not the parser's own error."""
+    from memnb.results import ResultFileError, result_paths
+
+    run_experiment("dana.exp6", "ci", seeds=1, root=tmp_path)
+    csv_path, json_path = result_paths("dana.exp6", "ci", tmp_path)
+    table_text = csv_path.read_text()
+    csv_path.write_text("")
+    with pytest.raises(ResultFileError, match="dana.exp6.csv is not a readable result table"):
+        provenance_summary(["dana.exp6"], "ci", root=tmp_path)
+    csv_path.write_text(table_text)
+    json_path.write_text("{broken")
+    with pytest.raises(ResultFileError, match="dana.exp6.json is not a readable provenance"):
+        provenance_summary(["dana.exp6"], "ci", root=tmp_path)
+
+
 def test_bad_arguments(capsys):
     assert cli.main(["run", "dana.nope", "--profile", "ci"]) == 2
     assert "unknown experiment" in capsys.readouterr().err
