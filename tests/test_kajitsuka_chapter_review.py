@@ -257,6 +257,20 @@ def test_the_corollary_row_and_the_caption_say_the_positions_are_ours():
     assert "($w = nz + k$; ours:" in sec3
 
 
+def test_one_reading_of_the_positional_column_for_scorecard_and_caption():
+    """``card.seq2seq_positional`` reads the sweep's ``positional`` column for both the Cor. 4.1
+    row and the construction caption: absent, none, some and every seq-to-seq row."""
+    base = pd.DataFrame({"task": ["seq2seq", "seq2seq", "next_token"], "N": [4, 8, 4]})
+    assert card.seq2seq_positional(base) is None and ksfig._seq2seq_positional(base) is None
+    assert card.seq2seq_positional(base[base["task"] != "seq2seq"].assign(positional=1)) is None
+    none, some, every = (base.assign(positional=flags)
+                         for flags in ([0, 0, 1], [1, 0, 1], [1, 1, 0]))
+    assert list(card.seq2seq_positional(some)) == [True, False]
+    assert [ksfig._seq2seq_positional(t) for t in (none, some, every)] == [False, False, True]
+    assert card._sweep_positions(none) == "the sweep's seq-to-seq constructions hold no positions"
+    assert "whether" in card._sweep_positions(base)
+
+
 # --- 2. the intro: the construction's shape
 def test_the_intro_names_the_experimental_models_shape_and_our_ffn():
     intro = _flat(_cells()["a4d6c72b"])

@@ -289,11 +289,9 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
 
 def _seq2seq_positional(table: pd.DataFrame) -> bool | None:
     """Whether every seq-to-seq construction of the sweep ``table`` holds positional token IDs
-    (its ``positional`` column; ``None`` when not recorded)."""
-    s2 = table[table["task"] == "seq2seq"]
-    if "positional" not in s2 or s2.empty:
-        return None
-    return bool(s2["positional"].astype(bool).all())
+    (:func:`memnb.scorecard.kajitsuka.seq2seq_positional`; ``None`` when not recorded)."""
+    used = card.seq2seq_positional(table)
+    return None if used is None else bool(used.all())
 
 
 def _seq2seq_positions(table: pd.DataFrame) -> str:

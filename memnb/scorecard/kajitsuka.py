@@ -1701,13 +1701,24 @@ def cor41(results: ResultSource) -> Verdict:
     return cor41_verdict(results.table("kajitsuka.construction"))
 
 
-def _sweep_positions(table: pd.DataFrame) -> str:
-    """Whether the seq-to-seq constructions of the sweep ``table`` hold positional token IDs
-    (its ``positional`` column), and why (:func:`positions_words`), in words."""
+def seq2seq_positional(table: pd.DataFrame) -> pd.Series | None:
+    """Per seq-to-seq construction of the sweep ``table``, whether its token IDs hold positions
+    (the ``positional`` column, as booleans); ``None`` when the sweep has no seq-to-seq rows or
+    does not record the column. The one reading of the column for the scorecard and the
+    construction caption."""
     s2 = table[table["task"] == "seq2seq"]
     if "positional" not in s2 or s2.empty:
+        return None
+    return s2["positional"].astype(bool)
+
+
+def _sweep_positions(table: pd.DataFrame) -> str:
+    """Whether the seq-to-seq constructions of the sweep ``table`` hold positional token IDs
+    (:func:`seq2seq_positional`), and why (:func:`positions_words`), in words."""
+    used = seq2seq_positional(table)
+    if used is None:
         return "whether the sweep's seq-to-seq constructions hold positions is not recorded"
-    used = s2["positional"].astype(bool)
+    s2 = table.loc[used.index]
     if not used.any():
         return "the sweep's seq-to-seq constructions hold no positions"
     some = "" if used.all() else f"{int(used.sum())} of "
