@@ -139,7 +139,9 @@ def table_html(frame: pd.DataFrame) -> str:
     ``NaN``, and a float column whose values are all whole numbers (a count stored as float
     because another row lacks it) without its ``.0``. Rows and columns are cut as pandas'
     display options say, as in pandas' own notebook view; a text cell is never cut (pandas cuts
-    one at 50 characters, which hid what a row's model stands in for)."""
+    one at 50 characters, which hid what a row's model stands in for). An unnamed integer
+    index (pandas' row numbers, or those left by a filter) is not shown: it names no row and
+    widened tables past the page; a named or labelled index is."""
     formatters: dict[Any, Callable[[Any], str]] = {}
     if frame.columns.is_unique:
         for column in frame.columns:
@@ -152,9 +154,16 @@ def table_html(frame: pd.DataFrame) -> str:
                 formatters[column] = _whole_number
     with pd.option_context("display.max_colwidth", None):
         return frame.to_html(na_rep=MISSING_CELL, formatters=formatters or None, notebook=True,
+                             index=not _row_numbers(frame.index),
                              max_rows=pd.get_option("display.max_rows"),
                              max_cols=pd.get_option("display.max_columns"),
                              show_dimensions=pd.get_option("display.show_dimensions") is True)
+
+
+def _row_numbers(index: pd.Index) -> bool:
+    """Whether ``index`` only numbers the rows: one unnamed level of integers."""
+    return (index.nlevels == 1 and index.name is None
+            and pd.api.types.is_integer_dtype(index.dtype))
 
 
 def _whole_number(value: Any) -> str:

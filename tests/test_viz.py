@@ -504,6 +504,23 @@ def test_tables_show_a_missing_value_as_a_dash_and_whole_floats_as_integers():
     assert long in table_html(pd.DataFrame({"model (ours)": [long]}))
 
 
+def test_tables_hide_row_numbers_but_keep_a_labelled_index():
+    """pandas' row numbers (an unnamed integer index, also after a filter) are not a column of
+    the book's tables; a named index (a pivot's rows) or one of labels is."""
+    import pandas as pd
+
+    from memnb.viz import table_html
+
+    frame = pd.DataFrame({"N": [10, 20, 30], "capacity": [4, 8, 12]})
+    for shown in (frame, frame[frame["N"] > 10]):
+        assert "<th>0</th>" not in table_html(shown) and "<th>1</th>" not in table_html(shown)
+        assert "<td>20</td>" in table_html(shown)
+    pivot = frame.set_index("N")
+    assert "<th>20</th>" in table_html(pivot) and ">N</th>" in table_html(pivot)
+    labelled = frame.set_axis(["a", "b", "c"])
+    assert "<th>b</th>" in table_html(labelled)
+
+
 def test_plot_ours_names_each_curves_own_seed_count() -> None:
     """A legend states the seeds behind each curve: a curve of one seed among curves of two says
     so, and a curve whose points have different counts gives the range."""
