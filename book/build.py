@@ -61,6 +61,7 @@ BENCHMARKS_SECTION = BOOK / "generated" / "benchmarks.md"  # likewise, from data
 BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
 PLANS_SECTION = BOOK / "generated" / "plans.md"  # likewise, from data/plans/
 PRECISION_SECTION = BOOK / "generated" / "precision.md"  # likewise, from data/precision/
+STILL_TO_RUN_SECTION = BOOK / "generated" / "still_to_run.md"  # likewise (buildtools/still_to_run)
 PRECISION_RECORDS = REPO / "data" / "precision"
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
@@ -68,7 +69,7 @@ for _path in (REPO, BOOK):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from buildtools import keys, reading, reproducibility  # noqa: E402
+from buildtools import keys, reading, reproducibility, still_to_run  # noqa: E402
 from buildtools.progress import register as register_progress_engine  # noqa: E402
 
 from memnb.paths import plans_dir, results_dir  # noqa: E402
@@ -386,6 +387,16 @@ def write_full_runs_section() -> bool:
     return reproducibility.write_page(FULL_RUNS_SECTION, text)
 
 
+def write_still_to_run_section() -> bool:
+    """Generate ``book/generated/still_to_run.md`` (the "Still to run" section of the "Running at
+    scale" page) from the committed full results, the plan records and the GPU queue; True if it
+    changed."""
+    from memnb.experiments.registry import load_all
+
+    text = still_to_run.still_to_run_markdown(sorted(load_all()), results_dir(), plans_dir())
+    return reproducibility.write_page(STILL_TO_RUN_SECTION, text)
+
+
 def write_benchmarks_section() -> bool:
     """Generate ``book/generated/benchmarks.md`` (the "Measured speed" tables of the "Running at
     scale" page) from the committed benchmark records; True if it changed."""
@@ -673,6 +684,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log(f"generated {REPRODUCIBILITY_PAGE.relative_to(REPO)}")
         if write_full_runs_section():
             log(f"generated {FULL_RUNS_SECTION.relative_to(REPO)}")
+        if write_still_to_run_section():
+            log(f"generated {STILL_TO_RUN_SECTION.relative_to(REPO)}")
         if write_benchmarks_section():
             log(f"generated {BENCHMARKS_SECTION.relative_to(REPO)}")
         if write_plans_section():

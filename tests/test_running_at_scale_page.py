@@ -212,3 +212,197 @@ def test_the_distinct_samples_sentence_is_the_official_codes(page: str) -> None:
     assert 2 ** text_batches == dana.TEXT["batches_appendix"].value
     assert 2 ** text_batch == dana.TEXT["batch_size_appendix"].value
     assert 2 ** text_batches * 2 ** text_batch != contexts
+
+
+def _still_to_run():
+    import sys
+
+    if str(REPO / "book") not in sys.path:
+        sys.path.insert(0, str(REPO / "book"))
+    from buildtools import still_to_run
+
+    return still_to_run
+
+
+def test_still_to_run_lists_what_is_left_from_the_results_and_the_plans(tmp_path: Path,
+                                                                         monkeypatch) -> None:
+    """Review: the page never said what is left to run. A made-up results folder: a partial
+    table is listed with its points left (more where its point cache lacks some it computed) and
+    the command that continues it (on the CPU that computed it, whose points are cached), a
+    complete table of today's code is not listed, a table of earlier code is listed for a rerun
+    of its whole grid, and an experiment without a table with its whole grid and each plan's
+    estimate ("not planned" where a plan has no row; "(earlier grid)" where its counts are not
+    today's)."""
+    import shutil
+
+    import pandas as pd
+
+    from memnb import planner, results, sweep
+    from memnb.experiments import registry
+
+    still_to_run = _still_to_run()
+
+    def group(points):
+        return [[{"y": p["x"] ** 2}] for p in points]
+
+    def fn(params, *, seeds, device, cache_dir, executor=None):
+        points = sweep.grid(x=list(range(params["n"])), seed=list(range(seeds)))
+        return sweep.run_sweep(points, group, cache_dir=cache_dir, progress=False)
+
+    names = ["tiny.str_none", "tiny.str_partial", "tiny.str_done", "tiny.str_old"]
+    for name in names:
+        monkeypatch.setitem(registry._REGISTRY, name, registry.Experiment(
+            name, "six points", "none", {"full": {"n": 6, "seeds": 1}}, fn))
+    for name in names[1:]:
+        assert results.run_experiment(name, "full", root=tmp_path).complete
+    # partial: 4 of its 6 points recorded as done, 3 of them left in its point cache
+    partial = results.load("tiny.str_partial", "full", tmp_path)
+    partial.provenance_path.write_text(json.dumps(
+        {**partial.provenance, "complete": False, "points_done": 4, "points_missing": 2,
+         "missing_points": [{"x": 4, "seed": 0}, {"x": 5, "seed": 0}]}))
+    cached = sorted((tmp_path / "full" / ".cache" / "tiny.str_partial").glob("*.json"))
+    for file in cached[3:]:
+        file.unlink()
+    old = results.load("tiny.str_old", "full", tmp_path)
+    old.provenance_path.write_text(json.dumps({**old.provenance,
+                                               "code_fingerprint": "0123456789abcdef"}))
+    shutil.rmtree(tmp_path / "full" / ".cache" / "tiny.str_old")  # earlier code: nothing reused
+    runs, groups = planner.grid_counts("tiny.str_none")
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    rows = pd.DataFrame([
+        planner.ExperimentPlan("tiny.str_none", "none", runs, groups, 1, 6.0, 1e9, 3600.0).__dict__,
+        planner.ExperimentPlan("tiny.str_partial", "none", runs + 1, groups, 1, 6.0, 1e9,
+                               7200.0).__dict__])
+    (plans / "full.cuda.json").write_text(json.dumps(planner.plan_record(
+        rows, command="plan", date="2026-01-01", git_commit="abc", device="cuda",
+        device_name="GPU X", planning_s=1.0)))
+    queue = ["tiny.str_none", "tiny.str_partial", "tiny.str_done"]
+
+    text = still_to_run.still_to_run_markdown(names, tmp_path, plans, queue)
+    listed = {r.name: r for r in still_to_run.open_runs(names, tmp_path, plans, queue)}
+    assert set(listed) == {"tiny.str_none", "tiny.str_partial", "tiny.str_old"}
+    assert "tiny.str_done" not in "".join(line for line in text.splitlines()
+                                          if line.startswith(("|", "- ")))
+    assert listed["tiny.str_partial"].points_left == 3  # 2 missing, 1 done but not cached
+    assert listed["tiny.str_none"].points_left == runs == 6
+    assert listed["tiny.str_old"].points_left == 6  # its points are of other code
+    assert "| `tiny.str_partial`: none | partial | 3 | 2.0 h (earlier grid) |" in text
+    assert "| `tiny.str_none`: none | none | 6 | 1.0 h | place 1 |" in text
+    assert "| `tiny.str_old`: none | earlier code | 6 | not planned | not queued |" in text
+    # the partial run computed on the CPU, its points cached: continued there, skipped by the queue
+    assert ("`memnb run tiny.str_partial --profile full --time-limit SECONDS`. The committed "
+            "table is partial: 4 of 6 points done. Only 3 of them are in the committed point "
+            "cache, so a run computes 3 points.") in text
+    assert listed["tiny.str_partial"].queue == "skipped: another device's run"
+    assert "`memnb run tiny.str_none --profile full --device cuda --time-limit SECONDS`" in text
+    assert ("`memnb run tiny.str_old --profile full --device cuda --rerun --time-limit "
+            "SECONDS`") in text
+    assert "In all, 15 points are left" in text
+    assert ("3.0 h on GPU X (without `tiny.str_old`, not estimated there; with "
+            "`tiny.str_partial` estimated for an earlier grid)") in text
+    assert ("in this order, skipping a complete table: `tiny.str_none`, `tiny.str_partial` "
+            "and `tiny.str_done` (complete).") in text
+    assert "`tiny.str_old` is not in it" in text
+    assert "3 of the 4 registered experiments have no complete `full` table" in text
+
+
+def test_still_to_run_formats_points_with_the_thousands_separator() -> None:
+    still_to_run = _still_to_run()
+    assert still_to_run.points(3050) == "3,050 points"
+    assert still_to_run.points(1) == "1 point"
+    assert still_to_run.short_device("CPU (x86_64, 2 threads)") == "CPU, 2 threads"
+    assert still_to_run.short_device("NVIDIA H200") == "NVIDIA H200"
+
+
+def test_the_gpu_queue_order_is_generated_from_the_queue(page: str, tmp_path: Path) -> None:
+    """Review: the queue's order was typed on the page. Item 3 now points to the list *Still to
+    run*, which writes `gpu_queue.QUEUE` in its order; the one claim of order left on the page
+    (Mahdavi et al.'s Tables 1 and 3 come last) is checked against the queue."""
+    gpu_queue = load_script("scripts/gpu_queue.py", "gpu_queue")
+    still_to_run = _still_to_run()
+    assert "Figs. 2a, 2b, 2c, 4, 3, 5" not in page
+    assert "3. it runs the queue, `QUEUE`, in the order that *Still to run* (above) gives" in page
+    assert "```{include} generated/still_to_run.md" in PAGE.read_text()
+    text = still_to_run.still_to_run_markdown(["dana.exp6"], tmp_path, tmp_path)
+    order = re.search(r"in this order, skipping a complete table: (.*?)\.\s", text)
+    assert order, text
+    assert tuple(re.findall(r"`([\w.]+)`", order.group(1))) == tuple(gpu_queue.QUEUE)
+    assert "**Mahdavi et al.'s Tables 1 and 3** come last" in page
+    assert tuple(gpu_queue.QUEUE[-2:]) == ("mahdavi.table1", "mahdavi.table3")
+    build = load_script("book/build.py", "build")
+    assert build.STILL_TO_RUN_SECTION == REPO / "book" / "generated" / "still_to_run.md"
+    assert callable(build.write_still_to_run_section)
+
+
+def test_the_rank_tests_and_the_minilm_model_are_said_as_the_code_has_them(page: str) -> None:
+    """Review: item 3 said the MiniLM weights are not in `.gpu/`, which carries its tokenizer and
+    embedding table; the page now says the whole model does not travel, with its size."""
+    from memnb.experiments.registry import get
+
+    assert "the MiniLM weights are not in `.gpu/`" not in page
+    draws = re.search(r"the paper's ([\d,]+) draws; ([\d,]+) draws, ours, for Table 3's General "
+                      r"Position test\) train nothing", page)
+    assert draws, "the sentence on the rank tests changed"
+    paper, ours = (int(g.replace(",", "")) for g in draws.groups())
+    assert get("mahdavi.table1").params("full")["repeats"] == paper
+    assert get("mahdavi.table3").params("full")["repeats"] == paper
+    assert get("mahdavi.table3").params("full")["gp_repeats"] == ours
+    found = re.search(r"nor the whole all-MiniLM-L6-v2 model that Table 3 reads \((\d+) MiB; only "
+                      r"its tokenizer and embedding table travel\)", page)
+    assert found, "the sentence on the MiniLM model changed"
+    carry = (REPO / "scripts" / "gpu_carry.py").read_text()
+    assert '"embeddings.word_embeddings.weight"' in carry and '"tokenizer.json"' in carry
+    try:
+        from memnb.data.text import tokenizer_path
+
+        weights = tokenizer_path().parent / "model.safetensors"
+    except Exception:  # the package is not installed here
+        pytest.skip("all-MiniLM-L6-v2 is not installed")
+    if not weights.is_file():
+        pytest.skip("all-MiniLM-L6-v2's weights are not here")
+    assert round(weights.stat().st_size / 2**20) == int(found.group(1))
+
+
+def test_the_plans_mark_a_changed_grid_by_its_counts_only(page: str) -> None:
+    """Review: the page said a row "whose grid changed" is marked *(earlier grid)*, but
+    `earlier_grid` compares the runs and packed groups only; the page now says so."""
+    from memnb import planner
+
+    assert ("A row whose runs or packed groups changed with no such merge keeps its estimate, "
+            "marked *(earlier grid)*") in page
+    assert "(`memnb.planner.earlier_grid` compares those two counts only" in page
+    runs, groups = planner.grid_counts("dana.exp6")
+    row = {"experiment": "dana.exp6", "runs": runs, "groups": groups, "wall_s": 1.0,
+           "model_steps": 1.0}
+    assert planner.earlier_grid(row) is None
+    assert planner.earlier_grid({**row, "model_steps": 2.0}) is None  # what the page says
+    assert planner.earlier_grid({**row, "runs": runs + 1}) is not None
+    assert planner.earlier_grid({**row, "groups": groups + 1}) is not None
+
+
+def test_the_quick_start_builds_the_book_from_another_results_folder(
+        page: str, tmp_path: Path, monkeypatch) -> None:
+    """Review: `make book` reads `results_dir()`, so a table recomputed with
+    `MEMNB_RESULTS_DIR=PATH` reaches the chapters only with `MEMNB_RESULTS_DIR=PATH make book`;
+    and the refusal of a complete table is said in the block, with its exit code."""
+    from memnb.paths import results_dir
+
+    text = PAGE.read_text()
+    assert "\nMEMNB_RESULTS_DIR=PATH make book\n" in text
+    assert "\nMEMNB_RESULTS_DIR=PATH memnb run EXPERIMENT --profile full" in text
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
+    assert results_dir() == tmp_path
+    assert "results_dir()" in (REPO / "book" / "build.py").read_text()
+    in_block = re.search(r"SECONDS; refused \(exit code (\d+)\)", page)
+    stated = re.search(r"refuses to compute it again \(exit code (\d+),", page)
+    assert in_block and stated and in_block.group(1) == stated.group(1)
+
+
+def test_the_memory_of_the_cpu_plan_is_the_pages(page: str) -> None:
+    """The page names the CPU plan's machine by its memory: the notes of that plan say it."""
+    found = re.search(r"on the (\d+) GiB machine of the CPU plan", page)
+    assert found, "the sentence on the CPU plan's memory changed"
+    record = json.loads((REPO / "data" / "plans" / "full.cpu.json").read_text())
+    notes = [str(row.get("note") or "") for row in record["rows"]]
+    assert any(f"this device's {found.group(1)} GiB" in note for note in notes)
