@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Sequence
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import nbformat
 import pandas as pd
@@ -126,26 +126,19 @@ def results_table(names: Sequence[str], profile: str,
     a committed full run computed again, ``data/results/replications/full/``, which the
     Dana, Mahdavi and Kajitsuka chapters and the scorecard read beside it; a full result or
     replication computed under an earlier profile, which the pages name but do not judge, says
-    so; a partial one says how many of its points ran; one that today's code did not compute
-    names the code that did, :func:`memnb.results.earlier_code_note`; one whose points were
-    computed by earlier code and re-keyed names the fingerprint they were computed with,
-    :func:`memnb.provenance.rekey_origin`; one with points copied from the runs it replaced
-    counts them, with the code that computed them, :func:`_copied_points_words`), the columns of
+    so; a partial one says how many of its points ran; one with points copied from the runs it
+    replaced counts them, with the code that computed them, :func:`_copied_points_words`),
+    ``code`` (which code computed its points: today's, re-keyed or earlier,
+    :func:`code_state`), the columns of
     :func:`memnb.provenance.provenance_summary`, ``calls_left_out`` (the recorded calls
     that computed no point while another call of the run did, :func:`_calls_without_points`),
     whose time ``wall_time_s`` then leaves out (the provenance's total is kept as
     ``recorded_wall_time_s``), ``run_kind`` (the *run* without its notes), and ``python`` and
     ``torch``, the versions the provenance records (``None`` where it records none).
     """
-    from memnb.provenance import (
-        copied_chain,
-        points_ran,
-        profile_change,
-        provenance_summary,
-        rekey_origin,
-    )
+    from memnb.provenance import copied_chain, points_ran, profile_change, provenance_summary
     from memnb.reruns import replications_root
-    from memnb.results import earlier_code_note, result_paths
+    from memnb.results import result_paths
 
     rows = []
     runs = [(profile, f"fresh ({profile})", results_root)]
@@ -164,12 +157,8 @@ def results_table(names: Sequence[str], profile: str,
                 if not provenance.get("complete", True):
                     done, total = points_ran(provenance)
                     run += f", partial: {done} of {total} points ran"
-                run += earlier_code_note(name, provenance)
-            origin = rekey_origin(provenance)
             path = result_paths(name, folder, root)[1]
             chain = copied_chain(provenance, path.parent)  # points copied from earlier runs
-            if origin is not None:  # computed by earlier code, carried over without rerunning
-                run += f", {'own ' * bool(chain)}points re-keyed from `{origin[0][:8]}…`"
             run += _copied_points_words(chain)
             left_out = _calls_without_points(provenance)
             if left_out:  # the time of the calls that computed points; the total kept beside
@@ -177,12 +166,66 @@ def results_table(names: Sequence[str], profile: str,
                 record["wall_time_s"] = sum(float(call.get("wall_time_s") or 0.0)
                                             for call in provenance["invocations"]
                                             if call["points_computed"])
-            rows.append({"run": run, **record, "calls_left_out": left_out,
+            rows.append({"run": run, **record, "code": code_state(name, provenance, bool(chain)),
+                         "calls_left_out": left_out,
                          "written_utc": written_utc(provenance),
                          "kernel_levels_recorded": kernel_levels_recorded(provenance),
                          "run_kind": label, "python": provenance.get("python"),
                          "torch": provenance.get("torch_version")})
     return rows
+
+
+TODAYS_CODE = "today's code"
+"""The *code* of a result computed by the code whose fingerprint today's code has
+(:func:`code_state`)."""
+
+NOT_REKEYED = "earlier code, not re-keyed"
+"""The *code* of a result computed by earlier code whose points no re-key carried over
+(:func:`code_state`)."""
+
+
+def rekey_counts(provenance: dict[str, Any]) -> tuple[int, int]:
+    """How many re-keys carried a result's points to the fingerprint it records, and how many
+    of them were reviewed by hand (``--reviewed``): those listed in
+    ``code_fingerprint_rekeys``, and the docstring rule's, which is not listed where the first
+    listed ``from`` is not the fingerprint the points were computed with
+    (:func:`memnb.provenance.rekey_origin`); ``(0, 0)`` for a result not re-keyed."""
+    from memnb.provenance import rekey_origin
+
+    origin = rekey_origin(provenance)
+    if origin is None:
+        return 0, 0
+    listed = provenance.get("code_fingerprint_rekeys") or []
+    hand = sum("reviewed by hand" in str(r.get("why", "")) for r in listed)
+    return len(listed) + int(origin[3]), hand
+
+
+def code_state(name: str, provenance: dict[str, Any], copied: bool = False) -> str:
+    """Which code computed the points of a result of ``name``, for the *code* column of the
+    tables of results: :data:`TODAYS_CODE`; re-keyed (computed by earlier code and carried to
+    today's fingerprint by re-keys), with the fingerprint they were computed with and how many
+    of the re-keys were reviewed by hand (:func:`rekey_counts`); or :data:`NOT_REKEYED`, with
+    the fingerprint it records (re-keyed only as far as that fingerprint, where it was). With
+    ``copied`` (points copied from earlier runs, counted in the *run* column), the points
+    named are the run's own."""
+    from memnb.provenance import rekey_origin
+    from memnb.results import computed_by_todays_code
+
+    code = provenance.get("code_fingerprint")
+    if not code:
+        return "not recorded"
+    origin = rekey_origin(provenance)
+    if not computed_by_todays_code(name, provenance):
+        return (f"{NOT_REKEYED} (`{str(code)[:8]}…`)" if origin is None else
+                f"earlier code (`{str(code)[:8]}…`), re-keyed from `{origin[0][:8]}…`, "
+                "not to today's fingerprint")
+    if origin is None:
+        return TODAYS_CODE
+    total, hand = rekey_counts(provenance)
+    by_hand = ("none by hand" if not hand else "by hand" if hand == total == 1
+               else f"{hand} by hand")
+    return (f"{'own points ' * copied}re-keyed from `{origin[0][:8]}…` "
+            f"({total} re-key{'s' * (total != 1)}, {by_hand})")
 
 
 def written_utc(provenance: dict[str, Any]) -> str:
@@ -229,7 +272,7 @@ def wall_time_cell(row: dict[str, Any]) -> str:
     from memnb.provenance import short_commit
 
     reused = row.get("points_from_cache")
-    text = _seconds(row.get("wall_time_s"))
+    text = _seconds(row.get("wall_time_s")) + _hours(row.get("wall_time_s"))
     notes = []
     if reused:
         notes.append(f"{counted(int(reused), 'point')} read from the cache, not computed")
@@ -711,7 +754,6 @@ def _superseded_row(name: str, kept: Any) -> tuple[list[str], str]:
     profile; partial, with its points); then, for the list below the table, how its profile
     differs from today's and the points a partial table lacks ("" when neither)."""
     from memnb.provenance import (
-        arithmetic_label,
         device_label,
         partial_summary,
         points_ran,
@@ -721,12 +763,7 @@ def _superseded_row(name: str, kept: Any) -> tuple[list[str], str]:
     from memnb.results import computed_by_todays_code
 
     provenance = kept.provenance
-    rekeys = provenance.get("code_fingerprint_rekeys") or []
-    source = provenance.get("code_fingerprint_rekeyed_from") or (
-        rekeys[0].get("from") if rekeys else None)
-    code = (f"`{provenance.get('code_fingerprint')}`"
-            + (f" (re-keyed from `{source}`)" if source else "")
-            + f", {arithmetic_label(provenance)}")
+    code = _superseded_code(provenance)
     changed = profile_change(provenance) or ""
     lacks = partial_summary(provenance) or ""  # ends with the profile's change: said first
     lacks = "" if lacks == changed else lacks.removesuffix(f"; {changed}")
@@ -739,6 +776,64 @@ def _superseded_row(name: str, kept: Any) -> tuple[list[str], str]:
            f"`{str(provenance.get('git_commit'))[:7]}`", "; ".join(why) or "–"]
     return row, (f"`{name}` of code `{provenance.get('code_fingerprint')}`: {detail}"
                  if detail else "")
+
+
+def _superseded_code(provenance: dict[str, Any]) -> str:
+    """The *code* cell of a table kept under ``superseded/``: the fingerprint it records (with
+    the one it was re-keyed from, where it was) and its arithmetic."""
+    from memnb.provenance import arithmetic_label
+
+    rekeys = provenance.get("code_fingerprint_rekeys") or []
+    source = provenance.get("code_fingerprint_rekeyed_from") or (
+        rekeys[0].get("from") if rekeys else None)
+    return (f"`{provenance.get('code_fingerprint')}`"
+            + (f" (re-keyed from `{source}`)" if source else "")
+            + f", {arithmetic_label(provenance)}")
+
+
+SUPERSEDED_TITLE = "Tables the committed runs replaced"
+"""The title of :func:`superseded_section`, which the scorecard's section points to."""
+
+
+def superseded_section(names: Sequence[str], results_root: Path | None = None) -> str:
+    """The section listing every table of ``names`` kept under ``data/results/full/superseded/``
+    (:func:`memnb.results.load_superseded`): the code that computed it
+    (:func:`_superseded_code`), its device, the day it started and whether it is complete, each
+    read from its provenance, and whether the scorecard judges its verdicts again on it (the
+    table the committed run replaced last, :func:`memnb.reruns.replaced_result`, which
+    :func:`memnb.scorecard.replaced.rejudge` reads); "" when none is kept."""
+    from memnb.prose import counted
+    from memnb.provenance import device_label, points_ran
+    from memnb.reruns import replaced_result
+    from memnb.results import load_superseded
+
+    rows = []
+    judged = 0
+    for name in names:
+        latest = replaced_result(name, "full", results_root)
+        for kept in load_superseded(name, "full", results_root):
+            provenance = kept.provenance
+            done, total = points_ran(provenance)
+            again = latest is not None and kept.provenance_path == latest.provenance_path
+            judged += again
+            rows.append([f"`{name}`", _superseded_code(provenance), device_label(provenance),
+                         str(provenance.get("started_utc") or "–")[:10],
+                         "yes" if kept.complete else f"no: {done} of {total} points",
+                         "yes" if again else "no"])
+    if not rows:
+        return ""
+    return "\n".join([
+        f"## {SUPERSEDED_TITLE}", "",
+        f"{counted(len(rows), 'table')} {'is' if len(rows) == 1 else 'are'} kept under "
+        "`data/results/full/superseded/`. Each was replaced by the committed full run of its "
+        f"experiment, of other code or another profile. On {judged} of them (for each "
+        "experiment, the last one its committed run replaced), the scorecard judges again the "
+        "verdicts that read that run (column *judged again*). Why each was replaced, and what "
+        "a partial one lacks: "
+        "[Running at scale](running_at_scale.md), *Full-profile runs measured so far*.", "",
+        markdown_table(["experiment", "code", "device", "started (UTC)", "complete",
+                        "judged again"], rows),
+        ""])
 
 
 def data_files_sentence(provenances: dict[str, dict[str, Any]]) -> str:
@@ -1089,25 +1184,114 @@ def _seconds(value: Any) -> str:
     return "–" if value is None else f"{float(value):.1f}"
 
 
+def _hours(seconds: Any) -> str:
+    """`` (10.6 h)`` for a time of an hour or more in seconds, so that a long one reads at once;
+    "" for a shorter one or none."""
+    if seconds is None or float(seconds) < 3600:
+        return ""
+    return f" ({float(seconds) / 3600:.1f} h)"
+
+
 _WALL_NOTE_LIMIT = 60
 """A wall-time cell's notes longer than this many characters go below the table (*note 1*, …):
 in the narrow column they wrapped into many lines."""
 
 
+READ_IN_PLACE: dict[str, tuple[str, str]] = {
+    "dana": ("dana.", "memnb.experiments.dana.full_read_in_place")}
+"""Chapters that, under a smaller profile, read a committed full run in place of a fresh run:
+each with the prefix of the experiments it reads so and the function that decides, for one of
+them, whether the full run is read (it returns that run, else ``None``)."""
+
+
+def read_in_place(record: dict[str, Any], results_root: Path | None = None) -> list[str]:
+    """The experiments of a chapter (``record``, :func:`chapter_record`) whose committed full
+    run it reads in place of a run of its profile (:data:`READ_IN_PLACE`); empty for a chapter
+    without such a rule."""
+    import importlib
+
+    prefix, rule = READ_IN_PLACE.get(record["name"], ("", ""))
+    if not rule:
+        return []
+    module, _, function = rule.rpartition(".")
+    decide = getattr(importlib.import_module(module), function)
+    return [name for name in record["experiments"] if name.startswith(prefix)
+            and decide(name, record["profile"], results_root) is not None]
+
+
+def _read_in_place_words(record: dict[str, Any], results: Sequence[dict[str, Any]],
+                         in_place: Sequence[str]) -> str:
+    """The sentence for a chapter that reads the committed full runs ``in_place``
+    (:func:`read_in_place`) instead of runs of its profile: how many of its experiments, by
+    which rule, and, where none of ``results`` is a fresh run, that this is why; "" when it
+    reads none so."""
+    if not in_place:
+        return ""
+    prefix, rule = READ_IN_PLACE[record["name"]]
+    own = [name for name in record["experiments"] if name.startswith(prefix)]
+    fresh = [r for r in results if str(r.get("run_kind", "")).startswith("fresh")]
+    which = ("its one experiment" if len(in_place) == len(own) == 1
+             else f"all {len(own)} of its experiments" if len(in_place) == len(own)
+             else f"{len(in_place)} of its {len(own)} experiments")
+    return (f"Under `{record['profile']}`, this chapter reads the committed full run of an "
+            f"experiment in place of a `{record['profile']}` run when that full run is complete "
+            f"(`{rule}`). It does so for {which}"
+            + (", so none of its results is a fresh run." if not fresh else "."))
+
+
+def _parameter_words(parameters: dict[str, Any]) -> str:
+    """A chapter's parameters in code font, ``seeds = None`` said to be each experiment's own
+    count of seeds under the profile (what the notebooks' parameters cell says)."""
+    words = []
+    for key, value in parameters.items():
+        text = f"`{key} = {value!r}`"
+        if key == "seeds" and value is None:
+            text += " (each experiment's own count of seeds under the profile)"
+        words.append(text)
+    return ", ".join(words) or "none"
+
+
+def _rejudged_words(found: Rejudgement, table: str) -> list[str]:
+    """Sentences on the verdicts the scorecard judged again (``found``, read from its own
+    sentence by :func:`_rejudged_on`; ``table``: one of the tables judged on):
+    the rows judged once per run they read, those that cannot be decided there, and how many
+    of the others changed, each change as the scorecard names it."""
+    from memnb.prose import counted
+
+    words = []
+    if found.several:
+        one = found.several == 1
+        words.append(f"{counted(found.several, 'row')} {'reads' if one else 'read'} several "
+                     f"of them and {'is' if one else 'are'} judged again with each in turn, "
+                     f"so {'it counts' if one else 'they count'} once per run.")
+    decided = found.judged - found.undecided
+    if found.undecided:
+        words.append(f"{found.undecided} of the {found.judged} cannot be decided on {table} "
+                     "(`not run` there).")
+    of = f"Of the other {decided}" if found.undecided else f"Of the {decided}"
+    words.append(f"{of}, " + ("none changes." if not found.changed else
+                              f"{found.changed} change{'s' * (found.changed == 1)}: "
+                              f"{found.moved}."))
+    return words
+
+
 def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
                     listed_in: dict[str, int] | None = None,
-                    rejudged_replaced: tuple[int, int] | None = None) -> str:
+                    rejudged_replaced: Rejudgement | None = None,
+                    in_place: Sequence[str] = ()) -> str:
     """The Markdown section of one chapter. With ``listed_in`` (the titles of the other
     chapters whose tables list this chapter's results, each with how many of them), the
     results are not repeated in a table of their own: one sentence counts them and points to
     those tables (:func:`_listed_elsewhere`). A wall-time cell whose notes are longer than
     :data:`_WALL_NOTE_LIMIT` characters holds its number and a note mark, the note below.
-    With ``rejudged_replaced`` (how many of the chapter's verdicts it judged again on the tables
-    the committed full runs replaced, and how many of them changed, :func:`_rejudged_on`), one
-    sentence says so and where those tables are kept."""
+    With ``rejudged_replaced`` (the chapter's verdicts judged again on the tables the committed
+    full runs replaced, :func:`_rejudged_on`), sentences say how many, how many cannot be
+    decided there and which changed (:func:`_rejudged_words`), and where those tables are
+    listed. With ``in_place`` (the experiments whose committed full run the chapter reads
+    instead of a run of its profile, :func:`read_in_place`), one item says so."""
     from memnb.experiments.registry import paper_item
 
-    parameters = ", ".join(f"`{k} = {v!r}`" for k, v in record["parameters"].items()) or "none"
+    parameters = _parameter_words(record["parameters"])
     lines = [
         f"## {record['title']}",
         "",
@@ -1115,8 +1299,11 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
         f"- Profile `{record['profile']}`, device `{record['device']}`; executed by papermill "
         f"on {_table_cell((record['started'] or '')[:19].replace('T', ' '))} UTC in "
         f"{_seconds(record['seconds'])} s ({record['cells']} code cells).",
-        "",
     ]
+    in_place_words = _read_in_place_words(record, results, in_place)
+    if in_place_words:
+        lines.append(f"- {in_place_words}")
+    lines.append("")
     if record["slowest"]:
         # the index counts every cell of the executed copy (Markdown cells and the cells the
         # build inserts included), not the code cells counted above
@@ -1137,22 +1324,25 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
 
             def wall(row: dict[str, Any]) -> str:  # long notes below the table
                 cell = wall_time_cell(row)
-                number = _seconds(row.get("wall_time_s"))
+                number = _seconds(row.get("wall_time_s")) + _hours(row.get("wall_time_s"))
                 if len(cell) - len(number) <= _WALL_NOTE_LIMIT:
                     return cell
                 notes.append(f"Note {len(notes) + 1} (`{row['experiment']}`, "
-                             f"{row.get('run_kind', row['run'])}): {number} s"
-                             f"{cell[len(number):]}.")
+                             f"{row.get('run_kind', row['run'])}): "
+                             f"{_seconds(row.get('wall_time_s'))} s"
+                             f"{cell[len(_seconds(row.get('wall_time_s'))):]}.")
                 return f"{number} (note {len(notes)})"
 
             lines += ["Results drawn on this page (*computed by*: the commit and start, in UTC, "
-                      "of the last call that computed points):", "", markdown_table(
-                ["experiment", "run", "paper item", "device", "wall time (s)", "computed by"],
+                      "of the last call that computed points; *code*: see *Words used "
+                      "below*):", "", markdown_table(
+                ["experiment", "run", "paper item", "device", "wall time (s)", "computed by",
+                 "code"],
                 [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
                   f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
                   paper_item(r["experiment"], str(r["paper_figure"])),
                   _device(r["device_name"]), wall(r),
-                  _computing_cell(r))
+                  _computing_cell(r), r.get("code", "–"))
                  for r in results]), ""]
             lines += [*(f"{note}\n" for note in notes)]
             if not all(r["kernel_levels_recorded"] for r in results):
@@ -1170,11 +1360,12 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
     else:
         lines += ["This page draws no cached experiment results.", ""]
     if rejudged_replaced is not None:
-        judged, changed = rejudged_replaced
-        lines += [f"{judged} of its verdicts are also judged again on the tables that committed "
-                  "full runs replaced, kept under `data/results/full/superseded/` ("
-                  + ("none changes" if not changed else
-                     f"{changed} of them change{'s' if changed == 1 else ''}") + ").", ""]
+        lines += [" ".join([
+            f"{rejudged_replaced.judged} of its verdicts are also judged again on the tables "
+            "that committed full runs replaced, kept under `data/results/full/superseded/` "
+            f"(listed in *{SUPERSEDED_TITLE}*, below).",
+            *_rejudged_words(rejudged_replaced, "the replaced table")]),
+            ""]
     return "\n".join(lines)
 
 
@@ -1213,14 +1404,14 @@ scratch give equal tables; a run paused at a time limit and resumed gives the ta
 uninterrupted one."""
 
 
-def _assumed_rekeys_words(runs: dict[str, dict[str, Any]]) -> str:
-    """The sentence, with a leading space, saying that the reading of :func:`rerun_section`
-    about the committed runs of ``runs`` (name: provenance) apart from both their replication
-    and the table they replaced (their machine, not their code, made the difference) assumes
-    the re-key of their points
-    (:func:`memnb.provenance.rekey_origin`), since the code that computed them was not rerun;
-    runs that share one origin and chain are named together ("their points (all seven:
-    `a` → `b`), made through 11 re-keys (…)"); '' when none was re-keyed."""
+def _code_explanation(runs: dict[str, dict[str, Any]]) -> str:
+    """The second open explanation of :func:`rerun_section` for the committed runs of ``runs``
+    (name: provenance) apart from both their replication and the table they replaced: their
+    code, where their points were re-keyed (:func:`memnb.provenance.rekey_origin`), since the
+    code that computed them was not rerun. Runs that share one origin and chain are named
+    together ("the code: their points (all seven: `a` → `b`) were computed by code that was not
+    rerun, and carried to the fingerprint they record through 11 re-keys (…)"); '' when none
+    was re-keyed."""
     from memnb.provenance import rekey_origin
 
     origins = {name: origin for name, provenance in runs.items()
@@ -1237,15 +1428,15 @@ def _assumed_rekeys_words(runs: dict[str, dict[str, Any]]) -> str:
         small = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
         every = ("both" if count == 2 else
                  f"all {small[count - 1] if count <= len(small) else count}")
-        who = (f"its points ({pair})" if len(runs) == 1
-               else f"their points ({every}: {pair})" if count == len(runs)
-               else f"the points of {', '.join(f'`{n}`' for n in origins)} ({pair})")
-        return (f" That reading assumes the re-key of {who}, made {chain}, since the code "
-                "that computed them was not rerun.")
+        who = (f"its points ({pair}) were" if len(runs) == 1
+               else f"their points ({every}: {pair}) were" if count == len(runs)
+               else f"the points of {', '.join(f'`{n}`' for n in origins)} ({pair}) were")
+        return (f"the code: {who} computed by code that was not rerun, and carried to the "
+                f"fingerprint {'it records' if len(runs) == 1 else 'they record'} {chain}")
     each = "; ".join(f"{', '.join(f'`{n}`' for n in names)}: `{source}` → `{target}` {chain}"
                      for (source, target, chain), names in groups.items())
-    return (f" That reading assumes the re-key of their points ({each}), since the code "
-            "that computed them was not rerun.")
+    return ("the code: their points were computed by code that was not rerun, and carried to "
+            f"the fingerprint they record ({each})")
 
 
 TRAINED: frozenset[str] = frozenset({
@@ -1303,7 +1494,17 @@ def _kernel_levels_by_experiment(results_root: Path | None = None) -> dict[str, 
     return found
 
 
-def _slopes_across_instruction_sets(results_root: Path | None = None) -> str:
+class SlopesMeasured(NamedTuple):
+    """What :func:`_slopes_across_instruction_sets` measured: its sentences on ``dana.exp4``,
+    the runs apart whose difference from their replication it accounts for, and its sentences
+    on the committed ``dana.exp1``'s own slopes."""
+
+    text: str
+    explains: tuple[str, ...] = ()
+    first: str = ""
+
+
+def _slopes_across_instruction_sets(results_root: Path | None = None) -> SlopesMeasured:
     """``dana.exp4`` trains the grid of ``dana.exp1`` again and fits each seed's slope: where the
     replications of the two (same code as the committed runs) record two different instruction
     sets of their CPU kernels (:func:`_kernel_level`), the same code and points were computed
@@ -1312,9 +1513,13 @@ def _slopes_across_instruction_sets(results_root: Path | None = None) -> str:
     reports, for ``dana.exp1``), and how many of the committed ``dana.exp4`` table's slopes
     equal each side's (and those of the table ``dana.exp1``'s committed run replaced); they say
     that this pair is the one such measurement when no experiment's own full runs record two
-    instruction sets (:func:`_kernel_levels_by_experiment`). '' when a table is missing, the
-    code differs, or the two instruction sets are not both recorded and different."""
+    instruction sets (:func:`_kernel_levels_by_experiment`). Then the same for the committed
+    ``dana.exp1``'s own slopes: where they equal neither side's, that the machine and, for
+    points re-keyed (:func:`memnb.provenance.rekey_origin`), the code remain open. Empty when a
+    table is missing, the code differs, or the two instruction sets are not both recorded and
+    different."""
     from memnb.experiments import dana as exp
+    from memnb.provenance import rekey_origin
     from memnb.reruns import replaced_result, replications_root
     from memnb.results import load
 
@@ -1325,13 +1530,13 @@ def _slopes_across_instruction_sets(results_root: Path | None = None) -> str:
     runs = (four, one, four_again, one_again)
     if any(run is None for run in runs) or not all("slope" in run.table
                                                    for run in (four, four_again)):
-        return ""
+        return SlopesMeasured("")
     if len({run.provenance.get("code_fingerprint") for run in runs}) != 1:
-        return ""
+        return SlopesMeasured("")
     level4 = _kernel_level(four_again.provenance.get("device_name"))
     level1 = _kernel_level(one_again.provenance.get("device_name"))
     if level4 is None or level1 is None or level4 == level1:
-        return ""
+        return SlopesMeasured("")
 
     def fitted(table: pd.DataFrame) -> pd.Series:  # dana.exp4's per-seed slopes
         return table[table["kind"] == "slope"].set_index(["d", "seed"])["slope"]
@@ -1343,17 +1548,16 @@ def _slopes_across_instruction_sets(results_root: Path | None = None) -> str:
         one_again.table)
     shared = committed.index.intersection(on_four.index).intersection(on_one.index)
     if shared.empty:
-        return ""
+        return SlopesMeasured("")
     largest = float((on_four[shared] - on_one[shared]).abs().max())
 
-    def equal(other: pd.Series) -> int:
-        return int((committed[shared] == other.reindex(shared)).sum())
+    def equal(other: pd.Series, to: pd.Series = committed) -> int:
+        return int((to.reindex(shared) == other.reindex(shared)).sum())
 
     both = {name: levels for name, levels in _kernel_levels_by_experiment(results_root).items()
             if len(levels) > 1}
-    pair = ("the same code and points on two recorded instruction sets"
-            + ("; no experiment's own full runs record two, so this pair is the one "
-               "measurement of what the instruction set changes" if not both else ""))
+    pair = (" No experiment's own full runs record two, so this pair is the one measurement "
+            "of what the instruction set changes." if not both else "")
     own = _recorded_kernel_levels(four.provenance)
     records = (f"records `{'`, `'.join(sorted(own))}`" if own
                else "records no instruction set")
@@ -1367,35 +1571,74 @@ def _slopes_across_instruction_sets(results_root: Path | None = None) -> str:
         earlier = (f" (and those of the table `dana.exp1`'s committed run replaced in "
                    f"{equal(slopes(replaced.table))})")
     n = len(shared)
-    which = (f": its difference from its own replication is the one between `{level1}` and "
-             f"`{level4}`" if equal(on_one) == n and equal(on_four) < n else "")
-    return (f" `dana.exp4` trains the grid of `dana.exp1` again and fits the slope of accuracy "
-            f"against heads for each seed: its replication ran with `{level4}` kernels and "
-            f"`dana.exp1`'s with `{level1}`, {pair}. The {n} per-seed slopes of the two "
-            f"replications differ by up to {largest:.4f} (accuracy per head). The committed "
-            f"`dana.exp4`, which {records}, equals the `{level1}` slopes in {equal(on_one)} of "
-            f"{n}{earlier} and the `{level4}` ones in {equal(on_four)}{which}.")
+    settled = equal(on_one) == n and equal(on_four) < n
+    which = (f" So its difference from its own replication is the one between `{level1}` and "
+             f"`{level4}`." if settled else "")
+    text = (f" `dana.exp4` trains the grid of `dana.exp1` again and fits the slope of accuracy "
+            f"against heads for each seed. Its replication ran with `{level4}` kernels and "
+            f"`dana.exp1`'s with `{level1}`: the same code and points on two recorded "
+            f"instruction sets.{pair} The {n} per-seed slopes of the two replications differ by "
+            f"up to {largest:.4f} (accuracy per head). The committed `dana.exp4`, which "
+            f"{records}, equals the `{level1}` slopes in {equal(on_one)} of {n}{earlier} and "
+            f"the `{level4}` ones in {equal(on_four)}.{which}")
+    first = slopes(one.table)  # the committed dana.exp1's own slopes
+    words = ""
+    if first.index.intersection(shared).size == n:
+        with_one, with_four = equal(on_one, first), equal(on_four, first)
+        far = {level: float((first[shared] - side[shared]).abs().max())
+               for level, side in ((level1, on_one), (level4, on_four))}
+        if not with_one and not with_four:
+            origin = rekey_origin(one.provenance)
+            why = ("Its machine's kernels may have summed in an order unlike both; its record "
+                   "does not name them." if origin is None else
+                   "Either its machine's kernels summed in an order unlike both, or the code "
+                   f"that computed its points (`{origin[0][:8]}…`, re-keyed, not rerun) gives "
+                   "other numbers; the records do not tell which.")
+            words = (f"The same slopes fitted to the committed `dana.exp1` equal neither "
+                     f"replication's: 0 of the {n} "
+                     f"`{level1}` ones and 0 of the {n} `{level4}` ones (up to "
+                     f"{far[level1]:.4f} from the first, {far[level4]:.4f} from the second). "
+                     + why)
+        else:
+            words = (f"The same slopes fitted to the committed `dana.exp1` equal the "
+                     f"`{level1}` ones in {with_one} of {n} and the `{level4}` ones in "
+                     f"{with_four}.")
+    return SlopesMeasured(text, ("dana.exp4",) if settled else (), words)
 
 
-def _rejudged_on_replications(executed: Sequence[Path]) -> tuple[int, int] | None:
-    """How many scorecard verdicts were judged again on the replications and how many of them
-    changed, read from the sentence an executed chapter printed (the scorecard's,
-    :func:`memnb.scorecard.replaced.replications_table_markdown`, counted by
+class Rejudgement(NamedTuple):
+    """What the scorecard printed of its verdicts judged again on other tables (the
+    replications, or the tables the committed runs replaced), read by :func:`_rejudged_on`."""
+
+    chapter: str = ""  # the executed chapter (its notebook's stem) that printed it
+    judged: int = 0  # verdicts judged again, a row that reads several runs once per run
+    changed: int = 0  # those that change to another verdict
+    several: int = 0  # rows that read several of the tables, judged again with each in turn
+    undecided: int = 0  # those that cannot be decided there (`not run` on the other table)
+    moved: str = ""  # each that changes, as the scorecard lists it; "" when none
+
+
+def _rejudged_on_replications(executed: Sequence[Path]) -> Rejudgement | None:
+    """The scorecard's verdicts judged again on the replications, read from the sentence an
+    executed chapter printed (the scorecard's,
+    :func:`memnb.scorecard.replaced.replications_table_markdown`, written by
     :func:`memnb.scorecard.replaced.rejudged_summary`: "Of the 24 verdicts judged again on the
     replications (…), none changes."); ``None`` when no executed chapter printed it."""
-    found = _rejudged_on(executed, "the replications")
-    return None if found is None else found[1:]
+    return _rejudged_on(executed, "the replications")
 
 
-def _rejudged_on(executed: Sequence[Path], tables: str) -> tuple[str, int, int] | None:
-    """The chapter (its notebook's stem) that printed how many verdicts were judged again on
+def _rejudged_on(executed: Sequence[Path], tables: str) -> Rejudgement | None:
+    """What the first executed chapter that printed it says of its verdicts judged again on
     ``tables`` (``"the replications"``, ``"the replaced tables"``: the words of
-    :func:`memnb.scorecard.replaced.rejudged_summary`), with that count and how many of them
-    changed; ``None`` when no executed chapter printed it."""
+    :func:`memnb.scorecard.replaced.rejudged_summary`): the chapter, how many were judged,
+    how many changed, how many rows read several of the tables, how many cannot be decided
+    there and the list of the changes as printed; ``None`` when no executed chapter printed
+    it."""
     import re
 
-    pattern = re.compile(rf"Of the (\d+) verdicts? judged again on {re.escape(tables)}"
-                         r"(?: \(.*?\))?, (?:none changes|(\d+) changes?)", re.S)
+    head = re.compile(rf"Of the (\d+) verdicts? judged again on {re.escape(tables)}"
+                      r"(?: \((?:(\d+) rows? reads? several )?.*?\))?, "
+                      r"(?:none changes|(\d+) changes?(?=: ))", re.S)
     for path in executed:
         if not Path(path).is_file():
             continue
@@ -1403,9 +1646,18 @@ def _rejudged_on(executed: Sequence[Path], tables: str) -> tuple[str, int, int] 
             for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
                 data = output.get("data", {})
                 text = str(data.get("text/markdown") or output.get("text") or "")
-                found = pattern.search(text)
-                if found:
-                    return Path(path).stem, int(found[1]), int(found[2] or 0)
+                found = head.search(text)
+                if not found:
+                    continue
+                rest = text[found.end():]
+                rest = rest[:rest.find("Of the ")] if "Of the " in rest else rest
+                # the changes end at the first ")." that ends a sentence: each is listed as
+                # "label (status on the committed run, status on the other one…)"
+                moved = re.match(r": (.*?\))\.(?=\s|$)", rest, re.S) if found[3] else None
+                undecided = re.search(r"(\d+) cannot be decided on ", rest)
+                return Rejudgement(Path(path).stem, int(found[1]), int(found[3] or 0),
+                                   int(found[2] or 0), int(undecided[1]) if undecided else 0,
+                                   moved[1] if moved else "")
     return None
 
 
@@ -1435,44 +1687,90 @@ def _setup(provenance: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def _setups_words(setups: dict[str, tuple[str, str, str]]) -> str:
-    """The :func:`_setup` of several runs (by experiment) in words: the most common one, then
-    each other with the experiments that ran it (``code `a…`, 1 thread, IEEE denormals; for
-    `dana.exp5_code`: code `b…`, …``)."""
+    """The :func:`_setup` of several runs (by experiment) in words: the most common one, then, in
+    parentheses, each other with the experiments that ran it (``code `a…`, 1 thread, IEEE
+    denormals (for `dana.exp5_code`: code `b…`, …)``)."""
     groups: dict[tuple[str, str, str], list[str]] = {}
     for name, setup in setups.items():
         groups.setdefault(setup, []).append(name)
     order = sorted(groups, key=lambda setup: -len(groups[setup]))
-    return ", ".join(order[0]) + "".join(
-        f"; for {', '.join(f'`{n}`' for n in groups[setup])}: {', '.join(setup)}"
-        for setup in order[1:])
+    others = "; ".join(f"for {', '.join(f'`{n}`' for n in groups[setup])}: {', '.join(setup)}"
+                       for setup in order[1:])
+    return ", ".join(order[0]) + (f" ({others})" if others else "")
 
 
-def rerun_section(results_root: Path | None = None,
-                  rejudged: tuple[int, int] | None = None) -> str:
+ACCURACY_NAMES: dict[str, str] = {"accuracy_last_batches": "the accuracy Dana et al. report"}
+"""How the page names the accuracy column a replication is compared in first, where it is
+``accuracy_last_batches`` (Dana et al.'s, :data:`memnb.reruns.COMPARED_COLUMNS`)."""
+
+ACCURACY_COLUMNS: dict[str, str] = {
+    "accuracy_last_batches": "the mean over the last training batches",
+    "accuracy": "the best checkpoint's",
+    "accuracy_all_contexts": "on all contexts"}
+"""The accuracy columns a replication is compared in, beside the one of
+:func:`memnb.reruns.compared_column`, each with what it holds in the tables that have
+``accuracy_last_batches`` (Dana et al.'s: :func:`memnb.experiments.dana.as_the_paper_reports`)."""
+
+
+def _accuracy_gaps(compared: Sequence[Any]) -> dict[str, tuple[str, float]]:
+    """For each accuracy column (:data:`ACCURACY_COLUMNS`), the replication of ``compared``
+    (:func:`memnb.scorecard.replaced.replications`, same code) that moves it most against its
+    committed run, matched point by point (:func:`memnb.reruns.gap_between`), and by how much;
+    the column :func:`memnb.reruns.compared_column` picks first."""
+    from memnb.reruns import compared_column, gap_between
+
+    found: dict[str, tuple[str, float]] = {}
+    for r in compared:
+        first = compared_column(r.current.table, r.again.table)
+        if first is None:
+            continue
+        for column in dict.fromkeys([first, *ACCURACY_COLUMNS]):
+            if column not in r.current.table or column not in r.again.table:
+                continue
+            gap = gap_between(r.name, "full", r.current, r.again, column=column)
+            if gap is not None and gap.recomputed and (
+                    column not in found or gap.largest > found[column][1]):
+                found[column] = (r.name, gap.largest)
+    return found
+
+
+def _state_counts(committed: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The committed full runs (name: provenance) by which code computed their points: today's,
+    re-keyed, or earlier code not re-keyed (:func:`code_state`), in that order, each state
+    with its runs; a state no run is in is left out."""
+    states: dict[str, list[str]] = {TODAYS_CODE: [], "re-keyed": [], NOT_REKEYED: []}
+    for name, provenance in committed.items():
+        state = code_state(name, provenance)
+        key = (state if state == TODAYS_CODE else NOT_REKEYED if state.startswith("earlier")
+               or state == "not recorded" else "re-keyed")
+        states[key].append(name)
+    return {state: names for state, names in states.items() if names}
+
+
+def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None = None,
+                  scorecard: str = "the scorecard page") -> str:
     """The section "Will a rerun give the same numbers?". First the answer in short, computed:
-    on the same machine, the tests; on another CPU, the largest accuracy difference the
-    replications measured and, from ``rejudged`` (the scorecard's count of verdicts judged
-    again on the replications and of those that changed, :func:`_rejudged_on_replications`),
-    whether a verdict moved, else where the scorecard says it; on a GPU, whether a replication
-    ran on one; the committed full runs that have no replication, those computed on a GPU
-    named. Then what the tests check on one machine, how to compute a committed run again, and
-    every replication (ours) against its committed full run
-    (:func:`memnb.scorecard.replaced.replications`), with the device each names and whether its
-    experiment trains (:data:`TRAINED`); for runs apart from both their replication and the
-    table they replaced, what is measured and what is only inferred; and the one pair of
-    instruction sets measured (:func:`_slopes_across_instruction_sets`)."""
+    on the same machine, the tests; between a committed run and its replication, the largest
+    difference of each accuracy column (:func:`_accuracy_gaps`) and, from ``rejudged`` (the
+    scorecard's verdicts judged again on the replications, :func:`_rejudged_on_replications`),
+    whether a verdict moved, else where the scorecard says it (``scorecard``: the words, or the
+    link, naming its page); on a GPU, whether a replication ran on one; the committed full runs
+    that have no replication, those computed on a GPU named. Then what the tests check on one
+    machine, how to compute a committed run again (a replication; ``--device cuda`` for a run
+    of a GPU; ``--rerun`` for a run of earlier code not re-keyed, which no replication can
+    match, :func:`_state_counts`), and every replication (ours) against its committed full run
+    (:func:`memnb.scorecard.replaced.replications`), with the device each names and whether
+    its experiment trains (:data:`TRAINED`); for runs apart from both their replication and the
+    table they replaced, what is measured and the explanations that remain open
+    (:func:`_code_explanation`); and the one pair of instruction sets measured
+    (:func:`_slopes_across_instruction_sets`), before what the replaced table of a run it
+    explains says."""
     from memnb.dana_reading import rekeys_listed_words
     from memnb.experiments.registry import load_all
     from memnb.prose import counted
     from memnb.provenance import arithmetic_label, rekey_origin
-    from memnb.reruns import (
-        cells_equal,
-        compared_column,
-        gap_between,
-        point_keys,
-        replications_root,
-    )
-    from memnb.results import load_superseded, result_paths
+    from memnb.reruns import replications_root
+    from memnb.results import result_paths
     from memnb.scorecard.replaced import replications
 
     folder = replications_root(results_root) / "full"
@@ -1483,14 +1781,9 @@ def rerun_section(results_root: Path | None = None,
     def listed(group: Sequence[str]) -> str:
         return ", ".join(f"`{name}`" for name in group)
 
-    gaps: dict[str, tuple[str, float]] = {}  # name: (accuracy column, largest difference)
-    for r in compared:
-        column = compared_column(r.current.table, r.again.table)
-        gap = (None if column is None
-               else gap_between(r.name, "full", r.current, r.again, column=column))
-        if column is not None and gap is not None and gap.recomputed:
-            gaps[r.name] = (column, gap.largest)
-    widest = max(gaps, key=lambda name: gaps[name][1], default=None)
+    gaps = _accuracy_gaps(compared)
+    first = next((column for column in gaps if column == "accuracy_last_batches"),
+                 next(iter(gaps), None))  # the column compared_column picks first
     committed = {}
     for name in sorted(load_all()):
         path = result_paths(name, "full", results_root)[1]
@@ -1502,19 +1795,29 @@ def rerun_section(results_root: Path | None = None,
 
     short = ("On the same CPU machine, yes: the same code, profile and seeds give the same "
              "table, cell for cell (tested, below).")
-    if widest is not None:
-        column, largest = gaps[widest]
-        trained = "trained " if widest in TRAINED else ""
-        short += (f" On another CPU, the replications measured so far move a {trained}accuracy "
-                  f"by up to {largest:.3f} (`{widest}`, `{column}`: an accuracy is a fraction "
-                  f"of the examples, so {100 * largest:.1f} percentage points)")
+    if first is not None:
+        widest, largest = gaps[first]
+        what = (f"{ACCURACY_NAMES[first]} ({ACCURACY_COLUMNS[first]})"
+                if first in ACCURACY_NAMES else "an accuracy")
+        short += (f" Between a committed run and its replication, {what} moves by up to "
+                  f"{largest:.3f} (`{widest}`, `{first}`: an accuracy is a fraction of the "
+                  f"examples, so {100 * largest:.1f} percentage points).")
+        others = [(column, *gaps[column]) for column in ACCURACY_COLUMNS
+                  if column in gaps and column != first]
+        if others:
+            where = {name for _, name, _ in others}
+            short += (" The other accuracies these tables record move by up to "
+                      + and_words([f"{gap:.3f} (`{column}`, {ACCURACY_COLUMNS[column]}"
+                                   + (f", `{name}`" if len(where) > 1 else "") + ")"
+                                   for column, name, gap in others])
+                      + (f", in `{next(iter(where))}`" if len(where) == 1 else "") + ".")
+        short += " Why they differ is not recorded (below)."
         if rejudged is not None:
-            judged, changed = rejudged
-            short += (f"; of the {judged} scorecard verdicts judged again on the replications, "
-                      + ("none changes" if not changed else f"{changed} change") + ".")
+            short += (f" The scorecard judges {rejudged.judged} verdicts again on the "
+                      "replications. " + " ".join(_rejudged_words(rejudged, "the replication")))
         else:
-            short += ("; the scorecard page judges again every verdict that reads a replicated "
-                      "run, below its table of replications.")
+            short += (f" {scorecard[0].upper()}{scorecard[1:]} judges again every verdict "
+                      "that reads a replicated run, below its table of replications.")
     gpu = [r.name for r in compared if arithmetic_label(r.again.provenance) == "GPU arithmetic"]
     short += (" On a GPU: not measured, since no replication ran on one." if not gpu else
               f" On a GPU: measured for {listed(gpu)}, in the table below.")
@@ -1523,8 +1826,9 @@ def rerun_section(results_root: Path | None = None,
                   f"replication" + (f" ({listed(unreplicated)})" if unreplicated else "")
                   + (f", {len(on_gpu)} of them computed on a GPU ({listed(on_gpu)})"
                      if on_gpu else "") + ".")
-    moved = ("" if widest is None else
-             f": in the replications below, an accuracy moves by up to {gaps[widest][1]:.3f}")
+    moved = ("" if first is None else
+             f": in the replications below, {ACCURACY_NAMES.get(first, 'an accuracy')} moves "
+             f"by up to {gaps[first][1]:.3f}")
     lines = [
         "## Will a rerun give the same numbers?",
         "",
@@ -1545,8 +1849,7 @@ def rerun_section(results_root: Path | None = None,
         "MEMNB_RESULTS_DIR=data/results/replications memnb run EXPERIMENT --profile full",
         "```",
         "",
-        "The next build compares it with the committed run here and judges again, on the "
-        "scorecard page, every verdict that reads that run.",
+        _rerun_how_words(committed, scorecard),
         "",
     ]
     if not compared:
@@ -1596,82 +1899,32 @@ def rerun_section(results_root: Path | None = None,
         where = ("" if not unlisted or len(unlisted) == len(rekeyed) == 1
                  else "every one of these runs" if len(unlisted) == len(rekeyed)
                  else f"{len(unlisted)} of these runs ({listed(unlisted)})")
-        lines += [f"The committed points of {which} "
-                  f"({listed(rekeyed)}) were computed by earlier code and carried over to the "
-                  "fingerprint they record by re-keys (`scripts/rekey_cache.py`; *Running at "
-                  "scale*, *The cache is keyed by the code*). "
+        lines += [f"The committed points of {which} ({listed(rekeyed)}) are *re-keyed* (see "
+                  "*Words used below*): computed by earlier code, then carried to the "
+                  "fingerprint they record by re-keys (`scripts/rekey_cache.py`; "
+                  f"{RUNNING_AT_SCALE}, item *The cache is keyed by the code*). "
                   + rekeys_listed_words(unlisted, where) + ".", ""]
     both = [r for r in compared if not r.equal and r.against_replaced
             and r.against_replaced.committed_apart]
     if both:
-        others = 0  # the other recorded runs of these tables: replaced tables, replications
-        reproduced = []
-        for r in both:
-            kept = load_superseded(r.name, "full", results_root)
-            others += len(kept) + 1
-            keys = point_keys(r.name, "full") or ()
-            if any(cells_equal(r.current.table, e.table, keys) for e in kept):
-                reproduced.append(r.name)
-        named = [r.name for r in both]
-        setups = {r.name: (_setup(r.against_replaced.replaced), _setup(r.again.provenance))
-                  for r in both}
-        varied = [what for k, what in enumerate(("the code changes between those two",
-                                                 "the thread count", "the denormal mode"))
-                  if any(then[k] != now[k] for then, now in setups.values())]
-        each = "each committed run" if len(both) > 1 else "the committed run"
-        text = (f"For {len(both)} of the {len(apart)} runs apart ({listed(named)}), the table "
-                f"{each} replaced ({_setups_words({n: t for n, (t, _) in setups.items()})}) "
-                f"equals its replication "
-                f"({_setups_words({n: a for n, (_, a) in setups.items()})}) in every cell"
-                + (f": {and_words(varied)} moved no number" if varied else "") + "; and "
-                + ("none of the " + counted(others, "other recorded run") + " of these tables "
-                   "(the tables replaced, the replications) reproduces the committed one"
-                   if not reproduced else
-                   f"a table kept under `superseded/` reproduces the committed one for "
-                   f"{listed(reproduced)}") + ".")
-        platforms = {(r.current.provenance.get("platform"),
-                      r.against_replaced.replaced.get("platform")) for r in both}
-        same = all(now and now == then for now, then in platforms)
-        plain = [r for r in both if not _recorded_kernel_levels(r.current.provenance)
-                 and not _recorded_kernel_levels(r.against_replaced.replaced)]
-        theirs = sorted(set().union(*(_recorded_kernel_levels(r.again.provenance)
-                                      for r in both)))
-        if len(plain) == len(both):
-            where = ("each committed run records the same platform string as the table it "
-                     "replaced" + (f" (`{next(iter(platforms))[0]}`)" if len(platforms) == 1
-                                   else "") + ", and " if same else "")
-            text += (" Why the committed run is apart is inferred, not recorded: " + where
-                     + ("neither the committed run nor the table it replaced names the vector "
-                        "instruction set of its CPU kernels" if len(both) == 1 else
-                        f"neither the {len(both)} committed runs nor the tables they replaced "
-                        "name the vector instruction set of their CPU kernels")
-                     + (f" (the replication{'s' * (len(both) > 1)} name"
-                        f"{'' if len(both) > 1 else 's'} `{'`, `'.join(theirs)}`)"
-                        if theirs else "") + ".")
-        else:  # some name it: what they record
-            now = sorted(set().union(*(_recorded_kernel_levels(r.current.provenance)
-                                       for r in both)))
-            text += (f" The committed run{'s' * (len(both) > 1)} record"
-                     f"{'' if len(both) > 1 else 's'} "
-                     + (f"`{'`, `'.join(now)}`" if now else "no instruction set")
-                     + " for the CPU kernels, the replication" + "s" * (len(both) > 1) + " "
-                     + (f"`{'`, `'.join(theirs)}`" if theirs else "none") + ".")
-        text += (" The difference is read as one of the machine the committed run ran on, its "
-                 "kernels summing in another order, not of its code."
-                 + _assumed_rekeys_words({r.name: r.current.provenance for r in both}))
-        lines += [text, ""]
+        lines += [_apart_from_both_words(both, apart, results_root), ""]
+    measured = _slopes_across_instruction_sets(results_root)
     rest = [r for r in compared  # runs apart whose replaced table does not settle it
             if not r.equal and r.name not in [s.name for s in both]
             and r.against_replaced is not None]
+    text = measured.text.strip()
     for r in rest:
-        lines += [f"For `{r.name}`" + (", the other run apart" if both and len(rest) == 1
-                                       else "")
-                  + ", the table its committed run replaced does not settle where the "
-                  f"difference comes from; set against the replication it is "
-                  f"{r.against_replaced.words}.", ""]
-    measured = _slopes_across_instruction_sets(results_root).strip()
-    if measured:
-        lines += [measured, ""]
+        if r.name in measured.explains:  # the measurement first, then the replaced table
+            text += (f" Set against the replication, the table `{r.name}`'s committed run "
+                     f"replaced is {r.against_replaced.words}.")
+        else:
+            lines += [f"For `{r.name}`" + (", the other run apart" if both and len(rest) == 1
+                                           else "")
+                      + ", the table its committed run replaced does not settle where the "
+                      f"difference comes from; set against the replication it is "
+                      f"{r.against_replaced.words}.", ""]
+    lines += [paragraph for found_text in (text, measured.first) if found_text
+              for paragraph in (found_text, "")]
     other = [r.name for r in found if not r.same_code]
     if other:
         lines += [f"Not compared, computed by other code than the committed run: "
@@ -1680,6 +1933,148 @@ def rerun_section(results_root: Path | None = None,
                and kernel_levels_recorded(r.again.provenance) for r in compared):
         lines += [_KERNEL_LEVEL_WORDS + ".", ""]
     return "\n".join(lines)
+
+
+RUNNING_AT_SCALE = "[Running at scale](running_at_scale.md)"
+"""A link to the page *Running at scale* (``book/running_at_scale.md``) from this page."""
+
+
+def _rerun_how_words(committed: dict[str, dict[str, Any]], scorecard: str) -> str:
+    """The paragraph after the replication's command: what the next build does with it (and
+    ``scorecard``, the words or link naming the scorecard's page), the device of the committed
+    runs (name: provenance) computed on a GPU, and how many of the committed runs are of each
+    state of code (:func:`_state_counts`), with the command that recomputes a run of earlier
+    code not re-keyed, which a replication cannot match."""
+    from memnb.provenance import arithmetic_label
+
+    text = ("The next `make book` executes again every chapter that reads that run "
+            "(`python book/build.py --only NAME` executes one chapter, `NAME` a notebook of "
+            "`notebooks/`). It compares the replication with the committed run here and judges "
+            f"again, on {scorecard}, every verdict that reads that run.")
+    states = _state_counts(committed)
+    if states:
+        parts = [f"{len(names)} {'were computed by' if state == TODAYS_CODE else 'are'} "
+                 f"{state if state != NOT_REKEYED else 'of ' + state}"
+                 + (f" ({', '.join(f'`{n}`' for n in names)})" if state != "re-keyed" else "")
+                 for state, names in states.items()]
+        text += (f" Of the {len(committed)} committed full runs (see *Words used below*), "
+                 f"{and_words(parts)}.")
+    earlier = states.get(NOT_REKEYED, [])
+    if earlier:
+        one = len(earlier) == 1
+        text += (f" A replication by today's code is not compared with {'it' if one else 'them'}"
+                 f" (other code). `memnb run NAME --profile full --rerun` recomputes "
+                 f"{'it' if one else 'one'} by today's code instead, beside the committed table, "
+                 "and keeps the earlier table under `data/results/full/superseded/` when "
+                 "complete.")
+    gpu = [name for name, provenance in committed.items()
+           if arithmetic_label(provenance) == "GPU arithmetic"]
+    if gpu:
+        text += (f" Add `--device cuda` to {'either' if earlier else 'the'} command for a run "
+                 "computed on a GPU (" + ", ".join(f"`{n}`" for n in gpu) + ").")
+    return text
+
+
+def _apart_from_both_words(both: Sequence[Any], apart: Sequence[str],
+                           results_root: Path | None = None) -> str:
+    """The paragraph on the runs apart from both their replication and the table they replaced
+    (``both``, of the runs ``apart``): what is measured (the replaced table equals the
+    replication; whether a kept table reproduces the committed one), what the records hold of
+    the instruction sets, and the explanations that remain open (the machine, and the code
+    where the points were re-keyed, :func:`_code_explanation`), in short sentences."""
+    from memnb.prose import counted
+    from memnb.reruns import cells_equal, point_keys
+    from memnb.results import load_superseded
+
+    def listed(group: Sequence[str]) -> str:
+        return ", ".join(f"`{name}`" for name in group)
+
+    others = 0  # the other recorded runs of these tables: replaced tables, replications
+    reproduced = []
+    for r in both:
+        kept = load_superseded(r.name, "full", results_root)
+        others += len(kept) + 1
+        keys = point_keys(r.name, "full") or ()
+        if any(cells_equal(r.current.table, e.table, keys) for e in kept):
+            reproduced.append(r.name)
+    named = [r.name for r in both]
+    many = len(both) > 1
+    setups = {r.name: (_setup(r.against_replaced.replaced), _setup(r.again.provenance))
+              for r in both}
+    varied = [what for k, what in enumerate(("the code changes between those two",
+                                             "the thread count", "the denormal mode"))
+              if any(then[k] != now[k] for then, now in setups.values())]
+    each = "each committed run" if many else "the committed run"
+    text = (f"For {len(both)} of the {len(apart)} runs apart ({listed(named)}), the table "
+            f"{each} replaced equals its replication in every cell. The replaced "
+            f"table{'s' * many} ran with "
+            f"{_setups_words({n: t for n, (t, _) in setups.items()})}. The "
+            f"replication{'s' * many} ran with "
+            f"{_setups_words({n: a for n, (_, a) in setups.items()})}."
+            + (f" So {and_words(varied)} moved no number." if varied else "")
+            + (" None of the " + counted(others, "other recorded run") + " of these tables "
+               "(the tables replaced, the replications) reproduces the committed one."
+               if not reproduced else
+               f" A table kept under `superseded/` reproduces the committed one for "
+               f"{listed(reproduced)}."))
+    platforms = {(r.current.provenance.get("platform"),
+                  r.against_replaced.replaced.get("platform")) for r in both}
+    same = all(now and now == then for now, then in platforms)
+    plain = [r for r in both if not _recorded_kernel_levels(r.current.provenance)
+             and not _recorded_kernel_levels(r.against_replaced.replaced)]
+    theirs = sorted(set().union(*(_recorded_kernel_levels(r.again.provenance) for r in both)))
+    if len(plain) == len(both):
+        text += (f"\n\nWhy the committed run{'s are' if many else ' is'} apart is not recorded."
+                 + ((" Each committed run records" if many else " The committed run records")
+                    + " the same platform string as the table it replaced"
+                    + (f" (`{next(iter(platforms))[0]}`)" if len(platforms) == 1 else "") + "."
+                    if same else "")
+                 + (" Neither the committed run nor the table it replaced names the vector "
+                    "instruction set of its CPU kernels" if not many else
+                    f" Neither the {len(both)} committed runs nor the tables they replaced "
+                    "name the vector instruction set of their CPU kernels")
+                 + (f" (the replication{'s' * many} name{'' if many else 's'} "
+                    f"`{'`, `'.join(theirs)}`)" if theirs else "") + ".")
+    else:  # some name it: what they record
+        now = sorted(set().union(*(_recorded_kernel_levels(r.current.provenance)
+                                   for r in both)))
+        text += (f"\n\nThe committed run{'s' * many} record{'' if many else 's'} "
+                 + (f"`{'`, `'.join(now)}`" if now else "no instruction set")
+                 + " for the CPU kernels, the replication" + "s" * many + " "
+                 + (f"`{'`, `'.join(theirs)}`" if theirs else "none") + ".")
+    code = _code_explanation({r.name: r.current.provenance for r in both})
+    if code:
+        text += (" Two explanations remain open. One is the machine the committed "
+                 f"run{'s' * many} ran on: {'their' if many else 'its'} kernels may have summed "
+                 f"in another order. The other is {code}.")
+    else:
+        text += (" The difference is read as one of the machine the committed run ran on, its "
+                 "kernels summing in another order, not of its code.")
+    return text
+
+
+def _superseded_key_words() -> str:
+    """The sentence saying whether the tables kept under ``data/results/full/superseded/`` are
+    part of a chapter's key (:func:`buildtools.keys.result_files`, asked for a table kept there
+    in a folder of its own): they are not, so a change to one alone executes no chapter
+    again."""
+    import tempfile
+
+    from buildtools.keys import result_files
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        kept = root / "full" / "superseded" / "x.y.0123456789abcdef.csv"
+        kept.parent.mkdir(parents=True)
+        kept.write_text("")
+        (root / "full" / "x.y.csv").write_text("")
+        keyed = kept in result_files(["x.y"], "quick", root)
+    if keyed:
+        return ("The tables kept under `data/results/full/superseded/` are part of that key "
+                "too.")
+    return ("The tables kept under `data/results/full/superseded/`, which the chapters read "
+            "too, are not part of that key: a change to one of them alone executes no chapter "
+            "again.")
 
 
 ENVIRONMENT_FIELDS: tuple[tuple[str, str], ...] = (
@@ -1707,12 +2102,12 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "chapters read beside it; the seeds are counted in the result table itself, as its "
         "distinct `seed` values where it has that column). "
         "A full run that is partial, that today's code did not compute, or whose points were "
-        "computed by earlier code and *re-keyed* (see *Words used below*; *Running at scale*, "
-        "*The cache is keyed by the code*) says so in its row. "
+        "computed by earlier code and *re-keyed* (see *Words used below*; "
+        f"{RUNNING_AT_SCALE}, item *The cache is keyed by the code*) says so in its row. "
         "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
         "device, the cached results it reads (replications included), the dataset files, the "
         "papers' files or the installed packages change; otherwise the build reuses the executed "
-        "copy described here.*",
+        f"copy described here. {_superseded_key_words()}*",
         "",
         "Words used below. *papermill* is the tool that executes each chapter's notebook and "
         "records the time of each cell. A *point* is one cell of an experiment's grid (one "
@@ -1724,10 +2119,21 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "of earlier code the fingerprint of changed code without computing them again, on the "
         "judgement that the change moves no number: reviewed by hand (`--reviewed`), or checked "
         "by the *syntax-tree script* (`scripts/rekey_cache.py --from-commit`, which requires "
-        "the two versions of the code to be the same once every string is blanked). The "
+        "the two versions of the code to be the same once every string is blanked). Either "
+        "way it is a judgement, not a proof: the script cannot see a change to a string the "
+        "code computes with. The "
         "*docstring rule* is the re-key made when the fingerprint stopped counting docstrings: "
         "the same code, hashed anew. A run's `corrections` are sentences written by hand in its "
         "provenance, each saying what was changed in its recorded history and why.",
+        "",
+        "The column *code* of the tables of results says which code computed a run's points. "
+        f"*{TODAYS_CODE[0].upper()}{TODAYS_CODE[1:]}*: the code of this checkout, whose "
+        "fingerprint the run records. *Re-keyed*: earlier code, whose points were carried to "
+        "today's fingerprint by re-keys (counted, with those reviewed by hand); a run treats "
+        "them as today's, on the judgement each re-key records. "
+        f"*{NOT_REKEYED[0].upper()}{NOT_REKEYED[1:]}*: no re-key carried its points, so a run "
+        "of today's code does not reuse them, and nothing records that today's code gives the "
+        "same numbers.",
         "",
         "In the tables of results: a *fresh* run is one at the chapter's own profile (`quick` by "
         "default), computed by the build or read from this checkout's point cache "
@@ -1742,7 +2148,10 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "hash of the notebook and of the "
         "`memnb` code it ran, which identifies that code but does not hold it.",
         "",
-        rerun_section(results_root, _rejudged_on_replications(executed)),
+        rerun_section(results_root, _rejudged_on_replications(executed),
+                      "[the scorecard page](chapters/scorecard.ipynb)"
+                      if any(r["name"] == "scorecard" for r in records)
+                      else "the scorecard page"),
     ]
     if not records:
         lines += ["No chapter has been executed yet (`make book` executes them).", ""]
@@ -1752,8 +2161,13 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
     for record, results, listed_in in zip(records, tables, _listed_in_others(records, tables),
                                           strict=True):
         lines.append(chapter_section(record, results, listed_in,
-                                     replaced[1:] if replaced and replaced[0] == record["name"]
-                                     else None))
+                                     replaced if replaced and replaced.chapter == record["name"]
+                                     else None, read_in_place(record, results_root)))
+    from memnb.experiments.registry import load_all
+
+    kept = superseded_section(sorted(load_all()), results_root)
+    if kept:
+        lines.append(kept)
     if records:
         groups: dict[tuple[str, ...], list[str]] = {}
         for r in records:
