@@ -623,11 +623,11 @@ def test_the_full_runs_give_each_papers_seeds_beside_ours(tmp_path):
              "kajitsuka.construction", "mahdavi.heads", "mahdavi.table1"]
     text = reproducibility.full_seeds_words(names)
     theirs = dana.TEXT["seeds_appendix"]
-    assert (f"Dana et al.'s {_seeds_run('dana.exp1')} ({_seeds_run('dana.exp6')} for "
-            f"`dana.exp6`), the paper's {theirs.value:g} ({theirs.source})") in text
-    assert (f"Kajitsuka & Sato's {_seeds_run('kajitsuka.capacity')}, the paper's not in our "
-            "sources") in text
-    assert (f"Mahdavi et al.'s {_seeds_run('mahdavi.heads')}, the paper's "
+    assert (f"Dana et al.: ours {_seeds_run('dana.exp1')} ({_seeds_run('dana.exp6')} for "
+            f"`dana.exp6`); the paper: {theirs.value:g} ({theirs.source})") in text
+    assert (f"Kajitsuka & Sato: ours {_seeds_run('kajitsuka.capacity')}; the paper's count is "
+            "not in our sources") in text
+    assert (f"Mahdavi et al.: ours {_seeds_run('mahdavi.heads')}; the paper: "
             f"{mahdavi.SEEDS.value:g} ({mahdavi.SEEDS.source})") in text
     assert f"Experiments of ours: {_seeds_run('dana.exp5_code')}." in text
     assert "Checks seeded once, whatever is asked: `kajitsuka.construction`, `mahdavi.table1`." \
@@ -1214,9 +1214,16 @@ def test_the_seeds_item_gives_the_official_codes_count_for_experiment_6():
     source = (REPO / "memnb" / "figures" / "dana.py").read_text()
     assert "which our `full` \"\n        f\"profile of `dana.exp6` follows)" in source
     text = reproducibility.full_seeds_words(["dana.exp1", "dana.exp6"])
-    assert (f"and the official code's {_seeds_run('dana.exp6')} for Experiment 6 (our notes §3), "
-            "which our `dana.exp6` follows and Fig. 4 and its CSV average") in text
-    assert "official code's" not in reproducibility.full_seeds_words(["dana.exp1"])
+    assert (f"; the official code: {_seeds_run('dana.exp6')} for Experiment 6 (reproduction "
+            "notes, `dana_2025.md` §3), which our `dana.exp6` follows and Fig. 4 and its CSV "
+            "average") in text
+    assert "official code" not in reproducibility.full_seeds_words(["dana.exp1"])
+    # ours first, named as ours, then the paper's (a later review read "Dana et al.'s 5" as the
+    # paper's count); the notes named exist
+    assert text.count("Dana et al.: ours ") == 1 and "; the paper: " in text
+    for notes in reproducibility.REPRODUCTION_NOTES.values():
+        assert (REPO.parent / "shared" / "papers" / notes).is_file() or not (
+            REPO.parent / "shared" / "papers").is_dir(), notes
 
 
 def test_the_settings_item_names_the_models_missing_from_tables_1_and_3(tmp_path):

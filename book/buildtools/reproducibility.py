@@ -138,7 +138,7 @@ def results_table(names: Sequence[str], profile: str,
     """
     from memnb.provenance import copied_chain, points_ran, profile_change, provenance_summary
     from memnb.reruns import replications_root
-    from memnb.results import result_paths
+    from memnb.results import read_provenance, result_paths
 
     rows = []
     runs = [(profile, f"fresh ({profile})", results_root)]
@@ -150,13 +150,13 @@ def results_table(names: Sequence[str], profile: str,
         for record in summary.to_dict("records"):
             run = label
             name = record["experiment"]
-            provenance = json.loads(result_paths(name, folder, root)[1].read_text())
+            provenance = read_provenance(result_paths(name, folder, root)[1])
             if folder == "full":
                 if profile_change(provenance) is not None:
                     run += " of an earlier profile, named but not judged"
                 if not provenance.get("complete", True):
                     done, total = points_ran(provenance)
-                    run += f", partial: {done} of {total} points ran"
+                    run += f", partial: {done:,} of {total:,} points ran"
             path = result_paths(name, folder, root)[1]
             chain = copied_chain(provenance, path.parent)  # points copied from earlier runs
             run += _copied_points_words(chain)
@@ -425,6 +425,11 @@ def paper_seeds() -> dict[str, Any]:
     return {"dana": dana.TEXT["seeds_appendix"], "mahdavi": mahdavi.SEEDS, "kajitsuka": None}
 
 
+REPRODUCTION_NOTES: dict[str, str] = {"dana": "dana_2025.md",
+                                      "kajitsuka": "kajitsuka_sato_2025.md",
+                                      "mahdavi": "mahdavi_2024.md"}
+"""Each paper's reproduction notes, a file of the shared papers folder (``papers/``)."""
+
 OFFICIAL_CODE_SEEDS: dict[str, tuple[str, str]] = {
     "dana.exp6": ("Experiment 6", "Fig. 4 and its CSV")}
 """Experiments whose ``full`` profile runs the official code's count of seeds where the paper's
@@ -472,18 +477,19 @@ def full_seeds_words(names: Sequence[str]) -> str:
     parts = []
     for prefix, seeds in papers.items():
         theirs = published.get(prefix)
-        code = "".join(f" and the official code's {seeds[name]} for {what} (our notes §3), "
-                       f"which our `{name}` follows and {averaged} average"
+        notes = REPRODUCTION_NOTES[prefix]
+        code = "".join(f"; the official code: {seeds[name]} for {what} (reproduction notes, "
+                       f"`{notes}` §3), which our `{name}` follows and {averaged} average"
                        for name, (what, averaged) in OFFICIAL_CODE_SEEDS.items()
                        if name in seeds)
-        parts.append(f"{PAPERS[prefix]}'s {_seed_counts(seeds)}, "
-                     + ("the paper's not in our sources" if theirs is None else
-                        f"the paper's {theirs.value:g} ({theirs.source}){code}"))
+        parts.append(f"{PAPERS[prefix]}: ours {_seed_counts(seeds)}; "
+                     + ("the paper's count is not in our sources" if theirs is None else
+                        f"the paper: {theirs.value:g} ({theirs.source}){code}"))
     if not parts and not ours and not once:
         return ""
     text = ("Seeds of a `full` run (each profile's count, "
             "`memnb.experiments.registry.Experiment.seeds_run`)"
-            + (", beside the paper's where our sources give it: " + "; ".join(parts)
+            + (", beside the paper's where our sources give it. " + ". ".join(parts)
                if parts else "") + ".")
     if ours:
         text += f" Experiments of ours: {_seed_counts(ours)}."
@@ -506,14 +512,14 @@ def _missing_models_words(names: Sequence[str], results_root: Path | None = None
     where every recorded ``reason`` says so, else the reasons; "" when no row is missing or no
     such table is committed."""
     from memnb.figures.mahdavi import representation_label
-    from memnb.results import result_paths
+    from memnb.results import read_table, result_paths
 
     found, reasons, blank = [], [], True
     for name in ("mahdavi.table1", "mahdavi.table3"):
         path = result_paths(name, "full", results_root)[0]
         if name not in names or not path.is_file():
             continue
-        table = pd.read_csv(path)
+        table = read_table(path)
         missing = table[table["check"] == "missing"]
         computed = table.loc[table["check"] != "missing", "representation"].astype(str)
         for model in dict.fromkeys(missing["representation"].astype(str)):
@@ -589,6 +595,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         computed_by_todays_code,
         continue_command,
         load_superseded,
+        read_provenance,
         result_paths,
     )
 
@@ -596,7 +603,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     rows, missing, partial = [], [n for n in names if n not in set(summary["experiment"])], []
     earlier_code: list[str] = []
     notes: list[str] = []  # listed below the table and its totals
-    provenances = {name: json.loads(result_paths(name, "full", results_root)[1].read_text())
+    provenances = {name: read_provenance(result_paths(name, "full", results_root)[1])
                    for name in summary["experiment"]}
     shared = shared_invocations(provenances)
     folder = None if results_root is None else Path(results_root) / "full"
@@ -642,12 +649,12 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
             elif current == 0:
                 rerun_does = (f"none of the {files} cached point files matches {matching}: "
                               f"{rerun} computes " + ("today's grid" if grid_changed else
-                                                      f"all {total} points"))
+                                                      f"all {total:,} points"))
             else:
                 rerun_does = (f"{current} of the {files} cached point files match {matching}: "
                               f"{rerun} reuses them and computes " + (
                                   "the rest of today's grid" if grid_changed else
-                                  f"the other {max(total - current, 0)} of the {total} points"))
+                                  f"the other {max(total - current, 0):,} of the {total:,} points"))
             partial.append(f"`{name}` ({what}; {rerun_does})")
         chain = copied_chain(provenance, folder)  # points copied from earlier runs: read once
         fixed = len(provenance.get("corrections") or [])
@@ -1482,13 +1489,14 @@ def _kernel_levels_by_experiment(results_root: Path | None = None) -> dict[str, 
     tables it replaced (``superseded/``) and its replication, read from their provenance."""
     from memnb.paths import results_dir
     from memnb.reruns import replications_root
+    from memnb.results import read_provenance
 
     root = Path(results_root or results_dir())
     found: dict[str, set[str]] = {}
     for folder in (root / "full", root / "full" / "superseded",
                    replications_root(results_root) / "full"):
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            provenance = json.loads(path.read_text())
+            provenance = read_provenance(path)
             name = str(provenance.get("experiment") or path.name.split(".json")[0])
             found.setdefault(name, set()).update(_recorded_kernel_levels(provenance))
     return found
@@ -1770,7 +1778,7 @@ def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None
     from memnb.prose import counted
     from memnb.provenance import arithmetic_label, rekey_origin
     from memnb.reruns import replications_root
-    from memnb.results import result_paths
+    from memnb.results import read_provenance, result_paths
     from memnb.scorecard.replaced import replications
 
     folder = replications_root(results_root) / "full"
@@ -1788,7 +1796,7 @@ def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None
     for name in sorted(load_all()):
         path = result_paths(name, "full", results_root)[1]
         if path.is_file():
-            committed[name] = json.loads(path.read_text())
+            committed[name] = read_provenance(path)
     unreplicated = [name for name in committed if name not in names]
     on_gpu = [name for name in unreplicated
               if arithmetic_label(committed[name]) == "GPU arithmetic"]
