@@ -600,9 +600,9 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
                      + "; ".join(rekey_words(name, record.provenance)
                                  for name, record in records if name in origins)
                      + ". " + rekeys_listed_words(unlisted, "both" if both else "")
-                     + ". The conclusion that the difference comes from the two runs, not the "
-                     "code, rests on " + ("these re-keys" if len(origins) == 1 else
-                                          "the re-keys of both")
+                     + ". That the difference comes from the two runs, not the code, holds "
+                     "only if " + ("these re-keys hold" if len(origins) == 1 else
+                                   "the re-keys of both hold")
                      + " (the code that computed those points was not run again)")
         else:
             text += (". Both tables are of today's code (their fingerprints equal today's), so "

@@ -158,8 +158,8 @@ def test_exp4_against_exp1_says_its_conclusion_rests_on_a_re_key(tmp_path):
             "(`scripts/rekey_cache.py`): `dana.exp1`'s points were computed by code of "
             f"fingerprint `0123456789abcdef` and re-keyed to `{today}` through one re-key, "
             "reviewed by hand. The provenance's `code_fingerprint_rekeys` lists each re-key with "
-            "its reason. The conclusion that the difference comes from the two runs, not the "
-            "code, rests on these re-keys (the code that computed those points was not run "
+            "its reason. That the difference comes from the two runs, not the code, holds only "
+            "if these re-keys hold (the code that computed those points was not run "
             "again)") in text
     assert "Both tables are of today's code" not in text
     # a re-key whose reason names no review by hand is not called reviewed
