@@ -689,17 +689,47 @@ def plan(target: str, profile: str = "full", *, device: str = "cpu",
     return pd.DataFrame(rows, columns=[f.name for f in dataclasses.fields(ExperimentPlan)])
 
 
+class PlanFileError(ValueError):
+    """A recorded plan (``data/plans/<file>``) that cannot be read (cut short, not JSON, not a
+    JSON object): one line naming the file and how to get it back (:func:`read_plan_record`).
+    A ``ValueError``, so that ``memnb plan`` and ``scorecard`` refuse with exit code 2."""
+
+
+def read_plan_record(path: Path) -> dict[str, Any]:
+    """The plan record written at ``path`` by ``scripts/plan_table.py``: a JSON object;
+    :class:`PlanFileError` naming the file, where its JSON breaks, and the command that
+    records it again otherwise."""
+    import json
+
+    from memnb.results import shown_path
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        reason = f"JSON error at line {err.lineno}, column {err.colno}: {err.msg}"
+    except UnicodeDecodeError:
+        reason = "not UTF-8 text"
+    else:
+        if isinstance(record, dict):
+            return record
+        reason = f"a JSON {type(record).__name__}, not an object"
+    parts = path.name.split(".")  # full.<device>.json, as scripts/plan_table.py names it
+    device = parts[1] if len(parts) == 3 and parts[0] == "full" else "DEVICE"
+    raise PlanFileError(f"{shown_path(path)} is not a readable plan record ({reason}); restore "
+                        "it from git, or record the plan again with `python "
+                        f"scripts/plan_table.py --device {device} --out {shown_path(path)}`")
+
+
 def plan_records(folder: Path | None = None) -> list[dict[str, Any]]:
     """The recorded plans (:func:`plan_record`, one JSON file per device in ``folder``,
     default ``data/plans``), the CPU's first, then each GPU's in file order; ``[]`` when none is
-    recorded."""
-    import json
-
+    recorded. A file that cannot be read raises :class:`PlanFileError`
+    (:func:`read_plan_record`)."""
     from memnb.paths import plans_dir
 
     folder = plans_dir() if folder is None else Path(folder)
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    return sorted((json.loads(path.read_text()) for path in paths),
+    return sorted((read_plan_record(path) for path in paths),
                   key=lambda record: record.get("device") != "cpu")
 
 

@@ -512,7 +512,8 @@ def copied_chain(provenance: dict[str, Any], folder: Path | None = None) -> list
     """The :func:`points_copied` of a result, then, where the copied table's provenance
     (``<folder>/<source>.json``; ``folder`` defaults to the results folder of the result's
     profile) records points it copied in turn, those, depth first down the chain (a table seen
-    twice is not followed again). Empty when none were copied."""
+    twice is not followed again). Empty when none were copied. A copied table's provenance that
+    cannot be read raises :class:`memnb.results.ResultFileError` naming it."""
     from memnb.paths import results_dir
 
     if folder is None:
@@ -553,12 +554,13 @@ def copied_words(provenance: dict[str, Any], folder: Path | None = None) -> str:
 
 
 def _read_provenance(path: Path) -> dict[str, Any] | None:
-    """The provenance record at ``path``, or ``None`` when there is none to read."""
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
+    """The provenance record at ``path``, or ``None`` when there is no file there; one that
+    cannot be read raises :class:`memnb.results.ResultFileError` naming it
+    (:func:`memnb.results.read_provenance`), so that the runs that computed the points it
+    copied are not lost unsaid."""
+    from memnb.results import read_provenance  # results builds on this module
+
+    return read_provenance(path) if path.exists() else None
 
 
 def points_copied(provenance: dict[str, Any]) -> list[tuple[str, int]]:
@@ -660,9 +662,12 @@ def provenance_summary(names: list[str], profile: str,
     :func:`commit_points`), read_only (True when every recorded call read every point from the
     cache: git_commit and started_utc are then those of a call that computed none). Experiments
     without a written result are left out, so an empty
-    frame means that none of them has been run under ``profile`` in this checkout.
+    frame means that none of them has been run under ``profile`` in this checkout; a table
+    without its provenance, or the reverse, raises :class:`memnb.results.ResultFileError`, as
+    :func:`memnb.results.load` does.
     """
     from memnb.results import (  # results builds on this module
+        half_result_error,
         read_provenance,
         read_table,
         result_paths,
@@ -675,8 +680,11 @@ def provenance_summary(names: list[str], profile: str,
     rows = []
     for name in names:
         csv_path, json_path = result_paths(name, profile, root)
-        if not (csv_path.exists() and json_path.exists()):  # as memnb.results.load() reads them
+        if not (csv_path.exists() or json_path.exists()):  # as memnb.results.load() reads them
             continue
+        half = half_result_error(csv_path, json_path)
+        if half is not None:
+            raise half
         provenance = read_provenance(json_path)
         info = {key: provenance.get(key) for key in columns}
         info["seeds"] = seeds_used(read_table(csv_path), provenance)

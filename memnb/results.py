@@ -872,7 +872,7 @@ class ResultFileError(ValueError):
     refuse before computing (exit code 2) instead of printing a traceback."""
 
 
-_RESTORE = "restore it from git or move it away"
+RESTORE = "restore it from git or move it away"
 """What to do with a result file that cannot be read (:class:`ResultFileError`)."""
 
 
@@ -890,7 +890,7 @@ def read_provenance(json_path: Path) -> dict[str, Any]:
             return provenance
         reason = f"a JSON {type(provenance).__name__}, not an object"
     raise ResultFileError(f"{shown_path(json_path)} is not a readable provenance file "
-                          f"({reason}); {_RESTORE}")
+                          f"({reason}); {RESTORE}")
 
 
 def read_table(csv_path: Path) -> pd.DataFrame:
@@ -903,7 +903,20 @@ def read_table(csv_path: Path) -> pd.DataFrame:
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         reason = " ".join(str(err).split())
     raise ResultFileError(f"{shown_path(csv_path)} is not a readable result table ({reason}); "
-                          f"{_RESTORE}")
+                          f"{RESTORE}")
+
+
+def half_result_error(csv_path: Path, json_path: Path) -> ResultFileError | None:
+    """The error for a result of which only one of its two files is written (``csv_path``,
+    the table, and ``json_path``, its provenance), naming the one that is missing; ``None``
+    when both or neither are there."""
+    if csv_path.exists() == json_path.exists():
+        return None
+    there, missing, what = ((csv_path, json_path, "provenance") if csv_path.exists()
+                            else (json_path, csv_path, "table"))
+    return ResultFileError(f"{shown_path(there)} has no {what} beside it ({missing.name} is "
+                           f"missing): restore {missing.name} from git, or move {there.name} "
+                           "away")
 
 
 EXPERIMENT_NAME = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
@@ -955,17 +968,22 @@ def close_names(word: str, names: Iterable[str]) -> str:
 
 
 def load(name: str, profile: str, root: Path | str | None = None) -> ExperimentResult | None:
-    """A previously written result of ``name`` under ``profile``, or ``None`` if there is none.
+    """A previously written result of ``name`` under ``profile``, or ``None`` if there is none
+    (neither its table nor its provenance is there).
 
     ``name`` must have the form ``chapter.experiment``, and be a registered experiment's in one
     of the book's chapters (:func:`check_name`); ``root`` (default
     :func:`memnb.paths.results_dir`) may be a path or a string. A table or provenance that cannot
     be read raises :class:`ResultFileError` naming the file (:func:`read_table`,
-    :func:`read_provenance`)."""
+    :func:`read_provenance`), and so does one without the other (:func:`half_result_error`):
+    read as no result, it would send the reader to compute a table that is there."""
     check_name(name)
     csv_path, json_path = result_paths(name, profile, None if root is None else Path(root))
-    if not (csv_path.exists() and json_path.exists()):
+    if not (csv_path.exists() or json_path.exists()):
         return None
+    half = half_result_error(csv_path, json_path)
+    if half is not None:
+        raise half
     provenance = read_provenance(json_path)
     return ExperimentResult(read_table(csv_path), csv_path, json_path, provenance,
                             bool(provenance.get("complete", True)))

@@ -473,16 +473,6 @@ def _listed_removals(tar: tarfile.TarFile) -> list[str]:
     return listed_paths
 
 
-def removals(archive: Path) -> list[str]:
-    """The paths ``archive`` removes: those its manifest gives no new version (or, in an
-    archive of an earlier version of this script, those its :data:`REMOVED_NAME` lists)."""
-    with tarfile.open(archive, "r:gz") as tar:
-        data = _read_manifest(tar, Path("."))
-        if data is None:
-            return _listed_removals(tar)
-        return sorted(n for n, c in data["files"].items() if c["new"] is None)
-
-
 def _here(name: str, results: Path) -> str | None:
     """The SHA-256 of ``results / name`` here, None when there is no such file."""
     path = results / name

@@ -34,6 +34,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from memnb.cli import experiment_name_error, one_line, run_arguments_error  # noqa: E402
 from memnb.results import device_description, git_commit, run_experiment  # noqa: E402
 from memnb.scorecard.core import build_scorecard  # noqa: E402
 from memnb.train import tf32_runs  # noqa: E402
@@ -107,6 +108,19 @@ def compare(experiments: list[str], profile: str, device: str, out: Path,
                     f"({'none changed' if not changes else 'changed: ' + ', '.join(changed)})"}
 
 
+def arguments_error(experiments: list[str], seeds: int | None, device: str) -> str | None:
+    """Why the comparison cannot start, in one line, or ``None``: the first of ``experiments``
+    that is not a registered experiment's name (:func:`memnb.cli.experiment_name_error`), then
+    ``seeds`` and ``device`` (:func:`memnb.cli.run_arguments_error`), all checked before the
+    first experiment runs in either precision."""
+    for name in experiments:
+        unknown = experiment_name_error(name)
+        if unknown is not None:
+            return one_line(unknown)
+    bad = run_arguments_error(seeds, device, None)
+    return None if bad is None else one_line(bad)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--experiments", nargs="+", default=list(DEFAULT_EXPERIMENTS))
@@ -119,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.device.startswith("cuda") and not args.allow_cpu:
         print("TF32 acts on CUDA only: run with --device cuda on a GPU (or --allow-cpu)")
+        return 2
+    bad = arguments_error(args.experiments, args.seeds, args.device)
+    if bad is not None:
+        print(f"precision_check.py: error: {bad}", file=sys.stderr)
         return 2
     record = compare(args.experiments, args.profile, args.device, args.out, args.seeds)
     args.out.mkdir(parents=True, exist_ok=True)

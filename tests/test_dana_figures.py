@@ -667,6 +667,26 @@ def test_departures_report_uses_all_eleven_values_of_the_paper():
     assert "Our reading, tested below (`dana.layout`): the official code compresses" not in report
 
 
+def test_departures_report_states_the_curvature_of_the_fig_1b_rule_or_not_decided():
+    """The curve's shape in d_h is the sign of the curvature the scorecard's Fig. 1b row fits
+    (convex_growth), and "not decided" with too few values of d_h for that fit (the ci profile
+    runs d_h = 1 and 4), never a shape read from no fit."""
+    from memnb.scorecard.dana import convex_growth
+
+    _, exp2, exp3 = _tables({"aot": 0.0, "aot_code": 0.0, "aot_code_uncompressed": 0.0})
+    for shape in (lambda x: 0.01 * x**2, lambda x: np.sqrt(x) / 4):  # convex, concave
+        curved = exp2.assign(accuracy=shape(exp2["d_h"]))
+        means = curved.groupby("d_h")["accuracy"].mean()
+        c2 = convex_growth(means.index, means.to_numpy()).values["c2"]
+        word = "convex (as the paper's)" if c2 > 0 else "concave (the paper's is convex)"
+        assert f"the curve is {word}" in figures.departures_report(curved, exp3)
+    two = exp2[exp2["d_h"].isin([1, 4])]
+    report = figures.departures_report(two, exp3)
+    assert ("whether the curve is convex is not decided: no curvature can be fitted to 2 values "
+            "of d_h (the paper's is convex)") in report
+    assert "; the curve is" not in report  # no shape stated without a fit
+
+
 def _appendix_quick_table():
     rows = [{"figure": "Fig. 8", "model": "aot", "N": 40, "d": 7, "d_h": 7, "H": h, "seed": 0,
              "layers": 5, "params": 100 * h, "accuracy": 0.1 + 0.02 * h} for h in (1, 5, 9)]

@@ -33,6 +33,10 @@ def _not_memorized_at_zero(curves: pd.DataFrame) -> pd.DataFrame:
     return curves.assign(accuracy=curves["accuracy"].where(~last, 0.9))
 
 
+def test_the_unused_ratio_range_helper_is_gone():
+    assert not hasattr(ksfig, "_times")
+
+
 def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     short = _curves({0: 0.3, 1: 0.01, 4: 0.02}).assign(  # no depth memorizes its set
         accuracy=lambda t: t["accuracy"].where(t["epoch"] == 0, 0.9))

@@ -13,7 +13,7 @@ from memnb.papers import dana as paper
 
 
 def test_every_official_file_is_read_and_matched_to_its_figure():
-    table = paper.official_results()
+    table = pd.concat([paper.official(name) for name in paper.FILES], ignore_index=True)
     assert table["file"].nunique() == len(paper.FILES) == 34
     expected = {"Fig. 1a", "Fig. 1b", "Fig. 2a", "Fig. 2b", "Fig. 3", "Fig. 4", "Fig. 5",
                 "Fig. 6", "Fig. 7", "Fig. 8", "Fig. 9", "Fig. 10"}
@@ -74,6 +74,19 @@ def test_experiment_4_fits_favour_the_quadratic():
     fits = paper.exp4_fits().set_index("fit")
     assert fits.loc["quadratic", "a"] == pytest.approx(3.33e-4, rel=0.01)
     assert fits.loc["quadratic", "sse"] < fits.loc["cubic", "sse"]
+
+
+def test_the_papers_fits_are_experiment_4s_fit_and_the_unused_helpers_are_gone():
+    """Fig. 2b's fits of the CSV slopes use our Experiment 4's least squares, not a copy of it;
+    the copy (power_fit) and the unused table of every CSV (official_results) are deleted."""
+    from memnb.experiments.dana import fit_power
+
+    slopes = paper.exp1_slopes()
+    fits = paper.exp4_fits().set_index("power")
+    for power in (2, 3):
+        ours = fit_power(slopes["d"].to_numpy(), slopes["slope"].to_numpy(), power)
+        assert fits.loc[power, ["a", "b", "sse"]].to_dict() == ours
+    assert not hasattr(paper, "power_fit") and not hasattr(paper, "official_results")
 
 
 def test_experiment_6_ratio_and_the_captions_rounding():

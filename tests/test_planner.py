@@ -564,3 +564,25 @@ def test_compare_capacity_is_planned_for_todays_task_and_its_gpu_estimate_withdr
     text = reproducibility.plans_markdown(repo / "data" / "plans", repo / "data" / "results")
     row = next(line for line in text.splitlines() if line.startswith("| `compare.capacity`"))
     assert row.split(" | ")[-2:] == ["-", "- |"]  # no GPU estimate, no recorded run
+
+
+def test_a_recorded_plan_that_cannot_be_read_is_named_with_the_command_that_records_it(
+        tmp_path):
+    """A truncated data/plans/<file> stops planned_cost (and so a scorecard's not-run row) with
+    a message naming the file, not a bare JSONDecodeError."""
+    import json
+
+    (tmp_path / "full.cpu.json").write_text(json.dumps(
+        {"device": "cpu", "device_name": "CPU", "rows": [
+            {"experiment": "dana.exp6", "wall_s": 60.0}]}))
+    assert planner.planned_cost("dana.exp6", folder=tmp_path) == "planned: 1.0 min on CPU"
+    (tmp_path / "full.cuda.json").write_text('{"device": "cuda", "rows": [')  # cut short
+    with pytest.raises(planner.PlanFileError, match=(
+            r"full\.cuda\.json is not a readable plan record \(JSON error at line 1, column "
+            r"\d+: .*\); restore it from git, or record the plan again with `python "
+            r"scripts/plan_table.py --device cuda --out .*full\.cuda\.json`")):
+        planner.planned_cost("dana.exp6", folder=tmp_path)
+    (tmp_path / "full.cuda.json").write_text("[]")
+    with pytest.raises(ValueError, match=r"full\.cuda\.json is not a readable plan record "
+                       r"\(a JSON list, not an object\)"):
+        planner.plan_records(tmp_path)

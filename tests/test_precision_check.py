@@ -70,3 +70,21 @@ def test_the_comparison_on_the_cpu_finds_no_difference_and_allows_tf32(tmp_path)
     for precision in ("float32", "tf32"):  # each run in its own folder, none in data/results
         provenance = json.loads((tmp_path / precision / "ci" / "dana.exp2.json").read_text())
         assert provenance["matmul_precision"] == "float32"  # on the CPU TF32 does not apply
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--experiments", "dana.exp2", "nope.x"], "unknown experiment 'nope.x'"),
+    (["--experiments", "dana"], "'dana' is a chapter"),
+    (["--seeds", "0"], f"seeds must be in 1..{results.MAX_SEEDS}, got 0"),
+])
+def test_names_and_seeds_are_checked_before_any_run(monkeypatch, capsys, tmp_path, argv, said):
+    """A mistyped second name is found before the first experiment runs in both precisions;
+    a bad name or --seeds ends with one line and exit code 2, not a traceback."""
+    check = _script()
+    ran = []
+    monkeypatch.setattr(check, "run_experiment", lambda *a, **k: ran.append(a))
+    code = check.main([*argv, "--device", "cpu", "--allow-cpu", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and ran == [] and not (tmp_path / "precision_check.json").exists()
+    assert err.startswith("precision_check.py: error: ") and said in err
+    assert err.count("\n") == 1

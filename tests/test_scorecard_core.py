@@ -413,3 +413,69 @@ def test_the_scorecard_command_shows_its_progress_and_the_book_does_not(monkeypa
                         lambda profile, papers=None, **kwargs: asked.append(kwargs) or [])
     main(["scorecard"])
     assert asked == [{"progress": True}]
+
+
+def test_a_table_without_a_column_a_check_reads_names_the_file_and_column(tmp_path) -> None:
+    """A result table lacking a column that a row reads is refused as a result file that
+    cannot be read, naming the file and the column; a KeyError of the check's own code (a
+    dict's key, a column of a table the check derived) stays a KeyError."""
+    from memnb.results import ResultFileError
+
+    _write(tmp_path, "toy.exp", "quick", pd.DataFrame({"x": [1, 2, 3]}))
+
+    def reads_y(results: core.ResultSource) -> Verdict:
+        t = results.table("toy.exp")
+        return monotone(t["x"], t["y"])
+
+    with pytest.raises(ResultFileError, match=r"quick/toy\.exp\.csv has no column 'y', which "
+                       r"the scorecard's row Fig\. 0 of dana reads"):
+        _item(reads_y).evaluate(core.ResultSource("quick", tmp_path))
+
+    def groups_by_y(results: core.ResultSource) -> Verdict:
+        results.peek("toy.exp").groupby("y")
+        raise AssertionError("unreachable")
+
+    with pytest.raises(ResultFileError, match="has no column 'y'"):
+        _item(groups_by_y).evaluate(core.ResultSource("quick", tmp_path))
+
+    def own_key(results: core.ResultSource) -> Verdict:
+        results.table("toy.exp")
+        return {"a": 1}["y"]
+
+    def derived(results: core.ResultSource) -> Verdict:
+        return results.table("toy.exp").rename(columns={"x": "z"})["x"]
+
+    for fn in (own_key, derived):
+        with pytest.raises(KeyError) as raised:
+            _item(fn).evaluate(core.ResultSource("quick", tmp_path))
+        assert not isinstance(raised.value, ResultFileError)
+
+
+def test_a_committed_table_without_its_accuracy_names_the_file(tmp_path) -> None:
+    """The committed full run of dana.exp2, copied and stripped of its accuracy column: the
+    Fig. 1b row names that copy and the column, not a bare KeyError."""
+    import shutil
+    from pathlib import Path
+
+    from memnb.results import ResultFileError
+
+    committed = Path(__file__).parents[1] / "data" / "results" / "full"
+    (tmp_path / "full").mkdir()
+    for ext in ("csv", "json"):
+        shutil.copy(committed / f"dana.exp2.{ext}", tmp_path / "full")
+    copy = tmp_path / "full" / "dana.exp2.csv"
+    pd.read_csv(copy).drop(columns="accuracy").to_csv(copy, index=False)
+    fig1b = {it.item: it for it in core.load_items(["dana"])}["Fig. 1b"]
+    with pytest.raises(ResultFileError, match=r"dana\.exp2\.csv has no column 'accuracy'"):
+        fig1b.evaluate(core.ResultSource("full", tmp_path))
+
+
+def test_papers_given_as_one_string_are_refused_with_a_named_message() -> None:
+    """build_scorecard("full", "dana") would read the string as the papers 'd', 'a', 'n'."""
+    from memnb.scorecard.render import earlier_versions
+
+    with pytest.raises(ValueError, match=r"papers must be a list of paper names, e\.g\. "
+                       r"\['dana'\]; got the string 'dana'"):
+        core.build_scorecard("full", "dana")
+    with pytest.raises(ValueError, match="paper must be one of dana, mahdavi"):
+        earlier_versions("nobody")

@@ -48,11 +48,8 @@ def test_monotone_both_ways() -> None:
     assert c.monotone(X, dip, tol=10).status == "reproduced"
 
 
-def test_within_spread_uses_seed_spread_and_tolerance() -> None:
-    assert c.within_spread([0.50, 0.52, 0.48], 0.51).status == "reproduced"
-    assert c.within_spread([0.50, 0.51, 0.49], 0.70).status == "differs"
-    assert c.within_spread([0.5], 0.52, abs_tol=0.05).status == "reproduced"
-    assert c.within_spread([0.5], 0.52).status == "differs"
+def test_the_unused_within_spread_is_gone() -> None:
+    assert not hasattr(c, "within_spread")  # no row judged one value against our seeds' spread
 
 
 def test_curve_agreement_both_ways() -> None:

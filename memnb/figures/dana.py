@@ -43,6 +43,7 @@ from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import (
     KL_ZERO,
     LEMMA2_REPEATED,
+    convex_growth,
     lemma2_rank,
     margin_words,
     repeated_token_attention_rank_bound,
@@ -809,20 +810,30 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
     ``run_label`` names the run the tables come from (e.g. ``"committed full run"``);
     ``verdicts`` are the scorecard rows stated after the numbers (Figs. 1b and 2a). States,
     from the data, our accuracy at the smallest ``d_h`` against the paper's CSV, whether our
-    curve in ``d_h`` is convex (as the paper's quadratic fit) or concave, and the mean absolute
+    curve in ``d_h`` is convex (as the paper's quadratic fit) or concave, by the sign of the
+    curvature the scorecard's Fig. 1b row fits (:func:`memnb.scorecard.dana.convex_growth`;
+    "not decided" with too few values of ``d_h`` for that fit), and the mean absolute
     difference from the paper's Experiment 3 over every d where both have a value (the paper's
     CSV has all 11, d = 5..15). The explanation offered (ours) attributes the departure to the
     official code's compression together with its initialisation, which ``dana.layout`` tests
     but does not separate from each other (only from the code's scale and positions).
     """
     by_dh = exp2.groupby("d_h")["accuracy"].mean().sort_index()
-    curvature = float(np.polyfit(by_dh.index.to_numpy(float), by_dh.to_numpy(), 2)[0]) \
-        if len(by_dh) >= 3 else 0.0
-    shape = "convex (as the paper's)" if curvature > 0 else "concave (the paper's is convex)"
+    try:  # the Fig. 1b row's fit, which needs more values of d_h than a line does
+        curvature = convex_growth(by_dh.index, by_dh.to_numpy()).values["c2"]
+    except ValueError:
+        curvature = None
+    if curvature is None:
+        shape = (f"whether the curve is convex is not decided: no curvature can be fitted to "
+                 f"{counted(len(by_dh), 'value')} of d_h (the paper's is convex)")
+    else:
+        shape = "the curve is " + ("convex (as the paper's)" if curvature > 0
+                                   else "concave (the paper's is convex)")
     dh_lo = int(by_dh.index[0])
     head = f"**Where our curves depart from the paper's ({run_label}).**"
-    parts = [f"Experiment 2: at d_h = {dh_lo} we reach {by_dh.iloc[0]:.3f} and at d_h = "
-             f"{int(by_dh.index[-1])} {by_dh.iloc[-1]:.3f}; the curve is {shape}."]
+    upper = (f" and at d_h = {int(by_dh.index[-1])} {by_dh.iloc[-1]:.3f}" if len(by_dh) > 1
+             else "")
+    parts = [f"Experiment 2: at d_h = {dh_lo} we reach {by_dh.iloc[0]:.3f}{upper}; {shape}."]
     if paper_setting(exp2, N=50, d=10, H=20):
         paper2 = _paper_xy(paper.exp2(), "d_h")
         if dh_lo in paper2:

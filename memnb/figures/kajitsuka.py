@@ -850,12 +850,6 @@ def _sweep_ratio(row: pd.Series) -> float | None:
         recorded=float(row["num_parameters"]))
 
 
-def _times(ratios: list[float]) -> str:
-    """``2.02×`` for one ratio (or several that round alike), ``1.89× to 2.02×`` for a range."""
-    low, high = f"{min(ratios):.2f}×", f"{max(ratios):.2f}×"
-    return low if low == high else f"{low} to {high}"
-
-
 def lower_bound_form_words(construction: pd.DataFrame) -> str:
     """Which count of our construction the lower-bound figure draws, as a clause: its ReLU form
     (the sweep's count), and how many times more parameters the Transformer form has

@@ -132,11 +132,6 @@ def official(name: str) -> pd.DataFrame:
     return _read(name).copy()
 
 
-def official_results() -> pd.DataFrame:
-    """All 34 official CSVs in one table (see :func:`official`)."""
-    return pd.concat([official(name) for name in FILES], ignore_index=True)
-
-
 # --- Figures of the main text -------------------------------------------------------------
 
 def exp1(d: int | None = None) -> pd.DataFrame:
@@ -251,21 +246,15 @@ def depth_exp1_slopes() -> pd.DataFrame:
     return _slopes(depth_exp1())
 
 
-def power_fit(d: np.ndarray | pd.Series, slopes: np.ndarray | pd.Series,
-              power: int) -> dict[str, float]:
-    """Least squares ``slope = a d^power + b`` (Experiment 4, ``EXP_1_and_4.py``): a, b, SSE."""
-    xs, ys = np.asarray(d, float), np.asarray(slopes, float)
-    design = np.stack([xs ** power, np.ones(len(xs))], axis=1)
-    coef, *_ = np.linalg.lstsq(design, ys, rcond=None)
-    return {"a": float(coef[0]), "b": float(coef[1]),
-            "sse": float(np.sum((design @ coef - ys) ** 2))}
-
-
 def exp4_fits() -> pd.DataFrame:
     """Fig. 2b's fits of the per-head slope against d (d = 3..13): a d² + b and a d³ + b,
-    computed from the CSV slopes. Columns: fit, power, a, b, sse, points, source."""
+    computed from the CSV slopes by our Experiment 4's fit
+    (:func:`memnb.experiments.dana.fit_power`). Columns: fit, power, a, b, sse, points, source."""
+    from memnb.experiments.dana import fit_power
+
     slopes = exp1_slopes()
-    rows = [{"fit": name, "power": p, **power_fit(slopes["d"], slopes["slope"], p),
+    d, slope = slopes["d"].to_numpy(float), slopes["slope"].to_numpy(float)
+    rows = [{"fit": name, "power": p, **fit_power(d, slope, p),
              "points": len(slopes),
              "source": "Data_exp_1_3..13.csv, official slope rule, least squares"}
             for name, p in (("quadratic", 2), ("cubic", 3))]
@@ -387,4 +376,4 @@ __all__ = ["CAMERA_READY", "FIGURES", "FILES", "OFFICIAL_DIR", "QUOTES", "SLOPE_
            "depth_exp1_slopes", "depth_exp2", "depth_exp5",
            "dim_exp1", "dim_exp1_slopes", "dim_exp2", "dim_exp5", "exp1", "exp1_slopes",
            "exp2", "exp2_quadratic_fit", "exp3", "exp4_fits", "exp5", "exp6",
-           "exp6_slope_ratio", "official", "official_results", "official_slope", "power_fit"]
+           "exp6_slope_ratio", "official", "official_slope"]

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -46,6 +48,9 @@ PAPERS: dict[str, str] = {
 }
 #: Modules that declare items, imported by :func:`load_items`.
 ITEM_MODULES: tuple[str, ...] = ("dana", "mahdavi", "kajitsuka", "compare")
+#: The folder of the pandas package: a ``KeyError`` raised there is a missing column
+#: (:meth:`ResultSource.missing_column`).
+_PANDAS = Path(pd.__file__).parent
 #: Columns of the scorecard's JSON objects and table, in order.
 COLUMNS: tuple[str, ...] = ("paper", "item", "claim", "criterion", "measured", "evidence",
                             "status")
@@ -163,6 +168,7 @@ class ReadTable(NamedTuple):
     what: str  # one line of evidence: the run, its device, commits, partial grid
     partial: str | None  # :func:`memnb.provenance.partial_summary`; None for a complete run
     run: str  # a short label: "`full` run of dana.exp2", for Row.read_from
+    path: Path | None = None  # the CSV file the table was read from
 
 
 def read_label(profile: str, name: str) -> str:
@@ -186,6 +192,7 @@ class ResultSource:
         self.root = root
         self._used: list[str] = []
         self._runs: list[str] = []
+        self._read: list[ReadTable] = []  # every table handed to the item (table, peek)
         self._cache: dict[str, ReadTable] = {}
         self._not_judged: dict[str, str] = {}
         # tables an item reads in place of the looked-up one while it runs (rerun_part)
@@ -241,7 +248,8 @@ class ResultSource:
             partial = partial_summary(prov)
             if partial:
                 what += f" ({partial})"
-            self._cache[name] = ReadTable(result.table, profile, what, partial, run)
+            self._cache[name] = ReadTable(result.table, profile, what, partial, run,
+                                          result.csv_path)
             return self._cache[name]
         raise NotRun(name, self.profile)
 
@@ -300,7 +308,7 @@ class ResultSource:
         partial = (None if rerun.complete else
                    f"a partial rerun ({done} of {total} points of today's profile; its {which} "
                    "points all computed)")
-        return ReadTable(part, "full", what, partial, label)
+        return ReadTable(part, "full", what, partial, label, rerun.csv_path)
 
     def reads_rerun(self, name: str) -> bool:
         """Whether :meth:`table` now returns a part of ``name``'s rerun (:meth:`rerun_part`)."""
@@ -350,7 +358,13 @@ class ResultSource:
 
     def peek(self, name: str) -> pd.DataFrame:
         """The table :meth:`table` would return, without recording it as evidence."""
-        return self._lookup(name).table
+        return self._handed(self._lookup(name))
+
+    def _handed(self, read: ReadTable) -> pd.DataFrame:
+        """``read``'s table, remembered as read by the current item (:meth:`missing_column`)."""
+        if not any(read is seen for seen in self._read):
+            self._read.append(read)
+        return read.table
 
     def fall_back(self, name: str, why: str) -> bool:
         """Judge the ``quick`` run of ``name`` instead of its ``full`` one, which an item found
@@ -374,7 +388,7 @@ class ResultSource:
             self._used.append(read.what)
         if read.run not in self._runs:
             self._runs.append(read.run)
-        return read.table
+        return self._handed(read)
 
     def run_of(self, name: str) -> str:
         """Which committed run the table of ``name`` comes from: "`ci` run of dana.exp2"."""
@@ -407,6 +421,26 @@ class ResultSource:
         """Forget the evidence recorded for the previous item."""
         self._used = []
         self._runs = []
+        self._read = []
+
+    def missing_column(self, err: KeyError) -> tuple[Path, str] | None:
+        """``(file, column)`` when ``err``, raised by pandas while the current item ran, names a
+        column that a result table handed to the item (:meth:`table`, :meth:`peek`) lacks: a
+        table written without it, or edited since. ``None`` for any other ``KeyError`` (a key
+        of a dict, a column of a table the item derived), which is a fault of the code."""
+        frames = traceback.extract_tb(err.__traceback__)
+        if not frames or not Path(frames[-1].filename).is_relative_to(_PANDAS):
+            return None
+        key = err.args[0] if err.args else None
+        if not isinstance(key, str):
+            return None
+        # pandas names one column as the key, several in a message: "['x', 'y'] not in index"
+        names = re.findall(r"'([^']*)'", key) if "'" in key else [key]
+        for read in self._read:
+            lacking = [n for n in names if n not in read.table.columns]
+            if lacking and read.path is not None:
+                return read.path, lacking[0]
+        return None
 
     def evidence(self) -> str:
         """The evidence read since :meth:`start_item`, as one line."""
@@ -434,7 +468,10 @@ class Item:
     cost: str | None = None
 
     def evaluate(self, results: ResultSource) -> Row:
-        """Run the check on ``results`` and return the row (never raises for missing data)."""
+        """Run the check on ``results`` and return the row (never raises for missing data). A
+        result file that cannot be read raises :class:`memnb.results.ResultFileError` naming
+        it: one that is cut short or not JSON (:func:`memnb.results.load`), or a table without a
+        column the check reads (:meth:`ResultSource.missing_column`)."""
         results.start_item()
         try:
             verdict = self.fn(results)
@@ -456,6 +493,16 @@ class Item:
         except NotComputable as why:
             return self._row("not computable", str(why),
                              results.evidence() or "none (see measured)", results.runs_read())
+        except KeyError as err:  # a result table without a column the check reads
+            lacking = results.missing_column(err)
+            if lacking is None:
+                raise
+            from memnb.results import RESTORE, ResultFileError, shown_path
+
+            path, column = lacking
+            raise ResultFileError(f"{shown_path(path)} has no column {column!r}, which the "
+                                  f"scorecard's row {self.item} of {self.paper} reads; "
+                                  f"{RESTORE}") from err
         evidence = results.evidence()
         if self.evidence:
             evidence = f"{self.evidence}; {evidence}" if evidence else self.evidence
@@ -541,13 +588,14 @@ def item(paper: str, number: str, *, claim: str, criterion: str, evidence: str |
 
 
 def load_items(papers: list[str] | None = None) -> list[Item]:
-    """Import the item modules and return the items of ``papers`` (all by default), in order."""
+    """Import the item modules and return the items of ``papers`` (all by default), in order.
+    ``ValueError`` for a paper not in :data:`PAPERS`, and for ``papers`` given as one string
+    (``"dana"``, not ``["dana"]``), which would read as a list of its letters."""
+    if isinstance(papers, str):
+        raise ValueError(f"papers must be a list of paper names, e.g. [{papers!r}]; got the "
+                         f"string {papers!r}")
     for module in ITEM_MODULES:
-        try:
-            importlib.import_module(f"memnb.scorecard.{module}")
-        except ModuleNotFoundError as err:
-            if err.name != f"memnb.scorecard.{module}":
-                raise
+        importlib.import_module(f"memnb.scorecard.{module}")
     wanted = list(PAPERS) if papers is None else papers
     for paper in wanted:
         if paper not in PAPERS:

@@ -158,27 +158,6 @@ def monotone(x: Sequence[float], y: Sequence[float], *, increasing: bool = True,
                    f"{ys[order][i]:.4g} → {ys[order][i + 1]:.4g}", {"worst_step": worst})
 
 
-def within_spread(ours: Sequence[float], paper: float, *, abs_tol: float = 0.0,
-                  n_sd: float = 2.0) -> Verdict:
-    """Our seeds' values against one published value.
-
-    ``reproduced`` when |mean − paper| ≤ max(n_sd · sd, abs_tol) (sd over our seeds, 0 for one
-    seed); ``differs`` otherwise.
-    """
-    vals = np.asarray(ours, dtype=float)
-    vals = vals[np.isfinite(vals)]
-    if len(vals) == 0:
-        raise ValueError("within_spread needs at least one finite value of ours")
-    mean = float(vals.mean())
-    sd = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
-    allowed = max(n_sd * sd, abs_tol)
-    diff = mean - paper
-    measured = (f"ours {mean:.4g} ± {sd:.2g} ({len(vals)} seeds), paper {paper:.4g}, "
-                f"difference {diff:+.3g} (allowed ±{allowed:.3g})")
-    status: Status = "reproduced" if abs(diff) <= allowed else "differs"
-    return Verdict(status, measured, {"mean": mean, "sd": sd, "difference": diff})
-
-
 def curve_agreement(ours: Sequence[float], paper: Sequence[float], *, abs_tol: float) -> Verdict:
     """Two curves on the same x grid: ``reproduced`` when the mean |difference| ≤ ``abs_tol``."""
     a, b = _arrays(ours, paper)

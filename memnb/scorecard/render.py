@@ -103,13 +103,13 @@ def status_tally(rows: list[Row]) -> str:
 def earlier_versions(paper: str) -> tuple[tuple[str, ...], str]:
     """``(items, description)`` of ``paper``'s rows on earlier versions of the paper (talk
     slides, a preprint), which are not the published paper's items: a paper module declares them
-    as ``EARLIER_VERSION_ITEMS`` and ``EARLIER_VERSIONS`` (``((), "")`` when it declares none)."""
+    as ``EARLIER_VERSION_ITEMS`` and ``EARLIER_VERSIONS`` (``((), "")`` when it declares none).
+    ``ValueError`` for a paper not in :data:`PAPERS`."""
     import importlib
 
-    try:
-        module = importlib.import_module(f"memnb.scorecard.{paper}")
-    except ModuleNotFoundError:
-        return (), ""
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {', '.join(PAPERS)}; got {paper!r}")
+    module = importlib.import_module(f"memnb.scorecard.{paper}")
     return (tuple(getattr(module, "EARLIER_VERSION_ITEMS", ())),
             str(getattr(module, "EARLIER_VERSIONS", "")))
 
