@@ -233,10 +233,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # a run a recorded plan says this device's memory cannot hold; with --executor the workers'
     # memory counts, which this machine cannot measure (it may have no GPU at all)
     if args.profile == "full" and args.executor is None:
-        from memnb.planner import memory_warning
+        from memnb.planner import PlanFileError, memory_warning
 
         with contextlib.suppress(ValueError, RuntimeError):  # a device checked further on
-            warning = memory_warning(args.experiment, args.device)
+            try:
+                warning = memory_warning(args.experiment, args.device)
+            except PlanFileError as err:  # the run does not need the plans: it goes on
+                warning = f"{err} (no memory check from the recorded plans)"
             if warning:
                 error_line("run", "warning", warning)
     capped = _seeds_cap_note(args.experiment, args.profile, args.seeds)

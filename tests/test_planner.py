@@ -533,6 +533,16 @@ def test_a_plan_records_the_step_memory_and_a_run_is_warned_by_it(monkeypatch, t
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results"))
     assert cli.main(["run", "tiny.plan", "--profile", "full"]) == 0
     assert "memnb run: warning: tiny.plan is too big" in capsys.readouterr().err
+    # a damaged plan record is named as a warning, and the run still goes on (it needs no plan)
+
+    def damaged(name, device):
+        raise planner.PlanFileError("data/plans/full.cpu.json is not a readable plan record")
+
+    monkeypatch.setattr(planner, "memory_warning", damaged)
+    monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path / "results2"))
+    assert cli.main(["run", "tiny.plan", "--profile", "full"]) == 0
+    assert ("memnb run: warning: data/plans/full.cpu.json is not a readable plan record (no "
+            "memory check from the recorded plans)") in capsys.readouterr().err
 
 
 def test_compare_capacity_is_planned_for_todays_task_and_its_gpu_estimate_withdrawn():
