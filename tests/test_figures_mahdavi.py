@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from memnb import viz
 from memnb.figures import mahdavi as fig
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import criteria
@@ -101,7 +102,7 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
     trained = shown[shown["representation"] == "the trained ViT-B/16"]
     ref = paper.table1()
     ref = ref[ref["representation"] == "trained_vit_b16"]
-    assert list(trained["pass fraction, paper"]) == list(ref["pass_fraction"])
+    assert list(trained[fig.PAPER_FRACTION]) == [f"{v:.4f}" for v in ref["pass_fraction"]]
     assert list(trained["k (rank required)"]) == [int(k) for k in ref["k"]]
     assert set(trained["pass fraction, ours"]) == {"not computed (no network)"}
     assert set(trained["ranks seen (lowest–highest)"]) == {"–"}
@@ -121,7 +122,6 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
     assert f"A1: 0.9982 at k = 197 ({passes:,} of {draws:,} draws of rank 197, the other " \
            f"{draws - passes} of rank 196)" in sentence
     assert "General Position: 0 at k = 768 (ranks 309-318)" in sentence
-    assert paper.TABLE1_NB in sentence and "[nb]" in paper.TABLE1_NB
     assert fig.paper_only_sentence(_table1().query("check != 'missing'")) == ""
     words = fig.paper_layer_words("trained_vit_b16")
     assert words.startswith("A2 pass (pass fraction 1 at k = 197); A1 pass (pass fraction "
@@ -132,6 +132,50 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
     line = next(x for x in text.splitlines() if x.startswith("- first block of the trained"))
     assert line == f"- first block of the trained ViT-B/16: not computed (needs the hub); the " \
                    f"paper's: {words}."
+
+
+def test_table1_tags_the_papers_columns_and_fills_its_rows_from_the_sources(
+        no_mahdavi_scorecard):
+    """Review (s70) item 7: the [nb] source of the paper's Table 1 values is true of its whole
+    columns, so it heads them and opens the caption (not only the sentence on rows not
+    computed); the paper's fractions print to four decimals, as ours; the rows not computed
+    show the paper's images and tests run, each tagged with its recorded source."""
+    assert "[nb]" in paper.TABLE1_NB and fig.TABLE1_PAPER_TAG == "[nb]"
+    assert fig.PAPER_FRACTION == "pass fraction, paper [nb]"
+    assert fig.PAPER_RANKS == "ranks seen, paper [nb]"
+    shown = fig.table1_display(_table1())
+    assert "pass fraction, paper" not in shown.columns
+    assert {fig.PAPER_FRACTION, fig.PAPER_RANKS} <= set(shown.columns)
+    # every paper fraction shown, computed rows and paper-only rows alike: "–" or four decimals
+    assert all(v == "–" or (len(v.split(".")[1]) == 4 and float(v) <= 1)
+               for v in shown[fig.PAPER_FRACTION])
+    computed = shown[shown["representation"] == "one random attention layer on it"]
+    assert list(computed[fig.PAPER_FRACTION]) == ["1.0000", "1.0000", "0.0000"]
+    assert list(computed["pass fraction, ours"]) == ["1.0000", "1.0000", "0.0000"]
+    # the paper-only rows: its images ([nb], the notebook) and draws (Sec. 5.1), not "–"
+    trained = shown[shown["representation"] == "the trained ViT-B/16"].set_index(
+        "assumption tested")
+    images = int(paper.TABLE1_IMAGES.value)
+    draws = int(paper.TABLE1_DRAWS.value)
+    assert "ipynb" in paper.TABLE1_IMAGES.source and paper.TABLE1_DRAWS.source == "Sec. 5.1"
+    assert set(trained["images in the pool"]) == {f"{images} (paper [nb])"}
+    a2 = fig.CHECK_LABELS["assumption2"]
+    assert trained.loc[a2, "tests run"] == f"{images} contexts (paper [nb])"
+    for check in ("assumption1", "general_position"):
+        assert trained.loc[fig.CHECK_LABELS[check], "tests run"] == (
+            f"{draws} random draws of k vectors (paper, Sec. 5.1)")
+    # ours stay untagged
+    assert "paper" not in " ".join(computed["images in the pool"].astype(str))
+    # the caption opens with the source of the paper's columns; the sentence on the rows not
+    # computed no longer carries it alone
+    lead = fig.table1_caption(_table1(), "full").split(viz.DETAILS)[0]
+    assert lead.startswith("Our Table 1: the rank checks of Assumptions 1-3 and General "
+                           "Position per representation, beside the paper's values, in the "
+                           f"columns marked {paper.TABLE1_NB}.")
+    sentence = fig.paper_only_sentence(_table1())
+    assert paper.TABLE1_NB not in sentence
+    assert sentence.startswith("Rows not computed here show the paper's values alone, with "
+                               "its images and tests run, each tagged with its source: ")
 
 
 def test_missing_columns_and_proposition4_are_named_in_words():

@@ -123,6 +123,8 @@ def test_fig3_legend_names_the_mean_line_and_the_line_at_one(monkeypatch, no_mah
     assert ("Right panels: a bar is the fraction of examples with that many saturated heads, "
             "the mean over the seeds whose search found a size, each seed read at the size it "
             "found.") in caption
+    # review (s70) item 3: the readings' sentence ends with one full stop, not two
+    assert "App. H's \"" in caption and ".." not in caption.replace("...", "")
     plt.close("all")
 
 
@@ -199,29 +201,87 @@ def test_fig1_tells_the_lines_at_n_and_d_apart_by_their_dashes(monkeypatch,
     assert lines["n"].get_linestyle() != lines["d"].get_linestyle()
 
 
-def test_fig3_caption_judges_three_readings_of_many_saturated_heads():
-    """Review (s69) item 4: App. H's "a significant number of heads are saturated for the
-    majority of examples" is read three ways, each share computed from the table and judged
-    against one half: examples with a saturated head (the verdict's), examples with at least
-    half of their heads saturated, and (head, example) pairs."""
+def _readings_runs(pairs: dict[int, float]) -> pd.DataFrame:
+    """Searched Fig. 3 runs at H = 4, one per seed: 0, 1, 2, 3, 4 saturated heads on 10 %,
+    30 %, 30 %, 20 %, 10 % of the examples, and ``pairs[seed]`` of (head, example) pairs
+    saturated."""
     rows = []
-    for seed in (0, 1):
-        # H = 4: 0, 1, 2, 3, 4 saturated heads on 10 %, 30 %, 30 %, 20 %, 10 % of the examples
+    for seed, pair in pairs.items():
         for k, share in enumerate((0.1, 0.3, 0.3, 0.2, 0.1)):
             rows.append({"H": 4, "T": 80, "seed": seed, "accuracy": 1.0,
                          "saturated_heads": k, "example_fraction": share,
-                         "saturated_fraction": 0.45, "some_head_unsaturated": 0.9})
-    runs = pd.DataFrame(rows)
+                         "saturated_fraction": pair, "some_head_unsaturated": 0.9})
+    return pd.DataFrame(rows)
+
+
+def test_fig3_caption_reads_many_saturated_heads_three_ways():
+    """Review (s69) item 4: App. H's "a significant number of heads are saturated for the
+    majority of examples" is read three ways, each share computed from the table and compared
+    with one half: examples with a saturated head (the verdict's, judged), examples with at
+    least half of their heads saturated, and (head, example) pairs (both reported; s70 item
+    3)."""
+    runs = _readings_runs({0: 0.45, 1: 0.45})
     shares = fig.saturation_readings(runs)
     assert shares.loc[4, "some_saturated"] == pytest.approx(0.9)
     assert shares.loc[4, "half_saturated"] == pytest.approx(0.6)
     assert shares.loc[4, "saturated_pairs"] == pytest.approx(0.45)
     text = fig.saturation_readings_text(runs)
-    assert text.startswith(f"App. H's \"{fig.FIG3_MANY_HEADS}\" read three ways")
-    assert ("examples with at least one saturated head: 90.0% (H = 4), more than half at every "
-            "H (the verdict's reading, the weakest)") in text
-    assert ("examples with at least half of their heads saturated: 60.0% (H = 4), more than "
-            "half at every H (a stricter reading)") in text
-    assert ("(head, example) pairs saturated: 45.0% (H = 4), more than half at no H "
-            "(a stricter reading)") in text
+    assert text.startswith(f"App. H's \"{fig.FIG3_MANY_HEADS}\" read three ways (ours; each a "
+                           "mean over the seeds, with its range over them and the seeds above "
+                           "one half; the verdict judges the first, the two stricter readings "
+                           "are reported): ")
+    assert ("examples with at least one saturated head: mean 90.0% at H = 4 (90.0% in every "
+            "seed, more than half in every seed), the mean more than half at every H (the "
+            "verdict's reading, the weakest)") in text
+    assert ("examples with at least half of their heads saturated: mean 60.0% at H = 4 (60.0% "
+            "in every seed, more than half in every seed), the mean more than half at every H "
+            "(a stricter reading, reported)") in text
+    assert ("(head, example) pairs saturated: mean 45.0% at H = 4 (45.0% in every seed, more "
+            "than half in no seed), the mean more than half at no H (a stricter reading, "
+            "reported)") in text
+    # one sentence whose full stop the caption adds: no double full stop there
+    assert not text.endswith(".")
     assert fig.saturation_readings_text(runs.iloc[:0]) == ""
+    # one seed: no range, no count of seeds
+    alone = fig.saturation_readings_text(runs.query("seed == 0"))
+    assert "per seed" not in alone and "in every seed" not in alone
+    assert "mean 45.0% at H = 4, the mean more than half at no H" in alone
+
+
+def test_fig3_readings_give_each_seed_beside_a_mean_above_one_half():
+    """Review (s70) item 2: a mean above one half may hide seeds below it; each reading gives
+    its range over the seeds and how many are above one half, and "more than half at every H"
+    is said of the mean."""
+    runs = _readings_runs({0: 0.45, 1: 0.6, 2: 0.58})
+    per_seed = fig.seed_readings(runs)
+    assert list(per_seed.loc[4, "saturated_pairs"]) == pytest.approx([0.45, 0.6, 0.58])
+    assert fig.seed_readings(runs.query("seed == 0")) is None
+    text = fig.saturation_readings_text(runs)
+    assert ("(head, example) pairs saturated: mean 54.3% at H = 4 (per seed 45.0% to 60.0%, "
+            "more than half in 2 of 3 seeds), the mean more than half at every H") in text
+
+
+def test_fig3_readings_of_the_committed_full_run_count_its_seeds():
+    """Review (s70) item 2 on the committed full run: each reading's count of seeds above one
+    half, and its range, as computed here from the table's own columns (the share of saturated
+    pairs is the column ``saturated_fraction``; one searched size per seed)."""
+    from memnb.results import load
+    from memnb.scorecard import mahdavi as sc
+
+    runs = sc.searched_runs(load("mahdavi.saturation", "full").table)
+    text = fig.saturation_readings_text(runs)
+    for h, part in runs.groupby("H"):
+        pairs = part.groupby("seed")["saturated_fraction"].first()
+        above = int((pairs > 0.5).sum())
+        count = ("every seed" if above == len(pairs) else "no seed" if above == 0 else
+                 f"{above} of {len(pairs)} seeds")
+        mean = pairs.mean()
+        assert (f"{mean:.1%} at H = {h} (per seed {pairs.min():.1%} to {pairs.max():.1%}, more "
+                f"than half in {count})") in text
+        assert fig.seed_readings(runs).loc[h, "saturated_pairs"].to_dict() == pytest.approx(
+            pairs.to_dict())
+    means = runs.groupby(["H", "seed"])["saturated_fraction"].first().groupby("H").mean()
+    if (means > 0.5).all():
+        assert ("(head, example) pairs saturated" in text
+                and text.endswith("the mean more than half at every H (a stricter reading, "
+                                  "reported)"))

@@ -44,9 +44,10 @@ def test_the_words_follow_the_measurements():
     assert "rank 197 of 197" in text and "rank 257 of 257" in text
     assert "the trained ViT-B/16: not computed (no network)" in text
     assert "entries of standard deviation 0.02" in text
-    assert text.endswith("so every table measured has rank n by itself, and the rank of these "
-                         "contexts need not come from the image tokens: the positions alone "
-                         "have it")
+    assert text.endswith("so every table measured has rank n by itself")
+    # what follows for a layer's contexts is the scorecard's (the table is added at the
+    # embedding layer only), not said here of every context
+    assert "positions alone have it" not in text
     # only the models behind the representations asked about
     alone = mp.position_ranks_text(["embedding"], ranks=ranks)
     assert "DINOv2" not in alone and "the table measured has rank n" in alone

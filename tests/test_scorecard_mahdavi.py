@@ -212,13 +212,14 @@ def test_fig3_reads_each_seed_at_its_largest_perfectly_memorized_size():
         verdict.measured)
     assert "not in our copy of the text" in verdict.measured
     # the share of saturated (head, example) pairs, a stricter reading of "many heads", is
-    # given beside the verdict's share of examples, from the same runs; the chapter's Fig. 3
-    # caption judges it (memnb.figures.mahdavi.saturation_readings_text), so it is not
-    # called "not judged" here
+    # given beside the verdict's share of examples, from the same runs; the verdict judges only
+    # its own reading, and the chapter's Fig. 3 caption reports this one with its seeds
+    # (memnb.figures.mahdavi.saturation_readings_text): one verb for both (review s70 item 3)
     pairs = float(runs["saturated_fraction"].mean())
     assert (f"({pairs:.1%} of (head, example) pairs saturated: a stricter reading of \"many "
-            "heads\", judged in the chapter's Fig. 3 caption)") in verdict.measured
-    assert "reported, not judged)" not in verdict.measured
+            "heads\", reported, not judged; the chapter's Fig. 3 caption gives it per seed)") in (
+        verdict.measured)
+    assert "judged in the chapter" not in verdict.measured
     lost = pd.concat([seed0, _search({80: 0.9, 100: 0.9, 120: 0.9}, {80: 1, 100: 1, 120: 1},
                                      seed=1)])
     verdict = sc.fig3_verdict(lost)
@@ -594,15 +595,29 @@ def test_encoding_row_states_the_measured_rank_of_the_models_position_tables(tmp
     assert f"; Table 1's Assumption 2 cells pass ({cells} of {cells}); " in row.measured
     assert "tokens themselves supply the rank" not in row.measured
     assert "learned positions, not sinusoidal ones" not in row.measured
-    assert row.measured.endswith(mp.position_ranks_text(table["representation"]))
+    assert row.measured.endswith(sc.positions_text(table["representation"]))
     assert "rank 197 of 197" in row.measured and "rank 257 of 257" in row.measured
     assert "the trained ViT-B/16: not computed (no network)" in row.measured
     assert "so every table measured has rank n by itself" in row.measured
+    # review s70 item 4: the positions explain the rank at the embedding layer only, where the
+    # table is added; the contexts after a layer are named as not explained by it
+    assert ("; at the embedding layer, where the table is added (Table 1's columns embedding "
+            "layer and DINOv2-small embedding layer), the rank of the contexts need not come "
+            "from the image tokens: the positions alone have it") in row.measured
+    assert ("; the other contexts measured (Table 1's columns random attention layer and "
+            "DINOv2-small first block) come out of a layer, so the table's rank alone does not "
+            "explain theirs") in row.measured
+    assert "the rank of these contexts" not in row.measured
     # "every" only when every measured table has rank n: a table below it is named
     monkeypatch.setattr(mp, "position_table_ranks", lambda seed=0: _position_ranks(full=False))
     low = sc.encoding_rank(results).measured
     assert "below rank n by itself" in low and "(120 of 197)" in low
     assert "every table measured" not in low
+    # the random ViT-B/16's table (below n) is the embedding layer's; DINOv2's still has rank n
+    assert ("at the embedding layer, where the table is added (Table 1's columns embedding "
+            "layer), the image tokens must supply the rest of Assumption 2's rank") in low
+    assert ("(Table 1's columns DINOv2-small embedding layer), the rank of the contexts need "
+            "not come from the image tokens") in low
     # an Assumption 2 cell that fails is counted, not folded into "pass"
     table.loc[table["check"] == "assumption2", "pass_fraction"] = [1.0, 0.5, 1.0, 1.0]
     _write(tmp_path, "mahdavi.table1", table, profile="full")
@@ -1092,12 +1107,13 @@ def test_criteria_state_the_noise_rules_the_code_applies(empty_rows):
     assert "an MSE of 1e-6, both tolerances of ours, not float32 round-off" in \
         by_item["Fig. 5"].criterion
     assert "met while some seeds memorized no tried T → trend" in by_item["Fig. 3"].criterion
-    # the verdict's reading of "many heads" is the weakest, and said to be; the caption judges
-    # the two stricter ones
+    # the verdict's reading of "many heads" is the weakest, and said to be; the caption reports
+    # the two stricter ones, which the verdict does not judge (review s70 item 3)
     assert ("(the weakest reading, chosen because the paper gives no count of heads; the "
-            "chapter's Fig. 3 caption judges two stricter readings beside it: examples with at "
-            "least half of their heads saturated, and the share of saturated (head, example) "
-            "pairs)") in by_item["Fig. 3"].criterion
+            "chapter's Fig. 3 caption reports two stricter readings beside it, not judged: "
+            "examples with at least half of their heads saturated, and the share of saturated "
+            "(head, example) pairs)") in by_item["Fig. 3"].criterion
+    assert "caption judges" not in by_item["Fig. 3"].criterion
     assert "not of (head, example) pairs" not in by_item["Fig. 3"].criterion
 
 
@@ -1939,3 +1955,28 @@ def test_dinov2_text_is_split_into_its_verdict_float64_test_and_control(monkeypa
                               "block Assumptions 1 and 2 hold")
     # each part well below the one block of about 400 words it replaces
     assert max(len(p.split()) for p in paragraphs if p.startswith("**")) < 250
+
+
+def test_positions_explain_the_rank_of_the_embedding_layer_contexts_only():
+    """Review s70 item 4: the position table is added at the embedding layer only, so "the
+    positions alone have it" is said of the embedding-layer columns; the columns read after a
+    layer are named as not explained by the table."""
+    from memnb.representations import IMAGE_REPRESENTATIONS
+
+    assert set(sc.EMBEDDING_LAYER) | set(sc.AFTER_A_LAYER) == set(IMAGE_REPRESENTATIONS)
+    assert not set(sc.EMBEDDING_LAYER) & set(sc.AFTER_A_LAYER)
+    ranks = _position_ranks()
+    after = sc.positions_text(["random_attention", "random_vit"], ranks=ranks)
+    assert "so the table measured has rank n by itself" in after
+    assert "positions alone have it" not in after
+    assert after.endswith("; the other contexts measured (Table 1's columns random attention "
+                          "layer and random ViT block) come out of a layer, so the table's rank "
+                          "alone does not explain theirs")
+    embedding = sc.positions_text(["embedding"], ranks=ranks)
+    assert embedding.endswith("(Table 1's columns embedding layer), the rank of the contexts "
+                              "need not come from the image tokens: the positions alone have it")
+    assert "come out of a layer" not in embedding
+    # a column whose model was not measured is neither explained nor said not to be
+    hub = sc.positions_text(["trained_vit_b16"], ranks=ranks)
+    assert hub.endswith("the trained ViT-B/16: not computed (no network)")
+    assert sc.positions_text(["bert_trained"], ranks=ranks) == ""

@@ -764,7 +764,8 @@ def table1_caption(table: pd.DataFrame, profile: str) -> str:
         note += ("Ranks of the draws in the General Position test at k = d: "
                  + ", ".join(ranks) + ". ")
     return folded("Our Table 1: the rank checks of Assumptions 1-3 and General Position per "
-                  "representation, beside the paper's.",
+                  "representation, beside the paper's values, in the columns marked "
+                  f"{TABLE1_PAPER_SOURCE}.",
                   " ".join(part for part in (images_sentence(table), note.strip(),
                                              missing_sentence(table), paper_only_sentence(table))
                            if part), "Table 1", profile)
@@ -1133,8 +1134,9 @@ def _display_cells(rows: pd.DataFrame) -> pd.DataFrame:
 def table1_display(table: pd.DataFrame) -> pd.DataFrame:
     """Table 1 as the chapter shows it: :func:`table1_comparison` with every identifier in
     words (representation, assumption, what was tested; the stored data keep their names), the
-    paper's ranks beside ours (:data:`PAPER_RANKS`), and the paper's cells of each column this
-    run could not compute (:func:`paper_only_rows`), in the paper's column order
+    paper's pass fractions and ranks beside ours (:data:`PAPER_FRACTION`, :data:`PAPER_RANKS`,
+    headed with their tag; fractions to four decimals, as ours), and the paper's cells of each
+    column this run could not compute (:func:`paper_only_rows`), in the paper's column order
     (:data:`TABLE1_ORDER`)."""
     rows = table1_comparison(table)
     cells = _display_cells(rows)
@@ -1150,6 +1152,7 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
                  [_ranks_words(ref, (r, c)) for r, c in zip(rows["representation"],
                                                              rows["check"], strict=True)])
     cells["pass fraction, ours"] = rows["ours"].map(lambda v: f"{v:.4f}")
+    cells["pass fraction, paper"] = rows["paper"].map(_fraction_words)
     out = pd.concat([pd.DataFrame({
         "representation": rows["representation"],
         "images in the pool": rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
@@ -1159,11 +1162,23 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
     out = out.iloc[np.argsort([order.get(r, len(order)) for r in out["representation"]],
                               kind="stable")]
     out["representation"] = out["representation"].map(representation_label)
-    return out.reset_index(drop=True)
+    return out.rename(columns={"pass fraction, paper": PAPER_FRACTION}).reset_index(drop=True)
 
 
-#: The paper's ranks beside ours in the displayed Table 1 (:func:`table1_display`).
-PAPER_RANKS = "ranks seen, paper"
+def _fraction_words(value: Any) -> str:
+    """A pass fraction in a cell of the displayed Table 1: four decimals, "–" for none."""
+    return "–" if pd.isna(value) else f"{float(value):.4f}"
+
+
+#: The tag of the paper's columns of the displayed Table 1: "[nb]" when every value of
+#: :func:`memnb.papers.mahdavi.table1` comes from :data:`memnb.papers.mahdavi.TABLE1_NB` (the
+#: saved output of the paper's notebook), else none.
+TABLE1_PAPER_TAG = ("[nb]" if paper.table1()["source"].str.contains(paper.TABLE1_NB,
+                                                                     regex=False).all() else "")
+#: The paper's pass fractions and ranks beside ours in the displayed Table 1
+#: (:func:`table1_display`), each header with :data:`TABLE1_PAPER_TAG`.
+PAPER_FRACTION = f"pass fraction, paper {TABLE1_PAPER_TAG}".strip()
+PAPER_RANKS = f"ranks seen, paper {TABLE1_PAPER_TAG}".strip()
 #: The order of Table 1's representations in the displayed table: the paper's columns, then ours.
 TABLE1_ORDER = ("embedding", "random_attention", "random_vit", "trained_vit_b16",
                 "dinov2_vits14_l0", "dinov2_vits14_l1")
@@ -1193,30 +1208,58 @@ def paper_only_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The paper's Table 1 cells of each column this run could not compute (its ``missing``
     rows, e.g. the trained ViT-B/16 without the hub), in :func:`table1_display`'s columns
     (``representation`` still the identifier): the paper's pass fraction and ranks
-    (:func:`memnb.papers.mahdavi.table1`), :func:`not_computed_words` in ours and "–" in
-    the other columns of ours."""
+    (:func:`memnb.papers.mahdavi.table1`), its images and tests run
+    (:func:`paper_images_words`, :func:`paper_tests_words`), :func:`not_computed_words` in
+    ours and "–" in the other columns of ours."""
     ref = paper.table1()
     keyed = ref.set_index(["representation", "check"])
     out = []
     for r in table[table["check"] == "missing"].itertuples():
         for p in ref[ref["representation"] == r.representation].itertuples():
-            out.append({"representation": r.representation, "images in the pool": "–",
+            out.append({"representation": r.representation,
+                        "images in the pool": paper_images_words(),
                         "assumption tested": CHECK_LABELS.get(p.check, p.check),
-                        "k (rank required)": int(p.k), "tests run": "–",
+                        "k (rank required)": int(p.k), "tests run": paper_tests_words(p.check),
                         "pass fraction, ours": not_computed_words(getattr(r, "reason", "")),
-                        "pass fraction, paper": p.pass_fraction,
+                        "pass fraction, paper": _fraction_words(p.pass_fraction),
                         "ranks seen (lowest–highest)": "–",
                         PAPER_RANKS: _ranks_words(keyed, (p.representation, p.check)),
                         "conclusive here": "–"})
     return pd.DataFrame(out)
 
 
+def _paper_tag(value: Any) -> str:
+    """Whose a paper value of the displayed Table 1 is, with its tag as its source gives it:
+    "paper [nb]" for the saved output of the paper's notebook, else "paper, " and the source
+    (a section of its text)."""
+    return "paper [nb]" if "ipynb" in value.source else f"paper, {value.source}"
+
+
+def paper_images_words() -> str:
+    """The paper's Table 1 images (:data:`memnb.papers.mahdavi.TABLE1_IMAGES`) for a cell of a
+    row the run could not compute, tagged (:func:`_paper_tag`)."""
+    images = paper.TABLE1_IMAGES
+    return f"{int(images.value)} ({_paper_tag(images)})"
+
+
+def paper_tests_words(check: str) -> str:
+    """The tests the paper ran for one check of Table 1, for a cell of a row the run could not
+    compute, tagged (:func:`_paper_tag`): its contexts (one per image,
+    :data:`memnb.papers.mahdavi.TABLE1_IMAGES`) for Assumption 2, its random draws
+    (:data:`memnb.papers.mahdavi.TABLE1_DRAWS`) otherwise."""
+    if check == "assumption2":
+        images = paper.TABLE1_IMAGES
+        return f"{int(images.value)} contexts ({_paper_tag(images)})"
+    draws = paper.TABLE1_DRAWS
+    return f"{int(draws.value)} random draws of k vectors ({_paper_tag(draws)})"
+
+
 def paper_only_sentence(table: pd.DataFrame) -> str:
     """The caption's sentence on the rows of :func:`paper_only_rows`: which columns show the
     paper's values alone, the values with the draws behind the trained ViT-B/16's Assumption 1
     (:data:`memnb.papers.mahdavi.TABLE1_TRAINED_A1_PASSES` of
-    :data:`memnb.papers.mahdavi.TABLE1_DRAWS`), and where they come from; "" without such
-    rows."""
+    :data:`memnb.papers.mahdavi.TABLE1_DRAWS`); their source is the caption's first sentence
+    (:data:`TABLE1_PAPER_SOURCE`, the tag of the paper's columns); "" without such rows."""
     shown = paper_only_rows(table)
     if shown.empty:
         return ""
@@ -1239,8 +1282,8 @@ def paper_only_sentence(table: pd.DataFrame) -> str:
                 words += f" (ranks {_ranks_words(ref, (rep, check)).replace('–', '-')})"
             cells.append(words)
         parts.append(f"{representation_label(rep)} with " + ", ".join(cells))
-    return ("Rows not computed here show the paper's values alone: " + "; ".join(parts)
-            + f" ({TABLE1_PAPER_SOURCE}).")
+    return ("Rows not computed here show the paper's values alone, with its images and tests "
+            "run, each tagged with its source: " + "; ".join(parts) + ".")
 
 
 def table3_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -1714,52 +1757,99 @@ FIG3_READINGS = (
     ("half_saturated", "examples with at least half of their heads saturated"),
     ("saturated_pairs", "(head, example) pairs saturated"),
 )
+#: The columns of :func:`saturation_readings`, in the order of :data:`FIG3_READINGS`.
+_READING_COLUMNS = tuple(column for column, _ in FIG3_READINGS)
 
 
-def saturation_readings(runs: pd.DataFrame) -> pd.DataFrame:
+def _run_readings(run: pd.DataFrame, h: int) -> tuple[float, float, float]:
+    """The three shares of :data:`FIG3_READINGS` in one run (one seed at one ``T``) at ``H = h``:
+    examples with a saturated head, with at least half of their heads saturated, and saturated
+    (head, example) pairs."""
+    frac = run.set_index("saturated_heads")["example_fraction"]
+    return (float(frac[frac.index > 0].sum()), float(frac[2 * frac.index >= h].sum()),
+            float(run["saturated_fraction"].iloc[0]))
+
+
+def saturation_readings(runs: pd.DataFrame, *, by_seed: bool = False) -> pd.DataFrame:
     """Per ``H``, over the rows of the searched runs (:func:`memnb.scorecard.mahdavi.
     searched_runs`), the shares that three readings of :data:`FIG3_MANY_HEADS` compare with
     one half (ours), each a mean over the runs (seed, ``T``): examples with at least one
     saturated head (``some_saturated``, the verdict's reading), examples with at least half of
     their ``H`` heads saturated (``half_saturated``) and saturated (head, example) pairs
-    (``saturated_pairs``)."""
+    (``saturated_pairs``). With ``by_seed``, one row per ``(H, seed)`` instead, each a mean over
+    that seed's runs (the table needs a ``seed`` column)."""
     keys = [c for c in ("seed", "T") if c in runs.columns]
     out = {}
     for h, part in runs.groupby("H"):
         groups = part.groupby(keys) if keys else [(0, part)]
-        some, half, pairs = [], [], []
-        for _, run in groups:
-            frac = run.set_index("saturated_heads")["example_fraction"]
-            some.append(float(frac[frac.index > 0].sum()))
-            half.append(float(frac[2 * frac.index >= int(h)].sum()))
-            pairs.append(float(run["saturated_fraction"].iloc[0]))
-        out[int(h)] = {"some_saturated": float(np.mean(some)),
-                       "half_saturated": float(np.mean(half)),
-                       "saturated_pairs": float(np.mean(pairs))}
-    return pd.DataFrame.from_dict(out, orient="index").rename_axis("H")
+        values = {key: _run_readings(run, int(h)) for key, run in groups}
+        if by_seed:
+            for seed in sorted({int(key[0]) for key in values}):
+                mine = [v for key, v in values.items() if int(key[0]) == seed]
+                out[(int(h), seed)] = dict(zip(_READING_COLUMNS, np.mean(mine, axis=0),
+                                               strict=True))
+        else:
+            out[int(h)] = dict(zip(_READING_COLUMNS, np.mean(list(values.values()), axis=0),
+                                   strict=True))
+    frame = pd.DataFrame.from_dict(out, orient="index").astype(float)
+    if by_seed:
+        frame.index = pd.MultiIndex.from_tuples(frame.index, names=["H", "seed"])
+        return frame
+    return frame.rename_axis("H")
+
+
+def seed_readings(runs: pd.DataFrame) -> pd.DataFrame | None:
+    """:func:`saturation_readings` per ``(H, seed)``; ``None`` without a seed column or with one
+    seed (as :func:`memnb.scorecard.mahdavi.seed_shares`)."""
+    if "seed" not in runs or runs["seed"].nunique() < 2:
+        return None
+    return saturation_readings(runs, by_seed=True)
+
+
+def _seeds_above_half(shares: pd.Series) -> str:
+    """One ``H``'s share of one reading over the seeds (:func:`seed_readings`): its range and
+    how many seeds are above one half (:data:`memnb.scorecard.mahdavi.FIG3_SATURATED_MIN`)."""
+    low, high = f"{shares.min():.1%}", f"{shares.max():.1%}"
+    spread = f"{low} in every seed" if low == high else f"per seed {low} to {high}"
+    above = sum(sc.share_meets(v, sc.FIG3_SATURATED_MIN, strict=True) for v in shares)
+    count = ("every seed" if above == len(shares) else "no seed" if above == 0 else
+             f"{above} of {len(shares)} seeds")
+    return f"{spread}, more than half in {count}"
 
 
 def saturation_readings_text(runs: pd.DataFrame) -> str:
-    """Three readings of App. H's :data:`FIG3_MANY_HEADS` (ours), each judged against one half
+    """Three readings of App. H's :data:`FIG3_MANY_HEADS` (ours), each compared with one half
     at every ``H`` (:func:`saturation_readings`; more than half, as the verdict's
-    :data:`memnb.scorecard.mahdavi.FIG3_SATURATED_MIN`): the verdict's, the weakest, and two
-    stricter ones that it does not judge; "" without runs."""
+    :data:`memnb.scorecard.mahdavi.FIG3_SATURATED_MIN`): the mean over the seeds, and with two
+    seeds or more its range over them and how many are above one half (:func:`seed_readings`).
+    The verdict judges the first, the weakest; the two stricter ones are reported. One sentence
+    without its full stop (the caption ends it); "" without runs."""
     if runs.empty:
         return ""
     shares = saturation_readings(runs)
+    per_seed = seed_readings(runs)
     least = sc.FIG3_SATURATED_MIN
     parts = []
     for i, (column, words) in enumerate(FIG3_READINGS):
-        values = ", ".join(f"{shares.loc[h, column]:.1%} (H = {h})" for h in shares.index)
+        values = []
+        for h in shares.index:
+            value = f"{shares.loc[h, column]:.1%} at H = {h}"
+            if per_seed is not None and h in per_seed.index.get_level_values("H"):
+                value += f" ({_seeds_above_half(per_seed.loc[h, column])})"
+            values.append(value)
         met = [sc.share_meets(v, least, strict=True) for v in shares[column]]
-        verdict = ("more than half at every H" if all(met) else
-                   "more than half at no H" if not any(met) else
-                   "more than half at H = " + ", ".join(
+        verdict = ("the mean more than half at every H" if all(met) else
+                   "the mean more than half at no H" if not any(met) else
+                   "the mean more than half at H = " + ", ".join(
                        str(h) for h, ok in zip(shares.index, met, strict=True) if ok) + " only")
-        whose = "the verdict's reading, the weakest" if i == 0 else "a stricter reading"
-        parts.append(f"{words}: {values}, {verdict} ({whose})")
-    return (f"App. H's \"{FIG3_MANY_HEADS}\" read three ways (ours; the verdict judges the "
-            "first, the others are reported beside it): " + "; ".join(parts) + ".")
+        whose = "the verdict's reading, the weakest" if i == 0 else "a stricter reading, reported"
+        listed = (values[0] if len(values) == 1 else
+                  ", ".join(values[:-1]) + f" and {values[-1]}")
+        parts.append(f"{words}: mean {listed}, {verdict} ({whose})")
+    over = ("each a mean over the seeds, with its range over them and the seeds above one "
+            "half; " if per_seed is not None else "")
+    return (f"App. H's \"{FIG3_MANY_HEADS}\" read three ways (ours; {over}the verdict judges "
+            "the first, the two stricter readings are reported): " + "; ".join(parts))
 
 
 #: Where Fig. 3's reference sizes come from: App. H says "around" a size for each H, but the
@@ -2227,6 +2317,7 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "table1_caption", "table1_comparison", "table1_display",
            "table3_caption", "table3_comparison", "table3_display", "verdict_sentence",
            "verdicts_markdown", "FIG1_D_LINESTYLE", "FIG3_MANY_HEADS", "FIG3_READINGS",
-           "PAPER_RANKS", "TABLE1_ORDER", "TABLE1_PAPER_SOURCE", "not_computed_words",
-           "paper_layer_words", "paper_only_rows", "paper_only_sentence", "saturation_readings",
-           "saturation_readings_text"]
+           "PAPER_FRACTION", "PAPER_RANKS", "TABLE1_ORDER", "TABLE1_PAPER_TAG",
+           "TABLE1_PAPER_SOURCE", "not_computed_words", "paper_images_words",
+           "paper_layer_words", "paper_only_rows", "paper_only_sentence", "paper_tests_words",
+           "saturation_readings", "saturation_readings_text", "seed_readings"]

@@ -151,9 +151,11 @@ def position_ranks_text(representations: Iterable[str] | None = None, *,
     """The position tables of the models behind ``representations`` (Table 1's names; None:
     every model of :data:`MODELS`) in words, for the scorecard and the chapter: each table's
     float32 rank alone and with the model's [CLS] token added to every position, the models not
-    measured and why, and what follows for Assumption 2 (computed: "every" only when every
-    measured table has rank ``n``). ``ranks``: the measurements (default
-    :func:`position_table_ranks`). Empty when no model is concerned."""
+    measured and why, and whether each has rank ``n`` by itself (computed: "every" only when
+    every measured table has). What follows for the contexts of a layer is the reader's
+    (:func:`memnb.scorecard.mahdavi.positions_text`: the table is added at the embedding layer
+    only). ``ranks``: the measurements (default :func:`position_table_ranks`). Empty when no
+    model is concerned."""
     wanted = None if representations is None else set(map(str, representations))
     found = [r for r in (position_table_ranks() if ranks is None else ranks)
              if wanted is None or wanted & set(r.representations)]
@@ -173,13 +175,8 @@ def position_ranks_text(representations: Iterable[str] | None = None, *,
             "(ours, memnb.figures.mahdavi_positions): " + "; ".join(parts))
     if not done:
         return text
-    full = [r for r in done if r.full]
-    if len(full) == len(done):
+    if all(r.full for r in done):
         which = "every table measured has" if len(done) > 1 else "the table measured has"
-        text += (f"; so {which} rank n by itself, and the rank of these contexts need not come "
-                 "from the image tokens: the positions alone have it")
-    else:
-        short = ", ".join(f"{r.words} ({r.rank} of {r.n})" for r in done if not r.full)
-        text += (f"; below rank n by itself: {short}, where the image tokens must supply the "
-                 "rest of Assumption 2's rank")
-    return text
+        return text + f"; so {which} rank n by itself"
+    short = ", ".join(f"{r.words} ({r.rank} of {r.n})" for r in done if not r.full)
+    return text + f"; below rank n by itself: {short}"

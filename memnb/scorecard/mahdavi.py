@@ -26,7 +26,10 @@ from memnb.scorecard.criteria import Verdict
 from memnb.scorecard.render import BY_CONSTRUCTION, EXPECTATION_MARK, by_construction
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from memnb.embedding_control import TrainedFloat64
+    from memnb.figures.mahdavi_positions import PositionRank
 
 P = "mahdavi"
 #: The rows whose criterion holds by construction (it can fail only if our code is wrong): at
@@ -690,7 +693,7 @@ def _seed_spread(shares: pd.Series) -> str:
 def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
     """Per ``H``: the shares of :func:`saturation_stats` (means over the runs; the share of
     saturated (head, example) pairs is given beside the criterion's share of examples: the
-    verdict does not judge it, the chapter's Fig. 3 caption does,
+    verdict does not judge it, the chapter's Fig. 3 caption reports it with its seeds,
     :func:`memnb.figures.mahdavi.saturation_readings_text`); with ``runs`` (the rows those means
     are over), also the range of the non-saturated share over the seeds and the seeds below the
     criterion's threshold."""
@@ -701,7 +704,8 @@ def _fig3_text(per: pd.DataFrame, runs: pd.DataFrame | None = None) -> str:
     return "; ".join(f"H = {h} (T = {', '.join(map(str, r.sizes))}): "
                      f"{r.some_saturated:.1%} of examples with at least one saturated head "
                      f"({r.saturated_pairs:.1%} of (head, example) pairs saturated: a stricter "
-                     "reading of \"many heads\", judged in the chapter's Fig. 3 caption), "
+                     "reading of \"many heads\", reported, not judged; the chapter's Fig. 3 "
+                     "caption gives it per seed), "
                      f"{r.unsaturated:.1%} with a non-saturated one"
                      + (f" ({spread[h]})" if h in spread else "")
                      for h, r in per.iterrows())
@@ -2174,9 +2178,10 @@ def _fig_2c_criterion(results: ResultSource) -> Verdict:
                 f"seeds, and any seed below {FIG3_UNSATURATED_MIN * 100:g} %, is reported): "
                 f"> {FIG3_SATURATED_MIN * 100:g} % of examples with at least one saturated head "
                 "(the weakest reading, chosen because the paper gives no count of heads; the "
-                "chapter's Fig. 3 caption judges two stricter readings beside it: examples with "
-                "at least half of their heads saturated, and the share of saturated (head, "
-                f"example) pairs) and ≥ {FIG3_UNSATURATED_MIN * 100:g} % with a non-saturated one "
+                "chapter's Fig. 3 caption reports two stricter readings beside it, not judged: "
+                "examples with at least half of their heads saturated, and the share of "
+                "saturated (head, example) pairs) and "
+                f"≥ {FIG3_UNSATURATED_MIN * 100:g} % with a non-saturated one "
                 "(ours: our reading of the paper's "
                 "\"a significant number of heads are saturated for the majority of examples\" "
                 "and \"almost all examples have at least one corresponding non-saturated head\"); "
@@ -2373,11 +2378,9 @@ def encoding_rank(results: ResultSource) -> Verdict:
 def table1_positions_text(table: pd.DataFrame) -> str:
     """Table 1's Assumption 2 cells (a pass fraction of 1.0 is a pass, as in row Assumption 2)
     and the rank of the position tables its models add (learned, not sinusoidal; measured by
-    :func:`memnb.figures.mahdavi_positions.position_ranks_text` for every representation of
-    ``table``, its columns not computed included), as a clause to append to the encoding row's
-    measured text; "" without Assumption 2 cells."""
-    from memnb.figures.mahdavi_positions import position_ranks_text
-
+    :mod:`memnb.figures.mahdavi_positions`, in words by :func:`positions_text` for every
+    representation of ``table``, its columns not computed included), as a clause to append to
+    the encoding row's measured text; "" without Assumption 2 cells."""
     rows = _table1_rows(table)
     a2 = rows[rows["check"] == "assumption2"]
     if a2.empty:
@@ -2385,8 +2388,52 @@ def table1_positions_text(table: pd.DataFrame) -> str:
     passed = int((a2["pass_fraction"] >= 1.0).sum())
     text = (f"; Table 1's Assumption 2 cells pass ({passed} of {len(a2)})" if passed == len(a2)
             else f"; {passed} of Table 1's {len(a2)} Assumption 2 cells pass")
-    positions = position_ranks_text(table["representation"])
+    positions = positions_text(table["representation"])
     return text + (f"; {positions}" if positions else "")
+
+
+#: Table 1's representations read at the embedding layer, where a model adds its position table
+#: to the image tokens; :data:`AFTER_A_LAYER`: those read after a layer, whose contexts the
+#: layer computes from that sum (the position table is not added there).
+EMBEDDING_LAYER = ("embedding", "dinov2_vits14_l0")
+AFTER_A_LAYER = ("random_attention", "random_vit", "trained_vit_b16", "dinov2_vits14_l1")
+
+
+def positions_text(representations: Iterable[str], *,
+                   ranks: Iterable[PositionRank] | None = None) -> str:
+    """The position tables of the models behind ``representations`` (Table 1's names) in words:
+    each table's float32 rank alone and with the model's [CLS] token added to every position,
+    the models not measured and why, and what follows for Assumption 2 at the embedding layer
+    (:data:`EMBEDDING_LAYER`: "the positions alone have it" only for a table of rank ``n``),
+    while the contexts measured after a layer (:data:`AFTER_A_LAYER`) are said not to be
+    explained by the table. ``ranks``: the measurements (default :func:`memnb.figures.
+    mahdavi_positions.position_table_ranks`). Empty when no model is concerned."""
+    from memnb.figures.mahdavi_positions import position_ranks_text, position_table_ranks
+    from memnb.prose import and_words
+
+    wanted = list(dict.fromkeys(map(str, representations)))
+    measured = position_table_ranks() if ranks is None else tuple(ranks)
+    text = position_ranks_text(wanted, ranks=measured)
+    done = [r for r in measured if r.computed and set(wanted) & set(r.representations)]
+    if not done:
+        return text
+    model = {rep: r for r in done for rep in r.representations}
+    full = [NAMES[rep] for rep in wanted if rep in EMBEDDING_LAYER and rep in model
+            and model[rep].full]
+    below = [NAMES[rep] for rep in wanted if rep in EMBEDDING_LAYER and rep in model
+             and not model[rep].full]
+    after = [NAMES[rep] for rep in wanted if rep in AFTER_A_LAYER and rep in model]
+    where = "at the embedding layer, where the table is added (Table 1's columns"
+    if full:
+        text += (f"; {where} {and_words(full)}), the rank of the contexts need not come from the "
+                 "image tokens: the positions alone have it")
+    if below:
+        text += (f"; {where} {and_words(below)}), the image tokens must supply the rest of "
+                 "Assumption 2's rank")
+    if after:
+        text += (f"; the other contexts measured (Table 1's columns {and_words(after)}) come "
+                 "out of a layer, so the table's rank alone does not explain theirs")
+    return text
 
 
 @item(P, "Sec. 4.4 on a trained ViT", ours=True,
