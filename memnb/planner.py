@@ -699,20 +699,11 @@ def read_plan_record(path: Path) -> dict[str, Any]:
     """The plan record written at ``path`` by ``scripts/plan_table.py``: a JSON object;
     :class:`PlanFileError` naming the file, where its JSON breaks, and the command that
     records it again otherwise."""
-    import json
+    from memnb.results import json_object, shown_path
 
-    from memnb.results import shown_path
-
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        reason = f"JSON error at line {err.lineno}, column {err.colno}: {err.msg}"
-    except UnicodeDecodeError:
-        reason = "not UTF-8 text"
-    else:
-        if isinstance(record, dict):
-            return record
-        reason = f"a JSON {type(record).__name__}, not an object"
+    record, reason = json_object(path)
+    if record is not None:
+        return record
     parts = path.name.split(".")  # full.<device>.json, as scripts/plan_table.py names it
     device = parts[1] if len(parts) == 3 and parts[0] == "full" else "DEVICE"
     raise PlanFileError(f"{shown_path(path)} is not a readable plan record ({reason}); restore "

@@ -876,19 +876,27 @@ RESTORE = "restore it from git or move it away"
 """What to do with a result file that cannot be read (:class:`ResultFileError`)."""
 
 
+def json_object(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """The JSON object written at ``path`` and ``""``, or ``None`` and why it is not one
+    (where its JSON breaks, not UTF-8 text, another JSON type), for a reader's error that names
+    the file (:func:`read_provenance`, :func:`memnb.planner.read_plan_record`)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        return None, f"JSON error at line {err.lineno}, column {err.colno}: {err.msg}"
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    if isinstance(value, dict):
+        return value, ""
+    return None, f"a JSON {type(value).__name__}, not an object"
+
+
 def read_provenance(json_path: Path) -> dict[str, Any]:
     """The provenance record written at ``json_path``: a JSON object;
     :class:`ResultFileError` naming the file and where its JSON breaks otherwise."""
-    try:
-        provenance = json.loads(json_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        reason = f"JSON error at line {err.lineno}, column {err.colno}: {err.msg}"
-    except UnicodeDecodeError:
-        reason = "not UTF-8 text"
-    else:
-        if isinstance(provenance, dict):
-            return provenance
-        reason = f"a JSON {type(provenance).__name__}, not an object"
+    provenance, reason = json_object(json_path)
+    if provenance is not None:
+        return provenance
     raise ResultFileError(f"{shown_path(json_path)} is not a readable provenance file "
                           f"({reason}); {RESTORE}")
 
