@@ -1219,9 +1219,9 @@ def test_the_layout_recipe_is_read_from_the_runs_and_compared_with_eq2s():
     does not state. The sentence now reads dana.layout's recipe from its run's parameters and
     says it is that of our eq. (2) runs only where it is."""
     same = figures.layout_intro_markdown(_layout_runs())
-    assert ("it is trained with the official code's recipe for Sec. 5's experiments (4,096 steps "
-            "of 256 on 16,384 contexts, learning rate 0.01 → 0.0005), the same as our eq. (2) "
-            "runs (`dana.exp2` and `dana.exp3`).") in same
+    assert ("it is trained with the official code's recipe for Experiments 1–4 and 6 (4,096 "
+            "steps of 256 on 16,384 contexts, learning rate 0.01 → 0.0005), the same as our eq. "
+            "(2) runs (`dana.exp2` and `dana.exp3`).") in same
     assert "recipe of the paper's Sec. 5" not in same
     other = figures.layout_intro_markdown(_layout_runs(batch=1024))
     assert "the same as our eq. (2) runs" not in other
@@ -1230,6 +1230,36 @@ def test_the_layout_recipe_is_read_from_the_runs_and_compared_with_eq2s():
     assert ("to separate the compression and the initialisation from the other two, with eq. "
             "(2) plus only the code's scale and positions") in same
     assert "only the initialisation remains.)" in same
+
+
+def test_the_layout_recipe_names_the_experiments_that_share_it():
+    """Review (s70) item 5: "the official code's recipe for Sec. 5's experiments" named the
+    recipe of Experiments 1–4 and 6 for all of Sec. 5, whose Experiment 5 trains otherwise. The
+    experiments are those whose `full` profiles train as dana.layout's run does."""
+    from memnb.experiments import dana as exp
+
+    assert figures.SEC5_EXPERIMENTS == {k: f"dana.exp{k}" for k in range(1, 7)}
+    ones = [k for k in range(1, 7) if exp.get_params(f"dana.exp{k}", "full")["steps"]
+            == _RECIPE["steps"] and exp.get_params(f"dana.exp{k}", "full")["batch"]
+            == _RECIPE["batch"]]
+    assert figures.recipe_experiments(_RECIPE) == ones == [1, 2, 3, 4, 6]
+    assert figures.experiments_words(ones) == "Experiments 1–4 and 6"
+    assert figures.experiments_words([5]) == "Experiment 5"
+    assert figures.experiments_words([3, 2]) == "Experiments 2 and 3"
+    assert figures.experiments_words([1, 2, 3, 5, 6]) == "Experiments 1–3, 5 and 6"
+    # a run trained with Experiment 5's recipe is said to be trained with it
+    runs = _layout_runs()
+    five = exp.get_params("dana.exp5", "full")
+    runs["dana.layout"].params = {k: five[k] for k in _RECIPE}
+    text = figures.layout_intro_markdown(runs)
+    assert ("it is trained with the official code's recipe for Experiment 5 (16,384 steps of "
+            "1,024 on 262,144 contexts") in text
+    assert "our eq. (2) runs differ" in text
+    # and one trained with no experiment's recipe is not called the official code's
+    runs["dana.layout"].params = {**_RECIPE, "steps": 600}
+    text = figures.layout_intro_markdown(runs)
+    assert ("it is trained with 600 steps of 256 on 16,384 contexts, learning rate 0.01 → "
+            "0.0005, the official code's recipe for none of Sec. 5's experiments") in text
 
 
 def test_the_departures_header_names_both_runs_briefly():
@@ -1248,7 +1278,9 @@ def test_the_repeated_token_sentence_has_the_lemma_2_rows_numbers():
     """Section 2's sentence on sequences of one repeated token computes what the Lemma 2 row
     measures, on the row's family (scorecard.LEMMA2_REPEATED, which the figures module imports,
     checked here against the row's own text), and says that at least d distinct last tokens is
-    necessary, not sufficient."""
+    necessary for H d_h + d associations, not sufficient: our construction's features on them,
+    measured, fall short of T_0."""
+    from memnb.constructions.aot import repeated_token_rank_bound
     from memnb.scorecard import dana as scorecard
     from memnb.scorecard.dana import repeated_token_attention_rank_bound
 
@@ -1260,12 +1292,25 @@ def test_the_repeated_token_sentence_has_the_lemma_2_rows_numbers():
     assert (f"{n} sequences of one repeated token (S = {s}, d = {d}, H = {h}): rank {bound} "
             f"(claimed ≥ {min(n, h * d)}; at most d + (H − 1)(S − 1) = {bound}") in row.measured
     text = figures.repeated_token_sentence(row)
-    assert text.startswith("Having at least $d$ distinct last tokens is necessary, and not "
-                           "always enough")
+    assert text.startswith("Having at least $d$ distinct last tokens is necessary for "
+                           "$H d_h + d$ associations, and not always enough")
     assert (f"have ${n}$ distinct last tokens, yet the rank of their stacked attention outputs "
             f"is ${bound}$ (measured), at most $d + (H-1)(S-1) = {bound}$ for any weights, and "
             f"stays below the $\\min(T_0, H d) = {min(n, h * d)}$") in text
-    assert text.endswith(f"(the scorecard's Lemma 2 row below: **{row.status}**).")
+    assert f"(the scorecard's Lemma 2 row below: **{row.status}**)." in text
+    # review (s70) item 6: the construction's features on these sequences, measured
+    c = scorecard.repeated_token_construction()
+    assert c.T0 == n and c.rank == c.bound == repeated_token_rank_bound(d, h, s) < c.T0
+    assert (f"their rank is at most $d + H(S-1) = {c.bound}$. At $d_h = {c.d_h}$, where "
+            f"$H d_h + d = {c.T0}$, the construction needs features of rank ${c.T0}$ on these "
+            f"${n}$ sequences; they have rank ${c.rank}$ (measured, the largest over "
+            f"${c.draws}$ draws of its weights), and `memorize` raises a `ValueError` on "
+            "them.") in text
+    # a construction that reached T_0 would not be called short, nor refused
+    fits = c._replace(rank=c.T0, refused="")
+    other = figures.repeated_token_sentence(row, fits)
+    assert other.startswith("On the Lemma 2 row's sequences of one repeated token: ")
+    assert other.endswith("and `memorize` builds the model.")
 
 
 def test_the_initialisations_share_is_read_from_the_seed_means():

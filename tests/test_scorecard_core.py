@@ -260,6 +260,14 @@ def test_the_runs_read_sentence_counts_the_profiles_the_rows_read():
         "This page was executed with profile `ci`; its rows read the `ci` runs: of the 1 row "
         "that reads a result table, 1 reads `ci` runs; the other reads none.")
     assert runs_read_sentence([row()], "quick").endswith("none of them reads a result table.")
+    # review (s70) item 8: when every row that reads a table reads one profile, "all" says so
+    full = [row("`full` run of dana.exp1"), row("`full` rerun of dana.exp5"),
+            row("`full` run of dana.exp2", "`full` run of dana.exp3"), row()]
+    assert runs_read_sentence(full, "full").endswith(
+        "of the 3 rows that read a result table, all 3 read `full` runs; the other reads none.")
+    assert runs_read_sentence(full[1:], "full").endswith(
+        "of the 2 rows that read a result table, both read `full` runs; the other reads none.")
+    assert "all 4" not in runs_read_sentence([*full, row("`quick` run of dana.exp4")], "quick")
 
 
 def test_the_evidence_names_every_commit_that_computed_points():

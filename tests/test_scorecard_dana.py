@@ -122,6 +122,29 @@ def test_lemma_2_reads_its_repeated_token_family_from_the_module_constant(monkey
     assert v.status == "reproduced"
 
 
+def test_the_construction_on_the_repeated_token_family_is_measured(monkeypatch):
+    """Review (s70) item 6: our construction on the Lemma 2 row's sequences of one repeated
+    token, at the d_h where they fill H d_h + d: its features' rank, measured, stays at
+    d + H(S − 1), below T_0, and memorize refuses them; on a family long enough for the bound
+    to reach T_0, the rank reaches it and memorize builds the model. Cheap and seeded."""
+    import time
+
+    from memnb.constructions.aot import repeated_token_rank_bound
+
+    start = time.perf_counter()
+    c = sc.repeated_token_construction()
+    assert time.perf_counter() - start < 1.0
+    assert c == sc.repeated_token_construction()  # seeded
+    n, s, d, h = (sc.LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
+    assert c.d_h <= d and c.T0 == h * c.d_h + d <= n < h * (c.d_h + 1) + d
+    assert c.rank == c.bound == repeated_token_rank_bound(d, h, s) < c.T0
+    assert f"d + H(S - 1) = {c.bound} dimensions" in c.refused
+    family = {"N": 12, "S": 5, "d": 4, "H": 2}  # d_h = 4: T_0 = 12 = d + H(S − 1)
+    monkeypatch.setattr(sc, "LEMMA2_REPEATED", family)
+    fits = sc.repeated_token_construction()
+    assert fits.rank == fits.T0 == fits.bound and fits.refused == ""
+
+
 def test_convex_growth_both_ways():
     x = np.arange(1, 11)
     assert sc.convex_growth(x, 0.01 * x**2).status == "reproduced"

@@ -43,10 +43,12 @@ from memnb.scorecard.core import status_words
 from memnb.scorecard.dana import (
     KL_ZERO,
     LEMMA2_REPEATED,
+    RepeatedConstruction,
     convex_growth,
     lemma2_rank,
     margin_words,
     repeated_token_attention_rank_bound,
+    repeated_token_construction,
 )
 
 #: The y-axis label of the figures that draw the accuracy the paper reports: every table the
@@ -1846,11 +1848,44 @@ def _recipe(params: Mapping[str, Any]) -> str:
             f"{params['lr_final']:g}")
 
 
+#: Sec. 5's experiments by number, read from :data:`RECIPE_GROUPS`: {1: "dana.exp1", ...}.
+SEC5_EXPERIMENTS: dict[int, str] = {
+    int(m.group(1)): name for names in RECIPE_GROUPS.values() for name in names
+    if (m := re.fullmatch(r"dana\.exp(\d+)", name))}
+
+
+def experiments_words(numbers: Iterable[int]) -> str:
+    """Experiment numbers as a sentence names them: ``Experiment 5``, ``Experiments 2 and 3``,
+    ``Experiments 1–4 and 6`` (three or more consecutive numbers joined by an en dash)."""
+    nums = sorted(set(numbers))
+    if not nums:
+        raise ValueError("experiments_words needs at least one experiment")
+    spans: list[list[int]] = []
+    for n in nums:
+        if spans and n == spans[-1][-1] + 1:
+            spans[-1].append(n)
+        else:
+            spans.append([n])
+    parts = [w for s in spans for w in ([f"{s[0]}–{s[-1]}"] if len(s) >= 3 else map(str, s))]
+    return f"Experiment{'' if len(nums) == 1 else 's'} {and_words(parts)}"
+
+
+def recipe_experiments(params: Mapping[str, Any]) -> list[int]:
+    """The numbers of Sec. 5's experiments (:data:`SEC5_EXPERIMENTS`) whose ``full`` profile,
+    the official code's recipe, trains as ``params`` do (sample, batch, steps and learning
+    rates; the MLP's final rate aside)."""
+    keys = [k for k in _RECIPE_KEYS if k != "lr_final_mlp"]
+    return [n for n, name in sorted(SEC5_EXPERIMENTS.items())
+            if all(exp.get_params(name, "full").get(k) == params.get(k) for k in keys)]
+
+
 def layout_intro_markdown(runs: Mapping[str, Any]) -> str:
     """Section 7's "Testing that reading": the code's differences from eq. (2)
     (:data:`CODE_MODEL_DIFFERENCES`, counted), the three models of ``dana.layout``, what is
-    left at d = d_h, and the recipe of ``dana.layout`` read from its run's parameters, said to
-    be that of our eq. (2) runs (``dana.exp2``, ``dana.exp3``) only where it is."""
+    left at d = d_h, and the recipe of ``dana.layout`` read from its run's parameters, named as
+    the official code's recipe for the experiments whose ``full`` profiles share it
+    (:func:`recipe_experiments`), and said to be that of our eq. (2) runs (``dana.exp2``,
+    ``dana.exp3``) only where it is."""
     hybrid = [_difference(k).key for k in HYBRID_SHARES]
     apart = [f"the {x.key}" for x in CODE_MODEL_DIFFERENCES if x.key not in HYBRID_SHARES]
     left = [f"the {x.key}" for x in CODE_MODEL_DIFFERENCES if x.at_equal_dims and x.key not in
@@ -1861,8 +1896,11 @@ def layout_intro_markdown(runs: Mapping[str, Any]) -> str:
     eq2 = [name for name in ("dana.exp2", "dana.exp3") if name in runs]
     differ = [name for name in eq2 if any(runs[name].params.get(k) != layout.get(k)
                                           for k in _RECIPE_KEYS)]
-    recipe = (f"it is trained with the official code's recipe for Sec. 5's experiments "
-              f"({_recipe(layout)})")
+    shared = recipe_experiments(layout)
+    recipe = (f"it is trained with the official code's recipe for {experiments_words(shared)} "
+              f"({_recipe(layout)})" if shared else
+              f"it is trained with {_recipe(layout)}, the official code's recipe for none of "
+              "Sec. 5's experiments")
     if eq2 and not differ:
         recipe += (", the same as our eq. (2) runs ("
                    + and_words([f"`{n}`" for n in eq2]) + ")")
@@ -2458,14 +2496,19 @@ def gap_sentence(gap: pd.DataFrame) -> str:
                    f"limit block), not a measurement of head $0$ at a finite $\\lambda$.")
 
 
-def repeated_token_sentence(row: Any) -> str:
-    """Markdown sentence for Section 2: at least d distinct last tokens is necessary, not
-    sufficient. Sequences of one repeated token, the Lemma 2 row's family
-    (:data:`memnb.scorecard.dana.LEMMA2_REPEATED`, which the row reads), have as many distinct
-    last tokens as sequences, yet the rank of their stacked attention outputs, measured as that
-    row measures it (:func:`memnb.scorecard.dana.lemma2_rank`), stays at the bound
-    d + (H − 1)(S − 1) it prints, below Lemma 2's min(T_0, H d); ``row`` is the Lemma 2 row,
-    whose status the sentence points to."""
+def repeated_token_sentence(row: Any, construction: RepeatedConstruction | None = None) -> str:
+    """Markdown sentences for Section 2: at least d distinct last tokens is necessary for
+    H d_h + d associations, not sufficient. Sequences of one repeated token, the Lemma 2 row's
+    family (:data:`memnb.scorecard.dana.LEMMA2_REPEATED`, which the row reads), have as many
+    distinct last tokens as sequences, yet the rank of their stacked attention outputs,
+    measured as that row measures it (:func:`memnb.scorecard.dana.lemma2_rank`), stays at the
+    bound d + (H − 1)(S − 1) it prints, below Lemma 2's min(T_0, H d); and our construction's
+    features, which add the skip connection as one more head, stay at d + H(S − 1), below the
+    T_0 = H d_h + d they need at the d_h where these sequences fill the capacity
+    (``construction``, :func:`memnb.scorecard.dana.repeated_token_construction` by default,
+    which also says whether ``memorize`` refuses them). ``row`` is the Lemma 2 row, whose
+    status the sentence points to."""
+    c = repeated_token_construction() if construction is None else construction
     n, s, d, h = (LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
     tokens = np.repeat(np.arange(n)[:, None], s, axis=1)
     last = int(len(np.unique(tokens[:, -1])))
@@ -2473,8 +2516,13 @@ def repeated_token_sentence(row: Any) -> str:
     bound = repeated_token_attention_rank_bound(d, h, s)
     claim = min(n, h * d)
     short = rank < claim
-    lead = ("Having at least $d$ distinct last tokens is necessary, and not always enough: "
-            if short and last >= d else "On the Lemma 2 row's sequences of one repeated token: ")
+    c_short = c.rank < c.T0
+    lead = ("Having at least $d$ distinct last tokens is necessary for $H d_h + d$ "
+            "associations, and not always enough: " if c_short and last >= d else
+            "On the Lemma 2 row's sequences of one repeated token: ")
+    which = f"these ${n}$ sequences" if c.T0 == n else f"the first ${c.T0}$ of them"
+    built = ("and `memorize` raises a `ValueError` on them" if c.refused else
+             "and `memorize` builds the model")
     return (f"{lead}the ${n}$ sequences $(i, \\dots, i)$ of one repeated token ($S = {s}$, "
             f"$d = {d}$, $H = {h}$) have ${last}$ distinct last tokens, "
             f"{'yet' if short else 'and'} the rank of their "
@@ -2482,7 +2530,12 @@ def repeated_token_sentence(row: Any) -> str:
             f"$d + (H-1)(S-1) = {bound}$ for any weights, and "
             f"{'stays below' if short else 'reaches'} the "
             f"$\\min(T_0, H d) = {claim}$ that Lemma 2 states (the scorecard's {row.item} row "
-            f"below: **{status_words(row)}**).")
+            f"below: **{status_words(row)}**). Our construction's features stack the skip "
+            f"connection $x(t, S)$ on $W_V^h$ times these outputs, as one more head, so on "
+            f"such sequences their rank is at most $d + H(S-1) = {c.bound}$. At "
+            f"$d_h = {c.d_h}$, where $H d_h + d = {c.T0}$, the construction needs features of "
+            f"rank ${c.T0}$ on {which}; they have rank ${c.rank}$ (measured, the largest over "
+            f"${c.draws}$ draws of its weights), {built}.")
 
 
 # --- App. B: larger dimension (Figs. 5-7) and deeper models (Figs. 8-10) --------------------

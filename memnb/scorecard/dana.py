@@ -13,7 +13,7 @@ command and its cost).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -262,6 +262,45 @@ REPEATED_RANK_REASON = (
 #: length S over N tokens, with embedding dimension d and H heads (:func:`lemma_2`; the
 #: chapter's sentence on them, :func:`memnb.figures.dana.repeated_token_sentence`, reads it).
 LEMMA2_REPEATED: dict[str, int] = {"N": 40, "S": 2, "d": 10, "H": 5}
+
+
+class RepeatedConstruction(NamedTuple):
+    """Our construction (:func:`memnb.constructions.aot.memorize`) on the Lemma 2 row's
+    sequences of one repeated token (:func:`repeated_token_construction`)."""
+
+    d_h: int  # the head dimension at which these sequences fill the capacity
+    T0: int  # H d_h + d, the associations the construction then needs rank for
+    bound: int  # d + H(S − 1), the features' largest rank on such sequences
+    rank: int  # the features' rank measured: the largest over ``draws`` draws
+    draws: int  # draws of the construction's weights (seeds 0, 1, ...)
+    refused: str  # memorize's ValueError on these sequences, '' when it builds the model
+
+
+def repeated_token_construction(draws: int = 3) -> RepeatedConstruction:
+    """Our construction on :data:`LEMMA2_REPEATED`'s sequences (i, …, i): at the largest
+    ``d_h ≤ d`` with ``T_0 = H d_h + d ≤ N``, the first ``T_0`` of them (targets drawn with seed
+    0), the rank of its features ``F`` (:func:`memnb.constructions.aot.feature_rank`, the
+    largest over ``draws`` draws) against the ``T_0`` its proof needs and the bound
+    ``d + H(S − 1)`` (:func:`memnb.constructions.aot.repeated_token_rank_bound`), and whether
+    :func:`memnb.constructions.aot.memorize` refuses them. A few milliseconds."""
+    import torch
+
+    from memnb.constructions import aot
+
+    n, s, d, h = (LEMMA2_REPEATED[k] for k in ("N", "S", "d", "H"))
+    d_h = min(d, (n - d) // h)
+    check_int("d_h", d_h, 1)
+    t0 = h * d_h + d
+    tokens = np.repeat(np.arange(t0)[:, None], s, axis=1)
+    rank = max(aot.feature_rank(tokens, n, d, d_h, h, seed) for seed in range(draws))
+    targets = torch.from_numpy(np.random.default_rng(0).integers(0, n, t0))
+    try:
+        aot.memorize(torch.from_numpy(tokens), targets, vocab_size=n, d=d, d_h=d_h, H=h)
+        refused = ""
+    except ValueError as err:
+        refused = str(err)
+    return RepeatedConstruction(d_h, t0, aot.repeated_token_rank_bound(d, h, s), rank, draws,
+                                refused)
 
 
 def lemma2_rank(tokens: np.ndarray, N: int, d: int, H: int, *, rank_one: bool = False,

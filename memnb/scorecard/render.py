@@ -150,7 +150,8 @@ def runs_read_sentence(rows: list[Row], profile: str) -> str:
     page executed with ``profile``, counted from each row's :attr:`Row.read_from`: e.g. "This
     page was executed with profile `quick`; its rows read the committed `full` runs where they
     exist, else the `quick` runs: of the 60 rows that read a result table, 41 read `full` runs
-    only, 18 `quick` runs only and 1 both; the other 47 read none." """
+    only, 18 `quick` runs only and 1 both; the other 47 read none." ("all 18 read `full` runs",
+    "both read", when every such row reads one profile.)"""
     source = source_profile(profile)
     lead = (f"This page was executed with profile `{profile}`; its rows read "
             + ("the committed `full` runs where they exist, else the `quick` runs"
@@ -172,6 +173,8 @@ def runs_read_sentence(rows: list[Row], profile: str) -> str:
         parts.append(f"{tally[key]} {what}")
     verb = "reads" if tabled == 1 else "read"
     parts[0] = parts[0].replace(" ", f" {verb} ", 1)
+    if len(tally) == 1 and tabled > 1:  # every row that reads a table reads one profile
+        parts[0] = (parts[0].replace("2", "both", 1) if tabled == 2 else f"all {parts[0]}")
     listed = and_words(parts)
     rest = len(rows) - tabled
     tail = ("" if not rest else "; the other reads none" if rest == 1 else
