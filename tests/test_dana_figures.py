@@ -685,6 +685,11 @@ def test_departures_report_states_the_curvature_of_the_fig_1b_rule_or_not_decide
     assert ("whether the curve is convex is not decided: no curvature can be fitted to 2 values "
             "of d_h (the paper's is convex)") in report
     assert "; the curve is" not in report  # no shape stated without a fit
+    # a curvature whose 95 % interval holds 0 is not decided either (the Fig. 1b row's rule)
+    noise = np.where(exp2["d_h"].to_numpy() % 2 == 0, 0.3, -0.3)
+    noisy = exp2.assign(accuracy=exp2["d_h"] + 0.002 * exp2["d_h"] ** 2 + noise)
+    assert ("whether the curve is convex is not decided: the 95 % interval of its curvature "
+            "holds 0") in figures.departures_report(noisy, exp3)
 
 
 def _appendix_quick_table():

@@ -153,6 +153,24 @@ def test_convex_growth_both_ways():
         sc.convex_growth([1, 2], [1, 2])
 
 
+def test_convex_growth_reads_the_curvature_interval_as_mahdavis_rows_do():
+    """One curvature rule for both papers (criteria.curvature): a positive c₂ whose 95 %
+    interval holds 0 on an increasing curve is a trend not decided, not reproduced; the interval
+    is in the measured text; a concave interval differs."""
+    from memnb.scorecard.core import undecided
+
+    x = np.arange(1, 11, dtype=float)
+    noisy = x + 0.002 * x**2 + np.array([0.3, -0.3] * 5)  # increasing, c₂ > 0 within the noise
+    assert sc.convex_growth(x, noisy).values["c2"] > 0
+    verdict = sc.convex_growth(x, noisy)
+    assert verdict.status == "trend" and undecided(verdict)
+    assert criteria.curvature(x, noisy)["shape"] == "not decided"
+    assert "95 % interval" in verdict.measured and ": not decided)" in verdict.measured
+    clean = sc.convex_growth(x, 0.01 * x**2)
+    assert clean.holds and not undecided(clean) and ": convex)" in clean.measured
+    assert sc.convex_growth(x, -0.01 * (x - 12) ** 2).status == "differs"  # increasing, concave
+
+
 def _exp2(curve, n=50):
     return pd.DataFrame([{"model": "aot", "N": n, "d": 10, "H": 20, "d_h": dh, "seed": s,
                           "T0": n * n, "accuracy": curve(dh)} for dh in range(1, 11)

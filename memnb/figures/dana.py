@@ -812,9 +812,10 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
     ``run_label`` names the run the tables come from (e.g. ``"committed full run"``);
     ``verdicts`` are the scorecard rows stated after the numbers (Figs. 1b and 2a). States,
     from the data, our accuracy at the smallest ``d_h`` against the paper's CSV, whether our
-    curve in ``d_h`` is convex (as the paper's quadratic fit) or concave, by the sign of the
-    curvature the scorecard's Fig. 1b row fits (:func:`memnb.scorecard.dana.convex_growth`;
-    "not decided" with too few values of ``d_h`` for that fit), and the mean absolute
+    curve in ``d_h`` is convex (as the paper's quadratic fit) or concave, by the 95 % interval
+    of the curvature the scorecard's Fig. 1b row fits (:func:`memnb.scorecard.dana.
+    convex_growth`; "not decided" when the interval holds 0, or with too few values of ``d_h``
+    for that fit), and the mean absolute
     difference from the paper's Experiment 3 over every d where both have a value (the paper's
     CSV has all 11, d = 5..15). The explanation offered (ours) attributes the departure to the
     official code's compression together with its initialisation, which ``dana.layout`` tests
@@ -822,15 +823,18 @@ def departures_report(exp2: pd.DataFrame, exp3: pd.DataFrame, run_label: str = "
     """
     by_dh = exp2.groupby("d_h")["accuracy"].mean().sort_index()
     try:  # the Fig. 1b row's fit, which needs more values of d_h than a line does
-        curvature = convex_growth(by_dh.index, by_dh.to_numpy()).values["c2"]
+        bend = convex_growth(by_dh.index, by_dh.to_numpy()).values
     except ValueError:
-        curvature = None
-    if curvature is None:
+        bend = None
+    if bend is None:
         shape = (f"whether the curve is convex is not decided: no curvature can be fitted to "
                  f"{counted(len(by_dh), 'value')} of d_h (the paper's is convex)")
-    else:
-        shape = "the curve is " + ("convex (as the paper's)" if curvature > 0
+    elif bend["c2_low"] > 0 or bend["c2_high"] < 0:
+        shape = "the curve is " + ("convex (as the paper's)" if bend["c2_low"] > 0
                                    else "concave (the paper's is convex)")
+    else:
+        shape = ("whether the curve is convex is not decided: the 95 % interval of its "
+                 "curvature holds 0 (the paper's is convex)")
     dh_lo = int(by_dh.index[0])
     head = f"**Where our curves depart from the paper's ({run_label}).**"
     upper = (f" and at d_h = {int(by_dh.index[-1])} {by_dh.iloc[-1]:.3f}" if len(by_dh) > 1

@@ -322,3 +322,27 @@ def across_seeds(mean_status: Status, seeds_holding: int, seeds: int) -> Status:
     if mean_status != "differs":
         return "trend"
     return "differs" if 2 * seeds_holding < seeds else "trend"
+
+
+def curvature(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray,
+              level: float = 0.95) -> dict[str, float | str]:
+    """A quadratic least-squares fit ``y = a + b x + c x²``: ``c`` with its Student-t interval
+    (``low``, ``high``; infinite with fewer than four points: no residual degree of freedom) and
+    ``shape``: ``convex`` (interval above 0), ``concave`` (below 0) or ``not decided``. The one
+    rule of curvature for every paper's rows (Mahdavi et al.'s Fig. 2a,
+    :func:`memnb.scorecard.dana.convex_growth` for Dana et al.'s Figs. 1b and 2a)."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    design = np.column_stack([np.ones_like(xs), xs, xs**2])
+    coef, *_ = np.linalg.lstsq(design, ys, rcond=None)
+    dof = len(xs) - 3
+    c = float(coef[2])
+    if dof <= 0:
+        return {"c": c, "low": -np.inf, "high": np.inf, "shape": "not decided"}
+    resid = ys - design @ coef
+    cov = float(resid @ resid) / dof * np.linalg.inv(design.T @ design)
+    half = float(stats.t.ppf(0.5 + level / 2, dof) * np.sqrt(max(cov[2, 2], 0.0)))
+    # an exact line fits with a zero-width interval around round-off: not a curvature
+    slack = 1e-9 * max(1.0, float(np.ptp(ys))) / max(1.0, float(np.ptp(xs))) ** 2
+    shape = ("convex" if c - half > slack else "concave" if c + half < -slack
+             else "not decided")
+    return {"c": c, "low": c - half, "high": c + half, "shape": shape}

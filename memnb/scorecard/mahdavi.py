@@ -22,7 +22,7 @@ import pandas as pd
 from memnb.papers import mahdavi as paper
 from memnb.scorecard import criteria
 from memnb.scorecard.core import NotComputable, NotRun, ResultSource, item
-from memnb.scorecard.criteria import Verdict
+from memnb.scorecard.criteria import Verdict, curvature
 from memnb.scorecard.render import BY_CONSTRUCTION, EXPECTATION_MARK, by_construction
 
 if TYPE_CHECKING:
@@ -260,30 +260,6 @@ def guarantee_margin(table: pd.DataFrame, x: str) -> Verdict:
     bound = criteria.bound_holds(above[beats], summary.loc[beats, "capacity"], kind="lower")
     return Verdict(bound.status, f"{bound.measured}, on the {note}",
                    {**bound.values, "at_chance": at_chance, "points": int(beats.sum())})
-
-
-def curvature(x: pd.Series | np.ndarray, y: pd.Series | np.ndarray,
-              level: float = 0.95) -> dict[str, float | str]:
-    """A quadratic least-squares fit ``y = a + b x + c x²``: ``c`` with its Student-t interval
-    (``low``, ``high``; infinite with fewer than four points: no residual degree of freedom) and
-    ``shape``: ``convex`` (interval above 0), ``concave`` (below 0) or ``not decided``."""
-    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    design = np.column_stack([np.ones_like(xs), xs, xs**2])
-    coef, *_ = np.linalg.lstsq(design, ys, rcond=None)
-    dof = len(xs) - 3
-    c = float(coef[2])
-    if dof <= 0:
-        return {"c": c, "low": -np.inf, "high": np.inf, "shape": "not decided"}
-    from scipy import stats
-
-    resid = ys - design @ coef
-    cov = float(resid @ resid) / dof * np.linalg.inv(design.T @ design)
-    half = float(stats.t.ppf(0.5 + level / 2, dof) * np.sqrt(max(cov[2, 2], 0.0)))
-    # an exact line fits with a zero-width interval around round-off: not a curvature
-    slack = 1e-9 * max(1.0, float(np.ptp(ys))) / max(1.0, float(np.ptp(xs))) ** 2
-    shape = ("convex" if c - half > slack else "concave" if c + half < -slack
-             else "not decided")
-    return {"c": c, "low": c - half, "high": c + half, "shape": shape}
 
 
 #: Fig. 2a's saturation (ours: the paper fits "the non-saturated part" without defining it): a
