@@ -1297,8 +1297,9 @@ def test_the_repeated_token_sentence_has_the_lemma_2_rows_numbers():
     assert (f"{n} sequences of one repeated token (S = {s}, d = {d}, H = {h}): rank {bound} "
             f"(claimed ≥ {min(n, h * d)}; at most d + (H − 1)(S − 1) = {bound}") in row.measured
     text = figures.repeated_token_sentence(row)
-    assert text.startswith("Having at least $d$ distinct last tokens is necessary for "
-                           "$H d_h + d$ associations, and not always enough")
+    assert text.startswith("Having at least $d$ distinct last tokens is necessary for our "
+                           "construction (and the paper's proof) to reach $H d_h + d$ "
+                           "associations, and not always enough")
     assert (f"have ${n}$ distinct last tokens, yet the rank of their stacked attention outputs "
             f"is ${bound}$ (measured), at most $d + (H-1)(S-1) = {bound}$ for any weights, and "
             f"stays below the $\\min(T_0, H d) = {min(n, h * d)}$") in text

@@ -121,7 +121,7 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
     passes, draws = paper.TABLE1_TRAINED_A1_PASSES.value, paper.TABLE1_DRAWS.value
     assert f"A1: 0.9982 at k = 197 ({passes:,} of {draws:,} draws of rank 197, the other " \
            f"{draws - passes} of rank 196)" in sentence
-    assert "General Position: 0 at k = 768 (ranks 309-318)" in sentence
+    assert "General Position: 0.0000 at k = 768 (ranks 309-318)" in sentence
     assert fig.paper_only_sentence(_table1().query("check != 'missing'")) == ""
     words = fig.paper_layer_words("trained_vit_b16")
     assert words.startswith("A2 pass (pass fraction 1 at k = 197); A1 pass (pass fraction "

@@ -233,9 +233,32 @@ def test_law_verdicts_separate_a_plateau_from_growth():
     code2 = _exp2(lambda dh: 0.08 + 0.007 * dh**2).assign(model="aot_code")
     code3 = _exp3(lambda d: 0.1 * min(d, 10) - 0.2).assign(model="aot_code")
     law = sc.law_verdicts(pd.concat([code2, code3]), exp2, exp3).set_index("model")
-    assert bool(law.loc["official code's model", "law"])
-    assert not bool(law.loc["eq. (2)", "law"])
-    assert bool(law.loc["paper (official CSVs)", "law"])
+    assert law.loc["official code's model", "law"] == "holds"
+    assert law.loc["eq. (2)", "law"] == "fails"
+    assert law.loc["paper (official CSVs)", "law"] == "holds"
+
+
+def test_the_law_is_not_decided_when_a_part_is_not():
+    """A curvature whose interval holds 0 on a rising curve (a trend not decided) makes the law
+    'not decided' on that model, never 'fails'; a part that differs makes it fail; and the
+    which-model verdict is then a trend not decided, not a reproduction."""
+    from memnb.scorecard.criteria import Verdict
+
+    yes, no = Verdict("reproduced", "r"), Verdict("differs", "d")
+    maybe = Verdict("trend", "t", {"decided": False})
+    assert [sc.law_state(*pair) for pair in ((yes, yes), (yes, no), (maybe, yes), (maybe, no),
+                                             (yes, Verdict("not computable", "c")))] == [
+        "holds", "fails", "not decided", "fails", "not decided"]
+    table = pd.DataFrame({"model": ["official code's model", "eq. (2)"],
+                          "law": ["not decided", "fails"]})
+    from memnb.figures import dana as figures
+    from memnb.scorecard.core import Row
+
+    row = Row("dana", "Figs. 1b, 2a: which model", "c", "k", "m", "e", "trend", True,
+              decided=False)
+    headline = figures.headline(table.assign(quadratic_in_d_h="trend", plateau_after_d_h="x",
+                                             measured="m"), row)
+    assert "it fails for: eq. (2); it is not decided for: official code's model." in headline
 
 
 def test_fig_3_says_when_only_a_quick_run_exists(tmp_path):

@@ -1497,8 +1497,9 @@ def exp2_caption(table: pd.DataFrame, row: Any) -> str:
         f"{bound_sentence(table, 'd_h')}. Our fit "
         f"a·d_h² + b gives a = {a:.5f}; the paper's CSV gives a = {theirs.value:.5f} (it calls "
         "the growth quadratic). That fit has no linear term, so a > 0 says only that the "
-        "accuracy grows; whether it grows convexly is the sign of the curvature c₂ of a full "
-        "quadratic, which the verdict reads."], (row,))
+        "accuracy grows; whether it grows convexly is decided by the 95 % interval of the "
+        "curvature c₂ of a full quadratic (convex when above 0, not decided when it holds 0), "
+        "which the verdict reads."], (row,))
 
 
 def paper_outside_model() -> dict[str, int]:
@@ -1712,11 +1713,15 @@ def headline(law: pd.DataFrame, row: Any) -> str:
         return ("**Our conclusion (ours).** These tables have too few values of d_h and d "
                 "(at least three, and two on each side of d = d_h) to test the law; the `quick` "
                 "and `full` chapters test it. " + verdict_sentence(row))
-    holds = [m for m, ok in zip(law["model"], law["law"], strict=True) if ok]
-    fails = [m for m, ok in zip(law["model"], law["law"], strict=True) if not ok]
+    def models(state: str) -> list[str]:
+        return [m for m, s in zip(law["model"], law["law"], strict=True) if s == state]
+
+    undecided = models("not decided")
     return ("**Our conclusion (ours, computed).** The paper's empirical law, accuracy convex "
             "(its 'quadratic') in d_h and flat once d ≥ d_h, holds for: "
-            + (", ".join(holds) or "none") + "; it fails for: " + (", ".join(fails) or "none")
+            + (", ".join(models("holds")) or "none") + "; it fails for: "
+            + (", ".join(models("fails")) or "none")
+            + (f"; it is not decided for: {', '.join(undecided)}" if undecided else "")
             + ". " + verdict_recalled(row))
 
 
@@ -2521,8 +2526,9 @@ def repeated_token_sentence(row: Any, construction: RepeatedConstruction | None 
     claim = min(n, h * d)
     short = rank < claim
     c_short = c.rank < c.T0
-    lead = ("Having at least $d$ distinct last tokens is necessary for $H d_h + d$ "
-            "associations, and not always enough: " if c_short and last >= d else
+    lead = ("Having at least $d$ distinct last tokens is necessary for our construction (and "
+            "the paper's proof) to reach $H d_h + d$ associations, and not always enough: "
+            if c_short and last >= d else
             "On the Lemma 2 row's sequences of one repeated token: ")
     which = f"these ${n}$ sequences" if c.T0 == n else f"the first ${c.T0}$ of them"
     built = ("and `memorize` raises a `ValueError` on them" if c.refused else

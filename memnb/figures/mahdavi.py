@@ -1272,7 +1272,7 @@ def paper_only_sentence(table: pd.DataFrame) -> str:
                 continue
             frac, k = float(ref.loc[(rep, check), "pass_fraction"]), int(ref.loc[(rep, check),
                                                                                  "k"])
-            words = f"{_CHECK_NAMES[check]}: {frac:g} at k = {k}"
+            words = f"{_CHECK_NAMES[check]}: {frac:.4f} at k = {k}"  # as the table shows it
             if rep == "trained_vit_b16" and check == "assumption1":
                 passes, draws = (int(paper.TABLE1_TRAINED_A1_PASSES.value),
                                  int(paper.TABLE1_DRAWS.value))

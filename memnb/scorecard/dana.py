@@ -196,6 +196,12 @@ def convex_growth(x: np.ndarray | pd.Series, y: np.ndarray | pd.Series) -> Verdi
     return Verdict("trend", measured, {**values, "decided": False})
 
 
+#: What "convex" means in every row that reads :func:`convex_growth`, in words.
+CONVEX_RULE = ("convex: the 95 % interval of the curvature c₂ of a fitted quadratic above 0 "
+               "(criteria.curvature, as Mahdavi et al.'s rows); increasing with an interval "
+               "that holds 0 → trend (not decided)")
+
+
 def plateau_after(x: np.ndarray | pd.Index, y: np.ndarray | pd.Series, knee: float) -> Verdict:
     """Fig. 2a's plateau claim, one rule for its row and for :func:`law_verdicts`.
 
@@ -830,7 +836,7 @@ def fig_1a(results: ResultSource) -> Verdict:
 @item(P, "Fig. 1b",
       claim="accuracy grows quadratically in d_h (Experiment 2, d = 10, H = 20, N = 50)",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else increasing and "
-                "convex in d_h → trend; else differs")
+                f"convex in d_h → trend; {CONVEX_RULE}; else differs")
 def fig_1b(results: ResultSource) -> Verdict:
     table = _at_setting(results, "dana.exp2", N=50, d=10, H=20)
     ours = _mean(table, "d_h")
@@ -1561,7 +1567,8 @@ def fig_8(results: ResultSource) -> Verdict:
 @item(P, "Fig. 9",
       claim="App. B.2: with the deeper model the accuracy is quadratic in d_h",
       criterion=f"ours within {ACC_TOL} of the paper's CSV → reproduced; else increasing and "
-                "convex in d_h → trend; else differs (as Fig. 1b); not run with fewer than "
+                f"convex in d_h → trend; {CONVEX_RULE}; else differs (as Fig. 1b); not run "
+                "with fewer than "
                 f"{MIN_APPENDIX_POINTS} values of d_h (every App. B row's minimum); "
                 f"{_RERUN_RULE}")
 def fig_9(results: ResultSource) -> Verdict:
@@ -1645,6 +1652,18 @@ def associative_memory(results: ResultSource) -> Verdict:
 # --- ours -----------------------------------------------------------------------------------
 
 
+def law_state(quad: Verdict, flat: Verdict) -> str:
+    """The paper's empirical law on one model from its two parts (:func:`convex_growth` in d_h,
+    :func:`plateau_after` in d): ``"holds"`` when both are reproduced, ``"fails"`` when either
+    differs, else ``"not decided"`` (a curvature whose interval holds 0, or a plateau that only
+    the ceiling could show)."""
+    if quad.holds and flat.holds:
+        return "holds"
+    if "differs" in (quad.status, flat.status):
+        return "fails"
+    return "not decided"
+
+
 def law_verdicts(layout: pd.DataFrame, exp2: pd.DataFrame,
                  exp3: pd.DataFrame) -> pd.DataFrame:
     """The paper's empirical law (quadratic in d_h, plateau at d ≥ d_h) tested on each model:
@@ -1652,7 +1671,8 @@ def law_verdicts(layout: pd.DataFrame, exp2: pd.DataFrame,
     the growth by :func:`convex_growth` (Fig. 1b's rule), the plateau by :func:`plateau_after`
     (Fig. 2a's rule), so a curve gets the same status here as in those rows.
 
-    Columns: model, quadratic_in_d_h, plateau_after_d_h (statuses), law (both hold), measured.
+    Columns: model, quadratic_in_d_h, plateau_after_d_h (statuses), law (:func:`law_state`:
+    holds, fails or not decided), measured.
     """
     from memnb.experiments.dana import CODE_MODEL_KINDS, MODEL_KINDS
 
@@ -1671,7 +1691,7 @@ def law_verdicts(layout: pd.DataFrame, exp2: pd.DataFrame,
         flat = plateau_after(m3.index, m3.to_numpy(), knee=d_h)
         rows.append({"model": name, "quadratic_in_d_h": quad.status,
                      "plateau_after_d_h": flat.status,
-                     "law": quad.holds and flat.holds,
+                     "law": law_state(quad, flat),
                      "measured": f"d_h: {quad.measured}; d: {flat.measured}"})
     return pd.DataFrame(rows, columns=["model", "quadratic_in_d_h", "plateau_after_d_h", "law",
                                        "measured"])
@@ -1683,7 +1703,9 @@ def law_verdicts(layout: pd.DataFrame, exp2: pd.DataFrame,
             "which our runs do not separate), not from eq. (2), the model the paper analyses",
       criterion="Fig. 1b's convex growth and Fig. 2a's plateau (the rules of those rows, "
                 f"the plateau's: {PLATEAU_RULE}) both hold for the code's model and not both "
-                "for eq. (2) → reproduced; else differs")
+                "for eq. (2) → reproduced; the law not decided on either model (a curvature "
+                "whose 95 % interval holds 0, or a plateau only the ceiling could show) with "
+                "neither deciding against the claim → trend (not decided); else differs")
 def which_model(results: ResultSource) -> Verdict:
     from memnb.experiments.dana import MODEL_KINDS
 
@@ -1694,10 +1716,15 @@ def which_model(results: ResultSource) -> Verdict:
     code, eq2 = MODEL_KINDS["aot_code"], MODEL_KINDS["aot"]
     if code not in table.index or eq2 not in table.index:
         raise NotRun("dana.layout", "full")
-    ok = bool(table.loc[code, "law"]) and not bool(table.loc[eq2, "law"])
-    measured = "; ".join(f"{m}: law {'holds' if r.law else 'fails'} ({r.measured})"
-                         for m, r in table.iterrows())
-    verdict = Verdict("reproduced" if ok else "differs", measured)
+    states = (table.loc[code, "law"], table.loc[eq2, "law"])
+    measured = "; ".join(f"{m}: law {r.law} ({r.measured})" for m, r in table.iterrows())
+    if states == ("holds", "fails"):
+        verdict = Verdict("reproduced", measured)
+    elif "not decided" in states and "holds" not in states[1:] and "fails" not in states[:1]:
+        # the law not decided on one of the two models, and no decided state against the claim
+        verdict = Verdict("trend", measured, {"decided": False})
+    else:
+        verdict = Verdict("differs", measured)
     return _scale(results, "dana.layout", verdict)
 
 
