@@ -285,15 +285,16 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
     assert "No full-profile result yet" in text and "`dana.exp5`" in text
     assert "None of them ran on a GPU" in text
     # the code of each table: one recorded without a fingerprint is of earlier code, IEEE
-    assert "2026-01-01 | earlier: not recorded, IEEE denormals |" in text
-    assert "0 of these 1 tables were computed by today's code; the other 1 stand" in text
+    assert "2026-01-01 | earlier code, not re-keyed: not recorded, IEEE denormals |" in text
+    assert ("In the words of {doc}`How each page was produced </reproducibility>`, of these 1 "
+            "tables 0 were computed by today's code; the other 1 stand") in text
     assert "1800 s" not in text and "cache" not in text  # nothing recorded as reused
     prov = json.loads((results / "full" / "dana.exp1.json").read_text())
     code = code_fingerprint(code_modules(get("dana.exp1").fn.__module__))
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed"}))
     today = reproducibility.full_runs_markdown(["dana.exp1"], results)
-    assert f"2026-01-01 | today: `{code}`, flushed denormals |" in today
+    assert f"2026-01-01 | today's code: `{code}`, flushed denormals |" in today
     assert "computed by today's code" not in today and "re-key" not in today
     # points carried over by re-keys (scripts/rekey_cache.py): the code that computed them and
     # the judgements, counted, that carried them to today's fingerprint
@@ -304,24 +305,26 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
          "code_fingerprint_rekeyed_from": "aaaa", "code_fingerprint_rekeys": rekeys}))
     carried = reproducibility.full_runs_markdown(["dana.exp1"], results)
-    assert (f"today: `{code}`, flushed denormals; points computed by `aaaa`, then re-keyed "
-            "(2 listed in `code_fingerprint_rekeys`, 1 reviewed by hand) |") in carried
+    assert (f"| re-keyed: `{code}`, flushed denormals; points computed by `aaaa` (2 re-keys, "
+            "1 by hand) |") in carried
+    assert "of these 1 tables 1 is re-keyed to today's fingerprint (`dana.exp1`)." in carried
     # a run resumed over several invocations: only its earliest points are known to be of `aaaa`
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
          "code_fingerprint_rekeyed_from": "aaaa", "code_fingerprint_rekeys": rekeys,
          "invocations": [{"started_utc": "2026-01-01T00:00:00", "wall_time_s": 1.0},
                          {"started_utc": "2026-01-02T00:00:00", "wall_time_s": 1.0}]}))
-    assert "; earliest points computed by `aaaa`, then re-keyed" in (
+    assert "; earliest points computed by `aaaa` (2 re-keys, 1 by hand)" in (
         reproducibility.full_runs_markdown(["dana.exp1"], results))
     # a table of today's code computed for an earlier grid of the profile is named as such
     earlier = {**get("dana.exp1").params("full"), "N": 999}
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed",
          "experiment": "dana.exp1", "profile": "full", "params": earlier}))
-    assert ("All 1 tables were computed by today's code; 1 of them under an earlier `full` "
-            "profile (`dana.exp1`: not today's grid, so the scorecard names it and does not "
-            "judge it).") in reproducibility.full_runs_markdown(["dana.exp1"], results)
+    assert ("of these 1 tables 1 was computed by today's code (`dana.exp1`); 1 of them under "
+            "an earlier `full` profile (`dana.exp1`: not today's grid, so the scorecard names "
+            "it and does not judge it).") in reproducibility.full_runs_markdown(["dana.exp1"],
+                                                                   results)
     (results / "full" / "dana.exp1.json").write_text(json.dumps(
         {**prov, "code_fingerprint": code, "cpu_denormals": "flushed"}))
     # points read from a cache are named; a table recorded without the count, only when its
@@ -410,18 +413,20 @@ def test_full_runs_section_lists_committed_results_and_the_experiments_without_o
             "dana.exp1 --profile full --rerun --time-limit SECONDS` continues it).") in (
         reproducibility.full_runs_markdown(["dana.exp1"], results))
     rerun.unlink()
+    rerun.with_suffix(".csv").unlink()  # half a result is an error now, not "not run"
     # a result replaced by a run of other code is listed where it is kept
     assert "kept for comparison" not in reproducibility.full_runs_markdown(["dana.exp1"], results)
     kept = results / "full" / "superseded"
     kept.mkdir()
     (results / "full" / "dana.exp1.csv").rename(kept / "dana.exp1.0123456789abcdef.csv")
+    (results / "full" / "dana.exp1.json").unlink()  # half a result is an error, not "not run"
     older = {k: v for k, v in prov.items() if k != "cpu_denormals"}  # recorded before the field
     (kept / "dana.exp1.0123456789abcdef.json").write_text(json.dumps(
         {**older, "code_fingerprint": "0123456789abcdef", "complete": False, "points_done": 6,
          "missing_points": missing}))
     # one row each (review: 19 of them in one paragraph), the details below the table
     text = reproducibility.full_runs_markdown(["dana.exp1"], results)
-    assert ("Replaced by a run of today's code or profile and kept for comparison, under "
+    assert ("Replaced by a later full run of their experiment and kept for comparison, under "
             "`data/results/full/superseded/`:\n\n"
             "| experiment | code | device | seeds | commit | why replaced |\n") in text
     assert ("| `dana.exp1` | `0123456789abcdef`, IEEE denormals | CPU (x86_64, 1 thread) | 5 | "
@@ -729,10 +734,11 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
     # a committed run whose points were re-keyed says so, in the words the page defines
     path.write_text(json.dumps({**json.loads(path.read_text()), "code_fingerprint_rekeys": [
         {"from": "0123456789abcdef", "why": "strings only"}]}))
-    assert ("The committed points of this run (`dana.exp1`) are *re-keyed* (see *Words used "
-            "below*): computed by earlier code, then carried to the fingerprint they record by "
-            "re-keys (`scripts/rekey_cache.py`; [Running at scale](running_at_scale.md), item "
-            "*The cache is keyed by the code*)." in reproducibility.rerun_section(results))
+    assert ("The committed points of this run (`dana.exp1`) are *re-keyed* (see *Words used*, "
+            "above): computed by earlier code, then carried to the fingerprint they record by "
+            "re-keys (`scripts/rekey_cache.py`; {ref}`Running at scale, The packed sweep engine "
+            "<packed-sweep-engine>`, item *The cache is keyed by the code*)."
+            in reproducibility.rerun_section(results))
 
 
 def test_rekey_origin_counts_each_committed_chain_of_re_keys():
@@ -780,6 +786,7 @@ def test_the_rerun_section_leaves_the_machine_and_the_re_keyed_code_open(tmp_pat
     folder = tmp_path / "results" / "replications" / "full"
     folder.mkdir(parents=True)
     (folder / "dana.exp1.json").write_text("{}")
+    (folder / "dana.exp1.csv").write_text("H,acc\n1,0.625\n")  # a whole result: both halves
     kept = tmp_path / "results" / "full" / "superseded"  # the table the committed run replaced
     kept.mkdir(parents=True)
     (kept / "dana.exp1.0123456789abcdef.csv").write_text("H,acc\n1,0.625\n")
@@ -968,8 +975,8 @@ def test_a_re_keyed_run_says_so_in_its_row_and_the_page_says_what_a_re_key_is(tm
     # review: a re-key is not a change of the code; the intro points to the glossary, and
     # the page it names is a link
     assert ("or whose points were computed by earlier code and *re-keyed* (see *Words used "
-            "below*; [Running at scale](running_at_scale.md), item *The cache is keyed by the "
-            "code*) says so in its row." in page)
+            "below*; {ref}`Running at scale, The packed sweep engine <packed-sweep-engine>`, "
+            "item *The cache is keyed by the code*) says so in its row." in page)
     # review: the syntax-tree script blanks every string, so a re-key is not a proof
     assert "Either way it is a judgement, not a proof" in page
     assert "A re-key is a change of the code" not in page
@@ -1309,10 +1316,11 @@ def test_the_scorecards_section_says_its_verdicts_are_judged_again_on_the_replac
     # review: the count left out the rows judged once per run, the verdicts that cannot be
     # decided on a replaced table, and which verdict changes
     assert ("36 of its verdicts are also judged again on the tables that committed full runs "
-            "replaced, kept under `data/results/full/superseded/` (listed in *Tables the "
-            "committed runs replaced*, below). 5 rows read several of them and are judged again "
-            "with each in turn, so they count once per run. 8 of the 36 cannot be decided on "
-            "the replaced table (`not run` there). Of the other 28, 1 changes: Fig. 3 "
+            "replaced, kept under `data/results/full/superseded/` (listed in {ref}`Tables the "
+            "committed runs replaced <tables-replaced>`, below). 5 rows read several of them "
+            "and are judged again with each in turn, so they count once per run. 8 of the 36 "
+            "cannot be decided on the replaced table (`not run` there). Of the other 28, "
+            "1 changes: Fig. 3 "
             "(reproduced on the committed run, trend on the replaced one, whose grid is "
             "partial).") in section
     assert "judged again on the tables that committed" not in page[page.index("## The dana "
@@ -1352,7 +1360,7 @@ def test_the_code_column_names_todays_re_keyed_or_earlier_code():
     earlier = [n for n, s in states.items() if s.startswith("earlier")]
     rekeyed = [n for n, s in states.items() if s.startswith("re-keyed")]
     text = reproducibility._rerun_how_words(committed, "the scorecard page")
-    assert f"Of the {len(committed)} committed full runs (see *Words used below*), " in text
+    assert f"Of the {len(committed)} committed full runs (see *Words used*, above), " in text
     if rekeyed:
         assert f"{len(rekeyed)} are re-keyed" in text
     if earlier:
@@ -1382,7 +1390,8 @@ def test_the_page_lists_the_tables_kept_under_superseded(tmp_path):
     if not kept:
         assert text == ""
     else:
-        assert text.startswith(f"## {reproducibility.SUPERSEDED_TITLE}")
+        assert text.startswith(f"({reproducibility.SUPERSEDED_LABEL})=\n"
+                               f"## {reproducibility.SUPERSEDED_TITLE}")
         rows = [line for line in text.splitlines() if line.startswith("| `")]
         assert len(rows) == len(kept) and f"{len(kept)} tables are kept" in text
         judged = 0
@@ -1393,8 +1402,9 @@ def test_the_page_lists_the_tables_kept_under_superseded(tmp_path):
             latest = replaced_result(name, "full")
             again = latest is not None and latest.provenance_path == e.provenance_path
             judged += again
-            assert row.endswith("| yes |" if again else "| no |")
-        assert f"On {judged} of them" in text
+            # no chapter given: the counts were not printed
+            assert row.endswith("| not printed |" if again else "| – |")
+        assert f"; {judged} directly by the committed one." in text
     # a partial table says how many of its points ran; none kept: no section
     folder = tmp_path / "full" / "superseded"
     folder.mkdir(parents=True)
@@ -1409,8 +1419,8 @@ def test_the_page_lists_the_tables_kept_under_superseded(tmp_path):
         "complete": False, "points_done": 3, "missing_points": [{"H": 2}] * 2}))
     text = reproducibility.superseded_section(["dana.exp1"], tmp_path)
     assert ("| `dana.exp1` | `0123456789abcdef`, IEEE denormals | CPU (x86_64, 1 thread) | "
-            "2026-01-02 | no: 3 of 5 points | yes |") in text
-    assert "1 table is kept" in text and "On 1 of them" in text
+            "2026-01-02 | no: 3 of 5 points | not printed |") in text
+    assert "1 table is kept" in text and "; 1 directly by the committed one." in text
 
 
 def test_the_intro_says_whether_superseded_tables_are_in_a_chapters_key(monkeypatch):
@@ -1459,3 +1469,72 @@ def test_a_chapter_that_reads_full_runs_in_place_and_seeds_none_say_so(tmp_path)
     # another chapter has no such rule
     assert reproducibility.read_in_place({"name": "mahdavi", "profile": "quick",
                                           "experiments": ["dana.exp1"]}, results) == []
+
+
+def test_both_pages_count_every_re_key_and_say_re_keyed_as_the_glossary_does():
+    """Review: the scale page counted only the re-keys listed in `code_fingerprint_rekeys`
+    (10 for `dana.exp1`) where this page counts the docstring rule's too (11), and called a
+    re-keyed table "today's". Both now count with `rekey_counts` and use the glossary's words."""
+    from memnb.experiments.registry import load_all
+    from memnb.provenance import rekey_origin
+    from memnb.results import read_provenance, result_paths
+
+    names = sorted(load_all())
+    text = reproducibility.full_runs_markdown(names)
+    checked = 0
+    for name in names:
+        path = result_paths(name, "full")[1]
+        if not path.is_file():
+            continue
+        provenance = read_provenance(path)
+        row = next(line for line in text.splitlines()
+                   if line.startswith(f"| `{name}` |") and line.count(" | ") == 2)
+        if rekey_origin(provenance) is not None and "re-keyed: " in row:
+            total, hand = reproducibility.rekey_counts(provenance)
+            assert (f"({total} re-key{'s' * (total != 1)}" + (f", {hand} by hand" if hand
+                                                                else "")) in row
+            assert "listed in `code_fingerprint_rekeys`" not in row
+            checked += 1
+        assert "| today: " not in row and "| earlier: " not in row
+    rekeyed = text.count("| re-keyed: `")
+    if rekeyed:
+        assert f"tables {rekeyed} are re-keyed to today's fingerprint" in text
+    assert checked == rekeyed
+
+
+def test_the_replaced_tables_count_the_verdicts_judged_again_on_each(tmp_path):
+    """Review: "judged again: yes" stood beside tables no verdict reads. The column now gives
+    the scorecard's own counts, read from its printed table of replaced runs, and they add up
+    to the total the scorecard's sentence gives."""
+    import nbformat
+
+    table = "\n".join([
+        reproducibility.REPLACED_HEADER + " on the points | verdicts: committed → replaced |",
+        "|---|---|---|---|",
+        "| `dana.exp1` | earlier code | 385 points | *Dana, Pydi & Chevaleyre*: Fig. 1a: "
+        "reproduced → trend; Figs. 1b, 2a: which model: reproduced → reproduced; Fig. 5: "
+        "trend → not run |",
+        "| `dana.exp4` | earlier code | not compared | no row reads it |", ""])
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("show()")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": table})]
+    notebook.cells = [cell]
+    path = tmp_path / "scorecard.ipynb"
+    nbformat.write(notebook, path)
+    assert reproducibility.rejudged_per_table([path]) == {"dana.exp1": (3, 1),
+                                                          "dana.exp4": (0, 0)}
+    assert reproducibility.rejudged_per_table([tmp_path / "missing.ipynb"]) == {}
+
+
+def test_the_rerun_section_names_the_measured_instruction_set_gap_apart_from_the_rest():
+    """Review: the page blamed the machine for the replications' largest gap, of a run whose
+    cause it calls not recorded; the one measured instruction-set effect is dana.exp4's."""
+    measured = reproducibility._slopes_across_instruction_sets()
+    text = reproducibility.rerun_section()
+    if measured.largest is None:
+        assert "slopes apart by up to" not in text
+        return
+    first, second = measured.levels
+    assert (f"(`dana.exp4`: `{first}` against `{second}`, slopes apart by up to "
+            f"{measured.largest:.4f}). Between committed runs and their replications, for a "
+            "reason not recorded, ") in text

@@ -400,20 +400,26 @@ def _rekey_words(provenance: dict[str, Any], copied: bool = False) -> str:
     (``scripts/rekey_cache.py``), counting those whose code change was reviewed by hand
     (``--reviewed``) rather than found display-only on the syntax tree; "" without a re-key.
     With ``copied`` (points copied from earlier runs, :func:`_copied_code_words`), the points
-    named are the run's own."""
+    named are the run's own. The re-keys are counted as :func:`rekey_counts` counts them (the
+    docstring rule's included), as the tables of results of "How each page was produced"
+    do."""
+    from memnb.prose import counted
+
     rekeys = provenance.get("code_fingerprint_rekeys") or []
     source = provenance.get("code_fingerprint_rekeyed_from")
     if not rekeys and not source:
         return ""
-    by_hand = sum("reviewed by hand" in str(r.get("why", "")) for r in rekeys)
-    listed = "" if not rekeys else (
-        f" ({len(rekeys)} listed in `code_fingerprint_rekeys`"
-        + (f", {by_hand} reviewed by hand" if by_hand else "") + ")")
+    total, by_hand = rekey_counts(provenance)
+    if not total:  # a re-key recorded by its list only
+        total = len(rekeys)
+        by_hand = sum("reviewed by hand" in str(r.get("why", "")) for r in rekeys)
+    listed = "" if not total else (
+        f" ({counted(total, 're-key')}"
+        + (f", {by_hand} by hand" if by_hand else "") + ")")
     which = "earliest points" if len(provenance.get("invocations") or []) > 1 else "points"
     if copied:
         which = f"own {which}" if which == "earliest points" else "own points (not copied)"
-    return (f"; {which} computed by `{source or rekeys[0].get('from')}`, then "
-            f"re-keyed{listed}")
+    return f"; {which} computed by `{source or rekeys[0].get('from')}`{listed}"
 
 
 def paper_seeds() -> dict[str, Any]:
@@ -655,7 +661,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                               f"{rerun} reuses them and computes " + (
                                   "the rest of today's grid" if grid_changed else
                                   f"the other {max(total - current, 0):,} of the {total:,} points"))
-            partial.append(f"`{name}` ({what}; {rerun_does})")
+            partial.append(f"`{name}` ({_points_ran_words(what)}; {rerun_does})")
         chain = copied_chain(provenance, folder)  # points copied from earlier runs: read once
         fixed = len(provenance.get("corrections") or [])
         # the provenance's path is not repeated: a path in code font does not wrap, and made
@@ -672,7 +678,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                      f"{_devices(provenance, str(record['device_name']))}{fixed_text}",
                      _commits_cell(provenance, str(record["git_commit"]),
                                    str(record["started_utc"] or "–")[:10], chain),
-                     f"{'today' if current else 'earlier'}: "
+                     f"{_code_word(name, provenance)}: "
                      f"{'not recorded' if not code else f'`{code}`'}, "
                      f"{arithmetic_label(provenance)}"
                      f"{_rekey_words(provenance, bool(chain))}{_copied_code_words(chain)}"])
@@ -698,19 +704,27 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                            f"; {len(earlier_grid)} of them under an earlier `full` profile "
                            f"({', '.join(earlier_grid)}: not today's grid, so the scorecard "
                            "names it and does not judge it)")
+        words = {n: _code_word(n, provenances[n]) for n in summary["experiment"]}
+        rekeyed = [f"`{n}`" for n, w in words.items() if w == "re-keyed"]
+        today = [f"`{n}`" for n, w in words.items() if w == TODAYS_CODE]
+        states = [part for part in (
+            f"{len(rekeyed)} {'is' if len(rekeyed) == 1 else 'are'} re-keyed to today's "
+            f"fingerprint ({', '.join(rekeyed)})" if rekeyed else "",
+            f"{len(today)} {'was' if len(today) == 1 else 'were'} computed by today's code"
+            + (f" ({', '.join(today)})" if today else "") if today or not rekeyed else "")
+            if part]
         if earlier_code:
-            today = [f"`{n}`" for n in summary["experiment"] if n not in earlier_code]
             lines.append(
-                f" {len(today)} of these {len(rows)} tables were computed by today's code"
-                + (f" ({', '.join(today)})" if today else "") + of_earlier_grid
-                + f"; the other {len(earlier_code)} stand as computed by earlier code (column "
+                f" In the words of {GLOSSARY_LINK}, of these {len(rows)} tables "
+                f"{and_words(states)}{of_earlier_grid}"
+                f"; the other {len(earlier_code)} stand as computed by earlier code (column "
                 "*code*: the code fingerprint each provenance records), and the chapters draw "
                 "them as they are. `memnb run NAME --profile full --rerun` recomputes one "
                 "beside it, over as many sessions as it takes, and when complete keeps the "
                 "earlier table under `data/results/full/superseded/`.")
-        elif earlier_grid:
-            lines.append(f" All {len(rows)} tables were computed by today's code"
-                         f"{of_earlier_grid}.")
+        elif earlier_grid or rekeyed:
+            lines.append(f" In the words of {GLOSSARY_LINK}, of these {len(rows)} tables "
+                         f"{and_words(states)}{of_earlier_grid}.")
         notes.append(data_files_sentence(provenances).strip())
         if partial:
             notes.append("Partial grids, each with the command that continues it (from the "
@@ -741,8 +755,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
         lines += ["", *(f"- {n}" for n in notes)]
     if kept:  # one row each: a paragraph of them read as a wall of text
         replaced = [_superseded_row(name, e) for name, e in kept]
-        lines += ["", "Replaced by a run of today's code or profile and kept for comparison, "
-                      "under `data/results/full/superseded/`:", "",
+        lines += ["", "Replaced by a later full run of their experiment and kept for "
+                      "comparison, under `data/results/full/superseded/`:", "",
                   markdown_table(["experiment", "code", "device", "seeds", "commit",
                                   "why replaced"], [row for row, _ in replaced])]
         details = [detail for _, detail in replaced if detail]
@@ -751,6 +765,39 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                           "partial tables lack:", "",
                       *(f"- {detail}" for detail in details)]
     return "\n".join(lines) + "\n"
+
+
+def _thousands(n: Any) -> Any:
+    """A whole number with the thousands separated (``"1,010"``), as the pages write counts;
+    anything else as it is."""
+    from numbers import Integral
+
+    return f"{n:,}" if isinstance(n, Integral) and not isinstance(n, bool) else n
+
+
+def _points_ran_words(text: str) -> str:
+    """``text`` (:func:`memnb.provenance.partial_summary`) with the counts of its "N of M
+    points ran" written with thousands separated, as the rest of the page writes them."""
+    import re
+
+    return re.sub(r"(\d+) of (\d+) points ran",
+                  lambda m: f"{int(m[1]):,} of {int(m[2]):,} points ran", text, count=1)
+
+
+def _code_word(name: str, provenance: dict[str, Any]) -> str:
+    """The state of a full result's code, in the words of the glossary of "How each page was
+    produced" (:func:`code_state`): today's code, re-keyed (to today's fingerprint) or earlier
+    code, not re-keyed (re-keyed only part of the way, where it was)."""
+    from memnb.provenance import rekey_origin
+    from memnb.results import computed_by_todays_code
+
+    if not computed_by_todays_code(name, provenance):
+        return NOT_REKEYED if rekey_origin(provenance) is None else "earlier code"
+    return TODAYS_CODE if rekey_origin(provenance) is None else "re-keyed"
+
+
+GLOSSARY_LINK = "{doc}`How each page was produced </reproducibility>`"
+"""A link to the page whose *Words used* defines today's code, re-keyed and a re-key."""
 
 
 def _superseded_row(name: str, kept: Any) -> tuple[list[str], str]:
@@ -801,43 +848,94 @@ def _superseded_code(provenance: dict[str, Any]) -> str:
 SUPERSEDED_TITLE = "Tables the committed runs replaced"
 """The title of :func:`superseded_section`, which the scorecard's section points to."""
 
+SUPERSEDED_LABEL = "tables-replaced"
+"""The MyST label of :func:`superseded_section`, the target of the links to it."""
 
-def superseded_section(names: Sequence[str], results_root: Path | None = None) -> str:
+
+REPLACED_HEADER = "| experiment | the table it replaced |"
+"""How the scorecard's table of replaced runs (:func:`memnb.scorecard.replaced.
+replaced_runs_markdown`) begins in an executed chapter's output."""
+
+
+def rejudged_per_table(executed: Sequence[Path]) -> dict[str, tuple[int, int]]:
+    """The verdicts the scorecard judged again on the table each committed full run replaced,
+    read from its printed table of replaced runs (:data:`REPLACED_HEADER`) in the first executed
+    chapter of ``executed`` that printed one: by experiment, how many verdicts it lists
+    ("committed run → replaced run", a row that reads several tables once per table) and how
+    many of them changed (a verdict that cannot be decided there, ``not run``, does not change);
+    ``(0, 0)`` where "no row reads it"; empty when no chapter printed the table."""
+    import re
+
+    item = re.compile(r".+: (.+?) → (.+)")  # the label ends at the last ": "
+    for path in executed:
+        if not Path(path).is_file():
+            continue
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                text = str(output.get("data", {}).get("text/markdown") or "")
+                if REPLACED_HEADER not in text:
+                    continue
+                found: dict[str, tuple[int, int]] = {}
+                for line in text[text.index(REPLACED_HEADER):].splitlines()[2:]:
+                    if not line.startswith("| `"):
+                        break
+                    cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+                    name, verdicts = cells[0].strip("`"), cells[-1]
+                    pairs = [m.groups() for part in verdicts.split("; ")
+                             if (m := item.fullmatch(part.strip()))]
+                    found[name] = (len(pairs), sum(a != b and "not run" not in (a, b)
+                                                   for a, b in pairs))
+                return found
+    return {}
+
+
+def superseded_section(names: Sequence[str], results_root: Path | None = None,
+                       executed: Sequence[Path] = ()) -> str:
     """The section listing every table of ``names`` kept under ``data/results/full/superseded/``
     (:func:`memnb.results.load_superseded`): the code that computed it
     (:func:`_superseded_code`), its device, the day it started and whether it is complete, each
-    read from its provenance, and whether the scorecard judges its verdicts again on it (the
-    table the committed run replaced last, :func:`memnb.reruns.replaced_result`, which
-    :func:`memnb.scorecard.replaced.rejudge` reads); "" when none is kept."""
+    read from its provenance, and how many verdicts the scorecard judges again on it and how
+    many change (the table the committed run replaced last, :func:`memnb.reruns.
+    replaced_result`, which :func:`memnb.scorecard.replaced.rejudge` reads; the counts of
+    :func:`rejudged_per_table`, read from ``executed``, the executed chapters, where the
+    scorecard printed them); "" when none is kept."""
     from memnb.prose import counted
     from memnb.provenance import device_label, points_ran
     from memnb.reruns import replaced_result
     from memnb.results import load_superseded
 
     rows = []
-    judged = 0
+    direct = 0
+    counts = rejudged_per_table(executed)
     for name in names:
         latest = replaced_result(name, "full", results_root)
         for kept in load_superseded(name, "full", results_root):
             provenance = kept.provenance
             done, total = points_ran(provenance)
             again = latest is not None and kept.provenance_path == latest.provenance_path
-            judged += again
+            direct += again
+            verdicts, changed = counts.get(name, (0, 0))
             rows.append([f"`{name}`", _superseded_code(provenance), device_label(provenance),
                          str(provenance.get("started_utc") or "–")[:10],
                          "yes" if kept.complete else f"no: {done} of {total} points",
-                         "yes" if again else "no"])
+                         "–" if not again else "not printed" if name not in counts
+                         else "none: no verdict reads it" if not verdicts
+                         else f"{verdicts} ({changed} changed)"])
     if not rows:
         return ""
+    judged = sum(counts.get(name, (0, 0))[0] for name in names)
+    changed = sum(counts.get(name, (0, 0))[1] for name in names)
+    column = ("" if not counts else
+              f" Column *judged again*: the verdicts the scorecard judges again on the table "
+              f"its committed run replaced ({judged} in all, {changed} changed), \"–\" on a "
+              "table a later run replaced first.")
     return "\n".join([
-        f"## {SUPERSEDED_TITLE}", "",
+        f"({SUPERSEDED_LABEL})=", f"## {SUPERSEDED_TITLE}", "",
         f"{counted(len(rows), 'table')} {'is' if len(rows) == 1 else 'are'} kept under "
-        "`data/results/full/superseded/`. Each was replaced by the committed full run of its "
-        f"experiment, of other code or another profile. On {judged} of them (for each "
-        "experiment, the last one its committed run replaced), the scorecard judges again the "
-        "verdicts that read that run (column *judged again*). Why each was replaced, and what "
-        "a partial one lacks: "
-        "[Running at scale](running_at_scale.md), *Full-profile runs measured so far*.", "",
+        "`data/results/full/superseded/`. Each was replaced by a later full run of its "
+        f"experiment, of other code or another profile; {direct} directly by the committed "
+        f"one.{column} Why each was replaced, and what a partial one lacks: "
+        f"{FULL_RUNS_LINK}.", "",
         markdown_table(["experiment", "code", "device", "started (UTC)", "complete",
                         "judged again"], rows),
         ""])
@@ -1341,12 +1439,13 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
                 return f"{number} (note {len(notes)})"
 
             lines += ["Results drawn on this page (*computed by*: the commit and start, in UTC, "
-                      "of the last call that computed points; *code*: see *Words used "
-                      "below*):", "", markdown_table(
+                      "of the last call that computed points; *code*: see *Words used*, "
+                      "above):", "", markdown_table(
                 ["experiment", "run", "paper item", "device", "wall time (s)", "computed by",
                  "code"],
                 [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
-                  f"{r['run']}, {counted(r['seeds'], 'seed')}, {counted(r['rows'], 'row')}",
+                  f"{r['run']}, {counted(r['seeds'], 'seed')}, "
+                  f"{_thousands(r['rows'])} row{'' if r['rows'] == 1 else 's'}",
                   paper_item(r["experiment"], str(r["paper_figure"])),
                   _device(r["device_name"]), wall(r),
                   _computing_cell(r), r.get("code", "–"))
@@ -1370,7 +1469,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
         lines += [" ".join([
             f"{rejudged_replaced.judged} of its verdicts are also judged again on the tables "
             "that committed full runs replaced, kept under `data/results/full/superseded/` "
-            f"(listed in *{SUPERSEDED_TITLE}*, below).",
+            f"(listed in {{ref}}`{SUPERSEDED_TITLE} <{SUPERSEDED_LABEL}>`, below).",
             *_rejudged_words(rejudged_replaced, "the replaced table")]),
             ""]
     return "\n".join(lines)
@@ -1510,6 +1609,8 @@ class SlopesMeasured(NamedTuple):
     text: str
     explains: tuple[str, ...] = ()
     first: str = ""
+    largest: float | None = None  # the largest gap between the two instruction sets' slopes
+    levels: tuple[str, ...] = ()  # the two instruction sets: dana.exp1's, dana.exp4's
 
 
 def _slopes_across_instruction_sets(results_root: Path | None = None) -> SlopesMeasured:
@@ -1611,7 +1712,8 @@ def _slopes_across_instruction_sets(results_root: Path | None = None) -> SlopesM
             words = (f"The same slopes fitted to the committed `dana.exp1` equal the "
                      f"`{level1}` ones in {with_one} of {n} and the `{level4}` ones in "
                      f"{with_four}.")
-    return SlopesMeasured(text, ("dana.exp4",) if settled else (), words)
+    return SlopesMeasured(text, ("dana.exp4",) if settled else (), words, largest,
+                          (level1, level4))
 
 
 class Rejudgement(NamedTuple):
@@ -1834,9 +1936,14 @@ def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None
                   f"replication" + (f" ({listed(unreplicated)})" if unreplicated else "")
                   + (f", {len(on_gpu)} of them computed on a GPU ({listed(on_gpu)})"
                      if on_gpu else "") + ".")
-    moved = ("" if first is None else
-             f": in the replications below, {ACCURACY_NAMES.get(first, 'an accuracy')} moves "
-             f"by up to {gaps[first][1]:.3f}")
+    measured = _slopes_across_instruction_sets(results_root)
+    moved = ("" if measured.largest is None else
+             f" (`dana.exp4`: `{measured.levels[0]}` against `{measured.levels[1]}`, slopes "
+             f"apart by up to {measured.largest:.4f})")
+    if first is not None:
+        moved += (f". Between committed runs and their replications, for a reason not "
+                  f"recorded, {ACCURACY_NAMES.get(first, 'an accuracy')} moves by up to "
+                  f"{gaps[first][1]:.3f}")
     lines = [
         "## Will a rerun give the same numbers?",
         "",
@@ -1908,15 +2015,14 @@ def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None
                  else "every one of these runs" if len(unlisted) == len(rekeyed)
                  else f"{len(unlisted)} of these runs ({listed(unlisted)})")
         lines += [f"The committed points of {which} ({listed(rekeyed)}) are *re-keyed* (see "
-                  "*Words used below*): computed by earlier code, then carried to the "
+                  "*Words used*, above): computed by earlier code, then carried to the "
                   "fingerprint they record by re-keys (`scripts/rekey_cache.py`; "
-                  f"{RUNNING_AT_SCALE}, item *The cache is keyed by the code*). "
+                  f"{CACHE_KEYED_LINK}). "
                   + rekeys_listed_words(unlisted, where) + ".", ""]
     both = [r for r in compared if not r.equal and r.against_replaced
             and r.against_replaced.committed_apart]
     if both:
         lines += [_apart_from_both_words(both, apart, results_root), ""]
-    measured = _slopes_across_instruction_sets(results_root)
     rest = [r for r in compared  # runs apart whose replaced table does not settle it
             if not r.equal and r.name not in [s.name for s in both]
             and r.against_replaced is not None]
@@ -1946,6 +2052,14 @@ def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None
 RUNNING_AT_SCALE = "[Running at scale](running_at_scale.md)"
 """A link to the page *Running at scale* (``book/running_at_scale.md``) from this page."""
 
+CACHE_KEYED_LINK = ("{ref}`Running at scale, The packed sweep engine "
+                    "<packed-sweep-engine>`, item *The cache is keyed by the code*")
+"""A link to the item *The cache is keyed by the code* of *Running at scale* (its label)."""
+
+FULL_RUNS_LINK = ("{ref}`Running at scale, Full-profile runs measured so far "
+                  "<full-profile-runs>`")
+"""A link to the section *Full-profile runs measured so far* of *Running at scale*."""
+
 
 def _rerun_how_words(committed: dict[str, dict[str, Any]], scorecard: str) -> str:
     """The paragraph after the replication's command: what the next build does with it (and
@@ -1965,8 +2079,8 @@ def _rerun_how_words(committed: dict[str, dict[str, Any]], scorecard: str) -> st
                  f"{state if state != NOT_REKEYED else 'of ' + state}"
                  + (f" ({', '.join(f'`{n}`' for n in names)})" if state != "re-keyed" else "")
                  for state, names in states.items()]
-        text += (f" Of the {len(committed)} committed full runs (see *Words used below*), "
-                 f"{and_words(parts)}.")
+        text += (f" Of the {len(committed)} committed full runs (see *Words used*, "
+                 f"above), {and_words(parts)}.")
     earlier = states.get(NOT_REKEYED, [])
     if earlier:
         one = len(earlier) == 1
@@ -2111,7 +2225,7 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "distinct `seed` values where it has that column). "
         "A full run that is partial, that today's code did not compute, or whose points were "
         "computed by earlier code and *re-keyed* (see *Words used below*; "
-        f"{RUNNING_AT_SCALE}, item *The cache is keyed by the code*) says so in its row. "
+        f"{CACHE_KEYED_LINK}) says so in its row. "
         "A chapter is executed again only when its notebook, the `memnb` code, the profile, the "
         "device, the cached results it reads (replications included), the dataset files, the "
         "papers' files or the installed packages change; otherwise the build reuses the executed "
@@ -2123,7 +2237,8 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "cached in a file of its own (the *point cache*), so that a stopped run continues where "
         "it stopped. A *code fingerprint* is a hash of the source of the code that computes a "
         "point (comments and docstrings left out); it is part of each cached point's key, so a "
-        "point is reused only by the code that computed it. A *re-key* gives the cached points "
+        "point is reused only by code of the same fingerprint: the code that computed it, or "
+        "code a re-key judged equivalent. A *re-key* gives the cached points "
         "of earlier code the fingerprint of changed code without computing them again, on the "
         "judgement that the change moves no number: reviewed by hand (`--reviewed`), or checked "
         "by the *syntax-tree script* (`scripts/rekey_cache.py --from-commit`, which requires "
@@ -2173,7 +2288,7 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
                                      else None, read_in_place(record, results_root)))
     from memnb.experiments.registry import load_all
 
-    kept = superseded_section(sorted(load_all()), results_root)
+    kept = superseded_section(sorted(load_all()), results_root, executed)
     if kept:
         lines.append(kept)
     if records:

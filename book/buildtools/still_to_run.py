@@ -261,9 +261,25 @@ def _notes(run: OpenRun) -> list[str]:
     for note in said:
         where = " and ".join(short_device(e.device_name) for e in planned if note in e.notes)
         plans = f"the plan{'s' if ' and ' in where else ''} on {where}"
-        out.append(f"Memory, in {plans}: {note[len(_MEMORY):]}." if note.startswith(_MEMORY)
-                   else f"In {plans}: {note}.")
+        out.append(f"Memory, in {plans}: {planning_machine(note[len(_MEMORY):])}."
+                   if note.startswith(_MEMORY) else f"In {plans}: {note}.")
     return out
+
+
+def planning_machine(note: str) -> str:
+    """A plan's memory note (:func:`memnb.planner.memory_note`, written on the device that
+    planned it: "this device's 24 GiB", "would not fit here") as this section says it, after a
+    command run on another device: the planning machine's memory, and "on that machine"."""
+    return (note.replace("this device's", "the planning machine's")
+            .replace("would not fit here", "would not fit on that machine"))
+
+
+def about(n: float) -> int:
+    """``n`` rounded up below ten, else to two significant digits, as an estimate is said
+    ("about 680"): an estimate of the plans is no count."""
+    if n < 10:
+        return math.ceil(n)
+    return int(round(n, 1 - int(math.floor(math.log10(n)))))
 
 
 def _totals(runs: Sequence[OpenRun], devices: Sequence[str]) -> str:
@@ -321,13 +337,16 @@ def _queue_sentences(runs: Sequence[OpenRun], queue: Sequence[str]) -> str:
     lacking = [f"`{r.name}`" for r in queued if r.estimates[i].wall_s is None]
     seconds = sum(float(r.estimates[i].wall_s or 0.0) for r in estimated)
     budget = float(gpu_queue().DEFAULT_BUDGET_S)
+    earlier = [f"`{r.name}`" for r in estimated if r.estimates[i].earlier_grid]
     if estimated:
         text += (f" The {number_word(len(estimated))} open ones it runs are estimated at "
                  f"{format_duration(seconds)} on the {device}"
                  + (f" (without {and_words(lacking)}, not estimated there)" if lacking else "")
-                 + f": at least {number(math.ceil(seconds / budget))} calls at its default "
+                 + (f" (with {and_words(earlier)} estimated for an earlier grid)"
+                    if earlier else "")
+                 + f": about {number(about(seconds / budget))} calls at its default "
                  f"`--budget` of {budget:.0f} s a call (the machine's setup included), if the "
-                 "estimates hold.")
+                 "estimates hold. They count whole grids, the points done not subtracted.")
     return text
 
 
