@@ -831,3 +831,21 @@ def test_the_slider_flags_the_count_as_a_reconstruction_and_keeps_one_y_axis():
     assert "Theorem 1's count H(min(n, d_h)−1)+1 (dashed lines; the formula is our " \
            "*[reconstruction]*)" in text
     assert "The y-axis is the same in every frame, 0 to 7, so heights compare across H." in text
+
+
+def test_table3_paper_column_is_tagged_with_its_notebook_source():
+    """Review: Table 3's paper column carried no tag, though our notes give its cells from the
+    official notebook's saved output (gpt-bert.ipynb), as Table 1's, which is tagged [nb]: the
+    header and the caption's lead say so, from the sources recorded in memnb.papers.mahdavi."""
+
+    from memnb.papers import mahdavi as paper
+
+    assert paper.table3()["source"].str.contains("gpt-bert.ipynb", regex=False).all()
+    assert fig.TABLE3_PAPER_FRACTION == "pass fraction, paper [nb]"
+    from memnb.results import load
+
+    table = load("mahdavi.table3", "full").table  # committed, in every clone
+    assert fig.TABLE3_PAPER_FRACTION in fig.table3_display(table).columns
+    assert fig.table3_caption(table, "full").startswith(
+        "Our Table 3: the rank checks per model and layer, beside the paper's (columns marked "
+        "[nb]: from the saved output of the")

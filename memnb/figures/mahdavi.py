@@ -1025,7 +1025,10 @@ def table3_caption(table: pd.DataFrame, profile: str) -> str:
                     "at L1, a model we could not load, so that finding is not checked here")
     bert_text = bert_kruskal_sentence(rows)
     bert_text = f" {bert_text}" if bert_text else ""
-    return folded("Our Table 3: the rank checks per model and layer, beside the paper's.",
+    source = (f" (columns marked [nb]: {paper.TABLE3_NB.removeprefix('[nb] ')})"
+              if TABLE3_PAPER_TAG else "")
+    return folded(f"Our Table 3: the rank checks per model and layer, beside the paper's"
+                  f"{source}.",
                   a2_text + "." + bert_text + " " + missing_sentence(table), "Table 3", profile)
 
 
@@ -1303,7 +1306,16 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
         "n, d (paper)": rows["paper n, d"],
         "sequences": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), _display_cells(rows)], axis=1)
-    return out.reset_index(drop=True)
+    return out.rename(columns={"pass fraction, paper": TABLE3_PAPER_FRACTION}).reset_index(
+        drop=True)
+
+
+#: The tag of the paper's column of the displayed Table 3, as :data:`TABLE1_PAPER_TAG`: "[nb]"
+#: when every value of :func:`memnb.papers.mahdavi.table3` comes from the official notebook's
+#: saved output (:data:`memnb.papers.mahdavi.TABLE3_NB`).
+TABLE3_PAPER_TAG = ("[nb]" if paper.table3()["source"].str.contains(paper.TABLE3_NB,
+                                                                     regex=False).all() else "")
+TABLE3_PAPER_FRACTION = f"pass fraction, paper {TABLE3_PAPER_TAG}".strip()
 
 
 #: Proposition 4's table in words: the columns of :func:`proposition4_table` the chapter shows.

@@ -220,11 +220,17 @@ GPT2_TRAINED_L1_DEFICIENT = Published(100, f"App. J; count from {CODE}, analysis
                                            "(approximate)")
 
 
+TABLE3_NB = (f"[nb] from the saved output of the {CODE}, analysis/gpt-bert.ipynb, as our "
+             "notes give it")
+"""Where Table 3's cells come from: our notes tag App. J's results with the official notebook's
+saved output, as Table 1's (:data:`TABLE1_NB`)."""
+
+
 def table3() -> pd.DataFrame:
     """Table 3 (App. J): pass fractions per model, weights and layer (L0 = embeddings, L1 =
     first block). Assumption 2 of trained GPT-2 at L1 is about 0.95 (about 100 of 2000 contexts
     below rank n); every other Assumption 2 cell is 1.0; General Position is 0.0 everywhere."""
-    src = "Table 3 (App. J)"
+    src = f"Table 3 (App. J) {TABLE3_NB}"
     a1 = {("gpt2", "random", 0): 0.0, ("gpt2", "random", 1): 1.0,
           ("gpt2", "trained", 0): 0.0, ("gpt2", "trained", 1): 1.0,
           ("bert", "random", 0): 0.0, ("bert", "random", 1): 0.0,
