@@ -58,6 +58,14 @@ def counted(n: float | str, noun: str) -> str:
     return f"{number} {noun}{'' if n == 1 else 's'}"
 
 
+def thousands(n: Any) -> str:
+    """A whole number with its thousands separated, as the book writes counts (``"3,050"``);
+    anything else (a missing count, a float) as ``str`` writes it."""
+    from numbers import Integral
+
+    return f"{n:,}" if isinstance(n, Integral) and not isinstance(n, bool) else str(n)
+
+
 #: The whole numbers a sentence writes as words ("no" for 0), e.g. "two models".
 SMALL_NUMBERS: tuple[str, ...] = ("no", "one", "two", "three", "four", "five", "six", "seven",
                                   "eight", "nine", "ten")

@@ -300,7 +300,7 @@ def partial_summary(provenance: dict[str, Any]) -> str | None:
     done, total = points_ran(provenance)
     varied = tuple(k for k, v in (provenance.get("params") or {}).items()
                    if isinstance(v, list) and len(v) > 1)
-    return (f"partial: {done} of {total} points ran; missing "
+    return (f"partial: {done:,} of {total:,} points ran; missing "
             f"{describe_points(list(provenance.get('missing_points') or []), varied)}"
             + ("" if changed is None else f"; {changed}"))
 

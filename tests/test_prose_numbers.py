@@ -96,3 +96,14 @@ def test_and_words_lists_as_a_sentence_does():
     assert and_words(["a", "b", "c"]) == "a, b and c"
     with pytest.raises(ValueError, match="at least one word"):
         and_words([])
+
+
+def test_thousands_separates_whole_numbers_only() -> None:
+    """One helper writes counts with their thousands separated, for every generated page."""
+    import numpy as np
+
+    from memnb.prose import thousands
+
+    assert thousands(3050) == "3,050" and thousands(np.int64(3120)) == "3,120"
+    assert thousands(7) == "7" and thousands(None) == "None" and thousands(2.5) == "2.5"
+    assert thousands(True) == "True"

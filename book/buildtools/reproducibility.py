@@ -23,7 +23,7 @@ import pandas as pd
 
 from buildtools.keys import stored_key
 from buildtools.reading import parameter_values
-from memnb.prose import and_words
+from memnb.prose import and_words, thousands
 
 
 def git_commit(repo: Path) -> str:
@@ -661,7 +661,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                               f"{rerun} reuses them and computes " + (
                                   "the rest of today's grid" if grid_changed else
                                   f"the other {max(total - current, 0):,} of the {total:,} points"))
-            partial.append(f"`{name}` ({_points_ran_words(what)}; {rerun_does})")
+            partial.append(f"`{name}` ({what}; {rerun_does})")
         chain = copied_chain(provenance, folder)  # points copied from earlier runs: read once
         fixed = len(provenance.get("corrections") or [])
         # the provenance's path is not repeated: a path in code font does not wrap, and made
@@ -765,23 +765,6 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                           "partial tables lack:", "",
                       *(f"- {detail}" for detail in details)]
     return "\n".join(lines) + "\n"
-
-
-def _thousands(n: Any) -> Any:
-    """A whole number with the thousands separated (``"1,010"``), as the pages write counts;
-    anything else as it is."""
-    from numbers import Integral
-
-    return f"{n:,}" if isinstance(n, Integral) and not isinstance(n, bool) else n
-
-
-def _points_ran_words(text: str) -> str:
-    """``text`` (:func:`memnb.provenance.partial_summary`) with the counts of its "N of M
-    points ran" written with thousands separated, as the rest of the page writes them."""
-    import re
-
-    return re.sub(r"(\d+) of (\d+) points ran",
-                  lambda m: f"{int(m[1]):,} of {int(m[2]):,} points ran", text, count=1)
 
 
 def _code_word(name: str, provenance: dict[str, Any]) -> str:
@@ -1445,7 +1428,7 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
                  "code"],
                 [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
                   f"{r['run']}, {counted(r['seeds'], 'seed')}, "
-                  f"{_thousands(r['rows'])} row{'' if r['rows'] == 1 else 's'}",
+                  f"{thousands(r['rows'])} row{'' if r['rows'] == 1 else 's'}",
                   paper_item(r["experiment"], str(r["paper_figure"])),
                   _device(r["device_name"]), wall(r),
                   _computing_cell(r), r.get("code", "–"))

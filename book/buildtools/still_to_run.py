@@ -17,6 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+import pandas as pd
+
+from memnb.prose import thousands
 
 REPO = Path(__file__).resolve().parents[2]
 GPU_QUEUE = REPO / "scripts" / "gpu_queue.py"
@@ -49,15 +54,10 @@ def short_device(name: str) -> str:
     return name
 
 
-def number(n: int) -> str:
-    """``n`` with the thousands separator the prose uses (``3,050``)."""
-    return f"{n:,}"
-
-
 def points(n: int) -> str:
-    """``n`` points, with the thousands separator (:func:`number`): ``"1 point"``, ``"3,050
-    points"``."""
-    return f"{number(n)} point{'' if n == 1 else 's'}"
+    """``n`` points, with the thousands separator (:func:`memnb.prose.thousands`): ``"1
+    point"``, ``"3,050 points"``."""
+    return f"{thousands(n)} point{'' if n == 1 else 's'}"
 
 
 @dataclass
@@ -100,18 +100,23 @@ class OpenRun:
     shared_grid: str | None = None  # the experiment whose grid (and run) it shares, in a plan
 
 
-def _plan_estimates(name: str, plans_folder: Path | None) -> list[Estimate]:
-    """The estimate of ``name`` in every recorded plan of ``plans_folder``, the GPUs' first
+def _plan_tables(plans_folder: Path | None) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+    """Every recorded plan of ``plans_folder`` with its table, the GPUs' first
     (:func:`memnb.planner.plan_records`, :func:`memnb.planner.plan_from_record`, which marks a
-    row planned for an earlier grid)."""
+    row planned for an earlier grid): read once for all the experiments listed."""
     from memnb.planner import plan_from_record, plan_records
 
     records = sorted(plan_records(plans_folder), key=lambda r: r.get("device") == "cpu")
+    return [(record, plan_from_record(record)) for record in records]
+
+
+def _plan_estimates(name: str,
+                    plans: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> list[Estimate]:
+    """The estimate of ``name`` in every plan of ``plans`` (:func:`_plan_tables`)."""
     out = []
-    for record in records:
+    for record, table in plans:
         device = str(record.get("device_name", record.get("device", "?")))
         kind = str(record.get("device", "cpu")).split(":")[0]
-        table = plan_from_record(record)
         rows = table[table["experiment"] == name].to_dict("records")
         if not rows:
             out.append(Estimate(device, kind, None, planned=False))
@@ -126,26 +131,19 @@ def _plan_estimates(name: str, plans_folder: Path | None) -> list[Estimate]:
     return out
 
 
-def _shared_grid(name: str, plans_folder: Path | None) -> str | None:
-    """The experiment whose grid a plan says ``name`` shares (its points come from that run
-    when both run in one results folder), or ``None``."""
-    from memnb.planner import plan_records, shared_grid_source
+def _shared_grid(name: str,
+                 plans: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> str | None:
+    """The experiment whose grid a plan of ``plans`` (:func:`_plan_tables`) says ``name``
+    shares (its points come from that run when both run in one results folder), or ``None``."""
+    from memnb.planner import shared_grid_source
 
-    for record in plan_records(plans_folder):
+    for record, _ in plans:
         for row in record.get("rows", []):
             if row.get("experiment") == name:
                 source = shared_grid_source(row.get("note"))
                 if source is not None:
                     return source
     return None
-
-
-def _command(name: str, device: str, rerun: bool) -> str:
-    from memnb.results import continue_command
-
-    return continue_command(name, "full", {"device": device}, rerun=rerun)
-
-
 
 
 def _queue_words(name: str, full: Path, queue: Sequence[str]) -> tuple[str, bool]:
@@ -187,6 +185,7 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
     from memnb.reruns import rerun_reason, rerun_root
     from memnb.results import (
         computed_by_todays_code,
+        continue_command,
         load,
         mixed_device_error,
         points_a_run_would_reuse,
@@ -194,6 +193,7 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
 
     queue = list(gpu_queue().QUEUE if queue is None else queue)
     root = results_dir() if results_root is None else Path(results_root)
+    plans = _plan_tables(plans_folder)
     out = []
     for name in sorted(names, key=lambda n: (n not in queue,
                                              queue.index(n) if n in queue else 0, n)):
@@ -210,11 +210,11 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
             if reason is None:  # partial, of today's code and profile
                 done, total = points_ran(provenance)
                 state, left = "partial", total - done
-                why = f"The committed table is partial: {number(done)} of {points(total)} done."
+                why = f"The committed table is partial: {thousands(done)} of {points(total)} done."
                 reused = points_a_run_would_reuse(name, "full", provenance, root)
                 if reused < done:
                     left = total - reused
-                    why += (f" Only {number(reused)} of them {'is' if reused == 1 else 'are'} "
+                    why += (f" Only {thousands(reused)} of them {'is' if reused == 1 else 'are'} "
                             f"in the committed point cache, so a run computes {points(left)}.")
                 if mixed_device_error(name, "full", "cuda", root) is not None:
                     device = str(provenance.get("device", "cpu"))
@@ -224,7 +224,7 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
                          else "earlier profile")
                 kept = ("complete" if committed.complete else
                         "partial, with {} of {} points".format(
-                            *map(number, points_ran(provenance))))
+                            *map(thousands, points_ran(provenance))))
                 why = (f"The committed table, {kept}, was {reason}: a rerun replaces it, "
                        "computing beside it and reusing none of its points.")
                 underway = load(name, "full", rerun_root(root))
@@ -237,7 +237,7 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
                 else:
                     done, total = points_ran(underway.provenance)
                     left = total - done
-                    why += (f" The rerun under way has computed {number(done)} of "
+                    why += (f" The rerun under way has computed {thousands(done)} of "
                             f"{points(total)}.")
                     if mixed_device_error(name, "full", "cuda", rerun_root(root)) is not None:
                         device = str(underway.provenance.get("device", "cpu"))
@@ -247,8 +247,8 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
                     "one before: its points left and the plans' estimates count the first.")
         words, queued = _queue_words(name, root / "full", queue)
         out.append(OpenRun(name, state, why, left, grid, rounds,
-                           _command(name, device, rerun), words, queued,
-                           _plan_estimates(name, plans_folder), _shared_grid(name, plans_folder)))
+                           continue_command(name, "full", {"device": device}, rerun=rerun),
+                           words, queued, _plan_estimates(name, plans), _shared_grid(name, plans)))
     return out
 
 
@@ -344,7 +344,7 @@ def _queue_sentences(runs: Sequence[OpenRun], queue: Sequence[str]) -> str:
                  + (f" (without {and_words(lacking)}, not estimated there)" if lacking else "")
                  + (f" (with {and_words(earlier)} estimated for an earlier grid)"
                     if earlier else "")
-                 + f": about {number(about(seconds / budget))} calls at its default "
+                 + f": about {thousands(about(seconds / budget))} calls at its default "
                  f"`--budget` of {budget:.0f} s a call (the machine's setup included), if the "
                  "estimates hold. They count whole grids, the points done not subtracted.")
     return text
@@ -370,7 +370,7 @@ def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None
     else:
         devices = [short_device(e.device_name) for e in runs[0].estimates]
         rows = [[f"`{r.name}`: {paper_item(r.name)}", r.state,
-                 number(r.points_left) + (" (first round)" if r.rounds > 1 else ""),
+                 thousands(r.points_left) + (" (first round)" if r.rounds > 1 else ""),
                  *(e.cell() for e in r.estimates), r.queue] for r in runs]
         lines += [
             f"{len(runs)} of the {len(names)} registered experiments have no complete `full` "
