@@ -1791,23 +1791,17 @@ def saturation_readings(runs: pd.DataFrame, *, by_seed: bool = False) -> pd.Data
     (``saturated_pairs``). With ``by_seed``, one row per ``(H, seed)`` instead, each a mean over
     that seed's runs (the table needs a ``seed`` column)."""
     keys = [c for c in ("seed", "T") if c in runs.columns]
-    out = {}
+    rows = []  # one per run: its H, its seed (when recorded) and its three shares
     for h, part in runs.groupby("H"):
-        groups = part.groupby(keys) if keys else [(0, part)]
-        values = {key: _run_readings(run, int(h)) for key, run in groups}
-        if by_seed:
-            for seed in sorted({int(key[0]) for key in values}):
-                mine = [v for key, v in values.items() if int(key[0]) == seed]
-                out[(int(h), seed)] = dict(zip(_READING_COLUMNS, np.mean(mine, axis=0),
-                                               strict=True))
-        else:
-            out[int(h)] = dict(zip(_READING_COLUMNS, np.mean(list(values.values()), axis=0),
-                                   strict=True))
-    frame = pd.DataFrame.from_dict(out, orient="index").astype(float)
+        for key, run in (part.groupby(keys) if keys else [((None,), part)]):
+            seed = key[0] if "seed" in keys else None
+            rows.append((int(h), seed, *_run_readings(run, int(h))))
+    frame = pd.DataFrame(rows, columns=["H", "seed", *_READING_COLUMNS]).astype(
+        dict.fromkeys(_READING_COLUMNS, float))
     if by_seed:
-        frame.index = pd.MultiIndex.from_tuples(frame.index, names=["H", "seed"])
-        return frame
-    return frame.rename_axis("H")
+        frame["seed"] = frame["seed"].astype(int)
+        return frame.groupby(["H", "seed"])[list(_READING_COLUMNS)].mean()
+    return frame.groupby("H")[list(_READING_COLUMNS)].mean()
 
 
 def seed_readings(runs: pd.DataFrame) -> pd.DataFrame | None:
