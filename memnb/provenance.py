@@ -318,6 +318,26 @@ def cpu_denormals(provenance: dict[str, Any]) -> str:
     return str(provenance.get("cpu_denormals", "ieee"))
 
 
+def rekey_kinds(provenance: dict[str, Any]) -> list[str] | None:
+    """The kind of each re-key that carried a result's points to the fingerprint it records,
+    oldest first: ``"hand"`` (reviewed by hand, ``--reviewed``), ``"syntax"`` (checked by the
+    syntax-tree script: "the code of commit …"), ``"docstring"`` (the docstring rule) or
+    ``"other"``, read from each listed re-key's ``why``; the docstring rule's re-key, which the
+    script does not list where the first listed ``from`` is not the fingerprint the points were
+    computed with, comes first. None for a result computed by the code whose fingerprint it
+    records (:func:`rekey_origin` words the same list)."""
+    source = provenance.get("code_fingerprint_rekeyed_from")
+    if not source or source == provenance.get("code_fingerprint"):
+        return None
+    listed = list(provenance.get("code_fingerprint_rekeys") or [])
+    kinds = ["docstring"] if not listed or listed[0].get("from") != source else []
+    for r in listed:
+        why = str(r.get("why", ""))
+        kinds.append("hand" if "reviewed by hand" in why else "docstring" if "docstring" in why
+                     else "syntax" if "the code of commit" in why else "other")
+    return kinds
+
+
 def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, str, bool] | None:
     """Where a result's recorded code fingerprint came from when its points were re-keyed
     (``scripts/rekey_cache.py``): ``(fingerprint of the code that computed them, fingerprint
@@ -333,17 +353,13 @@ def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, str, bool] | Non
     it is that rule's (applied once, when the rule changed): "through 11 re-keys (the
     docstring rule, one checked by the syntax-tree script, nine reviewed by hand)", "through
     one re-key, reviewed by hand"."""
-    source = provenance.get("code_fingerprint_rekeyed_from")
-    target = provenance.get("code_fingerprint")
-    if not source or source == target:
+    kinds = rekey_kinds(provenance)
+    if kinds is None:
         return None
+    source = provenance["code_fingerprint_rekeyed_from"]
+    target = provenance.get("code_fingerprint")
     listed = list(provenance.get("code_fingerprint_rekeys") or [])
     unlisted = not listed or listed[0].get("from") != source
-    kinds = ["docstring"] if unlisted else []
-    for r in listed:
-        why = str(r.get("why", ""))
-        kinds.append("hand" if "reviewed by hand" in why else "docstring" if "docstring" in why
-                     else "syntax" if "the code of commit" in why else "other")
     one = {"docstring": "by the docstring rule", "syntax": "checked by the syntax-tree script",
            "hand": "reviewed by hand", "other": "for another reason"}
     counts = {kind: kinds.count(kind) for kind in one if kind in kinds}

@@ -1345,6 +1345,13 @@ def test_the_code_column_names_todays_re_keyed_or_earlier_code():
     # the first listed re-key does not start at the fingerprint the points were computed with:
     # the docstring rule's, unlisted, is counted
     assert reproducibility.rekey_counts(provenance) == (3, 1)
+    # one classification of the chain: the counts and rekey_origin's words read the same kinds
+    from memnb.provenance import rekey_kinds, rekey_origin
+
+    assert rekey_kinds(provenance) == ["docstring", "syntax", "hand"]
+    assert rekey_origin(provenance)[2] == ("through 3 re-keys (the docstring rule, one checked "
+                                           "by the syntax-tree script, one reviewed by hand)")
+    assert rekey_kinds({"code_fingerprint": today, "code_fingerprint_rekeyed_from": today}) is None
     assert state("dana.exp1", provenance) == "re-keyed from `01234567…` (3 re-keys, 1 by hand)"
     assert state("dana.exp1", provenance, copied=True).startswith("own points re-keyed from")
     provenance["code_fingerprint_rekeyed_from"] = "1111111111111111"

@@ -186,18 +186,13 @@ NOT_REKEYED = "earlier code, not re-keyed"
 
 def rekey_counts(provenance: dict[str, Any]) -> tuple[int, int]:
     """How many re-keys carried a result's points to the fingerprint it records, and how many
-    of them were reviewed by hand (``--reviewed``): those listed in
-    ``code_fingerprint_rekeys``, and the docstring rule's, which is not listed where the first
-    listed ``from`` is not the fingerprint the points were computed with
-    (:func:`memnb.provenance.rekey_origin`); ``(0, 0)`` for a result not re-keyed."""
-    from memnb.provenance import rekey_origin
+    of them were reviewed by hand (``--reviewed``), as :func:`memnb.provenance.rekey_kinds`
+    classifies them (the words of :func:`memnb.provenance.rekey_origin` read the same list);
+    ``(0, 0)`` for a result not re-keyed."""
+    from memnb.provenance import rekey_kinds
 
-    origin = rekey_origin(provenance)
-    if origin is None:
-        return 0, 0
-    listed = provenance.get("code_fingerprint_rekeys") or []
-    hand = sum("reviewed by hand" in str(r.get("why", "")) for r in listed)
-    return len(listed) + int(origin[3]), hand
+    kinds = rekey_kinds(provenance) or []
+    return len(kinds), kinds.count("hand")
 
 
 def code_state(name: str, provenance: dict[str, Any], copied: bool = False) -> str:
