@@ -1,4 +1,5 @@
-"""book/buildtools/sphinx_scripts.py: each page of the book loads every script once."""
+"""The book's Sphinx settings: book/buildtools/sphinx_scripts.py (each page loads every script
+once) and the theme options book/_config.yml gives Jupyter Book."""
 
 from __future__ import annotations
 
@@ -33,3 +34,20 @@ def test_a_repeated_inline_script_is_kept_once_whatever_its_empty_file_name():
 def test_the_book_loads_the_extension():
     config = (REPO / "book" / "_config.yml").read_text()
     assert "buildtools.sphinx_scripts: ./" in config
+
+
+def test_the_theme_options_merge_with_jupyter_books_own():
+    """sphinx-book-theme 1.3 on pydata-sphinx-theme 0.17 draws a header bar above every page
+    holding only a second search field; ``navbar_persistent: []`` removes it. Jupyter Book
+    replaces its own ``html_theme_options`` with a ``sphinx.config`` one unless
+    ``recursive_update`` is set, which would drop the footer and the buttons of ``html:``."""
+    from jupyter_book.config import get_final_config
+
+    config, _ = get_final_config(user_yaml=REPO / "book" / "_config.yml",
+                                 cli_config={"latex_individualpages": False},
+                                 sourcedir=REPO / "book")
+    options = config["html_theme_options"]
+    assert options["navbar_persistent"] == []
+    assert options["extra_footer"].startswith("Paper values are marked as the paper's")
+    assert options["home_page_in_toc"] is True  # html.home_page_in_navbar
+    assert config["mathjax_path"] == "mathjax/tex-chtml.js"
