@@ -37,6 +37,7 @@ import pandas as pd
 
 __all__ = [
     "BAND_ALPHA",
+    "LEGEND_TITLE",
     "NOTEBOOK_MAX_BYTES",
     "PALETTE",
     "ROLES",
@@ -46,6 +47,7 @@ __all__ = [
     "SliderHTML",
     "apply_style",
     "caption",
+    "column_legend",
     "compare_with_paper",
     "figure_to_png",
     "figure_titles",
@@ -475,6 +477,47 @@ def markdown(text: str, summary: str = DETAILS_SUMMARY) -> Any:
     from IPython.display import Markdown
 
     return Markdown(unfold(text, summary=summary))
+
+
+#: The line a reader clicks to open a table's legend (:func:`column_legend`).
+LEGEND_TITLE = "What the columns mean"
+
+
+def column_legend(
+    frame_or_columns: pd.DataFrame | Iterable[Any],
+    meanings: Mapping[str, str],
+    *,
+    title: str = LEGEND_TITLE,
+) -> Any:
+    """A folded legend for a table: ``IPython.display.Markdown`` of a closed ``<details>``
+    block under the line ``title``, folded as a caption's details are (:func:`unfold`), that
+    lists every column of ``frame_or_columns`` (a DataFrame, or its column names) in the
+    table's order, each as ``` `column`: meaning ```. The meanings are Markdown (``$...$`` math
+    renders).
+
+    ``ValueError`` when the legend and the table disagree, naming the columns: a column shown
+    without a meaning (or with a blank one), a meaning of a column not shown, or a column shown
+    twice; so a table whose columns change cannot keep a stale legend.
+    """
+    from IPython.display import Markdown
+
+    if not str(title).strip():
+        raise ValueError("title must be a non-empty string")
+    columns = [str(c) for c in (frame_or_columns.columns
+                                if isinstance(frame_or_columns, pd.DataFrame)
+                                else frame_or_columns)]
+    if not columns:
+        raise ValueError("a legend needs at least one column")
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    missing = [c for c in columns if not str(meanings.get(c, "")).strip()]
+    extra = [str(k) for k in meanings if str(k) not in columns]
+    problems = [f"{label}: {', '.join(names)}" for label, names in (
+        ("columns shown twice", repeated), ("columns shown without a meaning", missing),
+        ("meanings of columns not shown", extra)) if names]
+    if problems:
+        raise ValueError("the legend does not match the table's columns; " + "; ".join(problems))
+    items = "\n".join(f"- `{c}`: {str(meanings[c]).strip()}" for c in columns)
+    return Markdown(_folded(items, title))
 
 
 def caption(

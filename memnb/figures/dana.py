@@ -9,6 +9,7 @@ Mahdavi et al.), with ``φ(X) = 1/N + (1 - 1/N) X / T_0``.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
@@ -19,6 +20,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from memnb import bounds, viz
+from memnb.constructions.aot import memorize_with_report
 from memnb.dana_reading import (
     ahead_words,
     all_contexts_gap,
@@ -50,6 +52,7 @@ from memnb.scorecard.dana import (
     repeated_token_attention_rank_bound,
     repeated_token_construction,
 )
+from memnb.scorecard.dana_theory import THM2_EPS
 
 #: The y-axis label of the figures that draw the accuracy the paper reports: every table the
 #: chapter draws went through :func:`as_the_paper_reports`, whose ``accuracy`` is then the
@@ -2066,6 +2069,203 @@ def huben_morris_note(sizes: Iterable[tuple[int, int, int, int, int]]) -> str:
     return ("**The Huben & Morris row.** Its `parameters_at_cor1_T0` is evaluated where their "
             "construction exists: " + "; ".join(cells) + ". The row's `condition_holds` says the "
             "size itself does not meet the condition.")
+
+
+# --------------------------------------------------------------------------------------------
+# What the columns of the chapter's tables mean (viz.column_legend folds each under its table)
+# --------------------------------------------------------------------------------------------
+
+#: The scale λ of E(t) = λ W_U[g(t)] that :func:`memnb.constructions.aot.construction_table`
+#: builds with (:func:`memorize_with_report`'s default; the margins grow in proportion to it).
+_CONSTRUCTION_SCALE = inspect.signature(memorize_with_report).parameters["scale"].default
+
+#: The size columns that several tables share, in the prose's symbols.
+_SIZE = {
+    "N": "vocabulary size $N$ (tokens $t_s \\in [N]$)",
+    "S": "sequence length $S$ (tokens per sequence)",
+    "d": "embedding dimension $d$",
+    "d_h": "head dimension $d_h$",
+    "H": "number of attention heads $H$",
+}
+
+#: Section 2's table of the construction at capacity (:func:`aot.construction_table`), one
+#: meaning per column shown, in the order shown (:data:`CONSTRUCTION_COLUMNS`).
+CONSTRUCTION_LEGEND: dict[str, str] = {
+    **_SIZE,
+    "num_sequences": ("$T_0$: the number of distinct random sequences memorized, each with a "
+                      "random target token $g(t)$"),
+    "capacity": "$H d_h + d$, the capacity of Theorem 1 / Corollary 1",
+    "accuracy": ("the fraction of the $T_0$ sequences whose largest logit is the target's: "
+                 "1 when every target is the argmax"),
+    "min_margin": ("the smallest gap, over the $T_0$ sequences, between the target's logit and "
+                   "the largest other logit of the built model (positive: every argmax is the "
+                   f"target); with $E(t) = \\lambda W_U[g(t)]$ at $\\lambda = "
+                   f"{_CONSTRUCTION_SCALE:g}$, it grows in proportion to $\\lambda$"),
+    "max_logit_error": ("the largest $|T(t) - W_U E(t)|$ over the $T_0$ sequences and the $N$ "
+                        "tokens: how far the logits that eq. (2) computes (float64) are from "
+                        "the designed ones; round-off size means eq. (2) outputs $W_U E(t)$ "
+                        "exactly"),
+    "cond_features": ("the condition number (2-norm) of the feature matrix $F$ of the $T_0$ "
+                      "sequences, which the construction inverts (of the scales of $W_Q, W_K$ "
+                      "tried, the one that makes it smallest is kept); large means the solve "
+                      "amplifies round-off"),
+    "num_parameters": ("the built model's own parameter count "
+                       "(`AttentionOnlyTransformer.num_parameters`)"),
+    "paper_parameter_count": "the paper's count $d(S + 2N + 4 d_h H)$ (Theorem 1)",
+}
+CONSTRUCTION_COLUMNS: tuple[str, ...] = tuple(CONSTRUCTION_LEGEND)
+
+#: Section 4's table of Theorem 1 with ε > 0 (:func:`dana_theory.thm1_centred_table`); the
+#: words are those of the paragraph above the table.
+THM1_LEGEND: dict[str, str] = {
+    **_SIZE,
+    "T_eps": ("$T_\\varepsilon = H d_h + d$: the number of most likely sequences that the "
+              "proof's AoT solves exactly"),
+    "zipf": ("the exponent of the Zipf prior over all $N^S$ sequences (prior $\\propto$ "
+             "rank$^{-\\mathrm{zipf}}$ over a random order of them; 0 is uniform): a larger "
+             "exponent means a smaller $\\varepsilon$"),
+    "eps": ("$\\varepsilon$: the prior mass outside the $T_\\varepsilon$ most likely sequences "
+            "(written in scientific notation)"),
+    "kl_encoder": ("$d_{KL}(\\pi, f_{W,E})$ (nats), the KL of the encoder our fit found: an "
+                   "upper estimate of the infimum $d_{KL}(\\pi,\\mathcal L(N,S,d))$ that eq. (4) "
+                   "uses"),
+    "kl_aot": "$d_{KL}(\\pi, T)$ (nats), the KL of the proof's AoT built on that encoder",
+    "step1": ("$\\mathbb E_t\\|(I - \\mathbf 1\\pi_t^\\top)(T - f)(t)\\|_\\infty$, the mean "
+              "under the prior of the logit difference centred by $\\pi_t$: the first step of "
+              "the proof's chain, eq. (13)"),
+    "step2": ("$2\\,\\mathbb E_t\\|(T - f)(t)\\|_2$: the chain's second step, which eq. (14) "
+              "bounds by $2C\\varepsilon\\|WE\\|_2$"),
+    "c_main": "$C = \\sqrt{1 + \\|(P_1VP_1^\\top)^{-1}\\|_2^2}$, the main text's form of $C$",
+    "c_eq14": ("$C_{14} = \\sqrt{1 + \\|(P_1VP_1^\\top)^{-1}P_1VP_2^\\top\\|_2^2}$, the form of "
+               "App. A.2, eq. (14)"),
+    "rhs_eq14": ("$d_{KL}(\\pi, f_{W,E}) + C_{14}\\varepsilon\\|WE\\|_2$: eq. (4)'s right side "
+                 "as stated (eq. (14)'s $C$, $\\gamma = 0$)"),
+    "rhs_proof": ("$d_{KL}(\\pi, f_{W,E}) + 2C_{14}\\varepsilon\\|WE\\|_2$: the same with the "
+                  "factor $2$ the proof's chain carries"),
+    "looseness_eq14": ("(`rhs_eq14` $-$ `kl_encoder`) over the gap $d_{KL}(\\pi, T) - "
+                       "d_{KL}(\\pi, f_{W,E})$: how many times the bound's excess term exceeds "
+                       "the excess KL the AoT pays (the excess ratio; NaN where the gap is not "
+                       "positive)"),
+    "norm_we": ("$\\|WE\\|_2$: the spectral norm of the encoder's logit matrix (one row per "
+                "sequence, one column per token), for the logits the fit returned"),
+    "norm_we_centred": ("$\\|WE\\|_2$ for the same logits centred per sequence, each row minus "
+                        "its mean over the $N$ tokens: same predictions, same KL (ours)"),
+    "rank_centred": "the rank of the centred logit matrix: at most $d$, still a rank-$d$ "
+                    "encoder (ours)",
+    "looseness_centred": ("the excess ratio with the centred norm: $C_{14}\\varepsilon\\|WE\\|_2$, "
+                          "with `norm_we_centred` as $\\|WE\\|_2$, over the same gap (ours)"),
+    "max_top_logit_error": ("the largest $|T(t) - f(t)|$ on the $T_\\varepsilon$ solved "
+                            "sequences: the AoT equals the encoder there up to round-off"),
+    "last_tokens": ("the number of distinct last tokens among the $T_\\varepsilon$ solved "
+                    "sequences: at least $d$ makes the set generic in the sense of the gap found "
+                    "in Section 2"),
+}
+THM1_COLUMNS: tuple[str, ...] = tuple(THM1_LEGEND)
+
+#: Section 4's table of Remark 2 (:func:`memnb.constructions.aot_rank1.rank1_table`).
+RANK1_LEGEND: dict[str, str] = {
+    **_SIZE,
+    "sequences": "$N^S$: the number of all sequences",
+    "rank_all_rank1": ("the rank of the features of all $N^S$ sequences with rank-one "
+                       "$W_{QK}^h$ (one generic draw): the most sequences whose logits the "
+                       "linear read-out can set independently"),
+    "rank_all_full": ("the same with rank-$d_h$ $W_{QK}^h$ (every row of $W_Q^h, W_K^h$ "
+                      "drawn, as in eq. (1))"),
+    "num_sequences": ("$T_0 = H d_h + d$: the random associations (distinct sequences, random "
+                      "targets $g(t)$) that the rank-one AoT memorizes"),
+    "max_qk_rank": "the largest numerical rank of the built model's $W_{QK}^h$ over its heads",
+    "accuracy": ("the fraction of the $T_0$ sequences whose largest logit is the target's: "
+                 "1 when every target is the argmax"),
+    "max_logit_error": ("the largest $|T(t) - W_U E(t)|$ over the $T_0$ sequences and the $N$ "
+                        "tokens: how far the built model's logits are from the designed ones"),
+    "remark2_parameters": ("the parameters of the built model counted as Remark 2 counts them: "
+                           "$e$, the positions and $W_U$, and per head one query and one key "
+                           "vector ($2d$) and $W_V^h, W_O^h$ ($2 d d_h$)"),
+    "paper_parameters": "Remark 2's count $d(S + 2N + 2(d_h + 1)H)$",
+}
+RANK1_COLUMNS: tuple[str, ...] = tuple(RANK1_LEGEND)
+
+#: Section 4's table of Theorem 2 (the rows of :func:`memnb.constructions.jl_lookup.thm2_point`
+#: with :func:`dana_theory.thm2_margin`'s columns).
+THM2_LEGEND: dict[str, str] = {
+    "N": _SIZE["N"],
+    "d": "embedding dimension $d$ (the rows $W_j$ of $W$ have $d$ entries)",
+    "T": (f"the number of sequences $t$, uniform prior, each with mass "
+          f"{1 - THM2_EPS:g} of $\\pi_t$ on a random token $g(t)$ and the rest spread by a "
+          "flat Dirichlet draw"),
+    "threshold": "$128\\ln(N+1)$: the bound is finite only for $d$ above it ($C < 1/2$)",
+    "c_jl": "$C = \\sqrt{32\\log(N+1)/d}$, the Johnson–Lindenstrauss constant of the theorem",
+    "c_empirical": ("the coherence of the drawn $W$ (Gaussian rows scaled to unit norm): the "
+                    "largest $|W_i^\\top W_j|$, $i \\ne j$, the quantity that $C$ bounds in "
+                    "the theorem"),
+    "kl_theorem_lambda": ("the KL (nats) of the theorem's own look-up table $E(t) = "
+                          "\\lambda(t) W_{g(t)}$, with $\\lambda(t)$ from the theorem's entropy "
+                          "equation, computed exactly"),
+    "kl_reoptimised_lambda": ("the KL (nats) of the same table with $\\lambda$ re-optimised per "
+                              "sequence (ours)"),
+    "kl_rank_d_svd": ("the KL (nats) of the rank-$d$ least-squares encoder (the rank-$d$ "
+                      "truncated SVD of the centred $\\log\\pi$): an upper estimate of "
+                      "$d_{KL}(\\pi,\\mathcal L)$; 0, not computed, where $d$ is at least the "
+                      "number of sequences or of tokens (Proposition 2)"),
+    "bound": "Theorem 2's bound (nats) at $C$ = `c_jl`",
+    "uniform_kl": ("the KL (nats) of the uniform prediction, which ignores the sequence: "
+                   "$\\log N - \\mathbb E_t h_t$, with $h_t$ the Shannon entropy of $\\pi_t$"),
+    "informative": "whether `bound` is below `uniform_kl` (our criterion)",
+    "looseness_vs_theorem_lambda": ("`bound` over `kl_theorem_lambda`: how many times the bound "
+                                    "exceeds the KL of the theorem's table"),
+}
+THM2_COLUMNS: tuple[str, ...] = tuple(THM2_LEGEND)
+
+#: Section 4's table of Corollary 2 (:func:`dana_theory.corollary2_table`, every column).
+COR2_LEGEND: dict[str, str] = {
+    "N": "vocabulary size $N$; the task is all $N^2$ bigrams, so $T_0 = N^2$",
+    "d": _SIZE["d"],
+    "d_h": _SIZE["d_h"],
+    "H": _SIZE["H"],
+    "X": ("$X = \\min(Hd_h + d, N^2)$: the number of bigrams, chosen at random, that the "
+          "construction memorizes"),
+    "phi": ("$\\varphi(X) = 1/N + (1 - 1/N)X/T_0$: the accuracy the corollary guarantees in "
+            "expectation over the sequences"),
+    "accuracy_mean": ("the constructed AoT's accuracy on all $N^2$ bigrams, averaged over the "
+                      "tasks (one random task $g$ and one construction per task)"),
+    "accuracy_sd": "the standard deviation of that accuracy over the tasks",
+    "accuracy_min": "the smallest accuracy over the tasks",
+    "memorized": ("the smallest accuracy, over the tasks, on the $X$ memorized bigrams: 1 when "
+                  "every one is recalled"),
+    "accuracy_rest_mean": ("the accuracy on the $N^2 - X$ bigrams not memorized, averaged over "
+                           "the tasks ($1/N$ expected; NaN when $X = N^2$)"),
+    "below_phi": "the fraction of the tasks whose accuracy is below $\\varphi(X)$",
+    "tasks": "the number of random tasks $g$",
+    "se": "the standard error of `accuracy_mean`: `accuracy_sd` over $\\sqrt{\\text{tasks}}$",
+    "z": ("(`accuracy_mean` $- \\varphi$) over `se`: the distance from $\\varphi$ in standard "
+          "errors"),
+    "saturated": ("whether $X = N^2$: every bigram memorized, nothing left to chance (such rows "
+                  "are left out of the comparison with $\\varphi$)"),
+}
+
+#: Section 4's Table 1 as the chapter shows it (:func:`table1_shown`, every column); the words
+#: are those of the paragraph above the table.
+TABLE1_LEGEND: dict[str, str] = {
+    "size": "the size $(N, S, d, d_h, H)$ at which the row's formulas are evaluated",
+    "paper": ("the result the row states; the rows \"Cor. 1, $d = 2$, same $T_0$\", "
+              "\"Mahdavi et al. (Thm 1, $n = S$)\" (a **[reconstruction]**) and Huben & Morris "
+              "are ours"),
+    "capacity": "the capacity $T_0$ as a formula",
+    "capacity_T0": ("each row's own capacity at the size (except for rows defined at Corollary "
+                    "1's $T_0$, which the note under the table names); empty for Kim et al., "
+                    "whose capacity depends on the depth $L$ only"),
+    "parameters": "the parameter count as a formula, exact or an order (see `count`)",
+    "cor1_T0": ("Corollary 1's $T_0 = Hd_h + d$ at the size, at which every row's parameter "
+                "count is compared"),
+    "parameters_at_cor1_T0": ("each row's parameter count at `cor1_T0`, not at its own "
+                              "`capacity_T0`; Huben & Morris's at the smallest $d$ their "
+                              "condition allows, $\\max(d, S + 2)$"),
+    "count": ("`exact` where the paper gives an exact count, `order` where it gives an order "
+              "whose constants we drop"),
+    "condition": ("what the row's construction needs (ours: read from the paper's Sec. 7 and, "
+                  "for $d_h \\le d$, from its model definition in Sec. 2)"),
+    "condition_holds": "whether the size meets `condition`",
+}
 
 
 def bietti_figure(memory: pd.DataFrame, n_assoc: int) -> plt.Figure:
