@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -487,3 +488,42 @@ def test_papers_given_as_one_string_are_refused_with_a_named_message() -> None:
         core.build_scorecard("full", "dana")
     with pytest.raises(ValueError, match="paper must be one of dana, mahdavi"):
         earlier_versions("nobody")
+
+
+def test_each_row_has_an_id_that_the_glance_links_to() -> None:
+    """Review: the scorecard page gave no result before about 450 words of definitions. Its
+    glance table counts, per paper, the rows on claims our sources state that a check could
+    refute, names the items that differ as links to their rows (ids of rows_html), and says
+    which rows it leaves out and which of those differ."""
+    from memnb.scorecard.render import BY_CONSTRUCTION, glance_html, row_ids, rows_html
+
+    def row(paper: str, item: str, status: str, claim: str = "c", measured: str = "m",
+            ours: bool = False, decided: bool = True) -> core.Row:
+        return core.Row(paper, item, claim, "k", measured, "e", status, ours, decided=decided)
+
+    rows = [row("dana", "Fig. 1b", "differs"), row("dana", "Fig. 1b", "trend"),
+            row("dana", "Lemma 2", "reproduced"), row("dana", "Fig. 3", "trend", decided=False),
+            row("dana", "Fig. 4", "trend", measured=f"m [{BY_CONSTRUCTION}; x]"),
+            row("dana", "Fig. 5", "differs", ours=True),
+            row("kajitsuka", "Fig. 1", "differs", claim="[our expectation, unverified] c"),
+            row("mahdavi", "Fig. 2a", "not computable")]
+    dana = [r for r in rows if r.paper == "dana"]
+    assert row_ids(dana) == ["sc-dana-fig-1b", "sc-dana-fig-1b-2", "sc-dana-lemma-2",
+                             "sc-dana-fig-3", "sc-dana-fig-4", "sc-dana-fig-5"]
+    assert '<tr id="sc-dana-fig-1b-2">' in rows_html(dana)
+    page = glance_html(rows).data
+    body = page.split("<tbody>")[1].split("</tbody>")[0]
+    lines = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in body.split("</tr>")[:-1]]
+    # Dana: 4 rows (the check of our code and the row of ours left out); columns reproduced,
+    # trend, trend (not decided), differs, not computable, not run, where it differs
+    assert lines[0][1:8] == ["4", "1", "1", "1", "1", "", ""]
+    assert lines[0][8] == '<a href="#sc-dana-fig-1b">Fig. 1b</a>'
+    assert lines[1][0].startswith("Mahdavi") and lines[1][1] == "1" and lines[1][8] == "none"
+    assert len(lines) == 2  # Kajitsuka & Sato's only row is our expectation: no line
+    assert "1 row on claims marked as our expectation" in page
+    assert "1 row on checks that hold by construction" in page and "1 row of ours" in page
+    assert ('Kajitsuka &amp; Sato <a href="#sc-kajitsuka-fig-1">Fig. 1</a> (our expectations)'
+            in page)
+    assert 'Dana, Pydi &amp; Chevaleyre <a href="#sc-dana-fig-5">Fig. 5</a> (ours)' in page
+    # the dashed badge of a trend not decided does not share the green text of a decision
+    assert "dashed" in page and "color:#1b5e20" not in page

@@ -553,7 +553,7 @@ def status_words(judged: Verdict | Row | Any) -> str:
     """The status of ``judged`` as the book prints it: ``"trend (not decided)"`` for a trend
     that its criterion could not decide either way (a verdict: :func:`undecided`; a row, or a
     row of :func:`to_frame`: ``decided`` False), else the status itself. The one wording of the
-    flag in the chapters' captions, beside the scorecard's outline badge."""
+    flag in the chapters' captions, beside the scorecard's dashed outline badge."""
     if isinstance(judged, Verdict):
         not_decided = undecided(judged)
     else:

@@ -28,10 +28,12 @@ def source_profile(profile: str) -> str:
 
 def _badge(status: str, decided: bool = True) -> str:
     """A status badge; a trend not decided (:attr:`memnb.scorecard.core.Row.decided`) is drawn
-    in outline, "trend (not decided)", so it does not read as a trend on a shape that holds."""
+    in a dashed outline with grey text, "trend (not decided)", so it does not read as a trend on
+    a shape that holds, nor as the green of a reproduced row."""
     colour = STATUS_COLOURS.get(status, "#777777")
     if not decided:
-        return (f'<span style="display:inline-block;border:1px solid {colour};color:#1b5e20;'
+        # dashed, with grey text: nothing about it reads as the filled green of a decision
+        return (f'<span style="display:inline-block;border:1.5px dashed {colour};color:#444444;'
                 f'padding:0 .4em;'
                 f'border-radius:.3em">{html.escape(status)} (not decided)</span>')
     # an inline block wraps inside the Status column ("not computable" on two lines) rather
@@ -67,6 +69,20 @@ def _stacked(row: Row, fields: tuple[str, ...]) -> str:
             f"{_SECOND[second]}:</strong> {_cell_text(getattr(row, second))}</div>")
 
 
+def row_ids(rows: list[Row]) -> list[str]:
+    """An HTML id for each of ``rows``, for links to a row from elsewhere on its page:
+    ``sc-<paper>-<item>`` in lower case, each run of other characters than letters and digits
+    one hyphen ("Fig. 1b" of Dana et al. → ``sc-dana-fig-1b``); a second row on the same item
+    (and paper) gets ``-2``, a third ``-3``."""
+    seen: dict[str, int] = {}
+    ids = []
+    for r in rows:
+        base = "sc-" + re.sub(r"[^a-z0-9]+", "-", f"{r.paper} {r.item}".lower()).strip("-")
+        seen[base] = seen.get(base, 0) + 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return ids
+
+
 def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     """An HTML table of ``rows``: item and status first (the columns a reader scans), then the
     claim with the criterion under it and what was measured with the evidence under it
@@ -80,12 +96,12 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     out.append("</colgroup><thead><tr>")
     out += [f"<th>{header}</th>" for header, _, _ in columns]
     out.append("</tr></thead><tbody>")
-    for r in rows:
+    for r, row_id in zip(rows, row_ids(rows), strict=True):
         cells = [html.escape(PAPERS.get(r.paper, r.paper))] if show_paper else []
         item = html.escape(r.item) + (" <em>(ours)</em>" if r.ours else "")
         cells += [item, _badge(r.status, r.decided)]
         cells += [_stacked(r, fields) for _, _, fields in _COLUMNS if fields]
-        out.append("<tr>" + "".join(
+        out.append(f'<tr id="{row_id}">' + "".join(
             f'<td style="vertical-align:top;overflow-wrap:anywhere">{c}</td>' for c in cells)
                    + "</tr>")
     out.append("</tbody></table></div>")
@@ -183,6 +199,21 @@ def runs_read_sentence(rows: list[Row], profile: str) -> str:
     return f"{lead}: of the {tabled} {which} a result table, {listed}{tail}."
 
 
+def claim_kinds(rows: list[Row]) -> tuple[list[Row], list[Row], list[Row], list[Row]]:
+    """``rows`` in four disjoint lists, in this order of precedence: those whose claim carries
+    :data:`EXPECTATION_MARK` (our expectation, not the paper's words), those whose claim carries
+    one of :data:`UNSOURCED_MARKS` (content not in our sources), those whose measured text
+    carries :data:`BY_CONSTRUCTION` (checks of our code), and the rest: the rows on claims our
+    sources state, judged by a check that could fail."""
+    marked = [r for r in rows if EXPECTATION_MARK in r.claim]
+    unsourced = [r for r in rows if r not in marked
+                 and any(m in r.claim for m in UNSOURCED_MARKS)]
+    built = [r for r in rows if r not in marked and r not in unsourced
+             and BY_CONSTRUCTION in r.measured]
+    stated = [r for r in rows if r not in marked and r not in unsourced and r not in built]
+    return marked, unsourced, built, stated
+
+
 def _expectation_sentence(rows: list[Row], which: str) -> str:
     """" Of the 28 rows on the papers' items, 3 are on claims marked as our expectation, not
     the paper's words: 2 differs, 1 trend; 2 others on claims whose content our sources do not
@@ -193,11 +224,7 @@ def _expectation_sentence(rows: list[Row], which: str) -> str:
     :data:`BY_CONSTRUCTION` (three disjoint sets, in that order of precedence); '' when none
     does, so that a status on our reading, or on a check that cannot fail, is not read as one on
     a stated claim. A sentence of its own after the counts, not a parenthesis inside them."""
-    marked = [r for r in rows if EXPECTATION_MARK in r.claim]
-    unsourced = [r for r in rows if r not in marked
-                 and any(m in r.claim for m in UNSOURCED_MARKS)]
-    built = [r for r in rows if r not in marked and r not in unsourced
-             and BY_CONSTRUCTION in r.measured]
+    marked, unsourced, built, _ = claim_kinds(rows)
     parts = []
     if marked:
         parts.append(f"{len(marked)} {'is' if len(marked) == 1 else 'are'} on claims marked as "
@@ -231,9 +258,7 @@ def summary_sentence(rows: list[Row]) -> str:
     papers = sorted({r.paper for r in rows}, key=lambda p: list(PAPERS).index(p)
                     if p in PAPERS else len(PAPERS))
     earlier_items = {p: earlier_versions(p) for p in papers}
-    earlier = [r for r in rows if not r.ours and r.item in earlier_items[r.paper][0]]
-    published = [r for r in rows if not r.ours and r not in earlier]
-    ours = [r for r in rows if r.ours]
+    published, earlier, ours = _published_and_left_out(rows)
     several = len(papers) > 1
     paper_word = "papers" if several else "paper"
     described = [earlier_items[p][1] for p in papers if earlier_items[p][1]
@@ -259,6 +284,88 @@ def summary_sentence(rows: list[Row]) -> str:
         published, f"the {counted(len(published), 'row')} {groups[0][1]}")
 
 
+def _published_and_left_out(rows: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
+    """``(published, earlier, ours)``: the rows on the published papers' items, those on
+    earlier versions of a paper (:func:`earlier_versions`), and the rows of ours."""
+    earlier_items = {p: earlier_versions(p)[0] for p in {r.paper for r in rows} if p in PAPERS}
+    earlier = [r for r in rows if not r.ours and r.item in earlier_items.get(r.paper, ())]
+    published = [r for r in rows if not r.ours and not any(r is e for e in earlier)]
+    return published, earlier, [r for r in rows if r.ours]
+
+
+def _linked_items(rows: list[Row], ids: dict[int, str]) -> str:
+    """The items of ``rows`` (each once, in order) as links to their rows (``ids``: a row's
+    HTML id by ``id(row)``); a repeated item links to its first row."""
+    first: dict[str, str] = {}
+    for r in rows:
+        first.setdefault(r.item, ids[id(r)])
+    return ", ".join(f'<a href="#{target}">{html.escape(item)}</a>'
+                     for item, target in first.items())
+
+
+def glance_html(rows: list[Row]) -> HTML:
+    """What reproduced, at a glance, for the top of the scorecard page: per paper, the rows on
+    the published paper's items whose claim our sources state and whose check could fail (the
+    last list of :func:`claim_kinds`), counted per status (a trend not decided apart), with
+    the items whose rows differ, each a link to its row in :func:`book_scorecard`'s tables
+    (:func:`row_ids`, per paper as those tables are); then, in words, the rows the table
+    leaves out (our expectations, content not in our sources, checks of our code, earlier
+    versions of the papers, rows of ours) with those of them that differ, linked too."""
+    from IPython.display import HTML
+
+    from memnb.prose import counted
+
+    ids: dict[int, str] = {}
+    for paper in PAPERS:
+        mine = [r for r in rows if r.paper == paper]
+        ids.update({id(r): row_id for r, row_id in zip(mine, row_ids(mine), strict=True)})
+    published, earlier, ours = _published_and_left_out(rows)
+    marked, unsourced, built, stated = claim_kinds(published)
+    columns = [("reproduced", True), ("trend", True), ("trend", False), ("differs", True),
+               ("not computable", True), ("not run", True)]
+    head = "".join(f'<th style="text-align:center">{_badge(s, d)}</th>' for s, d in columns)
+    out = ['<div style="overflow-x:auto"><table class="scorecard-glance" '
+           'style="font-size:85%;width:100%">',
+           f"<thead><tr><th>Paper</th><th>rows</th>{head}<th>where it differs</th></tr>"
+           "</thead><tbody>"]
+    for paper, name in PAPERS.items():
+        mine = [r for r in stated if r.paper == paper]
+        if not mine:
+            continue
+        counts = [sum(r.status == s and r.decided == d for r in mine) for s, d in columns]
+        differs = [r for r in mine if r.status == "differs"]
+        cells = [html.escape(name), str(len(mine))] + [str(n) if n else "" for n in counts]
+        cells.append(_linked_items(differs, ids) or "none")
+        out.append("<tr>" + "".join(
+            f'<td style="vertical-align:top{";text-align:center" if 0 < i < 8 else ""}">'
+            f"{c}</td>" for i, c in enumerate(cells)) + "</tr>")
+    out.append("</tbody></table></div>")
+    # (rows, what they are, a short name for the list of those that differ)
+    left = [(marked, "on claims marked as our expectation of a figure, not the paper's words",
+             "our expectations"),
+            (unsourced, "on claims whose content our sources do not give (<em>[unverified]</em>)",
+             "[unverified] content"),
+            (built, "on checks that hold by construction (checks of our code)",
+             "checks of our code"),
+            (earlier, "on earlier versions of the papers (slides, a preprint)", "earlier versions"),
+            (ours, "of ours, beyond the papers (the cross-paper chapter's among them)", "ours")]
+    parts = [f"{counted(len(group), 'row')} {what}" for group, what, _ in left if group]
+    if parts:
+        out.append(f"<p>Left out of the table, and counted in the summary below: "
+                   f"{and_words(parts)}.")
+        failing = []
+        for group, _, short in left:
+            for paper, name in PAPERS.items():
+                bad = [r for r in group if r.paper == paper and r.status == "differs"]
+                if bad:
+                    failing.append(f"{html.escape(name.split(' (')[0])} "
+                                   f"{_linked_items(bad, ids)} ({html.escape(short)})")
+        if failing:
+            out.append(" Of these, the rows that differ: " + "; ".join(failing) + ".")
+        out.append("</p>")
+    return HTML("\n".join(out))
+
+
 def chapter_scorecard(paper: str, profile: str, rows: list[Row] | None = None) -> HTML:
     """The rows of ``paper`` as a displayable HTML block for the end of its chapter (``rows``:
     those already built by :func:`memnb.scorecard.core.build_scorecard` for ``paper`` on
@@ -276,11 +383,14 @@ def chapter_scorecard(paper: str, profile: str, rows: list[Row] | None = None) -
     return HTML(f"<p>{html.escape(summary_sentence(rows))}</p>" + defined + rows_html(rows))
 
 
-def book_scorecard(profile: str) -> HTML:
-    """Every paper's rows, one table each, with a summary line per paper."""
+def book_scorecard(profile: str, rows: list[Row] | None = None) -> HTML:
+    """Every paper's rows, one table each, with a summary line per paper (``rows``: those
+    already built by :func:`memnb.scorecard.core.build_scorecard` on :func:`source_profile`,
+    else built here)."""
     from IPython.display import HTML
 
-    rows = build_scorecard(source_profile(profile))
+    if rows is None:
+        rows = build_scorecard(source_profile(profile))
     parts = []
     for paper, name in PAPERS.items():
         mine = [r for r in rows if r.paper == paper]
@@ -292,5 +402,5 @@ def book_scorecard(profile: str) -> HTML:
 
 
 __all__ = ["BY_CONSTRUCTION", "STATUSES", "STATUS_COLOURS", "book_scorecard", "by_construction",
-           "chapter_scorecard", "rows_html", "earlier_versions", "runs_read_sentence",
-           "source_profile", "summary_sentence"]
+           "chapter_scorecard", "claim_kinds", "earlier_versions", "glance_html", "row_ids",
+           "rows_html", "runs_read_sentence", "source_profile", "summary_sentence"]
