@@ -120,8 +120,11 @@ def test_the_dana_bullet_says_what_the_chapter_says():
     assert "measured for our construction, argued from the proof's text for theirs" in chapter
     assert "with full-support conditionals (their Assumption 2)" in chapter
     intro = _flat(INTRO)
-    assert ("our finding: our construction, measured, and the paper's proof, argued from its "
+    assert ("Our finding: our construction, measured, and the paper's proof, argued from its "
             "text, reach this count only when") in intro
+    # the count with fewer distinct last tokens, in the chapter's form (k < d: H d_h + k)
+    assert "with $k < d$ distinct last tokens they reach at most $Hd_h + k$" in intro
+    assert "H d_h + k" in chapter
     assert "with full-support conditionals (their Assumption 2)" in intro
 
 
