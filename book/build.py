@@ -62,6 +62,7 @@ BENCHMARK_RECORDS = REPO / "data" / "benchmarks"
 PLANS_SECTION = BOOK / "generated" / "plans.md"  # likewise, from data/plans/
 PRECISION_SECTION = BOOK / "generated" / "precision.md"  # likewise, from data/precision/
 STILL_TO_RUN_SECTION = BOOK / "generated" / "still_to_run.md"  # likewise (buildtools/still_to_run)
+GLANCE_SECTION = BOOK / "generated" / "glance.md"  # likewise, from the executed scorecard
 PRECISION_RECORDS = REPO / "data" / "precision"
 PACKAGE = REPO / "memnb"  # its code is part of every chapter's key
 
@@ -69,7 +70,7 @@ for _path in (REPO, BOOK):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from buildtools import keys, reading, reproducibility, still_to_run  # noqa: E402
+from buildtools import glance, keys, reading, reproducibility, still_to_run  # noqa: E402
 from buildtools.progress import register as register_progress_engine  # noqa: E402
 
 from memnb.paths import plans_dir, results_dir  # noqa: E402
@@ -397,6 +398,13 @@ def write_still_to_run_section() -> bool:
     return reproducibility.write_page(STILL_TO_RUN_SECTION, text)
 
 
+def write_glance_section() -> bool:
+    """Generate ``book/generated/glance.md`` (the introduction's "at a glance" table) from the
+    executed scorecard chapter; True if it changed."""
+    return reproducibility.write_page(GLANCE_SECTION,
+                                      glance.glance_markdown(CHAPTERS / "scorecard.ipynb"))
+
+
 def write_benchmarks_section() -> bool:
     """Generate ``book/generated/benchmarks.md`` (the "Measured speed" tables of the "Running at
     scale" page) from the committed benchmark records; True if it changed."""
@@ -686,6 +694,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log(f"generated {FULL_RUNS_SECTION.relative_to(REPO)}")
         if write_still_to_run_section():
             log(f"generated {STILL_TO_RUN_SECTION.relative_to(REPO)}")
+        if write_glance_section():
+            log(f"generated {GLANCE_SECTION.relative_to(REPO)}")
         if write_benchmarks_section():
             log(f"generated {BENCHMARKS_SECTION.relative_to(REPO)}")
         if write_plans_section():
