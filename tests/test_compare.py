@@ -768,10 +768,10 @@ def _symbol_table_rows() -> dict[str, list[str]]:
 
     nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
     text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    start = text.index("| statement | architecture | conditions | says | form |")
+    start = text.index("| statement | architecture | conditions | says | form | what $P$ counts |")
     lines = text[start:].split("\n\n")[0].splitlines()
     rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines[2:]]
-    assert all(len(r) == 5 for r in rows)
+    assert all(len(r) == 6 for r in rows)
     return {r[0][:30]: r for r in rows}
 
 
@@ -1479,8 +1479,10 @@ def test_the_budget_slider_draws_the_floor_as_a_ceiling_on_N():
 # ---------------- reader review of the cross-paper chapter: table counts, styles, captions
 def test_the_theory_table_prints_whole_counts_without_decimals_and_names_the_budget():
     """Finding of the review: the table printed "6.0" and "960.0", and its header "parameters"
-    meant the budget P. Whole counts now print as integers (with thousands separators), the
-    shape-only rows keep one decimal where they need it, and the columns are "budget P"."""
+    meant the budget P. Whole counts now print as integers (with thousands separators), and the
+    columns are "budget P". A later review: the shape-only rows printed decimals (464.8
+    examples) as if they were counts; they are orders with every constant 1, rounded to whole
+    numbers, and their kind says so."""
     from memnb.figures import compare as figures
 
     theory = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [60, 120, 240, 480, 720])
@@ -1490,8 +1492,13 @@ def test_the_theory_table_prints_whole_counts_without_decimals_and_names_the_bud
     assert dana.tolist() == ["6", "13", "28", "58", "88"]
     ceiling = table.loc[[s for s in table.index if s.startswith("information ceiling")][0]]
     assert ceiling.tolist() == ["960", "1,920", "3,840", "7,680", "11,520"]
-    park = table.loc[[s for s in table.index if s.startswith("Park")][0]]
-    assert park.iloc[0] == f"{60 ** 1.5:,.1f}"  # not whole: one decimal
+    park_name = [s for s in table.index if s.startswith("Park")][0]
+    park = table.loc[park_name]
+    assert park.iloc[0] == f"{round(60 ** 1.5):,}" == "465"  # an order, rounded
+    assert park_name.endswith(f"[{figures.SHAPE_ONLY_WORDS}]")
+    shape_rows = [s for s in table.index if figures.SHAPE_ONLY_WORDS in s]
+    assert len(shape_rows) == 3
+    assert not any("." in str(v) for v in table.loc[shape_rows].to_numpy().ravel())
     mahdavi = table.loc[[s for s in table.index if s.startswith("Mahdavi")][0]]
     assert pd.isna(mahdavi.iloc[0])  # no shape fits: the book shows "–"
     assert [figures.table_count(v) for v in (6.0, 960.0, 464.77, 518400.0, 2128.24)] == [
@@ -1608,3 +1615,180 @@ def test_the_chapter_folds_its_long_captions_and_states_d_at_least_two():
     dana = _symbol_table_rows()["Dana et al. Thm 1, Cor. 1 (Thm"][2]
     assert dana.startswith("$d_h \\le d$; $d \\ge 2$ (under Assumption 1, their Prop. 3 finds "
                            "$d = 2$ enough for exact associations;")
+
+
+# ------------- reader review of the cross-paper chapter: sources, P, brackets, scope, kinds
+def _two_architectures(aot: tuple[int, int], mlp: tuple[int, int]) -> pd.DataFrame:
+    """Tries at P = 120 of one AoT and one MLP shape, two seeds each, whose capacities are
+    ``aot`` and ``mlp`` on the doubling grid N = 15, 30, 60, 120, 240."""
+    rows = []
+    for arch, shape, caps in (("aot", "d=2 d_h=1 H=13", aot), ("mlp", "w2=0 w1=4", mlp)):
+        for seed, cap in enumerate(caps):
+            for N in (15, 30, 60, 120, 240):
+                rows.append({"architecture": arch, "budget": 120, "parameters": 120,
+                             "shape": shape, "seed": seed, "N": N,
+                             "accuracy": 1.0 if N <= cap else 0.5, "round": 0})
+    return pd.DataFrame(rows)
+
+
+def test_the_chapter_says_whose_comparisons_and_readings_it_draws():
+    """Findings of the review: "no paper makes these comparisons" overlooked Dana et al.'s and
+    Kajitsuka & Sato's Table 1s; Kim et al.'s formula is Kajitsuka & Sato's reading of a
+    seq-to-seq bound, which Dana et al. read otherwise; Vardi et al.'s Õ(√N) also needs weights
+    of large bit complexity."""
+    import json
+    from pathlib import Path
+
+    from memnb.figures import compare as figures
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    first = "".join(nb["cells"][0]["source"])
+    assert "no paper makes these comparisons" not in first
+    assert "no paper sets the three results, and trained models, on one axis" in first
+    assert "Dana et al.'s Table 1 and Sec. 7" in first and "Kajitsuka & Sato's Table 1" in first
+    assert "marks them as theirs" in first
+    assert "{cite:p}`vardi2022`" in first and "large bit complexity" in first
+    rows = _symbol_table_rows()
+    kim = next(r for k, r in rows.items() if k.startswith("{cite:t}`kim2023`"))
+    assert "as Kajitsuka & Sato's Table 1 reads it" in kim[0]
+    assert "Dana et al. (Sec. 7) read Kim et al.'s Thm 4.1 otherwise" in kim[0]
+    assert "a label at every position" in kim[1] and "Cor. 4.1" in kim[1]
+    assert "large bit complexity" in rows["{cite:t}`vardi2022`"][4]
+    label = figures.statement_label("Kim et al.: P ~ d + n + sqrt(n N)")
+    assert label == f"Kim et al. {figures.KIM_FLAG}: P ~ d + n + sqrt(n N)"
+    theory = compare.theory_curves({"V": 4, "n": 6, "C": 4}, [60, 120])
+    assert any(figures.KIM_FLAG in s for s in figures.theory_table(theory).index)
+
+
+def test_the_symbol_table_and_the_statements_caption_say_what_P_counts():
+    """Finding of the review: Dana et al.'s P pays for the embeddings, positions and
+    unembedding, Mahdavi et al.'s for no input; a column says so, and the statements figure's
+    caption computes what the inputs would cost at the construction's width."""
+    from memnb import bounds
+    from memnb.figures import compare as figures
+
+    rows = _symbol_table_rows()
+    assert all(r[5] for r in rows.values())
+    assert "the token embeddings ($Vd$)" in rows["Dana et al. Thm 1, Cor. 1 (Thm"][5]
+    assert "no input is paid for" in rows["Mahdavi et al. Thm 1 *[summary"][5]
+    task = {"V": 4, "n": 6, "C": 4}
+    built = compare.constructions_at_budgets(task, [480])
+    mha = built[built["construction"].str.startswith("mha")].iloc[0]
+    d = figures.mahdavi_construction_width(task)
+    H = (int(mha["N"]) - 1) // (task["n"] - 1)  # N = H (n - 1) + 1 at d_h = n
+    # the width is the construction's: its parameter count at that d
+    assert bounds.mahdavi_parameter_count(H, d, task["n"], task["C"], task["C"]) == \
+        mha["parameters"]
+    words = figures.p_counts_words(built, task)
+    cost = task["V"] * d + task["n"] * d
+    assert (f"V·d + n·d = {task['V'] * d} + {task['n'] * d} = {cost} numbers at the "
+            f"construction's d = {d}") in words
+    assert f"{100 * cost / mha['parameters']:.0f} % of its P ({mha['parameters']:,.0f} " \
+        "parameters)" in words
+    assert f"N(n + 1)d = {int(mha['N']) * (task['n'] + 1) * d:,} Gaussian reals" in words
+    best = card.censored_best(_half_table(), 4)
+    theory = compare.theory_curves(task, [60, 120])
+    lead = figures.bounds_caption(theory, built, best, 4, task=task).partition("<!--")[0]
+    assert words in lead and figures.every_dataset_words(best) in lead
+    assert words not in figures.bounds_caption(theory, built, best, 4)
+
+
+def test_the_chapter_separates_every_dataset_from_one_fit():
+    """Finding of the review: a guarantee holds for every dataset meeting its assumptions, a
+    trained capacity is a fit to one random dataset per seed; Section 2 and the statements
+    caption say so."""
+    import json
+    from pathlib import Path
+
+    from memnb.figures import compare as figures
+
+    words = figures.every_dataset_words(card.censored_best(_half_table(), 4))
+    assert "one random dataset per seed (2 seeds here)" in words
+    assert "Cor. 1 is a worst-case statement" in words and "Cor. 2" in words
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    section = next("".join(c["source"]) for c in nb["cells"]
+                   if "".join(c["source"]).startswith("## 2. Head to head"))
+    assert "a guarantee holds for every dataset that meets its" in section
+    assert "one random dataset per seed" in section
+
+
+def test_the_best_table_and_the_captions_give_the_search_s_brackets():
+    """Finding of the review: a capacity is known only within one step of the search's grid,
+    [largest N fitted, next N tried); the best table gives each seed's bracket, the captions
+    the grid's resolution, and a ratio within one step says so."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    table = _half_table()
+    best, brackets = card.censored_best(table, 4), card.capacity_brackets(table, 4)
+    shown = figures.best_table(best, 4, brackets).set_index("budget")[figures.BRACKET_COLUMN]
+    assert shown.to_dict() == {60: "seed 0: [8, 15); seed 1: [15, 30)",
+                               120: "seed 0: [15, 30); seed 1: [30, 60)"}
+    assert figures.BRACKET_COLUMN not in figures.best_table(best, 4)
+    assert sorted(figures.grid_steps(brackets)) == [1.875, 2.0, 2.0, 2.0]
+    words = figures.grid_words(brackets, best)
+    assert "the next N tried is ×1.88 to ×2 the largest fitted" in words
+    assert figures.bracket_text(0, 45) == "< 45" and figures.bracket_text(30, math.inf) == "≥ 30"
+    fixed = compare.accuracy_at_fixed_N(table, 4)
+    assert words in figures.head_to_head_caption(best, fixed, "quick", 4, table=table)
+    assert words in figures.budget_slider_caption({"V": 4, "n": 6, "C": 4}, [60, 120], best,
+                                                  brackets)
+    fig = figures.head_to_head_figure(best, fixed, 4, brackets)
+    labels = fig.legends[0].get_texts()
+    plt.close(fig)
+    assert labels[-1].get_text() == figures.RANGE_LABEL
+    # a ratio within one step of the grid, settled or not; one further apart says nothing
+    apart = _two_architectures(aot=(30, 30), mlp=(60, 60))
+    b, r = card.censored_best(apart, 4), card.capacity_brackets(apart, 4)
+    clause = figures.ratio_grid_words(b, r, 120, "mlp", "aot")
+    assert clause == ("; the two mean capacities lie within one step of the search's grid over "
+                      "N (×2 apart; the N tried here up to ×2 apart): their brackets allow a "
+                      "ratio from 1.00 to 4.00")
+    assert clause in figures.winners_markdown(b, r) and clause not in figures.winners_markdown(b)
+    close = _two_architectures(aot=(30, 30), mlp=(30, 60))
+    b, r = card.censored_best(close, 4), card.capacity_brackets(close, 4)
+    assert figures.ratio_grid_words(b, r, 120, "mlp", "aot").endswith(
+        "from 0.75 to 3.00, so the grid does not settle which of the two stores more")
+    far = _two_architectures(aot=(15, 15), mlp=(120, 120))
+    b, r = card.censored_best(far, 4), card.capacity_brackets(far, 4)
+    assert figures.ratio_grid_words(b, r, 120, "mlp", "aot") == ""
+
+
+def test_the_budget_slider_marks_trained_aot_bars_outside_thm_1():
+    """Finding of the review: a frame showed a trained AoT of d > V beside Dana et al.'s
+    guarantee; such a bar is cross-hatched, with a legend entry, and the caption names it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    theory = compare.theory_curves(task, [60, 120])
+    wide = _half_table()
+    wide.loc[wide["budget"] == 120, "shape"] = "d=8 d_h=1 H=1"
+    best = card.censored_best(wide, 4)
+    assert figures.outside_scope("aot", "d=8 d_h=1 H=1", 4)
+    assert not figures.outside_scope("aot", "d=4 d_h=1 H=1", 4)
+    assert not figures.outside_scope("mha", "d=10 d_h=1 H=2", 4)
+    for budget, outside in ((60, False), (120, True)):
+        fig = figures.budget_frame(budget, best, theory, task)
+        ax = fig.axes[0]
+        hatches = [bar.get_hatch() for bar in ax.patches]
+        legend = ax.get_legend()
+        plt.close(fig)
+        assert (hatches[0] == "xx") == outside  # the trained AoT's bar
+        assert hatches.count("xx") == int(outside)
+        assert (legend is not None
+                and [t.get_text() for t in legend.get_texts()] == [figures.OUTSIDE_LABEL]) \
+            == outside
+    caption = figures.budget_slider_caption(task, [60, 120], best)
+    assert (f'Cross-hatched, "{figures.OUTSIDE_LABEL}": the best trained AoT at P = 120 '
+            "(d=8 d_h=1 H=1), whose width d exceeds V = 4") in caption
+    narrow = figures.budget_slider_caption(task, [60, 120], card.censored_best(_half_table(), 4))
+    assert "Every best trained AoT has d ≤ V = 4" in narrow and "Cross-hatched" not in narrow

@@ -68,20 +68,27 @@ LABELS: dict[str, str] = {
 #: notes' [summary + reconstruction], as the symbol table of Section 1 marks it), short enough
 #: for a legend; Kajitsuka & Sato's statement carries its own flag, "(4.2 [unverified])".
 MAHDAVI_FLAG = "[reconstruction]"
+#: Whose reading of Kim et al. (ICLR 2023) the chapter draws, wherever it names that statement:
+#: the formula Õ(d + n + √(nN)) is Kajitsuka & Sato's Table 1 reading (our notes), a
+#: seq-to-seq bound (a label at every position); Dana et al. (Sec. 7) read Kim et al.'s Thm 4.1
+#: otherwise (:func:`memnb.bounds.kim2023_parameter_order`).
+KIM_FLAG = "[as Kajitsuka & Sato's Table 1 reads it; seq-to-seq]"
 
 
 def statement_label(statement: str) -> str:
     """A statement of :func:`exp.theory_curves` as the chapter names it: Mahdavi et al.'s with
-    :data:`MAHDAVI_FLAG` after its theorem's name (before the colon, so that a name cut at
-    the colon keeps it), the information floor of :func:`exp.theory_curves` by the chapter's
-    one name for it, the information ceiling on N (:func:`ceiling_label`), every other
-    statement unchanged."""
+    :data:`MAHDAVI_FLAG` and Kim et al.'s with :data:`KIM_FLAG` after its name (before the
+    colon, so that a name cut at the colon keeps it), the information floor of
+    :func:`exp.theory_curves` by the chapter's one name for it, the information ceiling on N
+    (:func:`ceiling_label`), every other statement unchanged."""
     if statement.startswith("information floor "):
         return ceiling_label(statement)
-    if not statement.startswith("Mahdavi"):
+    flag = (MAHDAVI_FLAG if statement.startswith("Mahdavi") else
+            KIM_FLAG if statement.startswith("Kim") else None)
+    if flag is None:
         return statement
     name, colon, rest = statement.partition(":")
-    return f"{name} {MAHDAVI_FLAG}{colon}{rest}"
+    return f"{name} {flag}{colon}{rest}"
 
 
 def construction_label(name: str) -> str:
@@ -109,18 +116,28 @@ def _shape_style(statement: str) -> dict[str, Any]:
     return {"color": "#BBBBBB", "linestyle": ":", "marker": "x"}
 
 
+#: How :func:`theory_table` names the kind of a shape-only row: its values are orders with
+#: every constant set to 1, rounded to whole numbers, not counts of examples.
+SHAPE_ONLY_WORDS = "shape only: an order with every constant 1, rounded; not a count"
+
+
 def theory_table(theory: pd.DataFrame) -> pd.DataFrame:
     """The statements evaluated at each budget (:func:`exp.theory_curves`), one row per
     statement labelled with its kind (:func:`statement_label`), one column per budget P (the
     columns' name, ``budget P``); the information ceiling on N says what it says in place of a
-    kind (:func:`ceiling_says`). Each cell is its count as text (:func:`table_count`): a whole
-    number without decimals, another with one; NaN where no shape of the statement fits."""
+    kind (:func:`ceiling_says`), a shape-only row that it is an order
+    (:data:`SHAPE_ONLY_WORDS`). Each cell is its count as text (:func:`table_count`): a whole
+    number without decimals, another with one; a shape-only row's order rounded to a whole
+    number (its decimals would read as a count); NaN where no shape of the statement fits."""
+    kinds = {CEILING_KIND: ceiling_says(), "shape only": SHAPE_ONLY_WORDS}
     named = theory.assign(statement=[
-        f"{statement_label(s)} [{ceiling_says() if k == CEILING_KIND else k}]"
+        f"{statement_label(s)} [{kinds.get(k, k)}]"
         for s, k in zip(theory["statement"], theory["kind"], strict=True)])
+    order = dict(zip(named["statement"], theory["kind"] == "shape only", strict=False))
     table = named.pivot_table(index="statement", columns="parameters", values="N", sort=False)
-    table = table.apply(lambda column: column.map(
-        lambda v: math.nan if pd.isna(v) else table_count(v))).astype(object)
+    table = table.apply(lambda column: pd.Series([
+        math.nan if pd.isna(v) else f"{round(float(v)):,}" if order[name] else table_count(v)
+        for name, v in column.items()], index=column.index, dtype=object))
     table.columns.name = "budget P"
     return table
 
@@ -228,14 +245,95 @@ def _at_least(best: pd.DataFrame) -> pd.Series:
     return at_least(best)
 
 
-def best_table(best: pd.DataFrame, C: int) -> pd.DataFrame:
+def bracket_text(capacity: float, upper: float) -> str:
+    """One run's search bracket as a table cell: ``[30, 60)`` (the largest N fitted and the next
+    N tried, which failed), ``< 45`` (no tried N fitted: below the smallest) or ``≥ 30`` (every
+    N tried fitted: not bracketed above)."""
+    if capacity == 0:
+        return f"< {count_text(upper)}"
+    if math.isinf(upper):
+        return f"≥ {count_text(capacity)}"
+    return f"[{count_text(capacity)}, {count_text(upper)})"
+
+
+def _runs_of(brackets: pd.DataFrame, row: Any) -> pd.DataFrame:
+    """The runs (one per seed) of ``brackets`` (:func:`memnb.scorecard.compare.capacity_brackets`)
+    of the best shape ``row``, in seed order."""
+    return brackets[(brackets["architecture"] == row.architecture)
+                    & (brackets["budget"] == row.budget)
+                    & (brackets["shape"] == row.shape)].sort_values("seed")
+
+
+def seed_brackets_text(brackets: pd.DataFrame, row: Any) -> str:
+    """The search bracket of each seed of the best shape ``row`` (:func:`bracket_text`):
+    ``[180, 360) (every seed)`` where the seeds agree, else ``seed 0: [15, 30); seed 1: [8,
+    15)``; ``–`` without runs."""
+    runs = _runs_of(brackets, row)
+    cells = [bracket_text(float(r.capacity), float(r.upper)) for r in runs.itertuples()]
+    if not cells:
+        return "–"
+    if len(set(cells)) == 1:
+        return cells[0] + (" (every seed)" if len(cells) > 1 else "")
+    return "; ".join(f"seed {int(r.seed)}: {c}"
+                     for r, c in zip(runs.itertuples(), cells, strict=True))
+
+
+def grid_steps(brackets: pd.DataFrame, best: pd.DataFrame | None = None) -> np.ndarray:
+    """The steps of the capacity search's grid over N, as factors: per run of ``brackets``
+    (:func:`memnb.scorecard.compare.capacity_brackets`) bracketed on both sides (some N fitted,
+    a larger one tried and failed), the next N tried over the largest N fitted; with ``best``,
+    only the runs of its best shapes. Each such capacity is known only within this factor."""
+    runs = brackets
+    if best is not None:
+        keys = ["architecture", "budget", "shape"]
+        runs = brackets.merge(best[keys].drop_duplicates(), on=keys)
+    both = runs[(runs["capacity"] > 0) & np.isfinite(runs["upper"].astype(float))]
+    return (both["upper"].astype(float) / both["capacity"].astype(float)).to_numpy()
+
+
+def grid_words(brackets: pd.DataFrame, best: pd.DataFrame | None = None) -> str:
+    """A caption's sentence on the resolution of the capacity search (:func:`grid_steps`): each
+    capacity is known only within one step of its grid, ``[largest N fitted, next N tried)``,
+    and the step's factor over the runs (of ``best``'s shapes, when given); empty when no run
+    is bracketed on both sides."""
+    steps = grid_steps(brackets, best)
+    if steps.size == 0:
+        return ""
+    low, high = float(steps.min()), float(steps.max())
+    factor = f"×{high:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"×{low:.3g} to ×{high:.3g}"
+    whose = "the best shapes' runs" if best is not None else "the runs"
+    return (f"Each capacity is known only within one step of the search's grid over N: it lies "
+            f"in [largest N fitted, next N tried), and the next N tried is {factor} the largest "
+            f"fitted over {whose} (the grid's resolution).")
+
+
+def mean_brackets(best: pd.DataFrame, brackets: pd.DataFrame) -> pd.DataFrame:
+    """Per best shape of ``best`` (same index), the bracket of its mean capacity over seeds:
+    ``upper``, the mean over seeds of the next N tried (:func:`memnb.scorecard.compare.
+    capacity_brackets`; ``inf`` where a seed fitted every N tried), so that the true mean lies
+    in ``[capacity, upper)``, and ``step``, the largest grid step (:func:`grid_steps`) of its
+    runs (NaN where none is bracketed on both sides)."""
+    rows = {}
+    for r in best.itertuples():
+        runs = _runs_of(brackets, r)
+        upper = runs["upper"].astype(float)
+        steps = grid_steps(runs)
+        rows[r.Index] = {"upper": float(upper.mean()) if len(runs) else math.nan,
+                         "step": float(steps.max()) if steps.size else math.nan}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["upper", "step"])
+
+
+def best_table(best: pd.DataFrame, C: int, brackets: pd.DataFrame | None = None
+               ) -> pd.DataFrame:
     """The best shape per architecture and budget for the chapter to show
     (:func:`memnb.scorecard.compare.censored_best`): capacity and bits per parameter as mean ±
     std over seeds, a capacity whose every seed fitted no tried N as ``< N`` (the smallest N
     tried: below it, not resolved), a mean that counts such seeds as 0 says how many, and a
     mean over seeds some of which fitted every N tried (censored from above: ``censored_seeds``
     of :func:`memnb.experiments.compare.best_shapes`) as ``≥``, a lower bound, saying how
-    many."""
+    many. With ``brackets`` (:func:`memnb.scorecard.compare.capacity_brackets` of the run), a
+    column :data:`BRACKET_COLUMN` gives each seed's search bracket
+    (:func:`seed_brackets_text`): the capacity is known only within it."""
     rows = []
     per_bit = math.log2(C)
     low = _at_least(best)
@@ -254,11 +352,17 @@ def best_table(best: pd.DataFrame, C: int) -> pd.DataFrame:
                 f" ({int(r.censored_seeds)} of {r.seeds} seeds fitted every N tried: at least)"
                 if ge else "")
             bits = f"{ge}{r.bits:.3g}" + (f" ± {r.bits_std:.3g}" if r.seeds > 1 else "")
-        rows.append({"architecture": exp.SHORT[r.architecture], "budget": r.budget,
-                     "shape": r.shape, "parameters": r.parameters,
-                     "capacity (largest N fitted)": capacity, "bits per parameter": bits,
-                     "seeds": r.seeds})
+        row = {"architecture": exp.SHORT[r.architecture], "budget": r.budget,
+               "shape": r.shape, "parameters": r.parameters,
+               "capacity (largest N fitted)": capacity}
+        if brackets is not None:
+            row[BRACKET_COLUMN] = seed_brackets_text(brackets, r)
+        rows.append({**row, "bits per parameter": bits, "seeds": r.seeds})
     return pd.DataFrame(rows)
+
+
+#: The column of :func:`best_table` that gives each seed's search bracket.
+BRACKET_COLUMN = "bracket [largest N fitted, next N tried)"
 
 
 def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = False) -> None:
@@ -314,7 +418,8 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         else:
             ax.plot(part["parameters"], part["N"], linewidth=1.3, markersize=3.5,
                     markevery=max(1, len(part) // 6),
-                    label=f"{statement} [shape only, constant 1]", **_shape_style(statement))
+                    label=f"{statement_label(statement)} [shape only, constant 1]",
+                    **_shape_style(statement))
     for name, part in constructions.groupby("construction", sort=False):
         key = name.split()[0]
         ok = part[part["memorized"]]
@@ -422,9 +527,20 @@ def annotate_clear(ax: Any, text: str, places: list[tuple[tuple[float, float], d
     return None if chosen is None else chosen[1]
 
 
-def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.Figure:
+#: The range bars of :func:`head_to_head_figure`: the search's bracket of a mean capacity.
+_RANGE_BAR = {"linewidth": 6, "alpha": 0.22, "zorder": 1}
+#: Their legend entry.
+RANGE_LABEL = ("shaded bar: the search's bracket of the mean, from the largest N fitted to the "
+               "next N tried (mean over seeds)")
+
+
+def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
+                        brackets: pd.DataFrame | None = None) -> plt.Figure:
     """Left: bits per parameter at capacity (``capacity · log2 C / P``) against the budget,
-    best shape per architecture (mean ± std over seeds), with the external anchors. Right:
+    best shape per architecture (mean ± std over seeds), with the external anchors; with
+    ``brackets`` (:func:`memnb.scorecard.compare.capacity_brackets`), a shaded range bar behind
+    each mean spans its search bracket (:func:`mean_brackets`, :data:`RANGE_LABEL`) where that
+    is bounded on both sides. Right:
     training accuracy at a fixed ``N`` per budget
     (:func:`memnb.experiments.compare.accuracy_at_fixed_N`). Both budget axes are logarithmic
     with the budgets as plain tick labels; their label (:data:`BUDGET_AXIS`) says so. The
@@ -433,10 +549,21 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
     censored = _censored(best)
     low = _at_least(best)
-    labelled = at_least_labelled = False
+    labelled = at_least_labelled = range_labelled = False
+    span = mean_brackets(best, brackets) if brackets is not None else None
+    top_range = 0.0
     for arch in exp.ARCHITECTURES:
         mine = best["architecture"] == arch
         shift = dodge(arch)
+        if span is not None:
+            ranged = best[mine & ~censored & ~low & (best["capacity"] > 0)].join(span)
+            ranged = ranged[np.isfinite(ranged["upper"])]
+            if not ranged.empty:
+                high = ranged["upper"] * math.log2(C) / ranged["parameters"]
+                axes[0].vlines(ranged["budget"] * shift, ranged["bits"], high,
+                               color=ARCH_COLORS[arch], **_RANGE_BAR)
+                range_labelled = True
+                top_range = max(top_range, float(high.max()))
         # a censored budget breaks the line: no value to join there
         part = best[mine].assign(bits=best["bits"].where(~censored)).sort_values("budget")
         if part["bits"].notna().any():
@@ -462,6 +589,8 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
             axes[1].errorbar(part["budget"] * shift, part["accuracy"],
                              yerr=part["accuracy_std"], capsize=2, color=ARCH_COLORS[arch],
                              marker="o", markersize=4.5)
+    if range_labelled:  # one grey legend entry for the range bars of every architecture
+        axes[0].vlines([], [], [], color="#777777", label=RANGE_LABEL, **_RANGE_BAR)
     for key, value in external.anchors().items():
         axes[0].axhline(float(value), color="#777777", linestyle=":", linewidth=1.2)
         axes[0].annotate(f"{external.NAMES[key]}: {float(value):g} bits/param (another measure)",
@@ -472,7 +601,7 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
         ax.set_xscale("log")
         ax.set_xticks(budgets, [str(b) for b in budgets])
         ax.minorticks_off()
-    top = max(4.2, float((best["bits"] + best["bits_std"]).max()) * 1.1)
+    top = max(4.2, float((best["bits"] + best["bits_std"]).max()) * 1.1, top_range * 1.1)
     if censored.any():
         top = max(top, float((best["below"] * math.log2(C) / best["parameters"]).max()) * 1.1)
     axes[0].set(ylim=(0, top), xlabel=BUDGET_AXIS,
@@ -484,6 +613,9 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int) -> plt.
                 ylabel="training accuracy",
                 title=f"accuracy at fixed N ≈ {ratio:.2g} · P / log2 C (ours)")
     handles, labels = axes[0].get_legend_handles_labels()
+    # the range bars' entry after the architectures' (matplotlib lists error bars last)
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == RANGE_LABEL)
+    handles, labels = [handles[i] for i in order], [labels[i] for i in order]
     fig.tight_layout()
     # after the layout: where the label touches no point, error bar or line is read off the
     # axes as drawn
@@ -559,12 +691,30 @@ def _short_statement(statement: str) -> str:
 NO_SHAPE = "– (no shape\nfits the budget)"
 
 
+#: The legend entry of a trained AoT bar of :func:`budget_frame` outside Dana et al.'s Thm 1
+#: (:func:`outside_scope`), which the bar's hatching (:data:`_OUTSIDE_BAR`) marks.
+OUTSIDE_LABEL = "outside Thm 1's scope (d > V)"
+_OUTSIDE_BAR = {"hatch": "xx", "edgecolor": "white", "linewidth": 0.0}
+
+
+def outside_scope(architecture: str, shape: str, V: int) -> bool:
+    """Whether a trained shape lies outside the scope of Dana et al.'s Thm 1 as the chapter reads
+    it: an AoT whose width ``d`` exceeds the vocabulary ``V`` (fewer distinct last tokens than
+    the ``d`` that the proof needs; ours: the gap in the proof that the Dana chapter finds).
+    Other architectures, and a shape name without ``d=``: False (no guarantee of Dana et al. is
+    about them; nothing to read)."""
+    sizes = dict(kv.split("=", 1) for kv in str(shape).split() if "=" in kv)
+    d = sizes.get("d", "")
+    return architecture == "aot" and d.isdigit() and int(d) > int(V)
+
+
 def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
                  task: dict[str, int]) -> list[dict[str, Any]]:
     """The bars of :func:`budget_frame` at ``budget``, in order: each a dict of ``name`` (the
     tick label), ``value`` (its height, NaN for no bar), ``err`` (its error bar, 0 for none),
-    ``color``, ``text`` (its label where not its value) and ``ceiling`` (whether it is the
-    information ceiling on N)."""
+    ``color``, ``text`` (its label where not its value), ``ceiling`` (whether it is the
+    information ceiling on N) and ``outside`` (a trained AoT outside Dana et al.'s Thm 1,
+    :func:`outside_scope`)."""
     here = best[best["budget"] == budget]
     bars: list[dict[str, Any]] = []
     censored = _censored(here)
@@ -573,10 +723,11 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     for arch in exp.ARCHITECTURES:
         row = here[here["architecture"] == arch]
         bar = {"name": f"trained\n{exp.SHORT[arch]}", "color": ARCH_COLORS[arch],
-               "ceiling": False}
+               "ceiling": False, "outside": False}
         if len(row):
             below = censored[row.index[0]]
-            bars.append({**bar, "value": max(float(row["capacity"].iloc[0]), 0.8),
+            bars.append({**bar, "outside": outside_scope(arch, row["shape"].iloc[0], task["V"]),
+                         "value": max(float(row["capacity"].iloc[0]), 0.8),
                          "err": float(row["capacity_std"].iloc[0]),
                          "text": f"< {float(row['below'].iloc[0]):g}" if below else
                          f"≥ {count_text(row['capacity'].iloc[0])}" if low[row.index[0]]
@@ -591,7 +742,7 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
         bars.append({"name": _short_statement(r.statement),
                      "value": max(float(r.N), 0.8) if fits else math.nan, "err": 0.0,
                      "color": "#222222" if ceiling else _style(r.statement)["color"],
-                     "text": None if fits else NO_SHAPE, "ceiling": ceiling})
+                     "text": None if fits else NO_SHAPE, "ceiling": ceiling, "outside": False})
     return bars
 
 
@@ -622,8 +773,11 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     in ``best``: ``– (not trained)``). A capacity below the smallest N tried is labelled
     ``< N``, one some seed of which fitted every N tried (a lower bound) ``≥ N``. The
     information ceiling on N is named :data:`CEILING_WORDS`, its bar hatched and
-    unfilled. ``ylim``: the y-limits, common to the frames of one slider (:func:`budget_ylim`);
-    None fits them to this frame."""
+    unfilled. A trained AoT whose shape lies outside Dana et al.'s Thm 1 (:func:`outside_scope`)
+    is cross-hatched, with the legend entry :data:`OUTSIDE_LABEL`. ``ylim``: the y-limits,
+    common to the frames of one slider (:func:`budget_ylim`); None fits them to this frame."""
+    from matplotlib.patches import Patch
+
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
     bars_at = _budget_bars(budget, best, theory, task)
     values = [b["value"] for b in bars_at]
@@ -632,6 +786,12 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     for bar, spec in zip(bars, bars_at, strict=True):
         if spec["ceiling"]:
             bar.set(alpha=1.0, **_CEILING_BAR)
+        if spec["outside"]:
+            bar.set(**_OUTSIDE_BAR)
+    outside = [spec for spec in bars_at if spec["outside"]]
+    if outside:
+        ax.legend(handles=[Patch(facecolor=outside[0]["color"], alpha=0.85, label=OUTSIDE_LABEL,
+                                 **_OUTSIDE_BAR)], loc="upper left", fontsize=7.5)
     # error bars only where there is a spread: a statement has none, nor a capacity every seed
     # of which agreed (a cap of zero height would read as a measured spread)
     spread = [i for i, err in enumerate(errs) if err > 0 and not math.isnan(values[i])]
@@ -720,11 +880,39 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
     return name
 
 
-def budget_slider_caption(task: dict[str, int], budgets: list[int]) -> str:
+def outside_scope_words(best: pd.DataFrame, task: dict[str, int]) -> str:
+    """A caption's sentence (starting with a space) naming the budgets at which the best trained
+    AoT of ``best`` lies outside Dana et al.'s Thm 1 (:func:`outside_scope`), its bar
+    cross-hatched in the budget slider, or saying that none does."""
+    V = int(task["V"])
+    wide = [r for r in best.sort_values("budget").itertuples()
+            if outside_scope(r.architecture, r.shape, V)]
+    if not wide:
+        return (f" Every best trained AoT has d ≤ V = {V}, within Dana et al.'s Thm 1 as we read "
+                "it.")
+    named = prose.and_words([f"P = {r.budget} ({r.shape})" for r in wide])
+    return (f" Cross-hatched, \"{OUTSIDE_LABEL}\": the best trained AoT at {named}, whose width "
+            f"d exceeds V = {V}, so it lies outside what the proof covers (ours: the gap in the "
+            "proof that the Dana chapter finds) and its bar does not test the guarantee beside "
+            "it (what training reached at the theorem's own shape: the sentence below the "
+            "statements figure).")
+
+
+def budget_slider_caption(task: dict[str, int], budgets: list[int],
+                          best: pd.DataFrame | None = None,
+                          brackets: pd.DataFrame | None = None) -> str:
     """The caption of the slider over the budget (:func:`budget_frame`): what its bars are, on
     the task ``task`` and the ``budgets`` its frames show (the ceiling's bits per parameter:
-    :func:`exp.theory_curves`' default)."""
+    :func:`exp.theory_curves`' default); with ``best``, which trained AoT bars are
+    cross-hatched as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`); with
+    ``brackets`` too (:func:`memnb.scorecard.compare.capacity_brackets`), the resolution of the
+    capacity search (:func:`grid_words`)."""
     bits = inspect.signature(exp.theory_curves).parameters["weight_bits"].default
+    extra = ""
+    if best is not None:
+        extra += outside_scope_words(best, task)
+        if brackets is not None and grid_words(brackets, best):
+            extra += " " + grid_words(brackets, best)
     return (f"**Figure (ours), slider over the budget P** ({_numbers_words(sorted(budgets))} "
             f"parameters; C = {task['C']} classes): at each budget, the trained capacity of each "
             "architecture's best shape (mean over seeds; an error bar, the standard deviation "
@@ -733,7 +921,7 @@ def budget_slider_caption(task: dict[str, int], budgets: list[int]) -> str:
             f"information ceiling on N, N log2 C ≤ {bits} P, not a guarantee: "
             f"{ceiling_says(f'{bits} P')}; hatched, labelled "
             f"\"{CEILING_WORDS}\"); examples N on a log scale, "
-            "each bar labelled with its value.")
+            "each bar labelled with its value." + extra)
 
 
 def classes_slider_caption(task: dict[str, int], classes: list[int]) -> str:
@@ -806,10 +994,42 @@ def winners(best: pd.DataFrame) -> pd.DataFrame:
     return budget_leads(best)
 
 
-def winners_markdown(best: pd.DataFrame) -> str:
+def ratio_grid_words(best: pd.DataFrame, brackets: pd.DataFrame, budget: int, first: str,
+                     second: str) -> str:
+    """A clause (starting with ``"; "``) saying that the capacities of the best shapes of
+    ``first`` and ``second`` at ``budget`` lie within one step of the search's grid over N of
+    each other (the larger mean over the smaller at most the largest step of their runs,
+    :func:`mean_brackets`), with the range that their brackets allow for the ratio of their
+    bits per parameter, and whether that range settles the order; empty where they lie
+    further apart, or where either has no bracket on both sides."""
+    here = best[best["budget"] == budget].set_index("architecture")
+    if first not in here.index or second not in here.index:
+        return ""
+    a, b = here.loc[first], here.loc[second]
+    span = mean_brackets(best[best["budget"] == budget], brackets)
+    span.index = best.loc[span.index, "architecture"]
+    step = float(np.nanmax([span.loc[first, "step"], span.loc[second, "step"]]))
+    ca, cb = float(a["capacity"]), float(b["capacity"])
+    if math.isnan(step) or min(ca, cb) <= 0 or max(ca, cb) / min(ca, cb) > step:
+        return ""
+    per = float(b["parameters"]) / float(a["parameters"])  # bits ratio = capacity ratio · per
+    ua, ub = float(span.loc[first, "upper"]), float(span.loc[second, "upper"])
+    low = ca / ub * per
+    high = "any larger ratio" if math.isinf(ua) else f"{ua / cb * per:.2f}"
+    order = ("" if low >= 1 else
+             ", so the grid does not settle which of the two stores more")
+    apart = ("equal" if ca == cb else f"×{max(ca, cb) / min(ca, cb):.3g} apart")
+    return (f"; the two mean capacities lie within one step of the search's grid over N "
+            f"({apart}; the N tried here up to ×{step:.3g} apart): their brackets allow a "
+            f"ratio from {low:.2f} to {high}{order}")
+
+
+def winners_markdown(best: pd.DataFrame, brackets: pd.DataFrame | None = None) -> str:
     """One sentence per budget naming who stores most per parameter and by how much (ours); a
     value that is a lower bound (every N tried fitted by some seed) reads "at least", and a
-    first place over such a value is undecided."""
+    first place over such a value is undecided. With ``brackets``
+    (:func:`memnb.scorecard.compare.capacity_brackets`), a ratio between capacities that lie
+    within one step of the search's grid of each other says so (:func:`ratio_grid_words`)."""
     lines = []
     at = best.set_index(["budget", "architecture"])
     for r in winners(best).itertuples():
@@ -837,6 +1057,8 @@ def winners_markdown(best: pd.DataFrame) -> str:
                 same = (f"; the same mean capacity, {first['capacity']:g} examples, on "
                         f"{int(first['parameters'])} parameters against "
                         f"{int(second['parameters'])}: the lead is the parameter count's")
+            if brackets is not None:
+                same += ratio_grid_words(best, brackets, r.budget, r.winner, r.runner_up)
         lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {least}{r.bits:.2f} "
                      f"bits/parameter, {ratio}{spread}{same}.")
     return "\n".join(lines)
@@ -1005,6 +1227,10 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
                         for k, v in external.anchors().items())
     reach_lead, reach_details = (anchor_reach_words(table, C, profile) if table is not None
                                  else ("", ""))
+    span = (card.capacity_brackets(table, C) if table is not None else None)
+    grid = (" " + grid_words(span, best) + " Shaded bars: the search's bracket of each mean "
+            "(from the largest N fitted to the next N tried, mean over seeds)."
+            if span is not None and grid_words(span, best) else "")
     runs = ("every shape and seed trained at that budget (not only the best shape; from "
             f"{int(fixed['runs'].min())} to {int(fixed['runs'].max())} runs per point)"
             if "runs" in fixed and len(fixed) else "every shape and seed trained at that budget")
@@ -1015,7 +1241,8 @@ def head_to_head_caption(best: pd.DataFrame, fixed: pd.DataFrame, profile: str, 
             "fixed N per budget, the N of the search's first round nearest one bit per "
             "parameter, mean ± std over every shape and seed trained at that budget; dashed "
             "line: chance, 1/C. The architectures are drawn slightly apart along P, in both "
-            f"panels, so that equal values at one budget both show. Verdict (computed): {status}.")
+            f"panels, so that equal values at one budget both show.{grid} Verdict (computed): "
+            f"{status}.")
     details = (f"Best shape: {exp.BEST_SHAPE_RULE}; {seeds} seed(s); C = {C} classes, so log2 {C} "
                f"bits per label. {fixed_inputs_words(best, task)} The architectures are drawn "
                f"apart by a factor of at most {max(dodge(a) for a in exp.ARCHITECTURES):.2f}. "
@@ -1066,8 +1293,72 @@ def weight_bits_words(constructions: pd.DataFrame) -> str:
             + (f"; {'; '.join(parts)}" if parts else "") + ".")
 
 
+def mahdavi_construction_width(task: dict[str, int]) -> int:
+    """The width ``d`` of our reconstruction of Mahdavi et al.'s construction on ``task``:
+    ``max(n + 1, C)`` (:func:`exp.constructions_at_budgets`; the theorem needs ``n < d`` and the
+    read-out ``[I_C; 0]`` needs ``C ≤ d``), the smallest width of the shapes over which the
+    chapter evaluates the guarantee (:data:`exp.GUARANTEE_SHAPES`), whose reasons are the
+    same."""
+    return int(exp.GUARANTEE_SHAPES["Mahdavi"]["d_min"][1](task))
+
+
+def p_counts_words(constructions: pd.DataFrame, task: dict[str, int]) -> str:
+    """A caption's sentences on what P counts in each guarantee (finding of the review): Dana et
+    al.'s ``d(n + 2V + 4 d_h H)`` pays for the token embeddings, the positions and the
+    unembedding; Mahdavi et al.'s ``2Hd(d_h + d_v) + d d_o`` for no input. On ``task``, at the
+    width of Mahdavi et al.'s construction (:func:`mahdavi_construction_width`), the inputs
+    that count leaves out would cost ``V d + n d`` numbers, given with their share of the
+    construction's P at each size built in ``constructions``
+    (:func:`exp.constructions_at_budgets`), and the Gaussian reals the construction is fed,
+    ``N (n + 1) d`` (its contexts and queries)."""
+    V, n = int(task["V"]), int(task["n"])
+    d = mahdavi_construction_width(task)
+    inputs = V * d + n * d
+    text = ("What P counts differs between the guarantees: Dana et al.'s P = d(n + 2V + "
+            "4 d_h H) pays for the token embeddings, the positions and the unembedding; Mahdavi "
+            "et al.'s P = 2Hd(d_h + d_v) + d d_o pays for no input (its tokens arrive as vectors "
+            f"in R^d). On this task those inputs would cost V·d + n·d = {V * d:,} + {n * d:,} = "
+            f"{inputs:,} numbers at the construction's d = {d}")
+    mha = constructions[constructions["construction"].str.startswith("mha")
+                        & constructions["parameters"].notna()
+                        & (constructions["note"].fillna("") == "" if "note" in constructions
+                           else True)]
+    if mha.empty:
+        return text + "."
+    mha = mha.sort_values("parameters")
+    sizes = mha["parameters"].to_numpy(float)
+    fed = mha["N"].to_numpy(float) * (n + 1) * d
+    small, large = sizes[0], sizes[-1]
+    share = (f"{100 * inputs / small:.0f} % of its P ({small:,.0f} parameters)"
+             if small == large else
+             f"{100 * inputs / small:.0f} % of its P at the smallest size built ({small:,.0f} "
+             f"parameters) down to {100 * inputs / large:.0f} % at the largest ({large:,.0f})")
+    reals = (f"{fed[0]:,.0f}" if fed.min() == fed.max()
+             else f"{fed.min():,.0f} to {fed.max():,.0f}")
+    return (text + f", {share}; and the construction is fed N(n + 1)d = {reals} Gaussian reals "
+            "(its contexts and queries) at no cost.")
+
+
+def every_dataset_words(best: pd.DataFrame) -> str:
+    """A caption's sentence on what the statements and the trained capacities measure (finding
+    of the review): the guarantees are for every dataset that meets their assumptions, and
+    Kajitsuka & Sato's lower bound is for memorizing every such dataset; a trained capacity is
+    a fit to one random dataset per seed (the seeds of ``best``); Dana et al. separate the
+    worst case (their Cor. 1) from the expected case (their Cor. 2)."""
+    seeds = sorted({int(v) for v in best["seeds"]}) if "seeds" in best and len(best) else []
+    many = ("" if not seeds else
+            f" ({prose.counted(seeds[0], 'seed')} here)" if len(seeds) == 1 else
+            f" ({seeds[0]} to {seeds[-1]} seeds here)")
+    return ("The guarantees hold for every dataset that meets their assumptions, and Kajitsuka "
+            "& Sato's lower bound is about memorizing every such dataset; a trained capacity is "
+            f"a fit to one random dataset per seed{many}. Dana et al. separate the two cases "
+            "themselves: their Cor. 1 is a worst-case statement, their Cor. 2 one in "
+            "expectation over a uniform prior.")
+
+
 def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
-                   C: int, brackets: pd.DataFrame | None = None) -> str:
+                   C: int, brackets: pd.DataFrame | None = None, *,
+                   task: dict[str, int] | None = None) -> str:
     """Caption of :func:`bounds_figure`, built by :func:`memnb.viz.with_details`: its lead says
     what is drawn (the panels, the bits per parameter of each kind of point,
     :func:`weight_bits_words`, the shaded region, the line styles) and whether the
@@ -1075,7 +1366,10 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     where each statement sits against the trained capacity at the largest budget, the best
     means below a guarantee of their own architecture (:func:`below_guarantee_words`; with
     ``brackets``, :func:`memnb.scorecard.compare.capacity_brackets`, each seed read as the
-    guarantee rows read it), the sizes not built, and the shape-only lines, ▽ and ▲ named."""
+    guarantee rows read it), the sizes not built, and the shape-only lines, ▽ and ▲ named. The
+    lead also says what the statements and the trained capacities measure
+    (:func:`every_dataset_words`) and, with ``task`` (``V, n``), what P counts in each
+    guarantee (:func:`p_counts_words`)."""
     top = int(best["budget"].max())
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
@@ -1107,7 +1401,9 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
             "be fitted: weights of that many bits fit at most a 2^(bits − N log2 C) share of "
             "them. The three shape-only statements (constant 1) are told apart by their grey, "
             "dash pattern and marker; the earlier bound H(d_h - 1) + 1 has a dotted line with "
-            "markers of its own, so that it shows where it overlaps another guarantee.")
+            "markers of its own, so that it shows where it overlaps another guarantee. "
+            + every_dataset_words(best)
+            + (" " + p_counts_words(constructions, {**task, "C": C}) if task else ""))
     details = (f"Best shape: {exp.BEST_SHAPE_RULE}. "
                f"At P = {top} the best trained capacity (the best shape's mean "
                f"over seeds) is {'at least ' if low else ''}{cap:.0f} examples; the statements "
