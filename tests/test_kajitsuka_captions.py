@@ -117,7 +117,12 @@ def test_theorem_42_and_the_averaging_attention_are_marked_unverified():
             in text)
     assert "is our notes' reading, *[unverified]*." in text
     assert "\"a single self-attention layer, used as an" not in text
-    assert "how a third-party summary describes it" in text
+    # one label for "one self-attention layer suffices": a third-party summary's, [unverified]
+    assert "is how third-party summaries put it" in text
+    assert ("that **one** self-attention layer suffices for it is a third-party\nsummary's words "
+            "(*[unverified]*)") in text
+    assert "suffices to\nidentify them (the summary of the paper in our sources)" not in text
+    assert "The reason is parameter sharing: **one** self-attention layer" not in text
     assert "constructions have no positional encoding, as the model of Theorem 4.1 as our " \
         "notes recall\nit (Sec. 1, *[unverified]*)" in text
     items = {it.item: it for it in load_items(["kajitsuka"])}

@@ -821,7 +821,11 @@ def test_curves_verdict_reads_the_final_epoch_and_reports_the_lowest_loss_one():
     v = card.curves_verdict(table, "loss")
     final = card._curves_verdict_final(table, "loss")
     assert v.status == final.status == "trend"  # the final epoch: the seeds disagree
-    assert v.measured.startswith(final.measured)
+    # the reading at the last epoch and the late divergence open the text, then the values
+    lead = card.last_epoch_lead(table, "loss", final.status)
+    assert lead.startswith("the rule fails at the last epoch only: 1 of 2 seeds' deepest run "
+                           "(10 blocks, seed 0) diverged in its last 10 epochs")
+    assert v.measured.startswith(f"{lead}; {final.measured}")
     # the sentence that introduces the lowest-loss reading says how each point's trial was kept
     assert ("each point keeps, of its trials, the one with the highest training accuracy at its "
             "lowest-loss checkpoint (ties: lower loss, then the earlier trial), and the verdict "
@@ -909,24 +913,38 @@ def test_a_last_epoch_failure_is_traced_to_the_runs_that_diverged_late_or_not():
     table = _late(ok | late, {k: (0.01, 0.995) for k in late})
     v = card.curves_verdict(table, "accuracy")
     assert v.status == "differs"
-    assert ("the last-epoch failure comes from the 2 runs that diverged late (10 blocks, seeds "
-            "0, 1): with them read at their lowest-loss epoch instead and every other run at its "
-            "last, the same rule holds on the mean and at every seed") in v.measured
+    # the text opens with the reading at the last epoch and where its failure comes from
+    assert v.measured.startswith(
+        "differs at the last epoch only: 2 of 3 seeds' deepest runs (10 blocks, seeds 0, 1) "
+        "diverged in their last 10 epochs; with them read at their lowest-loss epoch instead, "
+        "the same rule holds on the mean and at every seed, and so it does at every run's "
+        "lowest-loss checkpoint (3 of 3 seeds); final accuracy: ")
     # the loss verdict of a caption (divergence named once) still says where the failure comes
     # from, without listing the falls again
     quiet = card.curves_verdict(table, "loss", divergence=False)
-    assert "comes from the 2 runs that diverged late" in quiet.measured
+    assert quiet.measured.startswith("differs at the last epoch only: 2 of 3 seeds' deepest "
+                                     "runs (10 blocks, seeds 0, 1) diverged")
     assert "diverge late (" not in quiet.measured
     # seed 0 fails without diverging: the divergence of seed 1 explains part of it
     part = _late(ok | {(10, 0): (0.9, 0.70), (10, 1): (0.8, 0.72)}, {(10, 1): (0.01, 0.995)})
+    assert card.curves_verdict(part, "accuracy").measured.startswith(
+        "differs at the last epoch: 1 of 3 seeds' deepest run (10 blocks, seed 1) diverged in "
+        "its last 10 epochs, and the last-epoch failure comes from it only in part (with it "
+        "read at its lowest-loss epoch instead, the same rule still fails on the mean and at "
+        "seed 0); at every run's lowest-loss checkpoint it fails on the mean and holds at 2 of "
+        "3 seeds (fails at seed 0); final accuracy: ")
     assert ("the 1 run that diverged late (10 blocks, seed 1) explains only part of the "
             "last-epoch failure: with it read at its lowest-loss epoch instead and every other "
             "run at its last, the same rule still fails on the mean and at seed 0"
-            ) in card.curves_verdict(part, "accuracy").measured
+            ) == card.late_divergence_share(part, "accuracy")
     # the run that diverged late fails at its lowest-loss epoch too: none of the failure is its
     none = _late(ok | late, {(10, 0): (0.01, 0.9)} | {(10, 1): (0.01, 0.9)})
     text = card.curves_verdict(none, "accuracy").measured
-    assert "the last-epoch failure does not come from the 2 runs that diverged late" in text
+    assert text.startswith("differs at the last epoch and at the lowest-loss checkpoint: 2 of 3 "
+                           "seeds' deepest runs (10 blocks, seeds 0, 1) diverged in their last "
+                           "10 epochs, but the last-epoch failure does not come from them")
+    assert ("the last-epoch failure does not come from the 2 runs that diverged late"
+            in card.late_divergence_share(none, "accuracy"))
     # nothing to trace: no failure, or no late divergence
     assert card.late_divergence_share(_late(ok, {}), "accuracy") == ""
     steady = _late(ok | {(10, 0): (0.9, 0.70)}, {})

@@ -225,10 +225,9 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     fmt, kw = _style("seq-to-seq FFN₂, fitted", "--")
     hollow |= _plot_counted(ax, nt["N"], judged, fmt, done,
                             label="next-token, FFN₂ / √(L+3) (the fitted quantity)", **kw)
-    ref = judged[0] * np.sqrt(nt["N"] / nt["N"].iloc[0])
-    ax.plot(nt["N"], ref, color="grey", ls=":", label="∝ √N (through its first point)")
-    ax.set(xscale="log", yscale="log", xlabel="N (sequences)",
-           ylabel="parameters (count);\ndashed: FFN₂ / √(L+3)",
+    _sqrt_reference(ax, nt["N"], judged, "N")
+    ax.set(xscale="log", yscale="log", xlabel="N (sequences; log scale)",
+           ylabel="parameters (count, log scale);\ndashed: FFN₂ / √(L+3)",
            title=f"against N (n = {int(nt['n'].iloc[0])})")
     _legend_below(ax, hollow, ncol=2, handlelength=_DASHED_HANDLE)
     byn = table[table["sweep"] == "n"]
@@ -245,8 +244,7 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
     fmt, kw = _style("seq-to-seq FFN₂, fitted", "--")
     hollow |= _plot_counted(ax, s2n["n"], fitted, fmt, evaluated(s2n),
                             label="seq-to-seq, FFN₂ / √(L+3) (the fitted quantity)", **kw)
-    ax.plot(s2n["n"], fitted[0] * np.sqrt(s2n["n"] / s2n["n"].iloc[0]), color="grey", ls=":",
-            label="∝ √n (through its first point)")
+    _sqrt_reference(ax, s2n["n"], fitted, "n")
     ns = sorted(byn["n"].unique())
     # plain tick labels on both log axes: the labels name the scale
     ax.set(xscale="log", yscale="log", xlabel="n (sequence length, tokens; log scale)",
@@ -285,6 +283,33 @@ def construction_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profil
         f"sources, Sec. 4) is **{status_words(cor)}**; {found['next_token_n'].measured}"
         f"{_flat_in_n(found['next_token_n'])}.")
     return fig, viz.with_details(lead, details)
+
+
+#: The √ reference line of :func:`construction_figure`: near black, finely dotted and drawn
+#: over the dashed fitted line it follows (in grey under it, it was hidden there).
+SQRT_REFERENCE_STYLE: dict[str, Any] = {"color": "0.1", "ls": (0, (1, 2)), "lw": 1.6,
+                                        "zorder": 3}
+
+
+def sqrt_reference_gap(x: Any, fitted: Any) -> float:
+    """The largest relative distance between the ``fitted`` quantity of
+    :func:`construction_figure` and its √ reference through its first point, ``fitted[0] ·
+    √(x / x[0])``: how closely the two lines of a panel coincide."""
+    x, fitted = np.asarray(x, dtype=float), np.asarray(fitted, dtype=float)
+    ref = fitted[0] * np.sqrt(x / x[0])
+    return float(np.max(np.abs(fitted / ref - 1)))
+
+
+def _sqrt_reference(ax: Any, x: Any, fitted: Any, var: str) -> None:
+    """Draw ``∝ √var`` through the first point of the dashed ``fitted`` line of one panel of
+    :func:`construction_figure`, over it (:data:`SQRT_REFERENCE_STYLE`), its legend entry saying
+    so and how far apart the two lines are at most (:func:`sqrt_reference_gap`)."""
+    x = np.asarray(x, dtype=float)
+    fitted = np.asarray(fitted, dtype=float)
+    gap = prose.percent_up(sqrt_reference_gap(x, fitted))
+    ax.plot(x, fitted[0] * np.sqrt(x / x[0]), **SQRT_REFERENCE_STYLE,
+            label=f"∝ √{var} through the first point (drawn over\nthe dashed line, within "
+                  f"{gap} of it)")
 
 
 def _seq2seq_positional(table: pd.DataFrame) -> bool | None:
@@ -1219,12 +1244,13 @@ def lower_bound_figure(cached: pd.DataFrame) -> tuple[plt.Figure, str]:
                f"{paper.VC_BOUND.split(':')[0]} (architecture-free form; our choice of bound "
                "and constants) reaches the number of points to shatter. That bound grows like "
                "$W^2 \\log W$ in $W$, so its smallest $W$ grows like "
-               "$\\sqrt{N / \\log N}$, a log factor short of $\\sqrt N$: fitted over the "
+               "$\\sqrt{N / \\log N}$, a $\\sqrt{\\log N}$ factor short of $\\sqrt N$: fitted "
+               "over the "
                f"N of the sweep (as the Theorem 4.2 row fits it), its exponent in N is "
                f"{slopes[0]:.3g} (dashed) and {slopes[1]:.3g} (dotted)"
                + (", below ½" if max(slopes) < 0.5 else "")
                + "; what it instantiates is a "
-               "lower bound of order $\\sqrt N$ up to that log factor. Grey line: $\\sqrt N$ "
+               "lower bound of order $\\sqrt N$ up to that factor. Grey line: $\\sqrt N$ "
                "itself, the shape of Theorem 4.2's $\\Omega(\\sqrt N)$ with its constant set "
                "to one (a reference slope, not a bound; that the theorem states this order is "
                "our notes' reading, *[unverified]*). Markers: our "
@@ -1389,11 +1415,53 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
             f"{markers_sentence(fresh, cached, profile)} "
             f"From {which}: loss **Verdict: {status_words(loss)}**; "
             f"accuracy **Verdict: {status_words(acc)}**."
-            f"{counted_seeds_sentence(table)}{late_fall_sentence(table)}")
+            f"{counted_seeds_sentence(table)}{late_fall_sentence(table)}"
+            f"{shortfall_sentence(table)}")
     details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     model = model_words(table)
     return fig, viz.with_details(f"{lead} {model}" if model else lead, details)
+
+
+def shortfall_sentence(curves: pd.DataFrame) -> str:
+    """Where a deeper model of a curves table gets fewer training sequences right than a
+    shallower one that gets every one right, by how many sequences, at the last epoch and at
+    each run's lowest-loss checkpoint (:func:`memnb.scorecard.kajitsuka.accuracy_shortfall_words`,
+    the Figs. 2 and 5 rows' own words), as one sentence for the visible caption: a failure of the
+    accuracy rule at the ceiling reads as the few sequences it is. Empty where there is none."""
+    words = card.accuracy_shortfall_words(curves)
+    return f" Counted in training sequences: {words}." if words else ""
+
+
+def earlier_code_markdown(runs: Sequence[tuple[str, Any]]) -> str:
+    """One sentence on the committed full-scale tables that the loss and accuracy verdicts of
+    the curve figures read, for each ``(figures, run)`` of ``runs`` (``run``: a
+    :class:`memnb.results.FreshAndCached`) whose committed table today's code did not compute
+    (:func:`memnb.results.computed_by_todays_code`): which code computed them (the code
+    fingerprint of their provenance), that a rerun on today's code will replace them (the
+    "Still to run" section of the Running at scale page) and that the verdicts stand on these
+    tables until then. Empty when every committed table is of today's code, or none is read."""
+    from memnb.results import computed_by_todays_code
+
+    old = [(figs, run) for figs, run in runs
+           if run.cached is not None and run.cached_provenance is not None
+           and not computed_by_todays_code(run.name, run.cached_provenance)]
+    if not old:
+        return ""
+    codes = {figs: str(run.cached_provenance.get("code_fingerprint") or "not recorded")
+             for figs, run in old}
+    if len(set(codes.values())) == 1:
+        code = f"code fingerprint {next(iter(codes.values()))}"
+    else:
+        code = "code fingerprints " + prose.and_words([f"{c} ({f})" for f, c in codes.items()])
+    one = len(old) == 1
+    figures = prose.and_words([f"of {f}" for f, _ in old])
+    return (f"The loss and accuracy verdicts {figures} read "
+            f"committed full-scale table{'' if one else 's'} computed by earlier code ({code}), "
+            "which no re-key carried to today's code. A rerun on today's code will replace "
+            f"{'it' if one else 'them'} ({{ref}}`Still to run <still-to-run>`, on the Running "
+            "at scale page); until then the verdicts stand on "
+            f"{'this table' if one else 'these tables'}.")
 
 
 def counted_seeds_sentence(curves: pd.DataFrame) -> str:
@@ -1612,7 +1680,8 @@ _DEPTHS_SHARE = 0.88
 
 #: The right panel's y-label of :func:`capacity_figure`: the accuracy a capacity table records is
 #: the kept trial's at its lowest-loss checkpoint (``TrainResult.accuracy``), not its last epoch's.
-CAPACITY_ACCURACY_LABEL = "training accuracy at lowest-loss\ncheckpoint (best trial)"
+CAPACITY_ACCURACY_LABEL = ("training accuracy (fraction) at\nlowest-loss checkpoint "
+                           "(best trial)")
 
 
 def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str, *,
@@ -1703,8 +1772,9 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
                     else card.seq_len_verdict(table))
     what = ("*Memorization capacity against N (Fig. 7 of the paper: MultiNLI, n = 8, "
             f"N from {paper.FIG7_N.value[0]} to {paper.FIG7_N.value[-1]}).*" if by == "N" else
-            "*Capacity against the sequence length n (the ICLR version's sweep over n; its "
-            "values of n are not in our sources, ours are a reconstruction).*")
+            "*Capacity against the sequence length n (the ICLR version's sweep over n, which "
+            "our notes name without a quote from the paper, [unverified]; its values of n are "
+            "not in our sources, ours are a reconstruction).*")
     source = "the full-scale run" if shows_full else f"our `{profile}` run"
     tried = ", ".join(str(b) for b in sorted(table["blocks"].unique()))
     ds = widths(table)
@@ -1733,6 +1803,37 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
         beside = card.quick_against_full(table, cached, by, profile)
         details += f" {beside}" if beside else ""
     return fig, viz.with_details(f"{lead} **Verdict: {status_words(verdict)}**.", details)
+
+
+def seq_len_sizes_markdown(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: str
+                           ) -> str:
+    """The sizes of the sweep over n: of the run that :func:`capacity_figure` draws
+    (:func:`capacity_shown`), of our `full` profile when that run is another, and whether
+    either is the N of the ICLR version's Fig. 2 caption (:data:`memnb.papers.kajitsuka.FIG2_N`,
+    which our `full` random-data curves borrow), as one Markdown sentence: the sizes are
+    ours, named, not the caption's."""
+    from memnb.experiments.registry import get
+
+    def listed(values: Any) -> str:
+        return ", ".join(f"{int(v):,}" for v in sorted(pd.unique(pd.Series(values))))
+
+    shown = capacity_shown(fresh, cached, "n")
+    run = "full" if cached is not None and shown is cached else profile
+    full = get("kajitsuka.seq_len").params("full")
+    text = (f"Our sizes for the sweep over $n$: the run drawn below (`{run}`) has $N$ = "
+            f"{listed(shown['N'])} random sequences at $n$ = {listed(shown['n'])}")
+    sizes = {int(v) for v in shown["N"]}
+    if run != "full":
+        text += f"; our `full` profile has $N$ = {full['N']:,} at $n$ = {listed(full['n'])}"
+        sizes.add(int(full["N"]))
+    iclr = int(paper.FIG2_N.value)
+    borrowed = int(get("kajitsuka.random_curves").params("full")["N"]) == iclr
+    caption = (f"the $N$ = {iclr:,} of the ICLR version's Fig. 2 caption"
+               + (" (which our `full` random-data curves borrow)" if borrowed else ""))
+    if iclr in sizes:
+        return f"{text}; $N$ = {iclr:,} is {caption}."
+    subject = {1: "It is not", 2: "Neither is"}.get(len(sizes), "None of them is")
+    return f"{text}. {subject} {caption}."
 
 
 def search_offsets(keys: Sequence[tuple[int, float]], blocks: Sequence[float] | pd.Series

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from memnb import prose
 from memnb.papers import kajitsuka as paper
 from memnb.prose import counted
 from memnb.scorecard import criteria
@@ -566,15 +567,16 @@ def curves_verdict(curves: pd.DataFrame, metric: str, *, divergence: bool = True
     checkpoint the trial search keeps) and, with ``divergence``, the runs whose accuracy fell
     late (:func:`late_divergence_text`); a caption that prints the loss and the accuracy
     verdicts side by side names the late falls once (``divergence=False`` on one of them).
-    When the rule fails at the final epoch and runs diverged late, it says whether the failure
-    comes from them (:func:`late_divergence_share`, computed).
+    When the rule fails at the final epoch and runs diverged late, the text opens with that
+    reading (:func:`last_epoch_lead`): whether the failure comes from those runs, and what the
+    rule says at the lowest-loss checkpoint, before the values it reads.
     """
     verdict = _curves_verdict_final(curves, metric)
     extra = [lowest_loss_reading(curves, metric)]
     if divergence:
         extra.append(late_divergence_text(curves))
-    extra.append(late_divergence_share(curves, metric))
-    return Verdict(verdict.status, "; ".join(filter(None, [verdict.measured, *extra])),
+    lead = last_epoch_lead(curves, metric, verdict.status)
+    return Verdict(verdict.status, "; ".join(filter(None, [lead, verdict.measured, *extra])),
                    verdict.values)
 
 
@@ -839,18 +841,10 @@ def late_divergence_share(curves: pd.DataFrame, metric: str, drop: float = LATE_
     fails everywhere it failed: the failure does not come from them; it fails at fewer places:
     they explain part of it (the text names where it still fails). Nothing when the rule does
     not fail at the final epoch or no run diverged late (ours, reported, not judged)."""
-    runs = _last_epoch_runs(curves)
-    mean_fails, seeds_fail = _failures(runs, metric)
-    if not mean_fails and not seeds_fail:
+    share = _late_share(curves, metric, drop)
+    if share is None:
         return ""
-    _, fell = late_falls(curves, drop)
-    if fell.empty:
-        return ""
-    swapped = runs.set_index(["blocks", "seed"]).copy()
-    for r in fell.itertuples():
-        if (r.blocks, r.seed) in swapped.index:
-            swapped.loc[(r.blocks, r.seed), ["loss", "accuracy"]] = [r.loss, r.accuracy]
-    still_mean, still_seeds = _failures(swapped.reset_index(), metric)
+    runs, mean_fails, seeds_fail, fell, still_mean, still_seeds = share
     count = (f"{len(fell)} run{'s' * (len(fell) != 1)} that diverged late "
              f"({_runs_words(fell)})")
     them, their = ("them", "their") if len(fell) > 1 else ("it", "its")
@@ -869,6 +863,173 @@ def late_divergence_share(curves: pd.DataFrame, metric: str, drop: float = LATE_
                 f"{left}")
     return (f"the {count} explain{'s' * (len(fell) == 1)} only part of the last-epoch failure: "
             f"{read} still fails {left}")
+
+
+def _late_share(curves: pd.DataFrame, metric: str, drop: float = LATE_DROP
+                ) -> tuple[pd.DataFrame, bool, list[int], pd.DataFrame, bool, list[int]] | None:
+    """``(runs, mean_fails, seeds_fail, fell, still_mean, still_seeds)``: the last-epoch runs of
+    a curves table, where :func:`curves_verdict`'s rule on ``metric`` fails there (on the mean,
+    at which seeds), the runs that diverged late (:func:`late_falls`), and where it still fails
+    with those runs read at their lowest-loss epoch and every other run at its last. ``None``
+    when the rule does not fail at the last epoch or no run diverged late (what
+    :func:`late_divergence_share` and :func:`last_epoch_lead` both read)."""
+    runs = _last_epoch_runs(curves)
+    mean_fails, seeds_fail = _failures(runs, metric)
+    if not mean_fails and not seeds_fail:
+        return None
+    _, fell = late_falls(curves, drop)
+    if fell.empty:
+        return None
+    swapped = runs.set_index(["blocks", "seed"]).copy()
+    for r in fell.itertuples():
+        if (r.blocks, r.seed) in swapped.index:
+            swapped.loc[(r.blocks, r.seed), ["loss", "accuracy"]] = [r.loss, r.accuracy]
+    still_mean, still_seeds = _failures(swapped.reset_index(), metric)
+    return runs, mean_fails, seeds_fail, fell, still_mean, still_seeds
+
+
+def _fell_words(curves: pd.DataFrame, fell: pd.DataFrame) -> str:
+    """The runs that diverged late (``fell``, :func:`late_falls`), as the subject of
+    :func:`last_epoch_lead`: ``3 of 5 seeds' deepest runs (10 blocks, seeds 0, 1, 2)`` when
+    they are all at the deepest depth of ``curves``, else ``2 of 10 runs (…)``; then how many
+    epochs before the last their accuracy fell from (from their lowest-loss epoch)."""
+    seeds = int(curves["seed"].nunique()) if "seed" in curves else 1
+    deepest = float(curves["blocks"].max())
+    one = len(fell) == 1
+    if seeds == 1 and one and float(fell["blocks"].iloc[0]) == deepest:
+        who = f"the deepest run ({blocks_word(deepest)})"
+    elif (fell["blocks"] == deepest).all():
+        who = (f"{len(fell)} of {seeds} seeds' deepest run{'' if one else 's'} "
+               f"({_runs_words(fell)})")
+    else:
+        who = f"{len(fell)} of {counted(len(curves.groupby(['blocks', 'seed'])), 'run')} " \
+              f"({_runs_words(fell)})"
+    spans = sorted({int(f - e) for f, e in zip(fell["final_epoch"], fell["epoch"], strict=True)})
+    last = (f"{spans[0]} epoch{'s' * (spans[0] != 1)}" if len(spans) == 1 else
+            f"{spans[0]} to {spans[-1]} epochs")
+    return f"{who} diverged in {'its' if one else 'their'} last {last}"
+
+
+def _where_words(mean: bool, seeds: list[int]) -> str:
+    """``on the mean and at seeds 0, 2``: where a rule fails."""
+    return " and ".join(filter(None, ["on the mean" if mean else "",
+                                      f"at {_seeds_words(seeds)}" if seeds else ""]))
+
+
+def last_epoch_lead(curves: pd.DataFrame, metric: str, status: str,
+                    drop: float = LATE_DROP) -> str:
+    """The opening of :func:`curves_verdict`'s measured text when its rule on ``metric`` fails
+    at the last epoch and runs diverged late (empty otherwise): the verdict's ``status`` and at
+    which reading it fails (at the last epoch only, where the rule holds on the mean and at
+    every counted seed at each run's lowest-loss checkpoint; also at the checkpoint, where
+    :func:`criteria.across_seeds` gives ``differs`` there too), the runs that diverged late
+    (:func:`_fell_words`), whether the last-epoch failure comes from them
+    (:func:`late_divergence_share`'s reading), and the rule at every run's lowest-loss
+    checkpoint (:func:`_rule_at_lowest_loss`). For the accuracy, the seeds whose deeper model
+    gets fewer sequences right than a shallower one that gets every one right, with how many
+    fewer (:func:`accuracy_shortfall_words`). Computed from the values the row reads; reported,
+    not judged (the status reads the last epoch)."""
+    share = _late_share(curves, metric, drop)
+    if share is None:
+        return ""
+    runs, mean_fails, seeds_fail, fell, still_mean, still_seeds = share
+    best, _, ll_status, ll_failing, ceiling = _rule_at_lowest_loss(curves, metric)
+    counted_seeds = int(best["seed"].nunique()) - len(ceiling)
+    held = counted_seeds - len(ll_failing)
+    everywhere = counted_seeds > 0 and ll_status == "reproduced" and held == counted_seeds
+    also = (counted_seeds > 0 and ll_status == "differs"
+            and criteria.across_seeds(ll_status, held, counted_seeds) == "differs")
+    scope = " only" if everywhere else " and at the lowest-loss checkpoint" if also else ""
+    head = f"{'differs' if status == 'differs' else 'the rule fails'} at the last epoch{scope}"
+    them, their = ("it", "its") if len(fell) == 1 else ("them", "their")
+    read = f"with {them} read at {their} lowest-loss epoch instead, the same rule"
+    before = set(seeds_fail) | ({"mean"} if mean_fails else set())
+    after = set(still_seeds) | ({"mean"} if still_mean else set())
+    of = counted(counted_seeds, "counted seed" if ceiling else "seed")
+    if not after:
+        every = "at every seed" if runs["seed"].nunique() > 1 else "at its one seed"
+        text = f"{head}: {_fell_words(curves, fell)}; {read} holds on the mean and {every}"
+        if everywhere:
+            text += f", and so it does at every run's lowest-loss checkpoint ({held} of {of})"
+    else:
+        how = (f"but the last-epoch failure does not come from {them}" if after >= before else
+               f"and the last-epoch failure comes from {them} only in part")
+        text = (f"{head}: {_fell_words(curves, fell)}, {how} ({read} still fails "
+                f"{_where_words(still_mean, still_seeds)})")
+    said = {"reproduced": "holds", "trend": "holds only as a trend", "differs": "fails"}
+    if counted_seeds == 0:
+        text += ("; at every run's lowest-loss checkpoint every seed is at accuracy 1 at every "
+                 "depth, where the rule can show neither way")
+    elif not everywhere or after:
+        text += (f"; at every run's lowest-loss checkpoint it {said[ll_status]} on the mean "
+                 f"and holds at {held} of {of}"
+                 + (f" (fails at {_seeds_words(ll_failing)})" if ll_failing else ""))
+    short = accuracy_shortfall_words(curves) if metric == "accuracy" else ""
+    return f"{text}; {short}" if short else text
+
+
+def accuracy_shortfalls(runs: pd.DataFrame) -> list[tuple[int, int, int, int]]:
+    """Per seed of ``runs`` (one row per run: ``blocks``, ``seed``, ``accuracy``), where a
+    deeper model gets fewer training sequences right than a shallower one that gets every one
+    right (accuracy 1, the ceiling): ``(seed, shallower, deeper, sequences)``, the largest such
+    fall of the seed, in sequences of its training set (the ``N`` column; nothing without one).
+    Where the accuracy rule fails at the ceiling, this says by how many sequences (ours,
+    reported, not judged)."""
+    if "N" not in runs or runs["N"].nunique() != 1:
+        return []
+    size = int(runs["N"].iloc[0])
+    found = []
+    for seed, part in runs.groupby("seed"):
+        part = part.sort_values("blocks")
+        worst: tuple[int, int, int] | None = None
+        for i in range(1, len(part)):
+            top = part.iloc[:i]
+            top = top[top["accuracy"] >= 1]
+            if top.empty:
+                continue
+            missed = round((1 - float(part.iloc[i]["accuracy"])) * size)
+            if missed > 0 and (worst is None or missed > worst[2]):
+                worst = (int(top["blocks"].iloc[0]), int(part.iloc[i]["blocks"]), missed)
+        if worst is not None:
+            found.append((int(seed), *worst))
+    return found
+
+
+def _shortfall_text(found: list[tuple[int, int, int, int]], size: int) -> str:
+    """:func:`accuracy_shortfalls` in words, per pair of depths, seeds with the same shortfall
+    together: ``seed 0 misses by 13 and seed 2 by 568 of 3,000 sequences (10 blocks against 1
+    block, which gets every one right)``."""
+    pairs: dict[tuple[int, int], dict[int, list[int]]] = {}
+    for seed, shallow, deep, missed in found:
+        pairs.setdefault((shallow, deep), {}).setdefault(missed, []).append(seed)
+    parts = []
+    for (shallow, deep), by_missed in pairs.items():
+        each = []
+        for i, (missed, seeds) in enumerate(by_missed.items()):
+            one = len(seeds) == 1
+            who = f"seed{'' if one else 's'} {prose.and_words([str(s) for s in seeds])}"
+            verb = (f" miss{'es' if one else ''}" if i == 0 else "")
+            each.append(f"{who}{verb} by {missed:,}")
+        parts.append(f"{prose.and_words(each)} of {size:,} sequences ({blocks_word(deep)} "
+                     f"against {blocks_word(shallow)}, which gets every one right)")
+    return "; ".join(parts)
+
+
+def accuracy_shortfall_words(curves: pd.DataFrame) -> str:
+    """By how many training sequences a deeper model falls short of a shallower one at accuracy
+    1 (:func:`accuracy_shortfalls`), at the last epoch and at each run's lowest-loss checkpoint
+    (:func:`lowest_loss_values`), as one clause: ``at the last epoch …, and at the lowest-loss
+    checkpoint …``; empty where no seed falls short at the ceiling at either reading, or the
+    table has no single ``N``."""
+    if "N" not in curves or curves["N"].nunique() != 1:
+        return ""
+    size = int(curves["N"].iloc[0])
+    last = _last_epoch_runs(curves)
+    best = lowest_loss_values(curves).assign(N=size)
+    parts = [f"at {name} {_shortfall_text(found, size)}" for name, found in
+             (("the last epoch", accuracy_shortfalls(last)),
+              ("the lowest-loss checkpoint", accuracy_shortfalls(best))) if found]
+    return ", and ".join(parts)
 
 
 def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
@@ -1093,7 +1254,7 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
     # beside censored sizes, two measured depths give no interval: no fit then
     if positive.sum() >= (3 if above else 2) and np.ptp(ys[positive]) > 0:
         fe = criteria.fitted_exponent(xs[positive], ys[positive], 0.5)
-        parts.append(f"fitted exponent: {fe.measured}")
+        parts.append(f"fitted exponent: {fe.measured}{_left_out_words(xs, ys, by)}")
         low, high = fe.values["low"], fe.values["high"]
         undecided = fe.status == "trend" or (fe.holds and low <= 0 and high >= 1)
         if undecided and fe.status != "trend":
@@ -1119,6 +1280,18 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
                     if resolved else "less than one more whole block: this grid cannot show it"))
     return Verdict("trend" if ok and not resolved else "differs", "; ".join(parts),
                    {"grown": grown, "resolved": resolved})
+
+
+def _left_out_words(xs: np.ndarray, ys: np.ndarray, by: str) -> str:
+    """Which sizes ``xs`` the capacity fit of :func:`_capacity_one` leaves out because their
+    smallest depth ``ys`` is 0 blocks (no logarithm), e.g. `` (N = 200, at 0 blocks, is left
+    out of the log fit)``; empty when none is."""
+    zero = [f"{x:g}" for x, y in zip(xs, ys, strict=True) if np.isfinite(y) and y == 0]
+    if not zero:
+        return ""
+    one = len(zero) == 1
+    return (f" ({by} = {prose.and_words(zero)}, at 0 blocks, {'is' if one else 'are'} left out "
+            "of the log fit)")
 
 
 def seq_len_verdict(table: pd.DataFrame) -> Verdict:
@@ -1607,6 +1780,12 @@ def _consistent_without_positions(tokens: np.ndarray, labels: np.ndarray) -> boo
     return True
 
 
+#: The parameters that fix one random dataset of the construction sweep
+#: (:func:`memnb.data.random_sequences.random_sequences`): two constructions with the same values
+#: build the same dataset, counted once by :func:`positions_words`.
+_DATASET_KEYS = ("N", "n", "C", "V", "seed")
+
+
 @functools.cache
 def _positions_needed(N: int, n: int, C: int, V: int, seed: int) -> tuple[bool, bool]:
     """For the seq-to-seq random data of one construction of the sweep (rebuilt from its ``N, n,
@@ -1624,18 +1803,28 @@ def _positions_needed(N: int, n: int, C: int, V: int, seed: int) -> tuple[bool, 
 def positions_words(table: pd.DataFrame, *, lead: bool = True) -> str:
     """Why the seq-to-seq constructions of the sweep ``table`` add each token's position to its
     ID, computed from their data rebuilt (:func:`_positions_needed`): in how many of the
-    datasets a sequence gives a repeated token two labels, and whether every dataset is
+    distinct datasets (by :data:`_DATASET_KEYS`: a dataset of both sweeps, over N and over n,
+    is counted once, and the text says how many the constructions share) a sequence gives a
+    repeated token two labels, and whether every dataset is
     consistent without positions once those sequences are set aside. With ``lead``, it opens
     with the positions being ours (the model of the theory, as our notes recall it, has none
     [unverified]). The construction caption and the Corollary 4.1 row print it."""
     s2 = table[table["task"] == "seq2seq"]
-    found = [_positions_needed(*(int(r[c]) for c in ("N", "n", "C", "V", "seed")))
-             for _, r in s2.iterrows()]
+    keys = [tuple(int(r[c]) for c in _DATASET_KEYS) for _, r in s2.iterrows()]
+    distinct = list(dict.fromkeys(keys))  # a dataset in both sweeps counted once
+    found = [_positions_needed(*key) for key in distinct]
     clashing = sum(c for c, _ in found)
-    where = (f"in {clashing} of the sweep's {counted(len(found), 'seq-to-seq dataset')} a "
-             "sequence repeats a token with different labels" if clashing else
-             f"in none of the sweep's {counted(len(found), 'seq-to-seq dataset')} does a "
-             "sequence repeat a token with different labels")
+    twice = [key for key in distinct if keys.count(key) > 1]
+    named = prose.and_words([f"N = {key[0]}, n = {key[1]}" for key in twice]) if twice else ""
+    one = len(twice) == 1
+    datasets = (f"{counted(len(found), 'distinct seq-to-seq dataset')} (built by its "
+                f"{counted(len(keys), 'seq-to-seq construction')}: the dataset{'' if one else 's'}"
+                f" {named} {'is' if one else 'are'} in both sweeps)"
+                if twice else counted(len(found), "seq-to-seq dataset"))
+    where = (f"in {clashing} of the sweep's {datasets} a sequence repeats a token with "
+             "different labels" if clashing else
+             f"in none of the sweep's {datasets} does a sequence repeat a token with different "
+             "labels")
     rest = ("; without such sequences every one of them is consistent without positions"
             if all(r for _, r in found) else
             "; some are inconsistent without positions even without such sequences")
@@ -1962,7 +2151,8 @@ def fig7(results: ResultSource) -> Verdict:
 @item(P, "Sweep over n (ICLR version)", claim="the capacity hardly depends on the sequence "
       "length n (next-token) [our expectation from the abstract's 'little influence from the "
       "input length n', unverified: the ICLR figure's dataset, values and caption are not in "
-      "our sources; our run uses random sequences]",
+      "our sources; our run uses random sequences] (that the ICLR version sweeps n at all is a "
+      "line of our notes without a quote from the paper, notes §3 [unverified])",
       criterion="every n memorized at a tried depth, smallest depths within one block; `trend` "
       "at reduced scale; tried depths that memorized less than a shallower one are named",
       cost=_FULL_COST)
