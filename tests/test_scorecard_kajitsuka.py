@@ -823,8 +823,8 @@ def test_curves_verdict_reads_the_final_epoch_and_reports_the_lowest_loss_one():
     assert v.status == final.status == "trend"  # the final epoch: the seeds disagree
     # the reading at the last epoch and the late divergence open the text, then the values
     lead = card.last_epoch_lead(table, "loss", final.status)
-    assert lead.startswith("the rule fails at the last epoch only: 1 of 2 seeds' deepest run "
-                           "(10 blocks, seed 0) diverged in its last 10 epochs")
+    assert lead.startswith("the rule fails at the last epoch only: the 10-block run of seed 0 "
+                           "diverged in its last 10 epochs")
     assert v.measured.startswith(f"{lead}; {final.measured}")
     # the sentence that introduces the lowest-loss reading says how each point's trial was kept
     assert ("each point keeps, of its trials, the one with the highest training accuracy at its "
@@ -928,7 +928,7 @@ def test_a_last_epoch_failure_is_traced_to_the_runs_that_diverged_late_or_not():
     # seed 0 fails without diverging: the divergence of seed 1 explains part of it
     part = _late(ok | {(10, 0): (0.9, 0.70), (10, 1): (0.8, 0.72)}, {(10, 1): (0.01, 0.995)})
     assert card.curves_verdict(part, "accuracy").measured.startswith(
-        "differs at the last epoch: 1 of 3 seeds' deepest run (10 blocks, seed 1) diverged in "
+        "differs at the last epoch: the 10-block run of seed 1 diverged in "
         "its last 10 epochs, and the last-epoch failure comes from it only in part (with it "
         "read at its lowest-loss epoch instead, the same rule still fails on the mean and at "
         "seed 0); at every run's lowest-loss checkpoint it fails on the mean and holds at 2 of "

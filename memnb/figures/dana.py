@@ -2206,7 +2206,8 @@ THM2_LEGEND: dict[str, str] = {
     "kl_rank_d_svd": ("the KL (nats) of the rank-$d$ least-squares encoder (the rank-$d$ "
                       "truncated SVD of the centred $\\log\\pi$): an upper estimate of "
                       "$d_{KL}(\\pi,\\mathcal L)$; 0, not computed, where $d$ is at least the "
-                      "number of sequences or of tokens (Proposition 2)"),
+                      "number of tokens (Proposition 2 gives 0 from $d \\ge N - 1$) or of "
+                      "sequences (a rank-$d$ encoder then fits every row)"),
     "bound": "Theorem 2's bound (nats) at $C$ = `c_jl`",
     "uniform_kl": ("the KL (nats) of the uniform prediction, which ignores the sequence: "
                    "$\\log N - \\mathbb E_t h_t$, with $h_t$ the Shannon entropy of $\\pi_t$"),

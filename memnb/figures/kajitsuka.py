@@ -308,7 +308,7 @@ def _sqrt_reference(ax: Any, x: Any, fitted: Any, var: str) -> None:
     fitted = np.asarray(fitted, dtype=float)
     gap = prose.percent_up(sqrt_reference_gap(x, fitted))
     ax.plot(x, fitted[0] * np.sqrt(x / x[0]), **SQRT_REFERENCE_STYLE,
-            label=f"∝ √{var} through the first point (drawn over\nthe dashed line, within "
+            label=f"∝ √{var} through the first point (drawn over\nthe orange dashed line, within "
                   f"{gap} of it)")
 
 
@@ -1438,7 +1438,8 @@ def earlier_code_markdown(runs: Sequence[tuple[str, Any]]) -> str:
     the curve figures read, for each ``(figures, run)`` of ``runs`` (``run``: a
     :class:`memnb.results.FreshAndCached`) whose committed table today's code did not compute
     (:func:`memnb.results.computed_by_todays_code`): which code computed them (the code
-    fingerprint of their provenance), that a rerun on today's code will replace them (the
+    fingerprint of their provenance), that whether the changes since move these curves is not
+    known until a rerun on today's code, which will replace them (the
     "Still to run" section of the Running at scale page) and that the verdicts stand on these
     tables until then. Empty when every committed table is of today's code, or none is read."""
     from memnb.results import computed_by_todays_code
@@ -1458,7 +1459,9 @@ def earlier_code_markdown(runs: Sequence[tuple[str, Any]]) -> str:
     figures = prose.and_words([f"of {f}" for f, _ in old])
     return (f"The loss and accuracy verdicts {figures} read "
             f"committed full-scale table{'' if one else 's'} computed by earlier code ({code}), "
-            "which no re-key carried to today's code. A rerun on today's code will replace "
+            "which no re-key carried to today's code. The training loop and the model "
+            "have changed since; whether the changes move these curves is not known until a "
+            "rerun on today's code, which will replace "
             f"{'it' if one else 'them'} ({{ref}}`Still to run <still-to-run>`, on the Running "
             "at scale page); until then the verdicts stand on "
             f"{'this table' if one else 'these tables'}.")

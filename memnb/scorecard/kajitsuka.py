@@ -899,8 +899,8 @@ def _fell_words(curves: pd.DataFrame, fell: pd.DataFrame) -> str:
     if seeds == 1 and one and float(fell["blocks"].iloc[0]) == deepest:
         who = f"the deepest run ({blocks_word(deepest)})"
     elif (fell["blocks"] == deepest).all():
-        who = (f"{len(fell)} of {seeds} seeds' deepest run{'' if one else 's'} "
-               f"({_runs_words(fell)})")
+        who = (f"the {int(deepest):,}-block run of seed {int(fell['seed'].iloc[0])}" if one
+               else f"{len(fell)} of {seeds} seeds' deepest runs ({_runs_words(fell)})")
     else:
         who = f"{len(fell)} of {counted(len(curves.groupby(['blocks', 'seed'])), 'run')} " \
               f"({_runs_words(fell)})"
@@ -997,21 +997,20 @@ def accuracy_shortfalls(runs: pd.DataFrame) -> list[tuple[int, int, int, int]]:
 
 def _shortfall_text(found: list[tuple[int, int, int, int]], size: int) -> str:
     """:func:`accuracy_shortfalls` in words, per pair of depths, seeds with the same shortfall
-    together: ``seed 0 misses by 13 and seed 2 by 568 of 3,000 sequences (10 blocks against 1
-    block, which gets every one right)``."""
+    together: ``with 10 blocks seed 0 gets 13 and seed 2 gets 568 of the 3,000 sequences wrong
+    (1 block gets every one right)``."""
     pairs: dict[tuple[int, int], dict[int, list[int]]] = {}
     for seed, shallow, deep, missed in found:
         pairs.setdefault((shallow, deep), {}).setdefault(missed, []).append(seed)
     parts = []
     for (shallow, deep), by_missed in pairs.items():
         each = []
-        for i, (missed, seeds) in enumerate(by_missed.items()):
+        for missed, seeds in by_missed.items():
             one = len(seeds) == 1
             who = f"seed{'' if one else 's'} {prose.and_words([str(s) for s in seeds])}"
-            verb = (f" miss{'es' if one else ''}" if i == 0 else "")
-            each.append(f"{who}{verb} by {missed:,}")
-        parts.append(f"{prose.and_words(each)} of {size:,} sequences ({blocks_word(deep)} "
-                     f"against {blocks_word(shallow)}, which gets every one right)")
+            each.append(f"{who} get{'s' if one else ''} {missed:,}")
+        parts.append(f"with {blocks_word(deep)} {prose.and_words(each)} of the {size:,} "
+                     f"sequences wrong ({blocks_word(shallow)} gets every one right)")
     return "; ".join(parts)
 
 
