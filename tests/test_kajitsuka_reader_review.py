@@ -134,6 +134,7 @@ def test_the_earlier_code_sentence_reads_the_provenance():
     assert "until then the verdicts stand on these tables" in text
     # what is not known is said as such (review: a reader cannot judge the rerun otherwise)
     assert "whether the changes move these curves is not known until a rerun" in text
+    assert "the code its fingerprint covers" in text
     assert "(still-to-run)=" in (ROOT / "book/running_at_scale.md").read_text()
     # a committed table of today's code, or none, says nothing
     today = [(f, FreshAndCached(r.name, r.fresh, r.cached, {}, "", None,

@@ -1459,8 +1459,9 @@ def earlier_code_markdown(runs: Sequence[tuple[str, Any]]) -> str:
     figures = prose.and_words([f"of {f}" for f, _ in old])
     return (f"The loss and accuracy verdicts {figures} read "
             f"committed full-scale table{'' if one else 's'} computed by earlier code ({code}), "
-            "which no re-key carried to today's code. The training loop and the model "
-            "have changed since; whether the changes move these curves is not known until a "
+            "which no re-key carried to today's code: the code its fingerprint covers (the model, "
+            "the training loop and the code they use) has changed since, and whether the "
+            "changes move these curves is not known until a "
             "rerun on today's code, which will replace "
             f"{'it' if one else 'them'} ({{ref}}`Still to run <still-to-run>`, on the Running "
             "at scale page); until then the verdicts stand on "
