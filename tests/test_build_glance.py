@@ -36,13 +36,15 @@ def test_the_intro_copies_the_glance_table_with_links_to_the_scorecard_page(tmp_
     path = _executed(tmp_path / "scorecard.ipynb",
                      [{"output_type": "execute_result", "data": {"text/html": lines}}])
     table = glance.glance_table(path)
-    assert table.startswith("<div") and table.endswith("</table></div>")
+    assert table.startswith("<div") and table.endswith("</p>")
     assert f'href="{glance.SCORECARD_PAGE}#sc-dana-fig-1b"' in table
     assert 'href="#' not in table
-    # the paragraph after the table speaks of the scorecard page ("below"): not copied
-    assert "Left out of the table" in html and "Left out of the table" not in table
+    # the sentence under the table (what it leaves out) comes too, and names the scorecard
+    # page, so it reads right on the introduction
+    assert "Left out of the table, and counted under <em>All the rows</em> on the scorecard" \
+        in table
     page = glance.glance_markdown(path)
-    assert page.startswith("```{raw} html\n<div") and page.endswith("</div>\n```\n")
+    assert page.startswith("```{raw} html\n<div") and page.endswith("</p>\n```\n")
 
 
 def test_without_an_executed_glance_the_intro_says_so(tmp_path):

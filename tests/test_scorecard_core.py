@@ -516,7 +516,7 @@ def test_each_row_has_an_id_that_the_glance_links_to() -> None:
     lines = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in body.split("</tr>")[:-1]]
     # Dana: 4 rows (the check of our code and the row of ours left out); columns reproduced,
     # trend, trend (not decided), differs, not computable, not run, where it differs
-    assert lines[0][1:8] == ["4", "1", "1", "1", "1", "", ""]
+    assert lines[0][1:8] == ["4", "1", "1", "1", "1", "0", "0"]
     assert lines[0][8] == '<a href="#sc-dana-fig-1b">Fig. 1b</a>'
     assert lines[1][0].startswith("Mahdavi") and lines[1][1] == "1" and lines[1][8] == "none"
     assert len(lines) == 2  # Kajitsuka & Sato's only row is our expectation: no line

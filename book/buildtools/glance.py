@@ -24,10 +24,10 @@ MISSING = ("*The scorecard chapter was not executed in this build, so its table 
 
 
 def glance_table(executed_scorecard: Path) -> str | None:
-    """The HTML of the glance table (up to the end of its ``<table>``, without the paragraph
-    after it, which speaks of the scorecard page) from the executed scorecard notebook, with
-    its links pointing at :data:`SCORECARD_PAGE`; None when the notebook is absent or has no
-    such output (an older executed copy, an error)."""
+    """The HTML of the glance (the table and the sentence under it, which names the rows it
+    leaves out) from the executed scorecard notebook, with its links pointing at
+    :data:`SCORECARD_PAGE`; None when the notebook is absent or has no such output (an older
+    executed copy, an error)."""
     if not executed_scorecard.is_file():
         return None
     notebook = json.loads(executed_scorecard.read_text())
@@ -39,14 +39,9 @@ def glance_table(executed_scorecard: Path) -> str | None:
             if html is None:
                 continue
             html = "".join(html) if isinstance(html, list) else str(html)
-            end = html.find("</table>")
-            if end < 0:
+            if "</table>" not in html:
                 return None
-            table = html[:end + len("</table>")]
-            # the table's own wrapper (a scrolling div) is closed again after the cut
-            if table.startswith("<div"):
-                table += "</div>"
-            return table.replace('href="#', f'href="{SCORECARD_PAGE}#')
+            return html.strip().replace('href="#', f'href="{SCORECARD_PAGE}#')
     return None
 
 

@@ -304,9 +304,10 @@ def _linked_items(rows: list[Row], ids: dict[int, str]) -> str:
 
 
 def glance_html(rows: list[Row]) -> HTML:
-    """What reproduced, at a glance, for the top of the scorecard page: per paper, the rows on
-    the published paper's items whose claim our sources state and whose check could fail (the
-    last list of :func:`claim_kinds`), counted per status (a trend not decided apart), with
+    """What reproduced, at a glance, for the top of the scorecard page (and, copied, the
+    introduction): per paper, the rows on the published paper's items other than our
+    expectations, our readings of content not in our sources and checks of our code (the last
+    list of :func:`claim_kinds`), counted per status (a trend not decided apart), with
     the items whose rows differ, each a link to its row in :func:`book_scorecard`'s tables
     (:func:`row_ids`, per paper as those tables are); then, in words, the rows the table
     leaves out (our expectations, content not in our sources, checks of our code, earlier
@@ -334,7 +335,7 @@ def glance_html(rows: list[Row]) -> HTML:
             continue
         counts = [sum(r.status == s and r.decided == d for r in mine) for s, d in columns]
         differs = [r for r in mine if r.status == "differs"]
-        cells = [html.escape(name), str(len(mine))] + [str(n) if n else "" for n in counts]
+        cells = [html.escape(name), str(len(mine))] + [str(n) for n in counts]
         cells.append(_linked_items(differs, ids) or "none")
         out.append("<tr>" + "".join(
             f'<td style="vertical-align:top{";text-align:center" if 0 < i < 8 else ""}">'
@@ -343,16 +344,16 @@ def glance_html(rows: list[Row]) -> HTML:
     # (rows, what they are, a short name for the list of those that differ)
     left = [(marked, "on claims marked as our expectation of a figure, not the paper's words",
              "our expectations"),
-            (unsourced, "on claims whose content our sources do not give (<em>[unverified]</em>)",
-             "[unverified] content"),
+            (unsourced, "that check our reading of items whose content our sources do not give "
+                        "(<em>[unverified]</em>)", "our readings"),
             (built, "on checks that hold by construction (checks of our code)",
              "checks of our code"),
             (earlier, "on earlier versions of the papers (slides, a preprint)", "earlier versions"),
             (ours, "of ours, beyond the papers (the cross-paper chapter's among them)", "ours")]
     parts = [f"{counted(len(group), 'row')} {what}" for group, what, _ in left if group]
     if parts:
-        out.append(f"<p>Left out of the table, and counted in the summary below: "
-                   f"{and_words(parts)}.")
+        out.append(f"<p>Left out of the table, and counted under <em>All the rows</em> on the "
+                   f"scorecard page: {and_words(parts)}.")
         failing = []
         for group, _, short in left:
             for paper, name in PAPERS.items():
