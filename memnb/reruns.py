@@ -377,8 +377,8 @@ class AgainstReplaced(NamedTuple):
     @property
     def committed_apart(self) -> bool:
         """The replaced table and the replication agree and the committed run does not: what
-        the replacement changed (code, arithmetic) moved no number, and the committed run is
-        the one apart from both (its machine, not its code)."""
+        the replacement changed (code, arithmetic) moved no number, and only the committed run
+        differs from the two (why is not recorded: its machine, or its own re-keyed code)."""
         return self.equal and not self.committed_equal
 
     @property

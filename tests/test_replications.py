@@ -181,7 +181,7 @@ def test_a_replaced_table_equal_to_the_replication_makes_the_committed_run_the_o
     fig4 = next(it for it in load_items(["dana"]) if it.item == "Fig. 4")
     rows = [fig4.evaluate(ResultSource("full", root))]
     assert replication_markdown(rows, [name], "full", root).endswith(
-        "and the committed run is the one apart from both.")
+        "and only the committed run differs from the two.")
     assert replaced_equal_sentence([name, "dana.exp2"], root).startswith(
         f" The table that the committed run of `{name}` replaced")
     assert "are one check; the change of code moved none of these numbers" in (

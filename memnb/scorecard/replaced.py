@@ -269,7 +269,7 @@ class Replication:
     def replaced_words(self) -> str:
         """One sentence on the table the committed run replaced against this replication:
         equal in every cell where the committed run is not (then the replaced-runs comparison
-        is this one, and the committed run is the one apart from both), equal as all three
+        is this one, and only the committed run differs from the two), equal as all three
         are, or how the two differ; empty without a replaced table."""
         found = self.against_replaced
         if found is None:
@@ -278,8 +278,8 @@ class Replication:
         if found.committed_apart:
             return (f"The table the committed run replaced (of earlier code or profile) and "
                     f"this replication are equal in {cells}: judging the replaced table is "
-                    "judging this replication, and the committed run is the one apart from "
-                    "both.")
+                    "judging this replication, and only the committed run differs from the "
+                    "two.")
         if found.equal:
             return (f"The table the committed run replaced (of earlier code or profile) is "
                     f"equal to both in {cells}.")
@@ -417,7 +417,7 @@ def replaced_equal_sentence(names: Sequence[str], root: Path | None = None) -> s
     replication of the committed run while the committed run does not
     (:attr:`memnb.reruns.AgainstReplaced.committed_apart`), with a leading space; empty when
     none does. For them, judging the replaced table and judging the replication are one check,
-    and the committed run is the one apart from both."""
+    and only the committed run differs from the two."""
     from memnb.reruns import replaced_against_replication
 
     found = {n: replaced_against_replication(n, "full", root) for n in names}
@@ -456,8 +456,8 @@ def _apart_sentence(apart: Mapping[str, AgainstReplaced]) -> str:
             f"profile) {'are' if several else 'is'} equal, cell for cell, to "
             f"{'their' if several else 'its'} replication{s}: judging the replaced table{s} and "
             f"judging the replication{s} are one check; {_what_changed(list(apart.values()))} "
-            f"moved none of these numbers, and the committed run"
-            f"{'s are' if several else ' is'} the one{s} apart from both.")
+            f"moved none of these numbers, and only the committed run{s} "
+            f"differ{'' if several else 's'} from the two.")
 
 
 def chapter_replications(paper: str, rows: Sequence[Row], profile: str,
