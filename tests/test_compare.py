@@ -1741,17 +1741,22 @@ def test_the_best_table_and_the_captions_give_the_search_s_brackets():
     labels = fig.legends[0].get_texts()
     plt.close(fig)
     assert labels[-1].get_text() == figures.RANGE_LABEL
-    # a ratio within one step of the grid, settled or not; one further apart says nothing
+    # a ratio one step of the grid apart (exactly the step), or within one step (less than
+    # it), settled or not; one further apart says nothing
     apart = _two_architectures(aot=(30, 30), mlp=(60, 60))
     b, r = card.censored_best(apart, 4), card.capacity_brackets(apart, 4)
     clause = figures.ratio_grid_words(b, r, 120, "mlp", "aot")
-    assert clause == ("; the two mean capacities lie within one step of the search's grid over "
-                      "N (×2 apart; the N tried here up to ×2 apart): their brackets allow a "
+    assert clause == ("; the two mean capacities lie one step of the search's grid over N apart "
+                      "(×2, the largest step between the N tried here): their brackets allow a "
                       "ratio from 1.00 to 4.00")
+    assert "within one step" not in clause
     assert clause in figures.winners_markdown(b, r) and clause not in figures.winners_markdown(b)
     close = _two_architectures(aot=(30, 30), mlp=(30, 60))
     b, r = card.censored_best(close, 4), card.capacity_brackets(close, 4)
-    assert figures.ratio_grid_words(b, r, 120, "mlp", "aot").endswith(
+    clause = figures.ratio_grid_words(b, r, 120, "mlp", "aot")
+    assert clause.startswith("; the two mean capacities lie within one step of the search's grid "
+                             "over N (×1.5 apart; the N tried here up to ×2 apart)")
+    assert clause.endswith(
         "from 0.75 to 3.00, so the grid does not settle which of the two stores more")
     far = _two_architectures(aot=(15, 15), mlp=(120, 120))
     b, r = card.censored_best(far, 4), card.capacity_brackets(far, 4)
@@ -1792,3 +1797,122 @@ def test_the_budget_slider_marks_trained_aot_bars_outside_thm_1():
             "(d=8 d_h=1 H=1), whose width d exceeds V = 4") in caption
     narrow = figures.budget_slider_caption(task, [60, 120], card.censored_best(_half_table(), 4))
     assert "Every best trained AoT has d ≤ V = 4" in narrow and "Cross-hatched" not in narrow
+
+
+def test_the_line_figures_mark_trained_aot_points_outside_thm_1():
+    """Finding 4 of the verification: the statements figure and the slider over C drew a trained
+    AoT of d > V unmarked beside Dana et al.'s guarantee; such a point is hollow there, with a
+    legend entry, and both captions name it (the budget slider's caption also names a bar below
+    the guarantee beside it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    wide = _half_table()
+    wide.loc[wide["budget"] == 120, "shape"] = "d=8 d_h=1 H=1"
+    best = card.censored_best(wide, 4)
+    narrow = card.censored_best(_half_table(), 4)
+    budgets = [60, 120]
+    theory = compare.theory_curves(task, budgets)
+    built = compare.constructions_at_budgets(task, [480])
+
+    def hollow(fig: plt.Figure) -> list[tuple[float, float]]:
+        points = [tuple(xy) for ax in fig.axes for line in ax.get_lines()
+                  if line.get_label() == figures.OUTSIDE_POINT_LABEL
+                  for xy in line.get_xydata()]
+        plt.close(fig)
+        return points
+
+    at = (120.0, float(best.loc[best["budget"] == 120, "capacity"].iloc[0]))
+    assert hollow(figures.bounds_figure(theory, built, best, task)) == [
+        at, (at[0] * figures.TRAINED_WEIGHT_BITS, at[1])]
+    assert hollow(figures.classes_frame(4, task, budgets, best)) == [at]
+    assert hollow(figures.classes_frame(2, task, budgets, best)) == []  # not trained at C = 2
+    assert hollow(figures.bounds_figure(theory, built, narrow, task)) == []
+    fig = figures.classes_frame(4, task, budgets, best)
+    entries = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    assert figures.OUTSIDE_POINT_LABEL in entries
+    named = ("the best trained AoT at P = 120 (d=8 d_h=1 H=1), whose width d exceeds V = 4")
+    lead = figures.bounds_caption(theory, built, best, 4, task=task).partition("<!--")[0]
+    assert f"Hollow ○, \"trained AoT outside Thm 1's scope (d > V)\": {named}" in lead
+    assert "its point does not test the guarantee" in lead
+    assert "the sentence below this figure" in lead
+    caption = figures.classes_slider_caption(task, [2, 4], best)
+    assert named in caption and "Hollow ○" in caption
+    assert "Every best trained AoT has d ≤ V = 4" in figures.classes_slider_caption(
+        task, [2, 4], narrow)
+    assert "Hollow" not in figures.classes_slider_caption(task, [2, 4])
+    # the budget slider's caption names a bar below the guarantee of its architecture beside it
+    low = _half_table()
+    low.loc[low["budget"] == 120, "shape"] = "d=2 d_h=1 H=11"  # H d_h + d = 13
+    low.loc[low["budget"] == 120, "accuracy"] = [1.0 if N <= 8 else 0.5
+                                                 for N in low.loc[low["budget"] == 120, "N"]]
+    lb = card.censored_best(low, 4)
+    guarantee = float(theory[theory["statement"].str.startswith("Dana")
+                             & (theory["parameters"] == 120)]["N"].iloc[0])
+    words = figures.budget_slider_caption(task, budgets, lb, card.capacity_brackets(low, 4))
+    assert figures.below_guarantee_words(theory, lb, card.capacity_brackets(low, 4)) in words
+    assert "AoT at P = 120 (d=2 d_h=1 H=11" in words and f"< Dana et al. Thm 1 / Cor. 1 " \
+        f"{figures.count_text(guarantee)}" in words
+
+
+def test_the_statements_and_classes_captions_give_error_bars_and_the_grid():
+    """Finding 5 of the verification: Section 2 said "the captions give the grid's resolution",
+    but only two did; the statements figure's and the slider over C's captions now give it, and
+    the statements caption says what its error bars are."""
+    import json
+    from pathlib import Path
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    table = _half_table()
+    best, brackets = card.censored_best(table, 4), card.capacity_brackets(table, 4)
+    grid = figures.grid_words(brackets, best)
+    assert grid
+    theory = compare.theory_curves(task, [60, 120])
+    built = compare.constructions_at_budgets(task, [480])
+    lead = figures.bounds_caption(theory, built, best, 4, brackets, task=task).partition("<!--")[0]
+    assert grid in lead and "error bars ± the standard deviation over seeds" in lead
+    assert grid not in figures.bounds_caption(theory, built, best, 4, task=task)
+    assert grid in figures.classes_slider_caption(task, [2, 4], best, brackets)
+    assert grid not in figures.classes_slider_caption(task, [2, 4], best)
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "figures.classes_slider_caption(task, classes, best, brackets)" in code
+    assert "figures.bounds_caption(theory, built, best, task[\"C\"], brackets," in code
+    section = next("".join(c["source"]) for c in nb["cells"]
+                   if "".join(c["source"]).startswith("## 2. Head to head"))
+    assert "the caption of each figure that draws trained capacities\ngives the grid's " \
+        "resolution" in section
+
+
+def test_the_chapter_flags_its_readings_of_thm_4_2_table_1_and_kim_et_al():
+    """Findings 6 to 9 of the verification: Thm 4.2's content is [unverified] wherever the chapter
+    states it; "embeddings included" is our reading of Dana et al.'s Table 1; the Kim et al.
+    row's like-for-like comparator holds under Kajitsuka & Sato's reading only; the opening
+    cell has no nested parenthesis."""
+    import json
+    from pathlib import Path
+
+    from memnb.figures import compare as figures
+
+    words = figures.every_dataset_words(card.censored_best(_half_table(), 4))
+    assert "lower bound is about memorizing every such dataset [unverified]" in words
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    section = next("".join(c["source"]) for c in nb["cells"]
+                   if "".join(c["source"]).startswith("## 2. Head to head"))
+    assert "lower bound is about memorizing every such dataset,\n*[unverified]*" in section
+    rows = _symbol_table_rows()
+    assert "embeddings included as we read it" in rows["Mahdavi et al. Thm 1 *[summary"][5]
+    kim = next(r for k, r in rows.items() if k.startswith("{cite:t}`kim2023`"))
+    assert kim[1].startswith("Transformer, seq-to-seq under Kajitsuka & Sato's reading")
+    assert "under Dana et al.'s reading the output is one token repeated" in kim[1]
+    first = "".join(nb["cells"][0]["source"])
+    assert "(paid for" not in first and "that small count is paid for in bits" in first
+

@@ -365,12 +365,27 @@ def best_table(best: pd.DataFrame, C: int, brackets: pd.DataFrame | None = None
 BRACKET_COLUMN = "bracket [largest N fitted, next N tried)"
 
 
-def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = False) -> None:
+#: The legend entry of a trained AoT point of :func:`bounds_figure` and :func:`classes_frame`
+#: outside Dana et al.'s Thm 1 (:func:`outside_scope`), drawn hollow (:data:`_OUTSIDE_POINT`).
+OUTSIDE_POINT_LABEL = "trained AoT outside Thm 1's scope (d > V): hollow ○"
+_OUTSIDE_POINT = {"marker": "o", "markerfacecolor": "white", "markersize": 6.5,
+                  "markeredgewidth": 1.5, "linestyle": "none", "zorder": 6}
+
+
+def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = False,
+                    V: int | None = None) -> None:
     """The best shapes' mean capacities (error bars: std over seeds); a budget where every seed
-    fitted no tried N is an open ▽ at the smallest N tried (its capacity lies below)."""
+    fitted no tried N is an open ▽ at the smallest N tried (its capacity lies below). With the
+    task's vocabulary ``V``, a best trained AoT outside Dana et al.'s Thm 1
+    (:func:`outside_scope`: width ``d > V``) is drawn hollow, with the legend entry
+    :data:`OUTSIDE_POINT_LABEL`."""
     censored = _censored(best)
     low = _at_least(best)
     labelled = at_least_labelled = False
+    wide = best.iloc[:0]
+    if V is not None:
+        wide = best[[outside_scope(r.architecture, r.shape, V) for r in best.itertuples()]]
+        wide = wide[wide["capacity"] > 0]
     for arch in exp.ARCHITECTURES:
         mine = best["architecture"] == arch
         part = best[mine].sort_values("parameters")  # a budget where nothing fitted: a gap
@@ -392,6 +407,10 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
                     label=None if labelled else "trained, no tried N fitted: open ▽ at the "
                     "smallest N tried (capacity below it)", **_CENSORED)
             labelled = True
+    if not wide.empty:  # over the filled markers of the line: the same place, hollow
+        scale = TRAINED_WEIGHT_BITS if bits_axis else 1
+        ax.plot(wide["parameters"] * scale, wide["capacity"], color=ARCH_COLORS["aot"],
+                label=OUTSIDE_POINT_LABEL, **_OUTSIDE_POINT)
 
 
 def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
@@ -426,7 +445,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         ax.plot(ok["parameters"], ok["N"], linestyle="none", marker="^", markersize=7,
                 markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key],
                 label=f"built: {construction_label(name)}, all memorized")
-    _trained_points(ax, best, "parameters")
+    _trained_points(ax, best, "parameters", V=task["V"])
     lo = max(1.0, float(theory["N"][theory["N"] > 0].min()) / 2)
     hi = float(theory.loc[theory["kind"] == CEILING_KIND, "N"].max()) * 4
     ax.set(xscale="log", yscale="log", ylim=(lo, hi), xlabel="parameters P",
@@ -443,7 +462,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         ok = part[part["memorized"]]
         ax2.plot(ok["bits"], ok["N"], linestyle="none", marker="^", markersize=7,
                  markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key])
-    _trained_points(ax2, best, "parameters", bits_axis=True)
+    _trained_points(ax2, best, "parameters", bits_axis=True, V=task["V"])
     ax2.set(xscale="log", yscale="log", ylim=(lo, hi),
             xlabel="total bits of the weights", ylabel="examples memorized N",
             title="vs total bits (information ceiling on N: N log2 C = bits, ours)")
@@ -837,7 +856,7 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
                           + "; ".join(_unfit_words(m, C, task) for m in missing), 110)
             if missing else None)
     if best is not None and C == task["C"]:
-        _trained_points(ax, best, "parameters")
+        _trained_points(ax, best, "parameters", V=task["V"])
     ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
            ylabel="examples memorized N", title=f"C = {C} classes" + (
                f" (AoT vocabulary {_aot_vocabulary(task, C)})" if C > task["V"] else ""))
@@ -880,10 +899,13 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
     return name
 
 
-def outside_scope_words(best: pd.DataFrame, task: dict[str, int]) -> str:
+def outside_scope_words(best: pd.DataFrame, task: dict[str, int], mark: str = "bar", *,
+                        own: str = "the sentence below the statements figure") -> str:
     """A caption's sentence (starting with a space) naming the budgets at which the best trained
-    AoT of ``best`` lies outside Dana et al.'s Thm 1 (:func:`outside_scope`), its bar
-    cross-hatched in the budget slider, or saying that none does."""
+    AoT of ``best`` lies outside Dana et al.'s Thm 1 (:func:`outside_scope`), or saying that
+    none does. ``mark``: ``"bar"``, its bar cross-hatched (:func:`budget_frame`), or
+    ``"point"``, its point hollow (:func:`bounds_figure`, :func:`classes_frame`); ``own``:
+    where the chapter says what training reached at the theorem's own shape."""
     V = int(task["V"])
     wide = [r for r in best.sort_values("budget").itertuples()
             if outside_scope(r.architecture, r.shape, V)]
@@ -891,11 +913,12 @@ def outside_scope_words(best: pd.DataFrame, task: dict[str, int]) -> str:
         return (f" Every best trained AoT has d ≤ V = {V}, within Dana et al.'s Thm 1 as we read "
                 "it.")
     named = prose.and_words([f"P = {r.budget} ({r.shape})" for r in wide])
-    return (f" Cross-hatched, \"{OUTSIDE_LABEL}\": the best trained AoT at {named}, whose width "
+    marked = (f"Cross-hatched, \"{OUTSIDE_LABEL}\"" if mark == "bar" else
+              f"Hollow ○, \"{OUTSIDE_POINT_LABEL.removesuffix(': hollow ○')}\"")
+    return (f" {marked}: the best trained AoT at {named}, whose width "
             f"d exceeds V = {V}, so it lies outside what the proof covers (ours: the gap in the "
-            "proof that the Dana chapter finds) and its bar does not test the guarantee beside "
-            "it (what training reached at the theorem's own shape: the sentence below the "
-            "statements figure).")
+            f"proof that the Dana chapter finds) and its {mark} does not test the guarantee "
+            f"beside it (what training reached at the theorem's own shape: {own}).")
 
 
 def budget_slider_caption(task: dict[str, int], budgets: list[int],
@@ -904,13 +927,17 @@ def budget_slider_caption(task: dict[str, int], budgets: list[int],
     """The caption of the slider over the budget (:func:`budget_frame`): what its bars are, on
     the task ``task`` and the ``budgets`` its frames show (the ceiling's bits per parameter:
     :func:`exp.theory_curves`' default); with ``best``, which trained AoT bars are
-    cross-hatched as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`); with
-    ``brackets`` too (:func:`memnb.scorecard.compare.capacity_brackets`), the resolution of the
-    capacity search (:func:`grid_words`)."""
+    cross-hatched as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`) and which bars
+    lie below the guarantee of their own architecture beside them (:func:`below_guarantee_words`
+    on the statements at ``budgets``, as the frames draw them; with ``brackets``, each seed read
+    as the guarantee rows read it); with ``brackets`` too
+    (:func:`memnb.scorecard.compare.capacity_brackets`), the resolution of the capacity search
+    (:func:`grid_words`)."""
     bits = inspect.signature(exp.theory_curves).parameters["weight_bits"].default
     extra = ""
     if best is not None:
         extra += outside_scope_words(best, task)
+        extra += below_guarantee_words(exp.theory_curves(task, budgets), best, brackets)
         if brackets is not None and grid_words(brackets, best):
             extra += " " + grid_words(brackets, best)
     return (f"**Figure (ours), slider over the budget P** ({_numbers_words(sorted(budgets))} "
@@ -924,15 +951,25 @@ def budget_slider_caption(task: dict[str, int], budgets: list[int],
             "each bar labelled with its value." + extra)
 
 
-def classes_slider_caption(task: dict[str, int], classes: list[int]) -> str:
+def classes_slider_caption(task: dict[str, int], classes: list[int],
+                           best: pd.DataFrame | None = None,
+                           brackets: pd.DataFrame | None = None) -> str:
     """The caption of the slider over ``C`` (:func:`classes_frame`), before
-    :func:`classes_markdown`."""
+    :func:`classes_markdown`; with ``best`` (the trained best shapes), which trained AoT points
+    of the task's frame are hollow as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`),
+    and with ``brackets`` too (:func:`memnb.scorecard.compare.capacity_brackets`), the
+    resolution of the capacity search (:func:`grid_words`)."""
+    extra = ""
+    if best is not None:
+        extra += outside_scope_words(best, task, "point")
+        if brackets is not None and grid_words(brackets, best):
+            extra += " " + grid_words(brackets, best)
     return (f"**Figure (ours), slider over the number of classes C** "
             f"({_numbers_words(sorted(classes))}): the guarantees and the information "
             f"ceiling on N (solid, labelled \"{CEILING_WORDS}\") against the parameters P "
             "(log-log), at the budgets of this chapter; the trained "
             f"capacities (best shape, mean ± standard deviation over seeds) were measured at "
-            f"C = {task['C']} only and appear in that frame alone.")
+            f"C = {task['C']} only and appear in that frame alone." + extra)
 
 
 def classes_markdown(task: dict[str, int], budgets: list[int], classes: list[int]) -> str:
@@ -998,10 +1035,11 @@ def ratio_grid_words(best: pd.DataFrame, brackets: pd.DataFrame, budget: int, fi
                      second: str) -> str:
     """A clause (starting with ``"; "``) saying that the capacities of the best shapes of
     ``first`` and ``second`` at ``budget`` lie within one step of the search's grid over N of
-    each other (the larger mean over the smaller at most the largest step of their runs,
-    :func:`mean_brackets`), with the range that their brackets allow for the ratio of their
-    bits per parameter, and whether that range settles the order; empty where they lie
-    further apart, or where either has no bracket on both sides."""
+    each other (the larger mean over the smaller less than the largest step of their runs,
+    :func:`mean_brackets`) or one grid step apart (equal to it), with the range that their
+    brackets allow for the ratio of their bits per parameter, and whether that range settles
+    the order; empty where they lie further apart, or where either has no bracket on both
+    sides."""
     here = best[best["budget"] == budget].set_index("architecture")
     if first not in here.index or second not in here.index:
         return ""
@@ -1018,10 +1056,16 @@ def ratio_grid_words(best: pd.DataFrame, brackets: pd.DataFrame, budget: int, fi
     high = "any larger ratio" if math.isinf(ua) else f"{ua / cb * per:.2f}"
     order = ("" if low >= 1 else
              ", so the grid does not settle which of the two stores more")
-    apart = ("equal" if ca == cb else f"×{max(ca, cb) / min(ca, cb):.3g} apart")
-    return (f"; the two mean capacities lie within one step of the search's grid over N "
-            f"({apart}; the N tried here up to ×{step:.3g} apart): their brackets allow a "
-            f"ratio from {low:.2f} to {high}{order}")
+    ratio = max(ca, cb) / min(ca, cb)
+    if math.isclose(ratio, step):
+        where = (f"one step of the search's grid over N apart (×{ratio:.3g}, the largest step "
+                 "between the N tried here)")
+    else:
+        apart = "equal" if ca == cb else f"×{ratio:.3g} apart"
+        where = (f"within one step of the search's grid over N ({apart}; the N tried here up "
+                 f"to ×{step:.3g} apart)")
+    return (f"; the two mean capacities lie {where}: their brackets allow a ratio from "
+            f"{low:.2f} to {high}{order}")
 
 
 def winners_markdown(best: pd.DataFrame, brackets: pd.DataFrame | None = None) -> str:
@@ -1029,7 +1073,8 @@ def winners_markdown(best: pd.DataFrame, brackets: pd.DataFrame | None = None) -
     value that is a lower bound (every N tried fitted by some seed) reads "at least", and a
     first place over such a value is undecided. With ``brackets``
     (:func:`memnb.scorecard.compare.capacity_brackets`), a ratio between capacities that lie
-    within one step of the search's grid of each other says so (:func:`ratio_grid_words`)."""
+    within one step of the search's grid of each other, or one step apart, says so
+    (:func:`ratio_grid_words`)."""
     lines = []
     at = best.set_index(["budget", "architecture"])
     for r in winners(best).itertuples():
@@ -1342,7 +1387,8 @@ def p_counts_words(constructions: pd.DataFrame, task: dict[str, int]) -> str:
 def every_dataset_words(best: pd.DataFrame) -> str:
     """A caption's sentence on what the statements and the trained capacities measure (finding
     of the review): the guarantees are for every dataset that meets their assumptions, and
-    Kajitsuka & Sato's lower bound is for memorizing every such dataset; a trained capacity is
+    Kajitsuka & Sato's lower bound is for memorizing every such dataset (flagged [unverified],
+    as the chapter's Thm 4.2 row flags the theorem's content); a trained capacity is
     a fit to one random dataset per seed (the seeds of ``best``); Dana et al. separate the
     worst case (their Cor. 1) from the expected case (their Cor. 2)."""
     seeds = sorted({int(v) for v in best["seeds"]}) if "seeds" in best and len(best) else []
@@ -1350,9 +1396,9 @@ def every_dataset_words(best: pd.DataFrame) -> str:
             f" ({prose.counted(seeds[0], 'seed')} here)" if len(seeds) == 1 else
             f" ({seeds[0]} to {seeds[-1]} seeds here)")
     return ("The guarantees hold for every dataset that meets their assumptions, and Kajitsuka "
-            "& Sato's lower bound is about memorizing every such dataset; a trained capacity is "
-            f"a fit to one random dataset per seed{many}. Dana et al. separate the two cases "
-            "themselves: their Cor. 1 is a worst-case statement, their Cor. 2 one in "
+            "& Sato's lower bound is about memorizing every such dataset [unverified]; a trained "
+            f"capacity is a fit to one random dataset per seed{many}. Dana et al. separate the "
+            "two cases themselves: their Cor. 1 is a worst-case statement, their Cor. 2 one in "
             "expectation over a uniform prior.")
 
 
@@ -1367,9 +1413,11 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     means below a guarantee of their own architecture (:func:`below_guarantee_words`; with
     ``brackets``, :func:`memnb.scorecard.compare.capacity_brackets`, each seed read as the
     guarantee rows read it), the sizes not built, and the shape-only lines, ▽ and ▲ named. The
-    lead also says what the statements and the trained capacities measure
-    (:func:`every_dataset_words`) and, with ``task`` (``V, n``), what P counts in each
-    guarantee (:func:`p_counts_words`)."""
+    lead also says what the error bars are, with ``brackets`` the resolution of the capacity
+    search (:func:`grid_words`), what the statements and the trained capacities measure
+    (:func:`every_dataset_words`) and, with ``task`` (``V, n``), which trained AoT points are
+    hollow as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`) and what P counts in
+    each guarantee (:func:`p_counts_words`)."""
     top = int(best["budget"].max())
     trained = best[best["budget"] == top]
     cap = float(trained["capacity"].max())
@@ -1391,9 +1439,14 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     built = constructions[~refusals].groupby("construction")["memorized"].all()
     missing = "".join(f" At P = {r.budget} {r.construction.split()[0]} is not drawn: "
                       f"{r.note.removeprefix('not built: ')}." for r in refused.itertuples())
+    grid = (" " + grid_words(brackets, best)
+            if brackets is not None and grid_words(brackets, best) else "")
+    outside = (outside_scope_words(best, task, "point", own="the sentence below this figure")
+               if task else "")
     lead = (f"**Figure (ours).** Left: examples N against parameters P; right: against the "
             f"total bits of the weights. Trained points: the best shape per architecture and "
-            f"budget, mean over seeds; open △: the constructions built. "
+            f"budget, mean over seeds, error bars ± the standard deviation over seeds; open △: "
+            f"the constructions built.{grid}{outside} "
             f"{weight_bits_words(constructions)} Constructions built and checked: "
             f"{int(built.sum())} of {len(built)} memorize every example at every size built. "
             f"Shaded: above the information ceiling on N, N log2 {C} <= total bits "
