@@ -14,9 +14,10 @@ table or provenance that cannot be read (:class:`memnb.results.ResultFileError`,
 ``plan`` and ``scorecard`` too), no dask scheduler answering at ``--executor`` or a worker of
 it without ``--device``, or a complete ``full`` result of today's code already written, which it
 would only recompute: :func:`memnb.results.complete_already`; the experiment's name, with the
-closest names when it is mistyped (:func:`experiment_name_error`), then ``--seeds``,
-``--device`` and ``--executor`` are checked before that, ``--device`` on the dask workers with
-``--executor``: :func:`run_arguments_error`), 1 when the experiment fails while computing
+closest names when it is mistyped (:func:`experiment_name_error`), then ``--device`` and
+``--executor`` are checked before that, ``--device`` on the dask workers with ``--executor``:
+:func:`run_arguments_error`; ``--seeds`` out of its range is refused as the arguments are read,
+:func:`_seed_count`), 1 when the experiment fails while computing
 (:class:`memnb.results.ExperimentFailed`) or its results cannot be written at the end (the
 finished points stay in the point cache), and 3 when it stopped at its ``--time-limit`` or on a
 first Ctrl-C or SIGTERM (every finished point is cached, a running training group pauses with
@@ -49,6 +50,7 @@ import os
 import signal
 import sys
 import tempfile
+import textwrap
 import time
 import traceback
 import warnings
@@ -58,7 +60,13 @@ from typing import TYPE_CHECKING, Any
 from memnb.profiles import PROFILES
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from memnb.results import ExperimentResult
+
+REFUSED = 2
+"""Exit code of a command refused before it computes anything: bad arguments (argparse's own
+code for them), a missing dataset or a results folder that cannot be written."""
 
 PARTIAL = 3
 """Exit code of ``memnb run`` when it stopped at its time limit, or on request, with part of the
@@ -69,7 +77,55 @@ FAILED = 1
 
 INTERRUPTED = 130
 """Exit code of ``memnb run`` stopped at once by a second Ctrl-C (128 + SIGINT, as a shell
-reports it); a second SIGTERM exits with 143 (128 + SIGTERM)."""
+reports it); a second SIGTERM exits with :data:`TERMINATED`."""
+
+TERMINATED = 128 + signal.SIGTERM
+"""Exit code of ``memnb run`` stopped at once by a second SIGTERM (143 on Linux)."""
+
+TIMEOUT_CODE = 124
+"""The exit code GNU ``timeout`` reports for a command it stopped at its limit, whatever the
+command's own (``memnb run`` exits with :data:`PARTIAL` on its SIGTERM) unless it is given
+``--preserve-status``."""
+
+
+def busy_cpu_warning(load: float, cores: int, threads: int) -> str | None:
+    """The warning for a CPU as busy as ``load`` (the 1-minute load average) on the ``cores``
+    this process may use, when torch would use ``threads`` threads, or None: a warning when
+    ``threads`` > 1 and ``load`` >= ``cores``. Torch's threads then wait for each other and for
+    the other work, and a run (and ``memnb plan``'s calibration, so its estimates) can be many
+    times slower than with one thread."""
+    from memnb.prose import counted
+
+    if threads <= 1 or load < cores:
+        return None
+    return (f"the load average is {load:.2f} on the {counted(cores, 'core')} this process may "
+            f"use, and torch would use {counted(threads, 'thread')}: on a CPU this busy, "
+            "training and the plan's calibration may run many times slower; prefix the command "
+            "with OMP_NUM_THREADS=1, or wait for the load to fall")
+
+
+def cpu_load() -> tuple[float, int, int] | None:
+    """This machine's 1-minute load average, the cores this process may use
+    (``os.sched_getaffinity`` where there is one, else ``os.cpu_count()``) and torch's thread
+    count, the arguments of :func:`busy_cpu_warning`; None where there is no load average."""
+    import torch
+
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this platform
+        return None
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return load, cores, torch.get_num_threads()
+
+
+def _warn_if_busy(command: str) -> None:
+    """Print :func:`busy_cpu_warning` of :func:`cpu_load` as ``memnb <command>: warning: …``,
+    if there is one."""
+    measured = cpu_load()
+    warning = None if measured is None else busy_cpu_warning(*measured)
+    if warning:
+        error_line(command, "warning", warning)
 
 
 def bar_open() -> bool:
@@ -140,9 +196,43 @@ def _cmd_list(_: argparse.Namespace) -> int:
     return 0
 
 
-_STOP_NOTICE = ("memnb run: stopping: the running group saves its state at its next evaluation "
-                "and the finished points are written as a partial run (a second Ctrl-C stops at "
-                "once; the cached points and the last saved state are kept either way)")
+SIGNAL_WORDS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+"""The signals :func:`memnb.resume.stop_on_signals` stops a run on, as its messages name them."""
+
+
+def stop_notice(signum: int) -> str:
+    """What ``memnb run`` prints on the first stop signal ``signum`` (SIGINT or SIGTERM): the run
+    stops at the running group's next evaluation, and either signal sent next stops it at once
+    (:func:`memnb.resume.stop_on_signals` gives both the same handler after the first)."""
+    first = SIGNAL_WORDS[signum]
+    other = " or ".join(word for word in SIGNAL_WORDS.values() if word != first)
+    return (f"memnb run: stopping on {first}: the running group saves its state at its next "
+            f"evaluation and the finished points are written as a partial run (a second "
+            f"{first}, or a {other}, stops at once; the cached points and the last saved state "
+            "are kept either way)")
+
+
+@contextlib.contextmanager
+def _stop_on_signals(lead: str) -> Iterator[None]:
+    """:func:`memnb.resume.stop_on_signals`, with the notice of the first signal worded for the
+    signal received (:func:`stop_notice`), after ``lead`` (a newline while bars are drawn)."""
+    import threading
+
+    from memnb import resume
+
+    with resume.stop_on_signals(tuple(SIGNAL_WORDS)):
+        if threading.current_thread() is threading.main_thread():  # its handlers are set
+            for sig in SIGNAL_WORDS:
+                graceful = signal.getsignal(sig)
+                if callable(graceful):
+                    signal.signal(sig, functools.partial(_noticed, graceful, lead))
+        yield
+
+
+def _noticed(graceful: Any, lead: str, signum: int, frame: Any) -> None:
+    """Print :func:`stop_notice` of ``signum`` to stderr, then stop as ``graceful`` does."""
+    print(lead + stop_notice(signum), file=sys.stderr, flush=True)
+    graceful(signum, frame)
 
 
 _AT_ONCE = ("stopped at once ({signal}): every point it finished is cached and any training "
@@ -192,7 +282,6 @@ def _written_seeds_note(name: str, profile: str) -> str | None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from memnb import resume
     from memnb.progress import bar_disabled
     from memnb.reruns import rerun_experiment
     from memnb.results import (
@@ -209,7 +298,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     bad = unknown or run_arguments_error(args.seeds, args.device, args.executor)
     if bad is not None:  # the name, then the options: before any other refusal, which would
         error_line("run", "error", bad)  # hide them
-        return 2
+        return REFUSED
     try:  # reads the written result: a table or provenance that cannot be read is refused
         load(args.experiment, args.profile)  # (memnb.results.ResultFileError), under any profile
         done = None if args.rerun else complete_already(args.experiment, args.profile,
@@ -218,18 +307,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
         done = str(err)
     if done is not None:
         error_line("run", "error", done)
-        return 2
+        return REFUSED
     unwritable = results_folder_error(args.profile, args.rerun)
     if unwritable is not None:
         error_line("run", "error", unwritable)
-        return 2
+        return REFUSED
     try:  # a dataset too small for the profile's grid: refused before any point is computed
         too_few = data_rows_error([args.experiment], args.profile)
     except (ValueError, FileNotFoundError) as err:  # the file checks of the loader it runs
-        too_few = str(err) + _dataset_pointer(err)
+        too_few = dataset_message(err)
     if too_few is not None:
         error_line("run", "error", too_few)
-        return 2
+        return REFUSED
     # a run a recorded plan says this device's memory cannot hold; with --executor the workers'
     # memory counts, which this machine cannot measure (it may have no GPU at all)
     if args.profile == "full" and args.executor is None:
@@ -249,18 +338,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.experiment, args.profile)
     if continued:
         error_line("run", "note", continued)
+    if args.device == "cpu" and args.executor is None:  # the points computed on this CPU
+        _warn_if_busy("run")
     try:
         # a first signal comes while the bars are drawn: its notice on a line of its own
-        notice = ("" if bar_disabled(True) else "\n") + _STOP_NOTICE
-        with resume.stop_on_signals(notice=notice):
+        with _stop_on_signals("" if bar_disabled(True) else "\n"):
             result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
                             executor=args.executor, time_limit_s=args.time_limit,
                             clock_start=args.started)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         if isinstance(err, FileNotFoundError) and _in_results(err, args.rerun):
             return _write_failed(err, args)  # a results folder removed while it ran
-        error_line("run", "error", str(err) + _dataset_pointer(err))
-        return 2
+        error_line("run", "error", dataset_message(err))
+        return REFUSED
     except ExperimentFailed as err:  # a fault of the code or of its data, while computing
         if args.traceback:
             traceback.print_exc()
@@ -275,7 +365,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         error_line("run", "interrupted", _AT_ONCE.format(signal="second Ctrl-C"))
         return INTERRUPTED
     except SystemExit as err:  # a second SIGTERM exits with 128 + SIGTERM
-        if err.code != 128 + signal.SIGTERM:
+        if err.code != TERMINATED:
             raise
         error_line("run", "interrupted", _AT_ONCE.format(signal="second SIGTERM"))
         return int(err.code)
@@ -365,7 +455,9 @@ def run_arguments_error(seeds: int | None, device: str, executor: str | None) ->
     """Why ``memnb run``'s ``--seeds``, ``--device`` or ``--executor`` cannot be used, or None:
     the checks and messages of :func:`memnb.results.run_experiment` (``seeds`` in
     ``1..``:data:`memnb.results.MAX_SEEDS`), made before any refusal that looks at the written
-    results (:func:`memnb.results.complete_already`), which would otherwise hide them.
+    results (:func:`memnb.results.complete_already`), which would otherwise hide them. The
+    command line refuses ``--seeds`` out of that range when it reads it (:func:`_seed_count`);
+    ``seeds`` is checked here for Python callers (``scripts/precision_check.py``).
 
     ``--device`` is checked where the points are computed: in-process, on this machine
     (:func:`memnb.results.check_device`); with a ``dask://`` ``--executor``, on the cluster's
@@ -442,6 +534,37 @@ def results_folder_error(profile: str, rerun: bool = False) -> str | None:
     return None
 
 
+DOWNLOAD_SENTENCE = ("Automatic download needs the optional `datasets` package and network "
+                     "access.")
+"""The last sentence of a missing text dataset's message (:func:`memnb.data.text.locate`),
+true only of a loader that may download: :func:`dataset_message` leaves it out for one that
+ran with download off (Mahdavi et al.'s Table 3 reads IMDb that way)."""
+
+
+def download_was_off(err: BaseException) -> bool:
+    """Whether ``err`` was raised by :func:`memnb.data.text.locate` called with
+    ``download=False``, as its traceback's frames show; ``False`` when no frame of it is there
+    (an error of another loader, or one passed on from a dask worker)."""
+    from memnb.data.text import locate
+
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is locate.__code__:
+            return tb.tb_frame.f_locals.get("download") is False
+        tb = tb.tb_next
+    return False
+
+
+def dataset_message(err: Exception) -> str:
+    """``err``'s message as ``memnb run`` and ``memnb plan`` print it: for a missing dataset,
+    without the loader's :data:`DOWNLOAD_SENTENCE` where the loader ran with download off
+    (:func:`download_was_off`), and with :func:`_dataset_pointer` after it."""
+    said = str(err)
+    if download_was_off(err):
+        said = said.replace(" " + DOWNLOAD_SENTENCE, "").replace(DOWNLOAD_SENTENCE, "")
+    return said + _dataset_pointer(err)
+
+
 def _dataset_pointer(err: Exception) -> str:
     """The words added to a missing dataset's message: where ``data/README.md`` gives each
     dataset's source, conversion and SHA-256. For IMDb it adds that the committed results read
@@ -449,8 +572,12 @@ def _dataset_pointer(err: Exception) -> str:
     train split, which gives other numbers. For the ImageNet sample it adds that the committed
     results read the set prepared as described there: the loader's hint
     (:mod:`memnb.data.images`) says that any size works, which is true of loading, but another
-    set or another preprocessing gives other numbers. Empty for any other error."""
-    if not isinstance(err, FileNotFoundError):
+    set or another preprocessing gives other numbers. Empty for any other error, and for a
+    ``MEMNB_DATA_DIR`` that is not a folder (:class:`memnb.paths.DataDirError`), whose message
+    names ``data/README.md`` already."""
+    from memnb.paths import DataDirError
+
+    if not isinstance(err, FileNotFoundError) or isinstance(err, DataDirError):
         return ""
     from memnb.data.images import IMAGENET_SAMPLES
     from memnb.data.text import IMDB_FILE
@@ -525,8 +652,10 @@ def _print_paused_notice(cache: Path | None) -> None:
 def paused_notice(cache: Path) -> str | None:
     """What a partial run leaves in ``cache/paused`` (:mod:`memnb.resume`: the saved state of
     the group in progress), and that it continues that group in this checkout only: the files
-    are not committed (too large), so another checkout trains the group from its start.
-    ``None`` when nothing is paused."""
+    are not committed (too large), so another checkout trains the group from its start. For a
+    point cache outside the checkout (``MEMNB_RESULTS_DIR`` elsewhere), in this results folder
+    only. ``None`` when nothing is paused."""
+    from memnb.paths import repo_root
     from memnb.results import shown_path
 
     files = sorted((cache / "paused").glob("*.pt"))
@@ -534,10 +663,12 @@ def paused_notice(cache: Path) -> str | None:
         return None
     size = sum(f.stat().st_size for f in files) / 2**20
     many = len(files) > 1
+    where = (("this checkout only (not committed)", "another checkout")
+             if cache.resolve().is_relative_to(repo_root().resolve())
+             else ("this results folder only", "a run into another results folder"))
     return (f"{len(files)} paused training state{'s' * many} ({size:.1f} MiB) in "
             f"{shown_path(cache / 'paused')} continue{'' if many else 's'} the group in "
-            "progress in this checkout only (not committed); another checkout trains that group "
-            "from its start")
+            f"progress in {where[0]}; {where[1]} trains that group from its start")
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -553,10 +684,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         too_few = data_rows_error(names, args.profile)
         if too_few is not None:
             raise ValueError(too_few)
+        if args.device == "cpu":  # calibrated on this CPU
+            _warn_if_busy("plan")
         table = plan(args.target, args.profile, device=args.device, **chosen)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
-        error_line("plan", "error", str(err) + _dataset_pointer(err))
-        return 2
+        error_line("plan", "error", dataset_message(err))
+        return REFUSED
     if args.json:
         print(table.to_json(orient="records", indent=1))
         return 0
@@ -590,14 +723,14 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
     missing = scorecard_folder_error()
     if missing is not None:
         error_line("scorecard", "error", missing)
-        return 2
+        return REFUSED
     papers = None if args.paper is None else list(dict.fromkeys(args.paper))  # each once
     try:
         papers_dir_candidates()  # a MEMNB_PAPERS_DIR that is not a folder, whichever rows read
         rows = build_scorecard(args.profile, papers, progress=True)
     except (ValueError, FileNotFoundError) as err:  # bad input, or a dataset not in place
         error_line("scorecard", "error", str(err))
-        return 2
+        return REFUSED
     if args.json:
         print(to_json(rows))
         return 0
@@ -623,13 +756,13 @@ def _whole_number(text: str) -> int | None:
 
 
 def _seed_count(text: str) -> int:
-    """``--seeds``'s value: a whole number in plain digits (its range, 1..MAX_SEEDS, is checked
-    with the other arguments; a value that is not a whole number is refused here, naming that
-    range)."""
+    """``--seeds``'s value: a whole number in plain digits in 1..:data:`memnb.results.MAX_SEEDS`;
+    any other value (``-1``, ``0``, ``2.5``, ``1001``) is refused here, with one message naming
+    the option and that range."""
     from memnb.results import MAX_SEEDS
 
     value = _whole_number(text)
-    if value is None:
+    if value is None or not 1 <= value <= MAX_SEEDS:
         raise argparse.ArgumentTypeError(
             f"must be a whole number of seeds in 1..{MAX_SEEDS}; got {text!r}")
     return value
@@ -669,16 +802,67 @@ def _calibrated_groups(text: str) -> int:
     return value
 
 
+def help_epilog(command: str | None = None) -> str:
+    """The end of ``memnb --help`` (``command`` None) and ``memnb run --help`` (``"run"``):
+    where ``memnb run`` writes its results, the environment variables the commands read and
+    ``memnb run``'s exit codes, from the constants the code returns (:data:`REFUSED`,
+    :data:`PARTIAL`, …) and the results folder this call would use
+    (:func:`memnb.paths.results_dir`)."""
+    from memnb.paths import results_dir
+
+    codes = [(0, "the table is complete"),
+             (FAILED, "the experiment failed while computing, or its results could not be "
+                      "written (the finished points stay cached)"),
+             (REFUSED, "refused before computing: bad arguments, a dataset missing or not "
+                       "usable, a results folder that cannot be written, a complete full "
+                       "result already written (the message says which)"),
+             (PARTIAL, "stopped at --time-limit or by a first Ctrl-C or SIGTERM: every "
+                       "finished point is cached; rerun the same command to continue"),
+             (INTERRUPTED, "stopped at once by a second Ctrl-C"),
+             (TERMINATED, "stopped at once by a second SIGTERM")]
+    width = max(len(str(code)) for code, _ in codes) + 2
+    lines = ["where the results go:",
+             "  memnb run writes <results root>/<profile>/<experiment>.csv and .json, with its",
+             "  point cache in <results root>/<profile>/.cache/; the results root is",
+             "  $MEMNB_RESULTS_DIR, else data/results in the checkout",
+             f"  (for this call: {results_dir()})",
+             "",
+             "environment variables:",
+             "  MEMNB_RESULTS_DIR  the results root, written by run and read by scorecard",
+             "                     (run creates it; set it to compute away from data/results)",
+             "  MEMNB_DATA_DIR     a folder holding mnli/, imdb/ and imagenet-samples/, tried",
+             "                     before data/external and ../shared/data (data/README.md)",
+             "  MEMNB_PAPERS_DIR   the papers' folder (dana_official_results/, sources/), tried",
+             "                     before ../shared/papers",
+             "  OMP_NUM_THREADS    torch's CPU threads; 1 on a shared or busy CPU, where more",
+             "                     threads can run many times slower",
+             "",
+             "exit codes of memnb run:"]
+    lines += [textwrap.fill(text, 80, initial_indent=f"  {code:<{width}}",
+                            subsequent_indent=" " * (2 + width)) for code, text in codes]
+    lines += ["", textwrap.fill(
+        f"Under `timeout N memnb run ...` the shell sees timeout's own exit code "
+        f"{TIMEOUT_CODE} (its --preserve-status passes on memnb's); --time-limit makes memnb "
+        "stop itself, cleanly, with its own exit code.", 80)]
+    if command is None:
+        lines += ["", f"memnb plan and memnb scorecard exit with 0, or with {REFUSED} when "
+                  "refused."]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memnb`` command; ``get_default("commands")`` on it gives each
     command's own parser by name (``["run"]``: its usage, help and ``error``)."""
     from memnb.planner import CALIBRATED_GROUPS
     from memnb.results import MAX_SEEDS
 
-    parser = argparse.ArgumentParser(prog="memnb", description=__doc__.splitlines()[0])
+    raw = argparse.RawDescriptionHelpFormatter  # the epilog's lines as written
+    parser = argparse.ArgumentParser(prog="memnb", formatter_class=raw, epilog=help_epilog(),
+                                     description=__doc__.splitlines()[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="every experiment of every chapter, with its profiles")
-    run = sub.add_parser("run", help="run one experiment and write CSV + provenance")
+    run = sub.add_parser("run", help="run one experiment and write CSV + provenance",
+                         formatter_class=raw, epilog=help_epilog("run"))
     run.add_argument("experiment", help="chapter.experiment, e.g. dana.exp1 (see `memnb list`)")
     run.add_argument("--profile", choices=PROFILES, default="quick",
                      help="sizes to run (default quick)")

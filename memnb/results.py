@@ -94,9 +94,14 @@ class TimeLimitReached(RuntimeError):
                 f"{len(budget.missing)} missing, too few to build its table")
         if no_progress is None:
             text = f"{head}; every finished point is cached: rerun the same command to continue"
-        else:  # nothing saved: the same command would stop the same way
+        else:  # no point, no state: the same command would stop the same way
             used, limit = no_progress
-            text = (f"{head}, and nothing was saved: {used:.1f} s of the {limit:g} s limit had "
+            record = None if cache_dir is None else pending_invocations_path(cache_dir)
+            kept = ("nothing was saved" if record is None or not record.is_file() else
+                    "it saved no point and no training state, only the record of this call in "
+                    f"{shown_path(record)}, which the next table written counts in its "
+                    "invocations and wall time")
+            text = (f"{head}, and {kept}: {used:.1f} s of the {limit:g} s limit had "
                     "passed (start-up and loading included), too little for a first group to "
                     f"finish or save its state (memnb run keeps {WRITE_MARGIN_FRACTION:.0%} of "
                     f"the limit, at most {WRITE_MARGIN_MAX_S:g} s, for writing the results, and "

@@ -201,8 +201,7 @@ def test_a_missing_file_in_the_results_folder_is_a_write_failure(tmp_path, monke
 
 # ---- 3. --seeds and --device before the refusal of a complete full result -----------------
 
-@pytest.mark.parametrize(("option", "said"), [
-    (["--seeds", "0"], "seeds must be in 1..1000, got 0"),
+@pytest.mark.parametrize(("option", "said"), [  # --seeds: refused as it is read (test_cli_review)
     (["--device", "cuda"], "device 'cuda' requested but no CUDA GPU is available; use "
                            "--device cpu"),
     (["--device", "tpu"], "device must be 'cpu' or 'cuda[:N]'; got 'tpu'"),

@@ -26,14 +26,17 @@ def _register(monkeypatch, name: str, fn) -> None:
 def test_a_seed_count_out_of_range_is_refused_before_anything_is_built(tmp_path, monkeypatch,
                                                                        capsys):
     """`--seeds 10000000000` used to build every point until the memory ran out: the count is
-    checked against memnb.results.MAX_SEEDS first, named with its range, exit code 2; the help
-    says the range."""
+    checked against memnb.results.MAX_SEEDS as the arguments are read, named with its range,
+    exit code 2; the help says the range."""
     built: list = []
     _register(monkeypatch, "tiny.seeds", lambda params, **kw: built.append(kw))
     monkeypatch.setenv("MEMNB_RESULTS_DIR", str(tmp_path))
-    assert cli.main(["run", "tiny.seeds", "--profile", "ci", "--seeds", "10000000000"]) == 2
-    assert capsys.readouterr().err == (
-        "memnb run: error: seeds must be in 1..1000, got 10000000000\n")
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["run", "tiny.seeds", "--profile", "ci", "--seeds", "10000000000"])
+    assert ended.value.code == cli.REFUSED
+    assert capsys.readouterr().err.endswith(
+        "memnb run: error: argument --seeds: must be a whole number of seeds in 1..1000; "
+        "got '10000000000'\n")
     assert built == [] and not any(tmp_path.rglob("*"))
     run = cli.build_parser().get_default("commands")["run"]
     assert "number of seeds, 1..1000" in run.format_help()
@@ -140,8 +143,8 @@ def test_a_time_limited_stop_says_where_the_paused_state_is(tmp_path, monkeypatc
                              "points finished")
     assert err[1] == (f"memnb run: 1 paused training state (1.0 MiB) in "
                       f"{cache / 'tiny.none' / 'paused'} continues the group in progress in "
-                      "this checkout only (not committed); another checkout trains that group "
-                      "from its start")
+                      "this results folder only; a run into another results folder trains "
+                      "that group from its start")  # MEMNB_RESULTS_DIR outside the checkout
 
     _paused_then_slow(monkeypatch, "tiny.some", 6, 0.0)
     assert cli.main(["run", "tiny.some", "--profile", profile, "--time-limit", "1.0"]) == 3

@@ -722,7 +722,8 @@ def test_a_first_sigterm_stops_cleanly_and_writes_a_partial_run(tmp_path, monkey
     assert cli.main(["run", "tiny.slow", "--profile", "ci"]) == cli.PARTIAL
     assert signal.getsignal(signal.SIGTERM) is before  # restored
     err = capsys.readouterr().err
-    assert "memnb run: stopping: the running group saves its state" in err
+    assert "memnb run: stopping on SIGTERM: the running group saves its state" in err
+    assert "(a second SIGTERM, or a Ctrl-C, stops at once;" in err
     assert "stopped on request (Ctrl-C or SIGTERM) with 2 of 6 points" in err
     provenance = json.loads((tmp_path / "ci" / "tiny.slow.json").read_text())
     assert provenance["complete"] is False and provenance["points_done"] == 2
@@ -785,11 +786,20 @@ def test_a_grid_listed_in_another_order_resumes_with_its_history(tmp_path, monke
     assert results.load_superseded("tiny.slow", "full", tmp_path) == []
 
 
-def test_a_paused_group_is_said_to_continue_in_this_checkout_only(tmp_path):
+def test_a_paused_group_is_said_to_continue_in_this_checkout_only(tmp_path, monkeypatch):
+    """A point cache inside the checkout: in this checkout only (not committed); one outside it
+    (MEMNB_RESULTS_DIR elsewhere): in this results folder only."""
+    from memnb import paths
+
     cache = tmp_path / ".cache" / "tiny.slow"
     assert cli.paused_notice(cache) is None  # nothing paused: nothing to say
     (cache / "paused").mkdir(parents=True)
     (cache / "paused" / "abc.code.call1.pt").write_bytes(b"x" * 3 * 2**20)
+    assert cli.paused_notice(cache) == (
+        f"1 paused training state (3.0 MiB) in {cache / 'paused'} continues the group in "
+        "progress in this results folder only; a run into another results folder trains that "
+        "group from its start")
+    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)  # the cache now lies in the checkout
     assert cli.paused_notice(cache) == (
         f"1 paused training state (3.0 MiB) in {cache / 'paused'} continues the group in "
         "progress in this checkout only (not committed); another checkout trains that group "
@@ -1200,7 +1210,8 @@ def test_a_time_limit_spent_before_any_group_says_a_rerun_would_stop_the_same_wa
     with pytest.raises(results.TimeLimitReached) as err:
         run_experiment("tiny.slow", "ci", time_limit_s=0.5, clock_start=time.monotonic() - 1.0)
     text = str(err.value)
-    assert calls == [] and "nothing was saved" in text and "rerun the same command" not in text
+    assert calls == [] and "it saved no point and no training state, only the record of this call" \
+        in text and "rerun the same command" not in text
     assert "of the 0.5 s limit had passed" in text and "give a longer --time-limit" in text
     assert (f"keeps {results.WRITE_MARGIN_FRACTION:.0%} of the limit, at most "
             f"{results.WRITE_MARGIN_MAX_S:g} s") in text

@@ -213,3 +213,42 @@ def test_a_full_table_of_an_earlier_profile_is_kept_under_superseded(tmp_path):
         moved.provenance_path]
     assert ("A `full` table of older code or an earlier profile is not overwritten"
             in _flat(README))
+
+
+def test_the_refusals_give_the_ranges_of_seeds_and_time_limit():
+    """README, Refusals: the ranges `memnb run` takes, read from the code's constants."""
+    from memnb.cli import MAX_TIME_LIMIT_DAYS, MAX_TIME_LIMIT_S, _positive_seconds
+    from memnb.results import MAX_SEEDS
+
+    assert MAX_TIME_LIMIT_S == MAX_TIME_LIMIT_DAYS * 24 * 3600
+    assert _positive_seconds(str(MAX_TIME_LIMIT_S)) == MAX_TIME_LIMIT_S
+    refusals = _flat(README.split("- **Refusals**", 1)[1].split("\n- **", 1)[0])
+    assert (f"`--seeds` outside 1..{MAX_SEEDS}, a `--time-limit` that is not a number of "
+            f"seconds above 0 and at most {MAX_TIME_LIMIT_DAYS} days") in refusals
+
+
+def test_the_time_limits_say_what_timeout_reports():
+    """README, Time limits: `timeout` reports its own exit code unless --preserve-status, where
+    `memnb run` would exit with PARTIAL."""
+    from memnb.cli import PARTIAL, TIMEOUT_CODE
+
+    limits = _flat(README.split("- **Time limits.**", 1)[1].split("\n- **", 1)[0])
+    assert f"The run exits with code {PARTIAL} when the table is partial" in limits
+    assert (f"the shell sees `timeout`'s own exit code {TIMEOUT_CODE} unless it is given "
+            "`--preserve-status`; with `--time-limit` the run stops itself cleanly") in limits
+
+
+def test_the_busy_cpu_sentence_says_when_the_commands_warn():
+    """README, Running experiments without notebooks: prefix OMP_NUM_THREADS=1 on a busy CPU,
+    and `memnb run` and `memnb plan` warn when the load average is at or above the cores
+    (:func:`memnb.cli.busy_cpu_warning`)."""
+    from memnb.cli import busy_cpu_warning
+
+    section = _flat(README.split("## Running experiments without notebooks", 1)[1]
+                    .split("\n### ", 1)[0])
+    assert "On a shared or busy CPU, prefix the command with `OMP_NUM_THREADS=1`" in section
+    assert ("both commands warn when the load average is at or above the cores this process "
+            "may use") in section
+    assert busy_cpu_warning(2.0, 2, 2) is not None  # at the cores
+    assert busy_cpu_warning(1.99, 2, 2) is None  # below them
+    assert "OMP_NUM_THREADS=1" in busy_cpu_warning(2.0, 2, 2)
