@@ -358,8 +358,8 @@ def rekey_origin(provenance: dict[str, Any]) -> tuple[str, str, str, bool] | Non
         return None
     source = provenance["code_fingerprint_rekeyed_from"]
     target = provenance.get("code_fingerprint")
-    listed = list(provenance.get("code_fingerprint_rekeys") or [])
-    unlisted = not listed or listed[0].get("from") != source
+    # rekey_kinds adds the unlisted docstring-rule re-key to the listed ones
+    unlisted = len(kinds) > len(provenance.get("code_fingerprint_rekeys") or [])
     one = {"docstring": "by the docstring rule", "syntax": "checked by the syntax-tree script",
            "hand": "reviewed by hand", "other": "for another reason"}
     counts = {kind: kinds.count(kind) for kind in one if kind in kinds}

@@ -205,12 +205,14 @@ def claim_kinds(rows: list[Row]) -> tuple[list[Row], list[Row], list[Row], list[
     one of :data:`UNSOURCED_MARKS` (content not in our sources), those whose measured text
     carries :data:`BY_CONSTRUCTION` (checks of our code), and the rest: the rows on claims our
     sources state, judged by a check that could fail."""
-    marked = [r for r in rows if EXPECTATION_MARK in r.claim]
-    unsourced = [r for r in rows if r not in marked
-                 and any(m in r.claim for m in UNSOURCED_MARKS)]
-    built = [r for r in rows if r not in marked and r not in unsourced
-             and BY_CONSTRUCTION in r.measured]
-    stated = [r for r in rows if r not in marked and r not in unsourced and r not in built]
+    marked: list[Row] = []
+    unsourced: list[Row] = []
+    built: list[Row] = []
+    stated: list[Row] = []
+    for r in rows:  # the first kind that applies
+        (marked if EXPECTATION_MARK in r.claim
+         else unsourced if any(m in r.claim for m in UNSOURCED_MARKS)
+         else built if BY_CONSTRUCTION in r.measured else stated).append(r)
     return marked, unsourced, built, stated
 
 
