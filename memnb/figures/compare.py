@@ -19,6 +19,7 @@ import pandas as pd
 from memnb import bounds, prose, viz
 from memnb.experiments import compare as exp
 from memnb.papers import external
+from memnb.scorecard.compare import outside_scope
 
 #: One colour per architecture (Okabe-Ito), the same in every figure of the chapter.
 ARCH_COLORS: dict[str, str] = {"aot": "#0072B2", "mha": "#D55E00", "ffn_attention": "#009E73",
@@ -714,17 +715,6 @@ NO_SHAPE = "– (no shape\nfits the budget)"
 #: (:func:`outside_scope`), which the bar's hatching (:data:`_OUTSIDE_BAR`) marks.
 OUTSIDE_LABEL = "outside Thm 1's scope (d > V)"
 _OUTSIDE_BAR = {"hatch": "xx", "edgecolor": "white", "linewidth": 0.0}
-
-
-def outside_scope(architecture: str, shape: str, V: int) -> bool:
-    """Whether a trained shape lies outside the scope of Dana et al.'s Thm 1 as the chapter reads
-    it: an AoT whose width ``d`` exceeds the vocabulary ``V`` (fewer distinct last tokens than
-    the ``d`` that the proof needs; ours: the gap in the proof that the Dana chapter finds).
-    Other architectures, and a shape name without ``d=``: False (no guarantee of Dana et al. is
-    about them; nothing to read)."""
-    sizes = dict(kv.split("=", 1) for kv in str(shape).split() if "=" in kv)
-    d = sizes.get("d", "")
-    return architecture == "aot" and d.isdigit() and int(d) > int(V)
 
 
 def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
