@@ -933,23 +933,17 @@ def test_a_last_epoch_failure_is_traced_to_the_runs_that_diverged_late_or_not():
         "read at its lowest-loss epoch instead, the same rule still fails on the mean and at "
         "seed 0); at every run's lowest-loss checkpoint it fails on the mean and holds at 2 of "
         "3 seeds (fails at seed 0); final accuracy: ")
-    assert ("the 1 run that diverged late (10 blocks, seed 1) explains only part of the "
-            "last-epoch failure: with it read at its lowest-loss epoch instead and every other "
-            "run at its last, the same rule still fails on the mean and at seed 0"
-            ) == card.late_divergence_share(part, "accuracy")
     # the run that diverged late fails at its lowest-loss epoch too: none of the failure is its
     none = _late(ok | late, {(10, 0): (0.01, 0.9)} | {(10, 1): (0.01, 0.9)})
     text = card.curves_verdict(none, "accuracy").measured
     assert text.startswith("differs at the last epoch and at the lowest-loss checkpoint: 2 of 3 "
                            "seeds' deepest runs (10 blocks, seeds 0, 1) diverged in their last "
                            "10 epochs, but the last-epoch failure does not come from them")
-    assert ("the last-epoch failure does not come from the 2 runs that diverged late"
-            in card.late_divergence_share(none, "accuracy"))
     # nothing to trace: no failure, or no late divergence
-    assert card.late_divergence_share(_late(ok, {}), "accuracy") == ""
+    assert card.last_epoch_lead(_late(ok, {}), "accuracy", "reproduced") == ""
     steady = _late(ok | {(10, 0): (0.9, 0.70)}, {})
     assert card._failures(card._last_epoch_runs(steady), "accuracy")[0]
-    assert card.late_divergence_share(steady, "accuracy") == ""
+    assert card.last_epoch_lead(steady, "accuracy", "differs") == ""
 
 
 def test_random_data_rows_say_their_figures_are_not_in_our_sources():

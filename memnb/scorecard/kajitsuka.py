@@ -833,46 +833,14 @@ def _runs_words(runs: pd.DataFrame) -> str:
                      for b, part in runs.groupby("blocks"))
 
 
-def late_divergence_share(curves: pd.DataFrame, metric: str, drop: float = LATE_DROP) -> str:
-    """Whether the final-epoch failure of :func:`curves_verdict`'s rule comes from the runs that
-    diverged late (:func:`late_divergence_text`), in words, computed: the rule is applied again
-    with those runs read at their lowest-loss epoch and every other run at its last. Then it
-    fails nowhere (neither on the mean nor at a seed): the failure comes from them; it still
-    fails everywhere it failed: the failure does not come from them; it fails at fewer places:
-    they explain part of it (the text names where it still fails). Nothing when the rule does
-    not fail at the final epoch or no run diverged late (ours, reported, not judged)."""
-    share = _late_share(curves, metric, drop)
-    if share is None:
-        return ""
-    runs, mean_fails, seeds_fail, fell, still_mean, still_seeds = share
-    count = (f"{len(fell)} run{'s' * (len(fell) != 1)} that diverged late "
-             f"({_runs_words(fell)})")
-    them, their = ("them", "their") if len(fell) > 1 else ("it", "its")
-    read = (f"with {them} read at {their} lowest-loss epoch instead and every other run at its "
-            "last, the same rule")
-    if not still_mean and not still_seeds:
-        where = ("on the mean and at every seed" if runs["seed"].nunique() > 1 else
-                 "at its one seed")
-        return f"the last-epoch failure comes from the {count}: {read} holds {where}"
-    left = " and ".join(filter(None, ["on the mean" if still_mean else "",
-                                      f"at {_seeds_words(still_seeds)}" if still_seeds else ""]))
-    before: set[object] = ({"mean"} if mean_fails else set()) | set(seeds_fail)
-    after: set[object] = ({"mean"} if still_mean else set()) | set(still_seeds)
-    if after >= before:
-        return (f"the last-epoch failure does not come from the {count}: {read} still fails "
-                f"{left}")
-    return (f"the {count} explain{'s' * (len(fell) == 1)} only part of the last-epoch failure: "
-            f"{read} still fails {left}")
-
-
 def _late_share(curves: pd.DataFrame, metric: str, drop: float = LATE_DROP
                 ) -> tuple[pd.DataFrame, bool, list[int], pd.DataFrame, bool, list[int]] | None:
     """``(runs, mean_fails, seeds_fail, fell, still_mean, still_seeds)``: the last-epoch runs of
     a curves table, where :func:`curves_verdict`'s rule on ``metric`` fails there (on the mean,
     at which seeds), the runs that diverged late (:func:`late_falls`), and where it still fails
     with those runs read at their lowest-loss epoch and every other run at its last. ``None``
-    when the rule does not fail at the last epoch or no run diverged late (what
-    :func:`late_divergence_share` and :func:`last_epoch_lead` both read)."""
+    when the rule does not fail at the last epoch or no run diverged late
+    (:func:`last_epoch_lead` reads it)."""
     runs = _last_epoch_runs(curves)
     mean_fails, seeds_fail = _failures(runs, metric)
     if not mean_fails and not seeds_fail:
@@ -924,7 +892,8 @@ def last_epoch_lead(curves: pd.DataFrame, metric: str, status: str,
     every counted seed at each run's lowest-loss checkpoint; also at the checkpoint, where
     :func:`criteria.across_seeds` gives ``differs`` there too), the runs that diverged late
     (:func:`_fell_words`), whether the last-epoch failure comes from them
-    (:func:`late_divergence_share`'s reading), and the rule at every run's lowest-loss
+    (the rule applied again with those runs read at their lowest-loss epoch and every other
+    run at its last), and the rule at every run's lowest-loss
     checkpoint (:func:`_rule_at_lowest_loss`). For the accuracy, the seeds whose deeper model
     gets fewer sequences right than a shallower one that gets every one right, with how many
     fewer (:func:`accuracy_shortfall_words`). Computed from the values the row reads; reported,
