@@ -60,7 +60,6 @@ from typing import TYPE_CHECKING, Any
 from memnb.profiles import PROFILES
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
 
     from memnb.results import ExperimentResult
 
@@ -212,29 +211,6 @@ def stop_notice(signum: int) -> str:
             "are kept either way)")
 
 
-@contextlib.contextmanager
-def _stop_on_signals(lead: str) -> Iterator[None]:
-    """:func:`memnb.resume.stop_on_signals`, with the notice of the first signal worded for the
-    signal received (:func:`stop_notice`), after ``lead`` (a newline while bars are drawn)."""
-    import threading
-
-    from memnb import resume
-
-    with resume.stop_on_signals(tuple(SIGNAL_WORDS)):
-        if threading.current_thread() is threading.main_thread():  # its handlers are set
-            for sig in SIGNAL_WORDS:
-                graceful = signal.getsignal(sig)
-                if callable(graceful):
-                    signal.signal(sig, functools.partial(_noticed, graceful, lead))
-        yield
-
-
-def _noticed(graceful: Any, lead: str, signum: int, frame: Any) -> None:
-    """Print :func:`stop_notice` of ``signum`` to stderr, then stop as ``graceful`` does."""
-    print(lead + stop_notice(signum), file=sys.stderr, flush=True)
-    graceful(signum, frame)
-
-
 _AT_ONCE = ("stopped at once ({signal}): every point it finished is cached and any training "
             "state it saved is kept, but this call wrote no table or provenance; rerun the same "
             "command to continue")
@@ -282,6 +258,7 @@ def _written_seeds_note(name: str, profile: str) -> str | None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from memnb import resume
     from memnb.progress import bar_disabled
     from memnb.reruns import rerun_experiment
     from memnb.results import (
@@ -342,7 +319,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _warn_if_busy("run")
     try:
         # a first signal comes while the bars are drawn: its notice on a line of its own
-        with _stop_on_signals("" if bar_disabled(True) else "\n"):
+        lead = "" if bar_disabled(True) else "\n"
+        with resume.stop_on_signals(tuple(SIGNAL_WORDS),
+                                    notice=lambda signum: lead + stop_notice(signum)):
             result = runner(args.experiment, args.profile, device=args.device, seeds=args.seeds,
                             executor=args.executor, time_limit_s=args.time_limit,
                             clock_start=args.started)

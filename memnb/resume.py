@@ -196,9 +196,10 @@ def on_stop(action: Callable[[], None]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def stop_on_signals(signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM),
-                    notice: str | None = None) -> Iterator[None]:
+                    notice: str | Callable[[int], str] | None = None) -> Iterator[None]:
     """Within the block, the first of ``signals`` requests a graceful stop
-    (:func:`request_stop`, printing ``notice`` to stderr); a second one stops at once, as
+    (:func:`request_stop`, printing ``notice`` to stderr, or ``notice(signum)`` for a callable,
+    which words it for the signal received); a second one stops at once, as
     Python does by default (:class:`KeyboardInterrupt` for SIGINT, exit status 143 for
     SIGTERM). The handlers are installed only in the main thread, and the previous ones are
     restored on leaving, with the stop request cleared."""
@@ -210,8 +211,9 @@ def stop_on_signals(signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM),
     def graceful(signum: int, frame: Any) -> None:
         for sig in signals:  # the next signal stops at once
             signal.signal(sig, _at_once)
-        if notice:
-            print(notice, file=sys.stderr, flush=True)
+        text = notice(signum) if callable(notice) else notice
+        if text:
+            print(text, file=sys.stderr, flush=True)
         request_stop()
 
     _STOP.clear()

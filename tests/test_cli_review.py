@@ -227,7 +227,8 @@ def test_the_notice_is_printed_once_and_the_next_signal_stops_at_once(capsys, fi
     from memnb import resume
 
     before = {sig: signal.getsignal(sig) for sig in cli.SIGNAL_WORDS}
-    with pytest.raises(stopped) as ended, cli._stop_on_signals(""):
+    with pytest.raises(stopped) as ended, resume.stop_on_signals(tuple(cli.SIGNAL_WORDS),
+                                                                notice=cli.stop_notice):
         os.kill(os.getpid(), first)
         time.sleep(0.05)
         assert resume.stop_requested()
