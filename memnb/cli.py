@@ -22,8 +22,9 @@ closest names when it is mistyped (:func:`experiment_name_error`), then ``--devi
 finished points stay in the point cache), and 3 when it stopped at its ``--time-limit`` or on a
 first Ctrl-C or SIGTERM (every finished point is cached, a running training group pauses with
 its state saved under the point cache's ``paused/`` folder, and the table and provenance are
-written as a partial run; rerun the same command to continue). A second Ctrl-C stops at once
-and exits with 130 (a second SIGTERM with 143), saying that the finished points are cached.
+written as a partial run; rerun the same command to continue). A second stop signal stops at
+once and exits with 130 for a Ctrl-C, 143 for a SIGTERM (whichever came first), saying that the
+finished points are cached.
 
 Errors are one line on stderr, ``memnb <command>: error: ...`` (:func:`error_line`): a message
 of several lines, such as a text loader's list of the folders it looked in, is joined into one
@@ -75,11 +76,12 @@ FAILED = 1
 """Exit code of ``memnb run`` when the experiment failed while computing its points."""
 
 INTERRUPTED = 130
-"""Exit code of ``memnb run`` stopped at once by a second Ctrl-C (128 + SIGINT, as a shell
-reports it); a second SIGTERM exits with :data:`TERMINATED`."""
+"""Exit code of ``memnb run`` stopped at once by a Ctrl-C that came after a first Ctrl-C or
+SIGTERM (128 + SIGINT, as a shell reports it); a SIGTERM there exits with :data:`TERMINATED`."""
 
 TERMINATED = 128 + signal.SIGTERM
-"""Exit code of ``memnb run`` stopped at once by a second SIGTERM (143 on Linux)."""
+"""Exit code of ``memnb run`` stopped at once by a SIGTERM that came after a first Ctrl-C or
+SIGTERM (143 on Linux)."""
 
 TIMEOUT_CODE = 124
 """The exit code GNU ``timeout`` reports for a command it stopped at its limit, whatever the
@@ -215,6 +217,10 @@ _AT_ONCE = ("stopped at once ({signal}): every point it finished is cached and a
             "state it saved is kept, but this call wrote no table or provenance; rerun the same "
             "command to continue")
 
+_SECOND = "a {signal} after the first stop signal"
+"""The signal that stopped ``memnb run`` at once: the second of Ctrl-C and SIGTERM, in either
+order (:func:`memnb.resume.stop_on_signals`); its kind sets the exit code."""
+
 
 def _seeds_cap_note(name: str, profile: str, seeds: int | None) -> str | None:
     """Why a run computes fewer seeds than ``--seeds`` asked (its profile's ``max_seeds``, or
@@ -340,13 +346,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         error_line("run", "partial", str(err))
         _print_paused_notice(err.cache_dir)
         return PARTIAL
-    except KeyboardInterrupt:  # a second Ctrl-C (memnb.resume.stop_on_signals)
-        error_line("run", "interrupted", _AT_ONCE.format(signal="second Ctrl-C"))
+    except KeyboardInterrupt:  # a Ctrl-C after a first stop signal (resume.stop_on_signals)
+        error_line("run", "interrupted", _AT_ONCE.format(signal=_SECOND.format(signal="Ctrl-C")))
         return INTERRUPTED
-    except SystemExit as err:  # a second SIGTERM exits with 128 + SIGTERM
+    except SystemExit as err:  # a SIGTERM after a first stop signal exits with 128 + SIGTERM
         if err.code != TERMINATED:
             raise
-        error_line("run", "interrupted", _AT_ONCE.format(signal="second SIGTERM"))
+        error_line("run", "interrupted", _AT_ONCE.format(signal=_SECOND.format(signal="SIGTERM")))
         return int(err.code)
     except OSError as err:  # the table, provenance or call record could not be written
         return _write_failed(err, args)
@@ -797,8 +803,8 @@ def help_epilog(command: str | None = None) -> str:
                        "result already written (the message says which)"),
              (PARTIAL, "stopped at --time-limit or by a first Ctrl-C or SIGTERM: every "
                        "finished point is cached; rerun the same command to continue"),
-             (INTERRUPTED, "stopped at once by a second Ctrl-C"),
-             (TERMINATED, "stopped at once by a second SIGTERM")]
+             (INTERRUPTED, "stopped at once by a Ctrl-C after a first Ctrl-C or SIGTERM"),
+             (TERMINATED, "stopped at once by a SIGTERM after a first Ctrl-C or SIGTERM")]
     width = max(len(str(code)) for code, _ in codes) + 2
     lines = ["where the results go:",
              "  memnb run writes <results root>/<profile>/<experiment>.csv and .json, with its",

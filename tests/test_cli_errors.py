@@ -81,8 +81,8 @@ def test_a_mistyped_data_folder_is_an_error_naming_the_variable(tmp_path, monkey
 
 
 @pytest.mark.parametrize(("raised", "code", "said"), [
-    (KeyboardInterrupt, 130, "second Ctrl-C"),
-    (SystemExit(128 + signal.SIGTERM), 143, "second SIGTERM"),
+    (KeyboardInterrupt, 130, "a Ctrl-C after the first stop signal"),
+    (SystemExit(128 + signal.SIGTERM), 143, "a SIGTERM after the first stop signal"),
 ])
 def test_a_second_signal_stops_at_once_with_one_line(tmp_path, monkeypatch, capsys, raised,
                                                      code, said):

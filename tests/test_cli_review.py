@@ -98,8 +98,8 @@ def test_run_and_plan_warn_once_on_a_busy_cpu(tmp_path, monkeypatch, capsys):
 def _codes() -> dict[int, str]:
     return {0: "the table is complete", cli.FAILED: "the experiment failed while computing",
             cli.REFUSED: "refused before computing", cli.PARTIAL: "stopped at --time-limit",
-            cli.INTERRUPTED: "stopped at once by a second Ctrl-C",
-            cli.TERMINATED: "stopped at once by a second SIGTERM"}
+            cli.INTERRUPTED: "stopped at once by a Ctrl-C after a first Ctrl-C or SIGTERM",
+            cli.TERMINATED: "stopped at once by a SIGTERM after a first Ctrl-C or SIGTERM"}
 
 
 @pytest.mark.parametrize("command", [None, "run"])
