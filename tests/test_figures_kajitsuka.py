@@ -48,7 +48,7 @@ def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     fig, caption = ksfig.curves_figure(_not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.02})),
                                        None, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
-    assert "loss **Verdict: trend**" in caption and "so trend, not differs" in caption
+    assert "loss (Fig. 4) **Verdict: trend**" in caption and "so trend, not differs" in caption
     fig, caption = ksfig.curves_figure(
         _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.0105})), None, "IMDb",
         "Figs. 4 and 5", "quick")
@@ -62,8 +62,8 @@ def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     fig, caption = ksfig.curves_figure(_curves({0: 0.3, 1: 0.01, 4: 0.001}), None, "IMDb",
                                        "Figs. 4 and 5", "quick")
     plt.close(fig)
-    assert ("loss **Verdict: not computable**; accuracy **Verdict: not computable**"
-            in caption)
+    assert ("loss (Fig. 4) **Verdict: not computable**; "
+            "accuracy (Fig. 5) **Verdict: not computable**" in caption)
 
 
 def test_a_reduced_run_tags_every_curve_verdict_as_its_accuracy_twin():
@@ -73,7 +73,7 @@ def test_a_reduced_run_tags_every_curve_verdict_as_its_accuracy_twin():
     fig, caption = ksfig.curves_figure(curves, None, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
     details = caption.partition(viz.DETAILS)[2]
-    loss, accuracy = details.split(" Accuracy: ")
+    loss, accuracy = details.split(" Accuracy (Fig. 5): ")
     assert "**Verdict: trend**" in loss and "**Verdict: trend**" in accuracy
     tag = "[`quick` run at reduced size, not the paper's scale]"
     assert tag in loss and tag in accuracy
@@ -226,11 +226,11 @@ def test_a_partial_full_run_caps_the_caption_verdicts_at_trend():
     curves = _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.001}))
     fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
-    assert "loss **Verdict: reproduced**" in caption
+    assert "loss (Fig. 4) **Verdict: reproduced**" in caption
     fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick",
                                        partial="partial: 12 of 25 points")
     plt.close(fig)
-    assert "reproduced" not in caption and "loss **Verdict: trend**" in caption
+    assert "reproduced" not in caption and "loss (Fig. 4) **Verdict: trend**" in caption
     assert "[the full-scale run is partial: 12 of 25 points]" in caption
 
 
@@ -1028,3 +1028,20 @@ def test_the_bounds_sliders_name_what_each_holds_fixed():
     assert 'f"N (sequences), n = {slider_n}"' in cells
     assert 'f"n (sequence length), N = {slider_N:,}"' in cells
     assert "bounds_figure(slider_N, n, ylim=ylim_n)" in cells
+
+
+def test_each_curve_verdict_names_its_paper_figure():
+    """The loss and accuracy verdicts are two scorecard rows (Figs. 1 and 2, or 4 and 5): each
+    verdict of the caption and of its details names its own figure; a figure pair our sources do
+    not number names none."""
+    assert ksfig.loss_accuracy_figures("Figs. 1 and 2") == ("Fig. 1", "Fig. 2")
+    assert ksfig.loss_accuracy_figures("the ICLR version's random-data figures") == (None, None)
+    curves = _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.001}))
+    fig, caption = ksfig.curves_figure(curves, None, "MultiNLI", "Figs. 1 and 2", "quick")
+    plt.close(fig)
+    assert "loss (Fig. 1) **Verdict:" in caption and "accuracy (Fig. 2) **Verdict:" in caption
+    assert "Loss (Fig. 1): **Verdict:" in caption and "Accuracy (Fig. 2): **Verdict:" in caption
+    fig, caption = ksfig.curves_figure(curves, None, "random sequences",
+                                       "the ICLR version's random-data figures", "quick")
+    plt.close(fig)
+    assert "loss **Verdict:" in caption and "Loss: **Verdict:" in caption

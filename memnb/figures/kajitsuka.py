@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -1409,18 +1410,29 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
     if cached is not None and partial is not None:
         which += f" ({partial})"
     worse = _worse_than_one_block(table)
+    loss_fig, acc_fig = (f" ({name})" if name else "" for name in loss_accuracy_figures(paper_figs))
     lead = (f"*Training loss and accuracy per #blocks on {title} ({paper_figs} of the paper; "
             f"{_figures_in_sources(table)}: the trend tested, more blocks fit better, is our "
             "expectation *[unverified]*).* "
             f"{markers_sentence(fresh, cached, profile)} "
-            f"From {which}: loss **Verdict: {status_words(loss)}**; "
-            f"accuracy **Verdict: {status_words(acc)}**."
+            f"From {which}: loss{loss_fig} **Verdict: {status_words(loss)}**; "
+            f"accuracy{acc_fig} **Verdict: {status_words(acc)}**."
             f"{counted_seeds_sentence(table)}{late_fall_sentence(table)}"
             f"{shortfall_sentence(table)}")
-    details = (f"Loss: {_verdict(loss)}. Accuracy: {_verdict(acc)}.{worse}"
+    details = (f"Loss{loss_fig}: {_verdict(loss)}. Accuracy{acc_fig}: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
     model = model_words(table)
     return fig, viz.with_details(f"{lead} {model}" if model else lead, details)
+
+
+def loss_accuracy_figures(paper_figs: str) -> tuple[str | None, str | None]:
+    """The paper's figures of the loss and of the accuracy curves, named apart from
+    ``paper_figs`` as :func:`curves_figure` is given it: "Figs. 1 and 2" → ("Fig. 1", "Fig. 2")
+    (the paper draws the loss first: Figs. 1 and 4 are losses, 2 and 5 accuracies), so that each
+    verdict names the scorecard row it is; ``(None, None)`` for any other wording (the ICLR
+    version's random-data figures, whose numbers our sources do not give)."""
+    pair = re.fullmatch(r"Figs\. (\d+) and (\d+)", paper_figs)
+    return (f"Fig. {pair[1]}", f"Fig. {pair[2]}") if pair else (None, None)
 
 
 def shortfall_sentence(curves: pd.DataFrame) -> str:
