@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 import re
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from memnb.prose import and_words
-from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts
+from memnb.scorecard.core import PAPERS, Row, build_scorecard, status_counts, status_words
 from memnb.scorecard.criteria import STATUSES, Verdict
 
 if TYPE_CHECKING:
@@ -18,6 +19,16 @@ STATUS_COLOURS: dict[str, str] = {
     "reproduced": "#1b7837", "trend": "#5aae61", "differs": "#c51b7d",
     "not run": "#777777", "not computable": "#444444",
 }
+
+#: The book page of each paper's chapter, in ``chapters/`` beside the scorecard page: the
+#: notebook ``notebooks/<page>.ipynb`` whose closing table is
+#: :func:`chapter_scorecard` of the paper (Kajitsuka & Sato's chapter is ``kajitsuka_sato``).
+CHAPTER_PAGES: dict[str, str] = {"dana": "dana", "mahdavi": "mahdavi",
+                                 "kajitsuka": "kajitsuka_sato", "compare": "compare"}
+
+#: The id Sphinx gives the scorecard page's section *All the rows* (its heading in
+#: ``notebooks/scorecard.ipynb``, made an id as docutils makes one), where every row is counted.
+ALL_ROWS_ID = "all-the-rows"
 
 
 def source_profile(profile: str) -> str:
@@ -32,10 +43,12 @@ def _badge(status: str, decided: bool = True) -> str:
     a shape that holds, nor as the green of a reproduced row."""
     colour = STATUS_COLOURS.get(status, "#777777")
     if not decided:
-        # dashed, with grey text: nothing about it reads as the filled green of a decision
+        # dashed, with grey text: nothing about it reads as the filled green of a decision;
+        # worded as everywhere else (status_words)
+        words = status_words(SimpleNamespace(status=status, decided=False))
         return (f'<span style="display:inline-block;border:1.5px dashed {colour};color:#444444;'
                 f'padding:0 .4em;'
-                f'border-radius:.3em">{html.escape(status)} (not decided)</span>')
+                f'border-radius:.3em">{html.escape(words)}</span>')
     # an inline block wraps inside the Status column ("not computable" on two lines) rather
     # than running over the claim beside it
     return (f'<span style="display:inline-block;background:{colour};color:white;padding:0 .4em;'
@@ -83,11 +96,32 @@ def row_ids(rows: list[Row]) -> list[str]:
     return ids
 
 
-def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
+def paper_id(paper: str) -> str:
+    """The HTML id of ``paper``'s heading on the scorecard page (:func:`book_scorecard`), for a
+    link to that paper's table: ``sc-<paper>`` ("sc-dana"). No row id (:func:`row_ids`) equals
+    it: a row's adds its item."""
+    return f"sc-{paper}"
+
+
+def chapter_row_link(paper: str, row_id: str) -> str:
+    """The link, from the scorecard page, to the row ``row_id`` (:func:`row_ids`) of the table
+    that closes ``paper``'s chapter (:func:`chapter_scorecard`), on the chapter's page
+    (:data:`CHAPTER_PAGES`) beside the scorecard page: ``kajitsuka_sato.html#sc-kajitsuka-…``.
+    ``ValueError`` for a paper without a chapter."""
+    if paper not in CHAPTER_PAGES:
+        raise ValueError(f"paper must be one of {', '.join(CHAPTER_PAGES)}; got {paper!r}")
+    return f"{CHAPTER_PAGES[paper]}.html#{row_id}"
+
+
+def rows_html(rows: list[Row], *, show_paper: bool = False,
+              link_chapters: bool = False) -> str:
     """An HTML table of ``rows``: item and status first (the columns a reader scans), then the
     claim with the criterion under it and what was measured with the evidence under it
     (:data:`_COLUMNS`). Below its minimum width the table scrolls sideways inside the page's
-    text column instead of being cut off."""
+    text column instead of being cut off. With ``link_chapters`` (the scorecard page, whose
+    ``rows`` are one paper's, as a chapter's are), each item links to the same row in its
+    chapter's closing table (:func:`chapter_row_link`: the same :func:`row_ids` there); a
+    chapter's own table does not link to itself."""
     columns = ((("Paper", "8%", ()),) if show_paper else ()) + _COLUMNS
     out = ['<div style="overflow-x:auto">',
            '<table class="scorecard" style="font-size:80%;min-width:36em;width:100%;'
@@ -98,7 +132,10 @@ def rows_html(rows: list[Row], *, show_paper: bool = False) -> str:
     out.append("</tr></thead><tbody>")
     for r, row_id in zip(rows, row_ids(rows), strict=True):
         cells = [html.escape(PAPERS.get(r.paper, r.paper))] if show_paper else []
-        item = html.escape(r.item) + (" <em>(ours)</em>" if r.ours else "")
+        item = html.escape(r.item)
+        if link_chapters and r.paper in CHAPTER_PAGES:
+            item = f'<a href="{chapter_row_link(r.paper, row_id)}">{item}</a>'
+        item += " <em>(ours)</em>" if r.ours else ""
         cells += [item, _badge(r.status, r.decided)]
         cells += [_stacked(r, fields) for _, _, fields in _COLUMNS if fields]
         out.append(f'<tr id="{row_id}">' + "".join(
@@ -313,7 +350,8 @@ def glance_html(rows: list[Row]) -> HTML:
     the items whose rows differ, each a link to its row in :func:`book_scorecard`'s tables
     (:func:`row_ids`, per paper as those tables are); then, in words, the rows the table
     leaves out (our expectations, content not in our sources, checks of our code, earlier
-    versions of the papers, rows of ours) with those of them that differ, linked too."""
+    versions of the papers, rows of ours) with those of them that differ, linked too, and a
+    link to the section that counts them (:data:`ALL_ROWS_ID`)."""
     from IPython.display import HTML
 
     from memnb.prose import counted
@@ -354,8 +392,10 @@ def glance_html(rows: list[Row]) -> HTML:
             (ours, "of ours, beyond the papers (the cross-paper chapter's among them)", "ours")]
     parts = [f"{counted(len(group), 'row')} {what}" for group, what, _ in left if group]
     if parts:
-        out.append(f"<p>Left out of the table, and counted under <em>All the rows</em> on the "
-                   f"scorecard page: {and_words(parts)}.")
+        # a link within the scorecard page; the introduction's copy points it at that page
+        # (book/buildtools/glance.py)
+        out.append(f'<p>Left out of the table, and counted under <a href="#{ALL_ROWS_ID}">'
+                   f"<em>All the rows</em></a> on the scorecard page: {and_words(parts)}.")
         failing = []
         for group, _, short in left:
             for paper, name in PAPERS.items():
@@ -387,9 +427,11 @@ def chapter_scorecard(paper: str, profile: str, rows: list[Row] | None = None) -
 
 
 def book_scorecard(profile: str, rows: list[Row] | None = None) -> HTML:
-    """Every paper's rows, one table each, with a summary line per paper (``rows``: those
-    already built by :func:`memnb.scorecard.core.build_scorecard` on :func:`source_profile`,
-    else built here)."""
+    """Every paper's rows, one table each under a heading with the paper's id
+    (:func:`paper_id`), with a summary line per paper (``rows``: those already built by
+    :func:`memnb.scorecard.core.build_scorecard` on :func:`source_profile`, else built here).
+    Each row's item links to the same row at the end of its chapter (:func:`rows_html`'s
+    ``link_chapters``)."""
     from IPython.display import HTML
 
     if rows is None:
@@ -399,11 +441,13 @@ def book_scorecard(profile: str, rows: list[Row] | None = None) -> HTML:
         mine = [r for r in rows if r.paper == paper]
         if not mine:
             continue
-        parts.append(f"<h3>{html.escape(name)}</h3><p>{html.escape(summary_sentence(mine))}</p>")
-        parts.append(rows_html(mine))
+        parts.append(f'<h3 id="{paper_id(paper)}">{html.escape(name)}</h3>'
+                     f"<p>{html.escape(summary_sentence(mine))}</p>")
+        parts.append(rows_html(mine, link_chapters=True))
     return HTML("\n".join(parts))
 
 
-__all__ = ["BY_CONSTRUCTION", "STATUSES", "STATUS_COLOURS", "book_scorecard", "by_construction",
-           "chapter_scorecard", "claim_kinds", "earlier_versions", "glance_html", "row_ids",
-           "rows_html", "runs_read_sentence", "source_profile", "summary_sentence"]
+__all__ = ["ALL_ROWS_ID", "BY_CONSTRUCTION", "CHAPTER_PAGES", "STATUSES", "STATUS_COLOURS",
+           "book_scorecard", "by_construction", "chapter_row_link", "chapter_scorecard",
+           "claim_kinds", "earlier_versions", "glance_html", "paper_id", "row_ids", "rows_html",
+           "runs_read_sentence", "source_profile", "summary_sentence"]

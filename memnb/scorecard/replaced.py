@@ -28,6 +28,7 @@ from memnb.scorecard.core import (
     Row,
     load_items,
     read_label,
+    status_words,
 )
 from memnb.scorecard.render import source_profile
 
@@ -68,6 +69,33 @@ class Rejudged:
     item: str
     now: str  # status on the committed results
     then: str  # status with the replaced table in place of the committed one
+    # False for a trend not decided (:attr:`memnb.scorecard.core.Row.decided`) on the
+    # committed results, and with the replaced table
+    now_decided: bool = True
+    then_decided: bool = True
+
+    @property
+    def now_words(self) -> str:
+        """The status on the committed results as the scorecard shows it ("trend (not
+        decided)", :func:`memnb.scorecard.core.status_words`)."""
+        return status_words(Row(self.paper, self.item, "", "", "", "", self.now,
+                                decided=self.now_decided))
+
+    @property
+    def then_words(self) -> str:
+        """The status with the replaced table, as the scorecard shows it (:attr:`now_words`)."""
+        return status_words(Row(self.paper, self.item, "", "", "", "", self.then,
+                                decided=self.then_decided))
+
+    @property
+    def changed(self) -> bool:
+        """Whether the status as shown changes: another status, or a trend decided on one
+        table and not decided on the other."""
+        return self.now_words != self.then_words
+
+    def words(self) -> str:
+        """``item: now → then``, each status as the scorecard shows it."""
+        return f"{self.item}: {self.now_words} → {self.then_words}"
 
 
 def rejudge(rows: Sequence[Row], name: str, root: Path | None = None, *,
@@ -83,9 +111,13 @@ def rejudge(rows: Sequence[Row], name: str, root: Path | None = None, *,
         return None
     items = {(it.paper, it.item): it for it in load_items(sorted({r.paper for r in rows}))}
     source = ReplacedSource(name, replaced, root)
-    return [Rejudged(name, row.paper, row.item, row.status,
-                     items[row.paper, row.item].evaluate(source).status)
-            for row in rows if (row.paper, row.item) in items and reads_full_run(row, name)]
+    judged = []
+    for row in rows:
+        if (row.paper, row.item) in items and reads_full_run(row, name):
+            again = items[row.paper, row.item].evaluate(source)
+            judged.append(Rejudged(name, row.paper, row.item, row.status, again.status,
+                                   row.decided, again.decided))
+    return judged
 
 
 def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: str,
@@ -165,11 +197,12 @@ def _paper_name(paper: str) -> str:
 
 
 def _statuses_cell(judged: Sequence[Rejudged], *, several: bool) -> str:
-    """The statuses of ``judged`` (``item: now → then``) for one table cell, each paper named
-    once before its rows when the table holds rows of ``several`` papers."""
+    """The statuses of ``judged`` (``item: now → then``, as the scorecard shows them:
+    :meth:`Rejudged.words`) for one table cell, each paper named once before its rows when the
+    table holds rows of ``several`` papers."""
     groups: dict[str, list[str]] = {}
     for j in judged:
-        groups.setdefault(j.paper, []).append(f"{j.item}: {j.now} → {j.then}")
+        groups.setdefault(j.paper, []).append(j.words())
     return ". ".join((f"*{_paper_name(paper)}*: " if several else "") + "; ".join(texts)
                      for paper, texts in groups.items()) or "no row reads it"
 
@@ -202,11 +235,13 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
                      runs: str = "replaced runs", copied: Collection[str] = ()) -> str:
     """One sentence on ``judged``: how many verdicts were judged again, which rows read several
     replaced runs (each judged again once per run, so counted once per run) and every status
-    that changes, named by ``label`` (and by the replaced run for such a row; with a note where
-    the replaced table was of an earlier profile and so not judged, one of ``earlier_profile``,
-    or else where its grid was partial, one of ``partial_tables``). ``on`` names the tables
-    judged on: all together, one of them, and one of them after a status, and ``runs`` what
-    a row reading several of them reads (a replication: :func:`replication_markdown`). A
+    that changes as the scorecard shows it (:attr:`Rejudged.changed`: a trend decided on one
+    table and not decided on the other changes too), named by ``label`` (and by the replaced
+    run for such a row; with a note where the replaced table was of an earlier profile and so
+    not judged, one of ``earlier_profile``, or else where its grid was partial, one of
+    ``partial_tables``). ``on`` names the tables judged on: all together, one of them, and one
+    of them after a status, and ``runs`` what a row reading several of them reads (a
+    replication: :func:`replication_markdown`). A
     status that becomes ``not run`` there overturns nothing and is listed apart. A replaced
     table of ``copied`` gave the committed run every point the two share (read from its point
     cache): the note says so, since a row reading only those points rests on its numbers."""
@@ -219,7 +254,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
             return ", which is of an earlier profile and so not judged" + same
         return (", whose grid is partial" if j.experiment in partial_tables else "") + same
 
-    changed = [j for j in judged if j.now != j.then]
+    changed = [j for j in judged if j.changed]  # a trend decided on one, not on the other too
     reads = Counter((j.paper, j.item) for j in judged)  # judged again once per replaced run
     twice = sorted({label(j) for j in judged if reads[j.paper, j.item] > 1})
     verdicts = f"{len(judged)} verdict{'s' * (len(judged) != 1)}"
@@ -235,7 +270,7 @@ def rejudged_summary(judged: Sequence[Rejudged], label: Callable[[Rejudged], str
         return "; ".join(f"{label(j)}"
                          + (f" with `{j.experiment}` replaced" if reads[j.paper, j.item] > 1
                             else "")
-                         + f" ({j.now} on the committed run, {j.then} on {one}"
+                         + f" ({j.now_words} on the committed run, {j.then_words} on {one}"
                          + why(j) + ")" for j in rows)
 
     # a replaced table that cannot decide a row (not run on it) overturns nothing
@@ -362,7 +397,7 @@ def replication_markdown(rows: Sequence[Row], names: Sequence[str], profile: str
                          f"(`{r.again.provenance.get('code_fingerprint')}`, the committed run's "
                          f"`{code}`), so it is not compared.")
             continue
-        statuses = "; ".join(f"{j.item}: {j.now} → {j.then}" for j in r.judged)
+        statuses = "; ".join(j.words() for j in r.judged)
         verdicts = ("No row reads it." if not r.judged else
                     f"The rows that read it (committed → replication): {statuses}. "
                     + rejudged_summary(r.judged, lambda j: j.item, on=_ON_THE_REPLICATION))
