@@ -33,6 +33,15 @@ from memnb.planner import (  # noqa: E402
 from memnb.results import check_device, device_description, git_commit  # noqa: E402
 
 
+def merge_note(commit: str, date: str, device: str, target: str) -> str:
+    """The note that ``--merge`` adds to each row it re-plans: when (``date``, ``YYYY-MM-DD``),
+    at which ``commit`` and on which ``device`` (its description), with the command. The book's
+    plan tables read the date back (``book/buildtools/reproducibility.py``, ``planned_on``) to
+    find the latest plan of a grid."""
+    return (f"re-planned alone at commit {commit[:7]} on {date}, {device} "
+            f"(`python scripts/plan_table.py --target {target} --merge`)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu")
@@ -58,8 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     device = device_description(args.device)
     date = f"{datetime.now(UTC):%Y-%m-%d}"
     if args.merge:
-        note = (f"re-planned alone at commit {git_commit()[:7]} on {date}, {device} "
-                f"(`python scripts/plan_table.py --target {args.target} --merge`)")
+        note = merge_note(git_commit(), date, device, args.target)
         record = merge_into_record(json.loads(out.read_text()), table, note)
     else:
         record = plan_record(table, command=f"python scripts/plan_table.py --device "

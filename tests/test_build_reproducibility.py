@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -69,10 +70,10 @@ def test_page_reports_each_chapter_its_slowest_cells_results_and_environment(tmp
     rows = [line for line in slowest.splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[1:] == ["| 2 | 42.2 | `step_1(profile)` |", "| 4 | 7.5 | `step_3(profile)` |",
                         "| 3 | 3.0 | `step_2(profile)` |"]
-    assert ("| `dana.exp1` | fresh (quick), 5 seeds, 1 row | Dana et al. Fig. 1a | "
+    assert ("| `dana.exp1`: Dana et al. Fig. 1a | fresh (quick), 5 seeds, 1 row | "
             "CPU (x86_64, 2 threads) "
             "| 12.5 | `1111111`, 2026-01-01 10:00 |") in page
-    assert ("| `dana.exp1` | full (cached), 5 seeds, 1 row | Dana et al. Fig. 1a | NVIDIA H100 | "
+    assert ("| `dana.exp1`: Dana et al. Fig. 1a | full (cached), 5 seeds, 1 row | NVIDIA H100 | "
             "1778.0 | "
             "`2222222`, 2026-01-01 10:00 |") in page
     assert "newer than the page" not in page and "read from the cache" not in page
@@ -110,14 +111,15 @@ def test_a_partial_full_run_and_one_of_earlier_code_say_so_in_their_row(tmp_path
                                 "code_fingerprint": "6a076331fd680136", "complete": False,
                                 "points_done": 10, "missing_points": [{"H": 3}] * 15}))
     page = reproducibility.page_markdown([chapter], results)
-    assert "| `dana.exp1` | full (cached), partial: 10 of 25 points ran, 1 seed, 1 row |" in page
+    assert ("| `dana.exp1`: Dana et al. Fig. 1a | full (cached), partial: 10 of 25 points ran, "
+            "1 seed, 1 row |") in page
     # review: its code is a column of its own, in the words the page defines
     assert "| `2222222`, 2026-01-01 10:00 | earlier code, not re-keyed (`6a076331…`) |" in page
     assert "*Earlier code, not re-keyed*: no re-key carried its points" in page
     assert "the seeds are counted in the result table itself" in page
     _todays_code(path, complete=True)
     page = reproducibility.page_markdown([chapter], results)
-    assert "| `dana.exp1` | full (cached), 1 seed, 1 row |" in page
+    assert "| `dana.exp1`: Dana et al. Fig. 1a | full (cached), 1 seed, 1 row |" in page
     assert "| `2222222`, 2026-01-01 10:00 | today's code |" in page
 
 
@@ -139,11 +141,12 @@ def test_a_replication_is_listed_in_the_chapter_that_reads_it_and_no_other(tmp_p
     page = reproducibility.page_markdown([dana, mahdavi], results)
     dana_section = page[page.index("## The dana chapter"):page.index("## The mahdavi chapter")]
     mahdavi_section = page[page.index("## The mahdavi chapter"):page.index("## Environment")]
-    assert ("| `dana.exp1` | replication (ours), 5 seeds, 1 row | Dana et al. Fig. 1a | "
+    assert ("| `dana.exp1`: Dana et al. Fig. 1a | replication (ours), 5 seeds, 1 row | "
             "CPU (x86_64, 2 threads) | 900.0 | `3333333`, 2026-01-01 10:00 |") in dana_section
-    assert "| `dana.exp1` | full (cached), 5 seeds, 1 row |" in dana_section  # beside it
+    # the committed run beside it
+    assert "| `dana.exp1`: Dana et al. Fig. 1a | full (cached), 5 seeds, 1 row |" in dana_section
     # a chapter whose experiments have no replication lists none
-    assert "| `mahdavi.heads` | full (cached)" in mahdavi_section
+    assert re.search(r"\| `mahdavi\.heads`: [^|]+ \| full \(cached\)", mahdavi_section)
     assert "| replication (ours)" not in mahdavi_section
 
 
@@ -194,7 +197,7 @@ def test_results_written_after_the_page_are_flagged(tmp_path):
     nbformat.write(nb, chapter)
     _result(tmp_path / "results", "quick", "1111111", "CPU", 1.0)  # started 10:00
     page = reproducibility.page_markdown([chapter], tmp_path / "results")
-    assert "| `dana.exp1` (newer than the page) |" in page
+    assert "| `dana.exp1` (newer than the page): Dana et al. Fig. 1a |" in page
     assert ("1 of these results was written after this page was executed (marked *newer than "
             "the page*): the page shows an earlier version of it, or none") in page
 
@@ -209,7 +212,7 @@ def test_a_result_started_before_the_page_ended_but_written_after_is_flagged(tmp
     nbformat.write(nb, chapter)
     _result(tmp_path / "results", "quick", "1111111", "CPU", 3600.0)  # 10:00 to 11:00
     page = reproducibility.page_markdown([chapter], tmp_path / "results")
-    assert "| `dana.exp1` (newer than the page) |" in page
+    assert "| `dana.exp1` (newer than the page): Dana et al. Fig. 1a |" in page
     _result(tmp_path / "results", "quick", "1111111", "CPU", 600.0)  # 10:00 to 10:10
     page = reproducibility.page_markdown([chapter], tmp_path / "results")
     assert "(newer than the page)" not in page and "written after this page" not in page
@@ -963,13 +966,14 @@ def test_a_re_keyed_run_says_so_in_its_row_and_the_page_says_what_a_re_key_is(tm
     path = results / "full" / "dana.exp1.json"
     _todays_code(path)
     page = reproducibility.page_markdown([chapter], results)
-    assert "| `dana.exp1` | full (cached), 5 seeds, 1 row |" in page  # not re-keyed
+    # not re-keyed
+    assert "| `dana.exp1`: Dana et al. Fig. 1a | full (cached), 5 seeds, 1 row |" in page
     code = json.loads(path.read_text())["code_fingerprint"]
     _todays_code(path, code_fingerprint_rekeyed_from="39a82dc09d04da6d",
                  code_fingerprint_rekeys=[{"from": "39a82dc09d04da6d", "to": code,
                                            "why": "reviewed by hand"}])
     page = reproducibility.page_markdown([chapter], results)
-    assert "| `dana.exp1` | full (cached), 5 seeds, 1 row |" in page
+    assert "| `dana.exp1`: Dana et al. Fig. 1a | full (cached), 5 seeds, 1 row |" in page
     # review: the run's code is a column of its own, with the re-keys counted
     assert "| re-keyed from `39a82dc0…` (1 re-key, by hand) |" in page
     # review: a re-key is not a change of the code; the intro points to the glossary, and
@@ -1011,7 +1015,7 @@ def test_a_chapter_whose_results_all_appear_elsewhere_points_to_them(tmp_path):
             "table of a chapter that draws it: *The dana chapter* (1); *The mahdavi chapter* "
             "(1)."
             ) in section
-    assert page.count("| `dana.exp1` | fresh (quick)") == 1
+    assert page.count("| `dana.exp1`: Dana et al. Fig. 1a | fresh (quick)") == 1
     # a result only the scorecard reads keeps its table
     keys.write_key(card, {**keys.stored_key(card),
                           "experiments": ["dana.exp1", "mahdavi.heads", "dana.exp2"]},
@@ -1545,3 +1549,20 @@ def test_the_rerun_section_names_the_measured_instruction_set_gap_apart_from_the
     assert (f"(`dana.exp4`: `{first}` against `{second}`, slopes apart by up to "
             f"{measured.largest:.4f}). Between committed runs and their replications, for a "
             "reason not recorded, ") in text
+
+
+def test_a_chapters_table_of_results_gives_the_paper_item_in_the_experiments_column(tmp_path):
+    """Review: the tables of results of the Dana et al. and Kajitsuka & Sato chapters (seven
+    columns, 835 and 808 px) overflowed the page's 784 px column and cut off *code*. The paper
+    item now shares the experiment's column, as in the plan table: six columns."""
+    chapter = _executed_chapter(tmp_path / "chapters", "dana", [1.0])
+    results = tmp_path / "results"
+    _result(results, "full", "2222222bbbb", "CPU (x86_64, 2 threads)", 60.0)
+    _todays_code(results / "full" / "dana.exp1.json")
+    page = reproducibility.page_markdown([chapter], results)
+    header = "| " + " | ".join(reproducibility.RESULTS_HEADER) + " |"
+    assert header in page and len(reproducibility.RESULTS_HEADER) == 6
+    assert "paper item" not in header.replace("experiment: paper item", "")
+    row = next(line for line in page.splitlines() if line.startswith("| `dana.exp1`"))
+    assert row.startswith("| `dana.exp1`: Dana et al. Fig. 1a | full (cached), ")
+    assert row.count(" | ") == len(reproducibility.RESULTS_HEADER) - 1

@@ -10,10 +10,12 @@ its key file by ``book/build.py``).
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
+import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -179,6 +181,11 @@ TODAYS_CODE = "today's code"
 """The *code* of a result computed by the code whose fingerprint today's code has
 (:func:`code_state`)."""
 
+REKEYED = "re-keyed"
+"""The *code* of a result whose points earlier code computed and re-keys carried to today's
+fingerprint (:func:`code_state`, :func:`code_word`): today's code reuses them, as it reuses the
+points of a result of :data:`TODAYS_CODE`."""
+
 NOT_REKEYED = "earlier code, not re-keyed"
 """The *code* of a result computed by earlier code whose points no re-key carried over
 (:func:`code_state`)."""
@@ -219,7 +226,7 @@ def code_state(name: str, provenance: dict[str, Any], copied: bool = False) -> s
     total, hand = rekey_counts(provenance)
     by_hand = ("none by hand" if not hand else "by hand" if hand == total == 1
                else f"{hand} by hand")
-    return (f"{'own points ' * copied}re-keyed from `{origin[0][:8]}…` "
+    return (f"{'own points ' * copied}{REKEYED} from `{origin[0][:8]}…` "
             f"({total} re-key{'s' * (total != 1)}, {by_hand})")
 
 
@@ -673,7 +680,7 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                      f"{_devices(provenance, str(record['device_name']))}{fixed_text}",
                      _commits_cell(provenance, str(record["git_commit"]),
                                    str(record["started_utc"] or "–")[:10], chain),
-                     f"{_code_word(name, provenance)}: "
+                     f"{code_word(name, provenance)}: "
                      f"{'not recorded' if not code else f'`{code}`'}, "
                      f"{arithmetic_label(provenance)}"
                      f"{_rekey_words(provenance, bool(chain))}{_copied_code_words(chain)}"])
@@ -699,8 +706,8 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
                            f"; {len(earlier_grid)} of them under an earlier `full` profile "
                            f"({', '.join(earlier_grid)}: not today's grid, so the scorecard "
                            "names it and does not judge it)")
-        words = {n: _code_word(n, provenances[n]) for n in summary["experiment"]}
-        rekeyed = [f"`{n}`" for n, w in words.items() if w == "re-keyed"]
+        words = {n: code_word(n, provenances[n]) for n in summary["experiment"]}
+        rekeyed = [f"`{n}`" for n, w in words.items() if w == REKEYED]
         today = [f"`{n}`" for n, w in words.items() if w == TODAYS_CODE]
         states = [part for part in (
             f"{len(rekeyed)} {'is' if len(rekeyed) == 1 else 'are'} re-keyed to today's "
@@ -762,16 +769,17 @@ def full_runs_markdown(names: Sequence[str], results_root: Path | None = None) -
     return "\n".join(lines) + "\n"
 
 
-def _code_word(name: str, provenance: dict[str, Any]) -> str:
+def code_word(name: str, provenance: dict[str, Any]) -> str:
     """The state of a full result's code, in the words of the glossary of "How each page was
-    produced" (:func:`code_state`): today's code, re-keyed (to today's fingerprint) or earlier
-    code, not re-keyed (re-keyed only part of the way, where it was)."""
+    produced" (:func:`code_state`): :data:`TODAYS_CODE`, :data:`REKEYED` (to today's
+    fingerprint) or :data:`NOT_REKEYED` ("earlier code" where it was re-keyed only part of the
+    way)."""
     from memnb.provenance import rekey_origin
     from memnb.results import computed_by_todays_code
 
     if not computed_by_todays_code(name, provenance):
         return NOT_REKEYED if rekey_origin(provenance) is None else "earlier code"
-    return TODAYS_CODE if rekey_origin(provenance) is None else "re-keyed"
+    return TODAYS_CODE if rekey_origin(provenance) is None else REKEYED
 
 
 GLOSSARY_LINK = "{doc}`How each page was produced </reproducibility>`"
@@ -1162,11 +1170,72 @@ def plans_markdown(folder: Path, results_root: Path | None = None) -> str:
                      f"planning itself took {float(record['planning_s']):.0f} s.")
     tables = [with_recorded(plan_from_record(record), "full", results_root)
               for record in records]
-    lines += ["", _plan_table(tables, [record["device_name"] for record in records]), ""]
+    lines += ["", _plan_table(tables, [record["device_name"] for record in records],
+                              flops_apart(records)), ""]
     return "\n".join(lines) + "\n"
 
 
 _USUAL_NOTE = "others interpolated per point"
+
+FLOPS_APART = 1.1
+"""How far apart (a ratio) a plan's FLOP count of today's grid may lie from that of the latest
+plan of the same grid before its estimate is marked (:func:`flops_apart`). Two plans that
+calibrated the same groups of a grid count the same FLOPs, to the last digit (the FLOPs of a
+calibrated group are counted on one real step, which does the same operations on any device;
+the others are interpolated from them): in the committed plans, every row the CPU and GPU
+plans share with today's runs and packed groups agrees exactly but `kajitsuka.capacity`'s, whose
+GPU plan predates the reordering of Kajitsuka & Sato's Fig. 7 grid (tested). A gap means that
+the plans calibrated other groups and interpolated the rest from them; the records hold no grid
+order to compare, only these counts."""
+
+_REPLANNED = re.compile(r"re-planned alone\b[^;]*? at commit \w+ on (\d{4}-\d{2}-\d{2})")
+
+
+def planned_on(record: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+    """The date (``YYYY-MM-DD``) a plan row was computed: that of its latest re-plan, named in
+    its note by ``scripts/plan_table.py --merge`` (``re-planned alone at commit X on DATE``,
+    ``plan_table.merge_note``), else its record's; ``""`` when neither says."""
+    found = _REPLANNED.findall(str(row.get("note") or ""))
+    return max(found) if found else str(record.get("date") or "")
+
+
+def flops_apart(records: Sequence[Mapping[str, Any]]) -> dict[tuple[int, str], float]:
+    """The estimates of ``records`` (plan records, :func:`memnb.planner.plan_records`) that rest
+    on a FLOP count of today's grid more than :data:`FLOPS_APART` apart from the latest plan of
+    that grid: ``(index of the record, experiment)`` to the ratio of the row's count to the
+    latest's (below 1: fewer FLOPs). Only rows with today's runs and packed groups
+    (:func:`memnb.planner.earlier_grid` says nothing), a FLOP count and an estimate are
+    compared; the latest is the row planned last (:func:`planned_on`), and rows planned on the
+    same day as it are not marked (none of them is known to be the later one)."""
+    from memnb.planner import earlier_grid
+
+    rows: dict[str, list[tuple[int, str, float]]] = {}
+    for index, record in enumerate(records):
+        profile = str(record.get("profile", "full"))
+        for row in record.get("rows", []):
+            flops, wall = row.get("flops"), row.get("wall_s")
+            if (not flops or wall is None or not math.isfinite(float(flops))
+                    or earlier_grid(row, profile) is not None):
+                continue
+            rows.setdefault(str(row["experiment"]), []).append(
+                (index, planned_on(record, row), float(flops)))
+    out = {}
+    for name, planned in rows.items():
+        latest = max(day for _, day, _ in planned)
+        reference = [flops for _, day, flops in planned if day == latest]
+        for index, day, flops in planned:
+            if day == latest:
+                continue
+            ratio = flops / reference[0]
+            if all(max(flops / r, r / flops) > FLOPS_APART for r in reference):
+                out[(index, name)] = ratio
+    return out
+
+
+def flops_mark(ratio: float) -> str:
+    """An estimate's mark for a FLOP count ``ratio`` times the latest plan's (:func:`flops_apart`):
+    ``"3.6× fewer FLOPs"`` or ``"1.5× more FLOPs"``."""
+    return (f"{1 / ratio:.1f}× fewer FLOPs" if ratio < 1 else f"{ratio:.1f}× more FLOPs")
 
 
 def _short_device(name: str) -> str:
@@ -1179,15 +1248,20 @@ def _short_device(name: str) -> str:
     return device + (f";{rest}" if rest else "")
 
 
-def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
+def _plan_table(tables: Sequence[Any], device_names: Sequence[str],
+                apart: Mapping[tuple[int, str], float] | None = None) -> str:
     """Plans of the same experiments on several devices as one table narrow enough for the
     page: experiment and paper item, runs, FLOPs (each plan's count, in the order of the columns,
     where they differ; a count planned for an earlier grid marked so), an estimated wall time per
-    device and the recorded run; the groups and the notes go into a list below it (a note that
-    differs between the plans names its device)."""
+    device (marked where it was planned for an earlier grid, or where ``apart``,
+    :func:`flops_apart` keyed by the index of the table, says its plan counted today's grid's
+    FLOPs far from the latest plan's, :func:`flops_mark`; the device's total names both) and the
+    recorded run; the groups and the notes go into a list below it (a note that differs between
+    the plans names its device)."""
     from memnb.experiments.registry import paper_item
     from memnb.planner import estimated_experiments, estimated_total_s, format_duration
 
+    apart = {} if apart is None else apart
     devices = [_short_device(name) for name in device_names]
     by_device = [table.set_index("experiment", drop=False) for table in tables]
     order = sorted(dict.fromkeys(e for table in tables for e in table["experiment"]))
@@ -1210,7 +1284,8 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
         estimates = ["-" if r is None else  # not in that device's plan: its note says so
                      format_duration(None if pd.isna(r.wall_s) else float(r.wall_s))
                      + (" (earlier grid)" if getattr(r, "earlier_grid", False) else "")
-                     for r in plans]
+                     + (f" ({flops_mark(apart[(i, name)])})" if (i, name) in apart else "")
+                     for i, r in enumerate(plans)]
         rows.append([f"`{name}`: {paper_item(name, first.paper_figure)}", first.runs, flops,
                      *estimates, recorded])
         extra = {device: [n for n in str(r.note or "").split("; ") if n and n != _USUAL_NOTE]
@@ -1231,17 +1306,20 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str]) -> str:
     estimated = [estimated_experiments(t) for t in tables]
     anywhere = set().union(*estimated)
 
-    def total(device: str, table: pd.DataFrame, own: set[str]) -> str:
+    def total(index: int, device: str, table: pd.DataFrame, own: set[str]) -> str:
         lacking = sorted(anywhere - own)  # estimated on another device, not on this one
         earlier = sorted(set(table.loc[table["earlier_grid"], "experiment"]) & own)
+        far = sorted((e, ratio) for (i, e), ratio in apart.items() if i == index and e in own)
         return (f"{format_duration(estimated_total_s(table))} ({device}"
                 + (f"; without {', '.join(f'`{e}`' for e in lacking)}, not estimated there"
                    if lacking else "")
                 + (f"; with {', '.join(f'`{e}`' for e in earlier)} estimated for an earlier "
-                   "grid" if earlier else "") + ")")
+                   "grid" if earlier else "")
+                + (f"; with {', '.join(f'`{e}` estimated from {flops_mark(r)}' for e, r in far)}"
+                   " than the latest plan of the same grid" if far else "") + ")")
 
-    totals = ", ".join(total(device, table, own)
-                       for device, table, own in zip(devices, tables, estimated, strict=True))
+    totals = ", ".join(total(i, device, table, own) for i, (device, table, own)
+                       in enumerate(zip(devices, tables, estimated, strict=True)))
     return (text + f"\n\nTotal of the estimated wall times (a grid shared by two experiments "
             f"counted once): {totals}. Groups not calibrated are interpolated per point between "
             "the calibrated ones. A \"-\" marks a value not known: the FLOPs and times of an "
@@ -1358,6 +1436,13 @@ def _rejudged_words(found: Rejudgement, table: str) -> list[str]:
     return words
 
 
+RESULTS_HEADER = ("experiment: paper item", "run", "device", "wall time (s)", "computed by",
+                  "code")
+"""The columns of a chapter's table of results (:func:`chapter_section`): the paper item shares
+the experiment's column, so that the table fits the page's column (with a column of its own,
+the tables of the Dana et al. and Kajitsuka & Sato chapters overflowed it and cut off *code*)."""
+
+
 def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
                     listed_in: dict[str, int] | None = None,
                     rejudged_replaced: Rejudgement | None = None,
@@ -1419,12 +1504,11 @@ def chapter_section(record: dict[str, Any], results: list[dict[str, Any]],
             lines += ["Results drawn on this page (*computed by*: the commit and start, in UTC, "
                       "of the last call that computed points; *code*: see *Words used*, "
                       "above):", "", markdown_table(
-                ["experiment", "run", "paper item", "device", "wall time (s)", "computed by",
-                 "code"],
-                [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else ""),
+                RESULTS_HEADER,
+                [(f"`{r['experiment']}`" + (" (newer than the page)" if r in later else "")
+                  + f": {paper_item(r['experiment'], str(r['paper_figure']))}",
                   f"{r['run']}, {counted(r['seeds'], 'seed')}, "
                   f"{thousands(r['rows'])} row{'' if r['rows'] == 1 else 's'}",
-                  paper_item(r["experiment"], str(r["paper_figure"])),
                   _device(r["device_name"]), wall(r),
                   _computing_cell(r), r.get("code", "–"))
                  for r in results]), ""]
@@ -1826,11 +1910,11 @@ def _state_counts(committed: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     """The committed full runs (name: provenance) by which code computed their points: today's,
     re-keyed, or earlier code not re-keyed (:func:`code_state`), in that order, each state
     with its runs; a state no run is in is left out."""
-    states: dict[str, list[str]] = {TODAYS_CODE: [], "re-keyed": [], NOT_REKEYED: []}
+    states: dict[str, list[str]] = {TODAYS_CODE: [], REKEYED: [], NOT_REKEYED: []}
     for name, provenance in committed.items():
         state = code_state(name, provenance)
         key = (state if state == TODAYS_CODE else NOT_REKEYED if state.startswith("earlier")
-               or state == "not recorded" else "re-keyed")
+               or state == "not recorded" else REKEYED)
         states[key].append(name)
     return {state: names for state, names in states.items() if names}
 
@@ -2229,7 +2313,8 @@ def page_markdown(executed: Sequence[Path], results_root: Path | None = None) ->
         "",
         "The column *code* of the tables of results says which code computed a run's points. "
         f"*{TODAYS_CODE[0].upper()}{TODAYS_CODE[1:]}*: the code of this checkout, whose "
-        "fingerprint the run records. *Re-keyed*: earlier code, whose points were carried to "
+        f"fingerprint the run records. *{REKEYED[0].upper()}{REKEYED[1:]}*: earlier code, "
+        "whose points were carried to "
         "today's fingerprint by re-keys (counted, with those reviewed by hand); a run treats "
         "them as today's, on the judgement each re-key records. "
         f"*{NOT_REKEYED[0].upper()}{NOT_REKEYED[1:]}*: no re-key carried its points, so a run "

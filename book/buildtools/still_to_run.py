@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -70,17 +70,29 @@ class Estimate:
     planned: bool  # whether that plan has a row for the experiment
     earlier_grid: bool = False
     notes: list[str] = field(default_factory=list)  # the parts of its note kept (_KEPT_NOTES)
+    #: its plan's FLOP count of today's grid over the latest plan's, where they lie more than
+    #: ``reproducibility.FLOPS_APART`` apart (``reproducibility.flops_apart``), else None
+    flops_ratio: float | None = None
+
+    def marks(self) -> list[str]:
+        """What qualifies the estimate: ``"earlier grid"``, and ``"3.6× fewer FLOPs"`` where its
+        plan counted today's grid far from the latest plan (``reproducibility.flops_mark``)."""
+        from buildtools.reproducibility import flops_mark
+
+        return ((["earlier grid"] if self.earlier_grid else [])
+                + ([] if self.flops_ratio is None else [flops_mark(self.flops_ratio)]))
 
     def cell(self) -> str:
-        """The estimate as a table cell: ``"1.2 h"``, ``"2.7 h (earlier grid)"``, ``"not
-        planned"`` or ``"no estimate"`` (a row without one; its note says why)."""
+        """The estimate as a table cell: ``"1.2 h"``, ``"2.7 h (earlier grid)"``, ``"4.4 h (3.6×
+        fewer FLOPs)"``, ``"not planned"`` or ``"no estimate"`` (a row without one; its note
+        says why)."""
         from memnb.planner import format_duration
 
         if not self.planned:
             return "not planned"
         if self.wall_s is None:
             return "no estimate"
-        return format_duration(self.wall_s) + (" (earlier grid)" if self.earlier_grid else "")
+        return format_duration(self.wall_s) + "".join(f" ({m})" for m in self.marks())
 
 
 @dataclass
@@ -110,11 +122,13 @@ def _plan_tables(plans_folder: Path | None) -> list[tuple[dict[str, Any], pd.Dat
     return [(record, plan_from_record(record)) for record in records]
 
 
-def _plan_estimates(name: str,
-                    plans: Sequence[tuple[dict[str, Any], pd.DataFrame]]) -> list[Estimate]:
-    """The estimate of ``name`` in every plan of ``plans`` (:func:`_plan_tables`)."""
+def _plan_estimates(name: str, plans: Sequence[tuple[dict[str, Any], pd.DataFrame]],
+                    apart: Mapping[tuple[int, str], float] | None = None) -> list[Estimate]:
+    """The estimate of ``name`` in every plan of ``plans`` (:func:`_plan_tables`), with the
+    FLOP ratio ``apart`` gives it (``reproducibility.flops_apart`` of those plans' records)."""
+    apart = {} if apart is None else apart
     out = []
-    for record, table in plans:
+    for index, (record, table) in enumerate(plans):
         device = str(record.get("device_name", record.get("device", "?")))
         kind = str(record.get("device", "cpu")).split(":")[0]
         rows = table[table["experiment"] == name].to_dict("records")
@@ -127,7 +141,7 @@ def _plan_estimates(name: str,
         kept = [part for part in str(row.get("note") or "").split("; ")
                 if part.startswith(_KEPT_NOTES)]
         out.append(Estimate(device, kind, None if wall is None else float(wall), True,
-                            bool(row.get("earlier_grid")), kept))
+                            bool(row.get("earlier_grid")), kept, apart.get((index, name))))
     return out
 
 
@@ -178,6 +192,7 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
     (:func:`memnb.planner.grid_counts`; an adaptive search's first round). The command runs on
     a GPU unless the run (or rerun) recorded here must continue on the kind of device that
     computed it (:func:`memnb.results.mixed_device_error`)."""
+    from buildtools.reproducibility import flops_apart
     from memnb.paths import results_dir
     from memnb.planner import grid_counts, search_rounds
     from memnb.prose import number_word
@@ -194,6 +209,7 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
     queue = list(gpu_queue().QUEUE if queue is None else queue)
     root = results_dir() if results_root is None else Path(results_root)
     plans = _plan_tables(plans_folder)
+    apart = flops_apart([record for record, _ in plans])
     out = []
     for name in sorted(names, key=lambda n: (n not in queue,
                                              queue.index(n) if n in queue else 0, n)):
@@ -248,7 +264,8 @@ def open_runs(names: Sequence[str], results_root: Path | None = None,
         words, queued = _queue_words(name, root / "full", queue)
         out.append(OpenRun(name, state, why, left, grid, rounds,
                            continue_command(name, "full", {"device": device}, rerun=rerun),
-                           words, queued, _plan_estimates(name, plans), _shared_grid(name, plans)))
+                           words, queued, _plan_estimates(name, plans, apart),
+                           _shared_grid(name, plans)))
     return out
 
 
@@ -266,6 +283,19 @@ def _notes(run: OpenRun) -> list[str]:
     return out
 
 
+ANY_DEVICE = ("The memory a plan's note gives (above) was estimated on the planning machine, but "
+              "it is the model's on any device: the estimate (`memnb.planner.step_memory_bytes`) "
+              "adds up the tensors of one training step (what autograd keeps for one member's "
+              "step, twice, and its weights, gradients and Adam's two moments, times the "
+              "members), whose sizes depend on the shapes, not on the device, and a run trains "
+              "a group's members in one stack. So a GPU with less memory than a note gives cannot "
+              "run that group either.")
+"""Said below the commands where a plan's memory note qualifies an estimate
+(:func:`still_to_run_markdown`): the memory a note names was estimated on the planning machine,
+but it is the step's own (:func:`memnb.planner.step_memory_bytes` counts tensor sizes;
+:func:`memnb.train.train_members` trains a group as one stack), so it holds on a GPU too."""
+
+
 def planning_machine(note: str) -> str:
     """A plan's memory note (:func:`memnb.planner.memory_note`, written on the device that
     planned it: "this device's 24 GiB", "would not fit here") as this section says it, after a
@@ -274,18 +304,43 @@ def planning_machine(note: str) -> str:
             .replace("would not fit here", "would not fit on that machine"))
 
 
-def about(n: float) -> int:
-    """``n`` rounded up below ten, else to two significant digits, as an estimate is said
-    ("about 680"): an estimate of the plans is no count."""
+def at_least(n: float) -> int:
+    """A lower bound ``n`` of a count, as a page says it: rounded up below ten (a count is a
+    whole number), else rounded down to two significant digits ("at least 750" for 757.3), so
+    that what is said stays a lower bound without a precision the estimates lack."""
     if n < 10:
         return math.ceil(n)
-    return int(round(n, 1 - int(math.floor(math.log10(n)))))
+    step = 10 ** (int(math.floor(math.log10(n))) - 1)
+    return int(n // step * step)
+
+
+def computing_s_per_call() -> float:
+    """The most seconds one call of ``scripts/gpu_queue.py`` at its default budget leaves its
+    runs: ``DEFAULT_BUDGET_S`` (counted from the command's first second, the machine's setup
+    included) less ``RESERVE_S`` (kept at its end for packing); the time a call spends before its
+    first run (setup, restore, the import check, on a fresh machine the CUDA tests) comes out
+    of it too."""
+    module = gpu_queue()
+    return float(module.DEFAULT_BUDGET_S) - float(module.RESERVE_S)
+
+
+def _far_words(runs: Sequence[OpenRun], i: int) -> str:
+    """``"with `kajitsuka.capacity` estimated from 3.6× fewer FLOPs than the latest plan of
+    the same grid"``: the ``runs`` whose estimate in plan ``i`` rests on a FLOP count far from
+    the latest plan's (:attr:`Estimate.flops_ratio`); "" where none does."""
+    from buildtools.reproducibility import flops_mark
+    from memnb.prose import and_words
+
+    far = [f"`{r.name}` estimated from {flops_mark(r.estimates[i].flops_ratio)}"
+           for r in runs if r.estimates[i].flops_ratio is not None]
+    return f"with {and_words(far)} than the latest plan of the same grid" if far else ""
 
 
 def _totals(runs: Sequence[OpenRun], devices: Sequence[str]) -> str:
     """The sentence of totals below the table: the points left, and each plan's estimates summed
     (a grid shared with another experiment left out: its run is the other's), naming the
-    experiments a plan does not estimate and those it estimated for an earlier grid."""
+    experiments a plan does not estimate, those it estimated for an earlier grid and those whose
+    plan counted today's grid's FLOPs far from the latest plan (:func:`_far_words`)."""
     from memnb.planner import format_duration
     from memnb.prose import and_words
 
@@ -300,6 +355,9 @@ def _totals(runs: Sequence[OpenRun], devices: Sequence[str]) -> str:
         earlier = [f"`{r.name}`" for r in estimated if r.estimates[i].earlier_grid]
         if earlier:
             said.append(f"with {and_words(earlier)} estimated for an earlier grid")
+        far = _far_words(estimated, i)
+        if far:
+            said.append(far)
         total = sum(float(r.estimates[i].wall_s or 0.0) for r in estimated)
         parts.append(f"{format_duration(total) if estimated else '-'} on {device}"
                      + (f" ({'; '.join(said)})" if said else ""))
@@ -313,8 +371,9 @@ def _totals(runs: Sequence[OpenRun], devices: Sequence[str]) -> str:
 
 def _queue_sentences(runs: Sequence[OpenRun], queue: Sequence[str]) -> str:
     """The GPU queue in its order, each experiment marked complete where it is not still to run,
-    the open experiments left off it, and what the open ones it runs cost in calls of the
-    queue's default budget, from the first GPU plan's estimates."""
+    the open experiments left off it, and what the open ones it runs cost, from the first GPU
+    plan's estimates: a lower bound on the calls of the queue's default budget, counting only
+    the seconds a call leaves its runs (:func:`computing_s_per_call`), and what it leaves out."""
     from memnb.planner import format_duration
     from memnb.prose import and_words, number_word
 
@@ -336,18 +395,73 @@ def _queue_sentences(runs: Sequence[OpenRun], queue: Sequence[str]) -> str:
     estimated = [r for r in queued if r.estimates[i].wall_s is not None]
     lacking = [f"`{r.name}`" for r in queued if r.estimates[i].wall_s is None]
     seconds = sum(float(r.estimates[i].wall_s or 0.0) for r in estimated)
-    budget = float(gpu_queue().DEFAULT_BUDGET_S)
-    earlier = [f"`{r.name}`" for r in estimated if r.estimates[i].earlier_grid]
+    module = gpu_queue()
+    budget, reserve = float(module.DEFAULT_BUDGET_S), float(module.RESERVE_S)
+    computing = computing_s_per_call()
+    said = [f"without {and_words(lacking)}, not estimated there" if lacking else "",
+            (f"with {and_words([f'`{r.name}`' for r in estimated if r.estimates[i].earlier_grid])}"
+             " estimated for an earlier grid"
+             if any(r.estimates[i].earlier_grid for r in estimated) else ""),
+            _far_words(estimated, i)]
+    said = [part for part in said if part]
     if estimated:
         text += (f" The {number_word(len(estimated))} open ones it runs are estimated at "
                  f"{format_duration(seconds)} on the {device}"
-                 + (f" (without {and_words(lacking)}, not estimated there)" if lacking else "")
-                 + (f" (with {and_words(earlier)} estimated for an earlier grid)"
-                    if earlier else "")
-                 + f": about {thousands(about(seconds / budget))} calls at its default "
-                 f"`--budget` of {budget:.0f} s a call (the machine's setup included), if the "
-                 "estimates hold. They count whole grids, the points done not subtracted.")
+                 + (f" ({'; '.join(said)})" if said else "")
+                 + f". If the plans' estimates hold, computing these grids whole takes at least "
+                 f"{thousands(at_least(seconds / computing))} calls at the queue's default "
+                 f"`--budget` of {budget:.0f} s (counted from the command's first second), "
+                 f"each of which leaves its runs at most {computing:.0f} s: the budget less the "
+                 f"{reserve:.0f} s kept for packing (`RESERVE_S`). That is a lower bound for "
+                 "the whole grids: it leaves out the start of each fresh machine, the time a "
+                 "call spends before its first run (installing the carried packages, restoring "
+                 "the archives, checking the imports and, on a fresh machine, running the CUDA "
+                 "tests), the end of a call too short for the next group to start, and the "
+                 "groups that do not finish within one call and restart in the next, their "
+                 "paused state too large to travel. The points already done are not "
+                 "subtracted (the estimates are of whole grids), so what is left may take "
+                 "fewer calls by theirs.")
     return text
+
+
+def _percent(share: float) -> str:
+    """``0.1`` as ``"10 %"``."""
+    return f"{share * 100:.0f} %"
+
+
+def reused_tables(names: Sequence[str], results_root: Path | None = None
+                  ) -> dict[str, list[str]]:
+    """The committed ``full`` tables of ``names`` (complete ones that today's code reuses, as
+    :func:`open_runs` leaves out) by the code that computed their points, in the words of "How
+    each page was produced" (``reproducibility.code_word``): ``TODAYS_CODE`` and ``REKEYED``,
+    each with its experiments (an empty list where none)."""
+    from buildtools.reproducibility import REKEYED, TODAYS_CODE, code_word
+    from memnb.paths import results_dir
+    from memnb.results import load
+
+    root = results_dir() if results_root is None else Path(results_root)
+    out: dict[str, list[str]] = {TODAYS_CODE: [], REKEYED: []}
+    for name in names:
+        committed = load(name, "full", root)
+        if committed is not None:
+            out.setdefault(code_word(name, committed.provenance), []).append(name)
+    return out
+
+
+def _reused_words(names: Sequence[str], results_root: Path | None = None) -> str:
+    """How many of the complete tables of ``names`` (:func:`reused_tables`) are *re-keyed* and
+    how many of *today's code*, with the glossary that defines both words (linked):
+    ``"17 *re-keyed* to today's fingerprint and none computed by *today's code*, in the words
+    of ..."``."""
+    from buildtools.reproducibility import GLOSSARY_LINK, REKEYED, TODAYS_CODE
+
+    tables = reused_tables(names, results_root)
+    rekeyed, today = (thousands(n) if n else "none"
+                      for n in (len(tables[REKEYED]), len(tables[TODAYS_CODE])))
+    return (f"{rekeyed} *{REKEYED}* to today's fingerprint and {today} computed by "
+            f"*{TODAYS_CODE}*, in the words of {GLOSSARY_LINK} (*Words used*: the points of a "
+            f"*{REKEYED}* table were computed by earlier code and carried to today's fingerprint "
+            "on the judgement that the edits since compute nothing differently)")
 
 
 def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None,
@@ -357,6 +471,7 @@ def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None
     (points left, each plan's estimate of the whole grid, what the GPU queue does), the totals,
     one item per experiment with its command and the plan notes that qualify its estimates, and
     the GPU queue in its order."""
+    from buildtools.reproducibility import FLOPS_APART
     from memnb.experiments.registry import paper_item
     from memnb.prose import markdown_table
 
@@ -364,9 +479,12 @@ def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None
     runs = open_runs(names, results_root, plans_folder, queue)
     lines = ["<!-- generated by book/build.py (buildtools/still_to_run.py) from "
              "data/results/full/, data/plans/ and scripts/gpu_queue.py; do not edit -->", ""]
+    reused = _reused_words([n for n in names if n not in {r.name for r in runs}],
+                           results_root)
     if not runs:
         lines += [f"Every one of the {len(names)} registered experiments has a complete "
-                  "`full` table of today's code and profile: nothing is left to run.", ""]
+                  f"`full` table of today's profile that today's code reuses: {reused}. Nothing "
+                  "is left to run.", ""]
     else:
         devices = [short_device(e.device_name) for e in runs[0].estimates]
         rows = [[f"`{r.name}`: {paper_item(r.name)}", r.state,
@@ -374,16 +492,21 @@ def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None
                  *(e.cell() for e in r.estimates), r.queue] for r in runs]
         lines += [
             f"{len(runs)} of the {len(names)} registered experiments have no complete `full` "
-            f"table of today's code and profile; the other {len(names) - len(runs)} have one, "
-            "committed. The column *committed* says what is there: none, a partial table of "
-            "today's code, or a table of earlier code or of an earlier profile, which a rerun "
-            "replaces. An estimate is the plan's (above) for the whole grid, the points done "
-            "not subtracted, and no bound.", "",
+            "table of today's profile that today's code reuses; the other "
+            f"{len(names) - len(runs)} have one, committed: {reused}. The column *committed* "
+            "says what is there: none, a partial table that today's code reuses, or a table of "
+            "earlier code (not reused) or of an earlier profile, which a rerun replaces. An "
+            "estimate is the plan's (above) for the whole grid, the points done not subtracted, "
+            "and no bound; one marked *(earlier grid)* was planned for other runs or packed "
+            "groups, and one marked with a ratio of FLOPs (*fewer FLOPs* or *more FLOPs*) by a "
+            "plan whose FLOP count of today's grid lies more than "
+            f"{_percent(FLOPS_APART - 1)} from the latest plan's ({{ref}}`Planning, above "
+            "<planning>`).", "",
             markdown_table(["experiment: paper item", "committed", "points left",
                             *(f"estimated ({d})" for d in devices), "GPU queue"], rows,
                            empty="–"),
             "", _totals(runs, devices), "",
-            "The command of each (`SECONDS`: the time the session gives it; the same command "
+            "The command of each (`SECONDS`: the time limit you give it; the same command "
             "continues a stopped run):", ""]
         for r in runs:
             notes = _notes(r)
@@ -391,5 +514,7 @@ def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None
                 notes.append(f"Its grid is `{r.shared_grid}`'s, whose run computes its points.")
             lines.append(" ".join([f"- `{r.name}`: `{r.command}`.", r.why, *notes]))
         lines.append("")
+        if any(note.startswith(_MEMORY) for r in runs for e in r.estimates for note in e.notes):
+            lines += [ANY_DEVICE, ""]
     lines.append(_queue_sentences(runs, queue))
     return "\n".join(lines) + "\n"
