@@ -226,8 +226,8 @@ def exp3_figure(table: pd.DataFrame, cached: pd.DataFrame | None = None, *,
                        label="proof's reach φ(H·min(d_h, d) + d) (ours)", color="#E69F00")
         ax.axvspan(float(narrow.min()), float(d_h), color="#dddddd", alpha=0.45, zorder=0,
                    label="d < d_h: outside the paper's model, d_h ≤ d (its Sec. 2)")
-    ax.axvline(d_h, color="#bbbbbb", linewidth=0.8, linestyle=":")
-    ax.set_title(f"N = {n}, H = {h}, d_h = {d_h} (dotted: d = d_h)")
+    ax.axvline(d_h, color="#bbbbbb", linewidth=0.8, linestyle=":", label=f"d = d_h = {d_h}")
+    ax.set_title(f"N = {n}, H = {h}, d_h = {d_h}")
     _legend_below(fig, [ax])
     return fig
 
@@ -938,8 +938,9 @@ def layout_figure(layout: pd.DataFrame, exp2: pd.DataFrame, exp3: pd.DataFrame, 
         viz.plot_paper(ax, official, x, "accuracy", label="paper (official CSV)")
         fixed = (f"d = {int(exp2['d'].iloc[0])}" if x == "d_h"
                  else f"d_h = {int(exp3['d_h'].iloc[0])}")
+        # each panel its own y-axis (the panels do not share it), so each its label
         ax.set(xlabel=labels[x],
-               ylabel=accuracy_label(layout, exp2, exp3) if x == "d_h" else None,
+               ylabel=accuracy_label(*tables.values()),
                title=f"{name}: N = {int(exp2['N'].iloc[0])}, H = {int(exp2['H'].iloc[0])}, "
                      f"{fixed}")
     _legend_below(fig, axes)
@@ -1225,6 +1226,166 @@ def runs_note(runs: dict[str, Any], profile: str) -> str:
                             "their figures show the reduced runs of this profile, and their "
                             "scorecard rows say so.")]
     return "\n".join(lines)
+
+
+#: Where the chapter compares each committed full run with its replication (Section 7): the
+#: target ``(dana-replications)=`` that the notebook sets before that paragraph, as a MyST link.
+REPLICATIONS_LINK = "{ref}`Section 7 <dana-replications>`"
+
+
+class ReplicationGap(NamedTuple):
+    """A committed full run of the Dana et al. chapter (AISTATS 2025, Figs. 1-4 and ours)
+    against its replication, read for :func:`replications_lead`: the same code run again
+    (:func:`memnb.scorecard.replaced.replications`)."""
+
+    name: str
+    #: the accuracy column compared point by point (:func:`memnb.reruns.compared_column`);
+    #: None for a table compared cell by cell (no accuracy column)
+    column: str | None
+    #: the largest |committed − replication| of ``column`` over the points both hold (NaN when
+    #: ``column`` is None or no point is shared)
+    largest: float
+    #: the scorecard rows that read the committed run, judged again on the replication
+    judged: int
+    #: those whose status changes, as "item: committed → replication"
+    changed: tuple[str, ...]
+    #: the replication equals, cell for cell, the table the committed run replaced, and the
+    #: committed run does not (:attr:`memnb.reruns.AgainstReplaced.committed_apart`)
+    replaced_equal: bool
+
+
+def replication_gaps(rows: Iterable[Any], names: Iterable[str],
+                     root: Any = None) -> list[ReplicationGap]:
+    """Each experiment of ``names`` (the Dana et al. chapter's, AISTATS 2025) whose committed
+    full run has a replication of the same code
+    (:func:`memnb.scorecard.replaced.replications`, which judges every one of ``rows``, the
+    scorecard rows, that reads the committed run again on it), as a :class:`ReplicationGap`:
+    the data of the chapter's Section 7 paragraphs on replications
+    (:func:`memnb.scorecard.replaced.chapter_replications`), for the sentence that opens its
+    experiments (:func:`replications_lead`). ``root``: the results root (the committed
+    ``data/results`` when None)."""
+    from memnb.reruns import compared_column, gap_between
+    from memnb.scorecard.replaced import replications
+
+    found = []
+    for r in replications(list(rows), list(names), root):
+        if not r.same_code:  # named in Section 7, not compared
+            continue
+        column = compared_column(r.current.table, r.again.table)
+        gap = (None if column is None
+               else gap_between(r.name, "full", r.current, r.again, column=column))
+        largest = gap.largest if gap is not None and gap.points else float("nan")
+        found.append(ReplicationGap(
+            r.name, column if gap is not None else None, float(largest), len(r.judged),
+            tuple(f"{j.item}: {j.now} → {j.then}" for j in r.judged if j.now != j.then),
+            bool(r.against_replaced is not None and r.against_replaced.committed_apart)))
+    return found
+
+
+def replications_lead(gaps: Iterable[ReplicationGap], drawn: Iterable[str],
+                      link: str = REPLICATIONS_LINK) -> str:
+    """The sentence that opens the chapter's experiments (Dana et al. Sec. 5, Figs. 1-4, and
+    our Section 7 figures): which committed full runs the figures draw (``drawn``, the
+    experiments whose figure reads the committed run), how far the replications among
+    ``gaps`` (:func:`replication_gaps`) of those runs are from them (the largest accuracy
+    difference, and the run where it is), whether a verdict changes on a replication, and for
+    how many the replication equals the table the committed run replaced, so that only the
+    committed run differs from both; ``link`` points to where Section 7 gives each in full."""
+    drawn = list(drawn)
+    if not drawn:
+        return ("The figures below draw the runs of this profile, not committed full runs; the "
+                f"committed full runs are compared with their replications in {link}.")
+    reps = [g for g in gaps if g.name in drawn]
+    head = (f"The figures below draw the committed full runs of {counted(len(drawn), 'experiment')}"
+            if len(drawn) > 1 else f"The figure below draws the committed full run of `{drawn[0]}`")
+    if not reps:
+        return (f"{head}; " + ("none of them has" if len(drawn) > 1 else "it has no")
+                + f" committed replication ({link}).")
+    several = len(reps) > 1
+    text = (f"{head}. " + (f"{number_word(len(reps)).capitalize()} of them were"
+                           if several else "It was")
+            + " computed again by the same code, in another run, as "
+            + ("replications" if several else "a replication") + f" ({link})")
+    measured = [g for g in reps if g.column is not None and np.isfinite(g.largest)]
+    if measured:
+        worst = max(measured, key=lambda g: g.largest)
+        what = " or ".join(f"`{c}`" for c in sorted({str(g.column) for g in measured}))
+        text += (f": the accuracy the figures draw ({what}) differs between "
+                 + ("a committed run and its replication" if several
+                    else "the committed run and the replication")
+                 + f" by up to {worst.largest:.3f}" + (f" (`{worst.name}`)" if several else ""))
+    judged = sum(g.judged for g in reps)
+    changed = [c for g in reps for c in g.changed]
+    if not judged:
+        text += "; no scorecard row reads " + ("them." if several else "it.")
+    elif not changed:
+        text += (", and no verdict changes when its row is judged again on a replication "
+                 f"({counted(judged, 'such judgement')}).")
+    else:
+        text += (f", and {len(changed)} of the {counted(judged, 'verdict')} judged again on a "
+                 f"replication change{'s' * (len(changed) == 1)}: {'; '.join(changed)}.")
+    equal = [g for g in reps if g.replaced_equal]
+    if equal:
+        count = ("every one of them" if len(equal) == len(reps)
+                 else f"{number_word(len(equal))} of them")
+        text += (f" For {count if several else 'it'}, the replication equals, cell for cell, "
+                 "the table the committed run replaced (of earlier code or profile): the "
+                 "committed run is the one that differs from both.")
+    return text
+
+
+def replications_lead_markdown(rows: Iterable[Any], runs: Mapping[str, Any], profile: str,
+                               root: Any = None) -> str:
+    """:func:`replications_lead` for the chapter's ``runs`` (name: its
+    :func:`memnb.experiments.dana.chapter_results`) under ``profile``: the figures draw the
+    committed full run of those read in place (:func:`memnb.experiments.dana.reused_full`), or
+    of every one under ``full``; ``rows`` are the chapter's scorecard rows (judged again on each
+    replication, as in Section 7)."""
+    drawn = [name for name, run in runs.items() if profile == "full" or exp.reused_full(run)]
+    return replications_lead(replication_gaps(rows, drawn, root) if drawn else [], drawn)
+
+
+#: The verdicts at the end of the paragraphs of the chapter's Section 4 (statements without
+#: numbers in the paper, computed), by glue name (the name a paragraph's verdict is glued
+#: under, or, for a paragraph that a function writes, its key), and the title of the scorecard
+#: row (:mod:`memnb.scorecard.dana`) whose status each one is (:func:`section_verdict`).
+SECTION4_VERDICTS: dict[str, str] = {
+    "thm1_status": "Theorem 1",
+    "remark2_status": "Remark 2",
+    "thm2_status": "Theorem 2",
+    "cor2_status": "Corollary 2",
+    "ls_status": "Slides (June 2024): least-squares maps",
+    "table1_status": "Table 1",
+    "bietti_status": "Preprint §6: associative memory",
+    # not glued: the section's last paragraph (:func:`rank_d_memory_paragraph`)
+    "rank_d_status": "Sec. 5.1: rank-d memory",
+}
+
+
+def section_verdict(rows: Mapping[str, Any], name: str, own: Any) -> tuple[str, str]:
+    """The verdict glued as ``name`` (a key of :data:`SECTION4_VERDICTS`) at the end of a
+    paragraph of the chapter's Section 4 (Dana et al.'s statements without numbers, computed):
+    the status of its scorecard row, ``rows[SECTION4_VERDICTS[name]]`` (a
+    :class:`memnb.scorecard.core.Row` of :func:`memnb.scorecard.dana.rows`), and the words,
+    computed from the row, that say why it differs from ``own``, the status of the paragraph's
+    own check (a :class:`memnb.scorecard.criteria.Verdict` of
+    :mod:`memnb.scorecard.dana_theory`): ``""`` when the two agree; else, in parentheses, the
+    row's cap (:func:`memnb.scorecard.criteria.cap_reason`, e.g. Table 1's "holds by
+    construction"), the row's text when it is not run or not computable, or that the row
+    joins other checks and takes the weakest status."""
+    from memnb.scorecard.criteria import cap_reason
+
+    row = rows[SECTION4_VERDICTS[name]]
+    if row.status == own.status:
+        return row.status, ""
+    lead = f" (the scorecard row's status; this check alone gives {own.status}"
+    reason = cap_reason(row.measured).strip()[1:-1]
+    if reason and row.status == "trend" and own.status == "reproduced":
+        return row.status, f"{lead}, and the row caps it at trend: {reason})"
+    if row.status in ("not run", "not computable"):
+        return row.status, f"{lead}; the row is {row.status}: {row.measured})"
+    return row.status, (f"{lead}; the row also judges its other checks and takes the weakest "
+                        "status of them all, as the scorecard of Section 9 shows)")
 
 
 def accuracy_definitions_note(runs: dict[str, Any]) -> str:
@@ -2150,8 +2311,13 @@ THM1_LEGEND: dict[str, str] = {
                 "sequence, one column per token), for the logits the fit returned"),
     "norm_we_centred": ("$\\|WE\\|_2$ for the same logits centred per sequence, each row minus "
                         "its mean over the $N$ tokens: same predictions, same KL (ours)"),
-    "rank_centred": "the rank of the centred logit matrix: at most $d$, still a rank-$d$ "
-                    "encoder (ours)",
+    "rank_centred": ("the numerical rank of the centred logit matrix, counting its singular "
+                     "values above the round-off of the uncentred logits (their largest "
+                     "singular value $\\times$ the matrix's larger dimension $\\times$ float64's "
+                     "machine epsilon: centring a large per-sequence shift cancels it down to "
+                     "that round-off, which numpy's default tolerance, relative to the centred "
+                     "matrix, would count as a direction); at most $d$: still a rank-$d$ "
+                     "encoder (ours)"),
     "looseness_centred": ("the excess ratio with the centred norm: $C_{14}\\varepsilon\\|WE\\|_2$, "
                           "with `norm_we_centred` as $\\|WE\\|_2$, over the same gap (ours)"),
     "max_top_logit_error": ("the largest $|T(t) - f(t)|$ on the $T_\\varepsilon$ solved "
@@ -2295,18 +2461,22 @@ def bietti_caption(memory: pd.DataFrame, n_assoc: int) -> str:
             f"of N stored associations, not the largest number recalled without error.")
 
 
-def rank_d_memory_paragraph(tab: pd.DataFrame) -> str:
+def rank_d_memory_paragraph(tab: pd.DataFrame, rows: Mapping[str, Any] | None = None) -> str:
     """The camera-ready's Sec. 5.1 reading of Cabannes et al. ("at most d", quoted from
     :data:`memnb.papers.dana.QUOTES`) against our associative-memory capacities ``tab``
-    (:func:`memnb.scorecard.dana_theory.bietti_table`), with the scorecard's verdict
-    (:func:`memnb.scorecard.dana_theory.bietti_at_most_d`)."""
+    (:func:`memnb.scorecard.dana_theory.bietti_table`), with the scorecard's verdict: the
+    status of its row "Sec. 5.1: rank-d memory" among ``rows`` (:func:`section_verdict`, key
+    ``rank_d_status``, with why it differs from the check on ``tab`` where it does), else that
+    of :func:`memnb.scorecard.dana_theory.bietti_at_most_d` on ``tab``."""
     from memnb.scorecard import dana_theory
 
     verdict = dana_theory.bietti_at_most_d(tab=tab)
     quote = paper.QUOTES["rank_d_memory"]
+    status, why = ((status_words(verdict), "") if rows is None
+                   else section_verdict(rows, "rank_d_status", verdict))
     return (f"**The camera-ready's reading ({quote.section}, verbatim).** \"{quote.text}\" The "
             f"memory above is such a matrix multiplication (W is d × d). Against our table: "
-            f"{verdict.measured}. Verdict (Sec. 5.1: rank-d memory): **{status_words(verdict)}**.")
+            f"{verdict.measured}. Verdict (Sec. 5.1: rank-d memory): **{status}**{why}.")
 
 
 #: Legend label of the grey band of :func:`thm2_figure`: vacuous is the theorem's bound, with

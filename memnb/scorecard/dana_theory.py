@@ -98,6 +98,27 @@ def thm1_excess_ratio(tab: pd.DataFrame) -> dict[str, object]:
             "rows": int(finite.size), "no_excess": int(len(tab) - finite.size)}
 
 
+def centred_logit_rank(logits: np.ndarray) -> int:
+    """The numerical rank of ``logits`` ``[T, N]`` centred per row, ``L (I − 11ᵀ/N)``, counted
+    at the round-off of the uncentred ``logits`` (ours; Dana et al., Thm 1 with ε > 0, eq. 4,
+    read with row-centred logits, :func:`thm1_row_centred`).
+
+    Centring subtracts each row's mean over the ``N`` tokens. Where the fit left a large shift
+    per row (``||L||_2`` in the thousands while the centred matrix's norm is about ten), the
+    subtraction cancels most of each entry and leaves round-off of the size of
+    ``eps · ||L||_2``, not of ``eps · ||L_c||_2``. numpy's default tolerance,
+    ``σ_max(L_c) · max(T, N) · eps``, is relative to the centred matrix and so counts that
+    round-off as one more direction (a rank-2 encoder measured as rank 3). The tolerance here is
+    set at the scale where the round-off was made: ``σ_max(L) · max(T, N) · eps`` of the dtype,
+    numpy's own rule applied to the uncentred matrix. A direction of the centred logits above
+    it is a real one: a matrix of rank ``d + 1`` stays of rank ``d + 1``."""
+    logits = np.asarray(logits)
+    eps = np.finfo(logits.dtype if np.issubdtype(logits.dtype, np.floating) else float).eps
+    tol = float(np.linalg.norm(logits, 2)) * max(logits.shape) * eps
+    centred = logits - logits.mean(axis=1, keepdims=True)
+    return int(np.linalg.matrix_rank(centred, tol=tol))
+
+
 def thm1_row_centred(tab: pd.DataFrame, *, seed: int = 0, restarts: int = 1) -> pd.DataFrame:
     """Thm 1 with ε > 0 (Dana et al., eq. 4) read with row-centred logits (ours).
 
@@ -110,7 +131,9 @@ def thm1_row_centred(tab: pd.DataFrame, *, seed: int = 0, restarts: int = 1) -> 
     a rank-≤ d encoder (``W`` column-centred) with the same KL, and the proof's AoT built on it
     (``W_U`` column-centred, ``W_O`` unchanged) outputs the centred logits of the same AoT, so it
     has the same ``kl_aot``. Added columns: ``norm_we_centred`` (``||L_c||_2 <= norm_we``),
-    ``rank_centred``, ``rhs_eq14_centred = kl_encoder + C_14 ε ||L_c||_2``,
+    ``rank_centred`` (:func:`centred_logit_rank`: counted at the round-off of the uncentred
+    logits, which the centring's cancellation leaves in ``L_c``),
+    ``rhs_eq14_centred = kl_encoder + C_14 ε ||L_c||_2``,
     ``looseness_centred`` (that excess term over the excess KL ``gap``, as ``looseness_eq14``)
     and ``holds_centred`` (eq. 4 as stated, with the centred norm). A computation, not a figure:
     the chapter's table and :func:`thm1_epsilon` read it."""
@@ -126,7 +149,7 @@ def thm1_row_centred(tab: pd.DataFrame, *, seed: int = 0, restarts: int = 1) -> 
                              f"({np.linalg.norm(logits, 2):.6g} vs {r.norm_we:.6g})")
         centred = logits - logits.mean(axis=1, keepdims=True)
         norms.append(float(np.linalg.norm(centred, 2)))
-        ranks.append(int(np.linalg.matrix_rank(centred)))
+        ranks.append(centred_logit_rank(logits))
     norm_c = np.asarray(norms)
     rhs = tab["kl_encoder"].to_numpy() + tab["c_eq14"].to_numpy() * tab["eps"].to_numpy() * norm_c
     gap = tab["gap"].to_numpy()
@@ -253,6 +276,9 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
     generic = bool((tab["last_tokens"] >= tab["d"]).all())
     exact = bool((tab["max_top_logit_error"] < THM1_EXACT_TOL).all())
     centred_rank = bool((tab["rank_centred"] <= tab["d"]).all())
+    above = int((tab["rank_centred"] > tab["d"]).sum())
+    rank_words = ("still rank ≤ d" if centred_rank
+                  else f"of rank above d at {above} of {len(tab)} rows")
     ex = thm1_excess_ratio(tab)
     none = f"; {ex['no_excess']} rows pay no excess KL" if ex["no_excess"] else ""
     cen = thm1_centred_summary(tab)
@@ -266,7 +292,8 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
                 f"C ε ||WE||_2 / (d_KL(π, T) − d_KL(π, f)) from {ex['min']:.3g}× "
                 f"({ex['argmin']}) to {ex['max']:.4g}× ({ex['argmax']}) over {ex['rows']} "
                 f"rows{none}; with each sequence's logits centred (ours: same predictions, "
-                f"still rank ≤ d), ||WE||_2 shrinks on {cen['shrunk']} of {len(tab)} rows and "
+                f"{rank_words}, the rank counted at the uncentred logits' round-off), "
+                f"||WE||_2 shrinks on {cen['shrunk']} of {len(tab)} rows and "
                 f"the excess ratio runs from {cen['min']:.3g}× to {cen['max']:.4g}× (eq. (4) "
                 f"holds at {cen['holds']}/{len(tab)}): {thm1_centred_words(cen)}; "
                 f"C_14 <= C_main: {constants} "
