@@ -203,3 +203,30 @@ def test_a_replaced_table_equal_to_the_replication_makes_the_committed_run_the_o
     assert own not in replaced_runs_markdown(rows, [name], "full", root)
     # no replaced table, or no replication: nothing to say
     assert replaced_against_replication("dana.exp2", "full", root) is None
+
+
+def test_a_replaced_table_without_an_accuracy_is_compared_cell_by_cell(tmp_path):
+    """Review finding: the replaced-runs table said 'not compared (the tables hold no accuracy
+    column)' of Mahdavi et al.'s Table 3 while the chapter's replication text compared the same
+    tables cell by cell: both sections now compare such tables cell by cell."""
+    name = "mahdavi.table3"
+    root = _copy(tmp_path, name)
+    table = pd.read_csv(FULL / f"{name}.csv")
+    provenance = json.loads((FULL / f"{name}.json").read_text())
+    kept = root / "full" / "superseded"
+    kept.mkdir()
+    other_code = "0123456789abcdef"
+    (kept / f"{name}.{other_code}.json").write_text(json.dumps(
+        {**provenance, "code_fingerprint": other_code, "started_utc": "2026-01-01T00:00"}))
+    table.to_csv(kept / f"{name}.{other_code}.csv", index=False)
+    text = replaced_runs_markdown([], [name], "full", root)
+    assert "no accuracy column" not in text
+    assert f"cell by cell: every one of the {table.size:,} cells equal" in text
+    moved = int(table["pass_fraction"].notna().sum())  # an empty cell stays equal
+    table.assign(pass_fraction=table["pass_fraction"] + 1.0).to_csv(
+        kept / f"{name}.{other_code}.csv", index=False)
+    assert (f"cell by cell: {moved} of the {table.size:,} cells differ: `pass_fraction` in "
+            f"{moved} rows (by at most 1)") in replaced_runs_markdown([], [name], "full", root)
+    table.iloc[:-1].to_csv(kept / f"{name}.{other_code}.csv", index=False)
+    assert "| not compared cell by cell (the tables' columns or rows differ) |" in (
+        replaced_runs_markdown([], [name], "full", root))

@@ -173,7 +173,8 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         column = compared_column(current.table, replaced.table)
         gap = (None if column is None
                else gap_between(name, "full", current, replaced, column=column))
-        apart = _apart(gap, column)
+        apart = (_apart(gap, column) if column is not None
+                 else _cells_apart_words(name, current, replaced))
         if gap is not None and gap.points and not gap.recomputed:
             copied.add(name)
         against = replaced_against_replication(name, "full", root, current=current,
@@ -205,6 +206,25 @@ def _statuses_cell(judged: Sequence[Rejudged], *, several: bool) -> str:
         groups.setdefault(j.paper, []).append(j.words())
     return ". ".join((f"*{_paper_name(paper)}*: " if several else "") + "; ".join(texts)
                      for paper, texts in groups.items()) or "no row reads it"
+
+
+def _cells_apart_words(name: str, current: ExperimentResult, replaced: ExperimentResult) -> str:
+    """A committed table against the one it replaced where the tables hold no accuracy column
+    (a construction's bits, a rank check's pass fractions): cell by cell, rows matched on the
+    grid's parameters (:func:`memnb.reruns.cells_apart`), as :func:`replications` compares a
+    replication, so the two sections of the book compare such tables alike. Points the
+    committed run read from the replaced run's point cache are equal by construction: when it
+    read any, the words say how many (the rule of :func:`_apart`)."""
+    from memnb.reruns import copied_points, point_keys
+
+    words = cells_apart(current.table, replaced.table, point_keys(name, "full") or ())
+    if not words.startswith("not compared"):
+        words = "cell by cell: " + words
+    copied = copied_points(current, replaced)
+    if copied:
+        words += (f" ({copied} point{'s' * (copied != 1)} of the committed run read from the "
+                  "replaced run's point cache, equal by construction)")
+    return words
 
 
 def _apart(gap: ReplacementGap | None, column: str | None) -> str:
