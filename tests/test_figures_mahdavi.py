@@ -78,12 +78,12 @@ def test_table1_and_table3_show_no_identifiers():
     assert not [w for w in IDENTIFIERS if w in text]
     assert "one random attention layer on it" in set(shown["representation"])
     computed = shown[shown["representation"] != "the trained ViT-B/16"]
-    a2 = computed[computed["assumption tested"].str.startswith("Assumption 2")]
-    assert set(a2["tests run"]) == {"1000 contexts"}
-    a1 = computed[computed["assumption tested"].str.startswith("Assumption 1")]
-    assert set(a1["tests run"]) == {"5000 random draws of k vectors"}
-    assert "461–470" in set(computed["ranks seen (lowest–highest)"])
-    assert set(computed["conclusive here"]) == {"yes"}
+    a2 = computed[computed[fig.ASSUMPTION].str.startswith("A2: ")]
+    assert set(a2[fig.TESTS]) == {"1000 contexts"}
+    a1 = computed[computed[fig.ASSUMPTION].str.startswith("A1: ")]
+    assert set(a1[fig.TESTS]) == {"5000 draws"}
+    assert "461–470" in set(computed[fig.RANKS])
+    assert set(computed[fig.DECISIVE]) == {"yes"}
     shown3 = fig.table3_display(_table3())
     text3 = _cells(shown3)
     assert not [w for w in IDENTIFIERS if w in text3]
@@ -99,14 +99,16 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
     ours; the caption and the per-layer list give the same values with their source."""
     shown = fig.table1_display(_table1().assign(
         reason="x needs the Hugging Face hub: no network: huggingface.co unreachable"))
+    hub = _table1().assign(reason="x needs the Hugging Face hub: no network: huggingface.co "
+                                  "unreachable (gaierror)")
     trained = shown[shown["representation"] == "the trained ViT-B/16"]
     ref = paper.table1()
     ref = ref[ref["representation"] == "trained_vit_b16"]
     assert list(trained[fig.PAPER_FRACTION]) == [f"{v:.4f}" for v in ref["pass_fraction"]]
-    assert list(trained["k (rank required)"]) == [int(k) for k in ref["k"]]
-    assert set(trained["pass fraction, ours"]) == {"not computed (no network)"}
-    assert set(trained["ranks seen (lowest–highest)"]) == {"–"}
-    gp = trained[trained["assumption tested"].str.startswith("General Position")]
+    assert list(trained[fig.K]) == [int(k) for k in ref["k"]]
+    assert set(trained[fig.OURS]) == {"not computed (hub not reached)"}
+    assert set(trained[fig.RANKS]) == {"–"}
+    gp = trained[trained[fig.ASSUMPTION].str.startswith("GP: ")]
     assert list(gp[fig.PAPER_RANKS]) == ["309–318"]
     # the paper's column order: the trained ViT after the random ones
     order = list(dict.fromkeys(shown["representation"]))
@@ -114,7 +116,7 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
                      "the trained ViT-B/16"]
     # a computed row gets the paper's ranks beside ours
     ra = shown[(shown["representation"] == "one random attention layer on it")
-               & shown["assumption tested"].str.startswith("General Position")]
+               & shown[fig.ASSUMPTION].str.startswith("GP: ")]
     assert list(ra[fig.PAPER_RANKS]) == ["463–482"]
     assert fig.not_computed_words("needs the hub") == "not computed (needs the hub)"
     sentence = fig.paper_only_sentence(_table1())
@@ -132,6 +134,12 @@ def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():
     line = next(x for x in text.splitlines() if x.startswith("- first block of the trained"))
     assert line == f"- first block of the trained ViT-B/16: not computed (needs the hub); the " \
                    f"paper's: {words}."
+    # a reason recorded by a run without the hub is stated as a fact about that run
+    text = fig.dinov2_discussion(SimpleNamespace(fresh=hub, cached=None), "quick")
+    line = next(x for x in text.splitlines() if x.startswith("- first block of the trained"))
+    assert line.startswith("- first block of the trained ViT-B/16: not computed (x needs the "
+                           "Hugging Face hub, and the run that computed this table could not "
+                           "reach huggingface.co (gaierror)); the paper's: ")
 
 
 def test_table1_tags_the_papers_columns_and_fills_its_rows_from_the_sources(
@@ -141,31 +149,31 @@ def test_table1_tags_the_papers_columns_and_fills_its_rows_from_the_sources(
     computed); the paper's fractions print to four decimals, as ours; the rows not computed
     show the paper's images and tests run, each tagged with its recorded source."""
     assert "[nb]" in paper.TABLE1_NB and fig.TABLE1_PAPER_TAG == "[nb]"
-    assert fig.PAPER_FRACTION == "pass fraction, paper [nb]"
-    assert fig.PAPER_RANKS == "ranks seen, paper [nb]"
+    assert fig.PAPER_FRACTION == "pass, paper [nb]"
+    assert fig.PAPER_RANKS == "ranks, paper [nb]"
     shown = fig.table1_display(_table1())
-    assert "pass fraction, paper" not in shown.columns
+    assert "pass, paper" not in shown.columns
     assert {fig.PAPER_FRACTION, fig.PAPER_RANKS} <= set(shown.columns)
     # every paper fraction shown, computed rows and paper-only rows alike: "–" or four decimals
     assert all(v == "–" or (len(v.split(".")[1]) == 4 and float(v) <= 1)
                for v in shown[fig.PAPER_FRACTION])
     computed = shown[shown["representation"] == "one random attention layer on it"]
     assert list(computed[fig.PAPER_FRACTION]) == ["1.0000", "1.0000", "0.0000"]
-    assert list(computed["pass fraction, ours"]) == ["1.0000", "1.0000", "0.0000"]
+    assert list(computed[fig.OURS]) == ["1.0000", "1.0000", "0.0000"]
     # the paper-only rows: its images ([nb], the notebook) and draws (Sec. 5.1), not "–"
     trained = shown[shown["representation"] == "the trained ViT-B/16"].set_index(
-        "assumption tested")
+        fig.ASSUMPTION)
     images = int(paper.TABLE1_IMAGES.value)
     draws = int(paper.TABLE1_DRAWS.value)
     assert "ipynb" in paper.TABLE1_IMAGES.source and paper.TABLE1_DRAWS.source == "Sec. 5.1"
-    assert set(trained["images in the pool"]) == {f"{images} (paper [nb])"}
+    assert set(trained[fig.IMAGES]) == {f"{images} (paper [nb])"}
     a2 = fig.CHECK_LABELS["assumption2"]
-    assert trained.loc[a2, "tests run"] == f"{images} contexts (paper [nb])"
+    assert trained.loc[a2, fig.TESTS] == f"{images} contexts (paper [nb])"
     for check in ("assumption1", "general_position"):
-        assert trained.loc[fig.CHECK_LABELS[check], "tests run"] == (
-            f"{draws} random draws of k vectors (paper, Sec. 5.1)")
+        assert trained.loc[fig.CHECK_LABELS[check], fig.TESTS] == (
+            f"{draws} draws (paper, Sec. 5.1)")
     # ours stay untagged
-    assert "paper" not in " ".join(computed["images in the pool"].astype(str))
+    assert "paper" not in " ".join(computed[fig.IMAGES].astype(str))
     # the caption opens with the source of the paper's columns; the sentence on the rows not
     # computed no longer carries it alone
     lead = fig.table1_caption(_table1(), "full").split(viz.DETAILS)[0]
@@ -174,8 +182,9 @@ def test_table1_tags_the_papers_columns_and_fills_its_rows_from_the_sources(
                            f"columns marked {paper.TABLE1_NB}.")
     sentence = fig.paper_only_sentence(_table1())
     assert paper.TABLE1_NB not in sentence
-    assert sentence.startswith("Rows not computed here show the paper's values alone, with "
-                               "its images and tests run, each tagged with its source: ")
+    assert sentence.startswith("Rows that the run could not compute show the paper's values "
+                               "alone, with its images and tests run, each tagged with its "
+                               "source: ")
 
 
 def test_missing_columns_and_proposition4_are_named_in_words():
@@ -841,7 +850,7 @@ def test_table3_paper_column_is_tagged_with_its_notebook_source():
     from memnb.papers import mahdavi as paper
 
     assert paper.table3()["source"].str.contains("gpt-bert.ipynb", regex=False).all()
-    assert fig.TABLE3_PAPER_FRACTION == "pass fraction, paper [nb]"
+    assert fig.TABLE3_PAPER_FRACTION == "pass, paper [nb]"
     from memnb.results import load
 
     table = load("mahdavi.table3", "full").table  # committed, in every clone

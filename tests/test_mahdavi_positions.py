@@ -42,7 +42,7 @@ def test_the_words_follow_the_measurements():
              _rank("dinov2_vits14", 257, n=257)]
     text = mp.position_ranks_text(REPS, ranks=ranks)
     assert "rank 197 of 197" in text and "rank 257 of 257" in text
-    assert "the trained ViT-B/16: not computed (no network)" in text
+    assert "the trained ViT-B/16: not computed (hub not reached)" in text
     assert "entries of standard deviation 0.02" in text
     assert text.endswith("so every table measured has rank n by itself")
     # what follows for a layer's contexts is the scorecard's (the table is added at the

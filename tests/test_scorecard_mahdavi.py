@@ -556,21 +556,30 @@ def test_encoding_rank_is_an_ours_row_beside_assumption2(empty_rows):
     # both dtypes are stated, and what disagrees is said plainly
     assert "84 of 197 in float64" in row.measured and "70 of 197 in float32" in row.measured
     assert sc.encoding_float32_rank(197, 768) == 70
-    assert "not computed here" in row.measured and "disagrees with the paper" not in row.measured
-    # what disagrees is our reading about the sinusoidal encoding, not one about the models'
-    # learned position tables
-    assert "that reading, about the sinusoidal encoding only, disagrees with the data" in (
-        row.measured)
-    assert "sinusoidal encoding is below full rank" in row.measured
+    assert "disagrees with the paper" not in row.measured
+    assert "sinusoidal encoding at n = 197, d = 768 is below full rank" in row.measured
     assert "far from full rank" not in row.measured
     assert "memnb.figures.mahdavi_positions" in row.evidence
     # whose statement a differs is about: our practical reading of the paper's, tested by us;
     # the paper's exact-arithmetic statement stands, and the status is not about it
     assert row.claim.startswith(sc.OURS_READING) and sc.READING_DIFFERS in row.measured
-    assert "Sec. 4.4's statement holds in exact arithmetic" in row.claim
-    assert ("the sinusoidal encoding alone makes Assumption 2 pass the numerical rank test"
-            in row.claim) and "the status applies to that reading only" in row.claim
-    assert "Sec. 4.4's statement stands" in row.measured
+    # review s72 item 2: the claim states our reading as the only claim tested, and that it is
+    # ours; the paper's statement (exact arithmetic) is named as not tested; the measured text
+    # leads with what differs, then says that the paper's statement stands
+    assert row.claim.startswith(
+        f"{sc.OURS_READING} our reading, and the only claim this row tests: a sinusoidal "
+        "encoding at ViT-B/16's size (n = 197 positions, d = 768) has full numerical rank in "
+        "floating point")
+    assert "the status applies to that reading only" in row.claim
+    assert ("Sec. 4.4's statement is about exact arithmetic, where it holds (rank n at these "
+            "sizes, by a Vandermonde argument of ours); this row does not test it") in row.claim
+    assert "Table 1's ViTs do not use a sinusoidal encoding" in row.claim
+    assert row.measured.startswith("our reading differs: ")
+    lead, _, rest = row.measured.partition(". The paper's own statement")
+    assert "Sec. 4.4's statement stands" not in lead and "exact arithmetic" not in lead.split(
+        "(a differs here")[0]
+    assert rest.startswith(" (Sec. 4.4, exact arithmetic) stands: there the rank is n")
+    assert "not computed here" not in row.measured
     assert "float32" in row.criterion and "float64" in row.criterion
     dino = by_item["Sec. 4.4 on a trained ViT"]
     assert "may explain" in dino.claim
@@ -597,7 +606,7 @@ def test_encoding_row_states_the_measured_rank_of_the_models_position_tables(tmp
     assert "learned positions, not sinusoidal ones" not in row.measured
     assert row.measured.endswith(sc.positions_text(table["representation"]))
     assert "rank 197 of 197" in row.measured and "rank 257 of 257" in row.measured
-    assert "the trained ViT-B/16: not computed (no network)" in row.measured
+    assert "the trained ViT-B/16: not computed (hub not reached)" in row.measured
     assert "so every table measured has rank n by itself" in row.measured
     # review s70 item 4: the positions explain the rank at the embedding layer only, where the
     # table is added; the contexts after a layer are named as not explained by it
@@ -732,11 +741,21 @@ def test_table3_missing_gpt2_says_why_and_the_chapter_names_the_packages_checked
     table = pd.DataFrame(rows)
     verdict = sc.table3_verdict(table)
     # the row says why in words; the chapter's note lists the packages checked
-    assert "no trained GPT-2 weights could be installed without network access" in (
-        verdict.measured)
-    assert f"{len(sc.GPT2_PACKAGES_CHECKED)} Python packages" in verdict.measured
+    assert ("the run that computed the table did not load the trained GPT-2 from the Hugging "
+            "Face hub, and a search of ours for its weights usable offline found none in "
+            f"{len(sc.GPT2_PACKAGES_CHECKED)} Python packages") in verdict.measured
+    assert "network access" not in verdict.measured
     note = fig.gpt2_trained_note(SimpleNamespace(fresh=table, cached=None), "quick")
-    assert note.startswith("**Trained GPT-2: not computed**") and "Gpt2 needs the hub" in note
+    # review s72 item 1: the reason is a fact about the run that computed the table, not about
+    # "here"; the packages are a search of ours, whose date is not recorded
+    assert note.startswith("**Trained GPT-2: not computed** (`quick` table). Gpt2 needs the "
+                           "Hugging Face hub, and the run that computed this table could not "
+                           "reach huggingface.co. The book is built from offline inputs, so the "
+                           "column stays empty until a run that reaches the hub computes it. A "
+                           "search of ours in the Python package index for trained GPT-2 "
+                           "weights usable offline found none among the packages it checked "
+                           "(the date of the search is not recorded): ")
+    assert "no network" not in note and "until a network" not in note
     assert all(name in note for name, _, _ in sc.GPT2_PACKAGES_CHECKED)
     present = table[table["check"] != "missing"].assign(representation="gpt2_trained")
     note = fig.gpt2_trained_note(SimpleNamespace(fresh=table, cached=present), "quick")
@@ -1519,28 +1538,30 @@ def test_a_mistyped_data_folder_is_an_error_not_images_missing(tmp_path, monkeyp
 
 def test_table1_and_the_layer_list_qualify_a_float32_failure_redone_in_float64(monkeypatch):
     """Where the trained DINOv2 embedding layer fails Assumption 3 in float32 and the float64
-    redo exists, Table 1's "conclusive here" cell and the per-layer list say that the float32
+    redo exists, Table 1's "decisive" cell and the per-layer list say that the float32
     failure is not conclusive and what float64 gives, instead of an unqualified fail."""
     from types import SimpleNamespace
 
     from memnb.figures import mahdavi as fig
 
     monkeypatch.setattr(sc, "embedding_controls", _fake_controls)
+    monkeypatch.setattr(fig, "scorecard_row",
+                        lambda number, profile: SimpleNamespace(status="trend", measured="m"))
     table = _dinov2_rows(0.0, 1.0)
     for passes, word in ((20, "pass"), (0, "fail")):
         monkeypatch.setattr(sc, "dinov2_float64_for", lambda t, p=passes: _fake_float64(p))
         shown = fig.table1_display(table)
         cell = shown[shown["representation"].str.contains("DINOv2-small embedding")
-                     & shown["assumption tested"].str.startswith("Assumption 3")]
-        assert cell["conclusive here"].tolist() == [
-            f"no: a fail in float32, whose tolerance this geometry undercuts; in float64, "
-            f"ours: {word} (see this chapter's section \"Sec. 4.4 against the data\")"]
+                     & shown[fig.ASSUMPTION].str.startswith("A3: ")]
+        assert cell[fig.DECISIVE].tolist() == [
+            f"no: float32 cannot decide it at this geometry; in float64 (ours): {word} "
+            "(section \"Sec. 4.4 against the data\")"]
         text = fig.dinov2_discussion(SimpleNamespace(fresh=table, cached=None), "full")
         line = next(x for x in text.splitlines() if x.startswith("- DINOv2-small embedding"))
         assert f"in float32 (in float64, ours: {word})" in line
     monkeypatch.setattr(sc, "dinov2_float64_for", lambda t: None)
     shown = fig.table1_display(table)
-    assert not shown["conclusive here"].str.contains("float64").any()
+    assert not shown[fig.DECISIVE].str.contains("float64").any()
 
 
 def test_the_control_text_says_how_much_nearer_to_singular_the_trained_layer_is():
@@ -1943,16 +1964,32 @@ def test_dinov2_text_is_split_into_its_verdict_float64_test_and_control(monkeypa
 
     monkeypatch.setattr(sc, "embedding_controls", _fake_controls)
     monkeypatch.setattr(sc, "dinov2_float64_for", lambda table: _fake_float64(20))
+    # review s72 item 4: the verdict shows the status of its scorecard row, read from the row
+    # (here a stub, so that the test sees it is not typed), with the reason of its cap
+    asked = []
+
+    def row(number, profile):
+        asked.append((number, profile))
+        return SimpleNamespace(status="trend", measured="x [1000 images: at most trend]")
+
+    monkeypatch.setattr(fig, "scorecard_row", row)
     text = fig.dinov2_discussion(SimpleNamespace(fresh=_table1(0.0),
                                                  cached=_dinov2_rows(0.0, 1.0)), "quick")
+    assert asked == [("Sec. 4.4 on a trained ViT", "quick")]
     paragraphs = text.split("\n\n")
     heads = [p.split("**")[1] for p in paragraphs if p.startswith("**")]
     assert heads == ["Verdict (ours, from the `full` table).", "The same test in float64.",
                      "Does training cause the failure in float32?"]
     verdict = next(p for p in paragraphs if p.startswith("**Verdict"))
-    assert verdict.startswith("**Verdict (ours, from the `full` table).** DINOv2 **agrees with "
-                              "the paper in float64, not in float32**. After the first trained "
-                              "block Assumptions 1 and 2 hold")
+    assert verdict.startswith("**Verdict (ours, from the `full` table).** Its scorecard row, "
+                              "Sec. 4.4 on a trained ViT (ours): **trend** [1000 images: at most "
+                              "trend]. DINOv2 **agrees with the paper in float64, not in "
+                              "float32**. After the first trained block Assumptions 1 and 2 hold")
+    monkeypatch.setattr(fig, "scorecard_row", lambda number, profile: SimpleNamespace(
+        status="differs", measured="x"))
+    text = fig.dinov2_discussion(SimpleNamespace(fresh=_table1(0.0),
+                                                 cached=_dinov2_rows(0.0, 1.0)), "quick")
+    assert "Its scorecard row, Sec. 4.4 on a trained ViT (ours): **differs**. DINOv2" in text
     # each part well below the one block of about 400 words it replaces
     assert max(len(p.split()) for p in paragraphs if p.startswith("**")) < 250
 
@@ -1978,5 +2015,5 @@ def test_positions_explain_the_rank_of_the_embedding_layer_contexts_only():
     assert "come out of a layer" not in embedding
     # a column whose model was not measured is neither explained nor said not to be
     hub = sc.positions_text(["trained_vit_b16"], ranks=ranks)
-    assert hub.endswith("the trained ViT-B/16: not computed (no network)")
+    assert hub.endswith("the trained ViT-B/16: not computed (hub not reached)")
     assert sc.positions_text(["bert_trained"], ranks=ranks) == ""

