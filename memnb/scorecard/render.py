@@ -362,8 +362,7 @@ def glance_html(rows: list[Row]) -> HTML:
         ids.update({id(r): row_id for r, row_id in zip(mine, row_ids(mine), strict=True)})
     published, earlier, ours = _published_and_left_out(rows)
     marked, unsourced, built, stated = claim_kinds(published)
-    columns = [("reproduced", True), ("trend", True), ("trend", False), ("differs", True),
-               ("not computable", True), ("not run", True)]
+    columns = GLANCE_COLUMNS
     head = "".join(f'<th style="text-align:center">{_badge(s, d)}</th>' for s, d in columns)
     out = ['<div style="overflow-x:auto"><table class="scorecard-glance" '
            'style="font-size:85%;width:100%">',
@@ -409,6 +408,67 @@ def glance_html(rows: list[Row]) -> HTML:
     return HTML("\n".join(out))
 
 
+#: The statuses in the order the glances show them, a trend not decided apart: (status, decided).
+GLANCE_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("reproduced", True), ("trend", True), ("trend", False), ("differs", True),
+    ("not computable", True), ("not run", True))
+
+
+def _capitalized(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
+def chapter_glance_html(rows: list[Row]) -> HTML:
+    """What reproduced in one chapter, for the chapter's top: its rows (one paper's, as
+    :func:`chapter_scorecard` shows them at the chapter's end) grouped by status, one line per
+    status that occurs (:data:`GLANCE_COLUMNS`), each item a link to its row in the chapter's
+    closing table (:func:`row_ids`). The rows that the book's glance counts (:func:`glance_html`:
+    the published paper's claims our sources state, judged by a check that could fail) stand
+    apart from the others (our expectations, our readings of content not in our sources, checks
+    of our code, earlier versions of the paper, rows of ours), which are named with their kind;
+    a column with no row is left out."""
+    from IPython.display import HTML
+
+    ids = {id(r): row_id for r, row_id in zip(rows, row_ids(rows), strict=True)}
+    published, earlier, ours = _published_and_left_out(rows)
+    marked, unsourced, built, stated = claim_kinds(published)
+    # (rows, a row's kind as its item is followed, the kind in the column's heading)
+    kinds = [(marked, "our expectation", "our expectations"),
+             (unsourced, "our reading", "our readings of content not in our sources"),
+             (built, "a check of our code", "checks of our code"),
+             (earlier, "an earlier version", "earlier versions of the paper"),
+             (ours, "ours", "rows of ours")]
+    kind_of = {id(r): words for group, words, _ in kinds for r in group}
+    counted_ids = {id(r) for r in stated}
+    columns = [("The paper's claims (counted in the book's glance)", True),
+               (_capitalized(and_words([head for group, _, head in kinds if group])), False)]
+    columns = [(head, in_glance) for head, in_glance in columns
+               if any((id(r) in counted_ids) == in_glance for r in rows)]
+    out = ['<div style="overflow-x:auto"><table class="scorecard-glance" '
+           'style="font-size:85%;width:100%">',
+           "<thead><tr><th>Status</th>"
+           + "".join(f"<th>{html.escape(head)}</th>" for head, _ in columns)
+           + "</tr></thead><tbody>"]
+    for status, decided in GLANCE_COLUMNS:
+        here = [r for r in rows if r.status == status and r.decided == decided]
+        if not here:
+            continue
+        cells = []
+        for _, in_glance in columns:
+            mine = [r for r in here if (id(r) in counted_ids) == in_glance]
+            links = ", ".join(
+                f'<a href="#{ids[id(r)]}">{html.escape(r.item)}</a>'
+                + ("" if in_glance else f" <em>({html.escape(kind_of[id(r)])})</em>")
+                for r in mine)
+            cells.append(f"{len(mine)}: {links}" if mine else "")
+        out.append(f'<tr><td style="vertical-align:top;white-space:nowrap">'
+                   f'{_badge(status, decided)}</td>'
+                   + "".join(f'<td style="vertical-align:top">{c}</td>' for c in cells)
+                   + "</tr>")
+    out.append("</tbody></table></div>")
+    return HTML("\n".join(out))
+
+
 def chapter_scorecard(paper: str, profile: str, rows: list[Row] | None = None) -> HTML:
     """The rows of ``paper`` as a displayable HTML block for the end of its chapter (``rows``:
     those already built by :func:`memnb.scorecard.core.build_scorecard` for ``paper`` on
@@ -447,7 +507,8 @@ def book_scorecard(profile: str, rows: list[Row] | None = None) -> HTML:
     return HTML("\n".join(parts))
 
 
-__all__ = ["ALL_ROWS_ID", "BY_CONSTRUCTION", "CHAPTER_PAGES", "STATUSES", "STATUS_COLOURS",
-           "book_scorecard", "by_construction", "chapter_row_link", "chapter_scorecard",
+__all__ = ["ALL_ROWS_ID", "BY_CONSTRUCTION", "CHAPTER_PAGES", "GLANCE_COLUMNS", "STATUSES",
+           "STATUS_COLOURS", "book_scorecard", "by_construction", "chapter_glance_html",
+           "chapter_row_link", "chapter_scorecard",
            "claim_kinds", "earlier_versions", "glance_html", "paper_id", "row_ids", "rows_html",
            "runs_read_sentence", "source_profile", "summary_sentence"]

@@ -1,0 +1,77 @@
+"""The glance at the top of each chapter (memnb.scorecard.render.chapter_glance_html): the
+chapter's rows by status, each item a link to its row in the chapter's closing table, the rows
+the book's glance counts apart from ours and our checks. Made-up rows only."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from memnb.scorecard import core, render
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _row(item: str, status: str = "reproduced", *, claim: str = "c", measured: str = "m",
+         ours: bool = False, decided: bool = True) -> core.Row:
+    return core.Row("mahdavi", item, claim, "k", measured, "e", status, ours, decided=decided)
+
+
+ROWS = [_row("Theorem 1"), _row("Fig. 1", "differs"), _row("Fig. 1", "trend"),
+        _row("Fig. 4", "trend", decided=False),
+        _row("Fig. 5", "trend", claim=f"the curve rises ({render.EXPECTATION_MARK})"),
+        _row("Definition 1", "trend", measured=f"holds ({render.BY_CONSTRUCTION})"),
+        _row("Sec. 4.4: rank", "differs", ours=True)]
+
+
+def _lines(page: str) -> dict[str, str]:
+    """Each table line's text after its badge, by the badge's words."""
+    found = {}
+    for line in re.findall(r"<tr>(.*?)</tr>", page, flags=re.S):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", line, flags=re.S)
+        if cells:
+            badge = re.sub(r"<[^>]+>", "", cells[0])
+            found[badge] = " | ".join(cells[1:])
+    return found
+
+
+def test_a_chapter_glance_groups_its_rows_by_status_and_links_each_to_its_row():
+    page = render.chapter_glance_html(ROWS).data
+    ids = render.row_ids(ROWS)
+    # every row once, linked to its own id (a second row on one item to its "-2")
+    assert re.findall(r'href="#([^"]+)"', page) == [
+        ids[0], ids[2], ids[4], ids[5], ids[3], ids[1], ids[6]]
+    lines = _lines(page)
+    assert list(lines) == ["reproduced", "trend", "trend (not decided)", "differs"]
+    assert lines["reproduced"].startswith('1: <a href="#sc-mahdavi-theorem-1">Theorem 1</a> | ')
+    # the paper's claims apart from our expectation and our check, each named with its kind
+    left, right = lines["trend"].split(" | ")
+    assert left.startswith("1: ") and "Fig. 1" in left
+    assert right.startswith("2: ") and "Fig. 5</a> <em>(our expectation)</em>" in right
+    assert "Definition 1</a> <em>(a check of our code)</em>" in right
+    assert "Sec. 4.4: rank</a> <em>(ours)</em>" in lines["differs"].split(" | ")[1]
+    # the heading names only the kinds that occur
+    assert ("<th>Our expectations, checks of our code and rows of ours</th>" in page
+            and "earlier versions" not in page)
+
+
+def test_a_chapter_of_rows_of_ours_only_has_one_column():
+    page = render.chapter_glance_html([_row("Head to head", "trend", ours=True)]).data
+    assert "<th>Rows of ours</th>" in page and "paper's claims" not in page
+
+
+def test_every_chapter_shows_its_glance_at_the_top_from_its_closing_rows():
+    """The glance is computed where the chapter's closing scorecard is (its rows read the runs
+    the chapter computed) and glued; the chapter's first section shows it."""
+    for paper, page in render.CHAPTER_PAGES.items():
+        nb = nbformat.read(REPO / "notebooks" / f"{page}.ipynb", as_version=4)
+        sources = ["".join(c.source) for c in nb.cells]
+        shown = [i for i, s in enumerate(sources) if "{glue:} chapter_glance" in s]
+        glued = [i for i, s in enumerate(sources)
+                 if 'glue("chapter_glance", chapter_glance_html(' in s]
+        closing = [i for i, s in enumerate(sources) if f'chapter_scorecard("{paper}"' in s]
+        assert len(shown) == len(glued) == 1, paper
+        assert glued == closing, paper  # the same rows as the closing table
+        assert shown[0] < min(i for i, s in enumerate(sources) if s.startswith("## ")) + 3, paper
