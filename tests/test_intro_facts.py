@@ -164,7 +164,17 @@ def test_computed_by_earlier_code_is_a_recorded_fingerprint_other_than_todays():
     assert not computed_by_todays_code("dana.exp6", {"code_fingerprint": "0123456789abcdef"})
     bullet = _bullet("Computed by earlier code.")
     assert ("A run said to be *computed by earlier code* records a fingerprint other than "
-            "today's code's (a change carried over by a re-key does not count)") in bullet
+            "today's code's, one that no re-key carried over") in bullet
+    # review: the reference page calls such a run "earlier code, not re-keyed" and says a
+    # re-keyed run's points were computed by earlier code: the intro names both terms as it does
+    import sys
+
+    if str(REPO / "book") not in sys.path:
+        sys.path.insert(0, str(REPO / "book"))
+    from buildtools import reproducibility
+
+    assert f"*{reproducibility.NOT_REKEYED}*" in bullet
+    assert f"*{reproducibility.REKEYED}* run were computed by earlier code" in bullet
     assert "any change counts" not in bullet
 
 

@@ -596,3 +596,21 @@ def test_a_recorded_plan_that_cannot_be_read_is_named_with_the_command_that_reco
     with pytest.raises(ValueError, match=r"full\.cuda\.json is not a readable plan record "
                        r"\(a JSON list, not an object\)"):
         planner.plan_records(tmp_path)
+
+
+def test_the_plan_table_words_memory_notes_for_the_planning_machine():
+    """Review: the plan table repeated the recorded memory notes as the planner wrote them on
+    its own device ("more than this device's 24 GiB", "would not fit here"), read on a page
+    that names each column's device; Still to run already reworded them. Both now use
+    reproducibility.planning_machine, on the committed plans."""
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    if str(repo / "book") not in sys.path:
+        sys.path.insert(0, str(repo / "book"))
+    from buildtools import reproducibility
+
+    text = reproducibility.plans_markdown(repo / "data" / "plans", repo / "data" / "results")
+    assert "this device's" not in text and "would not fit here" not in text
+    assert "the planning machine's 24 GiB" in text

@@ -1150,6 +1150,15 @@ def precision_markdown(folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def planning_machine(note: str) -> str:
+    """A plan's note as a page says it (:func:`memnb.planner.memory_note`, written on the device
+    that planned it: "this device's 24 GiB", "would not fit here"): the planning machine's
+    memory, and "on that machine", since the page is read elsewhere and the plan table names the
+    device of each column."""
+    return (note.replace("this device's", "the planning machine's")
+            .replace("would not fit here", "would not fit on that machine"))
+
+
 def plans_markdown(folder: Path, results_root: Path | None = None) -> str:
     """The cost plans of the "Running at scale" page: one table for every plan record in
     ``folder`` (``data/plans/*.json``, written by ``scripts/plan_table.py``), an estimated wall
@@ -1288,7 +1297,8 @@ def _plan_table(tables: Sequence[Any], device_names: Sequence[str],
                      for i, r in enumerate(plans)]
         rows.append([f"`{name}`: {paper_item(name, first.paper_figure)}", first.runs, flops,
                      *estimates, recorded])
-        extra = {device: [n for n in str(r.note or "").split("; ") if n and n != _USUAL_NOTE]
+        extra = {device: [planning_machine(n) for n in str(r.note or "").split("; ")
+                          if n and n != _USUAL_NOTE]
                  for device, r in zip(devices, plans, strict=True) if r is not None}
         said = list(dict.fromkeys(n for device_notes in extra.values() for n in device_notes))
         absent = [device for device, r in zip(devices, plans, strict=True) if r is None]

@@ -297,11 +297,11 @@ but it is the step's own (:func:`memnb.planner.step_memory_bytes` counts tensor 
 
 
 def planning_machine(note: str) -> str:
-    """A plan's memory note (:func:`memnb.planner.memory_note`, written on the device that
-    planned it: "this device's 24 GiB", "would not fit here") as this section says it, after a
-    command run on another device: the planning machine's memory, and "on that machine"."""
-    return (note.replace("this device's", "the planning machine's")
-            .replace("would not fit here", "would not fit on that machine"))
+    """:func:`buildtools.reproducibility.planning_machine`, the one rewording of a plan's memory
+    note, which the plan table uses too."""
+    from buildtools.reproducibility import planning_machine as reworded
+
+    return reworded(note)
 
 
 def at_least(n: float) -> int:
