@@ -35,6 +35,14 @@ def _cells() -> list[dict]:
     return json.loads(NOTEBOOK.read_text())["cells"]
 
 
+def _source_with(text: str) -> str:
+    """The source of the one cell of the notebook that contains ``text`` (found by content, not
+    by position: a cell added above would move it)."""
+    found = [s for s in ("".join(c["source"]) for c in _cells()) if text in s]
+    assert len(found) == 1, (text, len(found))
+    return found[0]
+
+
 def _made_up_capacity(dataset: str, d: int, sizes: dict[tuple[int, int], int]) -> pd.DataFrame:
     """A made-up table in the columns of a Fig. 7 / sweep-over-n run (``memnb run
     kajitsuka.capacity``): for each ``(N, n)`` of ``sizes`` one seed at 0, 1, 2 and 4 blocks,
@@ -163,7 +171,7 @@ def test_the_earlier_code_sentence_reads_the_provenance():
     assert ksfig.earlier_code_markdown(today) == ""
     assert ksfig.earlier_code_markdown([("x", FreshAndCached("n", runs[0][1].fresh, None, {},
                                                              "", None, None))]) == ""
-    source = "".join(_cells()[44]["source"])
+    source = _source_with("ksfig.earlier_code_markdown(")
     assert "ksfig.earlier_code_markdown([(\"Figs. 1 and 2\", mnli), (\"Figs. 4 and 5\", imdb)])" \
         in source
 
@@ -186,7 +194,7 @@ def test_the_sweep_over_n_is_unverified_and_its_sizes_named():
     assert int(quick["N"].iloc[0]) != paper.FIG2_N.value
     assert f"the $N$ = {paper.FIG2_N.value:,} of the ICLR version's Fig. 2 caption" in text
     assert "ksfig.seq_len_sizes_markdown(seq.fresh, seq.cached, profile)" in \
-        "".join(_cells()[50]["source"])
+        _source_with("ksfig.seq_len_sizes_markdown(")
     fig, caption = ksfig.capacity_figure(quick, None, "quick", by="n")
     plt.close(fig)
     assert "which our notes name without a quote from the paper, [unverified]" in caption

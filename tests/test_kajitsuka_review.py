@@ -205,7 +205,8 @@ def test_the_ffn_before_the_attention_is_marked_reconstruction():
     assert ("the FFN before the attention, which makes the shape $\\mathrm{FFN}_1 \\to "
             "\\mathrm{SA} \\to \\mathrm{FFN}_2$") in ours
     assert "marked *[reconstruction]* where it stands in for the paper's" in ours
-    sec2 = "".join(json.loads(NOTEBOOK.read_text())["cells"][6]["source"])
+    sec2 = next(s for s in ("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"])
+                if s.startswith("## 2. The construction, built and checked"))
     assert ("a pipeline of that shape with an FFN added before the\nattention, "
             "*[reconstruction]*") in sec2
 
