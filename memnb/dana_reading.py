@@ -621,3 +621,40 @@ def exp4_against_exp1(root: Path | None = None) -> str | None:
                  f"fingerprint, "
                  f"{computed_on(again.provenance)}): {same} of {len(common)} equal")
     return text + "."
+
+
+def exp4_fits_against_caption(exp1: pd.DataFrame, root: Path | None = None) -> str | None:
+    """How the fit errors of the committed ``dana.exp4`` table (Dana et al., Fig. 2b: its fits
+    a d² + b and a d³ + b of the mean of each d's per-seed slopes) compare with those of Fig.
+    2b's caption, the same fits of the official-rule slopes of the seed-averaged curves of
+    ``exp1`` (:func:`memnb.experiments.dana.official_slopes`, the table the chapter draws), as a
+    sentence (ours): each pair of SSEs, their relative difference, and whether they are equal
+    at the two significant digits the caption writes them with (the criterion). ``None`` unless
+    a committed full ``dana.exp4`` table with both fits is at hand."""
+    from memnb.results import load
+
+    four = load("dana.exp4", "full", root)
+    if four is None or "kind" not in four.table:
+        return None
+    fits = four.table.set_index("kind")
+    kinds = [k for k in ("quadratic", "cubic") if f"fit_{k}" in fits.index]
+    if len(kinds) < 2:
+        return None
+    slopes = exp.official_slopes(exp1)
+    cells, equal = [], []
+    for power, kind in ((2, "quadratic"), (3, "cubic")):
+        ours = float(fits.loc[f"fit_{kind}", "sse"])
+        shown = exp.fit_power(slopes["d"].to_numpy(), slopes["slope"].to_numpy(), power)["sse"]
+        same = f"{ours:.2g}" == f"{shown:.2g}"
+        equal.append(same)
+        cells.append(f"{kind} {ours:.4g} against {shown:.4g} ({100 * (ours / shown - 1):+.1f} %; "
+                     f"{'equal' if same else 'not equal'} as the caption writes them, "
+                     f"{shown:.2g})")
+    verdict = ("equal at the caption's precision for both fits" if all(equal) else
+               "different at the caption's precision for "
+               + ("both fits" if not any(equal) else "one fit"))
+    return (f"`dana.exp4`'s fit errors (SSE of its fits of the mean of the per-seed slopes) "
+            f"against Fig. 2b's caption's (the same fits of the official-rule slopes of the "
+            f"seed-averaged curves of the drawn table): {'; '.join(cells)}: {verdict} (ours: "
+            "equal when both SSEs round to the same two significant digits, as the caption "
+            "writes them).")

@@ -319,6 +319,56 @@ def thm1_epsilon(results: object = None, tab: pd.DataFrame | None = None) -> Ver
                                       **thm1_chain_summary(tab)})
 
 
+#: A bound is called tight on a row where it is less than this many times what it bounds (ours):
+#: Thm 1's excess ratio (:func:`thm1_epsilon_reading`), the slides' bounds over the KL they bound
+#: (:func:`slides_least_squares_reading`).
+TIGHT_RATIO = 2.0
+#: The two forms of Thm 1's C "barely differ" when C_14 / C_main is above this on every row (ours).
+C_FORMS_CLOSE = 0.99
+
+
+def _tight_words(ratios: pd.Series, what: str) -> str:
+    """How many of the finite ``ratios`` (a bound over what it bounds) lie from 1 (the bound
+    holds) to below :data:`TIGHT_RATIO`, in words: "tight on none of the 16 rows", "on 3 of
+    the 16", "on every one of the 16"; ``what`` names the rows."""
+    finite = ratios[np.isfinite(ratios)]
+    tight = int(((finite >= 1.0) & (finite < TIGHT_RATIO)).sum())
+    where = ("none" if tight == 0 else "every one" if tight == len(finite) else str(tight))
+    return f"tight on {where} of the {len(finite)} {what}"
+
+
+def thm1_epsilon_reading(tab: pd.DataFrame) -> str:
+    """What Thm 1 with ε > 0 (Dana et al., eq. (4), App. A.2 eqs. (13)-(14)) shows on the
+    chapter's table (:func:`thm1_centred_table`, or a made-up one with its columns
+    ``looseness_eq14``, ``c_eq14``, ``c_main``, ``holds_as_stated``, ``last_tokens`` and ``d``),
+    in plain text, each verdict with its criterion (ours): the bound is *tight* on a row where
+    its excess ratio (``looseness_eq14``) is below :data:`TIGHT_RATIO`; the two forms of C
+    *barely differ* when the smallest ``C_14 / C_main`` (rounded down to three decimals, as
+    :func:`thm1_chain_summary` quotes it) is above :data:`C_FORMS_CLOSE`; eq. (4) as stated
+    (without the factor 2 of the proof's chain) holds on the rows of ``holds_as_stated``; a row
+    is a *generic* set when its solved sequences have at least d distinct last tokens (the gap
+    of the chapter's Section 2)."""
+    rows = len(tab)
+    tight = _tight_words(tab["looseness_eq14"], "rows with an excess KL")
+    ratio = math.floor(1000 * float((tab["c_eq14"] / tab["c_main"]).min())) / 1000
+    close = ratio > C_FORMS_CLOSE
+    forms = (f"the two forms of C {'barely differ' if close else 'differ'}: eq. (14)'s is at "
+             f"least {ratio:.3f} of the main text's on every row (rounded down), "
+             f"{'above' if close else 'not above'} {C_FORMS_CLOSE:g}, our threshold for "
+             "'barely differ'")
+    holds = int(tab["holds_as_stated"].sum())
+    factor = ("eq. (4) as stated, without the factor 2 that the proof's chain carries, holds "
+              + ("on every one" if holds == rows else f"on {holds}") + f" of the {rows} rows")
+    generic = tab["last_tokens"] >= tab["d"]
+    sets = ("every row's solved sequences have at least d distinct last tokens, so every set "
+            "is generic in the sense of Section 2's gap" if generic.all() else
+            f"{int((~generic).sum())} of the {rows} rows have fewer than d distinct last tokens "
+            "among their solved sequences: those sets are not generic, and Section 2's gap "
+            "applies to them")
+    return (f"By our criteria, the bound is {tight} (tight: an excess ratio of at least 1, "
+            f"where it holds, and below {TIGHT_RATIO:g}); {forms}; {factor}; and {sets}.")
+
+
 def remark2(results: object = None) -> Verdict:
     """Remark 2: rank-1 W_QK memorizes T_0 = H d_h + d with d(S + 2N + 2(d_h + 1)H) parameters."""
     tab = aot_rank1.rank1_table()
@@ -334,6 +384,45 @@ def remark2(results: object = None) -> Verdict:
             f"{tab['max_logit_error'].max():.2g}) at {sizes}; feature rank over all N^S "
             f"sequences equals min(N^S, H d_h + d) with rank-1 and with rank-d_h W_QK; parameter "
             f"counts equal d(S + 2N + 2(d_h + 1)H)")
+
+
+#: Largest |logit − designed logit| at which the rank-one construction's logits count as the
+#: designed ones (ours; :func:`remark2_reading`).
+REMARK2_EXACT_TOL = 1e-9
+
+
+def remark2_reading(tab: pd.DataFrame) -> str:
+    """What Remark 2 (Dana et al.: rank-one W_QK^h suffice) shows on
+    :func:`memnb.constructions.aot_rank1.rank1_table` (or a made-up table with its columns
+    ``accuracy``, ``max_logit_error``, ``num_sequences``, ``rank_all_rank1``,
+    ``rank_all_full``, ``sequences`` and ``capacity``), in plain text with its criteria (ours):
+    memorized exactly at a size when it stores T0 = H d_h + d associations
+    (``num_sequences`` = ``capacity``), every one of them the argmax and the logits are within
+    :data:`REMARK2_EXACT_TOL` of the designed ones; rank-one and rank-d_h heads span the same
+    dimension at a size when the features of all N^S sequences have the same rank with
+    either."""
+    sizes = len(tab)
+    exact = ((tab["accuracy"] == 1.0) & (tab["max_logit_error"] <= REMARK2_EXACT_TOL)
+             & (tab["num_sequences"] == tab["capacity"]))
+    same = tab["rank_all_rank1"] == tab["rank_all_full"]
+    full = same & (tab["rank_all_rank1"] == np.minimum(tab["sequences"], tab["capacity"]))
+
+    def count(mask: pd.Series) -> str:
+        return "every one" if mask.all() else str(int(mask.sum()))
+
+    memorized = (f"with rank-one attention the construction memorizes T0 = H d_h + d "
+                 f"associations exactly (every target the argmax, logits within "
+                 f"{REMARK2_EXACT_TOL:g} of the designed ones; largest error "
+                 f"{tab['max_logit_error'].max():.2g}) at {count(exact)} of the {sizes} sizes")
+    span = (f"the features of all N^S sequences have the same rank with rank-one and with "
+            f"rank-d_h attention at {count(same)} of the {sizes} sizes (equal to "
+            f"min(N^S, H d_h + d) at {count(full)} of them)")
+    if same.all():
+        return (f"{memorized[:1].upper()}{memorized[1:]}, as with full-rank heads: {span}, so "
+                "the exact linear read-out fits as many sequences with either.")
+    return (f"{memorized[:1].upper()}{memorized[1:]}; {span}: where the ranks differ, the exact "
+            "linear read-out does not fit as many sequences with rank-one heads as with "
+            "full-rank ones.")
 
 
 def uniform_kl(conditionals: np.ndarray) -> float:
@@ -551,6 +640,32 @@ def slides_least_squares(results: object = None) -> Verdict:
     return Verdict(status, measured, {"ls": ls.values, "wls": wls.values})
 
 
+def slides_least_squares_reading(tab: pd.DataFrame) -> str:
+    """Whether the June 2024 slides' f_ls and f_wls bounds hold on
+    :func:`memnb.constructions.encoder_least_squares.least_squares_table` (or a made-up table
+    with its columns ``kl_ls``, ``ls_slides``, ``kl_wls`` and ``wls_slides``) and how loose they
+    are, in plain text (ours): a bound holds on a row where it is at least the KL it bounds; it
+    is tight there when it holds and is below :data:`TIGHT_RATIO` times that KL, loose when at
+    least that; the smallest ratio of each bound to its KL is given."""
+    rows = len(tab)
+    parts, loose = [], []
+    for name, kl, bound in (("least-squares", "kl_ls", "ls_slides"),
+                            ("weighted", "kl_wls", "wls_slides")):
+        holds = int((tab[bound] >= tab[kl]).sum())
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = (tab[bound] / tab[kl]).astype(float)
+        parts.append(f"the {name} bound holds on "
+                     + ("every one" if holds == rows else str(holds)) + f" of the {rows} rows "
+                     f"and is at least {float(ratio.min()):.3g} times the KL it bounds, "
+                     + _tight_words(ratio, "rows"))
+        loose.append(bool((ratio[np.isfinite(ratio)] >= TIGHT_RATIO).all()))
+    verdict = ("both bounds are loose on every row" if all(loose) else
+               "not both bounds are loose on every row")
+    return (f"{parts[0][:1].upper()}{parts[0][1:]}; {parts[1]}: {verdict} (ours: a bound is "
+            f"tight on a row where it is from 1 to below {TIGHT_RATIO:g} times the KL it "
+            f"bounds, loose where it is at least {TIGHT_RATIO:g} times).")
+
+
 def table1(results: object = None) -> Verdict:
     """Table 1: Dana et al.'s capacity against Mahdavi et al.'s, and the §7 parameter count."""
     rows, ok = [], True
@@ -597,6 +712,35 @@ def bietti_saturated(tab: pd.DataFrame) -> dict[str, float | int]:
             "least_share": float((saturated["capacity"] / saturated["N"]).min())
             if len(saturated) else math.nan,
             "all_n": int((saturated["least"] >= saturated["N"]).sum())}
+
+
+def bietti_saturation_words(tab: pd.DataFrame) -> str:
+    """Where the points of Bietti et al.'s associative memory (as Dana et al.'s preprint, Sec.
+    6, and June 2024 slides describe it) saturate (:func:`_bietti_points`: mean capacity at
+    least :data:`BIETTI_UNSATURATED` N) on :func:`bietti_table` or a made-up table with its
+    columns ``N``, ``d`` and ``capacity``, per N, in plain text (ours): "from d = 64 on" when
+    the saturated d of that N are all its d from the smallest saturated one up; the saturated
+    d listed otherwise; "no d drawn" when none is. Ends with whether, at every N, the points
+    saturate once d is large enough (from some d on, at the largest d drawn at least)."""
+    per = _bietti_points(tab)
+    parts, onward = [], True
+    for n, part in per.groupby("N"):
+        part = part.sort_values("d")
+        sat = part[part["saturated"]]["d"].astype(int).tolist()
+        if not sat:
+            parts.append(f"at N = {int(n)} no d drawn saturates")
+            onward = False
+            continue
+        tail = part[part["d"] >= sat[0]]
+        if bool(tail["saturated"].all()):
+            parts.append(f"at N = {int(n)} the points saturate from d = {sat[0]} on")
+        else:
+            parts.append(f"at N = {int(n)} the points saturate at d = "
+                         + ", ".join(map(str, sat)) + " only")
+            onward = False
+    ending = ("so at every N the point saturates once d is large enough" if onward else
+              "so not at every N does the point saturate from some d on")
+    return "; ".join(parts) + f": {ending}"
 
 
 def bietti_growth(values: dict[str, float]) -> str:
