@@ -219,9 +219,9 @@ def test_the_lead_gives_the_largest_difference_and_whether_a_verdict_changes():
     gaps = [_gap("dana.exp1", 0.026, judged=3), _gap("dana.exp6", 0.085),
             _gap("dana.exp4", math.nan, judged=0, column=None)]
     text = figures.replications_lead(gaps, ["dana.exp1", "dana.exp5", "dana.exp6"])
-    assert text.startswith("The figures below draw the committed full runs of 3 experiments. "
-                           "Two of them were computed again by the same code, in another run, "
-                           "as replications ({ref}`Section 7 <dana-replications>`)")
+    assert text.startswith("The figures of Sections 5 to 7 draw the committed full runs of "
+                           "3 experiments. Two of them were computed again by the same code, "
+                           "in another run, as replications ({ref}`Section 7 <dana-replications>`)")
     assert ("the accuracy the figures draw (`accuracy_last_batches`) differs between a "
             "committed run and its replication by up to 0.085 (`dana.exp6`)") in text
     assert "no verdict changes when its row is judged again on a replication (4 such" in text
@@ -236,7 +236,7 @@ def test_the_lead_gives_the_largest_difference_and_whether_a_verdict_changes():
     assert figures.replications_lead([], ["dana.exp5"]).endswith(
         "of `dana.exp5`; it has no committed replication ({ref}`Section 7 <dana-replications>`).")
     assert figures.replications_lead([], []).startswith(
-        "The figures below draw the runs of this profile, not committed full runs")
+        "The figures of Sections 5 to 7 draw the runs of this profile, not committed full runs")
 
 
 def test_the_lead_on_the_committed_full_runs_and_replications():
@@ -256,7 +256,7 @@ def test_the_lead_on_the_committed_full_runs_and_replications():
     assert f"draw the committed full runs of {len(names)} experiments" in text
     none_read = {name: SimpleNamespace(note="a run of this build") for name in names}
     assert figures.replications_lead_markdown([], none_read, "quick").startswith(
-        "The figures below draw the runs of this profile")
+        "The figures of Sections 5 to 7 draw the runs of this profile")
 
 
 def test_the_notebook_opens_its_experiments_with_the_lead_before_the_first_figure():

@@ -1405,6 +1405,11 @@ def replication_gaps(rows: Iterable[Any], names: Iterable[str],
     return found
 
 
+MAIN_FIGURES = "The figures of Sections 5 to 7"
+"""Where the main experiments' runs (:data:`MAIN_RUNS`) are drawn, as :func:`replications_lead`
+names them: the App. B figures of Section 8 read runs of their own, said there."""
+
+
 def replications_lead(gaps: Iterable[ReplicationGap], drawn: Iterable[str],
                       link: str = REPLICATIONS_LINK) -> str:
     """The sentence that opens the chapter's experiments (Dana et al. Sec. 5, Figs. 1-4, and
@@ -1416,11 +1421,11 @@ def replications_lead(gaps: Iterable[ReplicationGap], drawn: Iterable[str],
     committed run differs from both; ``link`` points to where Section 7 gives each in full."""
     drawn = list(drawn)
     if not drawn:
-        return ("The figures below draw the runs of this profile, not committed full runs; the "
+        return (f"{MAIN_FIGURES} draw the runs of this profile, not committed full runs; the "
                 f"committed full runs are compared with their replications in {link}.")
     reps = [g for g in gaps if g.name in drawn]
-    head = (f"The figures below draw the committed full runs of {counted(len(drawn), 'experiment')}"
-            if len(drawn) > 1 else f"The figure below draws the committed full run of `{drawn[0]}`")
+    head = (f"{MAIN_FIGURES} draw the committed full runs of {counted(len(drawn), 'experiment')}"
+            if len(drawn) > 1 else f"{MAIN_FIGURES} draw the committed full run of `{drawn[0]}`")
     if not reps:
         return (f"{head}; " + ("none of them has" if len(drawn) > 1 else "it has no")
                 + f" committed replication ({link}).")
