@@ -432,8 +432,8 @@ def test_chapter_float64_network_outputs_one_label_and_the_sentence_says_so():
     assert f"({np.mean(labels == k):.1%};" in text
     assert "guessing" not in text
     cell = _cells()["f2585ca3"]
-    assert 'predictions=net.predict(data.tokens, arithmetic="float64")' in cell
-    assert "labels=data.labels" in cell
+    assert 'float64_predictions = net.predict(data.tokens, arithmetic="float64")' in cell
+    assert "predictions=float64_predictions" in cell and "labels=data.labels" in cell
 
 
 def test_capacity_captions_name_the_data_the_sizes_and_the_ffn_width():

@@ -328,7 +328,12 @@ def test_the_curve_rows_mark_the_epoch_they_read_as_ours():
 
 # --- 6. the float64 demonstration is ours
 def test_the_float64_paragraph_says_ours():
-    assert "loses labels (ours)." in _cells()["6d448429"]
+    """The demonstration is ours; whether the network loses labels is computed under it
+    (:func:`memnb.figures.kajitsuka.float64_lost_words`), not typed before it."""
+    text = _flat(_cells()["6d448429"])
+    assert "in float64 instead of exact integers (ours)" in text
+    assert "loses labels" not in text
+    assert "ksfig.float64_lost_words(data.labels, float64_predictions)" in _cells()["f2585ca3"]
 
 
 # --- 7. the reduced-scale tag on the random-data loss row

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memnb.experiments.registry import get, load_all
-from memnb.results import device_kind, load
+from memnb.results import device_kind
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -56,17 +56,106 @@ def test_the_quick_start_names_the_makefile_python_variable():
     assert "`make book PYTHON=python3.11`" in README
 
 
+def _gpu_started() -> set[str]:
+    """The committed ``full`` runs whose provenance names a GPU."""
+    return {name for name, provenance in _committed_full().items()
+            if device_kind(provenance.get("device", "cpu")) != "cpu"}
+
+
 def test_complete_full_runs_are_cpu_runs_and_gpu_runs_are_partial():
     """README, Profiles: "Every complete `full` run committed was computed on a CPU, and every
-    committed run started on a GPU is partial", and the runs it names as started on a GPU."""
-    kinds = {name: device_kind(load(name, "full").provenance.get("device", "cpu"))
-             for name in _committed_full()}
-    complete = {name: load(name, "full").complete for name in kinds}
-    assert all(kinds[name] == "cpu" for name in kinds if complete[name])
-    gpu = {name for name, kind in kinds.items() if kind != "cpu"}
+    committed run started on a GPU is partial", read from the committed provenance JSONs: a GPU
+    run committed complete, or a complete run of a GPU, fails this test until the README says
+    so."""
+    committed = _committed_full()
+    gpu = _gpu_started()
+    complete = {name: bool(provenance.get("complete", True))
+                for name, provenance in committed.items()}
+    assert gpu, "no committed run started on a GPU: the README's sentence has nothing to say"
+    assert all(name not in gpu for name in committed if complete[name])
     assert not any(complete[name] for name in gpu)
-    assert "Every complete `full` run committed was computed on a CPU" in _flat(README)
-    assert _names_after(README, "mixed_device_error`: the partial runs of") == gpu
+    # every invocation of a complete run ran on a CPU, not only the last one recorded
+    for name in committed:
+        if complete[name]:
+            for call in committed[name].get("invocations") or []:
+                assert "NVIDIA" not in str(call.get("device_name", "")), (name, call)
+    said = _flat(README)
+    assert ("Every complete `full` run committed was computed on a CPU, and every committed run "
+            "started on a GPU is partial") in said
+
+
+def test_the_gpu_started_runs_that_a_cpu_run_refuses_are_the_readmes():
+    """README, Profiles: the partial runs started on a GPU by today's code are those that
+    `memnb.results.mixed_device_error` refuses to continue on a CPU, and the other GPU-started
+    runs are of earlier code, which a CPU run starts anew; both lists read from the committed
+    provenance JSONs and the committed point cache."""
+    from memnb.results import computed_by_todays_code, mixed_device_error
+
+    gpu = _gpu_started()
+    refused = {name for name in gpu
+               if mixed_device_error(name, "full", "cpu", FULL.parent) is not None}
+    earlier = {name for name in gpu
+               if not computed_by_todays_code(name, _committed_full()[name])}
+    assert _names_after(README, "mixed_device_error`: the partial runs of") == refused
+    assert _names_after(README, "other committed runs started on a GPU (the partial runs of") \
+        == gpu - refused
+    assert gpu - refused == earlier  # not refused because a run of today's code starts anew
+    assert "a run of today's code started on a GPU is not continued on a CPU" in _flat(README)
+
+
+def test_the_experiments_whose_step_needs_more_memory_than_the_cpu_plans():
+    """README, Profiles: "the CPU plan's notes show that four Kajitsuka & Sato experiments (...)
+    need more memory for one training step than that CPU's 24 GiB", read from
+    data/plans/full.cpu.json: the rows whose estimated step memory exceeds the plan machine's
+    memory, which their notes name."""
+    from memnb.prose import number_word
+
+    plan = json.loads((REPO / "data" / "plans" / "full.cpu.json").read_text())
+    notes = " ".join(str(row.get("note") or "") for row in plan["rows"])
+    memory = {int(g) for g in re.findall(r"this device's (\d+) GiB", notes)}
+    assert len(memory) == 1, memory  # one machine's memory, named in the notes
+    gib = memory.pop()
+    over = {row["experiment"] for row in plan["rows"]
+            if (row.get("step_memory_bytes") or 0) > gib * 2**30}
+    said_over = {row["experiment"] for row in plan["rows"]
+                 if f"more than this device's {gib} GiB" in str(row.get("note") or "")}
+    assert over == said_over
+    said = _flat(README)
+    start = "the CPU plan's notes show that "
+    listed = _names_after(README, start)
+    assert listed == over
+    assert f"{start}{number_word(len(over))} Kajitsuka & Sato experiments" in said
+    assert all(name.startswith("kajitsuka.") for name in over)
+    assert f"one training step than that CPU's {gib} GiB" in said
+
+
+def test_two_cpu_runs_of_the_same_code_can_differ():
+    """README, Replications: "Two CPU runs of the same code can differ in their last bits with
+    the machine, and training carries that on": some committed replication of a training
+    experiment (data/plans/full.cpu.json: not "trains nothing") was computed on a CPU by the
+    same code as the committed full table, also computed on a CPU, and differs from it."""
+    import pandas as pd
+
+    plan = json.loads((REPO / "data" / "plans" / "full.cpu.json").read_text())
+    trains = {row["experiment"] for row in plan["rows"]
+              if not str(row.get("note") or "").startswith("trains nothing")}
+    folder = REPO / "data" / "results" / "replications" / "full"
+    committed = _committed_full()
+    differing = []
+    for path in sorted(folder.glob("*.json")):
+        again = json.loads(path.read_text())
+        first = committed.get(path.stem)
+        if (first is None or again.get("code_fingerprint") != first.get("code_fingerprint")
+                or {device_kind(again.get("device", "cpu")),
+                    device_kind(first.get("device", "cpu"))} != {"cpu"}):
+            continue
+        a = pd.read_csv(path.with_suffix(".csv"))
+        b = pd.read_csv(FULL / f"{path.stem}.csv")
+        if not a.equals(b):
+            differing.append(path.stem)
+    assert set(differing) & trains, differing
+    assert ("Two CPU runs of the same code can differ in their last bits with the machine, and "
+            "training carries that on") in _flat(README)
 
 
 def test_the_full_tables_that_read_a_dataset_record_no_digest():

@@ -1140,6 +1140,128 @@ def shape_counts(plan: pd.DataFrame, task: dict[str, int]) -> pd.DataFrame:
     return out
 
 
+def shape_check_words(plan: pd.DataFrame, counts: list[int]) -> str:
+    """What the check of the planned shapes found, as one Markdown sentence: whether every shape
+    of ``plan`` (:func:`exp.planned_shapes`) lies within :data:`TOLERANCE` of its budget, and
+    whether the parameter count of the model built in it (``counts``, one per row of ``plan``:
+    ``build_model(...).num_parameters()``) equals the closed form of :mod:`memnb.bounds`
+    (``parameters``), each "every one of the K" or "J of the K ... not", naming those (ours)."""
+    if len(counts) != len(plan):
+        raise ValueError(f"counts must give one count per shape ({len(plan)}); got {len(counts)}")
+    total = len(plan)
+    tol = f"{TOLERANCE * 100:g} %"
+    gap = (plan["parameters"] - plan["budget"]).abs() > TOLERANCE * plan["budget"]
+    off = np.asarray(counts) != plan["parameters"].to_numpy()
+
+    def named(rows: pd.DataFrame, words: Any) -> str:
+        return "; ".join(f"{exp.SHORT.get(r.architecture, r.architecture)} {r.shape} "
+                         f"{words(r)}" for r in rows.itertuples())
+
+    if not gap.any():
+        first = f"Every one of the {total:,} trained shapes lies within {tol} of its budget"
+    else:
+        far = named(plan[gap], lambda r: f"at P = {r.parameters:,} for a budget of "
+                    f"{r.budget:,}")
+        first = (f"{int(gap.sum()):,} of the {total:,} trained shapes "
+                 f"{'lies' if gap.sum() == 1 else 'lie'} more than {tol} from their budget "
+                 f"({far})")
+    if not off.any():
+        second = ("for every one the model's own parameter count equals the closed form of "
+                  "`memnb.bounds`")
+    else:
+        built = dict(zip(plan.index, counts, strict=True))
+        second = (f"for {int(off.sum()):,} of them the model's own parameter count differs from "
+                  "the closed form of `memnb.bounds` ("
+                  + named(plan[off], lambda r: f"builds {built[r.Index]:,}, the closed form "
+                          f"gives {r.parameters:,}") + ")")
+    return f"{first}, and {second}."
+
+
+def smallest_shape(arch: str, task: dict[str, int]) -> int:
+    """The parameter count of the smallest valid shape of ``arch``'s grid of shapes on ``task``
+    (``V, n, C``; the grid and validity of :func:`exp.shapes_for_budget`): below it, no budget
+    of the head-to-head comparison (ours) holds a shape of that architecture."""
+    import itertools
+
+    task = {k: task[k] for k in ("V", "n", "C")}
+    grid = exp._GRIDS[arch]
+    sizes = [exp.parameter_count(arch, shape, task)
+             for shape in (dict(zip(grid, values, strict=True))
+                           for values in itertools.product(*grid.values()))
+             if exp._valid(arch, shape, task)]
+    if not sizes:
+        raise ValueError(f"no shape of the {arch} grid is valid on {task}")
+    return min(sizes)
+
+
+def no_shape_words(plan: pd.DataFrame, task: dict[str, int]) -> str:
+    """The cells ``–`` of :func:`shape_counts`, as one Markdown sentence: for each architecture,
+    the budgets of ``plan`` at which no shape of its grid lies within :data:`TOLERANCE`
+    (:func:`exp.shapes_for_budget`), each with why: the budget lies more than the tolerance
+    below the grid's smallest shape (:func:`smallest_shape`), or it falls between the sizes the
+    grid offers; "every architecture has a shape at every budget" when there are none (ours)."""
+    task = {k: task[k] for k in ("V", "n", "C")}
+    budgets = sorted(int(b) for b in plan["budget"].unique())
+    parts = []
+    for arch in exp.ARCHITECTURES:
+        none = [b for b in budgets if not exp.shapes_for_budget(arch, b, task, count=1)]
+        if not none:
+            continue
+        smallest = smallest_shape(arch, task)
+        below = [b for b in none if smallest > b * (1 + TOLERANCE)]
+        between = [b for b in none if b not in below]
+        why = []
+        if below:
+            why.append(f"{_budgets_words(below)}: its smallest shape has {smallest:,} "
+                       "parameters, above such a budget")
+        if between:
+            why.append(f"{_budgets_words(between)}: the budget falls between the sizes its "
+                       "grid offers")
+        parts.append(f"{exp.SHORT[arch]} at " + "; at ".join(why))
+    tol = f"{TOLERANCE * 100:g} %"
+    if not parts:
+        return f"Every architecture has a shape within {tol} of every budget."
+    return f"No shape lies within {tol} of the budget for " + "; ".join(parts) + "."
+
+
+def one_bit_words(best: pd.DataFrame, C: int) -> str:
+    """How many best trained shapes of ``best`` (:func:`memnb.scorecard.compare.censored_best`)
+    store less than one bit per parameter (capacity · log2 C / P, mean over seeds), the rate at
+    which the construction of Kajitsuka & Sato is sized in Section 1 (ours), as one Markdown
+    sentence with its verdict: "every one", "most" (more than half) or "fewer than half". A mean
+    that is a lower bound (some seed fitted every N tried) below one bit, and a capacity below
+    the smallest N tried whose bound is not below one bit, are not decided and counted apart."""
+    per_bit = math.log2(C)
+    low, censored = _at_least(best), _censored(best)
+    less = more = undecided = 0
+    for i, r in best.iterrows():
+        bits = (float(r["below"]) * per_bit / float(r["parameters"]) if censored[i]
+                else float(r["bits"]))
+        if censored[i]:
+            less, undecided = (less + 1, undecided) if bits <= 1 else (less, undecided + 1)
+        elif bits < 1:
+            less, undecided = (less, undecided + 1) if low[i] else (less + 1, undecided)
+        else:
+            more += 1
+    total = len(best)
+    if total == 0:
+        return "No best trained shape to compare with one bit per parameter."
+    rate = ("one bit per parameter (capacity · log2 C / P below 1, mean over seeds; the rate at "
+            "which Section 1 sizes the construction of Kajitsuka & Sato, a reference size of "
+            "ours)")
+    if less == total:
+        return (f"Every one of the {total:,} best trained shapes (one per architecture and "
+                f"budget) stores less than {rate}.")
+    verdict = "Most" if 2 * less > total else "Fewer than half"
+    words = (f"{verdict} of the best trained shapes store less than {rate}: {less:,} of the "
+             f"{total:,} (one per architecture and budget); {more:,} "
+             f"{'stores' if more == 1 else 'store'} one bit or more")
+    if undecided:
+        words += (f", and at {undecided:,} the search does not decide (a bound on the capacity, "
+                  "not a value)")
+    return words + "."
+
+
 def missing_shapes(best: pd.DataFrame, task: dict[str, int],
                    budgets: list[int] | None = None) -> list[tuple[str, int, bool]]:
     """The (architecture, budget) pairs at which an architecture of ``best`` (one that has a best

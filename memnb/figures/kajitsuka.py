@@ -155,6 +155,43 @@ def not_evaluated_words(table: pd.DataFrame) -> str:
             "but not evaluated on their examples: " + "; ".join(parts) + ".")
 
 
+_TASK_WORDS = {"next_token": "next-token", "seq2seq": "seq-to-seq"}
+
+
+def construction_check_words(runs: Sequence[tuple[str, pd.DataFrame | None]]) -> str:
+    """What the check under the construction figure found, as one Markdown sentence: for each
+    ``(label, table)`` of ``runs`` (a ``kajitsuka.construction`` table; ``None``: no such run,
+    left out), whether every construction that the sweep evaluated exactly (``verify``)
+    memorizes its data (``memorized``: every example's label reproduced exactly), "every one of
+    the K" or "J of the K do not", naming those (Kajitsuka & Sato, Thm 4.1 and Cor. 4.1 as our
+    construction builds them)."""
+    parts = []
+    for label, table in runs:
+        if table is None:
+            continue
+        checked = table[table["verify"].astype(bool)]
+        failing = checked[~checked["memorized"].astype(bool)]
+        k = len(checked)
+        if k == 0:
+            parts.append(f"{label} evaluated no construction exactly")
+        elif failing.empty:
+            parts.append(f"in {label}, the one exactly evaluated construction memorizes its data"
+                         if k == 1 else
+                         f"in {label}, every one of the {k:,} exactly evaluated constructions "
+                         "memorizes its data")
+        else:
+            named = ", ".join(f"{_TASK_WORDS.get(str(r.task), str(r.task))} $N$ = {int(r.N):,}, "
+                              f"$n$ = {int(r.n)}" for r in failing.itertuples())
+            parts.append(f"in {label}, {len(failing):,} of the {k:,} exactly evaluated "
+                         f"constructions {'does' if len(failing) == 1 else 'do'} not memorize "
+                         f"{'its' if len(failing) == 1 else 'their'} data ({named})")
+    if not parts:
+        return "No run of the construction sweep is shown."
+    text = "; ".join(parts)
+    return (text[0].upper() + text[1:] + " (memorizes: every example's label reproduced "
+            "exactly).")
+
+
 #: Colour and marker of each quantity of :func:`construction_figure` and
 #: :func:`lower_bound_figure`, the same in every panel: our counts, so none is the paper's
 #: vermillion and none a hollow diamond (the book's marker for values read off a paper).
@@ -522,6 +559,26 @@ def _float64_accuracy_words(accuracy: float, labels: np.ndarray | None,
                 f"{len(predictions):,} sequences: it gets {accuracy:.1%} of the labels right, "
                 f"the share of label {k} in the data ({own:.1%}; {where}).")
     return f"{said} (answering one label for every sequence gets at most that share: {common})."
+
+
+def float64_lost_words(labels: np.ndarray, predictions: np.ndarray) -> str:
+    """Whether the network of the chapter's Sec. 2, evaluated in float64
+    (``net.predict(..., arithmetic="float64")``: ``predictions``), loses labels, as one
+    Markdown sentence: a label is lost where a float64 prediction differs from the dataset's
+    ``labels`` (which the exact network reproduces, Kajitsuka & Sato Thm 4.1 as our
+    construction builds it); "loses labels" only when one is lost."""
+    labels, predictions = np.asarray(labels), np.asarray(predictions)
+    if labels.shape != predictions.shape:
+        raise ValueError(f"labels and predictions must have one shape; got {labels.shape} and "
+                         f"{predictions.shape}")
+    total = labels.shape[0]
+    lost = int((labels != predictions).reshape(total, -1).any(axis=1).sum())
+    if lost == 0:
+        return (f"In float64 the network keeps every label: all {total:,} sequences get the "
+                "label that exact arithmetic gives them.")
+    return (f"In float64 the network loses labels: {lost:,} of the {total:,} sequences "
+            f"{'gets' if lost == 1 else 'get'} another label than exact arithmetic gives them "
+            f"({lost / total:.1%}).")
 
 
 def hash_markdown(counts: dict[str, int] | None = None) -> str:
@@ -1941,6 +1998,46 @@ def capacity_depths_markdown(table: pd.DataFrame, by: str = "N", *,
             + "; ".join(parts) + "." + (f" {beside}" if beside else ""))
 
 
+def zero_block_words(runs: Sequence[tuple[str, pd.DataFrame | None]], by: str = "N") -> str:
+    """Whether the model without blocks (its self-attention layer and the two embeddings only)
+    memorizes, as one Markdown sentence: for each ``(label, table)`` of ``runs`` (a
+    ``kajitsuka.capacity`` table; ``None`` left out), the sizes ``by`` at which its smallest
+    memorizing #blocks (:func:`memnb.experiments.kajitsuka.capacity_table`: 100 % training
+    accuracy, Fig. 7's criterion) is 0, with the model widths and, where only some seeds do, the
+    seeds; "at no size it ran" when none does, and "tried no model without blocks" when 0 blocks
+    is not in the run (Kajitsuka & Sato, Fig. 7)."""
+    parts = []
+    for label, table in runs:
+        if table is None:
+            continue
+        if not (table["blocks"] == 0).any():
+            parts.append(f"{label} tried no model without blocks")
+            continue
+        cap = capacity_table(table, by)
+        found: dict[float, list[str]] = {}
+        for d in widths(table):
+            part = cap[cap["d"] == d] if "d" in cap else cap
+            for x, rows in part.groupby(by):
+                zero = rows[rows["min_blocks"] == 0]
+                if zero.empty:
+                    continue
+                seeds = ("" if len(zero) == len(rows) or "seed" not in rows else
+                         f" ({len(zero)} of {len(rows)} seeds: "
+                         f"{', '.join(str(int(v)) for v in zero['seed'])})")
+                found.setdefault(float(x), []).append(f"$d = {d}${seeds}")
+        if not found:
+            parts.append(f"in {label} the model memorizes at no ${by}$ it ran")
+            continue
+        sizes = [f"${by}$ = {x:g} at {prose.and_words(at)}" for x, at in sorted(found.items())]
+        parts.append(f"in {label} the model memorizes {prose.and_words(sizes)}, and at no other "
+                     f"${by}$ it ran")
+    if not parts:
+        return ""
+    return ("Without blocks (its self-attention layer and the two embeddings only): "
+            + "; ".join(parts) + " (memorizes: 100 % training accuracy, the criterion of the "
+            "smallest #blocks above).")
+
+
 def coverage_markdown(root: Path | None = None) -> str:
     """Which of the chapter's training experiments have a committed full-scale run (complete, or
     partial with what it holds: :func:`memnb.provenance.partial_summary`; a run of earlier code
@@ -1996,6 +2093,27 @@ def _ran_points(table: pd.DataFrame, provenance: dict[str, Any]) -> str:
 
 
 # ----------------------------------------------------- Theorem 4.1 as explicit Transformer blocks
+def without_attention_words(labels: np.ndarray, predictions: np.ndarray) -> str:
+    """What removing the attention block of the construction as a Transformer does to its
+    ``predictions`` (``T.without_block(T.attention_index).predict(...)``) against the dataset's
+    ``labels``, as one Markdown sentence: with only the skip connection left no sequence gets its
+    ID and every prediction falls to 0 (the criterion: every prediction 0), or how many do not
+    (Kajitsuka & Sato, Thm 4.1 as our construction builds it)."""
+    labels, predictions = np.asarray(labels), np.asarray(predictions)
+    total, nonzero = predictions.size, int(np.count_nonzero(predictions))
+    labelled = int(np.count_nonzero(labels))
+    data = f"where {labelled:,} of the {labels.size:,} labels are not 0"
+    criterion = "(the criterion: every prediction 0)"
+    if nonzero == 0:
+        return (f"Without the attention block every one of the {total:,} predictions is 0, "
+                f"{data}: every prediction falls to 0, as expected with only the block's skip "
+                f"connection left {criterion}.")
+    return (f"Without the attention block {nonzero:,} of the {total:,} predictions "
+            f"{'is' if nonzero == 1 else 'are'} not 0 ({data}): the predictions do not all "
+            f"fall to 0, against the expectation with only the block's skip connection left "
+            f"{criterion}.")
+
+
 def transformer_markdown(T: Any, net: Any = None, sequences: np.ndarray | None = None,
                          labels: np.ndarray | None = None) -> str:
     """The blocks of ``T = net.transformer()`` (:mod:`memnb.constructions.seq_id.transformer`)

@@ -469,6 +469,56 @@ def reduced_settings(name: str, profile: str = "quick") -> str:
     return ", ".join(parts)
 
 
+def sweep_coverage(root: Any = None) -> dict[str, list[str]]:
+    """The synthetic sweeps of Mahdavi et al. (Figs. 2a-5, :data:`SWEEPS`) by the state of their
+    committed ``full`` run (:func:`memnb.results.load` under ``root``, default the checkout's
+    results): ``{"complete": [...], "partial": [...], "none": [...]}``, each a list of the
+    paper's figure names, in the order of :data:`SWEEPS` (a run whose provenance says
+    ``complete: false`` is partial)."""
+    from memnb.experiments.registry import get
+    from memnb.results import load
+
+    found: dict[str, list[str]] = {"complete": [], "partial": [], "none": []}
+    for name in SWEEPS:
+        full = load(name, "full", root)
+        state = ("none" if full is None else
+                 "complete" if full.provenance.get("complete", True) else "partial")
+        found[state].append(get(name).paper_figure)
+    return found
+
+
+def _figures_words(figures: list[str]) -> str:
+    """``Fig. 2a``; ``Figs. 2b and 3``; ``Figs. 2c, 4 and 5``."""
+    from memnb.prose import and_words
+
+    if len(figures) == 1:
+        return figures[0]
+    return "Figs. " + and_words([f.removeprefix("Fig. ") for f in figures])
+
+
+def sweep_coverage_words(root: Any = None) -> str:
+    """How many of the synthetic sweeps have a complete committed full-scale run, a partial one
+    and none (:func:`sweep_coverage`), naming the figures, as one Markdown sentence."""
+    from memnb.prose import and_words, number_word
+
+    found = sweep_coverage(root)
+    total = sum(len(v) for v in found.values())
+    words = {"complete": "a complete full-scale run", "partial": "a partial one",
+             "none": "none"}
+    parts = []
+    for state, figures in found.items():
+        if not figures:
+            continue
+        count = number_word(len(figures))
+        if state == "none":
+            parts.append(f"{count} {'has' if len(figures) == 1 else 'have'} none "
+                         f"({_figures_words(figures)})")
+        else:
+            parts.append(f"{count} {'has' if len(figures) == 1 else 'have'} {words[state]} "
+                         f"({_figures_words(figures)})")
+    return f"In all, of the {number_word(total)} synthetic sweeps, {and_words(parts)}."
+
+
 def sweep_scales_markdown(profile: str, root: Any = None) -> str:
     """Which synthetic sweeps (Figs. 2a-5) have a full-scale run, complete or partial, and which
     run only at reduced settings: one Markdown bullet per experiment, generated from the
@@ -511,6 +561,7 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
                      f"{'s' * (seeds != 1)}{begun} (the paper's: {paper_seeds}, per the "
                      "official code's README)"
                      + (f"; computed on {device}" if device else "") + ".")
+    lines += ["", sweep_coverage_words(root)]
     epochs = {get(name).params(profile).get("epochs") for name in SWEEPS}
     official = int(paper.EPOCHS.value)
     if epochs == {official}:
@@ -523,6 +574,42 @@ def sweep_scales_markdown(profile: str, root: Any = None) -> str:
               "reduced run; a reduced or a partial run caps its verdict: the cap turns a pass "
               f"into trend, and {criteria.FAILED_ANY_SCALE}."]
     return "\n".join(lines)
+
+
+# --- Proposition 3 -----------------------------------------------------------------------------
+
+def relu_matched_words(relu: pd.DataFrame) -> str:
+    """The comparison of Proposition 3's table (:func:`memnb.constructions.mha_checks.
+    relu_comparison`) matched parameter for parameter, as one Markdown sentence: the ReLU
+    network of the smallest width with at least the attention layer's parameters, its *upper*
+    bound on the examples beside the attention layer's guaranteed count (a lower bound), and the
+    direction computed from the two: a bound above the guarantee shows no advantage of attention
+    at this size, one at or below it shows that attention memorizes at least as many examples as
+    the ReLU network can (Mahdavi et al., ICLR 2024, Prop. 3 and Sec. 4.3; ours)."""
+    attention = relu[relu["width"].isna()]
+    networks = relu[relu["width"].notna()]
+    if len(attention) != 1 or networks.empty:
+        raise ValueError("relu must hold one attention row and at least one ReLU network row")
+    att = attention.iloc[0]
+    matched = networks[networks["parameters"] >= att["parameters"]]
+    if matched.empty:
+        return (f"No ReLU network of the table has the attention layer's "
+                f"{int(att['parameters']):,} parameters or more, so none is matched parameter "
+                "for parameter.")
+    net = matched.sort_values("parameters").iloc[0]
+    bound, guaranteed = int(net["examples"]), int(att["examples"])
+    head = (f"Matched parameter for parameter at this small size, the ReLU network of width "
+            f"$m = {int(net['width'])}$ ({int(net['parameters']):,} parameters, against the "
+            f"attention layer's {int(att['parameters']):,}) can memorize at most {bound:,} "
+            f"examples (an upper bound), and the attention layer is guaranteed {guaranteed:,} "
+            "(a lower bound)")
+    if bound > guaranteed:
+        return (head + ": the ReLU network's upper bound exceeds the attention layer's "
+                "guaranteed count, so this comparison does not show an advantage of attention "
+                "*(ours)*.")
+    return (head + ": the ReLU network's upper bound does not exceed the attention layer's "
+            "guaranteed count, so at this size attention memorizes at least as many examples as "
+            "the ReLU network can *(ours)*.")
 
 
 # --- Proposition 4 -----------------------------------------------------------------------------
