@@ -1405,6 +1405,10 @@ def paper_only_sentence(table: pd.DataFrame) -> str:
             "images and tests run, each tagged with its source: " + "; ".join(parts) + ".")
 
 
+GEOMETRY = "n, d: ours / paper"
+"""The column of the displayed Table 3 (:func:`table3_display`) with both geometries."""
+
+
 def table3_display(table: pd.DataFrame) -> pd.DataFrame:
     """Table 3 as the chapter shows it: :func:`table3_comparison` with every identifier in
     words, our geometry beside the paper's."""
@@ -1418,8 +1422,8 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
         "paper's column": [f"{_PAPER_MODELS[m]}, {w}" for m, w in
                            (paper.TABLE3_MODEL_MAP[r] for r in rows["representation"])],
         "layer": rows["layer"].map(lambda la: _LAYERS.get(int(la), f"L{int(la)}")),
-        "n, d (ours)": geometry,
-        "n, d (paper)": rows["paper n, d"],
+        GEOMETRY: [f"{ours} / {theirs}" for ours, theirs in
+                   zip(geometry, rows["paper n, d"], strict=True)],
         "sequences": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), _display_cells(rows)], axis=1)
     return out.rename(columns={_PAPER: TABLE3_PAPER_FRACTION}).reset_index(
@@ -1487,8 +1491,8 @@ TABLE3_LEGEND: dict[str, str] = {
                      "architecture with random weights), GPT-2 small for GPT-2 large"),
     "paper's column": "the column of the paper's Table 3 that the row stands in for",
     "layer": "L0, the embedding layer's output; L1, the first block's",
-    "n, d (ours)": "our context length $n$ and width $d$",
-    "n, d (paper)": "the paper's $n$ and $d$ for that column",
+    GEOMETRY: ("our context length $n$ and width $d$, then the paper's for that column "
+               "(one column for both, so that the table fits the page)"),
     "sequences": "the number of text sequences, one context each, that the draws come from",
     **_shared_legend(TABLE3_PAPER_FRACTION,
                      paper.TABLE3_NB if TABLE3_PAPER_TAG else "App. J"),
