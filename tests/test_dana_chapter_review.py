@@ -18,11 +18,10 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from dana_tables import paper_offset_tables  # noqa: E402
 
 from memnb.figures import dana as figures  # noqa: E402
-from memnb.papers import dana as paper  # noqa: E402
 from memnb.scorecard import dana as scorecard  # noqa: E402
 from memnb.scorecard import dana_theory  # noqa: E402
 from memnb.scorecard.core import Row, load_items  # noqa: E402
@@ -164,23 +163,9 @@ def test_the_legend_of_rank_centred_states_the_tolerance():
 
 # --- 3. the figures ----------------------------------------------------------------------------
 
-def _exp_tables(n: int = 50):
-    paper2 = dict(zip(paper.exp2()["d_h"], paper.exp2()["accuracy"], strict=True))
-    paper3 = dict(zip(paper.exp3()["d"], paper.exp3()["accuracy"], strict=True))
-    common = {"N": n, "H": 20, "T0": n * n}
-
-    def rows(kind, d_values, d_h_values, values, x):
-        return [{**common, "model": kind, "d": d, "d_h": d_h, "seed": seed,
-                 "accuracy": values.get(d if x == "d" else d_h, 0.8)}
-                for d in d_values for d_h in d_h_values for seed in (0, 1)]
-
-    exp2 = pd.DataFrame(rows("aot", [10], range(1, 11), paper2, "d_h"))
-    exp3 = pd.DataFrame(rows("aot", range(5, 16), [10], paper3, "d"))
-    layout = pd.DataFrame(
-        [r for kind in ("aot_code", "aot_code_uncompressed")
-         for r in rows(kind, [10], range(1, 11), paper2, "d_h")
-         + rows(kind, [d for d in range(5, 16) if d != 10], [10], paper3, "d")])
-    return layout, exp2, exp3
+def _exp_tables():
+    """Experiments 2 and 3 and the layout runs at the paper's accuracies (no offset)."""
+    return paper_offset_tables({"aot": 0.0, "aot_code": 0.0, "aot_code_uncompressed": 0.0})
 
 
 def test_both_panels_of_the_three_model_figure_label_their_y_axis():

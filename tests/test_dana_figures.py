@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from dana_tables import fig7_seeds  # noqa: E402
+from dana_tables import fig7_seeds, paper_offset_tables  # noqa: E402
 
 from memnb import dana_reading as reading  # noqa: E402
 from memnb import viz  # noqa: E402
@@ -19,29 +19,9 @@ from memnb.figures import dana as figures  # noqa: E402
 from memnb.papers import dana as paper  # noqa: E402
 
 
-def _tables(offsets: dict[str, float], n: int = 50):
-    """Tables whose accuracies are the paper's plus a known offset per model kind."""
-    paper2 = dict(zip(paper.exp2()["d_h"], paper.exp2()["accuracy"], strict=True))
-    paper3 = dict(zip(paper.exp3()["d"], paper.exp3()["accuracy"], strict=True))
-    common = {"N": n, "H": 20, "T0": n * n}
-
-    def rows(kind, d_values, d_h_values, paper, x):
-        return [{**common, "model": kind, "d": d, "d_h": d_h, "seed": seed,
-                 "accuracy": paper.get(d if x == "d" else d_h, 0.8) + offsets[kind]}
-                for d in d_values for d_h in d_h_values for seed in (0, 1)]
-
-    exp2 = pd.DataFrame(rows("aot", [10], range(1, 11), paper2, "d_h"))
-    exp3 = pd.DataFrame(rows("aot", range(5, 16), [10], paper3, "d"))
-    layout = pd.DataFrame(
-        [r for kind in ("aot_code", "aot_code_uncompressed")
-         for r in rows(kind, [10], range(1, 11), paper2, "d_h")
-         + rows(kind, [d for d in range(5, 16) if d != 10], [10], paper3, "d")])
-    return layout, exp2, exp3
-
-
 def test_distances_to_the_paper_are_the_offsets():
     offsets = {"aot": 0.2, "aot_code": 0.01, "aot_code_uncompressed": -0.15}
-    table = figures.layout_distances(*_tables(offsets))
+    table = figures.layout_distances(*paper_offset_tables(offsets))
     for kind, offset in offsets.items():
         rows = table[table["model"] == dana.MODEL_KINDS[kind]]
         assert list(rows["points"]) == [10, 11]  # every value of the paper's CSVs
@@ -49,21 +29,22 @@ def test_distances_to_the_paper_are_the_offsets():
         assert exp2_diff == pytest.approx(abs(offset))
         # the shared point d = d_h = 10 carries Experiment 2's value (the CSVs differ there)
         assert exp3_diff == pytest.approx(abs(offset), abs=0.002)
-    report = figures.layout_report(*_tables(offsets))
+    report = figures.layout_report(*paper_offset_tables(offsets))
     assert report.count(f"closest: {dana.MODEL_KINDS['aot_code']}") == 2
     offsets["aot_code"] = 0.5
-    report = figures.layout_report(*_tables(offsets))
+    report = figures.layout_report(*paper_offset_tables(offsets))
     assert report.count(f"closest: {dana.MODEL_KINDS['aot_code_uncompressed']}") == 2
 
 
 def test_report_declines_outside_the_papers_setting():
-    report = figures.layout_report(*_tables({"aot": 0, "aot_code": 0,
+    report = figures.layout_report(*paper_offset_tables({"aot": 0, "aot_code": 0,
                                              "aot_code_uncompressed": 0}, n=12))
     assert "does not run the paper's setting" in report
 
 
 def test_layout_figure_draws_three_models_and_the_paper_per_panel():
-    fig = figures.layout_figure(*_tables({"aot": 0, "aot_code": 0.1, "aot_code_uncompressed": 0}))
+    fig = figures.layout_figure(*paper_offset_tables({"aot": 0, "aot_code": 0.1,
+                                                      "aot_code_uncompressed": 0}))
     for ax in fig.axes:
         labels = [line.get_label() for line in ax.get_lines()]
         assert sum(label.startswith("ours:") for label in labels) == 3
@@ -657,7 +638,8 @@ def test_exp5_level_divides_ours_by_the_papers_csv_at_every_h():
 
 
 def test_departures_report_uses_all_eleven_values_of_the_paper():
-    layout, exp2, exp3 = _tables({"aot": 0.1, "aot_code": 0, "aot_code_uncompressed": 0})
+    layout, exp2, exp3 = paper_offset_tables({"aot": 0.1, "aot_code": 0,
+                                              "aot_code_uncompressed": 0})
     report = figures.departures_report(exp2, exp3)
     assert "Over the 11 values of d" in report and "0.100 from the paper's" in report
     # the law is read as the compression's together with the initialisation's, not the
@@ -673,7 +655,7 @@ def test_departures_report_states_the_curvature_of_the_fig_1b_rule_or_not_decide
     runs d_h = 1 and 4), never a shape read from no fit."""
     from memnb.scorecard.dana import convex_growth
 
-    _, exp2, exp3 = _tables({"aot": 0.0, "aot_code": 0.0, "aot_code_uncompressed": 0.0})
+    _, exp2, exp3 = paper_offset_tables({"aot": 0.0, "aot_code": 0.0, "aot_code_uncompressed": 0.0})
     for shape in (lambda x: 0.01 * x**2, lambda x: np.sqrt(x) / 4):  # convex, concave
         curved = exp2.assign(accuracy=shape(exp2["d_h"]))
         means = curved.groupby("d_h")["accuracy"].mean()
