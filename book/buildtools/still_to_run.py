@@ -419,8 +419,8 @@ def _queue_sentences(runs: Sequence[OpenRun], queue: Sequence[str]) -> str:
                  "tests), the end of a call too short for the next group to start, and the "
                  "groups that do not finish within one call and restart in the next, their "
                  "paused state too large to travel. The points already done are not "
-                 "subtracted (the estimates are of whole grids), so what is left may take "
-                 "fewer calls by theirs.")
+                 "subtracted (the estimates are of whole grids): what is left may take fewer "
+                 "calls than that count for this reason.")
     return text
 
 
@@ -498,8 +498,8 @@ def still_to_run_markdown(names: Sequence[str], results_root: Path | None = None
             "earlier code (not reused) or of an earlier profile, which a rerun replaces. An "
             "estimate is the plan's (above) for the whole grid, the points done not subtracted, "
             "and no bound; one marked *(earlier grid)* was planned for other runs or packed "
-            "groups, and one marked with a ratio of FLOPs (*fewer FLOPs* or *more FLOPs*) by a "
-            "plan whose FLOP count of today's grid lies more than "
+            "groups, and one marked with a ratio of FLOPs (*fewer FLOPs* or *more FLOPs*) was "
+            "made by a plan whose FLOP count of today's grid lies more than "
             f"{_percent(FLOPS_APART - 1)} from the latest plan's ({{ref}}`Planning, above "
             "<planning>`).", "",
             markdown_table(["experiment: paper item", "committed", "points left",
