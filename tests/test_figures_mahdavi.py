@@ -90,6 +90,9 @@ def test_table1_and_table3_show_no_identifiers():
     assert set(shown3["paper's column"]) == {"BERT-large, trained", "BERT-large, random"}
     assert set(shown3["layer"]) == {"L0 (embeddings)", "L1 (first block)"}
     assert set(shown3[fig.GEOMETRY]) == {"192, 384 / 512, 1024"}
+    # short model names beside the paper's column, which says what each stands in for
+    assert set(shown3["model (ours)"]) <= set(fig.TABLE3_MODEL_NAMES.values())
+    assert "stands in for" in fig.TABLE3_LEGEND["model (ours)"]
 
 
 def test_table1_shows_the_papers_values_of_a_column_we_could_not_compute():

@@ -1187,6 +1187,11 @@ MODEL_LABELS = {"bert_trained": "trained MiniLM-L6 (stands in for trained BERT-l
                 "bert_random": "MiniLM-L6 architecture, random weights (for random BERT-large)",
                 "gpt2_random": "GPT-2 small, random weights (for random GPT-2 large)",
                 "gpt2_trained": "trained GPT-2 small (for trained GPT-2 large)"}
+#: Table 3's models as its displayed table names them (:func:`table3_display`): short, since the
+#: column beside them names the paper's model each stands in for (:data:`TABLE3_LEGEND`).
+TABLE3_MODEL_NAMES = {"bert_trained": "MiniLM-L6, trained", "bert_random": "MiniLM-L6, random",
+                      "gpt2_random": "GPT-2 small, random",
+                      "gpt2_trained": "GPT-2 small, trained"}
 #: Columns that a run may miss as a whole, in words.
 MISSING_LABELS = {"trained_vit_b16": "the trained ViT-B/16",
                   "dinov2_vits14": "DINOv2-small (ours)",
@@ -1418,7 +1423,8 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
                                 rows.get("d", pd.Series(np.nan, index=rows.index)),
                                 strict=True)]
     out = pd.concat([pd.DataFrame({
-        "model (ours)": rows["representation"].map(representation_label),
+        "model (ours)": rows["representation"].map(
+            lambda r: TABLE3_MODEL_NAMES.get(r, representation_label(r))),
         "paper's column": [f"{_PAPER_MODELS[m]}, {w}" for m, w in
                            (paper.TABLE3_MODEL_MAP[r] for r in rows["representation"])],
         "layer": rows["layer"].map(lambda la: _LAYERS.get(int(la), f"L{int(la)}")),
