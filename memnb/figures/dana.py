@@ -1387,20 +1387,17 @@ def replication_gaps(rows: Iterable[Any], names: Iterable[str],
     (:func:`memnb.scorecard.replaced.chapter_replications`), for the sentence that opens its
     experiments (:func:`replications_lead`). ``root``: the results root (the committed
     ``data/results`` when None)."""
-    from memnb.reruns import compared_column, gap_between
     from memnb.scorecard.replaced import replications
 
     found = []
     for r in replications(list(rows), list(names), root):
         if not r.same_code:  # named in Section 7, not compared
             continue
-        column = compared_column(r.current.table, r.again.table)
-        gap = (None if column is None
-               else gap_between(r.name, "full", r.current, r.again, column=column))
+        gap = r.gap  # the compared accuracy column, as Section 7 reads it
         largest = gap.largest if gap is not None and gap.points else float("nan")
         found.append(ReplicationGap(
-            r.name, column if gap is not None else None, float(largest), len(r.judged),
-            tuple(f"{j.item}: {j.now} → {j.then}" for j in r.judged if j.now != j.then),
+            r.name, None if gap is None else gap.column, float(largest), len(r.judged),
+            tuple(j.words() for j in r.judged if j.changed),  # as the scorecard words them
             bool(r.against_replaced is not None and r.against_replaced.committed_apart)))
     return found
 
@@ -3724,18 +3721,20 @@ def appendix_layout_run(run: Any, figure: str) -> Any:
     return dataclasses.replace(run, fresh=rows)
 
 
-def _eq2_at_layout_ds(layout: pd.DataFrame, figure: str,
+def _eq2_at_layout_ds(layout: pd.DataFrame | None, figure: str,
                       candidates: tuple[pd.DataFrame | None, ...]) -> pd.DataFrame | None:
     """``figure``'s rows (``dana.appendix_rows``) of the first of ``candidates`` (``None``
-    skipped) at ``layout``'s N, at its d, as the paper reports them; ``None`` when none has
-    such rows."""
-    n, ds = int(layout["N"].iloc[0]), set(layout["d"].unique())
+    skipped) at ``layout``'s N, at its d (any N and d without ``layout``), as the paper
+    reports them; ``None`` when none has such rows."""
     for table in candidates:
         if table is None:
             continue
         rows = as_the_paper_reports(exp.appendix_rows(table, figure))
-        rows = rows[rows["d"].isin(ds)] if len(rows) else rows
-        if len(rows) and int(rows["N"].iloc[0]) == n:
+        if layout is not None and len(rows):
+            rows = rows[rows["d"].isin(set(layout["d"].unique()))]
+            if len(rows) and int(rows["N"].iloc[0]) != int(layout["N"].iloc[0]):
+                continue
+        if len(rows):
             return rows.reset_index(drop=True)
     return None
 
@@ -3807,13 +3806,7 @@ def appendix_fig5_eq2(*candidates: pd.DataFrame | None) -> pd.DataFrame | None:
     first of ``candidates`` that holds any (tables of ``dana.appendix_dim``, ``None`` skipped;
     the chapter passes today's rerun first, as :func:`appendix_layout_fig5_eq2` and the Fig. 5
     row read it), as the paper reports them; ``None`` when no candidate holds Fig. 5 rows."""
-    for table in candidates:
-        if table is None:
-            continue
-        rows = as_the_paper_reports(exp.appendix_rows(table, "Fig. 5"))
-        if len(rows):
-            return rows.reset_index(drop=True)
-    return None
+    return _eq2_at_layout_ds(None, "Fig. 5", candidates)
 
 
 #: The three sides of a per-head slope against the paper's CSV slope, in the words of

@@ -320,6 +320,9 @@ class Replication:
     # the two tables equal on everything compared: the compared column at every point both
     # computed (none of them copied), else every cell; False when not compared
     equal: bool = False
+    # the two tables in their compared accuracy column (:func:`memnb.reruns.gap_between`);
+    # None for tables compared cell by cell, or not compared
+    gap: ReplacementGap | None = None
 
     def replaced_words(self) -> str:
         """One sentence on the table the committed run replaced against this replication:
@@ -374,6 +377,7 @@ def replications(rows: Sequence[Row], names: Sequence[str],
             found.append(Replication(name, current, again, "not compared (other code)", ()))
             continue
         column = compared_column(current.table, again.table)
+        gap = None
         if column is None:
             apart = cells_apart(current.table, again.table, point_keys(name, "full") or ())
             equal = says_all_equal(apart)
@@ -385,7 +389,7 @@ def replications(rows: Sequence[Row], names: Sequence[str],
         found.append(Replication(name, current, again, apart, judged,
                                  replaced_against_replication(name, "full", root,
                                                               current=current, again=again),
-                                 equal))
+                                 equal, gap))
     return found
 
 
