@@ -88,7 +88,8 @@ def test_table1_and_table3_show_no_identifiers():
     text3 = _cells(shown3)
     assert not [w for w in IDENTIFIERS if w in text3]
     assert set(shown3["paper's column"]) == {"BERT-large, trained", "BERT-large, random"}
-    assert set(shown3["layer"]) == {"L0 (embeddings)", "L1 (first block)"}
+    assert set(shown3["layer"]) == {"L0", "L1"}
+    assert "L0, the embedding layer's output" in fig.TABLE3_LEGEND["layer"]
     assert set(shown3[fig.GEOMETRY]) == {"192, 384 / 512, 1024"}
     # short model names beside the paper's column, which says what each stands in for
     assert set(shown3["model (ours)"]) <= set(fig.TABLE3_MODEL_NAMES.values())
@@ -197,6 +198,10 @@ def test_missing_columns_and_proposition4_are_named_in_words():
     assert list(shown.columns) == list(fig.PROPOSITION4_COLUMNS.values())
     assert not [w for w in IDENTIFIERS if w in " ".join(shown.columns)]
     assert len(shown) == len(table)
+    # short names, each explained by the legend the chapter folds under the table
+    assert list(fig.PROPOSITION4_LEGEND) == list(shown.columns)
+    assert all(len(name) <= 23 for name in shown.columns)
+    assert shown["distance"].str.fullmatch(r"\d\.\de[+-]\d\d").all()
 
 
 def test_table1_caption_says_which_images_and_the_papers():

@@ -1203,7 +1203,7 @@ CHECK_LABELS = {"assumption1": "A1: queries' Kruskal rank ≥ n",
                 "assumption3": "A3: e + mean(E) of Kruskal rank ≥ n",
                 "general_position": "GP: Kruskal rank min(T, d)"}
 _PAPER_MODELS = {"bert": "BERT-large", "gpt2": "GPT-2 large"}
-_LAYERS = {0: "L0 (embeddings)", 1: "L1 (first block)"}
+_LAYERS = {0: "L0", 1: "L1"}
 
 
 def representation_label(name: str) -> str:
@@ -1509,21 +1509,47 @@ TABLE3_LEGEND: dict[str, str] = {
 PROPOSITION4_COLUMNS = {
     "case": "input",
     "T": "T", "n": "n", "d": "d",
-    "kruskal_before": "queries' Kruskal rank before the layer",
-    "kruskal_shifted": "Kruskal rank of e + mean(E) (Assumption 3)",
-    "kruskal_after": "queries' Kruskal rank after the layer",
-    "contexts_rank_n_before": "contexts of rank n before (of T)",
-    "contexts_rank_n_after": "contexts of rank n after (of T)",
+    "kruskal_before": "Kruskal, before",
+    "kruskal_shifted": "Kruskal of e + mean(E)",
+    "kruskal_after": "Kruskal, after",
+    "contexts_rank_n_before": "rank-n contexts, before",
+    "contexts_rank_n_after": "rank-n contexts, after",
     "hypotheses": "hypotheses met",
-    "conclusion": "A1 and A2 after the layer",
-    "closed_form_error": "largest distance to the proof's x + mean(E)",
+    "conclusion": "A1, A2 after",
+    "closed_form_error": "distance",
+}
+
+#: What each column of the displayed Proposition 4 table (:func:`proposition4_display`) means;
+#: the names are short so that the table fits the page's text column.
+PROPOSITION4_LEGEND: dict[str, str] = {
+    "input": ("a random input meeting the hypotheses, or one that breaks a hypothesis (ours): "
+              "every context of rank $n - 1$ (A2), the same tokens in every example (A3), or "
+              "$W_VW_O = -I$"),
+    "T": "the number of examples (contexts)",
+    "n": "the context length",
+    "d": "the embedding dimension",
+    "Kruskal, before": "the Kruskal rank of the $T$ queries before the layer",
+    "Kruskal of e + mean(E)": ("the Kruskal rank of the vectors $e + \\mathrm{mean}(E)$; "
+                               "Assumption 3 asks for at least $n$"),
+    "Kruskal, after": ("the Kruskal rank of the queries the layer outputs; Assumption 1 asks "
+                       "for at least $n$"),
+    "rank-n contexts, before": "how many of the $T$ contexts have rank $n$ before the layer",
+    "rank-n contexts, after": ("how many of the $T$ contexts the layer outputs have rank $n$ "
+                               "(Assumption 2: all of them)"),
+    "hypotheses met": "whether the input meets Proposition 4's hypotheses (A2 and A3)",
+    "A1, A2 after": "whether the layer's output satisfies Assumptions 1 and 2 (the conclusion)",
+    "distance": ("the largest distance between the layer's output and the proof's closed form "
+                 "$x + \\mathrm{mean}(E)$ (round-off where the hypotheses hold)"),
 }
 
 
 def proposition4_display(table: pd.DataFrame) -> pd.DataFrame:
     """Proposition 4's cases (:func:`proposition4_table`) as the chapter shows them: the columns
-    of :data:`PROPOSITION4_COLUMNS`, named in words."""
-    return table[list(PROPOSITION4_COLUMNS)].rename(columns=PROPOSITION4_COLUMNS)
+    of :data:`PROPOSITION4_COLUMNS` under their short names (:data:`PROPOSITION4_LEGEND` says
+    what each means), the distance to the closed form to two significant digits."""
+    shown = table[list(PROPOSITION4_COLUMNS)].rename(columns=PROPOSITION4_COLUMNS)
+    shown["distance"] = shown["distance"].map(lambda v: f"{v:.1e}")
+    return shown
 
 
 def assumptions_by_layer(table: pd.DataFrame) -> pd.DataFrame:
