@@ -1602,6 +1602,19 @@ def test_propositions_caption_measures_where_the_best_kl_vanishes():
             "vanishes from the rank of the centred log π, 3") in zero
 
 
+def test_propositions_caption_reads_proposition_3_from_the_scorecards_criterion(monkeypatch):
+    """"Two dimensions suffice" is said only when the scorecard's Proposition 3 check holds."""
+    lams = np.geomspace(1, 25_000, 5)
+    table = pd.DataFrame({"d": [1, 2], "centered_rank": 1, "kl_fit": [1e-9, 1e-12]})
+    held = figures.propositions_caption(lams, table)
+    assert "criterion (the KL never rises in λ up to 10N² and ends below 1e-6" in held
+    assert "holds: so two dimensions suffice for deterministic targets" in held
+    monkeypatch.setattr(figures, "proposition3_check", lambda n: (False, f"N = {n}"))
+    failed = figures.propositions_caption(lams, table)
+    assert "fails: so this check does not show that two dimensions suffice" in failed
+    assert "two dimensions suffice for" not in failed
+
+
 def test_the_heads_slider_names_the_papers_official_csvs_from_their_files(monkeypatch):
     """The d range of the official Experiment 1 CSVs in the slider caption is read from the
     files memnb.papers.dana lists, not typed: a list that is not consecutive is listed."""
