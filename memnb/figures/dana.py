@@ -3821,11 +3821,18 @@ def appendix_fig5_eq2(*candidates: pd.DataFrame | None) -> pd.DataFrame | None:
 _SLOPE_SIDES = {"short": "fall short of", "match": "match", "exceed": "exceed"}
 
 
+def slope_relative_difference(ours: float, theirs: float) -> float:
+    """The relative difference ``(ours − theirs) / theirs`` of a per-head slope from the
+    paper's (Dana et al., Figs. 2b and 5, official rule), which :func:`slope_side` judges."""
+    return (ours - theirs) / theirs
+
+
 def slope_side(ours: float, theirs: float, tol: float) -> str:
     """Where a per-head slope ``ours`` lies from the paper's ``theirs`` (Dana et al., Figs. 2b
-    and 5, official rule), by its relative difference ``(ours − theirs) / theirs``: ``"match"``
-    within ``± tol``, ``"short"`` below ``−tol``, ``"exceed"`` above ``+tol`` (ours)."""
-    rel = (ours - theirs) / theirs
+    and 5, official rule), by its relative difference (:func:`slope_relative_difference`):
+    ``"match"`` within ``± tol``, ``"short"`` below ``−tol``, ``"exceed"`` above ``+tol``
+    (ours)."""
+    rel = slope_relative_difference(ours, theirs)
     return "match" if abs(rel) <= tol else "short" if rel < 0 else "exceed"
 
 
@@ -3847,7 +3854,7 @@ def slope_comparison_words(slopes: pd.DataFrame, who: str, tol: float | None = N
         return f"{who} have no d in common with the paper's CSV: no slope is compared."
     groups: dict[str, list[str]] = {}
     for r in rows.itertuples():
-        rel = (r.slope - r.paper_slope) / r.paper_slope
+        rel = slope_relative_difference(r.slope, r.paper_slope)
         groups.setdefault(slope_side(r.slope, r.paper_slope, tol), []).append(
             f"d = {int(r.d)}: {r.slope:.4f} against {r.paper_slope:.4f}, {rel:+.0%}")
     clauses = []
