@@ -83,9 +83,8 @@ def test_section_verdict_is_the_rows_status_with_why_it_differs():
     assert figures.section_verdict(rows, "remark2_status", own) == ("reproduced", "")
     status, why = figures.section_verdict(rows, "table1_status", own)
     assert status == "trend"
-    assert why == (" (the scorecard row's status; this check alone gives reproduced, and the "
-                   "row caps it at trend: holds by construction: a check of our code, not of "
-                   "the paper; it measures nothing)")
+    assert why == (" (the scorecard row's status; this check alone gives reproduced, capped at "
+                   "trend: holds by construction, as the row in Section 9 says in full)")
     status, why = figures.section_verdict(rows, "cor2_status", Verdict("trend", "m"))
     assert status == "not run" and "the row is not run: no table" in why
     status, why = figures.section_verdict(rows, "thm1_status", own)

@@ -1497,9 +1497,10 @@ def section_verdict(rows: Mapping[str, Any], name: str, own: Any) -> tuple[str, 
     computed from the row, that say why it differs from ``own``, the status of the paragraph's
     own check (a :class:`memnb.scorecard.criteria.Verdict` of
     :mod:`memnb.scorecard.dana_theory`): ``""`` when the two agree; else, in parentheses, the
-    row's cap (:func:`memnb.scorecard.criteria.cap_reason`, e.g. Table 1's "holds by
-    construction"), the row's text when it is not run or not computable, or that the row
-    joins other checks and takes the weakest status."""
+    name of the row's cap (the head of :func:`memnb.scorecard.criteria.cap_reason`, e.g. Table
+    1's "holds by construction", whose whole reason the row in Section 9 gives), the row's text
+    when it is not run or not computable, or that the row joins other checks and takes the
+    weakest status."""
     from memnb.scorecard.criteria import cap_reason
 
     row = rows[SECTION4_VERDICTS[name]]
@@ -1508,7 +1509,9 @@ def section_verdict(rows: Mapping[str, Any], name: str, own: Any) -> tuple[str, 
     lead = f" (the scorecard row's status; this check alone gives {own.status}"
     reason = cap_reason(row.measured).strip()[1:-1]
     if reason and row.status == "trend" and own.status == "reproduced":
-        return row.status, f"{lead}, and the row caps it at trend: {reason})"
+        head = reason.split(":", 1)[0]  # the cap's name; its whole reason is the row's
+        return row.status, (f"{lead}, capped at trend: {head}, as the row in Section 9 says "
+                            "in full)")
     if row.status in ("not run", "not computable"):
         return row.status, f"{lead}; the row is {row.status}: {row.measured})"
     return row.status, (f"{lead}; the row also judges its other checks and takes the weakest "
