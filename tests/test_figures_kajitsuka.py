@@ -44,11 +44,16 @@ def test_curves_caption_states_the_verdict_and_a_worse_deeper_model():
     plt.close(fig)
     assert "Verdict: differs" in caption
     assert "At 4 blocks the final loss (0.02) is higher than at 1 block (0.01)" in caption
-    # both depths memorize (100 % accuracy): the rise is the optimiser's tail, a trend
+    # both depths memorize (100 % accuracy): the rise is the optimiser's tail, which says
+    # nothing either way: a trend not decided (review), and the details say so too
     fig, caption = ksfig.curves_figure(_not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.02})),
                                        None, "IMDb", "Figs. 4 and 5", "quick")
     plt.close(fig)
-    assert "loss (Fig. 4) **Verdict: trend**" in caption and "so trend, not differs" in caption
+    assert "loss (Fig. 4) **Verdict: trend (not decided)**" in caption
+    assert "trend (not decided), not differs" in caption
+    assert "which decides nothing for or against the expected trend (ours)" in caption
+    assert "against the expected trend (ours)." not in caption.replace(
+        "for or against the expected trend (ours).", "")
     fig, caption = ksfig.curves_figure(
         _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.0105})), None, "IMDb",
         "Figs. 4 and 5", "quick")
@@ -74,7 +79,7 @@ def test_a_reduced_run_tags_every_curve_verdict_as_its_accuracy_twin():
     plt.close(fig)
     details = caption.partition(viz.DETAILS)[2]
     loss, accuracy = details.split(" Accuracy (Fig. 5): ")
-    assert "**Verdict: trend**" in loss and "**Verdict: trend**" in accuracy
+    assert "**Verdict: trend (not decided)**" in loss and "**Verdict: trend**" in accuracy
     tag = "[`quick` run at reduced size, not the paper's scale]"
     assert tag in loss and tag in accuracy
     fig, caption = ksfig.curves_figure(curves, curves, "IMDb", "Figs. 4 and 5", "quick")
@@ -124,7 +129,8 @@ def test_a_partial_full_run_at_one_size_is_stated_not_shown():
     lead, _, details = caption.partition(viz.DETAILS)  # the lead says so, the details how much
     assert ("The committed full-scale run is not drawn: partial, it has at most 1 value of N "
             "per width so far, fewer than the 2 a growth with N needs") in lead
-    assert lead.strip().endswith("**Verdict: trend**.")
+    # one size needing a block (N = 400 at 1 block): no growth rate, a trend not decided
+    assert lead.strip().endswith("**Verdict: trend (not decided)**.")
     assert "The full-scale run is partial: 3 of 60, and" in details
     assert "only N = 600 so far" in details
     # two sizes at one width: the full-scale run is shown
@@ -1045,3 +1051,56 @@ def test_each_curve_verdict_names_its_paper_figure():
                                        "the ICLR version's random-data figures", "quick")
     plt.close(fig)
     assert "loss **Verdict:" in caption and "Loss: **Verdict:" in caption
+
+
+# --- review: Table 1's sources, the model without blocks, the curve verdicts' wording
+def test_table1_text_does_not_say_the_theorem_titles_state_bounds():
+    """Review 3: the theorem titles (seed 000: "Next-token prediction", "Lower bound",
+    "Seq-to-seq prediction") state no bound; the paper's own rows' bounds come from the abstract
+    and Theorem 4.1's own text."""
+    cell = _cells()["ddcb00df"]
+    assert "the theorem titles)" not in cell and "abstract and the theorem titles" not in cell
+    assert "from the text of Theorem 4.1" in cell and "state no bound" in cell
+    assert prose.hand_typed_numbers(cell) == []
+    source = Path(ksfig.__file__).read_text()
+    assert "(abstract, theorem titles)" not in source
+
+
+def test_the_model_without_blocks_names_what_each_run_ran():
+    """Review 4: a run whose every point memorizes without blocks (the committed full run:
+    N = 600 at d = 16 only) says it is the one N and width it ran, with no empty "at no other N"
+    clause; a run with points that do not names them."""
+    def table(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
+        return pd.DataFrame([{"d": d, "N": N, "blocks": b, "seed": s, "accuracy": a}
+                             for d, N, s, a in points for b in (0, 1)])
+
+    full = table([(16, 600, s, 0.99 if s == 2 else 1.0) for s in range(5)])
+    words = ksfig.zero_block_words([("the committed full-scale run", full)])
+    assert ("in the committed full-scale run the model memorizes $N$ = 600 at $d = 16$ (4 of 5 "
+            "seeds: 0, 1, 3, 4), the one $N$ and width it ran") in words
+    assert "at no other" not in words
+    quick = table([(d, N, 0, 1.0 if N == 200 else 0.9) for d in (8, 16) for N in (200, 400, 800)])
+    words = ksfig.zero_block_words([("this build's run", quick)])
+    assert ("the model memorizes $N$ = 200 at $d = 8$ and $d = 16$, and at no other $N$ it ran "
+            "($N$ = 400 and 800 at $d = 8$ and $d = 16$)") in words
+    both = table([(16, 200, 0, 1.0), (16, 400, 0, 1.0), (8, 200, 0, 1.0)])
+    assert ", every $N$ and width it ran" in ksfig.zero_block_words([("a run", both)])
+    split = table([(16, 200, 0, 1.0), (8, 200, 0, 0.9), (8, 400, 0, 0.9)])
+    assert ("and not at the other points it ran ($N$ = 200 and 400 at $d = 8$)"
+            in ksfig.zero_block_words([("a run", split)]))
+    never = table([(16, 200, 0, 0.9), (16, 400, 0, 0.9)])
+    assert ("memorizes at no $N$ it ran ($N$ = 200 and 400 at $d = 16$)"
+            in ksfig.zero_block_words([("a run", never)]))
+
+
+def test_the_curve_captions_say_a_rise_between_memorizing_depths_decides_nothing():
+    """Review 2 in the captions: the seeds sentence and the reading at the lowest-loss
+    checkpoints word the loss rule's rises between memorizing depths as deciding nothing."""
+    base = _not_memorized_at_zero(_curves({0: 0.3, 1: 0.01, 4: 0.001}))
+    ceiling = pd.concat([base.assign(seed=0), _curves({0: 0.3, 1: 0.01, 4: 0.001}).assign(seed=1)])
+    words = ksfig.counted_seeds_sentence(ceiling)
+    assert "a loss rise between depths that both memorize decides nothing" in words
+    assert "is a trend)" not in words
+    chapter = _cells()
+    explained = [text for text in chapter.values() if "the loss rule reads a loss rise" in text]
+    assert explained and all("as deciding nothing" in text for text in explained)

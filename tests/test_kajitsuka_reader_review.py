@@ -130,8 +130,9 @@ def test_the_imdb_shortfall_is_counted_in_sequences():
     missed = ((1 - hand.xs(deep, level="blocks")["best"]) * size).round().astype(int)
     short = sorted(int(s) for s in missed.index if at_one[s] and missed[s] > 0)
     assert len(short) == 2 and len({int(missed[s]) for s in short}) == 1
+    # the count is per seed (review): "each get", never a total that reads as shared
     said = (f"at the lowest-loss checkpoint with {card.blocks_word(deep)} seeds {short[0]} and "
-            f"{short[1]} get {int(missed[short[0]])} of the {size:,} sequences wrong "
+            f"{short[1]} each get {int(missed[short[0]])} of the {size:,} sequences wrong "
             f"({card.blocks_word(shallow)} gets every one right)")
     assert said in card.accuracy_shortfall_words(curves)
     assert said in _rows()["Fig. 5"]

@@ -12,6 +12,7 @@ import pytest
 from memnb.papers import kajitsuka as paper
 from memnb.scorecard import build_scorecard, criteria, mahdavi
 from memnb.scorecard import kajitsuka as card
+from memnb.scorecard.core import status_words
 
 
 def _construction(exponent: float, width: int = 10, memorized: bool = True) -> pd.DataFrame:
@@ -225,9 +226,9 @@ def test_accuracy_at_the_ceiling_shows_neither_way():
     v = card.curves_verdict(rising, "loss")
     assert v.status == "reproduced"
     assert ("seed 0 ends at accuracy 1 at every depth, where a loss rise between two depths "
-            "that both memorize is a trend, never differs, so the loss rule cannot fail: it can "
-            "show neither way and is not counted, here or in the accuracy row (ours), so 2 of "
-            "3 seeds are counted; the rule holds at 2 of 2") in v.measured
+            "that both memorize decides nothing (not decided, never differs), so the loss rule "
+            "cannot fail: it can show neither way and is not counted, here or in the accuracy "
+            "row (ours), so 2 of 3 seeds are counted; the rule holds at 2 of 2") in v.measured
     assert card.final_ceiling_seeds(rising) == ([0], 3)
 
 
@@ -256,10 +257,12 @@ def test_curves_verdict_both_ways():
     assert card.curves_verdict(creep, "loss").status == "differs"
     assert card.LOSS_RISE == mahdavi.MSE_RISE  # one tolerance for the same kind of check
     # a rise between two depths that both memorize (100 % accuracy at 5 and 6 blocks) is the
-    # optimiser's tail, not capacity: trend, named; one against a depth below 100 % still differs
+    # optimiser's tail, not capacity: it says nothing for or against the claim, so the row is a
+    # trend not decided (review), named; one against a depth below 100 % still differs
     tail = card.curves_verdict(_curves({0: 0.3, 5: 0.00035, 6: 0.001}), "loss")
     assert tail.status == "trend" and "both at 100 % training accuracy" in tail.measured
-    assert "so trend, not differs" in tail.measured
+    assert "trend (not decided), not differs" in tail.measured
+    assert status_words(tail) == "trend (not decided)"
     mixed = card.curves_verdict(_curves({0: 0.3, 1: 0.001, 6: 0.02}), "loss")
     assert mixed.status == "differs"
 
@@ -1071,3 +1074,128 @@ def test_bits_verdict_on_a_short_sweep_has_no_interval_and_does_not_raise():
         assert "inf" not in v.measured
     # the threshold of the slack is computed: exp(1 / 0.25) ≈ 55
     assert card._log_factor_from() == f"{math.exp(1 / card.MARGINAL_SLACK):.0f}" == "55"
+
+
+# --- review: Fig. 7 with no decided exponent, the loss rise between memorizing depths, the
+# per-seed shortfall, Thm 4.1's unevaluated fitted points
+def _quick_shaped_capacity() -> pd.DataFrame:
+    """The committed quick run's shape (made up, 0 to 4 blocks): at d = 8 only N = 200 is
+    memorized (at 0 blocks), N ≥ 400 at no tried depth; at d = 16 one block from N = 400 to
+    800, a grid that cannot show √N growth. Neither width fits an exponent."""
+    rows = []
+    for d, need in ((8, {200: 0, 400: 99, 600: 99, 800: 99}),
+                    (16, {200: 0, 400: 1, 600: 1, 800: 1})):
+        rows += [{"N": N, "d": d, "seed": 0, "blocks": b, "accuracy": 1.0 if b >= k else 0.95}
+                 for N, k in need.items() for b in range(5)]
+    return pd.DataFrame(rows)
+
+
+def test_fig7_with_no_width_exponent_decided_is_a_trend_not_decided():
+    """Review 1: with no exponent fitted at any width (one depth on a grid that cannot show √N,
+    sizes above the tried depths with too few measured depths), no width's exponent is decided,
+    so the row is "trend (not decided)", as the criterion says; each width says why."""
+    from memnb.scorecard.core import load_items, undecided
+
+    v = card.capacity_verdict(_quick_shaped_capacity())
+    assert v.status == "trend" and undecided(v) and status_words(v) == "trend (not decided)"
+    assert v.values["undecided_widths"] == [8, 16]
+    assert "width d = 8: trend (not decided):" in v.measured
+    assert "width d = 16: trend (not decided):" in v.measured
+    assert card.CENSORED_UNDECIDED in v.measured and card.FLAT_UNDECIDED in v.measured
+    assert "no exponent fitted: 0 measured sizes need a block or more" in v.measured
+    # each width alone, and under the reduced-scale cap, stays not decided
+    for d in (8, 16):
+        one = card.capacity_verdict(_quick_shaped_capacity().query("d == @d"))
+        assert status_words(one) == "trend (not decided)", d
+    capped = card.capacity_verdict(_quick_shaped_capacity(),
+                                   scale=lambda x: criteria.at_reduced_scale(x, "reduced"))
+    assert status_words(capped) == "trend (not decided)"
+    # a censored width whose measured sizes fit an exponent that decides stays a plain trend
+    sqrt_fit = _capacity({400: 4, 900: 6, 1600: 8, 2500: 13})
+    sqrt_fit = sqrt_fit.assign(accuracy=sqrt_fit["accuracy"].where(sqrt_fit["N"] != 2500, 0.9))
+    decided = card.capacity_verdict(sqrt_fit)
+    assert decided.status == "trend" and "fitted exponent" in decided.measured
+    assert status_words(decided) == "trend"
+    # a flat grid wide enough to show √N still differs, decided
+    wide = card.capacity_verdict(_capacity({200: 0, 400: 1, 900: 1, 1600: 1}))
+    assert wide.status == "differs" and not undecided(wide)
+    fig7 = {i.item: i for i in load_items(["kajitsuka"])}["Fig. 7"]
+    assert "when no exponent is fitted" in fig7.criterion
+    assert "never a plain trend" in fig7.criterion
+
+
+def test_a_loss_rise_only_between_memorizing_depths_is_not_decided():
+    """Review 2: a loss rise between two depths that both end at 100 % training accuracy says
+    nothing for or against "more #blocks reach a lower loss": trend (not decided); a rise
+    against a depth below 100 % decides it (differs); no rise at all holds. The random-data
+    loss row's quick shape (0 blocks below 1, 1 and 4 blocks at 1, 4 blocks +215 % above 1)."""
+    from memnb.scorecard.core import load_items, undecided
+
+    rows = [{"blocks": b, "seed": 0, "epoch": e, "loss": loss * (10 if e == 0 else 1),
+             "accuracy": (acc if e else 0.3)}
+            for b, loss, acc in ((0, 0.0467, 0.9933), (1, 0.000342, 1.0), (4, 0.00108, 1.0))
+            for e in (0, 200)]
+    v = card.curves_verdict(pd.DataFrame(rows), "loss")
+    assert v.status == "trend" and undecided(v)
+    assert "4 blocks ends at 0.00108, +216 % above 1 block" in v.measured
+    assert card.BOTH_MEMORIZE in v.measured
+    assert "there the same rule is not decided" in v.measured  # the lowest-loss reading too
+    # the accuracy twin is a plain rule (non-decreasing, no exception): unchanged
+    assert not undecided(card.curves_verdict(pd.DataFrame(rows), "accuracy"))
+    # several seeds that all rise only between memorizing depths: still not decided
+    two = pd.concat([pd.DataFrame(rows).assign(seed=s) for s in (0, 1)])
+    assert status_words(card.curves_verdict(two, "loss")) == "trend (not decided)"
+    # a rise against a depth below 100 % decides it
+    mixed = card.curves_verdict(_curves({0: 0.3, 1: 0.001, 6: 0.02}), "loss")
+    assert mixed.status == "differs" and not undecided(mixed)
+    items = {i.item: i for i in load_items(["kajitsuka"])}
+    for name in ("Random data, loss (ICLR version)", "Fig. 1", "Fig. 4"):
+        assert "→ trend (not decided), not differs" in items[name].criterion, name
+        assert "evidence neither for nor against the claim" in items[name].criterion, name
+
+
+def test_the_accuracy_shortfall_is_counted_per_seed():
+    """Review 5: seeds with the same shortfall each get it ("each get"), never a shared total;
+    different counts are listed per seed."""
+    same = card._shortfall_text([(0, 1, 10, 5), (2, 1, 10, 5)], 3000)
+    assert same == ("with 10 blocks seeds 0 and 2 each get 5 of the 3,000 sequences wrong "
+                    "(1 block gets every one right)")
+    apart = card._shortfall_text([(0, 1, 10, 13), (2, 1, 10, 568)], 3000)
+    assert "seed 0 gets 13 and seed 2 gets 568 of the 3,000" in apart
+    mixed = card._shortfall_text([(0, 1, 10, 5), (1, 1, 10, 7), (2, 1, 10, 5)], 3000)
+    assert "seeds 0 and 2 each get 5 and seed 1 gets 7 of the 3,000" in mixed
+
+
+def test_theorem_41_says_how_many_fitted_points_were_evaluated():
+    """Review 6: the exponent is fitted on every construction of the N sweep, built and counted
+    ones too (a size needs no evaluation, as the criterion now says); the text says how many of
+    the fitted points were evaluated exactly, names the others, and reports the fit on the
+    evaluated ones alone (not judged: the status is unchanged)."""
+    from memnb.scorecard.core import load_items
+
+    table = _construction(0.5)
+    table.loc[table["sweep"] == "N", "verify"] = [True, True, True, False, False]
+    v = card.thm41_verdict(table)
+    assert v.status == "reproduced"
+    assert ("3 of the 5 fitted points evaluated exactly; N = 3000 and 10000 built and counted, "
+            "not evaluated") in v.measured
+    assert "on the evaluated points alone (reported, not judged): exponent" in v.measured
+    assert "3 points" in v.measured.split("on the evaluated points alone")[1]
+    everyone = _construction(0.5).assign(verify=True)
+    assert "all 5 fitted points evaluated exactly" in card.thm41_verdict(everyone).measured
+    few = card.thm41_verdict(_construction(0.5))  # N = 100 and 300 only: no fit on them alone
+    assert "too few evaluated points for a fit on them alone" in few.measured
+    thm = {i.item: i for i in load_items(["kajitsuka"])}["Theorem 4.1"]
+    assert "evaluated exactly or only built and counted" in thm.criterion
+
+
+def test_the_committed_construction_fit_includes_unevaluated_points():
+    """Review 6, on the committed sweep: the fit's points include the constructions built and
+    counted but not evaluated, and the row says how many were evaluated."""
+    sweep = pd.read_csv(Path(__file__).parents[1] / "data/results/full/kajitsuka.construction.csv")
+    nt = sweep[(sweep["sweep"] == "N") & (sweep["task"] == "next_token")]
+    evaluated = int(nt["verify"].astype(bool).sum())
+    assert evaluated < len(nt)  # the committed data's shape
+    v = card.thm41_verdict(sweep)
+    assert f"{evaluated} of the {len(nt)} fitted points evaluated exactly" in v.measured
+    assert f"{len(nt)} points" in v.measured

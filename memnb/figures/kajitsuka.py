@@ -1116,8 +1116,10 @@ def training_settings() -> pd.DataFrame:
 TABLE1_CELL = "Table 1 cell in our sources"
 #: The column of :func:`table1_printed` that says where our sources state a row's bound.
 TABLE1_STATED = "bound stated in our sources: where"
-#: The paper's own rows of Table 1: our sources state their bounds (abstract, theorem titles),
-#: not the printed cells (notes §1: "Other cells: not found").
+#: The paper's own rows of Table 1: our sources state their bounds in the abstract and in
+#: Theorem 4.1's own text (width 14, depth Õ(√N)); the theorem titles (seed 000: "Next-token
+#: prediction", "Lower bound", "Seq-to-seq prediction") name a setting, no bound. The printed
+#: cells are not in our sources (notes §1: "Other cells: not found").
 _OWN_ROWS = (paper.THM41_ROW, paper.THM42_ROW, paper.COR41_ROW, paper.S2S_LOWER_ROW)
 
 
@@ -1551,7 +1553,7 @@ def counted_seeds_sentence(curves: pd.DataFrame) -> str:
     one = len(ceiling) == 1
     why = (f"{card._seeds_words(ceiling)} end{'s' * one} at accuracy 1 at every depth, where "
            "neither rule can fail (ours: a higher accuracy cannot be reached, and a loss rise "
-           "between depths that both memorize is a trend)")
+           "between depths that both memorize decides nothing)")
     if len(ceiling) == seeds:
         return f" Neither verdict counts any seed: {why}."
     return (f" Both verdicts count {seeds - len(ceiling)} of {seeds} seeds: {why}, so "
@@ -1654,7 +1656,7 @@ def late_fall_sentence(curves: pd.DataFrame) -> str:
                  f"lower loss and a higher accuracy on the mean and {every} ({counted_all} of "
                  f"{counted_all})")
     else:
-        said = {"reproduced": "holds", "trend": "holds only as a trend", "differs": "fails"}
+        said = {"reproduced": "holds", "trend": "is not decided", "differs": "fails"}
         after = "read at those checkpoints, " + "; ".join(
             f"the {m} rule {said[status]} on the mean, and it holds at {held} of {t} seeds"
             for m, (status, held, t) in rules.items())
@@ -1725,15 +1727,26 @@ def _seed_ranges(curves: pd.DataFrame) -> str:
 
 def _worse_than_one_block(curves: pd.DataFrame) -> str:
     """The rises of :func:`memnb.scorecard.kajitsuka.loss_rises` (the loss row's own rule) in
-    words, or that there is none."""
-    rises = card.loss_rises(card.final_values(curves))
+    words, or that there is none: a rise against a depth below 100 % training accuracy is
+    against the expected trend; one between two depths that both reach it decides nothing
+    (:data:`memnb.scorecard.kajitsuka.BOTH_MEMORIZE`; ours)."""
+    final = card.final_values(curves)
+    rises = card.loss_rises(final)
     if not rises:
         return (" No deeper model ends more than "
                 f"{card.LOSS_RISE * 100:g} % above the loss of a shallower one.")
+    acc = final.set_index("blocks")["accuracy"]
+
+    def reading(a: int, b: int) -> str:
+        if acc[a] >= 1 and acc[b] >= 1:
+            return ("between two depths that both reach 100 % training accuracy, which decides "
+                    "nothing for or against the expected trend (ours)")
+        return "against the expected trend (ours)"
+
     return " " + "; ".join(
         f"At {card.blocks_word(b)} the final loss ({lb:.3g}) is higher than at "
         f"{card.blocks_word(a)} ({la:.3g}), by more than the {card.LOSS_RISE * 100:g} % the "
-        "criterion allows, against the expected trend (ours)"
+        f"criterion allows, {reading(a, b)}"
         for a, b, la, lb in rises) + "."
 
 
@@ -2001,11 +2014,14 @@ def capacity_depths_markdown(table: pd.DataFrame, by: str = "N", *,
 def zero_block_words(runs: Sequence[tuple[str, pd.DataFrame | None]], by: str = "N") -> str:
     """Whether the model without blocks (its self-attention layer and the two embeddings only)
     memorizes, as one Markdown sentence: for each ``(label, table)`` of ``runs`` (a
-    ``kajitsuka.capacity`` table; ``None`` left out), the sizes ``by`` at which its smallest
-    memorizing #blocks (:func:`memnb.experiments.kajitsuka.capacity_table`: 100 % training
-    accuracy, Fig. 7's criterion) is 0, with the model widths and, where only some seeds do, the
-    seeds; "at no size it ran" when none does, and "tried no model without blocks" when 0 blocks
-    is not in the run (Kajitsuka & Sato, Fig. 7)."""
+    ``kajitsuka.capacity`` table; ``None`` left out), the sizes ``by`` and model widths the run
+    ran: the sizes at which its smallest memorizing #blocks
+    (:func:`memnb.experiments.kajitsuka.capacity_table`: 100 % training accuracy, Fig. 7's
+    criterion) is 0, with the widths and, where only some seeds do, the seeds; then the sizes
+    and widths the run ran where it does not ("at no other N it ran", with them named), or,
+    when there is none, that those are every size and width the run ran (no empty "no other"
+    clause); "at no N it ran", with the sizes named, when it memorizes at none, and "tried no
+    model without blocks" when 0 blocks is not in the run (Kajitsuka & Sato, Fig. 7)."""
     parts = []
     for label, table in runs:
         if table is None:
@@ -2014,28 +2030,52 @@ def zero_block_words(runs: Sequence[tuple[str, pd.DataFrame | None]], by: str = 
             parts.append(f"{label} tried no model without blocks")
             continue
         cap = capacity_table(table, by)
+        ran: dict[float, list[int]] = {}
         found: dict[float, list[str]] = {}
+        missed: dict[float, list[int]] = {}
         for d in widths(table):
             part = cap[cap["d"] == d] if "d" in cap else cap
             for x, rows in part.groupby(by):
+                ran.setdefault(float(x), []).append(d)
                 zero = rows[rows["min_blocks"] == 0]
                 if zero.empty:
+                    missed.setdefault(float(x), []).append(d)
                     continue
                 seeds = ("" if len(zero) == len(rows) or "seed" not in rows else
                          f" ({len(zero)} of {len(rows)} seeds: "
                          f"{', '.join(str(int(v)) for v in zero['seed'])})")
                 found.setdefault(float(x), []).append(f"$d = {d}${seeds}")
         if not found:
-            parts.append(f"in {label} the model memorizes at no ${by}$ it ran")
+            parts.append(f"in {label} the model memorizes at no ${by}$ it ran "
+                         f"({_sizes_at_widths(ran, by)})")
             continue
         sizes = [f"${by}$ = {x:g} at {prose.and_words(at)}" for x, at in sorted(found.items())]
-        parts.append(f"in {label} the model memorizes {prose.and_words(sizes)}, and at no other "
-                     f"${by}$ it ran")
+        if not missed:  # every point it ran: say which, and no empty "no other" clause
+            one = len(ran) == 1 and len(next(iter(ran.values()))) == 1
+            rest = f", the one ${by}$ and width it ran" if one else \
+                f", every ${by}$ and width it ran"
+        elif set(missed).isdisjoint(found):
+            rest = f", and at no other ${by}$ it ran ({_sizes_at_widths(missed, by)})"
+        else:  # a size memorized at one width and not at another
+            rest = f", and not at the other points it ran ({_sizes_at_widths(missed, by)})"
+        parts.append(f"in {label} the model memorizes {prose.and_words(sizes)}{rest}")
     if not parts:
         return ""
     return ("Without blocks (its self-attention layer and the two embeddings only): "
             + "; ".join(parts) + " (memorizes: 100 % training accuracy, the criterion of the "
             "smallest #blocks above).")
+
+
+def _sizes_at_widths(at: dict[float, list[int]], by: str) -> str:
+    """Sizes ``by`` with the model widths of each (``at``), the sizes that share their widths
+    listed together, e.g. ``$N$ = 200, 400 and 600 at $d = 8$ and $d = 16$, and $N$ = 800 at
+    $d = 16$`` (:func:`zero_block_words`)."""
+    groups: dict[tuple[int, ...], list[float]] = {}
+    for x, ds in sorted(at.items()):
+        groups.setdefault(tuple(ds), []).append(x)
+    each = [f"${by}$ = {prose.and_words([f'{x:g}' for x in xs])} at "
+            + prose.and_words([f"$d = {d}$" for d in ds]) for ds, xs in groups.items()]
+    return each[0] if len(each) == 1 else ", ".join(each[:-1]) + f", and {each[-1]}"
 
 
 def coverage_markdown(root: Path | None = None) -> str:

@@ -169,7 +169,10 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
     whose log factor adds to it, is reported beside it, not judged (a two-sided test on it
     would pass or fail on how that log factor and the rounding at small N happen to offset
     each other). Only the constructions of the N sweep evaluated exactly count for "all
-    memorize". The comparison of that
+    memorize"; the exponent is fitted on every construction of the sweep, the ones built and
+    counted but not evaluated too (a size needs no evaluation), and the text says how many of
+    the fitted points were evaluated, with the fit on those alone, reported, not judged
+    (:func:`_fitted_evaluated_words`). The comparison of that
     width with the paper's 14 is not part of this row: it rests on a counting convention that
     is [unverified], and the *Theorem 4.1 (width 14)* row judges it, at most ``trend``
     (:data:`WIDTH_CAP`). The measured text says which construction the sweep built (with or
@@ -193,7 +196,8 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
                 f"{shown} (paper {paper.THM41_WIDTH.value}, width counted as we read the paper "
                 f"[unverified]: compared in the width row, not here); "
                 f"{log_free.measured.replace(', expected 0.5', '')} (L, the bits of an ID, "
-                f"from {bits[0]} at N = {N[0]:g} to {bits[-1]} at N = {N[-1]:g}); Õ(√N) is an "
+                f"from {bits[0]} at N = {N[0]:g} to {bits[-1]} at N = {N[-1]:g}; "
+                f"{_fitted_evaluated_words(nt, checked)}); Õ(√N) is an "
                 f"upper bound, met where the interval's top is at most ½ + {THM41_SLACK:g} "
                 f"(ours); {upper}; "
                 f"for reference, not judged: {ffn2.measured.replace(', expected 0.5', '')} (the "
@@ -211,6 +215,28 @@ def thm41_verdict(table: pd.DataFrame) -> Verdict:
 #: How far above ½ the top of the Theorem 4.1 row's exponent interval may reach for Õ(√N) to be
 #: met (ours): an interval reaching further is too wide to exclude faster growth.
 THM41_SLACK = 0.05
+
+
+def _fitted_evaluated_words(nt: pd.DataFrame, checked: pd.DataFrame) -> str:
+    """How many of the points of Theorem 4.1's exponent fit (every construction of the N sweep
+    ``nt``) were evaluated exactly (``checked``), the others named, and the same fit on the
+    evaluated constructions only with its reading against Õ(√N) (reported, not judged: the
+    criterion fits the size of every built construction, which counting gives without
+    evaluating it); every point evaluated when none is left out."""
+    if len(checked) == len(nt):
+        return f"all {len(nt)} fitted points evaluated exactly"
+    rest = prose.and_words([f"{x:g}" for x in nt.loc[~nt.index.isin(checked.index), "N"]])
+    head = (f"{len(checked)} of the {len(nt)} fitted points evaluated exactly; N = {rest} built "
+            "and counted, not evaluated (the size of a built network is counted without "
+            "evaluating it)")
+    if len(checked) < 3:
+        return f"{head}; too few evaluated points for a fit on them alone"
+    alone = criteria.fitted_exponent(checked["N"].to_numpy(float),
+                                     _log_free(checked, "ffn2_parameters"), 0.5)
+    _, met, words = upper_bound_reading(alone.values["low"], alone.values["high"], "N")
+    return (f"{head}; on the evaluated points alone (reported, not judged): "
+            f"{alone.measured.replace(', expected 0.5', '')}, "
+            f"{'met' if met else 'not met'}: {words}")
 
 
 def upper_bound_reading(low: float, high: float, by: str
@@ -551,9 +577,11 @@ def curves_verdict(curves: pd.DataFrame, metric: str, *, divergence: bool = True
     Accuracy: non-decreasing (:func:`criteria.monotone`, no tolerance). Loss: no depth ends more
     than :data:`LOSS_RISE` above the lowest final loss of the shallower depths
     (:func:`loss_rises`); each rise is named, with both depths' final accuracies. A rise between
-    two depths that both end at 100 % training accuracy makes the verdict ``trend``, not
-    ``differs`` (ours): both memorized their set, and what is left of the loss measures how far
-    the optimiser pushed the margins, not what the depth can fit.
+    two depths that both end at 100 % training accuracy makes the verdict a ``trend`` not
+    decided (``undecided``), not ``differs`` (ours, :data:`BOTH_MEMORIZE`): both memorized their
+    set, and what is left of the loss measures how far the optimiser pushed the margins, not
+    what the depth can fit, so such a rise is evidence neither for nor against the claim; a
+    rise against a depth below 100 % decides it (``differs``).
 
     The rule reads the mean over seeds, and is applied to each seed too
     (:func:`criteria.across_seeds`): when the seeds do not all come out as the mean does, the
@@ -600,8 +628,8 @@ def _by_blocks(runs: pd.DataFrame) -> pd.DataFrame:
 def _at_ceiling(runs: pd.DataFrame) -> bool:
     """Whether every run of ``runs`` ends at 100 % training accuracy: at the ceiling, where
     "more #blocks reach a higher accuracy" can show neither way, and neither can "a lower
-    loss": a loss rise between two depths that both memorize is a trend, never differs
-    (:func:`_curves_rule`), so the loss rule cannot fail there (ours)."""
+    loss": a loss rise between two depths that both memorize decides nothing (a trend not
+    decided, never differs, :func:`_curves_rule`), so the loss rule cannot fail there (ours)."""
     return bool((runs["accuracy"] >= 1).all())
 
 
@@ -623,8 +651,8 @@ def final_ceiling_seeds(curves: pd.DataFrame) -> tuple[list[int], int]:
 #: curve rows' measured text and of their criterion.
 CEILING_WHY = {
     "accuracy": "more #blocks cannot reach a higher accuracy",
-    "loss": "a loss rise between two depths that both memorize is a trend, never differs, so "
-            "the loss rule cannot fail",
+    "loss": "a loss rise between two depths that both memorize decides nothing (not decided, "
+            "never differs), so the loss rule cannot fail",
 }
 
 
@@ -637,8 +665,10 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
     against the rule (the text names it); when every seed is such a seed the row is ``not
     computable``. The loss rows set the same seeds aside, one rule for both rows of a figure
     (ours): at such a seed every loss rise lies between depths that both memorize, which the
-    loss rule reads as a trend, never as differs, so the seed could only count as holding
-    (:data:`CEILING_WHY`). The mean over seeds is judged over every seed, in both rows."""
+    loss rule reads as not decided, never as differs, so the seed could only count as holding
+    (:data:`CEILING_WHY`). The mean over seeds is judged over every seed, in both rows. A mean
+    that the loss rule leaves not decided (:data:`BOTH_MEMORIZE`) keeps its ``undecided`` flag
+    where the row is a ``trend``."""
     if _at_ceiling(runs):
         return Verdict("not computable", f"every run ends at final training accuracy 1 "
                        f"({counted(len(runs), 'run')}): at the ceiling, {CEILING_WHY[metric]}, "
@@ -689,7 +719,7 @@ def _seeds_reason(mean: str, status: str, failing: int, seeds: int) -> str:
         return (f"the mean fails, but only {count} (the book's rule for seeds: a mean can "
                 "fail on a few seeds that did not train, so its failure stands only where most "
                 "seeds fail too), so trend")
-    held = "holds only as a trend" if mean == "trend" else "holds"
+    held = "is not decided" if mean == "trend" else "holds"
     return f"the mean {held}, but the seeds disagree ({count}), so {status}"
 
 
@@ -740,7 +770,7 @@ def lowest_loss_values(curves: pd.DataFrame) -> pd.DataFrame:
 def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     """:func:`curves_verdict`'s rule read at each run's lowest-loss epoch
     (:func:`lowest_loss_values`) instead of the final one, in words: the mean ``metric`` per
-    #blocks there, what the rule says of that mean (it holds, holds only as a trend for a loss
+    #blocks there, what the rule says of that mean (it holds, is not decided for a loss
     that rises only between depths that both memorize, or fails; in words, not status names,
     which are the verdict's), and at how many seeds it holds, naming those where it fails
     (reported beside the verdict, which reads the final epoch; ours). A seed "holds" where the
@@ -750,7 +780,8 @@ def lowest_loss_reading(curves: pd.DataFrame, metric: str) -> str:
     shown = ", ".join(f"{_metric_text(m, metric)} at {blocks_word(b)}" for b, m in
                       zip(mean["blocks"], mean[metric], strict=True))
     said = {"reproduced": "holds", "differs": "fails",
-            "trend": "holds only as a trend (its rises are between depths that both memorize)"}
+            "trend": "is not decided (its rises are between depths that both memorize, which "
+                     "say nothing either way)"}
     seeds = best["seed"].nunique()
     first, last = int(best["epoch"].min()), int(best["epoch"].max())
     epochs = f"epoch {first}" if first == last else f"epochs {first} to {last}"
@@ -925,7 +956,7 @@ def last_epoch_lead(curves: pd.DataFrame, metric: str, status: str,
                f"and the last-epoch failure comes from {them} only in part")
         text = (f"{head}: {_fell_words(curves, fell)}, {how} ({read} still fails "
                 f"{_where_words(still_mean, still_seeds)})")
-    said = {"reproduced": "holds", "trend": "holds only as a trend", "differs": "fails"}
+    said = {"reproduced": "holds", "trend": "is not decided", "differs": "fails"}
     if counted_seeds == 0:
         text += ("; at every run's lowest-loss checkpoint every seed is at accuracy 1 at every "
                  "depth, where the rule can show neither way")
@@ -966,8 +997,9 @@ def accuracy_shortfalls(runs: pd.DataFrame) -> list[tuple[int, int, int, int]]:
 
 def _shortfall_text(found: list[tuple[int, int, int, int]], size: int) -> str:
     """:func:`accuracy_shortfalls` in words, per pair of depths, seeds with the same shortfall
-    together: ``with 10 blocks seed 0 gets 13 and seed 2 gets 568 of the 3,000 sequences wrong
-    (1 block gets every one right)``."""
+    together, the count per seed (``each``): ``with 10 blocks seed 0 gets 13 and seed 2 gets
+    568 of the 3,000 sequences wrong (1 block gets every one right)``, ``with 10 blocks seeds 0
+    and 2 each get 5 of the 3,000 sequences wrong (…)``."""
     pairs: dict[tuple[int, int], dict[int, list[int]]] = {}
     for seed, shallow, deep, missed in found:
         pairs.setdefault((shallow, deep), {}).setdefault(missed, []).append(seed)
@@ -977,7 +1009,7 @@ def _shortfall_text(found: list[tuple[int, int, int, int]], size: int) -> str:
         for missed, seeds in by_missed.items():
             one = len(seeds) == 1
             who = f"seed{'' if one else 's'} {prose.and_words([str(s) for s in seeds])}"
-            each.append(f"{who} get{'s' if one else ''} {missed:,}")
+            each.append(f"{who} {'gets' if one else 'each get'} {missed:,}")
         parts.append(f"with {blocks_word(deep)} {prose.and_words(each)} of the {size:,} "
                      f"sequences wrong ({blocks_word(shallow)} gets every one right)")
     return "; ".join(parts)
@@ -998,6 +1030,16 @@ def accuracy_shortfall_words(curves: pd.DataFrame) -> str:
              (("the last epoch", accuracy_shortfalls(last)),
               ("the lowest-loss checkpoint", accuracy_shortfalls(best))) if found]
     return ", and ".join(parts)
+
+
+#: Why a loss rise between two depths that both reach 100 % training accuracy leaves the loss
+#: rule not decided (ours): both memorized their set, so what is left of the loss measures how
+#: far the optimiser pushed the margins, not what the depth can fit; such a rise is evidence
+#: neither for nor against "more #blocks reach a lower training loss", and no other pair of
+#: depths can settle the pair it is between.
+BOTH_MEMORIZE = ("such a rise says nothing for or against the claim (what is left of the loss "
+                 "measures the optimiser's margins, not what the depth can fit), so the rule "
+                 "is not decided: trend (not decided), not differs")
 
 
 def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
@@ -1027,8 +1069,8 @@ def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
                       for a, b, la, lb in rises)
     if all(acc[a] >= 1 and acc[b] >= 1 for a, b, _, _ in rises):
         return Verdict("trend", f"final loss: {values} (not decreasing: {named}; {tol}; every "
-                       "rise is between depths that both memorize their set, so trend, not "
-                       "differs)", {"rises": len(rises)})
+                       f"rise is between depths that both memorize their set: {BOTH_MEMORIZE})",
+                       {"rises": len(rises), "undecided": True})
     return Verdict("differs", f"final loss: {values} (not decreasing: {named}; {tol})",
                    {"rises": len(rises)})
 
@@ -1054,8 +1096,12 @@ def capacity_verdict(table: pd.DataFrame, by: str = "N",
     ``reproduced`` from a run the row caps. The row takes the weakest status of its widths, and
     is not decided (``undecided``) when it is a ``trend`` and some width's exponent is not
     decided: the claim holds at every width, so one undecided width leaves it undecided, unless
-    another width differs. A width whose larger sizes are censored (memorized at no tried depth)
-    is a plain trend, consistent with growth, not an undecided one.
+    another width differs. A width's exponent is not decided when the fit cannot decide (above)
+    and when no exponent is fitted at a width that is a trend: one depth over the sizes needing
+    a block on a grid that cannot show √N growth (:data:`FLAT_UNDECIDED`), or larger sizes
+    memorized at no tried depth (censored) with too few measured depths for a fit
+    (:data:`CENSORED_UNDECIDED`): the growth's rate is then not measured. A censored width whose
+    measured sizes fit an exponent that decides is a plain trend.
     """
     from memnb.experiments.kajitsuka import widths
 
@@ -1151,6 +1197,17 @@ def resolves_sqrt(blocks: float, first: float, last: float) -> tuple[bool, float
 #: Why a fitted capacity exponent that cannot decide caps its width at ``trend``.
 UNDECIDED = ("its 95 % interval contains both 0 (no growth) and 1 (linear growth), so it cannot "
              "tell √N growth from either: not decided, at most a trend")
+#: Why a width whose smallest depth is one value over the sizes needing a block, on a grid that
+#: cannot show √N growth, is a trend not decided (no exponent: it shows no growth rate at all).
+FLAT_UNDECIDED = ("one depth over every size needing a block gives no growth rate, and this grid "
+                  "cannot show √N growth: it tells √N growth from no growth no better than an "
+                  "interval containing both, so a trend not decided")
+#: Why a width whose larger sizes are memorized at no tried depth (censored), without a fitted
+#: exponent, is a trend not decided: the capacity grows past the tried depths at a rate not
+#: measured, which √N growth, linear growth or faster would all give.
+CENSORED_UNDECIDED = ("the capacity grows past the tried depths, at a rate the grid does not "
+                      "measure (√N, linear or faster growth would all give it), so a trend not "
+                      "decided")
 
 
 def depth_note(table: pd.DataFrame, by: str) -> str:
@@ -1220,7 +1277,8 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
     positive = np.isfinite(ys) & (ys > 0)
     values: dict[str, float] = {}
     # beside censored sizes, two measured depths give no interval: no fit then
-    if positive.sum() >= (3 if above else 2) and np.ptp(ys[positive]) > 0:
+    need = 3 if above else 2
+    if positive.sum() >= need and np.ptp(ys[positive]) > 0:
         fe = criteria.fitted_exponent(xs[positive], ys[positive], 0.5)
         parts.append(f"fitted exponent: {fe.measured}{_left_out_words(xs, ys, by)}")
         low, high = fe.values["low"], fe.values["high"]
@@ -1232,8 +1290,14 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
         return Verdict(("trend" if above or undecided else "reproduced") if ok else "differs",
                        "; ".join(parts), values)
     flat = ys[positive]
-    if above and ok:  # growth from the measured depths to above the tried ones
-        return Verdict("trend", "; ".join(parts), values)
+    if above and ok:  # growth from the measured depths to above the tried ones, rate unknown
+        k = int(positive.sum())
+        why = (f"{counted(k, 'measured size')} need{'s' * (k == 1)} a block or more, fewer "
+               f"than the {need} a fit beside the sizes above the tried depths needs" if k < need
+               else f"every measured size needing a block needs {blocks_word(float(flat[0]))}")
+        parts.append(f"no exponent fitted: {why}; the exponent is not decided: "
+                     f"{CENSORED_UNDECIDED}")
+        return Verdict("trend", "; ".join(parts), {"undecided": True})
     if not len(flat):
         why = ("no size needs a block" if finite.any() else
                "no size is memorized at any tried depth")
@@ -1246,8 +1310,11 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
                  f"{blocks_word(b)} at {by} = {first:g} predicts {grown:.2f} at {last:g}, "
                  + ("at least one more whole block, which the search did not find"
                     if resolved else "less than one more whole block: this grid cannot show it"))
-    return Verdict("trend" if ok and not resolved else "differs", "; ".join(parts),
-                   {"grown": grown, "resolved": resolved})
+    status: criteria.Status = "trend" if ok and not resolved else "differs"
+    if status == "trend":
+        parts.append(f"the exponent is not decided: {FLAT_UNDECIDED}")
+    return Verdict(status, "; ".join(parts),
+                   {"grown": grown, "resolved": resolved, "undecided": status == "trend"})
 
 
 def _left_out_words(xs: np.ndarray, ys: np.ndarray, by: str) -> str:
@@ -1461,7 +1528,11 @@ THM41_CLAIM = ("Theorem 4.1's conclusion, on our reconstruction of its construct
       f"exponent in N whose 95 % interval has its top at most ½ + {THM41_SLACK:g} (ours; "
       "Õ(√N) is an upper bound, so slower growth meets it: an interval wholly above ½ "
       f"differs, one reaching beyond ½ + {THM41_SLACK:g} is not decided, trend; FFN₂'s own "
-      "exponent is reported, not judged) "
+      "exponent is reported, not judged); the exponent is fitted on every construction of the "
+      "N sweep, evaluated exactly or only built and counted (a built network's size needs no "
+      "evaluation; memorization is required of the evaluated ones only): the measured text "
+      "says how many of the fitted points were evaluated, and gives the fit on those alone, "
+      "reported, not judged "
       + _RECON + "; the sweep's construction may "
       "add positions to its token IDs, which the theorem's model does not have (ours; the "
       "measured text says which it did); not capped at `trend`, unlike "
@@ -2034,8 +2105,10 @@ def _curves_item(number: str, name: str, metric: str, dataset: str, data: str) -
     word = "lower training loss" if metric == "loss" else "higher training accuracy"
     rule = (f"no depth's final training loss more than {LOSS_RISE * 100:g} % above the lowest "
             "of the shallower depths (relative, as in our rule for Mahdavi et al. Fig. 5); a "
-            "rise only between depths that both reach 100 % training accuracy → trend, not "
-            "differs (ours: both memorized); so a seed at accuracy 1 at every depth, where this "
+            "rise only between depths that both reach 100 % training accuracy → trend (not "
+            "decided), not differs (ours: both memorized their set, so such a rise is evidence "
+            "neither for nor against the claim; a rise against a depth below 100 % decides it, "
+            "differs); so a seed at accuracy 1 at every depth, where this "
             "rule cannot fail, can show neither way and is not counted, as in the accuracy row, "
             "and with every run there → not computable (ours: the ceiling)" if metric == "loss"
             else "final training accuracy non-decreasing in #blocks (no tolerance); a seed at "
@@ -2086,8 +2159,12 @@ def figs36(results: ResultSource) -> Verdict:
       "(their capacity is above the tried depths: not measured), when the exponent is not "
       "decided (no interval, or a 95 % interval containing both 0 and 1: it cannot tell √N "
       "from no growth or from linear growth), or at reduced scale (the cap applies to each "
-      "width); each width is judged, the row takes the weakest, and is a trend not decided "
-      "when a width's exponent is not decided and no width differs; a width with fewer than "
+      "width); a width's exponent is not decided when its interval cannot decide and when no "
+      "exponent is fitted: one depth over the N needing a block on a grid that cannot show √N "
+      "growth, or N memorized at no tried depth with too few measured depths for a fit (the "
+      "growth's rate not measured); each width is judged, the row takes the weakest, and is a "
+      "trend not decided when a width's exponent is not decided and no width differs (so with "
+      "no width's exponent decided, it is never a plain trend); a width with fewer than "
       "two sizes N is not judged (a partial run), and with none left the row judges the "
       "`quick` run where one exists, else is not run; the measured text then compares the "
       "`quick` run's smallest depths with the full run's where they share a point (reported, "
