@@ -39,10 +39,12 @@ def test_the_intro_copies_the_glance_table_with_links_to_the_scorecard_page(tmp_
     assert table.startswith("<div") and table.endswith("</p>")
     assert f'href="{glance.SCORECARD_PAGE}#sc-dana-fig-1b"' in table
     assert 'href="#' not in table
-    # the sentence under the table (what it leaves out) comes too, and names the scorecard
-    # page, so it reads right on the introduction; its link to *All the rows* points there
-    assert ('Left out of the table, and counted under <a href="chapters/scorecard.html'
-            '#all-the-rows"><em>All the rows</em></a> on the scorecard') in table
+    # the sentence under the table (what it leaves out) comes too, worded to read right on
+    # both pages (the scorecard's section, not "on the scorecard page" on that page itself);
+    # its link to *All the rows* points at the scorecard page
+    assert ("Left out of the table, and counted in the scorecard's section <a href=\""
+            'chapters/scorecard.html#all-the-rows"><em>All the rows</em></a>:') in table
+    assert "on the scorecard page" not in table
     page = glance.glance_markdown(path)
     assert page.startswith("```{raw} html\n<div") and page.endswith("</p>\n```\n")
 

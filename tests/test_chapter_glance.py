@@ -59,7 +59,36 @@ def test_a_chapter_glance_groups_its_rows_by_status_and_links_each_to_its_row():
 
 def test_a_chapter_of_rows_of_ours_only_has_one_column():
     page = render.chapter_glance_html([_row("Head to head", "trend", ours=True)]).data
-    assert "<th>Rows of ours</th>" in page and "paper's claims" not in page
+    assert "<th>The chapter&#x27;s claims (ours)</th>" in page and "paper's claims" not in page
+    assert "by construction" not in page  # no such row: no such column
+
+
+def test_a_chapter_of_rows_of_ours_sets_its_checks_of_our_code_apart():
+    """Review: the cross-paper chapter reproduces no paper, yet its glance was titled "What
+    reproduced in this chapter", and two of its three decided trends read as its findings
+    though one is a check of our code. A chapter whose rows are all ours is titled as the
+    status of its own rows, and its rows that hold by construction stand in a column of their
+    own, as the scorecard counts the papers' checks of our code apart."""
+    ours = [_row("Head to head", "trend", ours=True, decided=False),
+            _row("Thm 1 vs training", "trend", ours=True),
+            _row("Information ceiling", "trend", ours=True,
+                 measured=f"holds at every point [{render.BY_CONSTRUCTION}; the bound]")]
+    assert render.chapter_glance_title(ours) == "Status of this chapter's rows (ours)"
+    assert render.chapter_glance_title(ROWS) == "What reproduced in this chapter"
+    assert render.chapter_glance_title(ROWS[-1:]) == render.CHAPTER_GLANCE_TITLES["ours"]
+    page = render.chapter_glance_html(ours).data
+    assert ("<th>The chapter&#x27;s claims (ours)</th>"
+            "<th>Checks of our code (hold by construction)</th>") in page
+    claims, checks = _lines(page)["trend"].split(" | ")
+    assert claims.startswith("1: ") and "Thm 1 vs training" in claims
+    assert checks.startswith("1: ") and "Information ceiling" in checks
+    assert "Information ceiling" not in claims and "<em>(ours" not in page  # no kind named
+    assert _lines(page)["trend (not decided)"].startswith("1: ")
+    # in a paper's chapter, a row of ours that holds by construction is named so
+    mixed = render.chapter_glance_html(ROWS + [_row("Rank", "trend", ours=True, measured=(
+        f"x [{render.BY_CONSTRUCTION}; y]"))]).data
+    assert "Rank</a> <em>(ours, a check of our code)</em>" in mixed
+    assert "checks of ours that hold by construction</th>" in mixed
 
 
 def test_every_chapter_shows_its_glance_at_the_top_from_its_closing_rows():

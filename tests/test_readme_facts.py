@@ -105,9 +105,11 @@ def test_the_gpu_started_runs_that_a_cpu_run_refuses_are_the_readmes():
 
 def test_the_experiments_whose_step_needs_more_memory_than_the_cpu_plans():
     """README, Profiles: "the CPU plan's notes show that four Kajitsuka & Sato experiments (...)
-    need more memory for one training step than that CPU's 24 GiB", read from
+    need more memory for one training step than the planning machine has", read from
     data/plans/full.cpu.json: the rows whose estimated step memory exceeds the plan machine's
-    memory, which their notes name."""
+    memory, which their notes name. The planning machine is described once, "(2 CPU threads,
+    24 GiB of memory)", from the plan's device and its notes: memory is the machine's, not the
+    CPU's."""
     from memnb.prose import number_word
 
     plan = json.loads((REPO / "data" / "plans" / "full.cpu.json").read_text())
@@ -126,7 +128,13 @@ def test_the_experiments_whose_step_needs_more_memory_than_the_cpu_plans():
     assert listed == over
     assert f"{start}{number_word(len(over))} Kajitsuka & Sato experiments" in said
     assert all(name.startswith("kajitsuka.") for name in over)
-    assert f"one training step than that CPU's {gib} GiB" in said
+    assert "one training step than the planning machine has" in said
+    threads = int(re.fullmatch(r"CPU \(.*, (\d+) threads?\)", plan["device_name"]).group(1))
+    machine = f"the planning machine ({threads} CPU threads, {gib} GiB of memory)"
+    assert said.count(machine) == 1 and said.count("the planning machine") >= 3
+    # review: RAM is not the CPU's, and a thread count is the machine's
+    for wrong in ("GiB CPU", "CPU's 24", "2-thread CPU"):
+        assert wrong not in said, wrong
 
 
 def test_two_cpu_runs_of_the_same_code_can_differ():
@@ -341,3 +349,52 @@ def test_the_busy_cpu_sentence_says_when_the_commands_warn():
     assert busy_cpu_warning(2.0, 2, 2) is not None  # at the cores
     assert busy_cpu_warning(1.99, 2, 2) is None  # below them
     assert "OMP_NUM_THREADS=1" in busy_cpu_warning(2.0, 2, 2)
+
+
+def test_the_readme_points_at_rerunning_a_chapter_and_at_the_papers_scale():
+    """Review: paper-scale use was buried under *Profiles*. The README's section on rerunning
+    names `book/build.py --only` (an option of the build, taking a notebook's name), and gives
+    the commands of the *Running at scale* page's *Quick start*, each of which that section
+    gives; a committed complete run is computed again with MEMNB_RESULTS_DIR, as *Refusals*
+    says."""
+    section = README.split("## Rerun a chapter, or run at the papers' scale", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    flat = _flat(section)
+    assert "`.venv/bin/python book/build.py --only dana`" in flat
+    build = (REPO / "book" / "build.py").read_text()
+    assert 'add_argument("--only"' in build and 'add_argument("--force"' in build
+    named = set(re.findall(r"`([a-z_]+)`", flat.split("a notebook of `notebooks/`", 1)[1]
+                           .split(")", 1)[0]))
+    assert named == {path.stem for path in (REPO / "notebooks").glob("*.ipynb")}
+    page = (REPO / "book" / "running_at_scale.md").read_text()
+    assert "\n## Quick start\n" in page
+    quick = page.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    given = {" ".join(line.split()) for line in
+             quick.split("```bash", 1)[1].split("```", 1)[0].replace("\\\n", " ").splitlines()
+             if line.strip() and not line.lstrip().startswith("#")}
+    block = section.split("```bash", 1)[1].split("```", 1)[0]
+    commands = [" ".join(line.split("#", 1)[0].split()) for line in block.splitlines()
+                if line.strip()]
+    assert commands and all(command in given for command in commands), (commands, given)
+    assert "section *Quick start*" in flat and "*Running at scale*" in flat
+    assert "`make book PROFILE=full` is not the way to compute the runs on a CPU" in flat
+    # the refusal the section names, and its way round, are the README's own
+    assert "`MEMNB_RESULTS_DIR=PATH memnb run EXPERIMENT --profile full`" in flat
+    assert "`MEMNB_RESULTS_DIR=PATH make book`" in flat
+    assert "MEMNB_RESULTS_DIR=PATH make book" in given
+    assert "(`MEMNB_RESULTS_DIR=PATH`, the results root" in _flat(README)
+
+
+def test_the_quick_profile_time_points_to_the_measured_times():
+    """Review: "minutes on a laptop CPU" for `quick`, while one chapter took about eleven
+    minutes on two cores. No time is typed as measured: the README and the introduction say
+    minutes to tens of minutes per chapter and name the page that lists each chapter's time."""
+    said = _flat(README)
+    assert ("`quick`: the trend of every figure, in minutes to tens of minutes per chapter on a "
+            "laptop CPU (the book's page *How each page was produced* lists each chapter's time)"
+            ) in said
+    intro = _flat((REPO / "book" / "intro.md").read_text())
+    assert ("in minutes to tens of minutes per chapter on a laptop CPU, the default for building "
+            "this book; [How each page was produced](reproducibility.md) lists each chapter's "
+            "time") in intro
+    assert "a few minutes on a CPU" not in intro

@@ -342,16 +342,70 @@ def _linked_items(rows: list[Row], ids: dict[int, str]) -> str:
                      for item, target in first.items())
 
 
+#: The words that mark a run's entry in a row's evidence as partial: the committed run's
+#: :func:`memnb.provenance.partial_summary`, as :class:`memnb.scorecard.core.ResultSource`
+#: appends it ("... (partial: 88 of 160 points ran; missing ...)"), and, for a part of a rerun
+#: read in its place (its label "`full` rerun of ..."), the rerun's progress while it is under
+#: way (:func:`memnb.reruns.rerun_progress`: "a rerun by today's code has computed 70 of the 210
+#: points ...").
+_PARTIAL_MARK = " (partial: "
+_RERUN_UNDER_WAY = re.compile(r"a rerun by .+? has computed [\d,]+ of the [\d,]+ points")
+
+
+def short_of_paper_scale(row: Row) -> bool:
+    """Whether ``row`` was judged on a run short of the papers' scale: some result table its
+    check read is a reduced-size run (a profile other than ``full``: the ``quick`` run a row
+    falls back to where no ``full`` run of today's profile exists, or where the committed one
+    is too partial for its criterion; or a ``ci`` run), or a ``full`` run that has not computed
+    all of its points. On such evidence a claim that holds is at most ``trend``
+    (:func:`memnb.scorecard.criteria.at_paper_scale`); one that fails is ``differs`` at any
+    scale. A ``not run`` row is judged on nothing, and a ``not computable`` one on no
+    measurement that a larger run could change: neither is counted.
+
+    Derived from the row, since :class:`memnb.scorecard.core.Row` records no run scale of its
+    own: the profile of each run read is the structured :attr:`Row.read_from` label ("`quick`
+    run of dana.exp1", :data:`_RUN_PROFILE`); whether a ``full`` run read is partial is read
+    from that run's entry in :attr:`Row.evidence` (from its label to the next run's label),
+    where :class:`memnb.scorecard.core.ResultSource` writes :data:`_PARTIAL_MARK` (or, for a
+    rerun's part, :data:`_RERUN_UNDER_WAY`). A marker about another run (the committed ``full``
+    run a ``quick`` fallback names as not judged) lies in that other run's entry and is not
+    read as this run's."""
+    if row.status in ("not run", "not computable"):
+        return False
+    runs = [(label, m.group(1)) for label in row.read_from if (m := _RUN_PROFILE.match(label))]
+    if any(profile != "full" for _, profile in runs):
+        return True
+    starts = sorted({row.evidence.find(label) for label, _ in runs} - {-1})
+    for label, _ in runs:
+        start = row.evidence.find(label)
+        if start < 0:
+            continue
+        end = next((s for s in starts if s > start), len(row.evidence))
+        entry = row.evidence[start:end]
+        if _PARTIAL_MARK in entry or (" rerun of " in label and _RERUN_UNDER_WAY.search(entry)):
+            return True
+    return False
+
+
+#: The heading of the glance's column of the rows judged on a run short of the papers' scale
+#: (:func:`short_of_paper_scale`); the pages that show the glance name it in their text, with a
+#: link to the list of the runs still to compute (*Still to run*, on the Running at scale page).
+SHORT_COLUMN = "quick or partial run"
+
+
 def glance_html(rows: list[Row]) -> HTML:
     """What reproduced, at a glance, for the top of the scorecard page (and, copied, the
     introduction): per paper, the rows on the published paper's items other than our
     expectations, our readings of content not in our sources and checks of our code (the last
-    list of :func:`claim_kinds`), counted per status (a trend not decided apart), with
-    the items whose rows differ, each a link to its row in :func:`book_scorecard`'s tables
-    (:func:`row_ids`, per paper as those tables are); then, in words, the rows the table
-    leaves out (our expectations, content not in our sources, checks of our code, earlier
-    versions of the papers, rows of ours) with those of them that differ, linked too, and a
-    link to the section that counts them (:data:`ALL_ROWS_ID`)."""
+    list of :func:`claim_kinds`), counted per status (a trend not decided apart) and, in the
+    column :data:`SHORT_COLUMN`, those of them judged on a reduced-size or partial run
+    (:func:`short_of_paper_scale`), with the items whose rows differ, each a link to its row in
+    :func:`book_scorecard`'s tables (:func:`row_ids`, per paper as those tables are); then, in
+    words, the rows the table leaves out (our expectations, content not in our sources, checks
+    of our code, earlier versions of the papers, rows of ours) with those of them that differ,
+    linked too, and how many of them are judged on a reduced-size or partial run, and a link to
+    the section that counts them (:data:`ALL_ROWS_ID`), worded so that it reads the same on the
+    scorecard page and in the introduction's copy."""
     from IPython.display import HTML
 
     from memnb.prose import counted
@@ -366,8 +420,10 @@ def glance_html(rows: list[Row]) -> HTML:
     head = "".join(f'<th style="text-align:center">{_badge(s, d)}</th>' for s, d in columns)
     out = ['<div style="overflow-x:auto"><table class="scorecard-glance" '
            'style="font-size:85%;width:100%">',
-           f"<thead><tr><th>Paper</th><th>rows</th>{head}<th>where it differs</th></tr>"
-           "</thead><tbody>"]
+           f"<thead><tr><th>Paper</th><th>rows</th>{head}"
+           f'<th style="text-align:center;min-width:5.5em">{html.escape(SHORT_COLUMN)}</th>'
+           "<th>where it differs</th></tr></thead><tbody>"]
+    centred = range(1, len(columns) + 3)  # the counts: rows, each status, short of scale
     for paper, name in PAPERS.items():
         mine = [r for r in stated if r.paper == paper]
         if not mine:
@@ -375,9 +431,10 @@ def glance_html(rows: list[Row]) -> HTML:
         counts = [sum(r.status == s and r.decided == d for r in mine) for s, d in columns]
         differs = [r for r in mine if r.status == "differs"]
         cells = [html.escape(name), str(len(mine))] + [str(n) for n in counts]
+        cells.append(str(sum(short_of_paper_scale(r) for r in mine)))
         cells.append(_linked_items(differs, ids) or "none")
         out.append("<tr>" + "".join(
-            f'<td style="vertical-align:top{";text-align:center" if 0 < i < 8 else ""}">'
+            f'<td style="vertical-align:top{";text-align:center" if i in centred else ""}">'
             f"{c}</td>" for i, c in enumerate(cells)) + "</tr>")
     out.append("</tbody></table></div>")
     # (rows, what they are, a short name for the list of those that differ)
@@ -391,10 +448,10 @@ def glance_html(rows: list[Row]) -> HTML:
             (ours, "of ours, beyond the papers (the cross-paper chapter's among them)", "ours")]
     parts = [f"{counted(len(group), 'row')} {what}" for group, what, _ in left if group]
     if parts:
-        # a link within the scorecard page; the introduction's copy points it at that page
-        # (book/buildtools/glance.py)
-        out.append(f'<p>Left out of the table, and counted under <a href="#{ALL_ROWS_ID}">'
-                   f"<em>All the rows</em></a> on the scorecard page: {and_words(parts)}.")
+        # a link within the scorecard page, which the introduction's copy points at that page
+        # (book/buildtools/glance.py): worded to read right on both pages
+        out.append(f'<p>Left out of the table, and counted in the scorecard\'s section '
+                   f'<a href="#{ALL_ROWS_ID}"><em>All the rows</em></a>: {and_words(parts)}.')
         failing = []
         for group, _, short in left:
             for paper, name in PAPERS.items():
@@ -404,6 +461,10 @@ def glance_html(rows: list[Row]) -> HTML:
                                    f"{_linked_items(bad, ids)} ({html.escape(short)})")
         if failing:
             out.append(" Of these, the rows that differ: " + "; ".join(failing) + ".")
+        short = sum(short_of_paper_scale(r) for group, _, _ in left for r in group)
+        if short:
+            out.append(f" Of the rows left out, {short} {'is' if short == 1 else 'are'} "
+                       f"judged on a {SHORT_COLUMN}.")
         out.append("</p>")
     return HTML("\n".join(out))
 
@@ -418,6 +479,25 @@ def _capitalized(words: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+#: The title of a chapter's glance (:func:`chapter_glance_title`): for a paper's chapter, and
+#: for a chapter whose rows are all ours (the cross-paper chapter, which reproduces no paper).
+CHAPTER_GLANCE_TITLES: dict[str, str] = {
+    "paper": "What reproduced in this chapter",
+    "ours": "Status of this chapter's rows (ours)"}
+
+
+def _ours_only(rows: list[Row]) -> bool:
+    return bool(rows) and all(r.ours for r in rows)
+
+
+def chapter_glance_title(rows: list[Row]) -> str:
+    """The title of the glance of a chapter whose rows are ``rows`` (:func:`chapter_glance_html`):
+    "What reproduced in this chapter" for a paper's chapter; "Status of this chapter's rows
+    (ours)" for a chapter whose rows are all ours (the cross-paper chapter reproduces no paper:
+    its rows are its own claims and checks of our code) (:data:`CHAPTER_GLANCE_TITLES`)."""
+    return CHAPTER_GLANCE_TITLES["ours" if _ours_only(rows) else "paper"]
+
+
 def chapter_glance_html(rows: list[Row]) -> HTML:
     """What reproduced in one chapter, for the chapter's top: its rows (one paper's, as
     :func:`chapter_scorecard` shows them at the chapter's end) grouped by status, one line per
@@ -425,40 +505,53 @@ def chapter_glance_html(rows: list[Row]) -> HTML:
     closing table (:func:`row_ids`). The rows that the book's glance counts (:func:`glance_html`:
     the published paper's claims our sources state, judged by a check that could fail) stand
     apart from the others (our expectations, our readings of content not in our sources, checks
-    of our code, earlier versions of the paper, rows of ours), which are named with their kind;
-    a column with no row is left out."""
+    of our code, earlier versions of the paper, rows of ours, rows of ours that hold by
+    construction), which are named with their kind. A chapter whose rows are all ours (the
+    cross-paper chapter, :func:`chapter_glance_title`) has no paper's claims: its own claims
+    stand apart from its checks that hold by construction (:data:`BY_CONSTRUCTION`: checks of
+    our code), as the scorecard sets the papers' checks of our code apart. A column with no
+    row is left out."""
     from IPython.display import HTML
 
     ids = {id(r): row_id for r, row_id in zip(rows, row_ids(rows), strict=True)}
     published, earlier, ours = _published_and_left_out(rows)
     marked, unsourced, built, stated = claim_kinds(published)
+    ours_built = [r for r in ours if BY_CONSTRUCTION in r.measured]
+    ours_claims = [r for r in ours if BY_CONSTRUCTION not in r.measured]
     # (rows, a row's kind as its item is followed, the kind in the column's heading)
     kinds = [(marked, "our expectation", "our expectations"),
              (unsourced, "our reading", "our readings of content not in our sources"),
              (built, "a check of our code", "checks of our code"),
              (earlier, "an earlier version", "earlier versions of the paper"),
-             (ours, "ours", "rows of ours")]
+             (ours_claims, "ours", "rows of ours"),
+             (ours_built, "ours, a check of our code", "checks of ours that hold by construction")]
     kind_of = {id(r): words for group, words, _ in kinds for r in group}
-    counted_ids = {id(r) for r in stated}
-    columns = [("The paper's claims (counted in the book's glance)", True),
-               (_capitalized(and_words([head for group, _, head in kinds if group])), False)]
-    columns = [(head, in_glance) for head, in_glance in columns
-               if any((id(r) in counted_ids) == in_glance for r in rows)]
+    # (heading, the ids of its rows, whether each item is followed by its kind)
+    if _ours_only(rows):
+        columns = [("The chapter's claims (ours)", {id(r) for r in ours_claims}, False),
+                   ("Checks of our code (hold by construction)", {id(r) for r in ours_built},
+                    False)]
+    else:
+        columns = [("The paper's claims (counted in the book's glance)",
+                    {id(r) for r in stated}, False),
+                   (_capitalized(and_words([head for group, _, head in kinds if group])),
+                    {id(r) for group, _, _ in kinds for r in group}, True)]
+    columns = [c for c in columns if c[1]]
     out = ['<div style="overflow-x:auto"><table class="scorecard-glance" '
            'style="font-size:85%;width:100%">',
            "<thead><tr><th>Status</th>"
-           + "".join(f"<th>{html.escape(head)}</th>" for head, _ in columns)
+           + "".join(f"<th>{html.escape(head)}</th>" for head, _, _ in columns)
            + "</tr></thead><tbody>"]
     for status, decided in GLANCE_COLUMNS:
         here = [r for r in rows if r.status == status and r.decided == decided]
         if not here:
             continue
         cells = []
-        for _, in_glance in columns:
-            mine = [r for r in here if (id(r) in counted_ids) == in_glance]
+        for _, members, named in columns:
+            mine = [r for r in here if id(r) in members]
             links = ", ".join(
                 f'<a href="#{ids[id(r)]}">{html.escape(r.item)}</a>'
-                + ("" if in_glance else f" <em>({html.escape(kind_of[id(r)])})</em>")
+                + (f" <em>({html.escape(kind_of[id(r)])})</em>" if named else "")
                 for r in mine)
             cells.append(f"{len(mine)}: {links}" if mine else "")
         out.append(f'<tr><td style="vertical-align:top;white-space:nowrap">'
@@ -507,8 +600,9 @@ def book_scorecard(profile: str, rows: list[Row] | None = None) -> HTML:
     return HTML("\n".join(parts))
 
 
-__all__ = ["ALL_ROWS_ID", "BY_CONSTRUCTION", "CHAPTER_PAGES", "GLANCE_COLUMNS", "STATUSES",
+__all__ = ["ALL_ROWS_ID", "BY_CONSTRUCTION", "CHAPTER_GLANCE_TITLES", "CHAPTER_PAGES",
+           "GLANCE_COLUMNS", "SHORT_COLUMN", "STATUSES",
            "STATUS_COLOURS", "book_scorecard", "by_construction", "chapter_glance_html",
-           "chapter_row_link", "chapter_scorecard",
+           "chapter_glance_title", "chapter_row_link", "chapter_scorecard",
            "claim_kinds", "earlier_versions", "glance_html", "paper_id", "row_ids", "rows_html",
-           "runs_read_sentence", "source_profile", "summary_sentence"]
+           "runs_read_sentence", "short_of_paper_scale", "source_profile", "summary_sentence"]
