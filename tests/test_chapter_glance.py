@@ -104,3 +104,19 @@ def test_every_chapter_shows_its_glance_at_the_top_from_its_closing_rows():
         assert len(shown) == len(glued) == 1, paper
         assert glued == closing, paper  # the same rows as the closing table
         assert shown[0] < min(i for i, s in enumerate(sources) if s.startswith("## ")) + 3, paper
+
+
+def test_each_chapter_titles_its_glance_as_render_does():
+    """The bold title above each chapter's glued glance is the one chapter_glance_title gives its
+    rows: the cross-paper chapter's rows are all ours, the paper chapters' are not."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    for name, kind in (("compare", "ours"), ("dana", "paper"), ("mahdavi", "paper"),
+                       ("kajitsuka_sato", "paper")):
+        cells = json.loads((root / f"{name}.ipynb").read_text())["cells"]
+        opening = next("".join(c["source"]) for c in cells
+                       if c["cell_type"] == "markdown" and "{glue:} chapter_glance" in
+                       "".join(c["source"]))
+        assert opening.startswith(f"**{render.CHAPTER_GLANCE_TITLES[kind]}.**"), name

@@ -359,11 +359,20 @@ def _fake_table(per_bit: dict[str, float | tuple[float, ...]] | None = None) -> 
 
 def test_verdicts_on_a_known_table():
     table = _fake_table()
-    v = card.ranking_verdict(table, 4)
-    # the MLP's mean (0.6 bits/parameter) beats the runner-up's (0.3) beyond the seed spread at
-    # all three budgets
+    clear = _fake_table({"aot": 0.3, "mha": 0.2, "ffn_attention": 0.1, "mlp": 0.9})
+    v = card.ranking_verdict(clear, 4)
+    # the MLP's mean (0.9 bits/parameter) beats the runner-up's (0.3) beyond the seed spread
+    # and beyond the search brackets (its largest N fitted above the AoT's next N tried) at all
+    # three budgets
     assert v.values["winner"] == "mlp" and v.values["leads"] == 3
     assert v.status == "reproduced"
+    # at 0.6 against 0.3 the means lie apart beyond the seed spread, but the AoT's next N tried
+    # (2 N + 5) lies above the MLP's largest N fitted: the brackets allow a ratio below 1, so
+    # no lead anywhere (not decided)
+    within = card.ranking_verdict(table, 4)
+    assert (within.status, within.values["leads"], within.values["decided"]) == (
+        "trend", 0, False)
+    assert "(within the search brackets: they allow a ratio from 0.9" in within.measured
     assert card.floor_verdict(table, 4).status == "reproduced"
     v = card.linear_capacity_verdict(table, 4, "mlp")
     # exponent 0.99, but the next tried N (2 N + 5) leaves brackets that allow exponents 0.43
@@ -381,14 +390,14 @@ def test_verdicts_on_a_known_table():
                                                       external.anchors().values())).all()
     # the MLP does not lead: the AoT first everywhere, then a different architecture first at
     # each budget, the MLP second at all three (no architecture leads at more than half)
-    v = card.ranking_verdict(_fake_table({"aot": 0.6, "mha": 0.2, "ffn_attention": 0.1,
+    v = card.ranking_verdict(_fake_table({"aot": 0.9, "mha": 0.2, "ffn_attention": 0.1,
                                           "mlp": 0.3}), 4)
     assert (v.status, v.values["winner"], v.values["leads"]) == ("reproduced", "aot", 3)
-    split = _fake_table({"aot": (0.6, 0.1, 0.1), "mha": (0.1, 0.6, 0.1),
-                         "ffn_attention": (0.1, 0.1, 0.6), "mlp": 0.3})
+    split = _fake_table({"aot": (0.9, 0.1, 0.1), "mha": (0.1, 0.9, 0.1),
+                         "ffn_attention": (0.1, 0.1, 0.9), "mlp": 0.3})
     v = card.ranking_verdict(split, 4)
     assert (v.status, v.values["leads"], v.values["unled"]) == ("differs", 1, 0)
-    assert "P=200: MHA 0.60 vs 0.30; P=400: FFN-attn-FFN 0.60 vs 0.30" in v.measured
+    assert "P=200: MHA 0.91 vs 0.30; P=400: FFN-attn-FFN 0.90 vs 0.30" in v.measured
 
 
 def test_experiment_is_registered_with_three_profiles():
@@ -754,25 +763,58 @@ def test_the_lower_bound_row_is_marked_unverified():
     assert cells[0].startswith("Kajitsuka & Sato Thm 4.2 *[unverified: our notes have only")
     assert "the scope \"any Transformer\" included" in cells[0]
     assert "\"optimal up to logarithmic factors\"" in cells[0]
-    assert cells[1] == "any Transformer *[unverified]*"
-    assert cells[2] == "not in our notes"
-    assert cells[4].endswith("*[unverified]*")
+    assert cells[1] == "any Transformer *[unverified]*. *Conditions:* not in our notes"
+    assert cells[2].endswith("*[unverified]*")
     assert "one flagged *[unverified]* is recalled" in text
+
+
+#: The header of the compare chapter's symbol table (Section 1): four columns, the architecture
+#: and its conditions in one, what a statement says and its formula in one, so that the table
+#: fits the book's text column (finding of the review: six columns needed 1,011 px of 784).
+SYMBOL_TABLE_HEADER = "| statement | architecture and conditions | says | what $P$ counts |"
 
 
 def _symbol_table_rows() -> dict[str, list[str]]:
     """The rows of the compare chapter's symbol table (Section 1), keyed by their first cell's
-    start, each as its list of cells."""
+    start, each as its six fields: statement, architecture, conditions, says, form and what P
+    counts (the second cell split at "*Conditions:*", the third at its first colon)."""
     import json
     from pathlib import Path
 
     nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
     text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    start = text.index("| statement | architecture | conditions | says | form | what $P$ counts |")
+    start = text.index(SYMBOL_TABLE_HEADER)
     lines = text[start:].split("\n\n")[0].splitlines()
     rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines[2:]]
-    assert all(len(r) == 6 for r in rows)
-    return {r[0][:30]: r for r in rows}
+    assert all(len(r) == 4 for r in rows)
+    assert all(r[1].count(". *Conditions:* ") == 1 for r in rows)
+    split = []
+    for statement, merged, says, counts in rows:
+        architecture, conditions = merged.split(". *Conditions:* ")
+        kind, form = says.split(": ", 1)
+        split.append([statement, architecture, conditions, kind, form, counts])
+    return {r[0][:30]: r for r in split}
+
+
+def test_the_symbol_table_fits_the_text_column():
+    """Finding of the review: the symbol table of Section 1 needed 1,011 px in a 784 px column,
+    its six columns each as wide as its widest formula (MathJax does not wrap a formula). It has
+    four columns now, the architecture with its conditions and what a statement says with its
+    formula, and no formula of more than 25 characters of TeX (the widest, about 200 px, set as
+    two where a column must wrap between them); measured on the page with the book's styles,
+    the table is 784 px wide."""
+    import json
+    import re
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    start = text.index(SYMBOL_TABLE_HEADER)
+    table = text[start:].split("\n\n")[0]
+    assert table.splitlines()[1] == "|---|---|---|---|"
+    widest = max(re.findall(r"\$[^$]+\$", table), key=len)
+    assert len(widest) <= 27, widest  # with its two dollars
+    assert "$P = 2Hd(d_h + d_v)$ $+ d\\,d_o$" in table  # one formula, set as two
 
 
 def test_every_statement_of_the_symbol_table_states_its_conditions():
@@ -1238,6 +1280,8 @@ def test_the_chapter_flags_its_reconstructions_and_shows_no_partial_fit_bits():
     import json
     from pathlib import Path
 
+    from memnb.figures import compare as figures
+
     nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
     cells = ["".join(c["source"]) for c in nb["cells"]]
     text = "\n".join(cells)
@@ -1247,7 +1291,8 @@ def test_the_chapter_flags_its_reconstructions_and_shows_no_partial_fit_bits():
     assert "in our reconstruction *[reconstruction]*" in text
     assert "a capacity of $0$ in the raw table" not in text
     assert not any(c.strip().endswith("table.head()") for c in cells)
-    assert any('table.drop(columns="bits_per_parameter"' in c for c in cells)
+    assert any("figures.raw_table(table)" in c for c in cells)
+    assert "bits_per_parameter" not in figures.RAW_COLUMNS
     assert any("figures.construction_label(name)" in c and "NBVAL_CHECK_OUTPUT" in c
                for c in cells)
     assert any("card.linear_capacity_sentence(table, params, profile)" in c for c in cells)
@@ -1362,7 +1407,7 @@ def test_winners_say_when_the_lead_is_only_the_parameter_count():
     best = best.assign(censored_seeds=0, zero_seeds=0, smallest=8, below=np.nan)
     text = figures.winners_markdown(best).splitlines()
     assert text[0].endswith("; the same mean capacity, 11.5 examples, on 60 parameters against "
-                            "62: the lead is the parameter count's.")
+                            "62: the first place is the parameter count's.")
     assert "same mean capacity" not in text[1]
 
 
@@ -1427,7 +1472,7 @@ def test_the_budget_slider_frames_share_their_y_limits():
     theory = compare.theory_curves(task, budgets)
     ylim = figures.budget_ylim(budgets, best, theory, task)
     floor = theory[theory["kind"] == "forbidden above"]["N"].max()
-    assert ylim == (0.8, 3 * floor)
+    assert ylim == (figures.BAR_FLOOR, 3 * floor)
     tops = []
     for budget in budgets:
         shared = figures.budget_frame(budget, best, theory, task, ylim=ylim)
@@ -1740,7 +1785,7 @@ def test_the_best_table_and_the_captions_give_the_search_s_brackets():
     fig = figures.head_to_head_figure(best, fixed, 4, brackets)
     labels = fig.legends[0].get_texts()
     plt.close(fig)
-    assert labels[-1].get_text() == figures.RANGE_LABEL
+    assert labels[-1].get_text() == figures.legend_text(figures.RANGE_LABEL)
     # a ratio one step of the grid apart (exactly the step), or within one step (less than
     # it), settled or not; one further apart says nothing
     apart = _two_architectures(aot=(30, 30), mlp=(60, 60))
@@ -1763,9 +1808,20 @@ def test_the_best_table_and_the_captions_give_the_search_s_brackets():
     assert figures.ratio_grid_words(b, r, 120, "mlp", "aot") == ""
 
 
+def _with_mha_at_120() -> pd.DataFrame:
+    """:func:`_half_table` with an attention layer at P = 120 whose two seeds fit 15 and 30
+    examples (mean 22.5, above V = 4), in a shape of d_v = 1 value channel per head."""
+    half = _half_table()
+    mha = half[half["budget"] == 120].assign(architecture="mha", shape="d=12 d_h=2 H=1")
+    return pd.concat([half, mha], ignore_index=True)
+
+
 def test_the_budget_slider_marks_trained_aot_bars_outside_thm_1():
     """Finding of the review: a frame showed a trained AoT of d > V beside Dana et al.'s
-    guarantee; such a bar is cross-hatched, with a legend entry, and the caption names it."""
+    guarantee; such a bar is cross-hatched, with a legend entry, and the caption names it. So is
+    a trained attention layer outside Mahdavi et al.'s Thm 1 (its d_v < d_o, Assumption 1 failing
+    at N > V; finding of a later review: those bars were drawn solid above the guarantee), and
+    the caption says why and that the guarantee line is drawn for layers with d_v = C."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1778,9 +1834,9 @@ def test_the_budget_slider_marks_trained_aot_bars_outside_thm_1():
     wide = _half_table()
     wide.loc[wide["budget"] == 120, "shape"] = "d=8 d_h=1 H=1"
     best = card.censored_best(wide, 4)
-    assert figures.outside_scope("aot", "d=8 d_h=1 H=1", 4)
-    assert not figures.outside_scope("aot", "d=4 d_h=1 H=1", 4)
-    assert not figures.outside_scope("mha", "d=10 d_h=1 H=2", 4)
+    assert card.outside_scope("aot", "d=8 d_h=1 H=1", 4)
+    assert not card.outside_scope("aot", "d=4 d_h=1 H=1", 4)
+    assert not card.outside_scope("mha", "d=10 d_h=1 H=2", 4)
     for budget, outside in ((60, False), (120, True)):
         fig = figures.budget_frame(budget, best, theory, task)
         ax = fig.axes[0]
@@ -1797,13 +1853,37 @@ def test_the_budget_slider_marks_trained_aot_bars_outside_thm_1():
             "(d=8 d_h=1 H=1), whose width d exceeds V = 4") in caption
     narrow = figures.budget_slider_caption(task, [60, 120], card.censored_best(_half_table(), 4))
     assert "Every best trained AoT has d ≤ V = 4" in narrow and "Cross-hatched" not in narrow
+    # the attention layer: d_v = 1 < d_o = C, and a capacity above V (two queries coincide)
+    assert card.outside_reasons("mha", "d=12 d_h=2 H=1", task, 22.5) == ["d_v < d_o", "N > V"]
+    assert card.outside_reasons("mha", "d=12 d_h=2 H=1", task, 3) == ["d_v < d_o"]
+    assert card.outside_reasons("aot", "d=2 d_h=1 H=4", task, 22.5) == []
+    assert card.outside_reasons("mlp", "w=1", task, 22.5) == []
+    both = card.censored_best(_with_mha_at_120(), 4)
+    fig = figures.budget_frame(120, both, theory, task)
+    ax = fig.axes[0]
+    hatched = {t.get_text(): bar.get_hatch() == "xx"
+               for t, bar in zip(ax.get_xticklabels(), ax.patches, strict=False)}
+    legend = ax.get_legend()
+    plt.close(fig)
+    assert hatched["trained\nMHA"] and not hatched["trained\nAoT"]
+    assert [t.get_text() for t in legend.get_texts()] == [figures.OUTSIDE_LABEL]
+    words = figures.budget_slider_caption(task, [60, 120], both)
+    assert (f'Cross-hatched, "{figures.OUTSIDE_LABEL}": the best trained MHA at P = 120 '
+            "(d=12 d_h=2 H=1), outside Mahdavi et al.'s Thm 1: the trained layers have 1 value "
+            "channel per head (d_v) and a read-out to 4 outputs (d_o), so d_v < d_o") in words
+    assert ("so Assumption 1 (queries of Kruskal rank ≥ n) fails (every one of these capacities "
+            "exceeds V)") in words
+    assert ("Mahdavi et al.'s guarantee line is drawn for layers with d_v = C = 4 (ours), not for "
+            "these shapes. Such a bar does not test the guarantee beside it.") in words
 
 
 def test_the_line_figures_mark_trained_aot_points_outside_thm_1():
     """Finding 4 of the verification: the statements figure and the slider over C drew a trained
     AoT of d > V unmarked beside Dana et al.'s guarantee; such a point is hollow there, with a
     legend entry, and both captions name it (the budget slider's caption also names a bar below
-    the guarantee beside it)."""
+    the guarantee beside it). A trained attention layer outside Mahdavi et al.'s Thm 1 is hollow
+    too, in its own colour, under the same legend entry (finding of a later review: those points
+    were drawn solid above the guarantee line)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1839,9 +1919,26 @@ def test_the_line_figures_mark_trained_aot_points_outside_thm_1():
     assert figures.OUTSIDE_POINT_LABEL in entries
     named = ("the best trained AoT at P = 120 (d=8 d_h=1 H=1), whose width d exceeds V = 4")
     lead = figures.bounds_caption(theory, built, best, 4, task=task).partition("<!--")[0]
-    assert f"Hollow ○, \"trained AoT outside Thm 1's scope (d > V)\": {named}" in lead
-    assert "its point does not test the guarantee" in lead
+    assert figures.OUTSIDE_POINT_LABEL == "trained, outside its theorem's scope: hollow ○"
+    assert f"Hollow ○, \"trained, outside its theorem's scope\": {named}" in lead
+    assert "Such a point does not test the guarantee beside it" in lead
     assert "the sentence below this figure" in lead
+    # the attention layer at P = 120: hollow in the MHA's colour, on both axes of the statements
+    # figure and in the slider over C, named in both captions
+    both = card.censored_best(_with_mha_at_120(), 4)
+    fig = figures.bounds_figure(theory, built, both, task)
+    marked = [(line.get_color(), tuple(xy)) for ax in fig.axes for line in ax.get_lines()
+              if line.get_markerfacecolor() == "white" for xy in line.get_xydata()]
+    plt.close(fig)
+    assert marked == [(figures.ARCH_COLORS["mha"], (120.0, 22.5)),
+                      (figures.ARCH_COLORS["mha"], (120.0 * figures.TRAINED_WEIGHT_BITS, 22.5))]
+    fig = figures.classes_frame(4, task, budgets, both)
+    entries = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    assert entries.count(figures.OUTSIDE_POINT_LABEL) == 1
+    mha = "the best trained MHA at P = 120 (d=12 d_h=2 H=1), outside Mahdavi et al.'s Thm 1"
+    assert mha in figures.bounds_caption(theory, built, both, 4, task=task).partition("<!--")[0]
+    assert mha in figures.classes_slider_caption(task, [2, 4], both)
     caption = figures.classes_slider_caption(task, [2, 4], best)
     assert named in caption and "Hollow ○" in caption
     assert "Every best trained AoT has d ≤ V = 4" in figures.classes_slider_caption(
@@ -1916,3 +2013,115 @@ def test_the_chapter_flags_its_readings_of_thm_4_2_table_1_and_kim_et_al():
     first = "".join(nb["cells"][0]["source"])
     assert "(paid for" not in first and "that small count is paid for in bits" in first
 
+
+
+# ------------- reader review of the cross-paper chapter: lead, scope, sizes, tables, wording
+def test_the_two_main_figures_are_readable_at_the_column_width():
+    """Finding of the review: the head-to-head figure (1,499 px wide as saved) and the
+    statements figure (1,128 px) were shown at 784 px, their legends, anchor labels and tick
+    labels at about 5 px. Saved as the book saves them, in the book's style, with the legend
+    entries of a run that has a ▽ (no tried N fitted), the smallest text of each is shown at 9 px
+    or more."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb import viz
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    table = _fake_table()
+    nothing = table[table["architecture"] == "mha"].assign(accuracy=0.5, budget=50,
+                                                           parameters=50)
+    runs = pd.concat([table, nothing])
+    best, brackets = card.censored_best(runs, 4), card.capacity_brackets(runs, 4)
+    with plt.rc_context():
+        viz.apply_style()
+        for fig in (figures.head_to_head_figure(best, compare.accuracy_at_fixed_N(table, 4), 4,
+                                                brackets),
+                    figures.bounds_figure(compare.theory_curves(task, [50, 100, 200, 400]),
+                                          compare.constructions_at_budgets(task, [480]), best,
+                                          task)):
+            shown, width = figures.shown_text_px(fig)
+            labels = [t.get_text() for t in fig.legends[0].get_texts()]
+            plt.close(fig)
+            assert shown >= 9.0, (shown, width)
+            assert width <= 1.1 * figures.BOOK_COLUMN_PX
+            assert all(len(line) <= figures.LEGEND_WRAP for label in labels
+                       for line in label.splitlines())
+            assert any(" ".join(label.split()).startswith("built: aot") or
+                       " ".join(label.split()).startswith("AoT: attention-only Transformer")
+                       for label in labels)
+
+
+def test_the_budget_slider_shows_a_bar_of_one():
+    """Finding of the review: at P = 120 the bar of the earlier bound, 1, was invisible: the log
+    axis started at 0.8. The axis starts at BAR_FLOOR, half a decade below 1, so the bar shows,
+    while a bar of 0 (labelled "none") still is not drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import compare as figures
+
+    task = {"V": 4, "n": 6, "C": 4}
+    theory = compare.theory_curves(task, [60, 120])
+    earlier = theory[theory["statement"].str.startswith("earlier")
+                     & (theory["parameters"] == 120)]["N"]
+    assert float(earlier.iloc[0]) == 1
+    best = card.censored_best(_half_table(), 4)
+    fig = figures.budget_frame(120, best, theory, task,
+                               ylim=figures.budget_ylim([60, 120], best, theory, task))
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    names = [t.get_text() for t in ax.get_xticklabels()]
+    bar = ax.patches[names.index("earlier\nH(d_h-1)+1")]
+    height = bar.get_window_extent().height
+    bottom = ax.get_ylim()[0]
+    plt.close(fig)
+    assert bottom == figures.BAR_FLOOR and bottom <= 10 ** -0.5
+    assert height >= 15  # pixels at the figure's dpi: a bar, not a sliver
+    assert figures.budget_ylim([60, 120], best, theory, task)[0] == figures.BAR_FLOOR
+
+
+def test_the_raw_table_fits_the_column_with_a_folded_legend():
+    """Finding of the review: the raw table of tries, its columns under their code names
+    (architecture, parameters, memorized, steps_run, ...), was 876 px wide in a 784 px column.
+    It shows short names in words, the architecture by its short name, accuracy and loss to three
+    digits, and a folded legend says what each column means (measured on the page with the
+    book's styles: 741 px)."""
+    from memnb import viz
+    from memnb.figures import compare as figures
+
+    table = _half_table().assign(memorized=8, fits=True, loss=0.0944947451353, steps_run=125,
+                                 bits_per_parameter=0.27)
+    shown = figures.raw_table(table, rows=3)
+    assert list(shown.columns) == ["model", "budget", "P", "shape", "seed", "N", "accuracy",
+                                   "correct", "fits", "round", "loss", "steps"]
+    assert len(shown) == 3 and set(shown["model"]) == {"AoT"}
+    assert set(shown["loss"]) == {"0.0945"}
+    viz.column_legend(shown, figures.RAW_LEGEND)  # raises if a column has no meaning
+    assert "within 5 % of the budget" in figures.RAW_LEGEND["P"]
+    # a proxy of the width: the characters of the widest cell or header of each column
+    chars = sum(max(len(str(c)), *(len(str(v)) for v in shown[c])) for c in shown.columns)
+    raw = table.drop(columns="bits_per_parameter").head(3)
+    before = sum(max(len(str(c)), *(len(f"{v:.3g}" if isinstance(v, float) else str(v))
+                                    for v in raw[c])) for c in raw.columns)
+    assert chars <= 72 < before
+
+
+def test_the_intro_says_what_is_drawn_against_the_bits():
+    """Finding of the review: the first cell said every statement is drawn against parameters
+    and against total bits, but the right panel draws only the information ceiling, the
+    constructions and the trained points against the bits."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "compare.ipynb").read_text())
+    first = " ".join("".join(nb["cells"][0]["source"]).split())
+    assert "examples against parameters and against total bits" not in first
+    assert ("draw against the total bits of the weights what has a count of bits: the "
+            "information ceiling on $N$, the constructions built and the trained capacities (the "
+            "statements' own lines are drawn against parameters only)") in first

@@ -18,9 +18,11 @@ from memnb.scorecard.render import BY_CONSTRUCTION
 
 
 def _fake_table() -> pd.DataFrame:
-    """Capacities known by construction: the MLP stores most per parameter at every budget."""
+    """Capacities known by construction: the MLP stores most per parameter at every budget,
+    beyond the seed spreads and the search brackets (its largest N fitted, 0.45 P, above the
+    AoT's next N tried, 0.3 P + 5 to 7)."""
     rows = []
-    for arch, per_bit in [("aot", 0.3), ("mha", 0.2), ("ffn_attention", 0.1), ("mlp", 0.6)]:
+    for arch, per_bit in [("aot", 0.3), ("mha", 0.2), ("ffn_attention", 0.1), ("mlp", 0.9)]:
         for budget in (100, 200, 400):
             for seed in (0, 1):
                 cap = int(budget * per_bit / 2) + seed
@@ -111,8 +113,9 @@ def test_a_first_place_within_the_seed_spread_is_no_lead():
     v = card.ranking_from_best(best)
     # spreads too wide to separate do not refute the claim: not decided (trend), not differs
     assert v.status == "trend" and v.values["leads"] == 1 and v.values["unled"] == 4
-    assert "MLP leads beyond the summed seed spreads at 1/5 budgets" in v.measured
-    assert "(MLP first within the spread at 2 more)" in v.measured
+    assert ("MLP leads beyond the summed seed spreads (the search brackets not given) at 1/5 "
+            "budgets") in v.measured
+    assert "(MLP first without a lead, within the spreads, at 2 more)" in v.measured
     assert "not decided: at 4 of 5 budgets no architecture leads" in v.measured
     # clear leads split three ways leave no architecture a majority: differs
     split = _best([("aot", 60, 0.9, 0.0), ("mlp", 60, 0.1, 0.0),
@@ -127,6 +130,60 @@ def test_a_first_place_within_the_seed_spread_is_no_lead():
                    + [("aot", b, 0.5, 0.01) for b in (60, 120)] + [("aot", 240, 0.89, 0.01)])
     assert card.ranking_from_best(mostly).status == "trend"
     assert card.ranking_from_best(mostly.assign(bits_std=0.0)).status == "reproduced"
+
+
+def _tries_at_720(aot_next: int = 360) -> pd.DataFrame:
+    """The rendered quick run's best shapes at P = 720: the MLP (729 parameters) fits N = 360
+    and not 720 at both seeds, the AoT (720 parameters) fits 180 and not ``aot_next``."""
+    rows = []
+    for arch, P, shape, fitted, failed in (("mlp", 729, "w2=0 w1=25", 360, 720),
+                                           ("aot", 720, "d=8 d_h=1 H=19", 180, aot_next)):
+        for seed in (0, 1):
+            for N, acc in ((fitted, 1.0), (failed, 0.6)):
+                rows.append({"architecture": arch, "budget": 720, "parameters": P,
+                             "shape": shape, "seed": seed, "N": N, "accuracy": acc,
+                             "round": 0})
+    return pd.DataFrame(rows)
+
+
+def test_a_lead_must_also_lie_beyond_the_search_brackets():
+    """Finding of the review: at P = 720 the verdict counted "MLP leads beyond the summed seed
+    spreads" although the MLP's capacity lies in [360, 720) and the AoT's in [180, 360) at both
+    seeds: the spread is 0 because of the ×2 grid, and the brackets allow a ratio from 0.99 to
+    3.95, as the chapter's sentence per budget said ("the grid does not settle which of the two
+    stores more"). A lead now also needs the ratio the brackets allow to start at 1 or above,
+    and the row, the criterion and the sentence say so alike."""
+    from memnb.figures import compare as figures
+
+    table = _tries_at_720()
+    best, brackets = card.censored_best(table, 4), card.capacity_brackets(table, 4)
+    row = card.budget_leads(best).iloc[0]
+    assert row["spread"] and not row["beyond"] and not row["clear"]  # spread 0, brackets not
+    assert row["bracket_low"] == pytest.approx((360 / 729) / (360 / 720))
+    v = card.ranking_verdict(table, 4)
+    assert v.values["leads"] == 0 and v.status == "trend" and v.values["decided"] is False
+    assert ("MLP leads beyond the summed seed spreads and the search brackets at 0/1 budgets"
+            in v.measured)
+    assert "P=720: MLP 0.99 vs 0.50 (within the search brackets: they allow a ratio from 0.99)" \
+        in v.measured
+    # the chapter's sentence per budget gives the same reason and the same ratio
+    line = figures.winners_markdown(best, brackets)
+    assert "(no lead: within the search brackets)" in line
+    assert ("their brackets allow a ratio from 0.99 to 3.95, so the grid does not settle which "
+            "of the two stores more") in line
+    assert "(no lead: within the search brackets: they allow a ratio from 0.99)" in \
+        figures.winners_markdown(best)
+    # the AoT's next N tried a little lower: the brackets settle the order, a lead
+    apart = _tries_at_720(aot_next=355)
+    settled = card.ranking_verdict(apart, 4)
+    assert settled.values["leads"] == 1 and settled.status == "reproduced"
+    b, r = card.censored_best(apart, 4), card.capacity_brackets(apart, 4)
+    assert "no lead" not in figures.winners_markdown(b, r)
+    assert "so the grid does not settle" not in figures.winners_markdown(b, r)
+    _, criterion = card.item_text("Head to head")
+    assert "beyond the search brackets" in criterion
+    assert "as the chapter's sentence per budget reads it" in criterion
+    assert "a first place within the spread or within the brackets is no lead" in criterion
 
 
 def _linear_table(capacities: dict[str, dict[int, int]], *,
@@ -173,7 +230,17 @@ def test_linear_capacity_needs_a_narrow_interval_and_names_what_it_leaves_out():
     v = card.linear_capacity_verdict(reach, 4, "mlp")
     assert 1 < v.values["wide_low"] <= 1 + card.LINEAR_TOLERANCE, v.values
     assert v.status == "trend" and v.values["decided"] is False
-    assert v.measured.startswith("not decided: the widened interval reaches the band 1 ± 0.2")
+    # in the words of the chapter's sentence: the interval excludes 1 itself, but reaches the
+    # rule's tolerance band (finding of a later review: "linear growth is not excluded" read
+    # as contradicting the chapter's "excludes 1: faster than linear here")
+    assert v.measured.startswith("not decided: the widened interval reaches the rule's tolerance "
+                                 "band 1 ± 0.2 although it excludes 1 itself (faster than "
+                                 "exactly linear here), so growth within the rule's tolerance "
+                                 "of linear is not excluded")
+    assert "so linear growth is not excluded" not in v.measured
+    words = card._linear_words("mlp", v)
+    assert ("which excludes 1 itself: faster than exactly linear here, although it reaches the "
+            "rule's tolerance band 1 ± 0.2: too wide to decide)") in words
     # exactly linear on the positive budgets, and the search tried N a little above each one
     # that failed: linear; the budget with capacity 0 is named, not hidden
     mha = _linear_table({"mha": {120: 0, 240: 30, 480: 60, 720: 90}}, next_tried=1.05)
@@ -657,7 +724,8 @@ def test_a_trend_that_only_the_unled_budgets_allow_says_not_decided_first():
     assert lead.strip().endswith("Verdict (computed): **trend (not decided)** (the "
                                  "head-to-head row's criterion).")
     verdict = details[details.index("Verdict: "):]
-    assert verdict.startswith("Verdict: MLP leads beyond the summed seed spreads at 1/5 budgets")
+    assert verdict.startswith("Verdict: MLP leads beyond the summed seed spreads (the search "
+                              "brackets not given) at 1/5 budgets")
     assert "; not decided: at 4 of 5 budgets no architecture leads" in verdict
     plain = figures.head_to_head_caption(full.assign(bits_std=0.0), fixed, "quick", 4,
                                          task={"V": 4, "n": 6})
@@ -758,12 +826,12 @@ def test_an_interval_excluding_1_within_the_tolerance_says_so():
     text = card._linear_words("aot", card.Verdict("reproduced", "x", values))
     tol = f"{card.LINEAR_TOLERANCE:g}"
     assert text.startswith("AoT **reproduced**, exponent 1.15 (widened interval 1.02 to 1.28")
-    assert (f"which excludes 1: faster than linear here, but within the tolerance of {tol} "
-            "(|exponent − 1| and the widened half-width))") in text
+    assert (f"which excludes 1 itself: faster than exactly linear here, but within the tolerance "
+            f"of {tol} (|exponent − 1| and the widened half-width))") in text
     off = {**values, "exponent": 1.38, "wide_high": 1.74, "half_width": 0.36,
            "within_tolerance": False}
     differs = card._linear_words("mlp", card.Verdict("differs", "x", off))
-    assert differs.endswith("which excludes 1: faster than linear here)")
+    assert differs.endswith("which excludes 1 itself: faster than exactly linear here)")
     assert "tolerance" not in differs
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from memnb import bounds, prose, viz
 from memnb.experiments import compare as exp
 from memnb.papers import external
-from memnb.scorecard.compare import outside_scope
+from memnb.scorecard.compare import no_lead_words
 
 #: One colour per architecture (Okabe-Ito), the same in every figure of the chapter.
 ARCH_COLORS: dict[str, str] = {"aot": "#0072B2", "mha": "#D55E00", "ffn_attention": "#009E73",
@@ -324,6 +324,52 @@ def mean_brackets(best: pd.DataFrame, brackets: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index", columns=["upper", "step"])
 
 
+#: How far a trained shape's parameter count may lie from its budget (the default of
+#: :func:`exp.shapes_for_budget`), for :data:`RAW_LEGEND`; :data:`TOLERANCE` below is the same.
+_SHAPE_TOLERANCE: float = inspect.signature(exp.shapes_for_budget).parameters["tolerance"].default
+#: The columns of the raw table of tries (``compare.capacity``) as the chapter shows them
+#: (:func:`raw_table`), under short names in words; :data:`RAW_LEGEND` says what each means.
+#: The per-try bits column, which credits partial fits, is left out.
+RAW_COLUMNS: dict[str, str] = {
+    "architecture": "model", "budget": "budget", "parameters": "P", "shape": "shape",
+    "seed": "seed", "N": "N", "accuracy": "accuracy", "memorized": "correct", "fits": "fits",
+    "round": "round", "loss": "loss", "steps_run": "steps"}
+#: What each column of :func:`raw_table` means, for :func:`memnb.viz.column_legend` (ours).
+RAW_LEGEND: dict[str, str] = {
+    "model": "the architecture, by the chapter's short name: "
+             + "; ".join(f"{exp.SHORT[a]}, {LABELS[a]}" for a in exp.ARCHITECTURES),
+    "budget": "the parameter budget the shape was chosen for",
+    "P": ("the shape's own count of trainable parameters (within "
+          f"{_SHAPE_TOLERANCE * 100:g} % of the budget)"),
+    "shape": ("the shape's sizes (AoT and MHA: width $d$, head size $d_h$, heads $H$; "
+              "FFN-attn-FFN: width $d$, heads, FFN ratio and blocks per side; MLP: hidden widths "
+              "$w_1$, $w_2$, $w_2 = 0$ for one hidden layer)"),
+    "seed": "the seed of the training set and of the initialisation",
+    "N": "the examples of this try's training set",
+    "accuracy": "the training accuracy at the end of the try",
+    "correct": "the examples predicted correctly at the end of the try (a partial fit included)",
+    "fits": "whether the try fitted every example (training accuracy 100 %)",
+    "round": "the round of the capacity search that tried this N (0: its first grid)",
+    "loss": "the training loss at the end of the try",
+    "steps": ("the full-batch steps the try ran: training stops early only at 100 % training "
+              "accuracy, else at the profile's step cap"),
+}
+
+
+def raw_table(table: pd.DataFrame, rows: int = 5) -> pd.DataFrame:
+    """The first ``rows`` tries of a ``compare.capacity`` table as the chapter shows them: the
+    columns of :data:`RAW_COLUMNS` present in it, under their short names (the legend
+    :data:`RAW_LEGEND` folded below, :func:`memnb.viz.column_legend`), the architecture by its
+    short name (:data:`exp.SHORT`), accuracy and loss to three digits; so that the table fits
+    the book's text column."""
+    shown = table[[c for c in RAW_COLUMNS if c in table]].head(rows).rename(columns=RAW_COLUMNS)
+    shown["model"] = shown["model"].map(lambda a: exp.SHORT.get(a, a))
+    for column in ("accuracy", "loss"):
+        if column in shown:
+            shown[column] = shown[column].map(lambda v: f"{float(v):.3g}")
+    return shown
+
+
 def best_table(best: pd.DataFrame, C: int, brackets: pd.DataFrame | None = None
                ) -> pd.DataFrame:
     """The best shape per architecture and budget for the chapter to show
@@ -366,27 +412,42 @@ def best_table(best: pd.DataFrame, C: int, brackets: pd.DataFrame | None = None
 BRACKET_COLUMN = "bracket [largest N fitted, next N tried)"
 
 
-#: The legend entry of a trained AoT point of :func:`bounds_figure` and :func:`classes_frame`
-#: outside Dana et al.'s Thm 1 (:func:`outside_scope`), drawn hollow (:data:`_OUTSIDE_POINT`).
-OUTSIDE_POINT_LABEL = "trained AoT outside Thm 1's scope (d > V): hollow ○"
+#: The legend entry of a trained point of :func:`bounds_figure` and :func:`classes_frame`
+#: outside the theorem whose guarantee is drawn for its architecture
+#: (:func:`memnb.scorecard.compare.outside_reasons`: an AoT with d > V, outside Dana et al.'s
+#: Thm 1; an attention layer with d_v < d_o or a capacity N > V, outside Mahdavi et al.'s Thm
+#: 1), drawn hollow (:data:`_OUTSIDE_POINT`); the captions say which and why
+#: (:func:`outside_scope_words`).
+OUTSIDE_POINT_LABEL = "trained, outside its theorem's scope: hollow ○"
 _OUTSIDE_POINT = {"marker": "o", "markerfacecolor": "white", "markersize": 6.5,
                   "markeredgewidth": 1.5, "linestyle": "none", "zorder": 6}
 
 
+def outside_theorem(best: pd.DataFrame, task: dict[str, int]) -> pd.Series:
+    """Rows of ``best`` whose shape lies outside the theorem whose guarantee the chapter draws
+    for its architecture (:func:`memnb.scorecard.compare.outside_reasons`, at the row's mean
+    capacity): an AoT with d > V (Dana et al.'s Thm 1), an attention layer with d_v < d_o or a
+    capacity above V (Mahdavi et al.'s Thm 1)."""
+    from memnb.scorecard.compare import outside_reasons
+
+    return pd.Series([bool(outside_reasons(r.architecture, r.shape, task, r.capacity))
+                      for r in best.itertuples()], index=best.index, dtype=bool)
+
+
 def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = False,
-                    V: int | None = None) -> None:
+                    task: dict[str, int] | None = None) -> None:
     """The best shapes' mean capacities (error bars: std over seeds); a budget where every seed
     fitted no tried N is an open ▽ at the smallest N tried (its capacity lies below). With the
-    task's vocabulary ``V``, a best trained AoT outside Dana et al.'s Thm 1
-    (:func:`outside_scope`: width ``d > V``) is drawn hollow, with the legend entry
-    :data:`OUTSIDE_POINT_LABEL`."""
+    ``task`` (``V, n, C``), a best trained point outside the theorem drawn for its architecture
+    (:func:`outside_theorem`: an AoT with width ``d > V``, outside Dana et al.'s Thm 1; an attention
+    layer with ``d_v < d_o`` or a capacity above ``V``, outside Mahdavi et al.'s Thm 1) is drawn
+    hollow in its architecture's colour, with the one legend entry :data:`OUTSIDE_POINT_LABEL`."""
     censored = _censored(best)
     low = _at_least(best)
     labelled = at_least_labelled = False
     wide = best.iloc[:0]
-    if V is not None:
-        wide = best[[outside_scope(r.architecture, r.shape, V) for r in best.itertuples()]]
-        wide = wide[wide["capacity"] > 0]
+    if task is not None:
+        wide = best[outside_theorem(best, task).to_numpy() & (best["capacity"] > 0).to_numpy()]
     for arch in exp.ARCHITECTURES:
         mine = best["architecture"] == arch
         part = best[mine].sort_values("parameters")  # a budget where nothing fitted: a gap
@@ -408,10 +469,11 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
                     label=None if labelled else "trained, no tried N fitted: open ▽ at the "
                     "smallest N tried (capacity below it)", **_CENSORED)
             labelled = True
-    if not wide.empty:  # over the filled markers of the line: the same place, hollow
-        scale = TRAINED_WEIGHT_BITS if bits_axis else 1
-        ax.plot(wide["parameters"] * scale, wide["capacity"], color=ARCH_COLORS["aot"],
-                label=OUTSIDE_POINT_LABEL, **_OUTSIDE_POINT)
+    scale = TRAINED_WEIGHT_BITS if bits_axis else 1
+    for i, (arch, part) in enumerate(wide.groupby("architecture", sort=False)):
+        # over the filled markers of the line: the same place, hollow; one legend entry
+        ax.plot(part["parameters"] * scale, part["capacity"], color=ARCH_COLORS[arch],
+                label=OUTSIDE_POINT_LABEL if i == 0 else None, **_OUTSIDE_POINT)
 
 
 def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
@@ -419,8 +481,11 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
     """Examples memorized against parameters (left) and against total bits of the weights
     (right): guarantees, the information ceiling on N (shaded above it), shape-only
     asymptotics, the built constructions
-    and the trained capacities; ``budget`` marks one budget with a vertical line."""
-    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.6))
+    and the trained capacities; ``budget`` marks one budget with a vertical line. The figure is
+    :data:`WIDE_FIGURE_INCHES` wide, its legend below in two columns of entries wrapped to
+    :data:`LEGEND_WRAP` characters at :data:`SMALL_TEXT_PT` points: readable at the book's
+    column width (:func:`shown_text_px`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDE_FIGURE_INCHES, 3.6))
     ax = axes[0]
     for statement, part in theory.groupby("statement", sort=False):
         kind = part["kind"].iloc[0]
@@ -446,7 +511,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         ax.plot(ok["parameters"], ok["N"], linestyle="none", marker="^", markersize=7,
                 markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key],
                 label=f"built: {construction_label(name)}, all memorized")
-    _trained_points(ax, best, "parameters", V=task["V"])
+    _trained_points(ax, best, "parameters", task=task)
     lo = max(1.0, float(theory["N"][theory["N"] > 0].min()) / 2)
     hi = float(theory.loc[theory["kind"] == CEILING_KIND, "N"].max()) * 4
     ax.set(xscale="log", yscale="log", ylim=(lo, hi), xlabel="parameters P",
@@ -463,7 +528,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         ok = part[part["memorized"]]
         ax2.plot(ok["bits"], ok["N"], linestyle="none", marker="^", markersize=7,
                  markerfacecolor="none", markeredgewidth=1.4, color=_CONSTRUCTION_COLORS[key])
-    _trained_points(ax2, best, "parameters", bits_axis=True, V=task["V"])
+    _trained_points(ax2, best, "parameters", bits_axis=True, task=task)
     ax2.set(xscale="log", yscale="log", ylim=(lo, hi),
             xlabel="total bits of the weights", ylabel="examples memorized N",
             title="vs total bits (information ceiling on N: N log2 C = bits, ours)")
@@ -471,9 +536,9 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         ax.axvline(budget, color="#E69F00", linewidth=1.2)
         ax2.axvline(TRAINED_WEIGHT_BITS * budget, color="#E69F00", linewidth=1.2)
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=7.5,
-               bbox_to_anchor=(0.5, 0.0))
     fig.tight_layout()
+    fig.legend(handles, [legend_text(label) for label in labels], loc="upper center", ncol=2,
+               fontsize=SMALL_TEXT_PT, bbox_to_anchor=(0.5, 0.0))
     return fig
 
 
@@ -492,6 +557,49 @@ def dodge(architecture: str) -> float:
     if architecture not in names:
         return 1.0
     return math.exp(DODGE_LOG * (names.index(architecture) - (len(names) - 1) / 2))
+
+
+#: The width of the book's text column in CSS pixels, at which a figure of the chapter is shown
+#: (a wider image is scaled down to it), and the dots per inch at which the book saves figures
+#: (``savefig.dpi`` of :func:`memnb.viz.apply_style`): with them :func:`shown_text_px` gives the
+#: size a reader sees a figure's smallest text at.
+BOOK_COLUMN_PX = 784
+BOOK_DPI = 100
+#: The width in inches of the chapter's two-panel figures (:func:`head_to_head_figure`,
+#: :func:`bounds_figure`), and the smallest font size (points) of their text: at
+#: :data:`BOOK_DPI` such a figure, its legend below it included, is little wider than
+#: :data:`BOOK_COLUMN_PX`, so that its smallest text is shown at 9 px or more
+#: (:func:`shown_text_px`).
+WIDE_FIGURE_INCHES = 8.2
+SMALL_TEXT_PT = 8.0
+#: How many characters a legend entry of the two-panel figures holds per line (wrapped below
+#: it, every word kept), so that two columns of entries fit the figure's width.
+LEGEND_WRAP = 54
+
+
+def legend_text(label: str, width: int = LEGEND_WRAP) -> str:
+    """A legend entry wrapped to lines of at most ``width`` characters (every word kept)."""
+    return textwrap.fill(label, width)
+
+
+def shown_text_px(fig: plt.Figure, *, column: float = BOOK_COLUMN_PX,
+                  dpi: float = BOOK_DPI) -> tuple[float, int]:
+    """The height in CSS pixels at which a reader sees the smallest text of ``fig`` in the book
+    (ours): the figure saved as the book saves it (``dpi``, tight bounding box, its legends
+    included) is ``width`` pixels wide and shown at most ``column`` wide, so a font of ``s``
+    points is seen at ``s · dpi / 72 · min(1, column / width)`` pixels. Returns that size for
+    the smallest visible, non-empty text of the figure, and ``width``."""
+    import io
+
+    import matplotlib.text as mtext
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    width = Image.open(io.BytesIO(buf.getvalue())).size[0]
+    sizes = [t.get_fontsize() for t in fig.findobj(mtext.Text)
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes) * dpi / 72 * min(1.0, column / width), width
 
 
 #: The budget axis label of :func:`head_to_head_figure`: the axis is logarithmic with plain tick
@@ -565,8 +673,12 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
     (:func:`memnb.experiments.compare.accuracy_at_fixed_N`). Both budget axes are logarithmic
     with the budgets as plain tick labels; their label (:data:`BUDGET_AXIS`) says so. The
     label of the chance line is put beside it at the smallest or the largest budget, above or
-    below it, where it touches no data (:func:`annotate_clear`)."""
-    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
+    below it, where it touches no data (:func:`annotate_clear`). The figure is
+    :data:`WIDE_FIGURE_INCHES` wide, its text at least :data:`SMALL_TEXT_PT` points, its legend
+    below in two columns of entries wrapped to :data:`LEGEND_WRAP` characters, each
+    architecture named short (:data:`exp.SHORT`, as the captions name it) with its long name
+    (:data:`LABELS`): readable at the book's column width (:func:`shown_text_px`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDE_FIGURE_INCHES, 3.4))
     censored = _censored(best)
     low = _at_least(best)
     labelled = at_least_labelled = range_labelled = False
@@ -576,7 +688,8 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
         mine = best["architecture"] == arch
         shift = dodge(arch)
         if span is not None:
-            ranged = best[mine & ~censored & ~low & (best["capacity"] > 0)].join(span)
+            ranged = best[mine & ~censored & ~low & (best["capacity"] > 0)].drop(
+                columns=list(span.columns), errors="ignore").join(span)
             ranged = ranged[np.isfinite(ranged["upper"])]
             if not ranged.empty:
                 high = ranged["upper"] * math.log2(C) / ranged["parameters"]
@@ -589,7 +702,7 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
         if part["bits"].notna().any():
             axes[0].errorbar(part["budget"] * shift, part["bits"], yerr=part["bits_std"],
                              capsize=2, color=ARCH_COLORS[arch], marker="o", markersize=4.5,
-                             label=LABELS[arch])
+                             label=f"{exp.SHORT[arch]}: {LABELS[arch]}")
         below = best[mine & censored]
         if not below.empty:  # below the smallest N tried: an upper bound, not a value
             axes[0].plot(below["budget"] * shift,
@@ -614,7 +727,8 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
     for key, value in external.anchors().items():
         axes[0].axhline(float(value), color="#777777", linestyle=":", linewidth=1.2)
         axes[0].annotate(f"{external.NAMES[key]}: {float(value):g} bits/param (another measure)",
-                         (best["budget"].min(), float(value)), fontsize=7.5, color="#555555",
+                         (best["budget"].min(), float(value)), fontsize=SMALL_TEXT_PT,
+                         color="#555555",
                          xytext=(2, 2), textcoords="offset points")
     budgets = sorted(best["budget"].unique())
     for ax in axes:
@@ -627,11 +741,13 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
     axes[0].set(ylim=(0, top), xlabel=BUDGET_AXIS,
                 ylabel="bits per parameter at capacity\n(capacity · log2 C / P)",
                 title="stored per parameter (ours)")
+    axes[0].yaxis.label.set_size(SMALL_TEXT_PT + 1)
     chance = axes[1].axhline(1 / C, color="#999999", linestyle="--", linewidth=1.0)
     ratio = float((fixed["N"] * math.log2(C) / fixed["budget"]).median()) if len(fixed) else 0
     axes[1].set(ylim=(0, 1.05), xlabel=BUDGET_AXIS,
                 ylabel="training accuracy",
                 title=f"accuracy at fixed N ≈ {ratio:.2g} · P / log2 C (ours)")
+    axes[1].title.set_size(9.5)
     handles, labels = axes[0].get_legend_handles_labels()
     # the range bars' entry after the architectures' (matplotlib lists error bars last)
     order = sorted(range(len(labels)), key=lambda i: labels[i] == RANGE_LABEL)
@@ -641,15 +757,15 @@ def head_to_head_figure(best: pd.DataFrame, fixed: pd.DataFrame, C: int,
     # axes as drawn
     lo, hi = (min(budgets), max(budgets)) if len(fixed) == 0 else (
         float(fixed["budget"].min()), float(fixed["budget"].max()))
-    style = {"fontsize": 7.5, "color": "#555555", "textcoords": "offset points"}
+    style = {"fontsize": SMALL_TEXT_PT, "color": "#555555", "textcoords": "offset points"}
     annotate_clear(axes[1], "chance 1/C", [
         ((lo, 1 / C), {**style, "xytext": (2, 2), "ha": "left", "va": "bottom"}),
         ((lo, 1 / C), {**style, "xytext": (2, -2), "ha": "left", "va": "top"}),
         ((hi, 1 / C), {**style, "xytext": (-2, 2), "ha": "right", "va": "bottom"}),
         ((hi, 1 / C), {**style, "xytext": (-2, -2), "ha": "right", "va": "top"})],
         skip=[chance])
-    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8,
-               bbox_to_anchor=(0.5, 0.0))
+    fig.legend(handles, [legend_text(label) for label in labels], loc="upper center", ncol=2,
+               fontsize=SMALL_TEXT_PT, bbox_to_anchor=(0.5, 0.0))
     return fig
 
 
@@ -711,9 +827,11 @@ def _short_statement(statement: str) -> str:
 NO_SHAPE = "– (no shape\nfits the budget)"
 
 
-#: The legend entry of a trained AoT bar of :func:`budget_frame` outside Dana et al.'s Thm 1
-#: (:func:`outside_scope`), which the bar's hatching (:data:`_OUTSIDE_BAR`) marks.
-OUTSIDE_LABEL = "outside Thm 1's scope (d > V)"
+#: The legend entry of a trained bar of :func:`budget_frame` outside the theorem drawn for its
+#: architecture (:func:`outside_theorem`: an AoT outside Dana et al.'s Thm 1, an attention layer
+#: outside Mahdavi et al.'s), which the bar's hatching (:data:`_OUTSIDE_BAR`) marks; the
+#: caption says which and why (:func:`outside_scope_words`).
+OUTSIDE_LABEL = "trained, outside its theorem's scope"
 _OUTSIDE_BAR = {"hatch": "xx", "edgecolor": "white", "linewidth": 0.0}
 
 
@@ -722,8 +840,8 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     """The bars of :func:`budget_frame` at ``budget``, in order: each a dict of ``name`` (the
     tick label), ``value`` (its height, NaN for no bar), ``err`` (its error bar, 0 for none),
     ``color``, ``text`` (its label where not its value), ``ceiling`` (whether it is the
-    information ceiling on N) and ``outside`` (a trained AoT outside Dana et al.'s Thm 1,
-    :func:`outside_scope`)."""
+    information ceiling on N) and ``outside`` (a trained shape outside the theorem drawn for
+    its architecture, :func:`outside_theorem`)."""
     here = best[best["budget"] == budget]
     bars: list[dict[str, Any]] = []
     censored = _censored(here)
@@ -735,8 +853,8 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
                "ceiling": False, "outside": False}
         if len(row):
             below = censored[row.index[0]]
-            bars.append({**bar, "outside": outside_scope(arch, row["shape"].iloc[0], task["V"]),
-                         "value": max(float(row["capacity"].iloc[0]), 0.8),
+            bars.append({**bar, "outside": bool(outside_theorem(row, task).iloc[0]),
+                         "value": max(float(row["capacity"].iloc[0]), BAR_FLOOR),
                          "err": float(row["capacity_std"].iloc[0]),
                          "text": f"< {float(row['below'].iloc[0]):g}" if below else
                          f"≥ {count_text(row['capacity'].iloc[0])}" if low[row.index[0]]
@@ -749,10 +867,16 @@ def _budget_bars(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
         fits = not math.isnan(float(r.N))
         ceiling = r.kind == CEILING_KIND
         bars.append({"name": _short_statement(r.statement),
-                     "value": max(float(r.N), 0.8) if fits else math.nan, "err": 0.0,
+                     "value": max(float(r.N), BAR_FLOOR) if fits else math.nan, "err": 0.0,
                      "color": "#222222" if ceiling else _style(r.statement)["color"],
                      "text": None if fits else NO_SHAPE, "ceiling": ceiling, "outside": False})
     return bars
+
+
+#: The bottom of the log axis of :func:`budget_frame` (ours): low enough that a bar of 1 (a
+#: guarantee of one example, as the earlier bound at the smaller budgets) shows as a bar, half
+#: a decade tall, and the height of a bar of 0 (labelled "none"), which is then not drawn.
+BAR_FLOOR = 0.3
 
 
 def _bars_top(bars: list[dict[str, Any]]) -> float:
@@ -767,7 +891,7 @@ def budget_ylim(budgets: list[int], best: pd.DataFrame, theory: pd.DataFrame,
     """The y-limits common to every frame of a slider of :func:`budget_frame` over ``budgets``:
     the bottom every frame has, and the top of the frame whose bars reach highest
     (:func:`_bars_top`), so that heights compare across frames."""
-    return 0.8, max(_bars_top(_budget_bars(b, best, theory, task)) for b in budgets)
+    return BAR_FLOOR, max(_bars_top(_budget_bars(b, best, theory, task)) for b in budgets)
 
 
 def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
@@ -782,9 +906,12 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
     in ``best``: ``– (not trained)``). A capacity below the smallest N tried is labelled
     ``< N``, one some seed of which fitted every N tried (a lower bound) ``≥ N``. The
     information ceiling on N is named :data:`CEILING_WORDS`, its bar hatched and
-    unfilled. A trained AoT whose shape lies outside Dana et al.'s Thm 1 (:func:`outside_scope`)
-    is cross-hatched, with the legend entry :data:`OUTSIDE_LABEL`. ``ylim``: the y-limits,
-    common to the frames of one slider (:func:`budget_ylim`); None fits them to this frame."""
+    unfilled. A trained bar whose shape lies outside the theorem drawn for its architecture
+    (:func:`outside_theorem`: an AoT outside Dana et al.'s Thm 1, an attention layer outside
+    Mahdavi et al.'s) is cross-hatched, with the legend entry :data:`OUTSIDE_LABEL` (its patch
+    grey, as it stands for either colour). ``ylim``: the y-limits, common to the frames of one
+    slider (:func:`budget_ylim`); None fits them to this frame. The log axis starts at
+    :data:`BAR_FLOOR`, so that a bar of 1 shows."""
     from matplotlib.patches import Patch
 
     fig, ax = plt.subplots(figsize=(8.4, 3.8))
@@ -797,10 +924,9 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
             bar.set(alpha=1.0, **_CEILING_BAR)
         if spec["outside"]:
             bar.set(**_OUTSIDE_BAR)
-    outside = [spec for spec in bars_at if spec["outside"]]
-    if outside:
-        ax.legend(handles=[Patch(facecolor=outside[0]["color"], alpha=0.85, label=OUTSIDE_LABEL,
-                                 **_OUTSIDE_BAR)], loc="upper left", fontsize=7.5)
+    if any(spec["outside"] for spec in bars_at):
+        ax.legend(handles=[Patch(facecolor="#888888", alpha=0.85, label=OUTSIDE_LABEL,
+                                 **_OUTSIDE_BAR)], loc="upper left", fontsize=8)
     # error bars only where there is a spread: a statement has none, nor a capacity every seed
     # of which agreed (a cap of zero height would read as a measured spread)
     spread = [i for i, err in enumerate(errs) if err > 0 and not math.isnan(values[i])]
@@ -813,7 +939,7 @@ def budget_frame(budget: int, best: pd.DataFrame, theory: pd.DataFrame,
         ax.annotate(text, (bar.get_x() + bar.get_width() / 2, top), ha="center",
                     va="bottom", fontsize=7.5, xytext=(0, 2), textcoords="offset points")
     ax.set_xticks(range(len(values)), [b["name"] for b in bars_at], fontsize=7.5)
-    ax.set(yscale="log", ylim=ylim or (0.8, _bars_top(bars_at)), ylabel="examples N",
+    ax.set(yscale="log", ylim=ylim or (BAR_FLOOR, _bars_top(bars_at)), ylabel="examples N",
            title=f"budget P = {budget}: trained capacity (ours) and the statements at P "
                  f"(C = {task['C']})")
     fig.tight_layout()
@@ -846,7 +972,7 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
                           + "; ".join(_unfit_words(m, C, task) for m in missing), 110)
             if missing else None)
     if best is not None and C == task["C"]:
-        _trained_points(ax, best, "parameters", V=task["V"])
+        _trained_points(ax, best, "parameters", task=task)
     ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
            ylabel="examples memorized N", title=f"C = {C} classes" + (
                f" (AoT vocabulary {_aot_vocabulary(task, C)})" if C > task["V"] else ""))
@@ -891,24 +1017,56 @@ def _unfit_words(statement: str, C: int, task: dict[str, int] | None = None) -> 
 
 def outside_scope_words(best: pd.DataFrame, task: dict[str, int], mark: str = "bar", *,
                         own: str = "the sentence below the statements figure") -> str:
-    """A caption's sentence (starting with a space) naming the budgets at which the best trained
-    AoT of ``best`` lies outside Dana et al.'s Thm 1 (:func:`outside_scope`), or saying that
-    none does. ``mark``: ``"bar"``, its bar cross-hatched (:func:`budget_frame`), or
-    ``"point"``, its point hollow (:func:`bounds_figure`, :func:`classes_frame`); ``own``:
-    where the chapter says what training reached at the theorem's own shape."""
+    """A caption's sentences (starting with a space) naming the best trained shapes of ``best``
+    that lie outside the theorem whose guarantee is drawn for their architecture
+    (:func:`outside_theorem`), and why, or saying that none does: the AoT at the budgets where
+    its width exceeds ``V`` (outside Dana et al.'s Thm 1, :func:`outside_scope`); the attention
+    layer at the budgets where it lies outside Mahdavi et al.'s Thm 1 (its sizes d_v < d_o, its
+    capacity above V: Assumption 1 fails, :func:`memnb.scorecard.compare.outside_reasons`,
+    in the words of :func:`memnb.scorecard.compare.mahdavi_outside_words`), with the value size
+    for which the guarantee line is drawn (:data:`exp.GUARANTEE_SHAPES`). ``mark``: ``"bar"``,
+    such bars cross-hatched (:func:`budget_frame`), or ``"point"``, such points hollow
+    (:func:`bounds_figure`, :func:`classes_frame`); ``own``: where the chapter says what
+    training reached at Dana et al.'s own shape."""
+    from memnb.scorecard.compare import mahdavi_outside_words, outside_reasons
+
     V = int(task["V"])
-    wide = [r for r in best.sort_values("budget").itertuples()
-            if outside_scope(r.architecture, r.shape, V)]
-    if not wide:
-        return (f" Every best trained AoT has d ≤ V = {V}, within Dana et al.'s Thm 1 as we read "
-                "it.")
-    named = prose.and_words([f"P = {r.budget} ({r.shape})" for r in wide])
+    rows = [(r, outside_reasons(r.architecture, r.shape, task, r.capacity))
+            for r in best.sort_values("budget").itertuples()]
+    aot = [r for r, why in rows if r.architecture == "aot" and why]
+    mha = [(r, why) for r, why in rows if r.architecture == "mha" and why]
     marked = (f"Cross-hatched, \"{OUTSIDE_LABEL}\"" if mark == "bar" else
               f"Hollow ○, \"{OUTSIDE_POINT_LABEL.removesuffix(': hollow ○')}\"")
-    return (f" {marked}: the best trained AoT at {named}, whose width "
-            f"d exceeds V = {V}, so it lies outside what the proof covers (ours: the gap in the "
-            f"proof that the Dana chapter finds) and its {mark} does not test the guarantee "
-            f"beside it (what training reached at the theorem's own shape: {own}).")
+    parts = []
+    if aot:
+        named = prose.and_words([f"P = {r.budget} ({r.shape})" for r in aot])
+        lies = "it lies" if len(aot) == 1 else "they lie"
+        parts.append(f"the best trained AoT at {named}, whose width d exceeds V = {V}, so {lies} "
+                     "outside what Dana et al.'s proof covers (ours: the gap in the proof that "
+                     "the Dana chapter finds).")
+    if mha:
+        named = prose.and_words([f"P = {r.budget} ({r.shape})" for r, _ in mha])
+        above = [r.budget for r, why in mha if "N > V" in why]
+        where = ("every one of these capacities exceeds V" if len(above) == len(mha) else
+                 "none of these capacities exceeds V" if not above else
+                 f"the capacity exceeds V at {_budgets_words(above)}")
+        spec = exp.GUARANTEE_SHAPES["Mahdavi"]["d_v"]
+        parts.append(("the best trained MHA" if not aot else "So is the best trained MHA")
+                     + f" at {named}, outside Mahdavi et al.'s Thm 1: "
+                     + mahdavi_outside_words(task, [r.shape for r, _ in mha])
+                     + f" ({where}). Mahdavi et al.'s guarantee line is drawn for layers with "
+                     f"d_v = {spec[0]} = {spec[1](task)} (ours), not for these shapes.")
+    text = ""
+    if not aot:
+        text += (f" Every best trained AoT has d ≤ V = {V}, within Dana et al.'s Thm 1 as we "
+                 "read it.")
+    if parts:
+        which = "bar" if mark == "bar" else "point"
+        text += (f" {marked}: " + " ".join(parts) + f" Such a {which} does not test the "
+                 "guarantee beside it"
+                 + (f" (what training reached at Dana et al.'s own shape: {own})" if aot else "")
+                 + ".")
+    return text
 
 
 def budget_slider_caption(task: dict[str, int], budgets: list[int],
@@ -916,8 +1074,9 @@ def budget_slider_caption(task: dict[str, int], budgets: list[int],
                           brackets: pd.DataFrame | None = None) -> str:
     """The caption of the slider over the budget (:func:`budget_frame`): what its bars are, on
     the task ``task`` and the ``budgets`` its frames show (the ceiling's bits per parameter:
-    :func:`exp.theory_curves`' default); with ``best``, which trained AoT bars are
-    cross-hatched as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`) and which bars
+    :func:`exp.theory_curves`' default); with ``best``, which trained bars are cross-hatched
+    as outside their theorem's scope (AoT: Dana et al.'s Thm 1; MHA: Mahdavi et al.'s;
+    :func:`outside_scope_words`) and which bars
     lie below the guarantee of their own architecture beside them (:func:`below_guarantee_words`
     on the statements at ``budgets``, as the frames draw them; with ``brackets``, each seed read
     as the guarantee rows read it); with ``brackets`` too
@@ -945,8 +1104,9 @@ def classes_slider_caption(task: dict[str, int], classes: list[int],
                            best: pd.DataFrame | None = None,
                            brackets: pd.DataFrame | None = None) -> str:
     """The caption of the slider over ``C`` (:func:`classes_frame`), before
-    :func:`classes_markdown`; with ``best`` (the trained best shapes), which trained AoT points
-    of the task's frame are hollow as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`),
+    :func:`classes_markdown`; with ``best`` (the trained best shapes), which trained points of
+    the task's frame are hollow as outside their theorem's scope (AoT: Dana et al.'s Thm 1; MHA:
+    Mahdavi et al.'s; :func:`outside_scope_words`),
     and with ``brackets`` too (:func:`memnb.scorecard.compare.capacity_brackets`), the
     resolution of the capacity search (:func:`grid_words`)."""
     extra = ""
@@ -1061,7 +1221,9 @@ def ratio_grid_words(best: pd.DataFrame, brackets: pd.DataFrame, budget: int, fi
 def winners_markdown(best: pd.DataFrame, brackets: pd.DataFrame | None = None) -> str:
     """One sentence per budget naming who stores most per parameter and by how much (ours); a
     value that is a lower bound (every N tried fitted by some seed) reads "at least", and a
-    first place over such a value is undecided. With ``brackets``
+    first place over such a value is undecided; a first place that is no lead says why, as the
+    head-to-head row reads it (:func:`memnb.scorecard.compare.no_lead_words`: within the seed
+    spreads and/or within the search brackets). With ``brackets``
     (:func:`memnb.scorecard.compare.capacity_brackets`), a ratio between capacities that lie
     within one step of the search's grid of each other, or one step apart, says so
     (:func:`ratio_grid_words`)."""
@@ -1081,19 +1243,22 @@ def winners_markdown(best: pd.DataFrame, brackets: pd.DataFrame | None = None) -
         ratio = "no runner-up memorized anything" if math.isinf(r.ratio) else (
             f"{times}{r.ratio:.2f}× the runner-up, {exp.SHORT[r.runner_up]} "
             f"({runner}{r.runner_up_bits:.2f} bits/parameter)")
-        spread = ("; undecided: a value here is a lower bound, some seed having fitted every N "
-                  "tried" if r.undecided
-                  else "" if r.clear else " (a gap within the seed spread)")
-        same = ""
+        same = grid = ""
         if not math.isinf(r.ratio):
             first, second = at.loc[(r.budget, r.winner)], at.loc[(r.budget, r.runner_up)]
             if first["capacity"] == second["capacity"]:
-                # equal capacities: the whole lead is the smaller parameter count
+                # equal capacities: the whole first place is the smaller parameter count
                 same = (f"; the same mean capacity, {first['capacity']:g} examples, on "
                         f"{int(first['parameters'])} parameters against "
-                        f"{int(second['parameters'])}: the lead is the parameter count's")
+                        f"{int(second['parameters'])}: the first place is the parameter count's")
             if brackets is not None:
-                same += ratio_grid_words(best, brackets, r.budget, r.winner, r.runner_up)
+                grid = ratio_grid_words(best, brackets, r.budget, r.winner, r.runner_up)
+        # why a first place is no lead, as the head-to-head row reads it (the ratio the brackets
+        # allow given once: by the clause on the grid where there is one)
+        spread = ("; undecided: a value here is a lower bound, some seed having fitted every N "
+                  "tried" if r.undecided
+                  else "" if r.clear else f" (no lead: {no_lead_words(r, ratio=not grid)})")
+        same += grid
         lines.append(f"- P = {r.budget}: **{exp.SHORT[r.winner]}** with {least}{r.bits:.2f} "
                      f"bits/parameter, {ratio}{spread}{same}.")
     return "\n".join(lines)
@@ -1527,8 +1692,9 @@ def bounds_caption(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.D
     guarantee rows read it), the sizes not built, and the shape-only lines, ▽ and ▲ named. The
     lead also says what the error bars are, with ``brackets`` the resolution of the capacity
     search (:func:`grid_words`), what the statements and the trained capacities measure
-    (:func:`every_dataset_words`) and, with ``task`` (``V, n``), which trained AoT points are
-    hollow as outside Dana et al.'s Thm 1 (:func:`outside_scope_words`) and what P counts in
+    (:func:`every_dataset_words`) and, with ``task`` (``V, n``), which trained points are
+    hollow as outside their theorem's scope (AoT: Dana et al.'s Thm 1; MHA: Mahdavi et al.'s;
+    :func:`outside_scope_words`) and what P counts in
     each guarantee (:func:`p_counts_words`)."""
     top = int(best["budget"].max())
     trained = best[best["budget"] == top]

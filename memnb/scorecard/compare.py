@@ -11,6 +11,7 @@ judge different tables, and the chapter says so. Every row is marked ``ours``.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Callable
@@ -65,10 +66,10 @@ def _caps(table: pd.DataFrame, C: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 # ------------------------------------------------------------------------------ verdicts
 def ranking_verdict(table: pd.DataFrame, C: int) -> Verdict:
-    """Is one architecture the best per parameter at every budget, beyond the seed spread?
-    (:func:`ranking_from_best` on the table's best shapes.)"""
-    _, best = _caps(table, C)
-    return ranking_from_best(best)
+    """Is one architecture the best per parameter at every budget, beyond the seed spread and
+    the search brackets? (:func:`ranking_from_best` on the table's best shapes with their
+    brackets, :func:`censored_best`.)"""
+    return ranking_from_best(censored_best(table, C))
 
 
 def at_least(best: pd.DataFrame) -> pd.Series:
@@ -85,18 +86,40 @@ def _ge(low: bool) -> str:
     return "≥ " if low else ""
 
 
+def bracket_ratio_low(first: Any, second: Any) -> float:
+    """The lower end of the ratio of bits per parameter that the search brackets allow between
+    two best shapes (rows of :func:`censored_best`, with ``capacity``, ``parameters`` and
+    ``upper``): the first's mean capacity per parameter (the largest N fitted, mean over seeds)
+    over the second's mean next tried N per parameter (``upper``, the end of its bracket), the
+    ratio at which the first stores least against the second; 0 where the second's bracket is
+    open above (``upper`` infinite)."""
+    upper = float(second["upper"])
+    if math.isinf(upper):
+        return 0.0
+    return (float(first["capacity"]) / float(first["parameters"])) / (
+        upper / float(second["parameters"]))
+
+
 def budget_leads(best: pd.DataFrame) -> pd.DataFrame:
-    """Per budget of a table of best shapes (:func:`exp.best_shapes`), how the head-to-head
+    """Per budget of a table of best shapes (:func:`censored_best`), how the head-to-head
     reads it (:func:`ranking_from_best`, and the chapter's sentence on who stores most): the
     first architecture by bits per parameter (``winner``, ``bits``), the runner-up
     (``runner_up``, None without one; ``runner_up_bits``, NaN then), their ``ratio`` (``inf``
     when the runner-up memorized none), ``at_least`` and ``runner_up_at_least`` when a value is
-    a lower bound (:func:`at_least`), ``undecided`` when another architecture's value is such a
-    bound (it may hold more than the first) or the first's own is, within the seed spread (it may
-    hold enough more to lead), and ``clear``: a lead, the first's mean ahead of the runner-up's
-    by more than their summed seed standard deviations, and not undecided."""
+    a lower bound (:func:`at_least`), ``spread``: whether the first's mean lies ahead of the
+    runner-up's by more than their summed seed standard deviations, ``bracket_low``: the lower
+    end of the ratio the search brackets allow (:func:`bracket_ratio_low`; ``inf`` without a
+    runner-up, NaN where ``best`` has no ``upper`` column, the brackets not known), ``beyond``:
+    ahead of the spread and, where the brackets are known, ``bracket_low`` ≥ 1 (the first's
+    largest N fitted per parameter at or above the runner-up's next tried N per parameter; the
+    brackets are half-open, ``[largest N fitted, next N tried)``, so even at 1 the first's true
+    capacity per parameter lies above the runner-up's: the grid of the search settles the
+    order), ``undecided`` when another architecture's value is such a
+    bound (it may hold more than the first) or the first's own is while it is not beyond (it may
+    hold enough more to lead), and ``clear``: a lead, beyond and not undecided."""
     rows = []
     low = at_least(best)
+    known = "upper" in best
     for budget, part in best.groupby("budget"):
         part = part.sort_values("bits", ascending=False)
         first = part.iloc[0]
@@ -106,34 +129,60 @@ def budget_leads(best: pd.DataFrame) -> pd.DataFrame:
         spread = float(first["bits_std"]) + (0.0 if second is None
                                               else float(second["bits_std"]))
         ahead = second is None or float(first["bits"] - second["bits"]) > spread
-        undecided = bool(low[part.index[1:]].any()) or (not ahead and bool(low[part.index[0]]))
+        bracket = (math.inf if second is None else
+                   bracket_ratio_low(first, second) if known else math.nan)
+        beyond = ahead and (not known or bracket >= 1.0)
+        undecided = bool(low[part.index[1:]].any()) or (not beyond and bool(low[part.index[0]]))
         rows.append({"budget": budget, "winner": first["architecture"],
-                     "bits": float(first["bits"]), "clear": ahead and not undecided,
+                     "bits": float(first["bits"]), "clear": beyond and not undecided,
                      "runner_up": None if second is None else second["architecture"],
                      "runner_up_bits": math.nan if second is None else float(second["bits"]),
                      "ratio": ratio, "at_least": bool(low[part.index[0]]),
                      "runner_up_at_least": second is not None and bool(low[part.index[1]]),
-                     "undecided": undecided})
+                     "undecided": undecided, "spread": ahead, "bracket_low": bracket,
+                     "beyond": beyond})
     return pd.DataFrame(rows, columns=["budget", "winner", "bits", "clear", "runner_up",
                                        "runner_up_bits", "ratio", "at_least",
-                                       "runner_up_at_least", "undecided"])
+                                       "runner_up_at_least", "undecided", "spread",
+                                       "bracket_low", "beyond"])
+
+
+def no_lead_words(row: Any, *, ratio: bool = True) -> str:
+    """Why a first place of :func:`budget_leads` (``row``, neither clear nor undecided) is no
+    lead, in the words of the head-to-head row and the chapter's sentence per budget: its gap
+    within the summed seed spreads, and/or within the search brackets (``bracket_low`` below 1:
+    the brackets allow the runner-up to store as much per parameter or more), with the lower
+    end of the ratio they allow unless ``ratio`` is False, e.g. ``within the seed spreads and
+    the search brackets: they allow a ratio from 0.53``."""
+    parts = [] if row.spread else ["the seed spreads"]
+    inside = not math.isnan(row.bracket_low) and row.bracket_low < 1.0
+    if inside:
+        parts.append("the search brackets")
+    return ("within " + " and ".join(parts)
+            + (f": they allow a ratio from {row.bracket_low:.2f}" if inside and ratio else ""))
 
 
 def ranking_from_best(best: pd.DataFrame) -> Verdict:
-    """The head-to-head criterion on a table of best shapes (:func:`exp.best_shapes`).
+    """The head-to-head criterion on a table of best shapes (:func:`censored_best`).
 
     At each budget where something memorized, the architecture with the most bits per parameter
     *leads* when its mean exceeds the runner-up's by more than the sum of their standard
-    deviations over seeds; a first place within that spread is no lead. A mean that is a lower
-    bound (:func:`at_least`: some seed fitted every N tried) is shown as ``≥``; a first place
-    over another architecture whose mean is such a bound is undecided (that architecture may
-    hold more), and so is a first place within the spread whose own mean is such a bound (it
-    may hold enough more to lead): no lead. ``reproduced``: the same architecture leads at every
-    budget; ``trend``: one architecture leads at more than half of the budgets, or the budgets
-    without a lead (first place within the spread, or undecided) could still give it a lead at
-    more than half of them (not decided: spreads too wide to separate the architectures do not
-    refute the claim); ``differs``: leads elsewhere leave no architecture a way to lead at more
-    than half of the budgets.
+    deviations over seeds and, the capacities being known only within their search brackets,
+    when the brackets settle the order: the ratio of bits per parameter that they allow starts
+    at 1 or above (:func:`bracket_ratio_low`: the leader's largest N fitted per parameter at or
+    above the runner-up's next tried N per parameter, means over seeds; the brackets are
+    half-open, so the leader's true value lies above the runner-up's); a first place within the
+    spread or within the brackets is no lead (:func:`no_lead_words`). A ``best`` without the
+    brackets (no ``upper`` column) is judged on the spreads alone, and the text says so. A mean
+    that is a lower bound (:func:`at_least`: some seed fitted every N tried) is shown as ``≥``;
+    a first place over another architecture whose mean is such a bound is undecided (that
+    architecture may hold more), and so is a first place without a lead whose own mean is such a
+    bound (it may hold enough more to lead): no lead. ``reproduced``: the same architecture
+    leads at every budget; ``trend``: one architecture leads at more than half of the budgets,
+    or the budgets without a lead (first place within the spread or the brackets, or undecided)
+    could still give it a lead at more than half of them (not decided: spreads and brackets too
+    wide to separate the architectures do not refute the claim); ``differs``: leads elsewhere
+    leave no architecture a way to lead at more than half of the budgets.
     """
     rows = budget_leads(best)
     rows = rows[rows["bits"] > 0]  # a budget where no architecture memorized anything: skipped
@@ -146,14 +195,18 @@ def ranking_from_best(best: pd.DataFrame) -> Verdict:
     led = int((leads == top).sum())
     first_only = sum(1 for r in rows if r.winner == top and not r.clear and not r.undecided)
     undecided = sum(1 for r in rows if r.undecided)
-    unled = sum(1 for r in rows if not r.clear)  # within the spread or undecided
+    unled = sum(1 for r in rows if not r.clear)  # within the spread or brackets, or undecided
+    known = "upper" in best
     text = "; ".join(f"P={r.budget}: {exp.SHORT[r.winner]} {_ge(r.at_least)}{r.bits:.2f}" + (
         "" if r.runner_up is None else f" vs {_ge(r.runner_up_at_least)}{r.runner_up_bits:.2f}")
         + ("" if r.clear else " (undecided: a mean here is a lower bound)" if r.undecided
-           else " (within spread)") for r in rows)
-    summary = (f"{exp.SHORT[top]} leads beyond the summed seed spreads at {led}/{len(rows)} "
-               f"budgets" + (f" ({exp.SHORT[top]} first within the spread at {first_only} "
-                             "more)" if first_only else "")
+           else f" ({no_lead_words(r)})") for r in rows)
+    beyond = ("beyond the summed seed spreads and the search brackets" if known else
+              "beyond the summed seed spreads (the search brackets not given)")
+    summary = (f"{exp.SHORT[top]} leads {beyond} at {led}/{len(rows)} budgets"
+               + (f" ({exp.SHORT[top]} first without a lead, within the spreads"
+                  + (" or the brackets" if known else "")
+                  + f", at {first_only}{' more' if led else ''})" if first_only else "")
                + (f"; undecided at {undecided} (a mean there a lower bound)"
                   if undecided else ""))
     measured = f"{summary}: {text} bits/parameter"
@@ -178,7 +231,8 @@ def not_decided_words(values: dict[str, Any]) -> str:
     :func:`ranking_from_best` (``winner``, ``unled``, ``budgets``): the budgets without a lead
     could still give the first architecture a lead at more than half of the budgets."""
     return (f"not decided: at {values['unled']} of {values['budgets']} budgets no architecture "
-            "leads (first place within the seed spreads, or a mean there a lower bound), and "
+            "leads (first place within the seed spreads or the search brackets, or a mean there "
+            "a lower bound), and "
             f"they could still give {exp.SHORT[values['winner']]} a lead at more than half of "
             "the budgets")
 
@@ -207,11 +261,16 @@ def censored_best(table: pd.DataFrame, C: int) -> pd.DataFrame:
     shape, ``zero_seeds`` (its seeds that fitted no tried ``N``: their capacity lies below the
     smallest ``N`` tried, not resolved, and is counted as 0 in the mean) and ``below`` (when every
     seed is such a seed, the largest of their smallest tried ``N``: the mean capacity lies below
-    it; NaN otherwise), and ``smallest``, the largest over seeds of the smallest ``N`` tried."""
+    it; NaN otherwise), ``smallest``, the largest over seeds of the smallest ``N`` tried, and
+    ``upper``, the mean over seeds of the next tried ``N`` above each seed's capacity
+    (:func:`capacity_brackets`; ``inf`` where a seed fitted every ``N`` tried): the mean
+    capacity lies in ``[capacity, upper)``, the bracket the head-to-head reads
+    (:func:`budget_leads`)."""
     brackets = capacity_brackets(table, C)
     keys = ["architecture", "budget", "shape"]
     zero = (brackets.assign(zero=brackets["capacity"] == 0).groupby(keys)
-            .agg(zero_seeds=("zero", "sum"), smallest=("smallest", "max")))
+            .agg(zero_seeds=("zero", "sum"), smallest=("smallest", "max"),
+                 upper=("upper", "mean")))
     out = exp.best_shapes(exp.capacity_table(table, C)).join(zero, on=keys)
     out["zero_seeds"] = out["zero_seeds"].astype(int)
     out["below"] = out["smallest"].astype(float).where(out["zero_seeds"] == out["seeds"])
@@ -232,6 +291,49 @@ def outside_scope(architecture: str, shape: str, V: int) -> bool:
     sizes = dict(kv.split("=", 1) for kv in str(shape).split() if "=" in kv)
     d = sizes.get("d", "")
     return architecture == "aot" and d.isdigit() and int(d) > int(V)
+
+
+@functools.lru_cache(maxsize=256)
+def _mha_sizes(shape: str, V: int, n: int, C: int) -> tuple[int, int]:
+    """``d_v`` and ``d_o`` of the attention layer of one shape (:func:`mha_value_sizes`),
+    remembered: the figures ask for them at every point they draw."""
+    d_v, d_o = mha_value_sizes({"V": V, "n": n, "C": C}, [shape])
+    return d_v[0], d_o[0]
+
+
+def outside_reasons(architecture: str, shape: str, task: dict[str, int],
+                    capacity: float | None = None) -> list[str]:
+    """Why a trained shape lies outside the theorem whose guarantee the chapter draws for its
+    architecture (ours), as short conditions, empty when none applies: for the AoT, ``"d > V"``
+    (:func:`outside_scope`: Dana et al.'s Thm 1 as the chapter reads it); for the attention
+    layer (Mahdavi et al.'s Thm 1), ``"d_v < d_o"`` where the layer that
+    :func:`exp.build_model` builds in ``shape`` on ``task`` (``V, n, C``) has fewer value
+    channels per head than read-out outputs (:func:`mha_value_sizes`: outside the side
+    condition ``d_v ≥ d_o`` of the construction as our notes reconstruct it, with no read-out
+    bias for the Mahdavi chapter's reduction), and ``"N > V"`` where its ``capacity`` exceeds
+    the vocabulary (the query is the last token, so two of the N queries coincide and
+    Assumption 1, queries of Kruskal rank ≥ n, fails). Other architectures: no guarantee of
+    these theorems is about them; a shape name without ``d=``: nothing to read."""
+    if architecture == "aot":
+        return ["d > V"] if outside_scope(architecture, shape, int(task["V"])) else []
+    if architecture != "mha" or "d=" not in str(shape):
+        return []
+    d_v, d_o = _mha_sizes(str(shape), int(task["V"]), int(task["n"]), int(task["C"]))
+    reasons = ["d_v < d_o"] if d_v < d_o else []
+    if capacity is not None and float(capacity) > int(task["V"]):
+        reasons.append("N > V")
+    return reasons
+
+
+def mahdavi_outside_words(task: dict[str, int], shapes: list[str]) -> str:
+    """Why trained attention layers in ``shapes`` lie outside Mahdavi et al.'s Theorem 1 on
+    ``task`` (``V, n, C``), in words (ours): their value and read-out sizes
+    (:func:`mha_value_sizes`, against the side condition ``d_v ≥ d_o``), and Assumption 1,
+    which fails at every ``N > V`` (the query is the last token); the words the scorecard's
+    *Mahdavi et al. Thm 1 vs training* row uses."""
+    d_v, d_o = mha_value_sizes({k: task[k] for k in ("V", "n", "C")}, list(shapes))
+    return (_value_gap_words(d_v, d_o) + f"; and at N > V = {task['V']} two of the N queries "
+            "(the last tokens) coincide, so Assumption 1 (queries of Kruskal rank ≥ n) fails")
 
 
 def mha_value_sizes(task: dict[str, int], shapes: list[str]) -> tuple[list[int], list[int]]:
@@ -753,12 +855,16 @@ def linear_capacity_verdict(table: pd.DataFrame, C: int, arch: str, *,
             [f"the widened interval reaches {wide_low:.3g} ≤ 0"] if wide_low <= 0 else [])
         measured += f"; growth not shown: {' and '.join(why)}"
     if linear_possible:
-        reaches = ("contains 1" if wide_low <= 1.0 <= wide_high else
-                   f"reaches the band 1 ± {LINEAR_TOLERANCE:g} that the rule calls linear")
-        measured = (f"not decided: the widened interval {reaches}, so linear growth is not "
-                    "excluded, " + ("and growth is not shown either" if not grows else
-                                    f"and it also holds exponents more than {LINEAR_TOLERANCE:g} "
-                                    "from 1, so linear growth is not shown")
+        # an interval that excludes 1 itself but reaches the band: said as the chapter's
+        # sentence says it (_linear_words), so that the two cannot read as contradicting
+        reaches = ("contains 1, so linear growth is not excluded" if wide_low <= 1.0 <= wide_high
+                   else f"reaches the rule's tolerance band 1 ± {LINEAR_TOLERANCE:g} although "
+                        f"it excludes 1 itself ({_off_linear(wide_low)} than exactly linear "
+                        "here), so growth within the rule's tolerance of linear is not excluded")
+        measured = (f"not decided: the widened interval {reaches}, "
+                    + ("and growth is not shown either" if not grows else
+                       f"and it also holds exponents more than {LINEAR_TOLERANCE:g} from 1, so "
+                       "linear growth is not shown")
                     + "; " + measured)
     if steps is None or "steps_run" not in table:
         measured += ("; whether the failed tries that bound these capacities ran to a step cap "
@@ -786,6 +892,12 @@ def linear_capacity_checks(table: pd.DataFrame, params: dict) -> list[tuple[str,
             for arch in exp.ARCHITECTURES]
 
 
+def _off_linear(low: float) -> str:
+    """``"faster"`` or ``"slower"``: how a widened interval that excludes 1 (its lower end
+    ``low`` above 1, else its upper end below it) reads against linear growth."""
+    return "faster" if low > 1 else "slower"
+
+
 def _linear_words(arch: str, verdict: Verdict) -> str:
     """One architecture's part of :func:`linear_capacity_sentence`."""
     name, status = exp.SHORT[arch], status_words(verdict)
@@ -798,14 +910,15 @@ def _linear_words(arch: str, verdict: Verdict) -> str:
         reads = (f"misses the band 1 ± {LINEAR_TOLERANCE:g}: {'faster' if low > 1 else 'slower'} "
                  "than linear here")
     elif low > 1 or high < 1:
-        reads = f"excludes 1: {'faster' if low > 1 else 'slower'} than linear here"
+        reads = f"excludes 1 itself: {_off_linear(low)} than exactly linear here"
         if v.get("within_tolerance"):
             # the row's rule is met (reproduced, unless capped for scale): say so
             reads += (f", but within the tolerance of {LINEAR_TOLERANCE:g} (|exponent − 1| and "
                       f"the widened half-width)")
         elif v.get("decided") is False:
-            reads += (f", but reaches the band 1 ± {LINEAR_TOLERANCE:g} that the rule calls "
-                      "linear: too wide to decide")
+            # the row's words (linear_capacity_verdict): the interval reaches the rule's band
+            reads += (f", although it reaches the rule's tolerance band 1 ± "
+                      f"{LINEAR_TOLERANCE:g}: too wide to decide")
     elif verdict.status == "reproduced":
         reads = "linear"
     else:
@@ -1111,11 +1224,17 @@ def _judged(results: ResultSource, check: Callable[..., Verdict], *args: Any,
 @item(P, "Head to head", ours=True, cost=_COST,
       claim="one architecture stores the most bits per parameter at every budget",
       criterion="the same architecture leads at every budget, a lead being a mean ahead of the "
-                "runner-up's by more than their summed seed spreads (trend: one architecture "
-                "leads at more than half of the budgets; a first place within the spread is no "
-                "lead); a capacity where every N tried fitted is only a lower bound: a first "
+                "runner-up's by more than their summed seed spreads and beyond the search "
+                "brackets: the ratio of bits per parameter that the brackets [largest N fitted, "
+                "next N tried) allow (means over seeds) starts at 1 or above, the leader's "
+                "largest N fitted per parameter at or above the runner-up's next N tried per "
+                "parameter, as the chapter's sentence per budget reads it (trend: one "
+                "architecture leads at more than half of the budgets; a first place within the "
+                "spread or within the brackets is no lead); a capacity where every N tried "
+                "fitted is only a lower bound: a first "
                 "place over such a bound is undecided, no lead; while the budgets without a "
-                "lead (within the spread or undecided) could still give one architecture a "
+                "lead (within the spread or the brackets, or undecided) could still give one "
+                "architecture a "
                 "lead at more than half of them, the verdict is trend (not decided), not "
                 "differs"
                 + _AT_MOST)
@@ -1209,8 +1328,9 @@ for _arch in exp.ARCHITECTURES:
                    f"below the next tried N, which failed): "
                    f"|exponent − 1| ≤ {LINEAR_TOLERANCE:g} and widened half-width ≤ "
                    f"{LINEAR_TOLERANCE:g}; trend (not decided) when the widened interval "
-                   f"reaches the band 1 ± {LINEAR_TOLERANCE:g} of exponents the rule calls "
-                   "linear but the rule is not met (the interval then holds both linear growth "
+                   f"reaches the rule's tolerance band 1 ± {LINEAR_TOLERANCE:g} (the exponents "
+                   "the rule calls linear; the interval may exclude 1 itself) but the rule is "
+                   "not met (the interval then holds both linear growth "
                    "and growth off by more than the tolerance); differs when it misses that "
                    "band (not linear growth); the "
                    "capacity is the one reached within the profile's step budget (a failed "
