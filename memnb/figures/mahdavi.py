@@ -1430,7 +1430,7 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
         "layer": rows["layer"].map(lambda la: _LAYERS.get(int(la), f"L{int(la)}")),
         GEOMETRY: [f"{ours} / {theirs}" for ours, theirs in
                    zip(geometry, rows["paper n, d"], strict=True)],
-        "sequences": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
+        "texts": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), _display_cells(rows)], axis=1)
     return out.rename(columns={_PAPER: TABLE3_PAPER_FRACTION}).reset_index(
         drop=True)
@@ -1499,7 +1499,7 @@ TABLE3_LEGEND: dict[str, str] = {
     "layer": "L0, the embedding layer's output; L1, the first block's",
     GEOMETRY: ("our context length $n$ and width $d$, then the paper's for that column "
                "(one column for both, so that the table fits the page)"),
-    "sequences": "the number of text sequences, one context each, that the draws come from",
+    "texts": "the number of text sequences, one context each, that the draws come from",
     **_shared_legend(TABLE3_PAPER_FRACTION,
                      paper.TABLE3_NB if TABLE3_PAPER_TAG else "App. J"),
 }
@@ -1514,7 +1514,7 @@ PROPOSITION4_COLUMNS = {
     "kruskal_after": "Kruskal, after",
     "contexts_rank_n_before": "rank-n contexts, before",
     "contexts_rank_n_after": "rank-n contexts, after",
-    "hypotheses": "hypotheses met",
+    "hypotheses": "A2, A3 met",
     "conclusion": "A1, A2 after",
     "closed_form_error": "distance",
 }
@@ -1536,7 +1536,7 @@ PROPOSITION4_LEGEND: dict[str, str] = {
     "rank-n contexts, before": "how many of the $T$ contexts have rank $n$ before the layer",
     "rank-n contexts, after": ("how many of the $T$ contexts the layer outputs have rank $n$ "
                                "(Assumption 2: all of them)"),
-    "hypotheses met": "whether the input meets Proposition 4's hypotheses (A2 and A3)",
+    "A2, A3 met": "whether the input meets Proposition 4's hypotheses, Assumptions 2 and 3",
     "A1, A2 after": "whether the layer's output satisfies Assumptions 1 and 2 (the conclusion)",
     "distance": ("the largest distance between the layer's output and the proof's closed form "
                  "$x + \\mathrm{mean}(E)$ (round-off where the hypotheses hold)"),
