@@ -517,10 +517,12 @@ def test_each_row_has_an_id_that_the_glance_links_to() -> None:
     # Dana: 4 rows (the check of our code and the row of ours left out); columns reproduced,
     # trend, trend (not decided), differs, not computable, not run, on a quick or partial run
     # (none of these made-up rows read a table), where it differs
-    assert lines[0][1:9] == ["4", "1", "1", "1", "1", "0", "0", "0"]
-    assert lines[0][9] == '<a href="#sc-dana-fig-1b">Fig. 1b</a>'
-    assert lines[1][0].startswith("Mahdavi") and lines[1][1] == "1" and lines[1][9] == "none"
-    assert len(lines) == 2  # Kajitsuka & Sato's only row is our expectation: no line
+    # each paper's counts, then a line of its own with the items that differ
+    assert lines[0][1:9] == ["4", "1", "1", "1", "1", "0", "0", "0"] and len(lines[0]) == 9
+    assert lines[1] == ["", '<em>where it differs:</em> <a href="#sc-dana-fig-1b">Fig. 1b</a>']
+    assert lines[2][0].startswith("Mahdavi") and lines[2][1] == "1"
+    assert lines[3][1] == "<em>where it differs:</em> none"
+    assert len(lines) == 4  # Kajitsuka & Sato's only row is our expectation: no line
     assert "1 row on claims marked as our expectation" in page
     assert "1 row on checks that hold by construction" in page and "1 row of ours" in page
     assert ('Kajitsuka &amp; Sato <a href="#sc-kajitsuka-fig-1">Fig. 1</a> (our expectations)'

@@ -391,6 +391,9 @@ def short_of_paper_scale(row: Row) -> bool:
 #: (:func:`short_of_paper_scale`); the pages that show the glance name it in their text, with a
 #: link to the list of the runs still to compute (*Still to run*, on the Running at scale page).
 SHORT_COLUMN = "quick or partial run"
+#: The words that open the line under each paper's counts in the glance, before the items
+#: whose rows differ (:func:`glance_html`).
+DIFFERS_LINE = "where it differs"
 
 
 def glance_html(rows: list[Row]) -> HTML:
@@ -422,7 +425,7 @@ def glance_html(rows: list[Row]) -> HTML:
            'style="font-size:85%;width:100%">',
            f"<thead><tr><th>Paper</th><th>rows</th>{head}"
            f'<th style="text-align:center;min-width:5.5em">{html.escape(SHORT_COLUMN)}</th>'
-           "<th>where it differs</th></tr></thead><tbody>"]
+           "</tr></thead><tbody>"]
     centred = range(1, len(columns) + 3)  # the counts: rows, each status, short of scale
     for paper, name in PAPERS.items():
         mine = [r for r in stated if r.paper == paper]
@@ -432,10 +435,14 @@ def glance_html(rows: list[Row]) -> HTML:
         differs = [r for r in mine if r.status == "differs"]
         cells = [html.escape(name), str(len(mine))] + [str(n) for n in counts]
         cells.append(str(sum(short_of_paper_scale(r) for r in mine)))
-        cells.append(_linked_items(differs, ids) or "none")
         out.append("<tr>" + "".join(
             f'<td style="vertical-align:top{";text-align:center" if i in centred else ""}">'
             f"{c}</td>" for i, c in enumerate(cells)) + "</tr>")
+        # the items that differ on a line of their own under the paper's counts, across the
+        # count columns: in a column of its own the list had a tenth of the text column
+        out.append(f'<tr><td></td><td colspan="{len(cells) - 1}" style="padding-bottom:0.6em">'
+                   f"<em>{html.escape(DIFFERS_LINE)}:</em> "
+                   f"{_linked_items(differs, ids) or 'none'}</td></tr>")
     out.append("</tbody></table></div>")
     # (rows, what they are, a short name for the list of those that differ)
     left = [(marked, "on claims marked as our expectation of a figure, not the paper's words",
