@@ -1514,7 +1514,7 @@ PROPOSITION4_COLUMNS = {
     "kruskal_after": "Kruskal, after",
     "contexts_rank_n_before": "rank-n contexts, before",
     "contexts_rank_n_after": "rank-n contexts, after",
-    "hypotheses": "A2, A3 met",
+    "hypotheses": "premises met",
     "conclusion": "A1, A2 after",
     "closed_form_error": "distance",
 }
@@ -1536,7 +1536,8 @@ PROPOSITION4_LEGEND: dict[str, str] = {
     "rank-n contexts, before": "how many of the $T$ contexts have rank $n$ before the layer",
     "rank-n contexts, after": ("how many of the $T$ contexts the layer outputs have rank $n$ "
                                "(Assumption 2: all of them)"),
-    "A2, A3 met": "whether the input meets Proposition 4's hypotheses, Assumptions 2 and 3",
+    "premises met": ("whether the input meets all of Proposition 4's hypotheses: Assumptions 2 "
+                     "and 3, and the layer's $W_KW_Q^\\top = 0$ and $W_VW_O = I$"),
     "A1, A2 after": "whether the layer's output satisfies Assumptions 1 and 2 (the conclusion)",
     "distance": ("the largest distance between the layer's output and the proof's closed form "
                  "$x + \\mathrm{mean}(E)$ (round-off where the hypotheses hold)"),
