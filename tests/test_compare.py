@@ -1802,7 +1802,8 @@ def test_the_best_table_and_the_captions_give_the_search_s_brackets():
     assert clause.startswith("; the two mean capacities lie within one step of the search's grid "
                              "over N (×1.5 apart; the N tried here up to ×2 apart)")
     assert clause.endswith(
-        "from 0.75 to 3.00, so the grid does not settle which of the two stores more")
+        "from 0.75 to 3.00, so the grid does not settle which of the two stores more per "
+        "parameter")
     far = _two_architectures(aot=(15, 15), mlp=(120, 120))
     b, r = card.censored_best(far, 4), card.capacity_brackets(far, 4)
     assert figures.ratio_grid_words(b, r, 120, "mlp", "aot") == ""
@@ -1902,8 +1903,14 @@ def test_the_line_figures_mark_trained_aot_points_outside_thm_1():
 
     def hollow(fig: plt.Figure) -> list[tuple[float, float]]:
         points = [tuple(xy) for ax in fig.axes for line in ax.get_lines()
-                  if line.get_label() == figures.OUTSIDE_POINT_LABEL
+                  if line.get_markerfacecolor() == "white" and line.get_marker() == "o"
                   for xy in line.get_xydata()]
+        # the one legend entry stands for every architecture: a neutral colour, no data
+        handles = [line for ax in fig.axes for line in ax.get_lines()
+                   if line.get_label() == figures.OUTSIDE_POINT_LABEL]
+        assert all(len(h.get_xydata()) == 0 and h.get_color() == figures.OUTSIDE_HANDLE_COLOR
+                   for h in handles)
+        assert len(handles) <= len(fig.axes) and (not points or handles)
         plt.close(fig)
         return points
 

@@ -170,7 +170,8 @@ def test_a_lead_must_also_lie_beyond_the_search_brackets():
     line = figures.winners_markdown(best, brackets)
     assert "(no lead: within the search brackets)" in line
     assert ("their brackets allow a ratio from 0.99 to 3.95, so the grid does not settle which "
-            "of the two stores more") in line
+            "of the two stores more per parameter (in examples it does: the first's bracket "
+            "starts at 360, at or above the end of the second's, 360)") in line
     assert "(no lead: within the search brackets: they allow a ratio from 0.99)" in \
         figures.winners_markdown(best)
     # the AoT's next N tried a little lower: the brackets settle the order, a lead

@@ -419,6 +419,9 @@ BRACKET_COLUMN = "bracket [largest N fitted, next N tried)"
 #: 1), drawn hollow (:data:`_OUTSIDE_POINT`); the captions say which and why
 #: (:func:`outside_scope_words`).
 OUTSIDE_POINT_LABEL = "trained, outside its theorem's scope: hollow ○"
+#: The colour of the hollow marker that stands for :data:`OUTSIDE_POINT_LABEL` in a legend: a
+#: neutral grey, since the points it names take their architecture's colour.
+OUTSIDE_HANDLE_COLOR = "0.35"
 _OUTSIDE_POINT = {"marker": "o", "markerfacecolor": "white", "markersize": 6.5,
                   "markeredgewidth": 1.5, "linestyle": "none", "zorder": 6}
 
@@ -470,10 +473,13 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
                     "smallest N tried (capacity below it)", **_CENSORED)
             labelled = True
     scale = TRAINED_WEIGHT_BITS if bits_axis else 1
-    for i, (arch, part) in enumerate(wide.groupby("architecture", sort=False)):
-        # over the filled markers of the line: the same place, hollow; one legend entry
+    for arch, part in wide.groupby("architecture", sort=False):
+        # over the filled markers of the line: the same place, hollow, in the architecture's
+        # colour
         ax.plot(part["parameters"] * scale, part["capacity"], color=ARCH_COLORS[arch],
-                label=OUTSIDE_POINT_LABEL if i == 0 else None, **_OUTSIDE_POINT)
+                **_OUTSIDE_POINT)
+    if not wide.empty:  # one legend entry, in a neutral colour: it stands for every architecture
+        ax.plot([], [], color=OUTSIDE_HANDLE_COLOR, label=OUTSIDE_POINT_LABEL, **_OUTSIDE_POINT)
 
 
 def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
@@ -1051,7 +1057,9 @@ def outside_scope_words(best: pd.DataFrame, task: dict[str, int], mark: str = "b
                  "none of these capacities exceeds V" if not above else
                  f"the capacity exceeds V at {_budgets_words(above)}")
         spec = exp.GUARANTEE_SHAPES["Mahdavi"]["d_v"]
-        parts.append(("the best trained MHA" if not aot else "So is the best trained MHA")
+        one = len(mha) == 1
+        noun = "the best trained MHA" if one else "the best trained MHAs"
+        parts.append((noun if not aot else f"So {'is' if one else 'are'} {noun}")
                      + f" at {named}, outside Mahdavi et al.'s Thm 1: "
                      + mahdavi_outside_words(task, [r.shape for r, _ in mha])
                      + f" ({where}). Mahdavi et al.'s guarantee line is drawn for layers with "
@@ -1205,7 +1213,9 @@ def ratio_grid_words(best: pd.DataFrame, brackets: pd.DataFrame, budget: int, fi
     low = ca / ub * per
     high = "any larger ratio" if math.isinf(ua) else f"{ua / cb * per:.2f}"
     order = ("" if low >= 1 else
-             ", so the grid does not settle which of the two stores more")
+             ", so the grid does not settle which of the two stores more per parameter"
+             + (f" (in examples it does: the first's bracket starts at {ca:g}, at or above "
+                f"the end of the second's, {ub:g})" if ca >= ub else ""))
     ratio = max(ca, cb) / min(ca, cb)
     if math.isclose(ratio, step):
         where = (f"one step of the search's grid over N apart (×{ratio:.3g}, the largest step "
