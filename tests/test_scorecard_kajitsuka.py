@@ -1102,7 +1102,8 @@ def test_fig7_with_no_width_exponent_decided_is_a_trend_not_decided():
     assert "width d = 8: trend (not decided):" in v.measured
     assert "width d = 16: trend (not decided):" in v.measured
     assert card.CENSORED_UNDECIDED in v.measured and card.FLAT_UNDECIDED in v.measured
-    assert "no exponent fitted: 0 measured sizes need a block or more" in v.measured
+    assert ("no exponent fitted: no size memorized at a tried depth needs a block, so there is "
+            "no depth to fit") in v.measured
     # each width alone, and under the reduced-scale cap, stays not decided
     for d in (8, 16):
         one = card.capacity_verdict(_quick_shaped_capacity().query("d == @d"))
@@ -1120,8 +1121,11 @@ def test_fig7_with_no_width_exponent_decided_is_a_trend_not_decided():
     wide = card.capacity_verdict(_capacity({200: 0, 400: 1, 900: 1, 1600: 1}))
     assert wide.status == "differs" and not undecided(wide)
     fig7 = {i.item: i for i in load_items(["kajitsuka"])}["Fig. 7"]
-    assert "when no exponent is fitted" in fig7.criterion
+    assert "or no exponent fitted, either because the smallest depth is one value" in \
+        fig7.criterion
     assert "never a plain trend" in fig7.criterion
+    # review: the criterion names one status per case, the undecided cases' as not decided
+    assert "`trend` when the smallest depth" not in fig7.criterion
 
 
 def test_a_loss_rise_only_between_memorizing_depths_is_not_decided():

@@ -1292,9 +1292,12 @@ def _capacity_one(table: pd.DataFrame, by: str) -> Verdict:
     flat = ys[positive]
     if above and ok:  # growth from the measured depths to above the tried ones, rate unknown
         k = int(positive.sum())
-        why = (f"{counted(k, 'measured size')} need{'s' * (k == 1)} a block or more, fewer "
-               f"than the {need} a fit beside the sizes above the tried depths needs" if k < need
-               else f"every measured size needing a block needs {blocks_word(float(flat[0]))}")
+        why = ("no size memorized at a tried depth needs a block, so there is no depth to fit"
+               if k == 0 else
+               f"only {counted(k, 'size')} memorized at a tried depth need{'s' * (k == 1)} a "
+               f"block, and a fit beside the sizes above the tried depths needs {need}"
+               if k < need else
+               f"every measured size needing a block needs {blocks_word(float(flat[0]))}")
         parts.append(f"no exponent fitted: {why}; the exponent is not decided: "
                      f"{CENSORED_UNDECIDED}")
         return Verdict("trend", "; ".join(parts), {"undecided": True})
@@ -2153,16 +2156,16 @@ def figs36(results: ResultSource) -> Verdict:
       "roughly like √N, for N = 600 … 1700 [our expectation from Thm 4.1, unverified: the "
       "figure itself is not in our sources, only its caption, which states no trend]",
       criterion="every N memorized at a tried depth, smallest depth non-decreasing in N, fitted "
-      "exponent's 95 % interval contains ½; `trend` when the smallest depth is one value b over "
+      "exponent's 95 % interval contains ½ (at most `trend` at reduced scale: the cap applies "
+      "to each width). A width is a trend not decided when its exponent is not decided: a 95 % "
+      "interval containing both 0 and 1 (it cannot tell √N from no growth or from linear "
+      "growth), or no exponent fitted, either because the smallest depth is one value b over "
       "the N needing a block and √N growth over them predicts less than b + 1 blocks (the grid "
-      "cannot show it), when the N memorized at no tried depth all lie above the memorized ones "
-      "(their capacity is above the tried depths: not measured), when the exponent is not "
-      "decided (no interval, or a 95 % interval containing both 0 and 1: it cannot tell √N "
-      "from no growth or from linear growth), or at reduced scale (the cap applies to each "
-      "width); a width's exponent is not decided when its interval cannot decide and when no "
-      "exponent is fitted: one depth over the N needing a block on a grid that cannot show √N "
-      "growth, or N memorized at no tried depth with too few measured depths for a fit (the "
-      "growth's rate not measured); each width is judged, the row takes the weakest, and is a "
+      "cannot show it; where it predicts b + 1 or more and the search found none, differs), or "
+      "because the N memorized at no tried depth all lie above the memorized ones and too few "
+      "measured depths are left for a fit (their capacity is above the tried depths: the "
+      "growth's rate is not measured); such a censored width whose measured N fit an exponent "
+      "that decides is a plain trend. Each width is judged, the row takes the weakest, and is a "
       "trend not decided when a width's exponent is not decided and no width differs (so with "
       "no width's exponent decided, it is never a plain trend); a width with fewer than "
       "two sizes N is not judged (a partial run), and with none left the row judges the "
