@@ -379,7 +379,12 @@ def test_the_readme_points_at_rerunning_a_chapter_and_at_the_papers_scale():
     assert "section *Quick start*" in flat and "*Running at scale*" in flat
     assert "`make book PROFILE=full` is not the way to compute the runs on a CPU" in flat
     # the refusal the section names, and its way round, are the README's own
-    assert "`MEMNB_RESULTS_DIR=PATH memnb run EXPERIMENT --profile full`" in flat
+    assert ("`MEMNB_RESULTS_DIR=PATH memnb run EXPERIMENT --profile full [--time-limit "
+            "SECONDS]`") in flat
+    # review: the README keeps the page's warning that a fresh folder holds that run alone
+    assert "shows no committed run beside the new one" in flat
+    assert "shows no committed run beside the new one" in " ".join(
+        (REPO / "book" / "running_at_scale.md").read_text().split())
     assert "`MEMNB_RESULTS_DIR=PATH make book`" in flat
     assert "MEMNB_RESULTS_DIR=PATH make book" in given
     assert "(`MEMNB_RESULTS_DIR=PATH`, the results root" in _flat(README)
