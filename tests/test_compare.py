@@ -486,6 +486,8 @@ def test_censored_capacities_are_open_markers_and_the_classes_frame_labels_budge
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(b) for b in budgets]
     assert len(ax.xaxis.get_minor_locator().tick_values(60, 720)) == 0
+    # plain tick labels on a log axis: its label names the scale (the book's convention)
+    assert ax.get_xscale() == "log" and "log scale" in ax.get_xlabel()
     plt.close(fig)
 
 

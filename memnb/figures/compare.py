@@ -979,7 +979,9 @@ def classes_frame(C: int, task: dict[str, int], budgets: list[int],
             if missing else None)
     if best is not None and C == task["C"]:
         _trained_points(ax, best, "parameters", task=task)
-    ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)), xlabel="parameters P",
+    # plain tick labels (the budgets) on a log axis: the label names the scale
+    ax.set(xscale="log", yscale="log", ylim=(0.8, 40 * max(budgets)),
+           xlabel="parameters P (log scale)",
            ylabel="examples memorized N", title=f"C = {C} classes" + (
                f" (AoT vocabulary {_aot_vocabulary(task, C)})" if C > task["V"] else ""))
     shown = sorted(int(b) for b in budgets)  # one label per budget, none on minor ticks
