@@ -19,7 +19,7 @@ import pandas as pd
 from memnb import bounds, prose, viz
 from memnb.experiments import compare as exp
 from memnb.papers import external
-from memnb.scorecard.compare import no_lead_words
+from memnb.scorecard.compare import bracket_ratio_low, no_lead_words
 
 #: One colour per architecture (Okabe-Ito), the same in every figure of the chapter.
 ARCH_COLORS: dict[str, str] = {"aot": "#0072B2", "mha": "#D55E00", "ffn_attention": "#009E73",
@@ -1212,7 +1212,9 @@ def ratio_grid_words(best: pd.DataFrame, brackets: pd.DataFrame, budget: int, fi
         return ""
     per = float(b["parameters"]) / float(a["parameters"])  # bits ratio = capacity ratio · per
     ua, ub = float(span.loc[first, "upper"]), float(span.loc[second, "upper"])
-    low = ca / ub * per
+    # the head-to-head row's own lower end, so that sentence and row settle the order alike
+    low = bracket_ratio_low({"capacity": ca, "parameters": a["parameters"]},
+                            {"upper": ub, "parameters": b["parameters"]})
     high = "any larger ratio" if math.isinf(ua) else f"{ua / cb * per:.2f}"
     order = ("" if low >= 1 else
              ", so the grid does not settle which of the two stores more per parameter"

@@ -1738,7 +1738,7 @@ def _worse_than_one_block(curves: pd.DataFrame) -> str:
     acc = final.set_index("blocks")["accuracy"]
 
     def reading(a: int, b: int) -> str:
-        if acc[a] >= 1 and acc[b] >= 1:
+        if card.both_memorize(acc, a, b):
             return ("between two depths that both reach 100 % training accuracy, which decides "
                     "nothing for or against the expected trend (ours)")
         return "against the expected trend (ours)"

@@ -509,13 +509,8 @@ def sweep_coverage_words(root: Any = None) -> str:
     for state, figures in found.items():
         if not figures:
             continue
-        count = number_word(len(figures))
-        if state == "none":
-            parts.append(f"{count} {'has' if len(figures) == 1 else 'have'} none "
-                         f"({_figures_words(figures)})")
-        else:
-            parts.append(f"{count} {'has' if len(figures) == 1 else 'have'} {words[state]} "
-                         f"({_figures_words(figures)})")
+        parts.append(f"{number_word(len(figures))} {'has' if len(figures) == 1 else 'have'} "
+                     f"{words[state]} ({_figures_words(figures)})")
     return f"In all, of the {number_word(total)} synthetic sweeps, {and_words(parts)}."
 
 

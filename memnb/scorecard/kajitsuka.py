@@ -1042,6 +1042,13 @@ BOTH_MEMORIZE = ("such a rise says nothing for or against the claim (what is lef
                  "is not decided: trend (not decided), not differs")
 
 
+def both_memorize(accuracy: pd.Series, shallow: int, deep: int) -> bool:
+    """Whether the two depths of a loss rise (:func:`loss_rises`) both end at 100 % training
+    accuracy (``accuracy``: the final accuracy per #blocks), where the rise decides nothing
+    (:data:`BOTH_MEMORIZE`; ours)."""
+    return bool(accuracy[shallow] >= 1 and accuracy[deep] >= 1)
+
+
 def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
     """:func:`curves_verdict`'s rule on one table of final values per #blocks."""
     values = "; ".join(f"{blocks_word(b)}: {_metric_text(m, metric)}" for b, m in
@@ -1059,7 +1066,7 @@ def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
         return Verdict("reproduced", f"final loss: {values} (decreasing over {len(final)} depths; "
                        f"{tol})", {"rises": 0})
     def accuracies(a: int, b: int) -> str:
-        if acc[a] >= 1 and acc[b] >= 1:
+        if both_memorize(acc, a, b):
             return "both at 100 % training accuracy"
         return (f"final accuracy {fraction_text(acc[b])} at {blocks_word(b)}, "
                 f"{fraction_text(acc[a])} at {blocks_word(a)}")
@@ -1067,7 +1074,7 @@ def _curves_rule(final: pd.DataFrame, metric: str) -> Verdict:
     named = "; ".join(f"{blocks_word(b)} ends at {lb:.3g}, {(lb / la - 1) * 100:+.0f} % above "
                       f"{blocks_word(a)} ({la:.3g}; {accuracies(a, b)})"
                       for a, b, la, lb in rises)
-    if all(acc[a] >= 1 and acc[b] >= 1 for a, b, _, _ in rises):
+    if all(both_memorize(acc, a, b) for a, b, _, _ in rises):
         return Verdict("trend", f"final loss: {values} (not decreasing: {named}; {tol}; every "
                        f"rise is between depths that both memorize their set: {BOTH_MEMORIZE})",
                        {"rises": len(rises), "undecided": True})
