@@ -1759,6 +1759,25 @@ def test_the_chapter_separates_every_dataset_from_one_fit():
     assert "one random dataset per seed" in section
 
 
+def test_the_figure_s_bracket_of_a_mean_is_the_head_to_head_row_s():
+    """The range bar of a mean capacity (figures.compare.mean_brackets) reads the ``upper`` of
+    censored_best, the column the head-to-head row reads, instead of averaging the seeds'
+    brackets a second time; a table of best shapes without it is refused by name."""
+    from memnb.figures import compare as figures
+
+    table = _half_table()
+    best, brackets = card.censored_best(table, 4), card.capacity_brackets(table, 4)
+    span = figures.mean_brackets(best, brackets)
+    assert span["upper"].tolist() == best["upper"].tolist()
+    for r in best.itertuples():  # the mean over seeds of each seed's next N tried
+        runs = brackets[(brackets["architecture"] == r.architecture)
+                        & (brackets["budget"] == r.budget) & (brackets["shape"] == r.shape)]
+        assert span.loc[r.Index, "upper"] == pytest.approx(runs["upper"].mean())
+    assert sorted(span["step"].dropna()) == [2.0, 2.0]
+    with pytest.raises(ValueError, match="'upper' of memnb.scorecard.compare.censored_best"):
+        figures.mean_brackets(best.drop(columns="upper"), brackets)
+
+
 def test_the_best_table_and_the_captions_give_the_search_s_brackets():
     """Finding of the review: a capacity is known only within one step of the search's grid,
     [largest N fitted, next N tried); the best table gives each seed's bracket, the captions

@@ -309,17 +309,20 @@ def grid_words(brackets: pd.DataFrame, best: pd.DataFrame | None = None) -> str:
 
 
 def mean_brackets(best: pd.DataFrame, brackets: pd.DataFrame) -> pd.DataFrame:
-    """Per best shape of ``best`` (same index), the bracket of its mean capacity over seeds:
-    ``upper``, the mean over seeds of the next N tried (:func:`memnb.scorecard.compare.
-    capacity_brackets`; ``inf`` where a seed fitted every N tried), so that the true mean lies
-    in ``[capacity, upper)``, and ``step``, the largest grid step (:func:`grid_steps`) of its
-    runs (NaN where none is bracketed on both sides)."""
+    """Per best shape of ``best`` (rows of :func:`memnb.scorecard.compare.censored_best`, same
+    index), the bracket of its mean capacity over seeds: ``upper``, read from ``best`` (the
+    mean over seeds of the next N tried, ``inf`` where a seed fitted every N tried: the one
+    column the head-to-head row reads too), so that the true mean lies in
+    ``[capacity, upper)``, and ``step``, the largest grid step (:func:`grid_steps`) of its runs
+    in ``brackets`` (:func:`memnb.scorecard.compare.capacity_brackets`; NaN where none is
+    bracketed on both sides)."""
+    if "upper" not in best:
+        raise ValueError("best needs the column 'upper' of "
+                         "memnb.scorecard.compare.censored_best (the mean next N tried)")
     rows = {}
     for r in best.itertuples():
-        runs = _runs_of(brackets, r)
-        upper = runs["upper"].astype(float)
-        steps = grid_steps(runs)
-        rows[r.Index] = {"upper": float(upper.mean()) if len(runs) else math.nan,
+        steps = grid_steps(_runs_of(brackets, r))
+        rows[r.Index] = {"upper": float(r.upper),
                          "step": float(steps.max()) if steps.size else math.nan}
     return pd.DataFrame.from_dict(rows, orient="index", columns=["upper", "step"])
 

@@ -265,7 +265,8 @@ def censored_best(table: pd.DataFrame, C: int) -> pd.DataFrame:
     ``upper``, the mean over seeds of the next tried ``N`` above each seed's capacity
     (:func:`capacity_brackets`; ``inf`` where a seed fitted every ``N`` tried): the mean
     capacity lies in ``[capacity, upper)``, the bracket the head-to-head reads
-    (:func:`budget_leads`)."""
+    (:func:`budget_leads`) and the chapter's figures draw
+    (:func:`memnb.figures.compare.mean_brackets`)."""
     brackets = capacity_brackets(table, C)
     keys = ["architecture", "budget", "shape"]
     zero = (brackets.assign(zero=brackets["capacity"] == 0).groupby(keys)
