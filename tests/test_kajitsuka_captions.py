@@ -90,6 +90,24 @@ def test_the_committed_sweep_is_found_without_positions_and_the_exponent_says_so
     assert "positions to its token IDs" in items["Theorem 4.1"].criterion
 
 
+def test_theorem_41_says_which_part_holds_by_construction_and_which_can_fail():
+    """The Theorem 4.1 row's √N follows from how the proof sets the sizes; its criterion says
+    so, and says that exact memorization is the part that can fail, which is why the row is not
+    capped as holding by construction: one evaluated construction that misses a label makes it
+    differ."""
+    items = {it.item: it for it in load_items(["kajitsuka"])}
+    criterion = items["Theorem 4.1"].criterion
+    assert "follows from how the proof sets the construction's sizes" in criterion
+    assert "exact memorization is the part that tests the construction" in criterion
+    table = pd.read_csv(SWEEP)
+    assert card.thm41_verdict(table).status == "reproduced"
+    evaluated = table.index[(table["sweep"] == "N") & (table["task"] == "next_token")
+                            & table["verify"].astype(bool)]
+    broken = table.copy()
+    broken.loc[evaluated[0], "memorized"] = False
+    assert card.thm41_verdict(broken).status == "differs"
+
+
 def test_a_sweep_without_positions_is_told_apart():
     from memnb.constructions.seq_id import memorize
     from memnb.data.random_sequences import random_sequences

@@ -1543,7 +1543,11 @@ THM41_CLAIM = ("Theorem 4.1's conclusion, on our reconstruction of its construct
       "evaluation; memorization is required of the evaluated ones only): the measured text "
       "says how many of the fitted points were evaluated, and gives the fit on those alone, "
       "reported, not judged "
-      + _RECON + "; the sweep's construction may "
+      + _RECON + "; the exponent part follows from how the proof sets the construction's "
+      "sizes, so it checks that our build keeps them (a build growing faster would fail it), "
+      "and exact memorization is the part that tests the construction: a check that can fail, "
+      "so not capped as holding by construction (as the Dana et al. and Mahdavi et al. "
+      "constructions are not); the sweep's construction may "
       "add positions to its token IDs, which the theorem's model does not have (ours; the "
       "measured text says which it did); not capped at `trend`, unlike "
       "Definition 4.1 and Remarks 4.1-4.4, whose content is [unverified]: " + THM41_UNCAPPED,
