@@ -322,6 +322,10 @@ def test_the_curve_rows_mark_the_epoch_they_read_as_ours():
         assert card.READ_EPOCH in items[name].claim
     assert card.READ_EPOCH.startswith("read at the kept trial's last epoch (ours:")
     assert "\"the best-performing model\"" in card.READ_EPOCH
+    # why the last epoch: the figures are training curves, which end there; the checkpoint's
+    # reading is reported beside it
+    assert "a curve ends at its last epoch, so that is the reading judged" in card.READ_EPOCH
+    assert "lowest-loss checkpoint, where the trial was chosen, is reported" in card.READ_EPOCH
     sec6 = _flat(_cells()["fa5fb9f4"])
     assert "judge that trial's final epoch (ours:" in sec6
 

@@ -2112,7 +2112,11 @@ def curves_sources(dataset: str) -> str:
 #: The epoch the curve rows read, and why it is ours: their claims and criteria say so.
 READ_EPOCH = ("read at the kept trial's last epoch (ours: the paper keeps \"the "
               "best-performing model\" of its trials, Fig. 7's caption, notes §3; which epoch "
-              "of it its figures show, the last or the best, is not in our sources)")
+              "of it its figures show, the last or the best, is not in our sources; the "
+              "figures are training curves, \"Training loss on MultiNLI dataset\" and the like "
+              "(seed 000), and a curve ends at its last epoch, so that is the reading judged; "
+              "the same rule at the lowest-loss checkpoint, where the trial was chosen, is "
+              "reported beside it, not judged)")
 
 
 def _curves_item(number: str, name: str, metric: str, dataset: str, data: str) -> None:
