@@ -1686,8 +1686,9 @@ def test_which_accuracy_note_compares_all_contexts_with_the_plotted_accuracy():
     runs = {"dana.exp1": FreshAndCached("dana.exp1", exp1, None, {}, ""),
             "dana.exp2": FreshAndCached("dana.exp2", exp2, None, {}, "")}
     note = figures.accuracy_definitions_note(runs)
+    # the count is of the runs named, not of every committed run (review s74)
     assert ("lies below the plotted one at every one of the 8 trained models of this build's "
-            "runs: `dana.exp1` by 0.020 on average and by at most 0.020; `dana.exp2` by 0.055 "
+            "runs of `dana.exp1`, `dana.exp2`: `dana.exp1` by 0.020 on average and by at most 0.020; `dana.exp2` by 0.055 "
             "on average and by at most 0.060.") in note
     phi = [bounds.dana_accuracy_lower_bound(h * 10 + 10, 50, 2500) for h in (1, 5)]
     assert (f"Experiment 1's seed mean still lies on or above Corollary 2's φ(H d_h + d) at "

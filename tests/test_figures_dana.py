@@ -229,7 +229,7 @@ def test_thm2_figure_band_names_the_theorems_bound_and_the_caption_the_dotted_cu
     assert sentence in caption
     finite = thm2[np.isfinite(thm2["bound_full_empirical_c"])]
     ratio = finite["bound_full_empirical_c"] / finite["achieved_kl"]
-    assert f"{ratio.min():.1f}× to {ratio.max():.1f}× the KL reached there" in sentence
+    assert f"at those d it is {ratio.min():.1f}× to {ratio.max():.1f}× the KL reached." in sentence
     ds = [int(d) for d in finite["d"]]
     assert f"finite for d = {ds[0]}..{ds[-1]}" in sentence
     inside = sum(d <= bounds.dana_jl_threshold(50) for d in ds)

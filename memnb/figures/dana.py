@@ -1588,6 +1588,7 @@ def all_contexts_note(runs: Mapping[str, Any]) -> str:
     (:func:`memnb.dana_reading.corollary2_points`), with the smallest ratio to φ on each
     measure. Empty when no drawn table of them records both."""
     cells, full, exp1, lengths = [], [], None, set()
+    names: list[str] = []
     lower = total = 0
     for name in ALL_CONTEXTS_RUNS:
         if name not in runs:
@@ -1600,12 +1601,14 @@ def all_contexts_note(runs: Mapping[str, Any]) -> str:
         lengths |= set(table["S"].astype(int)) if "S" in table else {0}
         lower, total = lower + int((gap > 0).sum()), total + len(gap)
         cells.append(f"`{name}` by {gap.mean():.3f} on average and by at most {gap.max():.3f}")
+        names.append(name)
         if name == "dana.exp1":
             exp1 = table
     if not cells:
         return ""
     which = ("the committed full runs" if all(full) else "this build's runs" if not any(full)
              else "the committed full runs where they exist, else this build's runs")
+    which += " of " + ", ".join(f"`{name}`" for name in names)  # not every committed run
     where = "at every one of the" if lower == total else f"at {lower} of the"
     contexts = contexts_words(lengths)
     text = (f"The accuracy over all {contexts} contexts (the best checkpoint's over every "
@@ -2648,8 +2651,8 @@ def thm2_empirical_sentence(thm2: pd.DataFrame) -> str:
         where += (f", {'all' if inside == len(ds) else inside} of them inside the grey band "
                   "where the theorem's bound is vacuous")
     ratio = finite["bound_full_empirical_c"] / finite["achieved_kl"]
-    return (f"{what}. It is finite for {where}, and {float(ratio.min()):.1f}× to "
-            f"{float(ratio.max()):.1f}× the KL reached there.")
+    return (f"{what}. It is finite for {where}, and at those d it is "
+            f"{float(ratio.min()):.1f}× to {float(ratio.max()):.1f}× the KL reached.")
 
 
 #: The magnitude below which a negative value of a quantity that is never negative (a KL) is
