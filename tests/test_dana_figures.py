@@ -1688,8 +1688,8 @@ def test_which_accuracy_note_compares_all_contexts_with_the_plotted_accuracy():
     note = figures.accuracy_definitions_note(runs)
     # the count is of the runs named, not of every committed run (review s74)
     assert ("lies below the plotted one at every one of the 8 trained models of this build's "
-            "runs of `dana.exp1`, `dana.exp2`: `dana.exp1` by 0.020 on average and by at most 0.020; `dana.exp2` by 0.055 "
-            "on average and by at most 0.060.") in note
+            "runs of `dana.exp1`, `dana.exp2`: `dana.exp1` by 0.020 on average and by at most "
+            "0.020; `dana.exp2` by 0.055 on average and by at most 0.060.") in note
     phi = [bounds.dana_accuracy_lower_bound(h * 10 + 10, 50, 2500) for h in (1, 5)]
     assert (f"Experiment 1's seed mean still lies on or above Corollary 2's φ(H d_h + d) at "
             f"every point (2 of 2; smallest ratio to φ {0.48 / max(phi):.2f}×, against "

@@ -318,3 +318,23 @@ def test_the_heads_slider_label_names_the_d_it_holds_fixed():
     assert 'f"heads H (d = d_h = {d_slider})"' in cell
     assert "figures.heads_frame(exp1, h, d_slider," in cell
     assert '"heads H")' not in cell
+
+
+def test_the_bietti_figure_s_line_d_is_a_reference_not_the_bound_of_what_it_draws():
+    """Review (s74) item 5: the figure draws how many of N stored associations are recalled;
+    the quotes' "at most d" bound the capacity, which Section 4 measures. The line y = d says
+    so in its legend instead of reading as the bound of the recall drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memnb.figures import dana as figures
+
+    memory = pd.DataFrame({"d": [8, 8, 32, 32], "stored": [20, 22, 80, 84], "seed": [0, 1, 0, 1]})
+    fig = figures.bietti_figure(memory, 200)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    plt.close(fig)
+    assert figures.BIETTI_LINE_LABEL in labels
+    assert "bound the capacity, measured in Section 4, not this recall" in (
+        figures.BIETTI_LINE_LABEL.replace("\n", ""))
