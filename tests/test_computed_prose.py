@@ -322,6 +322,7 @@ def test_the_chapters_compute_the_verdicts(notebook, cell, gone, call):
 def test_the_mahdavi_intro_points_to_the_list_that_counts_the_runs():
     """The intro no longer says "only some" ran at full scale: it points to the generated list,
     which (under a profile other than ``full``) ends with the computed coverage sentence."""
-    assert "the list after the set-up cells below says" in _flat(_cells("mahdavi")["c26aac60"])
+    assert ("A list after the set-up cells below, generated from the committed results, says"
+            in _flat(_cells("mahdavi")["c26aac60"]))
     assert "figures.sweep_scales_markdown(profile)" in "".join(_cells("mahdavi").values())
     assert mhfig.sweep_coverage_words() in mhfig.sweep_scales_markdown("quick")

@@ -935,18 +935,30 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     draw their subsets beside the paper's notebook (:func:`_fig1_draws`). The vertical lines
     at n (Assumption 1, grey and dotted, :data:`FIG1_REFERENCE_COLOUR`) and d (General Position,
     dash-dot, :data:`FIG1_D_LINESTYLE`) are reference values, not bounds."""
-    fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
-    curve = table[(table["check"] == "figure1")]
-    cached_curve = None if cached is None else cached[cached["check"] == "figure1"]
-    has_cached = cached_curve is not None and len(cached_curve) > 0
+    fig, ax = plt.subplots(figsize=(5.6, 4.4), layout="constrained")  # legend below, 6 lines
+    rows = sc.fig1_rows(table)
+    cached_rows = None if cached is None else sc.fig1_rows(cached)
+    has_cached = cached_rows is not None and len(cached_rows) > 0
     this_run = f"this build's {'' if profile == 'full' else 'reduced '}{profile} run"
-    viz.compare_with_paper(ax, curve, paper.figure1(), x="k", y="pass_fraction",
-                           ours_label=fig1_label(this_run, curve),
+    # one row per k and draw of the random layer (seed): the mean, and the band from the
+    # lowest to the highest draw
+    viz.compare_with_paper(ax, rows, paper.figure1(), x="k", y="pass_fraction",
+                           spread="minmax", ours_label=fig1_label(this_run, rows),
                            paper_label=FIG1_PAPER_LABEL, legend=False,
                            xlabel="subset size k", ylabel="fraction of draws of rank k")
     if has_cached:
-        viz.plot_ours(ax, cached_curve, "k", "pass_fraction", role="ours_cached",
-                      label=fig1_label("committed full run", cached_curve))
+        viz.plot_ours(ax, cached_rows, "k", "pass_fraction", role="ours_cached",
+                      spread="minmax", label=fig1_label("committed full run", cached_rows))
+    curve = sc.fig1_curve(table).reset_index()
+    cached_curve = sc.fig1_curve(cached).reset_index() if has_cached else None
+    for c, role in ((curve, "ours"), (cached_curve, "ours_cached")):
+        if c is None:
+            continue
+        beyond = c[c["k"] > sc.fig1_comparable_limit(int(c["T"].iloc[0]))]
+        if len(beyond):  # not compared with the paper's: hollow
+            ax.plot(beyond["k"], beyond["pass_fraction"], linestyle="none", marker="o",
+                    markersize=4, markerfacecolor="white", markeredgecolor=viz.PALETTE[role],
+                    label=FIG1_BEYOND_LABEL)
     # a reference value, not a bound: grey dotted (black dashed is a closed-form bound's)
     ax.axvline(paper.VIT_N.value, color=FIG1_REFERENCE_COLOUR, linestyle=":", linewidth=1.3,
                label=f"n = {paper.VIT_N.value:g} (Assumption 1)")
@@ -954,7 +966,7 @@ def fig1(table: pd.DataFrame, cached: pd.DataFrame | None, profile: str) -> Any:
     ax.axvline(paper.VIT_D.value, color=viz.PALETTE["bound"], linestyle=FIG1_D_LINESTYLE,
                linewidth=1, label=f"d = {paper.VIT_D.value:g} (General Position)")
     ax.set_xlim(0, top * 1.03)
-    _legend_below(fig, ax)
+    _legend_below(fig, ax, ncol=1)  # one column: the labels of our runs are long
     runs = [(f"this build's `{profile}` run", curve)]
     if has_cached:
         runs.append(("the committed full-scale run, drawn beside it", cached_curve))
@@ -1002,9 +1014,18 @@ def fig1_verdict_basis(table: pd.DataFrame | None) -> str:
 def fig1_label(run: str, curve: pd.DataFrame) -> str:
     """The legend label of one of our Fig. 1 curves: which run it is (``run``: "this build's
     reduced quick run", "committed full run") with its draws per k and its pool of images, read
-    from the curve (``repeats``, ``T``)."""
+    from the curve (``repeats``, ``T``), and, where it holds several draws of the random layer
+    (its ``seed`` column), that each seed is one (the legend adds the band's meaning)."""
     draws, pool = int(curve["repeats"].iloc[0]), int(curve["T"].iloc[0])
-    return f"ours, {run} ({counted(draws, 'draw')} per k, {pool} images)"
+    layers = int(curve["seed"].nunique()) if "seed" in curve else 1
+    seeds = ";\nseeds: draws of the random layer" if layers > 1 else ""
+    return f"ours, {run} ({counted(draws, 'draw')} per k, {pool} images{seeds})"
+
+
+#: The legend label of our Fig. 1 points at k above half the pool (hollow), which the verdict
+#: leaves out (:func:`memnb.scorecard.mahdavi.fig1_comparable_limit`).
+FIG1_BEYOND_LABEL = (f"ours at k above {sc.FIG1_POOL_SHARE_TEXT} the pool (hollow): not "
+                     "compared with the paper's")
 
 
 #: How each method of :func:`memnb.assumptions.pass_fraction_curve` draws its subsets, in words.
@@ -1067,9 +1088,10 @@ def _fig1_draws(curves: list[pd.DataFrame]) -> str:
 
 
 def _fig1_run(label: str, curve: pd.DataFrame) -> str:
-    """One run's Fig. 1 curve in words: its draws, its pool of images, the largest k that
-    passes (a pass fraction of at least :data:`memnb.scorecard.PASS`) and the smallest from
-    which no draw passes."""
+    """One run's Fig. 1 curve (:func:`memnb.scorecard.mahdavi.fig1_curve`, reset to a column
+    ``k``) in words: its draws per k, its pool of images, its draws of the random layer, the
+    largest k that passes (a mean pass fraction of at least :data:`memnb.scorecard.PASS`) and
+    the smallest from which no draw passes."""
     passing = curve[curve["pass_fraction"] >= sc.PASS]["k"]
     failing = curve[curve["pass_fraction"] == 0]["k"]
     where = (f"passes (a pass fraction of at least {sc.PASS:g}) up to k = {int(passing.max())}"
@@ -1078,8 +1100,13 @@ def _fig1_run(label: str, curve: pd.DataFrame) -> str:
               else f", and some draw passes at every k up to {int(curve['k'].max())}")
     pool = int(curve["T"].iloc[0])
     draws = int(curve["repeats"].iloc[0])
+    layers = int(curve["layers"].max()) if "layers" in curve else 1
+    over = (f", for each of {layers} draws of the random attention layer (the line their mean, "
+            "the band from the lowest to the highest; the paper's notebook draws the layer "
+            "once)" if layers > 1 else ", for one draw of the random attention layer")
     return (f"{_capital(label)}: {draws} draw{'s' * (draws != 1)} per k from a "
-            f"pool of {pool} images (the paper's {int(paper.TABLE1_IMAGES.value)}); it {where}.")
+            f"pool of {pool} images (the paper's {int(paper.TABLE1_IMAGES.value)}){over}; "
+            f"its mean {where}.")
 
 
 def table3_comparison(table: pd.DataFrame) -> pd.DataFrame:
@@ -1427,8 +1454,33 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
                    zip(geometry, rows["paper n, d"], strict=True)],
         "texts": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
     }, index=rows.index), _display_cells(rows)], axis=1)
+    out = pd.concat([out, _table3_not_computed(table, out.columns)], ignore_index=True)
     return out.rename(columns={_PAPER: TABLE3_PAPER_FRACTION}).reset_index(
         drop=True)
+
+
+def _table3_not_computed(table: pd.DataFrame, columns: pd.Index) -> pd.DataFrame:
+    """The displayed Table 3's rows for the models its run could not compute (its ``missing``
+    rows): the paper's cells of that column, ours "not computed" with the run's reason
+    (:func:`not_computed_words`), as Table 1 shows its columns not computed."""
+    ref = paper.table3()
+    rows = []
+    for r in table[table["check"] == "missing"].itertuples():
+        if r.representation not in paper.TABLE3_MODEL_MAP:
+            continue
+        model, weights = paper.TABLE3_MODEL_MAP[r.representation]
+        geometry = "{}, {}".format(*paper.TABLE3_GEOMETRY[model])
+        for c in ref[(ref["model"] == model) & (ref["weights"] == weights)].itertuples():
+            rows.append({
+                "model (ours)": TABLE3_MODEL_NAMES.get(r.representation,
+                                                       representation_label(r.representation)),
+                "paper's column": f"{_PAPER_MODELS[model]}, {weights}",
+                "layer": _LAYERS.get(int(c.layer), f"L{int(c.layer)}"),
+                GEOMETRY: f"– / {geometry}", "texts": "–",
+                ASSUMPTION: CHECK_LABELS.get(c.check, c.check), K: "–", TESTS: "–",
+                OURS: not_computed_words(str(r.reason)), _PAPER: c.pass_fraction,
+                RANKS: "–", DECISIVE: "–"})
+    return pd.DataFrame(rows, columns=columns)
 
 
 #: The tag of the paper's column of the displayed Table 3, as :data:`TABLE1_PAPER_TAG`: "[nb]"
