@@ -253,3 +253,20 @@ def test_the_notebook_opens_its_experiments_with_the_lead_before_the_first_figur
     # the link's target: the paragraph on replications in Section 7
     target = next(i for i, s in enumerate(sources) if s.startswith("(dana-replications)="))
     assert "chapter_replications(" in sources[target + 1]
+
+
+def test_the_chapter_s_conclusion_stands_under_its_glance():
+    """Review (s74) item 1: the glance's differs are the eq. (2) runs'; the chapter's computed
+    conclusion (which models follow the paper's empirical law, Section 7) is glued under the
+    glance, and says where its verdict's numbers are from there (below, not above)."""
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "dana.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"]]
+    glance = next(c for c in cells if "{glue:} chapter_glance" in c)
+    assert glance.index("{glue:} chapter_glance") < glance.index("{glue:} dana_headline")
+    assert "The experiment rows judge our runs of the model of eqs. (1)–(2)" in glance
+    glued = next(c for c in cells if 'glue("dana_headline"' in c)
+    assert "in Section 7's captions" in glued
+    row = SimpleNamespace(item="Figs. 1b, 2a: which model", status="reproduced", decided=True)
+    assert figures.verdict_recalled(row, "in Section 7's captions").endswith(
+        "with its numbers in Section 7's captions.")
+    assert figures.verdict_recalled(row).endswith("with its numbers in the caption above.")

@@ -1207,9 +1207,10 @@ def folded_report(head: str, parts: list[str], verdicts: tuple[Any, ...] = ()) -
     return viz.with_details(lead, " ".join([*parts, *(verdict_sentence(row) for row in verdicts)]))
 
 
-def verdict_recalled(row: Any) -> str:
-    """The verdict's status alone, for text under a caption that printed it in full."""
-    return f"Verdict ({row.item}): **{status_words(row)}**, with its numbers in the caption above."
+def verdict_recalled(row: Any, where: str = "in the caption above") -> str:
+    """The verdict's status alone, for text under a caption that printed it in full (``where``
+    says where its numbers are, for text shown elsewhere)."""
+    return f"Verdict ({row.item}): **{status_words(row)}**, with its numbers {where}."
 
 
 def _caption_source(run: Any, profile: str, both: bool = False) -> tuple[str, str]:
@@ -2005,8 +2006,9 @@ def exp6_caption(table: pd.DataFrame, row: Any) -> str:
         f"{bound_sentence(table, 'H')}."], (row,))
 
 
-def headline(law: pd.DataFrame, row: Any) -> str:
-    """The chapter's own conclusion, computed: which models follow the paper's empirical law."""
+def headline(law: pd.DataFrame, row: Any, where: str = "in the caption above") -> str:
+    """The chapter's own conclusion, computed: which models follow the paper's empirical law;
+    ``where`` says where the verdict's numbers are (:func:`verdict_recalled`)."""
     if law.empty:
         return ("**Our conclusion (ours).** These tables have too few values of d_h and d "
                 "(at least three, and two on each side of d = d_h) to test the law; the `quick` "
@@ -2020,7 +2022,7 @@ def headline(law: pd.DataFrame, row: Any) -> str:
             + (", ".join(models("holds")) or "none") + "; it fails for: "
             + (", ".join(models("fails")) or "none")
             + (f"; it is not decided for: {', '.join(undecided)}" if undecided else "")
-            + ". " + verdict_recalled(row))
+            + ". " + verdict_recalled(row, where))
 
 
 #: Sec. 5's experiments by the training recipe they share (their ``full`` profiles).
