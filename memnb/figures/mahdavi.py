@@ -1445,11 +1445,7 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
                                 rows.get("d", pd.Series(np.nan, index=rows.index)),
                                 strict=True)]
     out = pd.concat([pd.DataFrame({
-        "model (ours)": rows["representation"].map(
-            lambda r: TABLE3_MODEL_NAMES.get(r, representation_label(r))),
-        "paper's column": [f"{_PAPER_MODELS[m]}, {w}" for m, w in
-                           (paper.TABLE3_MODEL_MAP[r] for r in rows["representation"])],
-        "layer": rows["layer"].map(lambda la: _LAYERS.get(int(la), f"L{int(la)}")),
+        **_table3_identifiers(rows["representation"], rows["layer"]),
         GEOMETRY: [f"{ours} / {theirs}" for ours, theirs in
                    zip(geometry, rows["paper n, d"], strict=True)],
         "texts": rows["T"].map(lambda t: "–" if pd.isna(t) else int(t)),
@@ -1459,28 +1455,37 @@ def table3_display(table: pd.DataFrame) -> pd.DataFrame:
         drop=True)
 
 
+def _table3_identifiers(representations: pd.Series, layers: pd.Series) -> dict[str, list[str]]:
+    """The identifier cells of the displayed Table 3 (:func:`table3_display`), in words: our
+    model, the paper's column it stands in for, and the layer."""
+    return {
+        "model (ours)": [TABLE3_MODEL_NAMES.get(r, representation_label(r))
+                         for r in representations],
+        "paper's column": [f"{_PAPER_MODELS[m]}, {w}" for m, w in
+                           (paper.TABLE3_MODEL_MAP[r] for r in representations)],
+        "layer": [_LAYERS.get(int(la), f"L{int(la)}") for la in layers]}
+
+
 def _table3_not_computed(table: pd.DataFrame, columns: pd.Index) -> pd.DataFrame:
     """The displayed Table 3's rows for the models its run could not compute (its ``missing``
     rows): the paper's cells of that column, ours "not computed" with the run's reason
     (:func:`not_computed_words`), as Table 1 shows its columns not computed."""
     ref = paper.table3()
-    rows = []
+    parts = []
     for r in table[table["check"] == "missing"].itertuples():
         if r.representation not in paper.TABLE3_MODEL_MAP:
             continue
         model, weights = paper.TABLE3_MODEL_MAP[r.representation]
-        geometry = "{}, {}".format(*paper.TABLE3_GEOMETRY[model])
-        for c in ref[(ref["model"] == model) & (ref["weights"] == weights)].itertuples():
-            rows.append({
-                "model (ours)": TABLE3_MODEL_NAMES.get(r.representation,
-                                                       representation_label(r.representation)),
-                "paper's column": f"{_PAPER_MODELS[model]}, {weights}",
-                "layer": _LAYERS.get(int(c.layer), f"L{int(c.layer)}"),
-                GEOMETRY: f"– / {geometry}", "texts": "–",
-                ASSUMPTION: CHECK_LABELS.get(c.check, c.check), K: "–", TESTS: "–",
-                OURS: not_computed_words(str(r.reason)), _PAPER: c.pass_fraction,
-                RANKS: "–", DECISIVE: "–"})
-    return pd.DataFrame(rows, columns=columns)
+        cells = ref[(ref["model"] == model) & (ref["weights"] == weights)]
+        parts.append(pd.DataFrame({
+            **_table3_identifiers(pd.Series(r.representation, index=cells.index),
+                                  cells["layer"]),
+            GEOMETRY: "– / {}, {}".format(*paper.TABLE3_GEOMETRY[model]), "texts": "–",
+            ASSUMPTION: cells["check"].map(lambda c: CHECK_LABELS.get(c, c)), K: "–",
+            TESTS: "–", OURS: not_computed_words(str(r.reason)), _PAPER: cells["pass_fraction"],
+            RANKS: "–", DECISIVE: "–"}, index=cells.index))
+    return (pd.concat(parts, ignore_index=True)[list(columns)] if parts
+            else pd.DataFrame(columns=columns))
 
 
 #: The tag of the paper's column of the displayed Table 3, as :data:`TABLE1_PAPER_TAG`: "[nb]"

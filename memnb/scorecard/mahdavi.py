@@ -1320,8 +1320,6 @@ def fig1_verdict(table: pd.DataFrame) -> Verdict:
     ends = fig1_conclusions(table)
     conclusion = "" if ends is None else f"; {ends['text']}"
     spread = fig1_spread(curve, theirs, drop["k"])
-    if spread is not None:
-        spread["text"] += "; " + fig1_per_draw_words(table, theirs, drop["k"])
     status, lead = verdict.status, ""
     if status == "differs" and spread is not None and spread["within"]:
         # the gap of the mean is no larger than what one draw of the layer moves the curve
@@ -1333,7 +1331,8 @@ def fig1_verdict(table: pd.DataFrame) -> Verdict:
                    f"{lead}on the paper's drop (its k with a pass fraction {FIG1_DROP_TEXT}: "
                    f"k = {_k_list(drop['k'])}): {verdict.measured}; the tolerance is ours; "
                    f"{drop['text']}"
-                   + (f"; {spread['text']}" if spread is not None else "")
+                   + (f"; {spread['text']}; {fig1_per_draw_words(table, theirs, drop['k'])}"
+                      if spread is not None else "")
                    + (f"; {notes['text']}" if notes is not None else "")
                    + f"; {fig1_basis(table)}{conclusion}; {whole}",
                    {**verdict.values, "worst_k": worst, "pool": pool, "limit": limit,
