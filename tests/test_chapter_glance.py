@@ -120,3 +120,57 @@ def test_each_chapter_titles_its_glance_as_render_does():
                        if c["cell_type"] == "markdown" and "{glue:} chapter_glance" in
                        "".join(c["source"]))
         assert opening.startswith(f"**{render.CHAPTER_GLANCE_TITLES[kind]}.**"), name
+
+
+def test_a_row_judged_on_a_narrower_scope_says_so_in_both_glances():
+    """Review (Dana et al.): Theorem 1 and Corollary 1 were shown as reproduced in the glances
+    although their checks cover generic sets only (on sets with fewer distinct last tokens than
+    d the Lemma 2 row differs); the scope stood in the rows' measured text alone. A row's scope
+    now follows its item in the chapter's glance and in the book's, on the line under the
+    paper's counts."""
+    scoped = core.Row("dana", "Theorem 1", "c", "k", "m", "e", "reproduced",
+                      scope="generic sets only")
+    rows = [scoped, core.Row("dana", "Lemma 2", "c", "k", "m", "e", "differs")]
+    chapter = render.chapter_glance_html(rows).data
+    assert "Theorem 1</a> <em>(generic sets only)</em>" in chapter
+    assert "Lemma 2</a> <em>" not in chapter
+    book = render.glance_html(rows).data
+    assert (f"<em>{render.SCOPE_LINE}:</em> " in book
+            and "Theorem 1</a> (generic sets only)" in book)
+    # without a scoped row the line names none
+    assert render.SCOPE_LINE not in render.glance_html(rows[1:]).data
+
+
+def test_an_items_scope_bounds_only_a_judged_row():
+    """A scope bounds what a judgement covers: an item whose check is not run (or cannot be
+    computed) carries none, and Dana et al.'s Theorem 1 and Corollary 1 carry theirs."""
+    from memnb.scorecard.core import NotRun
+
+    def missing(results):
+        raise NotRun("dana.exp1", "full")
+
+    item = core.Item("dana", "X", "c", "k", missing, scope="generic sets only")
+    assert item._row("not run", "m", "e").scope == ""
+    assert item._row("reproduced", "m", "e").scope == "generic sets only"
+    assert item._row("differs", "m", "e").scope == ""
+    from memnb.scorecard import dana_theory
+    scopes = {it.item: it.scope for it in core.load_items(["dana"])}
+    assert scopes["Theorem 1"] == scopes["Corollary 1"] == dana_theory.GENERIC_SCOPE_SHORT
+    assert sum(bool(s) for s in scopes.values()) == 2
+
+
+def test_the_book_glance_names_the_left_out_rows_of_a_paper_that_differ():
+    """Review (session 75): Kajitsuka & Sato's line read "where it differs: none" though four of
+    its experiment rows differ, left out of the count as our expectations; they now follow, in
+    parentheses, on the paper's own line (rows of ours stay in the paragraph below)."""
+    rows = [core.Row("kajitsuka", "Theorem 4.1", "c", "k", "m", "e", "reproduced"),
+            core.Row("kajitsuka", "Fig. 1", f"rises ({render.EXPECTATION_MARK})", "k", "m",
+                     "e", "differs"),
+            core.Row("kajitsuka", "Sec. 9", "c", "k", "m", "e", "differs", ours=True)]
+    page = render.glance_html(rows).data
+    line = page[page.index(render.DIFFERS_LINE):]
+    line = line[:line.index("</td>")]
+    assert line.startswith(f"{render.DIFFERS_LINE}:</em> none ("
+                           f"{render.LEFT_OUT_DIFFERS_WORDS}: <a ")
+    assert "Fig. 1</a>)" in line and "Sec. 9" not in line
+    assert render.LEFT_OUT_DIFFERS_WORDS not in render.glance_html(rows[:1]).data

@@ -253,7 +253,8 @@ def test_the_runs_read_sentence_counts_the_profiles_the_rows_read():
             row("`full` run of dana.exp1", "`quick` run of dana.exp4"), row(), row()]
     assert runs_read_sentence(rows, "quick") == (
         "This page was executed with profile `quick`; its rows read the committed `full` runs "
-        "where they exist, else the `quick` runs: of the 4 rows that read a result table, 2 "
+        "where they exist and can be judged (not of an earlier profile, nor too partial for "
+        "the row), else the `quick` runs: of the 4 rows that read a result table, 2 "
         "read `full` runs only, 1 `quick` runs only and 1 both; the other 2 read none.")
     assert runs_read_sentence(rows[:1], "full").endswith(
         "of the 1 row that reads a result table, 1 reads `full` runs.")

@@ -98,6 +98,10 @@ class Row:
     #: False for a ``trend`` whose criterion could not decide the claim either way (its verdict
     #: says so, :func:`undecided`): shown as "trend (not decided)" and counted apart
     decided: bool = True
+    #: the narrower class of inputs the check covers where the paper states the item more
+    #: widely (:func:`item`'s ``scope``), shown beside the item in the glances; empty when the
+    #: check covers the statement's setting
+    scope: str = ""
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -466,6 +470,7 @@ class Item:
     evidence: str | None = None
     ours: bool = False
     cost: str | None = None
+    scope: str | None = None
 
     def evaluate(self, results: ResultSource) -> Row:
         """Run the check on ``results`` and return the row (never raises for missing data). A
@@ -535,8 +540,10 @@ class Item:
 
     def _row(self, status: str, measured: str, evidence: str,
              read_from: tuple[str, ...] = (), *, decided: bool = True) -> Row:
+        # a scope bounds what a judgement covers; a row not judged has none to bound
+        scope = self.scope if self.scope and status in ("reproduced", "trend") else ""
         return Row(self.paper, self.item, self.claim, self.criterion, measured, evidence, status,
-                   self.ours, read_from, decided)
+                   self.ours, read_from, decided, scope)
 
 
 def undecided(verdict: Verdict) -> bool:
@@ -565,14 +572,19 @@ _ITEMS: dict[tuple[str, str], Item] = {}
 
 
 def item(paper: str, number: str, *, claim: str, criterion: str, evidence: str | None = None,
-         ours: bool = False, cost: str | None = None) -> Callable[[ItemFn], ItemFn]:
+         ours: bool = False, cost: str | None = None,
+         scope: str | None = None) -> Callable[[ItemFn], ItemFn]:
     """Declare the check of item ``number`` (as the paper numbers it) of ``paper``.
 
     ``evidence`` describes evidence that is not a result table (e.g. "exact computation in
     float64, memnb.constructions.aot"); ``cost`` is what a ``not run`` row adds after the command
     (e.g. "about a minute on one CPU core with `--profile quick`") where no recorded plan
     estimates the missing run (:func:`memnb.planner.planned_cost`, the ``full`` profile);
-    ``ours`` marks an item that is our extension, not the paper's.
+    ``ours`` marks an item that is our extension, not the paper's; ``scope`` names, in a few
+    words, the narrower class of inputs the check covers where the paper states the item more
+    widely (e.g. "generic sets only"), so that the glances do not show a reproduced row as
+    covering the whole statement (a row that is reproduced or a trend carries it, as
+    :attr:`Row.scope`).
     """
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {', '.join(PAPERS)}; got {paper!r}")
@@ -581,7 +593,7 @@ def item(paper: str, number: str, *, claim: str, criterion: str, evidence: str |
         key = (paper, number)
         if key in _ITEMS and _ITEMS[key].fn.__qualname__ != fn.__qualname__:
             raise ValueError(f"item {number!r} of {paper!r} is declared twice")
-        _ITEMS[key] = Item(paper, number, claim, criterion, fn, evidence, ours, cost)
+        _ITEMS[key] = Item(paper, number, claim, criterion, fn, evidence, ours, cost, scope)
         return fn
 
     return register

@@ -47,6 +47,7 @@ from memnb.scorecard.dana_theory import BIETTI_N as _BIETTI_N
 from memnb.scorecard.dana_theory import BIETTI_RATIO as _BIETTI_RATIO
 from memnb.scorecard.dana_theory import BIETTI_SLOPE_TOL_WORDS as _BIETTI_TOL_WORDS
 from memnb.scorecard.dana_theory import BIETTI_UNSATURATED as _BIETTI_UNSATURATED
+from memnb.scorecard.dana_theory import GENERIC_SCOPE_SHORT as _GENERIC_SCOPE_SHORT
 from memnb.scorecard.dana_theory import SLIDES_BIETTI_QUOTE as _SLIDES_QUOTE
 from memnb.scorecard.render import BY_CONSTRUCTION, by_construction
 from memnb.validation import check_int
@@ -572,7 +573,7 @@ def proposition3_check(n: int) -> tuple[bool, str]:
                 "parameters; ε > 0 (memnb.scorecard.dana_theory): eq. (4) holds for AoTs built "
                 "as in the proof, with both forms of C, for the encoder our fit finds (its KL "
                 "an upper estimate of the infimum d_KL(π, L) that eq. (4) uses)",
-      evidence=_EXACT)
+      evidence=_EXACT, scope=_GENERIC_SCOPE_SHORT)
 def theorem_1(results: ResultSource) -> Verdict:
     from memnb.constructions import aot
 
@@ -616,7 +617,8 @@ def remarks_1(results: ResultSource) -> Verdict:
             "2(S + 2N + 4(T_0 − 2)) parameters",
       criterion="our exact construction at d = 2 (a [reconstruction] of the proof, as in the "
                 "Theorem 1 row) memorizes all T_0 = H d_h + 2 sequences (argmax = target) with "
-                "that parameter count", evidence=_EXACT)
+                "that parameter count", evidence=_EXACT,
+      scope=_GENERIC_SCOPE_SHORT)
 def corollary_1(results: ResultSource) -> Verdict:
     import torch
 

@@ -198,6 +198,14 @@ def by_construction(verdict: Verdict, why: str) -> Verdict:
 _RUN_PROFILE = re.compile(r"`(\w+)` (?:re)?run of ")
 
 
+#: Which runs the rows read on a page whose scorecard reads the committed full runs
+#: (:func:`runs_read_sentence`): :class:`memnb.scorecard.core.ResultSource` falls back to the
+#: quick run where the full run is of an earlier profile or one its row cannot judge (review,
+#: session 75: Kajitsuka & Sato's Fig. 7 reads its quick run beside a partial full run).
+FULL_ELSE_QUICK = ("the committed `full` runs where they exist and can be judged (not of an "
+                   "earlier profile, nor too partial for the row), else the `quick` runs")
+
+
 def runs_read_sentence(rows: list[Row], profile: str) -> str:
     """Which profile's runs ``rows`` (built on :func:`source_profile` of ``profile``) read, for a
     page executed with ``profile``, counted from each row's :attr:`Row.read_from`: e.g. "This
@@ -207,8 +215,7 @@ def runs_read_sentence(rows: list[Row], profile: str) -> str:
     "both read", when every such row reads one profile.)"""
     source = source_profile(profile)
     lead = (f"This page was executed with profile `{profile}`; its rows read "
-            + ("the committed `full` runs where they exist, else the `quick` runs"
-               if source == "full" else f"the `{source}` runs"))
+            + (FULL_ELSE_QUICK if source == "full" else f"the `{source}` runs"))
     tally: dict[tuple[str, ...], int] = {}
     for r in rows:
         key = tuple(sorted({m.group(1) for label in r.read_from
@@ -395,6 +402,15 @@ SHORT_COLUMN = "quick or partial run"
 #: whose rows differ (:func:`glance_html`).
 DIFFERS_LINE = "where it differs"
 
+#: The words before the rows of a paper left out of the glance's count that differ (our
+#: expectations, our readings, earlier versions of the paper), after :data:`DIFFERS_LINE`'s
+#: items (:func:`glance_html`).
+LEFT_OUT_DIFFERS_WORDS = "left out of the count, also differ"
+
+#: The words before the rows judged on a narrower class of inputs than the paper states
+#: (:attr:`memnb.scorecard.core.Row.scope`), on the line under a paper's counts in the glance.
+SCOPE_LINE = "judged on a narrower scope than stated"
+
 
 def glance_html(rows: list[Row]) -> HTML:
     """What reproduced, at a glance, for the top of the scorecard page (and, copied, the
@@ -440,9 +456,20 @@ def glance_html(rows: list[Row]) -> HTML:
             f"{c}</td>" for i, c in enumerate(cells)) + "</tr>")
         # the items that differ on a line of their own under the paper's counts, across the
         # count columns: in a column of its own the list had a tenth of the text column
+        scoped = [r for r in mine if r.scope]
+        narrower = ("" if not scoped else
+                    f"; <em>{html.escape(SCOPE_LINE)}:</em> " + ", ".join(
+                        f"{_linked_items([r], ids)} ({html.escape(r.scope)})" for r in scoped))
+        # review (session 75): "where it differs: none" stood beside a paper whose experiment
+        # figures differ as rows left out of the count (our expectations): counted here too
+        counted_ids = {id(r) for r in mine}
+        left_out = [r for r in rows if r.paper == paper and r.status == "differs"
+                    and id(r) not in counted_ids and not r.ours]
+        beside = ("" if not left_out else
+                  f" ({LEFT_OUT_DIFFERS_WORDS}: {_linked_items(left_out, ids)})")
         out.append(f'<tr><td></td><td colspan="{len(cells) - 1}" style="padding-bottom:0.6em">'
                    f"<em>{html.escape(DIFFERS_LINE)}:</em> "
-                   f"{_linked_items(differs, ids) or 'none'}</td></tr>")
+                   f"{_linked_items(differs, ids) or 'none'}{beside}{narrower}</td></tr>")
     out.append("</tbody></table></div>")
     # (rows, what they are, a short name for the list of those that differ)
     left = [(marked, "on claims marked as our expectation of a figure, not the paper's words",
@@ -539,9 +566,10 @@ def chapter_glance_html(rows: list[Row]) -> HTML:
                    ("Checks of our code (hold by construction)", {id(r) for r in ours_built},
                     False)]
     else:
+        heads = [head for group, _, head in kinds if group]
         columns = [("The paper's claims (counted in the book's glance)",
                     {id(r) for r in stated}, False),
-                   (_capitalized(and_words([head for group, _, head in kinds if group])),
+                   (_capitalized(and_words(heads)) if heads else "",
                     {id(r) for group, _, _ in kinds for r in group}, True)]
     columns = [c for c in columns if c[1]]
     out = ['<div style="overflow-x:auto"><table class="scorecard-glance" '
@@ -559,6 +587,7 @@ def chapter_glance_html(rows: list[Row]) -> HTML:
             links = ", ".join(
                 f'<a href="#{ids[id(r)]}">{html.escape(r.item)}</a>'
                 + (f" <em>({html.escape(kind_of[id(r)])})</em>" if named else "")
+                + (f" <em>({html.escape(r.scope)})</em>" if r.scope else "")
                 for r in mine)
             cells.append(f"{len(mine)}: {links}" if mine else "")
         out.append(f'<tr><td style="vertical-align:top;white-space:nowrap">'
@@ -566,6 +595,13 @@ def chapter_glance_html(rows: list[Row]) -> HTML:
                    + "".join(f'<td style="vertical-align:top">{c}</td>' for c in cells)
                    + "</tr>")
     out.append("</tbody></table></div>")
+    # review (session 75): the book's glance counts the rows judged on a run short of the
+    # papers' scale; the chapter's glance names them, under its table
+    short = [r for r in rows if short_of_paper_scale(r)]
+    if short:
+        links = ", ".join(f'<a href="#{ids[id(r)]}">{html.escape(r.item)}</a>' for r in short)
+        out.append(f'<p style="font-size:85%">Judged on a {html.escape(SHORT_COLUMN)} (at most '
+                   f"a trend where the claim holds): {links}.</p>")
     return HTML("\n".join(out))
 
 
