@@ -742,6 +742,17 @@ def test_the_rerun_section_compares_each_replication_and_names_unrecorded_kernel
             "re-keys (`scripts/rekey_cache.py`; {ref}`Running at scale, The packed sweep engine "
             "<packed-sweep-engine>`, item *The cache is keyed by the code*)."
             in reproducibility.rerun_section(results))
+    # review (session 75): a replication re-keyed since it was computed is not said to be
+    # computed by the committed run's code
+    again = results / "replications" / "full" / "dana.exp1.json"
+    again.write_text(json.dumps({**json.loads(again.read_text()),
+                                 "code_fingerprint_rekeyed_from": "0123456789abcdef",
+                                 "code_fingerprint_rekeys": [
+                                     {"from": "0123456789abcdef", "why": "strings only"}]}))
+    text = reproducibility.rerun_section(results)
+    assert ("1 replication of committed full runs, each re-keyed to the fingerprint the "
+            "committed run records (computed by earlier code): ") in text
+    assert "each computed by the code whose fingerprint" not in text
 
 
 def test_rekey_origin_counts_each_committed_chain_of_re_keys():
@@ -1372,14 +1383,22 @@ def test_the_code_column_names_todays_re_keyed_or_earlier_code():
     rekeyed = [n for n, s in states.items() if s.startswith("re-keyed")]
     text = reproducibility._rerun_how_words(committed, "the scorecard page")
     assert f"Of the {len(committed)} committed full runs (see *Words used*, above), " in text
+    def verb(names: list[str]) -> str:  # review (session 75): "1 were computed by"
+        return "is" if len(names) == 1 else "are"
+
     if rekeyed:
-        assert f"{len(rekeyed)} are re-keyed" in text
+        assert f"{len(rekeyed)} {verb(rekeyed)} re-keyed" in text
     if earlier:
-        assert (f"{len(earlier)} are of earlier code, not re-keyed ("
+        assert (f"{len(earlier)} {verb(earlier)} of earlier code, not re-keyed ("
                 + ", ".join(f"`{n}`" for n in earlier) + ")") in text
         assert "`memnb run NAME --profile full --rerun` recomputes" in text
     else:
         assert "--rerun" not in text
+    todays = [n for n, s in states.items() if s == reproducibility.TODAYS_CODE]
+    if todays:
+        assert (f"{len(todays)} {'was' if len(todays) == 1 else 'were'} computed by "
+                f"{reproducibility.TODAYS_CODE}") in text
+    assert " 1 were " not in text and " 1 are " not in text
     gpu = [n for n, prov in committed.items() if str(prov.get("device", "")).startswith("cuda")]
     assert ("Add `--device cuda` to" in text) == bool(gpu)
     for name in gpu:
@@ -1519,21 +1538,27 @@ def test_the_replaced_tables_count_the_verdicts_judged_again_on_each(tmp_path):
     to the total the scorecard's sentence gives."""
     import nbformat
 
+    from memnb.scorecard.replaced import NOT_JUDGED_EARLIER_PROFILE
+
     table = "\n".join([
         reproducibility.REPLACED_HEADER + " on the points | verdicts: committed → replaced |",
         "|---|---|---|---|",
         "| `dana.exp1` | earlier code | 385 points | *Dana, Pydi & Chevaleyre*: Fig. 1a: "
         "reproduced → trend; Figs. 1b, 2a: which model: reproduced → reproduced; Fig. 5: "
         "trend → not run |",
-        "| `dana.exp4` | earlier code | not compared | no row reads it |", ""])
+        "| `dana.exp4` | earlier code | not compared | no row reads it |",
+        f"| `mahdavi.table1` | earlier code | not compared | {NOT_JUDGED_EARLIER_PROFILE} |",
+        ""])
     notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("show()")
     cell.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": table})]
     notebook.cells = [cell]
     path = tmp_path / "scorecard.ipynb"
     nbformat.write(notebook, path)
+    # an earlier profile's table is not judged again (review, session 75): None, not (0, 0)
     assert reproducibility.rejudged_per_table([path]) == {"dana.exp1": (3, 1),
-                                                          "dana.exp4": (0, 0)}
+                                                          "dana.exp4": (0, 0),
+                                                          "mahdavi.table1": None}
     assert reproducibility.rejudged_per_table([tmp_path / "missing.ipynb"]) == {}
 
 

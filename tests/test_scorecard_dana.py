@@ -680,21 +680,23 @@ def test_a_verdict_is_judged_again_on_the_table_its_full_run_replaced(tmp_path):
            "partial)." in text
     assert "reads no full runs" in replaced_runs_markdown(list(rows.values()), ["dana.exp2"],
                                                           "ci", tmp_path)
-    # a replaced table of an earlier profile is named, not judged, as a committed one would be:
-    # the row falls back to `quick`, of which there is none here
+    # a replaced table of an earlier profile is named, not judged, as a committed one would be.
+    # Review (session 75): judged again, each row fell back to the quick run, whose verdicts
+    # the table showed (and the sentence counted) as the replaced table's; now none is judged
     from memnb.experiments.registry import get
+    from memnb.scorecard.replaced import NOT_JUDGED_EARLIER_PROFILE
 
     earlier = get("dana.exp2").params("full")
     earlier = {**earlier, "steps": int(earlier["steps"]) * 2}
     (kept / "dana.exp2.0123456789abcdef.json").write_text(json.dumps(
         {"experiment": "dana.exp2", "profile": "full", "params": earlier,
          "code_fingerprint": "0123456789abcdef", "git_commit": "fedcba9876"}))
-    [again] = [j for j in rejudge(list(rows.values()), "dana.exp2", tmp_path)
-               if j.item == "Fig. 1b"]
-    assert (again.now, again.then) == ("reproduced", "not run")
-    assert ("(reproduced on the committed run, not run on the replaced one, which is of an "
-            "earlier profile and so not judged).") in replaced_runs_markdown(
-                list(rows.values()), ["dana.exp2"], "quick", tmp_path)
+    _write(tmp_path, "quick", "dana.exp2", _exp2(lambda dh: theirs[dh] + 0.01))
+    text = replaced_runs_markdown(list(rows.values()), ["dana.exp2"], "quick", tmp_path)
+    assert f"| {NOT_JUDGED_EARLIER_PROFILE} |" in text
+    assert "Fig. 1b: reproduced →" not in text  # the quick run's verdict is not shown
+    assert ("No verdict is judged again: the replaced table of `dana.exp2` is of an earlier "
+            "profile, which the scorecard does not judge.") in text
 
 
 # --- the camera-ready's "at most d" (Sec. 5.1), Fig. 2b's claim, ties of Experiment 5 ---------

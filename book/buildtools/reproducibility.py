@@ -843,14 +843,19 @@ REPLACED_HEADER = "| experiment | the table it replaced |"
 replaced_runs_markdown`) begins in an executed chapter's output."""
 
 
-def rejudged_per_table(executed: Sequence[Path]) -> dict[str, tuple[int, int]]:
+def rejudged_per_table(executed: Sequence[Path]) -> dict[str, tuple[int, int] | None]:
     """The verdicts the scorecard judged again on the table each committed full run replaced,
     read from its printed table of replaced runs (:data:`REPLACED_HEADER`) in the first executed
     chapter of ``executed`` that printed one: by experiment, how many verdicts it lists
     ("committed run → replaced run", a row that reads several tables once per table) and how
     many of them changed (a verdict that cannot be decided there, ``not run``, does not change);
-    ``(0, 0)`` where "no row reads it"; empty when no chapter printed the table."""
+    ``(0, 0)`` where "no row reads it"; ``None`` for a replaced table of an earlier profile,
+    which the scorecard does not judge
+    (:data:`memnb.scorecard.replaced.NOT_JUDGED_EARLIER_PROFILE`); empty when no chapter
+    printed the table."""
     import re
+
+    from memnb.scorecard.replaced import NOT_JUDGED_EARLIER_PROFILE
 
     item = re.compile(r".+: (.+?) → (.+)")  # the label ends at the last ": "
     for path in executed:
@@ -861,12 +866,15 @@ def rejudged_per_table(executed: Sequence[Path]) -> dict[str, tuple[int, int]]:
                 text = str(output.get("data", {}).get("text/markdown") or "")
                 if REPLACED_HEADER not in text:
                     continue
-                found: dict[str, tuple[int, int]] = {}
+                found: dict[str, tuple[int, int] | None] = {}
                 for line in text[text.index(REPLACED_HEADER):].splitlines()[2:]:
                     if not line.startswith("| `"):
                         break
                     cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
                     name, verdicts = cells[0].strip("`"), cells[-1]
+                    if verdicts == NOT_JUDGED_EARLIER_PROFILE:
+                        found[name] = None
+                        continue
                     pairs = [m.groups() for part in verdicts.split("; ")
                              if (m := item.fullmatch(part.strip()))]
                     found[name] = (len(pairs), sum(a != b and "not run" not in (a, b)
@@ -900,17 +908,19 @@ def superseded_section(names: Sequence[str], results_root: Path | None = None,
             done, total = points_ran(provenance)
             again = latest is not None and kept.provenance_path == latest.provenance_path
             direct += again
-            verdicts, changed = counts.get(name, (0, 0))
+            count = counts.get(name, (0, 0))
+            verdicts, changed = count or (0, 0)
             rows.append([f"`{name}`", _superseded_code(provenance), device_label(provenance),
                          str(provenance.get("started_utc") or "–")[:10],
                          "yes" if kept.complete else f"no: {done} of {total} points",
                          "–" if not again else "not printed" if name not in counts
+                         else "none: an earlier profile's table is not judged" if count is None
                          else "none: no verdict reads it" if not verdicts
                          else f"{verdicts} ({changed} changed)"])
     if not rows:
         return ""
-    judged = sum(counts.get(name, (0, 0))[0] for name in names)
-    changed = sum(counts.get(name, (0, 0))[1] for name in names)
+    judged = sum((counts.get(name) or (0, 0))[0] for name in names)
+    changed = sum((counts.get(name) or (0, 0))[1] for name in names)
     column = ("" if not counts else
               f" Column *judged again*: the verdicts the scorecard judges again on the table "
               f"its committed run replaced ({judged} in all, {changed} changed), \"–\" on a "
@@ -2044,8 +2054,19 @@ def rerun_section(results_root: Path | None = None, rejudged: Rejudgement | None
     equal = [r.name for r in compared if r.equal]
     apart = [r.name for r in compared if not r.equal]
 
-    summary = (f"{counted(len(compared), 'replication')} of committed full runs, each "
-               "computed by the code whose fingerprint the committed run records: ")
+    # review (session 75): a replication re-keyed since it was computed carries the committed
+    # run's fingerprint without having been computed by that code; it is named apart
+    rekeyed = [r.name for r in compared if rekey_origin(r.again.provenance) is not None]
+    if not rekeyed:
+        code = "each computed by the code whose fingerprint the committed run records"
+    elif len(rekeyed) == len(compared):
+        code = ("each re-keyed to the fingerprint the committed run records (computed by "
+                "earlier code)")
+    else:
+        code = (f"each computed by the code whose fingerprint the committed run records but "
+                f"{listed(rekeyed)}, which {'was' if len(rekeyed) == 1 else 'were'} computed "
+                "by earlier code and re-keyed to it")
+    summary = f"{counted(len(compared), 'replication')} of committed full runs, {code}: "
     parts = []
     if equal:
         parts.append(f"{len(equal)} equal to the committed run on everything compared "
@@ -2147,7 +2168,9 @@ def _rerun_how_words(committed: dict[str, dict[str, Any]], scorecard: str) -> st
             f"again, on {scorecard}, every verdict that reads that run.")
     states = _state_counts(committed)
     if states:
-        parts = [f"{len(names)} {'were computed by' if state == TODAYS_CODE else 'are'} "
+        parts = [f"{len(names)} "
+                 + (f"{'was' if len(names) == 1 else 'were'} computed by" if state == TODAYS_CODE
+                    else "is" if len(names) == 1 else "are") + " "
                  f"{state if state != NOT_REKEYED else 'of ' + state}"
                  + (f" ({', '.join(f'`{n}`' for n in names)})" if state != "re-keyed" else "")
                  for state, names in states.items()]

@@ -157,14 +157,18 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
         replaced = None if current is None else replaced_result(name, "full", root)
         if replaced is None:
             continue
-        again = rejudge(rows, name, root, replaced=replaced)
-        judged += again
         then = replaced.provenance
+        # the scorecard judges no table of an earlier profile (ResultSource reads the quick run
+        # in its place), so its rows are not judged again on it: verdicts on the quick run,
+        # shown as the replaced table's, would count what was never judged there
+        earlier = profile_change(then) is not None
+        again = [] if earlier else rejudge(rows, name, root, replaced=replaced) or []
+        judged += again
         same_code = then.get("code_fingerprint") == current.provenance.get("code_fingerprint")
         what = (f"{'an earlier profile, code' if same_code else 'earlier code'} "
                 f"`{then.get('code_fingerprint')}`, {arithmetic_label(then)}, commit "
                 f"`{short_commit(then.get('git_commit'))}`")
-        if profile_change(then) is not None:
+        if earlier:
             earlier_profile.add(name)
         partial = partial_summary(then)
         if partial is not None:  # a partial table: a verdict may move for that alone
@@ -184,12 +188,32 @@ def replaced_runs_markdown(rows: Sequence[Row], names: Sequence[str], profile: s
             apart += (f"; the replication of the committed run{same} equals the replaced table "
                       f"in every cell: {_what_changed([against])} moved no number, and the gap "
                       "is the committed run's own")
-        lines.append([f"`{name}`", what, apart, _statuses_cell(again, several=several)])
+        statuses = (NOT_JUDGED_EARLIER_PROFILE if earlier
+                    else _statuses_cell(again, several=several))
+        lines.append([f"`{name}`", what, apart, statuses])
     if not lines:
         return "No committed full run here replaced a table of earlier code or profile.\n"
-    summary = rejudged_summary(judged, label, partial_tables, earlier_profile, copied=copied)
+    summary = rejudged_summary(judged, label, partial_tables, copied=copied) if judged else ""
+    if earlier_profile:
+        names_words = ", ".join(f"`{n}`" for n in sorted(earlier_profile))
+        several_tables = len(earlier_profile) > 1
+        summary += ((" Not judged again: " if judged else "No verdict is judged again: ")
+                    + f"the replaced table{'s' * several_tables} of {names_words} "
+                    f"{'are' if several_tables else 'is'} of an earlier profile, which the "
+                    "scorecard does not judge.")
+        summary = summary.lstrip()
+    elif not judged:
+        summary = rejudged_summary(judged, label, partial_tables, copied=copied)
     return (markdown_table(header, lines) + "\n\n" + summary
             + replaced_equal_sentence(names, root) + "\n")
+
+
+#: The verdicts cell of a replaced table of an earlier profile (:func:`replaced_runs_markdown`):
+#: the scorecard judges no such table (it reads the quick run in its place), so no row is
+#: judged again on it.
+NOT_JUDGED_EARLIER_PROFILE = ("not judged again: a table of an earlier profile, which the "
+                              "scorecard does not judge (it would read the quick run in its "
+                              "place)")
 
 
 def _paper_name(paper: str) -> str:
@@ -530,7 +554,8 @@ def chapter_replications(paper: str, rows: Sequence[Row], profile: str,
             or "No full run of this chapter has a committed replication.")
 
 
-__all__ = ["REPLICATIONS", "ReplacedSource", "Rejudged", "Replication", "cells_apart",
-           "chapter_replications", "reads_full_run", "rejudge", "rejudged_summary",
+__all__ = ["NOT_JUDGED_EARLIER_PROFILE", "REPLICATIONS", "ReplacedSource", "Rejudged",
+           "Replication", "cells_apart", "chapter_replications", "reads_full_run", "rejudge",
+           "rejudged_summary",
            "replaced_equal_sentence", "replaced_runs_markdown", "replication_markdown",
            "replications", "replications_root", "replications_table_markdown"]
