@@ -270,3 +270,15 @@ def test_the_chapter_s_conclusion_stands_under_its_glance():
     assert figures.verdict_recalled(row, "in Section 7's captions").endswith(
         "with its numbers in Section 7's captions.")
     assert figures.verdict_recalled(row).endswith("with its numbers in the caption above.")
+
+
+def test_the_lead_says_why_the_figures_draw_the_committed_run():
+    """Review (session 75): the lead said the committed run differs from both its replication
+    and the table it replaced, but not why the figures draw it; it now says that the two runs
+    share code, grid and seeds, so that neither is the more right one, and that the committed
+    run is the one the verdicts are judged on. Said only where a replication exists."""
+    text = figures.replications_lead([_gap("dana.exp6", 0.085)], ["dana.exp6"])
+    assert text.endswith(" " + figures.WHY_COMMITTED)
+    assert "neither is the more right one" in figures.WHY_COMMITTED
+    assert figures.WHY_COMMITTED not in figures.replications_lead([], ["dana.exp5"])
+    assert figures.WHY_COMMITTED not in figures.replications_lead([], [])

@@ -185,3 +185,17 @@ def test_the_glossary_the_intro_points_to_defines_its_terms(term):
     words = source[source.index("Words used below."):]
     assert term in words, term
     assert "(see *Words used* there)" in _bullet("Computed by earlier code.")
+
+
+def test_the_which_model_sentence_names_rows_that_exist():
+    """Review (session 75): the introduction said that the paper's figures of Experiments 1, 2,
+    3 and 5 are each set beside both models "where Dana et al.'s rows differ", though rows that
+    differ (the App. B figures, Lemma 2) have no run of the official code's model. It now points
+    at the rows named *which model*, which must exist in the Dana chapter's scorecard items."""
+    from memnb.scorecard.core import load_items
+
+    assert "its rows\nnamed *which model* judge them" in INTRO or \
+        "its rows named *which model* judge them" in _flat(INTRO)
+    assert "Experiments 1, 2, 3 and 5" not in _flat(INTRO)
+    which = [it.item for it in load_items(["dana"]) if it.item.endswith("which model")]
+    assert len(which) >= 3, which

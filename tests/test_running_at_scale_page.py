@@ -751,3 +751,26 @@ def test_the_quick_start_block_fits_the_column() -> None:
     block = block[:block.index("```", 3)]
     assert max(len(line) for line in block.splitlines()) <= 80
     assert "--profile full \\\n    [--device cuda] --time-limit SECONDS" in block
+
+
+def test_the_gpu_sections_seconds_and_sizes_are_the_scripts_constants(page: str) -> None:
+    """Review: the worst-case arithmetic of a call (budget, packing reserve, SIGTERM and SIGKILL
+    delays) and the sizes of the paused archive's parts and of the travel margin were typed by
+    hand on the page; each is checked here against the constant of `scripts/gpu_queue.py` that
+    it describes, so that a changed constant fails until the page says it."""
+    q = load_script("scripts/gpu_queue.py", "gpu_queue")
+    budget, reserve, hard, grace = (q.DEFAULT_BUDGET_S, q.RESERVE_S, q.HARD_STOP_S, q.GRACE_S)
+    worst = budget - reserve + hard + grace + reserve
+    assert worst < q.DEVICE_LIMIT_S  # the call ends before the device stops it
+    assert (f"`--budget` (default {budget:.0f} s)" in page)
+    assert f"A run still going {hard:.0f} s past its limit is sent SIGTERM" in page
+    assert f"SIGKILL {grace:.0f} s later" in page
+    assert (f"({budget:.0f} − {reserve:.0f} s kept for packing + {hard:.0f} + {grace:.0f} + "
+            f"{reserve:.0f} = {worst:.0f} s, {q.DEVICE_LIMIT_S - worst:.0f} s under the "
+            f"{q.DEVICE_LIMIT_S:.0f} s a command may take)") in page
+    assert q.PART_BYTES < q.RETURN_FILE_BYTES
+    assert f"cut into parts of at most {q.PART_BYTES // 2**20} MiB" in page
+    assert f"(one file brought back from the machine holds at most " \
+           f"{q.RETURN_FILE_BYTES // 2**20} MiB)" in page
+    assert f"the results archive and a {q.TRAVEL_MARGIN_BYTES // 2**20} MiB margin" in page
+    assert f"A fixed {q.PAUSED_MAX_BYTES // 2**20} MiB limit used before" in page

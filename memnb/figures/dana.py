@@ -1460,7 +1460,19 @@ def replications_lead(gaps: Iterable[ReplicationGap], drawn: Iterable[str],
         text += (f" For {count if several else 'it'}, the replication equals, cell for cell, "
                  "the table the committed run replaced (of earlier code or profile): the "
                  "committed run is the one that differs from both.")
-    return text
+    return text + " " + WHY_COMMITTED
+
+
+WHY_COMMITTED = (
+    "Why the figures draw the committed run and not its replication: the two share the code, "
+    "the grid and the seeds, and differ only in the machine that ran them (the CPU picks the "
+    "numerical kernels, and so the rounding of floating-point sums, whose last bits training "
+    "carries forward), so neither is the more right one; the committed run is the one the "
+    "chapter's verdicts are judged on, and the replication the check of it, on which Section 7 "
+    "judges every such verdict again.")
+"""Said after the replications of the runs the figures draw (:func:`replications_lead`): a
+reviewer asked why a figure draws the committed run where its replication equals the table that
+run replaced, so that the committed run is the one that differs from both."""
 
 
 def replications_lead_markdown(rows: Iterable[Any], runs: Mapping[str, Any], profile: str,
