@@ -1660,8 +1660,10 @@ def test_the_chapter_folds_its_long_captions_and_states_d_at_least_two():
     assert not any("Markdown(figures.head_to_head_caption(" in c.replace("viz.markdown", "")
                    for c in code)
     dana = _symbol_table_rows()["Dana et al. Thm 1, Cor. 1 (Thm"][2]
+    # review (session 75): Prop. 3 is a statement about sequence encoders, not "d = 2 enough"
     assert dana.startswith("$d_h \\le d$; $d \\ge 2$ (under Assumption 1, their Prop. 3 finds "
-                           "$d = 2$ enough for exact associations;")
+                           "no bottleneck on the association task for $d \\ge 2$, a statement "
+                           "about sequence encoders")
 
 
 # ------------- reader review of the cross-paper chapter: sources, P, brackets, scope, kinds

@@ -162,31 +162,6 @@ def test_the_committed_capacity_run_names_its_zero_block_sizes():
 
 
 # --- Cross-paper chapter (cells 17a604c7, ac383808, 90f7d6b5, a4a7e5c2) -----------------------
-def _best(bits: list[float], **extra: list) -> pd.DataFrame:
-    k = len(bits)
-    return pd.DataFrame({"architecture": ["aot"] * k, "budget": [60 * (i + 1) for i in range(k)],
-                         "parameters": [60 * (i + 1) for i in range(k)], "bits": bits,
-                         "censored_seeds": extra.get("censored_seeds", [0] * k),
-                         "below": extra.get("below", [np.nan] * k)})
-
-
-def test_the_one_bit_words_flip_with_the_best_shapes():
-    every = cmpfig.one_bit_words(_best([0.3, 0.5, 0.9]), C=4)
-    assert every.startswith("Every one of the 3 best trained shapes (one per architecture and "
-                            "budget) stores less than one bit per parameter")
-    most = cmpfig.one_bit_words(_best([0.3, 0.5, 1.2]), C=4)
-    assert most.startswith("Most of the best trained shapes store less than one bit")
-    assert ": 2 of the 3 (one per architecture and budget); 1 stores one bit or more" in most
-    few = cmpfig.one_bit_words(_best([0.3, 1.5, 1.2]), C=4)
-    assert few.startswith("Fewer than half of the best trained shapes")
-    # a lower bound below one bit decides nothing; a capacity below the smallest N tried whose
-    # bound lies below one bit stores less
-    censored = cmpfig.one_bit_words(_best([0.3, 0.5, 0.9], censored_seeds=[0, 0, 1]), C=4)
-    assert "2 of the 3" in censored and "at 1 the search does not decide" in censored
-    below = cmpfig.one_bit_words(_best([np.nan, 0.5], below=[15.0, np.nan]), C=4)
-    assert below.startswith("Every one of the 2")  # < 15 · 2 / 60 = 0.5 bit per parameter
-
-
 def test_the_shape_check_words_flip_with_a_shape_off_its_budget():
     plan = pd.DataFrame({"architecture": ["aot", "mlp"], "shape": ["d=2 d_h=1 H=4", "w2=0 w1=2"],
                          "budget": [60, 60], "parameters": [60, 62]})
@@ -300,7 +275,7 @@ def _paper_figure(name: str) -> str:
     ("kajitsuka_sato", "fa5fb9f4", "at small $N$ it can memorize",
      ("bd1026f8", "ksfig.zero_block_words(")),
     ("compare", "17a604c7", "mostly store less",
-     ("d5b2fe73", "figures.one_bit_words(best, task[\"C\"])")),
+     ("d5b2fe73", "figures.one_bit_words(best, task[\"C\"], brackets)")),
     ("compare", "ac383808", "Every trained shape is within",
      ("76b4057b", "figures.shape_check_words(plan, counts)")),
     ("compare", "90f7d6b5", "small or zero for some architectures",

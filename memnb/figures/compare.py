@@ -485,6 +485,34 @@ def _trained_points(ax: Any, best: pd.DataFrame, x: str, *, bits_axis: bool = Fa
         ax.plot([], [], color=OUTSIDE_HANDLE_COLOR, label=OUTSIDE_POINT_LABEL, **_OUTSIDE_POINT)
 
 
+def kim_width(part: pd.DataFrame, n: int) -> float:
+    """The width ``d`` at which :func:`exp.theory_curves` draws Kim et al.'s shape
+    ``P ~ d + n + sqrt(n N)`` (constant 1), read back from its rows ``part`` (``parameters``,
+    ``N``) on a task of context length ``n``: ``d = P - n - sqrt(n N)`` at every row with
+    ``N > 0``, which must agree (a ``ValueError`` otherwise; NaN when no row has ``N > 0``)."""
+    drawn = part[part["N"] > 0]
+    if drawn.empty:
+        return math.nan
+    widths = (drawn["parameters"].astype(float) - n
+              - np.sqrt(n * drawn["N"].astype(float))).to_numpy()
+    if not np.allclose(widths, widths[0], atol=1e-6):
+        raise ValueError(f"Kim et al.'s shape is drawn at more than one width d: {widths}")
+    return float(widths[0])
+
+
+def shape_only_label(statement: str, part: pd.DataFrame, n: int) -> str:
+    """The legend label of a shape-only statement in :func:`bounds_figure`: its name
+    (:func:`statement_label`) with ``[shape only, constant 1]``, and for Kim et al.'s the width
+    ``d`` the line is drawn at (:func:`kim_width`; the review's finding 8), e.g.
+    ``[shape only, constant 1, d = 1]``."""
+    extra = ""
+    if statement.startswith("Kim"):
+        d = kim_width(part, n)
+        if not math.isnan(d):
+            extra = f", d = {round(d):g}" if abs(d - round(d)) < 1e-6 else f", d = {d:.3g}"
+    return f"{statement_label(statement)} [shape only, constant 1{extra}]"
+
+
 def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.DataFrame,
                   task: dict[str, int], *, budget: float | None = None) -> plt.Figure:
     """Examples memorized against parameters (left) and against total bits of the weights
@@ -512,7 +540,7 @@ def bounds_figure(theory: pd.DataFrame, constructions: pd.DataFrame, best: pd.Da
         else:
             ax.plot(part["parameters"], part["N"], linewidth=1.3, markersize=3.5,
                     markevery=max(1, len(part) // 6),
-                    label=f"{statement_label(statement)} [shape only, constant 1]",
+                    label=shape_only_label(statement, part, task["n"]),
                     **_shape_style(statement))
     for name, part in constructions.groupby("construction", sort=False):
         key = name.split()[0]
@@ -1406,42 +1434,123 @@ def no_shape_words(plan: pd.DataFrame, task: dict[str, int]) -> str:
     return f"No shape lies within {tol} of the budget for " + "; ".join(parts) + "."
 
 
-def one_bit_words(best: pd.DataFrame, C: int) -> str:
+def bits_text(value: float) -> str:
+    """Bits per parameter as the chapter's sentences write them: two decimals, more where two
+    would move the value across one bit (``0.9996`` is ``0.9996``, not ``1.00``); ``∞`` for an
+    open end."""
+    if math.isinf(value):
+        return "∞"
+    for digits in range(2, 7):
+        text = f"{value:.{digits}f}"
+        if (float(text) < 1) == (value < 1) and (float(text) > 1) == (value > 1):
+            return text
+    return f"{value:.6f}"
+
+
+def one_bit_side(low: float, high: float) -> str:
+    """Where a search bracket ``[low, high)`` in bits per parameter lies against one bit
+    (ours): ``"below"`` when the whole bracket does (``high <= 1``: the true value is below
+    ``high``), ``"above"`` when its lower end is one bit or more (the largest N fitted already
+    stores that much), ``"straddles"`` otherwise (the search does not decide; an open bracket,
+    ``high`` infinite, with ``low < 1`` included)."""
+    if high <= 1:
+        return "below"
+    if low >= 1:
+        return "above"
+    return "straddles"
+
+
+def one_bit_words(best: pd.DataFrame, C: int, brackets: pd.DataFrame | None = None) -> str:
     """How many best trained shapes of ``best`` (:func:`memnb.scorecard.compare.censored_best`)
-    store less than one bit per parameter (capacity · log2 C / P, mean over seeds), the rate at
-    which the construction of Kajitsuka & Sato is sized in Section 1 (ours), as one Markdown
-    sentence with its verdict: "every one", "most" (more than half) or "fewer than half". A mean
-    that is a lower bound (some seed fitted every N tried) below one bit, and a capacity below
-    the smallest N tried whose bound is not below one bit, are not decided and counted apart."""
-    per_bit = math.log2(C)
-    low, censored = _at_least(best), _censored(best)
-    less = more = undecided = 0
-    for i, r in best.iterrows():
-        bits = (float(r["below"]) * per_bit / float(r["parameters"]) if censored[i]
-                else float(r["bits"]))
-        if censored[i]:
-            less, undecided = (less + 1, undecided) if bits <= 1 else (less, undecided + 1)
-        elif bits < 1:
-            less, undecided = (less, undecided + 1) if low[i] else (less + 1, undecided)
-        else:
-            more += 1
+    store less than one bit per parameter, the rate at which the construction of Kajitsuka &
+    Sato is sized in Section 1 (ours), judged on the search bracket (the review's finding 1):
+    the mean over seeds of ``[largest N fitted, smallest N failed)`` (``capacity`` and
+    ``upper`` of ``best``), times ``log2 C / P``, classified by :func:`one_bit_side`: below one
+    bit only when the whole bracket is, one bit or more when its lower end is, and not decided,
+    each such shape named with its bracket, when it straddles 1. The verdict: "every one",
+    "most" (more than half) or "fewer than half" below. With ``brackets``
+    (:func:`memnb.scorecard.compare.capacity_brackets`), a second sentence does the same seed by
+    seed for the runs of these shapes and names the runs whose largest N fitted is one bit or
+    more."""
+    for column in ("capacity", "upper", "parameters"):
+        if column not in best:
+            raise ValueError(f"best needs the column {column!r} of "
+                             "memnb.scorecard.compare.censored_best (the search bracket)")
     total = len(best)
     if total == 0:
         return "No best trained shape to compare with one bit per parameter."
-    rate = ("one bit per parameter (capacity · log2 C / P below 1, mean over seeds; the rate at "
-            "which Section 1 sizes the construction of Kajitsuka & Sato, a reference size of "
-            "ours)")
+    per_bit = math.log2(C)
+
+    def name(r: Any) -> str:
+        shape = f" {r.shape}" if "shape" in best else ""
+        arch = exp.SHORT.get(r.architecture, r.architecture)
+        return f"{arch}{shape} at P = {int(r.parameters):,}"
+
+    sides: dict[str, list[str]] = {"below": [], "above": [], "straddles": []}
+    for r in best.itertuples():
+        low = float(r.capacity) * per_bit / float(r.parameters)
+        high = float(r.upper) * per_bit / float(r.parameters)
+        side = one_bit_side(low, high)
+        sides[side].append(f"{name(r)}, [{bits_text(low)}, {bits_text(high)})")
+    less, more, undecided = (len(sides[k]) for k in ("below", "above", "straddles"))
+    rule = ("Judged on its search bracket (the mean over seeds of [largest N fitted, smallest N "
+            "failed), times log2 C / P), a shape stores less than one bit per parameter only when "
+            "its whole bracket lies below 1, one bit or more when the bracket's lower end is at "
+            "1 or above, and the search does not decide when the bracket straddles 1 (ours; one "
+            "bit per parameter is the rate at which Section 1 sizes the construction of "
+            "Kajitsuka & Sato, a reference size of ours). ")
     if less == total:
-        return (f"Every one of the {total:,} best trained shapes (one per architecture and "
-                f"budget) stores less than {rate}.")
-    verdict = "Most" if 2 * less > total else "Fewer than half"
-    words = (f"{verdict} of the best trained shapes store less than {rate}: {less:,} of the "
-             f"{total:,} (one per architecture and budget); {more:,} "
-             f"{'stores' if more == 1 else 'store'} one bit or more")
-    if undecided:
-        words += (f", and at {undecided:,} the search does not decide (a bound on the capacity, "
-                  "not a value)")
-    return words + "."
+        words = (f"By that criterion every one of the {total:,} best trained shapes (one per "
+                 "architecture and budget) stores less than one bit per parameter.")
+    else:
+        verdict = "most" if 2 * less > total else "fewer than half"
+        words = (f"By that criterion {verdict} of the best trained shapes store less than one "
+                 f"bit per parameter: {less:,} of the {total:,} (one per architecture and "
+                 "budget); ")
+        words += ("none stores one bit or more" if not more else
+                  f"{more:,} {'stores' if more == 1 else 'store'} one bit or more ("
+                  + "; ".join(sides["above"]) + ")")
+        if undecided:
+            words += (f"; at {undecided:,} the bracket straddles one bit, so the search does not "
+                      "decide (brackets in bits per parameter): " + "; ".join(sides["straddles"]))
+        words += "."
+    if brackets is not None:
+        words += " " + _one_bit_runs_words(best, brackets, per_bit)
+    return rule + words
+
+
+def _one_bit_runs_words(best: pd.DataFrame, brackets: pd.DataFrame, per_bit: float) -> str:
+    """The seed-by-seed sentence of :func:`one_bit_words`: each run of ``best``'s shapes in
+    ``brackets`` on its own bracket ``[capacity, upper)`` (:func:`one_bit_side`), with the runs
+    whose largest N fitted is one bit or more named."""
+    counts = {"below": 0, "above": 0, "straddles": 0}
+    above = []
+    runs = 0
+    mean_below_seed_not = False  # a shape below one bit by its mean with a seed that is not
+    for r in best.itertuples():
+        mean_side = one_bit_side(float(r.capacity) * per_bit / float(r.parameters),
+                                 float(r.upper) * per_bit / float(r.parameters))
+        for run in _runs_of(brackets, r).itertuples():
+            runs += 1
+            low = float(run.capacity) * per_bit / float(run.parameters)
+            high = float(run.upper) * per_bit / float(run.parameters)
+            side = one_bit_side(low, high)
+            counts[side] += 1
+            mean_below_seed_not |= mean_side == "below" and side != "below"
+            if side == "above":
+                above.append(f"{exp.SHORT.get(run.architecture, run.architecture)} {run.shape} "
+                             f"at P = {int(run.parameters):,}, seed {int(run.seed)}: "
+                             f"{int(run.capacity):,} fitted, {bits_text(low)} bits")
+    if runs == 0:
+        return ""
+    words = (f"Seed by seed, each run on its own bracket: of the {runs:,} runs of these shapes, "
+             f"{counts['below']:,} lie wholly below one bit, {counts['straddles']:,} straddle "
+             f"it and {counts['above']:,} store one bit or more")
+    if above:
+        words += " (the largest N fitted is already one bit per parameter or more: " + \
+            "; ".join(above) + ")"
+    return words + ("; a shape below one bit by its mean can thus have a seed that is not."
+                    if mean_below_seed_not else ".")
 
 
 def missing_shapes(best: pd.DataFrame, task: dict[str, int],
@@ -2070,3 +2179,135 @@ def task_markdown(profile: str) -> str:
             "task limits no capacity below it. A capacity at which every N tried fitted (the "
             "search's largest N, N_max, or its last round reached) is a lower bound, shown as ≥ "
             "(▲ in the figures).")
+
+
+class _Recorded(Exception):
+    """Raised by :func:`training_configs`'s stand-in for the training loop, carrying the
+    configuration it was handed."""
+
+
+def training_configs(params: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`memnb.train.TrainConfig` with which ``compare.capacity`` under ``params``
+    (:func:`exp.get_params`) trains each architecture (ours; the review's finding 3): read
+    from the experiment's own code by calling :func:`exp.train_group` on one small point per
+    architecture (its first shape at the profile's budgets, ``N = 2``) with the shared
+    training loop replaced by a stand-in that records the configuration and trains nothing.
+    Architectures without a shape at any budget are left out."""
+    from unittest import mock
+
+    task = {k: params[k] for k in ("V", "n", "C")}
+
+    def record(members: Any, inputs: Any, targets: Any, config: Any, **_: Any) -> None:
+        raise _Recorded(config)
+
+    configs: dict[str, Any] = {}
+    for arch in exp.ARCHITECTURES:
+        for budget in params["budgets"]:
+            shapes = exp.shapes_for_budget(arch, budget, task, count=1)
+            if not shapes:
+                continue
+            point = {**task, "N_max": 8, "steps": params["steps"],
+                     "eval_every": params["eval_every"], "architecture": arch,
+                     "budget": budget, "shape": shapes[0], "seed": 0, "N": 2, "round": 0}
+            with mock.patch.object(exp, "train_members", record):
+                try:
+                    exp.train_group([point], progress=False)
+                except _Recorded as got:
+                    configs[arch] = got.args[0]
+            break
+    return configs
+
+
+def _rate_text(lr: float) -> str:
+    return f"{lr:g}"
+
+
+def recipe_markdown(profile: str) -> str:
+    """The training recipe of ``compare.capacity`` under ``profile``, as the chapter prints it
+    under the task (ours; the review's finding 3): the learning rate of each architecture
+    (:data:`exp.LR`, as :func:`training_configs` reads it from the configuration the experiment
+    hands to the training loop), the optimiser, batch, warm-up, schedule and step cap; and
+    whether the rates were tuned: "set per architecture by us and not tuned" only when the
+    experiment holds one rate per architecture and no profile sets a rate (nothing in the
+    experiment searches over rates), else that the profiles set rates of their own."""
+    import dataclasses
+
+    from memnb.profiles import PROFILES
+
+    params = exp.get_params(profile)
+    configs = training_configs(params)
+    if not configs:
+        raise ValueError(f"no architecture has a shape at the budgets of profile {profile!r}")
+    shared = {dataclasses.replace(c, lr=1.0) for c in configs.values()}
+    if len(shared) != 1:
+        raise ValueError("the architectures' training configurations differ beyond the learning "
+                         "rate; recipe_markdown states one recipe with one rate per architecture")
+    config = next(iter(configs.values()))
+    rates = prose.and_words([f"{exp.SHORT[a]} {_rate_text(c.lr)}" for a, c in configs.items()])
+    optimizer = {"adam": "Adam", "adamw": "AdamW"}.get(config.optimizer, config.optimizer)
+    decay = ("no weight decay" if config.weight_decay == 0
+             else f"weight decay {config.weight_decay:g}")
+    batch = ("full batch" if config.batch_size is None
+             else f"batches of {config.batch_size:,}")
+    warmup = ("no warm-up" if config.warmup_steps == 0
+              else f"a linear warm-up over {config.warmup_steps:,} steps")
+    if config.schedule == "constant":
+        schedule = f"a constant rate over a cap of {config.steps:,} steps"
+    else:
+        schedule = (f"{config.schedule} decay from the rate to {config.final_lr_factor:.0%} of it "
+                    f"at the cap of {config.steps:,} steps").replace("%", " %")
+    stop = (f"; training accuracy is checked every {config.eval_every:,} steps and a try stops at "
+            "the first check at 100 %" if config.early_stop and config.loss == "ce" else
+            "; no try stops before the cap")
+    rate_keys = sorted({k for name in PROFILES for k in exp.get_params(name)
+                        if "lr" in k.lower() or "learning" in k.lower()})
+    if rate_keys:
+        tuned = (f"The profiles set rates of their own ({', '.join(rate_keys)}), so the rates "
+                 "above are this profile's.")
+    else:
+        tuned = ("The rates are set per architecture by us (`memnb.experiments.compare.LR`) and "
+                 "not tuned: each architecture trains at its one rate in every profile, no "
+                 "profile sets a rate, nothing in the experiment searches over rates, and its "
+                 "code and docstrings record no tuning of them.")
+    return (f"Training recipe (`{profile}` profile; read from the configuration the experiment "
+            "hands to the shared training loop, ours): learning rate "
+            f"{rates}; {optimizer} (β = ({config.betas[0]:g}, {config.betas[1]:g}), {decay}), "
+            f"{batch}, {warmup}, {schedule}{stop}. {tuned}")
+
+
+def recipe_limits_words(table: pd.DataFrame, params: dict[str, Any], C: int) -> str:
+    """The point of "What this chapter does not show" on the training recipe (ours; the
+    review's finding 3): the head-to-head ranking depends on the learning rates and the step
+    cap, with how many tries of ``table`` ended at the cap
+    (:func:`memnb.scorecard.compare.step_cap_counts`): among the tries that failed, and among
+    those that bound a capacity from above (all runs, and the best shapes' runs)."""
+    from memnb.scorecard.compare import censored_best, step_cap_counts
+
+    steps = int(params["steps"])
+    lead = ("The head-to-head ranking depends on the learning rates and the step cap listed "
+            "under the task in Section 2: they set how far each architecture "
+            "gets within its steps")
+    best = censored_best(table, C)
+    counts = step_cap_counts(table, steps, C, best)
+    if counts is None:
+        return (lead + f"; this table does not record where each try stopped, so how many "
+                f"ended at the {steps:,}-step cap is not known. This chapter does not show that "
+                "the ranking holds at other rates or with more steps.")
+
+    def share(part: int, whole: int) -> str:
+        return f"every one of the {whole:,}" if part == whole else f"{part:,} of the {whole:,}"
+
+    words = (f"; {share(counts['failed_at_cap'], counts['failed'])} tries that did not fit "
+             f"their training set stopped at the {steps:,}-step cap ({counts['at_cap']:,} of "
+             f"the {counts['tries']:,} tries ended there), and so did "
+             f"{share(counts['bounding_at_cap'], counts['bounding'])} failed tries that bound "
+             "a capacity from above")
+    if "best_bounding" in counts:
+        best_at, best_all = counts["best_bounding_at_cap"], counts["best_bounding"]
+        words += (f" (among them {'all' if best_at == best_all else f'{best_at:,} of the'} "
+                  f"{best_all:,} that bound the best shapes' capacities)")
+    capped = counts["bounding_at_cap"] > 0
+    return (lead + words + ". " + (
+        "So the ranking is of what each architecture fits at its rate within that cap, not of "
+        "what it can hold: " if capped else "") + "this chapter does not show that the ranking "
+        "holds at other rates or with more steps.")

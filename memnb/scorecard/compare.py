@@ -1138,6 +1138,36 @@ def step_cap_text(table: pd.DataFrame, steps: int) -> str:
             "reaches, not a converged value")
 
 
+def step_cap_counts(table: pd.DataFrame, steps: int, C: int,
+                    best: pd.DataFrame | None = None) -> dict[str, int] | None:
+    """How many tries of a ``compare.capacity`` table ended at the step cap ``steps`` of its
+    profile (ours; the review's finding 3: the head-to-head ranking depends on the cap):
+    ``tries``, ``at_cap`` (every try whose ``steps_run`` reached the cap), ``failed`` (tries
+    that did not fit their training set) and ``failed_at_cap``; ``bounding`` (per run, the try
+    that bounds its capacity from above: the smallest tried N above it that failed, the upper
+    end of :func:`capacity_brackets`) and ``bounding_at_cap``; with ``best``
+    (:func:`censored_best`), ``best_bounding`` and ``best_bounding_at_cap``, the same for the
+    runs of its shapes. None when the table does not record ``steps_run``."""
+    if "steps_run" not in table:
+        return None
+    at_cap = table["steps_run"] >= steps
+    failed = table["accuracy"] < 1.0
+    keys = ["architecture", "budget", "shape", "seed"]
+    brackets = capacity_brackets(table, C)
+    bounded = brackets[np.isfinite(brackets["upper"].astype(float))]
+    bounding = table.merge(bounded[keys + ["upper"]], on=keys)
+    bounding = bounding[bounding["N"] == bounding["upper"]]
+    out = {"tries": len(table), "at_cap": int(at_cap.sum()), "failed": int(failed.sum()),
+           "failed_at_cap": int((at_cap & failed).sum()), "bounding": len(bounding),
+           "bounding_at_cap": int((bounding["steps_run"] >= steps).sum())}
+    if best is not None:
+        mine = bounding.merge(best[["architecture", "budget", "shape"]].drop_duplicates(),
+                              on=["architecture", "budget", "shape"])
+        out["best_bounding"] = len(mine)
+        out["best_bounding_at_cap"] = int((mine["steps_run"] >= steps).sum())
+    return out
+
+
 def _reduced(profile: str) -> str:
     return f"`{profile}` run at reduced size, not the chapter's `full` profile"
 
