@@ -1057,6 +1057,12 @@ def _trials_per_profile() -> str:
     return text
 
 
+#: The column of :func:`training_settings` that says where in the code a value is written:
+#: every value is in :mod:`memnb.experiments.kajitsuka`, which the chapter names above the
+#: table, once, not in every cell.
+SETTINGS_WHERE = "where in the code (all in the module named above)"
+
+
 def training_settings() -> pd.DataFrame:
     """The training and search settings of the chapter's trained experiments that are ours
     (Figs. 1/2, 4/5 and 7, the ICLR version's random data and sweep over n), each value read
@@ -1073,15 +1079,17 @@ def training_settings() -> pd.DataFrame:
     batch = "full batch" if size is None else f"mini-batches of {size}"
     (lr_lo, lr_hi), (wd_lo, wd_hi) = exp.SEARCH["lr"], exp.SEARCH["weight_decay"]
     default = exp.DEFAULT_TRIAL
-    module = "`memnb.experiments.kajitsuka`"
+    # every "where" is in memnb.experiments.kajitsuka, which the chapter names once above the
+    # table (SETTINGS_WHERE): the module's name in each cell, unbreakable as code, widened the
+    # table past the book's text column (review s75, finding 11)
     ours = "not in our sources: ours"
     rows = [
         ("optimizer", f"{_OPTIMIZERS.get(optimizer, optimizer)}, {batch}",
-         f"`TrainConfig(optimizer=…)` of every trial, {module}",
+         "`TrainConfig(optimizer=…)` of every trial",
          "\"full-batch gradient descent\" (Fig. 7 caption); AdamW is named by acmrep, a "
          "third-party listing of the paper (the notes' source for it), which we follow"),
         ("learning-rate schedule", str(config.get("schedule", "?")),
-         f"`TrainConfig(schedule=…)` of every trial, {module}", ours),
+         "`TrainConfig(schedule=…)` of every trial", ours),
         ("learning rate searched", f"log-uniform in [{lr_lo:g}, {lr_hi:g}]", "`SEARCH`",
          "search space not in our sources: ours [reconstruction]"),
         ("weight decay searched", f"uniform in [{wd_lo:g}, {wd_hi:g}]", "`SEARCH`",
@@ -1101,21 +1109,21 @@ def training_settings() -> pd.DataFrame:
          f"{paper.OPTUNA_TRIALS.value} ({paper.OPTUNA_TRIALS.source}); used for every "
          "experiment: [reconstruction]"),
         ("study objective", "the mean over the study's seeds of log₁₀ of each trial's lowest "
-         "training loss (minimised)", f"`_optuna_stack`, {module}", ours),
+         "training loss (minimised)", "`_optuna_stack`", ours),
         ("trial kept per point", f"{card.TRIAL_SELECTION}; the verdicts of the loss and "
          "accuracy curves (Figs. 1/2, 4/5, random data) read that trial's final epoch, Fig. 7 "
          "and the sweep over n the accuracy at that checkpoint",
-         f"`_optuna_stack`, {module}",
+         "`_optuna_stack`",
          "\"the best-performing model was selected\" (Fig. 7 caption); the rule: ours"),
     ]
-    return pd.DataFrame(rows, columns=["setting", "value (from the code)", "where in the code",
+    return pd.DataFrame(rows, columns=["setting", "value (from the code)", SETTINGS_WHERE,
                                        "the paper"])
 
 
 #: The column of :func:`table1_printed` that says whether our sources hold a row's printed cell.
 TABLE1_CELL = "Table 1 cell in our sources"
 #: The column of :func:`table1_printed` that says where our sources state a row's bound.
-TABLE1_STATED = "bound stated in our sources: where"
+TABLE1_STATED = "where our sources state the bound"
 #: The paper's own rows of Table 1: our sources state their bounds in the abstract and in
 #: Theorem 4.1's own text (width 14, depth Õ(√N)); the theorem titles (seed 000: "Next-token
 #: prediction", "Lower bound", "Seq-to-seq prediction") name a setting, no bound. The printed
@@ -1133,6 +1141,20 @@ def table1_printed() -> pd.DataFrame:
     own = t["work"].isin(_OWN_ROWS)
     t["printed"] = t["printed"].where(~own, "no (not found, notes §1)")
     return t.rename(columns={"printed": TABLE1_CELL, "source": TABLE1_STATED})
+
+
+#: The column of :func:`table1_printed_markdown` that holds a row's parameters and its kind.
+TABLE1_BOUND = "parameters; kind"
+
+
+def table1_printed_markdown() -> str:
+    """:func:`table1_printed` as the chapter prints it, a Markdown table with its columns
+    ``parameters`` and ``kind`` (sufficient, necessary) in one, :data:`TABLE1_BOUND` ("Õ(√N)
+    …; sufficient"): six columns did not fit the book's text column (review s75, finding 11);
+    every cell is kept, word for word."""
+    t = table1_printed()
+    merged = t.assign(parameters=t["parameters"] + "; " + t["kind"]).drop(columns="kind")
+    return markdown_table(merged.rename(columns={"parameters": TABLE1_BOUND}))
 
 
 def closed_form_gap(construction: pd.DataFrame) -> str:
@@ -1480,6 +1502,10 @@ def curves_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, title: str,
             f"{shortfall_sentence(table)}")
     details = (f"Loss{loss_fig}: {_verdict(loss)}. Accuracy{acc_fig}: {_verdict(acc)}.{worse}"
                f"{_seed_ranges(table)}{band_words([fresh, cached])}")
+    random = ("dataset" in table and set(table["dataset"].astype(str)) == {"random"}
+              or title == _DATASETS["random"])
+    if random:  # the vocabulary, classes and token vectors of our random data (review s75)
+        lead += _random_data_sentence(RANDOM_DATA[0], profile, cached)
     model = model_words(table)
     return fig, viz.with_details(f"{lead} {model}" if model else lead, details)
 
@@ -1492,6 +1518,59 @@ def loss_accuracy_figures(paper_figs: str) -> tuple[str | None, str | None]:
     version's random-data figures, whose numbers our sources do not give)."""
     pair = re.fullmatch(r"Figs\. (\d+) and (\d+)", paper_figs)
     return (f"Fig. {pair[1]}", f"Fig. {pair[2]}") if pair else (None, None)
+
+
+#: The experiments that train on our random data (the ICLR version's random dataset and its
+#: sweep over n), whose vocabulary, classes and token vectors :func:`random_data_words` states.
+RANDOM_DATA = ("kajitsuka.random_curves", "kajitsuka.seq_len")
+
+
+def random_data_words(experiments: Sequence[str], profiles: Sequence[str]) -> str:
+    """Our random data of ``experiments`` (:data:`RANDOM_DATA`) in ``profiles``, read from the
+    experiments' parameters (:mod:`memnb.experiments.kajitsuka`'s profiles: ``vocab``,
+    ``classes``; ``input_dim``, else ``MODEL["input_dim"]``), in words: the vocabulary size
+    V, the number of classes C and the token embedding, a fixed Gaussian vector per token
+    (:func:`memnb.data.random_sequences.token_vectors`). Said once when every experiment and
+    profile agree, else per experiment and profile. The ICLR version's random dataset is the
+    paper's; these values are ours, *[reconstruction]*."""
+    from memnb.experiments import kajitsuka as exp
+    from memnb.experiments.registry import get
+
+    found: dict[tuple[int, int, int], list[str]] = {}
+    for name in experiments:
+        for profile in dict.fromkeys(profiles):
+            params = get(name).params(profile)
+            key = (int(params["vocab"]), int(params["classes"]),
+                   int(params.get("input_dim", exp.MODEL["input_dim"])))
+            found.setdefault(key, []).append(f"`{name}`, `{profile}`")
+
+    def words(V: int, C: int, dim: int) -> str:
+        return (f"vocabulary size $V$ = {V:,}, $C$ = {C} classes, tokens and labels drawn "
+                f"uniformly; each token embedded as a fixed random Gaussian vector of {dim} "
+                f"dimensions (entries of variance 1/{dim}, so norms about 1; "
+                "`token_vectors`, seeded with the data seed), no pretrained embedding")
+
+    if len(found) == 1:
+        return words(*next(iter(found)))
+    return "; ".join(f"{' and '.join(runs)}: {words(*key)}" for key, runs in found.items())
+
+
+def random_data_markdown(profile: str) -> str:
+    """The random-dataset paragraph's computed sentence: :func:`random_data_words` of both
+    experiments on random data (:data:`RANDOM_DATA`), in this build's ``profile`` and in our
+    ``full`` profile, with where the values are read."""
+    runs = " and ".join(f"`{p}`" for p in dict.fromkeys([profile, "full"]))
+    return (f"Our random data, as the experiments' parameters set them (`kajitsuka.random_curves` "
+            f"and `kajitsuka.seq_len`, profiles {runs}; ours, *[reconstruction]*): "
+            f"{random_data_words(RANDOM_DATA, [profile, 'full'])}.")
+
+
+def _random_data_sentence(experiment: str, profile: str, cached: pd.DataFrame | None) -> str:
+    """One caption sentence with :func:`random_data_words` for ``experiment`` in the runs a
+    figure draws: this build's ``profile``, and ``full`` when there is a full-scale run."""
+    profiles = [profile] + (["full"] if cached is not None else [])
+    return (f" Random data (ours, *[reconstruction]*): "
+            f"{random_data_words([experiment], profiles)}.")
 
 
 def shortfall_sentence(curves: pd.DataFrame) -> str:
@@ -1557,7 +1636,8 @@ def counted_seeds_sentence(curves: pd.DataFrame) -> str:
     if len(ceiling) == seeds:
         return f" Neither verdict counts any seed: {why}."
     return (f" Both verdicts count {seeds - len(ceiling)} of {seeds} seeds: {why}, so "
-            f"{'it is' if one else 'they are'} not counted.")
+            f"{'it is' if one else 'they are'} not counted per seed; the mean over seeds that "
+            f"both verdicts judge is over all {seeds} seeds.")
 
 
 def model_words(curves: pd.DataFrame) -> str:
@@ -1876,6 +1956,8 @@ def capacity_figure(fresh: pd.DataFrame, cached: pd.DataFrame | None, profile: s
             f"{'s' if len(ds) > 1 else ''} {shown} (ours: the paper's width is not in "
             f"our sources), #blocks tried: {tried}.{apart_words} The accuracies are read at the "
             f"lowest-loss checkpoint, not at the last epoch: {card.TRIAL_SELECTION}.")
+    if by == "n":  # the sweep over n trains on our random data (review s75)
+        lead += _random_data_sentence(RANDOM_DATA[1], profile, cached)
     details = _verdict(verdict) + "."
     if cached is not None and not shows_full:
         early = card.capacity_verdict(cached, by)

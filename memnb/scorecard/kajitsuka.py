@@ -502,16 +502,52 @@ def lower_bound_verdict(table: pd.DataFrame, task: str = "next_token") -> Verdic
     points = N * m
     wmin = np.array([min_parameters(int(p), m) for p in points])
     ours = part["num_parameters"].to_numpy(float)
+    # the check is "smallest W <= our count" (an upper bound on the smallest W, in criteria's
+    # terms); its words are the row's own, vc_gap_words: the smallest W is a lower bound
     below = criteria.bound_holds(wmin, ours, kind="upper")
     mono = criteria.monotone(points, wmin)
     fit = criteria.linear_fit(np.log(points), np.log(wmin))
     ok = below.holds and mono.holds
     measured = (f"smallest W {wmin[0]} for {points[0]:,} points to {wmin[-1]} for "
                 f"{points[-1]:,} points ({mono.measured}; fitted exponent in the points "
-                f"{fit.slope:.3f}); under our construction's count: {below.measured}")
+                f"{fit.slope:.3f}); {vc_gap_words(below, len(wmin))}")
     return Verdict("reproduced" if ok else "differs", measured,
                    {"wmin_first": int(wmin[0]), "wmin_last": int(wmin[-1]),
                     "exponent": fit.slope, "loosest": below.values["loosest"]})
+
+
+#: The gap (our construction's count over the smallest W of the VC bound, at its narrowest
+#: over the sweep) from which the lower-bound rows say that their check can hardly fail (ours):
+#: at 100× and more, the bound would have to grow a hundredfold to reach the construction.
+WIDE_GAP = 100.0
+
+
+def times_text(x: float) -> str:
+    """A ratio with 3 significant digits, in full with thousands separators from 100 up:
+    ``3741.2`` reads ``"3,740"``, ``12.34`` reads ``"12.3"``."""
+    return f"{float(f'{x:.3g}'):,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def vc_gap_words(below: Verdict, sizes: int) -> str:
+    """Theorem 4.2's and Corollary 4.1's check in words: ``below`` is
+    :func:`criteria.bound_holds` of the VC bound's smallest W against our construction's count
+    (``kind="upper"``: smallest W ≤ count, at ``sizes`` sizes N of the sweep). The smallest W
+    is a *lower* bound on the parameters (the paper's Thm 4.2 / the seq-to-seq necessity), so
+    the words say that it lies below our count, at how many sizes, and the gap (our count over
+    the bound, narrowest to widest); from :data:`WIDE_GAP` on, that with such a gap the check
+    can hardly fail (the narrowest gap, computed)."""
+    violations = int(below.values["violations"])
+    tight, loose = below.values["tightest"], below.values["loosest"]
+    text = (f"the VC lower bound (the smallest W) lies below our construction's count at "
+            f"{sizes - violations} of {sizes} sizes N of the sweep (our count is "
+            f"{times_text(tight)}× to {times_text(loose)}× the bound)")
+    if violations:
+        return (f"{text}; it lies above it at {violations}: a lower bound above a working "
+                "construction refutes one of the two")
+    if tight >= WIDE_GAP:
+        text += (f"; with a gap of at least {times_text(tight)}× this check can hardly fail: "
+                 f"the bound would have to grow {times_text(tight)}-fold to reach our count")
+    return text
 
 
 #: Figs. 1/4 and the random data: a depth's final loss counts against "deeper fits better" only
@@ -666,7 +702,8 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
     computable``. The loss rows set the same seeds aside, one rule for both rows of a figure
     (ours): at such a seed every loss rise lies between depths that both memorize, which the
     loss rule reads as not decided, never as differs, so the seed could only count as holding
-    (:data:`CEILING_WHY`). The mean over seeds is judged over every seed, in both rows. A mean
+    (:data:`CEILING_WHY`). The mean over seeds is judged over every seed, in both rows, and
+    the text says so where seeds are set aside (review s75, finding 3). A mean
     that the loss rule leaves not decided (:data:`BOTH_MEMORIZE`) keeps its ``undecided`` flag
     where the row is a ``trend``."""
     if _at_ceiling(runs):
@@ -700,6 +737,9 @@ def _judge_runs(runs: pd.DataFrame, metric: str) -> Verdict:
                  + where.removeprefix("per seed "))
     text = (f"{verdict.measured}; {where}: "
             f"{_seeds_reason(verdict.status, status, len(failing), len(held))}")
+    if ceiling:  # the mean is judged over every seed: say so beside the per-seed count
+        text += (f" (the mean is over all {counted(runs['seed'].nunique(), 'seed')}; only the "
+                 f"per-seed count sets {_seeds_words(ceiling)} aside)")
     return Verdict(status, text, {**verdict.values, "seeds_holding": len(holding),
                                   "seeds_at_ceiling": len(ceiling)})
 
@@ -2203,12 +2243,36 @@ def fig7(results: ResultSource) -> Verdict:
                      f"show a growth in N: {_too_few_sizes(table, 'N').measured}",
                      results.full_run_command(name))
     verdict = scale(capacity_verdict(table, scale=scale))
+    judged = fig7_sizes_words(table, results.used_profile(name))
+    verdict = Verdict(verdict.status, f"{judged}; {verdict.measured}", verdict.values)
     if not results.fell_back(name) or early is table:
         return verdict
     # the `quick` depths judged beside the partial full run: where they share a point, compared
     beside = quick_against_full(table, early, "N", results.used_profile(name))
     return Verdict(verdict.status, f"{verdict.measured} | {beside}" if beside else
                    verdict.measured, verdict.values)
+
+
+def fig7_sizes_words(table: pd.DataFrame, profile: str) -> str:
+    """On which N the Fig. 7 row is judged: the sizes of the widths :func:`capacity_verdict`
+    judges (:func:`judged_widths`), the run's ``profile``, and which of them lie outside the
+    paper's grid N = 600 … 1700 (:data:`memnb.papers.kajitsuka.FIG7_N`, Fig. 7's caption, the
+    range the chapter's caption and the row's claim state), e.g. "judged on N = 200, 400, 600,
+    800 (the `quick` run); N = 200, 400 lie below the paper's N = 600 … 1700, outside the
+    paper's range"."""
+    parts = judged_widths(table) or {None: table}
+    sizes = sorted({int(v) for part in parts.values() for v in part["N"].unique()})
+    grid = paper.FIG7_N.value
+    low, high = min(grid), max(grid)
+    paper_range = f"the paper's N = {low} … {high}"
+    text = f"judged on N = {', '.join(map(str, sizes))} (the `{profile}` run)"
+    below = [s for s in sizes if s < low]
+    above = [s for s in sizes if s > high]
+    if not below and not above:
+        return f"{text}, all within {paper_range}"
+    out = [f"N = {', '.join(map(str, side))} lie{'s' * (len(side) == 1)} {where} {paper_range}"
+           for side, where in ((below, "below"), (above, "above")) if side]
+    return f"{text}; {' and '.join(out)}, outside the paper's range"
 
 
 @item(P, "Sweep over n (ICLR version)", claim="the capacity hardly depends on the sequence "
