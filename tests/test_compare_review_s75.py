@@ -110,13 +110,16 @@ def test_the_recipe_reads_the_rates_and_schedule_from_the_experiment(monkeypatch
     assert f"cosine decay from the rate to 10 % of it at the cap of {params['steps']:,} steps" \
         in words
     assert f"checked every {params['eval_every']:,} steps" in words
-    assert "set per architecture by us (`memnb.experiments.compare.LR`) and not tuned" in words
+    assert ("The rates are ours, one per architecture (`memnb.experiments.compare.LR`), the "
+            "same in every profile") in words
+    assert "tuned" not in words  # no record says whether they were chosen by hand
     # computed: another rate shows, and a profile that sets rates is not called untuned
     monkeypatch.setitem(exp.LR, "mlp", 0.125)
     assert "MLP 0.125" in figures.recipe_markdown("quick")
     monkeypatch.setitem(exp._PROFILES, "quick", {**exp._PROFILES["quick"], "lr_scale": 2})
     tuned = figures.recipe_markdown("quick")
-    assert "not tuned" not in tuned and "The profiles set rates of their own (lr_scale)" in tuned
+    assert "the same in every profile" not in tuned
+    assert "The profiles set rates of their own (lr_scale)" in tuned
 
 
 def test_training_configs_are_what_the_experiment_trains_with():

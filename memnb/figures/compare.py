@@ -2227,9 +2227,10 @@ def recipe_markdown(profile: str) -> str:
     under the task (ours; the review's finding 3): the learning rate of each architecture
     (:data:`exp.LR`, as :func:`training_configs` reads it from the configuration the experiment
     hands to the training loop), the optimiser, batch, warm-up, schedule and step cap; and
-    whether the rates were tuned: "set per architecture by us and not tuned" only when the
-    experiment holds one rate per architecture and no profile sets a rate (nothing in the
-    experiment searches over rates), else that the profiles set rates of their own."""
+    whether the rates vary: "ours, one per architecture, the same in every profile" only when
+    the experiment holds one rate per architecture and no profile sets a rate (the experiment
+    searches over none; whether they were chosen by hand before is not recorded, so not said),
+    else that the profiles set rates of their own."""
     import dataclasses
 
     from memnb.profiles import PROFILES
@@ -2265,10 +2266,9 @@ def recipe_markdown(profile: str) -> str:
         tuned = (f"The profiles set rates of their own ({', '.join(rate_keys)}), so the rates "
                  "above are this profile's.")
     else:
-        tuned = ("The rates are set per architecture by us (`memnb.experiments.compare.LR`) and "
-                 "not tuned: each architecture trains at its one rate in every profile, no "
-                 "profile sets a rate, nothing in the experiment searches over rates, and its "
-                 "code and docstrings record no tuning of them.")
+        tuned = ("The rates are ours, one per architecture (`memnb.experiments.compare.LR`), "
+                 "the same in every profile: no profile sets a rate and the experiment searches "
+                 "over none, so every capacity below is measured at these rates.")
     return (f"Training recipe (`{profile}` profile; read from the configuration the experiment "
             "hands to the shared training loop, ours): learning rate "
             f"{rates}; {optimizer} (β = ({config.betas[0]:g}, {config.betas[1]:g}), {decay}), "
