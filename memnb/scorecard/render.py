@@ -419,7 +419,9 @@ def glance_html(rows: list[Row]) -> HTML:
     list of :func:`claim_kinds`), counted per status (a trend not decided apart) and, in the
     column :data:`SHORT_COLUMN`, those of them judged on a reduced-size or partial run
     (:func:`short_of_paper_scale`), with the items whose rows differ, each a link to its row in
-    :func:`book_scorecard`'s tables (:func:`row_ids`, per paper as those tables are); then, in
+    :func:`book_scorecard`'s tables (:func:`row_ids`, per paper as those tables are), beside
+    them the paper's rows left out of the count that differ (:data:`LEFT_OUT_DIFFERS_WORDS`)
+    and the rows judged on a narrower scope than stated (:data:`SCOPE_LINE`); then, in
     words, the rows the table leaves out (our expectations, content not in our sources, checks
     of our code, earlier versions of the papers, rows of ours) with those of them that differ,
     linked too, and how many of them are judged on a reduced-size or partial run, and a link to
@@ -544,7 +546,9 @@ def chapter_glance_html(rows: list[Row]) -> HTML:
     cross-paper chapter, :func:`chapter_glance_title`) has no paper's claims: its own claims
     stand apart from its checks that hold by construction (:data:`BY_CONSTRUCTION`: checks of
     our code), as the scorecard sets the papers' checks of our code apart. A column with no
-    row is left out."""
+    row is left out. An item judged on a narrower scope than the paper states is followed by
+    its scope (:attr:`memnb.scorecard.core.Row.scope`); under the table, the rows judged on a
+    run short of the papers' scale (:func:`short_of_paper_scale`) are named."""
     from IPython.display import HTML
 
     ids = {id(r): row_id for r, row_id in zip(rows, row_ids(rows), strict=True)}
